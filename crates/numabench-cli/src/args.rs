@@ -1,0 +1,187 @@
+//! Command-line flags (clap derive). Only shapes and pure parsing live
+//! here; checks against the machine happen when a command validates its
+//! flags into a library configuration.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use numabench::kernels::{kernel_by_name, KernelSpec, SimdLevel, KERNELS};
+use numabench::parse::{parse_id_list, parse_size};
+use std::path::PathBuf;
+
+/// Measure what NUMA costs on this machine and which thread and memory
+/// placement makes a program fast and repeatable.
+#[derive(Debug, Parser)]
+#[command(name = "numabench", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show packages, NUMA nodes (CPU-less ones marked), caches, the node
+    /// distance matrix, HMAT latency/bandwidth and what this process may use.
+    Topo(TopoArgs),
+    /// Audit the settings that change NUMA results (NUMA balancing, THP,
+    /// zone reclaim, huge page pools, governor, SMT, CPU/node restrictions,
+    /// free memory per node, hypervisor, perf counters). Exit status 0 when
+    /// clean, 1 when there are warnings. Reads only; never changes a setting.
+    Doctor(DoctorArgs),
+    /// Name every benchmark (--describe: what each measures and how).
+    List(ListArgs),
+    /// Load-to-use latency: a pinned thread chases a random pointer cycle
+    /// through a buffer placed on a chosen node (ns and cycles per load).
+    Latency(LatencyArgs),
+    /// Memory bandwidth of read/write/copy/triad kernels (and -nt
+    /// streaming-store variants) with pinned threads (GB/s).
+    Bandwidth(BandwidthArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TopoArgs {
+    /// Print a stable JSON document (schema in docs/topology.md) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print the findings as a JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// A paragraph per benchmark: what it measures, how, what the numbers mean.
+    #[arg(long)]
+    pub describe: bool,
+}
+
+/// Where results go (every measuring command has these).
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Also write results as CSV to FILE (metadata as leading '#' lines).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// CSV delimiter: one character, e.g. ';' or '\t'.
+    #[arg(long, value_name = "C", value_parser = parse_delimiter_arg)]
+    pub delimiter: Option<u8>,
+    /// Also write results as JSON Lines to FILE (first line: metadata).
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
+    /// Print a JSON document on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How measurements are repeated (every measuring command has these).
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Timed repetitions per measurement, after one warm-up.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub repeat: u32,
+    /// Back buffers with huge pages (transparent huge pages via madvise).
+    #[arg(long)]
+    pub hugepages: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ChaseOrderArg {
+    /// One random cycle through all lines (TLB misses included).
+    Random,
+    /// Random within each page, pages in random order (TLB cost mostly removed).
+    PageLocal,
+}
+
+#[derive(Debug, Args)]
+pub struct LatencyArgs {
+    /// Working-set size(s), e.g. 32K,1M,1G. Default: 1GiB (or --sweep).
+    #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = parse_size_arg, conflicts_with = "sweep")]
+    pub size: Vec<u64>,
+    /// Sweep sizes from half the L1 cache to 4x the last-level cache, doubling.
+    #[arg(long)]
+    pub sweep: bool,
+    /// CPU the chasing thread is pinned to.
+    #[arg(long, value_name = "N", conflicts_with = "cpu_node")]
+    pub cpu: Option<u32>,
+    /// Run on the first allowed CPU of this node.
+    #[arg(long, value_name = "NODE")]
+    pub cpu_node: Option<u32>,
+    /// Bind the buffer to this node (default: first touch by the chasing thread).
+    #[arg(long, value_name = "NODE")]
+    pub mem_node: Option<u32>,
+    /// Order of the chase.
+    #[arg(long, value_enum, default_value_t = ChaseOrderArg::Random)]
+    pub order: ChaseOrderArg,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BandwidthArgs {
+    /// Kernel(s): read, write, copy, triad, write-nt, copy-nt, triad-nt. Default: all.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = parse_kernel_arg)]
+    pub kernel: Vec<&'static KernelSpec>,
+    /// Number of threads (on the first N allowed CPUs). Default: all allowed CPUs.
+    #[arg(long, value_name = "N", conflicts_with = "cpus", value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
+    /// CPUs to run on, numactl syntax (0-3,8).
+    #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
+    pub cpus: Option<IdList>,
+    /// Whole working set, all arrays together. Default: 4x the last-level cache, at least 256MiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub size: Option<u64>,
+    /// Bind the arrays to this node (default: each thread touches its own share first).
+    #[arg(long, value_name = "NODE", conflicts_with = "interleave")]
+    pub mem_node: Option<u32>,
+    /// Interleave the arrays' pages over these nodes.
+    #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
+    pub interleave: Option<IdList>,
+    /// Vector instructions: avx512, avx2, sse2, scalar. Default: the widest this CPU has.
+    #[arg(long, value_name = "LEVEL", value_parser = parse_simd_arg)]
+    pub simd: Option<SimdLevel>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn parse_size_arg(text: &str) -> Result<u64, String> {
+    parse_size(text).map_err(|error| error.to_string())
+}
+
+/// A parsed CPU or node list (a newtype, so clap treats it as one value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdList(pub Vec<u32>);
+
+fn parse_list_arg(text: &str) -> Result<IdList, String> {
+    parse_id_list(text)
+        .map(IdList)
+        .map_err(|error| error.to_string())
+}
+
+fn parse_delimiter_arg(text: &str) -> Result<u8, String> {
+    numabench::output::parse_delimiter(text).map_err(|error| error.to_string())
+}
+
+fn parse_kernel_arg(text: &str) -> Result<&'static KernelSpec, String> {
+    kernel_by_name(text).ok_or_else(|| {
+        let valid: Vec<&str> = KERNELS.iter().map(|kernel| kernel.name).collect();
+        format!("unknown kernel '{text}' (valid: {})", valid.join(", "))
+    })
+}
+
+fn parse_simd_arg(text: &str) -> Result<SimdLevel, String> {
+    let level = SimdLevel::from_name(text).ok_or_else(|| {
+        format!("unknown SIMD level '{text}' (valid: avx512, avx2, sse2, scalar)")
+    })?;
+    if level > SimdLevel::detect() {
+        return Err(format!(
+            "this CPU does not support {text} (best: {})",
+            SimdLevel::detect().name()
+        ));
+    }
+    Ok(level)
+}

@@ -1,0 +1,86 @@
+//! `numabench bandwidth`.
+
+use super::measuring::{bench_error, context, pipeline};
+use crate::args::BandwidthArgs;
+use crate::exit::{CliError, Status};
+use numabench::bench::{
+    check_memory_fits, interrupted, resolve_cpu, resolve_node_with_memory, run_bandwidth,
+    BandwidthConfig, BenchError, Context,
+};
+use numabench::kernels::KERNELS;
+use numabench::memory::MemoryPlacement;
+
+pub fn run(args: &BandwidthArgs) -> Result<Status, CliError> {
+    let mut context = context(&args.run)?;
+    if let Some(level) = args.simd {
+        context.simd = level;
+    }
+    let configs = validate(args, &context).map_err(bench_error)?;
+    let mut pipeline = pipeline(&args.output, &context)?;
+    for config in &configs {
+        if interrupted() {
+            break;
+        }
+        run_bandwidth(&context, config, &mut pipeline).map_err(bench_error)?;
+    }
+    pipeline.finish().map_err(CliError::system)?;
+    Ok(Status::Clean)
+}
+
+fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConfig>, BenchError> {
+    let topology = &context.topology;
+    let allowed = &topology.allowed.cpus;
+    let cpus = match (&args.cpus, args.threads) {
+        (Some(list), _) => list
+            .0
+            .iter()
+            .map(|&cpu| resolve_cpu(topology, cpu))
+            .collect::<Result<Vec<_>, _>>()?,
+        (None, Some(threads)) if threads as usize > allowed.len() => {
+            return Err(BenchError::Invalid(format!(
+                "--threads {threads} is more than the {} CPUs this process may use",
+                allowed.len()
+            )))
+        }
+        (None, Some(threads)) => allowed[..threads as usize].to_vec(),
+        (None, None) => allowed.clone(),
+    };
+    let memory = if let Some(node) = args.mem_node {
+        MemoryPlacement::Bind(resolve_node_with_memory(topology, node)?)
+    } else if let Some(nodes) = &args.interleave {
+        MemoryPlacement::Interleave(
+            nodes
+                .0
+                .iter()
+                .map(|&node| resolve_node_with_memory(topology, node))
+                .collect::<Result<_, _>>()?,
+        )
+    } else {
+        let mut nodes: Vec<u32> = cpus
+            .iter()
+            .filter_map(|&cpu| topology.node_of_cpu(cpu))
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        MemoryPlacement::FirstTouch { nodes }
+    };
+    let size = args
+        .size
+        .unwrap_or_else(|| (4 * topology.last_level_cache_bytes()).max(256 << 20));
+    check_memory_fits(topology, &memory.expected_nodes(), size)?;
+    let kernels: Vec<_> = if args.kernel.is_empty() {
+        KERNELS.iter().collect()
+    } else {
+        args.kernel.clone()
+    };
+    Ok(kernels
+        .into_iter()
+        .map(|kernel| BandwidthConfig {
+            kernel,
+            cpus: cpus.clone(),
+            size,
+            memory: memory.clone(),
+            benchmark: "bandwidth",
+        })
+        .collect())
+}

@@ -1,0 +1,22 @@
+//! `numabench doctor`.
+
+use crate::args::DoctorArgs;
+use crate::exit::{CliError, Status};
+use numabench::doctor::{run_doctor, SystemFiles};
+use numabench::topology::discover_this_system;
+
+pub fn run(args: &DoctorArgs) -> Result<Status, CliError> {
+    let topology = discover_this_system().map_err(CliError::system)?;
+    let report = run_doctor(&SystemFiles::real(), &topology);
+    if args.json {
+        let text = serde_json::to_string_pretty(&report).map_err(CliError::system)?;
+        println!("{text}");
+    } else {
+        print!("{}", report.render_text());
+    }
+    Ok(if report.warnings == 0 {
+        Status::Clean
+    } else {
+        Status::Warnings
+    })
+}

@@ -1,0 +1,21 @@
+//! The `numabench` command: parses flags, validates them into plain
+//! configurations from the library, runs them, and maps failures to exit
+//! statuses. Domain logic lives in the `numabench` library.
+
+mod args;
+mod commands;
+mod exit;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return exit::clap_error(&error),
+    };
+    match commands::run(cli) {
+        Ok(status) => status.into(),
+        Err(error) => exit::report(&error),
+    }
+}

@@ -1,0 +1,210 @@
+//! `bandwidth`: pinned threads run one kernel over their own share of the
+//! arrays, started together; the best repetition is the headline.
+
+use super::clock::Stopwatch;
+use super::context::Context;
+use super::error::BenchError;
+use super::interrupt::interrupted;
+use super::latency::warn_if_misplaced;
+use super::placed::PlacedBuffer;
+use crate::kernels::{run_kernel, KernelSpec, SimdLevel};
+use crate::memory::MemoryPlacement;
+use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
+use crate::stats::Sample;
+use crate::threads::run_pinned;
+use serde_json::{json, Map};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+/// Each repetition moves at least this many bytes, so small (cache-sized)
+/// working sets are timed over many passes.
+const MIN_BYTES_PER_REPETITION: u64 = 256 << 20;
+
+/// A validated bandwidth run.
+#[derive(Debug, Clone)]
+pub struct BandwidthConfig {
+    pub kernel: &'static KernelSpec,
+    /// One worker per entry, pinned there.
+    pub cpus: Vec<u32>,
+    /// The whole working set (all arrays together), in bytes.
+    pub size: u64,
+    /// Where the arrays' pages go.
+    pub memory: MemoryPlacement,
+    /// Name of the benchmark the records are filed under (`bandwidth`, or a
+    /// benchmark built on this one such as `contention`).
+    pub benchmark: &'static str,
+}
+
+/// What one bandwidth run measured.
+#[derive(Debug, Clone)]
+pub struct BandwidthResult {
+    /// Aggregate GB/s per repetition.
+    pub gigabytes_per_second: Sample,
+    /// Per-thread GB/s in the best repetition, in plan order.
+    pub per_thread: Vec<f64>,
+    pub check: PlacementCheck,
+}
+
+/// Runs the kernel `context.repeat` times after one warm-up and returns
+/// what it measured (no record emitted).
+pub fn measure_bandwidth(
+    context: &Context,
+    config: &BandwidthConfig,
+) -> Result<BandwidthResult, BenchError> {
+    let kernel = config.kernel;
+    let threads = config.cpus.len();
+    let arrays = kernel.arrays();
+    // Each thread's share of each array, a whole number of 64-byte lines.
+    let elements_per_thread =
+        ((config.size / arrays as u64 / threads as u64) / 8 / 8 * 8).max(8) as usize;
+    let elements = elements_per_thread * threads;
+    let mut buffers: Vec<PlacedBuffer> = (0..arrays)
+        .map(|_| PlacedBuffer::allocate(elements * 8, config.memory.clone(), context.hugepages))
+        .collect::<Result<_, _>>()?;
+    let bytes_per_pass = kernel.bytes_per_element() * elements as u64;
+    let passes = MIN_BYTES_PER_REPETITION.div_ceil(bytes_per_pass).max(1);
+    let repeat = context.repeat.max(1);
+    let simd: SimdLevel = context.simd;
+    // Raw addresses: each worker touches only its own disjoint share.
+    let bases: Vec<usize> = buffers
+        .iter()
+        .map(|placed| placed.buffer.as_ptr() as usize)
+        .collect();
+    let timings: Mutex<Vec<Vec<f64>>> = Mutex::new(vec![vec![0.0; threads]; repeat]);
+    let wall: Mutex<Vec<f64>> = Mutex::new(Vec::new());
+    run_pinned(&config.cpus, |worker| {
+        let offset = worker.index * elements_per_thread;
+        let share = |array: usize| -> &mut [f64] {
+            // SAFETY: shares of different workers are disjoint ranges of the same live buffer, and
+            // each array index maps to a distinct buffer; the buffers outlive run_pinned.
+            unsafe {
+                std::slice::from_raw_parts_mut(
+                    (bases[array] as *mut f64).add(offset),
+                    elements_per_thread,
+                )
+            }
+        };
+        // First touch by the owning, pinned thread (places pages for first-touch; the policy
+        // decides for bind/interleave). Values make triad's result checkable.
+        for array in 0..arrays {
+            share(array)
+                .iter_mut()
+                .for_each(|value| *value = 1.0 + array as f64);
+        }
+        let (a, b, c) = match arrays {
+            1 => (share(0), &[][..], &[][..]),
+            2 => (share(0), &*share(1), &[][..]),
+            _ => (share(0), &*share(1), &*share(2)),
+        };
+        let mut checksum = 0.0;
+        worker.barrier.wait();
+        checksum += run_kernel(kernel, simd, a, b, c, 3.0); // warm-up
+        for repetition in 0..repeat {
+            worker.barrier.wait();
+            let all = Stopwatch::start();
+            let mine = Stopwatch::start();
+            for _ in 0..passes {
+                checksum += run_kernel(kernel, simd, a, b, c, 3.0);
+            }
+            let seconds = mine.seconds();
+            worker.barrier.wait();
+            if worker.index == 0 {
+                wall.lock().expect("no worker panicked").push(all.seconds());
+            }
+            timings.lock().expect("no worker panicked")[repetition][worker.index] = seconds;
+            if interrupted() && repetition > 0 {
+                break;
+            }
+        }
+        std::hint::black_box(checksum);
+    })?;
+    let mut checks: Vec<PlacementCheck> = Vec::new();
+    for placed in &mut buffers {
+        checks.push(placed.verify(context.placement_threshold)?);
+    }
+    let check = merge_checks(&checks, context.placement_threshold);
+    let wall = wall.into_inner().expect("no worker panicked");
+    let total_bytes = (bytes_per_pass * passes) as f64;
+    let rates = Sample::new(wall.iter().map(|seconds| total_bytes / seconds / 1e9))
+        .map_err(|_| BenchError::Invalid("interrupted before any repetition finished".into()))?;
+    let best = wall
+        .iter()
+        .enumerate()
+        .min_by(|x, y| x.1.total_cmp(y.1))
+        .map_or(0, |(index, _)| index);
+    let per_thread_bytes =
+        (kernel.bytes_per_element() * elements_per_thread as u64 * passes) as f64;
+    let per_thread = timings.into_inner().expect("no worker panicked")[best]
+        .iter()
+        .map(|seconds| per_thread_bytes / seconds / 1e9)
+        .collect();
+    Ok(BandwidthResult {
+        gigabytes_per_second: rates,
+        per_thread,
+        check,
+    })
+}
+
+/// Combines the checks of several arrays into one.
+fn merge_checks(checks: &[PlacementCheck], threshold: f64) -> PlacementCheck {
+    let mut pages_per_node = BTreeMap::new();
+    let mut pages = 0;
+    let mut placed = 0.0;
+    for check in checks {
+        pages += check.pages;
+        placed += check.fraction_as_requested * check.pages as f64;
+        for (node, count) in &check.pages_per_node {
+            *pages_per_node.entry(*node).or_insert(0) += count;
+        }
+    }
+    let fraction = if pages == 0 {
+        0.0
+    } else {
+        placed / pages as f64
+    };
+    PlacementCheck {
+        pages,
+        pages_per_node,
+        fraction_as_requested: fraction,
+        achieved: fraction >= threshold,
+    }
+}
+
+/// Measures and emits one `bandwidth` record (GB/s, headline the best
+/// repetition).
+pub fn run_bandwidth(
+    context: &Context,
+    config: &BandwidthConfig,
+    pipeline: &mut Pipeline,
+) -> Result<BandwidthResult, BenchError> {
+    let result = measure_bandwidth(context, config)?;
+    warn_if_misplaced(&result.check, &config.memory);
+    let mut params = Map::new();
+    params.insert("kernel".into(), json!(config.kernel.name));
+    params.insert("threads".into(), json!(config.cpus.len()));
+    params.insert("size_bytes".into(), json!(config.size));
+    params.insert("simd".into(), json!(context.simd.name()));
+    params.insert("hugepages".into(), json!(context.hugepages));
+    params.insert(
+        "bytes_per_element".into(),
+        json!(config.kernel.bytes_per_element()),
+    );
+    params.insert("per_thread_gbs".into(), json!(result.per_thread));
+    let mut requested = Map::new();
+    requested.insert("cpus".into(), json!(config.cpus));
+    requested.insert("memory".into(), config.memory.to_json());
+    let summary = result.gigabytes_per_second.summary();
+    pipeline.emit(&Record {
+        benchmark: config.benchmark.into(),
+        metric: format!("{}_bandwidth", config.kernel.name),
+        value: summary.max,
+        unit: Unit::GigabytesPerSecond,
+        params,
+        placement: Placement {
+            requested,
+            verified: Some(result.check.clone()),
+        },
+        stats: summary,
+    })?;
+    Ok(result)
+}

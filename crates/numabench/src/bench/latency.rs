@@ -1,0 +1,196 @@
+//! `latency`: dependent loads chasing a random cycle through a buffer, from
+//! one pinned CPU, with the buffer's pages placed and verified.
+
+use super::clock::{tsc_ghz, Stopwatch};
+use super::context::Context;
+use super::error::BenchError;
+use super::interrupt::interrupted;
+use super::placed::PlacedBuffer;
+use crate::kernels::{build_chase, chase, ChaseOrder};
+use crate::memory::{MemoryPlacement, PAGE_SIZE};
+use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
+use crate::stats::Sample;
+use crate::threads::run_pinned;
+use crate::topology::TopologyReport;
+use serde_json::{json, Map};
+
+/// Cache-line size assumed when the topology does not say.
+const DEFAULT_LINE_BYTES: u64 = 64;
+/// Each sample chases for about this long.
+const SAMPLE_SECONDS: f64 = 0.02;
+
+/// A validated latency run.
+#[derive(Debug, Clone)]
+pub struct LatencyConfig {
+    /// Working-set sizes in bytes.
+    pub sizes: Vec<u64>,
+    /// The CPU the chasing thread is pinned to.
+    pub cpu: u32,
+    /// Where the buffer's pages go.
+    pub memory: MemoryPlacement,
+    pub order: ChaseOrder,
+}
+
+/// Sizes from half the L1 data cache to 4x the last-level cache (at least
+/// 256 MiB), doubling: the latency curve through every cache level to DRAM.
+pub fn default_sweep_sizes(topology: &TopologyReport, free_bytes: Option<u64>) -> Vec<u64> {
+    let l1 = topology
+        .caches
+        .iter()
+        .find(|cache| cache.level == 1 && cache.cache_type != "instruction")
+        .map_or(32 << 10, |cache| cache.size_bytes);
+    let largest = (4 * topology.last_level_cache_bytes()).max(256 << 20);
+    let largest = free_bytes.map_or(largest, |free| largest.min(free / 4));
+    let mut sizes = Vec::new();
+    let mut size = (l1 / 2).next_power_of_two().max(PAGE_SIZE as u64);
+    while size <= largest {
+        sizes.push(size);
+        size *= 2;
+    }
+    sizes
+}
+
+struct Measured {
+    nanoseconds_per_load: Vec<f64>,
+    loads_per_sample: u64,
+    check: PlacementCheck,
+}
+
+fn measure(context: &Context, config: &LatencyConfig, size: u64) -> Result<Measured, BenchError> {
+    let line_bytes = context
+        .topology
+        .caches
+        .first()
+        .map_or(DEFAULT_LINE_BYTES, |cache| cache.line_bytes.max(8));
+    let page_bytes = if context.hugepages {
+        2 << 20
+    } else {
+        PAGE_SIZE
+    };
+    let repeat = context.repeat.max(1);
+    let results = run_pinned(&[config.cpu], |_worker| -> Result<Measured, BenchError> {
+        let mut placed =
+            PlacedBuffer::allocate(size as usize, config.memory.clone(), context.hugepages)?;
+        // Building the chain writes every line from this pinned thread: the first touch.
+        let start = build_chase(
+            placed.buffer.words_mut(),
+            line_bytes as usize,
+            page_bytes,
+            config.order,
+            0x5eed ^ size,
+        );
+        let check = placed.verify(context.placement_threshold)?;
+        let words = placed.buffer.words();
+        // SAFETY: `start` indexes the chain just built in `words`, alive for this closure.
+        let start_pointer = unsafe { words.as_ptr().add(start) };
+        let lines = (size / line_bytes).max(2);
+        // Warm-up: one pass through the chain (bounded), loads caches and TLB.
+        // SAFETY: the chain lives in `placed`, unmodified since it was built.
+        let position = unsafe { chase(start_pointer, lines.min(1 << 24)) };
+        let probe = 1 << 14;
+        let stopwatch = Stopwatch::start();
+        // SAFETY: as above.
+        let mut position = unsafe { chase(position, probe) };
+        let per_load = (stopwatch.seconds() / probe as f64).max(1e-10);
+        let loads_per_sample = ((SAMPLE_SECONDS / per_load) as u64).clamp(1 << 14, 1 << 28);
+        let mut nanoseconds_per_load = Vec::with_capacity(repeat);
+        for _ in 0..repeat {
+            if interrupted() {
+                break;
+            }
+            let stopwatch = Stopwatch::start();
+            // SAFETY: as above.
+            position = unsafe { chase(position, loads_per_sample) };
+            nanoseconds_per_load.push(stopwatch.seconds() * 1e9 / loads_per_sample as f64);
+        }
+        std::hint::black_box(position);
+        Ok(Measured {
+            nanoseconds_per_load,
+            loads_per_sample,
+            check,
+        })
+    })?;
+    results.into_iter().next().expect("one worker")
+}
+
+/// Runs the latency benchmark, emitting one `latency` record (ns, headline
+/// the median of samples) and, with an invariant TSC, one `latency_cycles`
+/// record per size.
+pub fn run_latency(
+    context: &Context,
+    config: &LatencyConfig,
+    pipeline: &mut Pipeline,
+) -> Result<(), BenchError> {
+    for &size in &config.sizes {
+        if interrupted() {
+            break;
+        }
+        let measured = measure(context, config, size)?;
+        let Ok(sample) = Sample::new(measured.nanoseconds_per_load.iter().copied()) else {
+            break;
+        };
+        warn_if_misplaced(&measured.check, &config.memory);
+        let mut params = Map::new();
+        params.insert("size_bytes".into(), json!(size));
+        params.insert("cpu".into(), json!(config.cpu));
+        params.insert(
+            "cpu_node".into(),
+            json!(context.topology.node_of_cpu(config.cpu)),
+        );
+        params.insert(
+            "order".into(),
+            json!(match config.order {
+                ChaseOrder::Random => "random",
+                ChaseOrder::PageLocal => "page-local",
+            }),
+        );
+        params.insert("hugepages".into(), json!(context.hugepages));
+        params.insert("loads_per_sample".into(), json!(measured.loads_per_sample));
+        let mut requested = Map::new();
+        requested.insert("cpus".into(), json!([config.cpu]));
+        requested.insert("memory".into(), config.memory.to_json());
+        let placement = Placement {
+            requested,
+            verified: Some(measured.check.clone()),
+        };
+        let summary = sample.summary();
+        pipeline.emit(&Record {
+            benchmark: "latency".into(),
+            metric: "latency".into(),
+            value: summary.median,
+            unit: Unit::Nanoseconds,
+            params: params.clone(),
+            placement: placement.clone(),
+            stats: summary,
+        })?;
+        if let Some(ghz) = tsc_ghz() {
+            let cycles = Sample::new(sample.values().iter().map(|ns| ns * ghz)).expect("finite");
+            let summary = cycles.summary();
+            params.insert("tsc_ghz".into(), json!(ghz));
+            pipeline.emit(&Record {
+                benchmark: "latency".into(),
+                metric: "latency_cycles".into(),
+                value: summary.median,
+                unit: Unit::Cycles,
+                params,
+                placement,
+                stats: summary,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Says on stderr when pages did not land where asked (the record carries
+/// `achieved: false` too).
+pub fn warn_if_misplaced(check: &PlacementCheck, placement: &MemoryPlacement) {
+    if !check.achieved {
+        eprintln!(
+            "numabench: warning: placement {} not achieved: only {:.1}% of {} pages are on the requested node(s) ({:?})",
+            placement.label(),
+            check.fraction_as_requested * 100.0,
+            check.pages,
+            check.pages_per_node
+        );
+    }
+}

@@ -1,0 +1,188 @@
+//! Buffers with a placement, and the checks of a request against the
+//! topology that run before anything is allocated.
+
+use super::error::BenchError;
+use crate::memory::{check_placement, Buffer, MemoryPlacement};
+use crate::output::PlacementCheck;
+use crate::parse::format_id_list;
+use crate::topology::TopologyReport;
+use crate::units::format_bytes;
+
+/// A buffer, the placement asked for it, and what verification found.
+#[derive(Debug)]
+pub struct PlacedBuffer {
+    pub buffer: Buffer,
+    pub placement: MemoryPlacement,
+    pub check: Option<PlacementCheck>,
+}
+
+impl PlacedBuffer {
+    /// Maps `bytes`, applies the placement's policy and the huge-page
+    /// advice. Pages are placed when first touched.
+    pub fn allocate(
+        bytes: usize,
+        placement: MemoryPlacement,
+        hugepages: bool,
+    ) -> Result<Self, BenchError> {
+        let buffer = Buffer::new(bytes)?;
+        placement.apply(&buffer)?;
+        if hugepages {
+            buffer.advise_huge_pages()?;
+        }
+        Ok(Self {
+            buffer,
+            placement,
+            check: None,
+        })
+    }
+
+    /// Asks the kernel where the pages are and records the result.
+    pub fn verify(&mut self, threshold: f64) -> Result<PlacementCheck, BenchError> {
+        let check = check_placement(&self.buffer, &self.placement.expected_nodes(), threshold)?;
+        self.check = Some(check.clone());
+        Ok(check)
+    }
+}
+
+/// Checks that `cpu` exists and this process may run on it.
+pub fn resolve_cpu(topology: &TopologyReport, cpu: u32) -> Result<u32, BenchError> {
+    if topology.node_of_cpu(cpu).is_none() {
+        return Err(BenchError::Invalid(format!(
+            "CPU {cpu} does not exist (this machine has CPUs {})",
+            format_id_list(
+                &topology
+                    .nodes
+                    .iter()
+                    .flat_map(|node| node.cpus.clone())
+                    .collect::<Vec<_>>()
+            )
+        )));
+    }
+    if !topology.allowed.cpus.contains(&cpu) {
+        return Err(BenchError::Invalid(format!(
+            "CPU {cpu} is not allowed to this process (allowed: {})",
+            format_id_list(&topology.allowed.cpus)
+        )));
+    }
+    Ok(cpu)
+}
+
+/// Checks that `node` exists and may hold this process's memory.
+pub fn resolve_node_with_memory(topology: &TopologyReport, node: u32) -> Result<u32, BenchError> {
+    let known: Vec<u32> = topology.nodes.iter().map(|info| info.index).collect();
+    if !known.contains(&node) {
+        return Err(BenchError::Invalid(format!(
+            "node {node} does not exist (this machine has nodes {})",
+            format_id_list(&known)
+        )));
+    }
+    if !topology.allowed.nodes.contains(&node) {
+        return Err(BenchError::Invalid(format!(
+            "node {node} is not allowed to this process (allowed: {})",
+            format_id_list(&topology.allowed.nodes)
+        )));
+    }
+    Ok(node)
+}
+
+/// The allowed CPUs of a node that threads can run on; an error for a
+/// CPU-less node or one whose CPUs are all disallowed.
+pub fn cpus_of_node(topology: &TopologyReport, node: u32) -> Result<Vec<u32>, BenchError> {
+    let known: Vec<u32> = topology.nodes.iter().map(|info| info.index).collect();
+    let info = topology.node(node).ok_or_else(|| {
+        BenchError::Invalid(format!(
+            "node {node} does not exist (this machine has nodes {})",
+            format_id_list(&known)
+        ))
+    })?;
+    if info.cpuless {
+        return Err(BenchError::Invalid(format!(
+            "node {node} has no CPUs (it is a memory-only node): it can be a memory node, not a CPU node"
+        )));
+    }
+    let cpus: Vec<u32> = info
+        .cpus
+        .iter()
+        .copied()
+        .filter(|cpu| topology.allowed.cpus.contains(cpu))
+        .collect();
+    if cpus.is_empty() {
+        return Err(BenchError::Invalid(format!(
+            "none of node {node}'s CPUs is allowed to this process"
+        )));
+    }
+    Ok(cpus)
+}
+
+/// Refuses a request for more memory than the target nodes have free
+/// (leaving 5% headroom), before anything is allocated.
+pub fn check_memory_fits(
+    topology: &TopologyReport,
+    nodes: &[u32],
+    bytes: u64,
+) -> Result<(), BenchError> {
+    let free: Option<u64> = nodes
+        .iter()
+        .map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
+        .sum();
+    if let Some(free) = free {
+        let usable = free / 20 * 19;
+        if bytes > usable {
+            return Err(BenchError::Invalid(format!(
+                "size {} is larger than the free memory of node(s) {} ({} free)",
+                format_bytes(bytes),
+                format_id_list(nodes),
+                format_bytes(free)
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::report_from_hwloc;
+    use hwlocality::Topology;
+
+    fn topology() -> TopologyReport {
+        let topology = Topology::builder()
+            .from_synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1")
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut report = report_from_hwloc(&topology);
+        report.nodes[1].cpus.clear();
+        report.nodes[1].cpuless = true;
+        for node in &mut report.nodes {
+            node.memory_free_bytes = Some(1 << 30);
+        }
+        report
+    }
+
+    #[test]
+    fn requests_are_checked_against_the_topology() {
+        let topology = topology();
+        assert!(resolve_cpu(&topology, 1).is_ok());
+        assert!(resolve_cpu(&topology, 9)
+            .unwrap_err()
+            .to_string()
+            .contains("CPU 9"));
+        assert!(resolve_node_with_memory(&topology, 1).is_ok());
+        assert!(resolve_node_with_memory(&topology, 5)
+            .unwrap_err()
+            .to_string()
+            .contains("node 5"));
+        assert!(cpus_of_node(&topology, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("no CPUs"));
+        assert_eq!(cpus_of_node(&topology, 0).unwrap(), vec![0, 1]);
+        assert!(check_memory_fits(&topology, &[0], 512 << 20).is_ok());
+        assert!(check_memory_fits(&topology, &[0], 2 << 30)
+            .unwrap_err()
+            .to_string()
+            .contains("larger than the free memory"));
+        assert!(check_memory_fits(&topology, &[0, 1], 3 << 29).is_ok());
+    }
+}

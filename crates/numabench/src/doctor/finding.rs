@@ -1,0 +1,101 @@
+//! What a doctor check reports.
+
+use serde::{Deserialize, Serialize};
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The setting is as NUMA measurements want it.
+    Ok,
+    /// Worth knowing; does not spoil results.
+    Info,
+    /// Changes or spoils results: fix it or read results with it in mind.
+    Warning,
+}
+
+/// One audited setting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Stable identifier, e.g. `numa_balancing`.
+    pub check: String,
+    pub severity: Severity,
+    /// What was found, e.g. `kernel.numa_balancing = 1 (on)`.
+    pub found: String,
+    /// Why it matters for NUMA measurements.
+    pub why: String,
+    /// What to do about it (empty when nothing needs doing).
+    pub advice: String,
+}
+
+impl Finding {
+    pub fn new(
+        check: &str,
+        severity: Severity,
+        found: impl Into<String>,
+        why: &str,
+        advice: impl Into<String>,
+    ) -> Self {
+        Self {
+            check: check.to_string(),
+            severity,
+            found: found.into(),
+            why: why.to_string(),
+            advice: advice.into(),
+        }
+    }
+}
+
+/// Every finding of one doctor run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DoctorReport {
+    pub schema_version: u32,
+    /// `clean` or `warnings`.
+    pub status: String,
+    pub warnings: usize,
+    pub findings: Vec<Finding>,
+}
+
+impl DoctorReport {
+    pub fn new(findings: Vec<Finding>) -> Self {
+        let warnings = findings
+            .iter()
+            .filter(|finding| finding.severity == Severity::Warning)
+            .count();
+        Self {
+            schema_version: 1,
+            status: if warnings == 0 { "clean" } else { "warnings" }.to_string(),
+            warnings,
+            findings,
+        }
+    }
+
+    /// The readable form.
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        for finding in &self.findings {
+            let tag = match finding.severity {
+                Severity::Ok => "ok",
+                Severity::Info => "info",
+                Severity::Warning => "WARN",
+            };
+            out.push_str(&format!(
+                "[{tag:<4}] {}: {}\n",
+                finding.check, finding.found
+            ));
+            if finding.severity != Severity::Ok {
+                out.push_str(&format!("       why: {}\n", finding.why));
+                if !finding.advice.is_empty() {
+                    out.push_str(&format!("       fix: {}\n", finding.advice));
+                }
+            }
+        }
+        out.push_str(&format!(
+            "\n{} check(s), {} warning(s): {}\n",
+            self.findings.len(),
+            self.warnings,
+            self.status
+        ));
+        out
+    }
+}

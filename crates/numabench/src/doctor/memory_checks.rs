@@ -1,0 +1,224 @@
+//! Checks of memory-management settings.
+
+use super::finding::{Finding, Severity};
+use super::system_files::{selected_choice, SystemFiles};
+use crate::topology::TopologyReport;
+use crate::units::{format_bytes, format_percent};
+
+pub fn numa_balancing(files: &SystemFiles, topology: &TopologyReport) -> Finding {
+    const WHY: &str = "automatic NUMA balancing unmaps pages and migrates them (and threads) while a benchmark runs, so placement you asked for drifts and timings include migration";
+    let check = "numa_balancing";
+    match files.read("/proc/sys/kernel/numa_balancing").as_deref() {
+        None => Finding::new(
+            check,
+            Severity::Ok,
+            "not available in this kernel (no automatic balancing)",
+            WHY,
+            "",
+        ),
+        Some("0") => Finding::new(
+            check,
+            Severity::Ok,
+            "kernel.numa_balancing = 0 (off)",
+            WHY,
+            "",
+        ),
+        Some(value) => {
+            let meaning = if value == "2" { "memory tiering" } else { "on" };
+            let found = format!("kernel.numa_balancing = {value} ({meaning})");
+            if topology.node_count > 1 {
+                Finding::new(check, Severity::Warning, found, WHY, "sudo sysctl kernel.numa_balancing=0 for measurements (numabench's autonuma placement scheme turns it to use on purpose)")
+            } else {
+                Finding::new(
+                    check,
+                    Severity::Info,
+                    format!("{found}; harmless with one NUMA node"),
+                    WHY,
+                    "",
+                )
+            }
+        }
+    }
+}
+
+pub fn transparent_huge_pages(files: &SystemFiles) -> Finding {
+    const WHY: &str = "with THP 'always' a buffer may or may not get huge pages depending on fragmentation, so TLB costs and latencies change from run to run";
+    let check = "transparent_huge_pages";
+    let text = files.read("/sys/kernel/mm/transparent_hugepage/enabled");
+    match text.as_deref().and_then(selected_choice) {
+        None => Finding::new(check, Severity::Info, "not available", WHY, ""),
+        Some("madvise") => Finding::new(check, Severity::Ok, "enabled = madvise (huge pages only where asked, as numabench --hugepages does)", WHY, ""),
+        Some("never") => Finding::new(check, Severity::Info, "enabled = never: --hugepages can only use hugetlbfs pools", WHY, "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled to allow --hugepages via THP"),
+        Some(other) => Finding::new(check, Severity::Warning, format!("enabled = {other}"), WHY, "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled"),
+    }
+}
+
+pub fn transparent_huge_pages_defrag(files: &SystemFiles) -> Finding {
+    const WHY: &str = "defrag 'always' makes page faults stall for compaction, adding noise to first-touch and allocation timings";
+    let check = "thp_defrag";
+    let text = files.read("/sys/kernel/mm/transparent_hugepage/defrag");
+    match text.as_deref().and_then(selected_choice) {
+        None => Finding::new(check, Severity::Info, "not available", WHY, ""),
+        Some("always") => Finding::new(
+            check,
+            Severity::Warning,
+            "defrag = always",
+            WHY,
+            "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/defrag",
+        ),
+        Some(other) => Finding::new(check, Severity::Ok, format!("defrag = {other}"), WHY, ""),
+    }
+}
+
+pub fn zone_reclaim(files: &SystemFiles, topology: &TopologyReport) -> Finding {
+    const WHY: &str = "with zone reclaim on, the kernel reclaims page cache on the local node instead of allocating on a remote one, so allocations stall and placement depends on the page cache";
+    let check = "zone_reclaim_mode";
+    match files.read("/proc/sys/vm/zone_reclaim_mode").as_deref() {
+        None => Finding::new(check, Severity::Info, "not available", WHY, ""),
+        Some("0") => Finding::new(check, Severity::Ok, "vm.zone_reclaim_mode = 0", WHY, ""),
+        Some(value) if topology.node_count > 1 => Finding::new(
+            check,
+            Severity::Warning,
+            format!("vm.zone_reclaim_mode = {value}"),
+            WHY,
+            "sudo sysctl vm.zone_reclaim_mode=0",
+        ),
+        Some(value) => Finding::new(
+            check,
+            Severity::Info,
+            format!("vm.zone_reclaim_mode = {value}; no effect with one node"),
+            WHY,
+            "",
+        ),
+    }
+}
+
+pub fn huge_page_pools(files: &SystemFiles, topology: &TopologyReport) -> Finding {
+    const WHY: &str = "hugetlbfs pools are reserved per node; a pool on one node only cannot back huge-page buffers bound elsewhere";
+    let check = "huge_page_pools";
+    let mut per_node = Vec::new();
+    for node in &topology.nodes {
+        let base = format!("/sys/devices/system/node/node{}/hugepages", node.index);
+        for size in files.list(&base) {
+            let count = files
+                .read(&format!("{base}/{size}/nr_hugepages"))
+                .and_then(|text| text.parse::<u64>().ok())
+                .unwrap_or(0);
+            let free = files
+                .read(&format!("{base}/{size}/free_hugepages"))
+                .and_then(|text| text.parse::<u64>().ok())
+                .unwrap_or(0);
+            if count > 0 {
+                per_node.push((
+                    node.index,
+                    size.trim_start_matches("hugepages-").to_string(),
+                    count,
+                    free,
+                ));
+            }
+        }
+    }
+    if per_node.is_empty() {
+        return Finding::new(check, Severity::Info, "no hugetlbfs pages reserved on any node; --hugepages will use transparent huge pages", WHY, "to reserve: echo N | sudo tee /sys/devices/system/node/nodeX/hugepages/hugepages-2048kB/nr_hugepages");
+    }
+    let text: Vec<String> = per_node
+        .iter()
+        .map(|(node, size, count, free)| format!("node {node}: {count} x {size} ({free} free)"))
+        .collect();
+    let nodes_with_pool: std::collections::BTreeSet<u32> =
+        per_node.iter().map(|entry| entry.0).collect();
+    let memory_nodes = topology
+        .nodes
+        .iter()
+        .filter(|node| node.memory_total_bytes > 0)
+        .count();
+    if nodes_with_pool.len() < memory_nodes {
+        Finding::new(
+            check,
+            Severity::Warning,
+            format!("{} — not every node has a pool", text.join(", ")),
+            WHY,
+            "reserve pages on every node you bind to",
+        )
+    } else {
+        Finding::new(check, Severity::Ok, text.join(", "), WHY, "")
+    }
+}
+
+pub fn node_memory_balance(files: &SystemFiles, topology: &TopologyReport) -> Finding {
+    const WHY: &str = "a node short of free memory spills allocations to other nodes (or fails them under strict binding), so 'local' buffers end up remote";
+    let check = "node_memory";
+    let mut problems = Vec::new();
+    let mut summary = Vec::new();
+    for node in topology
+        .nodes
+        .iter()
+        .filter(|node| node.memory_total_bytes > 0)
+    {
+        let Some(free) = node.memory_free_bytes else {
+            continue;
+        };
+        let fraction = free as f64 / node.memory_total_bytes as f64;
+        summary.push(format!(
+            "node {}: {} free of {}",
+            node.index,
+            format_bytes(free),
+            format_bytes(node.memory_total_bytes)
+        ));
+        if fraction < 0.10 {
+            problems.push(format!(
+                "node {} has only {} free",
+                node.index,
+                format_percent(fraction)
+            ));
+        }
+    }
+    let frees: Vec<u64> = topology
+        .nodes
+        .iter()
+        .filter_map(|node| node.memory_free_bytes)
+        .collect();
+    if let (Some(&least), Some(&most)) = (frees.iter().min(), frees.iter().max()) {
+        if frees.len() > 1 && most > 0 && (least as f64) < 0.5 * most as f64 {
+            problems
+                .push("free memory is unbalanced across nodes (least < half of most)".to_string());
+        }
+    }
+    let node_total: u64 = topology
+        .nodes
+        .iter()
+        .map(|node| node.memory_total_bytes)
+        .sum();
+    if let Some(system_total) = files
+        .read("/proc/meminfo")
+        .and_then(|text| meminfo_total(&text))
+    {
+        if node_total > 0 && (node_total as f64) < 0.9 * system_total as f64 {
+            problems.push(format!(
+                "the nodes account for {} but the system reports {} (memory outside any node, e.g. hot-plugged or ballooned by a hypervisor)",
+                format_bytes(node_total),
+                format_bytes(system_total)
+            ));
+        }
+    }
+    if summary.is_empty() {
+        return Finding::new(
+            check,
+            Severity::Info,
+            "free memory per node unknown",
+            WHY,
+            "",
+        );
+    }
+    if problems.is_empty() {
+        Finding::new(check, Severity::Ok, summary.join("; "), WHY, "")
+    } else {
+        Finding::new(check, Severity::Warning, format!("{}; {}", summary.join("; "), problems.join("; ")), WHY, "free memory (drop caches: sync; echo 3 | sudo tee /proc/sys/vm/drop_caches) or size buffers to fit the smallest node")
+    }
+}
+
+fn meminfo_total(text: &str) -> Option<u64> {
+    let line = text.lines().find(|line| line.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}

@@ -1,0 +1,165 @@
+//! Doctor checks run against prepared /proc and /sys trees.
+
+use super::*;
+use crate::topology::report_from_hwloc;
+use hwlocality::Topology;
+use std::fs;
+use std::path::Path;
+
+fn two_node_topology() -> TopologyReport {
+    let topology = Topology::builder()
+        .from_synthetic("pack:2 [numa(memory=8GiB)] core:2 pu:2")
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut report = report_from_hwloc(&topology);
+    for node in &mut report.nodes {
+        node.memory_free_bytes = Some(6 << 30);
+    }
+    report
+}
+
+fn write(root: &Path, path: &str, text: &str) {
+    let full = root.join(path.trim_start_matches('/'));
+    fs::create_dir_all(full.parent().unwrap()).unwrap();
+    fs::write(full, text).unwrap();
+}
+
+fn finding<'a>(report: &'a DoctorReport, check: &str) -> &'a Finding {
+    report
+        .findings
+        .iter()
+        .find(|finding| finding.check == check)
+        .unwrap()
+}
+
+/// A well-tuned two-node server.
+fn clean_tree(root: &Path) {
+    write(root, "/proc/sys/kernel/numa_balancing", "0\n");
+    write(
+        root,
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+        "always [madvise] never\n",
+    );
+    write(
+        root,
+        "/sys/kernel/mm/transparent_hugepage/defrag",
+        "always defer [madvise] never\n",
+    );
+    write(root, "/proc/sys/vm/zone_reclaim_mode", "0\n");
+    for cpu in 0..8 {
+        write(
+            root,
+            &format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"),
+            "performance\n",
+        );
+    }
+    for node in 0..2 {
+        write(
+            root,
+            &format!("/sys/devices/system/node/node{node}/hugepages/hugepages-2048kB/nr_hugepages"),
+            "512\n",
+        );
+        write(
+            root,
+            &format!(
+                "/sys/devices/system/node/node{node}/hugepages/hugepages-2048kB/free_hugepages"
+            ),
+            "512\n",
+        );
+    }
+    write(
+        root,
+        "/proc/cpuinfo",
+        "model name\t: Test CPU\nflags\t\t: fpu sse2 avx2\n",
+    );
+    write(root, "/proc/meminfo", "MemTotal:       16777216 kB\n");
+    write(root, "/proc/sys/kernel/perf_event_paranoid", "1\n");
+    write(root, "/proc/self/status", "Uid:\t1000\t1000\t1000\t1000\n");
+}
+
+#[test]
+fn a_tuned_server_is_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    clean_tree(dir.path());
+    let report = run_doctor(&SystemFiles::under(dir.path()), &two_node_topology());
+    let warnings: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|finding| finding.severity == Severity::Warning)
+        .collect();
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    assert_eq!(report.status, "clean");
+}
+
+#[test]
+fn each_bad_setting_is_a_warning_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    clean_tree(root);
+    write(root, "/proc/sys/kernel/numa_balancing", "1\n");
+    write(
+        root,
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+        "[always] madvise never\n",
+    );
+    write(
+        root,
+        "/sys/kernel/mm/transparent_hugepage/defrag",
+        "[always] defer madvise never\n",
+    );
+    write(root, "/proc/sys/vm/zone_reclaim_mode", "1\n");
+    write(
+        root,
+        "/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor",
+        "powersave\n",
+    );
+    write(
+        root,
+        "/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages",
+        "0\n",
+    );
+    write(root, "/proc/cpuinfo", "flags\t\t: fpu hypervisor\n");
+    write(root, "/sys/class/dmi/id/sys_vendor", "QEMU\n");
+    write(root, "/proc/sys/kernel/perf_event_paranoid", "3\n");
+    write(root, "/proc/meminfo", "MemTotal:       67108864 kB\n");
+    let mut topology = two_node_topology();
+    topology.nodes[1].memory_free_bytes = Some(100 << 20);
+    topology.allowed.cpus = vec![0, 1];
+    let report = run_doctor(&SystemFiles::under(root), &topology);
+    for check in [
+        "numa_balancing",
+        "transparent_huge_pages",
+        "thp_defrag",
+        "zone_reclaim_mode",
+        "cpu_governor",
+        "huge_page_pools",
+        "hypervisor",
+        "perf_event_paranoid",
+        "node_memory",
+        "process_restriction",
+    ] {
+        let finding = finding(&report, check);
+        assert_eq!(finding.severity, Severity::Warning, "{finding:#?}");
+        assert!(!finding.advice.is_empty(), "{check} gives advice");
+    }
+    assert!(finding(&report, "cpu_governor")
+        .found
+        .contains("powersave on CPUs 3"));
+    assert!(finding(&report, "hypervisor").found.contains("QEMU"));
+    assert!(finding(&report, "node_memory")
+        .found
+        .contains("the system reports 64 GiB"));
+    assert_eq!(report.status, "warnings");
+    assert_eq!(report.warnings, 10);
+}
+
+#[test]
+fn missing_files_are_reported_not_guessed() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = run_doctor(&SystemFiles::under(dir.path()), &two_node_topology());
+    assert_eq!(finding(&report, "cpu_governor").severity, Severity::Info);
+    assert!(finding(&report, "numa_balancing")
+        .found
+        .contains("not available"));
+}

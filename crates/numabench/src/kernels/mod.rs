@@ -1,0 +1,14 @@
+//! Measurement kernels: the latency chase and the bandwidth kernels, with
+//! SIMD variants chosen at run time for the CPU.
+
+mod bandwidth;
+mod chase;
+mod rng;
+mod simd;
+mod spec;
+
+pub use bandwidth::run_kernel;
+pub use chase::{build_chase, chase, ChaseOrder};
+pub use rng::SplitMix64;
+pub use simd::SimdLevel;
+pub use spec::{kernel_by_name, KernelSpec, KERNELS};

@@ -1,0 +1,23 @@
+//! numabench: measure what NUMA costs on a machine and which thread and
+//! memory placement makes a program fast and repeatable.
+//!
+//! The library holds every capability; the `numabench` binary only parses
+//! flags and calls into it. One module per concern:
+//! - [`parse`]: sizes and CPU/node lists as users type them;
+//! - [`topology`]: the machine as hwloc sees it;
+//! - [`doctor`]: system settings that change NUMA results;
+//! - [`output`]: result records and the sinks that write them;
+//! - [`stats`]: samples and their statistics;
+//! - [`bench`]: the benchmark registry and selection;
+//! - [`units`]: unit formatting, in one place.
+
+pub mod bench;
+pub mod doctor;
+pub mod kernels;
+pub mod memory;
+pub mod output;
+pub mod parse;
+pub mod stats;
+pub mod threads;
+pub mod topology;
+pub mod units;

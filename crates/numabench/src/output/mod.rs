@@ -1,0 +1,23 @@
+//! Result records and the one pipeline every measuring command writes
+//! through: a table on the terminal and, on request, CSV, JSON Lines and a
+//! JSON document. Each record reaches every sink, and file sinks flush it,
+//! the moment it exists, so a crash or Ctrl-C never loses finished results.
+//! The schema is documented in `docs/results.md`.
+
+mod csv_sink;
+mod json_sink;
+mod jsonl_sink;
+mod metadata;
+mod pipeline;
+mod record;
+mod sink;
+mod table_sink;
+
+pub use csv_sink::{parse_delimiter, CsvSink, DelimiterError};
+pub use json_sink::JsonDocumentSink;
+pub use jsonl_sink::JsonLinesSink;
+pub use metadata::{utc_timestamp, RunMetadata};
+pub use pipeline::{OutputConfig, OutputError, Pipeline};
+pub use record::{Placement, PlacementCheck, Record, Unit, RESULTS_SCHEMA_VERSION};
+pub use sink::Sink;
+pub use table_sink::TableSink;

@@ -1,0 +1,227 @@
+//! Fans records out to every requested sink.
+
+use super::csv_sink::CsvSink;
+use super::json_sink::JsonDocumentSink;
+use super::jsonl_sink::JsonLinesSink;
+use super::metadata::RunMetadata;
+use super::record::Record;
+use super::sink::Sink;
+use super::table_sink::TableSink;
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Which outputs a command writes, validated from the flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OutputConfig {
+    /// `--csv FILE`.
+    pub csv: Option<PathBuf>,
+    /// `--delimiter C` for the CSV file.
+    pub delimiter: Option<u8>,
+    /// `--jsonl FILE`.
+    pub jsonl: Option<PathBuf>,
+    /// `--json`: a JSON document on stdout (then no table is printed).
+    pub json_stdout: bool,
+}
+
+/// Output failures.
+#[derive(Debug, Error)]
+pub enum OutputError {
+    /// An output file could not be created (a user mistake: exit 2).
+    #[error("cannot write '{path}': {source}")]
+    Unwritable { path: PathBuf, source: io::Error },
+    /// Writing a result failed midway.
+    #[error("writing results failed: {0}")]
+    Write(#[from] io::Error),
+}
+
+/// The sinks of one run.
+pub struct Pipeline {
+    sinks: Vec<Box<dyn Sink>>,
+    finished: bool,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Pipeline")
+            .field("sinks", &self.sinks.len())
+            .finish()
+    }
+}
+
+impl Pipeline {
+    /// Opens every output the config asks for, then writes the metadata.
+    /// Files are created before anything is measured, so an unwritable
+    /// path fails at once.
+    pub fn open(config: &OutputConfig, metadata: &RunMetadata) -> Result<Self, OutputError> {
+        let create = |path: &PathBuf| {
+            File::create(path)
+                .map(BufWriter::new)
+                .map_err(|source| OutputError::Unwritable {
+                    path: path.clone(),
+                    source,
+                })
+        };
+        let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+        if config.json_stdout {
+            sinks.push(Box::new(JsonDocumentSink::new(io::stdout())));
+        } else {
+            sinks.push(Box::new(TableSink::new(io::stdout())));
+        }
+        if let Some(path) = &config.csv {
+            sinks.push(Box::new(CsvSink::new(
+                create(path)?,
+                config.delimiter.unwrap_or(b','),
+            )));
+        }
+        if let Some(path) = &config.jsonl {
+            sinks.push(Box::new(JsonLinesSink::new(create(path)?)));
+        }
+        Self::with_sinks(sinks, metadata)
+    }
+
+    /// A pipeline over given sinks (tests, embedding).
+    pub fn with_sinks(
+        mut sinks: Vec<Box<dyn Sink>>,
+        metadata: &RunMetadata,
+    ) -> Result<Self, OutputError> {
+        for sink in &mut sinks {
+            sink.begin(metadata)?;
+        }
+        Ok(Self {
+            sinks,
+            finished: false,
+        })
+    }
+
+    /// Sends one record to every sink, each of which flushes it.
+    pub fn emit(&mut self, record: &Record) -> Result<(), OutputError> {
+        for sink in &mut self.sinks {
+            sink.record(record)?;
+        }
+        Ok(())
+    }
+
+    /// Closes every sink; safe to call more than once.
+    pub fn finish(&mut self) -> Result<(), OutputError> {
+        if !self.finished {
+            self.finished = true;
+            for sink in &mut self.sinks {
+                sink.finish()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::{Placement, Unit};
+    use crate::stats::Sample;
+    use std::sync::{Arc, Mutex};
+
+    /// A writer whose contents the test can read while the sink holds it.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl io::Write for Shared {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        fn text(&self) -> String {
+            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+        }
+    }
+
+    fn metadata() -> RunMetadata {
+        RunMetadata {
+            tool: "numabench".into(),
+            version: "0.1.0".into(),
+            schema_version: 1,
+            command_line: vec!["numabench".into(), "latency".into()],
+            host: "test".into(),
+            kernel: "6.1".into(),
+            cpu_model: "cpu".into(),
+            topology: "1 node".into(),
+            utc_time: "2026-11-21T00:00:00Z".into(),
+        }
+    }
+
+    fn record(value: f64) -> Record {
+        let mut params = serde_json::Map::new();
+        params.insert("size".into(), "1 GiB, \"big\"".into());
+        Record {
+            benchmark: "latency".into(),
+            metric: "load_to_use".into(),
+            value,
+            unit: Unit::Nanoseconds,
+            params,
+            placement: Placement::default(),
+            stats: Sample::new([value, value + 1.0]).unwrap().summary(),
+        }
+    }
+
+    #[test]
+    fn every_format_is_valid_after_each_record() {
+        let (csv, jsonl, json) = (Shared::default(), Shared::default(), Shared::default());
+        let sinks: Vec<Box<dyn Sink>> = vec![
+            Box::new(CsvSink::new(csv.clone(), b';')),
+            Box::new(JsonLinesSink::new(jsonl.clone())),
+            Box::new(JsonDocumentSink::new(json.clone())),
+        ];
+        let mut pipeline = Pipeline::with_sinks(sinks, &metadata()).unwrap();
+        for (index, value) in [80.0, 90.0].into_iter().enumerate() {
+            pipeline.emit(&record(value)).unwrap();
+            // Nothing is held back: the record is already in each output.
+            let lines: Vec<String> = jsonl.text().lines().map(String::from).collect();
+            assert_eq!(lines.len(), index + 2);
+            let last: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+            assert_eq!(last["type"], "record");
+            assert_eq!(last["value"], value);
+            assert_eq!(last["unit"], "ns");
+            let rows = csv
+                .text()
+                .lines()
+                .filter(|line| !line.starts_with('#'))
+                .count();
+            assert_eq!(rows, index + 2, "header plus one row per record");
+        }
+        pipeline.finish().unwrap();
+        let document: serde_json::Value = serde_json::from_str(&json.text()).unwrap();
+        assert_eq!(document["records"].as_array().unwrap().len(), 2);
+        assert_eq!(document["metadata"]["command_line"][1], "latency");
+        assert!(csv.text().starts_with("# tool: numabench\n"));
+        assert!(
+            csv.text()
+                .contains("\"{\"\"size\"\":\"\"1 GiB, \\\"\"big\\\"\"\"\"}\""),
+            "{}",
+            csv.text()
+        );
+    }
+
+    #[test]
+    fn unwritable_file_names_the_path() {
+        let config = OutputConfig {
+            csv: Some(PathBuf::from("/nonexistent-dir/results.csv")),
+            ..OutputConfig::default()
+        };
+        let error = Pipeline::open(&config, &metadata()).unwrap_err();
+        assert!(error.to_string().contains("/nonexistent-dir/results.csv"));
+    }
+}

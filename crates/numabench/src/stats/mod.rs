@@ -1,0 +1,5 @@
+//! Samples of repeated measurements and their statistics.
+
+mod sample;
+
+pub use sample::{Sample, SampleError, Summary};

@@ -1,0 +1,114 @@
+//! One worker thread per CPU of a plan, each pinned before it runs any
+//! code of the caller's (so before it touches memory).
+
+use super::barrier::SpinBarrier;
+use super::pin::{current_cpu, pin_current_thread, PinError};
+
+/// What a worker knows about itself.
+#[derive(Debug)]
+pub struct WorkerContext<'a> {
+    /// 0-based index of the worker in the plan.
+    pub index: usize,
+    /// The CPU it is pinned to.
+    pub cpu: u32,
+    /// Number of workers.
+    pub workers: usize,
+    /// Barrier shared by all workers.
+    pub barrier: &'a SpinBarrier,
+}
+
+impl WorkerContext<'_> {
+    /// True if the worker still runs on its CPU (checked with sched_getcpu).
+    pub fn on_its_cpu(&self) -> bool {
+        current_cpu() == self.cpu
+    }
+}
+
+/// Runs `work` on one thread per entry of `cpus`, each pinned to its CPU
+/// first, and returns their results in plan order. Fails if any CPU cannot
+/// be pinned (the work then does not run anywhere).
+pub fn run_pinned<T, F>(cpus: &[u32], work: F) -> Result<Vec<T>, PinError>
+where
+    T: Send,
+    F: Fn(&WorkerContext<'_>) -> T + Sync,
+{
+    let barrier = SpinBarrier::new(cpus.len());
+    let pinned = SpinBarrier::new(cpus.len());
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let results: Vec<Result<Option<T>, PinError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cpus
+            .iter()
+            .enumerate()
+            .map(|(index, &cpu)| {
+                let (barrier, pinned, failed, work) = (&barrier, &pinned, &failed, &work);
+                scope.spawn(move || {
+                    let pin_result = pin_current_thread(cpu);
+                    if pin_result.is_err() {
+                        failed.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                    // Every worker learns whether all were pinned before any runs.
+                    pinned.wait();
+                    pin_result?;
+                    if failed.load(std::sync::atomic::Ordering::SeqCst) {
+                        return Ok(None);
+                    }
+                    let context = WorkerContext {
+                        index,
+                        cpu,
+                        workers: cpus.len(),
+                        barrier,
+                    };
+                    Ok(Some(work(&context)))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut outputs = Vec::with_capacity(cpus.len());
+    for result in results {
+        if let Some(value) = result? {
+            outputs.push(value);
+        }
+    }
+    Ok(outputs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowed_cpus() -> Vec<u32> {
+        let topology = crate::topology::discover_this_system().unwrap();
+        topology.allowed.cpus
+    }
+
+    #[test]
+    fn every_worker_runs_on_its_cpu() {
+        let cpus = allowed_cpus();
+        let seen = run_pinned(&cpus, |worker| {
+            worker.barrier.wait();
+            (worker.index, worker.cpu, current_cpu(), worker.on_its_cpu())
+        })
+        .unwrap();
+        assert_eq!(seen.len(), cpus.len());
+        for (index, (worker_index, cpu, actual, on_cpu)) in seen.into_iter().enumerate() {
+            assert_eq!(worker_index, index);
+            assert_eq!(cpu, cpus[index]);
+            assert_eq!(actual, cpu, "sched_getcpu inside worker {index}");
+            assert!(on_cpu);
+        }
+    }
+
+    #[test]
+    fn a_cpu_outside_the_machine_fails_cleanly() {
+        let error = run_pinned(&[0, 100_000], |_| ()).unwrap_err();
+        assert!(error.to_string().contains("100000"), "{error}");
+    }
+}

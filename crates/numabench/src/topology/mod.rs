@@ -1,0 +1,21 @@
+//! The machine's NUMA topology as numabench reports it: packages, NUMA
+//! nodes (CPU-less ones included), caches, the node distance matrix (ACPI
+//! SLIT), memory attributes (ACPI HMAT) and what this process may use.
+//!
+//! Everything comes from hwloc through the `hwlocality` crate; the few facts
+//! hwloc does not answer (a node's free memory, the kernel's own list of a
+//! node's CPUs) come from the kernel's node directory in sysfs.
+//! [`TopologyReport`] is plain data with a stable JSON form
+//! (`numabench topo --json`, documented in `docs/topology.md`).
+
+mod discover;
+mod kernel_nodes;
+mod report;
+mod table;
+
+pub use discover::{discover_this_system, load_hwloc_topology, report_from_hwloc, TopologyError};
+pub use report::{
+    Allowed, CacheLevel, MemoryAttributeValue, NodeInfo, PackageInfo, TopologyReport,
+    TOPOLOGY_SCHEMA_VERSION,
+};
+pub use table::render_table;

@@ -1,0 +1,102 @@
+//! Every user mistake ends with one line naming the bad value and exit
+//! status 2: no panic, no backtrace, no usage dump.
+
+use super::numabench;
+
+/// (arguments, text the one line must contain)
+const BAD_INPUTS: &[(&[&str], &str)] = &[
+    (&["topo", "--bogus"], "--bogus"),
+    (&["no-such-command"], "no-such-command"),
+    (&["doctor", "--json=yes"], "--json"),
+    (&["latency", "--size", "0"], "size '0' is zero"),
+    (&["latency", "--size", "12Q"], "12Q"),
+    (&["latency", "--size", "1.5G"], "1.5G"),
+    (
+        &["latency", "--size", "64K", "--mem-node", "99"],
+        "node 99 does not exist",
+    ),
+    (
+        &["latency", "--size", "64K", "--cpu-node", "99"],
+        "node 99 does not exist",
+    ),
+    (
+        &["latency", "--size", "64K", "--cpu", "4096"],
+        "CPU 4096 does not exist",
+    ),
+    (&["latency", "--size", "64T"], "larger than the free memory"),
+    (&["latency", "--order", "zigzag"], "zigzag"),
+    (&["latency", "--repeat", "0"], "0"),
+    (
+        &["bandwidth", "--kernel", "triadd"],
+        "unknown kernel 'triadd'",
+    ),
+    (&["bandwidth", "--cpus", "0-x"], "0-x"),
+    (&["bandwidth", "--cpus", "3-1"], "3-1"),
+    (&["bandwidth", "--threads", "0"], "0"),
+    (&["bandwidth", "--threads", "4096"], "--threads 4096"),
+    (
+        &["bandwidth", "--interleave", "0,77"],
+        "node 77 does not exist",
+    ),
+    (&["bandwidth", "--simd", "avx1024"], "avx1024"),
+    (
+        &["bandwidth", "--delimiter", "ab"],
+        "invalid delimiter 'ab'",
+    ),
+    (
+        &[
+            "bandwidth",
+            "--size",
+            "1M",
+            "--csv",
+            "/nonexistent-dir/out.csv",
+        ],
+        "cannot write '/nonexistent-dir/out.csv'",
+    ),
+    (
+        &[
+            "bandwidth",
+            "--size",
+            "1M",
+            "--jsonl",
+            "/proc/forbidden.jsonl",
+        ],
+        "/proc/forbidden.jsonl",
+    ),
+];
+
+#[test]
+fn bad_inputs_give_one_line_and_status_2() {
+    for (arguments, expected) in BAD_INPUTS {
+        let output = numabench()
+            .args(*arguments)
+            .env("RUST_BACKTRACE", "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{arguments:?}: {stderr}");
+        assert_eq!(
+            stderr.lines().count(),
+            1,
+            "{arguments:?} printed more than one line: {stderr}"
+        );
+        assert!(
+            stderr.contains(expected),
+            "{arguments:?}: '{stderr}' does not name '{expected}'"
+        );
+        assert!(!stderr.contains("panicked"), "{arguments:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{arguments:?}");
+    }
+}
+
+#[test]
+fn help_and_version_succeed() {
+    for arguments in [
+        &["--help"][..],
+        &["--version"],
+        &["topo", "--help"],
+        &["doctor", "--help"],
+    ] {
+        numabench().args(arguments).assert().success();
+    }
+}

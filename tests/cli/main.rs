@@ -1,0 +1,14 @@
+//! CLI behaviour of the `numabench` binary: real runs on this machine and
+//! the table of bad inputs (each must give exit status 2 and one line that
+//! names the bad value).
+
+mod errors;
+mod measure;
+mod topo_doctor;
+
+use assert_cmd::Command;
+
+/// The numabench binary under test.
+pub fn numabench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_numabench"))
+}
