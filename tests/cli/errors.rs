@@ -63,6 +63,30 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         ],
         "/proc/forbidden.jsonl",
     ),
+    (
+        &["characterize", "--only", "latncy"],
+        "unknown benchmark 'latncy' (valid: latency, bandwidth",
+    ),
+    (
+        &["characterize", "--skip", "nope"],
+        "unknown benchmark 'nope'",
+    ),
+    (&["matrix", "bandwidth", "--mode", "sideways"], "sideways"),
+    (&["matrix", "latency", "--size", "0"], "zero"),
+    (&["scaling", "--kernel", "nope"], "unknown kernel 'nope'"),
+    (&["scaling", "--mem-node", "42"], "node 42 does not exist"),
+    (&["contention", "--node", "42"], "node 42 does not exist"),
+    (&["contention", "--cpus", "999"], "CPU 999 does not exist"),
+    (
+        &["loaded-latency", "--mix", "5:1"],
+        "unknown traffic mix '5:1'",
+    ),
+    (
+        &["loaded-latency", "--cpu", "999"],
+        "CPU 999 does not exist",
+    ),
+    (&["mlp", "--mem-node", "42"], "node 42 does not exist"),
+    (&["mlp", "--size", "64T"], "larger than the free memory"),
 ];
 
 #[test]

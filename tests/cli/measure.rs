@@ -119,3 +119,163 @@ fn bandwidth_reports_every_kernel_with_gigabytes_per_second() {
         assert_eq!(record["placement"]["verified"]["achieved"], true);
     }
 }
+
+/// Runs a measuring command with `--json` and returns its records.
+fn records(arguments: &[&str]) -> Vec<serde_json::Value> {
+    let output = numabench().args(arguments).arg("--json").output().unwrap();
+    assert!(
+        output.status.success(),
+        "{arguments:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    document["records"].as_array().unwrap().clone()
+}
+
+fn node_count() -> usize {
+    let output = numabench().args(["topo", "--json"]).output().unwrap();
+    let topology: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    topology["nodes"].as_array().unwrap().len()
+}
+
+#[test]
+fn matrices_have_one_cell_per_node_pair() {
+    let nodes = node_count();
+    let latency = records(&["matrix", "latency", "--size", "8M", "--repeat", "2"]);
+    let cells: Vec<_> = latency
+        .iter()
+        .filter(|record| record["metric"] == "latency")
+        .collect();
+    assert_eq!(cells.len(), nodes * nodes);
+    for cell in cells {
+        assert_eq!(cell["benchmark"], "matrix-latency");
+        assert_eq!(
+            cell["placement"]["requested"]["memory"],
+            format!("bind:{}", cell["params"]["mem_node"])
+        );
+        assert_eq!(cell["placement"]["verified"]["achieved"], true);
+    }
+    for mode in ["serial", "parallel"] {
+        let bandwidth = records(&[
+            "matrix",
+            "bandwidth",
+            "--mode",
+            mode,
+            "--size",
+            "8M",
+            "--repeat",
+            "2",
+        ]);
+        assert_eq!(bandwidth.len(), nodes * nodes);
+        assert!(bandwidth
+            .iter()
+            .all(|record| record["params"]["mode"] == mode && record["unit"] == "GB/s"));
+    }
+}
+
+#[test]
+fn contention_reports_three_scenarios_and_ratios() {
+    let records = records(&["contention", "--size", "8M", "--repeat", "2"]);
+    let metrics: Vec<&str> = records
+        .iter()
+        .map(|record| record["metric"].as_str().unwrap())
+        .collect();
+    let cpus = records
+        .iter()
+        .filter(|record| record["metric"] == "serial_bandwidth")
+        .count();
+    assert!(cpus >= 1);
+    for metric in [
+        "contended_bandwidth",
+        "local_bandwidth",
+        "local_over_contended",
+    ] {
+        assert!(metrics.contains(&metric), "{metrics:?}");
+    }
+    let contended = records
+        .iter()
+        .find(|record| record["metric"] == "contended_bandwidth")
+        .unwrap();
+    assert_eq!(
+        contended["params"]["per_thread_gbs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        cpus
+    );
+}
+
+#[test]
+fn scaling_mlp_c2c_and_loaded_latency_produce_their_curves() {
+    let scaling = records(&["scaling", "--size", "8M", "--repeat", "2"]);
+    let threads: Vec<u64> = scaling
+        .iter()
+        .map(|record| record["params"]["threads"].as_u64().unwrap())
+        .collect();
+    assert_eq!(threads[0], 1);
+    assert!(threads
+        .windows(2)
+        .all(|pair| pair[1] == pair[0] + 1 || pair[1] == 1));
+    let mlp = records(&["mlp", "--size", "16M", "--repeat", "2"]);
+    let chains: Vec<u64> = mlp
+        .iter()
+        .filter(|record| record["metric"] == "mlp")
+        .map(|record| record["params"]["chains"].as_u64().unwrap())
+        .collect();
+    assert_eq!(chains, (1..=16).collect::<Vec<u64>>());
+    let topology = numabench().args(["topo", "--json"]).output().unwrap();
+    let topology: serde_json::Value = serde_json::from_slice(&topology.stdout).unwrap();
+    let cpus = topology["allowed"]["cpus"].as_array().unwrap().len();
+    if cpus >= 2 {
+        let c2c = records(&["c2c", "--repeat", "2"]);
+        assert_eq!(c2c.len(), cpus * (cpus - 1) / 2);
+        assert!(c2c
+            .iter()
+            .all(|record| record["value"].as_f64().unwrap() > 0.0));
+        let loaded = records(&[
+            "loaded-latency",
+            "--size",
+            "8M",
+            "--delays",
+            "500,0",
+            "--repeat",
+            "2",
+            "--mix",
+            "3:1",
+        ]);
+        let delays: Vec<&serde_json::Value> = loaded
+            .iter()
+            .map(|record| &record["params"]["delay"])
+            .collect();
+        assert_eq!(
+            delays,
+            [
+                &serde_json::Value::Null,
+                &serde_json::json!(500),
+                &serde_json::json!(0)
+            ]
+        );
+        assert_eq!(
+            loaded[0]["params"]["traffic_gbs"], 0.0,
+            "the idle point has no traffic"
+        );
+        assert!(loaded[2]["params"]["traffic_gbs"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn characterize_runs_only_what_is_selected() {
+    let records = records(&[
+        "characterize",
+        "--only",
+        "latency,c2c",
+        "--skip",
+        "c2c",
+        "--repeat",
+        "1",
+    ]);
+    assert!(!records.is_empty());
+    assert!(records
+        .iter()
+        .all(|record| record["benchmark"] == "latency"));
+}

@@ -3,6 +3,7 @@
 //! flags into a library configuration.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use numabench::bench::TrafficMix;
 use numabench::kernels::{kernel_by_name, KernelSpec, SimdLevel, KERNELS};
 use numabench::parse::{parse_id_list, parse_size};
 use std::path::PathBuf;
@@ -34,6 +35,162 @@ pub enum Command {
     /// Memory bandwidth of read/write/copy/triad kernels (and -nt
     /// streaming-store variants) with pinned threads (GB/s).
     Bandwidth(BandwidthArgs),
+    /// N x N matrices: a thread on each CPU node, memory on each node
+    /// (CPU-less nodes included as memory targets).
+    #[command(subcommand)]
+    Matrix(MatrixCommand),
+    /// All threads reading one node's memory (as after a serial
+    /// initialisation) vs each thread reading its own node.
+    Contention(ContentionArgs),
+    /// Bandwidth of one node's memory as 1, 2, ... all cores read it,
+    /// locally and from the farthest node.
+    Scaling(ScalingArgs),
+    /// Latency seen by one chasing thread while the other cores generate
+    /// traffic at decreasing delays: a latency-vs-bandwidth curve.
+    LoadedLatency(LoadedLatencyArgs),
+    /// Memory-level parallelism: k = 1..16 independent chases in one thread.
+    Mlp(MlpArgs),
+    /// Cache-to-cache latency of a modified line between two cores, for
+    /// each CPU pair (representative pairs on large machines).
+    C2c(C2cArgs),
+    /// Characterize this machine: topology, then every benchmark (or those
+    /// chosen with --only/--skip) with defaults derived from the topology.
+    Characterize(CharacterizeArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MatrixCommand {
+    /// Idle latency from each CPU node to each memory node (ns).
+    Latency(MatrixArgs),
+    /// Read bandwidth from each CPU node to each memory node (GB/s).
+    Bandwidth(MatrixBandwidthArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Working set. Default: DRAM-sized (2x last-level cache, at least 256MiB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub size: Option<u64>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatrixModeArg {
+    /// One thread per CPU node.
+    Serial,
+    /// Every allowed CPU of the CPU node at once.
+    Parallel,
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixBandwidthArgs {
+    /// One thread (serial) or all cores of the CPU node (parallel).
+    #[arg(long, value_enum, default_value_t = MatrixModeArg::Serial)]
+    pub mode: MatrixModeArg,
+    #[command(flatten)]
+    pub matrix: MatrixArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ContentionArgs {
+    /// The node all threads' memory is placed on (default: the node of the first allowed CPU).
+    #[arg(long, value_name = "NODE")]
+    pub node: Option<u32>,
+    /// CPUs to read with, numactl syntax (default: every allowed CPU).
+    #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
+    pub cpus: Option<IdList>,
+    /// Working set per scenario. Default: DRAM-sized.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub size: Option<u64>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ScalingArgs {
+    /// The node whose memory is read (default: the node of the first allowed CPU).
+    #[arg(long, value_name = "NODE")]
+    pub mem_node: Option<u32>,
+    /// Kernel: read, write, copy, triad, write-nt, copy-nt, triad-nt.
+    #[arg(long, value_name = "NAME", value_parser = parse_kernel_arg, default_value = "read")]
+    pub kernel: &'static KernelSpec,
+    /// Working set. Default: DRAM-sized.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub size: Option<u64>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct LoadedLatencyArgs {
+    /// CPU of the chasing thread (default: the first allowed CPU); every other allowed CPU generates traffic.
+    #[arg(long, value_name = "N")]
+    pub cpu: Option<u32>,
+    /// Node holding the chased buffer and the traffic (default: the chaser's node).
+    #[arg(long, value_name = "NODE")]
+    pub mem_node: Option<u32>,
+    /// Read:write mix of the traffic: reads, 3:1, 2:1, 1:1.
+    #[arg(long, value_name = "MIX", default_value = "reads", value_parser = parse_mix_arg)]
+    pub mix: TrafficMix,
+    /// Delays between a generator's requests (nop iterations, ~1 cycle each), light to heavy. Default: 2000,1000,500,250,120,60,30,0.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub delays: Vec<u32>,
+    /// Working set of the chase and of each generator. Default: DRAM-sized, at most 256MiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub size: Option<u64>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MlpArgs {
+    /// CPU of the chasing thread (default: the first allowed CPU).
+    #[arg(long, value_name = "N", conflicts_with = "cpu_node")]
+    pub cpu: Option<u32>,
+    /// Run on the first allowed CPU of this node.
+    #[arg(long, value_name = "NODE")]
+    pub cpu_node: Option<u32>,
+    /// Bind the buffer to this node (default: the CPU's node).
+    #[arg(long, value_name = "NODE")]
+    pub mem_node: Option<u32>,
+    /// Working set. Default: DRAM-sized.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub size: Option<u64>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct C2cArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CharacterizeArgs {
+    /// Run only these benchmarks (see `numabench list`).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Skip these benchmarks.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub skip: Vec<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -171,6 +328,11 @@ fn parse_kernel_arg(text: &str) -> Result<&'static KernelSpec, String> {
         let valid: Vec<&str> = KERNELS.iter().map(|kernel| kernel.name).collect();
         format!("unknown kernel '{text}' (valid: {})", valid.join(", "))
     })
+}
+
+fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {
+    TrafficMix::parse(text)
+        .ok_or_else(|| format!("unknown traffic mix '{text}' (valid: reads, 3:1, 2:1, 1:1)"))
 }
 
 fn parse_simd_arg(text: &str) -> Result<SimdLevel, String> {

@@ -5,6 +5,7 @@
 mod args;
 mod commands;
 mod exit;
+mod progress;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -75,12 +75,6 @@ fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConf
     };
     Ok(kernels
         .into_iter()
-        .map(|kernel| BandwidthConfig {
-            kernel,
-            cpus: cpus.clone(),
-            size,
-            memory: memory.clone(),
-            benchmark: "bandwidth",
-        })
+        .map(|kernel| BandwidthConfig::new(kernel, cpus.clone(), size, memory.clone()))
         .collect())
 }

@@ -1,34 +1,27 @@
 //! `numabench latency`.
 
-use super::measuring::{bench_error, context, pipeline};
+use super::measuring::{choose_cpu, measure};
 use crate::args::{ChaseOrderArg, LatencyArgs};
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, cpus_of_node, default_sweep_sizes, resolve_cpu, resolve_node_with_memory,
-    run_latency, LatencyConfig,
+    check_memory_fits, default_sweep_sizes, resolve_node_with_memory, run_latency, BenchError,
+    Context, LatencyConfig,
 };
 use numabench::kernels::ChaseOrder;
 use numabench::memory::MemoryPlacement;
 
 pub fn run(args: &LatencyArgs) -> Result<Status, CliError> {
-    let context = context(&args.run)?;
-    let config = validate(args, &context).map_err(bench_error)?;
-    let mut pipeline = pipeline(&args.output, &context)?;
-    run_latency(&context, &config, &mut pipeline).map_err(bench_error)?;
-    pipeline.finish().map_err(CliError::system)?;
-    Ok(Status::Clean)
+    measure(
+        &args.run,
+        &args.output,
+        |context| validate(args, context),
+        |context, config, pipeline| run_latency(context, &config, pipeline),
+    )
 }
 
-fn validate(
-    args: &LatencyArgs,
-    context: &numabench::bench::Context,
-) -> Result<LatencyConfig, numabench::bench::BenchError> {
+fn validate(args: &LatencyArgs, context: &Context) -> Result<LatencyConfig, BenchError> {
     let topology = &context.topology;
-    let cpu = match (args.cpu, args.cpu_node) {
-        (Some(cpu), _) => resolve_cpu(topology, cpu)?,
-        (None, Some(node)) => cpus_of_node(topology, node)?[0],
-        (None, None) => topology.allowed.cpus[0],
-    };
+    let cpu = choose_cpu(topology, args.cpu, args.cpu_node)?;
     let memory = match args.mem_node {
         Some(node) => MemoryPlacement::Bind(resolve_node_with_memory(topology, node)?),
         None => MemoryPlacement::FirstTouch {

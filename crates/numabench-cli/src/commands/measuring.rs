@@ -2,10 +2,14 @@
 //! output pipeline opened before anything is measured.
 
 use crate::args::{OutputArgs, RunArgs};
-use crate::exit::CliError;
-use numabench::bench::{install_interrupt_handler, BenchError, Context};
+use crate::exit::{CliError, Status};
+use numabench::bench::{
+    check_memory_fits, cpus_of_node, dram_working_set, install_interrupt_handler, resolve_cpu,
+    resolve_node_with_memory, BenchError, Context,
+};
 use numabench::output::{OutputConfig, OutputError, Pipeline, RunMetadata};
 use numabench::topology::discover_this_system;
+use numabench::topology::TopologyReport;
 
 /// The benchmark context from the common flags.
 pub fn context(run: &RunArgs) -> Result<Context, CliError> {
@@ -41,4 +45,59 @@ pub fn bench_error(error: BenchError) -> CliError {
     } else {
         CliError::system(error)
     }
+}
+
+/// `--cpu N`, or the first allowed CPU of `--cpu-node`, or the first
+/// allowed CPU.
+pub fn choose_cpu(
+    topology: &TopologyReport,
+    cpu: Option<u32>,
+    cpu_node: Option<u32>,
+) -> Result<u32, BenchError> {
+    match (cpu, cpu_node) {
+        (Some(cpu), _) => resolve_cpu(topology, cpu),
+        (None, Some(node)) => Ok(cpus_of_node(topology, node)?[0]),
+        (None, None) => Ok(topology.allowed.cpus[0]),
+    }
+}
+
+/// `--mem-node`, or the node of `cpu`.
+pub fn choose_memory_node(
+    topology: &TopologyReport,
+    mem_node: Option<u32>,
+    cpu: u32,
+) -> Result<u32, BenchError> {
+    match mem_node {
+        Some(node) => resolve_node_with_memory(topology, node),
+        None => Ok(topology.node_of_cpu(cpu).unwrap_or(0)),
+    }
+}
+
+/// `--size`, or a DRAM-sized working set; either must fit in `nodes`.
+pub fn size_or_dram(
+    topology: &TopologyReport,
+    size: Option<u64>,
+    nodes: &[u32],
+) -> Result<u64, BenchError> {
+    let size = size.unwrap_or_else(|| dram_working_set(topology, nodes));
+    check_memory_fits(topology, nodes, size)?;
+    Ok(size)
+}
+
+/// Runs a measuring command: validate first (nothing allocated, no file
+/// created on bad input), then open the outputs, run, and close them.
+pub fn measure<T>(
+    run: &RunArgs,
+    output: &OutputArgs,
+    validate: impl FnOnce(&Context) -> Result<T, BenchError>,
+    body: impl FnOnce(&Context, T, &mut Pipeline) -> Result<(), BenchError>,
+) -> Result<Status, CliError> {
+    let context = context(run)?;
+    let config = validate(&context).map_err(bench_error)?;
+    let mut pipeline = pipeline(output, &context)?;
+    let result = body(&context, config, &mut pipeline);
+    // Close the outputs even when the run failed midway: finished records stay valid.
+    pipeline.finish().map_err(CliError::system)?;
+    result.map_err(bench_error)?;
+    Ok(Status::Clean)
 }

@@ -1,10 +1,17 @@
 //! One file per subcommand; `run` dispatches.
 
 mod bandwidth;
+mod c2c;
+mod characterize;
+mod contention;
 mod doctor;
 mod latency;
 mod list;
+mod loaded_latency;
+mod matrix;
 mod measuring;
+mod mlp;
+mod scaling;
 mod topo;
 
 use crate::args::{Cli, Command};
@@ -18,5 +25,12 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::List(args) => list::run(&args),
         Command::Latency(args) => latency::run(&args),
         Command::Bandwidth(args) => bandwidth::run(&args),
+        Command::Matrix(command) => matrix::run(&command),
+        Command::Contention(args) => contention::run(&args),
+        Command::Scaling(args) => scaling::run(&args),
+        Command::LoadedLatency(args) => loaded_latency::run(&args),
+        Command::Mlp(args) => mlp::run(&args),
+        Command::C2c(args) => c2c::run(&args),
+        Command::Characterize(args) => characterize::run(&args),
     }
 }

@@ -33,6 +33,38 @@ pub struct BandwidthConfig {
     /// Name of the benchmark the records are filed under (`bandwidth`, or a
     /// benchmark built on this one such as `contention`).
     pub benchmark: &'static str,
+    /// Extra parameters recorded with the result (e.g. `cpu_node`, `mode`).
+    pub labels: Map<String, serde_json::Value>,
+}
+
+impl BandwidthConfig {
+    /// A `bandwidth` run of `kernel` on `cpus` with `memory` placement.
+    pub fn new(
+        kernel: &'static KernelSpec,
+        cpus: Vec<u32>,
+        size: u64,
+        memory: MemoryPlacement,
+    ) -> Self {
+        Self {
+            kernel,
+            cpus,
+            size,
+            memory,
+            benchmark: "bandwidth",
+            labels: Map::new(),
+        }
+    }
+
+    /// Files the records under another benchmark name, with labels.
+    pub fn labelled(
+        mut self,
+        benchmark: &'static str,
+        labels: Map<String, serde_json::Value>,
+    ) -> Self {
+        self.benchmark = benchmark;
+        self.labels = labels;
+        self
+    }
 }
 
 /// What one bandwidth run measured.
@@ -179,7 +211,7 @@ pub fn run_bandwidth(
 ) -> Result<BandwidthResult, BenchError> {
     let result = measure_bandwidth(context, config)?;
     warn_if_misplaced(&result.check, &config.memory);
-    let mut params = Map::new();
+    let mut params = config.labels.clone();
     params.insert("kernel".into(), json!(config.kernel.name));
     params.insert("threads".into(), json!(config.cpus.len()));
     params.insert("size_bytes".into(), json!(config.size));

@@ -50,13 +50,22 @@ pub fn default_sweep_sizes(topology: &TopologyReport, free_bytes: Option<u64>) -
     sizes
 }
 
-struct Measured {
-    nanoseconds_per_load: Vec<f64>,
-    loads_per_sample: u64,
-    check: PlacementCheck,
+/// What one latency measurement found.
+#[derive(Debug, Clone)]
+pub struct LatencyMeasurement {
+    /// Average ns per load of each sample.
+    pub nanoseconds_per_load: Vec<f64>,
+    pub loads_per_sample: u64,
+    pub check: PlacementCheck,
 }
 
-fn measure(context: &Context, config: &LatencyConfig, size: u64) -> Result<Measured, BenchError> {
+/// Measures one size: the buffer is placed, chased by a thread pinned to
+/// `config.cpu`, and verified.
+pub fn measure_latency(
+    context: &Context,
+    config: &LatencyConfig,
+    size: u64,
+) -> Result<LatencyMeasurement, BenchError> {
     let line_bytes = context
         .topology
         .caches
@@ -68,48 +77,51 @@ fn measure(context: &Context, config: &LatencyConfig, size: u64) -> Result<Measu
         PAGE_SIZE
     };
     let repeat = context.repeat.max(1);
-    let results = run_pinned(&[config.cpu], |_worker| -> Result<Measured, BenchError> {
-        let mut placed =
-            PlacedBuffer::allocate(size as usize, config.memory.clone(), context.hugepages)?;
-        // Building the chain writes every line from this pinned thread: the first touch.
-        let start = build_chase(
-            placed.buffer.words_mut(),
-            line_bytes as usize,
-            page_bytes,
-            config.order,
-            0x5eed ^ size,
-        );
-        let check = placed.verify(context.placement_threshold)?;
-        let words = placed.buffer.words();
-        // SAFETY: `start` indexes the chain just built in `words`, alive for this closure.
-        let start_pointer = unsafe { words.as_ptr().add(start) };
-        let lines = (size / line_bytes).max(2);
-        // Warm-up: one pass through the chain (bounded), loads caches and TLB.
-        // SAFETY: the chain lives in `placed`, unmodified since it was built.
-        let position = unsafe { chase(start_pointer, lines.min(1 << 24)) };
-        let probe = 1 << 14;
-        let stopwatch = Stopwatch::start();
-        // SAFETY: as above.
-        let mut position = unsafe { chase(position, probe) };
-        let per_load = (stopwatch.seconds() / probe as f64).max(1e-10);
-        let loads_per_sample = ((SAMPLE_SECONDS / per_load) as u64).clamp(1 << 14, 1 << 28);
-        let mut nanoseconds_per_load = Vec::with_capacity(repeat);
-        for _ in 0..repeat {
-            if interrupted() {
-                break;
-            }
+    let results = run_pinned(
+        &[config.cpu],
+        |_worker| -> Result<LatencyMeasurement, BenchError> {
+            let mut placed =
+                PlacedBuffer::allocate(size as usize, config.memory.clone(), context.hugepages)?;
+            // Building the chain writes every line from this pinned thread: the first touch.
+            let start = build_chase(
+                placed.buffer.words_mut(),
+                line_bytes as usize,
+                page_bytes,
+                config.order,
+                0x5eed ^ size,
+            );
+            let check = placed.verify(context.placement_threshold)?;
+            let words = placed.buffer.words();
+            // SAFETY: `start` indexes the chain just built in `words`, alive for this closure.
+            let start_pointer = unsafe { words.as_ptr().add(start) };
+            let lines = (size / line_bytes).max(2);
+            // Warm-up: one pass through the chain (bounded), loads caches and TLB.
+            // SAFETY: the chain lives in `placed`, unmodified since it was built.
+            let position = unsafe { chase(start_pointer, lines.min(1 << 24)) };
+            let probe = 1 << 14;
             let stopwatch = Stopwatch::start();
             // SAFETY: as above.
-            position = unsafe { chase(position, loads_per_sample) };
-            nanoseconds_per_load.push(stopwatch.seconds() * 1e9 / loads_per_sample as f64);
-        }
-        std::hint::black_box(position);
-        Ok(Measured {
-            nanoseconds_per_load,
-            loads_per_sample,
-            check,
-        })
-    })?;
+            let mut position = unsafe { chase(position, probe) };
+            let per_load = (stopwatch.seconds() / probe as f64).max(1e-10);
+            let loads_per_sample = ((SAMPLE_SECONDS / per_load) as u64).clamp(1 << 14, 1 << 28);
+            let mut nanoseconds_per_load = Vec::with_capacity(repeat);
+            for _ in 0..repeat {
+                if interrupted() {
+                    break;
+                }
+                let stopwatch = Stopwatch::start();
+                // SAFETY: as above.
+                position = unsafe { chase(position, loads_per_sample) };
+                nanoseconds_per_load.push(stopwatch.seconds() * 1e9 / loads_per_sample as f64);
+            }
+            std::hint::black_box(position);
+            Ok(LatencyMeasurement {
+                nanoseconds_per_load,
+                loads_per_sample,
+                check,
+            })
+        },
+    )?;
     results.into_iter().next().expect("one worker")
 }
 
@@ -125,60 +137,84 @@ pub fn run_latency(
         if interrupted() {
             break;
         }
-        let measured = measure(context, config, size)?;
-        let Ok(sample) = Sample::new(measured.nanoseconds_per_load.iter().copied()) else {
-            break;
-        };
-        warn_if_misplaced(&measured.check, &config.memory);
-        let mut params = Map::new();
-        params.insert("size_bytes".into(), json!(size));
-        params.insert("cpu".into(), json!(config.cpu));
-        params.insert(
-            "cpu_node".into(),
-            json!(context.topology.node_of_cpu(config.cpu)),
-        );
-        params.insert(
-            "order".into(),
-            json!(match config.order {
-                ChaseOrder::Random => "random",
-                ChaseOrder::PageLocal => "page-local",
-            }),
-        );
-        params.insert("hugepages".into(), json!(context.hugepages));
-        params.insert("loads_per_sample".into(), json!(measured.loads_per_sample));
-        let mut requested = Map::new();
-        requested.insert("cpus".into(), json!([config.cpu]));
-        requested.insert("memory".into(), config.memory.to_json());
-        let placement = Placement {
-            requested,
-            verified: Some(measured.check.clone()),
-        };
-        let summary = sample.summary();
-        pipeline.emit(&Record {
-            benchmark: "latency".into(),
-            metric: "latency".into(),
-            value: summary.median,
-            unit: Unit::Nanoseconds,
-            params: params.clone(),
-            placement: placement.clone(),
-            stats: summary,
-        })?;
-        if let Some(ghz) = tsc_ghz() {
-            let cycles = Sample::new(sample.values().iter().map(|ns| ns * ghz)).expect("finite");
-            let summary = cycles.summary();
-            params.insert("tsc_ghz".into(), json!(ghz));
-            pipeline.emit(&Record {
-                benchmark: "latency".into(),
-                metric: "latency_cycles".into(),
-                value: summary.median,
-                unit: Unit::Cycles,
-                params,
-                placement,
-                stats: summary,
-            })?;
-        }
+        let measured = measure_latency(context, config, size)?;
+        emit_latency(
+            context,
+            config,
+            size,
+            &measured,
+            "latency",
+            &Map::new(),
+            pipeline,
+        )?;
     }
     Ok(())
+}
+
+/// Emits the records of one latency measurement under `benchmark`, with
+/// `labels` added to the params. Returns the median in ns (None when
+/// interrupted before any sample).
+pub fn emit_latency(
+    context: &Context,
+    config: &LatencyConfig,
+    size: u64,
+    measured: &LatencyMeasurement,
+    benchmark: &str,
+    labels: &Map<String, serde_json::Value>,
+    pipeline: &mut Pipeline,
+) -> Result<Option<f64>, BenchError> {
+    let Ok(sample) = Sample::new(measured.nanoseconds_per_load.iter().copied()) else {
+        return Ok(None);
+    };
+    warn_if_misplaced(&measured.check, &config.memory);
+    let mut params = labels.clone();
+    params.insert("size_bytes".into(), json!(size));
+    params.insert("cpu".into(), json!(config.cpu));
+    params.insert(
+        "cpu_node".into(),
+        json!(context.topology.node_of_cpu(config.cpu)),
+    );
+    params.insert(
+        "order".into(),
+        json!(match config.order {
+            ChaseOrder::Random => "random",
+            ChaseOrder::PageLocal => "page-local",
+        }),
+    );
+    params.insert("hugepages".into(), json!(context.hugepages));
+    params.insert("loads_per_sample".into(), json!(measured.loads_per_sample));
+    let mut requested = Map::new();
+    requested.insert("cpus".into(), json!([config.cpu]));
+    requested.insert("memory".into(), config.memory.to_json());
+    let placement = Placement {
+        requested,
+        verified: Some(measured.check.clone()),
+    };
+    let summary = sample.summary();
+    pipeline.emit(&Record {
+        benchmark: benchmark.into(),
+        metric: "latency".into(),
+        value: summary.median,
+        unit: Unit::Nanoseconds,
+        params: params.clone(),
+        placement: placement.clone(),
+        stats: summary,
+    })?;
+    if let Some(ghz) = tsc_ghz() {
+        let cycles = Sample::new(sample.values().iter().map(|ns| ns * ghz)).expect("finite");
+        let cycle_summary = cycles.summary();
+        params.insert("tsc_ghz".into(), json!(ghz));
+        pipeline.emit(&Record {
+            benchmark: benchmark.into(),
+            metric: "latency_cycles".into(),
+            value: cycle_summary.median,
+            unit: Unit::Cycles,
+            params,
+            placement,
+            stats: cycle_summary,
+        })?;
+    }
+    Ok(Some(summary.median))
 }
 
 /// Says on stderr when pages did not land where asked (the record carries

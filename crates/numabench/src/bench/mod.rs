@@ -4,21 +4,41 @@
 //! output pipeline as each one is measured.
 
 mod bandwidth;
+mod c2c;
+mod characterize;
 mod clock;
+mod contention;
 mod context;
 mod error;
 mod interrupt;
 mod latency;
+mod loaded_latency;
+mod matrix;
+mod mlp;
 mod placed;
 mod registry;
+mod scaling;
 
 pub use bandwidth::{measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult};
+pub use c2c::{c2c_pairs, measure_c2c, run_c2c};
+pub use characterize::{characterize_plan, run_step, Step};
 pub use clock::{tsc_ghz, Stopwatch};
+pub use contention::{run_contention, ContentionSummary};
 pub use context::Context;
 pub use error::BenchError;
 pub use interrupt::{install_interrupt_handler, interrupted};
-pub use latency::{default_sweep_sizes, run_latency, LatencyConfig};
+pub use latency::{
+    default_sweep_sizes, emit_latency, measure_latency, run_latency, LatencyConfig,
+    LatencyMeasurement,
+};
+pub use loaded_latency::{
+    run_loaded_latency, LoadedLatencyConfig, LoadedPoint, TrafficMix, DEFAULT_DELAYS,
+};
+pub use matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode, NodeMatrix};
+pub use mlp::{run_mlp, MAX_CHAINS};
 pub use placed::{
-    check_memory_fits, cpus_of_node, resolve_cpu, resolve_node_with_memory, PlacedBuffer,
+    check_memory_fits, cpu_nodes, cpus_of_node, dram_working_set, memory_nodes, resolve_cpu,
+    resolve_node_with_memory, PlacedBuffer,
 };
 pub use registry::{registry, select, BenchmarkInfo, SelectionError};
+pub use scaling::{cores_first, reader_nodes, run_scaling, ScalingPoint};

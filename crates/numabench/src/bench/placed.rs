@@ -114,6 +114,45 @@ pub fn cpus_of_node(topology: &TopologyReport, node: u32) -> Result<Vec<u32>, Be
     Ok(cpus)
 }
 
+/// Nodes this process can run threads on (nodes with allowed CPUs).
+pub fn cpu_nodes(topology: &TopologyReport) -> Vec<u32> {
+    topology
+        .nodes
+        .iter()
+        .filter(|node| {
+            node.cpus
+                .iter()
+                .any(|cpu| topology.allowed.cpus.contains(cpu))
+        })
+        .map(|node| node.index)
+        .collect()
+}
+
+/// Nodes this process can place memory on (allowed nodes with memory),
+/// CPU-less ones included.
+pub fn memory_nodes(topology: &TopologyReport) -> Vec<u32> {
+    topology
+        .nodes
+        .iter()
+        .filter(|node| node.memory_total_bytes > 0 && topology.allowed.nodes.contains(&node.index))
+        .map(|node| node.index)
+        .collect()
+}
+
+/// A DRAM-sized working set: twice the last-level cache, at least 256 MiB,
+/// but at most a quarter of the smallest free memory among `nodes`.
+pub fn dram_working_set(topology: &TopologyReport, nodes: &[u32]) -> u64 {
+    let wanted = (2 * topology.last_level_cache_bytes()).max(256 << 20);
+    let smallest_free = nodes
+        .iter()
+        .filter_map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
+        .min();
+    match smallest_free {
+        Some(free) => wanted.min(free / 4).max(1 << 20),
+        None => wanted,
+    }
+}
+
 /// Refuses a request for more memory than the target nodes have free
 /// (leaving 5% headroom), before anything is allocated.
 pub fn check_memory_fits(

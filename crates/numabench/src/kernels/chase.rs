@@ -92,6 +92,24 @@ pub unsafe fn chase(start: *const u64, steps: u64) -> *const u64 {
     std::hint::black_box(pointer)
 }
 
+/// Follows `K` independent chains at once for `steps` rounds (K loads per
+/// round, independent of each other, so a core can overlap their misses).
+/// Returns the final positions.
+///
+/// # Safety
+/// Every start must point into a live, unmodified chain from [`build_chase`].
+#[inline(never)]
+pub unsafe fn chase_many<const K: usize>(starts: [*const u64; K], steps: u64) -> [*const u64; K] {
+    let mut pointers = starts;
+    for _ in 0..steps {
+        for pointer in pointers.iter_mut() {
+            // SAFETY: every link points at a line of a live chain (caller's contract).
+            *pointer = unsafe { **pointer as *const u64 };
+        }
+    }
+    std::hint::black_box(pointers)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

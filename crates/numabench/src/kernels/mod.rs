@@ -8,7 +8,7 @@ mod simd;
 mod spec;
 
 pub use bandwidth::run_kernel;
-pub use chase::{build_chase, chase, ChaseOrder};
+pub use chase::{build_chase, chase, chase_many, ChaseOrder};
 pub use rng::SplitMix64;
 pub use simd::SimdLevel;
 pub use spec::{kernel_by_name, KernelSpec, KERNELS};

@@ -1,0 +1,33 @@
+//! `numabench contention`.
+
+use super::measuring::{measure, size_or_dram};
+use crate::args::ContentionArgs;
+use crate::exit::{CliError, Status};
+use numabench::bench::{resolve_cpu, resolve_node_with_memory, run_contention};
+
+pub fn run(args: &ContentionArgs) -> Result<Status, CliError> {
+    measure(
+        &args.run,
+        &args.output,
+        |context| {
+            let topology = &context.topology;
+            let cpus = match &args.cpus {
+                Some(list) => list
+                    .0
+                    .iter()
+                    .map(|&cpu| resolve_cpu(topology, cpu))
+                    .collect::<Result<Vec<_>, _>>()?,
+                None => topology.allowed.cpus.clone(),
+            };
+            let node = match args.node {
+                Some(node) => resolve_node_with_memory(topology, node)?,
+                None => topology.node_of_cpu(cpus[0]).unwrap_or(0),
+            };
+            let size = size_or_dram(topology, args.size, &[node])?;
+            Ok((cpus, node, size))
+        },
+        |context, (cpus, node, size), pipeline| {
+            run_contention(context, &cpus, node, size, pipeline).map(drop)
+        },
+    )
+}

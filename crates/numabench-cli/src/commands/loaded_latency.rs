@@ -1,0 +1,54 @@
+//! `numabench loaded-latency`.
+
+use super::measuring::{choose_cpu, choose_memory_node, measure, size_or_dram};
+use crate::args::LoadedLatencyArgs;
+use crate::exit::{CliError, Status};
+use numabench::bench::{run_loaded_latency, BenchError, LoadedLatencyConfig, DEFAULT_DELAYS};
+use numabench::memory::MemoryPlacement;
+
+pub fn run(args: &LoadedLatencyArgs) -> Result<Status, CliError> {
+    measure(
+        &args.run,
+        &args.output,
+        |context| {
+            let topology = &context.topology;
+            let chaser = choose_cpu(topology, args.cpu, None)?;
+            let node = choose_memory_node(topology, args.mem_node, chaser)?;
+            let generators: Vec<u32> = topology
+                .allowed
+                .cpus
+                .iter()
+                .copied()
+                .filter(|&cpu| cpu != chaser)
+                .collect();
+            if generators.is_empty() {
+                return Err(BenchError::Invalid(
+                    "loaded-latency needs at least two allowed CPUs (one chases, the others load)"
+                        .into(),
+                ));
+            }
+            let size = args.size.unwrap_or_else(|| {
+                numabench::bench::dram_working_set(topology, &[node]).min(256 << 20)
+            });
+            // The chase and every generator each get a buffer of this size.
+            size_or_dram(
+                topology,
+                Some(size * (1 + generators.len() as u64)),
+                &[node],
+            )?;
+            Ok(LoadedLatencyConfig {
+                chaser_cpu: chaser,
+                generator_cpus: generators,
+                memory: MemoryPlacement::Bind(node),
+                size,
+                delays: if args.delays.is_empty() {
+                    DEFAULT_DELAYS.to_vec()
+                } else {
+                    args.delays.clone()
+                },
+                mix: args.mix,
+            })
+        },
+        |context, config, pipeline| run_loaded_latency(context, &config, pipeline).map(drop),
+    )
+}

@@ -1,0 +1,21 @@
+//! `numabench scaling`.
+
+use super::measuring::{choose_memory_node, measure, size_or_dram};
+use crate::args::ScalingArgs;
+use crate::exit::{CliError, Status};
+use numabench::bench::run_scaling;
+
+pub fn run(args: &ScalingArgs) -> Result<Status, CliError> {
+    measure(
+        &args.run,
+        &args.output,
+        |context| {
+            let topology = &context.topology;
+            let node = choose_memory_node(topology, args.mem_node, topology.allowed.cpus[0])?;
+            Ok((node, size_or_dram(topology, args.size, &[node])?))
+        },
+        |context, (node, size), pipeline| {
+            run_scaling(context, args.kernel, node, size, pipeline).map(drop)
+        },
+    )
+}
