@@ -1,5 +1,8 @@
 //! Emulated-NUMA VM tests: boot QEMU machines with known NUMA topologies and
-//! check that `numabench topo --json` reports exactly what QEMU was given.
+//! check that `numabench topo --json` reports exactly what QEMU was given,
+//! then, in the same boots, that `latency` and `bandwidth` place their memory
+//! as asked (`placement.verified`, from the kernel's move_pages) and refuse
+//! impossible placements (exit 2, one line).
 //!
 //! Run with `cargo test -p numabench-cli --test vm`. Needs qemu-system-x86_64,
 //! static busybox, cpio and a kernel in `.vm-cache/` (`scripts/setup`); when
@@ -97,14 +100,272 @@ fn check_topology(topo: &VmTopology, extra: &[&str]) -> VmRun {
     run
 }
 
+/// Placement commands run in the two-socket VM (node 0: CPUs 0-1, node 1:
+/// CPUs 2-3), in this order after the standard ones. Sizes are small and
+/// `--repeat 2` because TCG is slow and the nodes hold 256-512 MiB.
+const TWO_SOCKET_PLACEMENT: [&str; 4] = [
+    // Remote binding: chase from node 0 through memory bound to node 1.
+    "numabench latency --size 16M --repeat 2 --cpu-node 0 --mem-node 1 --json",
+    // Interleave over both nodes: pages split evenly. (Two threads via
+    // `--cpus`: `--threads` conflicts with `--cpus` by design.)
+    "numabench bandwidth --kernel copy --size 32M --repeat 2 --cpus 0,2 --interleave 0-1 --json",
+    // Default first touch: each pinned thread touches its own half. The VM
+    // keeps its defaults (automatic NUMA balancing on, THP `always`): the
+    // benchmark verifies right after placement and asks for base pages, so
+    // neither may skew the result.
+    "numabench bandwidth --kernel copy --size 32M --repeat 2 --cpus 0,2 --json",
+    // Everything on the first node, as a serial initialization would leave it.
+    "numabench bandwidth --kernel copy --size 32M --repeat 2 --cpus 0,2 --mem-node 0 --json",
+];
+
 #[test]
 fn two_sockets() {
-    check_topology(&topologies::two_sockets(), &[]);
+    let run = check_topology(&topologies::two_sockets(), &TWO_SOCKET_PLACEMENT);
+    let cmd = |k: usize| FIRST_EXTRA_COMMAND + k;
+
+    // latency, bind:1 from node 0.
+    for r in records(&run, cmd(0), "latency") {
+        expect_requested(&run, cmd(0), &r, "bind:1", None);
+        let cpu = r["placement"]["requested"]["cpus"].clone();
+        assert!(
+            cpu == serde_json::json!([0]) || cpu == serde_json::json!([1]),
+            "{}: requested cpus {cpu}, want one CPU of node 0\n{}",
+            run.commands[cmd(0)].command,
+            run.transcript()
+        );
+        let v = verified(&run, cmd(0), &r);
+        expect_split(&run, cmd(0), &v, &[(1, 1.0, 1.0)]);
+        expect_fraction(&run, cmd(0), &v, 1.0);
+    }
+
+    // bandwidth, interleave:0-1.
+    for r in records(&run, cmd(1), "bandwidth") {
+        expect_requested(&run, cmd(1), &r, "interleave:0-1", Some(&[0, 2]));
+        let v = verified(&run, cmd(1), &r);
+        expect_split(&run, cmd(1), &v, &[(0, 0.4, 0.6), (1, 0.4, 0.6)]);
+        expect_fraction(&run, cmd(1), &v, 1.0);
+    }
+
+    // bandwidth, first touch by threads on CPU 0 (node 0) and CPU 2 (node 1).
+    for r in records(&run, cmd(2), "bandwidth") {
+        expect_requested(&run, cmd(2), &r, "first-touch", Some(&[0, 2]));
+        let v = verified(&run, cmd(2), &r);
+        expect_split(&run, cmd(2), &v, &[(0, 0.4, 0.6), (1, 0.4, 0.6)]);
+        expect_fraction(&run, cmd(2), &v, 1.0);
+    }
+
+    // bandwidth, bind:0 with threads on both nodes.
+    for r in records(&run, cmd(3), "bandwidth") {
+        expect_requested(&run, cmd(3), &r, "bind:0", Some(&[0, 2]));
+        let v = verified(&run, cmd(3), &r);
+        expect_split(&run, cmd(3), &v, &[(0, 1.0, 1.0)]);
+        expect_fraction(&run, cmd(3), &v, 1.0);
+    }
 }
+
+/// Commands run in the four-node VM (nodes 0-2 with CPUs, node 3 CPU-less,
+/// attached to node 1), in this order after the standard ones.
+const FOUR_NODE_PLACEMENT: [&str; 3] = [
+    // The memory-only node as a memory target, from its initiator's node.
+    "numabench latency --size 8M --repeat 2 --cpu-node 1 --mem-node 3 --json",
+    // Bad input: a CPU-less node as the CPU node.
+    "numabench latency --size 1M --repeat 2 --cpu-node 3 --json",
+    // Bad input: a node that does not exist.
+    "numabench latency --size 1M --repeat 2 --cpu-node 0 --mem-node 9 --json",
+];
 
 #[test]
 fn four_nodes_cpuless_hmat() {
-    check_topology(&topologies::four_nodes_cpuless_hmat(), &[]);
+    let run = check_topology(&topologies::four_nodes_cpuless_hmat(), &FOUR_NODE_PLACEMENT);
+    let cmd = |k: usize| FIRST_EXTRA_COMMAND + k;
+
+    for r in records(&run, cmd(0), "latency") {
+        expect_requested(&run, cmd(0), &r, "bind:3", None);
+        let cpu = r["placement"]["requested"]["cpus"].clone();
+        assert!(
+            cpu == serde_json::json!([2]) || cpu == serde_json::json!([3]),
+            "{}: requested cpus {cpu}, want one CPU of node 1\n{}",
+            run.commands[cmd(0)].command,
+            run.transcript()
+        );
+        let v = verified(&run, cmd(0), &r);
+        expect_split(&run, cmd(0), &v, &[(3, 1.0, 1.0)]);
+        expect_fraction(&run, cmd(0), &v, 1.0);
+    }
+
+    expect_bad_input(&run, cmd(1), &["node 3", "no CPUs"]);
+    expect_bad_input(&run, cmd(2), &["node 9", "does not exist"]);
+}
+
+// ---------------------------------------------------------------------------
+// Placement records
+// ---------------------------------------------------------------------------
+
+/// `placement.verified` of a record.
+struct Verified {
+    pages: u64,
+    pages_per_node: BTreeMap<u32, u64>,
+    fraction: f64,
+    achieved: bool,
+}
+
+/// The records of command `i`'s `--json` document, checking there is at
+/// least one and that each is from `benchmark`.
+fn records(run: &VmRun, i: usize, benchmark: &str) -> Vec<Value> {
+    let c = &run.commands[i];
+    let text = run.stdout_ok(i);
+    let doc: Value = serde_json::from_str(text).unwrap_or_else(|e| {
+        panic!(
+            "[{}] `{}`: output is not JSON ({e})\n{}",
+            run.topology,
+            c.command,
+            run.transcript()
+        )
+    });
+    let records = doc["records"].as_array().cloned().unwrap_or_default();
+    assert!(
+        !records.is_empty(),
+        "[{}] `{}`: no records\n{}",
+        run.topology,
+        c.command,
+        run.transcript()
+    );
+    for r in &records {
+        assert_eq!(
+            r["benchmark"], benchmark,
+            "[{}] `{}`: record {r}",
+            run.topology, c.command
+        );
+    }
+    records
+}
+
+/// Checks `placement.requested`: the memory label and, if given, the CPUs.
+fn expect_requested(run: &VmRun, i: usize, r: &Value, memory: &str, cpus: Option<&[u32]>) {
+    let req = &r["placement"]["requested"];
+    assert_eq!(
+        req["memory"],
+        memory,
+        "[{}] `{}`: placement.requested {req}\n{}",
+        run.topology,
+        run.commands[i].command,
+        run.transcript()
+    );
+    if let Some(cpus) = cpus {
+        assert_eq!(
+            req["cpus"],
+            Value::from(u32s(cpus)),
+            "[{}] `{}`: placement.requested {req}",
+            run.topology,
+            run.commands[i].command
+        );
+    }
+}
+
+/// Parses `placement.verified`, panicking if it is missing or malformed.
+fn verified(run: &VmRun, i: usize, r: &Value) -> Verified {
+    let v = &r["placement"]["verified"];
+    let fail = |what: &str| -> ! {
+        panic!(
+            "[{}] `{}`: placement.verified {what}: {v}\n{}",
+            run.topology,
+            run.commands[i].command,
+            run.transcript()
+        )
+    };
+    let pages_per_node = v["pages_per_node"]
+        .as_object()
+        .unwrap_or_else(|| fail("has no pages_per_node object"))
+        .iter()
+        .map(|(k, n)| match (k.parse::<u32>(), n.as_u64()) {
+            (Ok(k), Some(n)) => (k, n),
+            _ => fail("has a bad pages_per_node entry"),
+        })
+        .collect();
+    Verified {
+        pages: v["pages"]
+            .as_u64()
+            .unwrap_or_else(|| fail("has no integer pages")),
+        pages_per_node,
+        fraction: v["fraction_as_requested"]
+            .as_f64()
+            .unwrap_or_else(|| fail("has no fraction_as_requested")),
+        achieved: v["achieved"]
+            .as_bool()
+            .unwrap_or_else(|| fail("has no boolean achieved")),
+    }
+}
+
+/// Checks that the pages sit only on the listed nodes, each holding a share
+/// of all pages within `lo..=hi`, and that every page was found.
+fn expect_split(run: &VmRun, i: usize, v: &Verified, shares: &[(u32, f64, f64)]) {
+    let c = &run.commands[i].command;
+    let on_nodes: u64 = v.pages_per_node.values().sum();
+    let mut errors = Vec::new();
+    if v.pages == 0 || on_nodes != v.pages {
+        errors.push(format!(
+            "{on_nodes} pages found on nodes, of {} pages",
+            v.pages
+        ));
+    }
+    for (node, &count) in &v.pages_per_node {
+        if count > 0 && !shares.iter().any(|s| s.0 == *node) {
+            errors.push(format!("{count} pages on node {node}, want none"));
+        }
+    }
+    for &(node, lo, hi) in shares {
+        let count = v.pages_per_node.get(&node).copied().unwrap_or(0);
+        let share = count as f64 / v.pages.max(1) as f64;
+        if !(lo..=hi).contains(&share) {
+            errors.push(format!(
+                "node {node} holds {count} of {} pages ({:.1} %), want {:.0}..={:.0} %",
+                v.pages,
+                share * 100.0,
+                lo * 100.0,
+                hi * 100.0
+            ));
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "[{}] `{c}`: placement.verified pages_per_node {:?}:\n  - {}\n{}",
+        run.topology,
+        v.pages_per_node,
+        errors.join("\n  - "),
+        run.transcript()
+    );
+}
+
+/// Checks `fraction_as_requested` (to 1e-9) and that `achieved` is true.
+fn expect_fraction(run: &VmRun, i: usize, v: &Verified, want: f64) {
+    assert!(
+        (v.fraction - want).abs() < 1e-9 && v.achieved,
+        "[{}] `{}`: fraction_as_requested {} achieved {}, want {want} and true\n{}",
+        run.topology,
+        run.commands[i].command,
+        v.fraction,
+        v.achieved,
+        run.transcript()
+    );
+}
+
+/// Checks that command `i` was refused as bad input: exit status 2, nothing
+/// on stdout, one line on stderr containing every one of `needles`.
+fn expect_bad_input(run: &VmRun, i: usize, needles: &[&str]) {
+    let c = &run.commands[i];
+    let lines: Vec<&str> = c.stderr.lines().collect();
+    assert!(
+        c.status == 2
+            && c.stdout.trim().is_empty()
+            && lines.len() == 1
+            && needles.iter().all(|n| lines[0].contains(n)),
+        "[{}] `{}`: want exit 2 and one stderr line mentioning {needles:?}; got status {}, stdout {:?}, stderr {:?}",
+        run.topology,
+        c.command,
+        c.status,
+        c.stdout,
+        c.stderr
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 //! - [`bench`]: the benchmark registry and selection;
 //! - [`units`]: unit formatting, in one place.
 
+pub mod apps;
 pub mod bench;
 pub mod doctor;
 pub mod kernels;

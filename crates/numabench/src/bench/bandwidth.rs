@@ -8,7 +8,7 @@ use super::interrupt::interrupted;
 use super::latency::warn_if_misplaced;
 use super::placed::PlacedBuffer;
 use crate::kernels::{run_kernel, KernelSpec, SimdLevel};
-use crate::memory::MemoryPlacement;
+use crate::memory::{check_placement, MemoryPlacement};
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::run_pinned;
@@ -90,7 +90,7 @@ pub fn measure_bandwidth(
     let elements_per_thread =
         ((config.size / arrays as u64 / threads as u64) / 8 / 8 * 8).max(8) as usize;
     let elements = elements_per_thread * threads;
-    let mut buffers: Vec<PlacedBuffer> = (0..arrays)
+    let buffers: Vec<PlacedBuffer> = (0..arrays)
         .map(|_| PlacedBuffer::allocate(elements * 8, config.memory.clone(), context.hugepages))
         .collect::<Result<_, _>>()?;
     let bytes_per_pass = kernel.bytes_per_element() * elements as u64;
@@ -104,6 +104,7 @@ pub fn measure_bandwidth(
         .collect();
     let timings: Mutex<Vec<Vec<f64>>> = Mutex::new(vec![vec![0.0; threads]; repeat]);
     let wall: Mutex<Vec<f64>> = Mutex::new(Vec::new());
+    let placement_checks: Mutex<Option<Result<Vec<PlacementCheck>, BenchError>>> = Mutex::new(None);
     run_pinned(&config.cpus, |worker| {
         let offset = worker.index * elements_per_thread;
         let share = |array: usize| -> &mut [f64] {
@@ -122,6 +123,22 @@ pub fn measure_bandwidth(
             share(array)
                 .iter_mut()
                 .for_each(|value| *value = 1.0 + array as f64);
+        }
+        // Verify where the pages went right after placement, before the timed runs (automatic
+        // NUMA balancing may move or unmap pages later).
+        worker.barrier.wait();
+        if worker.index == 0 {
+            let found: Result<Vec<PlacementCheck>, BenchError> = buffers
+                .iter()
+                .map(|placed| {
+                    Ok(check_placement(
+                        &placed.buffer,
+                        &config.memory.expected_nodes(),
+                        context.placement_threshold,
+                    )?)
+                })
+                .collect();
+            *placement_checks.lock().expect("no worker panicked") = Some(found);
         }
         let (a, b, c) = match arrays {
             1 => (share(0), &[][..], &[][..]),
@@ -150,10 +167,10 @@ pub fn measure_bandwidth(
         }
         std::hint::black_box(checksum);
     })?;
-    let mut checks: Vec<PlacementCheck> = Vec::new();
-    for placed in &mut buffers {
-        checks.push(placed.verify(context.placement_threshold)?);
-    }
+    let checks = placement_checks
+        .into_inner()
+        .expect("no worker panicked")
+        .expect("worker 0 verified the placement")?;
     let check = merge_checks(&checks, context.placement_threshold);
     let wall = wall.into_inner().expect("no worker panicked");
     let total_bytes = (bytes_per_pass * passes) as f64;

@@ -95,10 +95,7 @@ pub fn measure_c2c(first: u32, second: u32, samples: usize) -> Result<Vec<f64>, 
 pub type PairLatency = ((u32, u32), f64);
 
 /// Measures every pair of [`c2c_pairs`] and emits a `c2c_latency` record each.
-pub fn run_c2c(
-    context: &Context,
-    pipeline: &mut Pipeline,
-) -> Result<Vec<PairLatency>, BenchError> {
+pub fn run_c2c(context: &Context, pipeline: &mut Pipeline) -> Result<Vec<PairLatency>, BenchError> {
     let topology = &context.topology;
     let mut measured = Vec::new();
     for (first, second) in c2c_pairs(topology) {

@@ -28,6 +28,8 @@ impl PlacedBuffer {
         placement.apply(&buffer)?;
         if hugepages {
             buffer.advise_huge_pages()?;
+        } else {
+            buffer.advise_no_huge_pages()?;
         }
         Ok(Self {
             buffer,

@@ -76,6 +76,25 @@ impl Buffer {
         }
     }
 
+    /// Asks for base pages only, so placement is exact to the page even
+    /// when the system's THP setting is `always` (a huge page straddling
+    /// two threads' shares would land whole on one node).
+    pub fn advise_no_huge_pages(&self) -> Result<(), MemoryError> {
+        // SAFETY: the range is exactly our mapping; MADV_NOHUGEPAGE changes no contents.
+        let result = unsafe {
+            libc::madvise(
+                self.start.as_ptr().cast(),
+                self.length,
+                libc::MADV_NOHUGEPAGE,
+            )
+        };
+        if result == 0 {
+            Ok(())
+        } else {
+            Err(MemoryError::HugePages(io::Error::last_os_error()))
+        }
+    }
+
     /// The buffer as `u64` words.
     pub fn words(&self) -> &[u64] {
         // SAFETY: the mapping is page-aligned (so u64-aligned), `length` bytes long, lives as

@@ -42,6 +42,16 @@ pub fn discover_this_system() -> Result<TopologyReport, TopologyError> {
 pub fn report_from_hwloc(topology: &Topology) -> TopologyReport {
     let this_system = topology.is_this_system();
     let nodes = describe_nodes(topology, this_system);
+    let mut packages = describe_packages(topology);
+    // A package's nodes are those inside it: hwloc's package nodeset also
+    // names nodes attached above the package (e.g. a machine-level CXL node).
+    for package in &mut packages {
+        package.nodes = nodes
+            .iter()
+            .filter(|node| node.package == Some(package.index))
+            .map(|node| node.index)
+            .collect();
+    }
     let distances = node_distances(topology, &nodes);
     let memory_attributes = memory_attributes(topology, &nodes);
     TopologyReport {
@@ -49,7 +59,7 @@ pub fn report_from_hwloc(topology: &Topology) -> TopologyReport {
         cpu_count: topology.objects_with_type(ObjectType::PU).count(),
         core_count: topology.objects_with_type(ObjectType::Core).count(),
         node_count: nodes.len(),
-        packages: describe_packages(topology),
+        packages,
         distances,
         caches: describe_caches(topology),
         memory_attributes,

@@ -19,3 +19,5 @@ pub use report::{
     TOPOLOGY_SCHEMA_VERSION,
 };
 pub use table::render_table;
+#[cfg(test)]
+mod xml_tests;

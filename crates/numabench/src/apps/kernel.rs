@@ -1,0 +1,76 @@
+//! What an application kernel (CG, MG, STREAM) provides to the runner.
+
+use super::team::{Team, TeamError};
+use std::fmt;
+
+/// NPB problem class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NpbClass {
+    S,
+    W,
+    A,
+    B,
+    C,
+}
+
+impl NpbClass {
+    /// Parses `S`, `W`, `A`, `B`, `C` (either case).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.to_ascii_uppercase().as_str() {
+            "S" => Ok(NpbClass::S),
+            "W" => Ok(NpbClass::W),
+            "A" => Ok(NpbClass::A),
+            "B" => Ok(NpbClass::B),
+            "C" => Ok(NpbClass::C),
+            _ => Err(format!("unknown class '{text}' (valid: S, W, A, B, C)")),
+        }
+    }
+}
+
+impl fmt::Display for NpbClass {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{self:?}")
+    }
+}
+
+/// The outcome of a kernel's own verification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verification {
+    /// What is compared, e.g. `zeta` (CG), `rnm2` (MG), `max relative error` (STREAM).
+    pub quantity: &'static str,
+    /// The computed value, full precision.
+    pub computed: f64,
+    /// The reference value, when the class has one.
+    pub reference: Option<f64>,
+    /// The tolerance on |computed - reference| / |reference| (or on the
+    /// quantity itself when there is no reference).
+    pub epsilon: f64,
+    pub passed: bool,
+}
+
+/// An application kernel. The runner calls `setup` (untimed: allocate the
+/// main arrays with [`Team::alloc`] and initialise them, in any order and
+/// from any thread), then `Team::start_compute` (placement schemes that
+/// migrate act here or on next touch), then `iterate(team, i)` for
+/// `i in 0..iterations()` timing each call, then `verify`.
+pub trait AppKernel {
+    /// `cg`, `mg` or `stream`.
+    fn name(&self) -> &'static str;
+    /// Bytes of the main arrays (checked against free memory before setup).
+    fn memory_bytes(&self) -> u64;
+    /// Allocates and initialises the arrays (untimed).
+    fn setup(&mut self, team: &Team) -> Result<(), TeamError>;
+    /// Number of timed iterations.
+    fn iterations(&self) -> usize;
+    /// One timed iteration, parallel over the team.
+    fn iterate(&mut self, team: &Team, iteration: usize);
+    /// Checks the result after the last iteration.
+    fn verify(&mut self, team: &Team) -> Verification;
+    /// Total operations of the timed part, for Mop/s (NPB's counts).
+    fn operations(&self) -> f64;
+    /// Further figures the kernel measures itself (STREAM's per-kernel
+    /// bandwidth): (metric, value, unit).
+    fn extra_metrics(&self) -> Vec<(String, f64, crate::output::Unit)> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,459 @@
+//! A persistent team of worker threads for application kernels. The caller
+//! is worker 0; workers 1.. wait for jobs. Workers are pinned (compact or
+//! scatter) before the team allocates anything, or left unpinned. The team
+//! allocates the kernel's main arrays and places them by the scheme.
+
+use super::next_touch;
+use super::placement::{PlacementScheme, ThreadScheme};
+use super::shared_array::SharedArray;
+use crate::memory::{MemoryError, MemoryPlacement, PAGE_SIZE};
+use crate::threads::{pin_current_thread, PinError};
+use crate::topology::TopologyReport;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+use thiserror::Error;
+
+/// Why a team could not be formed or place its arrays.
+#[derive(Debug, Error)]
+pub enum TeamError {
+    #[error(transparent)]
+    Pin(#[from] PinError),
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A job: a borrowed closure, valid while `Team::run` waits for it.
+#[derive(Clone, Copy)]
+struct JobPointer(*const (dyn Fn(usize) + Sync));
+// SAFETY: the pointee is Sync and outlives every use (run waits for all workers).
+unsafe impl Send for JobPointer {}
+// SAFETY: as above.
+unsafe impl Sync for JobPointer {}
+
+struct Shared {
+    generation: AtomicU64,
+    completed: AtomicUsize,
+    job: RwLock<Option<JobPointer>>,
+    stop: AtomicBool,
+    panicked: AtomicBool,
+}
+
+/// Where one array lives, for migration and page statistics.
+#[derive(Debug, Clone, Copy)]
+struct ArrayRegion {
+    start: usize,
+    bytes: usize,
+    unit_bytes: usize,
+}
+
+/// Spins briefly, then yields (threads may outnumber CPUs).
+fn wait_until(condition: impl Fn() -> bool) {
+    let mut spins = 0u32;
+    while !condition() {
+        if spins < 2000 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// The team.
+pub struct Team {
+    cpus: Vec<Option<u32>>,
+    scheme: PlacementScheme,
+    nodes_of_workers: Vec<Option<u32>>,
+    interleave_nodes: Vec<u32>,
+    shared: Arc<Shared>,
+    handles: Vec<JoinHandle<()>>,
+    caller_affinity: Option<libc::cpu_set_t>,
+    regions: Mutex<Vec<ArrayRegion>>,
+}
+
+impl std::fmt::Debug for Team {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Team")
+            .field("cpus", &self.cpus)
+            .field("scheme", &self.scheme)
+            .finish()
+    }
+}
+
+/// The CPU of each worker under a thread scheme: `threads` workers,
+/// `per_core` of them sharing each CPU (over-decomposition).
+pub fn plan_cpus(
+    topology: &TopologyReport,
+    scheme: ThreadScheme,
+    threads: usize,
+    per_cpu: usize,
+) -> Vec<Option<u32>> {
+    let allowed = &topology.allowed.cpus;
+    let order: Vec<u32> = match scheme {
+        ThreadScheme::Compact | ThreadScheme::Unpinned => allowed.clone(),
+        ThreadScheme::Scatter => {
+            let per_node: Vec<Vec<u32>> = topology
+                .nodes
+                .iter()
+                .map(|node| {
+                    node.cpus
+                        .iter()
+                        .copied()
+                        .filter(|cpu| allowed.contains(cpu))
+                        .collect::<Vec<u32>>()
+                })
+                .filter(|cpus| !cpus.is_empty())
+                .collect();
+            let longest = per_node.iter().map(Vec::len).max().unwrap_or(0);
+            (0..longest)
+                .flat_map(|index| {
+                    per_node
+                        .iter()
+                        .filter_map(move |cpus| cpus.get(index).copied())
+                })
+                .collect()
+        }
+    };
+    (0..threads)
+        .map(|worker| {
+            if scheme == ThreadScheme::Unpinned || order.is_empty() {
+                None
+            } else {
+                Some(order[(worker / per_cpu.max(1)) % order.len()])
+            }
+        })
+        .collect()
+}
+
+impl Team {
+    /// Forms a team with one worker per entry of `cpus` (`None` =
+    /// unpinned). The calling thread becomes worker 0 and is pinned too (its
+    /// previous affinity is restored when the team is dropped).
+    pub fn new(
+        topology: &TopologyReport,
+        cpus: Vec<Option<u32>>,
+        scheme: PlacementScheme,
+    ) -> Result<Self, TeamError> {
+        if cpus.is_empty() {
+            return Err(TeamError::Invalid(
+                "a team needs at least one thread".into(),
+            ));
+        }
+        let interleave_nodes = match &scheme {
+            PlacementScheme::Interleave(nodes) if nodes.is_empty() => topology
+                .nodes
+                .iter()
+                .filter(|node| {
+                    node.memory_total_bytes > 0 && topology.allowed.nodes.contains(&node.index)
+                })
+                .map(|node| node.index)
+                .collect(),
+            PlacementScheme::Interleave(nodes) => nodes.clone(),
+            _ => Vec::new(),
+        };
+        let shared = Arc::new(Shared {
+            generation: AtomicU64::new(0),
+            completed: AtomicUsize::new(0),
+            job: RwLock::new(None),
+            stop: AtomicBool::new(false),
+            panicked: AtomicBool::new(false),
+        });
+        let caller_affinity = match cpus[0] {
+            Some(cpu) => {
+                // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it for this thread.
+                let mut previous: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+                // SAFETY: pid 0 = this thread; the size matches the set.
+                unsafe {
+                    libc::sched_getaffinity(
+                        0,
+                        std::mem::size_of::<libc::cpu_set_t>(),
+                        &mut previous,
+                    )
+                };
+                pin_current_thread(cpu)?;
+                Some(previous)
+            }
+            None => None,
+        };
+        let pinned = Arc::new(AtomicUsize::new(0));
+        let pin_failed = Arc::new(Mutex::new(None::<PinError>));
+        let mut handles = Vec::new();
+        for (index, cpu) in cpus.iter().enumerate().skip(1) {
+            let (shared, pinned, pin_failed, cpu) = (
+                Arc::clone(&shared),
+                Arc::clone(&pinned),
+                Arc::clone(&pin_failed),
+                *cpu,
+            );
+            handles.push(std::thread::spawn(move || {
+                if let Some(cpu) = cpu {
+                    if let Err(error) = pin_current_thread(cpu) {
+                        *pin_failed.lock().expect("pin lock") = Some(error);
+                    }
+                }
+                pinned.fetch_add(1, Ordering::SeqCst);
+                worker_loop(index, &shared);
+            }));
+        }
+        wait_until(|| pinned.load(Ordering::SeqCst) == cpus.len() - 1);
+        let nodes_of_workers = cpus
+            .iter()
+            .map(|cpu| cpu.and_then(|cpu| topology.node_of_cpu(cpu)))
+            .collect();
+        let team = Self {
+            cpus,
+            scheme,
+            nodes_of_workers,
+            interleave_nodes,
+            shared,
+            handles,
+            caller_affinity,
+            regions: Mutex::new(Vec::new()),
+        };
+        if let Some(error) = pin_failed.lock().expect("pin lock").take() {
+            return Err(error.into());
+        }
+        Ok(team)
+    }
+
+    /// Number of workers.
+    pub fn threads(&self) -> usize {
+        self.cpus.len()
+    }
+
+    /// The CPU each worker is pinned to (`None` when unpinned).
+    pub fn cpus(&self) -> &[Option<u32>] {
+        &self.cpus
+    }
+
+    /// The placement scheme of this team's arrays.
+    pub fn scheme(&self) -> &PlacementScheme {
+        &self.scheme
+    }
+
+    /// The contiguous block of `0..n` worker `worker` owns (static
+    /// partition; the first `n % threads` workers get one more).
+    pub fn block(&self, n: usize, worker: usize) -> Range<usize> {
+        let threads = self.threads();
+        let base = n / threads;
+        let extra = n % threads;
+        let start = worker * base + worker.min(extra);
+        start..start + base + usize::from(worker < extra)
+    }
+
+    /// Runs `job(worker)` on every worker and returns when all are done.
+    pub fn run<F: Fn(usize) + Sync>(&self, job: F) {
+        let job_reference: &(dyn Fn(usize) + Sync) = &job;
+        // SAFETY: the lifetime is erased only for the duration of this call: we wait below
+        // until every worker has finished with the pointer, then clear it.
+        let pointer: *const (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(job_reference) };
+        *self.shared.job.write().expect("job lock") = Some(JobPointer(pointer));
+        self.shared.completed.store(0, Ordering::SeqCst);
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(0)));
+        let others = self.threads() - 1;
+        wait_until(|| self.shared.completed.load(Ordering::Acquire) == others);
+        *self.shared.job.write().expect("job lock") = None;
+        if let Err(panic) = own {
+            std::panic::resume_unwind(panic);
+        }
+        if self.shared.panicked.swap(false, Ordering::SeqCst) {
+            panic!("a team worker panicked");
+        }
+    }
+
+    /// Runs `job(worker)` on every worker and sums the results.
+    pub fn sum<F: Fn(usize) -> f64 + Sync>(&self, job: F) -> f64 {
+        let partials: Vec<Mutex<f64>> = (0..self.threads()).map(|_| Mutex::new(0.0)).collect();
+        self.run(|worker| *partials[worker].lock().expect("partial") = job(worker));
+        // Summed in worker order so the result does not depend on timing.
+        partials
+            .into_iter()
+            .map(|partial| partial.into_inner().expect("partial"))
+            .sum()
+    }
+
+    /// Allocates `len` elements placed by the team's scheme. `unit` is the
+    /// number of elements of one partition unit (a matrix row, a grid
+    /// plane): under first touch, worker w touches the units of
+    /// `block(len / unit, w)`. All elements read as zero.
+    pub fn alloc<T: Copy>(&self, len: usize, unit: usize) -> Result<SharedArray<T>, TeamError> {
+        let array = SharedArray::<T>::map(len, unit)?;
+        let buffer = array.buffer();
+        match &self.scheme {
+            PlacementScheme::Bind(node) => MemoryPlacement::Bind(*node).apply(buffer)?,
+            PlacementScheme::Interleave(_) => {
+                MemoryPlacement::Interleave(self.interleave_nodes.clone()).apply(buffer)?
+            }
+            _ => {}
+        }
+        let start = buffer.as_ptr() as usize;
+        let bytes = buffer.len();
+        let unit_bytes = unit.max(1) * std::mem::size_of::<T>();
+        match self.scheme {
+            PlacementScheme::FirstTouch => {
+                let units = bytes.div_ceil(unit_bytes);
+                self.run(|worker| {
+                    let range = self.block(units, worker);
+                    touch(
+                        start,
+                        bytes,
+                        range.start * unit_bytes,
+                        range.end * unit_bytes,
+                    );
+                });
+            }
+            _ => touch(start, bytes, 0, bytes),
+        }
+        self.regions.lock().expect("regions").push(ArrayRegion {
+            start,
+            bytes,
+            unit_bytes,
+        });
+        Ok(array)
+    }
+
+    /// Marks the end of initialisation: for `serial+migrate` each worker
+    /// moves the pages of its blocks to its node now; for `next-touch` the
+    /// arrays are protected so each page moves to the first worker that
+    /// touches it. Returns the pages migrated now (next-touch migrates
+    /// later; see [`Team::finish_compute`]).
+    pub fn start_compute(&self) -> Result<u64, TeamError> {
+        let regions = self.regions.lock().expect("regions").clone();
+        match self.scheme {
+            PlacementScheme::SerialMigrate => {
+                let moved = AtomicU64::new(0);
+                self.run(|worker| {
+                    for region in &regions {
+                        let units = region.bytes.div_ceil(region.unit_bytes);
+                        let range = self.block(units, worker);
+                        let from = (range.start * region.unit_bytes).min(region.bytes);
+                        let to = (range.end * region.unit_bytes).min(region.bytes);
+                        moved.fetch_add(
+                            next_touch::migrate_to_current_node(region.start + from, to - from),
+                            Ordering::Relaxed,
+                        );
+                    }
+                });
+                Ok(moved.into_inner())
+            }
+            PlacementScheme::NextTouch => {
+                for region in &regions {
+                    next_touch::protect(region.start, region.bytes)
+                        .map_err(MemoryError::Migrate)?;
+                }
+                Ok(0)
+            }
+            _ => Ok(0),
+        }
+    }
+
+    /// Ends a next-touch phase (unprotects what was not touched) and
+    /// returns the pages migrated on touch.
+    pub fn finish_compute(&self) -> u64 {
+        if self.scheme == PlacementScheme::NextTouch {
+            for region in self.regions.lock().expect("regions").iter() {
+                next_touch::unprotect(region.start, region.bytes);
+            }
+        }
+        next_touch::take_migrated()
+    }
+
+    /// Pages of all arrays on each node, and the share of pages that are
+    /// not on the node of the worker whose block holds them (the estimated
+    /// remote-access share; `None` when workers are unpinned).
+    pub fn page_report(&self) -> Result<PageReport, TeamError> {
+        let regions = self.regions.lock().expect("regions").clone();
+        let mut report = PageReport::default();
+        let mut remote = 0u64;
+        let mut attributed = 0u64;
+        for region in &regions {
+            let units = region.bytes.div_ceil(region.unit_bytes);
+            for worker in 0..self.threads() {
+                let range = self.block(units, worker);
+                let from =
+                    (range.start * region.unit_bytes).min(region.bytes) / PAGE_SIZE * PAGE_SIZE;
+                let to = (range.end * region.unit_bytes).min(region.bytes);
+                if to <= from {
+                    continue;
+                }
+                let nodes = crate::memory::page_nodes((region.start + from) as *mut u8, to - from)?;
+                for (node, count) in &nodes.per_node {
+                    *report.pages_per_node.entry(*node).or_insert(0) += count;
+                }
+                report.not_present += nodes.not_present;
+                if let Some(home) = self.nodes_of_workers[worker] {
+                    attributed += nodes.resident();
+                    remote += nodes.resident() - nodes.on_nodes(&[home]);
+                }
+            }
+        }
+        report.remote_share = (attributed > 0 && self.nodes_of_workers.iter().all(Option::is_some))
+            .then(|| remote as f64 / attributed as f64);
+        Ok(report)
+    }
+}
+
+/// Where a team's array pages are.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageReport {
+    pub pages_per_node: std::collections::BTreeMap<u32, u64>,
+    pub not_present: u64,
+    /// Fraction of resident pages not on the node of the worker that owns
+    /// them (None when workers are unpinned).
+    pub remote_share: Option<f64>,
+}
+
+/// Writes one zero per page of `[start + from, start + to)` (clamped to
+/// the mapping), placing the pages.
+fn touch(start: usize, bytes: usize, from: usize, to: usize) {
+    let to = to.min(bytes);
+    let mut offset = from / PAGE_SIZE * PAGE_SIZE;
+    while offset < to {
+        // SAFETY: offset < bytes, inside the mapping; a volatile byte write of 0 keeps contents zero.
+        unsafe { std::ptr::write_volatile((start + offset) as *mut u8, 0) };
+        offset += PAGE_SIZE;
+    }
+}
+
+fn worker_loop(index: usize, shared: &Shared) {
+    let mut seen = 0u64;
+    loop {
+        wait_until(|| {
+            shared.generation.load(Ordering::Acquire) != seen || shared.stop.load(Ordering::Acquire)
+        });
+        if shared.stop.load(Ordering::Acquire) {
+            return;
+        }
+        seen = shared.generation.load(Ordering::Acquire);
+        let job = *shared.job.read().expect("job lock");
+        if let Some(JobPointer(pointer)) = job {
+            // SAFETY: Team::run keeps the closure alive until `completed` counts this worker.
+            let job = unsafe { &*pointer };
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(index))).is_err() {
+                shared.panicked.store(true, Ordering::SeqCst);
+            }
+        }
+        shared.completed.fetch_add(1, Ordering::Release);
+    }
+}
+
+impl Drop for Team {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        for handle in self.handles.drain(..) {
+            let _ = handle.join();
+        }
+        if let Some(previous) = self.caller_affinity {
+            // SAFETY: restores this thread's saved affinity mask.
+            unsafe {
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &previous)
+            };
+        }
+    }
+}

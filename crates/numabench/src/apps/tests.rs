@@ -1,0 +1,94 @@
+//! The team runtime: partition, reductions, placement schemes, next-touch.
+
+use super::*;
+use crate::topology::discover_this_system;
+
+fn team(scheme: PlacementScheme, threads: usize, pinned: bool) -> Team {
+    let topology = discover_this_system().unwrap();
+    let thread_scheme = if pinned {
+        ThreadScheme::Compact
+    } else {
+        ThreadScheme::Unpinned
+    };
+    Team::new(
+        &topology,
+        plan_cpus(&topology, thread_scheme, threads, 1),
+        scheme,
+    )
+    .unwrap()
+}
+
+#[test]
+fn blocks_partition_the_range() {
+    let team = team(PlacementScheme::FirstTouch, 3, false);
+    let blocks: Vec<_> = (0..3).map(|worker| team.block(10, worker)).collect();
+    assert_eq!(blocks, vec![0..4, 4..7, 7..10]);
+    assert_eq!(team.block(2, 2), 2..2);
+}
+
+#[test]
+fn every_worker_runs_and_sums_are_exact() {
+    for threads in [1, 2, 3] {
+        let team = team(PlacementScheme::FirstTouch, threads, true);
+        let total = team.sum(|worker| (worker + 1) as f64);
+        assert_eq!(total, (threads * (threads + 1) / 2) as f64);
+        for _ in 0..1000 {
+            // Many small regions back to back: the dispatch must never lose a worker.
+            assert_eq!(team.sum(|_| 1.0), threads as f64);
+        }
+    }
+}
+
+#[test]
+fn arrays_are_zeroed_written_in_blocks_and_placed() {
+    for scheme in PlacementScheme::study_set() {
+        let team = team(scheme.clone(), 2, true);
+        let array = team.alloc::<f64>(100_000, 1).unwrap();
+        assert!(array.as_slice().iter().all(|&value| value == 0.0));
+        team.start_compute().unwrap();
+        team.run(|worker| {
+            let range = team.block(array.len(), worker);
+            // SAFETY: blocks of different workers are disjoint.
+            let block = unsafe { array.slice_mut(range.clone()) };
+            for (offset, value) in block.iter_mut().enumerate() {
+                *value = (range.start + offset) as f64;
+            }
+        });
+        team.finish_compute();
+        assert!(
+            array
+                .as_slice()
+                .iter()
+                .enumerate()
+                .all(|(index, &value)| value == index as f64),
+            "{scheme}"
+        );
+        let report = team.page_report().unwrap();
+        assert_eq!(
+            report.pages_per_node.values().sum::<u64>(),
+            100_000 * 8 / 4096 + 1,
+            "{scheme}"
+        );
+        assert_eq!(
+            report.remote_share,
+            Some(0.0),
+            "one node: nothing is remote ({scheme})"
+        );
+    }
+}
+
+#[test]
+fn next_touch_migrates_on_first_access() {
+    let team = team(PlacementScheme::NextTouch, 2, true);
+    let array = team.alloc::<u64>(64 * 512, 512).unwrap();
+    team.start_compute().unwrap();
+    team.run(|worker| {
+        let range = team.block(array.len(), worker);
+        // SAFETY: disjoint blocks.
+        let block = unsafe { array.slice_mut(range) };
+        block.iter_mut().for_each(|value| *value += 1);
+    });
+    let migrated = team.finish_compute();
+    assert_eq!(migrated, 64, "each of the 64 pages faulted once and moved");
+    assert!(array.as_slice().iter().all(|&value| value == 1));
+}
