@@ -87,6 +87,30 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["mlp", "--mem-node", "42"], "node 42 does not exist"),
     (&["mlp", "--size", "64T"], "larger than the free memory"),
+    (&["stream", "--threads", "0"], "0"),
+    (
+        &["stream", "--placement", "bind:9"],
+        "node 9 does not exist",
+    ),
+    (
+        &["stream", "--placement", "interleave:0,7"],
+        "node 7 does not exist",
+    ),
+    (
+        &["stream", "--placement", "scattered"],
+        "unknown placement 'scattered'",
+    ),
+    (
+        &["stream", "--threads-placement", "loose"],
+        "unknown thread placement 'loose'",
+    ),
+    (&["stream", "--threads-per-core", "9"], "9"),
+    (&["stream", "--size", "64T"], "free"),
+    (&["placement-study", "lu"], "lu"),
+    (
+        &["placement-study", "stream", "--oversubscribe", "16"],
+        "16",
+    ),
 ];
 
 #[test]

@@ -3,6 +3,7 @@
 //! flags into a library configuration.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use numabench::apps::{PlacementScheme, ThreadScheme};
 use numabench::bench::TrafficMix;
 use numabench::kernels::{kernel_by_name, KernelSpec, SimdLevel, KERNELS};
 use numabench::parse::{parse_id_list, parse_size};
@@ -56,6 +57,74 @@ pub enum Command {
     /// Characterize this machine: topology, then every benchmark (or those
     /// chosen with --only/--skip) with defaults derived from the topology.
     Characterize(CharacterizeArgs),
+    /// STREAM copy/scale/add/triad as an application under a placement
+    /// scheme and a thread scheme, with STREAM's validation.
+    Stream(StreamArgs),
+    /// Run a kernel (stream) under every placement scheme x thread scheme
+    /// (and over-decomposition levels), side by side, naming the fastest
+    /// and the most repeatable.
+    PlacementStudy(PlacementStudyArgs),
+}
+
+/// How an application kernel is placed and repeated.
+#[derive(Debug, Args)]
+pub struct AppRunArgs {
+    /// Worker threads. Default: every allowed CPU.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
+    /// Main arrays: first-touch, serial, interleave[:LIST], bind:N, serial+migrate, next-touch, autonuma.
+    #[arg(long, value_name = "SCHEME", default_value = "first-touch", value_parser = parse_placement_arg)]
+    pub placement: PlacementScheme,
+    /// Threads: compact, scatter (round-robin over nodes) — both pinned before data is touched — or unpinned.
+    #[arg(long, value_name = "SCHEME", default_value = "compact", value_parser = parse_thread_scheme_arg)]
+    pub threads_placement: ThreadScheme,
+    /// Over-decomposition: K threads per CPU (1 to 8).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub threads_per_core: u32,
+    /// Runs (each a fresh setup and placement), for min/mean/max/stddev/CV.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub repeat: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct StreamArgs {
+    /// Bytes per array. Default: STREAM's rule, 4x the last-level cache (at least 10M elements), capped to fit memory.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub size: Option<u64>,
+    /// Passes over the four kernels (STREAM's NTIMES).
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..=10_000))]
+    pub iterations: u32,
+    #[command(flatten)]
+    pub app: AppRunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct PlacementStudyArgs {
+    /// The kernel: stream.
+    #[arg(value_name = "KERNEL", value_parser = ["stream"])]
+    pub kernel: String,
+    /// STREAM bytes per array.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub size: Option<u64>,
+    /// Worker threads. Default: every allowed CPU.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
+    /// Runs per configuration.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub repeat: u32,
+    /// Placement schemes to compare. Default: first-touch, serial, interleave, serial+migrate, next-touch (+ autonuma when balancing is on).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_placement_arg)]
+    pub placements: Vec<PlacementScheme>,
+    /// Thread schemes to compare. Default: compact, scatter, unpinned.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_thread_scheme_arg)]
+    pub threads_placements: Vec<ThreadScheme>,
+    /// Over-decomposition levels: threads per CPU, e.g. 1,2,4,8 (first-touch + compact).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub oversubscribe: Vec<u32>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -333,6 +402,14 @@ fn parse_kernel_arg(text: &str) -> Result<&'static KernelSpec, String> {
 fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {
     TrafficMix::parse(text)
         .ok_or_else(|| format!("unknown traffic mix '{text}' (valid: reads, 3:1, 2:1, 1:1)"))
+}
+
+fn parse_placement_arg(text: &str) -> Result<PlacementScheme, String> {
+    PlacementScheme::parse(text)
+}
+
+fn parse_thread_scheme_arg(text: &str) -> Result<ThreadScheme, String> {
+    ThreadScheme::parse(text)
 }
 
 fn parse_simd_arg(text: &str) -> Result<SimdLevel, String> {

@@ -1,5 +1,6 @@
 //! One file per subcommand; `run` dispatches.
 
+mod app;
 mod bandwidth;
 mod c2c;
 mod characterize;
@@ -11,7 +12,9 @@ mod loaded_latency;
 mod matrix;
 mod measuring;
 mod mlp;
+mod placement_study;
 mod scaling;
+mod stream;
 mod topo;
 
 use crate::args::{Cli, Command};
@@ -32,5 +35,7 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Mlp(args) => mlp::run(&args),
         Command::C2c(args) => c2c::run(&args),
         Command::Characterize(args) => characterize::run(&args),
+        Command::Stream(args) => stream::run(&args),
+        Command::PlacementStudy(args) => placement_study::run(&args),
     }
 }

@@ -3,17 +3,27 @@
 //! keep their main arrays in [`SharedArray`]s that the team places by the
 //! chosen [`PlacementScheme`].
 
+mod catalog;
+mod execute;
 mod kernel;
 mod next_touch;
 mod placement;
+mod rusage;
 mod shared_array;
 mod stream;
+mod study;
 mod team;
 
+pub use catalog::AppChoice;
+pub use execute::{
+    emit_app_records, placement_note, run_once, run_repeated, AppRun, AppRunConfig, AppSummary,
+};
 pub use kernel::{AppKernel, NpbClass, Verification};
 pub use placement::{PlacementScheme, ThreadScheme};
+pub use rusage::{usage_now, Usage};
 pub use shared_array::SharedArray;
 pub use stream::StreamKernel;
+pub use study::{render_study, StudyRow};
 pub use team::{plan_cpus, PageReport, Team, TeamError};
 
 #[cfg(test)]

@@ -1,0 +1,150 @@
+//! `numabench stream` (and cg, mg): one kernel, one configuration, repeated.
+
+use super::measuring::{context, pipeline};
+use crate::args::AppRunArgs;
+use crate::exit::{CliError, Status};
+use numabench::apps::{
+    emit_app_records, placement_note, run_repeated, AppChoice, AppRunConfig, PlacementScheme,
+};
+use numabench::bench::{resolve_node_with_memory, BenchError};
+use numabench::topology::TopologyReport;
+use numabench::units::format_bytes;
+
+/// Checks nodes named by the placement and that the arrays fit in the
+/// free memory of the nodes they may use, before anything is allocated.
+pub fn validate_placement(
+    topology: &TopologyReport,
+    placement: &PlacementScheme,
+    bytes: u64,
+) -> Result<(), BenchError> {
+    let nodes: Vec<u32> = match placement {
+        PlacementScheme::Bind(node) => vec![resolve_node_with_memory(topology, *node)?],
+        PlacementScheme::Interleave(nodes) if !nodes.is_empty() => nodes
+            .iter()
+            .map(|&node| resolve_node_with_memory(topology, node))
+            .collect::<Result<_, _>>()?,
+        _ => topology.allowed.nodes.clone(),
+    };
+    let free: u64 = nodes
+        .iter()
+        .filter_map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
+        .sum();
+    if free > 0 && bytes > free / 10 * 9 {
+        return Err(BenchError::Invalid(format!(
+            "this problem needs {} but node(s) {} have {} free",
+            format_bytes(bytes),
+            numabench::parse::format_id_list(&nodes),
+            format_bytes(free)
+        )));
+    }
+    Ok(())
+}
+
+/// The run configuration from the flags.
+pub fn run_config(topology: &TopologyReport, args: &AppRunArgs) -> AppRunConfig {
+    let base = args
+        .threads
+        .map_or(topology.allowed.cpus.len(), |threads| threads as usize);
+    let per_cpu = args.threads_per_core as usize;
+    AppRunConfig {
+        threads: base * per_cpu,
+        thread_scheme: args.threads_placement,
+        placement: args.placement.clone(),
+        threads_per_cpu: per_cpu,
+        repeat: args.repeat as usize,
+    }
+}
+
+/// Runs the kernel and prints NPB-style lines (unless --json).
+pub fn run_app(
+    choice: AppChoice,
+    args: &AppRunArgs,
+    output: &crate::args::OutputArgs,
+) -> Result<Status, CliError> {
+    let context = context(&crate::args::RunArgs {
+        repeat: args.repeat,
+        hugepages: false,
+    })?;
+    let topology = &context.topology;
+    let config = run_config(topology, args);
+    validate_placement(topology, &config.placement, choice.memory_bytes())
+        .map_err(super::measuring::bench_error)?;
+    if let Some(note) = placement_note(&config.placement) {
+        eprintln!("numabench: note: {note}");
+    }
+    let mut pipeline = pipeline(output, &context)?;
+    let runs = run_repeated(topology, &config, &|| choice.make()).map_err(CliError::system)?;
+    let class = choice.class().map(|class| class.to_string());
+    let summary = emit_app_records(
+        topology,
+        choice.name(),
+        class.as_deref(),
+        &config,
+        &runs,
+        &mut pipeline,
+    )
+    .map_err(CliError::system)?;
+    pipeline.finish().map_err(CliError::system)?;
+    let Some(summary) = summary else {
+        return Ok(Status::Clean);
+    };
+    if !output.json {
+        let median = runs
+            .iter()
+            .min_by(|a, b| {
+                (a.total_seconds - summary.time.median())
+                    .abs()
+                    .total_cmp(&(b.total_seconds - summary.time.median()).abs())
+            })
+            .expect("runs");
+        let verification = &median.verification;
+        println!();
+        println!(" {} Benchmark Completed.", choice.name().to_uppercase());
+        if let Some(class) = &class {
+            println!(" Class            = {class}");
+        }
+        println!(
+            " Threads          = {} ({}, {})",
+            config.threads,
+            config.thread_scheme.name(),
+            config.placement
+        );
+        println!(
+            " Time in seconds  = {:.6} (median of {})",
+            summary.time.median(),
+            runs.len()
+        );
+        println!(
+            " Mop/s total      = {:.2}",
+            median.operations / summary.time.median() / 1e6
+        );
+        println!(
+            " {:<16} = {:.15e}",
+            verification.quantity, verification.computed
+        );
+        if let Some(reference) = verification.reference {
+            println!(" reference        = {reference:.15e}");
+        }
+        println!(
+            " Verification     = {}",
+            if summary.all_verified {
+                "SUCCESSFUL"
+            } else {
+                "FAILED"
+            }
+        );
+        println!(
+            " VERIFICATION {}",
+            if summary.all_verified {
+                "SUCCESSFUL"
+            } else {
+                "FAILED"
+            }
+        );
+    }
+    Ok(if summary.all_verified {
+        Status::Clean
+    } else {
+        Status::Warnings
+    })
+}

@@ -1,0 +1,28 @@
+//! `numabench stream`.
+
+use super::app::run_app;
+use crate::args::StreamArgs;
+use crate::exit::{CliError, Status};
+use numabench::apps::{AppChoice, StreamKernel};
+
+/// STREAM's array size from `--size` or its rule.
+pub fn stream_elements(size: Option<u64>) -> Result<usize, CliError> {
+    let topology = numabench::topology::discover_this_system().map_err(CliError::system)?;
+    let free: u64 = topology
+        .nodes
+        .iter()
+        .filter_map(|node| node.memory_free_bytes)
+        .sum();
+    Ok(match size {
+        Some(bytes) => (bytes / 8).max(1) as usize,
+        None => StreamKernel::default_elements(topology.last_level_cache_bytes(), free / 2),
+    })
+}
+
+pub fn run(args: &StreamArgs) -> Result<Status, CliError> {
+    let choice = AppChoice::Stream {
+        elements: stream_elements(args.size)?,
+        iterations: args.iterations as usize,
+    };
+    run_app(choice, &args.app, &args.output)
+}

@@ -1,0 +1,319 @@
+//! Runs an application kernel under a placement scheme and a thread
+//! scheme, repeatedly, and turns the runs into records.
+
+use super::kernel::{AppKernel, Verification};
+use super::placement::{PlacementScheme, ThreadScheme};
+use super::rusage::{usage_now, Usage};
+use super::team::{plan_cpus, PageReport, Team, TeamError};
+use crate::bench::{interrupted, Stopwatch};
+use crate::output::{OutputError, Pipeline, Placement, PlacementCheck, Record, Unit};
+use crate::stats::Sample;
+use crate::topology::TopologyReport;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// How to run a kernel.
+#[derive(Debug, Clone)]
+pub struct AppRunConfig {
+    pub threads: usize,
+    pub thread_scheme: ThreadScheme,
+    pub placement: PlacementScheme,
+    /// Workers per CPU (over-decomposition); 1 normally.
+    pub threads_per_cpu: usize,
+    pub repeat: usize,
+}
+
+/// One run of a kernel.
+#[derive(Debug, Clone)]
+pub struct AppRun {
+    pub iteration_seconds: Vec<f64>,
+    pub total_seconds: f64,
+    pub verification: Verification,
+    pub pages_after_placement: PageReport,
+    pub pages_after_run: PageReport,
+    pub migrated_pages: u64,
+    pub usage: Usage,
+    pub extra_metrics: Vec<(String, f64, Unit)>,
+    pub operations: f64,
+}
+
+/// A note about a scheme that could not be applied as asked.
+pub fn placement_note(placement: &PlacementScheme) -> Option<String> {
+    if *placement != PlacementScheme::AutoNuma {
+        return None;
+    }
+    match std::fs::read_to_string("/proc/sys/kernel/numa_balancing").map(|text| text.trim().to_string()) {
+        Ok(value) if value == "1" => None,
+        Ok(value) => Some(format!(
+            "automatic NUMA balancing is off (kernel.numa_balancing = {value}): the autonuma scheme ran as a plain serial initialisation"
+        )),
+        Err(_) => Some("this kernel has no automatic NUMA balancing: the autonuma scheme ran as a plain serial initialisation".into()),
+    }
+}
+
+/// Runs `kernel` once.
+pub fn run_once(
+    topology: &TopologyReport,
+    config: &AppRunConfig,
+    kernel: &mut dyn AppKernel,
+) -> Result<AppRun, TeamError> {
+    let cpus = plan_cpus(
+        topology,
+        config.thread_scheme,
+        config.threads,
+        config.threads_per_cpu,
+    );
+    let team = Team::new(topology, cpus, config.placement.clone())?;
+    kernel.setup(&team)?;
+    let pages_after_placement = team.page_report()?;
+    let before = usage_now();
+    let total = Stopwatch::start();
+    let mut migrated_pages = team.start_compute()?;
+    let mut iteration_seconds = Vec::with_capacity(kernel.iterations());
+    for iteration in 0..kernel.iterations() {
+        let stopwatch = Stopwatch::start();
+        kernel.iterate(&team, iteration);
+        iteration_seconds.push(stopwatch.seconds());
+    }
+    let total_seconds = total.seconds();
+    let usage = usage_now().since(&before);
+    migrated_pages += team.finish_compute();
+    let pages_after_run = team.page_report()?;
+    let verification = kernel.verify(&team);
+    Ok(AppRun {
+        iteration_seconds,
+        total_seconds,
+        verification,
+        pages_after_placement,
+        pages_after_run,
+        migrated_pages,
+        usage,
+        extra_metrics: kernel.extra_metrics(),
+        operations: kernel.operations(),
+    })
+}
+
+/// Repeats `run_once` with fresh kernels from `make` (stops early on
+/// Ctrl-C).
+pub fn run_repeated(
+    topology: &TopologyReport,
+    config: &AppRunConfig,
+    make: &dyn Fn() -> Box<dyn AppKernel>,
+) -> Result<Vec<AppRun>, TeamError> {
+    let mut runs = Vec::new();
+    for _ in 0..config.repeat.max(1) {
+        if interrupted() && !runs.is_empty() {
+            break;
+        }
+        runs.push(run_once(topology, config, make().as_mut())?);
+    }
+    Ok(runs)
+}
+
+fn pages_json(report: &PageReport) -> Value {
+    json!({
+        "pages_per_node": report.pages_per_node,
+        "not_present": report.not_present,
+        "remote_share": report.remote_share,
+    })
+}
+
+/// The share of pages on the nodes the scheme asks for.
+fn placement_check(
+    topology: &TopologyReport,
+    config: &AppRunConfig,
+    pages: &PageReport,
+) -> Option<PlacementCheck> {
+    let total: u64 = pages.pages_per_node.values().sum::<u64>() + pages.not_present;
+    if total == 0 {
+        return None;
+    }
+    let fraction = match &config.placement {
+        PlacementScheme::FirstTouch
+        | PlacementScheme::SerialMigrate
+        | PlacementScheme::NextTouch => 1.0 - pages.remote_share?,
+        PlacementScheme::Serial | PlacementScheme::AutoNuma => {
+            let cpus = plan_cpus(
+                topology,
+                config.thread_scheme,
+                config.threads,
+                config.threads_per_cpu,
+            );
+            let home = topology.node_of_cpu(cpus[0]?)?;
+            pages.pages_per_node.get(&home).copied().unwrap_or(0) as f64 / total as f64
+        }
+        PlacementScheme::Bind(node) => {
+            pages.pages_per_node.get(node).copied().unwrap_or(0) as f64 / total as f64
+        }
+        PlacementScheme::Interleave(nodes) => {
+            let on: u64 = pages
+                .pages_per_node
+                .iter()
+                .filter(|(node, _)| nodes.is_empty() || nodes.contains(node))
+                .map(|(_, count)| count)
+                .sum();
+            on as f64 / total as f64
+        }
+    };
+    Some(PlacementCheck {
+        pages: total,
+        pages_per_node: pages.pages_per_node.clone(),
+        fraction_as_requested: fraction,
+        achieved: fraction >= 0.95,
+    })
+}
+
+/// What a repeated run's records say, for tables and studies.
+#[derive(Debug, Clone)]
+pub struct AppSummary {
+    pub time: Sample,
+    pub all_verified: bool,
+    pub system_seconds: f64,
+    pub context_switches: f64,
+}
+
+/// Emits the records of repeated runs of one kernel/configuration: `time`
+/// (s, headline median), `mops` (Mop/s at the median time), STREAM's
+/// per-kernel bandwidths, `first_iteration_time` (s), and returns a summary.
+pub fn emit_app_records(
+    topology: &TopologyReport,
+    kernel: &str,
+    class: Option<&str>,
+    config: &AppRunConfig,
+    runs: &[AppRun],
+    pipeline: &mut Pipeline,
+) -> Result<Option<AppSummary>, OutputError> {
+    let Ok(time) = Sample::new(runs.iter().map(|run| run.total_seconds)) else {
+        return Ok(None);
+    };
+    let median_run = runs
+        .iter()
+        .min_by(|a, b| {
+            (a.total_seconds - time.median())
+                .abs()
+                .total_cmp(&(b.total_seconds - time.median()).abs())
+        })
+        .expect("non-empty");
+    let all_verified = runs.iter().all(|run| run.verification.passed);
+    let count = runs.len() as f64;
+    let mean = |value: &dyn Fn(&AppRun) -> f64| runs.iter().map(value).sum::<f64>() / count;
+    let system_seconds = mean(&|run| run.usage.system_seconds);
+    let context_switches =
+        mean(&|run| (run.usage.voluntary_switches + run.usage.involuntary_switches) as f64);
+    let verification = &median_run.verification;
+    let mut params = Map::new();
+    if let Some(class) = class {
+        params.insert("class".into(), json!(class));
+    }
+    params.insert("threads".into(), json!(config.threads));
+    params.insert("threads_per_cpu".into(), json!(config.threads_per_cpu));
+    params.insert("placement".into(), json!(config.placement.to_string()));
+    params.insert(
+        "threads_placement".into(),
+        json!(config.thread_scheme.name()),
+    );
+    params.insert(
+        "verification".into(),
+        json!({
+            "quantity": verification.quantity,
+            "computed": verification.computed,
+            "reference": verification.reference,
+            "epsilon": verification.epsilon,
+            "passed": all_verified,
+        }),
+    );
+    params.insert(
+        "iteration_seconds".into(),
+        json!(median_run.iteration_seconds),
+    );
+    params.insert(
+        "user_seconds".into(),
+        json!(mean(&|run| run.usage.user_seconds)),
+    );
+    params.insert("system_seconds".into(), json!(system_seconds));
+    params.insert(
+        "voluntary_switches".into(),
+        json!(mean(&|run| run.usage.voluntary_switches as f64)),
+    );
+    params.insert(
+        "involuntary_switches".into(),
+        json!(mean(&|run| run.usage.involuntary_switches as f64)),
+    );
+    params.insert("migrated_pages".into(), json!(median_run.migrated_pages));
+    params.insert(
+        "pages_after_placement".into(),
+        pages_json(&median_run.pages_after_placement),
+    );
+    params.insert(
+        "pages_after_run".into(),
+        pages_json(&median_run.pages_after_run),
+    );
+    if let Some(note) = placement_note(&config.placement) {
+        params.insert("note".into(), json!(note));
+    }
+    let mut requested = Map::new();
+    let cpus = plan_cpus(
+        topology,
+        config.thread_scheme,
+        config.threads,
+        config.threads_per_cpu,
+    );
+    requested.insert("cpus".into(), json!(cpus));
+    requested.insert("memory".into(), json!(config.placement.to_string()));
+    let placement = Placement {
+        requested,
+        verified: placement_check(topology, config, &median_run.pages_after_run),
+    };
+    let record = |metric: &str, value: f64, unit: Unit, stats: Sample| Record {
+        benchmark: kernel.to_string(),
+        metric: metric.to_string(),
+        value,
+        unit,
+        params: params.clone(),
+        placement: placement.clone(),
+        stats: stats.summary(),
+    };
+    pipeline.emit(&record("time", time.median(), Unit::Seconds, time.clone()))?;
+    let mops = Sample::new(
+        runs.iter()
+            .map(|run| run.operations / run.total_seconds / 1e6),
+    )
+    .expect("finite");
+    pipeline.emit(&record(
+        "mops",
+        median_run.operations / time.median() / 1e6,
+        Unit::MegaOpsPerSecond,
+        mops,
+    ))?;
+    let first = Sample::new(
+        runs.iter()
+            .filter_map(|run| run.iteration_seconds.first().copied()),
+    )
+    .expect("iterations");
+    pipeline.emit(&record(
+        "first_iteration_time",
+        first.median(),
+        Unit::Seconds,
+        first,
+    ))?;
+    let mut extra: BTreeMap<String, (Vec<f64>, Unit)> = BTreeMap::new();
+    for run in runs {
+        for (metric, value, unit) in &run.extra_metrics {
+            extra
+                .entry(metric.clone())
+                .or_insert_with(|| (Vec::new(), *unit))
+                .0
+                .push(*value);
+        }
+    }
+    for (metric, (values, unit)) in extra {
+        let sample = Sample::new(values).expect("finite");
+        pipeline.emit(&record(&metric, sample.max(), unit, sample))?;
+    }
+    Ok(Some(AppSummary {
+        time,
+        all_verified,
+        system_seconds,
+        context_switches,
+    }))
+}

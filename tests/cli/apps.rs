@@ -1,0 +1,134 @@
+//! Application kernels on this machine: verification, placement records,
+//! the placement study.
+
+use super::numabench;
+
+fn document(arguments: &[&str]) -> serde_json::Value {
+    let output = numabench().args(arguments).arg("--json").output().unwrap();
+    assert!(
+        output.status.success(),
+        "{arguments:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn stream_validates_and_records_placement_and_usage() {
+    for placement in [
+        "first-touch",
+        "serial",
+        "interleave",
+        "bind:0",
+        "serial+migrate",
+        "next-touch",
+        "autonuma",
+    ] {
+        let document = document(&[
+            "stream",
+            "--size",
+            "4M",
+            "--repeat",
+            "2",
+            "--iterations",
+            "3",
+            "--placement",
+            placement,
+        ]);
+        let records = document["records"].as_array().unwrap();
+        let time = records
+            .iter()
+            .find(|record| record["metric"] == "time")
+            .unwrap();
+        assert_eq!(time["unit"], "s");
+        assert_eq!(time["stats"]["n"], 2);
+        let params = &time["params"];
+        assert_eq!(params["placement"], placement);
+        assert_eq!(params["verification"]["passed"], true, "{placement}");
+        assert_eq!(params["iteration_seconds"].as_array().unwrap().len(), 3);
+        assert!(
+            params["pages_after_placement"]["pages_per_node"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|v| v.as_u64().unwrap())
+                .sum::<u64>()
+                >= 3 * 4 * 1024 * 1024 / 4096
+        );
+        assert!(params["user_seconds"].as_f64().unwrap() >= 0.0);
+        assert!(params.get("involuntary_switches").is_some());
+        let metrics: Vec<&str> = records
+            .iter()
+            .map(|record| record["metric"].as_str().unwrap())
+            .collect();
+        for metric in [
+            "mops",
+            "first_iteration_time",
+            "copy_bandwidth",
+            "scale_bandwidth",
+            "add_bandwidth",
+            "triad_bandwidth",
+        ] {
+            assert!(metrics.contains(&metric), "{metrics:?}");
+        }
+    }
+}
+
+#[test]
+fn stream_prints_npb_style_verification() {
+    let output = numabench()
+        .args([
+            "stream",
+            "--size",
+            "1M",
+            "--repeat",
+            "1",
+            "--iterations",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("VERIFICATION SUCCESSFUL"), "{text}");
+}
+
+#[test]
+fn placement_study_names_the_fastest_and_most_repeatable() {
+    let output = numabench()
+        .args([
+            "placement-study",
+            "stream",
+            "--size",
+            "2M",
+            "--repeat",
+            "2",
+            "--placements",
+            "first-touch,serial",
+            "--threads-placements",
+            "compact,unpinned",
+            "--oversubscribe",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    for row in [
+        "first-touch + compact",
+        "first-touch + unpinned",
+        "serial + compact",
+        "serial + unpinned",
+        "first-touch + compact x2/cpu",
+    ] {
+        assert!(text.contains(row), "{row} missing from:\n{text}");
+    }
+    assert!(
+        text.contains("fastest: ") && text.contains("most repeatable: "),
+        "{text}"
+    );
+}
