@@ -111,6 +111,31 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         &["placement-study", "stream", "--oversubscribe", "16"],
         "16",
     ),
+    (
+        &["run", "--", "no-such-program-xyz"],
+        "cannot run 'no-such-program-xyz'",
+    ),
+    (
+        &["run", "--policy", "bind:9", "--", "true"],
+        "node 9 does not exist",
+    ),
+    (
+        &["run", "--policy", "pin-sideways", "--", "true"],
+        "unknown policy 'pin-sideways'",
+    ),
+    (
+        &["run", "--policy", "interleave:0,8", "--", "true"],
+        "node 8 does not exist",
+    ),
+    (
+        &["run", "--observe=fast", "--", "true"],
+        "malformed interval 'fast'",
+    ),
+    (
+        &["run", "--markdown", "/nonexistent-dir/t.md", "--", "true"],
+        "cannot write '/nonexistent-dir/t.md'",
+    ),
+    (&["run", "--repeat", "0", "--", "true"], "0"),
 ];
 
 #[test]

@@ -5,6 +5,7 @@
 mod apps;
 mod errors;
 mod measure;
+mod run;
 mod topo_doctor;
 
 use assert_cmd::Command;

@@ -64,6 +64,42 @@ pub enum Command {
     /// (and over-decomposition levels), side by side, naming the fastest
     /// and the most repeatable.
     PlacementStudy(PlacementStudyArgs),
+    /// Run any program under NUMA policies, repeatedly, interleaving the
+    /// policies, and compare wall time, CPU time, RSS and context switches
+    /// (with a Mann-Whitney test against as-is).
+    Run(RunCommandArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunCommandArgs {
+    /// Policy (repeatable): as-is, pin-compact, pin-scatter, bind:N, membind:LIST,
+    /// interleave:LIST|all, preferred:N, preferred-many:LIST, or CPU and memory parts
+    /// joined with '+' (pin-scatter+interleave:all). Default: as-is, pin-compact, pin-scatter, interleave:all.
+    #[arg(long = "policy", value_name = "POLICY")]
+    pub policies: Vec<String>,
+    /// Timed runs per policy.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub repeat: u32,
+    /// Untimed runs per policy first.
+    #[arg(long, value_name = "W", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub warmup: u32,
+    /// Sample the program's per-node memory (numa_maps) and its threads' CPUs every INTERVAL (default 20ms).
+    #[arg(long, value_name = "INTERVAL", num_args = 0..=1, default_missing_value = "20ms", require_equals = true, value_parser = parse_interval_arg)]
+    pub observe: Option<std::time::Duration>,
+    /// Show the program's own output (hidden by default).
+    #[arg(long)]
+    pub show_output: bool,
+    /// Go on when a run exits non-zero (it is counted and not timed).
+    #[arg(long)]
+    pub ignore_failure: bool,
+    /// Also write the comparison table as markdown to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The program and its arguments (after --).
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// How an application kernel is placed and repeated.
@@ -402,6 +438,10 @@ fn parse_kernel_arg(text: &str) -> Result<&'static KernelSpec, String> {
 fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {
     TrafficMix::parse(text)
         .ok_or_else(|| format!("unknown traffic mix '{text}' (valid: reads, 3:1, 2:1, 1:1)"))
+}
+
+fn parse_interval_arg(text: &str) -> Result<std::time::Duration, String> {
+    numabench::parse::parse_interval(text).map_err(|error| error.to_string())
 }
 
 fn parse_placement_arg(text: &str) -> Result<PlacementScheme, String> {

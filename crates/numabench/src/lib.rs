@@ -18,6 +18,7 @@ pub mod kernels;
 pub mod memory;
 pub mod output;
 pub mod parse;
+pub mod runner;
 pub mod stats;
 pub mod threads;
 pub mod topology;

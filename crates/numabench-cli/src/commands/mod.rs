@@ -13,6 +13,7 @@ mod matrix;
 mod measuring;
 mod mlp;
 mod placement_study;
+mod run;
 mod scaling;
 mod stream;
 mod topo;
@@ -37,5 +38,6 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Characterize(args) => characterize::run(&args),
         Command::Stream(args) => stream::run(&args),
         Command::PlacementStudy(args) => placement_study::run(&args),
+        Command::Run(args) => run::run(&args),
     }
 }

@@ -26,5 +26,6 @@ pub use stream::StreamKernel;
 pub use study::{render_study, StudyRow};
 pub use team::{plan_cpus, PageReport, Team, TeamError};
 
+pub mod mg;
 #[cfg(test)]
 mod tests;

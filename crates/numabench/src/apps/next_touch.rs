@@ -15,7 +15,8 @@ use std::sync::Once;
 const MAX_RANGES: usize = 64;
 static RANGE_STARTS: [AtomicUsize; MAX_RANGES] = [const { AtomicUsize::new(0) }; MAX_RANGES];
 static RANGE_ENDS: [AtomicUsize; MAX_RANGES] = [const { AtomicUsize::new(0) }; MAX_RANGES];
-static MIGRATED: AtomicU64 = AtomicU64::new(0);
+/// Pages migrated on touch, per range slot.
+static RANGE_MIGRATED: [AtomicU64; MAX_RANGES] = [const { AtomicU64::new(0) }; MAX_RANGES];
 static INSTALL: Once = Once::new();
 const MPOL_MF_MOVE: libc::c_int = 2;
 
@@ -71,17 +72,17 @@ extern "C" fn on_fault(
 ) {
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
     let address = unsafe { (*info).si_addr() } as usize;
-    let ours = (0..MAX_RANGES).any(|slot| {
+    let owner = (0..MAX_RANGES).find(|&slot| {
         let start = RANGE_STARTS[slot].load(Ordering::Acquire);
         start != 0 && address >= start && address < RANGE_ENDS[slot].load(Ordering::Acquire)
     });
-    if !ours {
+    let Some(owner) = owner else {
         // Not a next-touch fault: restore the default action and return, so the access faults
         // again and the process dies as it would have.
         // SAFETY: signal() with SIG_DFL is async-signal-safe.
         unsafe { libc::signal(signal, libc::SIG_DFL) };
         return;
-    }
+    };
     let page = address / PAGE_SIZE * PAGE_SIZE;
     let node = current_node();
     let mut status = 0i32;
@@ -117,7 +118,7 @@ extern "C" fn on_fault(
             }
         }
     }
-    MIGRATED.fetch_add(1, Ordering::Relaxed);
+    RANGE_MIGRATED[owner].fetch_add(1, Ordering::Relaxed);
 }
 
 fn install_handler() {
@@ -140,6 +141,7 @@ pub fn protect(start: usize, bytes: usize) -> io::Result<()> {
     let slot = (0..MAX_RANGES)
         .find(|&slot| RANGE_STARTS[slot].load(Ordering::Acquire) == 0)
         .ok_or_else(|| io::Error::other("too many next-touch ranges"))?;
+    RANGE_MIGRATED[slot].store(0, Ordering::Relaxed);
     RANGE_ENDS[slot].store(start + bytes, Ordering::Release);
     RANGE_STARTS[slot].store(start, Ordering::Release);
     // SAFETY: the range is a mapping of ours (a team array); PROT_NONE only changes access rights.
@@ -150,9 +152,9 @@ pub fn protect(start: usize, bytes: usize) -> io::Result<()> {
     Ok(())
 }
 
-/// Unprotects a range (pages never touched stay where they were) and
-/// forgets it.
-pub fn unprotect(start: usize, bytes: usize) {
+/// Unprotects a range (pages never touched stay where they were), forgets
+/// it, and returns how many of its pages migrated on touch.
+pub fn unprotect(start: usize, bytes: usize) -> u64 {
     // SAFETY: as in protect; restores read/write access.
     unsafe {
         libc::mprotect(
@@ -161,14 +163,12 @@ pub fn unprotect(start: usize, bytes: usize) {
             libc::PROT_READ | libc::PROT_WRITE,
         )
     };
-    for slot in &RANGE_STARTS {
+    let mut migrated = 0;
+    for (slot, counter) in RANGE_STARTS.iter().zip(&RANGE_MIGRATED) {
         if slot.load(Ordering::Acquire) == start {
             slot.store(0, Ordering::Release);
+            migrated += counter.swap(0, Ordering::Relaxed);
         }
     }
-}
-
-/// Pages migrated on touch since the last call.
-pub fn take_migrated() -> u64 {
-    MIGRATED.swap(0, Ordering::Relaxed)
+    migrated
 }

@@ -356,12 +356,15 @@ impl Team {
     /// Ends a next-touch phase (unprotects what was not touched) and
     /// returns the pages migrated on touch.
     pub fn finish_compute(&self) -> u64 {
-        if self.scheme == PlacementScheme::NextTouch {
-            for region in self.regions.lock().expect("regions").iter() {
-                next_touch::unprotect(region.start, region.bytes);
-            }
+        if self.scheme != PlacementScheme::NextTouch {
+            return 0;
         }
-        next_touch::take_migrated()
+        self.regions
+            .lock()
+            .expect("regions")
+            .iter()
+            .map(|region| next_touch::unprotect(region.start, region.bytes))
+            .sum()
     }
 
     /// Pages of all arrays on each node, and the share of pages that are

@@ -70,7 +70,10 @@ fn scalar_kernel(kind: Kind, a: &mut [f64], b: &[f64], c: &[f64], scalar: f64) -
             0.0
         }
         Kind::Copy => {
-            a.copy_from_slice(b);
+            // An element loop, not copy_from_slice: memcpy would skip the write-allocate read.
+            for (out, value) in a.iter_mut().zip(b) {
+                *out = std::hint::black_box(*value);
+            }
             0.0
         }
         Kind::Triad => {
@@ -86,13 +89,24 @@ fn scalar_kernel(kind: Kind, a: &mut [f64], b: &[f64], c: &[f64], scalar: f64) -
 mod x86 {
     /// Generates one module of kernels for a vector width.
     macro_rules! simd_kernels {
-        ($module:ident, $feature:literal, $width:literal, $vector:ty,
+        ($module:ident, $feature:literal, $width:literal, $vector:ty, $register:ident,
          $setzero:ident, $set1:ident, $loadu:ident, $storeu:ident, $stream:ident, $add:ident, $mul:ident) => {
             pub mod $module {
                 use super::super::{scalar_kernel, Kind};
                 use std::arch::x86_64::*;
 
                 const WIDTH: usize = $width;
+
+                /// An optimisation barrier on a value in a vector register: stops LLVM from
+                /// recognising a load/store loop as memcpy (glibc's memcpy avoids the
+                /// write-allocate read, so `copy` would no longer measure what it says).
+                #[inline]
+                #[target_feature(enable = $feature)]
+                fn opaque(mut value: $vector) -> $vector {
+                    // SAFETY: an empty instruction template; the register is only "modified" in name.
+                    unsafe { std::arch::asm!("/* {0} */", inout($register) value, options(pure, nomem, nostack, preserves_flags)) };
+                    value
+                }
                 const ALIGN: usize = WIDTH * 8;
 
                 /// Scalar elements before `a` reaches vector alignment.
@@ -147,10 +161,11 @@ mod x86 {
                     while index < head + body {
                         // SAFETY: index + WIDTH <= head + body <= a.len(); aligned when nontemporal (head).
                         unsafe {
+                            let value = opaque(vector_at(index));
                             if nontemporal {
-                                $stream(pointer.add(index), vector_at(index));
+                                $stream(pointer.add(index), value);
                             } else {
-                                $storeu(pointer.add(index), vector_at(index));
+                                $storeu(pointer.add(index), value);
                             }
                         }
                         index += WIDTH;
@@ -218,6 +233,7 @@ mod x86 {
         "avx512f",
         8,
         __m512d,
+        zmm_reg,
         _mm512_setzero_pd,
         _mm512_set1_pd,
         _mm512_loadu_pd,
@@ -231,6 +247,7 @@ mod x86 {
         "avx2",
         4,
         __m256d,
+        ymm_reg,
         _mm256_setzero_pd,
         _mm256_set1_pd,
         _mm256_loadu_pd,
@@ -244,6 +261,7 @@ mod x86 {
         "sse2",
         2,
         __m128d,
+        xmm_reg,
         _mm_setzero_pd,
         _mm_set1_pd,
         _mm_loadu_pd,

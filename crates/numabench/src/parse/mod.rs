@@ -4,8 +4,10 @@
 //! Each parser returns a typed error naming the bad value, so the CLI can
 //! print one clear line and exit with status 2.
 
+mod duration;
 mod id_list;
 mod size;
 
+pub use duration::{parse_interval, DurationError};
 pub use id_list::{format_id_list, parse_id_list, IdListError};
 pub use size::{parse_size, SizeError};

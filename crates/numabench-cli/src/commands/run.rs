@@ -1,0 +1,126 @@
+//! `numabench run -- COMMAND`.
+
+use super::measuring::{context, pipeline};
+use crate::args::{RunArgs, RunCommandArgs};
+use crate::exit::{CliError, Status};
+use crate::progress::Progress;
+use numabench::runner::{
+    parse_policy, render_comparison, run_study, ProcessExecutor, RunStudyConfig, StudyError,
+};
+use std::path::{Path, PathBuf};
+
+const DEFAULT_POLICIES: [&str; 4] = ["as-is", "pin-compact", "pin-scatter", "interleave:all"];
+
+/// Finds the program as exec would (a path, or a name on PATH).
+fn find_program(program: &str) -> Option<PathBuf> {
+    let executable = |path: &Path| {
+        std::fs::metadata(path).is_ok_and(|meta| {
+            meta.is_file()
+                && std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0
+        })
+    };
+    if program.contains('/') {
+        return executable(Path::new(program)).then(|| PathBuf::from(program));
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(program))
+            .find(|path| executable(path))
+    })
+}
+
+/// libnumabench_pin.so: `$NUMABENCH_PIN_LIB`, or next to this executable.
+fn pin_library() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("NUMABENCH_PIN_LIB") {
+        return Some(PathBuf::from(path));
+    }
+    let beside = std::env::current_exe()
+        .ok()?
+        .parent()?
+        .join("libnumabench_pin.so");
+    beside.exists().then_some(beside)
+}
+
+pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
+    let context = context(&RunArgs {
+        repeat: args.repeat,
+        hugepages: false,
+    })?;
+    let topology = &context.topology;
+    let program = &args.command[0];
+    if find_program(program).is_none() {
+        return Err(CliError::usage(format!(
+            "cannot run '{program}': no such executable"
+        )));
+    }
+    let texts: Vec<String> = if args.policies.is_empty() {
+        DEFAULT_POLICIES
+            .iter()
+            .map(|policy| policy.to_string())
+            .collect()
+    } else {
+        args.policies.clone()
+    };
+    let policies = texts
+        .iter()
+        .map(|text| parse_policy(text, topology))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(CliError::usage)?;
+    let markdown = match &args.markdown {
+        Some(path) => Some((
+            path.clone(),
+            std::fs::File::create(path).map_err(|error| {
+                CliError::usage(format!("cannot write '{}': {error}", path.display()))
+            })?,
+        )),
+        None => None,
+    };
+    let pin_library = pin_library();
+    if pin_library.is_none() && policies.iter().any(|policy| policy.pin_order.is_some()) {
+        eprintln!("numabench: warning: libnumabench_pin.so not found next to numabench (set NUMABENCH_PIN_LIB): pthreads are not pinned individually; the main thread and OpenMP threads (OMP_PLACES) are");
+    }
+    let config = RunStudyConfig {
+        command: args.command.clone(),
+        policies,
+        repeat: args.repeat as usize,
+        warmup: args.warmup as usize,
+        show_output: args.show_output,
+        ignore_failure: args.ignore_failure,
+        observe: args.observe,
+        pin_library,
+    };
+    let mut pipeline = pipeline(&args.output, &context)?;
+    let total = config.policies.len() * (config.repeat + config.warmup);
+    let mut progress = Progress::new(total);
+    let result = run_study(
+        &mut ProcessExecutor,
+        &config,
+        topology,
+        &mut pipeline,
+        &mut |label| progress.step(label),
+    );
+    pipeline.finish().map_err(CliError::system)?;
+    let summaries = match result {
+        Ok(summaries) => summaries,
+        Err(StudyError::Failed { .. }) => {
+            let error = result.unwrap_err();
+            eprintln!("numabench: error: {error}");
+            return Ok(Status::Warnings);
+        }
+        Err(StudyError::Run(error)) => return Err(CliError::usage(error)),
+        Err(error) => return Err(CliError::system(error)),
+    };
+    if !args.output.json {
+        println!("\n{}", render_comparison(&summaries, false));
+    }
+    if let Some((path, mut file)) = markdown {
+        use std::io::Write;
+        file.write_all(render_comparison(&summaries, true).as_bytes())
+            .map_err(|error| CliError::system(format!("writing '{}': {error}", path.display())))?;
+    }
+    Ok(if summaries.iter().any(|summary| summary.failures > 0) {
+        Status::Warnings
+    } else {
+        Status::Clean
+    })
+}

@@ -1,0 +1,20 @@
+//! `libnumabench_pin.so`: pins threads of programs numabench did not write.
+//!
+//! Two faces, one library:
+//!
+//! - **LD_PRELOAD shim** ([`shim`]): exports `pthread_create`. With
+//!   `NUMABENCH_PIN_CPUS` set, every thread created through `pthread_create` starts in a
+//!   trampoline that pins it to the next CPU of that list *before* the user's start
+//!   routine runs (so before it touches memory). Without the variable it only forwards.
+//! - **C API** ([`capi`], `include/numabench_pin.h`): `numabench_pin_thread`,
+//!   `numabench_pin_self_to_node`, `numabench_pin_cpu_count`.
+//!
+//! Note that linking a program against this library (for the C API) also puts the
+//! shim's `pthread_create` in front of libc's; it stays a pure forwarder unless
+//! `NUMABENCH_PIN_CPUS` is set.
+
+pub mod affinity;
+pub mod capi;
+pub mod cpulist;
+mod diag;
+pub mod shim;

@@ -1,0 +1,234 @@
+//! The LD_PRELOAD `pthread_create` shim.
+//!
+//! Environment (read once, at the first `pthread_create` of the process):
+//!
+//! - `NUMABENCH_PIN_CPUS` — CPU list (`0,2,1,3`, `0-3`, ...) in the order threads get
+//!   them. Unset or empty: the shim only forwards to libc.
+//! - `NUMABENCH_PIN_SKIP` — entries reserved for threads not created by
+//!   `pthread_create` (default 1: the main thread, which `numabench run` pins to the
+//!   first entry before exec).
+//! - `NUMABENCH_PIN_VERBOSE=1` — one line per pinned thread on stderr.
+//!
+//! Rule: the thread created by the `k`-th call (`k = 0, 1, ...`, counted by one atomic
+//! counter in call order, across all creating threads) is pinned to
+//! `cpus[(k + skip) % cpus.len()]`.
+
+use crate::{affinity, cpulist, diag};
+use libc::{c_int, c_void, pthread_attr_t, pthread_t};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// A thread start routine. `C-unwind`: `pthread_exit` and cancellation unwind (forced
+/// unwinding) through the start routine and our trampoline.
+pub type StartRoutine = unsafe extern "C-unwind" fn(*mut c_void) -> *mut c_void;
+
+/// libc's `pthread_create`, as found with `dlsym(RTLD_NEXT, ..)`.
+type CreateFn = unsafe extern "C" fn(
+    *mut pthread_t,
+    *const pthread_attr_t,
+    Option<StartRoutine>,
+    *mut c_void,
+) -> c_int;
+
+/// What the environment asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// CPUs in the order threads get them; never empty.
+    pub cpus: Vec<usize>,
+    /// Entries reserved for threads not created through `pthread_create`.
+    pub skip: usize,
+    /// Print a line per pinned thread.
+    pub verbose: bool,
+}
+
+impl Plan {
+    /// The plan from the values of `NUMABENCH_PIN_CPUS`, `NUMABENCH_PIN_SKIP` and
+    /// `NUMABENCH_PIN_VERBOSE`; `Ok(None)` when there is nothing to pin. A malformed
+    /// skip is an error as well as a malformed list.
+    pub fn from_values(
+        cpus: Option<&str>,
+        skip: Option<&str>,
+        verbose: Option<&str>,
+    ) -> Result<Option<Plan>, String> {
+        let Some(cpus) = cpus else { return Ok(None) };
+        let cpus = cpulist::parse(cpus).map_err(|error| format!("NUMABENCH_PIN_CPUS: {error}"))?;
+        if cpus.is_empty() {
+            return Ok(None);
+        }
+        let skip = match skip.map(str::trim) {
+            None | Some("") => 1,
+            Some(text) => text.parse::<usize>().map_err(|_| {
+                format!("NUMABENCH_PIN_SKIP: '{text}' is not a non-negative integer")
+            })?,
+        };
+        let verbose = verbose.is_some_and(|value| !matches!(value.trim(), "" | "0"));
+        Ok(Some(Plan {
+            cpus,
+            skip,
+            verbose,
+        }))
+    }
+
+    /// The CPU of the thread created by the `index`-th `pthread_create` call.
+    pub fn cpu_for(&self, index: usize) -> usize {
+        let len = self.cpus.len();
+        self.cpus[(index % len + self.skip % len) % len]
+    }
+}
+
+/// Read once; `None` when the shim has nothing to do (or the environment was malformed,
+/// which is reported once).
+fn plan() -> Option<&'static Plan> {
+    static PLAN: OnceLock<Option<Plan>> = OnceLock::new();
+    PLAN.get_or_init(|| {
+        let var = |name: &str| std::env::var(name).ok();
+        match Plan::from_values(
+            var("NUMABENCH_PIN_CPUS").as_deref(),
+            var("NUMABENCH_PIN_SKIP").as_deref(),
+            var("NUMABENCH_PIN_VERBOSE").as_deref(),
+        ) {
+            Ok(plan) => plan,
+            Err(error) => {
+                diag::warn(&format!("{error}; threads are not pinned"));
+                None
+            }
+        }
+    })
+    .as_ref()
+}
+
+/// libc's `pthread_create`, looked up once.
+fn real_create() -> Option<CreateFn> {
+    static REAL: OnceLock<Option<CreateFn>> = OnceLock::new();
+    *REAL.get_or_init(|| {
+        // SAFETY: the name is a NUL-terminated C string; RTLD_NEXT looks in the objects
+        // loaded after this one.
+        let symbol = unsafe { libc::dlsym(libc::RTLD_NEXT, c"pthread_create".as_ptr()) };
+        if symbol.is_null() {
+            diag::warn("cannot find the real pthread_create (dlsym(RTLD_NEXT) failed)");
+            return None;
+        }
+        // SAFETY: the symbol `pthread_create` of libc has exactly this signature (the
+        // start routine pointer differs only in its unwinding ABI, not its calling
+        // convention).
+        Some(unsafe { std::mem::transmute::<*mut c_void, CreateFn>(symbol) })
+    })
+}
+
+/// Creation order of the threads this shim pins.
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// What the trampoline needs; boxed by `pthread_create`, freed by the new thread.
+struct Start {
+    routine: StartRoutine,
+    arg: *mut c_void,
+    index: usize,
+    cpu: usize,
+    verbose: bool,
+}
+
+/// First code of every thread created while a plan is active: pin, then run the user's
+/// start routine. Nothing with a destructor is live across the user's call, so forced
+/// unwinding (`pthread_exit`, cancellation) passes through cleanly.
+unsafe extern "C-unwind" fn trampoline(data: *mut c_void) -> *mut c_void {
+    // SAFETY: `data` is the `Box<Start>` leaked by `pthread_create` for this thread
+    // alone; it is reclaimed exactly once, here.
+    let start = unsafe { Box::from_raw(data.cast::<Start>()) };
+    let Start {
+        routine,
+        arg,
+        index,
+        cpu,
+        verbose,
+    } = *start;
+    match affinity::set_self(&[cpu]) {
+        Ok(()) if verbose => diag::warn(&format!("thread {index} -> CPU {cpu}")),
+        Ok(()) => {}
+        Err(error) => diag::warn(&format!("cannot pin thread to CPU {cpu}: {error}")),
+    }
+    // SAFETY: the routine and argument the caller handed to pthread_create, called on
+    // the new thread as pthread_create would.
+    unsafe { routine(arg) }
+}
+
+/// `pthread_create`, interposed: with a plan, the new thread starts in [`trampoline`].
+///
+/// # Safety
+///
+/// Same contract as libc's `pthread_create`.
+#[cfg_attr(not(test), unsafe(no_mangle))]
+pub unsafe extern "C" fn pthread_create(
+    thread: *mut pthread_t,
+    attr: *const pthread_attr_t,
+    start_routine: Option<StartRoutine>,
+    arg: *mut c_void,
+) -> c_int {
+    let Some(real) = real_create() else {
+        return libc::ENOSYS;
+    };
+    let (Some(plan), Some(routine)) = (plan(), start_routine) else {
+        // SAFETY: forwarding the caller's arguments unchanged.
+        return unsafe { real(thread, attr, start_routine, arg) };
+    };
+    let index = NEXT.fetch_add(1, Ordering::Relaxed);
+    let start = Box::into_raw(Box::new(Start {
+        routine,
+        arg,
+        index,
+        cpu: plan.cpu_for(index),
+        verbose: plan.verbose,
+    }));
+    // SAFETY: the caller's thread and attr pointers, our trampoline and its boxed data;
+    // the trampoline takes ownership of the box once the thread runs.
+    let result = unsafe { real(thread, attr, Some(trampoline), start.cast()) };
+    if result != 0 {
+        // SAFETY: the thread was not created, so the box was never handed over.
+        drop(unsafe { Box::from_raw(start) });
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Plan;
+
+    #[test]
+    fn no_list_no_plan() {
+        assert_eq!(Plan::from_values(None, Some("3"), Some("1")), Ok(None));
+        assert_eq!(Plan::from_values(Some(" "), None, None), Ok(None));
+    }
+
+    #[test]
+    fn default_skip_reserves_the_first_entry() {
+        let plan = Plan::from_values(Some("0,2,1,3"), None, None)
+            .unwrap()
+            .unwrap();
+        let cpus: Vec<usize> = (0..6).map(|index| plan.cpu_for(index)).collect();
+        assert_eq!(cpus, vec![2, 1, 3, 0, 2, 1]);
+        assert!(!plan.verbose);
+    }
+
+    #[test]
+    fn skip_and_verbose() {
+        let plan = Plan::from_values(Some("0-2"), Some("0"), Some("1"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (0..4).map(|i| plan.cpu_for(i)).collect::<Vec<_>>(),
+            [0, 1, 2, 0]
+        );
+        assert!(plan.verbose);
+        let plan = Plan::from_values(Some("4,5"), Some("7"), Some("0"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(plan.cpu_for(0), 5);
+        assert_eq!(plan.cpu_for(usize::MAX), 4);
+        assert!(!plan.verbose);
+    }
+
+    #[test]
+    fn malformed_is_an_error() {
+        assert!(Plan::from_values(Some("0,x"), None, None).is_err());
+        assert!(Plan::from_values(Some("0,1"), Some("-1"), None).is_err());
+    }
+}

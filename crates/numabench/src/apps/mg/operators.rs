@@ -1,0 +1,297 @@
+//! The multigrid operators (NPB's resid, psinv, rprj3, interp, norm2u3),
+//! each a parallel sweep over the team by k-planes followed by the ghost
+//! exchange. Every point is computed with NPB's operand order, so the
+//! values do not depend on how the planes are split among workers.
+
+use super::grid::{wrap_in_plane, Grid};
+use crate::apps::Team;
+use std::sync::Mutex;
+
+/// Row `i2` of plane `i3` of a grid with `m` points per dimension.
+#[inline]
+fn row(values: &[f64], m: usize, i3: usize, i2: usize) -> &[f64] {
+    &values[(i3 * m + i2) * m..][..m]
+}
+
+/// NPB's two partial sums around row (i3, i2) of `values`, for every i1:
+/// `faces` = the four neighbours in the i2 and i3 directions,
+/// `edges` = the four diagonal neighbours in the (i2, i3) plane.
+fn neighbour_sums(
+    values: &[f64],
+    m: usize,
+    i3: usize,
+    i2: usize,
+    faces: &mut [f64],
+    edges: &mut [f64],
+) {
+    let south = row(values, m, i3, i2 - 1);
+    let north = row(values, m, i3, i2 + 1);
+    let below = row(values, m, i3 - 1, i2);
+    let above = row(values, m, i3 + 1, i2);
+    let below_south = row(values, m, i3 - 1, i2 - 1);
+    let below_north = row(values, m, i3 - 1, i2 + 1);
+    let above_south = row(values, m, i3 + 1, i2 - 1);
+    let above_north = row(values, m, i3 + 1, i2 + 1);
+    let faces = &mut faces[..m];
+    let edges = &mut edges[..m];
+    for i1 in 0..m {
+        faces[i1] = south[i1] + north[i1] + below[i1] + above[i1];
+        edges[i1] = below_south[i1] + below_north[i1] + above_south[i1] + above_north[i1];
+    }
+}
+
+/// r = v - A u on the interior, then comm3(r). With `v = None` the
+/// residual is computed in place (`v` is `r` itself, as NPB's coarse levels do).
+// Index loops over equal-length slices: bounds checks vanish and the loops vectorise.
+#[allow(clippy::needless_range_loop)]
+pub(super) fn resid(team: &Team, u: &Grid, v: Option<&Grid>, r: &Grid, a: &[f64; 4]) {
+    let m = r.m();
+    assert_eq!(u.m(), m, "u and r on one level");
+    team.run(|worker| {
+        let planes = r.interior_planes(team, worker);
+        if planes.is_empty() {
+            return;
+        }
+        // SAFETY: each worker writes only interior planes of r it owns (disjoint
+        // blocks); r is not read through any other reference in this job (u and v
+        // are other grids; in place, v is read through this slice).
+        let out = unsafe { r.planes_mut(planes.clone()) };
+        let u = u.values();
+        let v = v.map(Grid::values);
+        let (mut u1, mut u2) = (vec![0.0; m], vec![0.0; m]);
+        for (i3, out_plane) in planes.zip(out.chunks_exact_mut(m * m)) {
+            for i2 in 1..m - 1 {
+                neighbour_sums(u, m, i3, i2, &mut u1, &mut u2);
+                let centre = row(u, m, i3, i2);
+                // Point i1 = i + 1; all slices of one length so the loops vectorise.
+                let n = m - 2;
+                let out = &mut out_plane[i2 * m + 1..][..n];
+                let centre = &centre[1..=n];
+                let (u1_left, u1_right) = (&u1[..n], &u1[2..n + 2]);
+                let (u2_left, u2_mid, u2_right) = (&u2[..n], &u2[1..=n], &u2[2..n + 2]);
+                // a[1] = 0: NPB leaves out the face term.
+                let a_u = |i: usize| {
+                    (
+                        a[0] * centre[i],
+                        a[2] * (u2_mid[i] + u1_left[i] + u1_right[i]),
+                        a[3] * (u2_left[i] + u2_right[i]),
+                    )
+                };
+                match v {
+                    Some(v) => {
+                        let v = &row(v, m, i3, i2)[1..=n];
+                        for i in 0..n {
+                            let (centre, edges, corners) = a_u(i);
+                            out[i] = v[i] - centre - edges - corners;
+                        }
+                    }
+                    None => {
+                        for i in 0..n {
+                            let (centre, edges, corners) = a_u(i);
+                            out[i] = out[i] - centre - edges - corners;
+                        }
+                    }
+                }
+            }
+            wrap_in_plane(out_plane, m);
+        }
+    });
+    r.wrap_ghost_planes(team);
+}
+
+/// The smoother u = u + C r on the interior (u = 0 + C r when
+/// `accumulate` is false, NPB's zero3 then psinv), then comm3(u).
+// Index loops over equal-length slices: bounds checks vanish and the loops vectorise.
+#[allow(clippy::needless_range_loop)]
+pub(super) fn psinv(team: &Team, r: &Grid, u: &Grid, c: &[f64; 4], accumulate: bool) {
+    let m = u.m();
+    assert_eq!(r.m(), m, "r and u on one level");
+    team.run(|worker| {
+        let planes = u.interior_planes(team, worker);
+        if planes.is_empty() {
+            return;
+        }
+        // SAFETY: each worker writes only interior planes of u it owns; u is not
+        // read through any other reference in this job.
+        let out = unsafe { u.planes_mut(planes.clone()) };
+        let r = r.values();
+        let (mut r1, mut r2) = (vec![0.0; m], vec![0.0; m]);
+        for (i3, out_plane) in planes.zip(out.chunks_exact_mut(m * m)) {
+            for i2 in 1..m - 1 {
+                neighbour_sums(r, m, i3, i2, &mut r1, &mut r2);
+                let centre = row(r, m, i3, i2);
+                let out_row = &mut out_plane[i2 * m..][..m];
+                if !accumulate {
+                    out_row.fill(0.0);
+                }
+                // Point i1 = i + 1; all slices of one length so the loop vectorises.
+                let n = m - 2;
+                let out = &mut out_row[1..=n];
+                let (left, mid, right) = (&centre[..n], &centre[1..=n], &centre[2..n + 2]);
+                let (r1_left, r1_mid, r1_right) = (&r1[..n], &r1[1..=n], &r1[2..n + 2]);
+                let r2_mid = &r2[1..=n];
+                for i in 0..n {
+                    // c[3] = 0: NPB leaves out the corner term.
+                    out[i] = out[i]
+                        + c[0] * mid[i]
+                        + c[1] * (left[i] + right[i] + r1_mid[i])
+                        + c[2] * (r2_mid[i] + r1_left[i] + r1_right[i]);
+                }
+            }
+            wrap_in_plane(out_plane, m);
+        }
+    });
+    u.wrap_ghost_planes(team);
+}
+
+/// Restriction of the fine residual `r` onto the next coarser grid `s`
+/// (trilinear finite-element projection), then comm3(s).
+pub(super) fn rprj3(team: &Team, r: &Grid, s: &Grid) {
+    let (mk, mj) = (r.m(), s.m());
+    assert_eq!(mk, 2 * mj - 2, "s is the next coarser level of r");
+    team.run(|worker| {
+        let planes = s.interior_planes(team, worker);
+        if planes.is_empty() {
+            return;
+        }
+        // SAFETY: each worker writes only interior planes of s it owns; s is not
+        // read in this job (r is another grid).
+        let out = unsafe { s.planes_mut(planes.clone()) };
+        let r = r.values();
+        let (mut x1, mut y1) = (vec![0.0; mj], vec![0.0; mj]);
+        for (j3, out_plane) in planes.zip(out.chunks_exact_mut(mj * mj)) {
+            let i3 = 2 * j3 - 1;
+            for j2 in 1..mj - 1 {
+                let i2 = 2 * j2 - 1;
+                let near_south = row(r, mk, i3, i2);
+                let near_mid = row(r, mk, i3, i2 + 1);
+                let near_north = row(r, mk, i3, i2 + 2);
+                let mid_south = row(r, mk, i3 + 1, i2);
+                let mid_mid = row(r, mk, i3 + 1, i2 + 1);
+                let mid_north = row(r, mk, i3 + 1, i2 + 2);
+                let far_south = row(r, mk, i3 + 2, i2);
+                let far_mid = row(r, mk, i3 + 2, i2 + 1);
+                let far_north = row(r, mk, i3 + 2, i2 + 2);
+                // x1, y1 indexed by j1 (NPB indexes them by i1 = 2 j1 - 1).
+                for j1 in 1..mj {
+                    let i1 = 2 * j1 - 1;
+                    x1[j1] = mid_south[i1] + mid_north[i1] + near_mid[i1] + far_mid[i1];
+                    y1[j1] = near_south[i1] + far_south[i1] + near_north[i1] + far_north[i1];
+                }
+                let out_row = &mut out_plane[j2 * mj..][..mj];
+                for j1 in 1..mj - 1 {
+                    let i1 = 2 * j1 - 1;
+                    let y2 = near_south[i1 + 1]
+                        + far_south[i1 + 1]
+                        + near_north[i1 + 1]
+                        + far_north[i1 + 1];
+                    let x2 =
+                        mid_south[i1 + 1] + mid_north[i1 + 1] + near_mid[i1 + 1] + far_mid[i1 + 1];
+                    out_row[j1] = 0.5 * mid_mid[i1 + 1]
+                        + 0.25 * (mid_mid[i1] + mid_mid[i1 + 2] + x2)
+                        + 0.125 * (x1[j1] + x1[j1 + 1] + y2)
+                        + 0.0625 * (y1[j1] + y1[j1 + 1]);
+                }
+            }
+            wrap_in_plane(out_plane, mj);
+        }
+    });
+    s.wrap_ghost_planes(team);
+}
+
+/// Prolongation: u = u + Q z, the trilinear interpolation of the coarse
+/// correction `z` (u = 0 + Q z when `accumulate` is false, NPB's zero3 then
+/// interp). Writes every point of u, ghosts included, consistently
+/// periodic, so no exchange follows (as in NPB).
+pub(super) fn interp(team: &Team, z: &Grid, u: &Grid, accumulate: bool) {
+    let (mm, n) = (z.m(), u.m());
+    assert_eq!(n, 2 * mm - 2, "u is the next finer level of z");
+    team.run(|worker| {
+        let planes = u.owned_planes(team, worker);
+        if planes.is_empty() {
+            return;
+        }
+        // SAFETY: each worker writes only the planes of u it owns; u is not read
+        // through any other reference in this job (z is another grid).
+        let out = unsafe { u.planes_mut(planes.clone()) };
+        let z = z.values();
+        let (mut z1, mut z2, mut z3) = (vec![0.0; mm], vec![0.0; mm], vec![0.0; mm]);
+        let add = |target: &mut f64, value: f64| {
+            let base = if accumulate { *target } else { 0.0 };
+            *target = base + value;
+        };
+        for (plane, out_plane) in planes.zip(out.chunks_exact_mut(n * n)) {
+            let i3 = plane / 2;
+            let odd = plane % 2 == 1;
+            for i2 in 0..mm - 1 {
+                let here = row(z, mm, i3, i2);
+                let here_north = row(z, mm, i3, i2 + 1);
+                for i1 in 0..mm {
+                    z1[i1] = here_north[i1] + here[i1];
+                }
+                let (even_row, odd_row) = out_plane[2 * i2 * n..][..2 * n].split_at_mut(n);
+                if !odd {
+                    for i1 in 0..mm - 1 {
+                        add(&mut even_row[2 * i1], here[i1]);
+                        add(&mut even_row[2 * i1 + 1], 0.5 * (here[i1 + 1] + here[i1]));
+                    }
+                    for i1 in 0..mm - 1 {
+                        add(&mut odd_row[2 * i1], 0.5 * z1[i1]);
+                        add(&mut odd_row[2 * i1 + 1], 0.25 * (z1[i1] + z1[i1 + 1]));
+                    }
+                } else {
+                    let next = row(z, mm, i3 + 1, i2);
+                    let next_north = row(z, mm, i3 + 1, i2 + 1);
+                    for i1 in 0..mm {
+                        z2[i1] = next[i1] + here[i1];
+                        z3[i1] = next_north[i1] + next[i1] + z1[i1];
+                    }
+                    for i1 in 0..mm - 1 {
+                        add(&mut even_row[2 * i1], 0.5 * z2[i1]);
+                        add(&mut even_row[2 * i1 + 1], 0.25 * (z2[i1] + z2[i1 + 1]));
+                    }
+                    for i1 in 0..mm - 1 {
+                        add(&mut odd_row[2 * i1], 0.25 * z3[i1]);
+                        add(&mut odd_row[2 * i1 + 1], 0.125 * (z3[i1] + z3[i1 + 1]));
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// NPB's norm2u3 over the interior: (sqrt(sum r^2 / n^3), max |r|). Each
+/// plane's sum is formed in NPB's order and the plane sums are added in
+/// plane order, so the result is the same for every number of workers.
+pub(super) fn norm2u3(team: &Team, r: &Grid) -> (f64, f64) {
+    let m = r.m();
+    let partials: Vec<Mutex<(Vec<f64>, f64)>> = (0..team.threads())
+        .map(|_| Mutex::new((Vec::new(), 0.0)))
+        .collect();
+    team.run(|worker| {
+        let values = r.values();
+        let mut sums = Vec::new();
+        let mut largest = 0.0f64;
+        for i3 in r.interior_planes(team, worker) {
+            let mut sum = 0.0;
+            for i2 in 1..m - 1 {
+                for &value in &row(values, m, i3, i2)[1..m - 1] {
+                    sum += value * value;
+                    largest = largest.max(value.abs());
+                }
+            }
+            sums.push(sum);
+        }
+        *partials[worker].lock().expect("norm partial") = (sums, largest);
+    });
+    let mut sum = 0.0;
+    let mut largest = 0.0f64;
+    // Workers own ascending plane blocks: worker order is plane order.
+    for partial in partials {
+        let (sums, worker_largest) = partial.into_inner().expect("norm partial");
+        sum = sums.into_iter().fold(sum, |total, plane| total + plane);
+        largest = largest.max(worker_largest);
+    }
+    let points = (r.n() as f64).powi(3);
+    ((sum / points).sqrt(), largest)
+}

@@ -1,0 +1,212 @@
+//! Starting a program under a policy and measuring it. The [`Executor`]
+//! trait has the real [`ProcessExecutor`] and, in tests, a fake, so the
+//! study loop (interleaving, failures) is tested without processes.
+
+use super::observe::{observe, Observation};
+use super::policy::{set_mempolicy, RunPolicy};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// What one run of the program measured.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunOutcome {
+    pub wall_seconds: f64,
+    pub user_seconds: f64,
+    pub system_seconds: f64,
+    /// Peak resident set of the largest process of the tree, KiB.
+    pub max_rss_kib: i64,
+    pub voluntary_switches: i64,
+    pub involuntary_switches: i64,
+    /// Exit code, or None when killed by a signal.
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub observation: Option<Observation>,
+}
+
+impl RunOutcome {
+    pub fn succeeded(&self) -> bool {
+        self.exit_code == Some(0)
+    }
+}
+
+/// The program could not be run at all.
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error("cannot run '{command}': {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("waiting for '{command}' failed: {source}")]
+    Wait {
+        command: String,
+        source: std::io::Error,
+    },
+}
+
+/// How to start one run.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    pub command: Vec<String>,
+    pub policy: RunPolicy,
+    pub show_output: bool,
+    /// libnumabench_pin.so, preloaded when the policy pins threads.
+    pub pin_library: Option<PathBuf>,
+    /// Observation interval, if observing.
+    pub observe: Option<Duration>,
+}
+
+/// Runs programs.
+pub trait Executor {
+    fn execute(
+        &mut self,
+        invocation: &Invocation,
+        node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
+    ) -> Result<RunOutcome, RunError>;
+}
+
+/// The real thing: fork, apply the policy, exec, wait4.
+#[derive(Debug, Default)]
+pub struct ProcessExecutor;
+
+fn cpu_set(cpus: &[u32]) -> libc::cpu_set_t {
+    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        if (cpu as usize) < libc::CPU_SETSIZE as usize {
+            // SAFETY: cpu < CPU_SETSIZE.
+            unsafe { libc::CPU_SET(cpu as usize, &mut set) };
+        }
+    }
+    set
+}
+
+/// The environment a policy adds. With the pinning shim, the shim pins
+/// every new thread (OpenMP's workers included) to the next CPU of the
+/// order and the main thread is pinned before exec. Without it, OpenMP
+/// programs are pinned by OMP_PLACES/OMP_PROC_BIND over the whole order
+/// (setting both would conflict: libgomp binds before the shim re-pins).
+pub fn policy_environment(
+    policy: &RunPolicy,
+    pin_library: Option<&PathBuf>,
+) -> Vec<(String, String)> {
+    let mut environment = Vec::new();
+    let Some(order) = &policy.pin_order else {
+        return environment;
+    };
+    match pin_library {
+        Some(library) => {
+            let list: Vec<String> = order.iter().map(u32::to_string).collect();
+            environment.push(("NUMABENCH_PIN_CPUS".to_string(), list.join(",")));
+            let preload = match std::env::var("LD_PRELOAD") {
+                Ok(existing) if !existing.is_empty() => format!("{}:{existing}", library.display()),
+                _ => library.display().to_string(),
+            };
+            environment.push(("LD_PRELOAD".to_string(), preload));
+        }
+        None => {
+            let places: Vec<String> = order.iter().map(|cpu| format!("{{{cpu}}}")).collect();
+            environment.push(("OMP_PLACES".to_string(), places.join(",")));
+            environment.push(("OMP_PROC_BIND".to_string(), "close".to_string()));
+        }
+    }
+    environment
+}
+
+impl Executor for ProcessExecutor {
+    fn execute(
+        &mut self,
+        invocation: &Invocation,
+        node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
+    ) -> Result<RunOutcome, RunError> {
+        let program = &invocation.command[0];
+        let mut command = Command::new(program);
+        command.args(&invocation.command[1..]);
+        for (key, value) in policy_environment(&invocation.policy, invocation.pin_library.as_ref())
+        {
+            command.env(key, value);
+        }
+        if !invocation.show_output {
+            command.stdout(Stdio::null()).stderr(Stdio::null());
+        }
+        command.stdin(Stdio::null());
+        // Computed before fork: the child only makes system calls.
+        let affinity = match (&invocation.policy.pin_order, &invocation.policy.affinity) {
+            // With the shim the main thread takes the first CPU; without it, OpenMP binds within the set.
+            (Some(order), _) if invocation.pin_library.is_some() => Some(cpu_set(&order[..1])),
+            (Some(order), _) => Some(cpu_set(order)),
+            (None, Some(cpus)) => Some(cpu_set(cpus)),
+            (None, None) => None,
+        };
+        let memory = invocation.policy.memory.clone();
+        // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
+        // system calls (sched_setaffinity, set_mempolicy) on data prepared before fork.
+        unsafe {
+            command.pre_exec(move || {
+                if let Some(set) = &affinity {
+                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                if let Some(policy) = &memory {
+                    set_mempolicy(policy)?;
+                }
+                Ok(())
+            });
+        }
+        let started = Instant::now();
+        let child = command.spawn().map_err(|source| RunError::Spawn {
+            command: program.clone(),
+            source,
+        })?;
+        let pid = child.id();
+        let done = AtomicBool::new(false);
+        let (waited, observation) = std::thread::scope(|scope| {
+            let done = &done;
+            let observer = invocation.observe.map(|interval| {
+                scope.spawn(move || observe(pid, interval, started, done, node_of_cpu))
+            });
+            let mut status = 0;
+            // SAFETY: rusage is plain data filled by wait4.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            let result = loop {
+                // SAFETY: waits for our own child; pointers are valid for the call.
+                let result = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+                if result >= 0
+                    || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+                {
+                    break result;
+                }
+            };
+            let wall = started.elapsed().as_secs_f64();
+            done.store(true, Ordering::Release);
+            let observation = observer.map(|handle| handle.join().unwrap_or_default());
+            ((result, status, usage, wall), observation)
+        });
+        let (result, status, usage, wall_seconds) = waited;
+        if result < 0 {
+            return Err(RunError::Wait {
+                command: program.clone(),
+                source: std::io::Error::last_os_error(),
+            });
+        }
+        let exit = std::process::ExitStatus::from_raw(status);
+        let seconds = |time: libc::timeval| time.tv_sec as f64 + time.tv_usec as f64 * 1e-6;
+        Ok(RunOutcome {
+            wall_seconds,
+            user_seconds: seconds(usage.ru_utime),
+            system_seconds: seconds(usage.ru_stime),
+            max_rss_kib: usage.ru_maxrss,
+            voluntary_switches: usage.ru_nvcsw,
+            involuntary_switches: usage.ru_nivcsw,
+            exit_code: exit.code(),
+            signal: exit.signal(),
+            observation,
+        })
+    }
+}

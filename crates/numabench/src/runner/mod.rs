@@ -1,0 +1,20 @@
+//! Running other programs under NUMA policies, repeatedly (`numabench
+//! run`): policies applied before exec (CPU affinity, memory policy, the
+//! pinning shim for pthreads, OpenMP places), wall/user/system time, peak
+//! RSS and context switches per run, observation of page placement and
+//! thread migration, and the comparison across policies.
+
+mod executor;
+mod observe;
+mod policy;
+mod study;
+
+pub use executor::{
+    policy_environment, Executor, Invocation, ProcessExecutor, RunError, RunOutcome,
+};
+pub use observe::{parse_numa_maps, parse_processor, Observation, ObservationSample};
+pub use policy::{parse_policy, pin_order, set_mempolicy, MemoryPolicy, PolicyError, RunPolicy};
+pub use study::{render_comparison, run_study, PolicySummary, RunStudyConfig, StudyError};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,185 @@
+//! Watching a running program from outside: where its memory is
+//! (/proc/PID/numa_maps, per node) and which CPU each of its threads last
+//! ran on (/proc/PID/task/TID/stat), sampled at an interval, for the whole
+//! process tree.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fs;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// One sample.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ObservationSample {
+    /// Seconds since the program started.
+    pub t: f64,
+    /// Resident bytes per node, over the process tree.
+    pub bytes_per_node: BTreeMap<u32, u64>,
+    /// Thread id -> CPU it last ran on.
+    pub thread_cpus: BTreeMap<u32, u32>,
+}
+
+/// A program's observation: the timeline and what it adds up to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Observation {
+    pub interval_ms: u64,
+    pub samples: Vec<ObservationSample>,
+    /// Times a thread was seen on a different CPU than at the sample before.
+    pub thread_migrations: u64,
+    /// Of those, moves to a CPU of another node.
+    pub node_migrations: u64,
+    /// Resident bytes per node at the last sample.
+    pub final_bytes_per_node: BTreeMap<u32, u64>,
+}
+
+/// The process and all its descendants.
+fn process_tree(pid: u32) -> Vec<u32> {
+    let mut tree = vec![pid];
+    let mut index = 0;
+    while index < tree.len() {
+        let current = tree[index];
+        for task in fs::read_dir(format!("/proc/{current}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if let Ok(children) = fs::read_to_string(task.path().join("children")) {
+                tree.extend(
+                    children
+                        .split_whitespace()
+                        .filter_map(|child| child.parse::<u32>().ok()),
+                );
+            }
+        }
+        index += 1;
+    }
+    tree
+}
+
+/// Sums `N<node>=<pages>` of every mapping, in bytes (honouring each
+/// mapping's `kernelpagesize_kB`).
+pub fn parse_numa_maps(text: &str, per_node: &mut BTreeMap<u32, u64>) {
+    for line in text.lines() {
+        let page_bytes = line
+            .split_whitespace()
+            .find_map(|field| field.strip_prefix("kernelpagesize_kB="))
+            .and_then(|kib| kib.parse::<u64>().ok())
+            .map_or(4096, |kib| kib * 1024);
+        for field in line.split_whitespace() {
+            if let Some((node, pages)) = field
+                .strip_prefix('N')
+                .and_then(|rest| rest.split_once('='))
+            {
+                if let (Ok(node), Ok(pages)) = (node.parse::<u32>(), pages.parse::<u64>()) {
+                    *per_node.entry(node).or_insert(0) += pages * page_bytes;
+                }
+            }
+        }
+    }
+}
+
+/// The `processor` field (39th) of a /proc stat line.
+pub fn parse_processor(stat: &str) -> Option<u32> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(36)?.parse().ok()
+}
+
+fn sample(pid: u32, started: Instant) -> ObservationSample {
+    let mut bytes_per_node = BTreeMap::new();
+    let mut thread_cpus = BTreeMap::new();
+    for process in process_tree(pid) {
+        if let Ok(text) = fs::read_to_string(format!("/proc/{process}/numa_maps")) {
+            parse_numa_maps(&text, &mut bytes_per_node);
+        }
+        for task in fs::read_dir(format!("/proc/{process}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let tid = task.file_name().to_string_lossy().parse::<u32>().ok();
+            let cpu = fs::read_to_string(task.path().join("stat"))
+                .ok()
+                .and_then(|stat| parse_processor(&stat));
+            if let (Some(tid), Some(cpu)) = (tid, cpu) {
+                thread_cpus.insert(tid, cpu);
+            }
+        }
+    }
+    ObservationSample {
+        t: started.elapsed().as_secs_f64(),
+        bytes_per_node,
+        thread_cpus,
+    }
+}
+
+/// Samples `pid` every `interval` until `done` is set; `node_of_cpu` maps
+/// CPUs to nodes for counting node migrations.
+pub fn observe(
+    pid: u32,
+    interval: Duration,
+    started: Instant,
+    done: &AtomicBool,
+    node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
+) -> Observation {
+    let mut observation = Observation {
+        interval_ms: interval.as_millis() as u64,
+        ..Observation::default()
+    };
+    let mut next = Instant::now();
+    while !done.load(Ordering::Acquire) {
+        let current = sample(pid, started);
+        if let Some(previous) = observation.samples.last() {
+            for (tid, cpu) in &current.thread_cpus {
+                if let Some(before) = previous.thread_cpus.get(tid) {
+                    if before != cpu {
+                        observation.thread_migrations += 1;
+                        if node_of_cpu(*before) != node_of_cpu(*cpu) {
+                            observation.node_migrations += 1;
+                        }
+                    }
+                }
+            }
+        }
+        if !current.bytes_per_node.is_empty() {
+            observation.final_bytes_per_node = current.bytes_per_node.clone();
+        }
+        observation.samples.push(current);
+        next += interval;
+        let now = Instant::now();
+        if next > now {
+            // Sleep in short steps so the end of the program is noticed quickly.
+            let wake = next;
+            while Instant::now() < wake && !done.load(Ordering::Acquire) {
+                std::thread::sleep((wake - Instant::now()).min(Duration::from_millis(2)));
+            }
+        } else {
+            next = now;
+        }
+    }
+    observation
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numa_maps_pages_are_summed_per_node_in_bytes() {
+        let text = "7f00 default anon=3 dirty=3 N0=2 N1=1 kernelpagesize_kB=4\n7f10 interleave:0-1 anon=2 N1=2 kernelpagesize_kB=2048\n7f20 default file=/lib/x.so\n";
+        let mut per_node = BTreeMap::new();
+        parse_numa_maps(text, &mut per_node);
+        assert_eq!(per_node[&0], 2 * 4096);
+        assert_eq!(per_node[&1], 4096 + 2 * 2 * 1024 * 1024);
+    }
+
+    #[test]
+    fn processor_is_read_after_the_command_name() {
+        let mut fields: Vec<String> = (3..=52).map(|field| field.to_string()).collect();
+        fields[36] = "7".to_string();
+        let stat = format!("1234 (a (weird) name) {}", fields.join(" "));
+        assert_eq!(parse_processor(&stat), Some(7));
+        let own = std::fs::read_to_string("/proc/self/stat").unwrap();
+        assert_eq!(parse_processor(&own).map(|cpu| cpu < 4096), Some(true));
+    }
+}

@@ -1,0 +1,384 @@
+//! `numabench run`: every policy, N times, interleaved round-robin so
+//! drift in the machine's speed does not favour one policy; one record per
+//! run as it finishes, then one summary record per policy.
+
+use super::executor::{Executor, Invocation, RunError, RunOutcome};
+use super::policy::RunPolicy;
+use crate::bench::interrupted;
+use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
+use crate::stats::{mann_whitney_u, Sample};
+use crate::topology::TopologyReport;
+use serde_json::{json, Map};
+use std::path::PathBuf;
+use std::time::Duration;
+use thiserror::Error;
+
+/// A validated `numabench run`.
+#[derive(Debug, Clone)]
+pub struct RunStudyConfig {
+    pub command: Vec<String>,
+    pub policies: Vec<RunPolicy>,
+    pub repeat: usize,
+    pub warmup: usize,
+    pub show_output: bool,
+    pub ignore_failure: bool,
+    pub observe: Option<Duration>,
+    pub pin_library: Option<PathBuf>,
+}
+
+/// Why a study stopped.
+#[derive(Debug, Error)]
+pub enum StudyError {
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error("'{command}' failed under policy {policy} ({status}); use --ignore-failure to go on")]
+    Failed {
+        command: String,
+        policy: String,
+        status: String,
+    },
+}
+
+/// What one policy's runs add up to.
+#[derive(Debug, Clone)]
+pub struct PolicySummary {
+    pub policy: String,
+    pub outcomes: Vec<RunOutcome>,
+    pub failures: usize,
+    /// Wall times of the successful runs.
+    pub wall: Option<Sample>,
+    /// Median of the baseline / median of this policy.
+    pub speedup: Option<f64>,
+    /// Mann-Whitney p-value against the baseline.
+    pub p_value: Option<f64>,
+}
+
+fn status_text(outcome: &RunOutcome) -> String {
+    match (outcome.exit_code, outcome.signal) {
+        (Some(code), _) => format!("exit status {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        _ => "unknown status".to_string(),
+    }
+}
+
+fn run_record(
+    config: &RunStudyConfig,
+    policy: &RunPolicy,
+    repetition: usize,
+    outcome: &RunOutcome,
+) -> Record {
+    let mut params = Map::new();
+    params.insert("policy".into(), json!(policy.label));
+    params.insert("command".into(), json!(config.command.join(" ")));
+    params.insert("repetition".into(), json!(repetition));
+    params.insert("exit_code".into(), json!(outcome.exit_code));
+    params.insert("signal".into(), json!(outcome.signal));
+    params.insert("user_seconds".into(), json!(outcome.user_seconds));
+    params.insert("system_seconds".into(), json!(outcome.system_seconds));
+    params.insert("max_rss_kib".into(), json!(outcome.max_rss_kib));
+    params.insert(
+        "voluntary_switches".into(),
+        json!(outcome.voluntary_switches),
+    );
+    params.insert(
+        "involuntary_switches".into(),
+        json!(outcome.involuntary_switches),
+    );
+    if let Some(observation) = &outcome.observation {
+        params.insert("observation".into(), json!(observation));
+    }
+    let mut requested = Map::new();
+    requested.insert("policy".into(), json!(policy.label));
+    requested.insert("pin_order".into(), json!(policy.pin_order));
+    requested.insert("affinity".into(), json!(policy.affinity));
+    requested.insert(
+        "memory".into(),
+        json!(policy
+            .memory
+            .as_ref()
+            .map(|memory| json!({"mode": memory.mode, "nodes": memory.nodes}))),
+    );
+    Record {
+        benchmark: "run".into(),
+        metric: "run_wall_time".into(),
+        value: outcome.wall_seconds,
+        unit: Unit::Seconds,
+        params,
+        placement: Placement {
+            requested,
+            verified: None,
+        },
+        stats: Sample::new([outcome.wall_seconds])
+            .expect("finite")
+            .summary(),
+    }
+}
+
+/// Runs the study. `progress` is told about each run before it starts.
+pub fn run_study(
+    executor: &mut dyn Executor,
+    config: &RunStudyConfig,
+    topology: &TopologyReport,
+    pipeline: &mut Pipeline,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<PolicySummary>, StudyError> {
+    let node_of_cpu = |cpu: u32| topology.node_of_cpu(cpu);
+    let invocation = |policy: &RunPolicy, observe: Option<Duration>| Invocation {
+        command: config.command.clone(),
+        policy: policy.clone(),
+        show_output: config.show_output,
+        pin_library: config.pin_library.clone(),
+        observe,
+    };
+    for _ in 0..config.warmup {
+        for policy in &config.policies {
+            progress(&format!("warm-up, {}", policy.label));
+            executor.execute(&invocation(policy, None), &node_of_cpu)?;
+        }
+    }
+    let mut outcomes: Vec<Vec<RunOutcome>> = vec![Vec::new(); config.policies.len()];
+    'rounds: for repetition in 0..config.repeat {
+        for (index, policy) in config.policies.iter().enumerate() {
+            if interrupted() {
+                break 'rounds;
+            }
+            progress(&format!(
+                "run {}/{}, {}",
+                repetition + 1,
+                config.repeat,
+                policy.label
+            ));
+            let outcome = executor.execute(&invocation(policy, config.observe), &node_of_cpu)?;
+            pipeline.emit(&run_record(config, policy, repetition, &outcome))?;
+            let failed = !outcome.succeeded();
+            let status = status_text(&outcome);
+            outcomes[index].push(outcome);
+            if failed && !config.ignore_failure && !interrupted() {
+                summarise_and_emit(config, outcomes, pipeline)?;
+                return Err(StudyError::Failed {
+                    command: config.command.join(" "),
+                    policy: policy.label.clone(),
+                    status,
+                });
+            }
+        }
+    }
+    Ok(summarise_and_emit(config, outcomes, pipeline)?)
+}
+
+fn summarise_and_emit(
+    config: &RunStudyConfig,
+    outcomes: Vec<Vec<RunOutcome>>,
+    pipeline: &mut Pipeline,
+) -> Result<Vec<PolicySummary>, OutputError> {
+    let mut summaries: Vec<PolicySummary> = config
+        .policies
+        .iter()
+        .zip(outcomes)
+        .map(|(policy, outcomes)| {
+            let wall = Sample::new(
+                outcomes
+                    .iter()
+                    .filter(|outcome| outcome.succeeded())
+                    .map(|outcome| outcome.wall_seconds),
+            )
+            .ok();
+            PolicySummary {
+                policy: policy.label.clone(),
+                failures: outcomes
+                    .iter()
+                    .filter(|outcome| !outcome.succeeded())
+                    .count(),
+                outcomes,
+                wall,
+                speedup: None,
+                p_value: None,
+            }
+        })
+        .collect();
+    let baseline = summaries
+        .iter()
+        .position(|summary| summary.policy == "as-is")
+        .unwrap_or(0);
+    let baseline_wall = summaries[baseline].wall.clone();
+    for summary in &mut summaries {
+        if let (Some(base), Some(wall)) = (&baseline_wall, &summary.wall) {
+            summary.speedup = Some(base.median() / wall.median());
+            summary.p_value = Some(mann_whitney_u(base, wall).p_value);
+        }
+    }
+    for summary in &summaries {
+        let Some(wall) = &summary.wall else { continue };
+        let successful: Vec<&RunOutcome> = summary
+            .outcomes
+            .iter()
+            .filter(|outcome| outcome.succeeded())
+            .collect();
+        let mean = |value: &dyn Fn(&RunOutcome) -> f64| {
+            successful.iter().map(|outcome| value(outcome)).sum::<f64>() / successful.len() as f64
+        };
+        let mut params = Map::new();
+        params.insert("policy".into(), json!(summary.policy));
+        params.insert("command".into(), json!(config.command.join(" ")));
+        params.insert("baseline".into(), json!(config.policies[baseline].label));
+        params.insert("speedup".into(), json!(summary.speedup));
+        params.insert("p_value".into(), json!(summary.p_value));
+        params.insert(
+            "significant".into(),
+            json!(summary.p_value.map(|p| p < 0.05)),
+        );
+        params.insert("failures".into(), json!(summary.failures));
+        params.insert(
+            "user_seconds".into(),
+            json!(mean(&|outcome| outcome.user_seconds)),
+        );
+        params.insert(
+            "system_seconds".into(),
+            json!(mean(&|outcome| outcome.system_seconds)),
+        );
+        params.insert(
+            "max_rss_kib".into(),
+            json!(successful.iter().map(|outcome| outcome.max_rss_kib).max()),
+        );
+        params.insert(
+            "voluntary_switches".into(),
+            json!(mean(&|outcome| outcome.voluntary_switches as f64)),
+        );
+        params.insert(
+            "involuntary_switches".into(),
+            json!(mean(&|outcome| outcome.involuntary_switches as f64)),
+        );
+        if config.observe.is_some() {
+            params.insert(
+                "thread_migrations".into(),
+                json!(mean(&|outcome| outcome
+                    .observation
+                    .as_ref()
+                    .map_or(0.0, |o| o.thread_migrations as f64))),
+            );
+            params.insert(
+                "node_migrations".into(),
+                json!(mean(&|outcome| outcome
+                    .observation
+                    .as_ref()
+                    .map_or(0.0, |o| o.node_migrations as f64))),
+            );
+        }
+        pipeline.emit(&Record {
+            benchmark: "run".into(),
+            metric: "wall_time".into(),
+            value: wall.median(),
+            unit: Unit::Seconds,
+            params,
+            placement: Placement::default(),
+            stats: wall.summary(),
+        })?;
+    }
+    Ok(summaries)
+}
+
+/// The comparison table; `markdown` selects GitHub-flavoured markdown.
+pub fn render_comparison(summaries: &[PolicySummary], markdown: bool) -> String {
+    let header = [
+        "policy",
+        "median s",
+        "mean ± σ s",
+        "cv",
+        "min … max s",
+        "user s",
+        "sys s",
+        "max RSS",
+        "ctx sw",
+        "speedup",
+        "p-value",
+        "failed",
+    ];
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for summary in summaries {
+        let successful: Vec<&RunOutcome> = summary
+            .outcomes
+            .iter()
+            .filter(|outcome| outcome.succeeded())
+            .collect();
+        let count = successful.len().max(1) as f64;
+        let mean = |value: &dyn Fn(&RunOutcome) -> f64| {
+            successful.iter().map(|outcome| value(outcome)).sum::<f64>() / count
+        };
+        let (median, spread, cv, range) = match &summary.wall {
+            Some(wall) => (
+                format!("{:.4}", wall.median()),
+                format!("{:.4} ± {:.4}", wall.mean(), wall.stddev()),
+                format!("{:.1}%", wall.cv() * 100.0),
+                format!("{:.4} … {:.4}", wall.min(), wall.max()),
+            ),
+            None => ("-".into(), "-".into(), "-".into(), "-".into()),
+        };
+        let significance = match summary.p_value {
+            Some(p) if p < 0.05 => format!("{p:.3} *"),
+            Some(p) => format!("{p:.3}"),
+            None => "-".into(),
+        };
+        rows.push(vec![
+            summary.policy.clone(),
+            median,
+            spread,
+            cv,
+            range,
+            format!("{:.3}", mean(&|outcome| outcome.user_seconds)),
+            format!("{:.3}", mean(&|outcome| outcome.system_seconds)),
+            crate::units::format_bytes(
+                successful
+                    .iter()
+                    .map(|outcome| outcome.max_rss_kib)
+                    .max()
+                    .unwrap_or(0)
+                    .max(0) as u64
+                    * 1024,
+            ),
+            format!(
+                "{:.0}",
+                mean(&|outcome| (outcome.voluntary_switches + outcome.involuntary_switches) as f64)
+            ),
+            summary
+                .speedup
+                .map_or("-".into(), |speedup| format!("{speedup:.3}x")),
+            significance,
+            format!("{}/{}", summary.failures, summary.outcomes.len()),
+        ]);
+    }
+    let mut out = String::new();
+    if markdown {
+        out.push_str(&format!("| {} |\n", header.join(" | ")));
+        out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+        for row in rows {
+            out.push_str(&format!("| {} |\n", row.join(" | ")));
+        }
+    } else {
+        let widths: Vec<usize> = (0..header.len())
+            .map(|column| {
+                rows.iter()
+                    .map(|row| row[column].chars().count())
+                    .chain([header[column].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: Vec<String>| -> String {
+            cells
+                .iter()
+                .zip(&widths)
+                .map(|(cell, width)| format!("{cell:<width$}"))
+                .collect::<Vec<_>>()
+                .join("  ")
+                + "\n"
+        };
+        out.push_str(&line(header.iter().map(|cell| cell.to_string()).collect()));
+        for row in rows {
+            out.push_str(&line(row));
+        }
+    }
+    out.push_str("\nspeedup: median of the baseline / median of the policy; p-value: Mann-Whitney U against the baseline (* significant at 5%)\n");
+    out
+}

@@ -1,0 +1,270 @@
+//! The study loop with a fake executor, and the real executor against the
+//! kernel's own view of the child.
+
+use super::*;
+use crate::output::{Pipeline, RunMetadata};
+use crate::topology::{discover_this_system, TopologyReport};
+use std::collections::VecDeque;
+
+/// Records the order of runs and replays scripted outcomes.
+struct FakeExecutor {
+    calls: Vec<String>,
+    outcomes: VecDeque<RunOutcome>,
+}
+
+impl Executor for FakeExecutor {
+    fn execute(
+        &mut self,
+        invocation: &Invocation,
+        _node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
+    ) -> Result<RunOutcome, RunError> {
+        self.calls.push(invocation.policy.label.clone());
+        Ok(self.outcomes.pop_front().unwrap_or(RunOutcome {
+            wall_seconds: 1.0,
+            exit_code: Some(0),
+            ..RunOutcome::default()
+        }))
+    }
+}
+
+fn setup() -> (TopologyReport, Pipeline) {
+    let topology = discover_this_system().unwrap();
+    let pipeline = Pipeline::with_sinks(
+        Vec::new(),
+        &RunMetadata::collect(vec!["test".into()], &topology),
+    )
+    .unwrap();
+    (topology, pipeline)
+}
+
+fn config(
+    topology: &TopologyReport,
+    policies: &[&str],
+    repeat: usize,
+    warmup: usize,
+    ignore_failure: bool,
+) -> RunStudyConfig {
+    RunStudyConfig {
+        command: vec!["prog".into()],
+        policies: policies
+            .iter()
+            .map(|text| parse_policy(text, topology).unwrap())
+            .collect(),
+        repeat,
+        warmup,
+        show_output: false,
+        ignore_failure,
+        observe: None,
+        pin_library: None,
+    }
+}
+
+fn outcome(seconds: f64, code: i32) -> RunOutcome {
+    RunOutcome {
+        wall_seconds: seconds,
+        exit_code: Some(code),
+        ..RunOutcome::default()
+    }
+}
+
+#[test]
+fn policies_are_interleaved_round_robin_after_warm_up() {
+    let (topology, mut pipeline) = setup();
+    let mut executor = FakeExecutor {
+        calls: Vec::new(),
+        outcomes: VecDeque::new(),
+    };
+    let config = config(&topology, &["as-is", "pin-compact"], 3, 1, false);
+    let summaries = run_study(
+        &mut executor,
+        &config,
+        &topology,
+        &mut pipeline,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(executor.calls, ["as-is", "pin-compact"].repeat(4));
+    assert!(
+        summaries.iter().all(|summary| summary.outcomes.len() == 3),
+        "warm-up runs are not counted"
+    );
+}
+
+#[test]
+fn a_failing_run_stops_the_study_unless_ignored() {
+    let (topology, mut pipeline) = setup();
+    let script = || {
+        VecDeque::from(vec![
+            outcome(1.0, 0),
+            outcome(1.0, 3),
+            outcome(1.0, 0),
+            outcome(1.0, 0),
+        ])
+    };
+    let mut executor = FakeExecutor {
+        calls: Vec::new(),
+        outcomes: script(),
+    };
+    let error = run_study(
+        &mut executor,
+        &config(&topology, &["as-is", "pin-compact"], 2, 0, false),
+        &topology,
+        &mut pipeline,
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        error.to_string().contains("exit status 3") && error.to_string().contains("pin-compact"),
+        "{error}"
+    );
+    assert_eq!(executor.calls.len(), 2);
+    let mut executor = FakeExecutor {
+        calls: Vec::new(),
+        outcomes: script(),
+    };
+    let summaries = run_study(
+        &mut executor,
+        &config(&topology, &["as-is", "pin-compact"], 2, 0, true),
+        &topology,
+        &mut pipeline,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(summaries[1].failures, 1);
+    assert_eq!(
+        summaries[1].wall.as_ref().unwrap().len(),
+        1,
+        "failed runs are not timed"
+    );
+}
+
+#[test]
+fn speedup_and_significance_are_against_as_is() {
+    let (topology, mut pipeline) = setup();
+    let mut script = VecDeque::new();
+    for round in 0..6 {
+        script.push_back(outcome(2.0 + round as f64 * 0.01, 0));
+        script.push_back(outcome(1.0 + round as f64 * 0.01, 0));
+    }
+    let mut executor = FakeExecutor {
+        calls: Vec::new(),
+        outcomes: script,
+    };
+    let summaries = run_study(
+        &mut executor,
+        &config(&topology, &["as-is", "pin-compact"], 6, 0, false),
+        &topology,
+        &mut pipeline,
+        &mut |_| {},
+    )
+    .unwrap();
+    let speedup = summaries[1].speedup.unwrap();
+    assert!((speedup - 2.025 / 1.025).abs() < 1e-9, "{speedup}");
+    assert!(summaries[1].p_value.unwrap() < 0.01);
+    assert_eq!(summaries[0].speedup, Some(1.0));
+    let table = render_comparison(&summaries, true);
+    assert!(
+        table.starts_with("| policy |") && table.contains("| pin-compact |"),
+        "{table}"
+    );
+}
+
+fn run(policy: &str, script: &str) -> RunOutcome {
+    let topology = discover_this_system().unwrap();
+    let invocation = Invocation {
+        command: vec!["sh".into(), "-c".into(), script.into()],
+        policy: parse_policy(policy, &topology).unwrap(),
+        show_output: false,
+        pin_library: None,
+        observe: None,
+    };
+    ProcessExecutor.execute(&invocation, &|_| Some(0)).unwrap()
+}
+
+#[test]
+fn the_child_runs_under_the_policy() {
+    // The kernel's own account of the child's memory policy and affinity.
+    assert!(run("membind:0", "grep -q 'bind:0' /proc/self/numa_maps").succeeded());
+    assert!(run(
+        "interleave:all",
+        "grep -q 'interleave:' /proc/self/numa_maps"
+    )
+    .succeeded());
+    assert!(!run("as-is", "grep -q 'bind:0' /proc/self/numa_maps").succeeded());
+    // Without the shim, pinning policies restrict the process to the order's CPUs (OpenMP binds within).
+    let allowed = crate::parse::format_id_list(&discover_this_system().unwrap().allowed.cpus);
+    assert!(run(
+        "pin-compact",
+        &format!("grep -q 'Cpus_allowed_list:[[:space:]]*{allowed}$' /proc/self/status")
+    )
+    .succeeded());
+    assert!(run("pin-compact", "[ \"$OMP_PROC_BIND\" = close ]").succeeded());
+}
+
+#[test]
+fn outcomes_carry_status_times_and_usage() {
+    let failed = run("as-is", "exit 3");
+    assert_eq!((failed.exit_code, failed.succeeded()), (Some(3), false));
+    let busy = run("as-is", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done");
+    assert!(
+        busy.succeeded() && busy.user_seconds > 0.0 && busy.wall_seconds >= busy.user_seconds * 0.5
+    );
+    assert!(busy.max_rss_kib > 0);
+    let topology = discover_this_system().unwrap();
+    let invocation = Invocation {
+        command: vec!["/nonexistent/program".into()],
+        policy: parse_policy("as-is", &topology).unwrap(),
+        show_output: false,
+        pin_library: None,
+        observe: None,
+    };
+    let error = ProcessExecutor.execute(&invocation, &|_| None).unwrap_err();
+    assert!(error.to_string().contains("/nonexistent/program"));
+}
+
+#[test]
+fn observation_sees_threads_and_resident_memory() {
+    let topology = discover_this_system().unwrap();
+    let invocation = Invocation {
+        command: vec![
+            "sh".into(),
+            "-c".into(),
+            "x=$(head -c 3000000 /dev/zero | tr '\\0' a); sleep 0.2".into(),
+        ],
+        policy: parse_policy("as-is", &topology).unwrap(),
+        show_output: false,
+        pin_library: None,
+        observe: Some(std::time::Duration::from_millis(20)),
+    };
+    let outcome = ProcessExecutor
+        .execute(&invocation, &|cpu| topology.node_of_cpu(cpu))
+        .unwrap();
+    let observation = outcome.observation.unwrap();
+    assert!(
+        observation.samples.len() >= 5,
+        "{} samples",
+        observation.samples.len()
+    );
+    assert!(observation
+        .samples
+        .iter()
+        .any(|sample| !sample.thread_cpus.is_empty()));
+    assert!(observation.final_bytes_per_node.values().sum::<u64>() > 0);
+}
+
+#[test]
+fn pinning_environment_follows_the_shim() {
+    let topology = discover_this_system().unwrap();
+    let policy = parse_policy("pin-compact", &topology).unwrap();
+    let library = std::path::PathBuf::from("/x/libnumabench_pin.so");
+    let with_shim = policy_environment(&policy, Some(&library));
+    let keys: Vec<&str> = with_shim.iter().map(|(key, _)| key.as_str()).collect();
+    assert_eq!(keys, ["NUMABENCH_PIN_CPUS", "LD_PRELOAD"]);
+    assert!(with_shim[1].1.starts_with("/x/libnumabench_pin.so"));
+    let without: Vec<String> = policy_environment(&policy, None)
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect();
+    assert_eq!(without, ["OMP_PLACES", "OMP_PROC_BIND"]);
+    assert!(policy_environment(&parse_policy("membind:0", &topology).unwrap(), None).is_empty());
+}

@@ -1,0 +1,146 @@
+//! `numabench run`: policies, records, comparison, failures.
+
+use super::numabench;
+
+#[test]
+fn run_compares_policies_and_writes_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let markdown = dir.path().join("table.md");
+    let output = numabench()
+        .args([
+            "run",
+            "--repeat",
+            "3",
+            "--warmup",
+            "0",
+            "--policy",
+            "as-is",
+            "--policy",
+            "pin-scatter+interleave:all",
+            "--json",
+            "--markdown",
+        ])
+        .arg(&markdown)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "grep -q interleave /proc/self/numa_maps || [ \"$X\" = as-is ]",
+        ])
+        .env("X", "as-is")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let records = document["records"].as_array().unwrap();
+    let runs: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|record| record["metric"] == "run_wall_time")
+        .collect();
+    assert_eq!(runs.len(), 6);
+    // Interleaved round-robin: as-is, policy, as-is, policy, ...
+    let order: Vec<&str> = runs
+        .iter()
+        .map(|record| record["params"]["policy"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["as-is", "pin-scatter+interleave:all"].repeat(3));
+    let summaries: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|record| record["metric"] == "wall_time")
+        .collect();
+    assert_eq!(summaries.len(), 2);
+    assert_eq!(summaries[0]["params"]["speedup"], 1.0);
+    assert!(summaries[1]["params"]["p_value"].as_f64().is_some());
+    let table = std::fs::read_to_string(&markdown).unwrap();
+    assert!(table.contains("| pin-scatter+interleave:all |"), "{table}");
+}
+
+#[test]
+fn observation_is_saved_with_each_run() {
+    let output = numabench()
+        .args([
+            "run",
+            "--repeat",
+            "1",
+            "--warmup",
+            "0",
+            "--policy",
+            "as-is",
+            "--observe=10ms",
+            "--json",
+            "--",
+            "sleep",
+            "0.1",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let run = &document["records"][0];
+    let observation = &run["params"]["observation"];
+    assert_eq!(observation["interval_ms"], 10);
+    assert!(observation["samples"].as_array().unwrap().len() >= 3);
+    assert!(
+        observation["final_bytes_per_node"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum::<u64>()
+            > 0
+    );
+}
+
+#[test]
+fn failures_stop_the_study_with_status_1_unless_ignored() {
+    let output = numabench()
+        .args([
+            "run", "--repeat", "3", "--warmup", "0", "--policy", "as-is", "--", "sh", "-c",
+            "exit 3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("exit status 3") && stderr.contains("--ignore-failure"),
+        "{stderr}"
+    );
+    let ignored = numabench()
+        .args([
+            "run",
+            "--repeat",
+            "2",
+            "--warmup",
+            "0",
+            "--policy",
+            "as-is",
+            "--ignore-failure",
+            "--json",
+            "--",
+            "sh",
+            "-c",
+            "exit 3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(ignored.status.code(), Some(1));
+    let document: serde_json::Value = serde_json::from_slice(&ignored.stdout).unwrap();
+    assert_eq!(
+        document["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|record| record["params"]["exit_code"] == 3)
+            .count(),
+        2
+    );
+}
