@@ -132,3 +132,41 @@ fn placement_study_names_the_fastest_and_most_repeatable() {
         "{text}"
     );
 }
+
+#[test]
+fn mg_verifies_and_prints_its_residual() {
+    let output = numabench()
+        .args([
+            "mg",
+            "--class",
+            "S",
+            "--repeat",
+            "2",
+            "--placement",
+            "next-touch",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("VERIFICATION SUCCESSFUL") && text.contains("rnm2"),
+        "{text}"
+    );
+    let document = document(&["mg", "--class", "S", "--repeat", "2", "--threads", "3"]);
+    let time = &document["records"][0];
+    assert_eq!(time["params"]["class"], "S");
+    assert_eq!(time["params"]["verification"]["quantity"], "rnm2");
+    assert_eq!(time["params"]["verification"]["passed"], true);
+    assert_eq!(
+        time["params"]["iteration_seconds"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+}

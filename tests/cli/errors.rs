@@ -136,6 +136,12 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         "cannot write '/nonexistent-dir/t.md'",
     ),
     (&["run", "--repeat", "0", "--", "true"], "0"),
+    (&["mg", "--class", "Q"], "unknown class 'Q'"),
+    (&["mg", "--threads", "0"], "0"),
+    (
+        &["placement-study", "mg", "--class", "Z"],
+        "unknown class 'Z'",
+    ),
 ];
 
 #[test]

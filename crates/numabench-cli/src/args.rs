@@ -3,7 +3,7 @@
 //! flags into a library configuration.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use numabench::apps::{PlacementScheme, ThreadScheme};
+use numabench::apps::{NpbClass, PlacementScheme, ThreadScheme};
 use numabench::bench::TrafficMix;
 use numabench::kernels::{kernel_by_name, KernelSpec, SimdLevel, KERNELS};
 use numabench::parse::{parse_id_list, parse_size};
@@ -60,7 +60,10 @@ pub enum Command {
     /// STREAM copy/scale/add/triad as an application under a placement
     /// scheme and a thread scheme, with STREAM's validation.
     Stream(StreamArgs),
-    /// Run a kernel (stream) under every placement scheme x thread scheme
+    /// NPB MG: V-cycle multigrid on the 3-D Poisson problem (NPB's
+    /// verification), under a placement scheme and a thread scheme.
+    Mg(NpbArgs),
+    /// Run a kernel (stream, mg) under every placement scheme x thread scheme
     /// (and over-decomposition levels), side by side, naming the fastest
     /// and the most repeatable.
     PlacementStudy(PlacementStudyArgs),
@@ -137,10 +140,24 @@ pub struct StreamArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct NpbArgs {
+    /// NPB class: S, W, A, B, C. Default: A if it fits in memory, else W.
+    #[arg(long, value_name = "CLASS", value_parser = parse_class_arg)]
+    pub class: Option<NpbClass>,
+    #[command(flatten)]
+    pub app: AppRunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct PlacementStudyArgs {
-    /// The kernel: stream.
-    #[arg(value_name = "KERNEL", value_parser = ["stream"])]
+    /// The kernel: stream or mg.
+    #[arg(value_name = "KERNEL", value_parser = ["stream", "mg"])]
     pub kernel: String,
+    /// NPB class for mg. Default: W.
+    #[arg(long, value_name = "CLASS", value_parser = parse_class_arg)]
+    pub class: Option<NpbClass>,
     /// STREAM bytes per array.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
@@ -442,6 +459,10 @@ fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {
 
 fn parse_interval_arg(text: &str) -> Result<std::time::Duration, String> {
     numabench::parse::parse_interval(text).map_err(|error| error.to_string())
+}
+
+fn parse_class_arg(text: &str) -> Result<NpbClass, String> {
+    NpbClass::parse(text)
 }
 
 fn parse_placement_arg(text: &str) -> Result<PlacementScheme, String> {

@@ -12,6 +12,7 @@ mod loaded_latency;
 mod matrix;
 mod measuring;
 mod mlp;
+mod npb;
 mod placement_study;
 mod run;
 mod scaling;
@@ -37,6 +38,7 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::C2c(args) => c2c::run(&args),
         Command::Characterize(args) => characterize::run(&args),
         Command::Stream(args) => stream::run(&args),
+        Command::Mg(args) => npb::run_mg(&args),
         Command::PlacementStudy(args) => placement_study::run(&args),
         Command::Run(args) => run::run(&args),
     }

@@ -8,14 +8,19 @@ use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use numabench::apps::{
     emit_app_records, placement_note, render_study, run_repeated, AppChoice, AppRunConfig,
-    PlacementScheme, StudyRow, ThreadScheme,
+    NpbClass, PlacementScheme, StudyRow, ThreadScheme,
 };
 use numabench::bench::interrupted;
 
 pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
-    let choice = AppChoice::Stream {
-        elements: stream_elements(args.size)?,
-        iterations: 10,
+    let choice = match args.kernel.as_str() {
+        "mg" => AppChoice::Mg {
+            class: args.class.unwrap_or(NpbClass::W),
+        },
+        _ => AppChoice::Stream {
+            elements: stream_elements(args.size)?,
+            iterations: 10,
+        },
     };
     let context = context(&crate::args::RunArgs {
         repeat: args.repeat,

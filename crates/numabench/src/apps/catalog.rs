@@ -1,12 +1,14 @@
 //! The application kernels by name.
 
 use super::kernel::{AppKernel, NpbClass};
+use super::mg::MgKernel;
 use super::stream::StreamKernel;
 
 /// An application kernel and its size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AppChoice {
     Stream { elements: usize, iterations: usize },
+    Mg { class: NpbClass },
 }
 
 impl AppChoice {
@@ -17,6 +19,7 @@ impl AppChoice {
                 elements,
                 iterations,
             } => Box::new(StreamKernel::new(elements, iterations)),
+            AppChoice::Mg { class } => Box::new(MgKernel::new(class)),
         }
     }
 
@@ -24,6 +27,7 @@ impl AppChoice {
     pub fn name(&self) -> &'static str {
         match self {
             AppChoice::Stream { .. } => "stream",
+            AppChoice::Mg { .. } => "mg",
         }
     }
 
@@ -31,11 +35,24 @@ impl AppChoice {
     pub fn class(&self) -> Option<NpbClass> {
         match self {
             AppChoice::Stream { .. } => None,
+            AppChoice::Mg { class } => Some(*class),
         }
     }
 
-    /// Bytes of the main arrays.
+    /// Bytes of the main arrays (computed without allocating).
     pub fn memory_bytes(&self) -> u64 {
-        self.make().memory_bytes()
+        match *self {
+            AppChoice::Stream { elements, .. } => 24 * elements as u64,
+            AppChoice::Mg { class } => MgKernel::memory_bytes_for(class),
+        }
+    }
+
+    /// The largest of A, W, S whose arrays fit in `budget_bytes` (the
+    /// default class: fits the machine and takes seconds).
+    pub fn default_class(memory_for: fn(NpbClass) -> u64, budget_bytes: u64) -> NpbClass {
+        [NpbClass::A, NpbClass::W]
+            .into_iter()
+            .find(|class| memory_for(*class) <= budget_bytes)
+            .unwrap_or(NpbClass::S)
     }
 }

@@ -19,6 +19,7 @@ pub use execute::{
     emit_app_records, placement_note, run_once, run_repeated, AppRun, AppRunConfig, AppSummary,
 };
 pub use kernel::{AppKernel, NpbClass, Verification};
+pub use mg::MgKernel;
 pub use placement::{PlacementScheme, ThreadScheme};
 pub use rusage::{usage_now, Usage};
 pub use shared_array::SharedArray;

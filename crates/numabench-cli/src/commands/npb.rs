@@ -1,0 +1,33 @@
+//! `numabench mg` (and cg).
+
+use super::app::run_app;
+use crate::args::NpbArgs;
+use crate::exit::{CliError, Status};
+use numabench::apps::{AppChoice, MgKernel, NpbClass};
+
+/// Free memory of the allowed nodes, for the default class.
+fn free_bytes() -> Result<u64, CliError> {
+    let topology = numabench::topology::discover_this_system().map_err(CliError::system)?;
+    Ok(topology
+        .nodes
+        .iter()
+        .filter(|node| topology.allowed.nodes.contains(&node.index))
+        .filter_map(|node| node.memory_free_bytes)
+        .sum())
+}
+
+/// The class from `--class`, or the default for this machine.
+pub fn class_or_default(
+    class: Option<NpbClass>,
+    memory_for: fn(NpbClass) -> u64,
+) -> Result<NpbClass, CliError> {
+    match class {
+        Some(class) => Ok(class),
+        None => Ok(AppChoice::default_class(memory_for, free_bytes()? / 2)),
+    }
+}
+
+pub fn run_mg(args: &NpbArgs) -> Result<Status, CliError> {
+    let class = class_or_default(args.class, MgKernel::memory_bytes_for)?;
+    run_app(AppChoice::Mg { class }, &args.app, &args.output)
+}
