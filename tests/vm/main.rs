@@ -103,7 +103,7 @@ fn check_topology(topo: &VmTopology, extra: &[&str]) -> VmRun {
 /// Placement commands run in the two-socket VM (node 0: CPUs 0-1, node 1:
 /// CPUs 2-3), in this order after the standard ones. Sizes are small and
 /// `--repeat 2` because TCG is slow and the nodes hold 256-512 MiB.
-const TWO_SOCKET_PLACEMENT: [&str; 4] = [
+const TWO_SOCKET_PLACEMENT: [&str; 14] = [
     // Remote binding: chase from node 0 through memory bound to node 1.
     "numabench latency --size 16M --repeat 2 --cpu-node 0 --mem-node 1 --json",
     // Interleave over both nodes: pages split evenly. (Two threads via
@@ -118,6 +118,23 @@ const TWO_SOCKET_PLACEMENT: [&str; 4] = [
     "echo 0 > /proc/sys/kernel/numa_balancing && numabench bandwidth --kernel copy --size 32M --repeat 2 --cpus 0,2 --json",
     // Everything on the first node, as a serial initialization would leave it.
     "numabench bandwidth --kernel copy --size 32M --repeat 2 --cpus 0,2 --mem-node 0 --json",
+    // Application placement schemes: STREAM with one worker per node
+    // (scatter: worker 0 on CPU 0, worker 1 on CPU 2), 8 MiB per array.
+    "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement serial --json",
+    "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement first-touch --json",
+    "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement interleave --json",
+    "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement serial+migrate --json",
+    "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement next-touch --json",
+    // NPB MG under migration, verified, across both nodes.
+    "numabench mg --class S --repeat 1 --threads 2 --threads-placement scatter --placement serial+migrate --json",
+    // `numabench run`: the child itself sees bind:1 (memory policy and CPUs of node 1).
+    "numabench run --repeat 1 --warmup 0 --policy bind:1 --json -- sh -c 'grep -q bind:1 /proc/self/numa_maps && grep -q \"Cpus_allowed_list:[[:space:]]*2-3$\" /proc/self/status'",
+    // interleave:all, observed: the child's pages land on both nodes.
+    "numabench run --repeat 1 --warmup 0 --policy interleave:all --observe=20ms --json -- numabench latency --size 48M --repeat 2",
+    // pin-scatter alternates nodes (CPU order 0,2,1,3; the shim is not in the VM, so OpenMP places carry it).
+    "numabench run --repeat 1 --warmup 0 --policy pin-scatter --json -- sh -c '[ \"$OMP_PLACES\" = \"{0},{2},{1},{3}\" ]'",
+    // Pinned application threads stay on their CPUs: sched_getcpu is checked inside every worker.
+    "numabench contention --size 8M --repeat 2 --cpus 0,2 --json",
 ];
 
 #[test]
@@ -163,6 +180,144 @@ fn two_sockets() {
         expect_split(&run, cmd(3), &v, &[(0, 1.0, 1.0)]);
         expect_fraction(&run, cmd(3), &v, 1.0);
     }
+
+    check_app_placement(&run, cmd(4));
+    check_run_policies(&run, cmd(10));
+    let contention = records(&run, cmd(13), "contention");
+    assert!(
+        contention
+            .iter()
+            .any(|r| r["metric"] == "contended_bandwidth"),
+        "{}",
+        run.transcript()
+    );
+}
+
+/// Share of the pages on `node` in a `pages_after_*` object.
+fn node_share(pages: &Value, node: &str) -> f64 {
+    let per_node = pages["pages_per_node"].as_object().expect("pages_per_node");
+    let total: u64 = per_node.values().map(|count| count.as_u64().unwrap()).sum();
+    per_node.get(node).and_then(Value::as_u64).unwrap_or(0) as f64 / total.max(1) as f64
+}
+
+/// STREAM and MG under the placement schemes, on two nodes.
+fn check_app_placement(run: &VmRun, first: usize) {
+    let time = |i: usize, benchmark: &str| -> Value {
+        let records = records(run, i, benchmark);
+        let time = records
+            .iter()
+            .find(|r| r["metric"] == "time")
+            .cloned()
+            .expect("a time record");
+        assert_eq!(
+            time["params"]["verification"]["passed"],
+            true,
+            "`{}`\n{}",
+            run.commands[i].command,
+            run.transcript()
+        );
+        time["params"].clone()
+    };
+    let context = |i: usize| format!("`{}`\n{}", run.commands[i].command, run.transcript());
+    // serial: worker 0 (CPU 0, node 0) touched everything.
+    let serial = time(first, "stream");
+    assert!(
+        node_share(&serial["pages_after_placement"], "0") > 0.95,
+        "{}",
+        context(first)
+    );
+    // first-touch and interleave: spread over both nodes.
+    for i in [first + 1, first + 2] {
+        let params = time(i, "stream");
+        let share = node_share(&params["pages_after_placement"], "0");
+        assert!(
+            (0.4..=0.6).contains(&share),
+            "node 0 holds {share}: {}",
+            context(i)
+        );
+    }
+    let first_touch = time(first + 1, "stream");
+    assert!(
+        first_touch["pages_after_run"]["remote_share"]
+            .as_f64()
+            .unwrap()
+            < 0.05,
+        "{}",
+        context(first + 1)
+    );
+    // serial+migrate and next-touch: all on node 0 after placement, then moved to the owners' nodes.
+    for i in [first + 3, first + 4] {
+        let params = time(i, "stream");
+        assert!(
+            node_share(&params["pages_after_placement"], "0") > 0.95,
+            "{}",
+            context(i)
+        );
+        let after = &params["pages_after_run"];
+        let share = node_share(after, "0");
+        assert!(
+            (0.4..=0.6).contains(&share),
+            "after the run node 0 holds {share}: {}",
+            context(i)
+        );
+        assert!(
+            after["remote_share"].as_f64().unwrap() < 0.05,
+            "{}",
+            context(i)
+        );
+        assert!(
+            params["migrated_pages"].as_u64().unwrap() > 0,
+            "{}",
+            context(i)
+        );
+    }
+    let mg = time(first + 5, "mg");
+    assert!(
+        mg["pages_after_run"]["remote_share"].as_f64().unwrap() < 0.05,
+        "{}",
+        context(first + 5)
+    );
+}
+
+/// `numabench run` policies seen from inside the child.
+fn check_run_policies(run: &VmRun, first: usize) {
+    let runs = |i: usize| -> Vec<Value> {
+        let text = run.stdout_ok(i);
+        let doc: Value = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("`{}`: {e}\n{}", run.commands[i].command, run.transcript()));
+        doc["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["metric"] == "run_wall_time")
+            .cloned()
+            .collect()
+    };
+    for i in [first, first + 2] {
+        let records = runs(i);
+        assert_eq!(
+            records.len(),
+            1,
+            "`{}`\n{}",
+            run.commands[i].command,
+            run.transcript()
+        );
+        assert_eq!(
+            records[0]["params"]["exit_code"],
+            0,
+            "the child's own check failed: `{}`\n{}",
+            run.commands[i].command,
+            run.transcript()
+        );
+    }
+    let observed = &runs(first + 1)[0]["params"]["observation"]["peak_bytes_per_node"];
+    let bytes = |node: &str| observed.get(node).and_then(Value::as_u64).unwrap_or(0) as f64;
+    let (zero, one) = (bytes("0"), bytes("1"));
+    assert!(
+        zero > 0.3 * (zero + one) && one > 0.3 * (zero + one),
+        "interleave:all observed {observed}\n{}",
+        run.transcript()
+    );
 }
 
 /// Commands run in the four-node VM (nodes 0-2 with CPUs, node 3 CPU-less,

@@ -88,16 +88,8 @@ extern "C" fn on_fault(
     let mut status = 0i32;
     let pages = [page as *mut libc::c_void];
     // SAFETY: raw system calls on a page of our own protected range; async-signal-safe.
+    // The page is made accessible first: move_pages cannot migrate a page of a PROT_NONE mapping.
     unsafe {
-        libc::syscall(
-            libc::SYS_move_pages,
-            0,
-            1usize,
-            pages.as_ptr(),
-            &node as *const libc::c_int,
-            &mut status as *mut i32,
-            MPOL_MF_MOVE,
-        );
         if libc::mprotect(
             page as *mut libc::c_void,
             PAGE_SIZE,
@@ -117,6 +109,15 @@ extern "C" fn on_fault(
                 }
             }
         }
+        libc::syscall(
+            libc::SYS_move_pages,
+            0,
+            1usize,
+            pages.as_ptr(),
+            &node as *const libc::c_int,
+            &mut status as *mut i32,
+            MPOL_MF_MOVE,
+        );
     }
     RANGE_MIGRATED[owner].fetch_add(1, Ordering::Relaxed);
 }

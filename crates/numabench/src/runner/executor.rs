@@ -143,21 +143,26 @@ impl Executor for ProcessExecutor {
             (None, None) => None,
         };
         let memory = invocation.policy.memory.clone();
-        // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
-        // system calls (sched_setaffinity, set_mempolicy) on data prepared before fork.
-        unsafe {
-            command.pre_exec(move || {
-                if let Some(set) = &affinity {
-                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0
-                    {
-                        return Err(std::io::Error::last_os_error());
+        // Only when the policy changes something: without pre_exec, std starts the child with
+        // posix_spawn (vfork-like), which costs less per run than fork + exec.
+        if affinity.is_some() || memory.is_some() {
+            // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
+            // system calls (sched_setaffinity, set_mempolicy) on data prepared before fork.
+            unsafe {
+                command.pre_exec(move || {
+                    if let Some(set) = &affinity {
+                        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set)
+                            != 0
+                        {
+                            return Err(std::io::Error::last_os_error());
+                        }
                     }
-                }
-                if let Some(policy) = &memory {
-                    set_mempolicy(policy)?;
-                }
-                Ok(())
-            });
+                    if let Some(policy) = &memory {
+                        set_mempolicy(policy)?;
+                    }
+                    Ok(())
+                });
+            }
         }
         let started = Instant::now();
         let child = command.spawn().map_err(|source| RunError::Spawn {
