@@ -1,6 +1,7 @@
 //! `numabench run`: policies, records, comparison, failures.
 
 use super::numabench;
+use std::os::unix::process::CommandExt;
 
 #[test]
 fn run_compares_policies_and_writes_markdown() {
@@ -142,5 +143,48 @@ fn failures_stop_the_study_with_status_1_unless_ignored() {
             .filter(|record| record["params"]["exit_code"] == 3)
             .count(),
         2
+    );
+}
+
+#[test]
+fn ctrl_c_keeps_finished_runs_and_valid_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("runs.jsonl");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_numabench"))
+        .args([
+            "run", "--repeat", "1000", "--warmup", "0", "--policy", "as-is", "--json", "--jsonl",
+        ])
+        .arg(&jsonl)
+        .args(["--", "sleep", "0.05"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    // Ctrl-C reaches the whole foreground process group: numabench and the running program.
+    // SAFETY: signals our own child's process group.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.code().is_some(),
+        "numabench exited by itself, not killed"
+    );
+    let document: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("the JSON document is closed properly");
+    let runs = document["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["metric"] == "run_wall_time")
+        .count();
+    assert!((2..1000).contains(&runs), "{runs} runs before Ctrl-C");
+    let lines = std::fs::read_to_string(&jsonl).unwrap();
+    for line in lines.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("every JSONL line parses");
+    }
+    assert!(
+        lines.lines().count() > runs,
+        "metadata, every finished run, and the summary"
     );
 }

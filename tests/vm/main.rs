@@ -322,13 +322,20 @@ fn check_run_policies(run: &VmRun, first: usize) {
 
 /// Commands run in the four-node VM (nodes 0-2 with CPUs, node 3 CPU-less,
 /// attached to node 1), in this order after the standard ones.
-const FOUR_NODE_PLACEMENT: [&str; 3] = [
+const FOUR_NODE_PLACEMENT: [&str; 7] = [
     // The memory-only node as a memory target, from its initiator's node.
     "numabench latency --size 8M --repeat 2 --cpu-node 1 --mem-node 3 --json",
     // Bad input: a CPU-less node as the CPU node.
     "numabench latency --size 1M --repeat 2 --cpu-node 3 --json",
     // Bad input: a node that does not exist.
     "numabench latency --size 1M --repeat 2 --cpu-node 0 --mem-node 9 --json",
+    // The N x M matrices: 3 CPU nodes x 4 memory nodes, the CPU-less node 3 as a target.
+    "numabench matrix latency --size 4M --repeat 1 --json",
+    "numabench matrix bandwidth --mode parallel --size 4M --repeat 1 --json",
+    // A 4-node run of the cache-to-cache and contention benchmarks completes.
+    "numabench characterize --only c2c,contention --repeat 1 --json",
+    // Bad input: NPB MG class B (about 0.5 GB) bound to a 256 MiB node.
+    "numabench mg --class B --placement bind:1 --repeat 1",
 ];
 
 #[test]
@@ -352,6 +359,45 @@ fn four_nodes_cpuless_hmat() {
 
     expect_bad_input(&run, cmd(1), &["node 3", "no CPUs"]);
     expect_bad_input(&run, cmd(2), &["node 9", "does not exist"]);
+
+    for (k, benchmark) in [(3, "matrix-latency"), (4, "matrix-bandwidth")] {
+        let cells: Vec<(u64, u64)> = records(&run, cmd(k), benchmark)
+            .iter()
+            .filter(|r| r["unit"] != "cycles")
+            .map(|r| {
+                let v = verified(&run, cmd(k), r);
+                expect_fraction(&run, cmd(k), &v, 1.0);
+                (
+                    r["params"]["cpu_node"].as_u64().unwrap(),
+                    r["params"]["mem_node"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let want: Vec<(u64, u64)> = (0..3)
+            .flat_map(|cpu| (0..4).map(move |mem| (cpu, mem)))
+            .collect();
+        assert_eq!(
+            cells,
+            want,
+            "{benchmark}: one cell per CPU node x memory node\n{}",
+            run.transcript()
+        );
+    }
+    let characterized = run.stdout_ok(cmd(5));
+    let document: Value = serde_json::from_str(characterized).expect("characterize JSON");
+    let benchmarks: BTreeSet<&str> = document["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["benchmark"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        benchmarks,
+        BTreeSet::from(["c2c", "contention"]),
+        "{}",
+        run.transcript()
+    );
+    expect_bad_input(&run, cmd(6), &["needs", "free"]);
 }
 
 // ---------------------------------------------------------------------------
