@@ -170,3 +170,48 @@ fn mg_verifies_and_prints_its_residual() {
         4
     );
 }
+
+#[test]
+fn cg_verifies_and_prints_zeta() {
+    let output = numabench()
+        .args([
+            "cg",
+            "--class",
+            "S",
+            "--repeat",
+            "2",
+            "--placement",
+            "serial+migrate",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("VERIFICATION SUCCESSFUL") && text.contains("zeta"),
+        "{text}"
+    );
+    let document = document(&[
+        "cg",
+        "--class",
+        "S",
+        "--repeat",
+        "1",
+        "--threads-per-core",
+        "2",
+    ]);
+    let time = &document["records"][0];
+    assert_eq!(time["params"]["verification"]["quantity"], "zeta");
+    assert_eq!(time["params"]["verification"]["passed"], true);
+    assert_eq!(
+        time["params"]["iteration_seconds"]
+            .as_array()
+            .unwrap()
+            .len(),
+        15
+    );
+}

@@ -137,6 +137,8 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["run", "--repeat", "0", "--", "true"], "0"),
     (&["mg", "--class", "Q"], "unknown class 'Q'"),
+    (&["cg", "--class", "X"], "unknown class 'X'"),
+    (&["cg", "--placement", "bind:12"], "node 12 does not exist"),
     (&["mg", "--threads", "0"], "0"),
     (
         &["placement-study", "mg", "--class", "Z"],

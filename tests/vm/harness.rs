@@ -16,7 +16,7 @@
 //!
 //! Environment knobs:
 //! - `NUMABENCH_VM_DIR`: cache directory holding `vmlinuz`;
-//! - `NUMABENCH_VM_TIMEOUT_SECS`: hard time limit of one VM run (default 120);
+//! - `NUMABENCH_VM_TIMEOUT_SECS`: hard time limit of one VM run (default 240);
 //! - `NUMABENCH_VM_KEEP=1`: keep the per-run directory (initramfs, QEMU logs)
 //!   and print its path.
 //!
@@ -38,7 +38,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Default hard time limit of one VM run.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(240);
 
 /// Where requested host binaries are put inside the VM (first in `PATH`).
 pub const GUEST_BIN_DIR: &str = "/usr/local/bin";

@@ -63,6 +63,10 @@ pub enum Command {
     /// NPB MG: V-cycle multigrid on the 3-D Poisson problem (NPB's
     /// verification), under a placement scheme and a thread scheme.
     Mg(NpbArgs),
+    /// NPB CG: conjugate gradient inside the inverse power method on NPB's
+    /// random sparse matrix (NPB's verification value zeta), under a
+    /// placement scheme and a thread scheme.
+    Cg(NpbArgs),
     /// Run a kernel (stream, mg) under every placement scheme x thread scheme
     /// (and over-decomposition levels), side by side, naming the fastest
     /// and the most repeatable.
@@ -152,10 +156,10 @@ pub struct NpbArgs {
 
 #[derive(Debug, Args)]
 pub struct PlacementStudyArgs {
-    /// The kernel: stream or mg.
-    #[arg(value_name = "KERNEL", value_parser = ["stream", "mg"])]
+    /// The kernel: stream, cg or mg.
+    #[arg(value_name = "KERNEL", value_parser = ["stream", "cg", "mg"])]
     pub kernel: String,
-    /// NPB class for mg. Default: W.
+    /// NPB class for cg and mg. Default: W.
     #[arg(long, value_name = "CLASS", value_parser = parse_class_arg)]
     pub class: Option<NpbClass>,
     /// STREAM bytes per array.

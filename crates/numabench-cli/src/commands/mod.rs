@@ -39,6 +39,7 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Characterize(args) => characterize::run(&args),
         Command::Stream(args) => stream::run(&args),
         Command::Mg(args) => npb::run_mg(&args),
+        Command::Cg(args) => npb::run_cg(&args),
         Command::PlacementStudy(args) => placement_study::run(&args),
         Command::Run(args) => run::run(&args),
     }

@@ -3,7 +3,7 @@
 use super::app::run_app;
 use crate::args::NpbArgs;
 use crate::exit::{CliError, Status};
-use numabench::apps::{AppChoice, MgKernel, NpbClass};
+use numabench::apps::{AppChoice, CgKernel, MgKernel, NpbClass};
 
 /// Free memory of the allowed nodes, for the default class.
 fn free_bytes() -> Result<u64, CliError> {
@@ -30,4 +30,9 @@ pub fn class_or_default(
 pub fn run_mg(args: &NpbArgs) -> Result<Status, CliError> {
     let class = class_or_default(args.class, MgKernel::memory_bytes_for)?;
     run_app(AppChoice::Mg { class }, &args.app, &args.output)
+}
+
+pub fn run_cg(args: &NpbArgs) -> Result<Status, CliError> {
+    let class = class_or_default(args.class, CgKernel::memory_bytes_for)?;
+    run_app(AppChoice::Cg { class }, &args.app, &args.output)
 }

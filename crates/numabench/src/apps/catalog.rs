@@ -1,5 +1,6 @@
 //! The application kernels by name.
 
+use super::cg::CgKernel;
 use super::kernel::{AppKernel, NpbClass};
 use super::mg::MgKernel;
 use super::stream::StreamKernel;
@@ -9,6 +10,7 @@ use super::stream::StreamKernel;
 pub enum AppChoice {
     Stream { elements: usize, iterations: usize },
     Mg { class: NpbClass },
+    Cg { class: NpbClass },
 }
 
 impl AppChoice {
@@ -20,6 +22,7 @@ impl AppChoice {
                 iterations,
             } => Box::new(StreamKernel::new(elements, iterations)),
             AppChoice::Mg { class } => Box::new(MgKernel::new(class)),
+            AppChoice::Cg { class } => Box::new(CgKernel::new(class)),
         }
     }
 
@@ -28,6 +31,7 @@ impl AppChoice {
         match self {
             AppChoice::Stream { .. } => "stream",
             AppChoice::Mg { .. } => "mg",
+            AppChoice::Cg { .. } => "cg",
         }
     }
 
@@ -35,7 +39,7 @@ impl AppChoice {
     pub fn class(&self) -> Option<NpbClass> {
         match self {
             AppChoice::Stream { .. } => None,
-            AppChoice::Mg { class } => Some(*class),
+            AppChoice::Mg { class } | AppChoice::Cg { class } => Some(*class),
         }
     }
 
@@ -44,6 +48,7 @@ impl AppChoice {
         match *self {
             AppChoice::Stream { elements, .. } => 24 * elements as u64,
             AppChoice::Mg { class } => MgKernel::memory_bytes_for(class),
+            AppChoice::Cg { class } => CgKernel::memory_bytes_for(class),
         }
     }
 

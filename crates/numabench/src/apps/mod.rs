@@ -15,6 +15,7 @@ mod study;
 mod team;
 
 pub use catalog::AppChoice;
+pub use cg::CgKernel;
 pub use execute::{
     emit_app_records, placement_note, run_once, run_repeated, AppRun, AppRunConfig, AppSummary,
 };
@@ -27,6 +28,7 @@ pub use stream::StreamKernel;
 pub use study::{render_study, StudyRow};
 pub use team::{plan_cpus, PageReport, Team, TeamError};
 
+pub mod cg;
 pub mod mg;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,263 @@
+//! The parallel conjugate-gradient solve and the power-method step, over
+//! the team: every O(na) and O(nnz) loop runs on the workers' row blocks
+//! (`Team::block(na, worker)`), and every dot product is a `Team::sum`
+//! (partial sums in element order within a block, then in worker order).
+
+use super::class::CG_ITERATIONS;
+use super::makea::{MatrixGenerator, RowScratch};
+use crate::apps::{SharedArray, Team, TeamError};
+use std::ops::Range;
+
+/// The matrix in compressed rows and the solver's vectors. The matrix is
+/// written only while it is assembled (in [`CgArrays::assemble`], which
+/// then checks its structure), so the products may index vectors by its
+/// column indices without bounds checks.
+#[derive(Debug)]
+pub struct CgArrays {
+    na: usize,
+    /// Nonzero values, rows one after the other.
+    a: SharedArray<f64>,
+    /// Column of each nonzero (ascending within a row, all `< na`).
+    colidx: SharedArray<u32>,
+    /// Row j holds the nonzeros `rowstr[j]..rowstr[j + 1]`.
+    rowstr: SharedArray<usize>,
+    x: SharedArray<f64>,
+    z: SharedArray<f64>,
+    p: SharedArray<f64>,
+    q: SharedArray<f64>,
+    r: SharedArray<f64>,
+}
+
+/// `sum_k a[k] * v[colidx[k]]` over the nonzeros of `row`, in NPB's order.
+///
+/// # Safety
+/// Every column index of the row must be `< v.len()`.
+#[inline]
+unsafe fn row_times(a: &[f64], colidx: &[u32], rowstr: &[usize], v: &[f64], row: usize) -> f64 {
+    let nonzeros = rowstr[row]..rowstr[row + 1];
+    a[nonzeros.clone()]
+        .iter()
+        .zip(&colidx[nonzeros])
+        .fold(0.0, |sum, (&value, &column)| {
+            // SAFETY: the caller guarantees column < v.len().
+            sum + value * unsafe { *v.get_unchecked(column as usize) }
+        })
+}
+
+impl CgArrays {
+    /// Allocates the matrix and the vectors with the team (placed by its
+    /// scheme), assembles the matrix in parallel (each worker its own row
+    /// block) and checks its structure.
+    pub fn assemble(team: &Team, generator: &MatrixGenerator) -> Result<Self, TeamError> {
+        let na = generator.order();
+        let nonzeros = generator.nonzeros();
+        // Nonzeros per row are near-uniform, so element-wise blocks of a and colidx
+        // approximate the row blocks the workers compute on.
+        let mut rowstr = team.alloc::<usize>(na + 1, 1)?;
+        rowstr.as_mut_slice().copy_from_slice(generator.rowstr());
+        let arrays = Self {
+            na,
+            a: team.alloc::<f64>(nonzeros, 1)?,
+            colidx: team.alloc::<u32>(nonzeros, 1)?,
+            rowstr,
+            x: team.alloc::<f64>(na, 1)?,
+            z: team.alloc::<f64>(na, 1)?,
+            p: team.alloc::<f64>(na, 1)?,
+            q: team.alloc::<f64>(na, 1)?,
+            r: team.alloc::<f64>(na, 1)?,
+        };
+        // Rows are independent: each worker assembles its own (the pages were placed at alloc).
+        team.run(|worker| {
+            let rows = arrays.rows(team, worker);
+            let span = generator.rowstr()[rows.start]..generator.rowstr()[rows.end];
+            // SAFETY: the nonzeros of different workers' row blocks are disjoint.
+            let (values, columns) = unsafe {
+                (
+                    arrays.a.slice_mut(span.clone()),
+                    arrays.colidx.slice_mut(span),
+                )
+            };
+            let mut scratch = RowScratch::new(na);
+            generator.fill_rows(rows, values, columns, &mut scratch);
+        });
+        arrays.check_structure();
+        Ok(arrays)
+    }
+
+    /// The invariants the matrix-vector products rely on: row pointers
+    /// ascending from 0 to nnz, every column index below na, vectors of
+    /// length na. Panics when one is broken.
+    fn check_structure(&self) {
+        let rowstr = self.rowstr.as_slice();
+        assert_eq!(rowstr.len(), self.na + 1, "row pointers");
+        assert_eq!(rowstr[0], 0, "first row pointer");
+        assert!(
+            rowstr.windows(2).all(|pair| pair[0] <= pair[1]),
+            "row pointers ascend"
+        );
+        assert_eq!(rowstr[self.na], self.a.len(), "last row pointer");
+        assert_eq!(self.colidx.len(), self.a.len(), "one column per value");
+        assert!(
+            self.colidx
+                .as_slice()
+                .iter()
+                .all(|&column| (column as usize) < self.na),
+            "column indices inside the matrix"
+        );
+        for vector in [&self.x, &self.z, &self.p, &self.q, &self.r] {
+            assert_eq!(vector.len(), self.na, "vector length");
+        }
+    }
+
+    /// The matrix values (rows one after the other).
+    #[cfg(test)]
+    pub fn values(&self) -> &[f64] {
+        self.a.as_slice()
+    }
+
+    /// The column index of each value.
+    #[cfg(test)]
+    pub fn columns(&self) -> &[u32] {
+        self.colidx.as_slice()
+    }
+
+    /// Number of nonzeros.
+    pub fn nonzeros(&self) -> usize {
+        self.a.len()
+    }
+
+    fn rows(&self, team: &Team, worker: usize) -> Range<usize> {
+        team.block(self.na, worker)
+    }
+
+    /// NPB's conj_grad: 25 CG iterations on A z = x from z = 0, leaving the
+    /// solution in z; returns the explicit residual norm ||x - A z||.
+    pub fn conj_grad(&self, team: &Team) -> f64 {
+        let (a, colidx, rowstr) = (
+            self.a.as_slice(),
+            self.colidx.as_slice(),
+            self.rowstr.as_slice(),
+        );
+        // q = z = 0, r = p = x; rho = r.r
+        let mut rho = team.sum(|worker| {
+            let rows = self.rows(team, worker);
+            let x = &self.x.as_slice()[rows.clone()];
+            // SAFETY: each worker writes only its own block of q, z, r and p; nobody writes x.
+            let (q, z, r, p) = unsafe {
+                (
+                    self.q.slice_mut(rows.clone()),
+                    self.z.slice_mut(rows.clone()),
+                    self.r.slice_mut(rows.clone()),
+                    self.p.slice_mut(rows),
+                )
+            };
+            q.fill(0.0);
+            z.fill(0.0);
+            r.copy_from_slice(x);
+            p.copy_from_slice(x);
+            r.iter().fold(0.0, |sum, &value| sum + value * value)
+        });
+
+        for _ in 0..CG_ITERATIONS {
+            // q = A p, and p.q
+            let pq = team.sum(|worker| {
+                let rows = self.rows(team, worker);
+                let p = self.p.as_slice();
+                // SAFETY: each worker writes only its own rows of q; q is not read in this phase.
+                let q = unsafe { self.q.slice_mut(rows.clone()) };
+                let mut dot = 0.0;
+                for (row, q_row) in rows.zip(q.iter_mut()) {
+                    // SAFETY: every column index is < na = p.len() (checked at assembly).
+                    let product = unsafe { row_times(a, colidx, rowstr, p, row) };
+                    *q_row = product;
+                    dot += p[row] * product;
+                }
+                dot
+            });
+            let alpha = rho / pq;
+            let rho_previous = rho;
+            // z = z + alpha p, r = r - alpha q; rho = r.r
+            rho = team.sum(|worker| {
+                let rows = self.rows(team, worker);
+                let p = &self.p.as_slice()[rows.clone()];
+                let q = &self.q.as_slice()[rows.clone()];
+                // SAFETY: each worker writes only its own block of z and r; p and q are only read.
+                let (z, r) = unsafe { (self.z.slice_mut(rows.clone()), self.r.slice_mut(rows)) };
+                for (z, &p) in z.iter_mut().zip(p) {
+                    *z += alpha * p;
+                }
+                let mut dot = 0.0;
+                for (r, &q) in r.iter_mut().zip(q) {
+                    *r -= alpha * q;
+                    dot += *r * *r;
+                }
+                dot
+            });
+            let beta = rho / rho_previous;
+            // p = r + beta p
+            team.run(|worker| {
+                let rows = self.rows(team, worker);
+                let r = &self.r.as_slice()[rows.clone()];
+                // SAFETY: each worker writes only its own block of p; r is only read.
+                let p = unsafe { self.p.slice_mut(rows) };
+                for (p, &r) in p.iter_mut().zip(r) {
+                    *p = r + beta * *p;
+                }
+            });
+        }
+
+        // r = A z, then ||x - r||
+        let sum = team.sum(|worker| {
+            let rows = self.rows(team, worker);
+            let z = self.z.as_slice();
+            let x = self.x.as_slice();
+            // SAFETY: each worker writes only its own rows of r; r is not read by others here.
+            let r = unsafe { self.r.slice_mut(rows.clone()) };
+            let mut squares = 0.0;
+            for (row, r_row) in rows.zip(r.iter_mut()) {
+                // SAFETY: every column index is < na = z.len() (checked at assembly).
+                let product = unsafe { row_times(a, colidx, rowstr, z, row) };
+                *r_row = product;
+                let difference = x[row] - product;
+                squares += difference * difference;
+            }
+            squares
+        });
+        sum.sqrt()
+    }
+
+    /// The power-method step after a solve: returns x.z and sets
+    /// x = z / ||z||.
+    pub fn normalise(&self, team: &Team) -> f64 {
+        let dot = |first: &SharedArray<f64>, second: &SharedArray<f64>| {
+            team.sum(|worker| {
+                let rows = self.rows(team, worker);
+                first.as_slice()[rows.clone()]
+                    .iter()
+                    .zip(&second.as_slice()[rows])
+                    .fold(0.0, |sum, (&u, &v)| sum + u * v)
+            })
+        };
+        let x_dot_z = dot(&self.x, &self.z);
+        let inverse_norm = 1.0 / dot(&self.z, &self.z).sqrt();
+        team.run(|worker| {
+            let rows = self.rows(team, worker);
+            let z = &self.z.as_slice()[rows.clone()];
+            // SAFETY: each worker writes only its own block of x; z is only read.
+            let x = unsafe { self.x.slice_mut(rows) };
+            for (x, &z) in x.iter_mut().zip(z) {
+                *x = inverse_norm * z;
+            }
+        });
+        x_dot_z
+    }
+
+    /// x = (1, ..., 1).
+    pub fn reset_x(&self, team: &Team) {
+        team.run(|worker| {
+            let rows = self.rows(team, worker);
+            // SAFETY: each worker writes only its own block of x.
+            unsafe { self.x.slice_mut(rows) }.fill(1.0);
+        });
+    }
+}
