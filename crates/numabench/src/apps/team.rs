@@ -93,32 +93,8 @@ pub fn plan_cpus(
     threads: usize,
     per_cpu: usize,
 ) -> Vec<Option<u32>> {
-    let allowed = &topology.allowed.cpus;
-    let order: Vec<u32> = match scheme {
-        ThreadScheme::Compact | ThreadScheme::Unpinned => allowed.clone(),
-        ThreadScheme::Scatter => {
-            let per_node: Vec<Vec<u32>> = topology
-                .nodes
-                .iter()
-                .map(|node| {
-                    node.cpus
-                        .iter()
-                        .copied()
-                        .filter(|cpu| allowed.contains(cpu))
-                        .collect::<Vec<u32>>()
-                })
-                .filter(|cpus| !cpus.is_empty())
-                .collect();
-            let longest = per_node.iter().map(Vec::len).max().unwrap_or(0);
-            (0..longest)
-                .flat_map(|index| {
-                    per_node
-                        .iter()
-                        .filter_map(move |cpus| cpus.get(index).copied())
-                })
-                .collect()
-        }
-    };
+    // The same orders as `numabench run`'s pin-compact and pin-scatter policies.
+    let order = crate::runner::pin_order(topology, scheme == ThreadScheme::Scatter);
     (0..threads)
         .map(|worker| {
             if scheme == ThreadScheme::Unpinned || order.is_empty() {
