@@ -103,7 +103,7 @@ fn check_topology(topo: &VmTopology, extra: &[&str]) -> VmRun {
 /// Placement commands run in the two-socket VM (node 0: CPUs 0-1, node 1:
 /// CPUs 2-3), in this order after the standard ones. Sizes are small and
 /// `--repeat 2` because TCG is slow and the nodes hold 256-512 MiB.
-const TWO_SOCKET_PLACEMENT: [&str; 15] = [
+const TWO_SOCKET_PLACEMENT: [&str; 17] = [
     // Remote binding: chase from node 0 through memory bound to node 1.
     "numabench latency --size 16M --repeat 2 --cpu-node 0 --mem-node 1 --json",
     // Interleave over both nodes: pages split evenly. (Two threads via
@@ -137,6 +137,10 @@ const TWO_SOCKET_PLACEMENT: [&str; 15] = [
     "numabench contention --size 8M --repeat 2 --cpus 0,2 --json",
     // NPB CG with next-touch across both nodes: verified, pages migrated on touch.
     "numabench cg --class S --repeat 1 --threads 2 --threads-placement scatter --placement next-touch --json",
+    // `numabench run --policy bind:1`, observed: the child's pages are on node 1.
+    "numabench run --repeat 1 --warmup 0 --policy bind:1 --observe=20ms --json -- numabench latency --size 48M --repeat 2",
+    // interleave:all as the child's own numa_maps shows it.
+    "numabench run --repeat 1 --warmup 0 --policy interleave:all --json -- sh -c 'grep -q interleave:0-1 /proc/self/numa_maps'",
 ];
 
 #[test]
@@ -191,6 +195,42 @@ fn two_sockets() {
             .iter()
             .any(|r| r["metric"] == "contended_bandwidth"),
         "{}",
+        run.transcript()
+    );
+    let cg = records(&run, cmd(14), "cg");
+    let cg_time = cg
+        .iter()
+        .find(|r| r["metric"] == "time")
+        .expect("a time record");
+    assert_eq!(
+        cg_time["params"]["verification"]["passed"],
+        true,
+        "{}",
+        run.transcript()
+    );
+    assert!(
+        cg_time["params"]["migrated_pages"].as_u64().unwrap() > 0,
+        "{}",
+        run.transcript()
+    );
+    assert!(
+        node_share(&cg_time["params"]["pages_after_run"], "1") > 0.2,
+        "CG pages moved to node 1: {}",
+        run.transcript()
+    );
+    check_observed_bind(&run, cmd(15));
+    let interleave: Value = serde_json::from_str(run.stdout_ok(cmd(16))).expect("run JSON");
+    let own_view = interleave["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "run_wall_time")
+        .expect("a run record")
+        .clone();
+    assert_eq!(
+        own_view["params"]["exit_code"],
+        0,
+        "the child's numa_maps shows no interleave:0-1\n{}",
         run.transcript()
     );
 }
@@ -278,6 +318,27 @@ fn check_app_placement(run: &VmRun, first: usize) {
         mg["pages_after_run"]["remote_share"].as_f64().unwrap() < 0.05,
         "{}",
         context(first + 5)
+    );
+}
+
+/// `numabench run --policy bind:1 --observe`: nearly all of the child's
+/// resident memory at its peak is on node 1.
+fn check_observed_bind(run: &VmRun, i: usize) {
+    let doc: Value = serde_json::from_str(run.stdout_ok(i)).expect("run JSON");
+    let record = doc["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "run_wall_time")
+        .expect("a run record")
+        .clone();
+    assert_eq!(record["params"]["exit_code"], 0, "{}", run.transcript());
+    let peak = &record["params"]["observation"]["peak_bytes_per_node"];
+    let bytes = |node: &str| peak.get(node).and_then(Value::as_u64).unwrap_or(0) as f64;
+    assert!(
+        bytes("1") > 0.9 * (bytes("0") + bytes("1")),
+        "bind:1 observed {peak}\n{}",
+        run.transcript()
     );
 }
 
