@@ -1,17 +1,7 @@
 //! Application kernels on this machine: verification, placement records,
 //! the placement study.
 
-use super::numabench;
-
-fn document(arguments: &[&str]) -> serde_json::Value {
-    let output = numabench().args(arguments).arg("--json").output().unwrap();
-    assert!(
-        output.status.success(),
-        "{arguments:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
-}
+use super::{json_document as document, numabench};
 
 #[test]
 fn stream_validates_and_records_placement_and_usage() {

@@ -14,3 +14,15 @@ use assert_cmd::Command;
 pub fn numabench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_numabench"))
 }
+
+/// Runs numabench with `--json` appended, asserts success, and returns the
+/// JSON document it printed.
+pub fn json_document(arguments: &[&str]) -> serde_json::Value {
+    let output = numabench().args(arguments).arg("--json").output().unwrap();
+    assert!(
+        output.status.success(),
+        "{arguments:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}

@@ -122,14 +122,10 @@ fn bandwidth_reports_every_kernel_with_gigabytes_per_second() {
 
 /// Runs a measuring command with `--json` and returns its records.
 fn records(arguments: &[&str]) -> Vec<serde_json::Value> {
-    let output = numabench().args(arguments).arg("--json").output().unwrap();
-    assert!(
-        output.status.success(),
-        "{arguments:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    document["records"].as_array().unwrap().clone()
+    super::json_document(arguments)["records"]
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 fn node_count() -> usize {

@@ -239,13 +239,33 @@ pub fn run_bandwidth(
         json!(config.kernel.bytes_per_element()),
     );
     params.insert("per_thread_gbs".into(), json!(result.per_thread));
+    let metric = format!("{}_bandwidth", config.kernel.name);
+    pipeline.emit(&bandwidth_record(
+        config.benchmark,
+        &metric,
+        config,
+        &result,
+        params,
+    ))?;
+    Ok(result)
+}
+
+/// The record of one bandwidth measurement: headline the best repetition in
+/// GB/s, placement as requested and as verified, `params` as given.
+pub fn bandwidth_record(
+    benchmark: &str,
+    metric: &str,
+    config: &BandwidthConfig,
+    result: &BandwidthResult,
+    params: Map<String, serde_json::Value>,
+) -> Record {
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!(config.cpus));
     requested.insert("memory".into(), config.memory.to_json());
     let summary = result.gigabytes_per_second.summary();
-    pipeline.emit(&Record {
-        benchmark: config.benchmark.into(),
-        metric: format!("{}_bandwidth", config.kernel.name),
+    Record {
+        benchmark: benchmark.into(),
+        metric: metric.into(),
         value: summary.max,
         unit: Unit::GigabytesPerSecond,
         params,
@@ -254,6 +274,5 @@ pub fn run_bandwidth(
             verified: Some(result.check.clone()),
         },
         stats: summary,
-    })?;
-    Ok(result)
+    }
 }

@@ -4,7 +4,7 @@
 //! thread reading memory on its own node (local). Reports aggregate and
 //! per-thread bandwidth and the ratios.
 
-use super::bandwidth::{measure_bandwidth, BandwidthConfig, BandwidthResult};
+use super::bandwidth::{bandwidth_record, measure_bandwidth, BandwidthConfig, BandwidthResult};
 use super::context::Context;
 use super::error::BenchError;
 use super::latency::warn_if_misplaced;
@@ -39,22 +39,13 @@ fn emit(
     params.insert("threads".into(), json!(config.cpus.len()));
     params.insert("size_bytes".into(), json!(config.size));
     params.insert("per_thread_gbs".into(), json!(result.per_thread));
-    let mut requested = Map::new();
-    requested.insert("cpus".into(), json!(config.cpus));
-    requested.insert("memory".into(), config.memory.to_json());
-    let summary = result.gigabytes_per_second.summary();
-    pipeline.emit(&Record {
-        benchmark: "contention".into(),
-        metric: metric.into(),
-        value: summary.max,
-        unit: Unit::GigabytesPerSecond,
+    pipeline.emit(&bandwidth_record(
+        "contention",
+        metric,
+        config,
+        result,
         params,
-        placement: Placement {
-            requested,
-            verified: Some(result.check.clone()),
-        },
-        stats: summary,
-    })?;
+    ))?;
     Ok(())
 }
 

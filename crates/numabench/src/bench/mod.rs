@@ -19,7 +19,9 @@ mod placed;
 mod registry;
 mod scaling;
 
-pub use bandwidth::{measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult};
+pub use bandwidth::{
+    bandwidth_record, measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult,
+};
 pub use c2c::{c2c_pairs, measure_c2c, run_c2c};
 pub use characterize::{characterize_plan, run_step, Step};
 pub use clock::{tsc_ghz, Stopwatch};
