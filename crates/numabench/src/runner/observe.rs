@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 pub struct ObservationSample {
     /// Seconds since the program started.
     pub t: f64,
-    /// Resident bytes per node, over the process tree (empty in the
+    /// Resident anonymous bytes per node, over the process tree (empty in the
     /// samples between memory samples, which are at most every 100 ms).
     pub bytes_per_node: BTreeMap<u32, u64>,
     /// Thread id -> CPU it last ran on.
@@ -61,10 +61,16 @@ fn process_tree(pid: u32) -> Vec<u32> {
     tree
 }
 
-/// Sums `N<node>=<pages>` of every mapping, in bytes (honouring each
-/// mapping's `kernelpagesize_kB`).
+/// Sums `N<node>=<pages>` of every anonymous mapping (heap, stacks,
+/// anonymous mmaps: the memory a memory policy places), in bytes, honouring
+/// each mapping's `kernelpagesize_kB`. File-backed mappings (`file=`) are
+/// left out: their page cache is shared and sits wherever it was first read.
 pub fn parse_numa_maps(text: &str, per_node: &mut BTreeMap<u32, u64>) {
-    for line in text.lines() {
+    for line in text.lines().filter(|line| {
+        !line
+            .split_whitespace()
+            .any(|field| field.starts_with("file="))
+    }) {
         let page_bytes = line
             .split_whitespace()
             .find_map(|field| field.strip_prefix("kernelpagesize_kB="))
@@ -187,7 +193,7 @@ mod tests {
 
     #[test]
     fn numa_maps_pages_are_summed_per_node_in_bytes() {
-        let text = "7f00 default anon=3 dirty=3 N0=2 N1=1 kernelpagesize_kB=4\n7f10 interleave:0-1 anon=2 N1=2 kernelpagesize_kB=2048\n7f20 default file=/lib/x.so\n";
+        let text = "7f00 default anon=3 dirty=3 N0=2 N1=1 kernelpagesize_kB=4\n7f10 interleave:0-1 anon=2 N1=2 kernelpagesize_kB=2048\n7f20 default file=/lib/x.so mapped=5 N0=5 kernelpagesize_kB=4\n";
         let mut per_node = BTreeMap::new();
         parse_numa_maps(text, &mut per_node);
         assert_eq!(per_node[&0], 2 * 4096);
