@@ -124,6 +124,48 @@ fn placement_study_names_the_fastest_and_most_repeatable() {
 }
 
 #[test]
+fn placement_study_runs_cg_under_every_scheme_it_names() {
+    let document = document(&[
+        "placement-study",
+        "cg",
+        "--class",
+        "S",
+        "--repeat",
+        "1",
+        "--placements",
+        "first-touch,serial,interleave,bind:0,serial+migrate,next-touch",
+        "--threads-placements",
+        "compact",
+    ]);
+    let times: Vec<&serde_json::Value> = document["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["metric"] == "time")
+        .collect();
+    let placements: Vec<&str> = times
+        .iter()
+        .map(|record| record["params"]["placement"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        placements,
+        [
+            "first-touch",
+            "serial",
+            "interleave",
+            "bind:0",
+            "serial+migrate",
+            "next-touch"
+        ]
+    );
+    for time in times {
+        assert_eq!(time["benchmark"], "cg");
+        assert_eq!(time["params"]["verification"]["quantity"], "zeta");
+        assert_eq!(time["params"]["verification"]["passed"], true, "{time}");
+    }
+}
+
+#[test]
 fn mg_verifies_and_prints_its_residual() {
     let output = numabench()
         .args([

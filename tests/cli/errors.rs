@@ -144,6 +144,14 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         &["placement-study", "mg", "--class", "Z"],
         "unknown class 'Z'",
     ),
+    (
+        &["placement-study", "stream", "--class", "S"],
+        "--class S applies to cg and mg",
+    ),
+    (
+        &["placement-study", "cg", "--size", "1M"],
+        "--size applies to stream, not cg",
+    ),
 ];
 
 #[test]

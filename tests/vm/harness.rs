@@ -614,7 +614,7 @@ export LD_LIBRARY_PATH={libs}
 export HOME=/root TMPDIR=/tmp
 R=/dev/ttyS1
 stty -F $R raw -echo 2>/dev/null
-say() {{ echo "numabench-vm: $*" > /dev/console; }}
+say() {{ echo "numabench-vm [$(cut -d' ' -f1 /proc/uptime) s]: $*" > /dev/console; }}
 say "init started"
 echo "{MARK} READY@@" > $R"#,
         libs = lib_dirs.join(":")

@@ -67,7 +67,7 @@ pub enum Command {
     /// random sparse matrix (NPB's verification value zeta), under a
     /// placement scheme and a thread scheme.
     Cg(NpbArgs),
-    /// Run a kernel (stream, mg) under every placement scheme x thread scheme
+    /// Run a kernel (stream, cg, mg) under every placement scheme x thread scheme
     /// (and over-decomposition levels), side by side, naming the fastest
     /// and the most repeatable.
     PlacementStudy(PlacementStudyArgs),

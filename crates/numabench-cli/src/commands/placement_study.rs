@@ -12,16 +12,39 @@ use numabench::apps::{
 };
 use numabench::bench::interrupted;
 
+/// The kernel and its size from `KERNEL`, `--class` and `--size` (a class
+/// for STREAM or a size for CG/MG is a usage error, not silently ignored).
+fn study_kernel(args: &PlacementStudyArgs) -> Result<AppChoice, CliError> {
+    let class = args.class.unwrap_or(NpbClass::W);
+    match args.kernel.as_str() {
+        "stream" => {
+            if let Some(class) = args.class {
+                return Err(CliError::usage(format!(
+                    "--class {class} applies to cg and mg, not stream (use --size)"
+                )));
+            }
+            Ok(AppChoice::Stream {
+                elements: stream_elements(args.size)?,
+                iterations: 10,
+            })
+        }
+        npb => {
+            if args.size.is_some() {
+                return Err(CliError::usage(format!(
+                    "--size applies to stream, not {npb} (use --class)"
+                )));
+            }
+            Ok(match npb {
+                "mg" => AppChoice::Mg { class },
+                "cg" => AppChoice::Cg { class },
+                other => return Err(CliError::usage(format!("unknown kernel '{other}'"))),
+            })
+        }
+    }
+}
+
 pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
-    let choice = match args.kernel.as_str() {
-        "mg" => AppChoice::Mg {
-            class: args.class.unwrap_or(NpbClass::W),
-        },
-        _ => AppChoice::Stream {
-            elements: stream_elements(args.size)?,
-            iterations: 10,
-        },
-    };
+    let choice = study_kernel(args)?;
     let context = context(&crate::args::RunArgs {
         repeat: args.repeat,
         hugepages: false,
