@@ -112,7 +112,7 @@ fn check_topology(topo: &VmTopology, extra: &[&str]) -> VmRun {
 /// CPUs 2-3), in this order after the standard ones: the micro-benchmarks
 /// and `numabench run`. Sizes are small and repeats few because TCG is slow
 /// and the nodes hold 256-512 MiB.
-const TWO_SOCKET_PLACEMENT: [&str; 14] = [
+const TWO_SOCKET_PLACEMENT: [&str; 16] = [
     // Remote binding: chase from node 0 through memory bound to node 1.
     "numabench latency --size 16M --repeat 2 --cpu-node 0 --mem-node 1 --json",
     // Interleave over both nodes: pages split evenly. (Two threads via
@@ -144,6 +144,10 @@ const TWO_SOCKET_PLACEMENT: [&str; 14] = [
     "numabench loaded-latency --cpu 0 --mem-node 1 --size 8M --delays 1000,0 --mix 3:1 --repeat 1 --json",
     "numabench mlp --cpu-node 0 --mem-node 1 --size 8M --repeat 1 --json",
     "numabench c2c --repeat 1 --json",
+    // --hugepages: node 1 gets a 2 MiB hugetlbfs pool and the buffer comes from it;
+    // node 0 has none, so transparent huge pages back it instead.
+    "echo 12 > /sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages && numabench latency --size 16M --hugepages --repeat 1 --cpu-node 0 --mem-node 1 --json",
+    "numabench latency --size 16M --hugepages --repeat 1 --cpu-node 0 --mem-node 0 --json",
 ];
 
 #[test]
@@ -215,6 +219,31 @@ fn two_sockets() {
         run.transcript()
     );
     check_other_benchmarks(&run, cmd(10));
+    check_huge_pages(&run, cmd(14));
+}
+
+/// `--hugepages` from node 1's hugetlbfs pool (command `first`), and from
+/// transparent huge pages on node 0, which has no pool (`first + 1`).
+fn check_huge_pages(run: &VmRun, first: usize) {
+    for (i, node, source) in [(first, 1, "hugetlbfs"), (first + 1, 0, "thp")] {
+        for r in records(run, i, "latency") {
+            let v = verified(run, i, &r);
+            expect_split(run, i, &v, &[(node, 1.0, 1.0)]);
+            let huge = &r["placement"]["verified"]["huge_pages"];
+            assert_eq!(huge["source"], source, "{r}\n{}", run.transcript());
+            let fraction = huge["fraction"].as_f64().unwrap();
+            if source == "hugetlbfs" {
+                assert_eq!(fraction, 1.0, "{r}");
+                assert_eq!(huge["huge_bytes"], 16u64 << 20, "{r}");
+            }
+            // Achieved only with most of the buffer on huge pages.
+            assert_eq!(
+                r["placement"]["verified"]["achieved"].as_bool().unwrap(),
+                fraction >= 0.9,
+                "{r}"
+            );
+        }
+    }
 }
 
 /// Application kernels in a second boot of the two-socket VM: STREAM, MG

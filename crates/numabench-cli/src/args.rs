@@ -363,7 +363,9 @@ pub struct RunArgs {
     /// Timed repetitions per measurement, after one warm-up.
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: u32,
-    /// Back buffers with huge pages (transparent huge pages via madvise).
+    /// Back buffers with 2 MiB huge pages: from the hugetlbfs pools when the
+    /// nodes have enough reserved, else transparent huge pages via madvise.
+    /// Records say which, and how much of each buffer got them.
     #[arg(long)]
     pub hugepages: bool,
 }

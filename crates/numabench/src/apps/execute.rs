@@ -160,6 +160,7 @@ fn placement_check(
         pages_per_node: pages.pages_per_node.clone(),
         fraction_as_requested: fraction,
         achieved: fraction >= 0.95,
+        huge_pages: None,
     })
 }
 

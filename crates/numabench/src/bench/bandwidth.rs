@@ -8,8 +8,8 @@ use super::interrupt::interrupted;
 use super::latency::warn_if_misplaced;
 use super::placed::PlacedBuffer;
 use crate::kernels::{run_kernel, KernelSpec, SimdLevel};
-use crate::memory::{check_placement, MemoryPlacement};
-use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
+use crate::memory::MemoryPlacement;
+use crate::output::{HugePageCheck, Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::run_pinned;
 use serde_json::{json, Map};
@@ -130,13 +130,7 @@ pub fn measure_bandwidth(
         if worker.index == 0 {
             let found: Result<Vec<PlacementCheck>, BenchError> = buffers
                 .iter()
-                .map(|placed| {
-                    Ok(check_placement(
-                        &placed.buffer,
-                        &config.memory.expected_nodes(),
-                        context.placement_threshold,
-                    )?)
-                })
+                .map(|placed| placed.inspect(context.placement_threshold))
                 .collect();
             *placement_checks.lock().expect("no worker panicked") = Some(found);
         }
@@ -215,7 +209,11 @@ fn merge_checks(checks: &[PlacementCheck], threshold: f64) -> PlacementCheck {
         pages,
         pages_per_node,
         fraction_as_requested: fraction,
-        achieved: fraction >= threshold,
+        achieved: fraction >= threshold
+            && checks
+                .iter()
+                .all(|check| check.huge_pages.is_none() || check.achieved),
+        huge_pages: HugePageCheck::combine(checks.iter().filter_map(|c| c.huge_pages.as_ref())),
     }
 }
 

@@ -2,45 +2,77 @@
 //! topology that run before anything is allocated.
 
 use super::error::BenchError;
-use crate::memory::{check_placement, Buffer, MemoryPlacement};
+use crate::memory::{check_placement, huge_page_check, pools_can_hold, Buffer, MemoryPlacement};
 use crate::output::PlacementCheck;
 use crate::parse::format_id_list;
 use crate::topology::TopologyReport;
 use crate::units::format_bytes;
+use std::path::Path;
 
 /// A buffer, the placement asked for it, and what verification found.
 #[derive(Debug)]
 pub struct PlacedBuffer {
     pub buffer: Buffer,
     pub placement: MemoryPlacement,
+    /// Huge pages were asked for.
+    pub hugepages: bool,
     pub check: Option<PlacementCheck>,
 }
 
+/// Least share of a buffer that must be on huge pages when they were asked
+/// for (THP under fragmentation grants fewer; the record then says so).
+pub const HUGE_PAGE_THRESHOLD: f64 = 0.9;
+
 impl PlacedBuffer {
-    /// Maps `bytes`, applies the placement's policy and the huge-page
-    /// advice. Pages are placed when first touched.
+    /// Maps `bytes` and applies the placement's policy. With `hugepages`
+    /// the buffer comes from the hugetlbfs pools when every node it may
+    /// land on has enough free pages reserved, otherwise it is advised for
+    /// transparent huge pages; without, it is advised for base pages only.
+    /// Pages are placed when first touched.
     pub fn allocate(
         bytes: usize,
         placement: MemoryPlacement,
         hugepages: bool,
     ) -> Result<Self, BenchError> {
-        let buffer = Buffer::new(bytes)?;
+        let from_pool =
+            hugepages && pools_can_hold(Path::new("/"), &placement.expected_nodes(), bytes);
+        let buffer = match from_pool {
+            // A pool that shrank since it was read fails at mmap: fall back to THP.
+            true => Buffer::new_hugetlb(bytes).or_else(|_| Buffer::new(bytes))?,
+            false => Buffer::new(bytes)?,
+        };
         placement.apply(&buffer)?;
-        if hugepages {
-            buffer.advise_huge_pages()?;
-        } else {
-            buffer.advise_no_huge_pages()?;
+        if !buffer.is_hugetlb() {
+            if hugepages {
+                buffer.advise_huge_pages()?;
+            } else {
+                buffer.advise_no_huge_pages()?;
+            }
         }
         Ok(Self {
             buffer,
             placement,
+            hugepages,
             check: None,
         })
     }
 
-    /// Asks the kernel where the pages are and records the result.
+    /// Asks the kernel where the pages are (and, when huge pages were asked
+    /// for, how much of the buffer got them). Huge pages on less than
+    /// [`HUGE_PAGE_THRESHOLD`] of the buffer make the placement not achieved.
+    pub fn inspect(&self, threshold: f64) -> Result<PlacementCheck, BenchError> {
+        let mut check = check_placement(&self.buffer, &self.placement.expected_nodes(), threshold)?;
+        if self.hugepages {
+            let huge = huge_page_check(&self.buffer)?;
+            check.achieved &= huge.fraction >= HUGE_PAGE_THRESHOLD;
+            check.huge_pages = Some(huge);
+        }
+        Ok(check)
+    }
+
+    /// [`inspect`](Self::inspect), keeping the result with the buffer.
     pub fn verify(&mut self, threshold: f64) -> Result<PlacementCheck, BenchError> {
-        let check = check_placement(&self.buffer, &self.placement.expected_nodes(), threshold)?;
+        let check = self.inspect(threshold)?;
         self.check = Some(check.clone());
         Ok(check)
     }

@@ -1,6 +1,7 @@
 //! Page-aligned anonymous memory that numabench places and measures.
 
 use super::errors::MemoryError;
+use super::huge_pages::HUGE_PAGE_SIZE;
 use super::syscalls::PAGE_SIZE;
 use std::io;
 use std::ptr::NonNull;
@@ -12,6 +13,8 @@ use std::ptr::NonNull;
 pub struct Buffer {
     start: NonNull<u8>,
     length: usize,
+    /// Backed by a hugetlbfs pool (2 MiB pages) rather than base pages or THP.
+    hugetlb: bool,
 }
 
 // SAFETY: a Buffer owns its mapping exclusively; sharing it between threads
@@ -23,7 +26,27 @@ unsafe impl Sync for Buffer {}
 impl Buffer {
     /// Maps `bytes` (rounded up to whole pages) without touching them.
     pub fn new(bytes: usize) -> Result<Self, MemoryError> {
-        let length = bytes.max(1).div_ceil(PAGE_SIZE) * PAGE_SIZE;
+        Self::map(
+            bytes,
+            PAGE_SIZE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+        )
+    }
+
+    /// Maps `bytes` (rounded up to whole 2 MiB pages) from the hugetlbfs
+    /// pool, without touching them. The pages are reserved now (no
+    /// `MAP_NORESERVE`), so a pool too small fails here rather than with
+    /// SIGBUS at first touch.
+    pub fn new_hugetlb(bytes: usize) -> Result<Self, MemoryError> {
+        Self::map(
+            bytes,
+            HUGE_PAGE_SIZE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_HUGETLB | libc::MAP_HUGE_2MB,
+        )
+    }
+
+    fn map(bytes: usize, page: usize, flags: libc::c_int) -> Result<Self, MemoryError> {
+        let length = bytes.max(1).div_ceil(page) * page;
         // SAFETY: - anonymous private mapping, no file descriptor, no fixed address;
         //         - the result is checked against MAP_FAILED before use.
         let address = unsafe {
@@ -31,7 +54,7 @@ impl Buffer {
                 std::ptr::null_mut(),
                 length,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                flags,
                 -1,
                 0,
             )
@@ -46,7 +69,16 @@ impl Buffer {
             bytes,
             source: io::Error::other("mmap returned NULL"),
         })?;
-        Ok(Self { start, length })
+        Ok(Self {
+            start,
+            length,
+            hugetlb: flags & libc::MAP_HUGETLB != 0,
+        })
+    }
+
+    /// True when the buffer comes from a hugetlbfs pool.
+    pub fn is_hugetlb(&self) -> bool {
+        self.hugetlb
     }
 
     /// Length in bytes (whole pages).

@@ -23,6 +23,9 @@ pub enum MemoryError {
     /// madvise refused huge pages.
     #[error("cannot advise huge pages: {0}")]
     HugePages(std::io::Error),
+    /// /proc/self/smaps could not be read (huge-page coverage).
+    #[error("cannot read huge-page coverage from /proc/self/smaps: {0}")]
+    HugePageCoverage(std::io::Error),
     /// Migration failed.
     #[error("cannot migrate pages: {0}")]
     Migrate(std::io::Error),

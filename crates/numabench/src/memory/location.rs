@@ -79,6 +79,7 @@ pub fn check_placement(
         pages_per_node: nodes.per_node,
         fraction_as_requested: fraction,
         achieved: fraction >= threshold,
+        huge_pages: None,
     })
 }
 

@@ -1,15 +1,18 @@
 //! Memory: page-aligned buffers, kernel memory policies (bind, interleave,
 //! preferred, local first touch), the page-location query that verifies
-//! where pages really landed, and huge-page advice.
+//! where pages really landed, and huge pages (hugetlbfs pools or THP,
+//! with the coverage actually granted).
 
 mod buffer;
 mod errors;
+mod huge_pages;
 mod location;
 mod policy;
 mod syscalls;
 
 pub use buffer::Buffer;
 pub use errors::MemoryError;
+pub use huge_pages::{free_pool_pages, huge_page_check, pools_can_hold, HUGE_PAGE_SIZE};
 pub use location::{check_placement, page_nodes, PageNodes};
 pub use policy::MemoryPlacement;
 pub use syscalls::{allowed_memory_nodes, PAGE_SIZE};

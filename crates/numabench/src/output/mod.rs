@@ -18,6 +18,6 @@ pub use json_sink::JsonDocumentSink;
 pub use jsonl_sink::JsonLinesSink;
 pub use metadata::{utc_timestamp, RunMetadata};
 pub use pipeline::{OutputConfig, OutputError, Pipeline};
-pub use record::{Placement, PlacementCheck, Record, Unit, RESULTS_SCHEMA_VERSION};
+pub use record::{HugePageCheck, Placement, PlacementCheck, Record, Unit, RESULTS_SCHEMA_VERSION};
 pub use sink::Sink;
 pub use table_sink::TableSink;
