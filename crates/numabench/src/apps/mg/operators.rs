@@ -7,6 +7,43 @@ use super::grid::{wrap_in_plane, Grid};
 use crate::apps::Team;
 use std::sync::Mutex;
 
+/// Defines `$name`, which runs `$body` (an `#[inline(always)]` function)
+/// compiled for the widest vector unit of this CPU: AVX-512, AVX2, or the
+/// baseline. Every point is still computed with the same operations in the
+/// same order (Rust never fuses or reorders floating-point operations), so
+/// the results are bit-identical whichever variant runs; only the loads,
+/// adds and stores get wider.
+macro_rules! widest_simd {
+    ($(#[$attribute:meta])* fn $name:ident($($argument:ident: $type:ty),* $(,)?) => $body:ident) => {
+        $(#[$attribute])*
+        #[allow(clippy::too_many_arguments)]
+        fn $name($($argument: $type),*) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f")]
+                #[allow(clippy::too_many_arguments)]
+                fn avx512($($argument: $type),*) {
+                    $body($($argument),*)
+                }
+                #[target_feature(enable = "avx2")]
+                #[allow(clippy::too_many_arguments)]
+                fn avx2($($argument: $type),*) {
+                    $body($($argument),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: this CPU has AVX-512F, the only feature `avx512` enables.
+                    return unsafe { avx512($($argument),*) };
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: this CPU has AVX2, the only feature `avx2` enables.
+                    return unsafe { avx2($($argument),*) };
+                }
+            }
+            $body($($argument),*)
+        }
+    };
+}
+
 /// Row `i2` of plane `i3` of a grid with `m` points per dimension.
 #[inline]
 fn row(values: &[f64], m: usize, i3: usize, i2: usize) -> &[f64] {
@@ -16,6 +53,7 @@ fn row(values: &[f64], m: usize, i3: usize, i2: usize) -> &[f64] {
 /// NPB's two partial sums around row (i3, i2) of `values`, for every i1:
 /// `faces` = the four neighbours in the i2 and i3 directions,
 /// `edges` = the four diagonal neighbours in the (i2, i3) plane.
+#[inline(always)]
 fn neighbour_sums(
     values: &[f64],
     m: usize,
@@ -42,8 +80,6 @@ fn neighbour_sums(
 
 /// r = v - A u on the interior, then comm3(r). With `v = None` the
 /// residual is computed in place (`v` is `r` itself, as NPB's coarse levels do).
-// Index loops over equal-length slices: bounds checks vanish and the loops vectorise.
-#[allow(clippy::needless_range_loop)]
 pub(super) fn resid(team: &Team, u: &Grid, v: Option<&Grid>, r: &Grid, a: &[f64; 4]) {
     let m = r.m();
     assert_eq!(u.m(), m, "u and r on one level");
@@ -58,51 +94,78 @@ pub(super) fn resid(team: &Team, u: &Grid, v: Option<&Grid>, r: &Grid, a: &[f64;
         let out = unsafe { r.planes_mut(planes.clone()) };
         let u = u.values();
         let v = v.map(Grid::values);
-        let (mut u1, mut u2) = (vec![0.0; m], vec![0.0; m]);
+        let mut sums = vec![0.0; 2 * m];
         for (i3, out_plane) in planes.zip(out.chunks_exact_mut(m * m)) {
-            for i2 in 1..m - 1 {
-                neighbour_sums(u, m, i3, i2, &mut u1, &mut u2);
-                let centre = row(u, m, i3, i2);
-                // Point i1 = i + 1; all slices of one length so the loops vectorise.
-                let n = m - 2;
-                let out = &mut out_plane[i2 * m + 1..][..n];
-                let centre = &centre[1..=n];
-                let (u1_left, u1_right) = (&u1[..n], &u1[2..n + 2]);
-                let (u2_left, u2_mid, u2_right) = (&u2[..n], &u2[1..=n], &u2[2..n + 2]);
-                // a[1] = 0: NPB leaves out the face term.
-                let a_u = |i: usize| {
-                    (
-                        a[0] * centre[i],
-                        a[2] * (u2_mid[i] + u1_left[i] + u1_right[i]),
-                        a[3] * (u2_left[i] + u2_right[i]),
-                    )
-                };
-                match v {
-                    Some(v) => {
-                        let v = &row(v, m, i3, i2)[1..=n];
-                        for i in 0..n {
-                            let (centre, edges, corners) = a_u(i);
-                            out[i] = v[i] - centre - edges - corners;
-                        }
-                    }
-                    None => {
-                        for i in 0..n {
-                            let (centre, edges, corners) = a_u(i);
-                            out[i] = out[i] - centre - edges - corners;
-                        }
-                    }
-                }
-            }
+            resid_plane(u, v, out_plane, m, i3, a, &mut sums);
             wrap_in_plane(out_plane, m);
         }
     });
     r.wrap_ghost_planes(team);
 }
 
-/// The smoother u = u + C r on the interior (u = 0 + C r when
-/// `accumulate` is false, NPB's zero3 then psinv), then comm3(u).
+widest_simd! {
+    /// [`resid`] on interior plane `i3` (`out_plane`); `sums` is scratch of 2 m.
+    fn resid_plane(
+        u: &[f64],
+        v: Option<&[f64]>,
+        out_plane: &mut [f64],
+        m: usize,
+        i3: usize,
+        a: &[f64; 4],
+        sums: &mut [f64],
+    ) => resid_plane_body
+}
+
 // Index loops over equal-length slices: bounds checks vanish and the loops vectorise.
 #[allow(clippy::needless_range_loop)]
+#[inline(always)]
+fn resid_plane_body(
+    u: &[f64],
+    v: Option<&[f64]>,
+    out_plane: &mut [f64],
+    m: usize,
+    i3: usize,
+    a: &[f64; 4],
+    sums: &mut [f64],
+) {
+    let (u1, u2) = sums.split_at_mut(m);
+    for i2 in 1..m - 1 {
+        neighbour_sums(u, m, i3, i2, u1, u2);
+        let centre = row(u, m, i3, i2);
+        // Point i1 = i + 1; all slices of one length so the loops vectorise.
+        let n = m - 2;
+        let out = &mut out_plane[i2 * m + 1..][..n];
+        let centre = &centre[1..=n];
+        let (u1_left, u1_right) = (&u1[..n], &u1[2..n + 2]);
+        let (u2_left, u2_mid, u2_right) = (&u2[..n], &u2[1..=n], &u2[2..n + 2]);
+        // a[1] = 0: NPB leaves out the face term.
+        let a_u = |i: usize| {
+            (
+                a[0] * centre[i],
+                a[2] * (u2_mid[i] + u1_left[i] + u1_right[i]),
+                a[3] * (u2_left[i] + u2_right[i]),
+            )
+        };
+        match v {
+            Some(v) => {
+                let v = &row(v, m, i3, i2)[1..=n];
+                for i in 0..n {
+                    let (centre, edges, corners) = a_u(i);
+                    out[i] = v[i] - centre - edges - corners;
+                }
+            }
+            None => {
+                for i in 0..n {
+                    let (centre, edges, corners) = a_u(i);
+                    out[i] = out[i] - centre - edges - corners;
+                }
+            }
+        }
+    }
+}
+
+/// The smoother u = u + C r on the interior (u = 0 + C r when
+/// `accumulate` is false, NPB's zero3 then psinv), then comm3(u).
 pub(super) fn psinv(team: &Team, r: &Grid, u: &Grid, c: &[f64; 4], accumulate: bool) {
     let m = u.m();
     assert_eq!(r.m(), m, "r and u on one level");
@@ -115,33 +178,62 @@ pub(super) fn psinv(team: &Team, r: &Grid, u: &Grid, c: &[f64; 4], accumulate: b
         // read through any other reference in this job.
         let out = unsafe { u.planes_mut(planes.clone()) };
         let r = r.values();
-        let (mut r1, mut r2) = (vec![0.0; m], vec![0.0; m]);
+        let mut sums = vec![0.0; 2 * m];
         for (i3, out_plane) in planes.zip(out.chunks_exact_mut(m * m)) {
-            for i2 in 1..m - 1 {
-                neighbour_sums(r, m, i3, i2, &mut r1, &mut r2);
-                let centre = row(r, m, i3, i2);
-                let out_row = &mut out_plane[i2 * m..][..m];
-                if !accumulate {
-                    out_row.fill(0.0);
-                }
-                // Point i1 = i + 1; all slices of one length so the loop vectorises.
-                let n = m - 2;
-                let out = &mut out_row[1..=n];
-                let (left, mid, right) = (&centre[..n], &centre[1..=n], &centre[2..n + 2]);
-                let (r1_left, r1_mid, r1_right) = (&r1[..n], &r1[1..=n], &r1[2..n + 2]);
-                let r2_mid = &r2[1..=n];
-                for i in 0..n {
-                    // c[3] = 0: NPB leaves out the corner term.
-                    out[i] = out[i]
-                        + c[0] * mid[i]
-                        + c[1] * (left[i] + right[i] + r1_mid[i])
-                        + c[2] * (r2_mid[i] + r1_left[i] + r1_right[i]);
-                }
-            }
+            psinv_plane(r, out_plane, m, i3, c, accumulate, &mut sums);
             wrap_in_plane(out_plane, m);
         }
     });
     u.wrap_ghost_planes(team);
+}
+
+widest_simd! {
+    /// [`psinv`] on interior plane `i3` (`out_plane`); `sums` is scratch of 2 m.
+    fn psinv_plane(
+        r: &[f64],
+        out_plane: &mut [f64],
+        m: usize,
+        i3: usize,
+        c: &[f64; 4],
+        accumulate: bool,
+        sums: &mut [f64],
+    ) => psinv_plane_body
+}
+
+// Index loops over equal-length slices: bounds checks vanish and the loops vectorise.
+#[allow(clippy::needless_range_loop)]
+#[inline(always)]
+fn psinv_plane_body(
+    r: &[f64],
+    out_plane: &mut [f64],
+    m: usize,
+    i3: usize,
+    c: &[f64; 4],
+    accumulate: bool,
+    sums: &mut [f64],
+) {
+    let (r1, r2) = sums.split_at_mut(m);
+    for i2 in 1..m - 1 {
+        neighbour_sums(r, m, i3, i2, r1, r2);
+        let centre = row(r, m, i3, i2);
+        let out_row = &mut out_plane[i2 * m..][..m];
+        if !accumulate {
+            out_row.fill(0.0);
+        }
+        // Point i1 = i + 1; all slices of one length so the loop vectorises.
+        let n = m - 2;
+        let out = &mut out_row[1..=n];
+        let (left, mid, right) = (&centre[..n], &centre[1..=n], &centre[2..n + 2]);
+        let (r1_left, r1_mid, r1_right) = (&r1[..n], &r1[1..=n], &r1[2..n + 2]);
+        let r2_mid = &r2[1..=n];
+        for i in 0..n {
+            // c[3] = 0: NPB leaves out the corner term.
+            out[i] = out[i]
+                + c[0] * mid[i]
+                + c[1] * (left[i] + right[i] + r1_mid[i])
+                + c[2] * (r2_mid[i] + r1_left[i] + r1_right[i]);
+        }
+    }
 }
 
 /// Restriction of the fine residual `r` onto the next coarser grid `s`
@@ -158,45 +250,67 @@ pub(super) fn rprj3(team: &Team, r: &Grid, s: &Grid) {
         // read in this job (r is another grid).
         let out = unsafe { s.planes_mut(planes.clone()) };
         let r = r.values();
-        let (mut x1, mut y1) = (vec![0.0; mj], vec![0.0; mj]);
+        let mut sums = vec![0.0; 2 * mj];
         for (j3, out_plane) in planes.zip(out.chunks_exact_mut(mj * mj)) {
-            let i3 = 2 * j3 - 1;
-            for j2 in 1..mj - 1 {
-                let i2 = 2 * j2 - 1;
-                let near_south = row(r, mk, i3, i2);
-                let near_mid = row(r, mk, i3, i2 + 1);
-                let near_north = row(r, mk, i3, i2 + 2);
-                let mid_south = row(r, mk, i3 + 1, i2);
-                let mid_mid = row(r, mk, i3 + 1, i2 + 1);
-                let mid_north = row(r, mk, i3 + 1, i2 + 2);
-                let far_south = row(r, mk, i3 + 2, i2);
-                let far_mid = row(r, mk, i3 + 2, i2 + 1);
-                let far_north = row(r, mk, i3 + 2, i2 + 2);
-                // x1, y1 indexed by j1 (NPB indexes them by i1 = 2 j1 - 1).
-                for j1 in 1..mj {
-                    let i1 = 2 * j1 - 1;
-                    x1[j1] = mid_south[i1] + mid_north[i1] + near_mid[i1] + far_mid[i1];
-                    y1[j1] = near_south[i1] + far_south[i1] + near_north[i1] + far_north[i1];
-                }
-                let out_row = &mut out_plane[j2 * mj..][..mj];
-                for j1 in 1..mj - 1 {
-                    let i1 = 2 * j1 - 1;
-                    let y2 = near_south[i1 + 1]
-                        + far_south[i1 + 1]
-                        + near_north[i1 + 1]
-                        + far_north[i1 + 1];
-                    let x2 =
-                        mid_south[i1 + 1] + mid_north[i1 + 1] + near_mid[i1 + 1] + far_mid[i1 + 1];
-                    out_row[j1] = 0.5 * mid_mid[i1 + 1]
-                        + 0.25 * (mid_mid[i1] + mid_mid[i1 + 2] + x2)
-                        + 0.125 * (x1[j1] + x1[j1 + 1] + y2)
-                        + 0.0625 * (y1[j1] + y1[j1 + 1]);
-                }
-            }
+            rprj3_plane(r, out_plane, mk, mj, j3, &mut sums);
             wrap_in_plane(out_plane, mj);
         }
     });
     s.wrap_ghost_planes(team);
+}
+
+widest_simd! {
+    /// [`rprj3`] onto coarse interior plane `j3` (`out_plane`); `sums` is scratch of 2 mj.
+    fn rprj3_plane(
+        r: &[f64],
+        out_plane: &mut [f64],
+        mk: usize,
+        mj: usize,
+        j3: usize,
+        sums: &mut [f64],
+    ) => rprj3_plane_body
+}
+
+#[inline(always)]
+fn rprj3_plane_body(
+    r: &[f64],
+    out_plane: &mut [f64],
+    mk: usize,
+    mj: usize,
+    j3: usize,
+    sums: &mut [f64],
+) {
+    let (x1, y1) = sums.split_at_mut(mj);
+    let i3 = 2 * j3 - 1;
+    for j2 in 1..mj - 1 {
+        let i2 = 2 * j2 - 1;
+        let near_south = row(r, mk, i3, i2);
+        let near_mid = row(r, mk, i3, i2 + 1);
+        let near_north = row(r, mk, i3, i2 + 2);
+        let mid_south = row(r, mk, i3 + 1, i2);
+        let mid_mid = row(r, mk, i3 + 1, i2 + 1);
+        let mid_north = row(r, mk, i3 + 1, i2 + 2);
+        let far_south = row(r, mk, i3 + 2, i2);
+        let far_mid = row(r, mk, i3 + 2, i2 + 1);
+        let far_north = row(r, mk, i3 + 2, i2 + 2);
+        // x1, y1 indexed by j1 (NPB indexes them by i1 = 2 j1 - 1).
+        for j1 in 1..mj {
+            let i1 = 2 * j1 - 1;
+            x1[j1] = mid_south[i1] + mid_north[i1] + near_mid[i1] + far_mid[i1];
+            y1[j1] = near_south[i1] + far_south[i1] + near_north[i1] + far_north[i1];
+        }
+        let out_row = &mut out_plane[j2 * mj..][..mj];
+        for j1 in 1..mj - 1 {
+            let i1 = 2 * j1 - 1;
+            let y2 =
+                near_south[i1 + 1] + far_south[i1 + 1] + near_north[i1 + 1] + far_north[i1 + 1];
+            let x2 = mid_south[i1 + 1] + mid_north[i1 + 1] + near_mid[i1 + 1] + far_mid[i1 + 1];
+            out_row[j1] = 0.5 * mid_mid[i1 + 1]
+                + 0.25 * (mid_mid[i1] + mid_mid[i1 + 2] + x2)
+                + 0.125 * (x1[j1] + x1[j1 + 1] + y2)
+                + 0.0625 * (y1[j1] + y1[j1 + 1]);
+        }
+    }
 }
 
 /// Prolongation: u = u + Q z, the trilinear interpolation of the coarse
@@ -215,49 +329,77 @@ pub(super) fn interp(team: &Team, z: &Grid, u: &Grid, accumulate: bool) {
         // through any other reference in this job (z is another grid).
         let out = unsafe { u.planes_mut(planes.clone()) };
         let z = z.values();
-        let (mut z1, mut z2, mut z3) = (vec![0.0; mm], vec![0.0; mm], vec![0.0; mm]);
-        let add = |target: &mut f64, value: f64| {
-            let base = if accumulate { *target } else { 0.0 };
-            *target = base + value;
-        };
+        let mut sums = vec![0.0; 3 * mm];
         for (plane, out_plane) in planes.zip(out.chunks_exact_mut(n * n)) {
-            let i3 = plane / 2;
-            let odd = plane % 2 == 1;
-            for i2 in 0..mm - 1 {
-                let here = row(z, mm, i3, i2);
-                let here_north = row(z, mm, i3, i2 + 1);
-                for i1 in 0..mm {
-                    z1[i1] = here_north[i1] + here[i1];
-                }
-                let (even_row, odd_row) = out_plane[2 * i2 * n..][..2 * n].split_at_mut(n);
-                if !odd {
-                    for i1 in 0..mm - 1 {
-                        add(&mut even_row[2 * i1], here[i1]);
-                        add(&mut even_row[2 * i1 + 1], 0.5 * (here[i1 + 1] + here[i1]));
-                    }
-                    for i1 in 0..mm - 1 {
-                        add(&mut odd_row[2 * i1], 0.5 * z1[i1]);
-                        add(&mut odd_row[2 * i1 + 1], 0.25 * (z1[i1] + z1[i1 + 1]));
-                    }
-                } else {
-                    let next = row(z, mm, i3 + 1, i2);
-                    let next_north = row(z, mm, i3 + 1, i2 + 1);
-                    for i1 in 0..mm {
-                        z2[i1] = next[i1] + here[i1];
-                        z3[i1] = next_north[i1] + next[i1] + z1[i1];
-                    }
-                    for i1 in 0..mm - 1 {
-                        add(&mut even_row[2 * i1], 0.5 * z2[i1]);
-                        add(&mut even_row[2 * i1 + 1], 0.25 * (z2[i1] + z2[i1 + 1]));
-                    }
-                    for i1 in 0..mm - 1 {
-                        add(&mut odd_row[2 * i1], 0.25 * z3[i1]);
-                        add(&mut odd_row[2 * i1 + 1], 0.125 * (z3[i1] + z3[i1 + 1]));
-                    }
-                }
-            }
+            interp_plane(z, out_plane, mm, n, plane, accumulate, &mut sums);
         }
     });
+}
+
+widest_simd! {
+    /// [`interp`] into fine plane `plane` (`out_plane`); `sums` is scratch of 3 mm.
+    fn interp_plane(
+        z: &[f64],
+        out_plane: &mut [f64],
+        mm: usize,
+        n: usize,
+        plane: usize,
+        accumulate: bool,
+        sums: &mut [f64],
+    ) => interp_plane_body
+}
+
+#[inline(always)]
+fn interp_plane_body(
+    z: &[f64],
+    out_plane: &mut [f64],
+    mm: usize,
+    n: usize,
+    plane: usize,
+    accumulate: bool,
+    sums: &mut [f64],
+) {
+    let (z1, rest) = sums.split_at_mut(mm);
+    let (z2, z3) = rest.split_at_mut(mm);
+    let add = |target: &mut f64, value: f64| {
+        let base = if accumulate { *target } else { 0.0 };
+        *target = base + value;
+    };
+    let i3 = plane / 2;
+    let odd = plane % 2 == 1;
+    for i2 in 0..mm - 1 {
+        let here = row(z, mm, i3, i2);
+        let here_north = row(z, mm, i3, i2 + 1);
+        for i1 in 0..mm {
+            z1[i1] = here_north[i1] + here[i1];
+        }
+        let (even_row, odd_row) = out_plane[2 * i2 * n..][..2 * n].split_at_mut(n);
+        if !odd {
+            for i1 in 0..mm - 1 {
+                add(&mut even_row[2 * i1], here[i1]);
+                add(&mut even_row[2 * i1 + 1], 0.5 * (here[i1 + 1] + here[i1]));
+            }
+            for i1 in 0..mm - 1 {
+                add(&mut odd_row[2 * i1], 0.5 * z1[i1]);
+                add(&mut odd_row[2 * i1 + 1], 0.25 * (z1[i1] + z1[i1 + 1]));
+            }
+        } else {
+            let next = row(z, mm, i3 + 1, i2);
+            let next_north = row(z, mm, i3 + 1, i2 + 1);
+            for i1 in 0..mm {
+                z2[i1] = next[i1] + here[i1];
+                z3[i1] = next_north[i1] + next[i1] + z1[i1];
+            }
+            for i1 in 0..mm - 1 {
+                add(&mut even_row[2 * i1], 0.5 * z2[i1]);
+                add(&mut even_row[2 * i1 + 1], 0.25 * (z2[i1] + z2[i1 + 1]));
+            }
+            for i1 in 0..mm - 1 {
+                add(&mut odd_row[2 * i1], 0.25 * z3[i1]);
+                add(&mut odd_row[2 * i1 + 1], 0.125 * (z3[i1] + z3[i1 + 1]));
+            }
+        }
+    }
 }
 
 /// NPB's norm2u3 over the interior: (sqrt(sum r^2 / n^3), max |r|). Each
@@ -294,4 +436,70 @@ pub(super) fn norm2u3(team: &Team, r: &Grid) -> (f64, f64) {
     }
     let points = (r.n() as f64).powi(3);
     ((sum / points).sqrt(), largest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic values in [-1, 1).
+    fn values(count: usize, seed: u64) -> Vec<f64> {
+        let mut state = seed;
+        (0..count)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+            })
+            .collect()
+    }
+
+    fn bits(values: &[f64]) -> Vec<u64> {
+        values.iter().map(|value| value.to_bits()).collect()
+    }
+
+    /// The widest-SIMD variants compute exactly what the baseline bodies do.
+    #[test]
+    fn vector_variants_are_bit_identical_to_the_baseline() {
+        let (m, i3) = (18, 5);
+        let u = values(m * m * m, 1);
+        let v = values(m * m * m, 2);
+        let a = [-8.0 / 3.0, 0.0, 1.0 / 6.0, 1.0 / 12.0];
+        let c = [-3.0 / 8.0, 1.0 / 32.0, -1.0 / 64.0, 0.0];
+        let mut scratch = vec![0.0; 3 * m];
+        let run = |plane: &mut Vec<f64>, f: &dyn Fn(&mut [f64], &mut [f64])| {
+            let mut scratch = vec![0.0; 3 * m];
+            f(plane, &mut scratch);
+        };
+        for accumulate in [false, true] {
+            let (mut wide, mut base) = (values(m * m, 3), values(m * m, 3));
+            run(&mut wide, &|out, s| {
+                psinv_plane(&u, out, m, i3, &c, accumulate, s)
+            });
+            psinv_plane_body(&u, &mut base, m, i3, &c, accumulate, &mut scratch);
+            assert_eq!(bits(&wide), bits(&base), "psinv accumulate={accumulate}");
+        }
+        for v in [Some(&v[..]), None] {
+            let (mut wide, mut base) = (values(m * m, 4), values(m * m, 4));
+            run(&mut wide, &|out, s| resid_plane(&u, v, out, m, i3, &a, s));
+            resid_plane_body(&u, v, &mut base, m, i3, &a, &mut scratch);
+            assert_eq!(bits(&wide), bits(&base), "resid");
+        }
+        let mj = m / 2 + 1;
+        let (mut wide, mut base) = (vec![0.0; mj * mj], vec![0.0; mj * mj]);
+        run(&mut wide, &|out, s| rprj3_plane(&u, out, m, mj, 3, s));
+        rprj3_plane_body(&u, &mut base, m, mj, 3, &mut scratch);
+        assert_eq!(bits(&wide), bits(&base), "rprj3");
+        let fine = 2 * mj - 2;
+        let z = values(mj * mj * mj, 5);
+        for (plane, accumulate) in [(4, false), (5, true)] {
+            let (mut wide, mut base) = (values(fine * fine, 6), values(fine * fine, 6));
+            run(&mut wide, &|out, s| {
+                interp_plane(&z, out, mj, fine, plane, accumulate, s)
+            });
+            interp_plane_body(&z, &mut base, mj, fine, plane, accumulate, &mut scratch);
+            assert_eq!(bits(&wide), bits(&base), "interp plane {plane}");
+        }
+    }
 }
