@@ -47,6 +47,8 @@ pub struct MgKernel {
     class: NpbClass,
     parameters: MgParameters,
     grids: Option<Grids>,
+    /// NPB's final (rnm2, rnmu), computed inside the timed region as NPB does.
+    final_norms: Option<(f64, f64)>,
 }
 
 impl MgKernel {
@@ -55,6 +57,7 @@ impl MgKernel {
             class,
             parameters: MgParameters::of(class),
             grids: None,
+            final_norms: None,
         }
     }
 
@@ -126,6 +129,7 @@ impl AppKernel for MgKernel {
 
     fn setup(&mut self, team: &Team) -> Result<(), TeamError> {
         self.grids = None;
+        self.final_norms = None;
         let levels = self.parameters.levels();
         let mut u = Vec::with_capacity(levels);
         let mut r = Vec::with_capacity(levels);
@@ -152,20 +156,30 @@ impl AppKernel for MgKernel {
         self.parameters.nit
     }
 
-    /// One V-cycle and the new residual. Iteration 0 first forms the
-    /// initial residual, which NPB also does inside its timed region.
+    /// One V-cycle and the new residual. As in NPB's timed region,
+    /// iteration 0 first forms the initial residual and its norms, and the
+    /// last iteration ends with the final norms (which `verify` reports).
     fn iterate(&mut self, team: &Team, iteration: usize) {
         let grids = self.grids.as_ref().expect("setup ran");
         if iteration == 0 {
+            self.final_norms = None;
             self.finest_residual(team, grids);
+            // NPB computes (and does not use) the initial norms here.
+            std::hint::black_box(norm2u3(team, &grids.r[grids.finest()]));
         }
         self.v_cycle(team, grids);
         self.finest_residual(team, grids);
+        if iteration + 1 == self.parameters.nit {
+            self.final_norms = self.residual_norms(team);
+        }
     }
 
     fn verify(&mut self, team: &Team) -> Verification {
         let reference = self.parameters.reference;
-        let (rnm2, _) = self.residual_norms(team).expect("setup ran");
+        let (rnm2, _) = match self.final_norms {
+            Some(norms) => norms,
+            None => self.residual_norms(team).expect("setup ran"),
+        };
         let error = (rnm2 - reference).abs() / reference;
         Verification {
             quantity: "rnm2",

@@ -359,10 +359,27 @@ fn interp_plane_body(
     accumulate: bool,
     sums: &mut [f64],
 ) {
+    // One loop nest per mode, so no branch is left inside the loops.
+    if accumulate {
+        interp_rows::<true>(z, out_plane, mm, n, plane, sums);
+    } else {
+        interp_rows::<false>(z, out_plane, mm, n, plane, sums);
+    }
+}
+
+#[inline(always)]
+fn interp_rows<const ACCUMULATE: bool>(
+    z: &[f64],
+    out_plane: &mut [f64],
+    mm: usize,
+    n: usize,
+    plane: usize,
+    sums: &mut [f64],
+) {
     let (z1, rest) = sums.split_at_mut(mm);
     let (z2, z3) = rest.split_at_mut(mm);
     let add = |target: &mut f64, value: f64| {
-        let base = if accumulate { *target } else { 0.0 };
+        let base = if ACCUMULATE { *target } else { 0.0 };
         *target = base + value;
     };
     let i3 = plane / 2;
