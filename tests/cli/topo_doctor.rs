@@ -92,5 +92,5 @@ fn doctor_reports_real_settings_and_gates_on_warnings() {
             .unwrap()
             .contains("not available")),
     }
-    assert_eq!(report["findings"].as_array().unwrap().len(), 12);
+    assert_eq!(report["findings"].as_array().unwrap().len(), 13);
 }

@@ -647,7 +647,7 @@ fn check_run_policies(run: &VmRun, first: usize) {
 
 /// Commands run in the four-node VM (nodes 0-2 with CPUs, node 3 CPU-less,
 /// attached to node 1), in this order after the standard ones.
-const FOUR_NODE_PLACEMENT: [&str; 6] = [
+const FOUR_NODE_PLACEMENT: [&str; 7] = [
     // The memory-only node as a memory target, from its initiator's node.
     "numabench latency --size 8M --repeat 2 --cpu-node 1 --mem-node 3 --json",
     // Bad input: a CPU-less node as the CPU node.
@@ -659,6 +659,8 @@ const FOUR_NODE_PLACEMENT: [&str; 6] = [
     "numabench matrix bandwidth --mode parallel --size 4M --repeat 1 --json",
     // Bad input: NPB MG class B (about 0.5 GB) bound to a 256 MiB node.
     "numabench mg --class B --placement bind:1 --repeat 1",
+    // characterize plans for this machine (4 nodes, one CPU-less) and runs one of its steps.
+    "numabench characterize --only c2c --repeat 1 --json",
 ];
 
 #[test]
@@ -707,6 +709,24 @@ fn four_nodes_cpuless_hmat() {
         );
     }
     expect_bad_input(&run, cmd(5), &["needs", "free"]);
+
+    // characterize --only c2c: every pair of the 6 CPUs, related by node.
+    let node_of = |cpu: u64| cpu / 2;
+    let pairs = records(&run, cmd(6), "c2c");
+    assert_eq!(pairs.len(), 15, "{}", run.transcript());
+    for r in pairs {
+        let (a, b) = (
+            r["params"]["cpu_a"].as_u64().unwrap(),
+            r["params"]["cpu_b"].as_u64().unwrap(),
+        );
+        let want = if node_of(a) == node_of(b) {
+            "same-node"
+        } else {
+            "other-node"
+        };
+        assert_eq!(r["params"]["relation"], want, "{r}");
+        assert!(r["value"].as_f64().unwrap() > 0.0, "{r}");
+    }
 }
 
 // ---------------------------------------------------------------------------

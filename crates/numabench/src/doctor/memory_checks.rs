@@ -222,3 +222,91 @@ fn meminfo_total(text: &str) -> Option<u64> {
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }
+
+/// DAMON (the kernel's data access monitor): a running kdamond whose
+/// schemes act on memory (page-out of idle memory, node migration of hot or
+/// cold pages) changes where pages are, or whether they are resident,
+/// behind any placement numabench or the application chose.
+pub fn damon(files: &SystemFiles) -> Finding {
+    const WHY: &str = "DAMON samples pages' accessed bits and its schemes act on what it finds: `pageout` reclaims memory idle long enough (buffers and arrays idle between runs come back as major faults), `migrate_hot`/`migrate_cold` move pages between nodes behind the placement you asked for";
+    let check = "damon";
+    let admin = "/sys/kernel/mm/damon/admin/kdamonds";
+    let mut acting = Vec::new();
+    let mut monitoring = Vec::new();
+    for kdamond in files
+        .list(admin)
+        .into_iter()
+        .filter(|name| name.parse::<u32>().is_ok())
+    {
+        let base = format!("{admin}/{kdamond}");
+        if files.read(&format!("{base}/state")).as_deref() != Some("on") {
+            continue;
+        }
+        for context in files.list(&format!("{base}/contexts")) {
+            let context_base = format!("{base}/contexts/{context}");
+            let operations = files
+                .read(&format!("{context_base}/operations"))
+                .unwrap_or_else(|| "?".into());
+            let aggregation_seconds = files
+                .read(&format!(
+                    "{context_base}/monitoring_attrs/intervals/aggr_us"
+                ))
+                .and_then(|text| text.parse::<f64>().ok())
+                .map(|microseconds| microseconds / 1e6);
+            let mut actions = Vec::new();
+            for scheme in files
+                .list(&format!("{context_base}/schemes"))
+                .into_iter()
+                .filter(|name| name.parse::<u32>().is_ok())
+            {
+                let scheme_base = format!("{context_base}/schemes/{scheme}");
+                let action = files
+                    .read(&format!("{scheme_base}/action"))
+                    .unwrap_or_else(|| "?".into());
+                if action == "stat" {
+                    continue;
+                }
+                let min_age = files
+                    .read(&format!("{scheme_base}/access_pattern/age/min"))
+                    .and_then(|text| text.parse::<f64>().ok());
+                actions.push(match (min_age, aggregation_seconds) {
+                    (Some(age), Some(seconds)) if action == "pageout" => {
+                        format!("pageout of memory idle for {:.0} s", age * seconds)
+                    }
+                    _ => action,
+                });
+            }
+            let label = format!("kdamond {kdamond} ({operations})");
+            if actions.is_empty() {
+                monitoring.push(label);
+            } else {
+                acting.push(format!("{label}: {}", actions.join(", ")));
+            }
+        }
+    }
+    if files
+        .read("/sys/module/damon_reclaim/parameters/enabled")
+        .is_some_and(|value| value == "Y")
+    {
+        acting.push("DAMON_RECLAIM enabled (pageout of cold memory)".into());
+    }
+    if !acting.is_empty() {
+        Finding::new(
+            check,
+            Severity::Warning,
+            format!("DAMON is acting on memory: {}", acting.join("; ")),
+            WHY,
+            format!("echo off | sudo tee {admin}/N/state (or: echo N | sudo tee /sys/module/damon_reclaim/parameters/enabled); on a shared host, ask its administrator"),
+        )
+    } else if !monitoring.is_empty() {
+        Finding::new(
+            check,
+            Severity::Info,
+            format!("DAMON monitors without acting: {}", monitoring.join(", ")),
+            WHY,
+            "",
+        )
+    } else {
+        Finding::new(check, Severity::Ok, "no DAMON monitor running", WHY, "")
+    }
+}

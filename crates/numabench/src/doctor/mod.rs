@@ -22,6 +22,7 @@ pub fn run_doctor(files: &SystemFiles, topology: &TopologyReport) -> DoctorRepor
         memory_checks::zone_reclaim(files, topology),
         memory_checks::huge_page_pools(files, topology),
         memory_checks::node_memory_balance(files, topology),
+        memory_checks::damon(files),
         cpu_checks::frequency_governor(files, topology),
         cpu_checks::smt(files, topology),
         cpu_checks::process_restriction(topology),

@@ -163,3 +163,48 @@ fn missing_files_are_reported_not_guessed() {
         .found
         .contains("not available"));
 }
+
+#[test]
+fn damon_acting_on_memory_is_a_warning_monitoring_alone_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    clean_tree(root);
+    let clean = run_doctor(&SystemFiles::under(root), &two_node_topology());
+    assert_eq!(finding(&clean, "damon").severity, Severity::Ok);
+
+    // As found on this project's build machine: paddr, pageout after 12 x 5 s.
+    let kdamond = "/sys/kernel/mm/damon/admin/kdamonds/0";
+    let context = format!("{kdamond}/contexts/0");
+    write(root, &format!("{kdamond}/state"), "on\n");
+    write(root, &format!("{context}/operations"), "paddr\n");
+    write(
+        root,
+        &format!("{context}/monitoring_attrs/intervals/aggr_us"),
+        "5000000\n",
+    );
+    write(root, &format!("{context}/schemes/nr_schemes"), "1\n");
+    write(root, &format!("{context}/schemes/0/action"), "stat\n");
+    let monitoring = run_doctor(&SystemFiles::under(root), &two_node_topology());
+    let damon = finding(&monitoring, "damon");
+    assert_eq!(damon.severity, Severity::Info, "{damon:#?}");
+    assert!(damon.found.contains("kdamond 0 (paddr)"), "{damon:#?}");
+
+    write(root, &format!("{context}/schemes/0/action"), "pageout\n");
+    write(
+        root,
+        &format!("{context}/schemes/0/access_pattern/age/min"),
+        "12\n",
+    );
+    let acting = run_doctor(&SystemFiles::under(root), &two_node_topology());
+    let damon = finding(&acting, "damon");
+    assert_eq!(damon.severity, Severity::Warning, "{damon:#?}");
+    assert!(
+        damon.found.contains("pageout of memory idle for 60 s"),
+        "{damon:#?}"
+    );
+    assert!(!damon.advice.is_empty());
+
+    write(root, &format!("{kdamond}/state"), "off\n");
+    let stopped = run_doctor(&SystemFiles::under(root), &two_node_topology());
+    assert_eq!(finding(&stopped, "damon").severity, Severity::Ok);
+}
