@@ -47,6 +47,8 @@ fn stream_validates_and_records_placement_and_usage() {
         );
         assert!(params["user_seconds"].as_f64().unwrap() >= 0.0);
         assert!(params.get("involuntary_switches").is_some());
+        // Compact pinning (the default): every worker still on its CPU after the run.
+        assert_eq!(params["workers_stayed_pinned"], true, "{placement}");
         let metrics: Vec<&str> = records
             .iter()
             .map(|record| record["metric"].as_str().unwrap())

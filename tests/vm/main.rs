@@ -316,6 +316,13 @@ fn check_npb_study(run: &VmRun, i: usize, benchmark: &str) {
                 "{r}\n{}",
                 context()
             );
+            // Pinned threads stay on their CPUs (0 and 2, one per node).
+            assert_eq!(r["params"]["workers_stayed_pinned"], true, "{r}");
+            assert_eq!(
+                r["params"]["worker_cpus_after_run"],
+                serde_json::json!([0, 2]),
+                "{r}"
+            );
             r["params"].clone()
         })
         .collect();

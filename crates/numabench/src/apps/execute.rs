@@ -35,6 +35,24 @@ pub struct AppRun {
     pub usage: Usage,
     pub extra_metrics: Vec<(String, f64, Unit)>,
     pub operations: f64,
+    /// The CPU each worker was pinned to (`None`: unpinned).
+    pub pinned_cpus: Vec<Option<u32>>,
+    /// The CPU each worker ran on when the iterations ended.
+    pub worker_cpus_after_run: Vec<u32>,
+}
+
+impl AppRun {
+    /// True when every pinned worker was still on its CPU after the run;
+    /// `None` when no worker was pinned.
+    pub fn workers_stayed_pinned(&self) -> Option<bool> {
+        let pinned: Vec<(u32, u32)> = self
+            .pinned_cpus
+            .iter()
+            .zip(&self.worker_cpus_after_run)
+            .filter_map(|(pinned, &actual)| pinned.map(|cpu| (cpu, actual)))
+            .collect();
+        (!pinned.is_empty()).then(|| pinned.iter().all(|(cpu, actual)| cpu == actual))
+    }
 }
 
 /// A note about a scheme that could not be applied as asked.
@@ -77,6 +95,7 @@ pub fn run_once(
     }
     let total_seconds = total.seconds();
     let usage = usage_now().since(&before);
+    let worker_cpus_after_run = team.current_cpus();
     migrated_pages += team.finish_compute();
     let pages_after_run = team.page_report()?;
     let verification = kernel.verify(&team);
@@ -90,6 +109,8 @@ pub fn run_once(
         usage,
         extra_metrics: kernel.extra_metrics(),
         operations: kernel.operations(),
+        pinned_cpus: team.cpus().to_vec(),
+        worker_cpus_after_run,
     })
 }
 
@@ -242,6 +263,18 @@ pub fn emit_app_records(
     );
     params.insert("migrated_pages".into(), json!(median_run.migrated_pages));
     params.insert(
+        "worker_cpus_after_run".into(),
+        json!(median_run.worker_cpus_after_run),
+    );
+    let stayed: Vec<Option<bool>> = runs.iter().map(AppRun::workers_stayed_pinned).collect();
+    params.insert(
+        "workers_stayed_pinned".into(),
+        match stayed.iter().all(Option::is_none) {
+            true => Value::Null,
+            false => json!(stayed.iter().all(|stayed| *stayed != Some(false))),
+        },
+    );
+    params.insert(
         "pages_after_placement".into(),
         pages_json(&median_run.pages_after_placement),
     );
@@ -317,4 +350,47 @@ pub fn emit_app_records(
         system_seconds,
         context_switches,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_with(pinned: Vec<Option<u32>>, after: Vec<u32>) -> AppRun {
+        AppRun {
+            iteration_seconds: vec![1.0],
+            total_seconds: 1.0,
+            verification: Verification {
+                quantity: "x",
+                computed: 1.0,
+                reference: None,
+                epsilon: 0.0,
+                passed: true,
+            },
+            pages_after_placement: PageReport::default(),
+            pages_after_run: PageReport::default(),
+            migrated_pages: 0,
+            usage: Usage::default(),
+            extra_metrics: Vec::new(),
+            operations: 1.0,
+            pinned_cpus: pinned,
+            worker_cpus_after_run: after,
+        }
+    }
+
+    #[test]
+    fn pinned_workers_stay_or_not_and_unpinned_ones_are_not_judged() {
+        assert_eq!(
+            run_with(vec![Some(0), Some(2)], vec![0, 2]).workers_stayed_pinned(),
+            Some(true)
+        );
+        assert_eq!(
+            run_with(vec![Some(0), Some(2)], vec![0, 3]).workers_stayed_pinned(),
+            Some(false)
+        );
+        assert_eq!(
+            run_with(vec![None, None], vec![1, 1]).workers_stayed_pinned(),
+            None
+        );
+    }
 }

@@ -7,10 +7,10 @@ use super::next_touch;
 use super::placement::{PlacementScheme, ThreadScheme};
 use super::shared_array::SharedArray;
 use crate::memory::{MemoryError, MemoryPlacement, PAGE_SIZE};
-use crate::threads::{pin_current_thread, PinError};
+use crate::threads::{current_cpu, pin_current_thread, PinError};
 use crate::topology::TopologyReport;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use thiserror::Error;
@@ -205,6 +205,15 @@ impl Team {
     /// The CPU each worker is pinned to (`None` when unpinned).
     pub fn cpus(&self) -> &[Option<u32>] {
         &self.cpus
+    }
+
+    /// The CPU each worker runs on now (sched_getcpu inside each worker):
+    /// for pinned workers, proof they stayed; for unpinned ones, where the
+    /// scheduler put them.
+    pub fn current_cpus(&self) -> Vec<u32> {
+        let cpus: Vec<AtomicU32> = (0..self.threads()).map(|_| AtomicU32::new(0)).collect();
+        self.run(|worker| cpus[worker].store(current_cpu(), Ordering::Relaxed));
+        cpus.into_iter().map(AtomicU32::into_inner).collect()
     }
 
     /// The placement scheme of this team's arrays.
