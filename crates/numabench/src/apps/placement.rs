@@ -68,6 +68,14 @@ impl PlacementScheme {
             PlacementScheme::NextTouch,
         ]
     }
+
+    /// Every scheme: the study set, `bind:node` and `autonuma`.
+    pub fn every_scheme(node: u32) -> Vec<Self> {
+        let mut schemes = Self::study_set();
+        schemes.push(PlacementScheme::Bind(node));
+        schemes.push(PlacementScheme::AutoNuma);
+        schemes
+    }
 }
 
 impl fmt::Display for PlacementScheme {

@@ -178,9 +178,17 @@ fn class_w_verifies_at_1_2_and_3_threads() {
 
 #[test]
 fn class_s_verifies_under_every_placement_scheme() {
-    for scheme in PlacementScheme::study_set() {
+    for scheme in PlacementScheme::every_scheme(0) {
         let (_, verification) = run(NpbClass::S, 2, scheme.clone());
         assert!(verification.passed, "S under {scheme}: {verification:?}");
+    }
+}
+
+#[test]
+fn class_w_verifies_under_every_placement_scheme() {
+    for scheme in PlacementScheme::every_scheme(0) {
+        let (_, verification) = run(NpbClass::W, 3, scheme.clone());
+        assert!(verification.passed, "W under {scheme}: {verification:?}");
     }
 }
 

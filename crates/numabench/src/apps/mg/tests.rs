@@ -300,18 +300,33 @@ fn class_s_verifies_at_1_2_3_threads_with_identical_results() {
 
 #[test]
 fn class_s_verifies_under_every_placement_scheme() {
-    for scheme in PlacementScheme::study_set() {
+    for scheme in PlacementScheme::every_scheme(0) {
         run_and_verify(NpbClass::S, &team_with(2, scheme));
     }
 }
 
 #[test]
-fn class_w_verifies_at_1_and_2_threads_with_identical_results() {
+fn class_w_verifies_at_1_2_and_3_threads_with_identical_results() {
     let started = Instant::now();
-    let one = run_and_verify(NpbClass::W, &team(1));
-    let two = run_and_verify(NpbClass::W, &team(2));
-    assert_eq!(one.to_bits(), two.to_bits());
-    eprintln!("class W twice: {:.1} s", started.elapsed().as_secs_f64());
+    let results: Vec<u64> = [1, 2, 3]
+        .into_iter()
+        .map(|threads| run_and_verify(NpbClass::W, &team(threads)).to_bits())
+        .collect();
+    assert!(
+        results.iter().all(|&bits| bits == results[0]),
+        "{results:?}"
+    );
+    eprintln!(
+        "class W three times: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+fn class_w_verifies_under_every_placement_scheme() {
+    for scheme in PlacementScheme::every_scheme(0) {
+        run_and_verify(NpbClass::W, &team_with(3, scheme));
+    }
 }
 
 /// CPU time of the calling thread (worker 0): on a loaded machine, how
