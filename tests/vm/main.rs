@@ -249,19 +249,21 @@ fn check_huge_pages(run: &VmRun, first: usize) {
 /// Application kernels in a second boot of the two-socket VM: STREAM, MG
 /// and CG under every placement scheme, one worker per node (scatter:
 /// worker 0 on CPU 0, worker 1 on CPU 2).
-const TWO_SOCKET_APPS: [&str; 9] = [
+const TWO_SOCKET_APPS: [&str; 11] = [
     // Automatic NUMA balancing off for the explicit schemes (see TWO_SOCKET_PLACEMENT).
     "echo 0 > /proc/sys/kernel/numa_balancing && numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement serial --json",
     "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement first-touch --json",
     "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement interleave --json",
     "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement serial+migrate --json",
     "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement next-touch --json",
-    // NPB MG and CG under every explicit placement scheme, verified.
-    "numabench placement-study mg --class S --repeat 1 --threads 2 --threads-placements scatter --placements first-touch,serial,interleave,bind:1,serial+migrate,next-touch --json",
+    "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement bind:1 --json",
+    // NPB MG and CG under every explicit placement scheme, verified; MG under every thread scheme too.
+    "numabench placement-study mg --class S --repeat 1 --threads 2 --threads-placements scatter,compact,unpinned --placements first-touch,serial,interleave,bind:1,serial+migrate,next-touch --json",
     "numabench placement-study cg --class S --repeat 1 --threads 2 --threads-placements scatter --placements first-touch,serial,interleave,bind:1,serial+migrate,next-touch --json",
     // autonuma with the kernel's balancing switched back on: verified, no "balancing is off" note.
     "echo 1 > /proc/sys/kernel/numa_balancing && numabench mg --class S --repeat 1 --threads 2 --threads-placement scatter --placement autonuma --json",
     "numabench cg --class S --repeat 1 --threads 2 --threads-placement scatter --placement autonuma --json",
+    "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement autonuma --json",
 ];
 
 #[test]
@@ -269,9 +271,16 @@ fn two_sockets_applications() {
     let run = check_topology(&topologies::two_sockets(), &TWO_SOCKET_APPS);
     let cmd = |k: usize| FIRST_EXTRA_COMMAND + k;
     check_app_placement(&run, cmd(0));
-    check_npb_study(&run, cmd(5), "mg");
-    check_npb_study(&run, cmd(6), "cg");
-    for (k, benchmark) in [(7, "mg"), (8, "cg")] {
+    let bind = app_time(&run, cmd(5), "stream");
+    for when in ["pages_after_placement", "pages_after_run"] {
+        assert!(
+            node_share(&bind[when], "1") > 0.99,
+            "stream bind:1 {when}: {bind}"
+        );
+    }
+    check_npb_study(&run, cmd(6), "mg");
+    check_npb_study(&run, cmd(7), "cg");
+    for (k, benchmark) in [(8, "mg"), (9, "cg"), (10, "stream")] {
         let time = app_time(&run, cmd(k), benchmark);
         assert_eq!(time["placement"], "autonuma");
         assert!(
@@ -300,13 +309,14 @@ fn app_time(run: &VmRun, i: usize, benchmark: &str) -> Value {
     time["params"].clone()
 }
 
-/// A placement study of an NPB kernel with one worker per node, under
-/// first-touch, serial, interleave, bind:1, serial+migrate and next-touch
-/// (in that order): every run verified, and the pages where each scheme
-/// says, from the page-location query.
+/// A placement study of an NPB kernel with two workers, under first-touch,
+/// serial, interleave, bind:1, serial+migrate and next-touch (in that
+/// order): every run verified; with scatter (one worker per node) the pages
+/// where each scheme says, from the page-location query; pinned workers
+/// still on their CPUs after the run.
 fn check_npb_study(run: &VmRun, i: usize, benchmark: &str) {
     let context = || format!("`{}`\n{}", run.commands[i].command, run.transcript());
-    let times: Vec<Value> = records(run, i, benchmark)
+    let all: Vec<Value> = records(run, i, benchmark)
         .into_iter()
         .filter(|r| r["metric"] == "time")
         .map(|r| {
@@ -316,16 +326,38 @@ fn check_npb_study(run: &VmRun, i: usize, benchmark: &str) {
                 "{r}\n{}",
                 context()
             );
-            // Pinned threads stay on their CPUs (0 and 2, one per node).
-            assert_eq!(r["params"]["workers_stayed_pinned"], true, "{r}");
-            assert_eq!(
-                r["params"]["worker_cpus_after_run"],
-                serde_json::json!([0, 2]),
-                "{r}"
-            );
             r["params"].clone()
         })
         .collect();
+    let with_threads = |scheme: &str| -> Vec<Value> {
+        all.iter()
+            .filter(|t| t["threads_placement"] == scheme)
+            .cloned()
+            .collect()
+    };
+    // Pinned threads stay on their CPUs: 0 and 2 (scatter, one per node),
+    // 0 and 1 (compact, both on node 0). Unpinned ones are not judged.
+    for (scheme, cpus) in [
+        ("scatter", serde_json::json!([0, 2])),
+        ("compact", serde_json::json!([0, 1])),
+    ] {
+        for t in with_threads(scheme) {
+            assert_eq!(t["workers_stayed_pinned"], true, "{t}");
+            assert_eq!(t["worker_cpus_after_run"], cpus, "{t}");
+        }
+    }
+    for t in with_threads("unpinned") {
+        assert_eq!(t["workers_stayed_pinned"], Value::Null, "{t}");
+    }
+    // Compact first touch: both workers on node 0, so every page is there.
+    if let Some(compact) = with_threads("compact").first() {
+        assert_eq!(compact["placement"], "first-touch");
+        assert!(
+            node_share(&compact["pages_after_placement"], "0") > 0.99,
+            "{compact}"
+        );
+    }
+    let times = with_threads("scatter");
     let schemes: Vec<&str> = times
         .iter()
         .map(|t| t["placement"].as_str().unwrap())
