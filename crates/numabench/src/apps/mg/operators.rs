@@ -7,14 +7,19 @@ use super::grid::{wrap_in_plane, Grid};
 use crate::apps::Team;
 use std::sync::Mutex;
 
-/// Defines `$name`, which runs `$body` (an `#[inline(always)]` function)
-/// compiled for the widest vector unit of this CPU: AVX-512, AVX2, or the
-/// baseline. Every point is still computed with the same operations in the
-/// same order (Rust never fuses or reorders floating-point operations), so
-/// the results are bit-identical whichever variant runs; only the loads,
-/// adds and stores get wider.
+/// Defines `$baseline`, an `#[inline(always)]` function with `$body`, and
+/// `$name`, which runs that body compiled for the widest vector unit of this
+/// CPU: AVX-512, AVX2, or the baseline. Every point is still computed with
+/// the same operations in the same order (Rust never fuses or reorders
+/// floating-point operations), so the results are bit-identical whichever
+/// variant runs; only the loads, adds and stores get wider.
 macro_rules! widest_simd {
-    ($(#[$attribute:meta])* fn $name:ident($($argument:ident: $type:ty),* $(,)?) => $body:ident) => {
+    ($(#[$attribute:meta])* fn $name:ident / $baseline:ident($($argument:ident: $type:ty),* $(,)?) $body:block) => {
+        // Index loops over equal-length slices: bounds checks vanish and the loops vectorise.
+        #[allow(clippy::needless_range_loop, clippy::too_many_arguments)]
+        #[inline(always)]
+        fn $baseline($($argument: $type),*) $body
+
         $(#[$attribute])*
         #[allow(clippy::too_many_arguments)]
         fn $name($($argument: $type),*) {
@@ -23,12 +28,12 @@ macro_rules! widest_simd {
                 #[target_feature(enable = "avx512f")]
                 #[allow(clippy::too_many_arguments)]
                 fn avx512($($argument: $type),*) {
-                    $body($($argument),*)
+                    $baseline($($argument),*)
                 }
                 #[target_feature(enable = "avx2")]
                 #[allow(clippy::too_many_arguments)]
                 fn avx2($($argument: $type),*) {
-                    $body($($argument),*)
+                    $baseline($($argument),*)
                 }
                 if std::arch::is_x86_feature_detected!("avx512f") {
                     // SAFETY: this CPU has AVX-512F, the only feature `avx512` enables.
@@ -39,7 +44,7 @@ macro_rules! widest_simd {
                     return unsafe { avx2($($argument),*) };
                 }
             }
-            $body($($argument),*)
+            $baseline($($argument),*)
         }
     };
 }
@@ -105,7 +110,7 @@ pub(super) fn resid(team: &Team, u: &Grid, v: Option<&Grid>, r: &Grid, a: &[f64;
 
 widest_simd! {
     /// [`resid`] on interior plane `i3` (`out_plane`); `sums` is scratch of 2 m.
-    fn resid_plane(
+    fn resid_plane / resid_plane_baseline(
         u: &[f64],
         v: Option<&[f64]>,
         out_plane: &mut [f64],
@@ -113,51 +118,38 @@ widest_simd! {
         i3: usize,
         a: &[f64; 4],
         sums: &mut [f64],
-    ) => resid_plane_body
-}
-
-// Index loops over equal-length slices: bounds checks vanish and the loops vectorise.
-#[allow(clippy::needless_range_loop)]
-#[inline(always)]
-fn resid_plane_body(
-    u: &[f64],
-    v: Option<&[f64]>,
-    out_plane: &mut [f64],
-    m: usize,
-    i3: usize,
-    a: &[f64; 4],
-    sums: &mut [f64],
-) {
-    let (u1, u2) = sums.split_at_mut(m);
-    for i2 in 1..m - 1 {
-        neighbour_sums(u, m, i3, i2, u1, u2);
-        let centre = row(u, m, i3, i2);
-        // Point i1 = i + 1; all slices of one length so the loops vectorise.
-        let n = m - 2;
-        let out = &mut out_plane[i2 * m + 1..][..n];
-        let centre = &centre[1..=n];
-        let (u1_left, u1_right) = (&u1[..n], &u1[2..n + 2]);
-        let (u2_left, u2_mid, u2_right) = (&u2[..n], &u2[1..=n], &u2[2..n + 2]);
-        // a[1] = 0: NPB leaves out the face term.
-        let a_u = |i: usize| {
-            (
-                a[0] * centre[i],
-                a[2] * (u2_mid[i] + u1_left[i] + u1_right[i]),
-                a[3] * (u2_left[i] + u2_right[i]),
-            )
-        };
-        match v {
-            Some(v) => {
-                let v = &row(v, m, i3, i2)[1..=n];
-                for i in 0..n {
-                    let (centre, edges, corners) = a_u(i);
-                    out[i] = v[i] - centre - edges - corners;
+    ) {
+        let (u1, u2) = sums.split_at_mut(m);
+        for i2 in 1..m - 1 {
+            neighbour_sums(u, m, i3, i2, u1, u2);
+            let centre = row(u, m, i3, i2);
+            // Point i1 = i + 1; all slices of one length so the loops vectorise.
+            let n = m - 2;
+            let out = &mut out_plane[i2 * m + 1..][..n];
+            let centre = &centre[1..=n];
+            let (u1_left, u1_right) = (&u1[..n], &u1[2..n + 2]);
+            let (u2_left, u2_mid, u2_right) = (&u2[..n], &u2[1..=n], &u2[2..n + 2]);
+            // a[1] = 0: NPB leaves out the face term.
+            let a_u = |i: usize| {
+                (
+                    a[0] * centre[i],
+                    a[2] * (u2_mid[i] + u1_left[i] + u1_right[i]),
+                    a[3] * (u2_left[i] + u2_right[i]),
+                )
+            };
+            match v {
+                Some(v) => {
+                    let v = &row(v, m, i3, i2)[1..=n];
+                    for i in 0..n {
+                        let (centre, edges, corners) = a_u(i);
+                        out[i] = v[i] - centre - edges - corners;
+                    }
                 }
-            }
-            None => {
-                for i in 0..n {
-                    let (centre, edges, corners) = a_u(i);
-                    out[i] = out[i] - centre - edges - corners;
+                None => {
+                    for i in 0..n {
+                        let (centre, edges, corners) = a_u(i);
+                        out[i] = out[i] - centre - edges - corners;
+                    }
                 }
             }
         }
@@ -189,7 +181,7 @@ pub(super) fn psinv(team: &Team, r: &Grid, u: &Grid, c: &[f64; 4], accumulate: b
 
 widest_simd! {
     /// [`psinv`] on interior plane `i3` (`out_plane`); `sums` is scratch of 2 m.
-    fn psinv_plane(
+    fn psinv_plane / psinv_plane_baseline(
         r: &[f64],
         out_plane: &mut [f64],
         m: usize,
@@ -197,41 +189,28 @@ widest_simd! {
         c: &[f64; 4],
         accumulate: bool,
         sums: &mut [f64],
-    ) => psinv_plane_body
-}
-
-// Index loops over equal-length slices: bounds checks vanish and the loops vectorise.
-#[allow(clippy::needless_range_loop)]
-#[inline(always)]
-fn psinv_plane_body(
-    r: &[f64],
-    out_plane: &mut [f64],
-    m: usize,
-    i3: usize,
-    c: &[f64; 4],
-    accumulate: bool,
-    sums: &mut [f64],
-) {
-    let (r1, r2) = sums.split_at_mut(m);
-    for i2 in 1..m - 1 {
-        neighbour_sums(r, m, i3, i2, r1, r2);
-        let centre = row(r, m, i3, i2);
-        let out_row = &mut out_plane[i2 * m..][..m];
-        if !accumulate {
-            out_row.fill(0.0);
-        }
-        // Point i1 = i + 1; all slices of one length so the loop vectorises.
-        let n = m - 2;
-        let out = &mut out_row[1..=n];
-        let (left, mid, right) = (&centre[..n], &centre[1..=n], &centre[2..n + 2]);
-        let (r1_left, r1_mid, r1_right) = (&r1[..n], &r1[1..=n], &r1[2..n + 2]);
-        let r2_mid = &r2[1..=n];
-        for i in 0..n {
-            // c[3] = 0: NPB leaves out the corner term.
-            out[i] = out[i]
-                + c[0] * mid[i]
-                + c[1] * (left[i] + right[i] + r1_mid[i])
-                + c[2] * (r2_mid[i] + r1_left[i] + r1_right[i]);
+    ) {
+        let (r1, r2) = sums.split_at_mut(m);
+        for i2 in 1..m - 1 {
+            neighbour_sums(r, m, i3, i2, r1, r2);
+            let centre = row(r, m, i3, i2);
+            let out_row = &mut out_plane[i2 * m..][..m];
+            if !accumulate {
+                out_row.fill(0.0);
+            }
+            // Point i1 = i + 1; all slices of one length so the loop vectorises.
+            let n = m - 2;
+            let out = &mut out_row[1..=n];
+            let (left, mid, right) = (&centre[..n], &centre[1..=n], &centre[2..n + 2]);
+            let (r1_left, r1_mid, r1_right) = (&r1[..n], &r1[1..=n], &r1[2..n + 2]);
+            let r2_mid = &r2[1..=n];
+            for i in 0..n {
+                // c[3] = 0: NPB leaves out the corner term.
+                out[i] = out[i]
+                    + c[0] * mid[i]
+                    + c[1] * (left[i] + right[i] + r1_mid[i])
+                    + c[2] * (r2_mid[i] + r1_left[i] + r1_right[i]);
+            }
         }
     }
 }
@@ -261,54 +240,44 @@ pub(super) fn rprj3(team: &Team, r: &Grid, s: &Grid) {
 
 widest_simd! {
     /// [`rprj3`] onto coarse interior plane `j3` (`out_plane`); `sums` is scratch of 2 mj.
-    fn rprj3_plane(
+    fn rprj3_plane / rprj3_plane_baseline(
         r: &[f64],
         out_plane: &mut [f64],
         mk: usize,
         mj: usize,
         j3: usize,
         sums: &mut [f64],
-    ) => rprj3_plane_body
-}
-
-#[inline(always)]
-fn rprj3_plane_body(
-    r: &[f64],
-    out_plane: &mut [f64],
-    mk: usize,
-    mj: usize,
-    j3: usize,
-    sums: &mut [f64],
-) {
-    let (x1, y1) = sums.split_at_mut(mj);
-    let i3 = 2 * j3 - 1;
-    for j2 in 1..mj - 1 {
-        let i2 = 2 * j2 - 1;
-        let near_south = row(r, mk, i3, i2);
-        let near_mid = row(r, mk, i3, i2 + 1);
-        let near_north = row(r, mk, i3, i2 + 2);
-        let mid_south = row(r, mk, i3 + 1, i2);
-        let mid_mid = row(r, mk, i3 + 1, i2 + 1);
-        let mid_north = row(r, mk, i3 + 1, i2 + 2);
-        let far_south = row(r, mk, i3 + 2, i2);
-        let far_mid = row(r, mk, i3 + 2, i2 + 1);
-        let far_north = row(r, mk, i3 + 2, i2 + 2);
-        // x1, y1 indexed by j1 (NPB indexes them by i1 = 2 j1 - 1).
-        for j1 in 1..mj {
-            let i1 = 2 * j1 - 1;
-            x1[j1] = mid_south[i1] + mid_north[i1] + near_mid[i1] + far_mid[i1];
-            y1[j1] = near_south[i1] + far_south[i1] + near_north[i1] + far_north[i1];
-        }
-        let out_row = &mut out_plane[j2 * mj..][..mj];
-        for j1 in 1..mj - 1 {
-            let i1 = 2 * j1 - 1;
-            let y2 =
-                near_south[i1 + 1] + far_south[i1 + 1] + near_north[i1 + 1] + far_north[i1 + 1];
-            let x2 = mid_south[i1 + 1] + mid_north[i1 + 1] + near_mid[i1 + 1] + far_mid[i1 + 1];
-            out_row[j1] = 0.5 * mid_mid[i1 + 1]
-                + 0.25 * (mid_mid[i1] + mid_mid[i1 + 2] + x2)
-                + 0.125 * (x1[j1] + x1[j1 + 1] + y2)
-                + 0.0625 * (y1[j1] + y1[j1 + 1]);
+    ) {
+        let (x1, y1) = sums.split_at_mut(mj);
+        let i3 = 2 * j3 - 1;
+        for j2 in 1..mj - 1 {
+            let i2 = 2 * j2 - 1;
+            let near_south = row(r, mk, i3, i2);
+            let near_mid = row(r, mk, i3, i2 + 1);
+            let near_north = row(r, mk, i3, i2 + 2);
+            let mid_south = row(r, mk, i3 + 1, i2);
+            let mid_mid = row(r, mk, i3 + 1, i2 + 1);
+            let mid_north = row(r, mk, i3 + 1, i2 + 2);
+            let far_south = row(r, mk, i3 + 2, i2);
+            let far_mid = row(r, mk, i3 + 2, i2 + 1);
+            let far_north = row(r, mk, i3 + 2, i2 + 2);
+            // x1, y1 indexed by j1 (NPB indexes them by i1 = 2 j1 - 1).
+            for j1 in 1..mj {
+                let i1 = 2 * j1 - 1;
+                x1[j1] = mid_south[i1] + mid_north[i1] + near_mid[i1] + far_mid[i1];
+                y1[j1] = near_south[i1] + far_south[i1] + near_north[i1] + far_north[i1];
+            }
+            let out_row = &mut out_plane[j2 * mj..][..mj];
+            for j1 in 1..mj - 1 {
+                let i1 = 2 * j1 - 1;
+                let y2 =
+                    near_south[i1 + 1] + far_south[i1 + 1] + near_north[i1 + 1] + far_north[i1 + 1];
+                let x2 = mid_south[i1 + 1] + mid_north[i1 + 1] + near_mid[i1 + 1] + far_mid[i1 + 1];
+                out_row[j1] = 0.5 * mid_mid[i1 + 1]
+                    + 0.25 * (mid_mid[i1] + mid_mid[i1 + 2] + x2)
+                    + 0.125 * (x1[j1] + x1[j1 + 1] + y2)
+                    + 0.0625 * (y1[j1] + y1[j1 + 1]);
+            }
         }
     }
 }
@@ -338,7 +307,7 @@ pub(super) fn interp(team: &Team, z: &Grid, u: &Grid, accumulate: bool) {
 
 widest_simd! {
     /// [`interp`] into fine plane `plane` (`out_plane`); `sums` is scratch of 3 mm.
-    fn interp_plane(
+    fn interp_plane / interp_plane_baseline(
         z: &[f64],
         out_plane: &mut [f64],
         mm: usize,
@@ -346,24 +315,13 @@ widest_simd! {
         plane: usize,
         accumulate: bool,
         sums: &mut [f64],
-    ) => interp_plane_body
-}
-
-#[inline(always)]
-fn interp_plane_body(
-    z: &[f64],
-    out_plane: &mut [f64],
-    mm: usize,
-    n: usize,
-    plane: usize,
-    accumulate: bool,
-    sums: &mut [f64],
-) {
-    // One loop nest per mode, so no branch is left inside the loops.
-    if accumulate {
-        interp_rows::<true>(z, out_plane, mm, n, plane, sums);
-    } else {
-        interp_rows::<false>(z, out_plane, mm, n, plane, sums);
+    ) {
+        // One loop nest per mode, so no branch is left inside the loops.
+        if accumulate {
+            interp_rows::<true>(z, out_plane, mm, n, plane, sums);
+        } else {
+            interp_rows::<false>(z, out_plane, mm, n, plane, sums);
+        }
     }
 }
 
@@ -494,19 +452,19 @@ mod tests {
             run(&mut wide, &|out, s| {
                 psinv_plane(&u, out, m, i3, &c, accumulate, s)
             });
-            psinv_plane_body(&u, &mut base, m, i3, &c, accumulate, &mut scratch);
+            psinv_plane_baseline(&u, &mut base, m, i3, &c, accumulate, &mut scratch);
             assert_eq!(bits(&wide), bits(&base), "psinv accumulate={accumulate}");
         }
         for v in [Some(&v[..]), None] {
             let (mut wide, mut base) = (values(m * m, 4), values(m * m, 4));
             run(&mut wide, &|out, s| resid_plane(&u, v, out, m, i3, &a, s));
-            resid_plane_body(&u, v, &mut base, m, i3, &a, &mut scratch);
+            resid_plane_baseline(&u, v, &mut base, m, i3, &a, &mut scratch);
             assert_eq!(bits(&wide), bits(&base), "resid");
         }
         let mj = m / 2 + 1;
         let (mut wide, mut base) = (vec![0.0; mj * mj], vec![0.0; mj * mj]);
         run(&mut wide, &|out, s| rprj3_plane(&u, out, m, mj, 3, s));
-        rprj3_plane_body(&u, &mut base, m, mj, 3, &mut scratch);
+        rprj3_plane_baseline(&u, &mut base, m, mj, 3, &mut scratch);
         assert_eq!(bits(&wide), bits(&base), "rprj3");
         let fine = 2 * mj - 2;
         let z = values(mj * mj * mj, 5);
@@ -515,7 +473,7 @@ mod tests {
             run(&mut wide, &|out, s| {
                 interp_plane(&z, out, mj, fine, plane, accumulate, s)
             });
-            interp_plane_body(&z, &mut base, mj, fine, plane, accumulate, &mut scratch);
+            interp_plane_baseline(&z, &mut base, mj, fine, plane, accumulate, &mut scratch);
             assert_eq!(bits(&wide), bits(&base), "interp plane {plane}");
         }
     }
