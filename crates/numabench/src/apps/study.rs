@@ -51,7 +51,8 @@ pub fn render_study(kernel: &str, rows: &[StudyRow]) -> String {
             format_value(time.max()),
             format_percent(time.cv()),
             format_value(row.summary.system_seconds),
-            format_value(row.summary.context_switches),
+            // A mean count over runs: whole switches are precise enough.
+            format!("{:.0}", row.summary.context_switches),
             if row.summary.all_verified {
                 "yes"
             } else {
