@@ -16,7 +16,7 @@ use serde_json::{json, Map};
 
 /// Cache-line size assumed when the topology does not say.
 const DEFAULT_LINE_BYTES: u64 = 64;
-/// Each sample chases for about this long.
+/// Each sample chases for at least this long.
 const SAMPLE_SECONDS: f64 = 0.02;
 
 /// A validated latency run.
@@ -103,7 +103,7 @@ pub fn measure_latency(
             // SAFETY: as above.
             let mut position = unsafe { chase(position, probe) };
             let per_load = (stopwatch.seconds() / probe as f64).max(1e-10);
-            let loads_per_sample = ((SAMPLE_SECONDS / per_load) as u64).clamp(1 << 14, 1 << 28);
+            let loads_per_sample = loads_per_sample(per_load, lines, repeat);
             let mut nanoseconds_per_load = Vec::with_capacity(repeat);
             for _ in 0..repeat {
                 if interrupted() {
@@ -123,6 +123,20 @@ pub fn measure_latency(
         },
     )?;
     results.into_iter().next().expect("one worker")
+}
+
+/// Loads per sample: at least [`SAMPLE_SECONDS`] of chasing, and enough that
+/// the `repeat` samples together walk the whole chain once. A buffer larger
+/// than the caches is then measured over every one of its pages, not over
+/// the few a 20 ms window reaches: pages differ in latency (DRAM banks and
+/// channels, the host's backing under a hypervisor), and a run that saw a
+/// different 5% of them would report a different median. With this, five
+/// runs of a 1 GiB chase agree within about 1.5% where 20 ms windows
+/// spread by 3% (docs/benchmarks.md).
+fn loads_per_sample(seconds_per_load: f64, lines: u64, repeat: usize) -> u64 {
+    let by_time = (SAMPLE_SECONDS / seconds_per_load.max(1e-10)) as u64;
+    let by_coverage = lines.div_ceil(repeat.max(1) as u64);
+    by_time.max(by_coverage).clamp(1 << 14, 1 << 28)
 }
 
 /// Runs the latency benchmark, emitting one `latency` record (ns, headline
@@ -228,5 +242,35 @@ pub fn warn_if_misplaced(check: &PlacementCheck, placement: &MemoryPlacement) {
             check.pages,
             check.pages_per_node
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_of_a_large_chain_cover_it_once_together() {
+        // 1 GiB of 64-byte lines at 100 ns: 20 ms reaches 200k lines, far
+        // fewer than the chain's 16.7M, so coverage decides.
+        let lines = (1u64 << 30) / 64;
+        let per_sample = loads_per_sample(100e-9, lines, 10);
+        assert!(per_sample * 10 >= lines);
+        assert!(per_sample * 9 < lines);
+    }
+
+    #[test]
+    fn samples_of_a_cached_chain_last_the_minimum_time() {
+        // 32 KiB at 1 ns: coverage needs 512 loads, 20 ms is 20M loads.
+        let per_sample = loads_per_sample(1e-9, 512, 10);
+        assert_eq!(per_sample, 20_000_000);
+    }
+
+    #[test]
+    fn loads_per_sample_stays_within_bounds() {
+        assert_eq!(loads_per_sample(1.0, 2, 1), 1 << 14);
+        assert_eq!(loads_per_sample(1e-12, u64::MAX / 2, 1), 1 << 28);
+        // A zero time per load counts as 0.1 ns; zero repeats as one.
+        assert_eq!(loads_per_sample(0.0, 2, 0), 200_000_000);
     }
 }
