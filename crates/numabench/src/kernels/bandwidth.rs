@@ -157,17 +157,33 @@ mod x86 {
                     }
                     let body = (a.len() - head) / WIDTH * WIDTH;
                     let pointer = a.as_mut_ptr();
-                    let mut index = head;
-                    while index < head + body {
-                        // SAFETY: index + WIDTH <= head + body <= a.len(); aligned when nontemporal (head).
+                    let store = |index: usize, value: $vector| {
+                        // SAFETY: callers keep index + WIDTH <= head + body <= a.len(); aligned
+                        // when nontemporal (head).
                         unsafe {
-                            let value = opaque(vector_at(index));
                             if nontemporal {
                                 $stream(pointer.add(index), value);
                             } else {
                                 $storeu(pointer.add(index), value);
                             }
                         }
+                    };
+                    let mut index = head;
+                    // Four vectors per iteration, all loaded before any is stored: the loads of
+                    // a whole 4-vector block are in flight together, as in likwid-bench's kernels.
+                    while index + 4 * WIDTH <= head + body {
+                        let v0 = opaque(vector_at(index));
+                        let v1 = opaque(vector_at(index + WIDTH));
+                        let v2 = opaque(vector_at(index + 2 * WIDTH));
+                        let v3 = opaque(vector_at(index + 3 * WIDTH));
+                        store(index, v0);
+                        store(index + WIDTH, v1);
+                        store(index + 2 * WIDTH, v2);
+                        store(index + 3 * WIDTH, v3);
+                        index += 4 * WIDTH;
+                    }
+                    while index < head + body {
+                        store(index, opaque(vector_at(index)));
                         index += WIDTH;
                     }
                     for index in head + body..a.len() {
