@@ -36,7 +36,9 @@ fn current_node() -> libc::c_int {
 }
 
 /// Moves the pages of `[start, start + bytes)` to the calling thread's
-/// node; returns how many pages were requested to move.
+/// node; returns how many pages the kernel reports on that node afterwards
+/// (moved there, or there already). Pages it could not move (busy, not
+/// present, out of memory on the node) are not counted.
 pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
     const BATCH: usize = 4096;
     let node = current_node();
@@ -47,7 +49,9 @@ pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
         .collect();
     let mut status = vec![0i32; BATCH];
     let targets = vec![node; BATCH];
+    let mut on_node = 0;
     for chunk in pages.chunks(BATCH) {
+        status.fill(-1);
         // SAFETY: every address lies in a mapping of this process (the team's arrays); targets
         // and status hold one entry per page of the chunk.
         unsafe {
@@ -61,8 +65,12 @@ pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
                 MPOL_MF_MOVE,
             );
         }
+        on_node += status[..chunk.len()]
+            .iter()
+            .filter(|&&found| found == node)
+            .count() as u64;
     }
-    pages.len() as u64
+    on_node
 }
 
 extern "C" fn on_fault(
@@ -85,7 +93,7 @@ extern "C" fn on_fault(
     };
     let page = address / PAGE_SIZE * PAGE_SIZE;
     let node = current_node();
-    let mut status = 0i32;
+    let mut status = -1i32;
     let pages = [page as *mut libc::c_void];
     // SAFETY: raw system calls on a page of our own protected range; async-signal-safe.
     // The page is made accessible first: move_pages cannot migrate a page of a PROT_NONE mapping.
@@ -119,7 +127,9 @@ extern "C" fn on_fault(
             MPOL_MF_MOVE,
         );
     }
-    RANGE_MIGRATED[owner].fetch_add(1, Ordering::Relaxed);
+    if status == node {
+        RANGE_MIGRATED[owner].fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 fn install_handler() {
