@@ -30,6 +30,12 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         &["bandwidth", "--kernel", "triadd"],
         "unknown kernel 'triadd'",
     ),
+    (&["bandwidth", "--size", "1M,0"], "size '0' is zero"),
+    (&["bandwidth", "--size", "1M", "--sweep"], "--sweep"),
+    (
+        &["bandwidth", "--size", "64T"],
+        "larger than the free memory",
+    ),
     (&["bandwidth", "--cpus", "0-x"], "0-x"),
     (&["bandwidth", "--cpus", "3-1"], "3-1"),
     (&["bandwidth", "--threads", "0"], "0"),

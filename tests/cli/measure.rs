@@ -120,6 +120,63 @@ fn bandwidth_reports_every_kernel_with_gigabytes_per_second() {
     }
 }
 
+#[test]
+fn bandwidth_takes_a_size_list_and_sweeps_from_l1_to_dram() {
+    let listed = records(&[
+        "bandwidth",
+        "--kernel",
+        "read,copy",
+        "--size",
+        "64K,4M",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+    ]);
+    let pairs: Vec<(u64, &str)> = listed
+        .iter()
+        .map(|record| {
+            (
+                record["params"]["size_bytes"].as_u64().unwrap(),
+                record["metric"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            (64 << 10, "read_bandwidth"),
+            (64 << 10, "copy_bandwidth"),
+            (4 << 20, "read_bandwidth"),
+            (4 << 20, "copy_bandwidth"),
+        ]
+    );
+    let swept = records(&[
+        "bandwidth",
+        "--kernel",
+        "read",
+        "--sweep",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+    ]);
+    let sizes: Vec<u64> = swept
+        .iter()
+        .map(|record| record["params"]["size_bytes"].as_u64().unwrap())
+        .collect();
+    assert!(sizes.len() >= 5, "{sizes:?}");
+    assert!(
+        sizes.windows(2).all(|pair| pair[1] == 2 * pair[0]),
+        "{sizes:?}"
+    );
+    assert!(sizes[0] <= 64 << 10, "starts within the L1: {sizes:?}");
+    assert!(
+        *sizes.last().unwrap() >= 256 << 20,
+        "ends in DRAM: {sizes:?}"
+    );
+}
+
 /// Runs a measuring command with `--json` and returns its records.
 fn records(arguments: &[&str]) -> Vec<serde_json::Value> {
     super::json_document(arguments)["records"]

@@ -415,9 +415,12 @@ pub struct BandwidthArgs {
     /// CPUs to run on, numactl syntax (0-3,8).
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub cpus: Option<IdList>,
-    /// Whole working set, all arrays together. Default: 4x the last-level cache, at least 256MiB.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
-    pub size: Option<u64>,
+    /// Whole working set(s), all arrays and threads together, e.g. 1M,64M,2G. Default: 4x the last-level cache, at least 256MiB (or --sweep).
+    #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = parse_size_arg, conflicts_with = "sweep")]
+    pub size: Vec<u64>,
+    /// Sweep working sets from half an L1 cache per thread to 4x the last-level cache, doubling: bandwidth of every cache level and of DRAM.
+    #[arg(long)]
+    pub sweep: bool,
     /// Bind the arrays to this node (default: each thread touches its own share first).
     #[arg(long, value_name = "NODE", conflicts_with = "interleave")]
     pub mem_node: Option<u32>,

@@ -4,8 +4,8 @@ use super::measuring::{bench_error, context, pipeline};
 use crate::args::BandwidthArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, interrupted, resolve_cpu, resolve_node_with_memory, run_bandwidth,
-    BandwidthConfig, BenchError, Context,
+    check_memory_fits, default_sweep_sizes, interrupted, resolve_cpu, resolve_node_with_memory,
+    run_bandwidth, BandwidthConfig, BenchError, Context,
 };
 use numabench::kernels::KERNELS;
 use numabench::memory::MemoryPlacement;
@@ -64,17 +64,30 @@ fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConf
         nodes.dedup();
         MemoryPlacement::FirstTouch { nodes }
     };
-    let size = args
-        .size
-        .unwrap_or_else(|| (4 * topology.last_level_cache_bytes()).max(256 << 20));
-    check_memory_fits(topology, &memory.expected_nodes(), size)?;
+    let nodes = memory.expected_nodes();
+    let sizes = if args.sweep {
+        let free = nodes
+            .iter()
+            .filter_map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
+            .sum::<u64>();
+        default_sweep_sizes(topology, cpus.len(), Some(free).filter(|bytes| *bytes > 0))
+    } else if args.size.is_empty() {
+        vec![(4 * topology.last_level_cache_bytes()).max(256 << 20)]
+    } else {
+        args.size.clone()
+    };
+    if let Some(&largest) = sizes.iter().max() {
+        check_memory_fits(topology, &nodes, largest)?;
+    }
     let kernels: Vec<_> = if args.kernel.is_empty() {
         KERNELS.iter().collect()
     } else {
         args.kernel.clone()
     };
-    Ok(kernels
-        .into_iter()
-        .map(|kernel| BandwidthConfig::new(kernel, cpus.clone(), size, memory.clone()))
+    // Size by size, every kernel at each: a sweep's curve fills in from the caches outwards.
+    Ok(sizes
+        .iter()
+        .flat_map(|&size| kernels.iter().map(move |kernel| (size, *kernel)))
+        .map(|(size, kernel)| BandwidthConfig::new(kernel, cpus.clone(), size, memory.clone()))
         .collect())
 }

@@ -31,9 +31,16 @@ pub struct LatencyConfig {
     pub order: ChaseOrder,
 }
 
-/// Sizes from half the L1 data cache to 4x the last-level cache (at least
-/// 256 MiB), doubling: the latency curve through every cache level to DRAM.
-pub fn default_sweep_sizes(topology: &TopologyReport, free_bytes: Option<u64>) -> Vec<u64> {
+/// Whole working-set sizes for `threads` threads, each with its share:
+/// from half the L1 data cache per thread to 4x the last-level cache (at
+/// least 256 MiB, at most a quarter of `free_bytes`), doubling. The curve
+/// through every cache level to DRAM (latency sweeps use one thread,
+/// bandwidth sweeps as many as run).
+pub fn default_sweep_sizes(
+    topology: &TopologyReport,
+    threads: usize,
+    free_bytes: Option<u64>,
+) -> Vec<u64> {
     let l1 = topology
         .caches
         .iter()
@@ -42,7 +49,9 @@ pub fn default_sweep_sizes(topology: &TopologyReport, free_bytes: Option<u64>) -
     let largest = (4 * topology.last_level_cache_bytes()).max(256 << 20);
     let largest = free_bytes.map_or(largest, |free| largest.min(free / 4));
     let mut sizes = Vec::new();
-    let mut size = (l1 / 2).next_power_of_two().max(PAGE_SIZE as u64);
+    let mut size = (l1 / 2 * threads.max(1) as u64)
+        .next_power_of_two()
+        .max(PAGE_SIZE as u64);
     while size <= largest {
         sizes.push(size);
         size *= 2;
@@ -264,6 +273,27 @@ mod tests {
         // 32 KiB at 1 ns: coverage needs 512 loads, 20 ms is 20M loads.
         let per_sample = loads_per_sample(1e-9, 512, 10);
         assert_eq!(per_sample, 20_000_000);
+    }
+
+    #[test]
+    fn sweeps_double_from_half_an_l1_per_thread_to_past_the_last_level_cache() {
+        let hwloc = hwlocality::Topology::builder()
+            .from_synthetic(
+                "pack:1 [numa(memory=8GiB)] l3:1(size=8MiB) l2:2(size=1MiB) l1d:1(size=32KiB) core:1 pu:1",
+            )
+            .unwrap()
+            .build()
+            .unwrap();
+        let topology = crate::topology::report_from_hwloc(&hwloc);
+        let one = default_sweep_sizes(&topology, 1, None);
+        assert_eq!(one.first(), Some(&(16 << 10)));
+        assert_eq!(one.last(), Some(&(256 << 20)));
+        assert!(one.windows(2).all(|pair| pair[1] == 2 * pair[0]));
+        let four = default_sweep_sizes(&topology, 4, None);
+        assert_eq!(four.first(), Some(&(64 << 10)));
+        assert_eq!(four.last(), Some(&(256 << 20)));
+        let short_of_memory = default_sweep_sizes(&topology, 1, Some(64 << 20));
+        assert_eq!(short_of_memory.last(), Some(&(16 << 20)));
     }
 
     #[test]
