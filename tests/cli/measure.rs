@@ -285,6 +285,29 @@ fn scaling_mlp_c2c_and_loaded_latency_produce_their_curves() {
         assert!(c2c
             .iter()
             .all(|record| record["value"].as_f64().unwrap() > 0.0));
+        // The shared cache named for each pair is one whose CPU groups hold both CPUs.
+        for record in &c2c {
+            let (a, b) = (&record["params"]["cpu_a"], &record["params"]["cpu_b"]);
+            let shares = |cache: &serde_json::Value| {
+                cache["cpu_groups"].as_array().unwrap().iter().any(|group| {
+                    let group = group.as_array().unwrap();
+                    group.contains(a) && group.contains(b)
+                })
+            };
+            let lowest_shared = topology["caches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|cache| cache["type"] != "instruction" && shares(cache))
+                .map(|cache| cache["level"].as_u64().unwrap())
+                .min();
+            assert_eq!(
+                record["params"]["shared_cache"],
+                serde_json::json!(lowest_shared.map(|level| format!("L{level}"))),
+                "{record}"
+            );
+            assert!(record["params"]["same_package"].is_boolean(), "{record}");
+        }
         let loaded = records(&[
             "loaded-latency",
             "--size",

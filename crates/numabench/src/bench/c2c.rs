@@ -24,10 +24,12 @@ const ALL_PAIRS_UP_TO: usize = 16;
 #[repr(align(128))]
 struct Line(AtomicU64);
 
-/// The CPU pairs to measure: every pair on small machines; otherwise the
-/// first allowed CPU with its next two CPUs (same core or core complex on
-/// most machines) and with the first CPU of every other node, plus the
-/// first CPUs of every pair of nodes.
+/// The CPU pairs to measure: every pair on small machines. Above
+/// [`ALL_PAIRS_UP_TO`] CPUs, representative pairs: the first allowed CPU
+/// with one partner per way two CPUs can be related (sharing its L1, i.e.
+/// its SMT sibling; sharing its L2 but not its L1; its L3 but not its L2;
+/// the same node with no shared cache; the same package on another node;
+/// another package), then the first CPUs of every pair of nodes.
 pub fn c2c_pairs(topology: &TopologyReport) -> Vec<(u32, u32)> {
     let cpus = &topology.allowed.cpus;
     if cpus.len() <= ALL_PAIRS_UP_TO {
@@ -39,16 +41,20 @@ pub fn c2c_pairs(topology: &TopologyReport) -> Vec<(u32, u32)> {
         }
         return pairs;
     }
+    let first = cpus[0];
+    let mut pairs = Vec::new();
+    let mut relations_seen = Vec::new();
+    for &other in &cpus[1..] {
+        let relation = PairRelation::of(topology, first, other);
+        if !relations_seen.contains(&relation) {
+            relations_seen.push(relation);
+            pairs.push((first, other));
+        }
+    }
     let firsts: Vec<u32> = topology
         .nodes
         .iter()
         .filter_map(|node| node.cpus.iter().copied().find(|cpu| cpus.contains(cpu)))
-        .collect();
-    let mut pairs: Vec<(u32, u32)> = cpus
-        .iter()
-        .skip(1)
-        .take(2)
-        .map(|&cpu| (cpus[0], cpu))
         .collect();
     for (index, &a) in firsts.iter().enumerate() {
         for &b in &firsts[index + 1..] {
@@ -58,6 +64,26 @@ pub fn c2c_pairs(topology: &TopologyReport) -> Vec<(u32, u32)> {
     pairs.sort_unstable();
     pairs.dedup();
     pairs
+}
+
+/// How two CPUs are related: what a modified line crosses between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairRelation {
+    /// The lowest cache level both share (1: SMT siblings of one core).
+    pub shared_cache_level: Option<u32>,
+    pub same_node: bool,
+    pub same_package: bool,
+}
+
+impl PairRelation {
+    pub fn of(topology: &TopologyReport, a: u32, b: u32) -> Self {
+        let same = |x: Option<u32>, y: Option<u32>| x.is_some() && x == y;
+        Self {
+            shared_cache_level: topology.shared_cache_level(a, b),
+            same_node: same(topology.node_of_cpu(a), topology.node_of_cpu(b)),
+            same_package: same(topology.package_of_cpu(a), topology.package_of_cpu(b)),
+        }
+    }
 }
 
 /// One-way latency samples (ns) between two CPUs.
@@ -108,6 +134,7 @@ pub fn run_c2c(context: &Context, pipeline: &mut Pipeline) -> Result<Vec<PairLat
         };
         let summary = sample.summary();
         let (node_a, node_b) = (topology.node_of_cpu(first), topology.node_of_cpu(second));
+        let relation = PairRelation::of(topology, first, second);
         let mut params = Map::new();
         params.insert("cpu_a".into(), json!(first));
         params.insert("cpu_b".into(), json!(second));
@@ -115,12 +142,17 @@ pub fn run_c2c(context: &Context, pipeline: &mut Pipeline) -> Result<Vec<PairLat
         params.insert("node_b".into(), json!(node_b));
         params.insert(
             "relation".into(),
-            json!(if node_a == node_b {
+            json!(if relation.same_node {
                 "same-node"
             } else {
                 "other-node"
             }),
         );
+        params.insert(
+            "shared_cache".into(),
+            json!(relation.shared_cache_level.map(|level| format!("L{level}"))),
+        );
+        params.insert("same_package".into(), json!(relation.same_package));
         let mut requested = Map::new();
         requested.insert("cpus".into(), json!([first, second]));
         pipeline.emit(&Record {
@@ -150,5 +182,32 @@ mod tests {
         let pairs = c2c_pairs(&topology);
         let n = topology.allowed.cpus.len();
         assert_eq!(pairs.len(), n * (n - 1) / 2);
+    }
+
+    #[test]
+    fn large_machines_measure_one_pair_per_relation_and_per_node_pair() {
+        // 2 packages x 2 L3s x 2 L2s x 2 cores x 2 SMT threads = 32 CPUs, a
+        // node per package: CPU 0 shares L1 with 1, L2 with 2-3, L3 with
+        // 4-7, only its node with 8-15, and nothing with 16-31.
+        let hwloc = hwlocality::Topology::builder()
+            .from_synthetic(
+                "pack:2 [numa(memory=1GiB)] l3:2(size=8MiB) l2:2(size=1MiB) l1d:2(size=32KiB) core:1 pu:2",
+            )
+            .unwrap()
+            .build()
+            .unwrap();
+        let topology = crate::topology::report_from_hwloc(&hwloc);
+        assert_eq!(topology.allowed.cpus.len(), 32);
+        assert_eq!(topology.shared_cache_level(0, 1), Some(1));
+        assert_eq!(topology.shared_cache_level(0, 3), Some(2));
+        assert_eq!(topology.shared_cache_level(0, 7), Some(3));
+        assert_eq!(topology.shared_cache_level(0, 8), None);
+        assert_eq!(
+            c2c_pairs(&topology),
+            [(0, 1), (0, 2), (0, 4), (0, 8), (0, 16)]
+        );
+        let relation = PairRelation::of(&topology, 0, 8);
+        assert!(relation.same_node && relation.same_package);
+        assert!(!PairRelation::of(&topology, 0, 16).same_package);
     }
 }

@@ -310,6 +310,7 @@ fn describe_caches(topology: &Topology) -> Vec<CacheLevel> {
             line_bytes: attributes.line_size().map_or(0, |line| line.get() as u64),
             count: caches.len(),
             cpus_per_cache: first.cpuset().and_then(|set| set.weight()).unwrap_or(0),
+            cpu_groups: caches.iter().map(|cache| object_cpus(cache)).collect(),
         });
     }
     levels

@@ -82,6 +82,11 @@ pub struct CacheLevel {
     pub count: usize,
     /// Logical CPUs sharing one cache.
     pub cpus_per_cache: usize,
+    /// The logical CPUs of each cache of this level and type, one list per
+    /// cache: which CPUs share it (SMT siblings share an L1; a core complex
+    /// shares an L2 or L3).
+    #[serde(default)]
+    pub cpu_groups: Vec<Vec<u32>>,
 }
 
 /// One memory attribute value from HMAT, as hwloc gives it.
@@ -137,6 +142,30 @@ impl TopologyReport {
             .iter()
             .find(|node| node.cpus.contains(&cpu))
             .map(|node| node.index)
+    }
+
+    /// The lowest level of data (or unified) cache that CPUs `a` and `b`
+    /// share, `None` when they share none (or the topology does not say).
+    pub fn shared_cache_level(&self, a: u32, b: u32) -> Option<u32> {
+        self.caches
+            .iter()
+            .filter(|cache| cache.cache_type != "instruction")
+            .filter(|cache| {
+                cache
+                    .cpu_groups
+                    .iter()
+                    .any(|group| group.contains(&a) && group.contains(&b))
+            })
+            .map(|cache| cache.level)
+            .min()
+    }
+
+    /// The package a CPU belongs to.
+    pub fn package_of_cpu(&self, cpu: u32) -> Option<u32> {
+        self.packages
+            .iter()
+            .find(|package| package.cpus.contains(&cpu))
+            .map(|package| package.index)
     }
 
     /// Size of the largest cache, the last level (0 when none is known).

@@ -108,6 +108,7 @@ fn xml_counts_and_packages() {
             line_bytes: 64,
             count: 2,
             cpus_per_cache: 4,
+            cpu_groups: vec![range(0, 3), range(4, 7)],
         }]
     );
     assert_eq!(
