@@ -229,6 +229,15 @@ fn cg_verifies_and_prints_zeta() {
         text.contains("VERIFICATION SUCCESSFUL") && text.contains("zeta"),
         "{text}"
     );
+    let allowed = allowed_cpus();
+    for line in [
+        " Class            = S".to_string(),
+        format!(" Threads          = {allowed} (compact, serial+migrate)"),
+        " Time in seconds  = ".to_string(),
+        " Mop/s total      = ".to_string(),
+    ] {
+        assert!(text.contains(&line), "no `{line}` in\n{text}");
+    }
     let document = document(&[
         "cg",
         "--class",
@@ -248,4 +257,15 @@ fn cg_verifies_and_prints_zeta() {
             .len(),
         15
     );
+    // By default one thread per allowed CPU; --threads-per-core 2 doubles it.
+    assert_eq!(time["params"]["threads"], 2 * allowed);
+    assert_eq!(time["params"]["threads_per_cpu"], 2);
+}
+
+/// How many CPUs this process may use, as `topo --json` says.
+fn allowed_cpus() -> usize {
+    document(&["topo"])["allowed"]["cpus"]
+        .as_array()
+        .unwrap()
+        .len()
 }

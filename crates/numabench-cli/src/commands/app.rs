@@ -40,11 +40,24 @@ pub fn validate_placement(
     Ok(())
 }
 
+/// Threads of one per CPU: `--threads`, or every allowed CPU. More threads
+/// than allowed CPUs is oversubscription, as OMP_NUM_THREADS above the core
+/// count would be: pinned workers then share CPUs round-robin, which the
+/// records show (`threads`, `worker_cpus_after_run`) and a note says.
+pub fn base_threads(topology: &TopologyReport, threads: Option<u32>) -> usize {
+    let allowed = topology.allowed.cpus.len();
+    let threads = threads.map_or(allowed, |threads| threads as usize);
+    if threads > allowed {
+        eprintln!(
+            "numabench: note: {threads} threads on {allowed} allowed CPUs: pinned workers share CPUs round-robin (--threads-per-core K runs K per CPU on purpose)"
+        );
+    }
+    threads
+}
+
 /// The run configuration from the flags.
 pub fn run_config(topology: &TopologyReport, args: &AppRunArgs) -> AppRunConfig {
-    let base = args
-        .threads
-        .map_or(topology.allowed.cpus.len(), |threads| threads as usize);
+    let base = base_threads(topology, args.threads);
     let per_cpu = args.threads_per_core as usize;
     AppRunConfig {
         threads: base * per_cpu,

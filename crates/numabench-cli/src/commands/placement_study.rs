@@ -1,6 +1,6 @@
 //! `numabench placement-study`.
 
-use super::app::validate_placement;
+use super::app::{base_threads, validate_placement};
 use super::measuring::{bench_error, context, pipeline};
 use super::stream::stream_elements;
 use crate::args::PlacementStudyArgs;
@@ -69,9 +69,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     for placement in &placements {
         validate_placement(topology, placement, choice.memory_bytes()).map_err(bench_error)?;
     }
-    let base_threads = args
-        .threads
-        .map_or(topology.allowed.cpus.len(), |threads| threads as usize);
+    let base_threads = base_threads(topology, args.threads);
     let mut grid: Vec<AppRunConfig> = Vec::new();
     for placement in &placements {
         for &thread_scheme in &thread_schemes {

@@ -61,3 +61,20 @@ impl AppChoice {
             .unwrap_or(NpbClass::S)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_class_is_the_largest_of_a_w_s_that_fits() {
+        for memory_for in [MgKernel::memory_bytes_for, CgKernel::memory_bytes_for] {
+            let (a, w) = (memory_for(NpbClass::A), memory_for(NpbClass::W));
+            assert!(w < a);
+            assert_eq!(AppChoice::default_class(memory_for, u64::MAX), NpbClass::A);
+            assert_eq!(AppChoice::default_class(memory_for, a), NpbClass::A);
+            assert_eq!(AppChoice::default_class(memory_for, a - 1), NpbClass::W);
+            assert_eq!(AppChoice::default_class(memory_for, w - 1), NpbClass::S);
+        }
+    }
+}

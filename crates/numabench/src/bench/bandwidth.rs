@@ -6,7 +6,7 @@ use super::context::Context;
 use super::error::BenchError;
 use super::interrupt::interrupted;
 use super::latency::warn_if_misplaced;
-use super::placed::PlacedBuffer;
+use super::placed::{OwnedRange, PlacedBuffer};
 use crate::kernels::{run_kernel, KernelSpec, SimdLevel};
 use crate::memory::MemoryPlacement;
 use crate::output::{HugePageCheck, Pipeline, Placement, PlacementCheck, Record, Unit};
@@ -145,7 +145,15 @@ pub fn measure_bandwidth(
         if worker.index == 0 {
             let found: Result<Vec<PlacementCheck>, BenchError> = buffers
                 .iter()
-                .map(|placed| placed.inspect(context.placement_threshold))
+                .enumerate()
+                .map(|(array, placed)| match &config.memory {
+                    // First touch: each share on its own thread's node.
+                    MemoryPlacement::FirstTouch { .. } => placed.inspect_owned(
+                        context.placement_threshold,
+                        &owned_shares(context, &config.cpus, array, elements_per_thread),
+                    ),
+                    _ => placed.inspect(context.placement_threshold),
+                })
                 .collect();
             *placement_checks.lock().expect("no worker panicked") = Some(found);
         }
@@ -201,6 +209,25 @@ pub fn measure_bandwidth(
         per_thread,
         check,
     })
+}
+
+/// The share of array `array` each thread touches first, with its node.
+fn owned_shares(
+    context: &Context,
+    cpus: &[u32],
+    array: usize,
+    elements_per_thread: usize,
+) -> Vec<OwnedRange> {
+    cpus.iter()
+        .enumerate()
+        .filter_map(|(thread, &cpu)| {
+            Some(OwnedRange {
+                offset: array * ARRAY_STAGGER_BYTES + thread * elements_per_thread * 8,
+                bytes: elements_per_thread * 8,
+                node: context.topology.node_of_cpu(cpu)?,
+            })
+        })
+        .collect()
 }
 
 /// Combines the checks of several arrays into one.

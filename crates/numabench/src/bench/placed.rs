@@ -2,7 +2,10 @@
 //! topology that run before anything is allocated.
 
 use super::error::BenchError;
-use crate::memory::{check_placement, huge_page_check, pools_can_hold, Buffer, MemoryPlacement};
+use crate::memory::{
+    check_placement, huge_page_check, page_nodes, pools_can_hold, Buffer, MemoryPlacement,
+    PAGE_SIZE,
+};
 use crate::output::PlacementCheck;
 use crate::parse::format_id_list;
 use crate::topology::TopologyReport;
@@ -17,6 +20,15 @@ pub struct PlacedBuffer {
     /// Huge pages were asked for.
     pub hugepages: bool,
     pub check: Option<PlacementCheck>,
+}
+
+/// Bytes of a buffer one thread touches first, and the node it runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnedRange {
+    /// Offset of the range from the start of the buffer.
+    pub offset: usize,
+    pub bytes: usize,
+    pub node: u32,
 }
 
 /// Least share of a buffer that must be on huge pages when they were asked
@@ -67,6 +79,44 @@ impl PlacedBuffer {
             check.achieved &= huge.fraction >= HUGE_PAGE_THRESHOLD;
             check.huge_pages = Some(huge);
         }
+        Ok(check)
+    }
+
+    /// [`inspect`](Self::inspect) for a buffer first touched by several
+    /// threads: the pages of each owner's range must be on that owner's
+    /// node, not merely on one of the team's nodes. Pages straddling two
+    /// owners' ranges may rightly be on either node and are left out of
+    /// `fraction_as_requested`; `pages_per_node` still counts every page.
+    pub fn inspect_owned(
+        &self,
+        threshold: f64,
+        owners: &[OwnedRange],
+    ) -> Result<PlacementCheck, BenchError> {
+        let mut check = self.inspect(threshold)?;
+        let base = self.buffer.as_ptr() as usize;
+        let end_of_buffer = base + self.buffer.len();
+        let (mut owned, mut on_owner) = (0u64, 0u64);
+        for range in owners {
+            let start = (base + range.offset).next_multiple_of(PAGE_SIZE);
+            let end =
+                (base + range.offset + range.bytes).min(end_of_buffer) / PAGE_SIZE * PAGE_SIZE;
+            if end <= start {
+                continue;
+            }
+            let nodes = page_nodes(start as *mut u8, end - start)?;
+            owned += nodes.resident() + nodes.not_present;
+            on_owner += nodes.on_nodes(&[range.node]);
+        }
+        check.fraction_as_requested = if owned == 0 {
+            0.0
+        } else {
+            on_owner as f64 / owned as f64
+        };
+        check.achieved = check.fraction_as_requested >= threshold
+            && check
+                .huge_pages
+                .as_ref()
+                .is_none_or(|huge| huge.fraction >= HUGE_PAGE_THRESHOLD);
         Ok(check)
     }
 

@@ -12,6 +12,11 @@ pub enum PinError {
     /// The thread was pinned but runs elsewhere (should never happen).
     #[error("pinned to CPU {expected} but running on CPU {actual}")]
     NotOnCpu { expected: u32, actual: u32 },
+    /// The worker ran on another CPU by the time its work ended: its
+    /// affinity was changed from outside (a cgroup cpuset, taskset), so
+    /// part of the measurement did not run where it was asked to.
+    #[error("a worker pinned to CPU {expected} was on CPU {actual} when its work ended (its affinity was changed from outside)")]
+    LeftCpu { expected: u32, actual: u32 },
 }
 
 /// Pins the calling thread to `cpu` and checks with sched_getcpu that it

@@ -26,7 +26,8 @@ impl WorkerContext<'_> {
 
 /// Runs `work` on one thread per entry of `cpus`, each pinned to its CPU
 /// first, and returns their results in plan order. Fails if any CPU cannot
-/// be pinned (the work then does not run anywhere).
+/// be pinned (the work then does not run anywhere), and if a worker is no
+/// longer on its CPU when its work ends (checked with sched_getcpu).
 pub fn run_pinned<T, F>(cpus: &[u32], work: F) -> Result<Vec<T>, PinError>
 where
     T: Send,
@@ -58,7 +59,15 @@ where
                         workers: cpus.len(),
                         barrier,
                     };
-                    Ok(Some(work(&context)))
+                    let output = work(&context);
+                    let actual = current_cpu();
+                    if actual != cpu {
+                        return Err(PinError::LeftCpu {
+                            expected: cpu,
+                            actual,
+                        });
+                    }
+                    Ok(Some(output))
                 })
             })
             .collect();
@@ -104,6 +113,24 @@ mod tests {
             assert_eq!(actual, cpu, "sched_getcpu inside worker {index}");
             assert!(on_cpu);
         }
+    }
+
+    #[test]
+    fn a_worker_moved_off_its_cpu_during_its_work_is_an_error() {
+        let cpus = allowed_cpus();
+        if cpus.len() < 2 {
+            eprintln!("needs two allowed CPUs; this machine has one: nothing to move to");
+            return;
+        }
+        // The worker re-pins itself elsewhere, as a cpuset change from outside would move it.
+        let error = run_pinned(&cpus[..1], |_| {
+            crate::threads::pin::pin_current_thread(cpus[1]).unwrap()
+        })
+        .unwrap_err();
+        assert!(
+            matches!(error, PinError::LeftCpu { expected, actual } if expected == cpus[0] && actual == cpus[1]),
+            "{error}"
+        );
     }
 
     #[test]
