@@ -269,3 +269,45 @@ fn allowed_cpus() -> usize {
         .unwrap()
         .len()
 }
+
+/// `autonuma` says when automatic NUMA balancing cannot act (off, or not in
+/// this kernel), on stderr and in the records, and says nothing when it is on.
+#[test]
+fn autonuma_says_whether_balancing_was_on() {
+    let balancing = std::fs::read_to_string("/proc/sys/kernel/numa_balancing")
+        .map(|text| text.trim().to_string())
+        .ok();
+    let output = numabench()
+        .args([
+            "stream",
+            "--size",
+            "4M",
+            "--repeat",
+            "1",
+            "--placement",
+            "autonuma",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let note = &document["records"][0]["params"]["note"];
+    if balancing.as_deref() == Some("1") {
+        assert!(note.is_null(), "{note}");
+        assert!(!stderr.contains("autonuma"), "{stderr}");
+    } else {
+        assert!(
+            note.as_str()
+                .unwrap()
+                .contains("ran as a plain serial initialisation"),
+            "{note}"
+        );
+        assert!(stderr.contains("note: "), "{stderr}");
+    }
+}

@@ -184,6 +184,31 @@ fn bad_inputs_give_one_line_and_status_2() {
     }
 }
 
+/// Input is checked before anything is allocated or written: a refused
+/// run leaves no output file behind.
+#[test]
+fn refused_runs_create_no_output_files() {
+    let directory = tempfile::tempdir().unwrap();
+    for (command, bad) in [
+        (&["latency", "--size", "64T"][..], "latency"),
+        (&["bandwidth", "--mem-node", "99"], "bandwidth"),
+        (&["stream", "--placement", "bind:9"], "stream"),
+    ] {
+        let jsonl = directory.path().join(format!("{bad}.jsonl"));
+        let csv = directory.path().join(format!("{bad}.csv"));
+        let output = numabench()
+            .args(command)
+            .arg("--jsonl")
+            .arg(&jsonl)
+            .arg("--csv")
+            .arg(&csv)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{command:?}");
+        assert!(!jsonl.exists() && !csv.exists(), "{command:?} wrote output");
+    }
+}
+
 #[test]
 fn help_and_version_succeed() {
     for arguments in [
