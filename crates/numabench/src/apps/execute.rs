@@ -61,7 +61,9 @@ pub fn placement_note(placement: &PlacementScheme) -> Option<String> {
         return None;
     }
     match std::fs::read_to_string("/proc/sys/kernel/numa_balancing").map(|text| text.trim().to_string()) {
-        Ok(value) if value == "1" => None,
+        // A bit mask: bit 0 is the balancing that moves pages to the tasks that use them (bit 1,
+        // memory tiering, alone only promotes pages from slow to fast nodes).
+        Ok(value) if value.parse::<u32>().is_ok_and(|mask| mask & 1 == 1) => None,
         Ok(value) => Some(format!(
             "automatic NUMA balancing is off (kernel.numa_balancing = {value}): the autonuma scheme ran as a plain serial initialisation"
         )),

@@ -35,15 +35,16 @@ fn current_node() -> libc::c_int {
     node as libc::c_int
 }
 
-/// Moves the pages of `[start, start + bytes)` to the calling thread's
-/// node; returns how many pages the kernel reports on that node afterwards
-/// (moved there, or there already). Pages it could not move (busy, not
-/// present, out of memory on the node) are not counted.
+/// Moves to the calling thread's node the pages that begin in
+/// `[start, start + bytes)` (so a page two workers' ranges share is moved
+/// once, by the worker whose range holds its first byte), and returns how
+/// many of them the kernel reports on that node afterwards: moved there, or
+/// there already. Pages it could not move (busy, out of memory on the node)
+/// are not counted.
 pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
     const BATCH: usize = 4096;
     let node = current_node();
-    let first = start / PAGE_SIZE * PAGE_SIZE;
-    let pages: Vec<*mut libc::c_void> = (first..start + bytes)
+    let pages: Vec<*mut libc::c_void> = (start.next_multiple_of(PAGE_SIZE)..start + bytes)
         .step_by(PAGE_SIZE)
         .map(|address| address as *mut libc::c_void)
         .collect();
@@ -51,10 +52,11 @@ pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
     let targets = vec![node; BATCH];
     let mut on_node = 0;
     for chunk in pages.chunks(BATCH) {
+        let status = &mut status[..chunk.len()];
         status.fill(-1);
         // SAFETY: every address lies in a mapping of this process (the team's arrays); targets
         // and status hold one entry per page of the chunk.
-        unsafe {
+        let not_moved = unsafe {
             libc::syscall(
                 libc::SYS_move_pages,
                 0,
@@ -63,12 +65,26 @@ pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
                 targets.as_ptr(),
                 status.as_mut_ptr(),
                 MPOL_MF_MOVE,
-            );
+            )
+        };
+        if not_moved != 0 {
+            // The kernel stopped early (its statuses for this chunk are incomplete): ask where
+            // the pages are now.
+            status.fill(-1);
+            // SAFETY: as above; a NULL node list makes move_pages a query.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_move_pages,
+                    0,
+                    chunk.len(),
+                    chunk.as_ptr(),
+                    std::ptr::null::<libc::c_int>(),
+                    status.as_mut_ptr(),
+                    0,
+                );
+            }
         }
-        on_node += status[..chunk.len()]
-            .iter()
-            .filter(|&&found| found == node)
-            .count() as u64;
+        on_node += status.iter().filter(|&&found| found == node).count() as u64;
     }
     on_node
 }

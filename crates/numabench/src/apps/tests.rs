@@ -83,13 +83,20 @@ fn arrays_are_zeroed_written_in_blocks_and_placed() {
                 "workers on one node: nothing is remote ({scheme})"
             );
         } else {
-            // Workers on two nodes (a node with one CPU): remote pages depend on the scheme.
-            assert!(
-                report
-                    .remote_share
-                    .is_some_and(|share| (0.0..=1.0).contains(&share)),
-                "{scheme}"
-            );
+            // Workers on two nodes (a node with one CPU): the schemes that put each block on
+            // its user's node leave at most the boundary pages remote; the others are judged in
+            // the VM tests, where the split is known.
+            let share = report.remote_share.expect("pinned workers");
+            if matches!(
+                scheme,
+                PlacementScheme::FirstTouch
+                    | PlacementScheme::SerialMigrate
+                    | PlacementScheme::NextTouch
+            ) {
+                assert!(share < 0.05, "{scheme}: remote share {share}");
+            } else {
+                assert!((0.0..=1.0).contains(&share), "{scheme}");
+            }
         }
     }
 }

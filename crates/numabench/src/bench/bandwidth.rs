@@ -21,11 +21,12 @@ use std::sync::Mutex;
 const MIN_BYTES_PER_REPETITION: u64 = 256 << 20;
 
 /// Array k starts k times this many bytes into its buffer: 17 cache lines,
-/// so the streams' elements of one index never share their low 12 address
-/// bits. Page-aligned arrays would: loads of `b[i]` then look as if they
-/// depend on the in-flight store to `a[i]` (4K aliasing) and stall, which
-/// costs copy and triad 1-2% here. likwid-bench's and STREAM's arrays are
-/// offset from each other too.
+/// so the streams' elements of one index do not share their low 12 address
+/// bits. With page-aligned arrays the streams march through the same L1/L2
+/// sets and, where memory channels interleave on bits below the page, the
+/// same channel at the same moment; STREAM offsets its arrays for the same
+/// reason. Chosen by measurement (docs/benchmarks.md): +1% on copy, triad
+/// and copy-nt against page-aligned arrays here, 17 and 33 lines alike.
 const ARRAY_STAGGER_BYTES: usize = 17 * 64;
 
 /// A validated bandwidth run.

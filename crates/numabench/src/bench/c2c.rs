@@ -58,7 +58,7 @@ pub fn c2c_pairs(topology: &TopologyReport) -> Vec<(u32, u32)> {
         .collect();
     for (index, &a) in firsts.iter().enumerate() {
         for &b in &firsts[index + 1..] {
-            pairs.push((a, b));
+            pairs.push((a.min(b), a.max(b)));
         }
     }
     pairs.sort_unstable();

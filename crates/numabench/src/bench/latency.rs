@@ -141,12 +141,20 @@ pub fn measure_latency(
 /// channels, the host's backing under a hypervisor), and a run that saw a
 /// different 5% of them would report a different median. With this, five
 /// runs of a 1 GiB chase agree within about 1.5% where 20 ms windows
-/// spread by 3% (docs/benchmarks.md).
+/// spread by 3% (docs/benchmarks.md). A sample is at most
+/// [`MAX_LOADS_PER_SAMPLE`] loads (about 13 s at 200 ns; Ctrl-C is seen
+/// between samples), so the samples cover the whole chain up to
+/// `repeat` x 4 GiB of 64-byte lines.
 fn loads_per_sample(seconds_per_load: f64, lines: u64, repeat: usize) -> u64 {
     let by_time = (SAMPLE_SECONDS / seconds_per_load.max(1e-10)) as u64;
     let by_coverage = lines.div_ceil(repeat.max(1) as u64);
-    by_time.max(by_coverage).clamp(1 << 14, 1 << 28)
+    by_time
+        .max(by_coverage)
+        .clamp(1 << 14, MAX_LOADS_PER_SAMPLE)
 }
+
+/// The most loads one latency sample chases.
+const MAX_LOADS_PER_SAMPLE: u64 = 1 << 26;
 
 /// Runs the latency benchmark, emitting one `latency` record (ns, headline
 /// the median of samples) and, with an invariant TSC, one `latency_cycles`
@@ -299,8 +307,11 @@ mod tests {
     #[test]
     fn loads_per_sample_stays_within_bounds() {
         assert_eq!(loads_per_sample(1.0, 2, 1), 1 << 14);
-        assert_eq!(loads_per_sample(1e-12, u64::MAX / 2, 1), 1 << 28);
+        assert_eq!(
+            loads_per_sample(1e-12, u64::MAX / 2, 1),
+            MAX_LOADS_PER_SAMPLE
+        );
         // A zero time per load counts as 0.1 ns; zero repeats as one.
-        assert_eq!(loads_per_sample(0.0, 2, 0), 200_000_000);
+        assert_eq!(loads_per_sample(0.0, 2, 0), MAX_LOADS_PER_SAMPLE);
     }
 }

@@ -3,8 +3,8 @@
 
 use super::error::BenchError;
 use crate::memory::{
-    check_placement, huge_page_check, page_nodes, pools_can_hold, Buffer, MemoryPlacement,
-    PAGE_SIZE,
+    check_placement, huge_page_check, page_statuses, pools_can_hold, Buffer, MemoryPlacement,
+    HUGE_PAGE_SIZE, PAGE_SIZE,
 };
 use crate::output::PlacementCheck;
 use crate::parse::format_id_list;
@@ -29,6 +29,18 @@ pub struct OwnedRange {
     pub offset: usize,
     pub bytes: usize,
     pub node: u32,
+}
+
+/// The owners whose ranges overlap bytes `[from, to)` of the buffer.
+fn owners_touching(
+    owners: &[OwnedRange],
+    from: usize,
+    to: usize,
+) -> impl Iterator<Item = &OwnedRange> {
+    let first = owners.partition_point(|owner| owner.offset + owner.bytes <= from);
+    owners[first..]
+        .iter()
+        .take_while(move |owner| owner.offset < to)
 }
 
 /// Least share of a buffer that must be on huge pages when they were asked
@@ -83,34 +95,41 @@ impl PlacedBuffer {
     }
 
     /// [`inspect`](Self::inspect) for a buffer first touched by several
-    /// threads: the pages of each owner's range must be on that owner's
-    /// node, not merely on one of the team's nodes. Pages straddling two
-    /// owners' ranges may rightly be on either node and are left out of
-    /// `fraction_as_requested`; `pages_per_node` still counts every page.
+    /// threads: each page must be on the node of a thread that touches it,
+    /// not merely on one of the team's nodes. A page whose memory (a whole
+    /// 2 MiB page when huge pages were asked for: the kernel places it at
+    /// the first touch of any of its bytes) overlaps several owners' ranges
+    /// is right on any of their nodes. Pages not present count as misplaced.
+    /// `owners` are sorted by offset and do not overlap.
     pub fn inspect_owned(
         &self,
         threshold: f64,
         owners: &[OwnedRange],
     ) -> Result<PlacementCheck, BenchError> {
         let mut check = self.inspect(threshold)?;
+        let statuses = page_statuses(self.buffer.as_ptr(), self.buffer.len())?;
+        let granule = if self.hugepages {
+            HUGE_PAGE_SIZE
+        } else {
+            PAGE_SIZE
+        };
         let base = self.buffer.as_ptr() as usize;
-        let end_of_buffer = base + self.buffer.len();
-        let (mut owned, mut on_owner) = (0u64, 0u64);
-        for range in owners {
-            let start = (base + range.offset).next_multiple_of(PAGE_SIZE);
-            let end =
-                (base + range.offset + range.bytes).min(end_of_buffer) / PAGE_SIZE * PAGE_SIZE;
-            if end <= start {
-                continue;
-            }
-            let nodes = page_nodes(start as *mut u8, end - start)?;
-            owned += nodes.resident() + nodes.not_present;
-            on_owner += nodes.on_nodes(&[range.node]);
-        }
-        check.fraction_as_requested = if owned == 0 {
+        let on_an_owners_node = statuses
+            .iter()
+            .enumerate()
+            .filter(|(page, &status)| {
+                // The bytes (buffer offsets) of the page the kernel placed as one.
+                let placed_as_one = (base + page * PAGE_SIZE) / granule * granule;
+                let from = placed_as_one.saturating_sub(base);
+                let to = placed_as_one + granule - base;
+                status >= 0
+                    && owners_touching(owners, from, to).any(|owner| owner.node == status as u32)
+            })
+            .count();
+        check.fraction_as_requested = if statuses.is_empty() {
             0.0
         } else {
-            on_owner as f64 / owned as f64
+            on_an_owners_node as f64 / statuses.len() as f64
         };
         check.achieved = check.fraction_as_requested >= threshold
             && check
@@ -307,5 +326,69 @@ mod tests {
             .to_string()
             .contains("larger than the free memory"));
         assert!(check_memory_fits(&topology, &[0, 1], 3 << 29).is_ok());
+    }
+
+    fn owner(offset: usize, bytes: usize, node: u32) -> OwnedRange {
+        OwnedRange {
+            offset,
+            bytes,
+            node,
+        }
+    }
+
+    #[test]
+    fn owners_touching_a_range_are_those_overlapping_it() {
+        let owners = [owner(0, 100, 0), owner(100, 100, 1), owner(200, 100, 2)];
+        let nodes = |from, to| -> Vec<u32> {
+            owners_touching(&owners, from, to)
+                .map(|owner| owner.node)
+                .collect()
+        };
+        assert_eq!(nodes(0, 100), [0]);
+        assert_eq!(nodes(99, 101), [0, 1]);
+        assert_eq!(nodes(150, 400), [1, 2]);
+        assert_eq!(nodes(300, 400), Vec::<u32>::new());
+    }
+
+    /// Pages are judged against the owners they overlap: a page shared by
+    /// two owners is right on either's node, a page of one owner only on
+    /// its node (this machine's pages are all on node 0).
+    #[test]
+    fn owned_pages_are_judged_against_the_threads_that_touch_them() {
+        let this = crate::topology::discover_this_system().unwrap();
+        let node = this.node_of_cpu(this.allowed.cpus[0]).unwrap();
+        let mut placed =
+            PlacedBuffer::allocate(3 * PAGE_SIZE, MemoryPlacement::Bind(node), false).unwrap();
+        placed.buffer.touch_pages();
+        let elsewhere = node + 1;
+        let split = 5440; // inside the second page
+        let all_mine = placed
+            .inspect_owned(
+                0.95,
+                &[
+                    owner(0, split, node),
+                    owner(split, 3 * PAGE_SIZE - split, node),
+                ],
+            )
+            .unwrap();
+        assert_eq!(all_mine.fraction_as_requested, 1.0);
+        assert!(all_mine.achieved);
+        // Page 0: first owner only (right); page 1: both (right on either); page 2: second only (wrong).
+        let second_elsewhere = placed
+            .inspect_owned(
+                0.95,
+                &[
+                    owner(0, split, node),
+                    owner(split, 3 * PAGE_SIZE - split, elsewhere),
+                ],
+            )
+            .unwrap();
+        assert!((second_elsewhere.fraction_as_requested - 2.0 / 3.0).abs() < 1e-12);
+        assert!(!second_elsewhere.achieved);
+        // A range with no whole page of its own is still judged.
+        let small = placed
+            .inspect_owned(0.95, &[owner(1000, 2000, node)])
+            .unwrap();
+        assert!((small.fraction_as_requested - 1.0 / 3.0).abs() < 1e-12);
     }
 }

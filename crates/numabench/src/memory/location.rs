@@ -32,31 +32,36 @@ impl PageNodes {
 
 /// Asks the kernel which node holds each page of `[start, start + length)`.
 pub fn page_nodes(start: *mut u8, length: usize) -> Result<PageNodes, MemoryError> {
-    const BATCH: usize = 16 * 1024;
-    let page_count = length.div_ceil(PAGE_SIZE);
     let mut result = PageNodes::default();
-    let mut pages = Vec::with_capacity(BATCH.min(page_count));
-    let mut status = vec![0i32; BATCH.min(page_count)];
-    for first in (0..page_count).step_by(BATCH) {
-        let count = BATCH.min(page_count - first);
-        pages.clear();
-        // wrapping_add: only addresses are computed; the kernel dereferences nothing we do not own.
-        pages.extend(
-            (first..first + count)
-                .map(|page| start.wrapping_add(page * PAGE_SIZE).cast::<libc::c_void>()),
-        );
-        let status = &mut status[..count];
-        // SAFETY: every address lies in the caller's range, which the caller maps.
-        unsafe { move_pages(&pages, &[], status, 0) }.map_err(MemoryError::Query)?;
-        for &node in status.iter() {
-            if node >= 0 {
-                *result.per_node.entry(node as u32).or_default() += 1;
-            } else {
-                result.not_present += 1;
-            }
+    for status in page_statuses(start, length)? {
+        if status >= 0 {
+            *result.per_node.entry(status as u32).or_default() += 1;
+        } else {
+            result.not_present += 1;
         }
     }
     Ok(result)
+}
+
+/// The kernel's answer for each base page of `[start, start + length)`, in
+/// order: the node holding it, or a negative errno (`-ENOENT`: not present).
+pub fn page_statuses(start: *mut u8, length: usize) -> Result<Vec<i32>, MemoryError> {
+    const BATCH: usize = 16 * 1024;
+    let page_count = length.div_ceil(PAGE_SIZE);
+    let mut statuses = vec![0i32; page_count];
+    let mut pages = Vec::with_capacity(BATCH.min(page_count));
+    for (batch, status) in statuses.chunks_mut(BATCH).enumerate() {
+        let first = batch * BATCH;
+        pages.clear();
+        // wrapping_add: only addresses are computed; the kernel dereferences nothing we do not own.
+        pages.extend(
+            (first..first + status.len())
+                .map(|page| start.wrapping_add(page * PAGE_SIZE).cast::<libc::c_void>()),
+        );
+        // SAFETY: every address lies in the caller's range, which the caller maps.
+        unsafe { move_pages(&pages, &[], status, 0) }.map_err(MemoryError::Query)?;
+    }
+    Ok(statuses)
 }
 
 /// Checks a buffer against the nodes its pages should be on. The check is

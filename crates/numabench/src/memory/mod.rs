@@ -13,6 +13,6 @@ mod syscalls;
 pub use buffer::Buffer;
 pub use errors::MemoryError;
 pub use huge_pages::{free_pool_pages, huge_page_check, pools_can_hold, HUGE_PAGE_SIZE};
-pub use location::{check_placement, page_nodes, PageNodes};
+pub use location::{check_placement, page_nodes, page_statuses, PageNodes};
 pub use policy::MemoryPlacement;
 pub use syscalls::{allowed_memory_nodes, PAGE_SIZE};
