@@ -362,27 +362,22 @@ mod tests {
         placed.buffer.touch_pages();
         let elsewhere = node + 1;
         let split = 5440; // inside the second page
-        let all_mine = placed
-            .inspect_owned(
-                0.95,
-                &[
-                    owner(0, split, node),
-                    owner(split, 3 * PAGE_SIZE - split, node),
-                ],
-            )
-            .unwrap();
+        let halves = |second_node| {
+            placed
+                .inspect_owned(
+                    0.95,
+                    &[
+                        owner(0, split, node),
+                        owner(split, 3 * PAGE_SIZE - split, second_node),
+                    ],
+                )
+                .unwrap()
+        };
+        let all_mine = halves(node);
         assert_eq!(all_mine.fraction_as_requested, 1.0);
         assert!(all_mine.achieved);
         // Page 0: first owner only (right); page 1: both (right on either); page 2: second only (wrong).
-        let second_elsewhere = placed
-            .inspect_owned(
-                0.95,
-                &[
-                    owner(0, split, node),
-                    owner(split, 3 * PAGE_SIZE - split, elsewhere),
-                ],
-            )
-            .unwrap();
+        let second_elsewhere = halves(elsewhere);
         assert!((second_elsewhere.fraction_as_requested - 2.0 / 3.0).abs() < 1e-12);
         assert!(!second_elsewhere.achieved);
         // A range with no whole page of its own is still judged.
