@@ -277,24 +277,16 @@ fn autonuma_says_whether_balancing_was_on() {
     let balancing = std::fs::read_to_string("/proc/sys/kernel/numa_balancing")
         .map(|text| text.trim().to_string())
         .ok();
-    let output = numabench()
-        .args([
-            "stream",
-            "--size",
-            "4M",
-            "--repeat",
-            "1",
-            "--placement",
-            "autonuma",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = super::succeeding(&[
+        "stream",
+        "--size",
+        "4M",
+        "--repeat",
+        "1",
+        "--placement",
+        "autonuma",
+        "--json",
+    ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let note = &document["records"][0]["params"]["note"];

@@ -15,14 +15,20 @@ pub fn numabench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_numabench"))
 }
 
-/// Runs numabench with `--json` appended, asserts success, and returns the
-/// JSON document it printed.
-pub fn json_document(arguments: &[&str]) -> serde_json::Value {
-    let output = numabench().args(arguments).arg("--json").output().unwrap();
+/// Runs numabench, asserts success, and returns what it printed.
+pub fn succeeding(arguments: &[&str]) -> std::process::Output {
+    let output = numabench().args(arguments).output().unwrap();
     assert!(
         output.status.success(),
         "{arguments:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
+    output
+}
+
+/// Runs numabench with `--json` appended, asserts success, and returns the
+/// JSON document it printed.
+pub fn json_document(arguments: &[&str]) -> serde_json::Value {
+    let output = succeeding(&[arguments, &["--json"]].concat());
     serde_json::from_slice(&output.stdout).unwrap()
 }
