@@ -4,7 +4,7 @@
 use super::error::BenchError;
 use crate::memory::{
     check_placement, huge_page_check, page_statuses, pools_can_hold, Buffer, MemoryPlacement,
-    HUGE_PAGE_SIZE, PAGE_SIZE,
+    PageNodes, HUGE_PAGE_SIZE, PAGE_SIZE,
 };
 use crate::output::PlacementCheck;
 use crate::parse::format_id_list;
@@ -85,7 +85,13 @@ impl PlacedBuffer {
     /// for, how much of the buffer got them). Huge pages on less than
     /// [`HUGE_PAGE_THRESHOLD`] of the buffer make the placement not achieved.
     pub fn inspect(&self, threshold: f64) -> Result<PlacementCheck, BenchError> {
-        let mut check = check_placement(&self.buffer, &self.placement.expected_nodes(), threshold)?;
+        let check = check_placement(&self.buffer, &self.placement.expected_nodes(), threshold)?;
+        self.with_huge_pages(check)
+    }
+
+    /// Adds, when huge pages were asked for, how much of the buffer got
+    /// them; under [`HUGE_PAGE_THRESHOLD`] the placement is not achieved.
+    fn with_huge_pages(&self, mut check: PlacementCheck) -> Result<PlacementCheck, BenchError> {
         if self.hugepages {
             let huge = huge_page_check(&self.buffer)?;
             check.achieved &= huge.fraction >= HUGE_PAGE_THRESHOLD;
@@ -106,7 +112,6 @@ impl PlacedBuffer {
         threshold: f64,
         owners: &[OwnedRange],
     ) -> Result<PlacementCheck, BenchError> {
-        let mut check = self.inspect(threshold)?;
         let statuses = page_statuses(self.buffer.as_ptr(), self.buffer.len())?;
         let granule = if self.hugepages {
             HUGE_PAGE_SIZE
@@ -125,18 +130,10 @@ impl PlacedBuffer {
                 status >= 0
                     && owners_touching(owners, from, to).any(|owner| owner.node == status as u32)
             })
-            .count();
-        check.fraction_as_requested = if statuses.is_empty() {
-            0.0
-        } else {
-            on_an_owners_node as f64 / statuses.len() as f64
-        };
-        check.achieved = check.fraction_as_requested >= threshold
-            && check
-                .huge_pages
-                .as_ref()
-                .is_none_or(|huge| huge.fraction >= HUGE_PAGE_THRESHOLD);
-        Ok(check)
+            .count() as u64;
+        self.with_huge_pages(
+            PageNodes::from_statuses(&statuses).check(on_an_owners_node, threshold),
+        )
     }
 
     /// [`inspect`](Self::inspect), keeping the result with the buffer.

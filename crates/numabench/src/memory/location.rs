@@ -30,17 +30,43 @@ impl PageNodes {
     }
 }
 
-/// Asks the kernel which node holds each page of `[start, start + length)`.
-pub fn page_nodes(start: *mut u8, length: usize) -> Result<PageNodes, MemoryError> {
-    let mut result = PageNodes::default();
-    for status in page_statuses(start, length)? {
-        if status >= 0 {
-            *result.per_node.entry(status as u32).or_default() += 1;
+impl PageNodes {
+    /// Counts per node from [`page_statuses`]' answers.
+    pub fn from_statuses(statuses: &[i32]) -> Self {
+        let mut result = PageNodes::default();
+        for &status in statuses {
+            if status >= 0 {
+                *result.per_node.entry(status as u32).or_default() += 1;
+            } else {
+                result.not_present += 1;
+            }
+        }
+        result
+    }
+
+    /// The check of these pages when `as_requested` of them are where they
+    /// were asked to be: `achieved` when at least `threshold` (0..=1) of
+    /// all pages are; pages not yet present count as misplaced.
+    pub fn check(self, as_requested: u64, threshold: f64) -> PlacementCheck {
+        let pages = self.resident() + self.not_present;
+        let fraction = if pages == 0 {
+            0.0
         } else {
-            result.not_present += 1;
+            as_requested as f64 / pages as f64
+        };
+        PlacementCheck {
+            pages,
+            pages_per_node: self.per_node,
+            fraction_as_requested: fraction,
+            achieved: fraction >= threshold,
+            huge_pages: None,
         }
     }
-    Ok(result)
+}
+
+/// Asks the kernel which node holds each page of `[start, start + length)`.
+pub fn page_nodes(start: *mut u8, length: usize) -> Result<PageNodes, MemoryError> {
+    Ok(PageNodes::from_statuses(&page_statuses(start, length)?))
 }
 
 /// The kernel's answer for each base page of `[start, start + length)`, in
@@ -73,19 +99,8 @@ pub fn check_placement(
     threshold: f64,
 ) -> Result<PlacementCheck, MemoryError> {
     let nodes = page_nodes(buffer.as_ptr(), buffer.len())?;
-    let pages = nodes.resident() + nodes.not_present;
-    let fraction = if pages == 0 {
-        0.0
-    } else {
-        nodes.on_nodes(expected_nodes) as f64 / pages as f64
-    };
-    Ok(PlacementCheck {
-        pages,
-        pages_per_node: nodes.per_node,
-        fraction_as_requested: fraction,
-        achieved: fraction >= threshold,
-        huge_pages: None,
-    })
+    let as_requested = nodes.on_nodes(expected_nodes);
+    Ok(nodes.check(as_requested, threshold))
 }
 
 #[cfg(test)]
