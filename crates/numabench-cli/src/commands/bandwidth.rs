@@ -66,11 +66,7 @@ fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConf
     };
     let nodes = memory.expected_nodes();
     let sizes = if args.sweep {
-        let free = nodes
-            .iter()
-            .filter_map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
-            .sum::<u64>();
-        default_sweep_sizes(topology, cpus.len(), Some(free).filter(|bytes| *bytes > 0))
+        default_sweep_sizes(topology, cpus.len(), &nodes)
     } else if args.size.is_empty() {
         vec![(4 * topology.last_level_cache_bytes()).max(256 << 20)]
     } else {

@@ -29,12 +29,8 @@ fn validate(args: &LatencyArgs, context: &Context) -> Result<LatencyConfig, Benc
         },
     };
     let nodes = memory.expected_nodes();
-    let free = nodes
-        .iter()
-        .filter_map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
-        .sum::<u64>();
     let sizes = if args.sweep {
-        default_sweep_sizes(topology, 1, Some(free).filter(|bytes| *bytes > 0))
+        default_sweep_sizes(topology, 1, &nodes)
     } else if args.size.is_empty() {
         vec![1 << 30]
     } else {

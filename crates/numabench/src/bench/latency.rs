@@ -33,14 +33,16 @@ pub struct LatencyConfig {
 
 /// Whole working-set sizes for `threads` threads, each with its share:
 /// from half the L1 data cache per thread to 4x the last-level cache (at
-/// least 256 MiB, at most a quarter of `free_bytes`), doubling. The curve
+/// least 256 MiB, at most a quarter of the free memory of `nodes`, where
+/// the buffers go, when the kernel reports it), doubling. The curve
 /// through every cache level to DRAM (latency sweeps use one thread,
 /// bandwidth sweeps as many as run).
-pub fn default_sweep_sizes(
-    topology: &TopologyReport,
-    threads: usize,
-    free_bytes: Option<u64>,
-) -> Vec<u64> {
+pub fn default_sweep_sizes(topology: &TopologyReport, threads: usize, nodes: &[u32]) -> Vec<u64> {
+    let free: u64 = nodes
+        .iter()
+        .filter_map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
+        .sum();
+    let free_bytes = Some(free).filter(|bytes| *bytes > 0);
     let l1 = topology
         .caches
         .iter()
@@ -293,15 +295,17 @@ mod tests {
             .build()
             .unwrap();
         let topology = crate::topology::report_from_hwloc(&hwloc);
-        let one = default_sweep_sizes(&topology, 1, None);
+        let one = default_sweep_sizes(&topology, 1, &[]);
         assert_eq!(one.first(), Some(&(16 << 10)));
         assert_eq!(one.last(), Some(&(256 << 20)));
         assert!(one.windows(2).all(|pair| pair[1] == 2 * pair[0]));
-        let four = default_sweep_sizes(&topology, 4, None);
+        let four = default_sweep_sizes(&topology, 4, &[]);
         assert_eq!(four.first(), Some(&(64 << 10)));
         assert_eq!(four.last(), Some(&(256 << 20)));
-        let short_of_memory = default_sweep_sizes(&topology, 1, Some(64 << 20));
-        assert_eq!(short_of_memory.last(), Some(&(16 << 20)));
+        let mut short_of_memory = topology.clone();
+        short_of_memory.nodes[0].memory_free_bytes = Some(64 << 20);
+        let short = default_sweep_sizes(&short_of_memory, 1, &[0]);
+        assert_eq!(short.last(), Some(&(16 << 20)));
     }
 
     #[test]
