@@ -189,14 +189,9 @@ mod tests {
         // 2 packages x 2 L3s x 2 L2s x 2 cores x 2 SMT threads = 32 CPUs, a
         // node per package: CPU 0 shares L1 with 1, L2 with 2-3, L3 with
         // 4-7, only its node with 8-15, and nothing with 16-31.
-        let hwloc = hwlocality::Topology::builder()
-            .from_synthetic(
-                "pack:2 [numa(memory=1GiB)] l3:2(size=8MiB) l2:2(size=1MiB) l1d:2(size=32KiB) core:1 pu:2",
-            )
-            .unwrap()
-            .build()
-            .unwrap();
-        let topology = crate::topology::report_from_hwloc(&hwloc);
+        let topology = crate::topology::synthetic(
+            "pack:2 [numa(memory=1GiB)] l3:2(size=8MiB) l2:2(size=1MiB) l1d:2(size=32KiB) core:1 pu:2",
+        );
         assert_eq!(topology.allowed.cpus.len(), 32);
         assert_eq!(topology.shared_cache_level(0, 1), Some(1));
         assert_eq!(topology.shared_cache_level(0, 3), Some(2));

@@ -287,14 +287,9 @@ mod tests {
 
     #[test]
     fn sweeps_double_from_half_an_l1_per_thread_to_past_the_last_level_cache() {
-        let hwloc = hwlocality::Topology::builder()
-            .from_synthetic(
-                "pack:1 [numa(memory=8GiB)] l3:1(size=8MiB) l2:2(size=1MiB) l1d:1(size=32KiB) core:1 pu:1",
-            )
-            .unwrap()
-            .build()
-            .unwrap();
-        let topology = crate::topology::report_from_hwloc(&hwloc);
+        let topology = crate::topology::synthetic(
+            "pack:1 [numa(memory=8GiB)] l3:1(size=8MiB) l2:2(size=1MiB) l1d:1(size=32KiB) core:1 pu:1",
+        );
         let one = default_sweep_sizes(&topology, 1, &[]);
         assert_eq!(one.first(), Some(&(16 << 10)));
         assert_eq!(one.last(), Some(&(256 << 20)));

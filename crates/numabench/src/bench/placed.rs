@@ -281,16 +281,9 @@ pub fn check_memory_fits(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::report_from_hwloc;
-    use hwlocality::Topology;
 
     fn topology() -> TopologyReport {
-        let topology = Topology::builder()
-            .from_synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1")
-            .unwrap()
-            .build()
-            .unwrap();
-        let mut report = report_from_hwloc(&topology);
+        let mut report = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
         report.nodes[1].cpus.clear();
         report.nodes[1].cpuless = true;
         for node in &mut report.nodes {

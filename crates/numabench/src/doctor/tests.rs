@@ -1,18 +1,11 @@
 //! Doctor checks run against prepared /proc and /sys trees.
 
 use super::*;
-use crate::topology::report_from_hwloc;
-use hwlocality::Topology;
 use std::fs;
 use std::path::Path;
 
 fn two_node_topology() -> TopologyReport {
-    let topology = Topology::builder()
-        .from_synthetic("pack:2 [numa(memory=8GiB)] core:2 pu:2")
-        .unwrap()
-        .build()
-        .unwrap();
-    let mut report = report_from_hwloc(&topology);
+    let mut report = crate::topology::synthetic("pack:2 [numa(memory=8GiB)] core:2 pu:2");
     for node in &mut report.nodes {
         node.memory_free_bytes = Some(6 << 30);
     }

@@ -235,16 +235,9 @@ pub fn set_mempolicy(policy: &MemoryPolicy) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::report_from_hwloc;
-    use hwlocality::Topology;
 
     fn two_nodes() -> TopologyReport {
-        let topology = Topology::builder()
-            .from_synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1")
-            .unwrap()
-            .build()
-            .unwrap();
-        report_from_hwloc(&topology)
+        crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1")
     }
 
     #[test]

@@ -343,18 +343,22 @@ fn describe_allowed(topology: &Topology, this_system: bool) -> Allowed {
     }
 }
 
+/// The report of an hwloc synthetic topology, e.g.
+/// `"pack:2 [numa(memory=8GiB)] l3:1(size=16MiB) core:4 pu:2"`: machines
+/// other than this one, for tests (binding does nothing on them).
+#[cfg(test)]
+pub(crate) fn synthetic(description: &str) -> TopologyReport {
+    let topology = Topology::builder()
+        .from_synthetic(description)
+        .expect("valid synthetic description")
+        .build()
+        .expect("synthetic topology builds");
+    report_from_hwloc(&topology)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn synthetic(description: &str) -> TopologyReport {
-        let topology = Topology::builder()
-            .from_synthetic(description)
-            .expect("valid synthetic description")
-            .build()
-            .expect("synthetic topology builds");
-        report_from_hwloc(&topology)
-    }
 
     #[test]
     fn two_socket_synthetic_machine() {

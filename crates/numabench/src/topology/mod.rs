@@ -13,6 +13,8 @@ mod kernel_nodes;
 mod report;
 mod table;
 
+#[cfg(test)]
+pub(crate) use discover::synthetic;
 pub use discover::{discover_this_system, load_hwloc_topology, report_from_hwloc, TopologyError};
 pub use report::{
     Allowed, CacheLevel, MemoryAttributeValue, NodeInfo, PackageInfo, TopologyReport,
