@@ -7,10 +7,9 @@ use crate::args::PlacementStudyArgs;
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use numabench::apps::{
-    emit_app_records, placement_note, render_study, run_repeated, AppChoice, AppRunConfig,
-    NpbClass, PlacementScheme, StudyRow, ThreadScheme,
+    placement_note, render_study, run_placement_study, AppChoice, AppRunConfig, NpbClass,
+    PlacementScheme, ThreadScheme,
 };
-use numabench::bench::interrupted;
 
 /// The kernel and its size from `KERNEL`, `--class` and `--size` (a class
 /// for STREAM or a size for CG/MG is a usage error, not silently ignored).
@@ -93,39 +92,25 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
         });
     }
     let mut pipeline = pipeline(&args.output, &context)?;
-    let mut progress = Progress::new(grid.len());
-    let mut rows = Vec::new();
-    for config in grid {
-        if interrupted() {
-            break;
-        }
-        progress.step(&format!(
-            "{} + {} x{}",
-            config.placement,
-            config.thread_scheme.name(),
-            config.threads_per_cpu
-        ));
-        let runs = run_repeated(topology, &config, &|| choice.make()).map_err(CliError::system)?;
-        let class = choice.class().map(|class| class.to_string());
-        if let Some(summary) = emit_app_records(
-            topology,
-            choice.name(),
-            class.as_deref(),
-            &config,
-            &runs,
-            &mut pipeline,
-        )
-        .map_err(CliError::system)?
-        {
-            rows.push(StudyRow {
-                placement: config.placement.clone(),
-                thread_scheme: config.thread_scheme,
-                threads: config.threads,
-                threads_per_cpu: config.threads_per_cpu,
-                summary,
-            });
-        }
-    }
+    let repeat = args.repeat as usize;
+    let mut progress = Progress::new(grid.len() * repeat);
+    let rows = run_placement_study(
+        topology,
+        &choice,
+        &grid,
+        repeat,
+        &mut pipeline,
+        &mut |run, config| {
+            progress.step(&format!(
+                "run {}/{repeat}, {} + {} x{}",
+                run.repetition + 1,
+                config.placement,
+                config.thread_scheme.name(),
+                config.threads_per_cpu
+            ))
+        },
+    )
+    .map_err(CliError::system)?;
     pipeline.finish().map_err(CliError::system)?;
     if !args.output.json {
         print!("{}", render_study(choice.name(), &rows));

@@ -200,6 +200,9 @@ pub struct AppSummary {
     pub all_verified: bool,
     pub system_seconds: f64,
     pub context_switches: f64,
+    /// `placement.verified.achieved` of the records: whether the pages sat
+    /// where the scheme asks (`None`: no check applies).
+    pub placement_achieved: Option<bool>,
 }
 
 /// Emits the records of repeated runs of one kernel/configuration: `time`
@@ -357,6 +360,7 @@ pub fn emit_app_records(
         all_verified,
         system_seconds,
         context_switches,
+        placement_achieved: placement.verified.as_ref().map(|check| check.achieved),
     }))
 }
 

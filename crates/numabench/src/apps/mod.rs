@@ -12,6 +12,8 @@ mod rusage;
 mod shared_array;
 mod stream;
 mod study;
+mod study_run;
+mod study_verdict;
 mod team;
 
 pub use catalog::AppChoice;
@@ -26,6 +28,13 @@ pub use rusage::{usage_now, Usage};
 pub use shared_array::SharedArray;
 pub use stream::StreamKernel;
 pub use study::{render_study, StudyRow};
+pub use study_run::{
+    run_placement_study, study_schedule, verdict_record, PlacementStudyError, ScheduledRun,
+};
+pub use study_verdict::{
+    exclusion, fastest, repeatability, smallest_p_value, Exclusion, Fastest, Repeatability,
+    MIN_RUNS_FOR_REPEATABILITY, SIGNIFICANCE,
+};
 pub use team::{plan_cpus, PageReport, Team, TeamError};
 
 pub mod cg;

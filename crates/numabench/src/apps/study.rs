@@ -1,9 +1,14 @@
 //! `placement-study`: the grid of placement schemes x thread schemes (and
 //! over-decomposition levels), side by side, with the fastest and the most
-//! repeatable configuration named.
+//! repeatable configuration named when the runs support it (the rules are
+//! in [`super::study_verdict`]).
 
 use super::execute::AppSummary;
 use super::placement::{PlacementScheme, ThreadScheme};
+use super::study_verdict::{
+    fastest, repeatability, smallest_p_value, Exclusion, Fastest, MIN_RUNS_FOR_REPEATABILITY,
+    SIGNIFICANCE,
+};
 use crate::units::{format_percent, format_value};
 use std::fmt::Write;
 
@@ -18,7 +23,8 @@ pub struct StudyRow {
 }
 
 impl StudyRow {
-    fn label(&self) -> String {
+    /// `placement + thread scheme`, with ` xK/cpu` when over-decomposed.
+    pub fn label(&self) -> String {
         let mut label = format!("{} + {}", self.placement, self.thread_scheme.name());
         if self.threads_per_cpu > 1 {
             label.push_str(&format!(" x{}/cpu", self.threads_per_cpu));
@@ -36,14 +42,14 @@ pub fn render_study(kernel: &str, rows: &[StudyRow]) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<34} {:>7} {:>10} {:>10} {:>10} {:>8} {:>9} {:>10}  verified",
-        "placement + threads", "threads", "median", "min", "max", "cv", "sys s", "ctx sw"
+        "{:<34} {:>7} {:>10} {:>10} {:>10} {:>8} {:>9} {:>10}  {:<6}  verified",
+        "placement + threads", "threads", "median", "min", "max", "cv", "sys s", "ctx sw", "placed"
     );
     for row in rows {
         let time = &row.summary.time;
         let _ = writeln!(
             out,
-            "{:<34} {:>7} {:>10} {:>10} {:>10} {:>8} {:>9} {:>10}  {}",
+            "{:<34} {:>7} {:>10} {:>10} {:>10} {:>8} {:>9} {:>10}  {:<6}  {}",
             row.label(),
             row.threads,
             format_value(time.median()),
@@ -53,6 +59,11 @@ pub fn render_study(kernel: &str, rows: &[StudyRow]) -> String {
             format_value(row.summary.system_seconds),
             // A mean count over runs: whole switches are precise enough.
             format!("{:.0}", row.summary.context_switches),
+            match row.summary.placement_achieved {
+                Some(true) => "yes",
+                Some(false) => "NO",
+                None => "-",
+            },
             if row.summary.all_verified {
                 "yes"
             } else {
@@ -60,49 +71,116 @@ pub fn render_study(kernel: &str, rows: &[StudyRow]) -> String {
             }
         );
     }
-    let verified: Vec<&StudyRow> = rows.iter().filter(|row| row.summary.all_verified).collect();
-    let fastest = verified
-        .iter()
-        .min_by(|a, b| a.summary.time.median().total_cmp(&b.summary.time.median()));
-    let slowest = verified
-        .iter()
-        .max_by(|a, b| a.summary.time.median().total_cmp(&b.summary.time.median()));
-    let steadiest = verified
-        .iter()
-        .min_by(|a, b| a.summary.time.cv().total_cmp(&b.summary.time.cv()));
-    let shakiest = verified
-        .iter()
-        .max_by(|a, b| a.summary.time.cv().total_cmp(&b.summary.time.cv()));
-    if let (Some(fastest), Some(slowest)) = (fastest, slowest) {
-        let _ = writeln!(
-            out,
-            "\nfastest: {} ({} s median), {:.2}x faster than the slowest, {} ({} s)",
-            fastest.label(),
-            format_value(fastest.summary.time.median()),
-            slowest.summary.time.median() / fastest.summary.time.median(),
-            slowest.label(),
-            format_value(slowest.summary.time.median())
-        );
-    }
-    if let (Some(steadiest), Some(shakiest)) = (steadiest, shakiest) {
-        let spread = |row: &StudyRow| row.summary.time.max() / row.summary.time.min() - 1.0;
-        let _ = writeln!(
-            out,
-            "most repeatable: {} (cv {}, slowest run {} above fastest); least: {} (cv {}, {})",
-            steadiest.label(),
-            format_percent(steadiest.summary.time.cv()),
-            format_percent(spread(steadiest)),
-            shakiest.label(),
-            format_percent(shakiest.summary.time.cv()),
-            format_percent(spread(shakiest))
-        );
-    }
-    if verified.len() < rows.len() {
-        let _ = writeln!(
-            out,
-            "{} configuration(s) FAILED verification",
-            rows.len() - verified.len()
-        );
+    write_fastest(&mut out, rows);
+    write_repeatability(&mut out, rows);
+    for (exclusion, what) in [
+        (Exclusion::VerificationFailed, "FAILED verification"),
+        (
+            Exclusion::PlacementNotAchieved,
+            "did not achieve their placement (placed = NO)",
+        ),
+    ] {
+        let count = rows
+            .iter()
+            .filter(|row| super::study_verdict::exclusion(row) == Some(exclusion))
+            .count();
+        if count > 0 {
+            let _ = writeln!(
+                out,
+                "{count} configuration(s) {what}: never named fastest or most repeatable"
+            );
+        }
     }
     out
+}
+
+/// The slowest eligible configuration (highest median).
+fn slowest(rows: &[StudyRow]) -> Option<&StudyRow> {
+    rows.iter()
+        .filter(|row| super::study_verdict::exclusion(row).is_none())
+        .max_by(|a, b| a.summary.time.median().total_cmp(&b.summary.time.median()))
+}
+
+/// The `fastest:` line.
+fn write_fastest(out: &mut String, rows: &[StudyRow]) {
+    let median = |index: usize| format_value(rows[index].summary.time.median());
+    match fastest(rows) {
+        Fastest::Significant {
+            fastest,
+            closest,
+            p_value,
+        } => {
+            let slowest = slowest(rows).expect("two eligible rows");
+            let _ = writeln!(
+                out,
+                "\nfastest: {} ({} s median), significantly faster than every other eligible configuration (Mann-Whitney p = {:.3} against the closest, {}, {} s); {:.2}x faster than the slowest, {} ({} s)",
+                rows[fastest].label(),
+                median(fastest),
+                p_value,
+                rows[closest].label(),
+                median(closest),
+                slowest.summary.time.median() / rows[fastest].summary.time.median(),
+                slowest.label(),
+                format_value(slowest.summary.time.median()),
+            );
+        }
+        Fastest::NotSignificant {
+            best,
+            closest,
+            p_value,
+        } => {
+            let floor = smallest_p_value(
+                rows[best].summary.time.len(),
+                rows[closest].summary.time.len(),
+            );
+            let too_few = if floor >= SIGNIFICANCE {
+                format!(
+                    "; with {} and {} runs the test cannot go below p = {floor:.3}",
+                    rows[best].summary.time.len(),
+                    rows[closest].summary.time.len()
+                )
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "\nfastest: no configuration was significantly fastest: {} has the lowest median ({} s), but {} ({} s) is not significantly slower (Mann-Whitney p = {:.3}, needs < {SIGNIFICANCE}{too_few})",
+                rows[best].label(),
+                median(best),
+                rows[closest].label(),
+                median(closest),
+                p_value,
+            );
+        }
+        Fastest::TooFew { .. } => {
+            let _ = writeln!(
+                out,
+                "\nfastest: none named (fewer than two eligible configurations to compare; eligible: verified, placement not failed)"
+            );
+        }
+    }
+}
+
+/// The `most repeatable:` line.
+fn write_repeatability(out: &mut String, rows: &[StudyRow]) {
+    let Some(found) = repeatability(rows) else {
+        let _ = writeln!(
+            out,
+            "most repeatable: none named (needs an eligible configuration — verified, placement not failed — with at least {MIN_RUNS_FOR_REPEATABILITY} runs)"
+        );
+        return;
+    };
+    let spread = |row: &StudyRow| row.summary.time.max() / row.summary.time.min() - 1.0;
+    let (most, least) = (&rows[found.most], &rows[found.least]);
+    let _ = writeln!(
+        out,
+        "most repeatable: {} (cv {}, slowest run {} above fastest); least: {} (cv {}, {}) — lowest and highest cv of run times among {} eligible configuration(s) (verified, placement not failed) with at least {MIN_RUNS_FOR_REPEATABILITY} runs",
+        most.label(),
+        format_percent(most.summary.time.cv()),
+        format_percent(spread(most)),
+        least.label(),
+        format_percent(least.summary.time.cv()),
+        format_percent(spread(least)),
+        found.compared,
+    );
 }

@@ -1,0 +1,276 @@
+//! Runs a placement study interleaved: repetition r of every configuration
+//! before repetition r + 1 of any, so a drift in the machine's speed (a
+//! neighbour starting, the clock warming) spreads over all configurations
+//! instead of favouring the ones that happened to run first. Each
+//! configuration's records are emitted once its last run is done; the
+//! verdict record comes last.
+
+use super::catalog::AppChoice;
+use super::execute::{emit_app_records, run_once, AppRun, AppRunConfig};
+use super::study::StudyRow;
+use super::study_verdict::{exclusion, fastest, repeatability, Fastest};
+use super::team::TeamError;
+use crate::bench::interrupted;
+use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
+use crate::topology::TopologyReport;
+use serde_json::{json, Map};
+use thiserror::Error;
+
+/// Why a placement study stopped.
+#[derive(Debug, Error)]
+pub enum PlacementStudyError {
+    #[error(transparent)]
+    Team(#[from] TeamError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+/// One run of the schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScheduledRun {
+    /// 0-based repetition.
+    pub repetition: usize,
+    /// Index of the configuration in the grid.
+    pub configuration: usize,
+}
+
+/// The interleaved order: for each repetition, every configuration once.
+pub fn study_schedule(configurations: usize, repeat: usize) -> Vec<ScheduledRun> {
+    (0..repeat)
+        .flat_map(|repetition| {
+            (0..configurations).map(move |configuration| ScheduledRun {
+                repetition,
+                configuration,
+            })
+        })
+        .collect()
+}
+
+/// Runs every configuration of `grid` `repeat` times (at least once),
+/// interleaved, with a fresh kernel each run. `before_run` is told about
+/// each run before it starts. Ctrl-C stops the schedule; configurations
+/// with at least one run still get their records. Returns one row per
+/// configuration that ran, in grid order.
+pub fn run_placement_study(
+    topology: &TopologyReport,
+    choice: &AppChoice,
+    grid: &[AppRunConfig],
+    repeat: usize,
+    pipeline: &mut Pipeline,
+    before_run: &mut dyn FnMut(ScheduledRun, &AppRunConfig),
+) -> Result<Vec<StudyRow>, PlacementStudyError> {
+    let repeat = repeat.max(1);
+    let class = choice.class().map(|class| class.to_string());
+    let mut runs: Vec<Vec<AppRun>> = vec![Vec::new(); grid.len()];
+    let mut rows: Vec<Option<StudyRow>> = vec![None; grid.len()];
+    for scheduled in study_schedule(grid.len(), repeat) {
+        if interrupted() {
+            break;
+        }
+        let index = scheduled.configuration;
+        before_run(scheduled, &grid[index]);
+        runs[index].push(run_once(topology, &grid[index], choice.make().as_mut())?);
+        if scheduled.repetition + 1 == repeat {
+            rows[index] = study_row(topology, choice, &grid[index], &runs[index], pipeline)?;
+        }
+    }
+    // After Ctrl-C: the configurations whose last run never came.
+    for index in 0..grid.len() {
+        if rows[index].is_none() && !runs[index].is_empty() {
+            rows[index] = study_row(topology, choice, &grid[index], &runs[index], pipeline)?;
+        }
+    }
+    let rows: Vec<StudyRow> = rows.into_iter().flatten().collect();
+    if let Some(record) = verdict_record(choice.name(), class.as_deref(), &rows) {
+        pipeline.emit(&record)?;
+    }
+    Ok(rows)
+}
+
+/// Emits one configuration's records over its runs and returns its row.
+fn study_row(
+    topology: &TopologyReport,
+    choice: &AppChoice,
+    config: &AppRunConfig,
+    runs: &[AppRun],
+    pipeline: &mut Pipeline,
+) -> Result<Option<StudyRow>, OutputError> {
+    let class = choice.class().map(|class| class.to_string());
+    let summary = emit_app_records(
+        topology,
+        choice.name(),
+        class.as_deref(),
+        config,
+        runs,
+        pipeline,
+    )?;
+    Ok(summary.map(|summary| StudyRow {
+        placement: config.placement.clone(),
+        thread_scheme: config.thread_scheme,
+        threads: config.threads,
+        threads_per_cpu: config.threads_per_cpu,
+        summary,
+    }))
+}
+
+/// The verdict as a record (`docs/results.md`): `best_median_time`, the
+/// lowest median of an eligible configuration, with the verdict in
+/// `params`; `None` when no configuration is eligible.
+pub fn verdict_record(kernel: &str, class: Option<&str>, rows: &[StudyRow]) -> Option<Record> {
+    let verdict = fastest(rows);
+    let (best, closest, p_value, significant) = match verdict {
+        Fastest::Significant {
+            fastest,
+            closest,
+            p_value,
+        } => (fastest, Some(closest), Some(p_value), true),
+        Fastest::NotSignificant {
+            best,
+            closest,
+            p_value,
+        } => (best, Some(closest), Some(p_value), false),
+        Fastest::TooFew { best } => (best?, None, None, false),
+    };
+    let row = &rows[best];
+    let repeatable = repeatability(rows);
+    let mut params = Map::new();
+    if let Some(class) = class {
+        params.insert("class".into(), json!(class));
+    }
+    params.insert("configuration".into(), json!(row.label()));
+    params.insert("placement".into(), json!(row.placement.to_string()));
+    params.insert("threads_placement".into(), json!(row.thread_scheme.name()));
+    params.insert("threads".into(), json!(row.threads));
+    params.insert("threads_per_cpu".into(), json!(row.threads_per_cpu));
+    params.insert("significantly_fastest".into(), json!(significant));
+    params.insert(
+        "closest".into(),
+        json!(closest.map(|index| rows[index].label())),
+    );
+    params.insert("p_value".into(), json!(p_value));
+    params.insert(
+        "most_repeatable".into(),
+        json!(repeatable.map(|found| rows[found.most].label())),
+    );
+    params.insert(
+        "most_repeatable_cv".into(),
+        json!(repeatable.map(|found| rows[found.most].summary.time.cv())),
+    );
+    params.insert("configurations".into(), json!(rows.len()));
+    params.insert(
+        "excluded".into(),
+        json!(rows
+            .iter()
+            .filter_map(|row| exclusion(row).map(|why| json!({
+                "configuration": row.label(),
+                "reason": why.reason(),
+            })))
+            .collect::<Vec<_>>()),
+    );
+    Some(Record {
+        benchmark: kernel.to_string(),
+        metric: "best_median_time".into(),
+        value: row.summary.time.median(),
+        unit: Unit::Seconds,
+        params,
+        placement: Placement::default(),
+        stats: row.summary.time.summary(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apps::{PlacementScheme, ThreadScheme};
+    use crate::output::{RunMetadata, Sink};
+    use crate::topology::discover_this_system;
+    use std::cell::RefCell;
+    use std::io;
+    use std::rc::Rc;
+
+    /// Keeps the records it is sent, in order.
+    struct Collect(Rc<RefCell<Vec<Record>>>);
+
+    impl Sink for Collect {
+        fn begin(&mut self, _: &RunMetadata) -> io::Result<()> {
+            Ok(())
+        }
+        fn record(&mut self, record: &Record) -> io::Result<()> {
+            self.0.borrow_mut().push(record.clone());
+            Ok(())
+        }
+        fn finish(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_schedule_interleaves_repetitions() {
+        let order: Vec<(usize, usize)> = study_schedule(3, 2)
+            .into_iter()
+            .map(|run| (run.repetition, run.configuration))
+            .collect();
+        assert_eq!(order, [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]);
+    }
+
+    /// Real runs of a small STREAM: configurations start round-robin, each
+    /// configuration's records come after its last run and cover all of
+    /// its runs, and the verdict record comes last.
+    #[test]
+    fn a_study_runs_configurations_round_robin() {
+        let topology = discover_this_system().unwrap();
+        let config = |placement: PlacementScheme| AppRunConfig {
+            threads: 1,
+            thread_scheme: ThreadScheme::Compact,
+            placement,
+            threads_per_cpu: 1,
+            repeat: 3,
+        };
+        let grid = [
+            config(PlacementScheme::FirstTouch),
+            config(PlacementScheme::Serial),
+        ];
+        let choice = AppChoice::Stream {
+            elements: 1 << 12,
+            iterations: 2,
+        };
+        let records = Rc::new(RefCell::new(Vec::new()));
+        let metadata = RunMetadata::collect(vec!["test".into()], &topology);
+        let mut pipeline =
+            Pipeline::with_sinks(vec![Box::new(Collect(records.clone()))], &metadata).unwrap();
+        // (repetition, configuration, records emitted before the run)
+        let mut started = Vec::new();
+        let rows = run_placement_study(
+            &topology,
+            &choice,
+            &grid,
+            3,
+            &mut pipeline,
+            &mut |run, _| {
+                started.push((run.repetition, run.configuration, records.borrow().len()));
+            },
+        )
+        .unwrap();
+        let order: Vec<(usize, usize)> = started.iter().map(|&(r, c, _)| (r, c)).collect();
+        assert_eq!(order, [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]);
+        // Nothing was emitted before the first configuration's last run.
+        assert!(started[..5].iter().all(|&(_, _, emitted)| emitted == 0));
+        assert!(
+            started[5].2 > 0,
+            "configuration 0's records before the last run"
+        );
+        assert_eq!(rows.len(), 2);
+        let records = records.borrow();
+        let times: Vec<&Record> = records
+            .iter()
+            .filter(|record| record.metric == "time")
+            .collect();
+        assert_eq!(times.len(), 2);
+        assert!(times.iter().all(|time| time.stats.n == 3));
+        assert_eq!(times[0].params["placement"], "first-touch");
+        assert_eq!(times[1].params["placement"], "serial");
+        let last = records.last().unwrap();
+        assert_eq!(last.metric, "best_median_time");
+        assert_eq!(last.benchmark, "stream");
+    }
+}

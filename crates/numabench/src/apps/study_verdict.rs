@@ -1,0 +1,336 @@
+//! The verdict of a placement study: which configuration is fastest and
+//! which is most repeatable, named only when the runs support it. Run
+//! times are noisy, so "lowest median" alone would name a winner among
+//! configurations that are really equal; the fastest must beat every
+//! other one by a rank test, as `numabench run` judges its policies.
+
+use super::study::StudyRow;
+use crate::stats::{mann_whitney_u, Sample};
+
+/// Two-sided significance level of the Mann-Whitney test on run times.
+pub const SIGNIFICANCE: f64 = 0.05;
+
+/// The fewest runs a configuration needs before its coefficient of
+/// variation is compared: with two runs the CV is one difference.
+pub const MIN_RUNS_FOR_REPEATABILITY: usize = 3;
+
+/// Why a configuration may not be named fastest or most repeatable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exclusion {
+    /// A run's result failed the kernel's verification.
+    VerificationFailed,
+    /// The pages did not sit where the scheme asks (`placement.verified.achieved` false).
+    PlacementNotAchieved,
+}
+
+impl Exclusion {
+    /// As written in records and the table's notes.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Exclusion::VerificationFailed => "verification failed",
+            Exclusion::PlacementNotAchieved => "placement not achieved",
+        }
+    }
+}
+
+/// Why `row` cannot be named, or `None` when it can. A configuration no
+/// placement check applies to (`placement_achieved` = `None`) can be.
+pub fn exclusion(row: &StudyRow) -> Option<Exclusion> {
+    if !row.summary.all_verified {
+        Some(Exclusion::VerificationFailed)
+    } else if row.summary.placement_achieved == Some(false) {
+        Some(Exclusion::PlacementNotAchieved)
+    } else {
+        None
+    }
+}
+
+/// The "fastest" verdict; indices are into the study's rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fastest {
+    /// `fastest` has the lowest median and its run times are significantly
+    /// lower than those of every other eligible configuration; `p_value` is
+    /// the largest p of those tests, against `closest`.
+    Significant {
+        fastest: usize,
+        closest: usize,
+        p_value: f64,
+    },
+    /// `best` has the lowest median but is not significantly faster than
+    /// `closest` (p = `p_value`, or its runs are not the lower ones).
+    NotSignificant {
+        best: usize,
+        closest: usize,
+        p_value: f64,
+    },
+    /// Fewer than two eligible configurations: nothing to compare
+    /// (`best` is the one there is, if any).
+    TooFew { best: Option<usize> },
+}
+
+/// Names the fastest eligible configuration when the runs support it.
+pub fn fastest(rows: &[StudyRow]) -> Fastest {
+    let eligible: Vec<usize> = (0..rows.len())
+        .filter(|&index| exclusion(&rows[index]).is_none())
+        .collect();
+    let time = |index: usize| &rows[index].summary.time;
+    let Some(&best) = eligible
+        .iter()
+        .min_by(|&&a, &&b| time(a).median().total_cmp(&time(b).median()))
+    else {
+        return Fastest::TooFew { best: None };
+    };
+    // For each rival: (p-value, whether best's runs are significantly lower).
+    let tests: Vec<(usize, f64, bool)> = eligible
+        .iter()
+        .filter(|&&index| index != best)
+        .map(|&index| {
+            let test = mann_whitney_u(time(best), time(index));
+            let half = (time(best).len() * time(index).len()) as f64 / 2.0;
+            (
+                index,
+                test.p_value,
+                test.u < half && test.p_value < SIGNIFICANCE,
+            )
+        })
+        .collect();
+    let closest_of = |tests: &mut dyn Iterator<Item = &(usize, f64, bool)>| {
+        tests
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|&(index, p_value, _)| (index, p_value))
+    };
+    if let Some((closest, p_value)) = closest_of(&mut tests.iter().filter(|test| !test.2)) {
+        return Fastest::NotSignificant {
+            best,
+            closest,
+            p_value,
+        };
+    }
+    match closest_of(&mut tests.iter()) {
+        Some((closest, p_value)) => Fastest::Significant {
+            fastest: best,
+            closest,
+            p_value,
+        },
+        None => Fastest::TooFew { best: Some(best) },
+    }
+}
+
+/// The smallest two-sided p-value the Mann-Whitney test can give samples
+/// of these sizes (completely separated ones): when it is not below
+/// [`SIGNIFICANCE`], no number of configurations can be told apart.
+pub fn smallest_p_value(first: usize, second: usize) -> f64 {
+    let ranks = |from: usize, count: usize| {
+        Sample::new((from..from + count.max(1)).map(|rank| rank as f64)).expect("finite ranks")
+    };
+    mann_whitney_u(&ranks(0, first), &ranks(first.max(1), second)).p_value
+}
+
+/// The most and least repeatable configurations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Repeatability {
+    /// Lowest coefficient of variation of the run times.
+    pub most: usize,
+    /// Highest coefficient of variation.
+    pub least: usize,
+    /// How many configurations were compared.
+    pub compared: usize,
+}
+
+/// The rule: among eligible configurations with at least
+/// [`MIN_RUNS_FOR_REPEATABILITY`] runs, the lowest CV of run times is the
+/// most repeatable (ties: the earlier configuration). `None` when no
+/// configuration qualifies.
+pub fn repeatability(rows: &[StudyRow]) -> Option<Repeatability> {
+    let qualified: Vec<usize> = (0..rows.len())
+        .filter(|&index| {
+            exclusion(&rows[index]).is_none()
+                && rows[index].summary.time.len() >= MIN_RUNS_FOR_REPEATABILITY
+        })
+        .collect();
+    let cv = |index: &&usize| rows[**index].summary.time.cv();
+    let most = *qualified.iter().min_by(|a, b| cv(a).total_cmp(&cv(b)))?;
+    let least = *qualified
+        .iter()
+        .rev()
+        .max_by(|a, b| cv(a).total_cmp(&cv(b)))?;
+    Some(Repeatability {
+        most,
+        least,
+        compared: qualified.len(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apps::{AppSummary, PlacementScheme, ThreadScheme};
+
+    fn row(times: &[f64], verified: bool, achieved: Option<bool>) -> StudyRow {
+        StudyRow {
+            placement: PlacementScheme::FirstTouch,
+            thread_scheme: ThreadScheme::Compact,
+            threads: 2,
+            threads_per_cpu: 1,
+            summary: AppSummary {
+                time: Sample::new(times.iter().copied()).unwrap(),
+                all_verified: verified,
+                system_seconds: 0.0,
+                context_switches: 0.0,
+                placement_achieved: achieved,
+            },
+        }
+    }
+
+    fn placed(times: &[f64]) -> StudyRow {
+        row(times, true, Some(true))
+    }
+
+    #[test]
+    fn overlapping_samples_name_no_fastest() {
+        let rows = [
+            placed(&[1.00, 1.10, 1.20, 1.30, 1.40]),
+            placed(&[1.05, 1.15, 1.25, 1.35, 1.45]),
+        ];
+        match fastest(&rows) {
+            Fastest::NotSignificant {
+                best,
+                closest,
+                p_value,
+            } => {
+                assert_eq!((best, closest), (0, 1));
+                assert!(p_value >= SIGNIFICANCE, "{p_value}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn clearly_separated_samples_name_the_fastest() {
+        let rows = [
+            placed(&[2.0, 2.1, 2.2, 2.3, 2.4]),
+            placed(&[1.0, 1.1, 1.2, 1.3, 1.4]),
+            placed(&[3.0, 3.1, 3.2, 3.3, 3.4]),
+        ];
+        match fastest(&rows) {
+            Fastest::Significant {
+                fastest,
+                closest,
+                p_value,
+            } => {
+                assert_eq!(fastest, 1);
+                assert!(p_value < SIGNIFICANCE, "{p_value}");
+                // Both rivals are beaten equally clearly: the first is reported.
+                assert!(closest == 0 || closest == 2);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_fastest_must_beat_every_rival_not_only_the_runner_up() {
+        // Runner-up by median (index 1) is clearly slower, but index 2 has
+        // a higher median and overlaps the best: no fastest.
+        let rows = [
+            placed(&[1.0, 1.1, 1.2, 1.3, 1.4]),
+            placed(&[2.0, 2.1, 2.2, 2.3, 2.4]),
+            placed(&[0.9, 1.15, 3.0, 3.1, 3.2]),
+        ];
+        assert!(
+            matches!(
+                fastest(&rows),
+                Fastest::NotSignificant {
+                    best: 0,
+                    closest: 2,
+                    ..
+                }
+            ),
+            "{:?}",
+            fastest(&rows)
+        );
+    }
+
+    #[test]
+    fn unplaced_or_unverified_configurations_are_never_named() {
+        let rows = [
+            row(&[0.1, 0.11, 0.12, 0.13, 0.14], true, Some(false)),
+            row(&[0.2, 0.21, 0.22, 0.23, 0.24], false, Some(true)),
+            placed(&[1.0, 1.1, 1.2, 1.3, 1.4]),
+            placed(&[2.0, 2.1, 2.2, 2.3, 2.4]),
+        ];
+        assert_eq!(exclusion(&rows[0]), Some(Exclusion::PlacementNotAchieved));
+        assert_eq!(exclusion(&rows[1]), Some(Exclusion::VerificationFailed));
+        assert!(matches!(
+            fastest(&rows),
+            Fastest::Significant {
+                fastest: 2,
+                closest: 3,
+                ..
+            }
+        ));
+        // The excluded ones are the steadiest (cv 0) yet not named.
+        let steady = [
+            row(&[1.0, 1.0, 1.0], true, Some(false)),
+            placed(&[1.0, 1.5, 2.0]),
+            placed(&[1.0, 1.1, 1.2]),
+        ];
+        assert_eq!(
+            repeatability(&steady),
+            Some(Repeatability {
+                most: 2,
+                least: 1,
+                compared: 2
+            })
+        );
+    }
+
+    #[test]
+    fn no_check_is_not_a_failed_check() {
+        let rows = [
+            row(&[1.0, 1.1, 1.2, 1.3, 1.4], true, None),
+            placed(&[2.0, 2.1, 2.2, 2.3, 2.4]),
+        ];
+        assert!(matches!(
+            fastest(&rows),
+            Fastest::Significant { fastest: 0, .. }
+        ));
+    }
+
+    #[test]
+    fn fewer_than_two_candidates_name_no_fastest() {
+        assert_eq!(fastest(&[]), Fastest::TooFew { best: None });
+        let rows = [
+            placed(&[1.0, 1.1, 1.2]),
+            row(&[2.0, 2.1, 2.2], true, Some(false)),
+        ];
+        assert_eq!(fastest(&rows), Fastest::TooFew { best: Some(0) });
+    }
+
+    #[test]
+    fn repeatability_needs_enough_runs() {
+        let rows = [placed(&[1.0, 1.0]), placed(&[1.0, 1.5]), placed(&[1.0])];
+        assert_eq!(repeatability(&rows), None);
+        let rows = [placed(&[1.0, 1.0]), placed(&[1.0, 1.5, 2.0])];
+        assert_eq!(
+            repeatability(&rows),
+            Some(Repeatability {
+                most: 1,
+                least: 1,
+                compared: 1
+            })
+        );
+    }
+
+    #[test]
+    fn the_smallest_p_value_shows_when_too_few_runs_can_never_differ() {
+        // Three runs against three can never reach 5% (p = 0.081), five
+        // against five can (p = 0.012, scipy's documented value).
+        assert!(smallest_p_value(3, 3) >= SIGNIFICANCE);
+        assert!((smallest_p_value(5, 5) - 0.012_185_780_355_344_9).abs() < 1e-6);
+        let three = [placed(&[1.0, 1.1, 1.2]), placed(&[5.0, 5.1, 5.2])];
+        assert!(matches!(
+            fastest(&three),
+            Fastest::NotSignificant { best: 0, .. }
+        ));
+    }
+}
