@@ -70,129 +70,182 @@ fn latency_sizes(topology: &TopologyReport, dram: u64) -> Vec<u64> {
     sizes
 }
 
-/// The steps of a characterization of the selected benchmarks.
-pub fn characterize_plan(context: &Context, selected: &[&BenchmarkInfo]) -> Vec<Step> {
-    let topology = &context.topology;
-    let memory = memory_nodes(topology);
-    let cpu_node_list = cpu_nodes(topology);
-    let dram = dram_working_set(topology, &memory);
-    let first_cpu = topology.allowed.cpus[0];
-    let first_node = topology.node_of_cpu(first_cpu).unwrap_or(0);
-    let all_cpus = topology.allowed.cpus.clone();
-    let mut steps = Vec::new();
-    let mut push = |benchmark: &'static str, label: String, work: Work| {
-        steps.push(Step {
-            benchmark,
-            label,
-            work,
-        })
-    };
-    for info in selected {
-        match info.name {
-            "latency" => {
-                for size in latency_sizes(topology, dram) {
-                    let config = LatencyConfig {
-                        sizes: vec![size],
-                        cpu: first_cpu,
-                        memory: MemoryPlacement::Bind(first_node),
-                        order: ChaseOrder::Random,
-                    };
-                    push(
-                        "latency",
-                        format!("latency {}", crate::units::format_bytes(size)),
-                        Work::Latency(config),
-                    );
-                }
-            }
-            "matrix-latency" => push(
-                "matrix-latency",
-                format!("latency matrix {}x{}", cpu_node_list.len(), memory.len()),
-                Work::LatencyMatrix(dram),
-            ),
-            "matrix-bandwidth" => {
-                for mode in [MatrixMode::Serial, MatrixMode::Parallel] {
-                    push(
-                        "matrix-bandwidth",
-                        format!("bandwidth matrix ({})", mode.name()),
-                        Work::BandwidthMatrix(mode, dram),
-                    );
-                }
-            }
-            "bandwidth" => {
-                for kernel in KERNELS {
-                    let nodes: Vec<u32> = {
-                        let mut nodes: Vec<u32> = all_cpus
-                            .iter()
-                            .filter_map(|&cpu| topology.node_of_cpu(cpu))
-                            .collect();
-                        nodes.sort_unstable();
-                        nodes.dedup();
-                        nodes
-                    };
-                    let config = BandwidthConfig::new(
-                        kernel,
-                        all_cpus.clone(),
-                        dram,
-                        MemoryPlacement::FirstTouch { nodes },
-                    );
-                    push(
-                        "bandwidth",
-                        format!("bandwidth {} x{}", kernel.name, all_cpus.len()),
-                        Work::Bandwidth(config),
-                    );
-                }
-            }
-            "contention" => push(
-                "contention",
-                format!("contention on node {first_node}"),
-                Work::Contention {
-                    cpus: all_cpus.clone(),
-                    node: first_node,
-                    size: dram,
-                },
-            ),
-            "scaling" => push(
-                "scaling",
-                format!("scaling of node {first_node}"),
-                Work::Scaling {
-                    node: first_node,
-                    size: dram,
-                },
-            ),
-            "loaded-latency" => {
-                let generators: Vec<u32> = all_cpus
-                    .iter()
-                    .copied()
-                    .filter(|&cpu| cpu != first_cpu)
-                    .collect();
-                let config = LoadedLatencyConfig {
-                    chaser_cpu: first_cpu,
-                    generator_cpus: generators,
-                    memory: MemoryPlacement::Bind(first_node),
-                    size: dram.min(256 << 20),
-                    delays: vec![1000, 250, 60, 0],
-                    mix: TrafficMix::AllReads,
-                };
-                push(
-                    "loaded-latency",
-                    "loaded latency".to_string(),
-                    Work::LoadedLatency(config),
-                );
-            }
-            "mlp" => push(
-                "mlp",
-                "memory-level parallelism".to_string(),
-                Work::Mlp {
-                    cpu: first_cpu,
-                    node: first_node,
-                    size: dram,
-                },
-            ),
-            "c2c" => push("c2c", "cache-to-cache latency".to_string(), Work::C2c),
-            _ => {}
+/// What every benchmark's characterize steps are derived from: the
+/// topology and the sizes and places chosen for it.
+#[derive(Debug)]
+pub struct Defaults<'a> {
+    topology: &'a TopologyReport,
+    memory: Vec<u32>,
+    cpu_nodes: Vec<u32>,
+    dram: u64,
+    first_cpu: u32,
+    first_node: u32,
+    all_cpus: Vec<u32>,
+}
+
+impl<'a> Defaults<'a> {
+    fn new(topology: &'a TopologyReport) -> Self {
+        let memory = memory_nodes(topology);
+        let first_cpu = topology.allowed.cpus[0];
+        Self {
+            topology,
+            cpu_nodes: cpu_nodes(topology),
+            dram: dram_working_set(topology, &memory),
+            memory,
+            first_cpu,
+            first_node: topology.node_of_cpu(first_cpu).unwrap_or(0),
+            all_cpus: topology.allowed.cpus.clone(),
         }
     }
-    steps
+}
+
+/// The steps being planned; each registry entry's planner adds its own,
+/// labelled with the entry's name.
+#[derive(Debug, Default)]
+pub struct Steps {
+    benchmark: &'static str,
+    steps: Vec<Step>,
+}
+
+impl Steps {
+    fn push(&mut self, label: String, work: Work) {
+        self.steps.push(Step {
+            benchmark: self.benchmark,
+            label,
+            work,
+        });
+    }
+}
+
+/// The steps of a characterization of the selected benchmarks: each
+/// registry entry plans its own, in registry order.
+pub fn characterize_plan(context: &Context, selected: &[&BenchmarkInfo]) -> Vec<Step> {
+    let defaults = Defaults::new(&context.topology);
+    let mut steps = Steps::default();
+    for info in selected {
+        steps.benchmark = info.name;
+        (info.plan)(&defaults, &mut steps);
+    }
+    steps.steps
+}
+
+/// `latency`: one step per size, x4 apart, from half the L1 to DRAM.
+pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
+    for size in latency_sizes(d.topology, d.dram) {
+        let config = LatencyConfig {
+            sizes: vec![size],
+            cpu: d.first_cpu,
+            memory: MemoryPlacement::Bind(d.first_node),
+            order: ChaseOrder::Random,
+        };
+        steps.push(
+            format!("latency {}", crate::units::format_bytes(size)),
+            Work::Latency(config),
+        );
+    }
+}
+
+/// `matrix-latency`: the whole matrix in one step.
+pub(super) fn plan_matrix_latency(d: &Defaults, steps: &mut Steps) {
+    steps.push(
+        format!("latency matrix {}x{}", d.cpu_nodes.len(), d.memory.len()),
+        Work::LatencyMatrix(d.dram),
+    );
+}
+
+/// `matrix-bandwidth`: the serial matrix, then the parallel one.
+pub(super) fn plan_matrix_bandwidth(d: &Defaults, steps: &mut Steps) {
+    for mode in [MatrixMode::Serial, MatrixMode::Parallel] {
+        steps.push(
+            format!("bandwidth matrix ({})", mode.name()),
+            Work::BandwidthMatrix(mode, d.dram),
+        );
+    }
+}
+
+/// `bandwidth`: every kernel on every allowed CPU, first-touch placement.
+pub(super) fn plan_bandwidth(d: &Defaults, steps: &mut Steps) {
+    for kernel in KERNELS {
+        let nodes: Vec<u32> = {
+            let mut nodes: Vec<u32> = d
+                .all_cpus
+                .iter()
+                .filter_map(|&cpu| d.topology.node_of_cpu(cpu))
+                .collect();
+            nodes.sort_unstable();
+            nodes.dedup();
+            nodes
+        };
+        let config = BandwidthConfig::new(
+            kernel,
+            d.all_cpus.clone(),
+            d.dram,
+            MemoryPlacement::FirstTouch { nodes },
+        );
+        steps.push(
+            format!("bandwidth {} x{}", kernel.name, d.all_cpus.len()),
+            Work::Bandwidth(config),
+        );
+    }
+}
+
+/// `contention`: every allowed CPU against the first CPU's node.
+pub(super) fn plan_contention(d: &Defaults, steps: &mut Steps) {
+    steps.push(
+        format!("contention on node {}", d.first_node),
+        Work::Contention {
+            cpus: d.all_cpus.clone(),
+            node: d.first_node,
+            size: d.dram,
+        },
+    );
+}
+
+/// `scaling`: of the first CPU's node.
+pub(super) fn plan_scaling(d: &Defaults, steps: &mut Steps) {
+    steps.push(
+        format!("scaling of node {}", d.first_node),
+        Work::Scaling {
+            node: d.first_node,
+            size: d.dram,
+        },
+    );
+}
+
+/// `loaded-latency`: the first CPU chases, every other one generates traffic.
+pub(super) fn plan_loaded_latency(d: &Defaults, steps: &mut Steps) {
+    let generators: Vec<u32> = d
+        .all_cpus
+        .iter()
+        .copied()
+        .filter(|&cpu| cpu != d.first_cpu)
+        .collect();
+    let config = LoadedLatencyConfig {
+        chaser_cpu: d.first_cpu,
+        generator_cpus: generators,
+        memory: MemoryPlacement::Bind(d.first_node),
+        size: d.dram.min(256 << 20),
+        delays: vec![1000, 250, 60, 0],
+        mix: TrafficMix::AllReads,
+    };
+    steps.push("loaded latency".to_string(), Work::LoadedLatency(config));
+}
+
+/// `mlp`: on the first CPU, memory on its node.
+pub(super) fn plan_mlp(d: &Defaults, steps: &mut Steps) {
+    steps.push(
+        "memory-level parallelism".to_string(),
+        Work::Mlp {
+            cpu: d.first_cpu,
+            node: d.first_node,
+            size: d.dram,
+        },
+    );
+}
+
+/// `c2c`: every pair (or a sample of them) in one step.
+pub(super) fn plan_c2c(_: &Defaults, steps: &mut Steps) {
+    steps.push("cache-to-cache latency".to_string(), Work::C2c);
 }
 
 /// Runs one step, emitting its records.
@@ -216,5 +269,40 @@ pub fn run_step(context: &Context, step: &Step, pipeline: &mut Pipeline) -> Resu
             run_mlp(context, *cpu, MemoryPlacement::Bind(*node), *size, pipeline)
         }
         Work::C2c => run_c2c(context, pipeline).map(drop),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::{registry, select};
+
+    fn context() -> Context {
+        Context::new(crate::topology::synthetic(
+            "pack:2 [numa(memory=8GiB)] l3:1(size=16MiB) core:2 pu:2",
+        ))
+    }
+
+    /// Every registry entry plans steps of its own, and a full plan walks
+    /// the registry in order: no entry can be selected and then do nothing.
+    #[test]
+    fn every_registry_entry_plans_its_own_steps() {
+        let context = context();
+        for info in registry() {
+            let steps = characterize_plan(&context, &[info]);
+            assert!(!steps.is_empty(), "{} plans no step", info.name);
+            assert!(
+                steps.iter().all(|step| step.benchmark == info.name),
+                "{}",
+                info.name
+            );
+        }
+        let mut planned: Vec<&str> = characterize_plan(&context, &select(&[], &[]).unwrap())
+            .iter()
+            .map(|step| step.benchmark)
+            .collect();
+        planned.dedup();
+        let names: Vec<&str> = registry().iter().map(|info| info.name).collect();
+        assert_eq!(planned, names);
     }
 }

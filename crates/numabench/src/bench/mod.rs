@@ -23,7 +23,7 @@ pub use bandwidth::{
     bandwidth_record, measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult,
 };
 pub use c2c::{c2c_pairs, measure_c2c, run_c2c};
-pub use characterize::{characterize_plan, run_step, Step};
+pub use characterize::{characterize_plan, run_step, Defaults, Step, Steps};
 pub use clock::{tsc_ghz, Stopwatch};
 pub use contention::{run_contention, ContentionSummary};
 pub use context::Context;
