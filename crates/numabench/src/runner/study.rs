@@ -90,6 +90,9 @@ fn run_record(
     if let Some(observation) = &outcome.observation {
         params.insert("observation".into(), json!(observation));
     }
+    if let Some(warnings) = &outcome.pin_warnings {
+        params.insert("pin_warnings".into(), json!(warnings));
+    }
     let mut requested = Map::new();
     requested.insert("policy".into(), json!(policy.label));
     requested.insert("pin_order".into(), json!(policy.pin_order));

@@ -316,3 +316,30 @@ fn migrations_between_samples_are_counted_by_the_kernel() {
         );
     }
 }
+
+/// Every policy, as-is included, starts through the same fork, pre-exec step
+/// and exec (std uses posix_spawn only for a command without a pre-exec
+/// step): the command holds the child setup, which only a pre-exec closure
+/// does.
+#[test]
+fn every_policy_starts_through_fork_and_exec() {
+    let topology = discover_this_system().unwrap();
+    for policy in ["as-is", "pin-compact", "membind:0", "interleave:all"] {
+        let invocation = Invocation {
+            command: vec!["true".into()],
+            policy: parse_policy(policy, &topology).unwrap(),
+            show_output: false,
+            pin_library: None,
+            observe: None,
+        };
+        let setup = std::sync::Arc::new(super::executor::ChildSetup::for_invocation(&invocation));
+        let mut command =
+            super::executor::start_command(&invocation, std::sync::Arc::clone(&setup), Vec::new());
+        assert_eq!(
+            std::sync::Arc::strong_count(&setup),
+            2,
+            "{policy}: no pre-exec step, so not started by fork and exec"
+        );
+        assert!(command.status().unwrap().success(), "{policy}");
+    }
+}
