@@ -8,6 +8,12 @@
  * the thread made by the k-th pthread_create call (k = 0, 1, ... in call order) to
  * entry (k + NUMABENCH_PIN_SKIP) % length of that list before its start routine
  * runs (NUMABENCH_PIN_SKIP defaults to 1: the first entry is the main thread's).
+ * With NUMABENCH_PIN_COUNTER naming a file shared by every process of a run
+ * (numabench run makes one), the count goes on across processes instead: each
+ * process's main thread (at fork, or when the library loads into a new program)
+ * and each new thread takes the next entry, wrapping round, and
+ * NUMABENCH_PIN_SKIP does not apply. NUMABENCH_PIN_WARNINGS names a file the
+ * shim appends its warnings to (default: stderr).
  * Linking against the library for this API puts that pthread_create in front of
  * libc's too; without NUMABENCH_PIN_CPUS it only forwards to libc.
  *

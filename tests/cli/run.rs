@@ -188,3 +188,148 @@ fn ctrl_c_keeps_finished_runs_and_valid_outputs() {
         "metadata, every finished run, and the summary"
     );
 }
+
+/// The pinning shim numabench finds beside itself (`cargo build -p numabench-pin`
+/// puts it there).
+fn shim() -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_BIN_EXE_numabench"))
+        .parent()
+        .unwrap()
+        .join("libnumabench_pin.so");
+    assert!(
+        path.is_file(),
+        "{} missing: run `cargo build -p numabench-pin`",
+        path.display()
+    );
+    path
+}
+
+/// The CPUs numabench may use, ascending: pin-compact's order.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a writable cpu_set_t of the size passed.
+    let result = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) };
+    assert_eq!(result, 0);
+    (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: cpu < CPU_SETSIZE.
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect()
+}
+
+#[test]
+fn a_pin_library_that_is_not_there_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let output = numabench()
+        .args(["run", "--repeat", "1", "--policy", "pin-compact", "--"])
+        .args(["sh", "-c", "touch \"$MARKER\""])
+        .env("MARKER", &marker)
+        .env("NUMABENCH_PIN_LIB", "/nonexistent/libnumabench_pin.so")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("'/nonexistent/libnumabench_pin.so'"),
+        "{stderr}"
+    );
+    assert!(!marker.exists(), "the program ran");
+}
+
+/// A child process of the program takes the next CPU of the order, not its
+/// parent's: the shell's main thread has index 0, the forked `grep` index 1.
+#[test]
+fn child_processes_of_a_pinned_program_take_the_next_cpu() {
+    let cpus = allowed_cpus();
+    let dir = tempfile::tempdir().unwrap();
+    let status = dir.path().join("status");
+    let output = numabench()
+        .args([
+            "run",
+            "--repeat",
+            "1",
+            "--warmup",
+            "0",
+            "--policy",
+            "pin-compact",
+            "--json",
+            "--",
+            "sh",
+            "-c",
+            // `; true`: the shell forks for grep instead of exec'ing it.
+            "grep Cpus_allowed_list /proc/self/status > \"$STATUS\"; true",
+        ])
+        .env("STATUS", &status)
+        .env("NUMABENCH_PIN_LIB", shim())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&status).unwrap();
+    let allowed = text.split(':').nth(1).unwrap().trim();
+    assert_eq!(allowed, cpus[1 % cpus.len()].to_string(), "{text}");
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        document["records"][0]["params"]["pin_warnings"],
+        serde_json::json!([])
+    );
+}
+
+/// What the shim warns about reaches the run records, and stderr once.
+#[test]
+fn shim_warnings_reach_the_records_and_stderr_once() {
+    // A child given a counter file that does not exist: its shim says so.
+    let output = numabench()
+        .args([
+            "run",
+            "--repeat",
+            "2",
+            "--warmup",
+            "0",
+            "--policy",
+            "pin-compact",
+            "--json",
+            "--",
+            "sh",
+            "-c",
+            "NUMABENCH_PIN_COUNTER=/nonexistent/counter sh -c true; true",
+        ])
+        .env("NUMABENCH_PIN_LIB", shim())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let runs: Vec<&serde_json::Value> = document["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["metric"] == "run_wall_time")
+        .collect();
+    assert_eq!(runs.len(), 2);
+    for run in runs {
+        let warnings = run["params"]["pin_warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0]
+                .as_str()
+                .unwrap()
+                .starts_with("NUMABENCH_PIN_COUNTER '/nonexistent/counter': "),
+            "{warnings:?}"
+        );
+    }
+    let printed: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("/nonexistent/counter"))
+        .collect();
+    assert_eq!(printed.len(), 1, "{stderr}");
+    assert!(
+        printed[0].starts_with("numabench: warning: pinning shim (policy pin-compact): "),
+        "{stderr}"
+    );
+}

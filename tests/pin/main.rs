@@ -52,6 +52,7 @@ struct Programs {
     pthreads_report: PathBuf,
     openmp_report: PathBuf,
     pin_api: PathBuf,
+    fork_report: PathBuf,
 }
 
 fn programs() -> &'static Programs {
@@ -87,6 +88,7 @@ fn programs() -> &'static Programs {
         Programs {
             pthreads_report: compile("pthreads_report", &["-pthread".to_string()]),
             openmp_report: compile("openmp_report", &["-fopenmp".to_string()]),
+            fork_report: compile("fork_report", &["-pthread".to_string()]),
             pin_api: compile(
                 "pin_api",
                 &[
@@ -162,6 +164,8 @@ fn run(program: &Path, args: &[&str], env: &[(&str, &str)], main_cpu: Option<usi
         "NUMABENCH_PIN_CPUS",
         "NUMABENCH_PIN_SKIP",
         "NUMABENCH_PIN_VERBOSE",
+        "NUMABENCH_PIN_COUNTER",
+        "NUMABENCH_PIN_WARNINGS",
         "OMP_NUM_THREADS",
         "OMP_PLACES",
         "OMP_PROC_BIND",
@@ -551,4 +555,103 @@ fn a_malformed_list_warns_once_and_pins_nothing() {
         "{}",
         lines[0]
     );
+}
+
+/// A file path for this test run, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let path =
+            std::env::temp_dir().join(format!("numabench-pin-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        Scratch(path)
+    }
+
+    fn str(&self) -> &str {
+        self.0.to_str().expect("UTF-8 temp path")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// With a shared counter file, as `numabench run` sets up: the main thread of every
+/// process (forked, or forked and exec'd) and every thread takes the next CPU of the
+/// order, wrapping round, across the whole process tree; the exec after a fork does
+/// not take a second one.
+#[test]
+fn every_thread_of_every_process_takes_the_next_cpu() {
+    let programs = programs();
+    let plan = plan();
+    let counter = Scratch::new("counter");
+    std::fs::write(&counter.0, b"").unwrap();
+    let warnings = Scratch::new("warnings");
+    let output = run(
+        &programs.fork_report,
+        &[],
+        &[
+            ("LD_PRELOAD", shim().to_str().unwrap()),
+            ("NUMABENCH_PIN_CPUS", &list(&plan)),
+            ("NUMABENCH_PIN_COUNTER", counter.str()),
+            ("NUMABENCH_PIN_WARNINGS", warnings.str()),
+        ],
+        Some(plan[0]),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let expected: Vec<String> = [
+        "process 0 main",
+        "process 1 main",
+        "process 1 thread 0",
+        "process 1 thread 1",
+        "process 2 main",
+        "process 2 thread 0",
+        "process 2 thread 1",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(index, who)| format!("{who} cpu {} allowed 1", plan[index % plan.len()]))
+    .collect();
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        expected,
+        "plan {plan:?}"
+    );
+    // Seven indices taken, no more: the exec of child 2 kept the one its fork took.
+    let words = std::fs::read(&counter.0).unwrap();
+    assert_eq!(u64::from_ne_bytes(words[..8].try_into().unwrap()), 7);
+    assert_eq!(stderr_lines(&output), Vec::<String>::new());
+    assert!(!warnings.0.exists(), "no warnings");
+}
+
+/// With NUMABENCH_PIN_WARNINGS, warnings go to that file (every process appending),
+/// not to the program's stderr (which `numabench run` hides).
+#[test]
+fn warnings_go_to_the_warnings_file() {
+    let programs = programs();
+    let allowed = allowed_cpus();
+    let warnings = Scratch::new("unpinnable-warnings");
+    let output = run(
+        &programs.pthreads_report,
+        &["3"],
+        &[
+            ("LD_PRELOAD", shim().to_str().unwrap()),
+            ("NUMABENCH_PIN_CPUS", &format!("{},65535", allowed[0])),
+            ("NUMABENCH_PIN_WARNINGS", warnings.str()),
+        ],
+        None,
+    );
+    assert_eq!(stderr_lines(&output), Vec::<String>::new());
+    let text = std::fs::read_to_string(&warnings.0).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    for line in lines {
+        assert!(
+            line.starts_with("numabench-pin: cannot pin thread to CPU 65535: "),
+            "{line}"
+        );
+    }
 }

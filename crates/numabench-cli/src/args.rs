@@ -82,6 +82,8 @@ pub struct RunCommandArgs {
     /// Policy (repeatable): as-is, pin-compact, pin-scatter, bind:N, membind:LIST,
     /// interleave:LIST|all, preferred:N, preferred-many:LIST, or CPU and memory parts
     /// joined with '+' (pin-scatter+interleave:all). Default: as-is, pin-compact, pin-scatter, interleave:all.
+    /// pin-* pins every thread of every process the command starts to the next CPU of the
+    /// order (through libnumabench_pin.so, found beside numabench or at $NUMABENCH_PIN_LIB).
     #[arg(long = "policy", value_name = "POLICY")]
     pub policies: Vec<String>,
     /// Timed runs per policy.
@@ -90,7 +92,8 @@ pub struct RunCommandArgs {
     /// Untimed runs per policy first.
     #[arg(long, value_name = "W", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub warmup: u32,
-    /// Sample the program's per-node memory (numa_maps) and its threads' CPUs every INTERVAL (default 20ms).
+    /// Sample the program's per-node memory (numa_maps) and its threads' CPUs every INTERVAL
+    /// (default 20ms); thread migrations come from the kernel's per-thread count where it has one.
     #[arg(long, value_name = "INTERVAL", num_args = 0..=1, default_missing_value = "20ms", require_equals = true, value_parser = parse_interval_arg)]
     pub observe: Option<std::time::Duration>,
     /// Show the program's own output (hidden by default).

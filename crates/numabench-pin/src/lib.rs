@@ -6,6 +6,9 @@
 //!   `NUMABENCH_PIN_CPUS` set, every thread created through `pthread_create` starts in a
 //!   trampoline that pins it to the next CPU of that list *before* the user's start
 //!   routine runs (so before it touches memory). Without the variable it only forwards.
+//!   With `NUMABENCH_PIN_COUNTER` (a file shared by the processes of a run, [`counter`])
+//!   the count goes on across processes: each process's main thread, at load or at
+//!   fork, and each new thread take the next CPU.
 //! - **C API** ([`capi`], `include/numabench_pin.h`): `numabench_pin_thread`,
 //!   `numabench_pin_self_to_node`, `numabench_pin_cpu_count`.
 //!
@@ -15,6 +18,7 @@
 
 pub mod affinity;
 pub mod capi;
+pub mod counter;
 pub mod cpulist;
 mod diag;
 pub mod shim;

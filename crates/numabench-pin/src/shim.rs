@@ -8,12 +8,25 @@
 //!   `pthread_create` (default 1: the main thread, which `numabench run` pins to the
 //!   first entry before exec).
 //! - `NUMABENCH_PIN_VERBOSE=1` — one line per pinned thread on stderr.
+//! - `NUMABENCH_PIN_COUNTER` — a file shared by every process of the run (see
+//!   [`crate::counter`]; `numabench run` creates one per run). With it, indices count
+//!   across processes and each process's main thread takes one too.
+//! - `NUMABENCH_PIN_WARNINGS` — where warnings go (see [`crate::diag`]).
 //!
-//! Rule: the thread created by the `k`-th call (`k = 0, 1, ...`, counted by one atomic
-//! counter in call order, across all creating threads) is pinned to
-//! `cpus[(k + skip) % cpus.len()]`.
+//! Rule without a counter file: the thread created by the `k`-th call (`k = 0, 1, ...`,
+//! counted by one atomic counter in call order, across all creating threads) is pinned
+//! to `cpus[(k + skip) % cpus.len()]`; other processes start counting afresh.
+//!
+//! Rule with a counter file: every thread of every process the command starts takes the
+//! next index `i` of the shared counter and runs on `cpus[i % cpus.len()]` (skip does
+//! not apply): a new thread when `pthread_create` is called, a forked child's thread in
+//! the child right after `fork`, and a new program's main thread when the shim loads,
+//! unless that process took its index at `fork` already. The first program's main
+//! thread thus takes index 0 (`numabench run` pins it to `cpus[0]` before exec too, so
+//! the loader's own allocations are placed alike).
 
-use crate::{affinity, cpulist, diag};
+use crate::counter::Counter;
+use crate::{affinity, counter, cpulist, diag};
 use libc::{c_int, c_void, pthread_attr_t, pthread_t};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -69,6 +82,11 @@ impl Plan {
         }))
     }
 
+    /// The CPU of shared-counter index `index` (skip does not apply).
+    pub fn cpu_at(&self, index: usize) -> usize {
+        self.cpus[index % self.cpus.len()]
+    }
+
     /// The CPU of the thread created by the `index`-th `pthread_create` call.
     pub fn cpu_for(&self, index: usize) -> usize {
         let len = self.cpus.len();
@@ -96,6 +114,82 @@ fn plan() -> Option<&'static Plan> {
     })
     .as_ref()
 }
+
+/// The shared counter of the run (`NUMABENCH_PIN_COUNTER`), mapped once; `None`
+/// without one (or when it cannot be mapped, which is reported once).
+fn shared_counter() -> Option<&'static Counter> {
+    static COUNTER: OnceLock<Option<Counter>> = OnceLock::new();
+    COUNTER
+        .get_or_init(|| {
+            let path = std::env::var("NUMABENCH_PIN_COUNTER").ok()?;
+            if path.is_empty() {
+                return None;
+            }
+            Counter::open(&path)
+                .map_err(|error| {
+                    diag::warn(&format!(
+                        "NUMABENCH_PIN_COUNTER '{path}': {error}; each process counts its own threads"
+                    ))
+                })
+                .ok()
+        })
+        .as_ref()
+}
+
+/// Pins the calling thread, the main thread of process `pid`, to the CPU of the next
+/// shared index, and registers the process.
+#[cfg_attr(test, allow(dead_code))] // Reached through AT_LOAD, which unit tests leave out.
+fn pin_process(plan: &Plan, counter: &Counter, pid: u32) {
+    let index = counter.take();
+    if !counter.register(pid) {
+        diag::warn(&format!(
+            "more than {} processes in this run: an exec after fork takes a second CPU",
+            counter::PROCESS_SLOTS
+        ));
+    }
+    let cpu = plan.cpu_at(index);
+    match affinity::set_self(&[cpu]) {
+        Ok(()) if plan.verbose => {
+            diag::note(&format!("process {pid} main thread {index} -> CPU {cpu}"))
+        }
+        Ok(()) => {}
+        Err(error) => diag::warn(&format!("cannot pin process {pid} to CPU {cpu}: {error}")),
+    }
+}
+
+/// Runs when the shim is loaded into a program (before its `main`): with a plan and a
+/// shared counter, the main thread takes its index (unless its process took one at
+/// fork) and forked children will take theirs.
+#[cfg_attr(test, allow(dead_code))] // Reached through AT_LOAD, which unit tests leave out.
+extern "C" fn at_load() {
+    let (Some(plan), Some(counter)) = (plan(), shared_counter()) else {
+        return;
+    };
+    let pid = std::process::id();
+    if !counter.is_registered(pid) {
+        pin_process(plan, counter, pid);
+    }
+    // SAFETY: registers a plain function that lives as long as the process (the shim is
+    // preloaded, never unloaded).
+    let result = unsafe { libc::pthread_atfork(None, None, Some(in_forked_child)) };
+    if result != 0 {
+        diag::warn("pthread_atfork failed: forked children keep their parent's CPU");
+    }
+}
+
+/// In the child of a `fork`: its only thread takes the next index.
+#[cfg_attr(test, allow(dead_code))] // Reached through AT_LOAD, which unit tests leave out.
+extern "C" fn in_forked_child() {
+    if let (Some(plan), Some(counter)) = (plan(), shared_counter()) {
+        pin_process(plan, counter, std::process::id());
+    }
+}
+
+/// [`at_load`] as an ELF constructor. Not in unit tests: they run in the test harness.
+#[cfg(not(test))]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static AT_LOAD: extern "C" fn() = at_load;
 
 /// libc's `pthread_create`, looked up once.
 fn real_create() -> Option<CreateFn> {
@@ -142,7 +236,7 @@ unsafe extern "C-unwind" fn trampoline(data: *mut c_void) -> *mut c_void {
         verbose,
     } = *start;
     match affinity::set_self(&[cpu]) {
-        Ok(()) if verbose => diag::warn(&format!("thread {index} -> CPU {cpu}")),
+        Ok(()) if verbose => diag::note(&format!("thread {index} -> CPU {cpu}")),
         Ok(()) => {}
         Err(error) => diag::warn(&format!("cannot pin thread to CPU {cpu}: {error}")),
     }
@@ -170,12 +264,21 @@ pub unsafe extern "C" fn pthread_create(
         // SAFETY: forwarding the caller's arguments unchanged.
         return unsafe { real(thread, attr, start_routine, arg) };
     };
-    let index = NEXT.fetch_add(1, Ordering::Relaxed);
+    let (index, cpu) = match shared_counter() {
+        Some(counter) => {
+            let index = counter.take();
+            (index, plan.cpu_at(index))
+        }
+        None => {
+            let index = NEXT.fetch_add(1, Ordering::Relaxed);
+            (index, plan.cpu_for(index))
+        }
+    };
     let start = Box::into_raw(Box::new(Start {
         routine,
         arg,
         index,
-        cpu: plan.cpu_for(index),
+        cpu,
         verbose: plan.verbose,
     }));
     // SAFETY: the caller's thread and attr pointers, our trampoline and its boxed data;

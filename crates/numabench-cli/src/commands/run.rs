@@ -5,8 +5,10 @@ use crate::args::{RunArgs, RunCommandArgs};
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use numabench::runner::{
-    parse_policy, render_comparison, run_study, ProcessExecutor, RunStudyConfig, StudyError,
+    parse_policy, render_comparison, run_study, Executor, Invocation, ProcessExecutor, RunError,
+    RunOutcome, RunStudyConfig, StudyError,
 };
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 const DEFAULT_POLICIES: [&str; 4] = ["as-is", "pin-compact", "pin-scatter", "interleave:all"];
@@ -29,19 +31,52 @@ fn find_program(program: &str) -> Option<PathBuf> {
     })
 }
 
-/// libnumabench_pin.so: `$NUMABENCH_PIN_LIB`, or next to this executable.
-fn pin_library() -> Option<PathBuf> {
+/// libnumabench_pin.so: `$NUMABENCH_PIN_LIB` (which must name a file), or
+/// next to this executable.
+fn pin_library() -> Result<Option<PathBuf>, CliError> {
     if let Some(path) = std::env::var_os("NUMABENCH_PIN_LIB") {
-        return Some(PathBuf::from(path));
+        let path = PathBuf::from(path);
+        if !path.is_file() {
+            return Err(CliError::usage(format!(
+                "NUMABENCH_PIN_LIB: '{}' is not a file (it should name libnumabench_pin.so)",
+                path.display()
+            )));
+        }
+        return Ok(Some(path));
     }
-    let beside = std::env::current_exe()
-        .ok()?
-        .parent()?
-        .join("libnumabench_pin.so");
-    beside.exists().then_some(beside)
+    let beside = std::env::current_exe().ok().and_then(|exe| {
+        Some(exe.parent()?.join("libnumabench_pin.so")).filter(|path| path.exists())
+    });
+    Ok(beside)
+}
+
+/// The real executor, printing each distinct warning of the pinning shim on
+/// stderr the first time a run reports it (the runs' records carry them all).
+struct WarningExecutor {
+    seen: BTreeSet<String>,
+}
+
+impl Executor for WarningExecutor {
+    fn execute(
+        &mut self,
+        invocation: &Invocation,
+        node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
+    ) -> Result<RunOutcome, RunError> {
+        let outcome = ProcessExecutor.execute(invocation, node_of_cpu)?;
+        for warning in outcome.pin_warnings.iter().flatten() {
+            if self.seen.insert(warning.clone()) {
+                eprintln!(
+                    "numabench: warning: pinning shim (policy {}): {warning}",
+                    invocation.policy.label
+                );
+            }
+        }
+        Ok(outcome)
+    }
 }
 
 pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
+    let pin_library = pin_library()?;
     let context = context(&RunArgs {
         repeat: args.repeat,
         hugepages: false,
@@ -75,7 +110,6 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         )),
         None => None,
     };
-    let pin_library = pin_library();
     if pin_library.is_none() && policies.iter().any(|policy| policy.pin_order.is_some()) {
         eprintln!("numabench: warning: libnumabench_pin.so not found next to numabench (set NUMABENCH_PIN_LIB): pthreads are not pinned individually; the main thread and OpenMP threads (OMP_PLACES) are");
     }
@@ -93,7 +127,9 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let total = config.policies.len() * (config.repeat + config.warmup);
     let mut progress = Progress::new(total);
     let result = run_study(
-        &mut ProcessExecutor,
+        &mut WarningExecutor {
+            seen: BTreeSet::new(),
+        },
         &config,
         topology,
         &mut pipeline,

@@ -3,11 +3,13 @@
 //! study loop (interleaving, failures) is tested without processes.
 
 use super::observe::{observe, Observation};
-use super::policy::{set_mempolicy, RunPolicy};
+use super::pin_files::PinFiles;
+use super::policy::{set_mempolicy, MemoryPolicy, RunPolicy};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -25,6 +27,9 @@ pub struct RunOutcome {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub observation: Option<Observation>,
+    /// What the pinning shim warned about during the run (one line each, in the
+    /// order written); `None` when the run did not use the shim.
+    pub pin_warnings: Option<Vec<String>>,
 }
 
 impl RunOutcome {
@@ -38,6 +43,11 @@ impl RunOutcome {
 pub enum RunError {
     #[error("cannot run '{command}': {source}")]
     Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("cannot create the pinning shim's files for '{command}': {source}")]
+    PinFiles {
         command: String,
         source: std::io::Error,
     },
@@ -117,24 +127,16 @@ pub fn policy_environment(
     environment
 }
 
-impl Executor for ProcessExecutor {
-    fn execute(
-        &mut self,
-        invocation: &Invocation,
-        node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
-    ) -> Result<RunOutcome, RunError> {
-        let program = &invocation.command[0];
-        let mut command = Command::new(program);
-        command.args(&invocation.command[1..]);
-        for (key, value) in policy_environment(&invocation.policy, invocation.pin_library.as_ref())
-        {
-            command.env(key, value);
-        }
-        if !invocation.show_output {
-            command.stdout(Stdio::null()).stderr(Stdio::null());
-        }
-        command.stdin(Stdio::null());
-        // Computed before fork: the child only makes system calls.
+/// What the child does between fork and exec: the policy's CPU affinity and
+/// memory policy, prepared before fork (nothing, for as-is).
+#[derive(Debug)]
+pub(crate) struct ChildSetup {
+    affinity: Option<libc::cpu_set_t>,
+    memory: Option<MemoryPolicy>,
+}
+
+impl ChildSetup {
+    pub(crate) fn for_invocation(invocation: &Invocation) -> ChildSetup {
         let affinity = match (&invocation.policy.pin_order, &invocation.policy.affinity) {
             // With the shim the main thread takes the first CPU; without it, OpenMP binds within the set.
             (Some(order), _) if invocation.pin_library.is_some() => Some(cpu_set(&order[..1])),
@@ -142,28 +144,81 @@ impl Executor for ProcessExecutor {
             (None, Some(cpus)) => Some(cpu_set(cpus)),
             (None, None) => None,
         };
-        let memory = invocation.policy.memory.clone();
-        // Only when the policy changes something: without pre_exec, std starts the child with
-        // posix_spawn (vfork-like), which costs less per run than fork + exec.
-        if affinity.is_some() || memory.is_some() {
-            // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
-            // system calls (sched_setaffinity, set_mempolicy) on data prepared before fork.
-            unsafe {
-                command.pre_exec(move || {
-                    if let Some(set) = &affinity {
-                        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set)
-                            != 0
-                        {
-                            return Err(std::io::Error::last_os_error());
-                        }
-                    }
-                    if let Some(policy) = &memory {
-                        set_mempolicy(policy)?;
-                    }
-                    Ok(())
-                });
+        ChildSetup {
+            affinity,
+            memory: invocation.policy.memory.clone(),
+        }
+    }
+
+    /// Applies the setup to the calling thread. Async-signal-safe: system calls
+    /// on data prepared before fork, no allocation.
+    fn apply(&self) -> std::io::Result<()> {
+        if let Some(set) = &self.affinity {
+            // SAFETY: `set` is a cpu_set_t of the size passed.
+            if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) }
+                != 0
+            {
+                return Err(std::io::Error::last_os_error());
             }
         }
+        if let Some(policy) = &self.memory {
+            set_mempolicy(policy)?;
+        }
+        Ok(())
+    }
+}
+
+/// The one way every run starts, whatever its policy: fork, `setup` in the
+/// child (nothing for as-is), exec. Always installing the pre-exec step keeps
+/// std from starting some policies with posix_spawn and others with fork, so
+/// the comparison is between policies, not start paths. The command holds
+/// `setup` until it is dropped.
+pub(crate) fn start_command(
+    invocation: &Invocation,
+    setup: Arc<ChildSetup>,
+    environment: Vec<(String, String)>,
+) -> Command {
+    let mut command = Command::new(&invocation.command[0]);
+    command.args(&invocation.command[1..]);
+    command.envs(environment);
+    if !invocation.show_output {
+        command.stdout(Stdio::null()).stderr(Stdio::null());
+    }
+    command.stdin(Stdio::null());
+    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
+    // system calls on data prepared before fork (ChildSetup::apply).
+    unsafe {
+        command.pre_exec(move || setup.apply());
+    }
+    command
+}
+
+impl Executor for ProcessExecutor {
+    fn execute(
+        &mut self,
+        invocation: &Invocation,
+        node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
+    ) -> Result<RunOutcome, RunError> {
+        let program = &invocation.command[0];
+        let mut environment =
+            policy_environment(&invocation.policy, invocation.pin_library.as_ref());
+        // With the shim: a counter shared by every process of this run, and a file for its warnings.
+        let pin_files = match (&invocation.policy.pin_order, &invocation.pin_library) {
+            (Some(_), Some(_)) => {
+                let files = PinFiles::create().map_err(|source| RunError::PinFiles {
+                    command: program.clone(),
+                    source,
+                })?;
+                environment.extend(files.environment());
+                Some(files)
+            }
+            _ => None,
+        };
+        let mut command = start_command(
+            invocation,
+            Arc::new(ChildSetup::for_invocation(invocation)),
+            environment,
+        );
         let started = Instant::now();
         let child = command.spawn().map_err(|source| RunError::Spawn {
             command: program.clone(),
@@ -212,6 +267,7 @@ impl Executor for ProcessExecutor {
             exit_code: exit.code(),
             signal: exit.signal(),
             observation,
+            pin_warnings: pin_files.map(|files| files.warnings()),
         })
     }
 }

@@ -6,13 +6,16 @@
 
 mod executor;
 mod observe;
+mod pin_files;
 mod policy;
 mod study;
 
 pub use executor::{
     policy_environment, Executor, Invocation, ProcessExecutor, RunError, RunOutcome,
 };
-pub use observe::{parse_numa_maps, parse_processor, Observation, ObservationSample};
+pub use observe::{
+    parse_nr_migrations, parse_numa_maps, parse_processor, Observation, ObservationSample,
+};
 pub use policy::{parse_policy, pin_order, set_mempolicy, MemoryPolicy, PolicyError, RunPolicy};
 pub use study::{render_comparison, run_study, PolicySummary, RunStudyConfig, StudyError};
 

@@ -1,7 +1,8 @@
 //! Watching a running program from outside: where its memory is
-//! (/proc/PID/numa_maps, per node) and which CPU each of its threads last
-//! ran on (/proc/PID/task/TID/stat), sampled at an interval, for the whole
-//! process tree.
+//! (/proc/PID/numa_maps, per node), which CPU each of its threads last ran
+//! on (/proc/PID/task/TID/stat) and how often the kernel moved each thread
+//! (/proc/PID/task/TID/sched), sampled at an interval, for the whole process
+//! tree.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -19,6 +20,10 @@ pub struct ObservationSample {
     pub bytes_per_node: BTreeMap<u32, u64>,
     /// Thread id -> CPU it last ran on.
     pub thread_cpus: BTreeMap<u32, u32>,
+    /// Thread id -> the kernel's migration count so far (threads whose
+    /// sched file could be read).
+    #[serde(skip)]
+    pub thread_kernel_migrations: BTreeMap<u32, u64>,
 }
 
 /// A program's observation: the timeline and what it adds up to.
@@ -26,16 +31,31 @@ pub struct ObservationSample {
 pub struct Observation {
     pub interval_ms: u64,
     pub samples: Vec<ObservationSample>,
-    /// Times a thread was seen on a different CPU than at the sample before.
+    /// Thread migrations: with `thread_migrations_source` `kernel`, the
+    /// kernel's own count (`se.nr_migrations`) summed over every thread seen,
+    /// up to its last sample (moves between samples included); otherwise the
+    /// same figure as `cpu_changes_between_samples`.
     pub thread_migrations: u64,
-    /// Of those, moves to a CPU of another node.
-    pub node_migrations: u64,
+    /// Where `thread_migrations` comes from: [`MIGRATIONS_FROM_KERNEL`] or
+    /// [`MIGRATIONS_FROM_CPU_CHANGES`] (the kernel has no per-thread count
+    /// without CONFIG_SCHED_DEBUG).
+    pub thread_migrations_source: &'static str,
+    /// Times a thread was seen on a different CPU than at the sample before
+    /// (a move A→B→A between two samples counts as none).
+    pub cpu_changes_between_samples: u64,
+    /// Of those, changes to a CPU of another node.
+    pub node_changes_between_samples: u64,
     /// Resident bytes per node at the last sample.
     pub final_bytes_per_node: BTreeMap<u32, u64>,
     /// Resident bytes per node at the sample with the most resident memory
     /// (a program frees its buffers before it exits).
     pub peak_bytes_per_node: BTreeMap<u32, u64>,
 }
+
+/// `thread_migrations` counted by the kernel for each thread.
+pub const MIGRATIONS_FROM_KERNEL: &str = "kernel";
+/// `thread_migrations` counted as CPU changes between samples.
+pub const MIGRATIONS_FROM_CPU_CHANGES: &str = "cpu-changes-between-samples";
 
 /// The process and all its descendants.
 fn process_tree(pid: u32) -> Vec<u32> {
@@ -95,6 +115,18 @@ pub fn parse_processor(stat: &str) -> Option<u32> {
     after_name.split_whitespace().nth(36)?.parse().ok()
 }
 
+/// `se.nr_migrations` of a /proc/PID/task/TID/sched file (present when the
+/// kernel has CONFIG_SCHED_DEBUG): how often the scheduler moved the thread
+/// to another CPU since it started.
+pub fn parse_nr_migrations(sched: &str) -> Option<u64> {
+    sched.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        (name.trim() == "se.nr_migrations")
+            .then(|| value.trim().parse().ok())
+            .flatten()
+    })
+}
+
 /// numa_maps is read at most this often: reading it walks the program's
 /// page tables under its mmap lock, which at 20 ms would slow a program that
 /// faults pages in by a few percent. Thread CPUs are sampled every interval.
@@ -103,6 +135,7 @@ const MEMORY_SAMPLE_EVERY: Duration = Duration::from_millis(100);
 fn sample(pid: u32, started: Instant, with_memory: bool) -> ObservationSample {
     let mut bytes_per_node = BTreeMap::new();
     let mut thread_cpus = BTreeMap::new();
+    let mut thread_kernel_migrations = BTreeMap::new();
     for process in process_tree(pid) {
         if with_memory {
             if let Ok(text) = fs::read_to_string(format!("/proc/{process}/numa_maps")) {
@@ -120,6 +153,12 @@ fn sample(pid: u32, started: Instant, with_memory: bool) -> ObservationSample {
                 .and_then(|stat| parse_processor(&stat));
             if let (Some(tid), Some(cpu)) = (tid, cpu) {
                 thread_cpus.insert(tid, cpu);
+                if let Some(migrations) = fs::read_to_string(task.path().join("sched"))
+                    .ok()
+                    .and_then(|sched| parse_nr_migrations(&sched))
+                {
+                    thread_kernel_migrations.insert(tid, migrations);
+                }
             }
         }
     }
@@ -127,6 +166,7 @@ fn sample(pid: u32, started: Instant, with_memory: bool) -> ObservationSample {
         t: started.elapsed().as_secs_f64(),
         bytes_per_node,
         thread_cpus,
+        thread_kernel_migrations,
     }
 }
 
@@ -143,6 +183,10 @@ pub fn observe(
         interval_ms: interval.as_millis() as u64,
         ..Observation::default()
     };
+    // The kernel's count at each thread's latest sample, and whether every
+    // thread seen had one.
+    let mut kernel_counts: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut kernel_counts_everywhere = true;
     let mut next = Instant::now();
     let mut last_memory_sample: Option<Instant> = None;
     while !done.load(Ordering::Acquire) {
@@ -156,14 +200,17 @@ pub fn observe(
             for (tid, cpu) in &current.thread_cpus {
                 if let Some(before) = previous.thread_cpus.get(tid) {
                     if before != cpu {
-                        observation.thread_migrations += 1;
+                        observation.cpu_changes_between_samples += 1;
                         if node_of_cpu(*before) != node_of_cpu(*cpu) {
-                            observation.node_migrations += 1;
+                            observation.node_changes_between_samples += 1;
                         }
                     }
                 }
             }
         }
+        kernel_counts_everywhere &=
+            current.thread_kernel_migrations.len() == current.thread_cpus.len();
+        kernel_counts.extend(&current.thread_kernel_migrations);
         if !current.bytes_per_node.is_empty() {
             observation.final_bytes_per_node = current.bytes_per_node.clone();
             let total = |bytes: &BTreeMap<u32, u64>| bytes.values().sum::<u64>();
@@ -184,6 +231,17 @@ pub fn observe(
             next = now;
         }
     }
+    (
+        observation.thread_migrations,
+        observation.thread_migrations_source,
+    ) = if kernel_counts_everywhere && !kernel_counts.is_empty() {
+        (kernel_counts.values().sum(), MIGRATIONS_FROM_KERNEL)
+    } else {
+        (
+            observation.cpu_changes_between_samples,
+            MIGRATIONS_FROM_CPU_CHANGES,
+        )
+    };
     observation
 }
 
@@ -198,6 +256,16 @@ mod tests {
         parse_numa_maps(text, &mut per_node);
         assert_eq!(per_node[&0], 2 * 4096);
         assert_eq!(per_node[&1], 4096 + 2 * 2 * 1024 * 1024);
+    }
+
+    #[test]
+    fn nr_migrations_is_read_from_a_sched_file() {
+        let sched = "sh (4242, #threads: 1)\n-------------------------------------------------------------------\nse.exec_start                                :      12345.678901\nse.nr_migrations                             :                   17\nnr_switches                                  :                   40\n";
+        assert_eq!(parse_nr_migrations(sched), Some(17));
+        assert_eq!(parse_nr_migrations("nr_switches : 3\n"), None);
+        if let Ok(own) = std::fs::read_to_string("/proc/thread-self/sched") {
+            assert!(parse_nr_migrations(&own).is_some(), "{own}");
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! run as it finishes, then one summary record per policy.
 
 use super::executor::{Executor, Invocation, RunError, RunOutcome};
+use super::observe::Observation;
 use super::policy::RunPolicy;
 use crate::bench::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
@@ -88,6 +89,9 @@ fn run_record(
     );
     if let Some(observation) = &outcome.observation {
         params.insert("observation".into(), json!(observation));
+    }
+    if let Some(warnings) = &outcome.pin_warnings {
+        params.insert("pin_warnings".into(), json!(warnings));
     }
     let mut requested = Map::new();
     requested.insert("policy".into(), json!(policy.label));
@@ -251,19 +255,32 @@ fn summarise_and_emit(
             json!(mean(&|outcome| outcome.involuntary_switches as f64)),
         );
         if config.observe.is_some() {
+            let observed = |figure: fn(&Observation) -> u64| {
+                json!(mean(&|outcome| outcome
+                    .observation
+                    .as_ref()
+                    .map_or(0.0, |observation| figure(observation) as f64)))
+            };
             params.insert(
                 "thread_migrations".into(),
-                json!(mean(&|outcome| outcome
-                    .observation
-                    .as_ref()
-                    .map_or(0.0, |o| o.thread_migrations as f64))),
+                observed(|observation| observation.thread_migrations),
+            );
+            // "cpu-changes-between-samples" sorts first: named so if any run lacked the kernel's count.
+            params.insert(
+                "thread_migrations_source".into(),
+                json!(successful
+                    .iter()
+                    .filter_map(|outcome| outcome.observation.as_ref())
+                    .map(|observation| observation.thread_migrations_source)
+                    .min()),
             );
             params.insert(
-                "node_migrations".into(),
-                json!(mean(&|outcome| outcome
-                    .observation
-                    .as_ref()
-                    .map_or(0.0, |o| o.node_migrations as f64))),
+                "cpu_changes_between_samples".into(),
+                observed(|observation| observation.cpu_changes_between_samples),
+            );
+            params.insert(
+                "node_changes_between_samples".into(),
+                observed(|observation| observation.node_changes_between_samples),
             );
         }
         pipeline.emit(&Record {

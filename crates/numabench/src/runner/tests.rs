@@ -268,3 +268,78 @@ fn pinning_environment_follows_the_shim() {
     assert_eq!(without, ["OMP_PLACES", "OMP_PROC_BIND"]);
     assert!(policy_environment(&parse_policy("membind:0", &topology).unwrap(), None).is_empty());
 }
+
+/// A move A→B→A between two samples: the CPU seen at each sample may not
+/// change, but the kernel's per-thread count (where the kernel keeps one)
+/// has both moves.
+#[test]
+fn migrations_between_samples_are_counted_by_the_kernel() {
+    let topology = discover_this_system().unwrap();
+    let cpus = &topology.allowed.cpus;
+    if cpus.len() < 2 {
+        eprintln!("one allowed CPU: no thread can be moved here");
+        return;
+    }
+    let (a, b) = (cpus[0], cpus[1]);
+    // The shell moves itself a -> b -> a, long before the second sample.
+    let script = format!(
+        "taskset -pc {a} $$ >/dev/null; taskset -pc {b} $$ >/dev/null; taskset -pc {a} $$ >/dev/null; sleep 0.8"
+    );
+    let invocation = Invocation {
+        command: vec!["sh".into(), "-c".into(), script],
+        policy: parse_policy("as-is", &topology).unwrap(),
+        show_output: false,
+        pin_library: None,
+        observe: Some(std::time::Duration::from_millis(500)),
+    };
+    let outcome = ProcessExecutor
+        .execute(&invocation, &|cpu| topology.node_of_cpu(cpu))
+        .unwrap();
+    assert!(outcome.succeeded());
+    let observation = outcome.observation.unwrap();
+    if std::path::Path::new("/proc/thread-self/sched").exists() {
+        assert_eq!(observation.thread_migrations_source, "kernel");
+        assert!(
+            observation.thread_migrations >= 2,
+            "{} migrations ({} CPU changes between samples)",
+            observation.thread_migrations,
+            observation.cpu_changes_between_samples
+        );
+    } else {
+        assert_eq!(
+            observation.thread_migrations_source,
+            "cpu-changes-between-samples"
+        );
+        assert_eq!(
+            observation.thread_migrations,
+            observation.cpu_changes_between_samples
+        );
+    }
+}
+
+/// Every policy, as-is included, starts through the same fork, pre-exec step
+/// and exec (std uses posix_spawn only for a command without a pre-exec
+/// step): the command holds the child setup, which only a pre-exec closure
+/// does.
+#[test]
+fn every_policy_starts_through_fork_and_exec() {
+    let topology = discover_this_system().unwrap();
+    for policy in ["as-is", "pin-compact", "membind:0", "interleave:all"] {
+        let invocation = Invocation {
+            command: vec!["true".into()],
+            policy: parse_policy(policy, &topology).unwrap(),
+            show_output: false,
+            pin_library: None,
+            observe: None,
+        };
+        let setup = std::sync::Arc::new(super::executor::ChildSetup::for_invocation(&invocation));
+        let mut command =
+            super::executor::start_command(&invocation, std::sync::Arc::clone(&setup), Vec::new());
+        assert_eq!(
+            std::sync::Arc::strong_count(&setup),
+            2,
+            "{policy}: no pre-exec step, so not started by fork and exec"
+        );
+        assert!(command.status().unwrap().success(), "{policy}");
+    }
+}
