@@ -25,8 +25,9 @@ pub enum Command {
     Topo(TopoArgs),
     /// Audit the settings that change NUMA results (NUMA balancing, THP,
     /// zone reclaim, huge page pools, governor, SMT, CPU/node restrictions,
-    /// free memory per node, hypervisor, perf counters). Exit status 0 when
-    /// clean, 1 when there are warnings. Reads only; never changes a setting.
+    /// free memory per node, hypervisor, perf counters). A setting it cannot
+    /// read is reported unknown, as a warning. Exit status 0 when clean, 1
+    /// when there are warnings. Reads only; never changes a setting.
     Doctor(DoctorArgs),
     /// Name every benchmark (--describe: what each measures and how).
     List(ListArgs),
