@@ -110,12 +110,89 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         &["stream", "--threads-placement", "loose"],
         "unknown thread placement 'loose'",
     ),
-    (&["stream", "--threads-per-core", "9"], "9"),
+    (&["stream", "--threads-per-core", "65"], "65"),
+    (&["stream", "--threads", "1000000"], "--threads 1000000"),
+    (
+        &["stream", "--threads", "4294967295"],
+        "--threads 4294967295",
+    ),
+    (
+        &["stream", "--threads", "100000", "--threads-per-core", "2"],
+        "--threads 100000",
+    ),
+    (&["cg", "--threads", "1000000"], "--threads 1000000"),
+    (&["mg", "--threads", "4294967295"], "--threads 4294967295"),
+    (
+        &["placement-study", "stream", "--threads", "1000000"],
+        "--threads 1000000",
+    ),
     (&["stream", "--size", "64T"], "free"),
     (&["placement-study", "lu"], "lu"),
     (
-        &["placement-study", "stream", "--oversubscribe", "16"],
-        "16",
+        &["placement-study", "stream", "--oversubscribe", "65"],
+        "65",
+    ),
+    (
+        &["placement-study", "stream", "--oversubscribe", "1,2,0"],
+        "0",
+    ),
+    (
+        &[
+            "placement-study",
+            "stream",
+            "--placements",
+            "interleave:0,1,bogus",
+        ],
+        "invalid value 'interleave:0,1,bogus'",
+    ),
+    // `interleave:0,9` is one placement (nodes 0 and 9), not `interleave:0` and a placement '9'.
+    (
+        &[
+            "placement-study",
+            "stream",
+            "--placements",
+            "interleave:0,9",
+        ],
+        "node 9 does not exist",
+    ),
+    (&["latency", "--size", "1K,,2K"], "'1K,,2K'"),
+    (&["bandwidth", "--size", "1M,2Q"], "'1M,2Q'"),
+    (&["run", "--"], "no program to run"),
+    (&["run", "--repeat", "2"], "no program to run"),
+    (&["placement-study"], "<KERNEL>"),
+    (
+        &[
+            "bandwidth",
+            "--size",
+            "1M",
+            "--csv",
+            "same-file.out",
+            "--jsonl",
+            "./same-file.out",
+        ],
+        "--csv and --jsonl name the same file './same-file.out'",
+    ),
+    (
+        &[
+            "stream",
+            "--csv",
+            "/tmp/../tmp/numabench-same-file.out",
+            "--jsonl",
+            "/tmp/numabench-same-file.out",
+        ],
+        "name the same file",
+    ),
+    (
+        &[
+            "run",
+            "--markdown",
+            "same-file.md",
+            "--csv",
+            "same-file.md",
+            "--",
+            "true",
+        ],
+        "--markdown and --csv name the same file 'same-file.md'",
     ),
     (
         &["run", "--", "no-such-program-xyz"],
@@ -218,5 +295,88 @@ fn help_and_version_succeed() {
         &["doctor", "--help"],
     ] {
         numabench().args(arguments).assert().success();
+    }
+}
+
+/// A command given without its subcommand prints its help on stdout (the
+/// choices, not an error dump on stderr) with status 2, as git does.
+#[test]
+fn a_missing_subcommand_prints_help_on_stdout_with_status_2() {
+    for (arguments, usage) in [
+        (&[][..], "Usage: numabench <COMMAND>"),
+        (&["matrix"], "Usage: numabench matrix <COMMAND>"),
+    ] {
+        let output = numabench().args(arguments).output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(2), "{arguments:?}");
+        assert!(stdout.contains(usage), "{arguments:?}: {stdout}");
+        assert!(
+            output.stderr.is_empty(),
+            "{arguments:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+/// Two outputs naming one file are refused before anything is written:
+/// neither file appears.
+#[test]
+fn one_file_for_two_outputs_is_refused_before_it_is_created() {
+    let directory = tempfile::tempdir().unwrap();
+    let file = directory.path().join("results.out");
+    let dotted = directory.path().join(".").join("results.out");
+    let output = numabench()
+        .args(["bandwidth", "--size", "1M", "--kernel", "read", "--csv"])
+        .arg(&file)
+        .arg("--jsonl")
+        .arg(&dotted)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("name the same file"));
+    assert!(!file.exists());
+}
+
+/// A thread the system will not start is a system failure (status 3, one
+/// line), never a panic. RUST_MIN_STACK asks for stacks no system can map,
+/// so starting the second worker fails on any machine.
+#[test]
+fn a_worker_thread_that_cannot_start_is_exit_3_not_a_panic() {
+    for arguments in [
+        &[
+            "stream",
+            "--threads",
+            "1",
+            "--threads-per-core",
+            "2",
+            "--repeat",
+            "1",
+            "--size",
+            "1M",
+        ][..],
+        &[
+            "bandwidth",
+            "--cpus",
+            "0",
+            "--size",
+            "1M",
+            "--kernel",
+            "read",
+            "--repeat",
+            "1",
+        ],
+    ] {
+        let output = numabench()
+            .args(arguments)
+            .env("RUST_MIN_STACK", "1000000000000000")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(3), "{arguments:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{arguments:?}: {stderr}");
+        assert!(
+            stderr.lines().count() == 1 && stderr.contains("cannot start"),
+            "{arguments:?}: {stderr}"
+        );
     }
 }

@@ -362,3 +362,61 @@ fn characterize_runs_only_what_is_selected() {
         .iter()
         .all(|record| record["benchmark"] == "latency"));
 }
+
+/// Ctrl-C during a long `bandwidth` run: every worker stops at the same
+/// repetition (worker 0 decides and releases the others), so numabench
+/// exits by itself within seconds and the JSON Lines file holds the
+/// metadata and the record of the repetitions that finished.
+#[test]
+fn ctrl_c_stops_every_bandwidth_worker_and_closes_the_outputs() {
+    use std::os::unix::process::CommandExt;
+    use std::time::{Duration, Instant};
+    let directory = tempfile::tempdir().unwrap();
+    let jsonl = directory.path().join("bandwidth.jsonl");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_numabench"))
+        .args([
+            "bandwidth",
+            "--threads",
+            "2",
+            "--kernel",
+            "read",
+            "--size",
+            "8M",
+            "--repeat",
+            "100000",
+            "--jsonl",
+        ])
+        .arg(&jsonl)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: signals our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let signalled = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if signalled.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("bandwidth still running 20 s after Ctrl-C: a worker waits at the barrier");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0), "exited by itself, cleanly");
+    let lines = std::fs::read_to_string(&jsonl).unwrap();
+    let values: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every JSONL line parses"))
+        .collect();
+    assert!(
+        values
+            .iter()
+            .any(|value| value["unit"] == "GB/s" && value["stats"]["n"].as_u64() >= Some(2)),
+        "a record of the finished repetitions: {lines}"
+    );
+}

@@ -87,10 +87,16 @@ fn doctor_reports_real_settings_and_gates_on_warnings() {
             .as_str()
             .unwrap()
             .contains(&format!("= {}", value.trim()))),
-        Err(_) => assert!(balancing["found"]
-            .as_str()
-            .unwrap()
-            .contains("not available")),
+        // Absent from this kernel, or unreadable here (then unknown and a warning).
+        Err(_) => {
+            let found = balancing["found"].as_str().unwrap();
+            assert!(
+                found.contains("not available")
+                    || (found.starts_with("unknown (could not read")
+                        && balancing["severity"] == "warning"),
+                "{found}"
+            )
+        }
     }
     assert_eq!(report["findings"].as_array().unwrap().len(), 13);
 }

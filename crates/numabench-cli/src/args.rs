@@ -25,8 +25,9 @@ pub enum Command {
     Topo(TopoArgs),
     /// Audit the settings that change NUMA results (NUMA balancing, THP,
     /// zone reclaim, huge page pools, governor, SMT, CPU/node restrictions,
-    /// free memory per node, hypervisor, perf counters). Exit status 0 when
-    /// clean, 1 when there are warnings. Reads only; never changes a setting.
+    /// free memory per node, hypervisor, perf counters). A setting it cannot
+    /// read is reported unknown, as a warning. Exit status 0 when clean, 1
+    /// when there are warnings. Reads only; never changes a setting.
     Doctor(DoctorArgs),
     /// Name every benchmark (--describe: what each measures and how).
     List(ListArgs),
@@ -108,14 +109,15 @@ pub struct RunCommandArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     /// The program and its arguments (after --).
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    // Not `required`: the command itself names a missing program, in one line.
+    #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }
 
 /// How an application kernel is placed and repeated.
 #[derive(Debug, Args)]
 pub struct AppRunArgs {
-    /// Worker threads. Default: every allowed CPU.
+    /// Worker threads, at most the allowed CPUs. Default: every allowed CPU.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
     /// Main arrays: first-touch, serial, interleave[:LIST], bind:N, serial+migrate, next-touch, autonuma.
@@ -124,8 +126,8 @@ pub struct AppRunArgs {
     /// Threads: compact, scatter (round-robin over nodes) — both pinned before data is touched — or unpinned.
     #[arg(long, value_name = "SCHEME", default_value = "compact", value_parser = parse_thread_scheme_arg)]
     pub threads_placement: ThreadScheme,
-    /// Over-decomposition: K threads per CPU (1 to 8).
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+    /// Over-decomposition: K threads per CPU (1 to 64).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub threads_per_core: u32,
     /// Runs (each a fresh setup and placement), for min/mean/max/stddev/CV.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -168,20 +170,20 @@ pub struct PlacementStudyArgs {
     /// STREAM bytes per array.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
-    /// Worker threads. Default: every allowed CPU.
+    /// Worker threads, at most the allowed CPUs. Default: every allowed CPU.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
     /// Runs per configuration.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: u32,
     /// Placement schemes to compare. Default: first-touch, serial, interleave, serial+migrate, next-touch (+ autonuma when balancing is on).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_placement_arg)]
-    pub placements: Vec<PlacementScheme>,
+    #[arg(long, value_name = "LIST", value_parser = parse_placements_arg)]
+    pub placements: Vec<Listed<PlacementScheme>>,
     /// Thread schemes to compare. Default: compact, scatter, unpinned.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_thread_scheme_arg)]
     pub threads_placements: Vec<ThreadScheme>,
-    /// Over-decomposition levels: threads per CPU, e.g. 1,2,4,8 (first-touch + compact).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=8))]
+    /// Over-decomposition levels: threads per CPU (1 to 64), e.g. 1,2,4,8 (first-touch + compact).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=64))]
     pub oversubscribe: Vec<u32>,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -384,8 +386,8 @@ pub enum ChaseOrderArg {
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
     /// Working-set size(s), e.g. 32K,1M,1G. Default: 1GiB (or --sweep).
-    #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = parse_size_arg, conflicts_with = "sweep")]
-    pub size: Vec<u64>,
+    #[arg(long, value_name = "SIZE,...", value_parser = parse_sizes_arg, conflicts_with = "sweep")]
+    pub size: Vec<Listed<u64>>,
     /// Sweep sizes from half the L1 cache to 4x the last-level cache, doubling.
     #[arg(long)]
     pub sweep: bool,
@@ -419,8 +421,8 @@ pub struct BandwidthArgs {
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub cpus: Option<IdList>,
     /// Whole working set(s), all arrays and threads together, e.g. 1M,64M,2G. Default: 4x the last-level cache, at least 256MiB (or --sweep).
-    #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = parse_size_arg, conflicts_with = "sweep")]
-    pub size: Vec<u64>,
+    #[arg(long, value_name = "SIZE,...", value_parser = parse_sizes_arg, conflicts_with = "sweep")]
+    pub size: Vec<Listed<u64>>,
     /// Sweep working sets from half an L1 cache per thread to 4x the last-level cache, doubling: bandwidth of every cache level and of DRAM.
     #[arg(long)]
     pub sweep: bool,
@@ -441,6 +443,52 @@ pub struct BandwidthArgs {
 
 fn parse_size_arg(text: &str) -> Result<u64, String> {
     parse_size(text).map_err(|error| error.to_string())
+}
+
+/// One comma-separated flag value, parsed whole so that an error names the
+/// whole value (with clap's `value_delimiter` the parser sees one piece,
+/// and `--size 1K,,2K` was reported as the invalid value '').
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed<T>(pub Vec<T>);
+
+/// The items of every occurrence of a repeatable list flag, in order.
+pub fn all_items<T: Clone>(lists: &[Listed<T>]) -> Vec<T> {
+    lists
+        .iter()
+        .flat_map(|list| list.0.iter().cloned())
+        .collect()
+}
+
+fn parse_sizes_arg(text: &str) -> Result<Listed<u64>, String> {
+    text.split(',')
+        .map(parse_size_arg)
+        .collect::<Result<_, _>>()
+        .map(Listed)
+}
+
+/// Placements separated by commas, where a node list continues an
+/// `interleave:` item as numactl writes it: `interleave:0,1,serial` is
+/// interleave over nodes 0 and 1, then serial (no placement name starts
+/// with a digit, so the reading is unambiguous).
+fn parse_placements_arg(text: &str) -> Result<Listed<PlacementScheme>, String> {
+    let mut items: Vec<String> = Vec::new();
+    for piece in text.split(',') {
+        match items.last_mut() {
+            Some(last)
+                if last.starts_with("interleave:")
+                    && piece.starts_with(|c: char| c.is_ascii_digit()) =>
+            {
+                last.push(',');
+                last.push_str(piece);
+            }
+            _ => items.push(piece.to_string()),
+        }
+    }
+    items
+        .iter()
+        .map(|item| parse_placement_arg(item))
+        .collect::<Result<_, _>>()
+        .map(Listed)
 }
 
 /// A parsed CPU or node list (a newtype, so clap treats it as one value).

@@ -5,7 +5,7 @@
 //! flag, unknown node, unwritable file); 3: the machine failed us (hwloc or
 //! the kernel refused something numabench needed).
 
-use clap::error::ErrorKind;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use std::process::ExitCode;
 
 /// Exit status of a command that ran to completion.
@@ -55,28 +55,40 @@ pub fn report(error: &CliError) -> ExitCode {
     ExitCode::from(status)
 }
 
-/// Help and version go to stdout with status 0; every parse error is
-/// reduced to clap's one-line summary and status 2.
+/// Help and version go to stdout with status 0. A command run without its
+/// subcommand (`numabench`, `numabench matrix`) prints its help on stdout
+/// too, with status 2 as git does: the user gets the list to choose from,
+/// and scripts still see that nothing ran. Every parse error is reduced to
+/// one line and status 2.
 pub fn clap_error(error: &clap::Error) -> ExitCode {
     match error.kind() {
-        ErrorKind::DisplayHelp
-        | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = error.print();
-            if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            }
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            print!("{}", error.render());
+            ExitCode::from(2)
         }
         _ => {
-            let rendered = error.render().to_string();
-            let line = first_line(&rendered);
-            let line = line.strip_prefix("error: ").unwrap_or(line);
-            eprintln!("numabench: error: {line}");
+            eprintln!("numabench: error: {}", one_line(error));
             ExitCode::from(2)
         }
     }
+}
+
+/// clap's message as one line: its first line, and for a missing argument
+/// the names of what is missing (clap lists them on the following lines).
+fn one_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let line = first_line(&rendered);
+    let line = line.strip_prefix("error: ").unwrap_or(line);
+    if error.kind() == ErrorKind::MissingRequiredArgument {
+        if let Some(ContextValue::Strings(missing)) = error.get(ContextKind::InvalidArg) {
+            return format!("missing required argument: {}", missing.join(", "));
+        }
+    }
+    line.to_string()
 }
 
 fn first_line(text: &str) -> &str {

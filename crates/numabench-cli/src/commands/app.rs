@@ -40,32 +40,40 @@ pub fn validate_placement(
     Ok(())
 }
 
-/// Threads of one per CPU: `--threads`, or every allowed CPU. More threads
-/// than allowed CPUs is oversubscription, as OMP_NUM_THREADS above the core
-/// count would be: pinned workers then share CPUs round-robin, which the
-/// records show (`threads`, `worker_cpus_after_run`) and a note says.
-pub fn base_threads(topology: &TopologyReport, threads: Option<u32>) -> usize {
+/// Worker threads before over-decomposition: `--threads`, or every allowed
+/// CPU. More than the allowed CPUs is refused (exit 2) before anything
+/// runs: each of the N x K workers (`--threads-per-core K`) must have a CPU
+/// to share with at most K-1 others, and a huge N would only fail later,
+/// when the threads cannot be started. Over-decomposition on purpose is
+/// `--threads-per-core` (or placement-study's `--oversubscribe`).
+pub fn base_threads(
+    topology: &TopologyReport,
+    threads: Option<u32>,
+    over_decomposition: &str,
+) -> Result<usize, CliError> {
     let allowed = topology.allowed.cpus.len();
-    let threads = threads.map_or(allowed, |threads| threads as usize);
-    if threads > allowed {
-        eprintln!(
-            "numabench: note: {threads} threads on {allowed} allowed CPUs: pinned workers share CPUs round-robin (--threads-per-core K runs K per CPU on purpose)"
-        );
+    let Some(threads) = threads else {
+        return Ok(allowed);
+    };
+    if threads as usize > allowed {
+        return Err(CliError::usage(format!(
+            "--threads {threads} is more than the {allowed} allowed CPUs (to run K threads per CPU use {over_decomposition} K)"
+        )));
     }
-    threads
+    Ok(threads as usize)
 }
 
 /// The run configuration from the flags.
-pub fn run_config(topology: &TopologyReport, args: &AppRunArgs) -> AppRunConfig {
-    let base = base_threads(topology, args.threads);
+pub fn run_config(topology: &TopologyReport, args: &AppRunArgs) -> Result<AppRunConfig, CliError> {
+    let base = base_threads(topology, args.threads, "--threads-per-core")?;
     let per_cpu = args.threads_per_core as usize;
-    AppRunConfig {
+    Ok(AppRunConfig {
         threads: base * per_cpu,
         thread_scheme: args.threads_placement,
         placement: args.placement.clone(),
         threads_per_cpu: per_cpu,
         repeat: args.repeat as usize,
-    }
+    })
 }
 
 /// Runs the kernel and prints NPB-style lines (unless --json).
@@ -79,7 +87,7 @@ pub fn run_app(
         hugepages: false,
     })?;
     let topology = &context.topology;
-    let config = run_config(topology, args);
+    let config = run_config(topology, args)?;
     validate_placement(topology, &config.placement, choice.memory_bytes())
         .map_err(super::measuring::bench_error)?;
     if let Some(note) = placement_note(&config.placement) {

@@ -70,7 +70,7 @@ fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConf
     } else if args.size.is_empty() {
         vec![(4 * topology.last_level_cache_bytes()).max(256 << 20)]
     } else {
-        args.size.clone()
+        crate::args::all_items(&args.size)
     };
     if let Some(&largest) = sizes.iter().max() {
         check_memory_fits(topology, &nodes, largest)?;

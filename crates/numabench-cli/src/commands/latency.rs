@@ -34,7 +34,7 @@ fn validate(args: &LatencyArgs, context: &Context) -> Result<LatencyConfig, Benc
     } else if args.size.is_empty() {
         vec![1 << 30]
     } else {
-        args.size.clone()
+        crate::args::all_items(&args.size)
     };
     if let Some(&largest) = sizes.iter().max() {
         check_memory_fits(topology, &nodes, largest)?;

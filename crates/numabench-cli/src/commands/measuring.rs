@@ -31,7 +31,7 @@ pub fn pipeline(output: &OutputArgs, context: &Context) -> Result<Pipeline, CliE
     };
     let metadata = RunMetadata::collect(std::env::args().collect(), &context.topology);
     let pipeline = Pipeline::open(&config, &metadata).map_err(|error| match error {
-        OutputError::Unwritable { .. } => CliError::usage(error),
+        OutputError::Unwritable { .. } | OutputError::SameFile { .. } => CliError::usage(error),
         other => CliError::system(other),
     })?;
     install_interrupt_handler();

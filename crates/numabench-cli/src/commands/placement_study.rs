@@ -49,7 +49,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
         hugepages: false,
     })?;
     let topology = &context.topology;
-    let mut placements = args.placements.clone();
+    let mut placements = crate::args::all_items(&args.placements);
     if placements.is_empty() {
         placements = PlacementScheme::study_set();
         if placement_note(&PlacementScheme::AutoNuma).is_none() {
@@ -68,7 +68,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     for placement in &placements {
         validate_placement(topology, placement, choice.memory_bytes()).map_err(bench_error)?;
     }
-    let base_threads = base_threads(topology, args.threads);
+    let base_threads = base_threads(topology, args.threads, "--oversubscribe")?;
     let mut grid: Vec<AppRunConfig> = Vec::new();
     for placement in &placements {
         for &thread_scheme in &thread_schemes {

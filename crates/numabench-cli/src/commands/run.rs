@@ -4,6 +4,7 @@ use super::measuring::{context, pipeline};
 use crate::args::{RunArgs, RunCommandArgs};
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
+use numabench::output::check_distinct_files;
 use numabench::runner::{
     parse_policy, render_comparison, run_study, Executor, Invocation, ProcessExecutor, RunError,
     RunOutcome, RunStudyConfig, StudyError,
@@ -76,13 +77,17 @@ impl Executor for WarningExecutor {
 }
 
 pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
+    let Some(program) = args.command.first() else {
+        return Err(CliError::usage(
+            "no program to run: give it after '--' (numabench run [OPTIONS] -- COMMAND [ARGS]...)",
+        ));
+    };
     let pin_library = pin_library()?;
     let context = context(&RunArgs {
         repeat: args.repeat,
         hugepages: false,
     })?;
     let topology = &context.topology;
-    let program = &args.command[0];
     if find_program(program).is_none() {
         return Err(CliError::usage(format!(
             "cannot run '{program}': no such executable"
@@ -101,6 +106,12 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         .map(|text| parse_policy(text, topology))
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::usage)?;
+    if let Some(path) = &args.markdown {
+        let mut files = vec![("--markdown", path.as_path())];
+        files.extend(args.output.csv.as_deref().map(|csv| ("--csv", csv)));
+        files.extend(args.output.jsonl.as_deref().map(|jsonl| ("--jsonl", jsonl)));
+        check_distinct_files(&files).map_err(CliError::usage)?;
+    }
     let markdown = match &args.markdown {
         Some(path) => Some((
             path.clone(),

@@ -159,6 +159,7 @@ impl Team {
         let pinned = Arc::new(AtomicUsize::new(0));
         let pin_failed = Arc::new(Mutex::new(None::<PinError>));
         let mut handles = Vec::new();
+        let mut spawn_failed = None;
         for (index, cpu) in cpus.iter().enumerate().skip(1) {
             let (shared, pinned, pin_failed, cpu) = (
                 Arc::clone(&shared),
@@ -166,7 +167,7 @@ impl Team {
                 Arc::clone(&pin_failed),
                 *cpu,
             );
-            handles.push(std::thread::spawn(move || {
+            let started = std::thread::Builder::new().spawn(move || {
                 if let Some(cpu) = cpu {
                     if let Err(error) = pin_current_thread(cpu) {
                         *pin_failed.lock().expect("pin lock") = Some(error);
@@ -174,9 +175,21 @@ impl Team {
                 }
                 pinned.fetch_add(1, Ordering::SeqCst);
                 worker_loop(index, &shared);
-            }));
+            });
+            match started {
+                Ok(handle) => handles.push(handle),
+                Err(source) => {
+                    // The workers already started are stopped and joined when `team` drops.
+                    spawn_failed = Some(PinError::Spawn {
+                        threads: cpus.len(),
+                        source,
+                    });
+                    break;
+                }
+            }
         }
-        wait_until(|| pinned.load(Ordering::SeqCst) == cpus.len() - 1);
+        let started = handles.len();
+        wait_until(|| pinned.load(Ordering::SeqCst) == started);
         let nodes_of_workers = cpus
             .iter()
             .map(|cpu| cpu.and_then(|cpu| topology.node_of_cpu(cpu)))
@@ -191,6 +204,9 @@ impl Team {
             caller_affinity,
             regions: Mutex::new(Vec::new()),
         };
+        if let Some(error) = spawn_failed {
+            return Err(error.into());
+        }
         if let Some(error) = pin_failed.lock().expect("pin lock").take() {
             return Err(error.into());
         }

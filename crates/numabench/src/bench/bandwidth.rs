@@ -142,7 +142,9 @@ pub fn measure_bandwidth(
         }
         // Verify where the pages went right after placement, before the timed runs (automatic
         // NUMA balancing may move or unmap pages later).
-        worker.barrier.wait();
+        if worker.barrier.wait().is_err() {
+            return;
+        }
         if worker.index == 0 {
             let found: Result<Vec<PlacementCheck>, BenchError> = buffers
                 .iter()
@@ -164,22 +166,31 @@ pub fn measure_bandwidth(
             _ => (share(0), &*share(1), &*share(2)),
         };
         let mut checksum = 0.0;
-        worker.barrier.wait();
+        if worker.barrier.wait().is_err() {
+            return;
+        }
         checksum += run_kernel(kernel, simd, a, b, c, 3.0); // warm-up
         for repetition in 0..repeat {
-            worker.barrier.wait();
+            // A failed wait: a peer left (worker 0 stopping on Ctrl-C, or an error).
+            if worker.barrier.wait().is_err() {
+                break;
+            }
             let all = Stopwatch::start();
             let mine = Stopwatch::start();
             for _ in 0..passes {
                 checksum += run_kernel(kernel, simd, a, b, c, 3.0);
             }
             let seconds = mine.seconds();
-            worker.barrier.wait();
+            if worker.barrier.wait().is_err() {
+                break;
+            }
             if worker.index == 0 {
                 wall.lock().expect("no worker panicked").push(all.seconds());
             }
             timings.lock().expect("no worker panicked")[repetition][worker.index] = seconds;
-            if interrupted() && repetition > 0 {
+            // Worker 0 decides for everyone whether to stop; the others leave at the next wait.
+            if worker.index == 0 && interrupted() && repetition > 0 {
+                worker.barrier.abort();
                 break;
             }
         }

@@ -93,7 +93,10 @@ pub fn measure_c2c(first: u32, second: u32, samples: usize) -> Result<Vec<f64>, 
         let mut one_way = Vec::with_capacity(samples);
         let mut value = 0u64;
         for _ in 0..samples + 1 {
-            worker.barrier.wait();
+            // Both workers run the same rounds; a failed wait means the peer is gone.
+            if worker.barrier.wait().is_err() {
+                break;
+            }
             let stopwatch = Stopwatch::start();
             for _ in 0..ROUND_TRIPS {
                 if worker.index == 0 {
@@ -111,7 +114,9 @@ pub fn measure_c2c(first: u32, second: u32, samples: usize) -> Result<Vec<f64>, 
             }
             one_way.push(stopwatch.seconds() * 1e9 / (2 * ROUND_TRIPS) as f64);
         }
-        one_way.remove(0); // warm-up
+        if !one_way.is_empty() {
+            one_way.remove(0); // warm-up
+        }
         one_way
     })?;
     Ok(results.into_iter().next().expect("the pinging worker"))

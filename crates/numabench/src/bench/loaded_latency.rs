@@ -184,7 +184,11 @@ fn measure_point(
                 let mut pointer = unsafe { words.as_ptr().add(start) };
                 // SAFETY: following the live chain.
                 pointer = unsafe { chase(pointer, (config.size / 64).min(1 << 22)) };
-                worker.barrier.wait(); // generators are running from here
+                // Generators are running from here; a failed wait means one of them could not
+                // start (its error is reported from its own result).
+                if worker.barrier.wait().is_err() {
+                    return Ok(None);
+                }
                 let stopwatch = Stopwatch::start();
                 let bytes_before = bytes.load(Ordering::Relaxed);
                 let loads = 1 << 16;
@@ -203,7 +207,10 @@ fn measure_point(
                 Ok(Some((samples, traffic, check)))
             } else {
                 placed.buffer.touch_pages();
-                worker.barrier.wait();
+                // Failed: the chaser or another generator left with an error; nothing to load.
+                if worker.barrier.wait().is_err() {
+                    return Ok(None);
+                }
                 generate(
                     placed.buffer.words_mut(),
                     delay.unwrap_or(0),
@@ -221,7 +228,8 @@ fn measure_point(
             found = Some(value);
         }
     }
-    let (samples, traffic, check) = found.expect("the chasing worker reports");
+    let (samples, traffic, check) = found
+        .ok_or_else(|| BenchError::Invalid("the chasing worker stopped before measuring".into()))?;
     warn_if_misplaced(&check, &config.memory);
     Ok(LoadedPoint {
         delay,

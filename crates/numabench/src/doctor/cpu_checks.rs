@@ -95,7 +95,12 @@ pub fn process_restriction(topology: &TopologyReport) -> Finding {
 pub fn hypervisor(files: &SystemFiles) -> Finding {
     const WHY: &str = "inside a VM the NUMA nodes and distances are what the hypervisor declares, vCPUs may move between host cores, and memory may not be backed where the guest thinks";
     let check = "hypervisor";
-    let flagged = files.read("/proc/cpuinfo").is_some_and(|text| {
+    let path = "/proc/cpuinfo";
+    let cpuinfo = match files.setting(path).known() {
+        Ok(text) => text,
+        Err(reason) => return Finding::unreadable(check, path, &reason, WHY),
+    };
+    let flagged = cpuinfo.is_some_and(|text| {
         text.lines().any(|line| {
             line.starts_with("flags") && line.split_whitespace().any(|flag| flag == "hypervisor")
         })
@@ -140,10 +145,12 @@ pub fn performance_counters(files: &SystemFiles) -> Finding {
                 .map(|line| line.split_whitespace().nth(2) == Some("0"))
         })
         .unwrap_or(false);
-    match files
-        .read("/proc/sys/kernel/perf_event_paranoid")
-        .and_then(|text| text.parse::<i32>().ok())
-    {
+    let path = "/proc/sys/kernel/perf_event_paranoid";
+    let value = match files.setting(path).known() {
+        Ok(value) => value,
+        Err(reason) => return Finding::unreadable(check, path, &reason, WHY),
+    };
+    match value.and_then(|text| text.parse::<i32>().ok()) {
         None => Finding::new(
             check,
             Severity::Info,

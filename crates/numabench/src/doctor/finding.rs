@@ -46,6 +46,20 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// A setting that could not be read: unknown, and a warning, since a
+    /// setting that spoils results may hide behind it (never "ok").
+    pub fn unreadable(check: &str, path: &str, reason: &str, why: &str) -> Self {
+        Self::new(
+            check,
+            Severity::Warning,
+            format!("unknown (could not read {path}: {reason})"),
+            why,
+            format!("run doctor where {path} is readable (on the host, outside the container), or check the setting there"),
+        )
+    }
+}
+
 /// Every finding of one doctor run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DoctorReport {

@@ -8,7 +8,12 @@ use crate::units::{format_bytes, format_percent};
 pub fn numa_balancing(files: &SystemFiles, topology: &TopologyReport) -> Finding {
     const WHY: &str = "automatic NUMA balancing unmaps pages and migrates them (and threads) while a benchmark runs, so placement you asked for drifts and timings include migration";
     let check = "numa_balancing";
-    match files.read("/proc/sys/kernel/numa_balancing").as_deref() {
+    let path = "/proc/sys/kernel/numa_balancing";
+    let value = match files.setting(path).known() {
+        Ok(value) => value,
+        Err(reason) => return Finding::unreadable(check, path, &reason, WHY),
+    };
+    match value.as_deref() {
         None => Finding::new(
             check,
             Severity::Ok,
@@ -44,7 +49,11 @@ pub fn numa_balancing(files: &SystemFiles, topology: &TopologyReport) -> Finding
 pub fn transparent_huge_pages(files: &SystemFiles) -> Finding {
     const WHY: &str = "with THP 'always' a buffer may or may not get huge pages depending on fragmentation, so TLB costs and latencies change from run to run";
     let check = "transparent_huge_pages";
-    let text = files.read("/sys/kernel/mm/transparent_hugepage/enabled");
+    let path = "/sys/kernel/mm/transparent_hugepage/enabled";
+    let text = match files.setting(path).known() {
+        Ok(text) => text,
+        Err(reason) => return Finding::unreadable(check, path, &reason, WHY),
+    };
     match text.as_deref().and_then(selected_choice) {
         None => Finding::new(check, Severity::Info, "not available", WHY, ""),
         Some("madvise") => Finding::new(check, Severity::Ok, "enabled = madvise (huge pages only where asked, as numabench --hugepages does)", WHY, ""),
@@ -56,7 +65,11 @@ pub fn transparent_huge_pages(files: &SystemFiles) -> Finding {
 pub fn transparent_huge_pages_defrag(files: &SystemFiles) -> Finding {
     const WHY: &str = "defrag 'always' makes page faults stall for compaction, adding noise to first-touch and allocation timings";
     let check = "thp_defrag";
-    let text = files.read("/sys/kernel/mm/transparent_hugepage/defrag");
+    let path = "/sys/kernel/mm/transparent_hugepage/defrag";
+    let text = match files.setting(path).known() {
+        Ok(text) => text,
+        Err(reason) => return Finding::unreadable(check, path, &reason, WHY),
+    };
     match text.as_deref().and_then(selected_choice) {
         None => Finding::new(check, Severity::Info, "not available", WHY, ""),
         Some("always") => Finding::new(
@@ -73,7 +86,12 @@ pub fn transparent_huge_pages_defrag(files: &SystemFiles) -> Finding {
 pub fn zone_reclaim(files: &SystemFiles, topology: &TopologyReport) -> Finding {
     const WHY: &str = "with zone reclaim on, the kernel reclaims page cache on the local node instead of allocating on a remote one, so allocations stall and placement depends on the page cache";
     let check = "zone_reclaim_mode";
-    match files.read("/proc/sys/vm/zone_reclaim_mode").as_deref() {
+    let path = "/proc/sys/vm/zone_reclaim_mode";
+    let value = match files.setting(path).known() {
+        Ok(value) => value,
+        Err(reason) => return Finding::unreadable(check, path, &reason, WHY),
+    };
+    match value.as_deref() {
         None => Finding::new(check, Severity::Info, "not available", WHY, ""),
         Some("0") => Finding::new(check, Severity::Ok, "vm.zone_reclaim_mode = 0", WHY, ""),
         Some(value) if topology.node_count > 1 => Finding::new(

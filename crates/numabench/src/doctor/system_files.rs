@@ -4,6 +4,31 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// What reading one kernel setting found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Setting {
+    /// The trimmed contents.
+    Value(String),
+    /// This kernel has no such setting: the file is missing from a
+    /// directory that is there and readable (e.g. no numa_balancing in
+    /// `/proc/sys/kernel` on a kernel built without NUMA balancing).
+    Absent,
+    /// The setting could not be read (permission, a masked or empty /proc
+    /// or /sys as in some containers): nothing can be said about it.
+    Unreadable(String),
+}
+
+impl Setting {
+    /// `Ok(Some(value))`, `Ok(None)` when absent, `Err(reason)` when unreadable.
+    pub fn known(self) -> Result<Option<String>, String> {
+        match self {
+            Setting::Value(value) => Ok(Some(value)),
+            Setting::Absent => Ok(None),
+            Setting::Unreadable(reason) => Err(reason),
+        }
+    }
+}
+
 /// The root that `/proc/...` and `/sys/...` paths are read under.
 #[derive(Debug, Clone)]
 pub struct SystemFiles {
@@ -27,6 +52,41 @@ impl SystemFiles {
         fs::read_to_string(self.path(path))
             .ok()
             .map(|text| text.trim().to_string())
+    }
+
+    /// Reads a setting and says why when it cannot: a missing file counts
+    /// as [`Setting::Absent`] only when the nearest directory above it that
+    /// exists is below `/proc` or `/sys` (not those themselves) and lists
+    /// something; a missing or empty `/proc/sys` is masked, not a kernel
+    /// without the setting.
+    pub fn setting(&self, path: &str) -> Setting {
+        match fs::read_to_string(self.path(path)) {
+            Ok(text) => Setting::Value(text.trim().to_string()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                // The nearest existing directory above, and the missing one just below it.
+                let mut missing = Path::new(path);
+                let mut ancestor = missing.parent();
+                while let Some(directory) = ancestor {
+                    if self.path(&directory.to_string_lossy()).exists() {
+                        break;
+                    }
+                    missing = directory;
+                    ancestor = directory.parent();
+                }
+                let Some(ancestor) = ancestor else {
+                    return Setting::Unreadable("no such file".into());
+                };
+                let depth = ancestor.components().count() - 1;
+                if depth < 2 {
+                    Setting::Unreadable(format!("{} is missing", missing.display()))
+                } else if !self.list(&ancestor.to_string_lossy()).is_empty() {
+                    Setting::Absent
+                } else {
+                    Setting::Unreadable(format!("{} is empty or unreadable", ancestor.display()))
+                }
+            }
+            Err(error) => Setting::Unreadable(error.to_string()),
+        }
     }
 
     /// Whether the path exists.

@@ -147,14 +147,77 @@ fn each_bad_setting_is_a_warning_with_advice() {
     assert_eq!(report.warnings, 10);
 }
 
+/// Nothing readable under /proc and /sys (masked, as in some containers):
+/// every setting that decides results is unknown and a warning, never ok.
 #[test]
-fn missing_files_are_reported_not_guessed() {
+fn settings_that_cannot_be_read_are_unknown_warnings_not_ok() {
     let dir = tempfile::tempdir().unwrap();
     let report = run_doctor(&SystemFiles::under(dir.path()), &two_node_topology());
     assert_eq!(finding(&report, "cpu_governor").severity, Severity::Info);
-    assert!(finding(&report, "numa_balancing")
-        .found
-        .contains("not available"));
+    for (check, path) in [
+        (
+            "numa_balancing",
+            "/proc/sys/kernel/numa_balancing: /proc is missing",
+        ),
+        (
+            "zone_reclaim_mode",
+            "/proc/sys/vm/zone_reclaim_mode: /proc is missing",
+        ),
+        (
+            "transparent_huge_pages",
+            "/sys/kernel/mm/transparent_hugepage/enabled: /sys is missing",
+        ),
+        (
+            "thp_defrag",
+            "/sys/kernel/mm/transparent_hugepage/defrag: /sys is missing",
+        ),
+        ("hypervisor", "/proc/cpuinfo: /proc is missing"),
+        (
+            "perf_event_paranoid",
+            "/proc/sys/kernel/perf_event_paranoid: /proc is missing",
+        ),
+    ] {
+        let finding = finding(&report, check);
+        assert_eq!(finding.severity, Severity::Warning, "{finding:#?}");
+        assert_eq!(finding.found, format!("unknown (could not read {path})"));
+        assert!(!finding.advice.is_empty());
+    }
+    assert_eq!(report.status, "warnings");
+}
+
+/// An empty /proc/sys (a tmpfs over it) or a file that cannot be read
+/// is unknown too; a setting missing from a populated directory is a
+/// kernel without it.
+#[test]
+fn masked_and_unreadable_settings_differ_from_absent_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    clean_tree(root);
+    fs::remove_file(root.join("proc/sys/kernel/numa_balancing")).unwrap();
+    let absent = run_doctor(&SystemFiles::under(root), &two_node_topology());
+    let balancing = finding(&absent, "numa_balancing");
+    assert_eq!(balancing.severity, Severity::Ok, "{balancing:#?}");
+    assert!(balancing.found.contains("not available"), "{balancing:#?}");
+
+    // A directory where the file should be: reading it fails (EISDIR), even as root.
+    fs::create_dir(root.join("proc/sys/kernel/numa_balancing")).unwrap();
+    let unreadable = run_doctor(&SystemFiles::under(root), &two_node_topology());
+    let balancing = finding(&unreadable, "numa_balancing");
+    assert_eq!(balancing.severity, Severity::Warning, "{balancing:#?}");
+    assert!(
+        balancing
+            .found
+            .starts_with("unknown (could not read /proc/sys/kernel/numa_balancing: "),
+        "{balancing:#?}"
+    );
+
+    fs::remove_dir_all(root.join("proc/sys")).unwrap();
+    fs::create_dir(root.join("proc/sys")).unwrap();
+    let masked = run_doctor(&SystemFiles::under(root), &two_node_topology());
+    assert_eq!(
+        finding(&masked, "zone_reclaim_mode").found,
+        "unknown (could not read /proc/sys/vm/zone_reclaim_mode: /proc/sys is empty or unreadable)"
+    );
 }
 
 #[test]

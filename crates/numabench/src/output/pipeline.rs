@@ -4,12 +4,13 @@ use super::csv_sink::CsvSink;
 use super::json_sink::JsonDocumentSink;
 use super::jsonl_sink::JsonLinesSink;
 use super::metadata::RunMetadata;
+use super::paths::check_distinct_files;
 use super::record::Record;
 use super::sink::Sink;
 use super::table_sink::TableSink;
 use std::fs::File;
 use std::io::{self, BufWriter};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Which outputs a command writes, validated from the flags.
@@ -25,12 +26,33 @@ pub struct OutputConfig {
     pub json_stdout: bool,
 }
 
+impl OutputConfig {
+    /// The files asked for, with the flag that names each.
+    pub fn files(&self) -> Vec<(&'static str, &Path)> {
+        let mut files = Vec::new();
+        if let Some(path) = &self.csv {
+            files.push(("--csv", path.as_path()));
+        }
+        if let Some(path) = &self.jsonl {
+            files.push(("--jsonl", path.as_path()));
+        }
+        files
+    }
+}
+
 /// Output failures.
 #[derive(Debug, Error)]
 pub enum OutputError {
     /// An output file could not be created (a user mistake: exit 2).
     #[error("cannot write '{path}': {source}")]
     Unwritable { path: PathBuf, source: io::Error },
+    /// Two outputs name one file (a user mistake: exit 2).
+    #[error("{first} and {second} name the same file '{}'", path.display())]
+    SameFile {
+        first: String,
+        second: String,
+        path: PathBuf,
+    },
     /// Writing a result failed midway.
     #[error("writing results failed: {0}")]
     Write(#[from] io::Error),
@@ -56,6 +78,7 @@ impl Pipeline {
     /// Files are created before anything is measured, so an unwritable
     /// path fails at once.
     pub fn open(config: &OutputConfig, metadata: &RunMetadata) -> Result<Self, OutputError> {
+        check_distinct_files(&config.files())?;
         let create = |path: &PathBuf| {
             File::create(path)
                 .map(BufWriter::new)

@@ -5,6 +5,6 @@ mod barrier;
 mod pin;
 mod pool;
 
-pub use barrier::SpinBarrier;
+pub use barrier::{AbortOnDrop, Aborted, SpinBarrier};
 pub use pin::{current_cpu, pin_current_thread, PinError};
 pub use pool::{run_pinned, WorkerContext};

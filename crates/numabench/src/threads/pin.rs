@@ -17,6 +17,9 @@ pub enum PinError {
     /// part of the measurement did not run where it was asked to.
     #[error("a worker pinned to CPU {expected} was on CPU {actual} when its work ended (its affinity was changed from outside)")]
     LeftCpu { expected: u32, actual: u32 },
+    /// The system would not start another thread (thread or memory limit).
+    #[error("cannot start one of {threads} worker threads: {source}")]
+    Spawn { threads: usize, source: io::Error },
 }
 
 /// Pins the calling thread to `cpu` and checks with sched_getcpu that it

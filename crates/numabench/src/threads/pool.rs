@@ -1,8 +1,9 @@
 //! One worker thread per CPU of a plan, each pinned before it runs any
 //! code of the caller's (so before it touches memory).
 
-use super::barrier::SpinBarrier;
+use super::barrier::{AbortOnDrop, SpinBarrier};
 use super::pin::{current_cpu, pin_current_thread, PinError};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a worker knows about itself.
 #[derive(Debug)]
@@ -25,9 +26,15 @@ impl WorkerContext<'_> {
 }
 
 /// Runs `work` on one thread per entry of `cpus`, each pinned to its CPU
-/// first, and returns their results in plan order. Fails if any CPU cannot
-/// be pinned (the work then does not run anywhere), and if a worker is no
-/// longer on its CPU when its work ends (checked with sched_getcpu).
+/// first, and returns their results in plan order. Fails if a thread cannot
+/// be started or any CPU cannot be pinned (the work then does not run
+/// anywhere), and if a worker is no longer on its CPU when its work ends
+/// (checked with sched_getcpu).
+///
+/// A worker whose work ends (returns, fails or panics) aborts the shared
+/// barrier, so peers waiting for it are released with
+/// [`Aborted`](super::barrier::Aborted) instead of spinning forever; work
+/// must leave its loops when a wait fails.
 pub fn run_pinned<T, F>(cpus: &[u32], work: F) -> Result<Vec<T>, PinError>
 where
     T: Send,
@@ -35,51 +42,68 @@ where
 {
     let barrier = SpinBarrier::new(cpus.len());
     let pinned = SpinBarrier::new(cpus.len());
-    let failed = std::sync::atomic::AtomicBool::new(false);
-    let results: Vec<Result<Option<T>, PinError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = cpus
-            .iter()
-            .enumerate()
-            .map(|(index, &cpu)| {
-                let (barrier, pinned, failed, work) = (&barrier, &pinned, &failed, &work);
-                scope.spawn(move || {
-                    let pin_result = pin_current_thread(cpu);
-                    if pin_result.is_err() {
-                        failed.store(true, std::sync::atomic::Ordering::SeqCst);
-                    }
-                    // Every worker learns whether all were pinned before any runs.
-                    pinned.wait();
-                    pin_result?;
-                    if failed.load(std::sync::atomic::Ordering::SeqCst) {
-                        return Ok(None);
-                    }
-                    let context = WorkerContext {
-                        index,
-                        cpu,
-                        workers: cpus.len(),
-                        barrier,
-                    };
-                    let output = work(&context);
-                    let actual = current_cpu();
-                    if actual != cpu {
-                        return Err(PinError::LeftCpu {
-                            expected: cpu,
-                            actual,
-                        });
-                    }
-                    Ok(Some(output))
-                })
-            })
-            .collect();
-        handles
+    let failed = AtomicBool::new(false);
+    let (results, spawn_error) = std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(cpus.len());
+        let mut spawn_error = None;
+        for (index, &cpu) in cpus.iter().enumerate() {
+            let (barrier, pinned, failed, work) = (&barrier, &pinned, &failed, &work);
+            let started = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let pin_result = pin_current_thread(cpu);
+                if pin_result.is_err() {
+                    failed.store(true, Ordering::SeqCst);
+                }
+                // Every worker learns whether all were pinned before any runs (and is
+                // released if a later thread could not even be started).
+                let all_started = pinned.wait().is_ok();
+                pin_result?;
+                if !all_started || failed.load(Ordering::SeqCst) {
+                    return Ok(None);
+                }
+                let context = WorkerContext {
+                    index,
+                    cpu,
+                    workers: cpus.len(),
+                    barrier,
+                };
+                let output = {
+                    let _leaving = AbortOnDrop(barrier);
+                    work(&context)
+                };
+                let actual = current_cpu();
+                if actual != cpu {
+                    return Err(PinError::LeftCpu {
+                        expected: cpu,
+                        actual,
+                    });
+                }
+                Ok(Some(output))
+            });
+            match started {
+                Ok(handle) => handles.push(handle),
+                Err(source) => {
+                    pinned.abort();
+                    spawn_error = Some(PinError::Spawn {
+                        threads: cpus.len(),
+                        source,
+                    });
+                    break;
+                }
+            }
+        }
+        let results: Vec<Result<Option<T>, PinError>> = handles
             .into_iter()
             .map(|handle| {
                 handle
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
-            .collect()
+            .collect();
+        (results, spawn_error)
     });
+    if let Some(error) = spawn_error {
+        return Err(error);
+    }
     let mut outputs = Vec::with_capacity(cpus.len());
     for result in results {
         if let Some(value) = result? {
@@ -102,7 +126,7 @@ mod tests {
     fn every_worker_runs_on_its_cpu() {
         let cpus = allowed_cpus();
         let seen = run_pinned(&cpus, |worker| {
-            worker.barrier.wait();
+            worker.barrier.wait().unwrap();
             (worker.index, worker.cpu, current_cpu(), worker.on_its_cpu())
         })
         .unwrap();
@@ -137,5 +161,34 @@ mod tests {
     fn a_cpu_outside_the_machine_fails_cleanly() {
         let error = run_pinned(&[0, 100_000], |_| ()).unwrap_err();
         assert!(error.to_string().contains("100000"), "{error}");
+    }
+
+    #[test]
+    fn a_worker_that_leaves_early_releases_the_others_waiting_at_the_barrier() {
+        let cpu = allowed_cpus()[0];
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            // Four workers on one CPU: worker 3 stops after 5 rounds, the others would wait
+            // for it forever without the abort.
+            let rounds = run_pinned(&[cpu; 4], |worker| {
+                let mut rounds = 0;
+                while rounds < 1000 {
+                    if worker.index == 3 && rounds == 5 {
+                        break;
+                    }
+                    if worker.barrier.wait().is_err() {
+                        break;
+                    }
+                    rounds += 1;
+                }
+                rounds
+            });
+            let _ = done.send(rounds);
+        });
+        let rounds = finished
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("workers still waiting for the one that left")
+            .unwrap();
+        assert_eq!(rounds, vec![5; 4]);
     }
 }
