@@ -1,9 +1,9 @@
 //! Where pages really are: the kernel's answer to move_pages in query mode.
 
 use super::buffer::Buffer;
+use super::check::PlacementCheck;
 use super::errors::MemoryError;
 use super::syscalls::{move_pages, PAGE_SIZE};
-use crate::output::PlacementCheck;
 use std::collections::BTreeMap;
 
 /// Page counts per node for a range.
