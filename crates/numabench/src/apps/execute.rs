@@ -6,6 +6,7 @@ use super::placement::{PlacementScheme, ThreadScheme};
 use super::rusage::{usage_now, Usage};
 use super::team::{plan_cpus, PageReport, Team, TeamError};
 use crate::bench::{interrupted, Stopwatch};
+use crate::memory::interleave_fraction;
 use crate::output::{OutputError, Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::Sample;
 use crate::topology::TopologyReport;
@@ -147,7 +148,9 @@ fn pages_json(report: &PageReport) -> Value {
     })
 }
 
-/// The share of pages on the nodes the scheme asks for.
+/// The share of pages placed as the scheme asks: on the workers' own
+/// nodes, on the home or bound node, or split evenly over the interleave
+/// set ([`interleave_fraction`]).
 fn placement_check(
     topology: &TopologyReport,
     config: &AppRunConfig,
@@ -175,13 +178,12 @@ fn placement_check(
             pages.pages_per_node.get(node).copied().unwrap_or(0) as f64 / total as f64
         }
         PlacementScheme::Interleave(nodes) => {
-            let on: u64 = pages
-                .pages_per_node
-                .iter()
-                .filter(|(node, _)| nodes.is_empty() || nodes.contains(node))
-                .map(|(_, count)| count)
-                .sum();
-            on as f64 / total as f64
+            // An empty list is every allowed node with memory, as the team interleaves.
+            let nodes = match nodes.is_empty() {
+                true => crate::bench::memory_nodes(topology),
+                false => nodes.clone(),
+            };
+            interleave_fraction(&pages.pages_per_node, total, &nodes, 1)
         }
     };
     Some(PlacementCheck {
@@ -400,5 +402,39 @@ mod tests {
             run_with(vec![None, None], vec![1, 1]).workers_stayed_pinned(),
             None
         );
+    }
+
+    fn two_node_config(placement: PlacementScheme) -> (TopologyReport, AppRunConfig) {
+        let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
+        let config = AppRunConfig {
+            threads: 2,
+            thread_scheme: ThreadScheme::Scatter,
+            placement,
+            threads_per_cpu: 1,
+            repeat: 1,
+        };
+        (topology, config)
+    }
+
+    fn pages(per_node: &[(u32, u64)]) -> PageReport {
+        PageReport {
+            pages_per_node: per_node.iter().copied().collect(),
+            not_present: 0,
+            remote_share: None,
+        }
+    }
+
+    /// Every page on node 0 is not an interleave over nodes 0 and 1, named
+    /// or implied (all nodes).
+    #[test]
+    fn an_interleave_with_every_page_on_one_node_is_not_achieved() {
+        for nodes in [vec![0, 1], vec![]] {
+            let (topology, config) = two_node_config(PlacementScheme::Interleave(nodes));
+            let lopsided = placement_check(&topology, &config, &pages(&[(0, 100)])).unwrap();
+            assert_eq!(lopsided.fraction_as_requested, 0.5);
+            assert!(!lopsided.achieved);
+            let even = placement_check(&topology, &config, &pages(&[(0, 50), (1, 50)])).unwrap();
+            assert!(even.achieved);
+        }
     }
 }
