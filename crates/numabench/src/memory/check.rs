@@ -62,6 +62,35 @@ impl HugePageCheck {
     }
 }
 
+impl PlacementCheck {
+    /// The check of several buffers measured together (a kernel's arrays):
+    /// achieved only when every buffer's own check is, so one misplaced
+    /// array is not hidden behind well-placed ones. `fraction_as_requested`
+    /// is the worst buffer's; pages and per-node counts are summed, and
+    /// huge-page coverage combined. Nothing checked is not achieved.
+    pub fn all_of(checks: &[PlacementCheck]) -> PlacementCheck {
+        let mut pages_per_node = BTreeMap::new();
+        for check in checks {
+            for (node, count) in &check.pages_per_node {
+                *pages_per_node.entry(*node).or_insert(0) += count;
+            }
+        }
+        PlacementCheck {
+            pages: checks.iter().map(|check| check.pages).sum(),
+            pages_per_node,
+            fraction_as_requested: checks
+                .iter()
+                .map(|check| check.fraction_as_requested)
+                .reduce(f64::min)
+                .unwrap_or(0.0),
+            achieved: !checks.is_empty() && checks.iter().all(|check| check.achieved),
+            huge_pages: HugePageCheck::combine(
+                checks.iter().filter_map(|check| check.huge_pages.as_ref()),
+            ),
+        }
+    }
+}
+
 /// The share of `pages` that an interleave over `nodes` placed as asked:
 /// each node of the set holds its fair share, `ceil(pages / N)` (rounded
 /// up to whole `granule_pages`, the pages the kernel places as one: 512
@@ -139,6 +168,36 @@ mod tests {
             0.8
         );
         assert_eq!(interleave_fraction(&BTreeMap::new(), 0, &[0, 1], 1), 0.0);
+    }
+
+    fn check(pages: u64, fraction: f64, threshold: f64) -> PlacementCheck {
+        PlacementCheck {
+            pages,
+            pages_per_node: counts(&[(0, pages)]),
+            fraction_as_requested: fraction,
+            achieved: fraction >= threshold,
+            huge_pages: None,
+        }
+    }
+
+    /// Arrays at 100%, 90% and 100% averaged 96.7% and passed a 95%
+    /// threshold; each array must pass on its own.
+    #[test]
+    fn one_misplaced_array_fails_the_whole_check() {
+        let arrays = [
+            check(100, 1.0, 0.95),
+            check(100, 0.9, 0.95),
+            check(100, 1.0, 0.95),
+        ];
+        let merged = PlacementCheck::all_of(&arrays);
+        assert!(!merged.achieved);
+        assert_eq!(merged.fraction_as_requested, 0.9);
+        assert_eq!(merged.pages, 300);
+        assert_eq!(merged.pages_per_node, counts(&[(0, 300)]));
+        let all_good = PlacementCheck::all_of(&[check(10, 1.0, 0.95), check(30, 0.96, 0.95)]);
+        assert!(all_good.achieved);
+        assert_eq!(all_good.fraction_as_requested, 0.96);
+        assert!(!PlacementCheck::all_of(&[]).achieved);
     }
 
     #[test]
