@@ -15,7 +15,7 @@ use std::sync::Once;
 const MAX_RANGES: usize = 64;
 static RANGE_STARTS: [AtomicUsize; MAX_RANGES] = [const { AtomicUsize::new(0) }; MAX_RANGES];
 static RANGE_ENDS: [AtomicUsize; MAX_RANGES] = [const { AtomicUsize::new(0) }; MAX_RANGES];
-/// Pages migrated on touch, per range slot.
+/// Pages that changed node on touch, per range slot.
 static RANGE_MIGRATED: [AtomicU64; MAX_RANGES] = [const { AtomicU64::new(0) }; MAX_RANGES];
 static INSTALL: Once = Once::new();
 const MPOL_MF_MOVE: libc::c_int = 2;
@@ -35,12 +35,42 @@ fn current_node() -> libc::c_int {
     node as libc::c_int
 }
 
+/// Pages that moved: on a node before (`before[i] >= 0`) and on another
+/// one after. Pages not present, or that the kernel could not move (a
+/// negative status after), are not counted.
+fn pages_moved(before: &[i32], after: &[i32]) -> u64 {
+    before
+        .iter()
+        .zip(after)
+        .filter(|&(&before, &after)| before >= 0 && after >= 0 && before != after)
+        .count() as u64
+}
+
+/// Where each page of `pages` is now (move_pages with no target nodes):
+/// its node, or a negative errno.
+fn query_nodes(pages: &[*mut libc::c_void], status: &mut [i32]) {
+    status.fill(-1);
+    // SAFETY: every address lies in a mapping of this process (the caller's); status holds one
+    // entry per page; a NULL node list makes move_pages a query.
+    unsafe {
+        libc::syscall(
+            libc::SYS_move_pages,
+            0,
+            pages.len(),
+            pages.as_ptr(),
+            std::ptr::null::<libc::c_int>(),
+            status.as_mut_ptr(),
+            0,
+        );
+    }
+}
+
 /// Moves to the calling thread's node the pages that begin in
 /// `[start, start + bytes)` (so a page two workers' ranges share is moved
 /// once, by the worker whose range holds its first byte), and returns how
-/// many of them the kernel reports on that node afterwards: moved there, or
-/// there already. Pages it could not move (busy, out of memory on the node)
-/// are not counted.
+/// many of them moved: their node before (a move_pages query) differs from
+/// their node after. Pages already on the node, not present, or that could
+/// not be moved (busy, out of memory on the node) are not counted.
 pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
     const BATCH: usize = 4096;
     let node = current_node();
@@ -48,10 +78,13 @@ pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
         .step_by(PAGE_SIZE)
         .map(|address| address as *mut libc::c_void)
         .collect();
+    let mut before = vec![0i32; BATCH];
     let mut status = vec![0i32; BATCH];
     let targets = vec![node; BATCH];
-    let mut on_node = 0;
+    let mut moved = 0;
     for chunk in pages.chunks(BATCH) {
+        let before = &mut before[..chunk.len()];
+        query_nodes(chunk, before);
         let status = &mut status[..chunk.len()];
         status.fill(-1);
         // SAFETY: every address lies in a mapping of this process (the team's arrays); targets
@@ -70,23 +103,11 @@ pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
         if not_moved != 0 {
             // The kernel stopped early (its statuses for this chunk are incomplete): ask where
             // the pages are now.
-            status.fill(-1);
-            // SAFETY: as above; a NULL node list makes move_pages a query.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_move_pages,
-                    0,
-                    chunk.len(),
-                    chunk.as_ptr(),
-                    std::ptr::null::<libc::c_int>(),
-                    status.as_mut_ptr(),
-                    0,
-                );
-            }
+            query_nodes(chunk, status);
         }
-        on_node += status.iter().filter(|&&found| found == node).count() as u64;
+        moved += pages_moved(before, status);
     }
-    on_node
+    moved
 }
 
 extern "C" fn on_fault(
@@ -109,6 +130,7 @@ extern "C" fn on_fault(
     };
     let page = address / PAGE_SIZE * PAGE_SIZE;
     let node = current_node();
+    let mut before = -1i32;
     let mut status = -1i32;
     let pages = [page as *mut libc::c_void];
     // SAFETY: raw system calls on a page of our own protected range; async-signal-safe.
@@ -133,6 +155,16 @@ extern "C" fn on_fault(
                 }
             }
         }
+        // Where the page is before the move: only a page that changes node counts as migrated.
+        libc::syscall(
+            libc::SYS_move_pages,
+            0,
+            1usize,
+            pages.as_ptr(),
+            std::ptr::null::<libc::c_int>(),
+            &mut before as *mut i32,
+            0,
+        );
         libc::syscall(
             libc::SYS_move_pages,
             0,
@@ -143,7 +175,7 @@ extern "C" fn on_fault(
             MPOL_MF_MOVE,
         );
     }
-    if status == node {
+    if before >= 0 && status == node && before != node {
         RANGE_MIGRATED[owner].fetch_add(1, Ordering::Relaxed);
     }
 }
@@ -180,7 +212,7 @@ pub fn protect(start: usize, bytes: usize) -> io::Result<()> {
 }
 
 /// Unprotects a range (pages never touched stay where they were), forgets
-/// it, and returns how many of its pages migrated on touch.
+/// it, and returns how many of its pages changed node on touch.
 pub fn unprotect(start: usize, bytes: usize) -> u64 {
     // SAFETY: as in protect; restores read/write access.
     unsafe {
@@ -198,4 +230,17 @@ pub fn unprotect(start: usize, bytes: usize) -> u64 {
         }
     }
     migrated
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_pages_that_changed_node_moved() {
+        // Already there, moved 0 -> 1, not present, could not move (-EBUSY), moved 1 -> 0.
+        let before = [1, 0, -libc::ENOENT, 0, 1];
+        let after = [1, 1, -libc::ENOENT, -libc::EBUSY, 0];
+        assert_eq!(pages_moved(&before, &after), 2);
+    }
 }
