@@ -36,6 +36,9 @@ pub struct AppRun {
     pub pages_after_placement: PageReport,
     pub pages_after_run: PageReport,
     pub migrated_pages: u64,
+    /// Pages next-touch left in place because it gave up on their array
+    /// (a page could not be unprotected: `vm.max_map_count`).
+    pub next_touch_unprotected_pages: u64,
     pub usage: Usage,
     pub extra_metrics: Vec<(String, f64, Unit)>,
     pub operations: f64,
@@ -75,6 +78,14 @@ pub fn placement_note(placement: &PlacementScheme) -> Option<String> {
     }
 }
 
+/// A note when next-touch gave up on some arrays, leaving `unprotected`
+/// pages where the serial initialisation put them.
+fn next_touch_note(unprotected: u64) -> Option<String> {
+    (unprotected > 0).then(|| format!(
+        "next-touch ran out of memory mappings (vm.max_map_count): {unprotected} pages were left where the serial initialisation put them"
+    ))
+}
+
 /// Runs `kernel` once.
 pub fn run_once(
     topology: &TopologyReport,
@@ -108,7 +119,8 @@ pub fn run_once(
     let total_seconds = total.seconds();
     let usage = usage_now().since(&before);
     let worker_cpus_after_run = team.current_cpus();
-    migrated_pages += team.finish_compute();
+    let next_touch = team.finish_compute();
+    migrated_pages += next_touch.migrated_pages;
     let pages_after_run = team.page_report()?;
     let verification = kernel.verify(&team);
     Ok(AppRun {
@@ -118,6 +130,7 @@ pub fn run_once(
         pages_after_placement,
         pages_after_run,
         migrated_pages,
+        next_touch_unprotected_pages: next_touch.unprotected_pages,
         usage,
         extra_metrics: kernel.extra_metrics(),
         operations: kernel.operations(),
@@ -295,7 +308,13 @@ pub fn emit_app_records(
         "pages_after_run".into(),
         pages_json(&median_run.pages_after_run),
     );
-    if let Some(note) = placement_note(&config.placement) {
+    let mut note = placement_note(&config.placement);
+    if config.placement == PlacementScheme::NextTouch {
+        let unprotected = median_run.next_touch_unprotected_pages;
+        params.insert("next_touch_unprotected_pages".into(), json!(unprotected));
+        note = note.or_else(|| next_touch_note(unprotected));
+    }
+    if let Some(note) = note {
         params.insert("note".into(), json!(note));
     }
     let mut requested = Map::new();
@@ -383,6 +402,7 @@ mod tests {
             pages_after_placement: PageReport::default(),
             pages_after_run: PageReport::default(),
             migrated_pages: 0,
+            next_touch_unprotected_pages: 0,
             usage: Usage::default(),
             extra_metrics: Vec::new(),
             operations: 1.0,
@@ -459,5 +479,54 @@ mod tests {
             let even = placement_check(&topology, &config, &pages(&[(0, 50), (1, 50)])).unwrap();
             assert!(even.achieved);
         }
+    }
+
+    /// Collects the records a pipeline emits.
+    struct Collect(std::rc::Rc<std::cell::RefCell<Vec<Record>>>);
+
+    impl crate::output::Sink for Collect {
+        fn begin(&mut self, _: &crate::output::RunMetadata) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn record(&mut self, record: &Record) -> std::io::Result<()> {
+            self.0.borrow_mut().push(record.clone());
+            Ok(())
+        }
+        fn finish(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// When next-touch gave up on an array, the records say so and how
+    /// many pages it left in place.
+    #[test]
+    fn next_touch_records_say_how_many_pages_it_left_in_place() {
+        let metadata = crate::output::RunMetadata {
+            tool: "numabench".into(),
+            version: "0".into(),
+            schema_version: 1,
+            command_line: Vec::new(),
+            host: "test".into(),
+            kernel: "6".into(),
+            cpu_model: "cpu".into(),
+            topology: "2 nodes".into(),
+            utc_time: "2026-01-01T00:00:00Z".into(),
+        };
+        let records = std::rc::Rc::default();
+        let mut pipeline = Pipeline::with_sinks(
+            vec![Box::new(Collect(std::rc::Rc::clone(&records)))],
+            &metadata,
+        )
+        .unwrap();
+        let (topology, config) = two_node_config(PlacementScheme::NextTouch);
+        let mut run = run_with(vec![Some(0), Some(2)], vec![0, 2]);
+        run.next_touch_unprotected_pages = 7;
+        emit_app_records(&topology, "stream", None, &config, &[run], &mut pipeline).unwrap();
+        let records = records.borrow();
+        let params = &records[0].params;
+        assert_eq!(params["next_touch_unprotected_pages"], 7);
+        let note = params["note"].as_str().unwrap();
+        assert!(note.contains("7 pages were left"), "{note}");
+        assert!(note.contains("vm.max_map_count"), "{note}");
     }
 }

@@ -112,7 +112,7 @@ fn next_touch_migrates_on_first_access() {
         let block = unsafe { array.slice_mut(range) };
         block.iter_mut().for_each(|value| *value += 1);
     });
-    let migrated = team.finish_compute();
+    let migrated = team.finish_compute().migrated_pages;
     assert!(array.as_slice().iter().all(|&value| value == 1));
     if memory_nodes() == 1 {
         assert_eq!(migrated, 0, "one node: every page was already there");
