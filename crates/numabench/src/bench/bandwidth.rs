@@ -5,7 +5,6 @@ use super::clock::Stopwatch;
 use super::context::Context;
 use super::error::BenchError;
 use super::interrupt::interrupted;
-use super::latency::warn_if_misplaced;
 use super::placed::{OwnedRange, PlacedBuffer};
 use crate::kernels::{run_kernel, KernelSpec, SimdLevel};
 use crate::memory::MemoryPlacement;
@@ -238,7 +237,6 @@ pub fn run_bandwidth(
     pipeline: &mut Pipeline,
 ) -> Result<BandwidthResult, BenchError> {
     let result = measure_bandwidth(context, config)?;
-    warn_if_misplaced(&result.check, &config.memory);
     let mut params = config.labels.clone();
     params.insert("kernel".into(), json!(config.kernel.name));
     params.insert("threads".into(), json!(config.cpus.len()));
