@@ -5,6 +5,7 @@
 mod args;
 mod commands;
 mod exit;
+mod placement_warnings;
 mod progress;
 
 use clap::Parser;

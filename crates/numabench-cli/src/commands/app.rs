@@ -6,7 +6,7 @@ use crate::exit::{CliError, Status};
 use numabench::apps::{
     emit_app_records, placement_note, run_repeated, AppChoice, AppRunConfig, PlacementScheme,
 };
-use numabench::bench::{resolve_node_with_memory, BenchError};
+use numabench::bench::{resolve_node_with_memory, BenchError, Context};
 use numabench::topology::TopologyReport;
 use numabench::units::format_bytes;
 
@@ -64,8 +64,8 @@ pub fn base_threads(
 }
 
 /// The run configuration from the flags.
-pub fn run_config(topology: &TopologyReport, args: &AppRunArgs) -> Result<AppRunConfig, CliError> {
-    let base = base_threads(topology, args.threads, "--threads-per-core")?;
+pub fn run_config(context: &Context, args: &AppRunArgs) -> Result<AppRunConfig, CliError> {
+    let base = base_threads(&context.topology, args.threads, "--threads-per-core")?;
     let per_cpu = args.threads_per_core as usize;
     Ok(AppRunConfig {
         threads: base * per_cpu,
@@ -73,6 +73,7 @@ pub fn run_config(topology: &TopologyReport, args: &AppRunArgs) -> Result<AppRun
         placement: args.placement.clone(),
         threads_per_cpu: per_cpu,
         repeat: args.repeat as usize,
+        placement_threshold: context.placement_threshold,
     })
 }
 
@@ -87,7 +88,7 @@ pub fn run_app(
         hugepages: false,
     })?;
     let topology = &context.topology;
-    let config = run_config(topology, args)?;
+    let config = run_config(&context, args)?;
     validate_placement(topology, &config.placement, choice.memory_bytes())
         .map_err(super::measuring::bench_error)?;
     if let Some(note) = placement_note(&config.placement) {

@@ -3,6 +3,7 @@
 
 use crate::args::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Status};
+use crate::placement_warnings::PlacementWarnings;
 use numabench::bench::{
     check_memory_fits, cpus_of_node, dram_working_set, install_interrupt_handler, resolve_cpu,
     resolve_node_with_memory, BenchError, Context,
@@ -30,10 +31,17 @@ pub fn pipeline(output: &OutputArgs, context: &Context) -> Result<Pipeline, CliE
         json_stdout: output.json,
     };
     let metadata = RunMetadata::collect(std::env::args().collect(), &context.topology);
-    let pipeline = Pipeline::open(&config, &metadata).map_err(|error| match error {
+    let mut pipeline = Pipeline::open(&config, &metadata).map_err(|error| match error {
         OutputError::Unwritable { .. } | OutputError::SameFile { .. } => CliError::usage(error),
         other => CliError::system(other),
     })?;
+    // Placement not achieved: the records say so, and the user is told on stderr.
+    pipeline
+        .add_sink(
+            Box::new(PlacementWarnings::new(std::io::stderr())),
+            &metadata,
+        )
+        .map_err(CliError::system)?;
     install_interrupt_handler();
     Ok(pipeline)
 }

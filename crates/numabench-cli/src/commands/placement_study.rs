@@ -78,6 +78,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
                 placement: placement.clone(),
                 threads_per_cpu: 1,
                 repeat: args.repeat as usize,
+                placement_threshold: context.placement_threshold,
             });
         }
     }
@@ -89,6 +90,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
             placement: PlacementScheme::FirstTouch,
             threads_per_cpu: per_cpu,
             repeat: args.repeat as usize,
+            placement_threshold: context.placement_threshold,
         });
     }
     let mut pipeline = pipeline(&args.output, &context)?;

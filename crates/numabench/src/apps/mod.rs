@@ -6,6 +6,7 @@
 mod catalog;
 mod execute;
 mod kernel;
+mod migrate;
 mod next_touch;
 mod placement;
 mod rusage;

@@ -1,160 +1,211 @@
-//! Page migration for application kernels: `serial+migrate` (each worker
-//! moves its block's pages to its own node with move_pages) and an
-//! emulation of migrate-on-next-touch, which Linux does not offer:
+//! An emulation of migrate-on-next-touch, which Linux does not offer:
 //! protected ranges fault on first access, and a SIGSEGV handler moves the
 //! faulting page to the node of the CPU that touched it, then unprotects
 //! it. The handler only uses atomics and raw system calls
-//! (async-signal-safe). Unprotected neighbouring pages merge back into one
-//! mapping, so sequential sweeps do not exhaust the mapping count.
+//! (async-signal-safe), keeps `errno`, runs on the thread's alternate
+//! signal stack when it has one, and hands every fault outside the ranges
+//! to the handler installed before it (Rust's stack-overflow report) or to
+//! the default action. Unprotected neighbouring pages merge back into one
+//! mapping, so sequential sweeps rarely exhaust the mapping count; when
+//! they do (`vm.max_map_count`), the range is unprotected whole and its
+//! untouched pages stay where they were, and [`unprotect`] says how many.
 
+use super::migrate::{current_node, MPOL_MF_MOVE};
 use crate::memory::PAGE_SIZE;
 use std::io;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 
 const MAX_RANGES: usize = 64;
 static RANGE_STARTS: [AtomicUsize; MAX_RANGES] = [const { AtomicUsize::new(0) }; MAX_RANGES];
 static RANGE_ENDS: [AtomicUsize; MAX_RANGES] = [const { AtomicUsize::new(0) }; MAX_RANGES];
-/// Pages migrated on touch, per range slot.
+/// Pages that changed node on touch, per range slot.
 static RANGE_MIGRATED: [AtomicU64; MAX_RANGES] = [const { AtomicU64::new(0) }; MAX_RANGES];
+/// Pages that faulted, per range slot.
+static RANGE_FAULTED: [AtomicU64; MAX_RANGES] = [const { AtomicU64::new(0) }; MAX_RANGES];
+/// Pages still protected when the emulation gave up on the range (0: it
+/// did not), per range slot.
+static RANGE_UNPROTECTED: [AtomicU64; MAX_RANGES] = [const { AtomicU64::new(0) }; MAX_RANGES];
 static INSTALL: Once = Once::new();
-const MPOL_MF_MOVE: libc::c_int = 2;
+/// The SIGSEGV action before ours, for faults that are not next-touch ones.
+static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
-/// The NUMA node of the CPU this thread runs on.
-fn current_node() -> libc::c_int {
-    let (mut cpu, mut node) = (0u32, 0u32);
-    // SAFETY: getcpu writes two unsigned ints; the cache argument may be NULL.
-    unsafe {
-        libc::syscall(
-            libc::SYS_getcpu,
-            &mut cpu as *mut u32,
-            &mut node as *mut u32,
-            std::ptr::null_mut::<libc::c_void>(),
-        );
-    }
-    node as libc::c_int
+/// What the emulation did on one range.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NextTouchOutcome {
+    /// Pages that changed node on touch.
+    pub migrated_pages: u64,
+    /// Pages left where they were because the emulation gave up on their
+    /// range (a page could not be unprotected: `vm.max_map_count`), as a
+    /// serial placement leaves them.
+    pub unprotected_pages: u64,
 }
 
-/// Moves to the calling thread's node the pages that begin in
-/// `[start, start + bytes)` (so a page two workers' ranges share is moved
-/// once, by the worker whose range holds its first byte), and returns how
-/// many of them the kernel reports on that node afterwards: moved there, or
-/// there already. Pages it could not move (busy, out of memory on the node)
-/// are not counted.
-pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
-    const BATCH: usize = 4096;
-    let node = current_node();
-    let pages: Vec<*mut libc::c_void> = (start.next_multiple_of(PAGE_SIZE)..start + bytes)
-        .step_by(PAGE_SIZE)
-        .map(|address| address as *mut libc::c_void)
-        .collect();
-    let mut status = vec![0i32; BATCH];
-    let targets = vec![node; BATCH];
-    let mut on_node = 0;
-    for chunk in pages.chunks(BATCH) {
-        let status = &mut status[..chunk.len()];
-        status.fill(-1);
-        // SAFETY: every address lies in a mapping of this process (the team's arrays); targets
-        // and status hold one entry per page of the chunk.
-        let not_moved = unsafe {
-            libc::syscall(
-                libc::SYS_move_pages,
-                0,
-                chunk.len(),
-                chunk.as_ptr(),
-                targets.as_ptr(),
-                status.as_mut_ptr(),
-                MPOL_MF_MOVE,
-            )
-        };
-        if not_moved != 0 {
-            // The kernel stopped early (its statuses for this chunk are incomplete): ask where
-            // the pages are now.
-            status.fill(-1);
-            // SAFETY: as above; a NULL node list makes move_pages a query.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_move_pages,
-                    0,
-                    chunk.len(),
-                    chunk.as_ptr(),
-                    std::ptr::null::<libc::c_int>(),
-                    status.as_mut_ptr(),
-                    0,
-                );
-            }
+impl std::ops::Add for NextTouchOutcome {
+    type Output = Self;
+    fn add(self, other: Self) -> Self {
+        Self {
+            migrated_pages: self.migrated_pages + other.migrated_pages,
+            unprotected_pages: self.unprotected_pages + other.unprotected_pages,
         }
-        on_node += status.iter().filter(|&&found| found == node).count() as u64;
     }
-    on_node
 }
 
-extern "C" fn on_fault(
-    signal: libc::c_int,
-    info: *mut libc::siginfo_t,
-    _context: *mut libc::c_void,
-) {
-    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
-    let address = unsafe { (*info).si_addr() } as usize;
-    let owner = (0..MAX_RANGES).find(|&slot| {
+/// Keeps the interrupted code's `errno` across the handler's system calls.
+struct SavedErrno(libc::c_int);
+
+impl SavedErrno {
+    fn save() -> Self {
+        // SAFETY: __errno_location returns this thread's errno slot, always valid.
+        Self(unsafe { *libc::__errno_location() })
+    }
+}
+
+impl Drop for SavedErrno {
+    fn drop(&mut self) {
+        // SAFETY: as in `save`.
+        unsafe { *libc::__errno_location() = self.0 };
+    }
+}
+
+/// The slot of the range holding `address`.
+fn owner_of(address: usize) -> Option<usize> {
+    (0..MAX_RANGES).find(|&slot| {
         let start = RANGE_STARTS[slot].load(Ordering::Acquire);
         start != 0 && address >= start && address < RANGE_ENDS[slot].load(Ordering::Acquire)
-    });
-    let Some(owner) = owner else {
-        // Not a next-touch fault: restore the default action and return, so the access faults
-        // again and the process dies as it would have.
-        // SAFETY: signal() with SIG_DFL is async-signal-safe.
-        unsafe { libc::signal(signal, libc::SIG_DFL) };
-        return;
-    };
-    let page = address / PAGE_SIZE * PAGE_SIZE;
-    let node = current_node();
-    let mut status = -1i32;
-    let pages = [page as *mut libc::c_void];
-    // SAFETY: raw system calls on a page of our own protected range; async-signal-safe.
-    // The page is made accessible first: move_pages cannot migrate a page of a PROT_NONE mapping.
-    unsafe {
-        if libc::mprotect(
+    })
+}
+
+/// Makes the faulting page of range `owner` accessible. When that fails
+/// (out of mappings), gives up on the whole range: it is unprotected, and
+/// its pages that had not faulted yet are counted as left in place.
+fn open_page(owner: usize, page: usize) {
+    let faulted = RANGE_FAULTED[owner].fetch_add(1, Ordering::Relaxed) + 1;
+    // SAFETY: the page lies in a protected range of ours; mprotect only changes access rights.
+    let opened = unsafe {
+        libc::mprotect(
             page as *mut libc::c_void,
             PAGE_SIZE,
             libc::PROT_READ | libc::PROT_WRITE,
-        ) != 0
-        {
-            // Out of mappings: give up emulating for this range rather than fault forever.
-            for slot in 0..MAX_RANGES {
-                let start = RANGE_STARTS[slot].load(Ordering::Acquire);
-                let end = RANGE_ENDS[slot].load(Ordering::Acquire);
-                if start != 0 && address >= start && address < end {
-                    libc::mprotect(
-                        start as *mut libc::c_void,
-                        end - start,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                    );
-                }
-            }
-        }
+        )
+    } == 0;
+    if opened {
+        return;
+    }
+    let start = RANGE_STARTS[owner].load(Ordering::Acquire);
+    let end = RANGE_ENDS[owner].load(Ordering::Acquire);
+    let pages = (end - start).div_ceil(PAGE_SIZE) as u64;
+    // Only the first give-up counts (other threads may fault in the range meanwhile).
+    let _ = RANGE_UNPROTECTED[owner].compare_exchange(
+        0,
+        pages.saturating_sub(faulted),
+        Ordering::Relaxed,
+        Ordering::Relaxed,
+    );
+    // SAFETY: as above, on the whole range (which merges its mappings back into fewer).
+    unsafe {
+        libc::mprotect(
+            start as *mut libc::c_void,
+            end - start,
+            libc::PROT_READ | libc::PROT_WRITE,
+        )
+    };
+}
+
+/// Moves `page` of range `owner` to this thread's node, counting it when
+/// it changed node.
+fn migrate_page(owner: usize, page: usize) {
+    let node = current_node();
+    let (mut before, mut after) = (-1i32, -1i32);
+    let pages = [page as *mut libc::c_void];
+    // SAFETY: raw move_pages calls on one page of our own range (now accessible: move_pages
+    // cannot migrate a page of a PROT_NONE mapping); each status is one i32; async-signal-safe.
+    unsafe {
+        // Where the page is before the move: only a page that changes node counts as migrated.
+        libc::syscall(
+            libc::SYS_move_pages,
+            0,
+            1usize,
+            pages.as_ptr(),
+            std::ptr::null::<libc::c_int>(),
+            &mut before as *mut i32,
+            0,
+        );
         libc::syscall(
             libc::SYS_move_pages,
             0,
             1usize,
             pages.as_ptr(),
             &node as *const libc::c_int,
-            &mut status as *mut i32,
+            &mut after as *mut i32,
             MPOL_MF_MOVE,
         );
     }
-    if status == node {
+    if before >= 0 && after == node && before != node {
         RANGE_MIGRATED[owner].fetch_add(1, Ordering::Relaxed);
     }
 }
 
+/// Hands a fault that is not a next-touch one to the action installed
+/// before ours; with none (default or ignore), restores the default action
+/// and returns, so the access faults again and the process dies as it
+/// would have.
+fn chain(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    let previous = PREVIOUS.get().filter(|action| {
+        action.sa_sigaction != libc::SIG_DFL && action.sa_sigaction != libc::SIG_IGN
+    });
+    match previous {
+        Some(action) if action.sa_flags & libc::SA_SIGINFO != 0 => {
+            // SAFETY: with SA_SIGINFO, sa_sigaction is a three-argument handler.
+            let handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                unsafe { std::mem::transmute(action.sa_sigaction) };
+            handler(signal, info, context);
+        }
+        Some(action) => {
+            // SAFETY: without SA_SIGINFO, sa_sigaction is a one-argument handler.
+            let handler: extern "C" fn(libc::c_int) =
+                unsafe { std::mem::transmute(action.sa_sigaction) };
+            handler(signal);
+        }
+        None => {
+            // SAFETY: signal() with SIG_DFL is async-signal-safe.
+            unsafe { libc::signal(signal, libc::SIG_DFL) };
+        }
+    }
+}
+
+extern "C" fn on_fault(
+    signal: libc::c_int,
+    info: *mut libc::siginfo_t,
+    context: *mut libc::c_void,
+) {
+    let _errno = SavedErrno::save();
+    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
+    let address = unsafe { (*info).si_addr() } as usize;
+    let Some(owner) = owner_of(address) else {
+        chain(signal, info, context);
+        return;
+    };
+    let page = address / PAGE_SIZE * PAGE_SIZE;
+    open_page(owner, page);
+    migrate_page(owner, page);
+}
+
+/// Installs the handler once, remembering the action it replaces.
 fn install_handler() {
     INSTALL.call_once(|| {
         // SAFETY: sigaction is plain data; zeroed then filled with a valid SA_SIGINFO handler.
+        // The previous action is read and kept before ours is installed, so a fault in
+        // between never finds it missing.
         unsafe {
+            let mut previous: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGSEGV, std::ptr::null(), &mut previous) == 0 {
+                let _ = PREVIOUS.set(previous);
+            }
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_fault as *const () as usize;
-            action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+            // SA_ONSTACK: a stack overflow is reported only from the thread's alternate stack.
+            action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART | libc::SA_ONSTACK;
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(libc::SIGSEGV, &action, std::ptr::null_mut());
         }
@@ -169,6 +220,8 @@ pub fn protect(start: usize, bytes: usize) -> io::Result<()> {
         .find(|&slot| RANGE_STARTS[slot].load(Ordering::Acquire) == 0)
         .ok_or_else(|| io::Error::other("too many next-touch ranges"))?;
     RANGE_MIGRATED[slot].store(0, Ordering::Relaxed);
+    RANGE_FAULTED[slot].store(0, Ordering::Relaxed);
+    RANGE_UNPROTECTED[slot].store(0, Ordering::Relaxed);
     RANGE_ENDS[slot].store(start + bytes, Ordering::Release);
     RANGE_STARTS[slot].store(start, Ordering::Release);
     // SAFETY: the range is a mapping of ours (a team array); PROT_NONE only changes access rights.
@@ -180,8 +233,9 @@ pub fn protect(start: usize, bytes: usize) -> io::Result<()> {
 }
 
 /// Unprotects a range (pages never touched stay where they were), forgets
-/// it, and returns how many of its pages migrated on touch.
-pub fn unprotect(start: usize, bytes: usize) -> u64 {
+/// it, and says how many of its pages changed node on touch and how many
+/// were left in place because the emulation gave up on it.
+pub fn unprotect(start: usize, bytes: usize) -> NextTouchOutcome {
     // SAFETY: as in protect; restores read/write access.
     unsafe {
         libc::mprotect(
@@ -190,12 +244,19 @@ pub fn unprotect(start: usize, bytes: usize) -> u64 {
             libc::PROT_READ | libc::PROT_WRITE,
         )
     };
-    let mut migrated = 0;
-    for (slot, counter) in RANGE_STARTS.iter().zip(&RANGE_MIGRATED) {
-        if slot.load(Ordering::Acquire) == start {
-            slot.store(0, Ordering::Release);
-            migrated += counter.swap(0, Ordering::Relaxed);
+    let mut outcome = NextTouchOutcome::default();
+    for slot in 0..MAX_RANGES {
+        if RANGE_STARTS[slot].load(Ordering::Acquire) == start {
+            RANGE_STARTS[slot].store(0, Ordering::Release);
+            outcome = outcome
+                + NextTouchOutcome {
+                    migrated_pages: RANGE_MIGRATED[slot].swap(0, Ordering::Relaxed),
+                    unprotected_pages: RANGE_UNPROTECTED[slot].swap(0, Ordering::Relaxed),
+                };
         }
     }
-    migrated
+    outcome
 }
+
+#[cfg(test)]
+mod tests;

@@ -225,6 +225,7 @@ mod tests {
             placement,
             threads_per_cpu: 1,
             repeat: 3,
+            placement_threshold: 0.95,
         };
         let grid = [
             config(PlacementScheme::FirstTouch),

@@ -3,7 +3,8 @@
 //! scatter) before the team allocates anything, or left unpinned. The team
 //! allocates the kernel's main arrays and places them by the scheme.
 
-use super::next_touch;
+use super::migrate;
+use super::next_touch::{self, NextTouchOutcome};
 use super::placement::{PlacementScheme, ThreadScheme};
 use super::shared_array::SharedArray;
 use crate::memory::{MemoryError, MemoryPlacement, PAGE_SIZE};
@@ -336,7 +337,7 @@ impl Team {
                         let from = (range.start * region.unit_bytes).min(region.bytes);
                         let to = (range.end * region.unit_bytes).min(region.bytes);
                         moved.fetch_add(
-                            next_touch::migrate_to_current_node(region.start + from, to - from),
+                            migrate::migrate_to_current_node(region.start + from, to - from),
                             Ordering::Relaxed,
                         );
                     }
@@ -354,18 +355,21 @@ impl Team {
         }
     }
 
-    /// Ends a next-touch phase (unprotects what was not touched) and
-    /// returns the pages migrated on touch.
-    pub fn finish_compute(&self) -> u64 {
+    /// Ends a next-touch phase (unprotects what was not touched) and says
+    /// how many pages migrated on touch, and how many the emulation left in
+    /// place because it gave up on their array.
+    pub fn finish_compute(&self) -> NextTouchOutcome {
         if self.scheme != PlacementScheme::NextTouch {
-            return 0;
+            return NextTouchOutcome::default();
         }
         self.regions
             .lock()
             .expect("regions")
             .iter()
             .map(|region| next_touch::unprotect(region.start, region.bytes))
-            .sum()
+            .fold(NextTouchOutcome::default(), |total, outcome| {
+                total + outcome
+            })
     }
 
     /// Pages of all arrays on each node, and the share of pages that are

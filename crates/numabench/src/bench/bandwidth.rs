@@ -5,15 +5,13 @@ use super::clock::Stopwatch;
 use super::context::Context;
 use super::error::BenchError;
 use super::interrupt::interrupted;
-use super::latency::warn_if_misplaced;
 use super::placed::{OwnedRange, PlacedBuffer};
 use crate::kernels::{run_kernel, KernelSpec, SimdLevel};
 use crate::memory::MemoryPlacement;
-use crate::output::{HugePageCheck, Pipeline, Placement, PlacementCheck, Record, Unit};
+use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::run_pinned;
 use serde_json::{json, Map};
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// Each repetition moves at least this many bytes, so small (cache-sized)
@@ -200,7 +198,7 @@ pub fn measure_bandwidth(
         .into_inner()
         .expect("no worker panicked")
         .expect("worker 0 verified the placement")?;
-    let check = merge_checks(&checks, context.placement_threshold);
+    let check = PlacementCheck::all_of(&checks);
     let wall = wall.into_inner().expect("no worker panicked");
     let total_bytes = (bytes_per_pass * passes) as f64;
     let rates = Sample::new(wall.iter().map(|seconds| total_bytes / seconds / 1e9))
@@ -242,35 +240,6 @@ fn owned_shares(
         .collect()
 }
 
-/// Combines the checks of several arrays into one.
-fn merge_checks(checks: &[PlacementCheck], threshold: f64) -> PlacementCheck {
-    let mut pages_per_node = BTreeMap::new();
-    let mut pages = 0;
-    let mut placed = 0.0;
-    for check in checks {
-        pages += check.pages;
-        placed += check.fraction_as_requested * check.pages as f64;
-        for (node, count) in &check.pages_per_node {
-            *pages_per_node.entry(*node).or_insert(0) += count;
-        }
-    }
-    let fraction = if pages == 0 {
-        0.0
-    } else {
-        placed / pages as f64
-    };
-    PlacementCheck {
-        pages,
-        pages_per_node,
-        fraction_as_requested: fraction,
-        achieved: fraction >= threshold
-            && checks
-                .iter()
-                .all(|check| check.huge_pages.is_none() || check.achieved),
-        huge_pages: HugePageCheck::combine(checks.iter().filter_map(|c| c.huge_pages.as_ref())),
-    }
-}
-
 /// Measures and emits one `bandwidth` record (GB/s, headline the best
 /// repetition).
 pub fn run_bandwidth(
@@ -279,7 +248,6 @@ pub fn run_bandwidth(
     pipeline: &mut Pipeline,
 ) -> Result<BandwidthResult, BenchError> {
     let result = measure_bandwidth(context, config)?;
-    warn_if_misplaced(&result.check, &config.memory);
     let mut params = config.labels.clone();
     params.insert("kernel".into(), json!(config.kernel.name));
     params.insert("threads".into(), json!(config.cpus.len()));

@@ -7,7 +7,6 @@
 use super::bandwidth::{bandwidth_record, measure_bandwidth, BandwidthConfig, BandwidthResult};
 use super::context::Context;
 use super::error::BenchError;
-use super::latency::warn_if_misplaced;
 use crate::kernels::kernel_by_name;
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
@@ -32,7 +31,6 @@ fn emit(
     metric: &str,
     scenario: &str,
 ) -> Result<(), BenchError> {
-    warn_if_misplaced(&result.check, &config.memory);
     let mut params = Map::new();
     params.insert("scenario".into(), json!(scenario));
     params.insert("kernel".into(), json!(config.kernel.name));

@@ -199,7 +199,6 @@ pub fn emit_latency(
     let Ok(sample) = Sample::new(measured.nanoseconds_per_load.iter().copied()) else {
         return Ok(None);
     };
-    warn_if_misplaced(&measured.check, &config.memory);
     let mut params = labels.clone();
     params.insert("size_bytes".into(), json!(size));
     params.insert("cpu".into(), json!(config.cpu));
@@ -248,20 +247,6 @@ pub fn emit_latency(
         })?;
     }
     Ok(Some(summary.median))
-}
-
-/// Says on stderr when pages did not land where asked (the record carries
-/// `achieved: false` too).
-pub fn warn_if_misplaced(check: &PlacementCheck, placement: &MemoryPlacement) {
-    if !check.achieved {
-        eprintln!(
-            "numabench: warning: placement {} not achieved: only {:.1}% of {} pages are on the requested node(s) ({:?})",
-            placement.label(),
-            check.fraction_as_requested * 100.0,
-            check.pages,
-            check.pages_per_node
-        );
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@ use super::clock::Stopwatch;
 use super::context::Context;
 use super::error::BenchError;
 use super::interrupt::interrupted;
-use super::latency::warn_if_misplaced;
 use super::placed::PlacedBuffer;
 use crate::kernels::{build_chase, chase, ChaseOrder};
 use crate::memory::{MemoryPlacement, PAGE_SIZE};
@@ -230,7 +229,6 @@ fn measure_point(
     }
     let (samples, traffic, check) = found
         .ok_or_else(|| BenchError::Invalid("the chasing worker stopped before measuring".into()))?;
-    warn_if_misplaced(&check, &config.memory);
     Ok(LoadedPoint {
         delay,
         latency_ns: Sample::new(samples).map_err(|error| BenchError::Invalid(error.to_string()))?,

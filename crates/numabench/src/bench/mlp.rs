@@ -7,7 +7,6 @@ use super::clock::Stopwatch;
 use super::context::Context;
 use super::error::BenchError;
 use super::interrupt::interrupted;
-use super::latency::warn_if_misplaced;
 use super::placed::PlacedBuffer;
 use crate::kernels::{build_chase, chase_many, ChaseOrder};
 use crate::memory::{MemoryPlacement, PAGE_SIZE};
@@ -90,7 +89,6 @@ pub fn run_mlp(
         Ok((per_k, check))
     })?;
     let (per_k, check) = results.into_iter().next().expect("one worker")?;
-    warn_if_misplaced(&check, &memory);
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!([cpu]));
     requested.insert("memory".into(), memory.to_json());

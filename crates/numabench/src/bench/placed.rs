@@ -3,8 +3,8 @@
 
 use super::error::BenchError;
 use crate::memory::{
-    check_placement, huge_page_check, page_statuses, pools_can_hold, Buffer, MemoryPlacement,
-    PageNodes, HUGE_PAGE_SIZE, PAGE_SIZE,
+    huge_page_check, page_nodes, page_statuses, pools_can_hold, Buffer, MemoryPlacement, PageNodes,
+    HUGE_PAGE_SIZE, PAGE_SIZE,
 };
 use crate::output::PlacementCheck;
 use crate::parse::format_id_list;
@@ -84,9 +84,16 @@ impl PlacedBuffer {
     /// Asks the kernel where the pages are (and, when huge pages were asked
     /// for, how much of the buffer got them). Huge pages on less than
     /// [`HUGE_PAGE_THRESHOLD`] of the buffer make the placement not achieved.
+    /// An interleave must split the pages evenly over its nodes
+    /// ([`crate::memory::interleave_fraction`]).
     pub fn inspect(&self, threshold: f64) -> Result<PlacementCheck, BenchError> {
-        let check = check_placement(&self.buffer, &self.placement.expected_nodes(), threshold)?;
-        self.with_huge_pages(check)
+        let nodes = page_nodes(self.buffer.as_ptr(), self.buffer.len())?;
+        let granule_pages = match self.hugepages {
+            true => HUGE_PAGE_SIZE / PAGE_SIZE,
+            false => 1,
+        };
+        let fraction = nodes.fraction_as_requested(&self.placement, granule_pages as u64);
+        self.with_huge_pages(nodes.check_fraction(fraction, threshold))
     }
 
     /// Adds, when huge pages were asked for, how much of the buffer got

@@ -1,9 +1,11 @@
 //! Where pages really are: the kernel's answer to move_pages in query mode.
 
 use super::buffer::Buffer;
+use super::check::{interleave_fraction, PlacementCheck};
 use super::errors::MemoryError;
+use super::huge_pages::HUGE_PAGE_SIZE;
+use super::policy::MemoryPlacement;
 use super::syscalls::{move_pages, PAGE_SIZE};
-use crate::output::PlacementCheck;
 use std::collections::BTreeMap;
 
 /// Page counts per node for a range.
@@ -48,18 +50,44 @@ impl PageNodes {
     /// were asked to be: `achieved` when at least `threshold` (0..=1) of
     /// all pages are; pages not yet present count as misplaced.
     pub fn check(self, as_requested: u64, threshold: f64) -> PlacementCheck {
-        let pages = self.resident() + self.not_present;
+        let pages = self.pages();
         let fraction = if pages == 0 {
             0.0
         } else {
             as_requested as f64 / pages as f64
         };
+        self.check_fraction(fraction, threshold)
+    }
+
+    /// The check of these pages when `fraction` (0..=1) of them are placed
+    /// as asked: `achieved` when it reaches `threshold`.
+    pub fn check_fraction(self, fraction: f64, threshold: f64) -> PlacementCheck {
         PlacementCheck {
-            pages,
+            pages: self.pages(),
             pages_per_node: self.per_node,
             fraction_as_requested: fraction,
             achieved: fraction >= threshold,
             huge_pages: None,
+        }
+    }
+
+    /// Pages examined: resident or not.
+    fn pages(&self) -> u64 {
+        self.resident() + self.not_present
+    }
+
+    /// The share of all pages placed as `placement` asks: on its node(s)
+    /// for a bind or a first touch, split evenly for an interleave (see
+    /// [`interleave_fraction`]; `granule_pages` is how many base pages the
+    /// kernel places as one). Pages not present count as misplaced.
+    pub fn fraction_as_requested(&self, placement: &MemoryPlacement, granule_pages: u64) -> f64 {
+        let pages = self.pages();
+        match placement {
+            MemoryPlacement::Interleave(nodes) => {
+                interleave_fraction(&self.per_node, pages, nodes, granule_pages)
+            }
+            _ if pages == 0 => 0.0,
+            other => self.on_nodes(&other.expected_nodes()) as f64 / pages as f64,
         }
     }
 }
@@ -90,23 +118,27 @@ pub fn page_statuses(start: *mut u8, length: usize) -> Result<Vec<i32>, MemoryEr
     Ok(statuses)
 }
 
-/// Checks a buffer against the nodes its pages should be on. The check is
-/// `achieved` when at least `threshold` of its pages (0..=1) are there;
-/// pages not yet present count as misplaced.
+/// Checks a buffer against its placement (see
+/// [`PageNodes::fraction_as_requested`]). The check is `achieved` when at
+/// least `threshold` of its pages (0..=1) are placed as asked; pages not
+/// yet present count as misplaced.
 pub fn check_placement(
     buffer: &Buffer,
-    expected_nodes: &[u32],
+    placement: &MemoryPlacement,
     threshold: f64,
 ) -> Result<PlacementCheck, MemoryError> {
     let nodes = page_nodes(buffer.as_ptr(), buffer.len())?;
-    let as_requested = nodes.on_nodes(expected_nodes);
-    Ok(nodes.check(as_requested, threshold))
+    let granule_pages = match buffer.is_hugetlb() {
+        true => (HUGE_PAGE_SIZE / PAGE_SIZE) as u64,
+        false => 1,
+    };
+    let fraction = nodes.fraction_as_requested(placement, granule_pages);
+    Ok(nodes.check_fraction(fraction, threshold))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::MemoryPlacement;
 
     #[test]
     fn untouched_pages_are_not_present_and_touched_ones_are_found() {
@@ -123,11 +155,43 @@ mod tests {
         let mut buffer = Buffer::new(32 * PAGE_SIZE).unwrap();
         MemoryPlacement::Bind(0).apply(&buffer).unwrap();
         buffer.touch_pages();
-        let check = check_placement(&buffer, &[0], 0.99).unwrap();
+        let check = check_placement(&buffer, &MemoryPlacement::Bind(0), 0.99).unwrap();
         assert!(check.achieved);
         assert_eq!(check.pages_per_node.get(&0), Some(&32));
-        let elsewhere = check_placement(&buffer, &[1], 0.99).unwrap();
+        let elsewhere = check_placement(&buffer, &MemoryPlacement::Bind(1), 0.99).unwrap();
         assert!(!elsewhere.achieved, "pages on node 0 are not on node 1");
+    }
+
+    /// Every page on node 0 is not an interleave over nodes 0 and 1 (the
+    /// old check counted pages on any node of the set and passed it).
+    #[test]
+    fn all_pages_on_one_node_of_an_interleave_over_two_is_not_achieved() {
+        let all_on_0 = PageNodes::from_statuses(&[0; 64]);
+        let interleave = MemoryPlacement::Interleave(vec![0, 1]);
+        assert_eq!(all_on_0.fraction_as_requested(&interleave, 1), 0.5);
+        let check = all_on_0.clone().check_fraction(0.5, 0.95);
+        assert!(!check.achieved);
+        let split = PageNodes::from_statuses(&[0, 1].repeat(32));
+        assert_eq!(split.fraction_as_requested(&interleave, 1), 1.0);
+        assert_eq!(
+            all_on_0.fraction_as_requested(&MemoryPlacement::Bind(0), 1),
+            1.0
+        );
+    }
+
+    /// The real syscall path: an interleave over the one node this process
+    /// surely has is a bind, and is achieved.
+    #[test]
+    fn interleaving_over_node_0_alone_is_verified() {
+        let mut buffer = Buffer::new(32 * PAGE_SIZE).unwrap();
+        let interleave = MemoryPlacement::Interleave(vec![0]);
+        interleave.apply(&buffer).unwrap();
+        buffer.touch_pages();
+        assert!(
+            check_placement(&buffer, &interleave, 0.99)
+                .unwrap()
+                .achieved
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! with the coverage actually granted).
 
 mod buffer;
+mod check;
 mod errors;
 mod huge_pages;
 mod location;
@@ -11,6 +12,7 @@ mod policy;
 mod syscalls;
 
 pub use buffer::Buffer;
+pub use check::{interleave_fraction, HugePageCheck, PlacementCheck};
 pub use errors::MemoryError;
 pub use huge_pages::{free_pool_pages, huge_page_check, pools_can_hold, HUGE_PAGE_SIZE};
 pub use location::{check_placement, page_nodes, page_statuses, PageNodes};

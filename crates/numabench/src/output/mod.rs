@@ -14,12 +14,15 @@ mod record;
 mod sink;
 mod table_sink;
 
+/// The placement-check types live in `memory`; re-exported here because
+/// records carry them.
+pub use crate::memory::{HugePageCheck, PlacementCheck};
 pub use csv_sink::{parse_delimiter, CsvSink, DelimiterError};
 pub use json_sink::JsonDocumentSink;
 pub use jsonl_sink::JsonLinesSink;
 pub use metadata::{utc_timestamp, RunMetadata};
 pub use paths::{check_distinct_files, file_identity};
 pub use pipeline::{OutputConfig, OutputError, Pipeline};
-pub use record::{HugePageCheck, Placement, PlacementCheck, Record, Unit, RESULTS_SCHEMA_VERSION};
+pub use record::{Placement, Record, Unit, RESULTS_SCHEMA_VERSION};
 pub use sink::Sink;
 pub use table_sink::TableSink;

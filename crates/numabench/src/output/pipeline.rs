@@ -119,6 +119,18 @@ impl Pipeline {
         })
     }
 
+    /// Adds a sink after opening (an observer such as the command's
+    /// warnings), writing the metadata to it first.
+    pub fn add_sink(
+        &mut self,
+        mut sink: Box<dyn Sink>,
+        metadata: &RunMetadata,
+    ) -> Result<(), OutputError> {
+        sink.begin(metadata)?;
+        self.sinks.push(sink);
+        Ok(())
+    }
+
     /// Sends one record to every sink, each of which flushes it.
     pub fn emit(&mut self, record: &Record) -> Result<(), OutputError> {
         for sink in &mut self.sinks {

@@ -1,0 +1,161 @@
+//! Warnings on stderr for results whose placement was not achieved. The
+//! library never prints: whether pages landed where asked travels with
+//! each record (`placement.verified`), and this observer, added to the
+//! output pipeline, tells the user.
+
+use numabench::output::{Record, RunMetadata, Sink};
+use std::io::{self, Write};
+
+/// A sink that writes one warning line per record whose placement was
+/// checked and not achieved. Consecutive records of one measurement (the
+/// same benchmark and placement, for example `latency` in ns then cycles)
+/// warn once.
+pub struct PlacementWarnings<W: Write> {
+    out: W,
+    last: Option<String>,
+}
+
+impl<W: Write> PlacementWarnings<W> {
+    pub fn new(out: W) -> Self {
+        Self { out, last: None }
+    }
+}
+
+/// The warning for `record`, or `None` when its placement was achieved or
+/// not checked.
+pub fn placement_warning(record: &Record) -> Option<String> {
+    let check = record.placement.verified.as_ref()?;
+    if check.achieved {
+        return None;
+    }
+    let memory = match record.placement.requested.get("memory") {
+        Some(serde_json::Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => "as requested".into(),
+    };
+    let per_node: Vec<String> = check
+        .pages_per_node
+        .iter()
+        .map(|(node, pages)| format!("node {node}: {pages}"))
+        .collect();
+    let mut line = format!(
+        "numabench: warning: {}: placement {memory} not achieved: {:.1}% of {} pages placed as requested (pages per node: {})",
+        record.benchmark,
+        check.fraction_as_requested * 100.0,
+        check.pages,
+        per_node.join(", ")
+    );
+    if let Some(huge) = &check.huge_pages {
+        line.push_str(&format!(
+            "; {:.1}% on huge pages ({})",
+            huge.fraction * 100.0,
+            huge.source
+        ));
+    }
+    Some(line)
+}
+
+impl<W: Write> Sink for PlacementWarnings<W> {
+    fn begin(&mut self, _metadata: &RunMetadata) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn record(&mut self, record: &Record) -> io::Result<()> {
+        let warning = placement_warning(record);
+        if warning.is_some() && warning != self.last {
+            writeln!(self.out, "{}", warning.as_deref().unwrap_or_default())?;
+            self.out.flush()?;
+        }
+        self.last = warning;
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numabench::output::{Pipeline, Placement, PlacementCheck, Unit};
+    use numabench::stats::Sample;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// A writer the test reads while the sink holds it.
+    #[derive(Clone, Default)]
+    struct Shared(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn record(metric: &str, achieved: Option<bool>) -> Record {
+        let mut requested = serde_json::Map::new();
+        requested.insert("memory".into(), "interleave:0-1".into());
+        Record {
+            benchmark: "bandwidth".into(),
+            metric: metric.into(),
+            value: 1.0,
+            unit: Unit::GigabytesPerSecond,
+            params: serde_json::Map::new(),
+            placement: Placement {
+                requested,
+                verified: achieved.map(|achieved| PlacementCheck {
+                    pages: 100,
+                    pages_per_node: [(0, 100)].into_iter().collect(),
+                    fraction_as_requested: 0.5,
+                    achieved,
+                    huge_pages: None,
+                }),
+            },
+            stats: Sample::new([1.0]).unwrap().summary(),
+        }
+    }
+
+    fn metadata() -> RunMetadata {
+        RunMetadata {
+            tool: "numabench".into(),
+            version: "0".into(),
+            schema_version: 1,
+            command_line: Vec::new(),
+            host: "test".into(),
+            kernel: "6".into(),
+            cpu_model: "cpu".into(),
+            topology: "2 nodes".into(),
+            utc_time: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    /// Through the pipeline, as the command uses it: a record whose
+    /// placement was not achieved warns (once for the records of one
+    /// measurement); achieved or unchecked ones do not.
+    #[test]
+    fn a_placement_not_achieved_is_warned_about_once() {
+        let out = Shared::default();
+        let mut pipeline = Pipeline::with_sinks(Vec::new(), &metadata()).unwrap();
+        pipeline
+            .add_sink(Box::new(PlacementWarnings::new(out.clone())), &metadata())
+            .unwrap();
+        for record in [
+            record("copy_bandwidth", Some(true)),
+            record("copy_bandwidth", None),
+            record("copy_bandwidth", Some(false)),
+            record("copy_bandwidth_again", Some(false)),
+        ] {
+            pipeline.emit(&record).unwrap();
+        }
+        let text = String::from_utf8(out.0.borrow().clone()).unwrap();
+        assert_eq!(
+            text,
+            "numabench: warning: bandwidth: placement interleave:0-1 not achieved: 50.0% of 100 pages placed as requested (pages per node: node 0: 100)\n"
+        );
+    }
+}
