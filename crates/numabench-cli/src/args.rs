@@ -427,7 +427,7 @@ pub struct BandwidthArgs {
     /// Interleave the arrays' pages over these nodes.
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub interleave: Option<IdList>,
-    /// Vector instructions: avx512, avx2, sse2, scalar. Default: the widest this CPU has.
+    /// Vector instructions: avx512, avx2, sse2, scalar. Default: the fastest, by a short calibration of every level the CPU has on the placed arrays before each measurement.
     #[arg(long, value_name = "LEVEL", value_parser = parse_simd_arg)]
     pub simd: Option<SimdLevel>,
     #[command(flatten)]

@@ -3,6 +3,7 @@
 
 mod bandwidth;
 mod chase;
+mod choice;
 mod loops;
 mod rng;
 mod simd;
@@ -10,6 +11,7 @@ mod spec;
 
 pub use bandwidth::{run_kernel, run_loop, READ_ACCUMULATORS};
 pub use chase::{build_chase, chase, chase_many, ChaseOrder};
+pub use choice::SimdChoice;
 pub use loops::KernelLoop;
 pub use rng::SplitMix64;
 pub use simd::SimdLevel;
