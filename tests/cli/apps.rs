@@ -66,6 +66,45 @@ fn stream_validates_and_records_placement_and_usage() {
     }
 }
 
+/// STREAM's records say which SIMD level each loop ran and how it was
+/// chosen: calibrated by default, forced by `--simd`.
+#[test]
+fn stream_records_the_simd_level_of_each_loop() {
+    for (arguments, chosen_by) in [
+        (&[][..], "calibration"),
+        (&["--simd", "sse2"][..], "forced"),
+    ] {
+        let mut all = vec![
+            "stream",
+            "--size",
+            "1M",
+            "--repeat",
+            "1",
+            "--iterations",
+            "2",
+        ];
+        all.extend(arguments);
+        let document = document(&all);
+        let copy = document["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|record| record["metric"] == "copy_bandwidth")
+            .unwrap();
+        let params = &copy["params"];
+        assert_eq!(params["simd_chosen_by"], chosen_by);
+        for step in ["copy", "scale", "add", "triad"] {
+            let level = params["simd"][step].as_str().unwrap();
+            if chosen_by == "forced" {
+                assert_eq!(level, "sse2");
+                assert!(params["simd_calibration"].is_null());
+            } else {
+                assert!(params["simd_calibration"][step][level].as_f64().unwrap() > 0.0);
+            }
+        }
+    }
+}
+
 #[test]
 fn stream_prints_npb_style_verification() {
     let output = numabench()

@@ -45,6 +45,7 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         "node 77 does not exist",
     ),
     (&["bandwidth", "--simd", "avx1024"], "avx1024"),
+    (&["stream", "--simd", "avx1024"], "avx1024"),
     (
         &["bandwidth", "--delimiter", "ab"],
         "invalid delimiter 'ab'",

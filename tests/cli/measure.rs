@@ -120,6 +120,52 @@ fn bandwidth_reports_every_kernel_with_gigabytes_per_second() {
     }
 }
 
+/// Unforced, records name the calibrated level and every level's rate;
+/// `--simd` forces one and no calibration runs.
+#[test]
+fn bandwidth_records_the_calibrated_or_forced_simd_level() {
+    let calibrated = records(&[
+        "bandwidth",
+        "--kernel",
+        "triad",
+        "--size",
+        "1M",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+    ]);
+    let params = &calibrated[0]["params"];
+    assert_eq!(params["simd_chosen_by"], "calibration");
+    let rates = params["simd_calibration"].as_object().unwrap();
+    assert!(
+        rates.contains_key("scalar"),
+        "every level is calibrated: {rates:?}"
+    );
+    let best = rates
+        .iter()
+        .max_by(|x, y| x.1.as_f64().unwrap().total_cmp(&y.1.as_f64().unwrap()))
+        .unwrap();
+    assert_eq!(params["simd"], best.0.as_str());
+    let forced = records(&[
+        "bandwidth",
+        "--kernel",
+        "triad",
+        "--size",
+        "1M",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+        "--simd",
+        "scalar",
+    ]);
+    let params = &forced[0]["params"];
+    assert_eq!(params["simd"], "scalar");
+    assert_eq!(params["simd_chosen_by"], "forced");
+    assert!(params["simd_calibration"].is_null());
+}
+
 #[test]
 fn bandwidth_takes_a_size_list_and_sweeps_from_l1_to_dram() {
     let listed = records(&[

@@ -142,6 +142,9 @@ pub struct StreamArgs {
     /// Passes over the four kernels (STREAM's NTIMES).
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     pub iterations: u32,
+    /// Vector instructions of the four loops: avx512, avx2, sse2, scalar. Default: per loop, the fastest in a calibration during the first iteration (whose times STREAM discards).
+    #[arg(long, value_name = "LEVEL", value_parser = parse_simd_arg)]
+    pub simd: Option<SimdLevel>,
     #[command(flatten)]
     pub app: AppRunArgs,
     #[command(flatten)]
@@ -432,7 +435,7 @@ pub struct BandwidthArgs {
     /// Interleave the arrays' pages over these nodes.
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub interleave: Option<IdList>,
-    /// Vector instructions: avx512, avx2, sse2, scalar. Default: the widest this CPU has.
+    /// Vector instructions: avx512, avx2, sse2, scalar. Default: the fastest, by a short calibration of every level the CPU has on the placed arrays before each measurement.
     #[arg(long, value_name = "LEVEL", value_parser = parse_simd_arg)]
     pub simd: Option<SimdLevel>,
     #[command(flatten)]

@@ -12,9 +12,7 @@ use numabench::memory::MemoryPlacement;
 
 pub fn run(args: &BandwidthArgs) -> Result<Status, CliError> {
     let mut context = context(&args.run)?;
-    if let Some(level) = args.simd {
-        context.simd = level;
-    }
+    context.simd = args.simd;
     let configs = validate(args, &context).map_err(bench_error)?;
     let mut pipeline = pipeline(&args.output, &context)?;
     for config in &configs {

@@ -25,6 +25,7 @@ fn study_kernel(args: &PlacementStudyArgs) -> Result<AppChoice, CliError> {
             Ok(AppChoice::Stream {
                 elements: stream_elements(args.size)?,
                 iterations: 10,
+                simd: None,
             })
         }
         npb => {

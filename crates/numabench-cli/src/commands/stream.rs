@@ -23,6 +23,7 @@ pub fn run(args: &StreamArgs) -> Result<Status, CliError> {
     let choice = AppChoice::Stream {
         elements: stream_elements(args.size)?,
         iterations: args.iterations as usize,
+        simd: args.simd,
     };
     run_app(choice, &args.app, &args.output)
 }

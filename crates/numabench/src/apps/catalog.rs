@@ -4,13 +4,23 @@ use super::cg::CgKernel;
 use super::kernel::{AppKernel, NpbClass};
 use super::mg::MgKernel;
 use super::stream::StreamKernel;
+use crate::kernels::SimdLevel;
 
 /// An application kernel and its size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AppChoice {
-    Stream { elements: usize, iterations: usize },
-    Mg { class: NpbClass },
-    Cg { class: NpbClass },
+    /// STREAM; `simd` forces a SIMD level (`None`: calibrated per loop).
+    Stream {
+        elements: usize,
+        iterations: usize,
+        simd: Option<SimdLevel>,
+    },
+    Mg {
+        class: NpbClass,
+    },
+    Cg {
+        class: NpbClass,
+    },
 }
 
 impl AppChoice {
@@ -20,7 +30,8 @@ impl AppChoice {
             AppChoice::Stream {
                 elements,
                 iterations,
-            } => Box::new(StreamKernel::new(elements, iterations)),
+                simd,
+            } => Box::new(StreamKernel::new(elements, iterations, simd)),
             AppChoice::Mg { class } => Box::new(MgKernel::new(class)),
             AppChoice::Cg { class } => Box::new(CgKernel::new(class)),
         }

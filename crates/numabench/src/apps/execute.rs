@@ -41,6 +41,8 @@ pub struct AppRun {
     pub next_touch_unprotected_pages: u64,
     pub usage: Usage,
     pub extra_metrics: Vec<(String, f64, Unit)>,
+    /// Parameters the kernel adds to its records.
+    pub extra_params: Map<String, Value>,
     pub operations: f64,
     /// The CPU each worker was pinned to (`None`: unpinned).
     pub pinned_cpus: Vec<Option<u32>>,
@@ -133,6 +135,7 @@ pub fn run_once(
         next_touch_unprotected_pages: next_touch.unprotected_pages,
         usage,
         extra_metrics: kernel.extra_metrics(),
+        extra_params: kernel.extra_params(),
         operations: kernel.operations(),
         pinned_cpus: team.cpus().to_vec(),
         worker_cpus_after_run,
@@ -320,6 +323,7 @@ pub fn emit_app_records(
     if let Some(note) = note {
         params.insert("note".into(), json!(note));
     }
+    params.extend(median_run.extra_params.clone());
     let mut requested = Map::new();
     let cpus = plan_cpus(
         topology,
@@ -409,6 +413,7 @@ mod tests {
             next_touch_unprotected_pages: 0,
             usage: Usage::default(),
             extra_metrics: Vec::new(),
+            extra_params: Map::new(),
             operations: 1.0,
             pinned_cpus: pinned,
             worker_cpus_after_run: after,

@@ -73,4 +73,9 @@ pub trait AppKernel {
     fn extra_metrics(&self) -> Vec<(String, f64, crate::output::Unit)> {
         Vec::new()
     }
+    /// Further parameters for the kernel's records (STREAM's SIMD level
+    /// per loop), taken after the run.
+    fn extra_params(&self) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
+    }
 }

@@ -1,13 +1,19 @@
 //! STREAM as an application: copy, scale, add and triad over three large
 //! arrays, parallel loops over the team, STREAM's byte counting (copy and
 //! scale move 2 arrays, add and triad 3; write-allocate not counted) and
-//! its validation of the final values.
+//! its validation of the final values. The loops are the bandwidth
+//! kernels' ([`run_loop`]): plain loads and stores (no memcpy, whose
+//! streaming stores would skip the write-allocate read STREAM's copy pays),
+//! at the SIMD level that a calibration in the first, untimed-by-STREAM
+//! iteration finds fastest for each loop, unless one is forced.
 
 use super::kernel::{AppKernel, Verification};
 use super::shared_array::SharedArray;
 use super::team::{Team, TeamError};
 use crate::bench::Stopwatch;
+use crate::kernels::{run_loop, KernelLoop, SimdChoice, SimdLevel};
 use crate::output::Unit;
+use serde_json::{json, Map, Value};
 
 const SCALAR: f64 = 3.0;
 /// STREAM's tolerance for double precision.
@@ -22,19 +28,87 @@ pub struct StreamKernel {
     /// Best (shortest) time of each of copy, scale, add, triad, over all
     /// iterations but the first (STREAM's rule).
     best: [f64; 4],
+    /// The SIMD level of each step (`None`: calibrated in iteration 0).
+    choices: [Option<SimdChoice>; 4],
 }
 
-const NAMES: [&str; 4] = ["copy", "scale", "add", "triad"];
-const ARRAYS_MOVED: [usize; 4] = [2, 2, 3, 3];
+/// One of STREAM's four loops: the kernel loop it runs, the array it
+/// writes and the arrays it reads (0 = a, 1 = b, 2 = c; unused sources name
+/// an array other than the written one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StreamStep {
+    name: &'static str,
+    kernel_loop: KernelLoop,
+    writes: usize,
+    reads: [usize; 2],
+    /// Arrays moved per element (STREAM's byte counting).
+    arrays_moved: usize,
+}
+
+/// STREAM's loops in its order: c = a, b = q*c, c = a + b, a = b + q*c.
+const STEPS: [StreamStep; 4] = [
+    StreamStep {
+        name: "copy",
+        kernel_loop: KernelLoop::Copy,
+        writes: 2,
+        reads: [0, 1],
+        arrays_moved: 2,
+    },
+    StreamStep {
+        name: "scale",
+        kernel_loop: KernelLoop::Scale,
+        writes: 1,
+        reads: [2, 0],
+        arrays_moved: 2,
+    },
+    StreamStep {
+        name: "add",
+        kernel_loop: KernelLoop::Add,
+        writes: 2,
+        reads: [0, 1],
+        arrays_moved: 3,
+    },
+    StreamStep {
+        name: "triad",
+        kernel_loop: KernelLoop::Triad,
+        writes: 0,
+        reads: [1, 2],
+        arrays_moved: 3,
+    },
+];
 
 impl StreamKernel {
-    pub fn new(elements: usize, iterations: usize) -> Self {
+    /// STREAM over `elements` per array for `iterations` passes, at `simd`
+    /// or (`None`) the level each loop's calibration finds fastest.
+    pub fn new(elements: usize, iterations: usize, simd: Option<SimdLevel>) -> Self {
         Self {
             elements,
             iterations: iterations.max(2),
             arrays: None,
             best: [f64::INFINITY; 4],
+            choices: std::array::from_fn(|_| simd.map(SimdChoice::Forced)),
         }
+    }
+
+    /// Runs one step at `level` over the team and returns its seconds.
+    fn run_step(&self, team: &Team, step: &StreamStep, level: SimdLevel) -> f64 {
+        let arrays = self.arrays.as_ref().expect("setup ran");
+        let n = self.elements;
+        let stopwatch = Stopwatch::start();
+        team.run(|worker| {
+            let range = team.block(n, worker);
+            // SAFETY: each worker touches only its own block of each array, and no step reads
+            // the array it writes (STEPS).
+            let (out, first, second) = unsafe {
+                (
+                    arrays[step.writes].slice_mut(range.clone()),
+                    &*arrays[step.reads[0]].slice_mut(range.clone()),
+                    &*arrays[step.reads[1]].slice_mut(range),
+                )
+            };
+            run_loop(step.kernel_loop, level, false, out, first, second, SCALAR);
+        });
+        stopwatch.seconds()
     }
 
     /// STREAM's size rule: each array at least 4x the last-level cache
@@ -84,38 +158,20 @@ impl AppKernel for StreamKernel {
     }
 
     fn iterate(&mut self, team: &Team, iteration: usize) {
-        let [a, b, c] = self.arrays.as_ref().expect("setup ran");
-        let n = self.elements;
         let mut times = [0.0; 4];
-        for (kernel, time) in times.iter_mut().enumerate() {
-            let stopwatch = Stopwatch::start();
-            team.run(|worker| {
-                let range = team.block(n, worker);
-                // SAFETY: each worker touches only its own block of each array.
-                let (a, b, c) = unsafe {
-                    (
-                        a.slice_mut(range.clone()),
-                        b.slice_mut(range.clone()),
-                        c.slice_mut(range),
-                    )
-                };
-                match kernel {
-                    0 => c.copy_from_slice(a),
-                    1 => b
-                        .iter_mut()
-                        .zip(c.iter())
-                        .for_each(|(b, c)| *b = SCALAR * c),
-                    2 => c
-                        .iter_mut()
-                        .zip(a.iter().zip(b.iter()))
-                        .for_each(|(c, (a, b))| *c = a + b),
-                    _ => a
-                        .iter_mut()
-                        .zip(b.iter().zip(c.iter()))
-                        .for_each(|(a, (b, c))| *a = b + SCALAR * c),
-                }
-            });
-            *time = stopwatch.seconds();
+        for (index, step) in STEPS.iter().enumerate() {
+            if self.choices[index].is_none() {
+                // STREAM discards the first iteration's times, so calibration runs there: each
+                // level in turn; repeating a loop changes nothing (no step reads what it writes).
+                let bytes = (step.arrays_moved * 8 * self.elements) as f64;
+                let rates = SimdLevel::supported()
+                    .into_iter()
+                    .map(|level| (level, bytes / self.run_step(team, step, level) / 1e9))
+                    .collect();
+                self.choices[index] = Some(SimdChoice::calibrated(rates));
+            }
+            let level = self.choices[index].as_ref().expect("chosen").level();
+            times[index] = self.run_step(team, step, level);
         }
         if iteration > 0 {
             for (best, time) in self.best.iter_mut().zip(times) {
@@ -158,19 +214,53 @@ impl AppKernel for StreamKernel {
     }
 
     fn extra_metrics(&self) -> Vec<(String, f64, Unit)> {
-        NAMES
+        STEPS
             .iter()
             .zip(self.best)
-            .zip(ARRAYS_MOVED)
-            .filter(|((_, best), _)| best.is_finite())
-            .map(|((name, best), arrays)| {
+            .filter(|(_, best)| best.is_finite())
+            .map(|(step, best)| {
                 (
-                    format!("{name}_bandwidth"),
-                    (arrays * 8 * self.elements) as f64 / best / 1e9,
+                    format!("{}_bandwidth", step.name),
+                    (step.arrays_moved * 8 * self.elements) as f64 / best / 1e9,
                     Unit::GigabytesPerSecond,
                 )
             })
             .collect()
+    }
+
+    /// `simd` (level per loop), `simd_chosen_by` and `simd_calibration`
+    /// (per loop: GB/s of each level, or null when forced).
+    fn extra_params(&self) -> Map<String, Value> {
+        let chosen: Vec<(&str, &SimdChoice)> = STEPS
+            .iter()
+            .zip(&self.choices)
+            .filter_map(|(step, choice)| Some((step.name, choice.as_ref()?)))
+            .collect();
+        let mut params = Map::new();
+        let Some((_, first)) = chosen.first() else {
+            return params;
+        };
+        let per_loop = |value: &dyn Fn(&SimdChoice) -> Value| -> Value {
+            Value::Object(
+                chosen
+                    .iter()
+                    .map(|(name, choice)| (name.to_string(), value(choice)))
+                    .collect(),
+            )
+        };
+        params.insert(
+            "simd".into(),
+            per_loop(&|choice| json!(choice.level().name())),
+        );
+        params.insert("simd_chosen_by".into(), json!(first.chosen_by()));
+        params.insert(
+            "simd_calibration".into(),
+            match first {
+                SimdChoice::Forced(_) => Value::Null,
+                SimdChoice::Calibrated { .. } => per_loop(&SimdChoice::calibration_json),
+            },
+        );
+        params
     }
 }
 
@@ -190,7 +280,7 @@ mod tests {
                     scheme.clone(),
                 )
                 .unwrap();
-                let mut kernel = StreamKernel::new(100_003, 3);
+                let mut kernel = StreamKernel::new(100_003, 3, None);
                 kernel.setup(&team).unwrap();
                 team.start_compute().unwrap();
                 for iteration in 0..kernel.iterations() {
@@ -204,6 +294,69 @@ mod tests {
         }
     }
 
+    /// STREAM's copy and triad are the bandwidth kernels' loops, scale and
+    /// add the same code's, each writing one array and reading others.
+    #[test]
+    fn stream_runs_the_bandwidth_kernels_loops() {
+        for name in ["copy", "triad"] {
+            let step = STEPS.iter().find(|step| step.name == name).unwrap();
+            let kernel = crate::kernels::kernel_by_name(name).unwrap();
+            assert_eq!(step.kernel_loop, kernel.kernel_loop(), "{name}");
+            assert_eq!(step.arrays_moved, kernel.arrays(), "{name}");
+        }
+        let loops: Vec<KernelLoop> = STEPS.iter().map(|step| step.kernel_loop).collect();
+        assert_eq!(
+            loops,
+            [
+                KernelLoop::Copy,
+                KernelLoop::Scale,
+                KernelLoop::Add,
+                KernelLoop::Triad
+            ]
+        );
+        for step in STEPS {
+            assert!(!step.reads.contains(&step.writes), "{}", step.name);
+        }
+    }
+
+    /// Every forced level computes STREAM's values; unforced, each loop is
+    /// calibrated over every level and records which ran.
+    #[test]
+    fn stream_records_its_simd_level_per_loop() {
+        let topology = crate::topology::discover_this_system().unwrap();
+        let team = Team::new(
+            &topology,
+            plan_cpus(&topology, ThreadScheme::Compact, 2, 1),
+            PlacementScheme::FirstTouch,
+        )
+        .unwrap();
+        let levels = SimdLevel::supported();
+        for simd in levels.iter().copied().map(Some).chain([None]) {
+            let mut kernel = StreamKernel::new(10_007, 3, simd);
+            kernel.setup(&team).unwrap();
+            for iteration in 0..kernel.iterations() {
+                kernel.iterate(&team, iteration);
+            }
+            assert!(kernel.verify(&team).passed, "{simd:?}");
+            let params = kernel.extra_params();
+            for step in STEPS {
+                let level = params["simd"][step.name].as_str().unwrap();
+                match simd {
+                    Some(forced) => {
+                        assert_eq!(level, forced.name());
+                        assert_eq!(params["simd_chosen_by"], "forced");
+                    }
+                    None => {
+                        let rates = params["simd_calibration"][step.name].as_object().unwrap();
+                        assert_eq!(rates.len(), levels.len(), "{}", step.name);
+                        assert!(rates.contains_key(level));
+                        assert_eq!(params["simd_chosen_by"], "calibration");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_wrong_value_fails_validation() {
         let topology = crate::topology::discover_this_system().unwrap();
@@ -213,7 +366,7 @@ mod tests {
             PlacementScheme::FirstTouch,
         )
         .unwrap();
-        let mut kernel = StreamKernel::new(1000, 2);
+        let mut kernel = StreamKernel::new(1000, 2, None);
         kernel.setup(&team).unwrap();
         for iteration in 0..2 {
             kernel.iterate(&team, iteration);

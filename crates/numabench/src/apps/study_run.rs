@@ -234,6 +234,7 @@ mod tests {
         let choice = AppChoice::Stream {
             elements: 1 << 12,
             iterations: 2,
+            simd: None,
         };
         let records = Rc::new(RefCell::new(Vec::new()));
         let metadata = RunMetadata::collect(vec!["test".into()], &topology);

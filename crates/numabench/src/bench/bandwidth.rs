@@ -1,12 +1,13 @@
 //! `bandwidth`: pinned threads run one kernel over their own share of the
 //! arrays, started together; the best repetition is the headline.
 
+use super::calibration::TeamCalibration;
 use super::clock::Stopwatch;
 use super::context::Context;
 use super::error::BenchError;
 use super::interrupt::interrupted;
 use super::placed::{OwnedRange, PlacedBuffer};
-use crate::kernels::{run_kernel, KernelSpec, SimdLevel};
+use crate::kernels::{run_kernel, KernelSpec, SimdChoice, SimdLevel};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::Sample;
@@ -17,6 +18,13 @@ use std::sync::Mutex;
 /// Each repetition moves at least this many bytes, so small (cache-sized)
 /// working sets are timed over many passes.
 const MIN_BYTES_PER_REPETITION: u64 = 256 << 20;
+
+/// The SIMD calibration runs each level for this fraction of a repetition's
+/// passes (at least one pass): with 4 levels and 5 repetitions, about 4% of
+/// the measurement for cache-sized sets; DRAM-sized sets, one pass per
+/// pass, pay one pass per level (the warm-up is then skipped: the
+/// calibration warmed the arrays).
+const CALIBRATION_PASS_DIVISOR: u64 = 16;
 
 /// Array k starts k times this many bytes into its buffer: 17 cache lines,
 /// so the streams' elements of one index do not share their low 12 address
@@ -82,10 +90,14 @@ pub struct BandwidthResult {
     /// Per-thread GB/s in the best repetition, in plan order.
     pub per_thread: Vec<f64>,
     pub check: PlacementCheck,
+    /// The SIMD level that ran, and how it was chosen.
+    pub simd: SimdChoice,
 }
 
 /// Runs the kernel `context.repeat` times after one warm-up and returns
-/// what it measured (no record emitted).
+/// what it measured (no record emitted). Without `context.simd`, a short
+/// calibration on the placed arrays first picks the fastest SIMD level
+/// (remembered in the context for the same kernel, CPUs and size).
 pub fn measure_bandwidth(
     context: &Context,
     config: &BandwidthConfig,
@@ -109,7 +121,15 @@ pub fn measure_bandwidth(
     let bytes_per_pass = kernel.bytes_per_element() * elements as u64;
     let passes = MIN_BYTES_PER_REPETITION.div_ceil(bytes_per_pass).max(1);
     let repeat = context.repeat.max(1);
-    let simd: SimdLevel = context.simd;
+    // SIMD level: forced, calibrated earlier in this run, or calibrated below.
+    let known = context
+        .simd
+        .map(SimdChoice::Forced)
+        .or_else(|| context.calibration(kernel.name, &config.cpus, config.size));
+    let calibration = known
+        .is_none()
+        .then(|| TeamCalibration::new(SimdLevel::supported()));
+    let calibration_passes = (passes / CALIBRATION_PASS_DIVISOR).max(1);
     // Raw addresses: each worker touches only its own disjoint share.
     let bases: Vec<usize> = buffers
         .iter()
@@ -164,10 +184,28 @@ pub fn measure_bandwidth(
             _ => (share(0), &*share(1), &*share(2)),
         };
         let mut checksum = 0.0;
-        if worker.barrier.wait().is_err() {
-            return;
-        }
-        checksum += run_kernel(kernel, simd, a, b, c, 3.0); // warm-up
+        let simd = match (&known, &calibration) {
+            (Some(choice), _) => {
+                if worker.barrier.wait().is_err() {
+                    return;
+                }
+                checksum += run_kernel(kernel, choice.level(), a, b, c, 3.0); // warm-up
+                choice.level()
+            }
+            (None, Some(calibration)) => {
+                let calibrated = calibration.run(worker, |level| {
+                    for _ in 0..calibration_passes {
+                        checksum += run_kernel(kernel, level, a, b, c, 3.0);
+                    }
+                });
+                // A failed wait: a peer left (worker 0 stopping on Ctrl-C, or an error).
+                match calibrated {
+                    Ok(level) => level,
+                    Err(_) => return,
+                }
+            }
+            (None, None) => unreachable!("a calibration is made when no level is known"),
+        };
         for repetition in 0..repeat {
             // A failed wait: a peer left (worker 0 stopping on Ctrl-C, or an error).
             if worker.barrier.wait().is_err() {
@@ -199,6 +237,17 @@ pub fn measure_bandwidth(
         .expect("no worker panicked")
         .expect("worker 0 verified the placement")?;
     let check = PlacementCheck::all_of(&checks);
+    let simd = match (known, calibration) {
+        (Some(choice), _) => choice,
+        (None, calibration) => {
+            let bytes = (bytes_per_pass * calibration_passes) as f64;
+            let choice = calibration
+                .expect("made when no level is known")
+                .choice(bytes);
+            context.remember_calibration(kernel.name, &config.cpus, config.size, choice.clone());
+            choice
+        }
+    };
     let wall = wall.into_inner().expect("no worker panicked");
     let total_bytes = (bytes_per_pass * passes) as f64;
     let rates = Sample::new(wall.iter().map(|seconds| total_bytes / seconds / 1e9))
@@ -218,6 +267,7 @@ pub fn measure_bandwidth(
         gigabytes_per_second: rates,
         per_thread,
         check,
+        simd,
     })
 }
 
@@ -252,7 +302,7 @@ pub fn run_bandwidth(
     params.insert("kernel".into(), json!(config.kernel.name));
     params.insert("threads".into(), json!(config.cpus.len()));
     params.insert("size_bytes".into(), json!(config.size));
-    params.insert("simd".into(), json!(context.simd.name()));
+    result.simd.insert_params(&mut params);
     params.insert("hugepages".into(), json!(context.hugepages));
     params.insert(
         "bytes_per_element".into(),

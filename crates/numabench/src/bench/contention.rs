@@ -37,6 +37,7 @@ fn emit(
     params.insert("threads".into(), json!(config.cpus.len()));
     params.insert("size_bytes".into(), json!(config.size));
     params.insert("per_thread_gbs".into(), json!(result.per_thread));
+    result.simd.insert_params(&mut params);
     pipeline.emit(&bandwidth_record(
         "contention",
         metric,

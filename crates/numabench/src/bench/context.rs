@@ -1,7 +1,12 @@
 //! What every benchmark run shares.
 
-use crate::kernels::SimdLevel;
+use crate::kernels::{SimdChoice, SimdLevel};
 use crate::topology::TopologyReport;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// What a bandwidth calibration is remembered by: kernel, CPUs, size.
+type CalibrationKey = (&'static str, Vec<u32>, u64);
 
 /// Settings common to all benchmarks of a run.
 #[derive(Debug, Clone)]
@@ -11,22 +16,45 @@ pub struct Context {
     pub repeat: usize,
     /// Ask for huge pages (transparent huge pages via madvise).
     pub hugepages: bool,
-    /// Vector instructions the bandwidth kernels use.
-    pub simd: SimdLevel,
+    /// Vector instructions the bandwidth kernels use; `None`: the fastest
+    /// of a short calibration before each measurement.
+    pub simd: Option<SimdLevel>,
     /// Fraction of pages that must sit where requested for a placement to
     /// count as achieved.
     pub placement_threshold: f64,
+    /// Calibrations already made in this run, so a kernel measured again on
+    /// the same CPUs and size (matrix, contention) is not calibrated again.
+    calibrations: Arc<Mutex<HashMap<CalibrationKey, SimdChoice>>>,
 }
 
 impl Context {
-    /// Defaults for this topology: 5 repetitions, widest SIMD, 95% placed.
+    /// Defaults for this topology: 5 repetitions, SIMD by calibration, 95% placed.
     pub fn new(topology: TopologyReport) -> Self {
         Self {
             topology,
             repeat: 5,
             hugepages: false,
-            simd: SimdLevel::detect(),
+            simd: None,
             placement_threshold: 0.95,
+            calibrations: Arc::default(),
         }
+    }
+
+    /// The calibration made earlier for `kernel` on `cpus` over `size` bytes.
+    pub fn calibration(&self, kernel: &'static str, cpus: &[u32], size: u64) -> Option<SimdChoice> {
+        let calibrations = self.calibrations.lock().expect("no holder panicked");
+        calibrations.get(&(kernel, cpus.to_vec(), size)).cloned()
+    }
+
+    /// Remembers a calibration for [`Context::calibration`].
+    pub fn remember_calibration(
+        &self,
+        kernel: &'static str,
+        cpus: &[u32],
+        size: u64,
+        choice: SimdChoice,
+    ) {
+        let mut calibrations = self.calibrations.lock().expect("no holder panicked");
+        calibrations.insert((kernel, cpus.to_vec(), size), choice);
     }
 }

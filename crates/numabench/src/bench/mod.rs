@@ -5,6 +5,7 @@
 
 mod bandwidth;
 mod c2c;
+mod calibration;
 mod characterize;
 mod clock;
 mod contention;

@@ -1,10 +1,21 @@
-//! The bandwidth kernels' loops, one variant per SIMD level. Loads use
-//! four independent accumulators/streams per iteration so the core keeps
+//! The bandwidth kernels' loops, one variant per SIMD level. `read` sums
+//! into [`READ_ACCUMULATORS`] independent vector accumulators so in-cache
+//! reads run at the core's load throughput, not its add latency; the
+//! storing loops load four vectors before storing any, so the core keeps
 //! many cache-line requests in flight; `-nt` variants use streaming stores
 //! (aligned to the vector width, with scalar head and tail).
 
+use super::loops::KernelLoop;
 use super::simd::SimdLevel;
 use super::spec::KernelSpec;
+
+/// Independent accumulators of the `read` loop (vectors, or scalars for the
+/// scalar variant). Each add waits for the previous add into the same
+/// accumulator (3-4 cycles of FP add latency), and a core issues 2-3 loads
+/// a cycle, so at least 8 sums must be in flight for L1 and L2 reads to be
+/// limited by loads; 12 leave slack and still fit the 16 vector registers
+/// of AVX2 and SSE2 together with the loaded values.
+pub const READ_ACCUMULATORS: usize = 12;
 
 /// Runs `spec` once over the given arrays: `a` is the written array (or
 /// the read one for `read`), `b` and `c` the read ones. Returns the sum for
@@ -20,33 +31,44 @@ pub fn run_kernel(
     c: &[f64],
     scalar: f64,
 ) -> f64 {
+    run_loop(spec.kernel_loop(), level, spec.nontemporal, a, b, c, scalar)
+}
+
+/// Runs one loop once with ordinary (`nontemporal` false) or streaming
+/// stores: `a` is written (read by `Read`), `b` and `c` are read as the
+/// loop needs them (see [`KernelLoop`]). Returns the sum for `Read`, 0
+/// otherwise.
+///
+/// Panics if the arrays the loop uses differ in length, or if `level` is
+/// wider than the CPU supports.
+pub fn run_loop(
+    kind: KernelLoop,
+    level: SimdLevel,
+    nontemporal: bool,
+    a: &mut [f64],
+    b: &[f64],
+    c: &[f64],
+    scalar: f64,
+) -> f64 {
     assert!(
         level <= SimdLevel::detect(),
         "{} is not supported by this CPU",
         level.name()
     );
-    if spec.reads >= 1 && spec.writes >= 1 {
+    if kind.sources() >= 1 {
         assert_eq!(a.len(), b.len(), "arrays must have one length");
     }
-    if spec.reads >= 2 {
+    if kind.sources() >= 2 {
         assert_eq!(a.len(), c.len(), "arrays must have one length");
     }
-    let kind = match (spec.reads, spec.writes) {
-        (1, 0) => Kind::Read,
-        (0, 1) => Kind::Write,
-        (1, 1) => Kind::Copy,
-        _ => Kind::Triad,
-    };
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: the level was checked against the CPU above; slice lengths were checked.
         unsafe {
             match level {
-                SimdLevel::Avx512 => {
-                    return x86::avx512::run(kind, spec.nontemporal, a, b, c, scalar)
-                }
-                SimdLevel::Avx2 => return x86::avx2::run(kind, spec.nontemporal, a, b, c, scalar),
-                SimdLevel::Sse2 => return x86::sse2::run(kind, spec.nontemporal, a, b, c, scalar),
+                SimdLevel::Avx512 => return x86::avx512::run(kind, nontemporal, a, b, c, scalar),
+                SimdLevel::Avx2 => return x86::avx2::run(kind, nontemporal, a, b, c, scalar),
+                SimdLevel::Sse2 => return x86::sse2::run(kind, nontemporal, a, b, c, scalar),
                 SimdLevel::Scalar => {}
             }
         }
@@ -54,29 +76,43 @@ pub fn run_kernel(
     scalar_kernel(kind, a, b, c, scalar)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Read,
-    Write,
-    Copy,
-    Triad,
-}
-
-fn scalar_kernel(kind: Kind, a: &mut [f64], b: &[f64], c: &[f64], scalar: f64) -> f64 {
+/// The loops without vector instructions (ordinary stores only).
+fn scalar_kernel(kind: KernelLoop, a: &mut [f64], b: &[f64], c: &[f64], scalar: f64) -> f64 {
     match kind {
-        Kind::Read => a.iter().sum(),
-        Kind::Write => {
+        KernelLoop::Read => {
+            let mut sums = [0.0f64; READ_ACCUMULATORS];
+            let mut blocks = a.chunks_exact(READ_ACCUMULATORS);
+            for block in &mut blocks {
+                for (sum, value) in sums.iter_mut().zip(block) {
+                    *sum += value;
+                }
+            }
+            sums.iter().sum::<f64>() + blocks.remainder().iter().sum::<f64>()
+        }
+        KernelLoop::Write => {
             a.iter_mut().for_each(|value| *value = scalar);
             0.0
         }
-        Kind::Copy => {
+        KernelLoop::Copy => {
             // An element loop, not copy_from_slice: memcpy would skip the write-allocate read.
             for (out, value) in a.iter_mut().zip(b) {
                 *out = std::hint::black_box(*value);
             }
             0.0
         }
-        Kind::Triad => {
+        KernelLoop::Scale => {
+            for (out, value) in a.iter_mut().zip(b) {
+                *out = scalar * value;
+            }
+            0.0
+        }
+        KernelLoop::Add => {
+            for ((out, left), right) in a.iter_mut().zip(b).zip(c) {
+                *out = left + right;
+            }
+            0.0
+        }
+        KernelLoop::Triad => {
             for ((out, left), right) in a.iter_mut().zip(b).zip(c) {
                 *out = left + scalar * right;
             }
@@ -92,7 +128,7 @@ mod x86 {
         ($module:ident, $feature:literal, $width:literal, $vector:ty, $register:ident,
          $setzero:ident, $set1:ident, $loadu:ident, $storeu:ident, $stream:ident, $add:ident, $mul:ident) => {
             pub mod $module {
-                use super::super::{scalar_kernel, Kind};
+                use super::super::{scalar_kernel, KernelLoop, READ_ACCUMULATORS};
                 use std::arch::x86_64::*;
 
                 const WIDTH: usize = $width;
@@ -120,27 +156,37 @@ mod x86 {
                     head.min(a.len())
                 }
 
+                /// Sums `a` into READ_ACCUMULATORS independent vector sums, then whole
+                /// vectors into the first, then the scalar tail.
                 #[target_feature(enable = $feature)]
                 unsafe fn read(a: &[f64]) -> f64 {
-                    let blocks = a.len() / (4 * WIDTH);
+                    const BLOCK: usize = READ_ACCUMULATORS * WIDTH;
+                    let blocks = a.len() / BLOCK;
                     let pointer = a.as_ptr();
-                    let (mut s0, mut s1, mut s2, mut s3): ($vector, $vector, $vector, $vector) =
-                        ($setzero(), $setzero(), $setzero(), $setzero());
+                    let mut sums: [$vector; READ_ACCUMULATORS] = [$setzero(); READ_ACCUMULATORS];
                     for block in 0..blocks {
-                        // SAFETY: block * 4 * WIDTH + 4 * WIDTH <= a.len().
+                        // SAFETY: block * BLOCK + BLOCK <= a.len().
                         unsafe {
-                            let q = pointer.add(block * 4 * WIDTH);
-                            s0 = $add(s0, $loadu(q));
-                            s1 = $add(s1, $loadu(q.add(WIDTH)));
-                            s2 = $add(s2, $loadu(q.add(2 * WIDTH)));
-                            s3 = $add(s3, $loadu(q.add(3 * WIDTH)));
+                            let q = pointer.add(block * BLOCK);
+                            for (k, sum) in sums.iter_mut().enumerate() {
+                                *sum = $add(*sum, $loadu(q.add(k * WIDTH)));
+                            }
                         }
                     }
-                    let total = $add($add(s0, s1), $add(s2, s3));
+                    let mut index = blocks * BLOCK;
+                    while index + WIDTH <= a.len() {
+                        // SAFETY: index + WIDTH <= a.len().
+                        sums[0] = $add(sums[0], unsafe { $loadu(pointer.add(index)) });
+                        index += WIDTH;
+                    }
+                    let mut total = $setzero();
+                    for sum in sums {
+                        total = $add(total, sum);
+                    }
                     let mut lanes = [0.0f64; WIDTH];
                     // SAFETY: lanes holds exactly one vector.
                     unsafe { $storeu(lanes.as_mut_ptr(), total) };
-                    lanes.iter().sum::<f64>() + a[blocks * 4 * WIDTH..].iter().sum::<f64>()
+                    lanes.iter().sum::<f64>() + a[index..].iter().sum::<f64>()
                 }
 
                 /// Stores `value(i)` for every vector position i of `a`.
@@ -199,7 +245,7 @@ mod x86 {
                 /// The CPU must support this module's instructions; slices as `run_kernel` checks.
                 #[target_feature(enable = $feature)]
                 pub unsafe fn run(
-                    kind: Kind,
+                    kind: KernelLoop,
                     nontemporal: bool,
                     a: &mut [f64],
                     b: &[f64],
@@ -210,17 +256,37 @@ mod x86 {
                     // SAFETY: the feature is enabled (caller's contract); indices stay in bounds (store_all).
                     unsafe {
                         match kind {
-                            Kind::Read => read(a),
-                            Kind::Write => {
+                            KernelLoop::Read => read(a),
+                            KernelLoop::Write => {
                                 store_all(a, nontemporal, |_| scalar, |_| splat);
                                 0.0
                             }
-                            Kind::Copy => {
+                            KernelLoop::Copy => {
                                 let source = b.as_ptr();
                                 store_all(a, nontemporal, |i| b[i], |i| $loadu(source.add(i)));
                                 0.0
                             }
-                            Kind::Triad => {
+                            KernelLoop::Scale => {
+                                let source = b.as_ptr();
+                                store_all(
+                                    a,
+                                    nontemporal,
+                                    |i| scalar * b[i],
+                                    |i| $mul(splat, $loadu(source.add(i))),
+                                );
+                                0.0
+                            }
+                            KernelLoop::Add => {
+                                let (left, right) = (b.as_ptr(), c.as_ptr());
+                                store_all(
+                                    a,
+                                    nontemporal,
+                                    |i| b[i] + c[i],
+                                    |i| $add($loadu(left.add(i)), $loadu(right.add(i))),
+                                );
+                                0.0
+                            }
+                            KernelLoop::Triad => {
                                 let (left, right) = (b.as_ptr(), c.as_ptr());
                                 store_all(
                                     a,
@@ -237,7 +303,7 @@ mod x86 {
                 }
 
                 #[allow(dead_code)]
-                fn fallback(kind: Kind, a: &mut [f64], b: &[f64], c: &[f64], scalar: f64) -> f64 {
+                fn fallback(kind: KernelLoop, a: &mut [f64], b: &[f64], c: &[f64], scalar: f64) -> f64 {
                     scalar_kernel(kind, a, b, c, scalar)
                 }
             }
@@ -322,6 +388,91 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// STREAM's scale and add, at every level, ordinary and streaming
+    /// stores, on lengths and offsets that exercise head and tail.
+    #[test]
+    fn scale_and_add_are_numerically_right() {
+        for level in SimdLevel::supported() {
+            for &(length, offset) in &[(1usize, 0usize), (7, 1), (1000, 3), (4099, 5)] {
+                for nontemporal in [false, true] {
+                    let b: Vec<f64> = (0..length).map(|i| i as f64 * 0.5).collect();
+                    let c: Vec<f64> = (0..length).map(|i| (i % 17) as f64).collect();
+                    let mut storage = vec![-1.0f64; length + offset];
+                    let a = &mut storage[offset..];
+                    let context = format!("{} n={length} nt={nontemporal}", level.name());
+                    run_loop(KernelLoop::Scale, level, nontemporal, a, &b, &c, 3.0);
+                    for i in 0..length {
+                        assert_eq!(a[i], 3.0 * b[i], "scale {context} at {i}");
+                    }
+                    run_loop(KernelLoop::Add, level, nontemporal, a, &b, &c, 3.0);
+                    for i in 0..length {
+                        assert_eq!(a[i], b[i] + c[i], "add {context} at {i}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Enough independent sums to cover 2-3 loads a cycle times the FP add
+    /// latency of current cores.
+    #[test]
+    fn read_keeps_at_least_eight_sums_in_flight() {
+        const { assert!(READ_ACCUMULATORS >= 8) };
+    }
+
+    /// Vector lanes of one `read` accumulator at `level`.
+    fn lanes(level: SimdLevel) -> usize {
+        match level {
+            SimdLevel::Scalar => 1,
+            SimdLevel::Sse2 => 2,
+            SimdLevel::Avx2 => 4,
+            SimdLevel::Avx512 => 8,
+        }
+    }
+
+    /// Proves, by rounding, that `read` adds into READ_ACCUMULATORS
+    /// separate sums: 2^53 sits in lane 0 of the first accumulator, where
+    /// each further +1.0 rounds away (ties to even), and 1.0s sit in lane 0
+    /// of every other accumulator, where they add up exactly. With fewer
+    /// accumulators some of those 1.0s would share the first one and vanish.
+    #[test]
+    fn read_sums_into_independent_accumulators() {
+        const BIG: f64 = 9_007_199_254_740_992.0; // 2^53
+        const BLOCKS: usize = 4; // an even count of 1.0s per sum: exact next to 2^53
+        for level in SimdLevel::supported() {
+            let width = lanes(level);
+            let block = READ_ACCUMULATORS * width;
+            let mut a = vec![0.0f64; BLOCKS * block];
+            a[0] = BIG;
+            for start in (0..BLOCKS).map(|index| index * block) {
+                for accumulator in 1..READ_ACCUMULATORS {
+                    a[start + accumulator * width] = 1.0;
+                }
+            }
+            let expected = BIG + (BLOCKS * (READ_ACCUMULATORS - 1)) as f64;
+            let read = crate::kernels::kernel_by_name("read").unwrap();
+            let sum = run_kernel(read, level, &mut a, &[], &[], 0.0);
+            assert_eq!(sum, expected, "{}", level.name());
+        }
+    }
+
+    /// `read`'s sum is exact on every length around the block boundaries
+    /// (whole blocks, whole vectors after them, a scalar tail).
+    #[test]
+    fn read_sums_every_length_exactly() {
+        let read = crate::kernels::kernel_by_name("read").unwrap();
+        for level in SimdLevel::supported() {
+            let block = READ_ACCUMULATORS * lanes(level);
+            for length in (0..3 * block + 9).chain([10_007]) {
+                let mut storage: Vec<f64> = (0..length + 1).map(|i| (i % 13) as f64).collect();
+                let a = &mut storage[1..];
+                let expected: f64 = a.iter().sum();
+                let sum = run_kernel(read, level, a, &[], &[], 0.0);
+                assert_eq!(sum, expected, "{} n={length}", level.name());
             }
         }
     }

@@ -3,12 +3,16 @@
 
 mod bandwidth;
 mod chase;
+mod choice;
+mod loops;
 mod rng;
 mod simd;
 mod spec;
 
-pub use bandwidth::run_kernel;
+pub use bandwidth::{run_kernel, run_loop, READ_ACCUMULATORS};
 pub use chase::{build_chase, chase, chase_many, ChaseOrder};
+pub use choice::SimdChoice;
+pub use loops::KernelLoop;
 pub use rng::SplitMix64;
 pub use simd::SimdLevel;
 pub use spec::{kernel_by_name, KernelSpec, KERNELS};
