@@ -10,7 +10,7 @@ use super::error::BenchError;
 use super::latency::{run_latency, LatencyConfig};
 use super::loaded_latency::{run_loaded_latency, LoadedLatencyConfig, TrafficMix};
 use super::matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode};
-use super::mlp::run_mlp;
+use super::mlp::{run_mlp, MlpConfig};
 use super::placed::{cpu_nodes, dram_working_set, memory_nodes};
 use super::registry::BenchmarkInfo;
 use super::scaling::run_scaling;
@@ -95,7 +95,7 @@ pub fn characterize_plan(context: &Context, selected: &[&BenchmarkInfo]) -> Vec<
                         sizes: vec![size],
                         cpu: first_cpu,
                         memory: MemoryPlacement::Bind(first_node),
-                        order: ChaseOrder::Random,
+                        order: ChaseOrder::default(),
                     };
                     push(
                         "latency",
@@ -213,7 +213,13 @@ pub fn run_step(context: &Context, step: &Step, pipeline: &mut Pipeline) -> Resu
         }
         Work::LoadedLatency(config) => run_loaded_latency(context, config, pipeline).map(drop),
         Work::Mlp { cpu, node, size } => {
-            run_mlp(context, *cpu, MemoryPlacement::Bind(*node), *size, pipeline)
+            let config = MlpConfig {
+                cpu: *cpu,
+                memory: MemoryPlacement::Bind(*node),
+                size: *size,
+                order: ChaseOrder::default(),
+            };
+            run_mlp(context, &config, pipeline)
         }
         Work::C2c => run_c2c(context, pipeline).map(drop),
     }
