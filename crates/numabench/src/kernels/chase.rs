@@ -60,9 +60,10 @@ impl ChaseOrder {
         }
     }
 
-    /// The block of a `buffer_bytes` buffer of `page_bytes` pages.
+    /// The block of a `buffer_bytes` buffer of `page_bytes` pages (at most
+    /// the buffer: a buffer smaller than the block is one random cycle).
     pub fn block(self, buffer_bytes: u64, page_bytes: u64) -> ChaseBlock {
-        match self {
+        let mut block = match self {
             ChaseOrder::TlbBlock => tlb_block(page_bytes),
             ChaseOrder::Random => ChaseBlock {
                 bytes: buffer_bytes,
@@ -72,7 +73,12 @@ impl ChaseOrder {
                 bytes: page_bytes,
                 source: "one page".into(),
             },
+        };
+        if block.bytes > buffer_bytes {
+            block.bytes = buffer_bytes;
+            block.source += ", cut to the buffer";
         }
+        block
     }
 }
 
@@ -280,6 +286,9 @@ mod tests {
             "{tlb:?}"
         );
         assert!(ChaseOrder::Random.measures().contains("page-walk"));
+        let small = ChaseOrder::TlbBlock.block(page, page);
+        assert_eq!(small.bytes, page, "a block is at most the buffer");
+        assert!(small.source.contains("cut to the buffer"));
         for order in [
             ChaseOrder::TlbBlock,
             ChaseOrder::Random,
