@@ -25,6 +25,7 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["latency", "--size", "64T"], "larger than the free memory"),
     (&["latency", "--order", "zigzag"], "zigzag"),
+    (&["mlp", "--order", "zigzag"], "zigzag"),
     (&["latency", "--repeat", "0"], "0"),
     (
         &["bandwidth", "--kernel", "triadd"],

@@ -3,6 +3,7 @@
 //! names the bad value).
 
 mod apps;
+mod chase;
 mod errors;
 mod measure;
 mod run;

@@ -5,7 +5,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use numabench::apps::{NpbClass, PlacementScheme, ThreadScheme};
 use numabench::bench::TrafficMix;
-use numabench::kernels::{kernel_by_name, KernelSpec, SimdLevel, KERNELS};
+use numabench::kernels::{kernel_by_name, ChaseOrder, KernelSpec, SimdLevel, KERNELS};
 use numabench::parse::{parse_id_list, parse_size};
 use std::path::PathBuf;
 
@@ -32,7 +32,8 @@ pub enum Command {
     /// Name every benchmark (--describe: what each measures and how).
     List(ListArgs),
     /// Load-to-use latency: a pinned thread chases a random pointer cycle
-    /// through a buffer placed on a chosen node (ns and cycles per load).
+    /// through a buffer placed on a chosen node (ns and cycles per load);
+    /// by default random within TLB-sized blocks (the idle latency).
     Latency(LatencyArgs),
     /// Memory bandwidth of read/write/copy/triad kernels (and -nt
     /// streaming-store variants) with pinned threads (GB/s).
@@ -50,13 +51,15 @@ pub enum Command {
     /// Latency seen by one chasing thread while the other cores generate
     /// traffic at decreasing delays: a latency-vs-bandwidth curve.
     LoadedLatency(LoadedLatencyArgs),
-    /// Memory-level parallelism: k = 1..16 independent chases in one thread.
+    /// Memory-level parallelism: k = 1..16 independent chases in one thread,
+    /// each continuing where it stopped, together reading the whole buffer.
     Mlp(MlpArgs),
     /// Cache-to-cache latency of a modified line between two cores, for
     /// each CPU pair (representative pairs on large machines).
     C2c(C2cArgs),
     /// Characterize this machine: topology, then every benchmark (or those
-    /// chosen with --only/--skip) with defaults derived from the topology.
+    /// chosen with --only/--skip) with defaults derived from the topology;
+    /// latencies are chased random within TLB-sized blocks (idle latency).
     Characterize(CharacterizeArgs),
     /// STREAM copy/scale/add/triad as an application under a placement
     /// scheme and a thread scheme, with STREAM's validation.
@@ -194,7 +197,8 @@ pub struct PlacementStudyArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum MatrixCommand {
-    /// Idle latency from each CPU node to each memory node (ns).
+    /// Idle latency from each CPU node to each memory node (ns), chased
+    /// random within TLB-sized blocks (`latency --order tlb-block`).
     Latency(MatrixArgs),
     /// Read bandwidth from each CPU node to each memory node (GB/s).
     Bandwidth(MatrixBandwidthArgs),
@@ -299,6 +303,9 @@ pub struct MlpArgs {
     /// Working set. Default: DRAM-sized.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
+    /// Order of the chases, as for `latency`: tlb-block, random, page-local.
+    #[arg(long, value_enum, default_value_t = ChaseOrderArg::TlbBlock)]
+    pub order: ChaseOrderArg,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -378,12 +385,30 @@ pub struct RunArgs {
     pub hugepages: bool,
 }
 
+/// The chase orders of `latency` and `mlp` (records name the block each
+/// was random within: `params.block_bytes`, `params.block_source`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ChaseOrderArg {
-    /// One random cycle through all lines (TLB misses included).
+    /// Idle memory latency: random within blocks the L1 data TLB maps (its
+    /// entries x page size, read from CPUID; 64 pages if not reported),
+    /// blocks in random order: almost no TLB misses, no prefetch help.
+    TlbBlock,
+    /// Random over the whole buffer: includes the page-walk (TLB miss) cost.
     Random,
-    /// Random within each page, pages in random order (TLB cost mostly removed).
+    /// Random within each page, pages in random order: one TLB miss per
+    /// page, but a page's lines are read back to back, so with 4 KiB pages
+    /// the prefetchers help (reads below the idle latency).
     PageLocal,
+}
+
+impl From<ChaseOrderArg> for ChaseOrder {
+    fn from(order: ChaseOrderArg) -> Self {
+        match order {
+            ChaseOrderArg::TlbBlock => ChaseOrder::TlbBlock,
+            ChaseOrderArg::Random => ChaseOrder::Random,
+            ChaseOrderArg::PageLocal => ChaseOrder::PageLocal,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -403,8 +428,8 @@ pub struct LatencyArgs {
     /// Bind the buffer to this node (default: first touch by the chasing thread).
     #[arg(long, value_name = "NODE")]
     pub mem_node: Option<u32>,
-    /// Order of the chase.
-    #[arg(long, value_enum, default_value_t = ChaseOrderArg::Random)]
+    /// Order of the chase: tlb-block (idle latency), random (plus page walks), page-local.
+    #[arg(long, value_enum, default_value_t = ChaseOrderArg::TlbBlock)]
     pub order: ChaseOrderArg,
     #[command(flatten)]
     pub run: RunArgs,

@@ -1,13 +1,12 @@
 //! `numabench latency`.
 
 use super::measuring::{choose_cpu, measure};
-use crate::args::{ChaseOrderArg, LatencyArgs};
+use crate::args::LatencyArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
     check_memory_fits, default_sweep_sizes, resolve_node_with_memory, run_latency, BenchError,
     Context, LatencyConfig,
 };
-use numabench::kernels::ChaseOrder;
 use numabench::memory::MemoryPlacement;
 
 pub fn run(args: &LatencyArgs) -> Result<Status, CliError> {
@@ -43,9 +42,6 @@ fn validate(args: &LatencyArgs, context: &Context) -> Result<LatencyConfig, Benc
         sizes,
         cpu,
         memory,
-        order: match args.order {
-            ChaseOrderArg::Random => ChaseOrder::Random,
-            ChaseOrderArg::PageLocal => ChaseOrder::PageLocal,
-        },
+        order: args.order.into(),
     })
 }

@@ -3,7 +3,7 @@
 use super::measuring::{choose_cpu, choose_memory_node, measure, size_or_dram};
 use crate::args::MlpArgs;
 use crate::exit::{CliError, Status};
-use numabench::bench::run_mlp;
+use numabench::bench::{run_mlp, MlpConfig};
 use numabench::memory::MemoryPlacement;
 
 pub fn run(args: &MlpArgs) -> Result<Status, CliError> {
@@ -14,10 +14,13 @@ pub fn run(args: &MlpArgs) -> Result<Status, CliError> {
             let topology = &context.topology;
             let cpu = choose_cpu(topology, args.cpu, args.cpu_node)?;
             let node = choose_memory_node(topology, args.mem_node, cpu)?;
-            Ok((cpu, node, size_or_dram(topology, args.size, &[node])?))
+            Ok(MlpConfig {
+                cpu,
+                memory: MemoryPlacement::Bind(node),
+                size: size_or_dram(topology, args.size, &[node])?,
+                order: args.order.into(),
+            })
         },
-        |context, (cpu, node, size), pipeline| {
-            run_mlp(context, cpu, MemoryPlacement::Bind(node), size, pipeline)
-        },
+        |context, config, pipeline| run_mlp(context, &config, pipeline),
     )
 }

@@ -10,7 +10,7 @@ use super::error::BenchError;
 use super::latency::{run_latency, LatencyConfig};
 use super::loaded_latency::{run_loaded_latency, LoadedLatencyConfig, TrafficMix};
 use super::matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode};
-use super::mlp::run_mlp;
+use super::mlp::{run_mlp, MlpConfig};
 use super::placed::{cpu_nodes, dram_working_set, memory_nodes};
 use super::registry::BenchmarkInfo;
 use super::scaling::run_scaling;
@@ -136,7 +136,7 @@ pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
             sizes: vec![size],
             cpu: d.first_cpu,
             memory: MemoryPlacement::Bind(d.first_node),
-            order: ChaseOrder::Random,
+            order: ChaseOrder::default(),
         };
         steps.push(
             format!("latency {}", crate::units::format_bytes(size)),
@@ -266,7 +266,13 @@ pub fn run_step(context: &Context, step: &Step, pipeline: &mut Pipeline) -> Resu
         }
         Work::LoadedLatency(config) => run_loaded_latency(context, config, pipeline).map(drop),
         Work::Mlp { cpu, node, size } => {
-            run_mlp(context, *cpu, MemoryPlacement::Bind(*node), *size, pipeline)
+            let config = MlpConfig {
+                cpu: *cpu,
+                memory: MemoryPlacement::Bind(*node),
+                size: *size,
+                order: ChaseOrder::default(),
+            };
+            run_mlp(context, &config, pipeline)
         }
         Work::C2c => run_c2c(context, pipeline).map(drop),
     }

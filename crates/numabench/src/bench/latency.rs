@@ -1,13 +1,16 @@
 //! `latency`: dependent loads chasing a random cycle through a buffer, from
-//! one pinned CPU, with the buffer's pages placed and verified.
+//! one pinned CPU, with the buffer's pages placed and verified. The order
+//! ([`ChaseOrder`]) decides what the figure includes: by default random
+//! within TLB-sized blocks (the idle memory latency), or over the whole
+//! buffer (plus the page-walk cost), or within pages.
 
 use super::clock::{tsc_ghz, Stopwatch};
 use super::context::Context;
 use super::error::BenchError;
 use super::interrupt::interrupted;
 use super::placed::PlacedBuffer;
-use crate::kernels::{build_chase, chase, ChaseOrder};
-use crate::memory::{MemoryPlacement, PAGE_SIZE};
+use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
+use crate::memory::{MemoryPlacement, HUGE_PAGE_SIZE, PAGE_SIZE};
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::run_pinned;
@@ -28,6 +31,7 @@ pub struct LatencyConfig {
     pub cpu: u32,
     /// Where the buffer's pages go.
     pub memory: MemoryPlacement,
+    /// The chase order (default: random within TLB-sized blocks).
     pub order: ChaseOrder,
 }
 
@@ -68,6 +72,8 @@ pub struct LatencyMeasurement {
     pub nanoseconds_per_load: Vec<f64>,
     pub loads_per_sample: u64,
     pub check: PlacementCheck,
+    /// The block the chase was random within.
+    pub block: ChaseBlock,
 }
 
 /// Measures one size: the buffer is placed, chased by a thread pinned to
@@ -82,11 +88,7 @@ pub fn measure_latency(
         .caches
         .first()
         .map_or(DEFAULT_LINE_BYTES, |cache| cache.line_bytes.max(8));
-    let page_bytes = if context.hugepages {
-        2 << 20
-    } else {
-        PAGE_SIZE
-    };
+    let block = config.order.block(size, chase_page_bytes(context));
     let repeat = context.repeat.max(1);
     let results = run_pinned(
         &[config.cpu],
@@ -97,8 +99,7 @@ pub fn measure_latency(
             let start = build_chase(
                 placed.buffer.words_mut(),
                 line_bytes as usize,
-                page_bytes,
-                config.order,
+                block.bytes as usize,
                 0x5eed ^ size,
             );
             let check = placed.verify(context.placement_threshold)?;
@@ -130,10 +131,21 @@ pub fn measure_latency(
                 nanoseconds_per_load,
                 loads_per_sample,
                 check,
+                block: block.clone(),
             })
         },
     )?;
     results.into_iter().next().expect("one worker")
+}
+
+/// The page size a chase's blocks are measured in: 2 MiB with
+/// `--hugepages`, else the base page.
+pub(super) fn chase_page_bytes(context: &Context) -> u64 {
+    if context.hugepages {
+        HUGE_PAGE_SIZE as u64
+    } else {
+        PAGE_SIZE as u64
+    }
 }
 
 /// Loads per sample: at least [`SAMPLE_SECONDS`] of chasing, and enough that
@@ -147,7 +159,7 @@ pub fn measure_latency(
 /// [`MAX_LOADS_PER_SAMPLE`] loads (about 13 s at 200 ns; Ctrl-C is seen
 /// between samples), so the samples cover the whole chain up to
 /// `repeat` x 4 GiB of 64-byte lines.
-fn loads_per_sample(seconds_per_load: f64, lines: u64, repeat: usize) -> u64 {
+pub(super) fn loads_per_sample(seconds_per_load: f64, lines: u64, repeat: usize) -> u64 {
     let by_time = (SAMPLE_SECONDS / seconds_per_load.max(1e-10)) as u64;
     let by_coverage = lines.div_ceil(repeat.max(1) as u64);
     by_time
@@ -206,13 +218,7 @@ pub fn emit_latency(
         "cpu_node".into(),
         json!(context.topology.node_of_cpu(config.cpu)),
     );
-    params.insert(
-        "order".into(),
-        json!(match config.order {
-            ChaseOrder::Random => "random",
-            ChaseOrder::PageLocal => "page-local",
-        }),
-    );
+    insert_order(&mut params, config.order, &measured.block);
     params.insert("hugepages".into(), json!(context.hugepages));
     params.insert("loads_per_sample".into(), json!(measured.loads_per_sample));
     let mut requested = Map::new();
@@ -247,6 +253,19 @@ pub fn emit_latency(
         })?;
     }
     Ok(Some(summary.median))
+}
+
+/// Records the chase order, what it measures, and the block it was random
+/// within (`order`, `order_measures`, `block_bytes`, `block_source`).
+pub(super) fn insert_order(
+    params: &mut Map<String, serde_json::Value>,
+    order: ChaseOrder,
+    block: &ChaseBlock,
+) {
+    params.insert("order".into(), json!(order.name()));
+    params.insert("order_measures".into(), json!(order.measures()));
+    params.insert("block_bytes".into(), json!(block.bytes));
+    params.insert("block_source".into(), json!(block.source));
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@ use super::clock::Stopwatch;
 use super::context::Context;
 use super::error::BenchError;
 use super::interrupt::interrupted;
+use super::latency::{chase_page_bytes, insert_order};
 use super::placed::PlacedBuffer;
-use crate::kernels::{build_chase, chase, ChaseOrder};
-use crate::memory::{MemoryPlacement, PAGE_SIZE};
+use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
+use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::run_pinned;
@@ -170,13 +171,8 @@ fn measure_point(
                 context.hugepages,
             )?;
             if worker.index == 0 {
-                let start = build_chase(
-                    placed.buffer.words_mut(),
-                    64,
-                    PAGE_SIZE,
-                    ChaseOrder::Random,
-                    0x10ad,
-                );
+                let block = chase_block(context, config).bytes as usize;
+                let start = build_chase(placed.buffer.words_mut(), 64, block, 0x10ad);
                 let check = placed.verify(context.placement_threshold)?;
                 let words = placed.buffer.words();
                 // SAFETY: `start` indexes the chain just built.
@@ -237,6 +233,12 @@ fn measure_point(
     })
 }
 
+/// The chase's block: `latency`'s default order (random within TLB-sized
+/// blocks), so the idle point is the idle latency `latency` reports.
+fn chase_block(context: &Context, config: &LoadedLatencyConfig) -> ChaseBlock {
+    ChaseOrder::default().block(config.size, chase_page_bytes(context))
+}
+
 fn emit(
     context: &Context,
     config: &LoadedLatencyConfig,
@@ -264,6 +266,11 @@ fn emit(
         json!(point.traffic_gigabytes_per_second),
     );
     params.insert("size_bytes".into(), json!(config.size));
+    insert_order(
+        &mut params,
+        ChaseOrder::default(),
+        &chase_block(context, config),
+    );
     let mut requested = Map::new();
     let mut cpus = vec![config.chaser_cpu];
     if point.delay.is_some() {

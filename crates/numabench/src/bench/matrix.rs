@@ -94,7 +94,7 @@ pub fn run_latency_matrix(
                 sizes: vec![size],
                 cpu,
                 memory: MemoryPlacement::Bind(memory_node),
-                order: ChaseOrder::Random,
+                order: ChaseOrder::default(),
             };
             let measured = measure_latency(context, &config, size)?;
             let labels = labels(cpu_node, memory_node, None);

@@ -38,7 +38,7 @@ pub use loaded_latency::{
     run_loaded_latency, LoadedLatencyConfig, LoadedPoint, TrafficMix, DEFAULT_DELAYS,
 };
 pub use matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode, NodeMatrix};
-pub use mlp::{run_mlp, MAX_CHAINS};
+pub use mlp::{run_mlp, MlpConfig, MAX_CHAINS};
 pub use placed::{
     check_memory_fits, cpu_nodes, cpus_of_node, dram_working_set, memory_nodes, resolve_cpu,
     resolve_node_with_memory, PlacedBuffer,

@@ -8,11 +8,13 @@ mod loops;
 mod rng;
 mod simd;
 mod spec;
+mod tlb;
 
 pub use bandwidth::{run_kernel, run_loop, READ_ACCUMULATORS};
-pub use chase::{build_chase, chase, chase_many, ChaseOrder};
+pub use chase::{build_chase, chase, chase_many, ChaseBlock, ChaseOrder};
 pub use choice::SimdChoice;
 pub use loops::KernelLoop;
 pub use rng::SplitMix64;
 pub use simd::SimdLevel;
 pub use spec::{kernel_by_name, KernelSpec, KERNELS};
+pub use tlb::{tlb_block, DEFAULT_TLB_ENTRIES};
