@@ -4,9 +4,9 @@
 use super::bandwidth::{run_bandwidth, BandwidthConfig};
 use super::context::Context;
 use super::error::BenchError;
-use super::interrupt::interrupted;
 use super::latency::{emit_latency, measure_latency, LatencyConfig};
 use super::placed::{cpu_nodes, cpus_of_node, memory_nodes};
+use crate::interrupt::interrupted;
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;

@@ -5,8 +5,8 @@
 use super::bandwidth::{run_bandwidth, BandwidthConfig};
 use super::context::Context;
 use super::error::BenchError;
-use super::interrupt::interrupted;
 use super::placed::{cpu_nodes, cpus_of_node};
+use crate::interrupt::interrupted;
 use crate::kernels::KernelSpec;
 use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;

@@ -5,7 +5,7 @@
 use super::executor::{Executor, Invocation, RunError, RunOutcome};
 use super::observe::Observation;
 use super::policy::RunPolicy;
-use crate::bench::interrupted;
+use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::{mann_whitney_u, Sample};
 use crate::topology::TopologyReport;
