@@ -9,7 +9,7 @@ mod errors;
 mod huge_pages;
 mod location;
 mod policy;
-mod syscalls;
+pub(crate) mod syscalls;
 
 pub use buffer::Buffer;
 pub use check::{interleave_fraction, HugePageCheck, PlacementCheck};

@@ -21,9 +21,6 @@ pub enum MemoryPlacement {
     Interleave(Vec<u32>),
 }
 
-const MPOL_BIND: i32 = 2;
-const MPOL_INTERLEAVE: i32 = 3;
-
 impl MemoryPlacement {
     /// The nodes pages may legitimately sit on under this placement.
     pub fn expected_nodes(&self) -> Vec<u32> {
@@ -57,8 +54,8 @@ impl MemoryPlacement {
     pub fn apply(&self, buffer: &Buffer) -> Result<(), MemoryError> {
         let (mode, nodes) = match self {
             MemoryPlacement::FirstTouch { .. } => return Ok(()),
-            MemoryPlacement::Bind(node) => (MPOL_BIND, vec![*node]),
-            MemoryPlacement::Interleave(nodes) => (MPOL_INTERLEAVE, nodes.clone()),
+            MemoryPlacement::Bind(node) => (libc::MPOL_BIND, vec![*node]),
+            MemoryPlacement::Interleave(nodes) => (libc::MPOL_INTERLEAVE, nodes.clone()),
         };
         // SAFETY: the buffer's range is a page-aligned mapping we own.
         unsafe { mbind(buffer.as_ptr(), buffer.len(), mode, &nodes, 0) }.map_err(|source| {

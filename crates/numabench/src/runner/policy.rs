@@ -17,10 +17,8 @@ pub struct MemoryPolicy {
     pub nodes: Vec<u32>,
 }
 
-pub const MPOL_PREFERRED: i32 = 1;
-pub const MPOL_BIND: i32 = 2;
-pub const MPOL_INTERLEAVE: i32 = 3;
-pub const MPOL_PREFERRED_MANY: i32 = 5;
+pub use crate::memory::syscalls::MPOL_PREFERRED_MANY;
+pub use libc::{MPOL_BIND, MPOL_INTERLEAVE, MPOL_PREFERRED};
 
 /// A validated policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -208,28 +206,7 @@ fn kernel_accepts(mode: i32, nodes: &[u32]) -> bool {
 /// set_mempolicy(2) for the calling thread. Async-signal-safe (one system
 /// call, no allocation), so it can run between fork and exec.
 pub fn set_mempolicy(policy: &MemoryPolicy) -> std::io::Result<()> {
-    const WORDS: usize = 16;
-    let mut mask = [0 as libc::c_ulong; WORDS];
-    for &node in &policy.nodes {
-        let node = node as usize;
-        if node < WORDS * 64 {
-            mask[node / 64] |= 1 << (node % 64);
-        }
-    }
-    // SAFETY: the mask holds WORDS * 64 bits, and maxnode says so (+1 as the kernel expects).
-    let result = unsafe {
-        libc::syscall(
-            libc::SYS_set_mempolicy,
-            policy.mode,
-            mask.as_ptr(),
-            WORDS * 64 + 1,
-        )
-    };
-    if result == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    crate::memory::syscalls::set_mempolicy(policy.mode, &policy.nodes)
 }
 
 #[cfg(test)]
