@@ -45,9 +45,9 @@ fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConf
         (None, None) => allowed.clone(),
     };
     let memory = if let Some(node) = args.mem_node {
-        MemoryPlacement::Bind(resolve_node_with_memory(topology, node)?)
+        MemoryPlacement::bind(resolve_node_with_memory(topology, node)?)
     } else if let Some(nodes) = &args.interleave {
-        MemoryPlacement::Interleave(
+        MemoryPlacement::interleave(
             nodes
                 .0
                 .iter()

@@ -93,7 +93,7 @@ pub fn run_latency_matrix(
             let config = LatencyConfig {
                 sizes: vec![size],
                 cpu,
-                memory: MemoryPlacement::Bind(memory_node),
+                memory: MemoryPlacement::bind(memory_node),
                 order: ChaseOrder::default(),
             };
             let measured = measure_latency(context, &config, size)?;
@@ -150,7 +150,7 @@ pub fn run_bandwidth_matrix(
                 return Ok(matrix);
             }
             let config =
-                BandwidthConfig::new(read, cpus.clone(), size, MemoryPlacement::Bind(memory_node))
+                BandwidthConfig::new(read, cpus.clone(), size, MemoryPlacement::bind(memory_node))
                     .labelled(
                         "matrix-bandwidth",
                         labels(cpu_node, memory_node, Some(("mode", mode.name()))),

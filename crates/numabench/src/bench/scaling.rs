@@ -88,7 +88,7 @@ pub fn run_scaling(
                 kernel,
                 cpus[..threads].to_vec(),
                 size,
-                MemoryPlacement::Bind(memory_node),
+                MemoryPlacement::bind(memory_node),
             )
             .labelled("scaling", labels);
             let result = run_bandwidth(context, &config, pipeline)?;

@@ -200,9 +200,39 @@ pub fn allowed_memory_nodes() -> io::Result<Vec<u32>> {
     if result != 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok((0..MAX_NODES as u32)
+    Ok(nodes_in(&mask))
+}
+
+/// The calling thread's memory policy (get_mempolicy(2)): its MPOL_*
+/// mode and nodes, as the kernel holds them (for tests that check what a
+/// policy became).
+#[cfg(test)]
+pub fn thread_mempolicy() -> io::Result<(libc::c_int, Vec<u32>)> {
+    let mut mode: libc::c_int = 0;
+    let mut mask = [0 as libc::c_ulong; MASK_WORDS];
+    // SAFETY: - get_mempolicy writes one int into `mode` and at most MAX_NODES bits into `mask`,
+    //           which has exactly that many; address is unused (NULL) without flags.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_get_mempolicy,
+            &mut mode as *mut libc::c_int,
+            mask.as_mut_ptr(),
+            MAX_NODES,
+            std::ptr::null_mut::<libc::c_void>(),
+            0 as libc::c_ulong,
+        )
+    };
+    if result != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((mode, nodes_in(&mask)))
+}
+
+/// The nodes whose bits are set in a kernel node mask.
+fn nodes_in(mask: &[libc::c_ulong; MASK_WORDS]) -> Vec<u32> {
+    (0..MAX_NODES as u32)
         .filter(|&node| mask[node as usize / 64] & (1 << (node % 64)) != 0)
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]
