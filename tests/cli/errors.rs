@@ -108,6 +108,19 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         &["stream", "--placement", "scattered"],
         "unknown placement 'scattered'",
     ),
+    // The policy forms `--placement` shares with `run --policy` are read and refused alike.
+    (
+        &["stream", "--placement", "bind:0-1"],
+        "placement 'bind:0-1': bind takes one node",
+    ),
+    (
+        &["run", "--policy", "bind:0-1", "--", "true"],
+        "policy 'bind:0-1': bind takes one node",
+    ),
+    (
+        &["stream", "--placement", "membind:0"],
+        "unknown placement 'membind:0'",
+    ),
     (
         &["stream", "--threads-placement", "loose"],
         "unknown thread placement 'loose'",

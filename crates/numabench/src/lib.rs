@@ -9,11 +9,15 @@
 //! - [`output`]: result records and the sinks that write them;
 //! - [`stats`]: samples and their statistics;
 //! - [`bench`]: the benchmark registry and selection;
+//! - [`clock`]: the stopwatch and TSC, for benchmarks, applications and runs;
+//! - [`interrupt`]: Ctrl-C, checked between measurements by every command;
 //! - [`units`]: unit formatting, in one place.
 
 pub mod apps;
 pub mod bench;
+pub mod clock;
 pub mod doctor;
+pub mod interrupt;
 pub mod kernels;
 pub mod memory;
 pub mod output;

@@ -17,9 +17,9 @@ pub fn validate_placement(
     placement: &PlacementScheme,
     bytes: u64,
 ) -> Result<(), BenchError> {
-    let nodes: Vec<u32> = match placement {
-        PlacementScheme::Bind(node) => vec![resolve_node_with_memory(topology, *node)?],
-        PlacementScheme::Interleave(nodes) if !nodes.is_empty() => nodes
+    let nodes: Vec<u32> = match placement.memory_policy() {
+        Some(policy) if !policy.nodes.is_empty() => policy
+            .nodes
             .iter()
             .map(|&node| resolve_node_with_memory(topology, node))
             .collect::<Result<_, _>>()?,

@@ -4,9 +4,10 @@ use super::measuring::{bench_error, context, pipeline};
 use crate::args::BandwidthArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, default_sweep_sizes, interrupted, resolve_cpu, resolve_node_with_memory,
-    run_bandwidth, BandwidthConfig, BenchError, Context,
+    check_memory_fits, default_sweep_sizes, resolve_cpu, resolve_node_with_memory, run_bandwidth,
+    BandwidthConfig, BenchError, Context,
 };
+use numabench::interrupt::interrupted;
 use numabench::kernels::KERNELS;
 use numabench::memory::MemoryPlacement;
 
@@ -44,9 +45,9 @@ fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConf
         (None, None) => allowed.clone(),
     };
     let memory = if let Some(node) = args.mem_node {
-        MemoryPlacement::Bind(resolve_node_with_memory(topology, node)?)
+        MemoryPlacement::bind(resolve_node_with_memory(topology, node)?)
     } else if let Some(nodes) = &args.interleave {
-        MemoryPlacement::Interleave(
+        MemoryPlacement::interleave(
             nodes
                 .0
                 .iter()

@@ -4,7 +4,8 @@ use super::measuring::measure;
 use crate::args::CharacterizeArgs;
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
-use numabench::bench::{characterize_plan, interrupted, run_step, select, BenchError};
+use numabench::bench::{characterize_plan, run_step, select, BenchError};
+use numabench::interrupt::interrupted;
 use numabench::topology::render_table;
 
 pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {

@@ -22,7 +22,7 @@ fn validate(args: &LatencyArgs, context: &Context) -> Result<LatencyConfig, Benc
     let topology = &context.topology;
     let cpu = choose_cpu(topology, args.cpu, args.cpu_node)?;
     let memory = match args.mem_node {
-        Some(node) => MemoryPlacement::Bind(resolve_node_with_memory(topology, node)?),
+        Some(node) => MemoryPlacement::bind(resolve_node_with_memory(topology, node)?),
         None => MemoryPlacement::FirstTouch {
             nodes: topology.node_of_cpu(cpu).into_iter().collect(),
         },

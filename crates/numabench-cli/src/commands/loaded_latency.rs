@@ -39,7 +39,7 @@ pub fn run(args: &LoadedLatencyArgs) -> Result<Status, CliError> {
             Ok(LoadedLatencyConfig {
                 chaser_cpu: chaser,
                 generator_cpus: generators,
-                memory: MemoryPlacement::Bind(node),
+                memory: MemoryPlacement::bind(node),
                 size,
                 delays: if args.delays.is_empty() {
                     DEFAULT_DELAYS.to_vec()

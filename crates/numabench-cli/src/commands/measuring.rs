@@ -5,9 +5,10 @@ use crate::args::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Status};
 use crate::placement_warnings::PlacementWarnings;
 use numabench::bench::{
-    check_memory_fits, cpus_of_node, dram_working_set, install_interrupt_handler, resolve_cpu,
-    resolve_node_with_memory, BenchError, Context,
+    check_memory_fits, cpus_of_node, dram_working_set, resolve_cpu, resolve_node_with_memory,
+    BenchError, Context,
 };
+use numabench::interrupt::install_interrupt_handler;
 use numabench::output::{OutputConfig, OutputError, Pipeline, RunMetadata};
 use numabench::topology::discover_this_system;
 use numabench::topology::TopologyReport;

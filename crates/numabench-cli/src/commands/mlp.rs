@@ -16,7 +16,7 @@ pub fn run(args: &MlpArgs) -> Result<Status, CliError> {
             let node = choose_memory_node(topology, args.mem_node, cpu)?;
             Ok(MlpConfig {
                 cpu,
-                memory: MemoryPlacement::Bind(node),
+                memory: MemoryPlacement::bind(node),
                 size: size_or_dram(topology, args.size, &[node])?,
                 order: args.order.into(),
             })

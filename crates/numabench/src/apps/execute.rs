@@ -5,8 +5,8 @@ use super::kernel::{AppKernel, Verification};
 use super::placement::{PlacementScheme, ThreadScheme};
 use super::rusage::{usage_now, Usage};
 use super::team::{plan_cpus, PageReport, Team, TeamError};
-use crate::bench::{interrupted, Stopwatch};
-use crate::memory::interleave_fraction;
+use crate::clock::Stopwatch;
+use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::Sample;
 use crate::topology::TopologyReport;
@@ -193,17 +193,10 @@ fn placement_check(
             let home = topology.node_of_cpu(cpus[0]?)?;
             pages.pages_per_node.get(&home).copied().unwrap_or(0) as f64 / total as f64
         }
-        PlacementScheme::Bind(node) => {
-            pages.pages_per_node.get(node).copied().unwrap_or(0) as f64 / total as f64
-        }
-        PlacementScheme::Interleave(nodes) => {
-            // An empty list is every allowed node with memory, as the team interleaves.
-            let nodes = match nodes.is_empty() {
-                true => crate::bench::memory_nodes(topology),
-                false => nodes.clone(),
-            };
-            interleave_fraction(&pages.pages_per_node, total, &nodes, 1)
-        }
+        // An empty list is every allowed node with memory, as the team places it.
+        PlacementScheme::Policy(policy) => policy
+            .or_nodes(&crate::bench::memory_nodes(topology))
+            .fraction_placed(&pages.pages_per_node, total, 1),
     };
     Some(PlacementCheck {
         pages: total,
@@ -460,7 +453,7 @@ mod tests {
     /// The configured threshold decides, not a fixed 95%.
     #[test]
     fn the_configured_threshold_decides_whether_placement_is_achieved() {
-        let (topology, mut config) = two_node_config(PlacementScheme::Bind(1));
+        let (topology, mut config) = two_node_config(PlacementScheme::bind(1));
         let mostly_on_1 = pages(&[(0, 10), (1, 90)]);
         config.placement_threshold = 0.8;
         assert!(
@@ -481,7 +474,7 @@ mod tests {
     #[test]
     fn an_interleave_with_every_page_on_one_node_is_not_achieved() {
         for nodes in [vec![0, 1], vec![]] {
-            let (topology, config) = two_node_config(PlacementScheme::Interleave(nodes));
+            let (topology, config) = two_node_config(PlacementScheme::interleave(nodes));
             let lopsided = placement_check(&topology, &config, &pages(&[(0, 100)])).unwrap();
             assert_eq!(lopsided.fraction_as_requested, 0.5);
             assert!(!lopsided.achieved);

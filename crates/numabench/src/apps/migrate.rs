@@ -1,25 +1,8 @@
 //! `serial+migrate`'s migration step: each worker moves its block's pages
 //! to its own node with move_pages, counting the pages that changed node.
 
+use crate::memory::syscalls::{current_node, move_pages, MPOL_MF_MOVE};
 use crate::memory::PAGE_SIZE;
-
-/// move_pages' flag to move pages of this process.
-pub(super) const MPOL_MF_MOVE: libc::c_int = 2;
-
-/// The NUMA node of the CPU this thread runs on.
-pub(super) fn current_node() -> libc::c_int {
-    let (mut cpu, mut node) = (0u32, 0u32);
-    // SAFETY: getcpu writes two unsigned ints; the cache argument may be NULL.
-    unsafe {
-        libc::syscall(
-            libc::SYS_getcpu,
-            &mut cpu as *mut u32,
-            &mut node as *mut u32,
-            std::ptr::null_mut::<libc::c_void>(),
-        );
-    }
-    node as libc::c_int
-}
 
 /// Pages that moved: on a node before (`before[i] >= 0`) and on another
 /// one after. Pages not present, or that the kernel could not move (a
@@ -33,22 +16,12 @@ fn pages_moved(before: &[i32], after: &[i32]) -> u64 {
 }
 
 /// Where each page of `pages` is now (move_pages with no target nodes):
-/// its node, or a negative errno.
+/// its node, or a negative errno (-1 for all when the query failed).
 fn query_nodes(pages: &[*mut libc::c_void], status: &mut [i32]) {
     status.fill(-1);
     // SAFETY: every address lies in a mapping of this process (the caller's); status holds one
-    // entry per page; a NULL node list makes move_pages a query.
-    unsafe {
-        libc::syscall(
-            libc::SYS_move_pages,
-            0,
-            pages.len(),
-            pages.as_ptr(),
-            std::ptr::null::<libc::c_int>(),
-            status.as_mut_ptr(),
-            0,
-        );
-    }
+    // entry per page.
+    let _ = unsafe { move_pages(pages, &[], status, 0) };
 }
 
 /// Moves to the calling thread's node the pages that begin in
@@ -75,18 +48,8 @@ pub fn migrate_to_current_node(start: usize, bytes: usize) -> u64 {
         status.fill(-1);
         // SAFETY: every address lies in a mapping of this process (the team's arrays); targets
         // and status hold one entry per page of the chunk.
-        let not_moved = unsafe {
-            libc::syscall(
-                libc::SYS_move_pages,
-                0,
-                chunk.len(),
-                chunk.as_ptr(),
-                targets.as_ptr(),
-                status.as_mut_ptr(),
-                MPOL_MF_MOVE,
-            )
-        };
-        if not_moved != 0 {
+        let moved_all = unsafe { move_pages(chunk, &targets[..chunk.len()], status, MPOL_MF_MOVE) };
+        if !matches!(moved_all, Ok(0)) {
             // The kernel stopped early (its statuses for this chunk are incomplete): ask where
             // the pages are now.
             query_nodes(chunk, status);

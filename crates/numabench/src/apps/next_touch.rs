@@ -10,7 +10,7 @@
 //! they do (`vm.max_map_count`), the range is unprotected whole and its
 //! untouched pages stay where they were, and [`unprotect`] says how many.
 
-use super::migrate::{current_node, MPOL_MF_MOVE};
+use crate::memory::syscalls::{current_node, move_page};
 use crate::memory::PAGE_SIZE;
 use std::io;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -116,31 +116,13 @@ fn open_page(owner: usize, page: usize) {
 /// it changed node.
 fn migrate_page(owner: usize, page: usize) {
     let node = current_node();
-    let (mut before, mut after) = (-1i32, -1i32);
-    let pages = [page as *mut libc::c_void];
-    // SAFETY: raw move_pages calls on one page of our own range (now accessible: move_pages
-    // cannot migrate a page of a PROT_NONE mapping); each status is one i32; async-signal-safe.
-    unsafe {
-        // Where the page is before the move: only a page that changes node counts as migrated.
-        libc::syscall(
-            libc::SYS_move_pages,
-            0,
-            1usize,
-            pages.as_ptr(),
-            std::ptr::null::<libc::c_int>(),
-            &mut before as *mut i32,
-            0,
-        );
-        libc::syscall(
-            libc::SYS_move_pages,
-            0,
-            1usize,
-            pages.as_ptr(),
-            &node as *const libc::c_int,
-            &mut after as *mut i32,
-            MPOL_MF_MOVE,
-        );
-    }
+    let page = page as *mut libc::c_void;
+    // SAFETY: one page of our own range, now accessible (move_pages cannot migrate a page of a
+    // PROT_NONE mapping); move_page neither allocates nor panics, so it is async-signal-safe.
+    // Where the page is before the move: only a page that changes node counts as migrated.
+    let before = unsafe { move_page(page, None) };
+    // SAFETY: as above.
+    let after = unsafe { move_page(page, Some(node)) };
     if before >= 0 && after == node && before != node {
         RANGE_MIGRATED[owner].fetch_add(1, Ordering::Relaxed);
     }

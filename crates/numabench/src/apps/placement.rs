@@ -1,6 +1,6 @@
 //! Where an application's main arrays go and where its threads run.
 
-use crate::parse::parse_id_list;
+use crate::memory::{MemoryPolicy, PolicyMode};
 use std::fmt;
 
 /// Placement scheme for the main arrays (`--placement`).
@@ -11,10 +11,10 @@ pub enum PlacementScheme {
     /// Worker 0 touches everything: all pages on its node, as a serial
     /// initialisation leaves them.
     Serial,
-    /// Pages round-robin over the given nodes (all allowed when empty).
-    Interleave(Vec<u32>),
-    /// All pages on one node.
-    Bind(u32),
+    /// A kernel memory policy on the arrays: `bind:N` (all pages on one
+    /// node) or `interleave[:LIST]` (round-robin over the nodes, every
+    /// allowed node with memory when the list is empty).
+    Policy(MemoryPolicy),
     /// Serial initialisation, then before the first iteration each worker
     /// moves the pages of its block to its own node (move_pages).
     SerialMigrate,
@@ -28,34 +28,63 @@ pub enum PlacementScheme {
 }
 
 impl PlacementScheme {
+    /// All pages on one node (`bind:N`).
+    pub fn bind(node: u32) -> Self {
+        PlacementScheme::Policy(MemoryPolicy::bind(node))
+    }
+
+    /// Pages round-robin over `nodes`, every allowed node when empty
+    /// (`interleave[:LIST]`).
+    pub fn interleave(nodes: Vec<u32>) -> Self {
+        PlacementScheme::Policy(MemoryPolicy::interleave(nodes))
+    }
+
     /// Parses `first-touch`, `serial`, `interleave[:LIST]`, `bind:N`,
-    /// `serial+migrate`, `next-touch`, `autonuma`.
+    /// `serial+migrate`, `next-touch`, `autonuma`. The policy forms are
+    /// read by [`MemoryPolicy::parse`]; of them, applications take `bind:N`
+    /// and `interleave[:LIST|all]`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let scheme = match text {
             "first-touch" => PlacementScheme::FirstTouch,
             "serial" => PlacementScheme::Serial,
-            "interleave" | "interleave:all" => PlacementScheme::Interleave(Vec::new()),
             "serial+migrate" => PlacementScheme::SerialMigrate,
             "next-touch" => PlacementScheme::NextTouch,
             "autonuma" => PlacementScheme::AutoNuma,
-            _ => {
-                if let Some(list) = text.strip_prefix("interleave:") {
-                    PlacementScheme::Interleave(
-                        parse_id_list(list)
-                            .map_err(|error| format!("placement '{text}': {error}"))?,
-                    )
-                } else if let Some(node) = text.strip_prefix("bind:") {
-                    PlacementScheme::Bind(node.parse().map_err(|_| {
-                        format!("placement '{text}': '{node}' is not a node number")
-                    })?)
-                } else {
+            _ => match MemoryPolicy::parse(text) {
+                Some(Ok(policy)) if Self::takes_form(text) => {
+                    if policy.mode == PolicyMode::Bind {
+                        policy
+                            .single_node()
+                            .map_err(|reason| format!("placement '{text}': {reason}"))?;
+                    }
+                    PlacementScheme::Policy(policy)
+                }
+                Some(Err(reason)) if Self::takes_form(text) => {
+                    return Err(format!("placement '{text}': {reason}"))
+                }
+                _ => {
                     return Err(format!(
                         "unknown placement '{text}' (valid: first-touch, serial, interleave[:LIST], bind:N, serial+migrate, next-touch, autonuma)"
-                    ));
+                    ))
                 }
-            }
+            },
         };
         Ok(scheme)
+    }
+
+    /// Whether `text` is written in one of the policy forms applications
+    /// take: `bind:N`, `interleave`, `interleave:LIST`.
+    fn takes_form(text: &str) -> bool {
+        text == "interleave" || text.starts_with("interleave:") || text.starts_with("bind:")
+    }
+
+    /// The kernel memory policy the arrays get before they are touched,
+    /// if any (`bind`, `interleave`).
+    pub fn memory_policy(&self) -> Option<&MemoryPolicy> {
+        match self {
+            PlacementScheme::Policy(policy) => Some(policy),
+            _ => None,
+        }
     }
 
     /// Every scheme a placement study tries.
@@ -63,7 +92,7 @@ impl PlacementScheme {
         vec![
             PlacementScheme::FirstTouch,
             PlacementScheme::Serial,
-            PlacementScheme::Interleave(Vec::new()),
+            PlacementScheme::interleave(Vec::new()),
             PlacementScheme::SerialMigrate,
             PlacementScheme::NextTouch,
         ]
@@ -72,7 +101,7 @@ impl PlacementScheme {
     /// Every scheme: the study set, `bind:node` and `autonuma`.
     pub fn every_scheme(node: u32) -> Vec<Self> {
         let mut schemes = Self::study_set();
-        schemes.push(PlacementScheme::Bind(node));
+        schemes.push(PlacementScheme::bind(node));
         schemes.push(PlacementScheme::AutoNuma);
         schemes
     }
@@ -83,15 +112,7 @@ impl fmt::Display for PlacementScheme {
         match self {
             PlacementScheme::FirstTouch => write!(formatter, "first-touch"),
             PlacementScheme::Serial => write!(formatter, "serial"),
-            PlacementScheme::Interleave(nodes) if nodes.is_empty() => {
-                write!(formatter, "interleave")
-            }
-            PlacementScheme::Interleave(nodes) => write!(
-                formatter,
-                "interleave:{}",
-                crate::parse::format_id_list(nodes)
-            ),
-            PlacementScheme::Bind(node) => write!(formatter, "bind:{node}"),
+            PlacementScheme::Policy(policy) => write!(formatter, "{}", policy.label()),
             PlacementScheme::SerialMigrate => write!(formatter, "serial+migrate"),
             PlacementScheme::NextTouch => write!(formatter, "next-touch"),
             PlacementScheme::AutoNuma => write!(formatter, "autonuma"),
@@ -149,9 +170,32 @@ mod tests {
         ] {
             assert_eq!(PlacementScheme::parse(text).unwrap().to_string(), text);
         }
+        assert_eq!(
+            PlacementScheme::parse("interleave:all").unwrap(),
+            PlacementScheme::interleave(Vec::new())
+        );
         assert!(PlacementScheme::parse("bind:x")
             .unwrap_err()
             .contains("bind:x"));
+        assert!(PlacementScheme::parse("bind:0-1")
+            .unwrap_err()
+            .contains("placement 'bind:0-1': bind takes one node"));
+        assert!(PlacementScheme::parse("bind:all").is_err());
+        // The run-only memory policies are not application placements.
+        for text in [
+            "membind:0",
+            "preferred:0",
+            "preferred-many:0",
+            "bind",
+            "membind",
+        ] {
+            assert!(
+                PlacementScheme::parse(text)
+                    .unwrap_err()
+                    .starts_with(&format!("unknown placement '{text}'")),
+                "{text}"
+            );
+        }
         assert!(PlacementScheme::parse("scattered")
             .unwrap_err()
             .contains("unknown placement 'scattered'"));

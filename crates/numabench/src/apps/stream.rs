@@ -10,7 +10,7 @@
 use super::kernel::{AppKernel, Verification};
 use super::shared_array::SharedArray;
 use super::team::{Team, TeamError};
-use crate::bench::Stopwatch;
+use crate::clock::Stopwatch;
 use crate::kernels::{run_loop, KernelLoop, SimdChoice, SimdLevel};
 use crate::output::Unit;
 use serde_json::{json, Map, Value};

@@ -10,7 +10,7 @@ use super::execute::{emit_app_records, run_once, AppRun, AppRunConfig};
 use super::study::StudyRow;
 use super::study_verdict::{exclusion, fastest, repeatability, Fastest};
 use super::team::TeamError;
-use crate::bench::interrupted;
+use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::topology::TopologyReport;
 use serde_json::{json, Map};

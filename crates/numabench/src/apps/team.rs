@@ -7,7 +7,7 @@ use super::migrate;
 use super::next_touch::{self, NextTouchOutcome};
 use super::placement::{PlacementScheme, ThreadScheme};
 use super::shared_array::SharedArray;
-use crate::memory::{MemoryError, MemoryPlacement, PAGE_SIZE};
+use crate::memory::{MemoryError, MemoryPolicy, PAGE_SIZE};
 use crate::threads::{current_cpu, pin_current_thread, PinError};
 use crate::topology::TopologyReport;
 use std::ops::Range;
@@ -69,7 +69,9 @@ pub struct Team {
     cpus: Vec<Option<u32>>,
     scheme: PlacementScheme,
     nodes_of_workers: Vec<Option<u32>>,
-    interleave_nodes: Vec<u32>,
+    /// The scheme's memory policy, its nodes filled in (an interleave
+    /// over every allowed node with memory when the scheme names none).
+    policy: Option<MemoryPolicy>,
     shared: Arc<Shared>,
     handles: Vec<JoinHandle<()>>,
     caller_affinity: Option<libc::cpu_set_t>,
@@ -121,18 +123,9 @@ impl Team {
                 "a team needs at least one thread".into(),
             ));
         }
-        let interleave_nodes = match &scheme {
-            PlacementScheme::Interleave(nodes) if nodes.is_empty() => topology
-                .nodes
-                .iter()
-                .filter(|node| {
-                    node.memory_total_bytes > 0 && topology.allowed.nodes.contains(&node.index)
-                })
-                .map(|node| node.index)
-                .collect(),
-            PlacementScheme::Interleave(nodes) => nodes.clone(),
-            _ => Vec::new(),
-        };
+        let policy = scheme
+            .memory_policy()
+            .map(|policy| policy.or_nodes(&crate::bench::memory_nodes(topology)));
         let shared = Arc::new(Shared {
             generation: AtomicU64::new(0),
             completed: AtomicUsize::new(0),
@@ -199,7 +192,7 @@ impl Team {
             cpus,
             scheme,
             nodes_of_workers,
-            interleave_nodes,
+            policy,
             shared,
             handles,
             caller_affinity,
@@ -287,12 +280,8 @@ impl Team {
     pub fn alloc<T: Copy>(&self, len: usize, unit: usize) -> Result<SharedArray<T>, TeamError> {
         let array = SharedArray::<T>::map(len, unit)?;
         let buffer = array.buffer();
-        match &self.scheme {
-            PlacementScheme::Bind(node) => MemoryPlacement::Bind(*node).apply(buffer)?,
-            PlacementScheme::Interleave(_) => {
-                MemoryPlacement::Interleave(self.interleave_nodes.clone()).apply(buffer)?
-            }
-            _ => {}
+        if let Some(policy) = &self.policy {
+            policy.apply(buffer)?;
         }
         let start = buffer.as_ptr() as usize;
         let bytes = buffer.len();

@@ -2,11 +2,11 @@
 //! arrays, started together; the best repetition is the headline.
 
 use super::calibration::TeamCalibration;
-use super::clock::Stopwatch;
 use super::context::Context;
 use super::error::BenchError;
-use super::interrupt::interrupted;
 use super::placed::{OwnedRange, PlacedBuffer};
+use crate::clock::Stopwatch;
+use crate::interrupt::interrupted;
 use crate::kernels::{run_kernel, KernelSpec, SimdChoice, SimdLevel};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};

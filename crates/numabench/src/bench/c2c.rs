@@ -4,10 +4,10 @@
 //! moving a modified line between those cores — what MLC's c2c latency and
 //! multichase's pingpong measure.
 
-use super::clock::Stopwatch;
 use super::context::Context;
 use super::error::BenchError;
-use super::interrupt::interrupted;
+use crate::clock::Stopwatch;
+use crate::interrupt::interrupted;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::run_pinned;

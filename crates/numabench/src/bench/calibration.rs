@@ -3,7 +3,7 @@
 //! own shares of the placed arrays, timed like a repetition (from the
 //! barrier to the last thread's finish); the fastest level is measured.
 
-use super::clock::Stopwatch;
+use crate::clock::Stopwatch;
 use crate::kernels::{SimdChoice, SimdLevel};
 use crate::threads::{Aborted, WorkerContext};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -135,7 +135,7 @@ pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
         let config = LatencyConfig {
             sizes: vec![size],
             cpu: d.first_cpu,
-            memory: MemoryPlacement::Bind(d.first_node),
+            memory: MemoryPlacement::bind(d.first_node),
             order: ChaseOrder::default(),
         };
         steps.push(
@@ -223,7 +223,7 @@ pub(super) fn plan_loaded_latency(d: &Defaults, steps: &mut Steps) {
     let config = LoadedLatencyConfig {
         chaser_cpu: d.first_cpu,
         generator_cpus: generators,
-        memory: MemoryPlacement::Bind(d.first_node),
+        memory: MemoryPlacement::bind(d.first_node),
         size: d.dram.min(256 << 20),
         delays: vec![1000, 250, 60, 0],
         mix: TrafficMix::AllReads,
@@ -268,7 +268,7 @@ pub fn run_step(context: &Context, step: &Step, pipeline: &mut Pipeline) -> Resu
         Work::Mlp { cpu, node, size } => {
             let config = MlpConfig {
                 cpu: *cpu,
-                memory: MemoryPlacement::Bind(*node),
+                memory: MemoryPlacement::bind(*node),
                 size: *size,
                 order: ChaseOrder::default(),
             };

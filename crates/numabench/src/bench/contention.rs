@@ -78,7 +78,7 @@ pub fn run_contention(
     pipeline: &mut Pipeline,
 ) -> Result<ContentionSummary, BenchError> {
     let read = kernel_by_name("read").expect("read kernel is registered");
-    let on_target = MemoryPlacement::Bind(target_node);
+    let on_target = MemoryPlacement::bind(target_node);
     let mut serial_per_thread = Vec::new();
     for &cpu in cpus {
         let config = BandwidthConfig::new(read, vec![cpu], size, on_target.clone());

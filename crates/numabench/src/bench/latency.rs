@@ -4,11 +4,11 @@
 //! within TLB-sized blocks (the idle memory latency), or over the whole
 //! buffer (plus the page-walk cost), or within pages.
 
-use super::clock::{tsc_ghz, Stopwatch};
 use super::context::Context;
 use super::error::BenchError;
-use super::interrupt::interrupted;
 use super::placed::PlacedBuffer;
+use crate::clock::{tsc_ghz, Stopwatch};
+use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
 use crate::memory::{MemoryPlacement, HUGE_PAGE_SIZE, PAGE_SIZE};
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};

@@ -3,12 +3,12 @@
 //! between requests — the latency-versus-bandwidth curve that MLC's loaded
 //! latency and the Mess benchmark draw.
 
-use super::clock::Stopwatch;
 use super::context::Context;
 use super::error::BenchError;
-use super::interrupt::interrupted;
 use super::latency::{chase_page_bytes, insert_order};
 use super::placed::PlacedBuffer;
+use crate::clock::Stopwatch;
+use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};

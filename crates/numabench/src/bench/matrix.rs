@@ -4,9 +4,9 @@
 use super::bandwidth::{run_bandwidth, BandwidthConfig};
 use super::context::Context;
 use super::error::BenchError;
-use super::interrupt::interrupted;
 use super::latency::{emit_latency, measure_latency, LatencyConfig};
 use super::placed::{cpu_nodes, cpus_of_node, memory_nodes};
+use crate::interrupt::interrupted;
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;
@@ -93,7 +93,7 @@ pub fn run_latency_matrix(
             let config = LatencyConfig {
                 sizes: vec![size],
                 cpu,
-                memory: MemoryPlacement::Bind(memory_node),
+                memory: MemoryPlacement::bind(memory_node),
                 order: ChaseOrder::default(),
             };
             let measured = measure_latency(context, &config, size)?;
@@ -150,7 +150,7 @@ pub fn run_bandwidth_matrix(
                 return Ok(matrix);
             }
             let config =
-                BandwidthConfig::new(read, cpus.clone(), size, MemoryPlacement::Bind(memory_node))
+                BandwidthConfig::new(read, cpus.clone(), size, MemoryPlacement::bind(memory_node))
                     .labelled(
                         "matrix-bandwidth",
                         labels(cpu_node, memory_node, Some(("mode", mode.name()))),

@@ -9,12 +9,12 @@
 //! every line of the buffer once (a chain that restarted each sample would
 //! re-read the same lines from the cache and report more than k).
 
-use super::clock::Stopwatch;
 use super::context::Context;
 use super::error::BenchError;
-use super::interrupt::interrupted;
 use super::latency::{chase_page_bytes, insert_order, loads_per_sample};
 use super::placed::PlacedBuffer;
+use crate::clock::Stopwatch;
+use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, chase_many, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};

@@ -7,11 +7,9 @@ mod bandwidth;
 mod c2c;
 mod calibration;
 mod characterize;
-mod clock;
 mod contention;
 mod context;
 mod error;
-mod interrupt;
 mod latency;
 mod loaded_latency;
 mod matrix;
@@ -25,11 +23,9 @@ pub use bandwidth::{
 };
 pub use c2c::{c2c_pairs, measure_c2c, run_c2c};
 pub use characterize::{characterize_plan, run_step, Defaults, Step, Steps};
-pub use clock::{tsc_ghz, Stopwatch};
 pub use contention::{run_contention, ContentionSummary};
 pub use context::Context;
 pub use error::BenchError;
-pub use interrupt::{install_interrupt_handler, interrupted};
 pub use latency::{
     default_sweep_sizes, emit_latency, measure_latency, run_latency, LatencyConfig,
     LatencyMeasurement,

@@ -355,7 +355,7 @@ mod tests {
         let this = crate::topology::discover_this_system().unwrap();
         let node = this.node_of_cpu(this.allowed.cpus[0]).unwrap();
         let mut placed =
-            PlacedBuffer::allocate(3 * PAGE_SIZE, MemoryPlacement::Bind(node), false).unwrap();
+            PlacedBuffer::allocate(3 * PAGE_SIZE, MemoryPlacement::bind(node), false).unwrap();
         placed.buffer.touch_pages();
         let elsewhere = node + 1;
         let split = 5440; // inside the second page

@@ -5,8 +5,8 @@
 use super::bandwidth::{run_bandwidth, BandwidthConfig};
 use super::context::Context;
 use super::error::BenchError;
-use super::interrupt::interrupted;
 use super::placed::{cpu_nodes, cpus_of_node};
+use crate::interrupt::interrupted;
 use crate::kernels::KernelSpec;
 use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;
@@ -88,7 +88,7 @@ pub fn run_scaling(
                 kernel,
                 cpus[..threads].to_vec(),
                 size,
-                MemoryPlacement::Bind(memory_node),
+                MemoryPlacement::bind(memory_node),
             )
             .labelled("scaling", labels);
             let result = run_bandwidth(context, &config, pipeline)?;

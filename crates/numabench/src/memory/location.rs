@@ -1,10 +1,10 @@
 //! Where pages really are: the kernel's answer to move_pages in query mode.
 
 use super::buffer::Buffer;
-use super::check::{interleave_fraction, PlacementCheck};
+use super::check::PlacementCheck;
 use super::errors::MemoryError;
 use super::huge_pages::HUGE_PAGE_SIZE;
-use super::policy::MemoryPlacement;
+use super::placement::MemoryPlacement;
 use super::syscalls::{move_pages, PAGE_SIZE};
 use std::collections::BTreeMap;
 
@@ -76,18 +76,18 @@ impl PageNodes {
         self.resident() + self.not_present
     }
 
-    /// The share of all pages placed as `placement` asks: on its node(s)
-    /// for a bind or a first touch, split evenly for an interleave (see
-    /// [`interleave_fraction`]; `granule_pages` is how many base pages the
-    /// kernel places as one). Pages not present count as misplaced.
+    /// The share of all pages placed as `placement` asks: on its nodes for
+    /// a first touch, as [`super::MemoryPolicy::fraction_placed`] says for
+    /// a policy (`granule_pages` is how many base pages the kernel places
+    /// as one). Pages not present count as misplaced.
     pub fn fraction_as_requested(&self, placement: &MemoryPlacement, granule_pages: u64) -> f64 {
         let pages = self.pages();
         match placement {
-            MemoryPlacement::Interleave(nodes) => {
-                interleave_fraction(&self.per_node, pages, nodes, granule_pages)
+            MemoryPlacement::Policy(policy) => {
+                policy.fraction_placed(&self.per_node, pages, granule_pages)
             }
             _ if pages == 0 => 0.0,
-            other => self.on_nodes(&other.expected_nodes()) as f64 / pages as f64,
+            MemoryPlacement::FirstTouch { nodes } => self.on_nodes(nodes) as f64 / pages as f64,
         }
     }
 }
@@ -153,12 +153,12 @@ mod tests {
     #[test]
     fn binding_to_node_0_is_verified() {
         let mut buffer = Buffer::new(32 * PAGE_SIZE).unwrap();
-        MemoryPlacement::Bind(0).apply(&buffer).unwrap();
+        MemoryPlacement::bind(0).apply(&buffer).unwrap();
         buffer.touch_pages();
-        let check = check_placement(&buffer, &MemoryPlacement::Bind(0), 0.99).unwrap();
+        let check = check_placement(&buffer, &MemoryPlacement::bind(0), 0.99).unwrap();
         assert!(check.achieved);
         assert_eq!(check.pages_per_node.get(&0), Some(&32));
-        let elsewhere = check_placement(&buffer, &MemoryPlacement::Bind(1), 0.99).unwrap();
+        let elsewhere = check_placement(&buffer, &MemoryPlacement::bind(1), 0.99).unwrap();
         assert!(!elsewhere.achieved, "pages on node 0 are not on node 1");
     }
 
@@ -167,14 +167,14 @@ mod tests {
     #[test]
     fn all_pages_on_one_node_of_an_interleave_over_two_is_not_achieved() {
         let all_on_0 = PageNodes::from_statuses(&[0; 64]);
-        let interleave = MemoryPlacement::Interleave(vec![0, 1]);
+        let interleave = MemoryPlacement::interleave(vec![0, 1]);
         assert_eq!(all_on_0.fraction_as_requested(&interleave, 1), 0.5);
         let check = all_on_0.clone().check_fraction(0.5, 0.95);
         assert!(!check.achieved);
         let split = PageNodes::from_statuses(&[0, 1].repeat(32));
         assert_eq!(split.fraction_as_requested(&interleave, 1), 1.0);
         assert_eq!(
-            all_on_0.fraction_as_requested(&MemoryPlacement::Bind(0), 1),
+            all_on_0.fraction_as_requested(&MemoryPlacement::bind(0), 1),
             1.0
         );
     }
@@ -184,7 +184,7 @@ mod tests {
     #[test]
     fn interleaving_over_node_0_alone_is_verified() {
         let mut buffer = Buffer::new(32 * PAGE_SIZE).unwrap();
-        let interleave = MemoryPlacement::Interleave(vec![0]);
+        let interleave = MemoryPlacement::interleave(vec![0]);
         interleave.apply(&buffer).unwrap();
         buffer.touch_pages();
         assert!(
@@ -197,6 +197,6 @@ mod tests {
     #[test]
     fn binding_to_a_missing_node_is_refused_by_the_kernel() {
         let buffer = Buffer::new(PAGE_SIZE).unwrap();
-        assert!(MemoryPlacement::Bind(1000).apply(&buffer).is_err());
+        assert!(MemoryPlacement::bind(1000).apply(&buffer).is_err());
     }
 }

@@ -4,7 +4,8 @@
 
 use super::observe::{observe, Observation};
 use super::pin_files::PinFiles;
-use super::policy::{set_mempolicy, MemoryPolicy, RunPolicy};
+use super::policy::RunPolicy;
+use crate::memory::MemoryPolicy;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -162,7 +163,7 @@ impl ChildSetup {
             }
         }
         if let Some(policy) = &self.memory {
-            set_mempolicy(policy)?;
+            policy.set_for_this_thread()?;
         }
         Ok(())
     }

@@ -5,22 +5,10 @@
 //! `interleave:LIST|all`, `preferred:N`, `preferred-many:LIST`); `as-is`
 //! changes nothing.
 
-use crate::parse::{format_id_list, parse_id_list};
+use crate::memory::{MemoryPolicy, PolicyMode};
+use crate::parse::format_id_list;
 use crate::topology::TopologyReport;
 use thiserror::Error;
-
-/// A kernel memory policy for set_mempolicy.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemoryPolicy {
-    /// MPOL_* mode.
-    pub mode: i32,
-    pub nodes: Vec<u32>,
-}
-
-pub const MPOL_PREFERRED: i32 = 1;
-pub const MPOL_BIND: i32 = 2;
-pub const MPOL_INTERLEAVE: i32 = 3;
-pub const MPOL_PREFERRED_MANY: i32 = 5;
 
 /// A validated policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,17 +31,21 @@ pub enum PolicyError {
     Invalid { policy: String, reason: String },
 }
 
-fn nodes_of(policy: &str, text: &str, topology: &TopologyReport) -> Result<Vec<u32>, PolicyError> {
+/// `nodes` checked against the machine: each must exist and be allowed to
+/// this process; none stands for every allowed node (`all`).
+fn nodes_of(
+    policy: &str,
+    nodes: &[u32],
+    topology: &TopologyReport,
+) -> Result<Vec<u32>, PolicyError> {
     let invalid = |reason: String| PolicyError::Invalid {
         policy: policy.to_string(),
         reason,
     };
-    let nodes = if text == "all" {
-        topology.allowed.nodes.clone()
-    } else {
-        parse_id_list(text).map_err(|error| invalid(error.to_string()))?
-    };
-    for node in &nodes {
+    if nodes.is_empty() {
+        return Ok(topology.allowed.nodes.clone());
+    }
+    for node in nodes {
         if topology.node(*node).is_none() {
             let known: Vec<u32> = topology.nodes.iter().map(|node| node.index).collect();
             return Err(invalid(format!(
@@ -67,7 +59,7 @@ fn nodes_of(policy: &str, text: &str, topology: &TopologyReport) -> Result<Vec<u
             )));
         }
     }
-    Ok(nodes)
+    Ok(nodes.to_vec())
 }
 
 /// Allowed CPUs in compact order (ascending) or scatter order (round-robin
@@ -130,65 +122,28 @@ pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, 
             ("as-is", None) => {}
             ("pin-compact", None) => policy.pin_order = Some(pin_order(topology, false)),
             ("pin-scatter", None) => policy.pin_order = Some(pin_order(topology, true)),
-            ("bind", Some(node)) => {
-                let nodes = nodes_of(text, node, topology)?;
-                let [node] = nodes[..] else {
-                    return Err(invalid("bind takes one node"));
+            (_, Some(_)) if memory_part => {
+                let memory = match MemoryPolicy::parse(part) {
+                    Some(parsed) => parsed.map_err(|reason| invalid(&reason))?,
+                    None => return Err(PolicyError::Unknown(text.to_string())),
                 };
-                let cpus: Vec<u32> = topology
-                    .node(node)
-                    .map(|info| {
-                        info.cpus
-                            .iter()
-                            .copied()
-                            .filter(|cpu| topology.allowed.cpus.contains(cpu))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                if cpus.is_empty() {
-                    return Err(invalid(&format!("node {node} has no CPUs this process may use; use membind:{node} for its memory")));
+                let memory = MemoryPolicy {
+                    nodes: nodes_of(text, &memory.nodes, topology)?,
+                    ..memory
+                };
+                if matches!(name, "bind" | "preferred") {
+                    memory.single_node().map_err(|reason| invalid(&reason))?;
                 }
-                policy.affinity = Some(cpus);
-                policy.memory = Some(MemoryPolicy {
-                    mode: MPOL_BIND,
-                    nodes: vec![node],
-                });
-            }
-            ("membind", Some(list)) => {
-                policy.memory = Some(MemoryPolicy {
-                    mode: MPOL_BIND,
-                    nodes: nodes_of(text, list, topology)?,
-                })
-            }
-            ("interleave", Some(list)) => {
-                policy.memory = Some(MemoryPolicy {
-                    mode: MPOL_INTERLEAVE,
-                    nodes: nodes_of(text, list, topology)?,
-                })
-            }
-            ("preferred", Some(node)) => {
-                let nodes = nodes_of(text, node, topology)?;
-                if nodes.len() != 1 {
-                    return Err(invalid(
-                        "preferred takes one node (preferred-many takes a list)",
-                    ));
+                if name == "bind" {
+                    policy.affinity =
+                        Some(cpus_of(&memory, topology).map_err(|reason| invalid(&reason))?);
                 }
-                policy.memory = Some(MemoryPolicy {
-                    mode: MPOL_PREFERRED,
-                    nodes,
-                });
-            }
-            ("preferred-many", Some(list)) => {
-                let nodes = nodes_of(text, list, topology)?;
-                if !kernel_accepts(MPOL_PREFERRED_MANY, &nodes) {
+                if memory.mode == PolicyMode::PreferredMany && !kernel_accepts(&memory) {
                     return Err(invalid(
                         "this kernel does not support MPOL_PREFERRED_MANY (Linux 5.15 or later)",
                     ));
                 }
-                policy.memory = Some(MemoryPolicy {
-                    mode: MPOL_PREFERRED_MANY,
-                    nodes,
-                });
+                policy.memory = Some(memory);
             }
             _ => return Err(PolicyError::Unknown(text.to_string())),
         }
@@ -196,40 +151,34 @@ pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, 
     Ok(policy)
 }
 
-/// Whether set_mempolicy accepts `mode`, tried on a throwaway thread (a
-/// memory policy is per thread, so ours is untouched).
-fn kernel_accepts(mode: i32, nodes: &[u32]) -> bool {
-    let nodes = nodes.to_vec();
-    std::thread::spawn(move || set_mempolicy(&MemoryPolicy { mode, nodes }).is_ok())
-        .join()
-        .unwrap_or(false)
+/// The allowed CPUs of a `bind:N` policy's node, or why there are none.
+fn cpus_of(memory: &MemoryPolicy, topology: &TopologyReport) -> Result<Vec<u32>, String> {
+    let node = memory.single_node()?;
+    let cpus: Vec<u32> = topology
+        .node(node)
+        .map(|info| {
+            info.cpus
+                .iter()
+                .copied()
+                .filter(|cpu| topology.allowed.cpus.contains(cpu))
+                .collect()
+        })
+        .unwrap_or_default();
+    if cpus.is_empty() {
+        return Err(format!(
+            "node {node} has no CPUs this process may use; use membind:{node} for its memory"
+        ));
+    }
+    Ok(cpus)
 }
 
-/// set_mempolicy(2) for the calling thread. Async-signal-safe (one system
-/// call, no allocation), so it can run between fork and exec.
-pub fn set_mempolicy(policy: &MemoryPolicy) -> std::io::Result<()> {
-    const WORDS: usize = 16;
-    let mut mask = [0 as libc::c_ulong; WORDS];
-    for &node in &policy.nodes {
-        let node = node as usize;
-        if node < WORDS * 64 {
-            mask[node / 64] |= 1 << (node % 64);
-        }
-    }
-    // SAFETY: the mask holds WORDS * 64 bits, and maxnode says so (+1 as the kernel expects).
-    let result = unsafe {
-        libc::syscall(
-            libc::SYS_set_mempolicy,
-            policy.mode,
-            mask.as_ptr(),
-            WORDS * 64 + 1,
-        )
-    };
-    if result == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+/// Whether set_mempolicy accepts `policy`, tried on a throwaway thread (a
+/// memory policy is per thread, so ours is untouched).
+fn kernel_accepts(policy: &MemoryPolicy) -> bool {
+    let policy = policy.clone();
+    std::thread::spawn(move || policy.set_for_this_thread().is_ok())
+        .join()
+        .unwrap_or(false)
 }
 
 #[cfg(test)]
@@ -254,13 +203,7 @@ mod tests {
         );
         let bind = parse_policy("bind:1", &topology).unwrap();
         assert_eq!(bind.affinity, Some(vec![2, 3]));
-        assert_eq!(
-            bind.memory,
-            Some(MemoryPolicy {
-                mode: MPOL_BIND,
-                nodes: vec![1]
-            })
-        );
+        assert_eq!(bind.memory, Some(MemoryPolicy::bind(1)));
         assert_eq!(
             parse_policy("interleave:all", &topology)
                 .unwrap()
@@ -275,7 +218,7 @@ mod tests {
                 .memory
                 .unwrap()
                 .mode,
-            MPOL_BIND
+            PolicyMode::Bind
         );
         assert_eq!(
             parse_policy("preferred:1", &topology)
@@ -283,11 +226,32 @@ mod tests {
                 .memory
                 .unwrap()
                 .mode,
-            MPOL_PREFERRED
+            PolicyMode::Preferred
         );
         let both = parse_policy("pin-scatter+interleave:all", &topology).unwrap();
         assert_eq!(both.pin_order, Some(vec![0, 2, 1, 3]));
-        assert_eq!(both.memory.unwrap().mode, MPOL_INTERLEAVE);
+        assert_eq!(both.memory.unwrap().mode, PolicyMode::Interleave);
+    }
+
+    /// `bind:N` and `interleave:LIST` mean the same memory policy to
+    /// `stream --placement` (and cg, mg) and to `run --policy`.
+    #[test]
+    fn apps_and_run_read_the_shared_forms_as_one_policy() {
+        let topology = two_nodes();
+        for text in ["bind:1", "interleave:0-1", "interleave:1"] {
+            let placement = crate::apps::PlacementScheme::parse(text).unwrap();
+            let run = parse_policy(text, &topology).unwrap();
+            assert_eq!(placement.memory_policy(), run.memory.as_ref(), "{text}");
+            assert_eq!(placement.to_string(), run.label);
+        }
+        assert_eq!(
+            parse_policy("bind:1", &topology).unwrap().memory,
+            Some(MemoryPolicy::bind(1))
+        );
+        assert_eq!(
+            parse_policy("membind:1", &topology).unwrap().memory,
+            parse_policy("bind:1", &topology).unwrap().memory
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use super::executor::{Executor, Invocation, RunError, RunOutcome};
 use super::observe::Observation;
 use super::policy::RunPolicy;
-use crate::bench::interrupted;
+use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::{mann_whitney_u, Sample};
 use crate::topology::TopologyReport;
@@ -102,7 +102,7 @@ fn run_record(
         json!(policy
             .memory
             .as_ref()
-            .map(|memory| json!({"mode": memory.mode, "nodes": memory.nodes}))),
+            .map(|memory| json!({"mode": memory.mode.mpol(), "nodes": memory.nodes}))),
     );
     Record {
         benchmark: "run".into(),
@@ -398,4 +398,51 @@ pub fn render_comparison(summaries: &[PolicySummary], markdown: bool) -> String 
     }
     out.push_str("\nspeedup: median of the baseline / median of the policy; p-value: Mann-Whitney U against the baseline (* significant at 5%)\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::parse_policy;
+
+    /// A run record's requested memory policy carries the kernel's MPOL_*
+    /// number for its mode, as docs/results.md says.
+    #[test]
+    fn run_records_name_the_memory_policy_by_its_mpol_mode() {
+        let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
+        let config = RunStudyConfig {
+            command: vec!["prog".into()],
+            policies: Vec::new(),
+            repeat: 1,
+            warmup: 0,
+            show_output: false,
+            ignore_failure: false,
+            observe: None,
+            pin_library: None,
+        };
+        let outcome = RunOutcome {
+            wall_seconds: 1.0,
+            exit_code: Some(0),
+            ..RunOutcome::default()
+        };
+        for (text, mode) in [
+            ("membind:1", libc::MPOL_BIND),
+            ("pin-scatter+interleave:all", libc::MPOL_INTERLEAVE),
+            ("preferred:0", libc::MPOL_PREFERRED),
+        ] {
+            let policy = parse_policy(text, &topology).unwrap();
+            let record = run_record(&config, &policy, 0, &outcome);
+            assert_eq!(
+                record.placement.requested["memory"],
+                json!({"mode": mode, "nodes": policy.memory.unwrap().nodes}),
+                "{text}"
+            );
+        }
+        let as_is = parse_policy("as-is", &topology).unwrap();
+        let record = run_record(&config, &as_is, 0, &outcome);
+        assert_eq!(
+            record.placement.requested["memory"],
+            serde_json::Value::Null
+        );
+    }
 }
