@@ -19,12 +19,18 @@ use std::sync::Mutex;
 /// working sets are timed over many passes.
 const MIN_BYTES_PER_REPETITION: u64 = 256 << 20;
 
-/// The SIMD calibration runs each level for this fraction of a repetition's
-/// passes (at least one pass): with 4 levels and 5 repetitions, about 4% of
-/// the measurement for cache-sized sets; DRAM-sized sets, one pass per
-/// pass, pay one pass per level (the warm-up is then skipped: the
-/// calibration warmed the arrays).
-const CALIBRATION_PASS_DIVISOR: u64 = 16;
+/// The SIMD calibration runs each level over at least this many bytes per
+/// trial (whole passes, at least one), so an in-cache working set is timed
+/// over milliseconds, not microseconds: 64 MiB is about 0.3 ms at L1 speed
+/// and one pass of a DRAM-sized set.
+const CALIBRATION_BYTES_PER_TRIAL: u64 = 64 << 20;
+
+/// Calibration trials (every level once per trial, in turn, each level's
+/// best trial counting) when a trial is cheap: up to this many bytes per
+/// level and trial. Larger (DRAM-sized) sets calibrate with one trial of
+/// one pass per level, and then skip the warm-up the calibration replaces.
+const CALIBRATION_TRIALS: usize = 3;
+const CHEAP_TRIAL_BYTES: u64 = 256 << 20;
 
 /// Array k starts k times this many bytes into its buffer: 17 cache lines,
 /// so the streams' elements of one index do not share their low 12 address
@@ -129,7 +135,12 @@ pub fn measure_bandwidth(
     let calibration = known
         .is_none()
         .then(|| TeamCalibration::new(SimdLevel::supported()));
-    let calibration_passes = (passes / CALIBRATION_PASS_DIVISOR).max(1);
+    let calibration_passes = CALIBRATION_BYTES_PER_TRIAL.div_ceil(bytes_per_pass).max(1);
+    let calibration_trials = if bytes_per_pass * calibration_passes <= CHEAP_TRIAL_BYTES {
+        CALIBRATION_TRIALS
+    } else {
+        1
+    };
     // Raw addresses: each worker touches only its own disjoint share.
     let bases: Vec<usize> = buffers
         .iter()
@@ -193,7 +204,7 @@ pub fn measure_bandwidth(
                 choice.level()
             }
             (None, Some(calibration)) => {
-                let calibrated = calibration.run(worker, |level| {
+                let calibrated = calibration.run(worker, calibration_trials, |level| {
                     for _ in 0..calibration_passes {
                         checksum += run_kernel(kernel, level, a, b, c, 3.0);
                     }

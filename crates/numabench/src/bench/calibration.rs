@@ -28,22 +28,27 @@ impl TeamCalibration {
         }
     }
 
-    /// Called by every worker: runs `passes(level)` for each level, all
-    /// workers together, and returns the fastest level (the same for all),
-    /// or `Aborted` when a peer left (an error, or Ctrl-C) and the
-    /// measurement is over.
+    /// Called by every worker: runs `passes(level)` for each level in turn,
+    /// all workers together, `trials` times round (so a disturbance hits one
+    /// trial of a level, not the level), keeps each level's best trial, and
+    /// returns the fastest level (the same for all), or `Aborted` when a
+    /// peer left (an error, or Ctrl-C) and the measurement is over.
     pub(super) fn run(
         &self,
         worker: &WorkerContext<'_>,
+        trials: usize,
         mut passes: impl FnMut(SimdLevel),
     ) -> Result<SimdLevel, Aborted> {
-        for (index, &level) in self.levels.iter().enumerate() {
-            worker.barrier.wait()?;
-            let all = Stopwatch::start();
-            passes(level);
-            worker.barrier.wait()?;
-            if worker.index == 0 {
-                self.seconds.lock().expect("no worker panicked")[index] = all.seconds();
+        for _ in 0..trials.max(1) {
+            for (index, &level) in self.levels.iter().enumerate() {
+                worker.barrier.wait()?;
+                let all = Stopwatch::start();
+                passes(level);
+                worker.barrier.wait()?;
+                if worker.index == 0 {
+                    let seconds = &mut self.seconds.lock().expect("no worker panicked")[index];
+                    *seconds = seconds.min(all.seconds());
+                }
             }
         }
         if worker.index == 0 {
