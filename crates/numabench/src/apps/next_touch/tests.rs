@@ -65,6 +65,48 @@ fn a_page_that_cannot_be_opened_ends_the_range_and_is_counted() {
     unsafe { libc::munmap(start as *mut libc::c_void, 3 * PAGE_SIZE) };
 }
 
+/// The handler's system calls can fail and set `errno` (here its mprotect
+/// of an unmapped page fails with ENOMEM); the interrupted code must find
+/// its own `errno` unchanged when the handler returns.
+#[test]
+fn the_handler_keeps_the_interrupted_codes_errno() {
+    let start = map(2);
+    protect(start, 2 * PAGE_SIZE).unwrap();
+    let last = start + PAGE_SIZE;
+    // SAFETY: unmaps the last page of our own mapping; nothing refers to it.
+    assert_eq!(
+        unsafe { libc::munmap(last as *mut libc::c_void, PAGE_SIZE) },
+        0
+    );
+    // A fault at `last`, as the kernel would report it: si_addr is the first
+    // pointer-sized field after si_signo, si_errno and si_code (checked below).
+    // SAFETY: siginfo_t is plain data; the write stays inside it.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    info.si_signo = libc::SIGSEGV;
+    // SAFETY: offset 16 lies inside siginfo_t (128 bytes) and is pointer-aligned.
+    unsafe {
+        std::ptr::write(
+            (&mut info as *mut libc::siginfo_t)
+                .cast::<u8>()
+                .add(16)
+                .cast::<*mut libc::c_void>(),
+            last as *mut libc::c_void,
+        )
+    };
+    // SAFETY: reading the field back through libc's accessor.
+    assert_eq!(unsafe { info.si_addr() } as usize, last, "si_addr layout");
+    const SENTINEL: libc::c_int = 4242;
+    // SAFETY: __errno_location returns this thread's errno slot.
+    unsafe { *libc::__errno_location() = SENTINEL };
+    on_fault(libc::SIGSEGV, &mut info, std::ptr::null_mut());
+    // SAFETY: as above.
+    let after = unsafe { *libc::__errno_location() };
+    unprotect(start, 2 * PAGE_SIZE);
+    // SAFETY: unmaps the rest of our mapping.
+    unsafe { libc::munmap(start as *mut libc::c_void, PAGE_SIZE) };
+    assert_eq!(after, SENTINEL, "errno after the handler");
+}
+
 /// Recurses until the stack overflows.
 fn recurse(depth: u64) -> u64 {
     let frame = std::hint::black_box([depth; 64]);
