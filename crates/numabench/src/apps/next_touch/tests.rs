@@ -74,10 +74,8 @@ fn the_handler_keeps_the_interrupted_codes_errno() {
     protect(start, 2 * PAGE_SIZE).unwrap();
     let last = start + PAGE_SIZE;
     // SAFETY: unmaps the last page of our own mapping; nothing refers to it.
-    assert_eq!(
-        unsafe { libc::munmap(last as *mut libc::c_void, PAGE_SIZE) },
-        0
-    );
+    let unmapped = unsafe { libc::munmap(last as *mut libc::c_void, PAGE_SIZE) };
+    assert_eq!(unmapped, 0);
     // A fault at `last`, as the kernel would report it: si_addr is the first
     // pointer-sized field after si_signo, si_errno and si_code (checked below).
     // SAFETY: siginfo_t is plain data; the write stays inside it.
