@@ -248,3 +248,25 @@ fn an_xml_file_hwloc_rejects_is_named() {
         );
     }
 }
+
+/// Any other way hwloc is led away from this machine (here its Linux
+/// backend reading an empty directory instead of /sys) is refused too:
+/// status 2, and numabench's line says why (hwloc may add its own).
+#[test]
+fn a_measurement_refuses_any_topology_hwloc_did_not_discover_here() {
+    let root = tempfile::tempdir().unwrap();
+    let output = numabench()
+        .args(["latency", "--size", "64K"])
+        .env("HWLOC_FSROOT", root.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.lines().last().unwrap_or_default().starts_with(
+            "numabench: error: hwloc's input is not this machine: measurements run on this machine only"
+        ),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}

@@ -17,7 +17,7 @@ use std::path::Path;
 
 /// The `source` of a topology that hwloc built from something other than
 /// this machine, when numabench does not know from what (e.g. `HWLOC_FSROOT`).
-pub(crate) const OTHER_MACHINE: &str = "the topology hwloc loaded";
+pub(crate) const OTHER_MACHINE: &str = "hwloc's input";
 
 /// hwloc builds this synthetic description instead of this machine.
 const SYNTHETIC_VARIABLE: &str = "HWLOC_SYNTHETIC";
