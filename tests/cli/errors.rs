@@ -1,10 +1,44 @@
 //! Every user mistake ends with one line naming the bad value and exit
 //! status 2: no panic, no backtrace, no usage dump.
 
-use super::numabench;
+use super::{numabench, OTHER_MACHINE_XML};
 
 /// (arguments, text the one line must contain)
 const BAD_INPUTS: &[(&[&str], &str)] = &[
+    (
+        &["--topology", "/nonexistent/machine.xml", "topo"],
+        "cannot load topology file '/nonexistent/machine.xml': No such file or directory",
+    ),
+    (
+        &["doctor", "--topology", "/nonexistent/machine.xml"],
+        "cannot load topology file '/nonexistent/machine.xml'",
+    ),
+    (
+        &["list", "--topology", "/nonexistent/machine.xml"],
+        "cannot load topology file '/nonexistent/machine.xml'",
+    ),
+    (
+        &["topo", "--topology", "/"],
+        "cannot load topology file '/': it is a directory",
+    ),
+    (
+        &[
+            "--topology",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
+            "topo",
+            "--json",
+        ],
+        "Cargo.toml': not an XML file",
+    ),
+    (
+        &["--topology", OTHER_MACHINE_XML, "latency", "--size", "64K"],
+        "two-sockets-hbm-cxl.xml' is not this machine",
+    ),
+    // Refused as another machine before the file is read.
+    (
+        &["bandwidth", "--topology", "/nonexistent/machine.xml"],
+        "topology file '/nonexistent/machine.xml' is not this machine",
+    ),
     (&["topo", "--bogus"], "--bogus"),
     (&["no-such-command"], "no-such-command"),
     (&["doctor", "--json=yes"], "--json"),
@@ -260,20 +294,26 @@ fn bad_inputs_give_one_line_and_status_2() {
             .env("RUST_BACKTRACE", "1")
             .output()
             .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{arguments:?}: {stderr}");
-        assert_eq!(
-            stderr.lines().count(),
-            1,
-            "{arguments:?} printed more than one line: {stderr}"
-        );
-        assert!(
-            stderr.contains(expected),
-            "{arguments:?}: '{stderr}' does not name '{expected}'"
-        );
-        assert!(!stderr.contains("panicked"), "{arguments:?}: {stderr}");
-        assert!(output.stdout.is_empty(), "{arguments:?}");
+        assert_refused(&output, &format!("{arguments:?}"), expected);
     }
+}
+
+/// Exit status 2, one line on stderr naming `expected`, no panic, nothing
+/// on stdout.
+pub fn assert_refused(output: &std::process::Output, what: &str, expected: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{what}: {stderr}");
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "{what} printed more than one line: {stderr}"
+    );
+    assert!(
+        stderr.contains(expected),
+        "{what}: '{stderr}' does not name '{expected}'"
+    );
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    assert!(output.stdout.is_empty(), "{what}");
 }
 
 /// Input is checked before anything is allocated or written: a refused
@@ -318,8 +358,9 @@ fn help_and_version_succeed() {
 #[test]
 fn a_missing_subcommand_prints_help_on_stdout_with_status_2() {
     for (arguments, usage) in [
-        (&[][..], "Usage: numabench <COMMAND>"),
-        (&["matrix"], "Usage: numabench matrix <COMMAND>"),
+        // [OPTIONS]: the global --topology.
+        (&[][..], "Usage: numabench [OPTIONS] <COMMAND>"),
+        (&["matrix"], "Usage: numabench matrix [OPTIONS] <COMMAND>"),
     ] {
         let output = numabench().args(arguments).output().unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);

@@ -8,8 +8,16 @@ mod errors;
 mod measure;
 mod run;
 mod topo_doctor;
+mod topology_file;
 
 use assert_cmd::Command;
+
+/// An hwloc XML topology of another machine (2 sockets, 8 CPUs, 5 nodes of
+/// which 3 CPU-less), described in its directory's make-xml.sh.
+pub const OTHER_MACHINE_XML: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../numabench/tests/fixtures/two-sockets-hbm-cxl.xml"
+);
 
 /// The numabench binary under test.
 pub fn numabench() -> Command {

@@ -14,6 +14,13 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "numabench", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
+    /// Work on the machine an hwloc XML topology describes (e.g. written by
+    /// `lstopo --of xml` on a server) instead of this one: topo, list and
+    /// doctor describe it (doctor reports this kernel's settings as not
+    /// checked); measuring commands refuse it, as they do HWLOC_XMLFILE
+    /// and HWLOC_SYNTHETIC.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub topology: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -21,13 +28,16 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Show packages, NUMA nodes (CPU-less ones marked), caches, the node
-    /// distance matrix, HMAT latency/bandwidth and what this process may use.
+    /// distance matrix, HMAT latency/bandwidth and what this process may use
+    /// (of this machine, or of the machine a --topology file describes).
     Topo(TopoArgs),
     /// Audit the settings that change NUMA results (NUMA balancing, THP,
     /// zone reclaim, huge page pools, governor, SMT, CPU/node restrictions,
     /// free memory per node, hypervisor, perf counters). A setting it cannot
-    /// read is reported unknown, as a warning. Exit status 0 when clean, 1
-    /// when there are warnings. Reads only; never changes a setting.
+    /// read is reported unknown, as a warning. With --topology FILE, checks
+    /// what the file shows and reports this kernel's settings as not checked.
+    /// Exit status 0 when clean, 1 when there are warnings. Reads only; never
+    /// changes a setting.
     Doctor(DoctorArgs),
     /// Name every benchmark (--describe: what each measures and how).
     List(ListArgs),
@@ -79,6 +89,17 @@ pub enum Command {
     /// policies, and compare wall time, CPU time, RSS and context switches
     /// (with a Mann-Whitney test against as-is).
     Run(RunCommandArgs),
+}
+
+impl Command {
+    /// True for commands that measure on this machine (every command but
+    /// topo, doctor and list): they run only on this machine's topology.
+    pub fn measures(&self) -> bool {
+        !matches!(
+            self,
+            Command::Topo(_) | Command::Doctor(_) | Command::List(_)
+        )
+    }
 }
 
 #[derive(Debug, Args)]

@@ -3,11 +3,11 @@
 use crate::args::DoctorArgs;
 use crate::exit::{CliError, Status};
 use numabench::doctor::{run_doctor, SystemFiles};
-use numabench::topology::discover_this_system;
+use numabench::topology::TopologyReport;
 
-pub fn run(args: &DoctorArgs) -> Result<Status, CliError> {
-    let topology = discover_this_system().map_err(CliError::system)?;
-    let report = run_doctor(&SystemFiles::real(), &topology);
+/// Audits this machine, or what a `--topology` file shows of another one.
+pub fn run(args: &DoctorArgs, topology: &TopologyReport) -> Result<Status, CliError> {
+    let report = run_doctor(&SystemFiles::real(), topology);
     if args.json {
         let text = serde_json::to_string_pretty(&report).map_err(CliError::system)?;
         println!("{text}");

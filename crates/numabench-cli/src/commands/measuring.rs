@@ -10,12 +10,18 @@ use numabench::bench::{
 };
 use numabench::interrupt::install_interrupt_handler;
 use numabench::output::{OutputConfig, OutputError, Pipeline, RunMetadata};
-use numabench::topology::discover_this_system;
-use numabench::topology::TopologyReport;
+use numabench::topology::{Purpose, TopologyReport};
+
+/// This machine's topology, to measure on. (`commands::run` has refused a
+/// `--topology` file before any measuring command starts; this refuses
+/// whatever else makes hwloc describe another machine.)
+pub fn this_machine() -> Result<TopologyReport, CliError> {
+    super::topology::topology_for(None, Purpose::Measure)
+}
 
 /// The benchmark context from the common flags.
 pub fn context(run: &RunArgs) -> Result<Context, CliError> {
-    let topology = discover_this_system().map_err(CliError::system)?;
+    let topology = this_machine()?;
     let mut context = Context::new(topology);
     context.repeat = run.repeat as usize;
     context.hugepages = run.hugepages;

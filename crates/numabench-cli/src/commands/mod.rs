@@ -18,16 +18,31 @@ mod run;
 mod scaling;
 mod stream;
 mod topo;
+mod topology;
 
 use crate::args::{Cli, Command};
 use crate::exit::{CliError, Status};
+use numabench::topology::Purpose;
+use topology::{refuse_unless_this_machine, topology_for};
 
-/// Runs the parsed command line.
+/// Runs the parsed command line. A measuring command given `--topology`,
+/// or started with HWLOC_XMLFILE or HWLOC_SYNTHETIC set, is refused here,
+/// before it reads anything else.
 pub fn run(cli: Cli) -> Result<Status, CliError> {
+    let file = cli.topology.as_deref();
+    if cli.command.measures() {
+        refuse_unless_this_machine(file)?;
+    }
     match cli.command {
-        Command::Topo(args) => topo::run(&args),
-        Command::Doctor(args) => doctor::run(&args),
-        Command::List(args) => list::run(&args),
+        Command::Topo(args) => topo::run(&args, &topology_for(file, Purpose::Describe)?),
+        Command::Doctor(args) => doctor::run(&args, &topology_for(file, Purpose::Describe)?),
+        Command::List(args) => {
+            // `list` needs no topology, but a file given to it must load.
+            if file.is_some() {
+                topology_for(file, Purpose::Describe)?;
+            }
+            list::run(&args)
+        }
         Command::Latency(args) => latency::run(&args),
         Command::Bandwidth(args) => bandwidth::run(&args),
         Command::Matrix(command) => matrix::run(&command),

@@ -7,7 +7,7 @@ use numabench::apps::{AppChoice, CgKernel, MgKernel, NpbClass};
 
 /// Free memory of the allowed nodes, for the default class.
 fn free_bytes() -> Result<u64, CliError> {
-    let topology = numabench::topology::discover_this_system().map_err(CliError::system)?;
+    let topology = super::measuring::this_machine()?;
     Ok(topology
         .nodes
         .iter()

@@ -7,7 +7,7 @@ use numabench::apps::{AppChoice, StreamKernel};
 
 /// STREAM's array size from `--size` or its rule.
 pub fn stream_elements(size: Option<u64>) -> Result<usize, CliError> {
-    let topology = numabench::topology::discover_this_system().map_err(CliError::system)?;
+    let topology = super::measuring::this_machine()?;
     let free: u64 = topology
         .nodes
         .iter()

@@ -2,15 +2,15 @@
 
 use crate::args::TopoArgs;
 use crate::exit::{CliError, Status};
-use numabench::topology::{discover_this_system, render_table};
+use numabench::topology::{render_table, TopologyReport};
 
-pub fn run(args: &TopoArgs) -> Result<Status, CliError> {
-    let report = discover_this_system().map_err(CliError::system)?;
+/// Prints `report`: this machine's, or the `--topology` file's.
+pub fn run(args: &TopoArgs, report: &TopologyReport) -> Result<Status, CliError> {
     if args.json {
-        let text = serde_json::to_string_pretty(&report).map_err(CliError::system)?;
+        let text = serde_json::to_string_pretty(report).map_err(CliError::system)?;
         println!("{text}");
     } else {
-        print!("{}", render_table(&report));
+        print!("{}", render_table(report));
     }
     Ok(Status::Clean)
 }

@@ -46,7 +46,12 @@ pub fn frequency_governor(files: &SystemFiles, topology: &TopologyReport) -> Fin
 pub fn smt(files: &SystemFiles, topology: &TopologyReport) -> Finding {
     const WHY: &str = "with SMT two threads share a core's caches and load/store units: pin one thread per core for bandwidth peaks, and say which you used when comparing";
     let check = "smt";
-    let active = files.read("/sys/devices/system/cpu/smt/active");
+    // This kernel's SMT switch says nothing about another machine's topology.
+    let active = if topology.this_system {
+        files.read("/sys/devices/system/cpu/smt/active")
+    } else {
+        None
+    };
     let threads = topology.threads_per_core();
     let found = match active.as_deref() {
         Some("1") => format!("on, {threads} thread(s) per core"),

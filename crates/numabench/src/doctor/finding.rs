@@ -12,6 +12,11 @@ pub enum Severity {
     Info,
     /// Changes or spoils results: fix it or read results with it in mind.
     Warning,
+    /// A setting of the running kernel that was not looked at because the
+    /// topology is another machine's (`--topology FILE`): the file does not
+    /// carry it. Neither ok nor a warning.
+    #[serde(rename = "not_checked")]
+    NotChecked,
 }
 
 /// One audited setting.
@@ -60,6 +65,20 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// A host setting not checked because the topology, from `source`, is
+    /// not this machine: the settings of this kernel say nothing about it.
+    pub fn not_checked(check: &str, source: &str) -> Self {
+        Self::new(
+            check,
+            Severity::NotChecked,
+            format!("not checked: {source} is not this machine"),
+            "this setting belongs to the running kernel (/proc, /sys), which a topology file does not carry",
+            "run numabench doctor on that machine",
+        )
+    }
+}
+
 /// Every finding of one doctor run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DoctorReport {
@@ -67,6 +86,10 @@ pub struct DoctorReport {
     /// `clean` or `warnings`.
     pub status: String,
     pub warnings: usize,
+    /// Findings of severity `not_checked` (host settings of another
+    /// machine's topology).
+    #[serde(default)]
+    pub not_checked: usize,
     pub findings: Vec<Finding>,
 }
 
@@ -76,10 +99,15 @@ impl DoctorReport {
             .iter()
             .filter(|finding| finding.severity == Severity::Warning)
             .count();
+        let not_checked = findings
+            .iter()
+            .filter(|finding| finding.severity == Severity::NotChecked)
+            .count();
         Self {
             schema_version: 1,
             status: if warnings == 0 { "clean" } else { "warnings" }.to_string(),
             warnings,
+            not_checked,
             findings,
         }
     }
@@ -92,20 +120,26 @@ impl DoctorReport {
                 Severity::Ok => "ok",
                 Severity::Info => "info",
                 Severity::Warning => "WARN",
+                Severity::NotChecked => "skip",
             };
             out.push_str(&format!(
                 "[{tag:<4}] {}: {}\n",
                 finding.check, finding.found
             ));
-            if finding.severity != Severity::Ok {
+            // A skipped setting's why and fix are the same for all: said once below.
+            if !matches!(finding.severity, Severity::Ok | Severity::NotChecked) {
                 out.push_str(&format!("       why: {}\n", finding.why));
                 if !finding.advice.is_empty() {
                     out.push_str(&format!("       fix: {}\n", finding.advice));
                 }
             }
         }
+        let skipped = match self.not_checked {
+            0 => String::new(),
+            count => format!(", {count} not checked (settings of the running kernel; run doctor on the machine itself)"),
+        };
         out.push_str(&format!(
-            "\n{} check(s), {} warning(s): {}\n",
+            "\n{} check(s), {} warning(s){skipped}: {}\n",
             self.findings.len(),
             self.warnings,
             self.status

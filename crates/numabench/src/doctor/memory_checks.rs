@@ -235,6 +235,25 @@ pub fn node_memory_balance(files: &SystemFiles, topology: &TopologyReport) -> Fi
     }
 }
 
+/// `node_memory` on another machine's topology: the memory of each node
+/// as the topology shows it; free memory is this kernel's, not checked.
+pub fn node_memory_of_other_machine(topology: &TopologyReport) -> Finding {
+    let mut finding = Finding::not_checked("node_memory", &topology.source);
+    let totals: Vec<String> = topology
+        .nodes
+        .iter()
+        .map(|node| {
+            format!(
+                "node {}: {}",
+                node.index,
+                format_bytes(node.memory_total_bytes)
+            )
+        })
+        .collect();
+    finding.found = format!("{} (free memory {})", totals.join("; "), finding.found);
+    finding
+}
+
 fn meminfo_total(text: &str) -> Option<u64> {
     let line = text.lines().find(|line| line.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

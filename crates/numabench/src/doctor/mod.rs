@@ -13,21 +13,50 @@ pub use system_files::SystemFiles;
 use crate::topology::TopologyReport;
 
 /// Runs every check against the files under `files` (the real root `/` in
-/// production, a prepared tree in tests) and the discovered topology.
+/// production, a prepared tree in tests) and the topology. On another
+/// machine's topology (`topology.this_system` false, e.g. `--topology
+/// FILE`) only what the topology shows is checked: the settings of the
+/// running kernel are reported as not checked, since they are this
+/// machine's, not that one's.
 pub fn run_doctor(files: &SystemFiles, topology: &TopologyReport) -> DoctorReport {
+    let host = |check: &str, run: &dyn Fn() -> Finding| {
+        if topology.this_system {
+            run()
+        } else {
+            Finding::not_checked(check, &topology.source)
+        }
+    };
     let findings = vec![
-        memory_checks::numa_balancing(files, topology),
-        memory_checks::transparent_huge_pages(files),
-        memory_checks::transparent_huge_pages_defrag(files),
-        memory_checks::zone_reclaim(files, topology),
-        memory_checks::huge_page_pools(files, topology),
-        memory_checks::node_memory_balance(files, topology),
-        memory_checks::damon(files),
-        cpu_checks::frequency_governor(files, topology),
+        host("numa_balancing", &|| {
+            memory_checks::numa_balancing(files, topology)
+        }),
+        host("transparent_huge_pages", &|| {
+            memory_checks::transparent_huge_pages(files)
+        }),
+        host("thp_defrag", &|| {
+            memory_checks::transparent_huge_pages_defrag(files)
+        }),
+        host("zone_reclaim_mode", &|| {
+            memory_checks::zone_reclaim(files, topology)
+        }),
+        host("huge_page_pools", &|| {
+            memory_checks::huge_page_pools(files, topology)
+        }),
+        if topology.this_system {
+            memory_checks::node_memory_balance(files, topology)
+        } else {
+            memory_checks::node_memory_of_other_machine(topology)
+        },
+        host("damon", &|| memory_checks::damon(files)),
+        host("cpu_governor", &|| {
+            cpu_checks::frequency_governor(files, topology)
+        }),
         cpu_checks::smt(files, topology),
         cpu_checks::process_restriction(topology),
-        cpu_checks::hypervisor(files),
-        cpu_checks::performance_counters(files),
+        host("hypervisor", &|| cpu_checks::hypervisor(files)),
+        host("perf_event_paranoid", &|| {
+            cpu_checks::performance_counters(files)
+        }),
         cpu_checks::node_count(topology),
     ];
     DoctorReport::new(findings)

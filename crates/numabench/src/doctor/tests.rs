@@ -4,11 +4,13 @@ use super::*;
 use std::fs;
 use std::path::Path;
 
+/// A two-node machine taken as this one (the prepared tree plays its kernel).
 fn two_node_topology() -> TopologyReport {
     let mut report = crate::topology::synthetic("pack:2 [numa(memory=8GiB)] core:2 pu:2");
     for node in &mut report.nodes {
         node.memory_free_bytes = Some(6 << 30);
     }
+    report.this_system = true;
     report
 }
 
@@ -263,4 +265,78 @@ fn damon_acting_on_memory_is_a_warning_monitoring_alone_is_not() {
     write(root, &format!("{kdamond}/state"), "off\n");
     let stopped = run_doctor(&SystemFiles::under(root), &two_node_topology());
     assert_eq!(finding(&stopped, "damon").severity, Severity::Ok);
+}
+
+/// On another machine's topology (`--topology FILE`) the settings of the
+/// running kernel are not checked, whatever they are: badly tuned ones give
+/// no warning, and SMT is what the topology shows, not this kernel's switch.
+/// What the topology shows is still checked.
+#[test]
+fn another_machines_topology_reports_host_settings_as_not_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    clean_tree(root);
+    write(root, "/proc/sys/kernel/numa_balancing", "1\n");
+    write(root, "/proc/sys/vm/zone_reclaim_mode", "1\n");
+    write(root, "/proc/cpuinfo", "flags\t\t: fpu hypervisor\n");
+    write(root, "/sys/devices/system/cpu/smt/active", "0\n");
+    let files = SystemFiles::under(root);
+    let here = run_doctor(&files, &two_node_topology());
+    assert!(here.warnings >= 3, "{here:#?}");
+    assert_eq!(here.not_checked, 0);
+
+    let mut other = crate::topology::synthetic("pack:2 [numa(memory=8GiB)] core:2 pu:2");
+    other.source = "big-server.xml".to_string();
+    let report = run_doctor(&files, &other);
+    assert_eq!(report.warnings, 0, "{report:#?}");
+    assert_eq!(report.status, "clean");
+    // The same checks, in the same order.
+    let checks = |report: &DoctorReport| -> Vec<String> {
+        report.findings.iter().map(|f| f.check.clone()).collect()
+    };
+    assert_eq!(checks(&report), checks(&here));
+    let host = [
+        "numa_balancing",
+        "transparent_huge_pages",
+        "thp_defrag",
+        "zone_reclaim_mode",
+        "huge_page_pools",
+        "node_memory",
+        "damon",
+        "cpu_governor",
+        "hypervisor",
+        "perf_event_paranoid",
+    ];
+    for finding in &report.findings {
+        if host.contains(&finding.check.as_str()) {
+            assert_eq!(finding.severity, Severity::NotChecked, "{finding:#?}");
+            assert!(
+                finding
+                    .found
+                    .contains("not checked: big-server.xml is not this machine"),
+                "{finding:#?}"
+            );
+        } else {
+            assert_ne!(finding.severity, Severity::NotChecked, "{finding:#?}");
+        }
+    }
+    assert_eq!(report.not_checked, host.len());
+    let node_memory = finding(&report, "node_memory");
+    assert!(
+        node_memory
+            .found
+            .starts_with("node 0: 8 GiB; node 1: 8 GiB"),
+        "{node_memory:#?}"
+    );
+    assert_eq!(finding(&report, "smt").found, "2 thread(s) per core");
+    assert_eq!(finding(&report, "numa_nodes").severity, Severity::Ok);
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["not_checked"], host.len());
+    assert_eq!(json["findings"][0]["severity"], "not_checked");
+    let text = report.render_text();
+    assert!(
+        text.contains("[skip] numa_balancing: not checked"),
+        "{text}"
+    );
+    assert!(text.contains("10 not checked"), "{text}");
 }

@@ -21,7 +21,8 @@ pub struct RunMetadata {
     pub kernel: String,
     /// CPU model name.
     pub cpu_model: String,
-    /// One line: packages, cores, CPUs, nodes (CPU-less count).
+    /// One line: packages, cores, CPUs, nodes (CPU-less count); for a
+    /// topology that is not this machine's, where it comes from.
     pub topology: String,
     /// Start of the run, UTC, RFC 3339.
     pub utc_time: String,
@@ -70,6 +71,9 @@ fn topology_summary(topology: &TopologyReport) -> String {
     if cpuless > 0 {
         text.push_str(&format!(" ({cpuless} CPU-less)"));
     }
+    if !topology.this_system {
+        text.push_str(&format!("; from {}, not this machine", topology.source));
+    }
     text
 }
 
@@ -112,6 +116,20 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn the_topology_line_says_when_it_is_not_this_machine() {
+        let mut topology = crate::topology::synthetic(
+            "pack:2 [numa(memory=1GiB)] [numa(memory=1GiB)] core:2 pu:2",
+        );
+        topology.source = "server.xml".to_string();
+        assert_eq!(
+            topology_summary(&topology),
+            "2 package(s), 4 core(s), 8 CPU(s), 4 NUMA node(s) (2 CPU-less); from server.xml, not this machine"
+        );
+        topology.this_system = true;
+        assert!(!topology_summary(&topology).contains("not this machine"));
+    }
 
     #[test]
     fn formats_utc_timestamps() {

@@ -2,6 +2,7 @@
 
 use super::kernel_nodes;
 use super::report::*;
+use super::source::OTHER_MACHINE;
 use hwlocality::bitmap::BitmapIndex;
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::memory::attribute::{Initiator, MemoryAttribute};
@@ -12,12 +13,36 @@ use hwlocality::topology::builder::BuildFlags;
 use hwlocality::Topology;
 use thiserror::Error;
 
-/// Why the topology could not be read.
+/// Why the topology could not be read, or may not be used.
 #[derive(Debug, Error)]
 pub enum TopologyError {
     /// hwloc failed to discover or load the topology.
     #[error("hwloc could not build the topology: {0}")]
     Hwloc(String),
+    /// A topology that cannot be loaded: a file that is missing,
+    /// unreadable, not XML or XML that hwloc rejects; a synthetic
+    /// description hwloc rejects. `what` names it.
+    #[error("cannot load {what}: {reason}")]
+    Load { what: String, reason: String },
+    /// A measurement asked for on a topology that is not this machine's:
+    /// its threads would be pinned by another machine's CPU numbers.
+    #[error("{origin} is not this machine: measurements run on this machine only")]
+    OtherMachine { origin: String },
+    /// An hwloc environment variable that makes hwloc describe another
+    /// machine (or a made-up one) instead of this one, set while measuring.
+    #[error("{variable} is set ('{value}'): hwloc would describe that topology instead of this machine; unset {variable} to measure")]
+    ForeignEnvironment {
+        variable: &'static str,
+        value: String,
+    },
+}
+
+impl TopologyError {
+    /// True for what the user can fix (a file, a flag, an environment
+    /// variable); false when hwloc failed on this machine.
+    pub fn is_user_error(&self) -> bool {
+        !matches!(self, TopologyError::Hwloc(_))
+    }
 }
 
 /// Loads this machine's topology, keeping CPUs and nodes this process may
@@ -40,7 +65,12 @@ pub fn discover_this_system() -> Result<TopologyReport, TopologyError> {
 /// Describes any hwloc topology: this system, or a synthetic or XML one
 /// (then the kernel is not asked and everything is taken as allowed).
 pub fn report_from_hwloc(topology: &Topology) -> TopologyReport {
-    let this_system = topology.is_this_system();
+    report_with(topology, topology.is_this_system())
+}
+
+/// [`report_from_hwloc`], told whether the topology is this machine's (a
+/// file is not, even when `HWLOC_THISSYSTEM` makes hwloc say it is).
+pub(crate) fn report_with(topology: &Topology, this_system: bool) -> TopologyReport {
     let nodes = describe_nodes(topology, this_system);
     let mut packages = describe_packages(topology);
     // A package's nodes are those inside it: hwloc's package nodeset also
@@ -56,6 +86,13 @@ pub fn report_from_hwloc(topology: &Topology) -> TopologyReport {
     let memory_attributes = memory_attributes(topology, &nodes);
     TopologyReport {
         schema_version: TOPOLOGY_SCHEMA_VERSION,
+        this_system,
+        source: if this_system {
+            THIS_MACHINE
+        } else {
+            OTHER_MACHINE
+        }
+        .to_string(),
         cpu_count: topology.objects_with_type(ObjectType::PU).count(),
         core_count: topology.objects_with_type(ObjectType::Core).count(),
         node_count: nodes.len(),

@@ -6,19 +6,25 @@
 //! hwloc does not answer (a node's free memory, the kernel's own list of a
 //! node's CPUs) come from the kernel's node directory in sysfs.
 //! [`TopologyReport`] is plain data with a stable JSON form
-//! (`numabench topo --json`, documented in `docs/topology.md`).
+//! (`numabench topo --json`, documented in `docs/topology.md`). It may
+//! describe another machine, from an hwloc XML file ([`discover`]); only
+//! this machine's is measured on.
 
 mod discover;
 mod kernel_nodes;
 mod report;
+mod source;
 mod table;
 
 #[cfg(test)]
 pub(crate) use discover::synthetic;
 pub use discover::{discover_this_system, load_hwloc_topology, report_from_hwloc, TopologyError};
 pub use report::{
-    Allowed, CacheLevel, MemoryAttributeValue, NodeInfo, PackageInfo, TopologyReport,
+    Allowed, CacheLevel, MemoryAttributeValue, NodeInfo, PackageInfo, TopologyReport, THIS_MACHINE,
     TOPOLOGY_SCHEMA_VERSION,
+};
+pub use source::{
+    check_measurable, discover, discover_from_xml, foreign_topology_variable, Purpose,
 };
 pub use table::render_table;
 #[cfg(test)]

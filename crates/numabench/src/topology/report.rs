@@ -5,11 +5,34 @@ use serde::{Deserialize, Serialize};
 /// Version of the `topo --json` document; bumped on incompatible changes.
 pub const TOPOLOGY_SCHEMA_VERSION: u32 = 1;
 
+/// The `source` of this machine's topology, discovered by hwloc.
+pub const THIS_MACHINE: &str = "this machine";
+
+// Reports written before `this_system` and `source` existed were all of
+// this machine.
+fn this_system_by_default() -> bool {
+    true
+}
+
+fn this_machine_by_default() -> String {
+    THIS_MACHINE.to_string()
+}
+
 /// Everything `numabench topo` reports about a machine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TopologyReport {
     /// See [`TOPOLOGY_SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// True when the report describes the machine numabench runs on;
+    /// false for another machine's topology (an hwloc XML file given with
+    /// `--topology` or `HWLOC_XMLFILE`, a synthetic one), which numabench
+    /// describes but never measures on.
+    #[serde(default = "this_system_by_default")]
+    pub this_system: bool,
+    /// Where the topology comes from: [`THIS_MACHINE`], or the file (or
+    /// hwloc input) it was loaded from.
+    #[serde(default = "this_machine_by_default")]
+    pub source: String,
     /// Logical CPUs (hardware threads, hwloc PUs) in the machine.
     pub cpu_count: usize,
     /// Physical cores in the machine.

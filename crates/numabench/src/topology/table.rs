@@ -8,6 +8,13 @@ use std::fmt::Write;
 /// Renders the report as the text `numabench topo` prints.
 pub fn render_table(report: &TopologyReport) -> String {
     let mut out = String::new();
+    if !report.this_system {
+        let _ = writeln!(
+            out,
+            "Topology from {}: not this machine (described, never measured)\n",
+            report.source
+        );
+    }
     let _ = writeln!(
         out,
         "Machine: {} package(s), {} core(s), {} CPU(s), {} NUMA node(s)",
@@ -108,9 +115,14 @@ pub fn render_table(report: &TopologyReport) -> String {
         );
     }
     let allowed = &report.allowed;
+    let whom = if report.this_system {
+        "this process"
+    } else {
+        "the process that recorded it"
+    };
     let _ = writeln!(
         out,
-        "\nAllowed to this process: CPUs {}, nodes {}",
+        "\nAllowed to {whom}: CPUs {}, nodes {}",
         format_id_list(&allowed.cpus),
         format_id_list(&allowed.nodes)
     );
