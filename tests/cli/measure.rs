@@ -230,6 +230,71 @@ fn bandwidth_takes_a_size_list_and_sweeps_from_l1_to_dram() {
     );
 }
 
+/// Every record says which caches stand in front of its memory (each data
+/// or unified CPU cache its CPUs use, counted once, from `topo`'s
+/// `cpu_groups`) and whether its size is under 4x them; the default working
+/// set is not.
+#[test]
+fn records_carry_the_caches_in_front_and_the_default_size_clears_them() {
+    let topology = super::json_document(&["topo"]);
+    let in_front = |cpus: &[u64]| -> u64 {
+        topology["caches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|cache| cache["type"] != "instruction")
+            .map(|cache| {
+                let used = cache["cpu_groups"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|group| {
+                        group
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .any(|cpu| cpus.contains(&cpu.as_u64().unwrap()))
+                    })
+                    .count() as u64;
+                used * cache["size_bytes"].as_u64().unwrap()
+            })
+            .sum()
+    };
+    let cpus_of = |record: &serde_json::Value| -> Vec<u64> {
+        record["placement"]["requested"]["cpus"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|cpu| cpu.as_u64().unwrap())
+            .collect()
+    };
+    let small = records(&[
+        "bandwidth",
+        "--kernel",
+        "read",
+        "--size",
+        "64K",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+    ]);
+    let record = &small[0];
+    let front = in_front(&cpus_of(record));
+    assert!(front > 0, "{record}");
+    assert_eq!(record["params"]["cache_bytes_in_front"], front, "{record}");
+    assert_eq!(record["params"]["cache_affected"], true, "{record}");
+    let default = records(&["bandwidth", "--kernel", "read", "--repeat", "1"]);
+    let record = &default[0];
+    let front = in_front(&cpus_of(record));
+    assert_eq!(record["params"]["cache_bytes_in_front"], front, "{record}");
+    assert_eq!(record["params"]["cache_affected"], false, "{record}");
+    assert!(
+        record["params"]["size_bytes"].as_u64().unwrap() >= 4 * front,
+        "{record}"
+    );
+}
+
 /// Runs a measuring command with `--json` and returns its records.
 fn records(arguments: &[&str]) -> Vec<serde_json::Value> {
     super::json_document(arguments)["records"]

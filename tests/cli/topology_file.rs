@@ -270,3 +270,22 @@ fn a_measurement_refuses_any_topology_hwloc_did_not_discover_here() {
     );
     assert!(output.stdout.is_empty());
 }
+
+/// A file's memory-side caches survive loading it: `--topology` builds with
+/// the same type filter as this machine's discovery (hwloc drops them by
+/// default), so a KNL in cache mode shows its MCDRAM in front of each node.
+#[test]
+fn a_topology_file_keeps_its_memory_side_caches() {
+    let knl = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../numabench/tests/fixtures/knl-snc4-cache.xml"
+    );
+    let report = json(&succeeding(&["--topology", knl, "topo", "--json"]));
+    let caches = report["memory_side_caches"].as_array().unwrap();
+    assert_eq!(caches.len(), 4, "{caches:?}");
+    assert!(caches
+        .iter()
+        .all(|cache| cache["size_bytes"] == 4u64 << 30
+            && cache["nodes"].as_array().unwrap().len() == 1));
+    assert!(report["distances"].is_null());
+}

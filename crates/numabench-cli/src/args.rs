@@ -160,7 +160,7 @@ pub struct AppRunArgs {
 
 #[derive(Debug, Args)]
 pub struct StreamArgs {
-    /// Bytes per array. Default: STREAM's rule, 4x the last-level cache (at least 10M elements), capped to fit memory.
+    /// Bytes per array. Default: STREAM's rule, 4x every cache in front of the threads (at least 10M elements), capped to fit memory.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
     /// Passes over the four kernels (STREAM's NTIMES).
@@ -434,10 +434,10 @@ impl From<ChaseOrderArg> for ChaseOrder {
 
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
-    /// Working-set size(s), e.g. 32K,1M,1G. Default: 1GiB (or --sweep).
+    /// Working-set size(s), e.g. 32K,1M,1G. Default: 1GiB, or the DRAM working set (4x every cache in front) when larger (or --sweep).
     #[arg(long, value_name = "SIZE,...", value_parser = parse_sizes_arg, conflicts_with = "sweep")]
     pub size: Vec<Listed<u64>>,
-    /// Sweep sizes from half the L1 cache to 4x the last-level cache, doubling.
+    /// Sweep sizes from half the L1 cache, doubling, to the DRAM working set (4x every cache in front of the CPU and memory).
     #[arg(long)]
     pub sweep: bool,
     /// CPU the chasing thread is pinned to.
@@ -469,10 +469,10 @@ pub struct BandwidthArgs {
     /// CPUs to run on, numactl syntax (0-3,8).
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub cpus: Option<IdList>,
-    /// Whole working set(s), all arrays and threads together, e.g. 1M,64M,2G. Default: 4x the last-level cache, at least 256MiB (or --sweep).
+    /// Whole working set(s), all arrays and threads together, e.g. 1M,64M,2G. Default: the DRAM working set, 4x every cache in front of the threads and memory, at least 256MiB (or --sweep).
     #[arg(long, value_name = "SIZE,...", value_parser = parse_sizes_arg, conflicts_with = "sweep")]
     pub size: Vec<Listed<u64>>,
-    /// Sweep working sets from half an L1 cache per thread to 4x the last-level cache, doubling: bandwidth of every cache level and of DRAM.
+    /// Sweep working sets from half an L1 cache per thread, doubling, to the DRAM working set (4x every cache in front): bandwidth of every cache level and of DRAM.
     #[arg(long)]
     pub sweep: bool,
     /// Bind the arrays to this node (default: each thread touches its own share first).

@@ -5,7 +5,7 @@ use crate::args::BandwidthArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
     check_memory_fits, default_sweep_sizes, resolve_cpu, resolve_node_with_memory, run_bandwidth,
-    BandwidthConfig, BenchError, Context,
+    working_set_for, BandwidthConfig, BenchError, Context,
 };
 use numabench::interrupt::interrupted;
 use numabench::kernels::KERNELS;
@@ -65,9 +65,9 @@ fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConf
     };
     let nodes = memory.expected_nodes();
     let sizes = if args.sweep {
-        default_sweep_sizes(topology, cpus.len(), &nodes)
+        default_sweep_sizes(topology, &cpus, &nodes)
     } else if args.size.is_empty() {
-        vec![(4 * topology.last_level_cache_bytes()).max(256 << 20)]
+        vec![working_set_for(topology, &cpus, &nodes).bytes]
     } else {
         crate::args::all_items(&args.size)
     };

@@ -23,7 +23,7 @@ pub fn run(args: &ContentionArgs) -> Result<Status, CliError> {
                 Some(node) => resolve_node_with_memory(topology, node)?,
                 None => topology.node_of_cpu(cpus[0]).unwrap_or(0),
             };
-            let size = size_or_dram(topology, args.size, &[node])?;
+            let size = size_or_dram(topology, args.size, &cpus, &[node])?;
             Ok((cpus, node, size))
         },
         |context, (cpus, node, size), pipeline| {

@@ -4,8 +4,8 @@ use super::measuring::{choose_cpu, measure};
 use crate::args::LatencyArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, default_sweep_sizes, resolve_node_with_memory, run_latency, BenchError,
-    Context, LatencyConfig,
+    check_memory_fits, default_sweep_sizes, resolve_node_with_memory, run_latency, working_set_for,
+    BenchError, Context, LatencyConfig,
 };
 use numabench::memory::MemoryPlacement;
 
@@ -29,9 +29,10 @@ fn validate(args: &LatencyArgs, context: &Context) -> Result<LatencyConfig, Benc
     };
     let nodes = memory.expected_nodes();
     let sizes = if args.sweep {
-        default_sweep_sizes(topology, 1, &nodes)
+        default_sweep_sizes(topology, &[cpu], &nodes)
     } else if args.size.is_empty() {
-        vec![1 << 30]
+        // 1 GiB, or more where the caches in front of this CPU need it.
+        vec![working_set_for(topology, &[cpu], &nodes).bytes.max(1 << 30)]
     } else {
         crate::args::all_items(&args.size)
     };

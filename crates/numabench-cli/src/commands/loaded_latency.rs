@@ -1,9 +1,12 @@
 //! `numabench loaded-latency`.
 
-use super::measuring::{choose_cpu, choose_memory_node, measure, size_or_dram};
+use super::measuring::{choose_cpu, choose_memory_node, measure};
 use crate::args::LoadedLatencyArgs;
 use crate::exit::{CliError, Status};
-use numabench::bench::{run_loaded_latency, BenchError, LoadedLatencyConfig, DEFAULT_DELAYS};
+use numabench::bench::{
+    check_memory_fits, run_loaded_latency, working_set_of_buffers, BenchError, LoadedLatencyConfig,
+    DEFAULT_DELAYS,
+};
 use numabench::memory::MemoryPlacement;
 
 pub fn run(args: &LoadedLatencyArgs) -> Result<Status, CliError> {
@@ -27,15 +30,12 @@ pub fn run(args: &LoadedLatencyArgs) -> Result<Status, CliError> {
                         .into(),
                 ));
             }
-            let size = args.size.unwrap_or_else(|| {
-                numabench::bench::dram_working_set(topology, &[node]).min(256 << 20)
-            });
             // The chase and every generator each get a buffer of this size.
-            size_or_dram(
-                topology,
-                Some(size * (1 + generators.len() as u64)),
-                &[node],
-            )?;
+            let buffers = 1 + generators.len() as u64;
+            let size = args.size.unwrap_or_else(|| {
+                working_set_of_buffers(topology, &[chaser], &[node], buffers).bytes
+            });
+            check_memory_fits(topology, &[node], size * buffers)?;
             Ok(LoadedLatencyConfig {
                 chaser_cpu: chaser,
                 generator_cpus: generators,

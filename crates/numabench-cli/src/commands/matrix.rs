@@ -27,6 +27,7 @@ fn run_matrix(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status
             size_or_dram(
                 &context.topology,
                 args.size,
+                &context.topology.allowed.cpus,
                 &memory_nodes(&context.topology),
             )
         },

@@ -5,7 +5,7 @@ use crate::args::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Status};
 use crate::placement_warnings::PlacementWarnings;
 use numabench::bench::{
-    check_memory_fits, cpus_of_node, dram_working_set, resolve_cpu, resolve_node_with_memory,
+    check_memory_fits, cpus_of_node, resolve_cpu, resolve_node_with_memory, working_set_for,
     BenchError, Context,
 };
 use numabench::interrupt::install_interrupt_handler;
@@ -88,13 +88,15 @@ pub fn choose_memory_node(
     }
 }
 
-/// `--size`, or a DRAM-sized working set; either must fit in `nodes`.
+/// `--size`, or the DRAM-sized working set of threads on `cpus` measuring
+/// `nodes` ([`working_set_for`]); either must fit in `nodes`.
 pub fn size_or_dram(
     topology: &TopologyReport,
     size: Option<u64>,
+    cpus: &[u32],
     nodes: &[u32],
 ) -> Result<u64, BenchError> {
-    let size = size.unwrap_or_else(|| dram_working_set(topology, nodes));
+    let size = size.unwrap_or_else(|| working_set_for(topology, cpus, nodes).bytes);
     check_memory_fits(topology, nodes, size)?;
     Ok(size)
 }

@@ -17,7 +17,7 @@ pub fn run(args: &MlpArgs) -> Result<Status, CliError> {
             Ok(MlpConfig {
                 cpu,
                 memory: MemoryPlacement::bind(node),
-                size: size_or_dram(topology, args.size, &[node])?,
+                size: size_or_dram(topology, args.size, &[cpu], &[node])?,
                 order: args.order.into(),
             })
         },

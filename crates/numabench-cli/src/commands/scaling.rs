@@ -12,7 +12,9 @@ pub fn run(args: &ScalingArgs) -> Result<Status, CliError> {
         |context| {
             let topology = &context.topology;
             let node = choose_memory_node(topology, args.mem_node, topology.allowed.cpus[0])?;
-            Ok((node, size_or_dram(topology, args.size, &[node])?))
+            // Up to every allowed CPU reads node `node`'s memory.
+            let cpus = &topology.allowed.cpus;
+            Ok((node, size_or_dram(topology, args.size, cpus, &[node])?))
         },
         |context, (node, size), pipeline| {
             run_scaling(context, args.kernel, node, size, pipeline).map(drop)

@@ -15,7 +15,12 @@ pub fn stream_elements(size: Option<u64>) -> Result<usize, CliError> {
         .sum();
     Ok(match size {
         Some(bytes) => (bytes / 8).max(1) as usize,
-        None => StreamKernel::default_elements(topology.last_level_cache_bytes(), free / 2),
+        None => {
+            // The team runs on the allowed CPUs, its memory on their nodes.
+            let nodes = numabench::bench::cpu_nodes(&topology);
+            let in_front = topology.cache_bytes_in_front(&topology.allowed.cpus, &nodes);
+            StreamKernel::default_elements(in_front, free / 2)
+        }
     })
 }
 

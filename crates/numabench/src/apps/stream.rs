@@ -111,10 +111,13 @@ impl StreamKernel {
         stopwatch.seconds()
     }
 
-    /// STREAM's size rule: each array at least 4x the last-level cache
-    /// (and at least 10 M elements), capped so the three fit in `budget_bytes`.
-    pub fn default_elements(last_level_cache: u64, budget_bytes: u64) -> usize {
-        let wanted = (4 * last_level_cache / 8).max(10_000_000);
+    /// STREAM's size rule: each array at least 4x the caches (STREAM: "the
+    /// sum of all last-level caches"; here every cache in front of the
+    /// team's memory, `cache_bytes_in_front`, see
+    /// [`TopologyReport::cache_bytes_in_front`](crate::topology::TopologyReport::cache_bytes_in_front))
+    /// and at least 10 M elements, capped so the three fit in `budget_bytes`.
+    pub fn default_elements(cache_bytes_in_front: u64, budget_bytes: u64) -> usize {
+        let wanted = (4 * cache_bytes_in_front / 8).max(10_000_000);
         wanted.min(budget_bytes / 24).max(1 << 16) as usize
     }
 }

@@ -4,7 +4,7 @@
 use super::calibration::TeamCalibration;
 use super::context::Context;
 use super::error::BenchError;
-use super::placed::{OwnedRange, PlacedBuffer};
+use super::placed::{insert_cache_params, OwnedRange, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::kernels::{run_kernel, KernelSpec, SimdChoice, SimdLevel};
@@ -313,6 +313,13 @@ pub fn run_bandwidth(
     params.insert("kernel".into(), json!(config.kernel.name));
     params.insert("threads".into(), json!(config.cpus.len()));
     params.insert("size_bytes".into(), json!(config.size));
+    insert_cache_params(
+        &context.topology,
+        config.size,
+        &config.cpus,
+        &config.memory.expected_nodes(),
+        &mut params,
+    );
     result.simd.insert_params(&mut params);
     params.insert("hugepages".into(), json!(context.hugepages));
     params.insert(

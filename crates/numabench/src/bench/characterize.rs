@@ -11,7 +11,7 @@ use super::latency::{run_latency, LatencyConfig};
 use super::loaded_latency::{run_loaded_latency, LoadedLatencyConfig, TrafficMix};
 use super::matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode};
 use super::mlp::{run_mlp, MlpConfig};
-use super::placed::{cpu_nodes, dram_working_set, memory_nodes};
+use super::placed::{cpu_nodes, memory_nodes, working_set_for, working_set_of_buffers};
 use super::registry::BenchmarkInfo;
 use super::scaling::run_scaling;
 use crate::kernels::{kernel_by_name, ChaseOrder, KERNELS};
@@ -77,6 +77,9 @@ pub struct Defaults<'a> {
     topology: &'a TopologyReport,
     memory: Vec<u32>,
     cpu_nodes: Vec<u32>,
+    /// The DRAM-sized working set of every allowed CPU over every memory
+    /// node: 4x all their caches and the memory-side caches in front of
+    /// any node, so each step's threads and nodes are covered.
     dram: u64,
     first_cpu: u32,
     first_node: u32,
@@ -90,7 +93,7 @@ impl<'a> Defaults<'a> {
         Self {
             topology,
             cpu_nodes: cpu_nodes(topology),
-            dram: dram_working_set(topology, &memory),
+            dram: working_set_for(topology, &topology.allowed.cpus, &memory).bytes,
             memory,
             first_cpu,
             first_node: topology.node_of_cpu(first_cpu).unwrap_or(0),
@@ -220,11 +223,19 @@ pub(super) fn plan_loaded_latency(d: &Defaults, steps: &mut Steps) {
         .copied()
         .filter(|&cpu| cpu != d.first_cpu)
         .collect();
+    // The chase and every generator each hold a buffer of this size.
+    let size = working_set_of_buffers(
+        d.topology,
+        &[d.first_cpu],
+        &[d.first_node],
+        1 + generators.len() as u64,
+    )
+    .bytes;
     let config = LoadedLatencyConfig {
         chaser_cpu: d.first_cpu,
         generator_cpus: generators,
         memory: MemoryPlacement::bind(d.first_node),
-        size: d.dram.min(256 << 20),
+        size,
         delays: vec![1000, 250, 60, 0],
         mix: TrafficMix::AllReads,
     };

@@ -7,10 +7,12 @@
 use super::bandwidth::{bandwidth_record, measure_bandwidth, BandwidthConfig, BandwidthResult};
 use super::context::Context;
 use super::error::BenchError;
+use super::placed::insert_cache_params;
 use crate::kernels::kernel_by_name;
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
+use crate::topology::TopologyReport;
 use serde_json::{json, Map};
 
 /// The three scenarios' aggregate bandwidths, GB/s.
@@ -25,6 +27,7 @@ pub struct ContentionSummary {
 }
 
 fn emit(
+    topology: &TopologyReport,
     pipeline: &mut Pipeline,
     config: &BandwidthConfig,
     result: &BandwidthResult,
@@ -36,6 +39,13 @@ fn emit(
     params.insert("kernel".into(), json!(config.kernel.name));
     params.insert("threads".into(), json!(config.cpus.len()));
     params.insert("size_bytes".into(), json!(config.size));
+    insert_cache_params(
+        topology,
+        config.size,
+        &config.cpus,
+        &config.memory.expected_nodes(),
+        &mut params,
+    );
     params.insert("per_thread_gbs".into(), json!(result.per_thread));
     result.simd.insert_params(&mut params);
     pipeline.emit(&bandwidth_record(
@@ -84,6 +94,7 @@ pub fn run_contention(
         let config = BandwidthConfig::new(read, vec![cpu], size, on_target.clone());
         let result = measure_bandwidth(context, &config)?;
         emit(
+            &context.topology,
             pipeline,
             &config,
             &result,
@@ -95,6 +106,7 @@ pub fn run_contention(
     let contended_config = BandwidthConfig::new(read, cpus.to_vec(), size, on_target);
     let contended = measure_bandwidth(context, &contended_config)?;
     emit(
+        &context.topology,
         pipeline,
         &contended_config,
         &contended,
@@ -115,6 +127,7 @@ pub fn run_contention(
     );
     let local = measure_bandwidth(context, &local_config)?;
     emit(
+        &context.topology,
         pipeline,
         &local_config,
         &local,

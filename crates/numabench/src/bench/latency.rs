@@ -6,7 +6,7 @@
 
 use super::context::Context;
 use super::error::BenchError;
-use super::placed::PlacedBuffer;
+use super::placed::{insert_cache_params, safe_working_set_bytes, working_set_for, PlacedBuffer};
 use crate::clock::{tsc_ghz, Stopwatch};
 use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
@@ -35,31 +35,30 @@ pub struct LatencyConfig {
     pub order: ChaseOrder,
 }
 
-/// Whole working-set sizes for `threads` threads, each with its share:
-/// from half the L1 data cache per thread to 4x the last-level cache (at
-/// least 256 MiB, at most a quarter of the free memory of `nodes`, where
-/// the buffers go, when the kernel reports it), doubling. The curve
-/// through every cache level to DRAM (latency sweeps use one thread,
-/// bandwidth sweeps as many as run).
-pub fn default_sweep_sizes(topology: &TopologyReport, threads: usize, nodes: &[u32]) -> Vec<u64> {
-    let free: u64 = nodes
-        .iter()
-        .filter_map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
-        .sum();
-    let free_bytes = Some(free).filter(|bytes| *bytes > 0);
+/// Whole working-set sizes for threads on `cpus`, each with its share:
+/// from half the L1 data cache per thread, doubling, until one reaches the
+/// DRAM-sized working set of those threads and `nodes`, where the buffers
+/// go ([`working_set_for`]: 4x every cache in front, at least 256 MiB);
+/// never past what the nodes can safely hold ([`safe_working_set_bytes`]).
+/// The curve through every cache level to DRAM (latency sweeps use one
+/// thread, bandwidth sweeps as many as run).
+pub fn default_sweep_sizes(topology: &TopologyReport, cpus: &[u32], nodes: &[u32]) -> Vec<u64> {
     let l1 = topology
         .caches
         .iter()
         .find(|cache| cache.level == 1 && cache.cache_type != "instruction")
         .map_or(32 << 10, |cache| cache.size_bytes);
-    let largest = (4 * topology.last_level_cache_bytes()).max(256 << 20);
-    let largest = free_bytes.map_or(largest, |free| largest.min(free / 4));
+    let dram = working_set_for(topology, cpus, nodes).bytes;
+    let limit = safe_working_set_bytes(topology, nodes).map_or(u64::MAX, |safe| safe.max(dram));
     let mut sizes = Vec::new();
-    let mut size = (l1 / 2 * threads.max(1) as u64)
+    let mut size = (l1 / 2 * cpus.len().max(1) as u64)
         .next_power_of_two()
         .max(PAGE_SIZE as u64);
-    while size <= largest {
+    loop {
         sizes.push(size);
+        if size >= dram || size.saturating_mul(2) > limit {
+            break;
+        }
         size *= 2;
     }
     sizes
@@ -213,6 +212,13 @@ pub fn emit_latency(
     };
     let mut params = labels.clone();
     params.insert("size_bytes".into(), json!(size));
+    insert_cache_params(
+        &context.topology,
+        size,
+        &[config.cpu],
+        &config.memory.expected_nodes(),
+        &mut params,
+    );
     params.insert("cpu".into(), json!(config.cpu));
     params.insert(
         "cpu_node".into(),
@@ -290,21 +296,40 @@ mod tests {
     }
 
     #[test]
-    fn sweeps_double_from_half_an_l1_per_thread_to_past_the_last_level_cache() {
+    fn sweeps_double_from_half_an_l1_per_thread_to_the_dram_working_set() {
         let topology = crate::topology::synthetic(
             "pack:1 [numa(memory=8GiB)] l3:1(size=8MiB) l2:2(size=1MiB) l1d:1(size=32KiB) core:1 pu:1",
         );
-        let one = default_sweep_sizes(&topology, 1, &[]);
+        let one = default_sweep_sizes(&topology, &[0], &[]);
         assert_eq!(one.first(), Some(&(16 << 10)));
         assert_eq!(one.last(), Some(&(256 << 20)));
         assert!(one.windows(2).all(|pair| pair[1] == 2 * pair[0]));
-        let four = default_sweep_sizes(&topology, 4, &[]);
-        assert_eq!(four.first(), Some(&(64 << 10)));
-        assert_eq!(four.last(), Some(&(256 << 20)));
+        let two = default_sweep_sizes(&topology, &[0, 1], &[]);
+        assert_eq!(two.first(), Some(&(32 << 10)));
+        assert_eq!(two.last(), Some(&(256 << 20)));
         let mut short_of_memory = topology.clone();
         short_of_memory.nodes[0].memory_free_bytes = Some(64 << 20);
-        let short = default_sweep_sizes(&short_of_memory, 1, &[0]);
+        let short = default_sweep_sizes(&short_of_memory, &[0], &[0]);
         assert_eq!(short.last(), Some(&(16 << 20)));
+    }
+
+    /// The sweep ends past 4x every cache in front of the threads (L1, L2
+    /// and L3 together), not 4x the last-level cache alone.
+    #[test]
+    fn sweeps_end_past_four_times_every_cache_in_front() {
+        let topology = crate::topology::synthetic(
+            "pack:1 [numa(memory=64GiB)] l3:1(size=128MiB) l2:2(size=2MiB) l1d:1(size=48KiB) core:1 pu:1",
+        );
+        for cpus in [&[0][..], &[0, 1]] {
+            let in_front = topology.cache_bytes_in_front(cpus, &[0]);
+            let sizes = default_sweep_sizes(&topology, cpus, &[0]);
+            let largest = *sizes.last().unwrap();
+            assert!(
+                largest >= 4 * in_front,
+                "{cpus:?}: {largest} < 4 x {in_front}"
+            );
+            assert!(sizes.windows(2).all(|pair| pair[1] == 2 * pair[0]));
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use super::context::Context;
 use super::error::BenchError;
 use super::latency::{chase_page_bytes, insert_order};
-use super::placed::PlacedBuffer;
+use super::placed::{insert_cache_params, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
@@ -266,6 +266,14 @@ fn emit(
         json!(point.traffic_gigabytes_per_second),
     );
     params.insert("size_bytes".into(), json!(config.size));
+    // The chaser measures; the generators' buffers only load the memory.
+    insert_cache_params(
+        &context.topology,
+        config.size,
+        &[config.chaser_cpu],
+        &config.memory.expected_nodes(),
+        &mut params,
+    );
     insert_order(
         &mut params,
         ChaseOrder::default(),

@@ -12,7 +12,7 @@
 use super::context::Context;
 use super::error::BenchError;
 use super::latency::{chase_page_bytes, insert_order, loads_per_sample};
-use super::placed::PlacedBuffer;
+use super::placed::{insert_cache_params, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, chase_many, ChaseOrder};
@@ -190,6 +190,13 @@ pub fn run_mlp(
         let mut params = Map::new();
         params.insert("chains".into(), json!(k));
         params.insert("size_bytes".into(), json!(size));
+        insert_cache_params(
+            &context.topology,
+            size,
+            &[config.cpu],
+            &config.memory.expected_nodes(),
+            &mut params,
+        );
         params.insert("cpu".into(), json!(config.cpu));
         insert_order(&mut params, config.order, &block);
         params.insert("hugepages".into(), json!(hugepages));

@@ -36,8 +36,9 @@ pub use loaded_latency::{
 pub use matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode, NodeMatrix};
 pub use mlp::{run_mlp, MlpConfig, MAX_CHAINS};
 pub use placed::{
-    check_memory_fits, cpu_nodes, cpus_of_node, dram_working_set, memory_nodes, resolve_cpu,
-    resolve_node_with_memory, PlacedBuffer,
+    check_memory_fits, cpu_nodes, cpus_of_node, insert_cache_params, memory_nodes, resolve_cpu,
+    resolve_node_with_memory, safe_working_set_bytes, working_set_for, working_set_of_buffers,
+    PlacedBuffer, WorkingSet, CACHE_MULTIPLE, MIN_DRAM_WORKING_SET,
 };
 pub use registry::{registry, select, BenchmarkInfo, SelectionError};
 pub use scaling::{cores_first, reader_nodes, run_scaling, ScalingPoint};

@@ -10,6 +10,7 @@ use crate::output::PlacementCheck;
 use crate::parse::format_id_list;
 use crate::topology::TopologyReport;
 use crate::units::format_bytes;
+use serde_json::{json, Map, Value};
 use std::path::Path;
 
 /// A buffer, the placement asked for it, and what verification found.
@@ -246,18 +247,104 @@ pub fn memory_nodes(topology: &TopologyReport) -> Vec<u32> {
         .collect()
 }
 
-/// A DRAM-sized working set: twice the last-level cache, at least 256 MiB,
-/// but at most a quarter of the smallest free memory among `nodes`.
-pub fn dram_working_set(topology: &TopologyReport, nodes: &[u32]) -> u64 {
-    let wanted = (2 * topology.last_level_cache_bytes()).max(256 << 20);
-    let smallest_free = nodes
-        .iter()
-        .filter_map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
-        .min();
-    match smallest_free {
-        Some(free) => wanted.min(free / 4).max(1 << 20),
-        None => wanted,
+/// A DRAM-sized working set is at least this many times the capacity of
+/// the caches in front of the memory it measures.
+pub const CACHE_MULTIPLE: u64 = 4;
+
+/// The least a DRAM-sized working set is, however small the caches.
+pub const MIN_DRAM_WORKING_SET: u64 = 256 << 20;
+
+/// A working set sized to measure memory rather than caches, and what it
+/// was sized against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkingSet {
+    /// Bytes of one buffer.
+    pub bytes: u64,
+    /// Capacity of every distinct cache on the path from the measuring CPUs
+    /// to the target memory: their CPU caches of every level, plus the
+    /// memory-side caches in front of the target nodes
+    /// ([`TopologyReport::cache_bytes_in_front`]).
+    pub cache_bytes_in_front: u64,
+    /// The target nodes cannot safely hold [`CACHE_MULTIPLE`] times the
+    /// caches in front, so `bytes` is as much as is safe and the figure is
+    /// partly a cache's (a 96 GiB DRAM cache in front of 370 GiB of
+    /// persistent memory).
+    pub cache_affected: bool,
+}
+
+impl WorkingSet {
+    /// Adds `cache_bytes_in_front` and `cache_affected` to a record's params.
+    pub fn insert_params(&self, params: &mut Map<String, Value>) {
+        params.insert(
+            "cache_bytes_in_front".into(),
+            json!(self.cache_bytes_in_front),
+        );
+        params.insert("cache_affected".into(), json!(self.cache_affected));
     }
+}
+
+/// A DRAM-sized working set for threads on `cpus` measuring the memory of
+/// `nodes`: [`CACHE_MULTIPLE`] times the caches in front of that memory,
+/// at least [`MIN_DRAM_WORKING_SET`], at most what the nodes can safely
+/// hold ([`safe_working_set_bytes`]; then marked cache-affected).
+pub fn working_set_for(topology: &TopologyReport, cpus: &[u32], nodes: &[u32]) -> WorkingSet {
+    working_set_of_buffers(topology, cpus, nodes, 1)
+}
+
+/// [`working_set_for`] when `buffers` buffers of that size are held at
+/// once (one per thread of a loaded-latency run): each is sized against
+/// the caches in front of `cpus`, and all together stay within the safe
+/// limit.
+pub fn working_set_of_buffers(
+    topology: &TopologyReport,
+    cpus: &[u32],
+    nodes: &[u32],
+    buffers: u64,
+) -> WorkingSet {
+    let cache_bytes_in_front = topology.cache_bytes_in_front(cpus, nodes);
+    let wanted = (CACHE_MULTIPLE * cache_bytes_in_front).max(MIN_DRAM_WORKING_SET);
+    let bytes = match safe_working_set_bytes(topology, nodes) {
+        Some(safe) => wanted.min(safe / buffers.max(1)).max(1 << 20),
+        None => wanted,
+    };
+    WorkingSet {
+        bytes,
+        cache_bytes_in_front,
+        cache_affected: bytes < CACHE_MULTIPLE * cache_bytes_in_front,
+    }
+}
+
+/// The most a default working set takes from `nodes`: a quarter of the
+/// smallest free memory among them (of the smallest total memory when the
+/// kernel does not say, as for an XML topology). `None` when neither is
+/// known.
+pub fn safe_working_set_bytes(topology: &TopologyReport, nodes: &[u32]) -> Option<u64> {
+    nodes
+        .iter()
+        .filter_map(|node| topology.node(*node))
+        .map(|info| info.memory_free_bytes.unwrap_or(info.memory_total_bytes))
+        .filter(|bytes| *bytes > 0)
+        .min()
+        .map(|bytes| bytes / 4)
+}
+
+/// Adds to a record's params the caches in front of its measuring `cpus`
+/// and target `nodes`, and whether its `size` is under [`CACHE_MULTIPLE`]
+/// times them (then the figure is partly a cache's), whoever chose the size.
+pub fn insert_cache_params(
+    topology: &TopologyReport,
+    size: u64,
+    cpus: &[u32],
+    nodes: &[u32],
+    params: &mut Map<String, Value>,
+) {
+    let cache_bytes_in_front = topology.cache_bytes_in_front(cpus, nodes);
+    WorkingSet {
+        bytes: size,
+        cache_bytes_in_front,
+        cache_affected: size < CACHE_MULTIPLE * cache_bytes_in_front,
+    }
+    .insert_params(params);
 }
 
 /// Refuses a request for more memory than the target nodes have free
@@ -323,6 +410,45 @@ mod tests {
             .to_string()
             .contains("larger than the free memory"));
         assert!(check_memory_fits(&topology, &[0, 1], 3 << 29).is_ok());
+    }
+
+    /// 4x every cache in front (L2s of the CPUs used, the L3 once, the
+    /// memory-side cache of the target node), clamped to a quarter of the
+    /// smallest free memory and then marked; split over several buffers.
+    #[test]
+    fn working_sets_cover_every_cache_in_front() {
+        let mut topology = crate::topology::synthetic(
+            "pack:1 [numa(memory=8GiB)] l3:1(size=96MiB) l2:4(size=2MiB) core:1 pu:1",
+        );
+        topology.nodes[0].memory_free_bytes = Some(8 << 30);
+        let one = working_set_for(&topology, &[0], &[0]);
+        assert_eq!(one.cache_bytes_in_front, 98 << 20);
+        assert_eq!((one.bytes, one.cache_affected), (4 * (98 << 20), false));
+        let all = working_set_for(&topology, &[0, 1, 2, 3], &[0]);
+        assert_eq!(all.cache_bytes_in_front, 104 << 20);
+        assert_eq!((all.bytes, all.cache_affected), (4 * (104 << 20), false));
+        // A 1 GiB memory-side cache in front of node 0.
+        topology
+            .memory_side_caches
+            .push(crate::topology::MemorySideCache {
+                level: 1,
+                size_bytes: 1 << 30,
+                line_bytes: 64,
+                nodes: vec![0],
+            });
+        let behind = working_set_for(&topology, &[0], &[0]);
+        assert_eq!(behind.cache_bytes_in_front, (98 << 20) + (1 << 30));
+        assert_eq!((behind.bytes, behind.cache_affected), (2 << 30, true));
+        let shared = working_set_of_buffers(&topology, &[0], &[0], 4);
+        assert_eq!((shared.bytes, shared.cache_affected), (512 << 20, true));
+        // Small caches: at least 256 MiB.
+        let small =
+            crate::topology::synthetic("pack:1 [numa(memory=8GiB)] l3:1(size=8MiB) core:2 pu:1");
+        let set = working_set_for(&small, &[0], &[0]);
+        assert_eq!(
+            (set.bytes, set.cache_affected),
+            (MIN_DRAM_WORKING_SET, false)
+        );
     }
 
     fn owner(offset: usize, bytes: usize, node: u32) -> OwnedRange {

@@ -7,9 +7,10 @@ use hwlocality::bitmap::BitmapIndex;
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::memory::attribute::{Initiator, MemoryAttribute};
 use hwlocality::object::attributes::ObjectAttributes;
+use hwlocality::object::distance::DistancesKind;
 use hwlocality::object::types::{CacheType, ObjectType};
 use hwlocality::object::TopologyObject;
-use hwlocality::topology::builder::BuildFlags;
+use hwlocality::topology::builder::{BuildFlags, TopologyBuilder, TypeFilter};
 use hwlocality::Topology;
 use thiserror::Error;
 
@@ -50,11 +51,20 @@ impl TopologyError {
 /// allowed).
 pub fn load_hwloc_topology() -> Result<Topology, TopologyError> {
     let hwloc_error = |error: &dyn std::fmt::Display| TopologyError::Hwloc(error.to_string());
-    Topology::builder()
+    keep_memory_side_caches(Topology::builder())?
         .with_flags(BuildFlags::INCLUDE_DISALLOWED)
         .map_err(|error| hwloc_error(&error))?
         .build()
         .map_err(|error| hwloc_error(&error))
+}
+
+/// Tells hwloc to keep memory-side caches, which it drops by default, so
+/// the report can show them. Every topology numabench reports (this
+/// system's, an XML file's) is built with this.
+pub fn keep_memory_side_caches(builder: TopologyBuilder) -> Result<TopologyBuilder, TopologyError> {
+    builder
+        .with_type_filter(ObjectType::MemCache, TypeFilter::KeepAll)
+        .map_err(|error| TopologyError::Hwloc(error.to_string()))
 }
 
 /// Reports this machine's topology.
@@ -99,6 +109,7 @@ pub(crate) fn report_with(topology: &Topology, this_system: bool) -> TopologyRep
         packages,
         distances,
         caches: describe_caches(topology),
+        memory_side_caches: describe_memory_side_caches(topology),
         memory_attributes,
         allowed: describe_allowed(topology, this_system),
         nodes,
@@ -231,9 +242,24 @@ fn describe_nodes(topology: &Topology, this_system: bool) -> Vec<NodeInfo> {
         .collect()
 }
 
+/// Name hwloc gives the firmware's node latency matrix (ACPI SLIT).
+const SLIT_NAME: &str = "NUMALatency";
+
+/// The firmware's node latency matrix (hwloc's `NUMALatency`, kind "from
+/// OS, means latency") over all `nodes`, in their order. Any other matrix
+/// (bandwidths, user-given values, a subset of nodes) is not a distance
+/// matrix: `None` when the firmware gives no SLIT.
 fn node_distances(topology: &Topology, nodes: &[NodeInfo]) -> Option<Vec<Vec<u64>>> {
-    let matrices = topology.distances(None).ok()?;
+    let slit_kind = DistancesKind::FROM_OS | DistancesKind::MEANS_LATENCY;
+    let matrices = topology.distances(Some(slit_kind)).ok()?;
     matrices.iter().find_map(|matrix| {
+        let is_slit = matrix.kind().contains(slit_kind)
+            && matrix
+                .name()
+                .is_some_and(|name| name.to_bytes() == SLIT_NAME.as_bytes());
+        if !is_slit {
+            return None;
+        }
         let objects: Vec<Option<u32>> = matrix
             .objects()
             .map(|object| {
@@ -322,35 +348,91 @@ fn memory_attributes(topology: &Topology, nodes: &[NodeInfo]) -> Vec<MemoryAttri
     values
 }
 
+/// The CPU caches, grouped by level, type and size (a hybrid CPU's P- and
+/// E-cores have L2s of different sizes). Memory-side caches (hwloc
+/// `MemCache`) are a type of their own and never appear here.
 fn describe_caches(topology: &Topology) -> Vec<CacheLevel> {
     use ObjectType::*;
-    let mut levels = Vec::new();
+    let mut levels: Vec<CacheLevel> = Vec::new();
     for cache_kind in [
         L1Cache, L1ICache, L2Cache, L2ICache, L3Cache, L3ICache, L4Cache, L5Cache,
     ] {
-        let caches: Vec<&TopologyObject> = topology.objects_with_type(cache_kind).collect();
-        let Some(first) = caches.first() else {
-            continue;
-        };
-        let Some(ObjectAttributes::Cache(attributes)) = first.attributes() else {
-            continue;
-        };
-        levels.push(CacheLevel {
-            level: u32::try_from(attributes.depth()).unwrap_or(0),
-            cache_type: match attributes.cache_type() {
-                CacheType::Data => "data",
-                CacheType::Instruction => "instruction",
-                _ => "unified",
+        let first_of_kind = levels.len();
+        for cache in topology.objects_with_type(cache_kind) {
+            let Some(ObjectAttributes::Cache(attributes)) = cache.attributes() else {
+                continue;
+            };
+            let size_bytes = attributes.size().map_or(0, |size| size.get());
+            let cpus = object_cpus(cache);
+            if let Some(level) = levels[first_of_kind..]
+                .iter_mut()
+                .find(|level| level.size_bytes == size_bytes)
+            {
+                level.count += 1;
+                level.cpu_groups.push(cpus);
+                continue;
             }
-            .to_string(),
-            size_bytes: attributes.size().map_or(0, |size| size.get()),
-            line_bytes: attributes.line_size().map_or(0, |line| line.get() as u64),
-            count: caches.len(),
-            cpus_per_cache: first.cpuset().and_then(|set| set.weight()).unwrap_or(0),
-            cpu_groups: caches.iter().map(|cache| object_cpus(cache)).collect(),
-        });
+            levels.push(CacheLevel {
+                level: u32::try_from(attributes.depth()).unwrap_or(0),
+                cache_type: match attributes.cache_type() {
+                    CacheType::Data => "data",
+                    CacheType::Instruction => "instruction",
+                    _ => "unified",
+                }
+                .to_string(),
+                size_bytes,
+                line_bytes: attributes.line_size().map_or(0, |line| line.get() as u64),
+                count: 1,
+                cpus_per_cache: cpus.len(),
+                cpu_groups: vec![cpus],
+            });
+        }
     }
     levels
+}
+
+/// The memory-side caches (hwloc `MemCache` objects) and the nodes whose
+/// memory each caches, sorted by those nodes.
+fn describe_memory_side_caches(topology: &Topology) -> Vec<MemorySideCache> {
+    let mut caches: Vec<MemorySideCache> = topology
+        .objects_with_type(ObjectType::MemCache)
+        .map(|cache| {
+            let (size_bytes, level, line_bytes) = memory_side_cache_attributes(cache);
+            MemorySideCache {
+                level,
+                size_bytes,
+                line_bytes,
+                nodes: cache
+                    .nodeset()
+                    .map(|set| indices(set.iter_set()))
+                    .unwrap_or_default(),
+            }
+        })
+        .collect();
+    caches.sort_by(|a, b| (&a.nodes, a.level).cmp(&(&b.nodes, b.level)));
+    caches
+}
+
+/// Size, depth and line size of a memory-side cache. hwlocality gives
+/// cache attributes for CPU caches only, so they are read from hwloc's own
+/// object.
+fn memory_side_cache_attributes(cache: &TopologyObject) -> (u64, u32, u64) {
+    debug_assert_eq!(cache.object_type(), ObjectType::MemCache);
+    let raw: *const hwlocality_sys::hwloc_obj = (cache as *const TopologyObject).cast();
+    // SAFETY: `TopologyObject` is a `#[repr(transparent)]` newtype of
+    // `hwloc_obj` (hwlocality documents and relies on it), so the pointer is
+    // a valid `hwloc_obj` borrowed from the topology for this call. hwloc
+    // fills the `cache` variant of the attribute union for `MemCache`
+    // objects (hwloc/include/hwloc.h, `hwloc_obj_attr_u`), and `attr` is
+    // checked for null before it is read; nothing is written.
+    unsafe {
+        let attr = (*raw).attr;
+        if attr.is_null() {
+            return (0, 0, 0);
+        }
+        let cache = &(*attr).cache;
+        (cache.size, cache.depth, u64::from(cache.linesize))
+    }
 }
 
 fn describe_allowed(topology: &Topology, this_system: bool) -> Allowed {

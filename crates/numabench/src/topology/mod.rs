@@ -1,6 +1,7 @@
 //! The machine's NUMA topology as numabench reports it: packages, NUMA
-//! nodes (CPU-less ones included), caches, the node distance matrix (ACPI
-//! SLIT), memory attributes (ACPI HMAT) and what this process may use.
+//! nodes (CPU-less ones included), CPU caches, memory-side caches, the
+//! node latency matrix (ACPI SLIT), memory attributes (ACPI HMAT) and what
+//! this process may use.
 //!
 //! Everything comes from hwloc through the `hwlocality` crate; the few facts
 //! hwloc does not answer (a node's free memory, the kernel's own list of a
@@ -18,14 +19,19 @@ mod table;
 
 #[cfg(test)]
 pub(crate) use discover::synthetic;
-pub use discover::{discover_this_system, load_hwloc_topology, report_from_hwloc, TopologyError};
+pub use discover::{
+    discover_this_system, keep_memory_side_caches, load_hwloc_topology, report_from_hwloc,
+    TopologyError,
+};
 pub use report::{
-    Allowed, CacheLevel, MemoryAttributeValue, NodeInfo, PackageInfo, TopologyReport, THIS_MACHINE,
-    TOPOLOGY_SCHEMA_VERSION,
+    Allowed, CacheLevel, MemoryAttributeValue, MemorySideCache, NodeInfo, PackageInfo,
+    TopologyReport, THIS_MACHINE, TOPOLOGY_SCHEMA_VERSION,
 };
 pub use source::{
     check_measurable, discover, discover_from_xml, foreign_topology_variable, Purpose,
 };
 pub use table::render_table;
+#[cfg(test)]
+mod fixture_tests;
 #[cfg(test)]
 mod xml_tests;

@@ -43,11 +43,19 @@ pub struct TopologyReport {
     pub packages: Vec<PackageInfo>,
     /// NUMA nodes sorted by OS index.
     pub nodes: Vec<NodeInfo>,
-    /// Node distance matrix (ACPI SLIT, 10 = local); rows and columns in the
-    /// order of `nodes`. `None` when the machine declares none.
+    /// Node latency matrix from the firmware (ACPI SLIT, 10 = local): hwloc's
+    /// `NUMALatency` matrix of kind "from OS, means latency" and no other
+    /// (a bandwidth or user matrix is not a distance). Rows and columns in
+    /// the order of `nodes`. `None` when the firmware declares none.
     pub distances: Option<Vec<Vec<u64>>>,
-    /// One entry per cache level and type.
+    /// CPU caches: one entry per cache level, type and size (hybrid CPUs
+    /// have L2s of different sizes). Memory-side caches are not here.
     pub caches: Vec<CacheLevel>,
+    /// Memory-side caches (hwloc `MemCache`: KNL MCDRAM in cache mode, DRAM
+    /// in front of persistent or CXL memory): they cache one or more NUMA
+    /// nodes' memory for every CPU, and are never a CPU cache level.
+    #[serde(default)]
+    pub memory_side_caches: Vec<MemorySideCache>,
     /// Latency and bandwidth the firmware declares (ACPI HMAT), as hwloc
     /// reports them. Empty when the machine declares none.
     pub memory_attributes: Vec<MemoryAttributeValue>,
@@ -89,7 +97,7 @@ pub struct NodeInfo {
     pub kind: Option<String>,
 }
 
-/// The caches at one level and of one type.
+/// The CPU caches at one level, of one type and one size.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheLevel {
     /// 1 for L1, 2 for L2, ...
@@ -101,7 +109,7 @@ pub struct CacheLevel {
     pub size_bytes: u64,
     /// Cache line size, in bytes.
     pub line_bytes: u64,
-    /// How many caches of this level and type the machine has.
+    /// How many caches of this level, type and size the machine has.
     pub count: usize,
     /// Logical CPUs sharing one cache.
     pub cpus_per_cache: usize,
@@ -110,6 +118,21 @@ pub struct CacheLevel {
     /// shares an L2 or L3).
     #[serde(default)]
     pub cpu_groups: Vec<Vec<u32>>,
+}
+
+/// A memory-side cache: it sits in front of the memory of `nodes` and
+/// caches it for every CPU (hwloc object type `MemCache`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemorySideCache {
+    /// hwloc's depth of the memory-side cache (1 = the one nearest the CPUs
+    /// side of the memory); not a CPU cache level.
+    pub level: u32,
+    /// Size of the cache, in bytes.
+    pub size_bytes: u64,
+    /// Cache line size, in bytes (0 when unknown).
+    pub line_bytes: u64,
+    /// OS indexes of the NUMA nodes whose memory it caches.
+    pub nodes: Vec<u32>,
 }
 
 /// One memory attribute value from HMAT, as hwloc gives it.
@@ -191,13 +214,49 @@ impl TopologyReport {
             .map(|package| package.index)
     }
 
-    /// Size of the largest cache, the last level (0 when none is known).
+    /// Size of one CPU cache of the last level (the largest of that level;
+    /// 0 when none is known). Memory-side caches are not CPU caches and
+    /// never count here.
     pub fn last_level_cache_bytes(&self) -> u64 {
         self.caches
             .iter()
             .filter(|cache| cache.cache_type != "instruction")
-            .max_by_key(|cache| cache.level)
+            .max_by_key(|cache| (cache.level, cache.size_bytes))
             .map_or(0, |cache| cache.size_bytes)
+    }
+
+    /// Total capacity of the distinct data (and unified) CPU caches that
+    /// `cpus` use: every cache of every level whose CPUs include one of
+    /// them, each counted once however many of `cpus` share it.
+    /// Instruction caches hold no data and are left out.
+    pub fn cpu_cache_bytes(&self, cpus: &[u32]) -> u64 {
+        self.caches
+            .iter()
+            .filter(|cache| cache.cache_type != "instruction")
+            .map(|cache| {
+                let used = cache
+                    .cpu_groups
+                    .iter()
+                    .filter(|group| group.iter().any(|cpu| cpus.contains(cpu)))
+                    .count();
+                used as u64 * cache.size_bytes
+            })
+            .sum()
+    }
+
+    /// Total capacity of the memory-side caches in front of any of `nodes`.
+    pub fn memory_side_cache_bytes(&self, nodes: &[u32]) -> u64 {
+        self.memory_side_caches
+            .iter()
+            .filter(|cache| cache.nodes.iter().any(|node| nodes.contains(node)))
+            .map(|cache| cache.size_bytes)
+            .sum()
+    }
+
+    /// Every cache on the path from `cpus` to the memory of `nodes`: their
+    /// CPU caches plus the memory-side caches in front of those nodes.
+    pub fn cache_bytes_in_front(&self, cpus: &[u32], nodes: &[u32]) -> u64 {
+        self.cpu_cache_bytes(cpus) + self.memory_side_cache_bytes(nodes)
     }
 
     /// Logical CPUs per physical core (2 with SMT on most x86 machines).

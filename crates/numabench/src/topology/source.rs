@@ -8,7 +8,7 @@
 //! `HWLOC_SYNTHETIC` is set: describing honours them (labelled as not this
 //! machine), measuring refuses them.
 
-use super::discover::{discover_this_system, report_with, TopologyError};
+use super::discover::{discover_this_system, keep_memory_side_caches, report_with, TopologyError};
 use super::report::TopologyReport;
 use hwlocality::topology::builder::BuildFlags;
 use hwlocality::Topology;
@@ -115,7 +115,8 @@ pub fn discover_from_xml(path: &Path) -> Result<TopologyReport, TopologyError> {
     // hwloc takes the text as it is and parses it when building; either
     // step failing means the same, and hwloc's errno says nothing more.
     let rejected = || fail("hwloc rejects it: not an hwloc XML topology, or a damaged one".into());
-    let topology = Topology::builder()
+    let topology = keep_memory_side_caches(Topology::builder())
+        .map_err(|error| fail(error.to_string()))?
         .with_flags(BuildFlags::INCLUDE_DISALLOWED)
         .map_err(|error| fail(error.to_string()))?
         .from_xml(&text)
@@ -134,7 +135,8 @@ fn from_environment(variable: &'static str, value: &str) -> Result<TopologyRepor
             what: format!("synthetic topology '{value}' ({variable})"),
             reason,
         };
-        let topology = Topology::builder()
+        let topology = keep_memory_side_caches(Topology::builder())
+            .map_err(|error| fail(error.to_string()))?
             .from_synthetic(value)
             .map_err(|error| fail(error.to_string()))?
             .build()

@@ -68,7 +68,7 @@ pub fn render_table(report: &TopologyReport) -> String {
             note.join("; ")
         );
     }
-    let _ = writeln!(out, "\nDistances (ACPI SLIT, 10 = local):");
+    let _ = writeln!(out, "\nDistances (node latency, ACPI SLIT, 10 = local):");
     match &report.distances {
         Some(matrix) => {
             let header: String = report
@@ -83,10 +83,13 @@ pub fn render_table(report: &TopologyReport) -> String {
             }
         }
         None => {
-            let _ = writeln!(out, "  none declared by the firmware");
+            let _ = writeln!(
+                out,
+                "  none: the firmware declares no node latency matrix (SLIT)"
+            );
         }
     }
-    let _ = writeln!(out, "\nCaches:");
+    let _ = writeln!(out, "\nCPU caches:");
     for cache in &report.caches {
         let _ = writeln!(
             out,
@@ -97,6 +100,23 @@ pub fn render_table(report: &TopologyReport) -> String {
             cache.count,
             cache.line_bytes,
             cache.cpus_per_cache
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nMemory-side caches (cache a node's memory for every CPU):"
+    );
+    if report.memory_side_caches.is_empty() {
+        let _ = writeln!(out, "  none");
+    }
+    for cache in &report.memory_side_caches {
+        let _ = writeln!(
+            out,
+            "  {:>10} in front of node(s) {} (memory-side level {}, line {} B)",
+            format_bytes(cache.size_bytes),
+            format_id_list(&cache.nodes),
+            cache.level,
+            cache.line_bytes
         );
     }
     let _ = writeln!(out, "\nMemory attributes (ACPI HMAT):");
