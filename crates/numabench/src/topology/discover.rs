@@ -62,6 +62,7 @@ pub fn report_from_hwloc(topology: &Topology) -> TopologyReport {
         packages,
         distances,
         caches: describe_caches(topology),
+        cores: describe_cores(topology),
         memory_attributes,
         allowed: describe_allowed(topology, this_system),
         nodes,
@@ -314,6 +315,24 @@ fn describe_caches(topology: &Topology) -> Vec<CacheLevel> {
         });
     }
     levels
+}
+
+/// Each core's PUs (OS indexes), cores and PUs in hwloc's logical (tree)
+/// order.
+fn describe_cores(topology: &Topology) -> Vec<Vec<u32>> {
+    let pus: Vec<&TopologyObject> = topology.objects_with_type(ObjectType::PU).collect();
+    topology
+        .objects_with_type(ObjectType::Core)
+        .map(|core| {
+            let Some(core_set) = core.cpuset() else {
+                return Vec::new();
+            };
+            pus.iter()
+                .filter(|pu| pu.os_index().is_some_and(|index| core_set.is_set(index)))
+                .map(|pu| os_index(pu))
+                .collect()
+        })
+        .collect()
 }
 
 fn describe_allowed(topology: &Topology, this_system: bool) -> Allowed {
