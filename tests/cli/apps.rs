@@ -195,6 +195,9 @@ fn placement_study_records_its_verdict() {
         .collect();
     assert_eq!(times.len(), 2);
     assert!(times.iter().all(|time| time["stats"]["n"] == 3));
+    assert!(times
+        .iter()
+        .all(|time| time["params"]["cpu_order"] == "compact"));
     let verdict = records.last().unwrap();
     assert_eq!(verdict["metric"], "best_median_time", "{verdict}");
     assert_eq!(verdict["benchmark"], "stream");

@@ -325,6 +325,7 @@ fn matrices_have_one_cell_per_node_pair() {
             format!("bind:{}", cell["params"]["mem_node"])
         );
         assert_eq!(cell["placement"]["verified"]["achieved"], true);
+        assert_eq!(cell["params"]["cpu_order"], "compact");
     }
     for mode in ["serial", "parallel"] {
         let bandwidth = records(&[
@@ -340,7 +341,9 @@ fn matrices_have_one_cell_per_node_pair() {
         assert_eq!(bandwidth.len(), nodes * nodes);
         assert!(bandwidth
             .iter()
-            .all(|record| record["params"]["mode"] == mode && record["unit"] == "GB/s"));
+            .all(|record| record["params"]["mode"] == mode
+                && record["unit"] == "GB/s"
+                && record["params"]["cpu_order"] == "compact"));
     }
 }
 
@@ -387,6 +390,9 @@ fn scaling_mlp_c2c_and_loaded_latency_produce_their_curves() {
     assert!(threads
         .windows(2)
         .all(|pair| pair[1] == pair[0] + 1 || pair[1] == 1));
+    assert!(scaling
+        .iter()
+        .all(|record| record["params"]["cpu_order"] == "cores-first"));
     let mlp = records(&["mlp", "--size", "16M", "--repeat", "2"]);
     let chains: Vec<u64> = mlp
         .iter()

@@ -49,6 +49,14 @@ fn run_compares_policies_and_writes_markdown() {
         .map(|record| record["params"]["policy"].as_str().unwrap())
         .collect();
     assert_eq!(order, ["as-is", "pin-scatter+interleave:all"].repeat(3));
+    // Pinning policies name their CPU order; as-is pins nothing.
+    for record in &runs {
+        let expected = match record["params"]["policy"].as_str().unwrap() {
+            "as-is" => serde_json::Value::Null,
+            _ => "scatter".into(),
+        };
+        assert_eq!(record["params"]["cpu_order"], expected, "{record}");
+    }
     let summaries: Vec<&serde_json::Value> = records
         .iter()
         .filter(|record| record["metric"] == "wall_time")
@@ -204,7 +212,8 @@ fn shim() -> std::path::PathBuf {
     path
 }
 
-/// The CPUs numabench may use, ascending: pin-compact's order.
+/// The CPUs numabench may use, ascending: pin-compact's (tree) order on
+/// this machine, whose cores have one thread each, numbered in tree order.
 fn allowed_cpus() -> Vec<usize> {
     // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };

@@ -48,15 +48,16 @@ pub enum Command {
     /// Memory bandwidth of read/write/copy/triad kernels (and -nt
     /// streaming-store variants) with pinned threads (GB/s).
     Bandwidth(BandwidthArgs),
-    /// N x N matrices: a thread on each CPU node, memory on each node
-    /// (CPU-less nodes included as memory targets).
+    /// N x N matrices: a thread on each CPU node (its first CPU in compact
+    /// order), memory on each node (CPU-less nodes included as memory targets).
     #[command(subcommand)]
     Matrix(MatrixCommand),
     /// All threads reading one node's memory (as after a serial
     /// initialisation) vs each thread reading its own node.
     Contention(ContentionArgs),
-    /// Bandwidth of one node's memory as 1, 2, ... all cores read it,
-    /// locally and from the farthest node.
+    /// Bandwidth of one node's memory as 1, 2, ... all of a node's CPUs read
+    /// it, locally and from the farthest node; threads are added cores-first
+    /// (one per core, spread over L3 domains, before any SMT sibling).
     Scaling(ScalingArgs),
     /// Latency seen by one chasing thread while the other cores generate
     /// traffic at decreasing delays: a latency-vs-bandwidth curve.
@@ -108,7 +109,9 @@ pub struct RunCommandArgs {
     /// interleave:LIST|all, preferred:N, preferred-many:LIST, or CPU and memory parts
     /// joined with '+' (pin-scatter+interleave:all). Default: as-is, pin-compact, pin-scatter, interleave:all.
     /// pin-* pins every thread of every process the command starts to the next CPU of the
-    /// order (through libnumabench_pin.so, found beside numabench or at $NUMABENCH_PIN_LIB).
+    /// order (through libnumabench_pin.so, found beside numabench or at $NUMABENCH_PIN_LIB):
+    /// pin-compact in tree order (SMT siblings together, then the next core of the same L3,
+    /// node, package), pin-scatter round robin over nodes and over L3 domains within a node.
     #[arg(long = "policy", value_name = "POLICY")]
     pub policies: Vec<String>,
     /// Timed runs per policy.
@@ -147,7 +150,8 @@ pub struct AppRunArgs {
     /// Main arrays: first-touch, serial, interleave[:LIST], bind:N, serial+migrate, next-touch, autonuma.
     #[arg(long, value_name = "SCHEME", default_value = "first-touch", value_parser = parse_placement_arg)]
     pub placement: PlacementScheme,
-    /// Threads: compact, scatter (round-robin over nodes) — both pinned before data is touched — or unpinned.
+    /// Threads: compact (tree order: SMT siblings together), scatter (round robin over nodes,
+    /// and over L3 domains within a node) — both pinned before data is touched — or unpinned.
     #[arg(long, value_name = "SCHEME", default_value = "compact", value_parser = parse_thread_scheme_arg)]
     pub threads_placement: ThreadScheme,
     /// Over-decomposition: K threads per CPU (1 to 64).
@@ -240,7 +244,7 @@ pub struct MatrixArgs {
 pub enum MatrixModeArg {
     /// One thread per CPU node.
     Serial,
-    /// Every allowed CPU of the CPU node at once.
+    /// Every allowed CPU of the CPU node at once (compact order).
     Parallel,
 }
 

@@ -259,6 +259,9 @@ pub fn emit_app_records(
         "threads_placement".into(),
         json!(config.thread_scheme.name()),
     );
+    if let Some(order) = config.thread_scheme.cpu_order() {
+        params.insert("cpu_order".into(), json!(order.name()));
+    }
     params.insert(
         "verification".into(),
         json!({

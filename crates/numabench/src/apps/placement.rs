@@ -1,6 +1,7 @@
 //! Where an application's main arrays go and where its threads run.
 
 use crate::memory::{MemoryPolicy, PolicyMode};
+use crate::threads::CpuOrder;
 use std::fmt;
 
 /// Placement scheme for the main arrays (`--placement`).
@@ -123,9 +124,11 @@ impl fmt::Display for PlacementScheme {
 /// How threads are placed (`--threads-placement`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ThreadScheme {
-    /// Worker n on the n-th allowed CPU (fills a node before the next).
+    /// Worker n on the n-th allowed CPU in compact order (tree order: SMT
+    /// siblings together, fills a node before the next).
     Compact,
-    /// Round-robin over nodes: worker n on node n mod N.
+    /// Worker n on the n-th allowed CPU in scatter order (round robin over
+    /// nodes, and over L3 domains within a node).
     Scatter,
     /// Not pinned: the OS decides and may move threads.
     Unpinned,
@@ -140,6 +143,15 @@ impl ThreadScheme {
             _ => Err(format!(
                 "unknown thread placement '{text}' (valid: compact, scatter, unpinned)"
             )),
+        }
+    }
+
+    /// The order pinned workers take CPUs in; `None` when unpinned.
+    pub fn cpu_order(self) -> Option<CpuOrder> {
+        match self {
+            ThreadScheme::Compact => Some(CpuOrder::Compact),
+            ThreadScheme::Scatter => Some(CpuOrder::Scatter),
+            ThreadScheme::Unpinned => None,
         }
     }
 

@@ -1,7 +1,8 @@
 //! A persistent team of worker threads for application kernels. The caller
-//! is worker 0; workers 1.. wait for jobs. Workers are pinned (compact or
-//! scatter) before the team allocates anything, or left unpinned. The team
-//! allocates the kernel's main arrays and places them by the scheme.
+//! is worker 0; workers 1.. wait for jobs. Workers are pinned (in compact or
+//! scatter order, see [`crate::threads::CpuOrder`]) before the team
+//! allocates anything, or left unpinned. The team allocates the kernel's
+//! main arrays and places them by the scheme.
 
 use super::migrate;
 use super::next_touch::{self, NextTouchOutcome};
@@ -89,7 +90,8 @@ impl std::fmt::Debug for Team {
 }
 
 /// The CPU of each worker under a thread scheme: `threads` workers,
-/// `per_core` of them sharing each CPU (over-decomposition).
+/// `per_cpu` of them sharing each CPU (over-decomposition), CPUs taken in
+/// the scheme's [`crate::threads::CpuOrder`].
 pub fn plan_cpus(
     topology: &TopologyReport,
     scheme: ThreadScheme,
@@ -97,15 +99,12 @@ pub fn plan_cpus(
     per_cpu: usize,
 ) -> Vec<Option<u32>> {
     // The same orders as `numabench run`'s pin-compact and pin-scatter policies.
-    let order = crate::runner::pin_order(topology, scheme == ThreadScheme::Scatter);
+    let order = scheme
+        .cpu_order()
+        .map(|order| order.all_allowed(topology))
+        .unwrap_or_default();
     (0..threads)
-        .map(|worker| {
-            if scheme == ThreadScheme::Unpinned || order.is_empty() {
-                None
-            } else {
-                Some(order[(worker / per_cpu.max(1)) % order.len()])
-            }
-        })
+        .map(|worker| (!order.is_empty()).then(|| order[(worker / per_cpu.max(1)) % order.len()]))
         .collect()
 }
 

@@ -139,3 +139,44 @@ fn serial_migrate_counts_only_pages_that_moved() {
         assert!(migrated <= 64, "at most each page moved once: {migrated}");
     }
 }
+
+/// Team compact and scatter take CPUs in the tree orders `run`'s
+/// pin-compact and pin-scatter use: with siblings numbered 64 apart,
+/// compact keeps them together, scatter alternates nodes then L3 domains;
+/// over-decomposition repeats each CPU.
+#[test]
+fn team_schemes_follow_the_tree_orders() {
+    use crate::threads::{smt_server, CpuOrder};
+    let topology = smt_server(2, 8, 4);
+    let planned = |scheme, threads, per_cpu| -> Vec<Option<u32>> {
+        plan_cpus(&topology, scheme, threads, per_cpu)
+    };
+    let expected = |order: CpuOrder, threads: usize| -> Vec<Option<u32>> {
+        order.all_allowed(&topology)[..threads]
+            .iter()
+            .copied()
+            .map(Some)
+            .collect()
+    };
+    assert_eq!(
+        planned(ThreadScheme::Compact, 4, 1),
+        [Some(0), Some(64), Some(1), Some(65)]
+    );
+    assert_eq!(
+        planned(ThreadScheme::Compact, 16, 1),
+        expected(CpuOrder::Compact, 16)
+    );
+    assert_eq!(
+        planned(ThreadScheme::Scatter, 4, 1),
+        [Some(0), Some(32), Some(4), Some(36)]
+    );
+    assert_eq!(
+        planned(ThreadScheme::Scatter, 16, 1),
+        expected(CpuOrder::Scatter, 16)
+    );
+    assert_eq!(
+        planned(ThreadScheme::Scatter, 4, 2),
+        [Some(0), Some(0), Some(32), Some(32)]
+    );
+    assert_eq!(planned(ThreadScheme::Unpinned, 2, 1), [None, None]);
+}

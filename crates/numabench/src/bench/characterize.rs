@@ -17,6 +17,7 @@ use super::scaling::run_scaling;
 use crate::kernels::{kernel_by_name, ChaseOrder, KERNELS};
 use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;
+use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
 
 /// One unit of work of a characterization, for progress display.
@@ -70,6 +71,11 @@ fn latency_sizes(topology: &TopologyReport, dram: u64) -> Vec<u64> {
     sizes
 }
 
+/// The order characterize takes the allowed CPUs in: its single-thread
+/// steps run on the first, its all-CPU steps on all of them in this order.
+/// (`scaling` and the matrices keep their own orders.)
+pub const CHARACTERIZE_ORDER: CpuOrder = CpuOrder::Compact;
+
 /// What every benchmark's characterize steps are derived from: the
 /// topology and the sizes and places chosen for it.
 #[derive(Debug)]
@@ -89,7 +95,8 @@ pub struct Defaults<'a> {
 impl<'a> Defaults<'a> {
     fn new(topology: &'a TopologyReport) -> Self {
         let memory = memory_nodes(topology);
-        let first_cpu = topology.allowed.cpus[0];
+        let all_cpus = CHARACTERIZE_ORDER.all_allowed(topology);
+        let first_cpu = all_cpus[0];
         Self {
             topology,
             cpu_nodes: cpu_nodes(topology),
@@ -97,7 +104,7 @@ impl<'a> Defaults<'a> {
             memory,
             first_cpu,
             first_node: topology.node_of_cpu(first_cpu).unwrap_or(0),
-            all_cpus: topology.allowed.cpus.clone(),
+            all_cpus,
         }
     }
 }
@@ -179,12 +186,18 @@ pub(super) fn plan_bandwidth(d: &Defaults, steps: &mut Steps) {
             nodes.dedup();
             nodes
         };
+        let mut labels = serde_json::Map::new();
+        labels.insert(
+            "cpu_order".into(),
+            serde_json::json!(CHARACTERIZE_ORDER.name()),
+        );
         let config = BandwidthConfig::new(
             kernel,
             d.all_cpus.clone(),
             d.dram,
             MemoryPlacement::FirstTouch { nodes },
-        );
+        )
+        .labelled("bandwidth", labels);
         steps.push(
             format!("bandwidth {} x{}", kernel.name, d.all_cpus.len()),
             Work::Bandwidth(config),
@@ -321,5 +334,38 @@ mod tests {
         planned.dedup();
         let names: Vec<&str> = registry().iter().map(|info| info.name).collect();
         assert_eq!(planned, names);
+    }
+
+    /// With siblings numbered 64 apart, characterize's single-thread steps
+    /// run on the tree's first CPU and its all-CPU steps list the CPUs in
+    /// compact (tree) order, named in the bandwidth records.
+    #[test]
+    fn steps_take_cpus_in_tree_order() {
+        let context = Context::new(crate::threads::smt_server(2, 8, 4));
+        let compact = CpuOrder::Compact.all_allowed(&context.topology);
+        assert_eq!(compact[..2], [0, 64]);
+        let steps = characterize_plan(&context, &select(&[], &[]).unwrap());
+        let mut checked = 0;
+        for step in &steps {
+            match &step.work {
+                Work::Bandwidth(config) => {
+                    assert_eq!(config.cpus, compact);
+                    assert_eq!(config.labels["cpu_order"], "compact");
+                    checked += 1;
+                }
+                Work::Contention { cpus, .. } => {
+                    assert_eq!(*cpus, compact);
+                    checked += 1;
+                }
+                Work::LoadedLatency(config) => {
+                    assert_eq!(config.chaser_cpu, compact[0]);
+                    assert_eq!(config.generator_cpus, compact[1..]);
+                    checked += 1;
+                }
+                Work::Latency(config) => assert_eq!(config.cpu, compact[0]),
+                _ => {}
+            }
+        }
+        assert!(checked >= 3, "{checked}");
     }
 }

@@ -10,6 +10,8 @@ use crate::interrupt::interrupted;
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;
+use crate::threads::CpuOrder;
+use crate::topology::TopologyReport;
 use serde_json::{json, Map};
 
 /// Rows are CPU nodes, columns memory nodes; `None` where not measured
@@ -62,6 +64,25 @@ impl NodeMatrix {
     }
 }
 
+/// The order a node's measuring CPUs are taken in: tree order, so one
+/// thread runs on the node's first CPU of the object tree.
+pub const MATRIX_ORDER: CpuOrder = CpuOrder::Compact;
+
+/// The CPUs of `cpu_node` that measure in `mode`: the first of the node in
+/// [`MATRIX_ORDER`] (serial, and the latency matrix), or all of its allowed
+/// CPUs in that order (parallel).
+pub fn matrix_cpus(
+    topology: &TopologyReport,
+    cpu_node: u32,
+    mode: MatrixMode,
+) -> Result<Vec<u32>, BenchError> {
+    let mut cpus = MATRIX_ORDER.arrange(topology, &cpus_of_node(topology, cpu_node)?);
+    if mode == MatrixMode::Serial {
+        cpus.truncate(1);
+    }
+    Ok(cpus)
+}
+
 fn labels(
     cpu_node: u32,
     memory_node: u32,
@@ -70,14 +91,15 @@ fn labels(
     let mut labels = Map::new();
     labels.insert("cpu_node".into(), json!(cpu_node));
     labels.insert("mem_node".into(), json!(memory_node));
+    labels.insert("cpu_order".into(), json!(MATRIX_ORDER.name()));
     if let Some((key, value)) = extra {
         labels.insert(key.into(), json!(value));
     }
     labels
 }
 
-/// Idle latency from the first allowed CPU of each CPU node to memory bound
-/// on each memory node, working set `size`.
+/// Idle latency from the first allowed CPU (in [`MATRIX_ORDER`]) of each
+/// CPU node to memory bound on each memory node, working set `size`.
 pub fn run_latency_matrix(
     context: &Context,
     size: u64,
@@ -85,7 +107,7 @@ pub fn run_latency_matrix(
 ) -> Result<NodeMatrix, BenchError> {
     let mut matrix = NodeMatrix::new(context, "ns");
     for (row, &cpu_node) in matrix.cpu_nodes.clone().iter().enumerate() {
-        let cpu = cpus_of_node(&context.topology, cpu_node)?[0];
+        let cpu = matrix_cpus(&context.topology, cpu_node, MatrixMode::Serial)?[0];
         for (column, &memory_node) in matrix.memory_nodes.clone().iter().enumerate() {
             if interrupted() {
                 return Ok(matrix);
@@ -115,9 +137,9 @@ pub fn run_latency_matrix(
 /// How many threads read in `matrix bandwidth`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatrixMode {
-    /// One thread (the first allowed CPU of the CPU node).
+    /// One thread (the CPU node's first allowed CPU in [`MATRIX_ORDER`]).
     Serial,
-    /// Every allowed CPU of the CPU node at once.
+    /// Every allowed CPU of the CPU node at once, in [`MATRIX_ORDER`].
     Parallel,
 }
 
@@ -140,11 +162,7 @@ pub fn run_bandwidth_matrix(
     let read = kernel_by_name("read").expect("read kernel is registered");
     let mut matrix = NodeMatrix::new(context, "GB/s");
     for (row, &cpu_node) in matrix.cpu_nodes.clone().iter().enumerate() {
-        let cpus = cpus_of_node(&context.topology, cpu_node)?;
-        let cpus = match mode {
-            MatrixMode::Serial => cpus[..1].to_vec(),
-            MatrixMode::Parallel => cpus,
-        };
+        let cpus = matrix_cpus(&context.topology, cpu_node, mode)?;
         for (column, &memory_node) in matrix.memory_nodes.clone().iter().enumerate() {
             if interrupted() {
                 return Ok(matrix);
@@ -160,4 +178,26 @@ pub fn run_bandwidth_matrix(
         }
     }
     Ok(matrix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::threads::smt_server;
+
+    /// Each node measures from its first CPU of the object tree, and in
+    /// parallel from all its CPUs in tree order (siblings together), not in
+    /// OS-index order.
+    #[test]
+    fn each_node_measures_from_its_cpus_in_tree_order() {
+        let topology = smt_server(2, 8, 4);
+        for node in [0, 1] {
+            let all = matrix_cpus(&topology, node, MatrixMode::Parallel).unwrap();
+            let node_cpus = cpus_of_node(&topology, node).unwrap();
+            assert_eq!(all, CpuOrder::Compact.arrange(&topology, &node_cpus));
+            assert_eq!(all[..2], [node * 32, node * 32 + 64]);
+            let serial = matrix_cpus(&topology, node, MatrixMode::Serial).unwrap();
+            assert_eq!(serial, all[..1]);
+        }
+    }
 }

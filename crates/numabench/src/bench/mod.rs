@@ -33,7 +33,9 @@ pub use latency::{
 pub use loaded_latency::{
     run_loaded_latency, LoadedLatencyConfig, LoadedPoint, TrafficMix, DEFAULT_DELAYS,
 };
-pub use matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode, NodeMatrix};
+pub use matrix::{
+    matrix_cpus, run_bandwidth_matrix, run_latency_matrix, MatrixMode, NodeMatrix, MATRIX_ORDER,
+};
 pub use mlp::{run_mlp, MlpConfig, MAX_CHAINS};
 pub use placed::{
     check_memory_fits, cpu_nodes, cpus_of_node, insert_cache_params, memory_nodes, resolve_cpu,
@@ -41,4 +43,4 @@ pub use placed::{
     PlacedBuffer, WorkingSet, CACHE_MULTIPLE, MIN_DRAM_WORKING_SET,
 };
 pub use registry::{registry, select, BenchmarkInfo, SelectionError};
-pub use scaling::{cores_first, reader_nodes, run_scaling, ScalingPoint};
+pub use scaling::{reader_nodes, run_scaling, scaling_cpus, ScalingPoint, SCALING_ORDER};

@@ -1,6 +1,7 @@
 //! `scaling`: bandwidth of one node's memory as 1, 2, ... all cores of a
 //! CPU node read it, from the local node and from the most distant one:
-//! where the memory controller and the interconnect saturate.
+//! where the memory controller and the interconnect saturate. Threads are
+//! added in cores-first order ([`CpuOrder::CoresFirst`]).
 
 use super::bandwidth::{run_bandwidth, BandwidthConfig};
 use super::context::Context;
@@ -10,6 +11,7 @@ use crate::interrupt::interrupted;
 use crate::kernels::KernelSpec;
 use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;
+use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
 use serde_json::{json, Map};
 
@@ -21,18 +23,14 @@ pub struct ScalingPoint {
     pub gigabytes_per_second: f64,
 }
 
-/// The CPUs of a node ordered one per core first, then the SMT siblings,
-/// so `n` threads use `n` distinct cores when the node has them.
-pub fn cores_first(topology: &TopologyReport, cpus: &[u32]) -> Vec<u32> {
-    let per_core = topology.threads_per_core().max(1);
-    let mut ordered: Vec<u32> = cpus.iter().copied().step_by(per_core).collect();
-    ordered.extend(
-        cpus.iter()
-            .copied()
-            .filter(|cpu| !ordered.contains(cpu))
-            .collect::<Vec<_>>(),
-    );
-    ordered
+/// The order a scaling curve adds threads in: one per core, spread over
+/// the node's L3 domains, before any SMT sibling.
+pub const SCALING_ORDER: CpuOrder = CpuOrder::CoresFirst;
+
+/// The allowed CPUs of `cpu_node` in the order a scaling curve adds them:
+/// `n` threads run on the first `n`.
+pub fn scaling_cpus(topology: &TopologyReport, cpu_node: u32) -> Result<Vec<u32>, BenchError> {
+    Ok(SCALING_ORDER.arrange(topology, &cpus_of_node(topology, cpu_node)?))
 }
 
 /// The CPU nodes to read `memory_node` from: the local one (if it has CPUs)
@@ -67,10 +65,7 @@ pub fn run_scaling(
 ) -> Result<Vec<ScalingPoint>, BenchError> {
     let mut points = Vec::new();
     for cpu_node in reader_nodes(&context.topology, memory_node) {
-        let cpus = cores_first(
-            &context.topology,
-            &cpus_of_node(&context.topology, cpu_node)?,
-        );
+        let cpus = scaling_cpus(&context.topology, cpu_node)?;
         let locality = if cpu_node == memory_node {
             "local"
         } else {
@@ -84,6 +79,7 @@ pub fn run_scaling(
             labels.insert("cpu_node".into(), json!(cpu_node));
             labels.insert("mem_node".into(), json!(memory_node));
             labels.insert("locality".into(), json!(locality));
+            labels.insert("cpu_order".into(), json!(SCALING_ORDER.name()));
             let config = BandwidthConfig::new(
                 kernel,
                 cpus[..threads].to_vec(),
@@ -100,4 +96,46 @@ pub fn run_scaling(
         }
     }
     Ok(points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::threads::smt_server;
+
+    /// With siblings numbered far apart (PU k and k + 64 share a core), a
+    /// curve's first threads take distinct cores over all of the node's L3
+    /// domains, and no thread shares a core while another core is idle.
+    #[test]
+    fn scaling_threads_take_every_core_before_any_sibling() {
+        let topology = smt_server(2, 8, 4);
+        for node in [0, 1] {
+            let cpus = scaling_cpus(&topology, node).unwrap();
+            assert_eq!(cpus, CpuOrder::CoresFirst.arrange(&topology, &cpus));
+            let cores_used = |threads: usize| {
+                let mut cores: Vec<usize> = cpus[..threads]
+                    .iter()
+                    .map(|cpu| {
+                        topology
+                            .cores
+                            .iter()
+                            .position(|core| core.contains(cpu))
+                            .unwrap()
+                    })
+                    .collect();
+                cores.sort_unstable();
+                cores.dedup();
+                cores.len()
+            };
+            let node_cores = topology.nodes[node as usize].cpus.len() / 2;
+            for threads in 1..=node_cores {
+                assert_eq!(
+                    cores_used(threads),
+                    threads,
+                    "node {node}, {threads} threads"
+                );
+            }
+            assert_eq!(cores_used(cpus.len()), node_cores);
+        }
+    }
 }

@@ -16,7 +16,7 @@ pub use executor::{
 pub use observe::{
     parse_nr_migrations, parse_numa_maps, parse_processor, Observation, ObservationSample,
 };
-pub use policy::{parse_policy, pin_order, PolicyError, RunPolicy};
+pub use policy::{parse_policy, PolicyError, RunPolicy};
 pub use study::{render_comparison, run_study, PolicySummary, RunStudyConfig, StudyError};
 
 #[cfg(test)]

@@ -1,12 +1,14 @@
 //! Run policies: how `numabench run` places a program's threads and memory
 //! without touching its source. A policy is one or two parts joined by
-//! `+`: at most one CPU part (`pin-compact`, `pin-scatter`, `bind:N` — which
+//! `+`: at most one CPU part (`pin-compact`, `pin-scatter` — threads in
+//! [`CpuOrder::Compact`] or [`CpuOrder::Scatter`] order — or `bind:N`, which
 //! also binds memory) and at most one memory part (`membind:LIST`,
 //! `interleave:LIST|all`, `preferred:N`, `preferred-many:LIST`); `as-is`
 //! changes nothing.
 
 use crate::memory::{MemoryPolicy, PolicyMode};
 use crate::parse::format_id_list;
+use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
 use thiserror::Error;
 
@@ -17,6 +19,9 @@ pub struct RunPolicy {
     pub label: String,
     /// CPUs in the order threads get them (thread n -> n-th), when pinning.
     pub pin_order: Option<Vec<u32>>,
+    /// The order `pin_order` follows (compact for pin-compact, scatter for
+    /// pin-scatter), when pinning.
+    pub cpu_order: Option<CpuOrder>,
     /// The process's CPU affinity set (bind:N), when restricted.
     pub affinity: Option<Vec<u32>>,
     pub memory: Option<MemoryPolicy>,
@@ -62,40 +67,12 @@ fn nodes_of(
     Ok(nodes.to_vec())
 }
 
-/// Allowed CPUs in compact order (ascending) or scatter order (round-robin
-/// over nodes: node 0's first CPU, node 1's first CPU, ...).
-pub fn pin_order(topology: &TopologyReport, scatter: bool) -> Vec<u32> {
-    let allowed = &topology.allowed.cpus;
-    if !scatter {
-        return allowed.clone();
-    }
-    let per_node: Vec<Vec<u32>> = topology
-        .nodes
-        .iter()
-        .map(|node| {
-            node.cpus
-                .iter()
-                .copied()
-                .filter(|cpu| allowed.contains(cpu))
-                .collect::<Vec<u32>>()
-        })
-        .filter(|cpus| !cpus.is_empty())
-        .collect();
-    let longest = per_node.iter().map(Vec::len).max().unwrap_or(0);
-    (0..longest)
-        .flat_map(|index| {
-            per_node
-                .iter()
-                .filter_map(move |cpus| cpus.get(index).copied())
-        })
-        .collect()
-}
-
 /// Parses and validates a policy against the topology.
 pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, PolicyError> {
     let mut policy = RunPolicy {
         label: text.to_string(),
         pin_order: None,
+        cpu_order: None,
         affinity: None,
         memory: None,
     };
@@ -120,8 +97,14 @@ pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, 
         }
         match (name, argument) {
             ("as-is", None) => {}
-            ("pin-compact", None) => policy.pin_order = Some(pin_order(topology, false)),
-            ("pin-scatter", None) => policy.pin_order = Some(pin_order(topology, true)),
+            ("pin-compact" | "pin-scatter", None) => {
+                let order = match name {
+                    "pin-compact" => CpuOrder::Compact,
+                    _ => CpuOrder::Scatter,
+                };
+                policy.pin_order = Some(order.all_allowed(topology));
+                policy.cpu_order = Some(order);
+            }
             (_, Some(_)) if memory_part => {
                 let memory = match MemoryPolicy::parse(part) {
                     Some(parsed) => parsed.map_err(|reason| invalid(&reason))?,
@@ -252,6 +235,26 @@ mod tests {
             parse_policy("membind:1", &topology).unwrap().memory,
             parse_policy("bind:1", &topology).unwrap().memory
         );
+    }
+
+    /// pin-compact and pin-scatter follow the orders of the object tree:
+    /// with siblings numbered 64 apart, compact puts them together (not
+    /// ascending OS index), scatter alternates nodes and L3 domains.
+    #[test]
+    fn pin_policies_follow_the_tree_orders() {
+        let topology = crate::threads::smt_server(2, 8, 4);
+        let compact = parse_policy("pin-compact", &topology).unwrap();
+        assert_eq!(compact.cpu_order, Some(CpuOrder::Compact));
+        let order = compact.pin_order.unwrap();
+        assert_eq!(order, CpuOrder::Compact.all_allowed(&topology));
+        assert_eq!(order[..4], [0, 64, 1, 65]);
+        let scatter = parse_policy("pin-scatter+interleave:all", &topology).unwrap();
+        assert_eq!(scatter.cpu_order, Some(CpuOrder::Scatter));
+        let order = scatter.pin_order.unwrap();
+        assert_eq!(order, CpuOrder::Scatter.all_allowed(&topology));
+        // Node 0, node 1, then node 0's next L3 domain (4 cores per L3).
+        assert_eq!(order[..4], [0, 32, 4, 36]);
+        assert_eq!(parse_policy("bind:1", &topology).unwrap().cpu_order, None);
     }
 
     #[test]

@@ -72,6 +72,9 @@ fn run_record(
 ) -> Record {
     let mut params = Map::new();
     params.insert("policy".into(), json!(policy.label));
+    if let Some(order) = policy.cpu_order {
+        params.insert("cpu_order".into(), json!(order.name()));
+    }
     params.insert("command".into(), json!(config.command.join(" ")));
     params.insert("repetition".into(), json!(repetition));
     params.insert("exit_code".into(), json!(outcome.exit_code));

@@ -110,6 +110,7 @@ pub(crate) fn report_with(topology: &Topology, this_system: bool) -> TopologyRep
         distances,
         caches: describe_caches(topology),
         memory_side_caches: describe_memory_side_caches(topology),
+        cores: describe_cores(topology),
         memory_attributes,
         allowed: describe_allowed(topology, this_system),
         nodes,
@@ -433,6 +434,24 @@ fn memory_side_cache_attributes(cache: &TopologyObject) -> (u64, u32, u64) {
         let cache = &(*attr).cache;
         (cache.size, cache.depth, u64::from(cache.linesize))
     }
+}
+
+/// Each core's PUs (OS indexes), cores and PUs in hwloc's logical (tree)
+/// order.
+fn describe_cores(topology: &Topology) -> Vec<Vec<u32>> {
+    let pus: Vec<&TopologyObject> = topology.objects_with_type(ObjectType::PU).collect();
+    topology
+        .objects_with_type(ObjectType::Core)
+        .map(|core| {
+            let Some(core_set) = core.cpuset() else {
+                return Vec::new();
+            };
+            pus.iter()
+                .filter(|pu| pu.os_index().is_some_and(|index| core_set.is_set(index)))
+                .map(|pu| os_index(pu))
+                .collect()
+        })
+        .collect()
 }
 
 fn describe_allowed(topology: &Topology, this_system: bool) -> Allowed {

@@ -56,6 +56,12 @@ pub struct TopologyReport {
     /// nodes' memory for every CPU, and are never a CPU cache level.
     #[serde(default)]
     pub memory_side_caches: Vec<MemorySideCache>,
+    /// Every core's logical CPUs (SMT siblings), cores in hwloc's tree
+    /// order (package, node, cache, core) and each core's CPUs in tree
+    /// order: CPU orders are built from this, never from OS-index
+    /// arithmetic (siblings are often numbered far apart).
+    #[serde(default)]
+    pub cores: Vec<Vec<u32>>,
     /// Latency and bandwidth the firmware declares (ACPI HMAT), as hwloc
     /// reports them. Empty when the machine declares none.
     pub memory_attributes: Vec<MemoryAttributeValue>,
