@@ -379,3 +379,75 @@ fn hybrid_laptop_caches_of_each_size() {
         6 * 48 * KIB + 8 * 32 * KIB + 6 * 1280 * KIB + 2 * 2 * MIB + 24 * MIB
     );
 }
+
+/// Every fixture's name, for checks that hold on every machine shape.
+const FIXTURES: [&str; 7] = [
+    "two-socket-smt",
+    "amd-nps4",
+    "intel-snc2-hbm",
+    "four-socket-ladder",
+    "cxl-hmat",
+    "knl-snc4-cache",
+    "hybrid-laptop",
+];
+
+/// On every fixture, for the whole machine and for each node's CPUs: each
+/// order is a permutation of the CPUs asked for, and `cores-first` gives
+/// every core of the set a thread before any core gets a second one;
+/// `compact` keeps each core's threads together.
+#[test]
+fn cpu_orders_on_every_machine_shape() {
+    use crate::threads::CpuOrder;
+    for name in FIXTURES {
+        let report = load(name);
+        assert!(!report.cores.is_empty(), "{name}: cores");
+        let core_of = |cpu: u32| {
+            report
+                .cores
+                .iter()
+                .position(|core| core.contains(&cpu))
+                .unwrap_or_else(|| panic!("{name}: CPU {cpu} in no core"))
+        };
+        let mut sets: Vec<Vec<u32>> = vec![report.allowed.cpus.clone()];
+        sets.extend(
+            report
+                .nodes
+                .iter()
+                .filter(|node| !node.cpus.is_empty())
+                .map(|node| node.cpus.clone()),
+        );
+        for set in sets {
+            let mut sorted = set.clone();
+            sorted.sort_unstable();
+            for order in [CpuOrder::Compact, CpuOrder::CoresFirst, CpuOrder::Scatter] {
+                let mut arranged = order.arrange(&report, &set);
+                arranged.sort_unstable();
+                assert_eq!(arranged, sorted, "{name}: {} permutes", order.name());
+            }
+            let cores_first = CpuOrder::CoresFirst.arrange(&report, &set);
+            let cores: std::collections::BTreeSet<usize> =
+                set.iter().map(|&cpu| core_of(cpu)).collect();
+            let first_threads: Vec<usize> = cores_first[..cores.len()]
+                .iter()
+                .map(|&cpu| core_of(cpu))
+                .collect();
+            let distinct: std::collections::BTreeSet<usize> =
+                first_threads.iter().copied().collect();
+            assert_eq!(
+                distinct.len(),
+                cores.len(),
+                "{name}: cores-first gives a second thread before every core has one: {cores_first:?}"
+            );
+            let compact = CpuOrder::Compact.arrange(&report, &set);
+            let runs = compact
+                .windows(2)
+                .filter(|pair| core_of(pair[0]) != core_of(pair[1]))
+                .count();
+            assert_eq!(
+                runs + 1,
+                cores.len(),
+                "{name}: compact keeps siblings together"
+            );
+        }
+    }
+}
