@@ -11,6 +11,7 @@ use super::latency::{run_latency, LatencyConfig};
 use super::loaded_latency::{run_loaded_latency, LoadedLatencyConfig, TrafficMix};
 use super::matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode};
 use super::mlp::{run_mlp, MlpConfig};
+use super::per_cpu::{per_cpu_sample, run_bandwidth_each_cpu, run_latency_each_cpu, EachCpu};
 use super::placed::{cpu_nodes, memory_nodes, working_set_for, working_set_of_buffers};
 use super::registry::BenchmarkInfo;
 use super::scaling::run_scaling;
@@ -51,6 +52,9 @@ enum Work {
         size: u64,
     },
     C2c,
+    /// One thread on each sampled CPU in turn: latency, or read bandwidth.
+    EachCpuLatency(EachCpu),
+    EachCpuRead(EachCpu),
 }
 
 /// Latency sizes for characterize: x4 steps from half the L1 to the DRAM
@@ -272,6 +276,36 @@ pub(super) fn plan_c2c(_: &Defaults, steps: &mut Steps) {
     steps.push("cache-to-cache latency".to_string(), Work::C2c);
 }
 
+/// Timed repetitions of characterize's per-CPU steps: few, since they
+/// run once per sampled CPU.
+const PER_CPU_REPEAT: usize = 3;
+
+/// `per-cpu`: local latency, then local read bandwidth, of one thread on
+/// each CPU [`per_cpu_sample`] picks, each at its own DRAM working set,
+/// the rule named in every record (`params.sample_rule`).
+pub(super) fn plan_per_cpu(d: &Defaults, steps: &mut Steps) {
+    let (cpus, rule) = per_cpu_sample(d.topology);
+    let mut labels = serde_json::Map::new();
+    labels.insert("sample_rule".into(), serde_json::json!(rule));
+    let each = EachCpu {
+        cpus,
+        mem_node: None,
+        sizes: Vec::new(),
+        max_repeat: Some(PER_CPU_REPEAT),
+        benchmark: "per-cpu",
+        labels,
+    };
+    let count = each.cpus.len();
+    steps.push(
+        format!("per-CPU latency, {count} CPUs ({rule})"),
+        Work::EachCpuLatency(each.clone()),
+    );
+    steps.push(
+        format!("per-CPU read bandwidth, {count} CPUs ({rule})"),
+        Work::EachCpuRead(each),
+    );
+}
+
 /// Runs one step, emitting its records.
 pub fn run_step(context: &Context, step: &Step, pipeline: &mut Pipeline) -> Result<(), BenchError> {
     match &step.work {
@@ -299,6 +333,13 @@ pub fn run_step(context: &Context, step: &Step, pipeline: &mut Pipeline) -> Resu
             run_mlp(context, &config, pipeline)
         }
         Work::C2c => run_c2c(context, pipeline).map(drop),
+        Work::EachCpuLatency(each) => {
+            run_latency_each_cpu(context, each, ChaseOrder::default(), pipeline)
+        }
+        Work::EachCpuRead(each) => {
+            let read = kernel_by_name("read").expect("read kernel is registered");
+            run_bandwidth_each_cpu(context, each, &[read], pipeline)
+        }
     }
 }
 
@@ -367,5 +408,23 @@ mod tests {
             }
         }
         assert!(checked >= 3, "{checked}");
+    }
+
+    /// The per-CPU steps measure exactly the CPUs of the stated rule, and
+    /// their records name it.
+    #[test]
+    fn per_cpu_steps_follow_the_sampling_rule() {
+        let context = Context::new(crate::threads::smt_server(2, 8, 4));
+        let (sample, rule) = per_cpu_sample(&context.topology);
+        let steps = characterize_plan(&context, &select(&["per-cpu".into()], &[]).unwrap());
+        assert_eq!(steps.len(), 2);
+        for step in &steps {
+            let (Work::EachCpuLatency(each) | Work::EachCpuRead(each)) = &step.work else {
+                panic!("{}", step.label);
+            };
+            assert_eq!(each.cpus, sample);
+            assert_eq!(each.labels["sample_rule"], rule);
+            assert!(step.label.contains(rule), "{}", step.label);
+        }
     }
 }

@@ -14,6 +14,10 @@ mod latency;
 mod loaded_latency;
 mod matrix;
 mod mlp;
+mod per_cpu;
+mod per_cpu_matrix;
+#[cfg(test)]
+mod per_cpu_tests;
 mod placed;
 mod registry;
 mod scaling;
@@ -37,6 +41,11 @@ pub use matrix::{
     matrix_cpus, run_bandwidth_matrix, run_latency_matrix, MatrixMode, NodeMatrix, MATRIX_ORDER,
 };
 pub use mlp::{run_mlp, MlpConfig, MAX_CHAINS};
+pub use per_cpu::{
+    each_cpu_dram_bytes, each_cpu_memory, per_cpu_sample, run_bandwidth_each_cpu,
+    run_latency_each_cpu, EachCpu, EVERY_CPU_LIMIT, RULE_EVERY_CPU, RULE_SAMPLED,
+};
+pub use per_cpu_matrix::{run_bandwidth_matrix_per_cpu, run_latency_matrix_per_cpu, CpuMatrix};
 pub use placed::{
     check_memory_fits, cpu_nodes, cpus_of_node, insert_cache_params, memory_nodes, resolve_cpu,
     resolve_node_with_memory, safe_working_set_bytes, working_set_for, working_set_of_buffers,

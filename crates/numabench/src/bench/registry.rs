@@ -3,7 +3,8 @@
 
 use super::characterize::{
     plan_bandwidth, plan_c2c, plan_contention, plan_latency, plan_loaded_latency,
-    plan_matrix_bandwidth, plan_matrix_latency, plan_mlp, plan_scaling, Defaults, Steps,
+    plan_matrix_bandwidth, plan_matrix_latency, plan_mlp, plan_per_cpu, plan_scaling, Defaults,
+    Steps,
 };
 use thiserror::Error;
 
@@ -85,6 +86,12 @@ const REGISTRY: &[BenchmarkInfo] = &[
         summary: "cache-to-cache transfer latency of a modified line between two cores, for each CPU pair, ns",
         description: "Two threads pinned to two CPUs bounce one 128-byte-aligned cache line: one writes it (the line goes Modified in its cache) and waits until the other has written it back. Half a round trip is the one-way latency of moving a modified line between the two cores, as Intel MLC's c2c latency and multichase's pingpong measure. Every CPU pair is measured on machines with up to 16 allowed CPUs; on larger ones the first CPU with one partner for each relation found (its SMT sibling sharing the L1, a CPU sharing only its L2, only its L3, only its node, only its package, another package) and the first CPUs of every node pair. params.relation says same-node or other-node, params.shared_cache the lowest cache level the two share (L1, L2, L3 or null), params.same_package whether they sit in one package. No memory placement is involved, so placement.verified is null.",
         plan: plan_c2c,
+    },
+    BenchmarkInfo {
+        name: "per-cpu",
+        summary: "local latency and read bandwidth of one thread on each CPU in turn, and each CPU's ratio to its node's median",
+        description: "One thread, pinned to each CPU in turn, chases a random pointer cycle through a DRAM-sized buffer on its own node (as the latency benchmark, with at most 3 samples), then reads a DRAM-sized buffer there (as the read kernel of the bandwidth benchmark, one thread). Machines with at most 32 allowed CPUs have every CPU measured; larger ones a sample: the first CPU of every last-level-cache domain plus the first and last CPU of every node, named in params.sample_rule. Every record carries params.each_cpu, cpu, cpu_node and mem_node; after all CPUs, one ratio record per CPU (latency_vs_node_median, read_bandwidth_vs_node_median) gives its figure over the median of its node's CPUs, and params.deviation_from_node_median that ratio minus one: a slow core or cache slice stands out. `latency --each-cpu` and `bandwidth --each-cpu` measure any list of CPUs the same way.",
+        plan: plan_per_cpu,
     },
 ];
 

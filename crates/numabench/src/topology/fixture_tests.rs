@@ -15,7 +15,7 @@ const GIB: u64 = 1 << 30;
 
 /// The report of fixture `name` (`tests/fixtures/<name>.xml`), loaded as
 /// another machine: nothing is asked of this one's kernel.
-fn load(name: &str) -> TopologyReport {
+pub(crate) fn load(name: &str) -> TopologyReport {
     let path = format!("{}/tests/fixtures/{name}.xml", env!("CARGO_MANIFEST_DIR"));
     let topology = keep_memory_side_caches(Topology::builder())
         .unwrap()

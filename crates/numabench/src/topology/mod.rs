@@ -32,6 +32,6 @@ pub use source::{
 };
 pub use table::render_table;
 #[cfg(test)]
-mod fixture_tests;
+pub(crate) mod fixture_tests;
 #[cfg(test)]
 mod xml_tests;
