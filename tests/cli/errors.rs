@@ -58,6 +58,21 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         "CPU 4096 does not exist",
     ),
     (&["latency", "--size", "64T"], "larger than the free memory"),
+    (
+        &["latency", "--each-cpu", "99999", "--size", "64K"],
+        "CPU 99999 does not exist",
+    ),
+    (&["latency", "--each-cpu", "x"], "'x'"),
+    (&["latency", "--each-cpu", "0", "--cpu", "0"], "--cpu"),
+    (
+        &["bandwidth", "--each-cpu", "99999", "--size", "1M"],
+        "CPU 99999 does not exist",
+    ),
+    (&["bandwidth", "--each-cpu", "0-x"], "'0-x'"),
+    (
+        &["matrix", "bandwidth", "--per-cpu", "--mode", "parallel"],
+        "--per-cpu",
+    ),
     (&["latency", "--order", "zigzag"], "zigzag"),
     (&["mlp", "--order", "zigzag"], "zigzag"),
     (&["latency", "--repeat", "0"], "0"),

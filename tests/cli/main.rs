@@ -6,6 +6,7 @@ mod apps;
 mod chase;
 mod errors;
 mod measure;
+mod per_cpu;
 mod run;
 mod topo_doctor;
 mod topology_file;

@@ -234,6 +234,9 @@ pub struct MatrixArgs {
     /// Working set. Default: DRAM-sized (2x last-level cache, at least 256MiB).
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
+    /// A row per allowed CPU (one thread on it), not per CPU node: CPU x memory node. Default size: the largest one-thread DRAM working set.
+    #[arg(long)]
+    pub per_cpu: bool,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -456,6 +459,9 @@ pub struct LatencyArgs {
     /// Order of the chase: tlb-block (idle latency), random (plus page walks), page-local.
     #[arg(long, value_enum, default_value_t = ChaseOrderArg::TlbBlock)]
     pub order: ChaseOrderArg,
+    /// Measure from each CPU of LIST in turn (numactl syntax; without LIST every allowed CPU), one pinned thread, memory on that CPU's node (or --mem-node); one record per CPU, then each CPU's ratio to its node's median. Default size: each CPU's DRAM working set.
+    #[arg(long, value_name = "LIST", num_args = 0..=1, value_parser = parse_list_arg, conflicts_with_all = ["cpu", "cpu_node", "sweep"])]
+    pub each_cpu: Option<Option<IdList>>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -485,6 +491,9 @@ pub struct BandwidthArgs {
     /// Interleave the arrays' pages over these nodes.
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub interleave: Option<IdList>,
+    /// Measure one thread on each CPU of LIST in turn (numactl syntax; without LIST every allowed CPU), memory on that CPU's node (or --mem-node); one record per CPU and kernel, then each CPU's ratio to its node's median. Default size: each CPU's DRAM working set.
+    #[arg(long, value_name = "LIST", num_args = 0..=1, value_parser = parse_list_arg, conflicts_with_all = ["cpus", "threads", "interleave", "sweep"])]
+    pub each_cpu: Option<Option<IdList>>,
     /// Vector instructions: avx512, avx2, sse2, scalar. Default: the fastest, by a short calibration of every level the CPU has on the placed arrays before each measurement.
     #[arg(long, value_name = "LEVEL", value_parser = parse_simd_arg)]
     pub simd: Option<SimdLevel>,

@@ -12,6 +12,9 @@ use numabench::kernels::KERNELS;
 use numabench::memory::MemoryPlacement;
 
 pub fn run(args: &BandwidthArgs) -> Result<Status, CliError> {
+    if let Some(list) = &args.each_cpu {
+        return super::each_cpu::bandwidth(args, list.as_ref());
+    }
     let mut context = context(&args.run)?;
     context.simd = args.simd;
     let configs = validate(args, &context).map_err(bench_error)?;

@@ -10,6 +10,9 @@ use numabench::bench::{
 use numabench::memory::MemoryPlacement;
 
 pub fn run(args: &LatencyArgs) -> Result<Status, CliError> {
+    if let Some(list) = &args.each_cpu {
+        return super::each_cpu::latency(args, list.as_ref());
+    }
     measure(
         &args.run,
         &args.output,

@@ -19,6 +19,9 @@ pub fn run(command: &MatrixCommand) -> Result<Status, CliError> {
 }
 
 fn run_matrix(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status, CliError> {
+    if args.per_cpu {
+        return super::per_cpu_matrix::run(args, bandwidth);
+    }
     let show_grid = !args.output.json;
     measure(
         &args.run,

@@ -1,0 +1,202 @@
+//! Every CPU measured on its own: `latency --each-cpu`, `bandwidth
+//! --each-cpu`, `matrix ... --per-cpu` and characterize's `per-cpu`.
+
+use super::json_document;
+use serde_json::{json, Value};
+
+/// This machine's allowed CPUs and, for each, its node (from `topo --json`).
+fn allowed_cpus_and_nodes() -> Vec<(u64, u64)> {
+    let topology = json_document(&["topo"]);
+    let node_of = |cpu: u64| {
+        topology["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|node| node["cpus"].as_array().unwrap().contains(&json!(cpu)))
+            .map(|node| node["index"].as_u64().unwrap())
+            .unwrap()
+    };
+    topology["allowed"]["cpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|cpu| cpu.as_u64().unwrap())
+        .map(|cpu| (cpu, node_of(cpu)))
+        .collect()
+}
+
+fn records_of(arguments: &[&str], metric: &str) -> Vec<Value> {
+    json_document(arguments)["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["metric"] == metric)
+        .cloned()
+        .collect()
+}
+
+/// The CPUs and nodes a list of records names, in order.
+fn cpus_and_nodes(records: &[Value]) -> Vec<(u64, u64)> {
+    records
+        .iter()
+        .map(|record| {
+            (
+                record["params"]["cpu"].as_u64().unwrap(),
+                record["params"]["cpu_node"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn latency_each_cpu_measures_every_allowed_cpu_once_from_that_cpu() {
+    let expected = allowed_cpus_and_nodes();
+    let arguments = ["latency", "--each-cpu", "--size", "64K", "--repeat", "1"];
+    let latencies = records_of(&arguments, "latency");
+    assert_eq!(cpus_and_nodes(&latencies), expected);
+    for record in &latencies {
+        assert_eq!(record["params"]["each_cpu"], true);
+        assert_eq!(
+            record["placement"]["requested"]["cpus"],
+            json!([record["params"]["cpu"]])
+        );
+        assert_eq!(record["placement"]["verified"]["achieved"], true);
+    }
+    let ratios = records_of(&arguments, "latency_vs_node_median");
+    assert_eq!(cpus_and_nodes(&ratios), expected);
+    assert!(ratios.iter().all(|record| record["unit"] == "ratio"
+        && record["params"]["deviation_from_node_median"].is_number()));
+}
+
+#[test]
+fn latency_each_cpu_takes_a_list_and_a_memory_node() {
+    let expected = allowed_cpus_and_nodes();
+    let (last, node) = *expected.last().unwrap();
+    let latencies = records_of(
+        &[
+            "latency",
+            "--each-cpu",
+            &last.to_string(),
+            "--mem-node",
+            &node.to_string(),
+            "--size",
+            "64K",
+            "--repeat",
+            "1",
+        ],
+        "latency",
+    );
+    assert_eq!(cpus_and_nodes(&latencies), vec![(last, node)]);
+    assert_eq!(latencies[0]["params"]["mem_node"], node);
+    assert_eq!(
+        latencies[0]["placement"]["requested"]["memory"],
+        format!("bind:{node}")
+    );
+}
+
+#[test]
+fn bandwidth_each_cpu_runs_one_thread_on_every_allowed_cpu() {
+    let expected = allowed_cpus_and_nodes();
+    let reads = records_of(
+        &[
+            "bandwidth",
+            "--each-cpu",
+            "--kernel",
+            "read",
+            "--size",
+            "1M",
+            "--repeat",
+            "1",
+        ],
+        "read_bandwidth",
+    );
+    assert_eq!(cpus_and_nodes(&reads), expected);
+    for record in &reads {
+        assert_eq!(record["params"]["threads"], 1);
+        assert_eq!(record["params"]["each_cpu"], true);
+        assert_eq!(
+            record["placement"]["requested"]["cpus"],
+            json!([record["params"]["cpu"]])
+        );
+    }
+}
+
+#[test]
+fn per_cpu_matrices_have_a_cell_per_cpu_and_memory_node() {
+    let cpus = allowed_cpus_and_nodes();
+    let topology = json_document(&["topo"]);
+    let memory_nodes: Vec<u64> = topology["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|node| node["memory_total_bytes"].as_u64().unwrap() > 0)
+        .map(|node| node["index"].as_u64().unwrap())
+        .collect();
+    let cells = records_of(
+        &[
+            "matrix",
+            "latency",
+            "--per-cpu",
+            "--size",
+            "64K",
+            "--repeat",
+            "1",
+        ],
+        "latency",
+    );
+    let mut expected = Vec::new();
+    for &(cpu, node) in &cpus {
+        for &memory in &memory_nodes {
+            expected.push((cpu, node, memory));
+        }
+    }
+    let found: Vec<(u64, u64, u64)> = cells
+        .iter()
+        .map(|cell| {
+            assert_eq!(cell["benchmark"], "matrix-latency");
+            assert_eq!(cell["params"]["per_cpu"], true);
+            (
+                cell["params"]["cpu"].as_u64().unwrap(),
+                cell["params"]["cpu_node"].as_u64().unwrap(),
+                cell["params"]["mem_node"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found, expected);
+    let reads = records_of(
+        &[
+            "matrix",
+            "bandwidth",
+            "--per-cpu",
+            "--size",
+            "1M",
+            "--repeat",
+            "1",
+        ],
+        "read_bandwidth",
+    );
+    assert_eq!(reads.len(), expected.len());
+    assert!(reads
+        .iter()
+        .all(|cell| cell["params"]["threads"] == 1 && cell["params"]["per_cpu"] == true));
+}
+
+/// On this small machine the rule is every allowed CPU: one local latency
+/// and one read-bandwidth record per CPU, each naming the rule.
+#[test]
+fn characterize_per_cpu_measures_each_cpu_by_its_rule() {
+    let expected = allowed_cpus_and_nodes();
+    let document = json_document(&["characterize", "--only", "per-cpu", "--repeat", "1"]);
+    let records = document["records"].as_array().unwrap();
+    assert!(records.iter().all(|record| record["benchmark"] == "per-cpu"
+        && record["params"]["sample_rule"].is_string()
+        && record["params"]["each_cpu"] == true));
+    for metric in ["latency", "read_bandwidth"] {
+        let of_metric: Vec<Value> = records
+            .iter()
+            .filter(|record| record["metric"] == metric)
+            .cloned()
+            .collect();
+        assert_eq!(cpus_and_nodes(&of_metric), expected, "{metric}");
+    }
+}
