@@ -200,3 +200,49 @@ fn characterize_per_cpu_measures_each_cpu_by_its_rule() {
         assert_eq!(cpus_and_nodes(&of_metric), expected, "{metric}");
     }
 }
+
+/// Under a CPU affinity of one CPU (taskset), `--each-cpu` alone measures
+/// just that CPU, and naming another CPU is refused with one line, exit 2.
+#[test]
+fn each_cpu_keeps_to_the_cpus_this_process_may_use() {
+    let cpus = allowed_cpus_and_nodes();
+    if cpus.len() < 2 {
+        eprintln!("skipped: needs two allowed CPUs");
+        return;
+    }
+    let (first, other) = (cpus[0].0.to_string(), cpus[1].0.to_string());
+    let restricted = |arguments: &[&str]| {
+        std::process::Command::new("taskset")
+            .args(["-c", &first, env!("CARGO_BIN_EXE_numabench")])
+            .args(arguments)
+            .output()
+            .unwrap()
+    };
+    let refused = restricted(&["latency", "--each-cpu", &other, "--size", "64K"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8(refused.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("CPU {other} is not allowed")),
+        "{stderr}"
+    );
+    let measured = restricted(&[
+        "latency",
+        "--each-cpu",
+        "--size",
+        "64K",
+        "--repeat",
+        "1",
+        "--json",
+    ]);
+    assert!(measured.status.success());
+    let document: Value = serde_json::from_slice(&measured.stdout).unwrap();
+    let latencies: Vec<Value> = document["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["metric"] == "latency")
+        .cloned()
+        .collect();
+    assert_eq!(cpus_and_nodes(&latencies), vec![cpus[0]]);
+}
