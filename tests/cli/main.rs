@@ -6,6 +6,7 @@ mod apps;
 mod chase;
 mod errors;
 mod measure;
+mod plan;
 mod run;
 mod topo_doctor;
 mod topology_file;

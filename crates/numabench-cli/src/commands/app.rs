@@ -86,6 +86,7 @@ pub fn run_app(
     let context = context(&crate::args::RunArgs {
         repeat: args.repeat,
         hugepages: false,
+        plan: false,
     })?;
     let topology = &context.topology;
     let config = run_config(&context, args)?;

@@ -48,6 +48,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     let context = context(&crate::args::RunArgs {
         repeat: args.repeat,
         hugepages: false,
+        plan: false,
     })?;
     let topology = &context.topology;
     let mut placements = crate::args::all_items(&args.placements);

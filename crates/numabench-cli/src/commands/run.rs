@@ -86,6 +86,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let context = context(&RunArgs {
         repeat: args.repeat,
         hugepages: false,
+        plan: false,
     })?;
     let topology = &context.topology;
     if find_program(program).is_none() {

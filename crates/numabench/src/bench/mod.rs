@@ -15,8 +15,10 @@ mod loaded_latency;
 mod matrix;
 mod mlp;
 mod placed;
+mod plan;
 mod registry;
 mod scaling;
+mod steps;
 
 pub use bandwidth::{
     bandwidth_record, measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult,
@@ -42,5 +44,6 @@ pub use placed::{
     resolve_node_with_memory, safe_working_set_bytes, working_set_for, working_set_of_buffers,
     PlacedBuffer, WorkingSet, CACHE_MULTIPLE, MIN_DRAM_WORKING_SET,
 };
+pub use plan::{plan_of, total_seconds, PlanStep};
 pub use registry::{registry, select, BenchmarkInfo, SelectionError};
 pub use scaling::{reader_nodes, run_scaling, scaling_cpus, ScalingPoint, SCALING_ORDER};
