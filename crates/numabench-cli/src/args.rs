@@ -117,6 +117,8 @@ impl Command {
             Command::Mlp(args) => &args.run,
             Command::C2c(args) => &args.run,
             Command::Characterize(args) => &args.run,
+            Command::Stream(args) => return args.app.plan,
+            Command::Mg(args) | Command::Cg(args) => return args.app.plan,
             _ => return false,
         };
         run.plan
@@ -180,6 +182,10 @@ pub struct AppRunArgs {
     /// Runs (each a fresh setup and placement), for min/mean/max/stddev/CV.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: u32,
+    /// Print what would run (threads and their CPUs, placement, array
+    /// bytes, runs, estimate) and allocate nothing; see docs/plan.md.
+    #[arg(long)]
+    pub plan: bool,
 }
 
 #[derive(Debug, Args)]

@@ -32,16 +32,22 @@ pub fn set_topology_file(file: Option<&Path>) {
     let _ = TOPOLOGY_FILE.set(file.map(Path::to_path_buf));
 }
 
+/// This machine's topology to measure on, or with `plan` the topology to
+/// describe (a `--topology` file, HWLOC_XMLFILE, ...).
+pub fn topology(plan: bool) -> Result<TopologyReport, CliError> {
+    if plan {
+        let file = TOPOLOGY_FILE.get().and_then(Option::as_deref);
+        super::topology::topology_for(file, Purpose::Describe)
+    } else {
+        this_machine()
+    }
+}
+
 /// The benchmark context from the common flags: this machine's topology
 /// to measure on, or with `--plan` the topology to describe (a
 /// `--topology` file, HWLOC_XMLFILE, ...).
 pub fn context(run: &RunArgs) -> Result<Context, CliError> {
-    let topology = if run.plan {
-        let file = TOPOLOGY_FILE.get().and_then(Option::as_deref);
-        super::topology::topology_for(file, Purpose::Describe)?
-    } else {
-        this_machine()?
-    };
+    let topology = topology(run.plan)?;
     let mut context = Context::new(topology);
     context.repeat = run.repeat as usize;
     context.hugepages = run.hugepages;

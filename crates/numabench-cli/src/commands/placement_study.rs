@@ -23,7 +23,7 @@ fn study_kernel(args: &PlacementStudyArgs) -> Result<AppChoice, CliError> {
                 )));
             }
             Ok(AppChoice::Stream {
-                elements: stream_elements(args.size)?,
+                elements: stream_elements(args.size, false)?,
                 iterations: 10,
                 simd: None,
             })

@@ -44,6 +44,6 @@ pub use placed::{
     resolve_node_with_memory, safe_working_set_bytes, working_set_for, working_set_of_buffers,
     PlacedBuffer, WorkingSet, CACHE_MULTIPLE, MIN_DRAM_WORKING_SET,
 };
-pub use plan::{plan_of, total_seconds, PlanStep};
+pub use plan::{app_plan_step, plan_of, total_seconds, PlanStep};
 pub use registry::{registry, select, BenchmarkInfo, SelectionError};
 pub use scaling::{reader_nodes, run_scaling, scaling_cpus, ScalingPoint, SCALING_ORDER};

@@ -346,6 +346,48 @@ impl Step {
     }
 }
 
+/// Assumed passes an application run makes over its arrays (STREAM's
+/// iterations x 3 arrays, an NPB class's sweeps), for the estimate.
+pub const ASSUMED_APP_PASSES: f64 = 30.0;
+
+/// The plan of an application run (`stream`, `cg`, `mg`): `repeat` runs of
+/// `threads` workers on `cpus` (empty: unpinned) over `bytes` of arrays
+/// placed on `mem_nodes`. Each run is estimated as building its arrays at
+/// [`ASSUMED_SETUP_BYTES_PER_SECOND`] plus [`ASSUMED_APP_PASSES`] passes
+/// over them at [`ASSUMED_THREAD_BYTES_PER_SECOND`] per thread.
+#[allow(clippy::too_many_arguments)]
+pub fn app_plan_step(
+    topology: &TopologyReport,
+    benchmark: &'static str,
+    label: String,
+    threads: usize,
+    cpus: Vec<u32>,
+    cpu_order: Option<CpuOrder>,
+    mem_nodes: Vec<u32>,
+    bytes: u64,
+    repeat: usize,
+) -> PlanStep {
+    let cache_bytes_in_front = topology.cache_bytes_in_front(&cpus, &mem_nodes);
+    let setup = bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND;
+    let passes = ASSUMED_APP_PASSES * bytes as f64
+        / (threads.max(1) as f64 * ASSUMED_THREAD_BYTES_PER_SECOND);
+    PlanStep {
+        benchmark,
+        label,
+        threads,
+        cpus,
+        cpu_order: cpu_order.map(CpuOrder::name),
+        cache_affected: bytes < CACHE_MULTIPLE.saturating_mul(cache_bytes_in_front),
+        mem_nodes,
+        size_bytes: bytes,
+        sizes: vec![bytes],
+        cache_bytes_in_front,
+        repeat,
+        measurements: 1,
+        estimated_seconds: repeat as f64 * (setup + passes),
+    }
+}
+
 /// The plan of `steps` on `context`, step by step.
 pub fn plan_of(context: &Context, steps: &[Step]) -> Vec<PlanStep> {
     steps.iter().map(|step| step.plan(context)).collect()
