@@ -28,6 +28,7 @@ const PLANNING: &[&[&str]] = &[
     &["stream"],
     &["cg"],
     &["mg"],
+    &["placement-study", "stream"],
 ];
 
 fn steps(plan: &serde_json::Value) -> &Vec<serde_json::Value> {
@@ -73,7 +74,10 @@ fn every_measuring_command_plans_a_topology_file() {
                 );
             }
             let cpus = numbers(&step["cpus"]);
-            assert!(!cpus.is_empty(), "{command:?}: {step}");
+            // Only unpinned application workers have no CPUs of their own.
+            let unpinned = step["label"].as_str().unwrap().contains("unpinned");
+            assert!(!cpus.is_empty() || unpinned, "{command:?}: {step}");
+            assert!(step["cache_bytes_in_front"].as_u64().unwrap() > 0, "{step}");
             assert!(cpus.iter().all(|&cpu| cpu < 128), "{command:?}: {step}");
             numbers(&step["mem_nodes"]);
             assert!(step["size_bytes"].as_u64().unwrap() > 0, "{step}");
@@ -290,4 +294,37 @@ fn a_stream_run_matches_its_plan() {
         step["size_bytes"].as_u64().unwrap(),
         "{record}"
     );
+}
+
+/// placement-study plans its grid: one step per placement x thread scheme,
+/// a serial placement's memory on the node of the initialising worker.
+#[test]
+fn a_placement_study_plans_its_grid() {
+    let file = fixture("amd-nps4.xml");
+    let plan = plan_on(
+        &file,
+        &[
+            "placement-study",
+            "stream",
+            "--placements",
+            "first-touch,serial",
+            "--threads-placements",
+            "compact,scatter",
+        ],
+    );
+    let steps = steps(&plan);
+    assert_eq!(steps.len(), 4);
+    for step in steps {
+        let label = step["label"].as_str().unwrap();
+        let nodes = numbers(&step["mem_nodes"]);
+        if label.ends_with(", serial") {
+            assert_eq!(nodes.len(), 1, "{step}");
+        } else {
+            assert!(nodes.len() > 1, "{step}");
+        }
+        assert_eq!(
+            step["threads"].as_u64().unwrap(),
+            numbers(&step["cpus"]).len() as u64
+        );
+    }
 }

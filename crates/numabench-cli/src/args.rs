@@ -119,6 +119,7 @@ impl Command {
             Command::Characterize(args) => &args.run,
             Command::Stream(args) => return args.app.plan,
             Command::Mg(args) | Command::Cg(args) => return args.app.plan,
+            Command::PlacementStudy(args) => return args.plan,
             _ => return false,
         };
         run.plan
@@ -242,6 +243,11 @@ pub struct PlacementStudyArgs {
     /// Over-decomposition levels: threads per CPU (1 to 64), e.g. 1,2,4,8 (first-touch + compact).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=64))]
     pub oversubscribe: Vec<u32>,
+    /// Print the grid that would run (one step per configuration: threads
+    /// and their CPUs, placement, array bytes, runs, estimate) and allocate
+    /// nothing; see docs/plan.md.
+    #[arg(long)]
+    pub plan: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }

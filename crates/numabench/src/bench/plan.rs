@@ -367,7 +367,13 @@ pub fn app_plan_step(
     bytes: u64,
     repeat: usize,
 ) -> PlanStep {
-    let cache_bytes_in_front = topology.cache_bytes_in_front(&cpus, &mem_nodes);
+    // Unpinned workers may run on any allowed CPU.
+    let cache_cpus = if cpus.is_empty() {
+        &topology.allowed.cpus
+    } else {
+        &cpus
+    };
+    let cache_bytes_in_front = topology.cache_bytes_in_front(cache_cpus, &mem_nodes);
     let setup = bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND;
     let passes = ASSUMED_APP_PASSES * bytes as f64
         / (threads.max(1) as f64 * ASSUMED_THREAD_BYTES_PER_SECOND);
