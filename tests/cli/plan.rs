@@ -328,3 +328,40 @@ fn a_placement_study_plans_its_grid() {
         );
     }
 }
+
+/// `run --plan` lists each policy with its pin order and memory policy for
+/// the file's machine, without running (or finding) the program.
+#[test]
+fn run_plans_its_policies() {
+    let file = fixture("two-socket-smt.xml");
+    let arguments = [
+        "--topology",
+        &file,
+        "run",
+        "--repeat",
+        "3",
+        "--plan",
+        "--json",
+        "--",
+        "not-a-program-here",
+    ];
+    let plan: serde_json::Value = serde_json::from_slice(&succeeding(&arguments).stdout).unwrap();
+    let steps = steps(&plan);
+    let labels: Vec<&str> = steps
+        .iter()
+        .map(|step| step["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        ["as-is", "pin-compact", "pin-scatter", "interleave:all"]
+    );
+    assert!(numbers(&steps[0]["cpus"]).is_empty());
+    let compact = numbers(&steps[1]["cpus"]);
+    assert_eq!(compact.len(), 128);
+    // SMT siblings numbered 64 apart sit together in compact order.
+    assert_eq!(compact[..2], [0, 64]);
+    assert_eq!(steps[1]["cpu_order"], "compact");
+    assert_eq!(steps[2]["cpu_order"], "scatter");
+    assert_eq!(numbers(&steps[3]["mem_nodes"]), [0, 1]);
+    assert!(steps.iter().all(|step| step["repeat"] == 3));
+}

@@ -120,6 +120,7 @@ impl Command {
             Command::Stream(args) => return args.app.plan,
             Command::Mg(args) | Command::Cg(args) => return args.app.plan,
             Command::PlacementStudy(args) => return args.plan,
+            Command::Run(args) => return args.plan,
             _ => return false,
         };
         run.plan
@@ -156,6 +157,10 @@ pub struct RunCommandArgs {
     /// Also write the comparison table as markdown to FILE.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Print the policies that would run (each one's pin order and memory
+    /// policy, repetitions, interleaving) and run nothing; see docs/plan.md.
+    #[arg(long)]
+    pub plan: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     /// The program and its arguments (after --).

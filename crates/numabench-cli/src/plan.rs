@@ -3,6 +3,8 @@
 
 use crate::progress::clock;
 use numabench::bench::{total_seconds, PlanStep};
+use numabench::runner::RunPolicy;
+use numabench::topology::TopologyReport;
 use numabench::units::format_bytes;
 use serde_json::json;
 
@@ -73,6 +75,94 @@ pub fn plan_text(source: &str, plan: &[PlanStep]) -> String {
         "Estimated total: {} (a rough estimate; see docs/plan.md)\n",
         clock(total_seconds(plan))
     ));
+    out
+}
+
+/// The plan of `numabench run`: one step per policy, each run `repeat`
+/// times after `warmup` unmeasured runs, the policies interleaved round
+/// robin. A program's threads, size and duration are its own: `threads`,
+/// `size_bytes` and `estimated_seconds` are null.
+pub fn run_plan(
+    topology: &TopologyReport,
+    command: &[String],
+    policies: &[RunPolicy],
+    repeat: u32,
+    warmup: u32,
+) -> serde_json::Value {
+    let steps: Vec<serde_json::Value> = policies
+        .iter()
+        .map(|policy| {
+            let cpus = policy
+                .pin_order
+                .clone()
+                .or_else(|| policy.affinity.clone())
+                .unwrap_or_default();
+            json!({
+                "benchmark": "run",
+                "label": policy.label,
+                "command": command,
+                "threads": null,
+                "cpus": cpus,
+                "pinned": policy.pin_order.is_some(),
+                "cpu_order": policy.cpu_order.map(|order| order.name()),
+                "mem_nodes": policy.memory.as_ref().map(|memory| memory.nodes.clone()).unwrap_or_default(),
+                "memory_policy": policy.memory.as_ref().map(|memory| memory.label()),
+                "size_bytes": null,
+                "repeat": repeat,
+                "warmup": warmup,
+                "estimated_seconds": null,
+            })
+        })
+        .collect();
+    json!({
+        "topology_source": topology.source,
+        "interleaved": true,
+        "steps": steps,
+    })
+}
+
+/// [`run_plan`] as text.
+pub fn run_plan_text(plan: &serde_json::Value) -> String {
+    let steps = plan["steps"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut out = format!(
+        "Plan ({} policies, interleaved round robin) on {}; nothing runs.\n",
+        steps.len(),
+        plan["topology_source"].as_str().unwrap_or("?")
+    );
+    let numbers = |value: &serde_json::Value| -> Vec<u32> {
+        value
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|n| n.as_u64())
+                    .map(|n| n as u32)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for (index, step) in steps.iter().enumerate() {
+        let cpus = numbers(&step["cpus"]);
+        let cpu_text = match (step["pinned"].as_bool(), cpus.is_empty()) {
+            (_, true) => "as the program and the kernel choose".to_string(),
+            (Some(true), false) => format!(
+                "threads pinned in {} order: {}",
+                step["cpu_order"].as_str().unwrap_or("?"),
+                cpu_list_text(&cpus)
+            ),
+            _ => format!("restricted to {}", cpu_list_text(&cpus)),
+        };
+        out.push_str(&format!(
+            "{:>3}. {} — CPUs: {cpu_text}; memory: {}; {} runs after {} warm-up\n",
+            index + 1,
+            step["label"].as_str().unwrap_or("?"),
+            step["memory_policy"]
+                .as_str()
+                .unwrap_or("as the program and the kernel choose"),
+            step["repeat"],
+            step["warmup"],
+        ));
+    }
     out
 }
 
