@@ -17,6 +17,15 @@ pub fn plan_json(source: &str, plan: &[PlanStep]) -> serde_json::Value {
     })
 }
 
+/// Prints a plan as `--plan` does (a JSON document with `json`).
+pub fn print_plan(topology: &TopologyReport, plan: &[PlanStep], json: bool) {
+    if json {
+        println!("{:#}", plan_json(&topology.source, plan));
+    } else {
+        print!("{}", plan_text(&topology.source, plan));
+    }
+}
+
 /// `cpus` in their order, runs of consecutive numbers written `a-b`.
 pub fn cpu_list_text(cpus: &[u32]) -> String {
     let mut parts: Vec<String> = Vec::new();

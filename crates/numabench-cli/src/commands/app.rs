@@ -131,15 +131,6 @@ pub fn app_plan(topology: &TopologyReport, choice: &AppChoice, config: &AppRunCo
     )
 }
 
-/// Prints a plan as `--plan` does (JSON with `json`).
-pub fn print_plan(topology: &TopologyReport, plan: &[PlanStep], json: bool) {
-    if json {
-        println!("{:#}", crate::plan::plan_json(&topology.source, plan));
-    } else {
-        print!("{}", crate::plan::plan_text(&topology.source, plan));
-    }
-}
-
 /// Runs the kernel and prints NPB-style lines (unless --json).
 pub fn run_app(
     choice: AppChoice,
@@ -157,7 +148,7 @@ pub fn run_app(
         .map_err(super::measuring::bench_error)?;
     if args.plan {
         let step = app_plan(topology, &choice, &config);
-        print_plan(topology, &[step], output.json);
+        crate::plan::print_plan(topology, &[step], output.json);
         return Ok(Status::Clean);
     }
     if let Some(note) = placement_note(&config.placement) {

@@ -143,12 +143,7 @@ pub fn measure_steps(
     let steps = build(&mut context).map_err(bench_error)?;
     let plan = plan_of(&context, &steps);
     if run.plan {
-        let source = &context.topology.source;
-        if output.json {
-            println!("{:#}", crate::plan::plan_json(source, &plan));
-        } else {
-            print!("{}", crate::plan::plan_text(source, &plan));
-        }
+        crate::plan::print_plan(&context.topology, &plan, output.json);
         return Ok(Status::Clean);
     }
     before(&context, &plan);

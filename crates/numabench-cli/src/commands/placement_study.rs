@@ -1,10 +1,11 @@
 //! `numabench placement-study`.
 
-use super::app::{app_plan, base_threads, print_plan, validate_placement};
+use super::app::{app_plan, base_threads, validate_placement};
 use super::measuring::{bench_error, context, pipeline};
 use super::stream::stream_elements;
 use crate::args::PlacementStudyArgs;
 use crate::exit::{CliError, Status};
+use crate::plan::print_plan;
 use crate::progress::Progress;
 use numabench::apps::{
     placement_note, render_study, run_placement_study, AppChoice, AppRunConfig, NpbClass,

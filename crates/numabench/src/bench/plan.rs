@@ -403,3 +403,75 @@ pub fn plan_of(context: &Context, steps: &[Step]) -> Vec<PlanStep> {
 pub fn total_seconds(plan: &[PlanStep]) -> f64 {
     plan.iter().map(|step| step.estimated_seconds).sum()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::{characterize_plan, registry};
+
+    fn context() -> Context {
+        Context::new(crate::threads::smt_server(2, 8, 4))
+    }
+
+    /// Each registry entry's characterize steps plan the CPUs, nodes and
+    /// sizes their work uses, and every step has an estimate.
+    #[test]
+    fn characterize_steps_plan_their_work() {
+        let context = context();
+        let topology = &context.topology;
+        for info in registry() {
+            for step in characterize_plan(&context, &[info]) {
+                let plan = step.plan(&context);
+                assert_eq!(plan.benchmark, info.name);
+                assert!(!plan.cpus.is_empty(), "{plan:?}");
+                assert!(plan.threads >= 1 && plan.threads <= plan.cpus.len());
+                assert!(plan.estimated_seconds > 0.0, "{plan:?}");
+                assert_eq!(plan.repeat, context.repeat);
+                match &step.work {
+                    Work::LatencyMatrix(_) | Work::BandwidthMatrix(..) => {
+                        assert_eq!(plan.mem_nodes, memory_nodes(topology));
+                        assert_eq!(
+                            plan.measurements,
+                            cpu_nodes(topology).len() * memory_nodes(topology).len()
+                        );
+                    }
+                    Work::Scaling { node, .. } => {
+                        let first = scaling_cpus(topology, *node).unwrap();
+                        assert_eq!(plan.cpus[..first.len()], first);
+                        assert_eq!(plan.cpu_order, Some(SCALING_ORDER.name()));
+                    }
+                    Work::Bandwidth(config) => {
+                        assert_eq!(plan.cpus, config.cpus);
+                        assert_eq!(plan.size_bytes, config.size);
+                        assert_eq!(plan.cpu_order, Some("compact"));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// More repetitions, more threads' worth of work or bigger buffers cost
+    /// more; more threads on the same bytes cost less.
+    #[test]
+    fn the_estimate_follows_its_model() {
+        let chase = |bytes, repeat| estimate(Cost::Chase { bytes, count: 1 }, repeat);
+        assert!(chase(1 << 30, 5) > chase(1 << 20, 5));
+        assert!(chase(1 << 20, 10) > chase(1 << 20, 5));
+        let stream = |threads| {
+            estimate(
+                Cost::Stream {
+                    bytes: 1 << 30,
+                    threads,
+                    count: 1,
+                },
+                5,
+            )
+        };
+        assert!(stream(8) < stream(1));
+        let all: Vec<_> = registry().iter().collect();
+        let plan = plan_of(&context(), &characterize_plan(&context(), &all));
+        let sum: f64 = plan.iter().map(|step| step.estimated_seconds).sum();
+        assert_eq!(total_seconds(&plan), sum);
+    }
+}
