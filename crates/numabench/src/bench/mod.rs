@@ -10,6 +10,7 @@ mod characterize;
 mod contention;
 mod context;
 mod error;
+mod estimate;
 mod latency;
 mod loaded_latency;
 mod matrix;

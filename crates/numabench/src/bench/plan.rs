@@ -6,6 +6,10 @@
 use super::c2c::c2c_pairs;
 use super::characterize::{Step, Work};
 use super::context::Context;
+use super::estimate::{
+    estimate, Cost, ASSUMED_APP_PASSES, ASSUMED_SETUP_BYTES_PER_SECOND,
+    ASSUMED_THREAD_BYTES_PER_SECOND,
+};
 use super::matrix::{matrix_cpus, MatrixMode, MATRIX_ORDER};
 use super::mlp::MAX_CHAINS;
 use super::placed::{cpu_nodes, memory_nodes, CACHE_MULTIPLE};
@@ -13,21 +17,6 @@ use super::scaling::{reader_nodes, scaling_cpus, SCALING_ORDER};
 use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
 use serde::Serialize;
-
-/// Assumed cost of building a buffer (allocate, place, touch, lay a chain):
-/// bytes per second. An assumption of the estimate, not a measurement.
-pub const ASSUMED_SETUP_BYTES_PER_SECOND: f64 = 1e9;
-/// Assumed read bandwidth of one thread, bytes per second.
-pub const ASSUMED_THREAD_BYTES_PER_SECOND: f64 = 5e9;
-/// Assumed time of one dependent load from memory (a chase walks every
-/// line once), seconds.
-pub const ASSUMED_LOAD_SECONDS: f64 = 100e-9;
-/// The shortest latency sample (see the latency benchmark), seconds.
-pub const MIN_SAMPLE_SECONDS: f64 = 0.02;
-/// Assumed time of one repetition of one cache-to-cache pair, seconds.
-pub const ASSUMED_C2C_REPETITION_SECONDS: f64 = 0.002;
-/// Bandwidth calibration: this many extra passes (one per SIMD level tried).
-const CALIBRATION_PASSES: f64 = 4.0;
 
 /// The facts of one step of a plan, as `--plan` prints them
 /// (schema in docs/plan.md).
@@ -60,56 +49,8 @@ pub struct PlanStep {
     pub repeat: usize,
     /// Measurements the step makes (matrix cells, scaling points, sizes...).
     pub measurements: usize,
-    /// Estimated duration, seconds (see [`estimate`] and docs/plan.md).
+    /// Estimated duration, seconds (see [`super::estimate`] and docs/plan.md).
     pub estimated_seconds: f64,
-}
-
-/// What a step measures, for the estimate.
-#[derive(Debug, Clone, Copy)]
-enum Cost {
-    /// Chases of `bytes` (one per `count`), each walking every line once.
-    Chase { bytes: u64, count: usize },
-    /// Bandwidth runs of `bytes` by `threads` threads.
-    Stream {
-        bytes: u64,
-        threads: usize,
-        count: usize,
-    },
-    /// Cache-to-cache ping-pongs, one per pair.
-    PingPong { pairs: usize },
-    /// Buffers built and not measured themselves (loaded-latency's traffic).
-    Setup { bytes: u64 },
-}
-
-/// Seconds a measurement of `cost` is estimated to take with `repeat`
-/// timed repetitions: building each buffer at
-/// [`ASSUMED_SETUP_BYTES_PER_SECOND`]; a chase's samples take the longer
-/// of (repeat + 1) x [`MIN_SAMPLE_SECONDS`] and one walk of every line at
-/// [`ASSUMED_LOAD_SECONDS`]; a bandwidth run reads its bytes (repeat + 1 +
-/// calibration passes) times at [`ASSUMED_THREAD_BYTES_PER_SECOND`] per
-/// thread; a cache-to-cache pair costs (repeat + 1) x
-/// [`ASSUMED_C2C_REPETITION_SECONDS`]. An estimate, not a promise: real
-/// machines are faster or slower than these assumptions.
-fn estimate(cost: Cost, repeat: usize) -> f64 {
-    let passes = (repeat + 1) as f64;
-    match cost {
-        Cost::Chase { bytes, count } => {
-            let setup = bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND;
-            let walk = (bytes / 64) as f64 * ASSUMED_LOAD_SECONDS;
-            count as f64 * (setup + walk.max(passes * MIN_SAMPLE_SECONDS))
-        }
-        Cost::Stream {
-            bytes,
-            threads,
-            count,
-        } => {
-            let setup = bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND;
-            let pass = bytes as f64 / (threads.max(1) as f64 * ASSUMED_THREAD_BYTES_PER_SECOND);
-            count as f64 * (setup + (passes + CALIBRATION_PASSES) * pass)
-        }
-        Cost::PingPong { pairs } => pairs as f64 * passes * ASSUMED_C2C_REPETITION_SECONDS,
-        Cost::Setup { bytes } => bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND,
-    }
 }
 
 /// The facts of a step before the cache and estimate fields are filled in.
@@ -345,10 +286,6 @@ impl Step {
         }
     }
 }
-
-/// Assumed passes an application run makes over its arrays (STREAM's
-/// iterations x 3 arrays, an NPB class's sweeps), for the estimate.
-pub const ASSUMED_APP_PASSES: f64 = 30.0;
 
 /// The plan of an application run (`stream`, `cg`, `mg`): `repeat` runs of
 /// `threads` workers on `cpus` (empty: unpinned) over `bytes` of arrays
