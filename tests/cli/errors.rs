@@ -63,6 +63,18 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         "CPU 99999 does not exist",
     ),
     (&["latency", "--each-cpu", "x"], "'x'"),
+    (
+        &["latency", "--each-cpu", "--plan"],
+        "--plan does not cover --each-cpu",
+    ),
+    (
+        &["bandwidth", "--each-cpu", "0", "--plan"],
+        "--plan does not cover --each-cpu",
+    ),
+    (
+        &["matrix", "latency", "--per-cpu", "--plan"],
+        "--plan does not cover --per-cpu",
+    ),
     (&["latency", "--each-cpu", "0", "--cpu", "0"], "--cpu"),
     (
         &["bandwidth", "--each-cpu", "99999", "--size", "1M"],

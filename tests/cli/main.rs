@@ -7,6 +7,7 @@ mod chase;
 mod errors;
 mod measure;
 mod per_cpu;
+mod plan;
 mod run;
 mod topo_doctor;
 mod topology_file;

@@ -17,8 +17,8 @@ pub struct Cli {
     /// Work on the machine an hwloc XML topology describes (e.g. written by
     /// `lstopo --of xml` on a server) instead of this one: topo, list and
     /// doctor describe it (doctor reports this kernel's settings as not
-    /// checked); measuring commands refuse it, as they do HWLOC_XMLFILE
-    /// and HWLOC_SYNTHETIC.
+    /// checked), and measuring commands show their --plan for it; a real
+    /// measurement refuses it, as it does HWLOC_XMLFILE and HWLOC_SYNTHETIC.
     #[arg(long, global = true, value_name = "FILE")]
     pub topology: Option<PathBuf>,
     #[command(subcommand)]
@@ -94,12 +94,36 @@ pub enum Command {
 
 impl Command {
     /// True for commands that measure on this machine (every command but
-    /// topo, doctor and list): they run only on this machine's topology.
+    /// topo, doctor and list): they run only on this machine's topology,
+    /// unless they only plan ([`Command::plans`]).
     pub fn measures(&self) -> bool {
         !matches!(
             self,
             Command::Topo(_) | Command::Doctor(_) | Command::List(_)
         )
+    }
+
+    /// True when `--plan` asks only for what would run: nothing is
+    /// measured, so another machine's topology is allowed.
+    pub fn plans(&self) -> bool {
+        let run = match self {
+            Command::Latency(args) => &args.run,
+            Command::Bandwidth(args) => &args.run,
+            Command::Matrix(MatrixCommand::Latency(args)) => &args.run,
+            Command::Matrix(MatrixCommand::Bandwidth(args)) => &args.matrix.run,
+            Command::Contention(args) => &args.run,
+            Command::Scaling(args) => &args.run,
+            Command::LoadedLatency(args) => &args.run,
+            Command::Mlp(args) => &args.run,
+            Command::C2c(args) => &args.run,
+            Command::Characterize(args) => &args.run,
+            Command::Stream(args) => return args.app.plan,
+            Command::Mg(args) | Command::Cg(args) => return args.app.plan,
+            Command::PlacementStudy(args) => return args.plan,
+            Command::Run(args) => return args.plan,
+            _ => return false,
+        };
+        run.plan
     }
 }
 
@@ -133,6 +157,10 @@ pub struct RunCommandArgs {
     /// Also write the comparison table as markdown to FILE.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Print the policies that would run (each one's pin order and memory
+    /// policy, repetitions, interleaving) and run nothing; see docs/plan.md.
+    #[arg(long)]
+    pub plan: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     /// The program and its arguments (after --).
@@ -160,6 +188,10 @@ pub struct AppRunArgs {
     /// Runs (each a fresh setup and placement), for min/mean/max/stddev/CV.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: u32,
+    /// Print what would run (threads and their CPUs, placement, array
+    /// bytes, runs, estimate) and allocate nothing; see docs/plan.md.
+    #[arg(long)]
+    pub plan: bool,
 }
 
 #[derive(Debug, Args)]
@@ -216,6 +248,11 @@ pub struct PlacementStudyArgs {
     /// Over-decomposition levels: threads per CPU (1 to 64), e.g. 1,2,4,8 (first-touch + compact).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=64))]
     pub oversubscribe: Vec<u32>,
+    /// Print the grid that would run (one step per configuration: threads
+    /// and their CPUs, placement, array bytes, runs, estimate) and allocate
+    /// nothing; see docs/plan.md.
+    #[arg(long)]
+    pub plan: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -411,6 +448,13 @@ pub struct RunArgs {
     /// Records say which, and how much of each buffer got them.
     #[arg(long)]
     pub hugepages: bool,
+    /// Print what would run and allocate nothing: each step's benchmark,
+    /// threads and their CPUs in order, memory nodes, working-set bytes and
+    /// the cache capacity in front, repetitions, estimated duration (with
+    /// --json: a JSON document, schema in docs/plan.md). Works with
+    /// --topology FILE: a plan describes, never measures.
+    #[arg(long)]
+    pub plan: bool,
 }
 
 /// The chase orders of `latency` and `mlp` (records name the block each

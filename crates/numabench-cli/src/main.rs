@@ -6,6 +6,7 @@ mod args;
 mod commands;
 mod exit;
 mod placement_warnings;
+mod plan;
 mod progress;
 
 use clap::Parser;

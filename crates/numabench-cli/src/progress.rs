@@ -47,7 +47,8 @@ impl Progress {
     }
 }
 
-fn clock(seconds: f64) -> String {
+/// `m:ss` of `seconds`, rounded.
+pub fn clock(seconds: f64) -> String {
     let seconds = seconds.round() as u64;
     format!("{}:{:02}", seconds / 60, seconds % 60)
 }

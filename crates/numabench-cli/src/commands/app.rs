@@ -3,10 +3,11 @@
 use super::measuring::{context, pipeline};
 use crate::args::AppRunArgs;
 use crate::exit::{CliError, Status};
+use numabench::apps::plan_cpus;
 use numabench::apps::{
     emit_app_records, placement_note, run_repeated, AppChoice, AppRunConfig, PlacementScheme,
 };
-use numabench::bench::{resolve_node_with_memory, BenchError, Context};
+use numabench::bench::{app_plan_step, resolve_node_with_memory, BenchError, Context, PlanStep};
 use numabench::topology::TopologyReport;
 use numabench::units::format_bytes;
 
@@ -77,6 +78,59 @@ pub fn run_config(context: &Context, args: &AppRunArgs) -> Result<AppRunConfig, 
     })
 }
 
+/// The plan of an application run: its workers' CPUs in the thread
+/// scheme's order (the team's own [`plan_cpus`]), the nodes its placement
+/// puts the arrays on, their bytes, the runs.
+pub fn app_plan(topology: &TopologyReport, choice: &AppChoice, config: &AppRunConfig) -> PlanStep {
+    let cpus: Vec<u32> = plan_cpus(
+        topology,
+        config.thread_scheme,
+        config.threads,
+        config.threads_per_cpu,
+    )
+    .into_iter()
+    .flatten()
+    .collect();
+    let mem_nodes = match config.placement.memory_policy() {
+        Some(policy) if !policy.nodes.is_empty() => policy.nodes.clone(),
+        // First touch and the like: the workers' nodes (unpinned: any CPU node);
+        // serial: the node of worker 0, which touches every page.
+        _ if cpus.is_empty() => numabench::bench::cpu_nodes(topology),
+        _ if config.placement == PlacementScheme::Serial => {
+            topology.node_of_cpu(cpus[0]).into_iter().collect()
+        }
+        _ => {
+            let mut nodes: Vec<u32> = cpus
+                .iter()
+                .filter_map(|&cpu| topology.node_of_cpu(cpu))
+                .collect();
+            nodes.sort_unstable();
+            nodes.dedup();
+            nodes
+        }
+    };
+    let class = choice
+        .class()
+        .map_or(String::new(), |class| format!(" class {class}"));
+    app_plan_step(
+        topology,
+        choice.name(),
+        format!(
+            "{}{class}, {} threads {}, {}",
+            choice.name(),
+            config.threads,
+            config.thread_scheme.name(),
+            config.placement
+        ),
+        config.threads,
+        cpus,
+        config.thread_scheme.cpu_order(),
+        mem_nodes,
+        choice.memory_bytes(),
+        config.repeat,
+    )
+}
+
 /// Runs the kernel and prints NPB-style lines (unless --json).
 pub fn run_app(
     choice: AppChoice,
@@ -86,11 +140,17 @@ pub fn run_app(
     let context = context(&crate::args::RunArgs {
         repeat: args.repeat,
         hugepages: false,
+        plan: args.plan,
     })?;
     let topology = &context.topology;
     let config = run_config(&context, args)?;
     validate_placement(topology, &config.placement, choice.memory_bytes())
         .map_err(super::measuring::bench_error)?;
+    if args.plan {
+        let step = app_plan(topology, &choice, &config);
+        crate::plan::print_plan(topology, &[step], output.json);
+        return Ok(Status::Clean);
+    }
     if let Some(note) = placement_note(&config.placement) {
         eprintln!("numabench: note: {note}");
     }

@@ -1,13 +1,12 @@
 //! `numabench bandwidth`.
 
-use super::measuring::{bench_error, context, pipeline};
+use super::measuring::measure_steps;
 use crate::args::BandwidthArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, default_sweep_sizes, resolve_cpu, resolve_node_with_memory, run_bandwidth,
-    working_set_for, BandwidthConfig, BenchError, Context,
+    check_memory_fits, default_sweep_sizes, resolve_cpu, resolve_node_with_memory, working_set_for,
+    BandwidthConfig, BenchError, Context, Step,
 };
-use numabench::interrupt::interrupted;
 use numabench::kernels::KERNELS;
 use numabench::memory::MemoryPlacement;
 
@@ -15,18 +14,19 @@ pub fn run(args: &BandwidthArgs) -> Result<Status, CliError> {
     if let Some(list) = &args.each_cpu {
         return super::each_cpu::bandwidth(args, list.as_ref());
     }
-    let mut context = context(&args.run)?;
-    context.simd = args.simd;
-    let configs = validate(args, &context).map_err(bench_error)?;
-    let mut pipeline = pipeline(&args.output, &context)?;
-    for config in &configs {
-        if interrupted() {
-            break;
-        }
-        run_bandwidth(&context, config, &mut pipeline).map_err(bench_error)?;
-    }
-    pipeline.finish().map_err(CliError::system)?;
-    Ok(Status::Clean)
+    measure_steps(
+        &args.run,
+        &args.output,
+        |context| {
+            context.simd = args.simd;
+            Ok(validate(args, context)?
+                .into_iter()
+                .map(Step::bandwidth)
+                .collect())
+        },
+        |_, _| {},
+        |_, _| {},
+    )
 }
 
 fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConfig>, BenchError> {

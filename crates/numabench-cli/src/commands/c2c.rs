@@ -1,12 +1,12 @@
 //! `numabench c2c`.
 
-use super::measuring::measure;
+use super::measuring::measure_steps;
 use crate::args::C2cArgs;
 use crate::exit::{CliError, Status};
-use numabench::bench::{run_c2c, BenchError};
+use numabench::bench::{BenchError, Step};
 
 pub fn run(args: &C2cArgs) -> Result<Status, CliError> {
-    measure(
+    measure_steps(
         &args.run,
         &args.output,
         |context| {
@@ -15,8 +15,9 @@ pub fn run(args: &C2cArgs) -> Result<Status, CliError> {
                     "c2c needs at least two allowed CPUs".into(),
                 ));
             }
-            Ok(())
+            Ok(vec![Step::c2c()])
         },
-        |context, (), pipeline| run_c2c(context, pipeline).map(drop),
+        |_, _| {},
+        |_, _| {},
     )
 }

@@ -1,16 +1,15 @@
 //! `numabench characterize`: topology, then every selected benchmark.
 
-use super::measuring::measure;
+use super::measuring::measure_steps;
 use crate::args::CharacterizeArgs;
 use crate::exit::{CliError, Status};
-use crate::progress::Progress;
-use numabench::bench::{characterize_plan, run_step, select, BenchError};
-use numabench::interrupt::interrupted;
+use crate::progress::clock;
+use numabench::bench::{characterize_plan, select, total_seconds, BenchError};
 use numabench::topology::render_table;
 
 pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
     let show_topology = !args.output.json;
-    measure(
+    measure_steps(
         &args.run,
         &args.output,
         |context| {
@@ -18,19 +17,17 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
                 .map_err(|error| BenchError::Invalid(error.to_string()))?;
             Ok(characterize_plan(context, &selected))
         },
-        |context, steps, pipeline| {
+        |context, plan| {
+            // The estimate first, on stderr: stdout keeps only the results.
+            eprintln!(
+                "characterize: {} steps, estimated {} (see --plan)",
+                plan.len(),
+                clock(total_seconds(plan))
+            );
             if show_topology {
                 println!("{}", render_table(&context.topology));
             }
-            let mut progress = Progress::new(steps.len());
-            for step in &steps {
-                if interrupted() {
-                    break;
-                }
-                progress.step(&step.label);
-                run_step(context, step, pipeline)?;
-            }
-            Ok(())
         },
+        |_, _| {},
     )
 }

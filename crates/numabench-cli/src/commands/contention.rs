@@ -1,12 +1,12 @@
 //! `numabench contention`.
 
-use super::measuring::{measure, size_or_dram};
+use super::measuring::{measure_steps, size_or_dram};
 use crate::args::ContentionArgs;
 use crate::exit::{CliError, Status};
-use numabench::bench::{resolve_cpu, resolve_node_with_memory, run_contention};
+use numabench::bench::{resolve_cpu, resolve_node_with_memory, Step};
 
 pub fn run(args: &ContentionArgs) -> Result<Status, CliError> {
-    measure(
+    measure_steps(
         &args.run,
         &args.output,
         |context| {
@@ -24,10 +24,9 @@ pub fn run(args: &ContentionArgs) -> Result<Status, CliError> {
                 None => topology.node_of_cpu(cpus[0]).unwrap_or(0),
             };
             let size = size_or_dram(topology, args.size, &cpus, &[node])?;
-            Ok((cpus, node, size))
+            Ok(vec![Step::contention(cpus, node, size)])
         },
-        |context, (cpus, node, size), pipeline| {
-            run_contention(context, &cpus, node, size, pipeline).map(drop)
-        },
+        |_, _| {},
+        |_, _| {},
     )
 }

@@ -17,6 +17,7 @@ pub fn latency(args: &LatencyArgs, list: Option<&IdList>) -> Result<Status, CliE
     measure(
         &args.run,
         &args.output,
+        "--each-cpu",
         |context| validate(context, list, args.mem_node, sizes, "latency"),
         |context, each, pipeline| run_latency_each_cpu(context, &each, args.order.into(), pipeline),
     )
@@ -33,6 +34,7 @@ pub fn bandwidth(args: &BandwidthArgs, list: Option<&IdList>) -> Result<Status, 
     measure(
         &args.run,
         &args.output,
+        "--each-cpu",
         |context| validate(context, list, args.mem_node, sizes, "bandwidth"),
         |context, each, pipeline| {
             let mut context = context.clone();

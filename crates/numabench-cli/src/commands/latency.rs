@@ -1,11 +1,11 @@
 //! `numabench latency`.
 
-use super::measuring::{choose_cpu, measure};
+use super::measuring::{choose_cpu, measure_steps};
 use crate::args::LatencyArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, default_sweep_sizes, resolve_node_with_memory, run_latency, working_set_for,
-    BenchError, Context, LatencyConfig,
+    check_memory_fits, default_sweep_sizes, resolve_node_with_memory, working_set_for, BenchError,
+    Context, LatencyConfig, Step,
 };
 use numabench::memory::MemoryPlacement;
 
@@ -13,11 +13,25 @@ pub fn run(args: &LatencyArgs) -> Result<Status, CliError> {
     if let Some(list) = &args.each_cpu {
         return super::each_cpu::latency(args, list.as_ref());
     }
-    measure(
+    measure_steps(
         &args.run,
         &args.output,
-        |context| validate(args, context),
-        |context, config, pipeline| run_latency(context, &config, pipeline),
+        |context| {
+            // One step per size: the plan shows each, the run emits the same records.
+            let config = validate(args, context)?;
+            Ok(config
+                .sizes
+                .iter()
+                .map(|&size| {
+                    Step::latency(LatencyConfig {
+                        sizes: vec![size],
+                        ..config.clone()
+                    })
+                })
+                .collect())
+        },
+        |_, _| {},
+        |_, _| {},
     )
 }
 

@@ -1,16 +1,16 @@
 //! `numabench loaded-latency`.
 
-use super::measuring::{choose_cpu, choose_memory_node, measure};
+use super::measuring::{choose_cpu, choose_memory_node, measure_steps};
 use crate::args::LoadedLatencyArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, run_loaded_latency, working_set_of_buffers, BenchError, LoadedLatencyConfig,
+    check_memory_fits, working_set_of_buffers, BenchError, LoadedLatencyConfig, Step,
     DEFAULT_DELAYS,
 };
 use numabench::memory::MemoryPlacement;
 
 pub fn run(args: &LoadedLatencyArgs) -> Result<Status, CliError> {
-    measure(
+    measure_steps(
         &args.run,
         &args.output,
         |context| {
@@ -36,7 +36,7 @@ pub fn run(args: &LoadedLatencyArgs) -> Result<Status, CliError> {
                 working_set_of_buffers(topology, &[chaser], &[node], buffers).bytes
             });
             check_memory_fits(topology, &[node], size * buffers)?;
-            Ok(LoadedLatencyConfig {
+            Ok(vec![Step::loaded_latency(LoadedLatencyConfig {
                 chaser_cpu: chaser,
                 generator_cpus: generators,
                 memory: MemoryPlacement::bind(node),
@@ -47,8 +47,9 @@ pub fn run(args: &LoadedLatencyArgs) -> Result<Status, CliError> {
                     args.delays.clone()
                 },
                 mix: args.mix,
-            })
+            })])
         },
-        |context, config, pipeline| run_loaded_latency(context, &config, pipeline).map(drop),
+        |_, _| {},
+        |_, _| {},
     )
 }

@@ -1,9 +1,9 @@
 //! `numabench matrix latency` and `numabench matrix bandwidth`.
 
-use super::measuring::{measure, size_or_dram};
+use super::measuring::{measure_steps, size_or_dram};
 use crate::args::{MatrixArgs, MatrixCommand, MatrixModeArg};
 use crate::exit::{CliError, Status};
-use numabench::bench::{memory_nodes, run_bandwidth_matrix, run_latency_matrix, MatrixMode};
+use numabench::bench::{memory_nodes, MatrixMode, Step};
 
 pub fn run(command: &MatrixCommand) -> Result<Status, CliError> {
     match command {
@@ -23,32 +23,30 @@ fn run_matrix(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status
         return super::per_cpu_matrix::run(args, bandwidth);
     }
     let show_grid = !args.output.json;
-    measure(
+    measure_steps(
         &args.run,
         &args.output,
         |context| {
-            size_or_dram(
+            let size = size_or_dram(
                 &context.topology,
                 args.size,
                 &context.topology.allowed.cpus,
                 &memory_nodes(&context.topology),
-            )
+            )?;
+            Ok(vec![match bandwidth {
+                None => Step::latency_matrix(size),
+                Some(mode) => Step::bandwidth_matrix(mode, size),
+            }])
         },
-        |context, size, pipeline| {
-            let (matrix, title) = match bandwidth {
-                None => (
-                    run_latency_matrix(context, size, pipeline)?,
-                    "Idle latency".to_string(),
-                ),
-                Some(mode) => (
-                    run_bandwidth_matrix(context, mode, size, pipeline)?,
-                    format!("Read bandwidth ({})", mode.name()),
-                ),
-            };
-            if show_grid {
+        |_, _| {},
+        |_, matrix| {
+            if let (true, Some(matrix)) = (show_grid, matrix) {
+                let title = match bandwidth {
+                    None => "Idle latency".to_string(),
+                    Some(mode) => format!("Read bandwidth ({})", mode.name()),
+                };
                 println!("\n{}", matrix.render(&title));
             }
-            Ok(())
         },
     )
 }

@@ -4,13 +4,16 @@
 use crate::args::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Status};
 use crate::placement_warnings::PlacementWarnings;
+use crate::progress::Progress;
 use numabench::bench::{
-    check_memory_fits, cpus_of_node, resolve_cpu, resolve_node_with_memory, working_set_for,
-    BenchError, Context,
+    check_memory_fits, cpus_of_node, plan_of, resolve_cpu, resolve_node_with_memory, run_step,
+    working_set_for, BenchError, Context, NodeMatrix, PlanStep, Step,
 };
-use numabench::interrupt::install_interrupt_handler;
+use numabench::interrupt::{install_interrupt_handler, interrupted};
 use numabench::output::{OutputConfig, OutputError, Pipeline, RunMetadata};
 use numabench::topology::{Purpose, TopologyReport};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// This machine's topology, to measure on. (`commands::run` has refused a
 /// `--topology` file before any measuring command starts; this refuses
@@ -19,9 +22,32 @@ pub fn this_machine() -> Result<TopologyReport, CliError> {
     super::topology::topology_for(None, Purpose::Measure)
 }
 
-/// The benchmark context from the common flags.
+/// The `--topology FILE` of this invocation, set once by `commands::run`
+/// before any command starts: a plan describes that machine.
+static TOPOLOGY_FILE: OnceLock<Option<PathBuf>> = OnceLock::new();
+
+/// Records `--topology FILE` for [`context`] (called once, by `commands::run`).
+pub fn set_topology_file(file: Option<&Path>) {
+    // A second call (none is made) would keep the first value.
+    let _ = TOPOLOGY_FILE.set(file.map(Path::to_path_buf));
+}
+
+/// This machine's topology to measure on, or with `plan` the topology to
+/// describe (a `--topology` file, HWLOC_XMLFILE, ...).
+pub fn topology(plan: bool) -> Result<TopologyReport, CliError> {
+    if plan {
+        let file = TOPOLOGY_FILE.get().and_then(Option::as_deref);
+        super::topology::topology_for(file, Purpose::Describe)
+    } else {
+        this_machine()
+    }
+}
+
+/// The benchmark context from the common flags: this machine's topology
+/// to measure on, or with `--plan` the topology to describe (a
+/// `--topology` file, HWLOC_XMLFILE, ...).
 pub fn context(run: &RunArgs) -> Result<Context, CliError> {
-    let topology = this_machine()?;
+    let topology = topology(run.plan)?;
     let mut context = Context::new(topology);
     context.repeat = run.repeat as usize;
     context.hugepages = run.hugepages;
@@ -101,18 +127,71 @@ pub fn size_or_dram(
     Ok(size)
 }
 
-/// Runs a measuring command: validate first (nothing allocated, no file
-/// created on bad input), then open the outputs, run, and close them.
+/// Runs a measuring command that does not go through steps yet
+/// (`--each-cpu`, `--per-cpu`): validate first (nothing allocated, no file
+/// created on bad input), then open the outputs, run, and close them. Such
+/// a command cannot show a plan yet, so `--plan` is refused (exit 2) rather
+/// than measuring.
 pub fn measure<T>(
     run: &RunArgs,
     output: &OutputArgs,
+    what: &str,
     validate: impl FnOnce(&Context) -> Result<T, BenchError>,
     body: impl FnOnce(&Context, T, &mut Pipeline) -> Result<(), BenchError>,
 ) -> Result<Status, CliError> {
+    if run.plan {
+        return Err(CliError::usage(format!(
+            "--plan does not cover {what} yet: nothing was run"
+        )));
+    }
     let context = context(run)?;
     let config = validate(&context).map_err(bench_error)?;
     let mut pipeline = pipeline(output, &context)?;
     let result = body(&context, config, &mut pipeline);
+    // Close the outputs even when the run failed midway: finished records stay valid.
+    pipeline.finish().map_err(CliError::system)?;
+    result.map_err(bench_error)?;
+    Ok(Status::Clean)
+}
+
+/// Runs a command made of steps: `build` validates the flags into steps
+/// (nothing allocated, no file created on bad input); with `--plan` their
+/// plan is printed and nothing runs, else `before` sees the plan, the
+/// outputs are opened and the very same steps run, each one's result (a
+/// matrix, for matrix steps) handed to `after`.
+pub fn measure_steps(
+    run: &RunArgs,
+    output: &OutputArgs,
+    build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
+    before: impl FnOnce(&Context, &[PlanStep]),
+    mut after: impl FnMut(&Context, Option<NodeMatrix>),
+) -> Result<Status, CliError> {
+    let mut context = context(run)?;
+    let steps = build(&mut context).map_err(bench_error)?;
+    let plan = plan_of(&context, &steps);
+    if run.plan {
+        crate::plan::print_plan(&context.topology, &plan, output.json);
+        return Ok(Status::Clean);
+    }
+    before(&context, &plan);
+    let mut pipeline = pipeline(output, &context)?;
+    let mut progress = Progress::new(steps.len());
+    let mut result = Ok(());
+    for step in &steps {
+        if interrupted() {
+            break;
+        }
+        if steps.len() > 1 {
+            progress.step(&step.label);
+        }
+        match run_step(&context, step, &mut pipeline) {
+            Ok(outcome) => after(&context, outcome),
+            Err(error) => {
+                result = Err(error);
+                break;
+            }
+        }
+    }
     // Close the outputs even when the run failed midway: finished records stay valid.
     pipeline.finish().map_err(CliError::system)?;
     result.map_err(bench_error)?;

@@ -29,12 +29,13 @@ use topology::{refuse_unless_this_machine, topology_for};
 
 /// Runs the parsed command line. A measuring command given `--topology`,
 /// or started with HWLOC_XMLFILE or HWLOC_SYNTHETIC set, is refused here,
-/// before it reads anything else.
+/// before it reads anything else, unless it only plans (`--plan`).
 pub fn run(cli: Cli) -> Result<Status, CliError> {
     let file = cli.topology.as_deref();
-    if cli.command.measures() {
+    if cli.command.measures() && !cli.command.plans() {
         refuse_unless_this_machine(file)?;
     }
+    measuring::set_topology_file(file);
     match cli.command {
         Command::Topo(args) => topo::run(&args, &topology_for(file, Purpose::Describe)?),
         Command::Doctor(args) => doctor::run(&args, &topology_for(file, Purpose::Describe)?),

@@ -16,6 +16,7 @@ pub fn run(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status, C
     measure(
         &args.run,
         &args.output,
+        "--per-cpu",
         |context| {
             if bandwidth == Some(MatrixMode::Parallel) {
                 return Err(BenchError::Invalid(

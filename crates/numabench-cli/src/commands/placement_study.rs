@@ -1,10 +1,11 @@
 //! `numabench placement-study`.
 
-use super::app::{base_threads, validate_placement};
+use super::app::{app_plan, base_threads, validate_placement};
 use super::measuring::{bench_error, context, pipeline};
 use super::stream::stream_elements;
 use crate::args::PlacementStudyArgs;
 use crate::exit::{CliError, Status};
+use crate::plan::print_plan;
 use crate::progress::Progress;
 use numabench::apps::{
     placement_note, render_study, run_placement_study, AppChoice, AppRunConfig, NpbClass,
@@ -23,7 +24,7 @@ fn study_kernel(args: &PlacementStudyArgs) -> Result<AppChoice, CliError> {
                 )));
             }
             Ok(AppChoice::Stream {
-                elements: stream_elements(args.size)?,
+                elements: stream_elements(args.size, args.plan)?,
                 iterations: 10,
                 simd: None,
             })
@@ -48,6 +49,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     let context = context(&crate::args::RunArgs {
         repeat: args.repeat,
         hugepages: false,
+        plan: args.plan,
     })?;
     let topology = &context.topology;
     let mut placements = crate::args::all_items(&args.placements);
@@ -93,6 +95,14 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
             repeat: args.repeat as usize,
             placement_threshold: context.placement_threshold,
         });
+    }
+    if args.plan {
+        let plan: Vec<_> = grid
+            .iter()
+            .map(|config| app_plan(topology, &choice, config))
+            .collect();
+        print_plan(topology, &plan, args.output.json);
+        return Ok(Status::Clean);
     }
     let mut pipeline = pipeline(&args.output, &context)?;
     let repeat = args.repeat as usize;

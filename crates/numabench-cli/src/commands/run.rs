@@ -86,9 +86,11 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let context = context(&RunArgs {
         repeat: args.repeat,
         hugepages: false,
+        plan: args.plan,
     })?;
     let topology = &context.topology;
-    if find_program(program).is_none() {
+    // A plan may be made for another machine, where the program may live.
+    if !args.plan && find_program(program).is_none() {
         return Err(CliError::usage(format!(
             "cannot run '{program}': no such executable"
         )));
@@ -106,6 +108,16 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         .map(|text| parse_policy(text, topology))
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::usage)?;
+    if args.plan {
+        let plan =
+            crate::plan::run_plan(topology, &args.command, &policies, args.repeat, args.warmup);
+        if args.output.json {
+            println!("{plan:#}");
+        } else {
+            print!("{}", crate::plan::run_plan_text(&plan));
+        }
+        return Ok(Status::Clean);
+    }
     if let Some(path) = &args.markdown {
         let mut files = vec![("--markdown", path.as_path())];
         files.extend(args.output.csv.as_deref().map(|csv| ("--csv", csv)));

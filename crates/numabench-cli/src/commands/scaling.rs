@@ -1,12 +1,12 @@
 //! `numabench scaling`.
 
-use super::measuring::{choose_memory_node, measure, size_or_dram};
+use super::measuring::{choose_memory_node, measure_steps, size_or_dram};
 use crate::args::ScalingArgs;
 use crate::exit::{CliError, Status};
-use numabench::bench::run_scaling;
+use numabench::bench::Step;
 
 pub fn run(args: &ScalingArgs) -> Result<Status, CliError> {
-    measure(
+    measure_steps(
         &args.run,
         &args.output,
         |context| {
@@ -14,10 +14,10 @@ pub fn run(args: &ScalingArgs) -> Result<Status, CliError> {
             let node = choose_memory_node(topology, args.mem_node, topology.allowed.cpus[0])?;
             // Up to every allowed CPU reads node `node`'s memory.
             let cpus = &topology.allowed.cpus;
-            Ok((node, size_or_dram(topology, args.size, cpus, &[node])?))
+            let size = size_or_dram(topology, args.size, cpus, &[node])?;
+            Ok(vec![Step::scaling(args.kernel, node, size)])
         },
-        |context, (node, size), pipeline| {
-            run_scaling(context, args.kernel, node, size, pipeline).map(drop)
-        },
+        |_, _| {},
+        |_, _| {},
     )
 }

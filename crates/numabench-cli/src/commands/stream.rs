@@ -6,12 +6,14 @@ use crate::exit::{CliError, Status};
 use numabench::apps::{AppChoice, StreamKernel};
 
 /// STREAM's array size from `--size` or its rule.
-pub fn stream_elements(size: Option<u64>) -> Result<usize, CliError> {
-    let topology = super::measuring::this_machine()?;
+/// (`plan`: of the topology a plan describes; a topology file that gives
+/// no free memory counts its nodes' total.)
+pub fn stream_elements(size: Option<u64>, plan: bool) -> Result<usize, CliError> {
+    let topology = super::measuring::topology(plan)?;
     let free: u64 = topology
         .nodes
         .iter()
-        .filter_map(|node| node.memory_free_bytes)
+        .map(|node| node.memory_free_bytes.unwrap_or(node.memory_total_bytes))
         .sum();
     Ok(match size {
         Some(bytes) => (bytes / 8).max(1) as usize,
@@ -26,7 +28,7 @@ pub fn stream_elements(size: Option<u64>) -> Result<usize, CliError> {
 
 pub fn run(args: &StreamArgs) -> Result<Status, CliError> {
     let choice = AppChoice::Stream {
-        elements: stream_elements(args.size)?,
+        elements: stream_elements(args.size, args.app.plan)?,
         iterations: args.iterations as usize,
         simd: args.simd,
     };

@@ -22,9 +22,9 @@ pub fn refuse_unless_this_machine(file: Option<&Path>) -> Result<(), CliError> {
 /// this machine status 3.
 fn topology_error(error: TopologyError, file: Option<&Path>) -> CliError {
     match error {
-        TopologyError::OtherMachine { .. } if file.is_some() => {
-            CliError::usage(format!("{error} (--topology is for topo, doctor and list)"))
-        }
+        TopologyError::OtherMachine { .. } if file.is_some() => CliError::usage(format!(
+            "{error} (--topology is for topo, doctor, list and --plan)"
+        )),
         error if error.is_user_error() => CliError::usage(error),
         error => CliError::system(error),
     }

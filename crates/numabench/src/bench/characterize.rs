@@ -9,13 +9,13 @@ use super::context::Context;
 use super::error::BenchError;
 use super::latency::{run_latency, LatencyConfig};
 use super::loaded_latency::{run_loaded_latency, LoadedLatencyConfig, TrafficMix};
-use super::matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode};
+use super::matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode, NodeMatrix};
 use super::mlp::{run_mlp, MlpConfig};
 use super::per_cpu::{per_cpu_sample, run_bandwidth_each_cpu, run_latency_each_cpu, EachCpu};
 use super::placed::{cpu_nodes, memory_nodes, working_set_for, working_set_of_buffers};
 use super::registry::BenchmarkInfo;
 use super::scaling::run_scaling;
-use crate::kernels::{kernel_by_name, ChaseOrder, KERNELS};
+use crate::kernels::{kernel_by_name, ChaseOrder, KernelSpec, KERNELS};
 use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;
 use crate::threads::CpuOrder;
@@ -27,11 +27,12 @@ pub struct Step {
     pub benchmark: &'static str,
     /// What this step measures, e.g. `latency 64 KiB`.
     pub label: String,
-    work: Work,
+    pub(super) work: Work,
 }
 
+/// What a step runs; `--plan` reads its facts off the same value.
 #[derive(Debug, Clone)]
-enum Work {
+pub(super) enum Work {
     Latency(LatencyConfig),
     LatencyMatrix(u64),
     BandwidthMatrix(MatrixMode, u64),
@@ -42,15 +43,12 @@ enum Work {
         size: u64,
     },
     Scaling {
+        kernel: &'static KernelSpec,
         node: u32,
         size: u64,
     },
     LoadedLatency(LoadedLatencyConfig),
-    Mlp {
-        cpu: u32,
-        node: u32,
-        size: u64,
-    },
+    Mlp(MlpConfig),
     C2c,
     /// One thread on each sampled CPU in turn: latency, or read bandwidth.
     EachCpuLatency(EachCpu),
@@ -226,6 +224,7 @@ pub(super) fn plan_scaling(d: &Defaults, steps: &mut Steps) {
     steps.push(
         format!("scaling of node {}", d.first_node),
         Work::Scaling {
+            kernel: kernel_by_name("read").expect("read kernel is registered"),
             node: d.first_node,
             size: d.dram,
         },
@@ -263,11 +262,12 @@ pub(super) fn plan_loaded_latency(d: &Defaults, steps: &mut Steps) {
 pub(super) fn plan_mlp(d: &Defaults, steps: &mut Steps) {
     steps.push(
         "memory-level parallelism".to_string(),
-        Work::Mlp {
+        Work::Mlp(MlpConfig {
             cpu: d.first_cpu,
-            node: d.first_node,
+            memory: MemoryPlacement::bind(d.first_node),
             size: d.dram,
-        },
+            order: ChaseOrder::default(),
+        }),
     );
 }
 
@@ -306,39 +306,35 @@ pub(super) fn plan_per_cpu(d: &Defaults, steps: &mut Steps) {
     );
 }
 
-/// Runs one step, emitting its records.
-pub fn run_step(context: &Context, step: &Step, pipeline: &mut Pipeline) -> Result<(), BenchError> {
+/// Runs one step, emitting its records. A matrix step returns its matrix
+/// (for the command to print).
+pub fn run_step(
+    context: &Context,
+    step: &Step,
+    pipeline: &mut Pipeline,
+) -> Result<Option<NodeMatrix>, BenchError> {
     match &step.work {
-        Work::Latency(config) => run_latency(context, config, pipeline),
-        Work::LatencyMatrix(size) => run_latency_matrix(context, *size, pipeline).map(drop),
+        Work::Latency(config) => run_latency(context, config, pipeline).map(|()| None),
+        Work::LatencyMatrix(size) => run_latency_matrix(context, *size, pipeline).map(Some),
         Work::BandwidthMatrix(mode, size) => {
-            run_bandwidth_matrix(context, *mode, *size, pipeline).map(drop)
+            run_bandwidth_matrix(context, *mode, *size, pipeline).map(Some)
         }
-        Work::Bandwidth(config) => run_bandwidth(context, config, pipeline).map(drop),
+        Work::Bandwidth(config) => run_bandwidth(context, config, pipeline).map(|_| None),
         Work::Contention { cpus, node, size } => {
-            run_contention(context, cpus, *node, *size, pipeline).map(drop)
+            run_contention(context, cpus, *node, *size, pipeline).map(|_| None)
         }
-        Work::Scaling { node, size } => {
-            let read = kernel_by_name("read").expect("read kernel is registered");
-            run_scaling(context, read, *node, *size, pipeline).map(drop)
+        Work::Scaling { kernel, node, size } => {
+            run_scaling(context, kernel, *node, *size, pipeline).map(|_| None)
         }
-        Work::LoadedLatency(config) => run_loaded_latency(context, config, pipeline).map(drop),
-        Work::Mlp { cpu, node, size } => {
-            let config = MlpConfig {
-                cpu: *cpu,
-                memory: MemoryPlacement::bind(*node),
-                size: *size,
-                order: ChaseOrder::default(),
-            };
-            run_mlp(context, &config, pipeline)
-        }
-        Work::C2c => run_c2c(context, pipeline).map(drop),
+        Work::LoadedLatency(config) => run_loaded_latency(context, config, pipeline).map(|_| None),
+        Work::Mlp(config) => run_mlp(context, config, pipeline).map(|()| None),
+        Work::C2c => run_c2c(context, pipeline).map(|_| None),
         Work::EachCpuLatency(each) => {
-            run_latency_each_cpu(context, each, ChaseOrder::default(), pipeline)
+            run_latency_each_cpu(context, each, ChaseOrder::default(), pipeline).map(|()| None)
         }
         Work::EachCpuRead(each) => {
             let read = kernel_by_name("read").expect("read kernel is registered");
-            run_bandwidth_each_cpu(context, each, &[read], pipeline)
+            run_bandwidth_each_cpu(context, each, &[read], pipeline).map(|()| None)
         }
     }
 }

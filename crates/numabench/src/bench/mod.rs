@@ -10,6 +10,7 @@ mod characterize;
 mod contention;
 mod context;
 mod error;
+mod estimate;
 mod latency;
 mod loaded_latency;
 mod matrix;
@@ -19,8 +20,10 @@ mod per_cpu_matrix;
 #[cfg(test)]
 mod per_cpu_tests;
 mod placed;
+mod plan;
 mod registry;
 mod scaling;
+mod steps;
 
 pub use bandwidth::{
     bandwidth_record, measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult,
@@ -51,5 +54,6 @@ pub use placed::{
     resolve_node_with_memory, safe_working_set_bytes, working_set_for, working_set_of_buffers,
     PlacedBuffer, WorkingSet, CACHE_MULTIPLE, MIN_DRAM_WORKING_SET,
 };
+pub use plan::{app_plan_step, plan_of, total_seconds, PlanStep};
 pub use registry::{registry, select, BenchmarkInfo, SelectionError};
 pub use scaling::{reader_nodes, run_scaling, scaling_cpus, ScalingPoint, SCALING_ORDER};

@@ -1,0 +1,367 @@
+//! `--plan`: every measuring command and `characterize` print what they
+//! would run and run nothing, also for another machine's topology file; a
+//! real run executes exactly the steps its plan shows.
+
+use super::errors::assert_refused;
+use super::{json_document, numabench, succeeding};
+
+/// A fixture of a machine shape (hwloc XML written by the project).
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/../numabench/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Every measuring command that plans, with the arguments it needs.
+const PLANNING: &[&[&str]] = &[
+    &["latency"],
+    &["bandwidth"],
+    &["matrix", "latency"],
+    &["matrix", "bandwidth"],
+    &["contention"],
+    &["scaling"],
+    &["loaded-latency"],
+    &["mlp"],
+    &["c2c"],
+    &["characterize"],
+    &["stream"],
+    &["cg"],
+    &["mg"],
+    &["placement-study", "stream"],
+];
+
+fn steps(plan: &serde_json::Value) -> &Vec<serde_json::Value> {
+    plan["steps"].as_array().expect("a steps array")
+}
+
+fn numbers(value: &serde_json::Value) -> Vec<u64> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {value}"))
+        .iter()
+        .map(|number| number.as_u64().unwrap())
+        .collect()
+}
+
+/// The plan `--plan --json` prints for `arguments` on topology `file`.
+fn plan_on(file: &str, arguments: &[&str]) -> serde_json::Value {
+    let output = succeeding(&[&["--topology", file], arguments, &["--plan", "--json"]].concat());
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Every measuring command plans for a 128-CPU two-socket file: the steps
+/// carry the documented fields, the CPUs are the file's (CPU 127 does not
+/// exist here), the total is the sum of the steps, and no output file is
+/// created (nothing runs).
+#[test]
+fn every_measuring_command_plans_a_topology_file() {
+    let file = fixture("two-socket-smt.xml");
+    let directory = tempfile::tempdir().unwrap();
+    for command in PLANNING {
+        let csv = directory.path().join("out.csv");
+        let csv_text = csv.to_str().unwrap();
+        let plan = plan_on(&file, &[*command, &["--csv", csv_text]].concat());
+        assert!(!csv.exists(), "{command:?} wrote {csv_text}");
+        let steps = steps(&plan);
+        assert!(!steps.is_empty(), "{command:?}");
+        let mut total = 0.0;
+        for step in steps {
+            for field in ["benchmark", "label", "cpu_order", "cache_affected"] {
+                assert!(
+                    step.get(field).is_some(),
+                    "{command:?}: no {field} in {step}"
+                );
+            }
+            let cpus = numbers(&step["cpus"]);
+            // Only unpinned application workers have no CPUs of their own.
+            let unpinned = step["label"].as_str().unwrap().contains("unpinned");
+            assert!(!cpus.is_empty() || unpinned, "{command:?}: {step}");
+            assert!(step["cache_bytes_in_front"].as_u64().unwrap() > 0, "{step}");
+            assert!(cpus.iter().all(|&cpu| cpu < 128), "{command:?}: {step}");
+            numbers(&step["mem_nodes"]);
+            assert!(step["size_bytes"].as_u64().unwrap() > 0, "{step}");
+            assert!(step["threads"].as_u64().unwrap() >= 1, "{step}");
+            assert!(step["repeat"].as_u64().unwrap() >= 1, "{step}");
+            step["cache_bytes_in_front"].as_u64().unwrap();
+            let seconds = step["estimated_seconds"].as_f64().unwrap();
+            assert!(seconds > 0.0, "{command:?}: {step}");
+            total += seconds;
+        }
+        let planned = plan["estimated_seconds"].as_f64().unwrap();
+        assert!((planned - total).abs() < 1e-6 * total, "{command:?}");
+    }
+    // The file's CPUs, not this machine's: its all-CPU steps reach CPU 127.
+    let characterize = plan_on(&file, &["characterize"]);
+    assert!(steps(&characterize)
+        .iter()
+        .any(|step| numbers(&step["cpus"]).contains(&127)));
+}
+
+/// The table form names each step and ends with the total estimate.
+#[test]
+fn characterize_plan_table_ends_with_the_total() {
+    let file = fixture("two-socket-smt.xml");
+    let output = succeeding(&["--topology", &file, "characterize", "--plan"]);
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("latency matrix"), "{text}");
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with("Estimated total: "), "{last}");
+}
+
+/// Matrices cover every CPU node x every memory node, CPU-less (HBM) nodes
+/// as targets, one CPU of each CPU node measuring.
+#[test]
+fn matrix_plans_cover_every_cpu_node_and_every_memory_node() {
+    let file = fixture("intel-snc2-hbm.xml");
+    let topology = succeeding(&["--topology", &file, "topo", "--json"]);
+    let topology: serde_json::Value = serde_json::from_slice(&topology.stdout).unwrap();
+    let nodes = topology["nodes"].as_array().unwrap();
+    let cpu_nodes: Vec<&serde_json::Value> = nodes
+        .iter()
+        .filter(|node| !node["cpus"].as_array().unwrap().is_empty())
+        .collect();
+    let all_nodes: Vec<u64> = nodes
+        .iter()
+        .map(|node| node["index"].as_u64().unwrap())
+        .collect();
+    assert!(
+        cpu_nodes.len() < all_nodes.len(),
+        "the fixture has CPU-less nodes"
+    );
+    for matrix in ["latency", "bandwidth"] {
+        let plan = plan_on(&file, &["matrix", matrix]);
+        let step = &steps(&plan)[0];
+        assert_eq!(numbers(&step["mem_nodes"]), all_nodes, "{matrix}");
+        let cpus = numbers(&step["cpus"]);
+        assert_eq!(cpus.len(), cpu_nodes.len(), "{matrix}");
+        for (cpu, node) in cpus.iter().zip(&cpu_nodes) {
+            assert!(numbers(&node["cpus"]).contains(cpu), "{matrix}: {cpu}");
+        }
+        assert_eq!(
+            step["measurements"].as_u64().unwrap(),
+            (cpu_nodes.len() * all_nodes.len()) as u64
+        );
+    }
+}
+
+/// What a run on this machine executes is what its plan showed: the same
+/// CPUs and sizes, step by step.
+#[test]
+fn a_run_executes_the_steps_its_plan_shows() {
+    // Each with the metric of one record per measurement ("": any).
+    let cases: &[(&[&str], &str)] = &[
+        (&["latency", "--size", "64K,1M", "--repeat", "1"], "latency"),
+        (
+            &[
+                "bandwidth",
+                "--kernel",
+                "read,copy",
+                "--size",
+                "64K,1M",
+                "--threads",
+                "1",
+                "--repeat",
+                "1",
+            ],
+            "",
+        ),
+        (&["mlp", "--size", "1M", "--repeat", "1"], ""),
+    ];
+    for (arguments, metric) in cases {
+        let plan = json_document(&[*arguments, &["--plan"]].concat());
+        let mut planned: Vec<(Vec<u64>, u64)> = steps(&plan)
+            .iter()
+            .map(|step| (numbers(&step["cpus"]), step["size_bytes"].as_u64().unwrap()))
+            .collect();
+        let records = json_document(arguments)["records"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let mut ran: Vec<(Vec<u64>, u64)> = records
+            .iter()
+            .filter(|record| metric.is_empty() || record["metric"] == *metric)
+            .map(|record| {
+                (
+                    numbers(&record["placement"]["requested"]["cpus"]),
+                    record["params"]["size_bytes"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        // bandwidth: one step and record per kernel and size (the kernels
+        // of a size share CPUs and size); mlp: a record per chain count.
+        ran.dedup();
+        planned.dedup();
+        assert_eq!(ran, planned, "{arguments:?}");
+        let measurements: u64 = steps(&plan)
+            .iter()
+            .map(|step| step["measurements"].as_u64().unwrap())
+            .sum();
+        if !metric.is_empty() {
+            assert_eq!(
+                records.iter().filter(|r| r["metric"] == *metric).count() as u64,
+                measurements
+            );
+        }
+    }
+}
+
+/// A matrix run measures every cell its plan counted, from the plan's CPUs.
+#[test]
+fn a_matrix_run_measures_the_cells_its_plan_counts() {
+    let arguments = ["matrix", "latency", "--size", "1M", "--repeat", "1"];
+    let plan = json_document(&[&arguments[..], &["--plan"]].concat());
+    let step = &steps(&plan)[0];
+    let records: Vec<serde_json::Value> = json_document(&arguments)["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["metric"] == "latency")
+        .cloned()
+        .collect();
+    assert_eq!(records.len() as u64, step["measurements"].as_u64().unwrap());
+    let cpus = numbers(&step["cpus"]);
+    for record in &records {
+        let used = numbers(&record["placement"]["requested"]["cpus"]);
+        assert!(used.iter().all(|cpu| cpus.contains(cpu)), "{record}");
+    }
+}
+
+/// Bad input is refused with --plan as without: status 2, one line.
+#[test]
+fn plans_refuse_bad_input() {
+    let file = fixture("two-socket-smt.xml");
+    let cases: &[(&[&str], &str)] = &[
+        (&["latency", "--cpu", "4096", "--plan"], "4096"),
+        (
+            &["--topology", &file, "latency", "--cpu", "4096", "--plan"],
+            "4096",
+        ),
+        (
+            &[
+                "--topology",
+                &file,
+                "bandwidth",
+                "--mem-node",
+                "77",
+                "--plan",
+            ],
+            "77",
+        ),
+        (&["characterize", "--only", "nosuch", "--plan"], "nosuch"),
+    ];
+    for (arguments, expected) in cases {
+        let output = numabench().args(*arguments).output().unwrap();
+        assert_refused(&output, &format!("{arguments:?}"), expected);
+    }
+}
+
+/// A real characterize announces its estimate on stderr before it runs.
+#[test]
+fn characterize_announces_its_estimate_first() {
+    let output = succeeding(&["characterize", "--only", "c2c", "--repeat", "1", "--json"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.lines().next().unwrap_or("").contains("estimated"),
+        "{stderr}"
+    );
+}
+
+/// A STREAM run uses the CPUs and array bytes its plan shows.
+#[test]
+fn a_stream_run_matches_its_plan() {
+    let arguments = ["stream", "--threads", "1", "--size", "1M", "--repeat", "1"];
+    let plan = json_document(&[&arguments[..], &["--plan"]].concat());
+    let step = &steps(&plan)[0];
+    assert_eq!(step["benchmark"], "stream");
+    let records = json_document(&arguments)["records"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let record = &records[0];
+    assert_eq!(
+        numbers(&record["placement"]["requested"]["cpus"]),
+        numbers(&step["cpus"])
+    );
+    let pages: u64 = record["params"]["pages_after_placement"]["pages_per_node"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|pages| pages.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        pages * 4096,
+        step["size_bytes"].as_u64().unwrap(),
+        "{record}"
+    );
+}
+
+/// placement-study plans its grid: one step per placement x thread scheme,
+/// a serial placement's memory on the node of the initialising worker.
+#[test]
+fn a_placement_study_plans_its_grid() {
+    let file = fixture("amd-nps4.xml");
+    let plan = plan_on(
+        &file,
+        &[
+            "placement-study",
+            "stream",
+            "--placements",
+            "first-touch,serial",
+            "--threads-placements",
+            "compact,scatter",
+        ],
+    );
+    let steps = steps(&plan);
+    assert_eq!(steps.len(), 4);
+    for step in steps {
+        let label = step["label"].as_str().unwrap();
+        let nodes = numbers(&step["mem_nodes"]);
+        if label.ends_with(", serial") {
+            assert_eq!(nodes.len(), 1, "{step}");
+        } else {
+            assert!(nodes.len() > 1, "{step}");
+        }
+        assert_eq!(
+            step["threads"].as_u64().unwrap(),
+            numbers(&step["cpus"]).len() as u64
+        );
+    }
+}
+
+/// `run --plan` lists each policy with its pin order and memory policy for
+/// the file's machine, without running (or finding) the program.
+#[test]
+fn run_plans_its_policies() {
+    let file = fixture("two-socket-smt.xml");
+    let arguments = [
+        "--topology",
+        &file,
+        "run",
+        "--repeat",
+        "3",
+        "--plan",
+        "--json",
+        "--",
+        "not-a-program-here",
+    ];
+    let plan: serde_json::Value = serde_json::from_slice(&succeeding(&arguments).stdout).unwrap();
+    let steps = steps(&plan);
+    let labels: Vec<&str> = steps
+        .iter()
+        .map(|step| step["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        ["as-is", "pin-compact", "pin-scatter", "interleave:all"]
+    );
+    assert!(numbers(&steps[0]["cpus"]).is_empty());
+    let compact = numbers(&steps[1]["cpus"]);
+    assert_eq!(compact.len(), 128);
+    // SMT siblings numbered 64 apart sit together in compact order.
+    assert_eq!(compact[..2], [0, 64]);
+    assert_eq!(steps[1]["cpu_order"], "compact");
+    assert_eq!(steps[2]["cpu_order"], "scatter");
+    assert_eq!(numbers(&steps[3]["mem_nodes"]), [0, 1]);
+    assert!(steps.iter().all(|step| step["repeat"] == 3));
+}
