@@ -43,3 +43,23 @@ pub fn json_document(arguments: &[&str]) -> serde_json::Value {
     let output = succeeding(&[arguments, &["--json"]].concat());
     serde_json::from_slice(&output.stdout).unwrap()
 }
+
+/// Every command that measures on this machine, with the arguments it needs
+/// (`run` needs a program, so it is listed with one: `true`).
+pub const MEASURING_COMMANDS: &[&[&str]] = &[
+    &["latency"],
+    &["bandwidth"],
+    &["matrix", "latency"],
+    &["matrix", "bandwidth"],
+    &["contention"],
+    &["scaling"],
+    &["loaded-latency"],
+    &["mlp"],
+    &["c2c"],
+    &["characterize"],
+    &["stream"],
+    &["cg"],
+    &["mg"],
+    &["placement-study", "stream"],
+    &["run", "--", "true"],
+];

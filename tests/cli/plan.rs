@@ -3,7 +3,7 @@
 //! real run executes exactly the steps its plan shows.
 
 use super::errors::assert_refused;
-use super::{json_document, numabench, succeeding};
+use super::{json_document, numabench, succeeding, MEASURING_COMMANDS};
 
 /// A fixture of a machine shape (hwloc XML written by the project).
 fn fixture(name: &str) -> String {
@@ -13,23 +13,9 @@ fn fixture(name: &str) -> String {
     )
 }
 
-/// Every measuring command that plans, with the arguments it needs.
-const PLANNING: &[&[&str]] = &[
-    &["latency"],
-    &["bandwidth"],
-    &["matrix", "latency"],
-    &["matrix", "bandwidth"],
-    &["contention"],
-    &["scaling"],
-    &["loaded-latency"],
-    &["mlp"],
-    &["c2c"],
-    &["characterize"],
-    &["stream"],
-    &["cg"],
-    &["mg"],
-    &["placement-study", "stream"],
-];
+/// Every measuring command that plans like a measurement (`run` plans its
+/// policies instead: `run_plans_its_policies`).
+const PLANNING: &[&[&str]] = MEASURING_COMMANDS.split_last().expect("commands").1;
 
 fn steps(plan: &serde_json::Value) -> &Vec<serde_json::Value> {
     plan["steps"].as_array().expect("a steps array")

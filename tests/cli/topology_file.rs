@@ -3,26 +3,10 @@
 //! HWLOC_XMLFILE and HWLOC_SYNTHETIC, before anything runs.
 
 use super::errors::assert_refused;
-use super::{numabench, succeeding, OTHER_MACHINE_XML};
+use super::{numabench, succeeding, MEASURING_COMMANDS, OTHER_MACHINE_XML};
 
-/// Every command that measures on this machine, with the arguments it needs.
-const MEASURING: &[&[&str]] = &[
-    &["latency"],
-    &["bandwidth"],
-    &["matrix", "latency"],
-    &["matrix", "bandwidth"],
-    &["contention"],
-    &["scaling"],
-    &["loaded-latency"],
-    &["mlp"],
-    &["c2c"],
-    &["characterize"],
-    &["stream"],
-    &["cg"],
-    &["mg"],
-    &["placement-study", "stream"],
-    &["run", "--", "true"],
-];
+/// Every command that measures on this machine.
+const MEASURING: &[&[&str]] = MEASURING_COMMANDS;
 
 fn json(output: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap()
