@@ -197,19 +197,25 @@ fn ctrl_c_keeps_finished_runs_and_valid_outputs() {
     );
 }
 
-/// The pinning shim numabench finds beside itself (`cargo build -p numabench-pin`
-/// puts it there).
+/// The built pinning shim. `cargo test` builds the numabench-pin cdylib (a
+/// dependency of its own `pin` test) into `<profile>/deps/`; only `cargo
+/// build` copies it beside the binary, so on a clean checkout the `deps/`
+/// one is the current one: prefer it, and fall back to the copy.
 fn shim() -> std::path::PathBuf {
-    let path = std::path::Path::new(env!("CARGO_BIN_EXE_numabench"))
+    let profile = std::path::Path::new(env!("CARGO_BIN_EXE_numabench"))
         .parent()
         .unwrap()
-        .join("libnumabench_pin.so");
-    assert!(
-        path.is_file(),
-        "{} missing: run `cargo build -p numabench-pin`",
-        path.display()
-    );
-    path
+        .to_path_buf();
+    [profile.join("deps"), profile.clone()]
+        .into_iter()
+        .map(|dir| dir.join("libnumabench_pin.so"))
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "libnumabench_pin.so not in {}/deps or beside it: run `cargo build -p numabench-pin`",
+                profile.display()
+            )
+        })
 }
 
 /// The CPUs numabench may use, ascending: pin-compact's (tree) order on
