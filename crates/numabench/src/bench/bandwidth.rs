@@ -260,14 +260,31 @@ pub fn measure_bandwidth(
         }
     };
     let wall = wall.into_inner().expect("no worker panicked");
-    let total_bytes = (bytes_per_pass * passes) as f64;
-    let rates = Sample::new(wall.iter().map(|seconds| total_bytes / seconds / 1e9))
-        .map_err(|_| BenchError::Invalid("interrupted before any repetition finished".into()))?;
-    let best = wall
+    if wall.is_empty() {
+        return Err(BenchError::Invalid(
+            "interrupted before any repetition finished".into(),
+        ));
+    }
+    // A repetition the clock saw take no time cannot give a rate: a virtual
+    // machine's clock can stand still while its CPUs' counters disagree.
+    let timed: Vec<(usize, f64)> = wall
         .iter()
+        .copied()
         .enumerate()
-        .min_by(|x, y| x.1.total_cmp(y.1))
-        .map_or(0, |(index, _)| index);
+        .filter(|(_, seconds)| *seconds > 0.0)
+        .collect();
+    let total_bytes = (bytes_per_pass * passes) as f64;
+    let rates = Sample::new(timed.iter().map(|(_, seconds)| total_bytes / seconds / 1e9))
+        .map_err(|_| {
+            BenchError::Invalid(format!(
+                "the clock did not advance during any of the {} repetition(s): no rate can be computed",
+                wall.len()
+            ))
+        })?;
+    let best = timed
+        .iter()
+        .min_by(|x, y| x.1.total_cmp(&y.1))
+        .map_or(0, |(index, _)| *index);
     let per_thread_bytes =
         (kernel.bytes_per_element() * elements_per_thread as u64 * passes) as f64;
     let per_thread = timings.into_inner().expect("no worker panicked")[best]
