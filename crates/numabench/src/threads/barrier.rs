@@ -59,6 +59,12 @@ impl SpinBarrier {
                 return Ok(());
             }
             if self.is_aborted() {
+                // The aborting thread may have completed this round just before it left: the
+                // sense read above can predate its flip, but its abort (stored after the flip)
+                // is seen now, so a fresh read of the sense tells whether the round completed.
+                if self.sense.load(Ordering::Acquire) == sense {
+                    return Ok(());
+                }
                 return Err(Aborted);
             }
             spins = spins.wrapping_add(1);
