@@ -3,17 +3,7 @@
 
 use super::per_cpu::{per_cpu_sample, EVERY_CPU_LIMIT, RULE_EVERY_CPU, RULE_SAMPLED};
 use crate::threads::CpuOrder;
-use crate::topology::fixture_tests::load;
-
-const FIXTURES: [&str; 7] = [
-    "two-socket-smt",
-    "amd-nps4",
-    "intel-snc2-hbm",
-    "four-socket-ladder",
-    "cxl-hmat",
-    "knl-snc4-cache",
-    "hybrid-laptop",
-];
+use crate::topology::fixture_tests::{load, FIXTURES};
 
 /// Two sockets of 8 L3 domains x 4 cores, siblings 64 apart: the first
 /// core of every L3 domain (CPUs 0, 4, ... 60), plus each node's first

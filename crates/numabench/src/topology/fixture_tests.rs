@@ -381,7 +381,7 @@ fn hybrid_laptop_caches_of_each_size() {
 }
 
 /// Every fixture's name, for checks that hold on every machine shape.
-const FIXTURES: [&str; 7] = [
+pub(crate) const FIXTURES: [&str; 7] = [
     "two-socket-smt",
     "amd-nps4",
     "intel-snc2-hbm",
