@@ -7,11 +7,19 @@
 //! host's namespace with `unshare --uts --mount` and gives it its own
 //! hostname, so every rank's `gethostname()` names its host.
 //!
+//! Every host's processes run in a cgroup of their own (v1 `cpu`
+//! controller, mounted in the harness's temp dir, group named after the
+//! host) with [`HOST_CPU_SHARES`] CPU shares: ahead of unrelated work on the
+//! machine (a session at nice 0 weighs 1024 under autogroup scheduling), so
+//! a host measured alone gets about a whole CPU even when the machine is
+//! busy, and hosts measured one at a time can be compared. Without the cgroup
+//! v1 `cpu` controller (a cgroup-v2-only machine) hosts run without these
+//! groups, and a slow host cannot be made.
+//!
 //! Optional host settings, seen by everything that host runs (not faked by
 //! environment variables):
-//! - a *slow host* ([`HostsConfig::slow_host`]): its processes are put in a
-//!   cgroup (v1 `cpu` controller, mounted privately in the harness's temp
-//!   dir) limited to [`SLOW_HOST_QUOTA_PERCENT`] % of one CPU;
+//! - a *slow host* ([`HostsConfig::slow_host`]): its group is limited to
+//!   [`SLOW_HOST_QUOTA_PERCENT`] % of one CPU (CFS quota);
 //! - a *THP-never host* ([`HostsConfig::thp_never_host`]): in its private
 //!   mount namespace, `/sys/kernel/mm/transparent_hugepage/enabled` is a
 //!   bind-mounted file reading `always madvise [never]`, so `numabench
@@ -43,6 +51,10 @@ use std::time::{Duration, Instant};
 /// CPU share of the slow host, in percent of one CPU (CFS quota over a
 /// 100 ms period).
 pub const SLOW_HOST_QUOTA_PERCENT: u32 = 20;
+
+/// `cpu.shares` of every host's cgroup (the default, and a nice-0 session's
+/// weight, is 1024).
+pub const HOST_CPU_SHARES: u32 = 8192;
 
 /// What the THP-never host reads in `/sys/kernel/mm/transparent_hugepage/enabled`.
 pub const THP_NEVER_CONTENT: &str = "always madvise [never]\n";
@@ -84,10 +96,10 @@ pub struct Hosts {
     host_namespaces: Vec<String>,
     /// The bridge's namespace.
     switch_namespace: String,
-    /// Mount point of the private cgroup v1 `cpu` hierarchy (slow host only).
+    /// Mount point of the cgroup v1 `cpu` hierarchy, if available.
     cgroup_mount: Option<PathBuf>,
-    /// The slow host's cgroup directory (under `cgroup_mount`).
-    cgroup_dir: Option<PathBuf>,
+    /// Each host's cgroup directory (under `cgroup_mount`), once made.
+    cgroup_dirs: Vec<PathBuf>,
     /// Holds the scripts and the THP file; removed on drop.
     temp: Option<tempfile::TempDir>,
     torn_down: bool,
@@ -102,8 +114,8 @@ pub struct Footprint {
     pub namespaces: Vec<String>,
     /// Temp dir (also the parent of every mount point the harness made).
     pub temp_dir: PathBuf,
-    /// The slow host's cgroup directory name, if any.
-    pub cgroup_name: Option<String>,
+    /// The hosts' cgroup directory names (empty without cgroups).
+    pub cgroup_names: Vec<String>,
 }
 
 impl Footprint {
@@ -127,7 +139,7 @@ impl Footprint {
         if self.temp_dir.exists() {
             left.push(format!("temp dir {temp}"));
         }
-        if let Some(name) = &self.cgroup_name {
+        for name in &self.cgroup_names {
             for root in cpu_cgroup_mounts() {
                 let dir = Path::new(&root).join(name);
                 if dir.exists() {
@@ -185,7 +197,7 @@ impl Hosts {
             config,
             subnet,
             cgroup_mount: None,
-            cgroup_dir: None,
+            cgroup_dirs: Vec::new(),
             temp: Some(temp),
             torn_down: false,
             _lock: lock,
@@ -228,11 +240,12 @@ impl Hosts {
         Footprint {
             namespaces,
             temp_dir: self.temp_dir().to_path_buf(),
-            cgroup_name: self
-                .cgroup_dir
-                .as_ref()
-                .and_then(|d| d.file_name())
-                .map(|n| n.to_string_lossy().into_owned()),
+            cgroup_names: self
+                .cgroup_dirs
+                .iter()
+                .filter_map(|d| d.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect(),
         }
     }
 
@@ -332,9 +345,7 @@ impl Hosts {
             run("ip", &["-n", ns, "link", "set", "eth0", "up"])?;
             run("ip", &["-n", ns, "link", "set", "lo", "up"])?;
         }
-        if self.config.slow_host.is_some() {
-            self.make_cgroup()?;
-        }
+        self.make_cgroups()?;
         if self.config.thp_never_host.is_some() {
             write_file(
                 &self.temp_dir().join("thp-enabled"),
@@ -349,18 +360,23 @@ impl Hosts {
         Ok(())
     }
 
-    /// Mounts the cgroup v1 `cpu` hierarchy in the temp dir and makes the
-    /// slow host's group with its quota.
-    fn make_cgroup(&mut self) -> Result<(), String> {
+    /// Mounts the cgroup v1 `cpu` hierarchy in the temp dir and makes each
+    /// host's group (named after the host), with the slow host's quota.
+    /// Without the controller: an error if a slow host is asked for, else
+    /// hosts without groups.
+    fn make_cgroups(&mut self) -> Result<(), String> {
         let mount = self.temp_dir().join("cgroup-cpu");
         fs::create_dir(&mount).map_err(|e| format!("mkdir {}: {e}", mount.display()))?;
         let m = mount.display().to_string();
-        run("mount", &["-t", "cgroup", "-o", "cpu", "nbcpu", &m]).map_err(|e| {
-            format!(
+        if let Err(e) = run("mount", &["-t", "cgroup", "-o", "cpu", "nbcpu", &m]) {
+            if self.config.slow_host.is_none() {
+                return Ok(());
+            }
+            return Err(format!(
                 "{e}\nhosts harness: the slow host needs the cgroup v1 `cpu` controller (a cgroup-v2-only \
                  machine cannot give one here)"
-            )
-        })?;
+            ));
+        }
         self.cgroup_mount = Some(mount.clone());
         // Groups of dead runs (their processes are gone): remove.
         if let Ok(entries) = fs::read_dir(&mount) {
@@ -371,16 +387,20 @@ impl Hosts {
                 }
             }
         }
-        let dir = mount.join(format!("{PREFIX}{}-{}", self.subnet, std::process::id()));
-        fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
-        self.cgroup_dir = Some(dir.clone());
-        for (file, value) in [
-            ("cpu.cfs_period_us", 100_000),
-            ("cpu.cfs_quota_us", 1000 * SLOW_HOST_QUOTA_PERCENT),
-        ] {
-            let path = dir.join(file);
-            fs::write(&path, value.to_string())
-                .map_err(|e| format!("write {}: {e}", path.display()))?;
+        for (i, ns) in self.host_namespaces.clone().iter().enumerate() {
+            let dir = mount.join(ns);
+            fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
+            self.cgroup_dirs.push(dir.clone());
+            let mut settings = vec![("cpu.shares", HOST_CPU_SHARES)];
+            if self.config.slow_host == Some(i) {
+                settings.push(("cpu.cfs_period_us", 100_000));
+                settings.push(("cpu.cfs_quota_us", 1000 * SLOW_HOST_QUOTA_PERCENT));
+            }
+            for (file, value) in settings {
+                let path = dir.join(file);
+                fs::write(&path, value.to_string())
+                    .map_err(|e| format!("write {}: {e}", path.display()))?;
+            }
         }
         Ok(())
     }
@@ -394,8 +414,8 @@ impl Hosts {
         );
         for (i, ns) in self.host_namespaces.iter().enumerate() {
             let mut setup = String::from("hostname \"$0\" || exit 126");
-            if self.config.slow_host == Some(i) {
-                let tasks = self.cgroup_dir.as_ref().unwrap().join("tasks");
+            if let Some(dir) = self.cgroup_dirs.get(i) {
+                let tasks = dir.join("tasks");
                 let _ = write!(setup, "; echo $$ > {} || exit 126", tasks.display());
             }
             if self.config.thp_never_host == Some(i) {
@@ -453,7 +473,7 @@ impl Hosts {
                 errors.push(e);
             }
         }
-        if let Some(dir) = self.cgroup_dir.take() {
+        for dir in std::mem::take(&mut self.cgroup_dirs) {
             if let Err(e) = remove_cgroup(&dir) {
                 errors.push(e);
             }
