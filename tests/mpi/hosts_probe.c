@@ -3,13 +3,14 @@
  * Usage: hosts_probe [ITERATIONS [REPEATS]]
  *
  * Every rank reports its hostname, the transparent-huge-page setting it
- * reads, its cpu cgroup, and the result of an MPI_Allreduce of rank+1; with
+ * reads, its cpu cgroup, the variable HOSTS_PROBE_TAG of its environment
+ * ("unset" if absent), and the result of an MPI_Allreduce of rank+1; with
  * ITERATIONS > 0 it also times a fixed compute loop REPEATS times, one rank at
  * a time (ranks waiting for their turn sleep instead of spinning in MPI, so
  * the timed rank is not disturbed by them), and reports its best time and
  * the share of the loops' wall time it had a CPU (thread CPU time / wall).
  * Rank 0 prints "size=N" then one line per rank:
- *   rank=R host=H sum=S loop_s=T cpu_share=F cgroup=C thp=TEXT
+ *   rank=R host=H sum=S loop_s=T cpu_share=F cgroup=C tag=G thp=TEXT
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -113,8 +114,9 @@ int main(int argc, char **argv) {
     }
 
     char line[LINE];
-    snprintf(line, LINE, "rank=%d host=%s sum=%d loop_s=%.6f cpu_share=%.4f cgroup=%s thp=%s", rank,
-             host, sum, best, wall > 0 ? cpu / wall : 0.0, cgroup, thp);
+    const char *tag = getenv("HOSTS_PROBE_TAG");
+    snprintf(line, LINE, "rank=%d host=%s sum=%d loop_s=%.6f cpu_share=%.4f cgroup=%s tag=%s thp=%s",
+             rank, host, sum, best, wall > 0 ? cpu / wall : 0.0, cgroup, tag ? tag : "unset", thp);
     char *all = rank == 0 ? malloc((size_t)size * LINE) : NULL;
     MPI_Gather(line, LINE, MPI_CHAR, all, LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank == 0) {

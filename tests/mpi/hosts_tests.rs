@@ -35,6 +35,7 @@ struct ProbeRank {
     loop_s: f64,
     cpu_share: f64,
     cgroup: String,
+    tag: String,
     thp: String,
 }
 
@@ -103,6 +104,7 @@ fn parse_line(line: &str) -> Option<ProbeRank> {
         loop_s: field("loop_s")?.parse().ok()?,
         cpu_share: field("cpu_share")?.parse().ok()?,
         cgroup: field("cgroup")?,
+        tag: field("tag")?,
         thp: thp.to_string(),
     })
 }
@@ -140,9 +142,15 @@ fn three_hosts_name_themselves_and_allreduce_over_tcp() {
     );
     assert!(!names.contains(&machine_hostname()));
 
-    let ranks = run_probe(hosts.mpirun(2, &probe, &[]), 6);
+    // The variable reaches every rank through `mpirun -x`.
+    let tag = "given-to-mpirun";
+    let ranks = run_probe(
+        hosts.mpirun_env(2, &probe, &[], &[("HOSTS_PROBE_TAG", tag)]),
+        6,
+    );
     let expected_sum = (1..=6).sum::<i64>();
     for r in &ranks {
+        assert_eq!(r.tag, tag, "environment of rank {}: {ranks:?}", r.rank);
         assert_eq!(
             r.sum, expected_sum,
             "MPI_Allreduce on rank {}: {ranks:?}",
