@@ -256,8 +256,14 @@ impl Hosts {
     /// killed after [`MPIRUN_TIMEOUT`]. The caller runs it (e.g. `.output()`)
     /// while `self` is alive. The ranks inherit the command's environment;
     /// see [`Hosts::mpirun_env`] to pass variables explicitly.
+    ///
+    /// Binding is OpenMPI's default, as on a real cluster: with at most 2
+    /// ranks per host each rank is bound to one core (the first ones of the
+    /// machine on every host, since all hosts share its CPUs), with more to a
+    /// socket. Pass `--bind-to none` with [`Hosts::mpirun_opts`] for ranks
+    /// that should see the host's whole cpuset.
     pub fn mpirun(&self, ranks_per_host: usize, program: &Path, args: &[&str]) -> Command {
-        self.mpirun_env(ranks_per_host, program, args, &[])
+        self.mpirun_opts(ranks_per_host, &[], program, args, &[])
     }
 
     /// [`Hosts::mpirun`] with environment variables for the ranks, set on the
@@ -265,6 +271,19 @@ impl Hosts {
     pub fn mpirun_env(
         &self,
         ranks_per_host: usize,
+        program: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Command {
+        self.mpirun_opts(ranks_per_host, &[], program, args, env)
+    }
+
+    /// [`Hosts::mpirun_env`] with extra `mpirun` options (e.g.
+    /// `["--bind-to", "none"]`), placed before the program.
+    pub fn mpirun_opts(
+        &self,
+        ranks_per_host: usize,
+        options: &[&str],
         program: &Path,
         args: &[&str],
         env: &[(&str, &str)],
@@ -295,7 +314,7 @@ impl Hosts {
         for (name, value) in env {
             cmd.args(["-x", name]).env(name, value);
         }
-        cmd.arg(program).args(args);
+        cmd.args(options).arg(program).args(args);
         cmd
     }
 

@@ -3,14 +3,15 @@
  * Usage: hosts_probe [ITERATIONS [REPEATS]]
  *
  * Every rank reports its hostname, the transparent-huge-page setting it
- * reads, its cpu cgroup, the variable HOSTS_PROBE_TAG of its environment
+ * reads, its cpu cgroup, the CPUs it may run on (Cpus_allowed_list), the
+ * variable HOSTS_PROBE_TAG of its environment
  * ("unset" if absent), and the result of an MPI_Allreduce of rank+1; with
  * ITERATIONS > 0 it also times a fixed compute loop REPEATS times, one rank at
  * a time (ranks waiting for their turn sleep instead of spinning in MPI, so
  * the timed rank is not disturbed by them), and reports its best time and
  * the share of the loops' wall time it had a CPU (thread CPU time / wall).
  * Rank 0 prints "size=N" then one line per rank:
- *   rank=R host=H sum=S loop_s=T cpu_share=F cgroup=C tag=G thp=TEXT
+ *   rank=R host=H sum=S loop_s=T cpu_share=F cgroup=C cpus=L tag=G thp=TEXT
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -76,6 +77,19 @@ static void cpu_cgroup(char *out) {
     fclose(f);
 }
 
+/* The Cpus_allowed_list of this process, or "unknown". */
+static void allowed_cpus(char *out) {
+    char line[TEXT];
+    FILE *f = fopen("/proc/self/status", "r");
+    strcpy(out, "unknown");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Cpus_allowed_list: %255s", out) == 1)
+            break;
+    fclose(f);
+}
+
 int main(int argc, char **argv) {
     long iterations = argc > 1 ? atol(argv[1]) : 0;
     int repeats = argc > 2 ? atoi(argv[2]) : 1;
@@ -84,10 +98,11 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    char host[TEXT] = {0}, thp[TEXT], cgroup[TEXT];
+    char host[TEXT] = {0}, thp[TEXT], cgroup[TEXT], cpus[TEXT];
     gethostname(host, TEXT - 1);
     first_line("/sys/kernel/mm/transparent_hugepage/enabled", thp);
     cpu_cgroup(cgroup);
+    allowed_cpus(cpus);
     int mine = rank + 1, sum = 0;
     MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 
@@ -115,8 +130,9 @@ int main(int argc, char **argv) {
 
     char line[LINE];
     const char *tag = getenv("HOSTS_PROBE_TAG");
-    snprintf(line, LINE, "rank=%d host=%s sum=%d loop_s=%.6f cpu_share=%.4f cgroup=%s tag=%s thp=%s",
-             rank, host, sum, best, wall > 0 ? cpu / wall : 0.0, cgroup, tag ? tag : "unset", thp);
+    snprintf(line, LINE,
+             "rank=%d host=%s sum=%d loop_s=%.6f cpu_share=%.4f cgroup=%s cpus=%s tag=%s thp=%s", rank,
+             host, sum, best, wall > 0 ? cpu / wall : 0.0, cgroup, cpus, tag ? tag : "unset", thp);
     char *all = rank == 0 ? malloc((size_t)size * LINE) : NULL;
     MPI_Gather(line, LINE, MPI_CHAR, all, LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank == 0) {

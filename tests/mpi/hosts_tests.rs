@@ -35,6 +35,7 @@ struct ProbeRank {
     loop_s: f64,
     cpu_share: f64,
     cgroup: String,
+    cpus: String,
     tag: String,
     thp: String,
 }
@@ -104,6 +105,7 @@ fn parse_line(line: &str) -> Option<ProbeRank> {
         loop_s: field("loop_s")?.parse().ok()?,
         cpu_share: field("cpu_share")?.parse().ok()?,
         cgroup: field("cgroup")?,
+        cpus: field("cpus")?,
         tag: field("tag")?,
         thp: thp.to_string(),
     })
@@ -207,6 +209,47 @@ fn slow_host_computes_markedly_slower() {
         "host 1 under a {SLOW_HOST_QUOTA_PERCENT}% CPU quota ran its loop only {ratio:.2}x as long as the \
          others (need >= {MIN_SLOWDOWN}; the others' CPU shares say how busy the machine was): {ranks:?}"
     );
+    teardown_leaves_nothing(hosts);
+}
+
+/// This process's `Cpus_allowed_list`.
+fn own_cpus() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .expect("read /proc/self/status")
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .expect("Cpus_allowed_list")
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn mpirun_options_come_before_the_program() {
+    let (_dir, probe) = build_probe();
+    let cpus = own_cpus();
+    let hosts = create(HostsConfig {
+        count: 2,
+        ..Default::default()
+    });
+    // OpenMPI's default binds each of these single ranks to one core (the
+    // harness documents it); `--bind-to none` leaves them the whole cpuset.
+    let bound = run_probe(hosts.mpirun(1, &probe, &[]), 2);
+    let free = run_probe(
+        hosts.mpirun_opts(1, &["--bind-to", "none"], &probe, &[], &[]),
+        2,
+    );
+    for r in &free {
+        assert_eq!(
+            r.cpus, cpus,
+            "rank {} with --bind-to none: {free:?}",
+            r.rank
+        );
+    }
+    if cpus.contains([',', '-']) {
+        for r in &bound {
+            assert_ne!(r.cpus, cpus, "rank {} bound by default: {bound:?}", r.rank);
+        }
+    }
     teardown_leaves_nothing(hosts);
 }
 
