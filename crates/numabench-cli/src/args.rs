@@ -138,7 +138,15 @@ pub struct RunCommandArgs {
     /// node, package), pin-scatter round robin over nodes and over L3 domains within a node.
     #[arg(long = "policy", value_name = "POLICY")]
     pub policies: Vec<String>,
-    /// Timed runs per policy.
+    /// Parameter scan (repeatable), like hyperfine's --parameter-list: NAME=V1,V2,... replaces
+    /// {NAME} in the command's arguments (`-- env OMP_NUM_THREADS={t} ./prog`, `-- mpirun -np
+    /// {ranks} ./prog`); several --param run every combination. Each configuration (values x
+    /// policy) runs --repeat times, interleaved round robin. With one numeric parameter, taken
+    /// to be a worker count (threads or ranks): speedup and parallel efficiency against its
+    /// smallest value. With --param the default policy is as-is alone.
+    #[arg(long = "param", value_name = "NAME=LIST")]
+    pub params: Vec<String>,
+    /// Timed runs per policy (per configuration with --param).
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: u32,
     /// Untimed runs per policy first.

@@ -8,6 +8,8 @@ mod executor;
 mod observe;
 mod pin_files;
 mod policy;
+mod scan;
+mod scan_params;
 mod study;
 
 pub use executor::{
@@ -17,7 +19,14 @@ pub use observe::{
     parse_nr_migrations, parse_numa_maps, parse_processor, Observation, ObservationSample,
 };
 pub use policy::{parse_policy, PolicyError, RunPolicy};
+pub use scan::{run_scan, Efficiency, ScanConfig, ScanConfiguration, ScanResult};
+pub use scan_params::{
+    numeric_values, parse_param, parse_scan, scan_points, ScanError, ScanParam, ScanPoint,
+};
 pub use study::{render_comparison, run_study, PolicySummary, RunStudyConfig, StudyError};
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod scan_tests;
