@@ -21,4 +21,5 @@ pub mod capi;
 pub mod counter;
 pub mod cpulist;
 mod diag;
+pub mod ranks;
 pub mod shim;
