@@ -296,6 +296,10 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["run", "--repeat", "0", "--", "true"], "0"),
     (
+        &["run", "--policy", "pin-k-per-core:0", "--", "true"],
+        "policy 'pin-k-per-core:0': K must be a whole number from 1 to 64",
+    ),
+    (
         &["run", "--param", "t", "--", "echo", "{t}"],
         "--param 't': expected NAME=V1,V2,...",
     ),
