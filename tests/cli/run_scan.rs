@@ -198,3 +198,53 @@ fn a_failing_configuration_is_named_and_finished_runs_are_kept() {
     assert_eq!(runs[0]["params"]["exit_code"], 0);
     assert_eq!(runs[1]["params"]["exit_code"], 3);
 }
+
+/// `--plan` lists every configuration (values x policy) with its command, in
+/// the order they run, and runs nothing.
+#[test]
+fn the_plan_of_a_scan_lists_every_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let output = numabench()
+        .args([
+            "run",
+            "--plan",
+            "--json",
+            "--param",
+            "t=1,2",
+            "--policy",
+            "as-is",
+            "--policy",
+            "pin-scatter",
+            "--",
+            "sh",
+            "-c",
+            "touch \"$0\"",
+        ])
+        .arg(&marker)
+        .arg("{t}")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let plan: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let steps = plan["steps"].as_array().unwrap();
+    let labels: Vec<&str> = steps
+        .iter()
+        .map(|step| step["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "t=1 | as-is",
+            "t=1 | pin-scatter",
+            "t=2 | as-is",
+            "t=2 | pin-scatter"
+        ]
+    );
+    assert_eq!(steps[3]["command"].as_array().unwrap().last().unwrap(), "2");
+    assert!(!marker.exists(), "the plan ran the program");
+}

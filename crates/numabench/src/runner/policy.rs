@@ -8,7 +8,7 @@
 //! `interleave:LIST|all`, `preferred:N`, `preferred-many:LIST`); `as-is`
 //! changes nothing.
 
-use super::rank_blocks::{k_per_core, RankBlocks};
+use super::rank_blocks::{for_this_process, k_per_core, RankBlocks};
 use crate::memory::{MemoryPolicy, PolicyMode};
 use crate::parse::format_id_list;
 use crate::threads::CpuOrder;
@@ -114,7 +114,7 @@ pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, 
                 };
                 policy.pin_order = Some(order.all_allowed(topology));
                 policy.cpu_order = Some(order);
-                policy.rank_blocks = Some(RankBlocks::of_order(order));
+                policy.rank_blocks = for_this_process(topology, RankBlocks::of_order(order));
             }
             ("pin-k-per-core", Some(k)) => {
                 let k = k
@@ -125,7 +125,7 @@ pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, 
                 let (order, blocks) = k_per_core(topology, k);
                 policy.pin_order = Some(order);
                 policy.cpu_order = Some(CpuOrder::CoresFirst);
-                policy.rank_blocks = Some(blocks);
+                policy.rank_blocks = for_this_process(topology, blocks);
             }
             (_, Some(_)) if memory_part => {
                 let memory = match MemoryPolicy::parse(part) {

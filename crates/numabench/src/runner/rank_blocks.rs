@@ -46,6 +46,37 @@ impl RankBlocks {
     }
 }
 
+/// The variables by which launchers name a process's local rank (OpenMPI,
+/// Slurm, MPICH); the shim reads the same ones.
+const LOCAL_RANK_VARIABLES: [&str; 3] = [
+    "OMPI_COMM_WORLD_LOCAL_RANK",
+    "SLURM_LOCALID",
+    "MPI_LOCALRANKID",
+];
+
+/// Whether this numabench is itself one rank of a launcher
+/// (`srun numabench run ...`) that gave it fewer CPUs than its cgroup allows:
+/// then its CPUs are its rank's already, and the programs it runs (which
+/// inherit its local rank) must not be cut a block of them again. `var`
+/// reads an environment variable.
+pub fn confined_rank(topology: &TopologyReport, var: &dyn Fn(&str) -> Option<String>) -> bool {
+    let is_rank = LOCAL_RANK_VARIABLES.iter().any(|name| var(name).is_some());
+    let allowed = &topology.allowed;
+    is_rank
+        && !allowed.cgroup_cpus.is_empty()
+        && allowed
+            .cgroup_cpus
+            .iter()
+            .any(|cpu| !allowed.affinity_cpus.contains(cpu))
+}
+
+/// The rank rule of a pinning policy of this process: `blocks`, unless this
+/// numabench is a rank confined to its own CPUs ([`confined_rank`]).
+pub fn for_this_process(topology: &TopologyReport, blocks: RankBlocks) -> Option<RankBlocks> {
+    let var = |name: &str| std::env::var(name).ok();
+    (!confined_rank(topology, &var)).then_some(blocks)
+}
+
 /// The allowed cores in cores-first order (the order of their first CPU in
 /// [`CpuOrder::CoresFirst`]), each its allowed CPUs in compact order.
 pub fn cores_first_cores(topology: &TopologyReport) -> Vec<Vec<u32>> {
@@ -110,5 +141,18 @@ mod tests {
             ("NUMABENCH_PIN_RANKS".into(), "k-per-core:2".into())
         );
         assert_eq!(environment[1].1.split(';').count(), 8);
+    }
+
+    #[test]
+    fn a_rank_given_fewer_cpus_than_its_cgroup_cuts_no_blocks() {
+        let mut topology = crate::topology::synthetic("pack:1 [numa(memory=1GiB)] core:4 pu:1");
+        topology.allowed.cgroup_cpus = vec![0, 1, 2, 3];
+        topology.allowed.affinity_cpus = vec![0, 1, 2, 3];
+        let rank = |name: &str| (name == "SLURM_LOCALID").then(|| "1".to_string());
+        let no_rank = |_: &str| None;
+        assert!(!confined_rank(&topology, &rank), "every CPU: blocks");
+        topology.allowed.affinity_cpus = vec![2, 3];
+        assert!(confined_rank(&topology, &rank));
+        assert!(!confined_rank(&topology, &no_rank), "taskset alone");
     }
 }
