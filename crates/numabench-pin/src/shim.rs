@@ -198,17 +198,21 @@ static RANK_NEXT: AtomicUsize = AtomicUsize::new(1);
 /// `RANK:SIZE:LIST`, LIST empty when it was given every CPU of the list.
 const GIVEN_VARIABLE: &str = "NUMABENCH_PIN_RANK_GIVEN";
 
-/// The cpuset this rank was given, `None` when it is not narrower than the list.
-fn given_cpuset(plan: &Plan, rank: usize, size: usize) -> Option<Vec<usize>> {
+/// The cpuset this rank was given, `None` when it is not narrower than the list; and
+/// whether a process of the same rank found it before this program was exec'd (and
+/// warned about it if need be).
+fn given_cpuset(plan: &Plan, rank: usize, size: usize) -> (Option<Vec<usize>>, bool) {
     let inherited = std::env::var(GIVEN_VARIABLE).ok().and_then(|text| {
         let mut parts = text.splitn(3, ':');
         let same = parts.next()? == rank.to_string() && parts.next()? == size.to_string();
         same.then(|| cpulist::parse(parts.next()?).ok())?
     });
     if let Some(cpus) = inherited {
-        return (!cpus.is_empty()).then_some(cpus);
+        return ((!cpus.is_empty()).then_some(cpus), true);
     }
-    let given = affinity::get_self().ok()?;
+    let Ok(given) = affinity::get_self() else {
+        return (None, false);
+    };
     let pid = std::process::id();
     let own_pin = shared_counter().is_some_and(|counter| match counter.registered_cpu(pid) {
         Some(cpu) => given == [cpu],
@@ -216,7 +220,7 @@ fn given_cpuset(plan: &Plan, rank: usize, size: usize) -> Option<Vec<usize>> {
         None => !counter.is_registered(pid) && counter.registered() == 0 && given == plan.cpus[..1],
     });
     let narrower = !plan.cpus.iter().all(|cpu| given.binary_search(cpu).is_ok());
-    (narrower && !own_pin).then_some(given)
+    ((narrower && !own_pin).then_some(given), false)
 }
 
 /// The rank this process is, when a rank rule is set and its launcher names its local
@@ -238,7 +242,7 @@ fn rank(plan: &Plan) -> Option<&'static Rank> {
             }
         };
         let mut block = ranks::block(&rule, &plan.cpus, rank, size);
-        let given = given_cpuset(plan, rank, size);
+        let (given, inherited) = given_cpuset(plan, rank, size);
         let list = |cpus: &[usize]| -> String {
             cpus.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
         };
@@ -255,11 +259,13 @@ fn rank(plan: &Plan) -> Option<&'static Rank> {
                 .filter(|cpu| given.contains(cpu))
                 .collect();
             if kept.is_empty() {
-                diag::warn(&format!(
+                if !inherited {
+                    diag::warn(&format!(
                     "rank {rank} of {size}: its CPUs ({}) are all outside the cpuset it was given ({}); it keeps that cpuset, unpinned",
                     list(&block.cpus),
                     list(given)
                 ));
+                }
                 return Some(Rank { rank, size, block: None });
             }
             let start = kept.iter().position(|cpu| *cpu == start).unwrap_or(0);
