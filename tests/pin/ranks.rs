@@ -3,7 +3,7 @@
 //! needed to test the shim's handling of them (tests/mpi/run_ranks.rs runs it under
 //! a real mpirun).
 
-use super::{list, plan, programs, reports, run, shim, stderr_lines, Report};
+use super::{list, plan, programs, reports, run, shim, stderr_lines, Report, Scratch};
 
 /// The block the shim's rule gives local rank `rank` of `size` (the documented
 /// rules, written out again here): (CPUs, index of the main thread's CPU).
@@ -187,5 +187,57 @@ fn a_program_the_rank_execs_keeps_the_ranks_block() {
     assert_eq!(main, at(0));
     for (k, report) in threads.iter().enumerate() {
         assert_eq!(*report, at(k + 1), "thread {k}");
+    }
+}
+
+/// With the counter file `numabench run` shares: the CPU the shim pinned a forked
+/// process to, or numabench's pin of the run's first process, is not a cpuset the
+/// launcher gave the rank, so the rank still gets its own block.
+#[test]
+fn the_shims_own_pins_are_not_taken_for_a_given_cpuset() {
+    let order = plan();
+    assert!(order.len() >= 2, "needs 2 CPUs: {order:?}");
+    let report = programs().pthreads_report.to_str().unwrap().to_string();
+    let shell = "/bin/sh".to_string();
+    let forked = "OMPI_COMM_WORLD_LOCAL_RANK=0 OMPI_COMM_WORLD_LOCAL_SIZE=2 \"$0\" 3; true";
+    for (who, program, args, rank) in [
+        // A launcher (the shell, index 0) forks the rank (index 1: order[1], outside
+        // rank 0's block), which execs the program.
+        (
+            "forked by a pinned launcher",
+            &shell,
+            vec!["-c", forked, &report],
+            None,
+        ),
+        // The run's first process is the rank, pinned to order[0] before exec as
+        // numabench does: outside rank 1's block.
+        ("first process", &report, vec!["3"], Some(1)),
+    ] {
+        let block = expected_block("compact", &order, rank.unwrap_or(0), 2);
+        let counter = Scratch::new("rank-counter");
+        std::fs::write(&counter.0, b"").unwrap();
+        let mut env = vec![
+            ("LD_PRELOAD", shim().to_str().unwrap().to_string()),
+            ("NUMABENCH_PIN_CPUS", list(&order)),
+            ("NUMABENCH_PIN_RANKS", "compact".to_string()),
+            ("NUMABENCH_PIN_COUNTER", counter.str().to_string()),
+        ];
+        if let Some(rank) = rank {
+            env.extend(launcher("openmpi", rank, 2));
+        }
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let output = run(std::path::Path::new(program), &args, &env, Some(order[0]));
+        let (main, threads) = reports(&output);
+        let at = |index: usize| {
+            Some(Report {
+                cpu: block[index % block.len()],
+                allowed: 1,
+            })
+        };
+        assert_eq!(main, at(0), "{who}: block {block:?}");
+        for (k, report) in threads.iter().enumerate() {
+            assert_eq!(*report, at(k + 1), "{who}: thread {k}");
+        }
+        assert_eq!(stderr_lines(&output), Vec::<String>::new(), "{who}");
     }
 }
