@@ -30,7 +30,8 @@ pub fn programs(params: Option<&[ScanParam]>, command: &[String]) -> Vec<String>
             .collect(),
         None => command.first().cloned().into_iter().collect(),
     };
-    programs.dedup();
+    let mut seen = std::collections::BTreeSet::new();
+    programs.retain(|program| seen.insert(program.clone()));
     programs
 }
 
