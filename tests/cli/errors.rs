@@ -295,6 +295,38 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         "cannot write '/nonexistent-dir/t.md'",
     ),
     (&["run", "--repeat", "0", "--", "true"], "0"),
+    (
+        &["run", "--policy", "pin-k-per-core:0", "--", "true"],
+        "policy 'pin-k-per-core:0': K must be a whole number from 1 to 64",
+    ),
+    (
+        &["run", "--param", "t", "--", "echo", "{t}"],
+        "--param 't': expected NAME=V1,V2,...",
+    ),
+    (
+        &["run", "--param", "t=", "--", "echo", "{t}"],
+        "--param 't=': empty list of values",
+    ),
+    (
+        &[
+            "run", "--param", "t=1", "--param", "t=2", "--", "echo", "{t}",
+        ],
+        "--param 't=2': the parameter 't' is given twice",
+    ),
+    (
+        &["run", "--param", "t=1", "--", "echo", "{t}", "{n}"],
+        "placeholder '{n}' in the command names no --param",
+    ),
+    (
+        &[
+            "run", "--param", "t=1", "--param", "n=2", "--", "echo", "{t}",
+        ],
+        "--param 'n' is never used",
+    ),
+    (
+        &["run", "--param", "p=no-such-program-xyz", "--", "{p}"],
+        "cannot run 'no-such-program-xyz'",
+    ),
     (&["mg", "--class", "Q"], "unknown class 'Q'"),
     (&["cg", "--class", "X"], "unknown class 'X'"),
     (&["cg", "--placement", "bind:12"], "node 12 does not exist"),

@@ -9,6 +9,7 @@ mod measure;
 mod per_cpu;
 mod plan;
 mod run;
+mod run_scan;
 mod topo_doctor;
 mod topology_file;
 

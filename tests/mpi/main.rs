@@ -6,3 +6,4 @@
 #[allow(dead_code)]
 mod hosts;
 mod hosts_tests;
+mod run_ranks;

@@ -6,6 +6,8 @@
 //! Do not `use numabench_pin` here: linking its rlib would put the shim's
 //! `pthread_create` into this test binary.
 
+mod ranks;
+
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -129,16 +129,29 @@ impl Command {
 
 #[derive(Debug, Args)]
 pub struct RunCommandArgs {
-    /// Policy (repeatable): as-is, pin-compact, pin-scatter, bind:N, membind:LIST,
+    /// Policy (repeatable): as-is, pin-compact, pin-scatter, pin-k-per-core:K, bind:N, membind:LIST,
     /// interleave:LIST|all, preferred:N, preferred-many:LIST, or CPU and memory parts
     /// joined with '+' (pin-scatter+interleave:all). Default: as-is, pin-compact, pin-scatter, interleave:all.
     /// pin-* pins every thread of every process the command starts to the next CPU of the
     /// order (through libnumabench_pin.so, found beside numabench or at $NUMABENCH_PIN_LIB):
     /// pin-compact in tree order (SMT siblings together, then the next core of the same L3,
-    /// node, package), pin-scatter round robin over nodes and over L3 domains within a node.
+    /// node, package), pin-scatter round robin over nodes and over L3 domains within a node,
+    /// pin-k-per-core:K (1 to 64) K threads on each core, cores in cores-first order.
+    /// MPI ranks (mpirun, srun, MPICH's mpiexec) each get their own block of the order and
+    /// their threads are pinned within it: compact consecutive CPUs, scatter dealt round
+    /// robin, k-per-core:K local rank r on core r/K; a rank keeps to the cpuset its launcher
+    /// gave it (launch with --bind-to none / --cpu-bind=none to let numabench place ranks).
     #[arg(long = "policy", value_name = "POLICY")]
     pub policies: Vec<String>,
-    /// Timed runs per policy.
+    /// Parameter scan (repeatable), like hyperfine's --parameter-list: NAME=V1,V2,... replaces
+    /// {NAME} in the command's arguments (`-- env OMP_NUM_THREADS={t} ./prog`, `-- mpirun -np
+    /// {ranks} ./prog`); several --param run every combination. Each configuration (values x
+    /// policy) runs --repeat times, interleaved round robin. With one numeric parameter, taken
+    /// to be a worker count (threads or ranks): speedup and parallel efficiency against its
+    /// smallest value. With --param the default policy is as-is alone.
+    #[arg(long = "param", value_name = "NAME=LIST")]
+    pub params: Vec<String>,
+    /// Timed runs per policy (per configuration with --param).
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: u32,
     /// Untimed runs per policy first.

@@ -12,7 +12,10 @@
 //! keeps the index the fork took.
 //!
 //! Layout, native-endian 64-bit words: `[0]` next index, `[1]` processes registered,
-//! `[2..]` their process ids. The file may start empty: each process grows it to
+//! `[2..]` one per process: its id in the low 32 bits, and in the high 32 bits one more
+//! than the CPU its main thread was pinned to (0: none recorded). An MPI rank started by
+//! a fork that the shim pinned tells from this whether its affinity is still the shim's
+//! own pin or a cpuset its launcher gave it. The file may start empty: each process grows it to
 //! [`BYTES`] (growing is idempotent and zero-fills).
 
 use std::ffi::CString;
@@ -98,23 +101,42 @@ impl Counter {
         self.word(0).fetch_add(1, Ordering::Relaxed) as usize
     }
 
-    /// Records that process `pid` has taken its main thread's index; false when the
-    /// file is full.
-    pub fn register(&self, pid: u32) -> bool {
+    /// Records that process `pid` has taken its main thread's index and was pinned to
+    /// `cpu` (if it was); false when the file is full.
+    pub fn register(&self, pid: u32, cpu: Option<usize>) -> bool {
         let slot = self.word(1).fetch_add(1, Ordering::AcqRel) as usize;
         if slot >= PROCESS_SLOTS {
             return false;
         }
+        let cpu = cpu.map_or(0, |cpu| (cpu as u64 + 1).min(u64::from(u32::MAX)));
         self.word(HEADER_WORDS + slot)
-            .store(u64::from(pid), Ordering::Release);
+            .store(u64::from(pid) | (cpu << 32), Ordering::Release);
         true
+    }
+
+    /// The registration of process `pid`: `None` if it has none, else the CPU its
+    /// main thread was pinned to when it registered (if recorded).
+    fn registration(&self, pid: u32) -> Option<Option<usize>> {
+        let count = (self.word(1).load(Ordering::Acquire) as usize).min(PROCESS_SLOTS);
+        (0..count)
+            .map(|slot| self.word(HEADER_WORDS + slot).load(Ordering::Acquire))
+            .find(|word| *word as u32 == pid)
+            .map(|word| ((word >> 32) as usize).checked_sub(1))
     }
 
     /// Whether process `pid` has taken its main thread's index already.
     pub fn is_registered(&self, pid: u32) -> bool {
-        let count = (self.word(1).load(Ordering::Acquire) as usize).min(PROCESS_SLOTS);
-        (0..count)
-            .any(|slot| self.word(HEADER_WORDS + slot).load(Ordering::Acquire) == u64::from(pid))
+        self.registration(pid).is_some()
+    }
+
+    /// The CPU the shim pinned registered process `pid` to, if it recorded one.
+    pub fn registered_cpu(&self, pid: u32) -> Option<usize> {
+        self.registration(pid).flatten()
+    }
+
+    /// How many processes have registered (none yet: the caller is the run's first).
+    pub fn registered(&self) -> usize {
+        self.word(1).load(Ordering::Acquire) as usize
     }
 }
 
@@ -133,8 +155,13 @@ mod tests {
         assert_eq!(std::fs::metadata(&dir).unwrap().len(), BYTES as u64);
         assert_eq!((first.take(), second.take(), first.take()), (0, 1, 2));
         assert!(!second.is_registered(42));
-        assert!(first.register(42));
+        assert_eq!(second.registered(), 0);
+        assert!(first.register(42, Some(5)));
+        assert!(first.register(44, None));
         assert!(second.is_registered(42) && !second.is_registered(43));
+        assert_eq!(second.registered_cpu(42), Some(5));
+        assert!(second.is_registered(44) && second.registered_cpu(44).is_none());
+        assert_eq!(second.registered(), 2);
         std::fs::remove_file(&dir).unwrap();
         assert!(Counter::open(path).is_err());
     }

@@ -8,7 +8,8 @@
 //!   routine runs (so before it touches memory). Without the variable it only forwards.
 //!   With `NUMABENCH_PIN_COUNTER` (a file shared by the processes of a run, [`counter`])
 //!   the count goes on across processes: each process's main thread, at load or at
-//!   fork, and each new thread take the next CPU.
+//!   fork, and each new thread take the next CPU. With `NUMABENCH_PIN_RANKS`, a process
+//!   an MPI launcher names a rank gets its own block of the list instead ([`ranks`]).
 //! - **C API** ([`capi`], `include/numabench_pin.h`): `numabench_pin_thread`,
 //!   `numabench_pin_self_to_node`, `numabench_pin_cpu_count`.
 //!
@@ -21,4 +22,5 @@ pub mod capi;
 pub mod counter;
 pub mod cpulist;
 mod diag;
+pub mod ranks;
 pub mod shim;

@@ -12,6 +12,20 @@
 //!   [`crate::counter`]; `numabench run` creates one per run). With it, indices count
 //!   across processes and each process's main thread takes one too.
 //! - `NUMABENCH_PIN_WARNINGS` — where warnings go (see [`crate::diag`]).
+//! - `NUMABENCH_PIN_RANKS` (`compact`, `scatter`, `k-per-core:K`) and, for
+//!   `k-per-core`, `NUMABENCH_PIN_CORES` — rank-aware pinning (see [`crate::ranks`]): a
+//!   process that its launcher names an MPI rank (local rank and size in its
+//!   environment) pins its main thread and every thread it creates within its own block
+//!   of the list, counting its own threads; processes that are not ranks (the launcher)
+//!   are pinned by the rules below.
+//!
+//! A rank keeps to the cpuset it was given: when its affinity at load is narrower than
+//! the list, its block is intersected with it, and if nothing is left the rank keeps
+//! that cpuset unpinned, with a warning. Affinity the shim itself set (the CPU a forked
+//! process was pinned to, recorded in the counter file; numabench's pin of the run's
+//! first process) is not a cpuset given by the launcher. The given cpuset is passed on
+//! to programs the rank execs (`NUMABENCH_PIN_RANK_GIVEN`), which would otherwise take
+//! the rank's own pin for it.
 //!
 //! Rule without a counter file: the thread created by the `k`-th call (`k = 0, 1, ...`,
 //! counted by one atomic counter in call order, across all creating threads) is pinned
@@ -26,6 +40,7 @@
 //! the loader's own allocations are placed alike).
 
 use crate::counter::Counter;
+use crate::ranks::{self, Block, Rule};
 use crate::{affinity, counter, cpulist, diag};
 use libc::{c_int, c_void, pthread_attr_t, pthread_t};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -141,19 +156,143 @@ fn shared_counter() -> Option<&'static Counter> {
 #[cfg_attr(test, allow(dead_code))] // Reached through AT_LOAD, which unit tests leave out.
 fn pin_process(plan: &Plan, counter: &Counter, pid: u32) {
     let index = counter.take();
-    if !counter.register(pid) {
+    let cpu = plan.cpu_at(index);
+    let pinned = match affinity::set_self(&[cpu]) {
+        Ok(()) => {
+            if plan.verbose {
+                diag::note(&format!("process {pid} main thread {index} -> CPU {cpu}"));
+            }
+            true
+        }
+        Err(error) => {
+            diag::warn(&format!("cannot pin process {pid} to CPU {cpu}: {error}"));
+            false
+        }
+    };
+    register(counter, pid, pinned.then_some(cpu));
+}
+
+/// Registers process `pid` in the counter file, warning when it is full.
+fn register(counter: &Counter, pid: u32, cpu: Option<usize>) {
+    if !counter.register(pid, cpu) {
         diag::warn(&format!(
             "more than {} processes in this run: an exec after fork takes a second CPU",
             counter::PROCESS_SLOTS
         ));
     }
-    let cpu = plan.cpu_at(index);
-    match affinity::set_self(&[cpu]) {
-        Ok(()) if plan.verbose => {
-            diag::note(&format!("process {pid} main thread {index} -> CPU {cpu}"))
+}
+
+/// This process as an MPI rank under rank-aware pinning.
+#[derive(Debug)]
+struct Rank {
+    rank: usize,
+    size: usize,
+    /// Its CPUs; `None` when it keeps the cpuset it was given.
+    block: Option<Block>,
+}
+
+/// Index of the next thread of this rank within its block (0 is the main thread).
+static RANK_NEXT: AtomicUsize = AtomicUsize::new(1);
+
+/// The variable that passes a rank's given cpuset to the programs it execs:
+/// `RANK:SIZE:LIST`, LIST empty when it was given every CPU of the list.
+const GIVEN_VARIABLE: &str = "NUMABENCH_PIN_RANK_GIVEN";
+
+/// The cpuset this rank was given, `None` when it is not narrower than the list; and
+/// whether a process of the same rank found it before this program was exec'd (and
+/// warned about it if need be).
+fn given_cpuset(plan: &Plan, rank: usize, size: usize) -> (Option<Vec<usize>>, bool) {
+    let inherited = std::env::var(GIVEN_VARIABLE).ok().and_then(|text| {
+        let mut parts = text.splitn(3, ':');
+        let same = parts.next()? == rank.to_string() && parts.next()? == size.to_string();
+        same.then(|| cpulist::parse(parts.next()?).ok())?
+    });
+    if let Some(cpus) = inherited {
+        return ((!cpus.is_empty()).then_some(cpus), true);
+    }
+    let Ok(given) = affinity::get_self() else {
+        return (None, false);
+    };
+    let pid = std::process::id();
+    let own_pin = shared_counter().is_some_and(|counter| match counter.registered_cpu(pid) {
+        Some(cpu) => given == [cpu],
+        // The run's first process: numabench pinned it to the list's first CPU.
+        None => !counter.is_registered(pid) && counter.registered() == 0 && given == plan.cpus[..1],
+    });
+    let narrower = !plan.cpus.iter().all(|cpu| given.binary_search(cpu).is_ok());
+    ((narrower && !own_pin).then_some(given), false)
+}
+
+/// The rank this process is, when a rank rule is set and its launcher names its local
+/// rank; read once (at load).
+fn rank(plan: &Plan) -> Option<&'static Rank> {
+    static RANK: OnceLock<Option<Rank>> = OnceLock::new();
+    RANK.get_or_init(|| {
+        let var = |name: &str| std::env::var(name).ok();
+        let rule = Rule::from_values(
+            var("NUMABENCH_PIN_RANKS").as_deref(),
+            var("NUMABENCH_PIN_CORES").as_deref(),
+        );
+        let (rule, (rank, size)) = match (rule, ranks::local_rank(&var)) {
+            (Ok(Some(rule)), Ok(Some(local))) => (rule, local),
+            (Ok(None), _) | (_, Ok(None)) => return None,
+            (Err(error), _) | (_, Err(error)) => {
+                diag::warn(&format!("{error}; ranks are pinned as plain processes"));
+                return None;
+            }
+        };
+        let mut block = ranks::block(&rule, &plan.cpus, rank, size);
+        let (given, inherited) = given_cpuset(plan, rank, size);
+        let list = |cpus: &[usize]| -> String {
+            cpus.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+        };
+        let value = format!("{rank}:{size}:{}", given.as_deref().map_or(String::new(), list));
+        // SAFETY: this runs once, first from the shim's constructor (before `main`, while
+        // the process has one thread), so nothing reads the environment concurrently.
+        unsafe { std::env::set_var(GIVEN_VARIABLE, value) };
+        if let Some(given) = &given {
+            let start = block.cpu(0);
+            let kept: Vec<usize> = block
+                .cpus
+                .iter()
+                .copied()
+                .filter(|cpu| given.contains(cpu))
+                .collect();
+            if kept.is_empty() {
+                if !inherited {
+                    diag::warn(&format!(
+                    "rank {rank} of {size}: its CPUs ({}) are all outside the cpuset it was given ({}); it keeps that cpuset, unpinned",
+                    list(&block.cpus),
+                    list(given)
+                ));
+                }
+                return Some(Rank { rank, size, block: None });
+            }
+            let start = kept.iter().position(|cpu| *cpu == start).unwrap_or(0);
+            block = Block { cpus: kept, start };
         }
+        Some(Rank {
+            rank,
+            size,
+            block: Some(block),
+        })
+    })
+    .as_ref()
+}
+
+/// Pins the calling thread of this rank to the CPU of its in-rank `index`.
+fn pin_in_rank(rank: &Rank, block: &Block, index: usize, verbose: bool, who: &str) {
+    let cpu = block.cpu(index);
+    match affinity::set_self(&[cpu]) {
+        Ok(()) if verbose => diag::note(&format!(
+            "rank {} of {} {who} -> CPU {cpu}",
+            rank.rank, rank.size
+        )),
         Ok(()) => {}
-        Err(error) => diag::warn(&format!("cannot pin process {pid} to CPU {cpu}: {error}")),
+        Err(error) => diag::warn(&format!(
+            "cannot pin rank {} {who} to CPU {cpu}: {error}",
+            rank.rank
+        )),
     }
 }
 
@@ -162,12 +301,22 @@ fn pin_process(plan: &Plan, counter: &Counter, pid: u32) {
 /// fork) and forked children will take theirs.
 #[cfg_attr(test, allow(dead_code))] // Reached through AT_LOAD, which unit tests leave out.
 extern "C" fn at_load() {
-    let (Some(plan), Some(counter)) = (plan(), shared_counter()) else {
-        return;
-    };
+    let Some(plan) = plan() else { return };
     let pid = std::process::id();
-    if !counter.is_registered(pid) {
-        pin_process(plan, counter, pid);
+    if let Some(rank) = rank(plan) {
+        if let Some(block) = &rank.block {
+            pin_in_rank(rank, block, 0, plan.verbose, "main thread");
+        }
+        if let Some(counter) = shared_counter().filter(|counter| !counter.is_registered(pid)) {
+            register(counter, pid, rank.block.as_ref().map(|block| block.cpu(0)));
+        }
+    } else {
+        let Some(counter) = shared_counter() else {
+            return;
+        };
+        if !counter.is_registered(pid) {
+            pin_process(plan, counter, pid);
+        }
     }
     // SAFETY: registers a plain function that lives as long as the process (the shim is
     // preloaded, never unloaded).
@@ -180,7 +329,13 @@ extern "C" fn at_load() {
 /// In the child of a `fork`: its only thread takes the next index.
 #[cfg_attr(test, allow(dead_code))] // Reached through AT_LOAD, which unit tests leave out.
 extern "C" fn in_forked_child() {
-    if let (Some(plan), Some(counter)) = (plan(), shared_counter()) {
+    let Some(plan) = plan() else { return };
+    if let Some(rank) = rank(plan) {
+        if let Some(block) = &rank.block {
+            let index = RANK_NEXT.fetch_add(1, Ordering::Relaxed);
+            pin_in_rank(rank, block, index, plan.verbose, "forked process");
+        }
+    } else if let Some(counter) = shared_counter() {
         pin_process(plan, counter, std::process::id());
     }
 }
@@ -264,12 +419,21 @@ pub unsafe extern "C" fn pthread_create(
         // SAFETY: forwarding the caller's arguments unchanged.
         return unsafe { real(thread, attr, start_routine, arg) };
     };
-    let (index, cpu) = match shared_counter() {
-        Some(counter) => {
+    let (index, cpu) = match (rank(plan), shared_counter()) {
+        (Some(rank), _) => match &rank.block {
+            Some(block) => {
+                let index = RANK_NEXT.fetch_add(1, Ordering::Relaxed);
+                (index, block.cpu(index))
+            }
+            // The rank keeps its given cpuset: nothing to pin.
+            // SAFETY: forwarding the caller's arguments unchanged.
+            None => return unsafe { real(thread, attr, start_routine, arg) },
+        },
+        (None, Some(counter)) => {
             let index = counter.take();
             (index, plan.cpu_at(index))
         }
-        None => {
+        (None, None) => {
             let index = NEXT.fetch_add(1, Ordering::Relaxed);
             (index, plan.cpu_for(index))
         }

@@ -17,6 +17,7 @@ mod npb;
 mod per_cpu_matrix;
 mod placement_study;
 mod run;
+mod run_scan;
 mod scaling;
 mod stream;
 mod topo;

@@ -77,11 +77,11 @@ impl Executor for WarningExecutor {
 }
 
 pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
-    let Some(program) = args.command.first() else {
+    if args.command.is_empty() {
         return Err(CliError::usage(
             "no program to run: give it after '--' (numabench run [OPTIONS] -- COMMAND [ARGS]...)",
         ));
-    };
+    }
     let pin_library = pin_library()?;
     let context = context(&RunArgs {
         repeat: args.repeat,
@@ -89,13 +89,20 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         plan: args.plan,
     })?;
     let topology = &context.topology;
+    let scan = super::run_scan::parse(args)?;
     // A plan may be made for another machine, where the program may live.
-    if !args.plan && find_program(program).is_none() {
+    let programs = super::run_scan::programs(scan.as_deref(), &args.command);
+    if let Some(program) = programs
+        .iter()
+        .find(|p| !args.plan && find_program(p).is_none())
+    {
         return Err(CliError::usage(format!(
             "cannot run '{program}': no such executable"
         )));
     }
-    let texts: Vec<String> = if args.policies.is_empty() {
+    let texts: Vec<String> = if args.policies.is_empty() && scan.is_some() {
+        vec!["as-is".to_string()]
+    } else if args.policies.is_empty() {
         DEFAULT_POLICIES
             .iter()
             .map(|policy| policy.to_string())
@@ -109,8 +116,12 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::usage)?;
     if args.plan {
-        let plan =
-            crate::plan::run_plan(topology, &args.command, &policies, args.repeat, args.warmup);
+        let plan = match &scan {
+            Some(params) => super::run_scan::plan(topology, args, params, &policies),
+            None => {
+                crate::plan::run_plan(topology, &args.command, &policies, args.repeat, args.warmup)
+            }
+        };
         if args.output.json {
             println!("{plan:#}");
         } else {
@@ -147,17 +158,26 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         pin_library,
     };
     let mut pipeline = pipeline(&args.output, &context)?;
-    let total = config.policies.len() * (config.repeat + config.warmup);
-    let mut progress = Progress::new(total);
-    let result = run_study(
-        &mut WarningExecutor {
-            seen: BTreeSet::new(),
-        },
-        &config,
-        topology,
-        &mut pipeline,
-        &mut |label| progress.step(label),
-    );
+    let configurations = super::run_scan::configurations(scan.as_deref(), &config);
+    let mut progress = Progress::new(configurations * (config.repeat + config.warmup));
+    let mut executor = WarningExecutor {
+        seen: BTreeSet::new(),
+    };
+    let mut step = |label: &str| progress.step(label);
+    let (result, note) = match scan {
+        Some(params) => super::run_scan::execute(
+            &mut executor,
+            config,
+            params,
+            topology,
+            &mut pipeline,
+            &mut step,
+        ),
+        None => (
+            run_study(&mut executor, &config, topology, &mut pipeline, &mut step),
+            String::new(),
+        ),
+    };
     pipeline.finish().map_err(CliError::system)?;
     let summaries = match result {
         Ok(summaries) => summaries,
@@ -170,11 +190,11 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         Err(error) => return Err(CliError::system(error)),
     };
     if !args.output.json {
-        println!("\n{}", render_comparison(&summaries, false));
+        println!("\n{}{note}", render_comparison(&summaries, false));
     }
     if let Some((path, mut file)) = markdown {
         use std::io::Write;
-        file.write_all(render_comparison(&summaries, true).as_bytes())
+        file.write_all(format!("{}{note}", render_comparison(&summaries, true)).as_bytes())
             .map_err(|error| CliError::system(format!("writing '{}': {error}", path.display())))?;
     }
     Ok(if summaries.iter().any(|summary| summary.failures > 0) {

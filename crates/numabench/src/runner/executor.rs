@@ -5,6 +5,7 @@
 use super::observe::{observe, Observation};
 use super::pin_files::PinFiles;
 use super::policy::RunPolicy;
+use super::rank_blocks::RankBlocks;
 use crate::memory::MemoryPolicy;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
@@ -113,6 +114,8 @@ pub fn policy_environment(
         Some(library) => {
             let list: Vec<String> = order.iter().map(u32::to_string).collect();
             environment.push(("NUMABENCH_PIN_CPUS".to_string(), list.join(",")));
+            // MPI ranks (a launcher names each one's local rank) get blocks of the order.
+            environment.extend(policy.rank_blocks.iter().flat_map(RankBlocks::environment));
             let preload = match std::env::var("LD_PRELOAD") {
                 Ok(existing) if !existing.is_empty() => format!("{}:{existing}", library.display()),
                 _ => library.display().to_string(),

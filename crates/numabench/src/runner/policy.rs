@@ -1,11 +1,14 @@
 //! Run policies: how `numabench run` places a program's threads and memory
 //! without touching its source. A policy is one or two parts joined by
 //! `+`: at most one CPU part (`pin-compact`, `pin-scatter` — threads in
-//! [`CpuOrder::Compact`] or [`CpuOrder::Scatter`] order — or `bind:N`, which
+//! [`CpuOrder::Compact`] or [`CpuOrder::Scatter`] order —, `pin-k-per-core:K`
+//! — K threads on each core, cores in [`CpuOrder::CoresFirst`] order — or
+//! `bind:N`, which
 //! also binds memory) and at most one memory part (`membind:LIST`,
 //! `interleave:LIST|all`, `preferred:N`, `preferred-many:LIST`); `as-is`
 //! changes nothing.
 
+use super::rank_blocks::{for_this_process, k_per_core, RankBlocks};
 use crate::memory::{MemoryPolicy, PolicyMode};
 use crate::parse::format_id_list;
 use crate::threads::CpuOrder;
@@ -22,6 +25,9 @@ pub struct RunPolicy {
     /// The order `pin_order` follows (compact for pin-compact, scatter for
     /// pin-scatter), when pinning.
     pub cpu_order: Option<CpuOrder>,
+    /// How MPI ranks started by the command get their own blocks of CPUs
+    /// (pinning policies only).
+    pub rank_blocks: Option<RankBlocks>,
     /// The process's CPU affinity set (bind:N), when restricted.
     pub affinity: Option<Vec<u32>>,
     pub memory: Option<MemoryPolicy>,
@@ -30,7 +36,7 @@ pub struct RunPolicy {
 /// A policy that cannot be used here.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PolicyError {
-    #[error("unknown policy '{0}' (valid: as-is, pin-compact, pin-scatter, bind:N, membind:LIST, interleave:LIST|all, preferred:N, preferred-many:LIST, joined with '+')")]
+    #[error("unknown policy '{0}' (valid: as-is, pin-compact, pin-scatter, pin-k-per-core:K, bind:N, membind:LIST, interleave:LIST|all, preferred:N, preferred-many:LIST, joined with '+')")]
     Unknown(String),
     #[error("policy '{policy}': {reason}")]
     Invalid { policy: String, reason: String },
@@ -73,6 +79,7 @@ pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, 
         label: text.to_string(),
         pin_order: None,
         cpu_order: None,
+        rank_blocks: None,
         affinity: None,
         memory: None,
     };
@@ -84,7 +91,10 @@ pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, 
         let (name, argument) = part
             .split_once(':')
             .map_or((part, None), |(name, argument)| (name, Some(argument)));
-        let cpu_part = matches!(name, "pin-compact" | "pin-scatter" | "bind");
+        let cpu_part = matches!(
+            name,
+            "pin-compact" | "pin-scatter" | "pin-k-per-core" | "bind"
+        );
         if cpu_part && (policy.pin_order.is_some() || policy.affinity.is_some()) {
             return Err(invalid("more than one CPU placement"));
         }
@@ -104,6 +114,18 @@ pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, 
                 };
                 policy.pin_order = Some(order.all_allowed(topology));
                 policy.cpu_order = Some(order);
+                policy.rank_blocks = for_this_process(topology, RankBlocks::of_order(order));
+            }
+            ("pin-k-per-core", Some(k)) => {
+                let k = k
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|k| (1..=64).contains(k))
+                    .ok_or_else(|| invalid("K must be a whole number from 1 to 64"))?;
+                let (order, blocks) = k_per_core(topology, k);
+                policy.pin_order = Some(order);
+                policy.cpu_order = Some(CpuOrder::CoresFirst);
+                policy.rank_blocks = for_this_process(topology, blocks);
             }
             (_, Some(_)) if memory_part => {
                 let memory = match MemoryPolicy::parse(part) {
@@ -183,6 +205,21 @@ mod tests {
         assert_eq!(
             parse_policy("pin-scatter", &topology).unwrap().pin_order,
             Some(vec![0, 2, 1, 3])
+        );
+        let per_core = parse_policy("pin-k-per-core:2", &topology).unwrap();
+        assert_eq!(per_core.pin_order, Some(vec![0, 0, 1, 1, 2, 2, 3, 3]));
+        assert_eq!(per_core.cpu_order, Some(CpuOrder::CoresFirst));
+        assert_eq!(
+            per_core.rank_blocks.unwrap().cores,
+            vec![vec![0], vec![1], vec![2], vec![3]]
+        );
+        assert_eq!(
+            parse_policy("pin-scatter", &topology)
+                .unwrap()
+                .rank_blocks
+                .unwrap()
+                .rule,
+            "scatter"
         );
         let bind = parse_policy("bind:1", &topology).unwrap();
         assert_eq!(bind.affinity, Some(vec![2, 3]));
@@ -265,6 +302,9 @@ mod tests {
             ("interleave:0,9", "node 9 does not exist"),
             ("pin-sideways", "unknown policy 'pin-sideways'"),
             ("pin-compact+pin-scatter", "more than one CPU placement"),
+            ("pin-k-per-core:0", "K must be a whole number from 1 to 64"),
+            ("pin-k-per-core:x", "K must be a whole number from 1 to 64"),
+            ("pin-k-per-core", "unknown policy 'pin-k-per-core'"),
             ("membind:0+interleave:1", "more than one memory policy"),
             ("preferred:0-1", "preferred takes one node"),
             ("interleave:x", "malformed list"),

@@ -56,7 +56,7 @@ pub struct PolicySummary {
     pub p_value: Option<f64>,
 }
 
-fn status_text(outcome: &RunOutcome) -> String {
+pub(super) fn status_text(outcome: &RunOutcome) -> String {
     match (outcome.exit_code, outcome.signal) {
         (Some(code), _) => format!("exit status {code}"),
         (None, Some(signal)) => format!("killed by signal {signal}"),
@@ -64,7 +64,7 @@ fn status_text(outcome: &RunOutcome) -> String {
     }
 }
 
-fn run_record(
+pub(super) fn run_record(
     config: &RunStudyConfig,
     policy: &RunPolicy,
     repetition: usize,

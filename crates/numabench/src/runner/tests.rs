@@ -259,8 +259,12 @@ fn pinning_environment_follows_the_shim() {
     let library = std::path::PathBuf::from("/x/libnumabench_pin.so");
     let with_shim = policy_environment(&policy, Some(&library));
     let keys: Vec<&str> = with_shim.iter().map(|(key, _)| key.as_str()).collect();
-    assert_eq!(keys, ["NUMABENCH_PIN_CPUS", "LD_PRELOAD"]);
-    assert!(with_shim[1].1.starts_with("/x/libnumabench_pin.so"));
+    assert_eq!(
+        keys,
+        ["NUMABENCH_PIN_CPUS", "NUMABENCH_PIN_RANKS", "LD_PRELOAD"]
+    );
+    assert_eq!(with_shim[1].1, "compact");
+    assert!(with_shim[2].1.starts_with("/x/libnumabench_pin.so"));
     let without: Vec<String> = policy_environment(&policy, None)
         .into_iter()
         .map(|(key, _)| key)

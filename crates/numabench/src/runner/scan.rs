@@ -1,0 +1,326 @@
+//! `numabench run --param ...`: a parameter scan. Every configuration
+//! (parameter values x policy) runs N times, interleaved round robin as the
+//! policies of a plain `run` are; one record per run as it finishes, then a
+//! summary per configuration and, for one numeric parameter (a worker count),
+//! speedup and parallel efficiency against its smallest value.
+
+use super::executor::{Executor, Invocation, RunOutcome};
+use super::policy::RunPolicy;
+use super::scan_params::{numeric_values, scan_points, ScanParam, ScanPoint};
+use super::study::{run_record, status_text, PolicySummary, RunStudyConfig, StudyError};
+use crate::interrupt::interrupted;
+use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
+use crate::stats::{mann_whitney_u, Sample};
+use crate::topology::TopologyReport;
+use serde_json::{json, Map, Value};
+
+/// A validated scan: the study (its command with placeholders) and the
+/// parameters.
+#[derive(Debug, Clone)]
+pub struct ScanConfig {
+    pub study: RunStudyConfig,
+    pub params: Vec<ScanParam>,
+}
+
+/// One configuration: parameter values and a policy.
+#[derive(Debug, Clone)]
+pub struct ScanConfiguration {
+    pub point: ScanPoint,
+    pub policy: RunPolicy,
+    /// `t=4` (one policy) or `t=4 | pin-compact` (several).
+    pub label: String,
+    /// The parameter's value as a worker count (one numeric parameter).
+    pub workers: Option<f64>,
+}
+
+/// Speedup and parallel efficiency of one configuration against the one
+/// with the smallest worker count (same policy).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Efficiency {
+    pub configuration: String,
+    pub speedup: f64,
+    /// speedup / (workers / smallest workers).
+    pub efficiency: f64,
+}
+
+/// What a scan adds up to.
+#[derive(Debug, Clone)]
+pub struct ScanResult {
+    /// One per configuration, `policy` holding its label.
+    pub summaries: Vec<PolicySummary>,
+    pub efficiencies: Vec<Efficiency>,
+}
+
+impl ScanConfig {
+    /// Every configuration: each point (first parameter slowest) under each
+    /// policy in turn.
+    pub fn configurations(&self) -> Vec<ScanConfiguration> {
+        let workers = numeric_values(&self.params);
+        let several = self.study.policies.len() > 1;
+        scan_points(&self.params, &self.study.command)
+            .into_iter()
+            .enumerate()
+            .flat_map(|(index, point)| {
+                let workers = workers.as_ref().map(|values| values[index]);
+                self.study
+                    .policies
+                    .iter()
+                    .map(move |policy| ScanConfiguration {
+                        label: if several {
+                            format!("{} | {}", point.label(), policy.label)
+                        } else {
+                            point.label()
+                        },
+                        point: point.clone(),
+                        policy: policy.clone(),
+                        workers,
+                    })
+            })
+            .collect()
+    }
+}
+
+/// Parameter name -> value, as records carry it (`params.scan`).
+fn scan_object(point: &ScanPoint) -> Value {
+    Value::Object(
+        point
+            .values
+            .iter()
+            .map(|(name, value)| (name.clone(), json!(value)))
+            .collect(),
+    )
+}
+
+/// The study of one configuration: the command with its values.
+fn study_of(config: &ScanConfig, configuration: &ScanConfiguration) -> RunStudyConfig {
+    RunStudyConfig {
+        command: configuration.point.command.clone(),
+        ..config.study.clone()
+    }
+}
+
+/// Runs the scan. `progress` is told about each run before it starts.
+pub fn run_scan(
+    executor: &mut dyn Executor,
+    config: &ScanConfig,
+    topology: &TopologyReport,
+    pipeline: &mut Pipeline,
+    progress: &mut dyn FnMut(&str),
+) -> Result<ScanResult, StudyError> {
+    let node_of_cpu = |cpu: u32| topology.node_of_cpu(cpu);
+    let configurations = config.configurations();
+    let study = &config.study;
+    let invocation = |configuration: &ScanConfiguration, observe| Invocation {
+        command: configuration.point.command.clone(),
+        policy: configuration.policy.clone(),
+        show_output: study.show_output,
+        pin_library: study.pin_library.clone(),
+        observe,
+    };
+    for _ in 0..study.warmup {
+        for configuration in &configurations {
+            progress(&format!("warm-up, {}", configuration.label));
+            executor.execute(&invocation(configuration, None), &node_of_cpu)?;
+        }
+    }
+    let mut outcomes: Vec<Vec<RunOutcome>> = vec![Vec::new(); configurations.len()];
+    'rounds: for repetition in 0..study.repeat {
+        for (index, configuration) in configurations.iter().enumerate() {
+            if interrupted() {
+                break 'rounds;
+            }
+            progress(&format!(
+                "run {}/{}, {}",
+                repetition + 1,
+                study.repeat,
+                configuration.label
+            ));
+            let outcome =
+                executor.execute(&invocation(configuration, study.observe), &node_of_cpu)?;
+            let mut record = run_record(
+                &study_of(config, configuration),
+                &configuration.policy,
+                repetition,
+                &outcome,
+            );
+            record
+                .params
+                .insert("scan".into(), scan_object(&configuration.point));
+            record
+                .params
+                .insert("configuration".into(), json!(configuration.label));
+            pipeline.emit(&record)?;
+            let failed = !outcome.succeeded();
+            let status = status_text(&outcome);
+            outcomes[index].push(outcome);
+            if failed && !study.ignore_failure && !interrupted() {
+                summarise_and_emit(config, &configurations, outcomes, pipeline)?;
+                return Err(StudyError::Failed {
+                    command: configuration.point.command.join(" "),
+                    policy: format!(
+                        "{} with {}",
+                        configuration.policy.label,
+                        configuration.point.label()
+                    ),
+                    status,
+                });
+            }
+        }
+    }
+    Ok(summarise_and_emit(
+        config,
+        &configurations,
+        outcomes,
+        pipeline,
+    )?)
+}
+
+/// The configuration with the smallest worker count under the same policy.
+fn baseline_of(configurations: &[ScanConfiguration], index: usize) -> Option<usize> {
+    let policy = &configurations[index].policy.label;
+    configurations
+        .iter()
+        .enumerate()
+        .filter(|(_, other)| other.policy.label == *policy)
+        .filter_map(|(position, other)| Some((position, other.workers?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(position, _)| position)
+}
+
+fn ratio_record(metric: &str, value: f64, per_run: &[f64], params: &Map<String, Value>) -> Record {
+    Record {
+        benchmark: "run".into(),
+        metric: metric.into(),
+        value,
+        unit: Unit::Ratio,
+        params: params.clone(),
+        placement: Placement::default(),
+        stats: Sample::new(per_run.iter().copied())
+            .or_else(|_| Sample::new([value]))
+            .expect("finite ratio")
+            .summary(),
+    }
+}
+
+fn summarise_and_emit(
+    config: &ScanConfig,
+    configurations: &[ScanConfiguration],
+    outcomes: Vec<Vec<RunOutcome>>,
+    pipeline: &mut Pipeline,
+) -> Result<ScanResult, OutputError> {
+    let mut summaries: Vec<PolicySummary> = configurations
+        .iter()
+        .zip(outcomes)
+        .map(|(configuration, outcomes)| PolicySummary {
+            policy: configuration.label.clone(),
+            failures: outcomes.iter().filter(|o| !o.succeeded()).count(),
+            wall: Sample::new(
+                outcomes
+                    .iter()
+                    .filter(|outcome| outcome.succeeded())
+                    .map(|outcome| outcome.wall_seconds),
+            )
+            .ok(),
+            outcomes,
+            speedup: None,
+            p_value: None,
+        })
+        .collect();
+    let baselines: Vec<Option<usize>> = (0..configurations.len())
+        .map(|index| baseline_of(configurations, index))
+        .collect();
+    for (index, baseline) in baselines.iter().enumerate() {
+        let base = baseline.and_then(|baseline| summaries[baseline].wall.clone());
+        if let (Some(base), Some(wall)) = (base, summaries[index].wall.clone()) {
+            summaries[index].speedup = Some(base.median() / wall.median());
+            summaries[index].p_value = Some(mann_whitney_u(&base, &wall).p_value);
+        }
+    }
+    let mut efficiencies = Vec::new();
+    for (index, (configuration, summary)) in configurations.iter().zip(&summaries).enumerate() {
+        let Some(wall) = &summary.wall else { continue };
+        let successful: Vec<&RunOutcome> = summary
+            .outcomes
+            .iter()
+            .filter(|outcome| outcome.succeeded())
+            .collect();
+        let mean = |value: &dyn Fn(&RunOutcome) -> f64| {
+            successful.iter().map(|outcome| value(outcome)).sum::<f64>() / successful.len() as f64
+        };
+        let mut params = Map::new();
+        params.insert("scan".into(), scan_object(&configuration.point));
+        params.insert("configuration".into(), json!(configuration.label));
+        params.insert("policy".into(), json!(configuration.policy.label));
+        if let Some(order) = configuration.policy.cpu_order {
+            params.insert("cpu_order".into(), json!(order.name()));
+        }
+        params.insert(
+            "command".into(),
+            json!(configuration.point.command.join(" ")),
+        );
+        let mut summary_params = params.clone();
+        summary_params.insert("failures".into(), json!(summary.failures));
+        summary_params.insert("user_seconds".into(), json!(mean(&|o| o.user_seconds)));
+        summary_params.insert("system_seconds".into(), json!(mean(&|o| o.system_seconds)));
+        summary_params.insert(
+            "max_rss_kib".into(),
+            json!(successful.iter().map(|o| o.max_rss_kib).max()),
+        );
+        summary_params.insert(
+            "voluntary_switches".into(),
+            json!(mean(&|o| o.voluntary_switches as f64)),
+        );
+        summary_params.insert(
+            "involuntary_switches".into(),
+            json!(mean(&|o| o.involuntary_switches as f64)),
+        );
+        summary_params.insert("speedup".into(), json!(summary.speedup));
+        summary_params.insert("p_value".into(), json!(summary.p_value));
+        pipeline.emit(&Record {
+            benchmark: "run".into(),
+            metric: "wall_time".into(),
+            value: wall.median(),
+            unit: Unit::Seconds,
+            params: summary_params,
+            placement: Placement::default(),
+            stats: wall.summary(),
+        })?;
+        let Some(baseline) = baselines[index] else {
+            continue;
+        };
+        let (Some(base), Some(workers), Some(base_workers)) = (
+            &summaries[baseline].wall,
+            configuration.workers,
+            configurations[baseline].workers,
+        ) else {
+            continue;
+        };
+        let speedup = base.median() / wall.median();
+        let workers_ratio = workers / base_workers;
+        let efficiency = speedup / workers_ratio;
+        let name = &config.params[0].name;
+        params.insert("parameter".into(), json!(name));
+        params.insert("workers".into(), json!(workers));
+        params.insert("baseline_workers".into(), json!(base_workers));
+        params.insert("baseline_median_seconds".into(), json!(base.median()));
+        params.insert("median_seconds".into(), json!(wall.median()));
+        let per_run: Vec<f64> = wall.values().iter().map(|w| base.median() / w).collect();
+        pipeline.emit(&ratio_record("speedup", speedup, &per_run, &params))?;
+        let per_run: Vec<f64> = per_run.iter().map(|s| s / workers_ratio).collect();
+        pipeline.emit(&ratio_record(
+            "parallel_efficiency",
+            efficiency,
+            &per_run,
+            &params,
+        ))?;
+        efficiencies.push(Efficiency {
+            configuration: configuration.label.clone(),
+            speedup,
+            efficiency,
+        });
+    }
+    Ok(ScanResult {
+        summaries,
+        efficiencies,
+    })
+}

@@ -1,0 +1,167 @@
+//! The scan loop with a fake executor whose run time follows the command's
+//! worker count: order of runs, failures, speedup and efficiency.
+
+use super::*;
+use crate::output::{Pipeline, RunMetadata};
+use crate::topology::discover_this_system;
+
+/// Runs take 1 / sqrt(workers) seconds (the command's last word), or fail
+/// with status 3 for the worker count `fail`.
+struct FakeExecutor {
+    calls: Vec<String>,
+    fail: Option<String>,
+}
+
+impl Executor for FakeExecutor {
+    fn execute(
+        &mut self,
+        invocation: &Invocation,
+        _node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
+    ) -> Result<RunOutcome, RunError> {
+        let last = invocation.command.last().unwrap().clone();
+        self.calls.push(format!(
+            "{} {}",
+            invocation.command.join(" "),
+            invocation.policy.label
+        ));
+        let workers: f64 = last.parse().unwrap();
+        Ok(RunOutcome {
+            wall_seconds: 1.0 / workers.sqrt(),
+            exit_code: Some(if self.fail.as_ref() == Some(&last) {
+                3
+            } else {
+                0
+            }),
+            ..RunOutcome::default()
+        })
+    }
+}
+
+fn scan(policies: &[&str], params: &[&str], repeat: usize) -> ScanConfig {
+    let topology = discover_this_system().unwrap();
+    let command = vec!["prog".to_string(), "{t}".to_string()];
+    let params: Vec<String> = params.iter().map(|p| p.to_string()).collect();
+    ScanConfig {
+        params: parse_scan(&params, &command).unwrap(),
+        study: RunStudyConfig {
+            command,
+            policies: policies
+                .iter()
+                .map(|text| parse_policy(text, &topology).unwrap())
+                .collect(),
+            repeat,
+            warmup: 1,
+            show_output: false,
+            ignore_failure: false,
+            observe: None,
+            pin_library: None,
+        },
+    }
+}
+
+fn pipeline() -> Pipeline {
+    let topology = discover_this_system().unwrap();
+    Pipeline::with_sinks(
+        Vec::new(),
+        &RunMetadata::collect(vec!["test".into()], &topology),
+    )
+    .unwrap()
+}
+
+#[test]
+fn configurations_interleave_and_efficiency_follows_the_times() {
+    let config = scan(&["as-is", "pin-compact"], &["t=4,1"], 2);
+    let mut executor = FakeExecutor {
+        calls: Vec::new(),
+        fail: None,
+    };
+    let topology = discover_this_system().unwrap();
+    let result = run_scan(
+        &mut executor,
+        &config,
+        &topology,
+        &mut pipeline(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let round = [
+        "prog 4 as-is",
+        "prog 4 pin-compact",
+        "prog 1 as-is",
+        "prog 1 pin-compact",
+    ];
+    // One warm-up round, then two timed rounds.
+    assert_eq!(executor.calls, round.repeat(3));
+    let labels: Vec<&str> = result
+        .summaries
+        .iter()
+        .map(|summary| summary.policy.as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "t=4 | as-is",
+            "t=4 | pin-compact",
+            "t=1 | as-is",
+            "t=1 | pin-compact"
+        ]
+    );
+    // Baseline t=1 (the smallest, not the first): 1 s; t=4: 0.5 s.
+    assert_eq!(result.efficiencies.len(), 4);
+    let four = &result.efficiencies[0];
+    assert_eq!(four.configuration, "t=4 | as-is");
+    assert!((four.speedup - 2.0).abs() < 1e-12, "{four:?}");
+    assert!((four.efficiency - 0.5).abs() < 1e-12, "{four:?}");
+    let one = &result.efficiencies[2];
+    assert!((one.speedup - 1.0).abs() < 1e-12 && (one.efficiency - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn several_parameters_give_no_efficiency() {
+    let topology = discover_this_system().unwrap();
+    let command = vec!["prog".to_string(), "{n}".to_string(), "{t}".to_string()];
+    let params = vec!["n=a,b".to_string(), "t=1,2".to_string()];
+    let mut config = scan(&["as-is"], &["t=1"], 1);
+    config.study.command = command.clone();
+    config.params = parse_scan(&params, &command).unwrap();
+    let mut executor = FakeExecutor {
+        calls: Vec::new(),
+        fail: None,
+    };
+    let result = run_scan(
+        &mut executor,
+        &config,
+        &topology,
+        &mut pipeline(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let labels: Vec<&str> = result.summaries.iter().map(|s| s.policy.as_str()).collect();
+    assert_eq!(labels, ["n=a, t=1", "n=a, t=2", "n=b, t=1", "n=b, t=2"]);
+    assert!(result.efficiencies.is_empty());
+}
+
+#[test]
+fn a_failing_configuration_is_named_and_stops_the_scan() {
+    let config = scan(&["as-is"], &["t=1,2,4"], 3);
+    let mut executor = FakeExecutor {
+        calls: Vec::new(),
+        fail: Some("2".into()),
+    };
+    let topology = discover_this_system().unwrap();
+    let error = run_scan(
+        &mut executor,
+        &config,
+        &topology,
+        &mut pipeline(),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        error,
+        "'prog 2' failed under policy as-is with t=2 (exit status 3); use --ignore-failure to go on"
+    );
+    // Stopped at the first timed failure (warm-ups are not checked).
+    assert_eq!(executor.calls.len(), 3 + 2);
+}

@@ -1,0 +1,250 @@
+//! `numabench run --param`: substitution, cartesian product, interleaving,
+//! speedup and parallel efficiency from the measured times, failures.
+
+use super::numabench;
+use serde_json::Value;
+
+fn records<'a>(document: &'a Value, metric: &str) -> Vec<&'a Value> {
+    document["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["metric"] == metric)
+        .collect()
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[middle]
+    } else {
+        (values[middle - 1] + values[middle]) / 2.0
+    }
+}
+
+/// The script appends its (substituted) arguments to a file: the file shows
+/// every combination, in the order they ran, under every policy.
+#[test]
+fn every_combination_runs_interleaved_with_its_values_substituted() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log");
+    let output = numabench()
+        .args([
+            "run",
+            "--repeat",
+            "2",
+            "--warmup",
+            "0",
+            "--param",
+            "a=x,y",
+            "--param",
+            "b=1,2",
+            "--policy",
+            "as-is",
+            "--policy",
+            "pin-compact",
+            "--json",
+            "--",
+            "sh",
+            "-c",
+            "echo \"$1 $2\" >> \"$0\"",
+        ])
+        .arg(&log)
+        .args(["{a}", "b{b}"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let written = std::fs::read_to_string(&log).unwrap();
+    // First parameter slowest; each combination under both policies; then round two.
+    let round: Vec<&str> = ["x b1", "x b2", "y b1", "y b2"]
+        .iter()
+        .flat_map(|line| [*line, *line])
+        .collect();
+    assert_eq!(written.lines().collect::<Vec<_>>(), round.repeat(2));
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let runs = records(&document, "run_wall_time");
+    assert_eq!(runs.len(), 16);
+    let labels: Vec<&str> = runs[..8]
+        .iter()
+        .map(|record| record["params"]["configuration"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "a=x, b=1 | as-is",
+            "a=x, b=1 | pin-compact",
+            "a=x, b=2 | as-is",
+            "a=x, b=2 | pin-compact",
+            "a=y, b=1 | as-is",
+            "a=y, b=1 | pin-compact",
+            "a=y, b=2 | as-is",
+            "a=y, b=2 | pin-compact",
+        ]
+    );
+    assert_eq!(
+        runs[6]["params"]["scan"],
+        serde_json::json!({"a": "y", "b": "2"})
+    );
+    assert!(
+        runs[6]["params"]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with(" y b2"),
+        "{}",
+        runs[6]
+    );
+    assert_eq!(runs[7]["params"]["cpu_order"], "compact");
+    assert!(runs
+        .iter()
+        .all(|record| record["params"]["voluntary_switches"].is_i64()));
+    assert_eq!(records(&document, "wall_time").len(), 8);
+    // Two parameters: no worker count, no efficiency.
+    assert!(records(&document, "parallel_efficiency").is_empty());
+}
+
+/// One numeric parameter: speedup and parallel efficiency against its
+/// smallest value, recomputed here from the run records.
+#[test]
+fn efficiency_is_computed_from_the_measured_times() {
+    let output = numabench()
+        .args([
+            "run",
+            "--repeat",
+            "3",
+            "--warmup",
+            "0",
+            "--param",
+            "t=4,1",
+            "--json",
+            "--",
+            "sh",
+            "-c",
+            "sleep 0.0$0",
+            "{t}",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let times = |value: &str| -> f64 {
+        let mut times: Vec<f64> = records(&document, "run_wall_time")
+            .iter()
+            .filter(|record| record["params"]["scan"]["t"] == value)
+            .map(|record| record["value"].as_f64().unwrap())
+            .collect();
+        assert_eq!(times.len(), 3);
+        median(&mut times)
+    };
+    let (one, four) = (times("1"), times("4"));
+    let of = |metric: &str, value: &str| -> f64 {
+        let found = records(&document, metric);
+        let record = found
+            .iter()
+            .find(|record| record["params"]["scan"]["t"] == value)
+            .unwrap_or_else(|| panic!("no {metric} record for t={value}"));
+        assert_eq!(record["params"]["baseline_workers"], 1.0);
+        assert_eq!(record["unit"], "ratio");
+        record["value"].as_f64().unwrap()
+    };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+    assert!(close(of("speedup", "4"), one / four));
+    assert!(close(of("parallel_efficiency", "4"), one / four / 4.0));
+    assert!(close(of("speedup", "1"), 1.0));
+    assert!(close(of("parallel_efficiency", "1"), 1.0));
+    // t=4 sleeps 40 ms, t=1 10 ms: far below 1 (a scan that did not substitute would be near 1, or 0.25).
+    assert!(
+        of("parallel_efficiency", "4") < 0.2,
+        "{}",
+        of("parallel_efficiency", "4")
+    );
+}
+
+/// A failing run names its configuration and exit status; the runs that
+/// finished are kept in the output file.
+#[test]
+fn a_failing_configuration_is_named_and_finished_runs_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("scan.jsonl");
+    let output = numabench()
+        .args([
+            "run", "--repeat", "2", "--warmup", "0", "--param", "code=0,3", "--jsonl",
+        ])
+        .arg(&jsonl)
+        .args(["--", "sh", "-c", "exit $0", "{code}"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("'sh -c exit $0 3' failed under policy as-is with code=3 (exit status 3)"),
+        "{stderr}"
+    );
+    let lines = std::fs::read_to_string(&jsonl).unwrap();
+    let runs: Vec<Value> = lines
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|record| record["metric"] == "run_wall_time")
+        .collect();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["params"]["exit_code"], 0);
+    assert_eq!(runs[1]["params"]["exit_code"], 3);
+}
+
+/// `--plan` lists every configuration (values x policy) with its command, in
+/// the order they run, and runs nothing.
+#[test]
+fn the_plan_of_a_scan_lists_every_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let output = numabench()
+        .args([
+            "run",
+            "--plan",
+            "--json",
+            "--param",
+            "t=1,2",
+            "--policy",
+            "as-is",
+            "--policy",
+            "pin-scatter",
+            "--",
+            "sh",
+            "-c",
+            "touch \"$0\"",
+        ])
+        .arg(&marker)
+        .arg("{t}")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let plan: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let steps = plan["steps"].as_array().unwrap();
+    let labels: Vec<&str> = steps
+        .iter()
+        .map(|step| step["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "t=1 | as-is",
+            "t=1 | pin-scatter",
+            "t=2 | as-is",
+            "t=2 | pin-scatter"
+        ]
+    );
+    assert_eq!(steps[3]["command"].as_array().unwrap().last().unwrap(), "2");
+    assert!(!marker.exists(), "the plan ran the program");
+}
