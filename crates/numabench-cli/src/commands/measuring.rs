@@ -6,8 +6,8 @@ use crate::exit::{CliError, Status};
 use crate::placement_warnings::PlacementWarnings;
 use crate::progress::Progress;
 use numabench::bench::{
-    check_memory_fits, cpus_of_node, plan_of, resolve_cpu, resolve_node_with_memory, run_step,
-    working_set_for, BenchError, Context, NodeMatrix, PlanStep, Step,
+    check_memory_fits, cpus_of_node, plan_of, resolve_cpu, resolve_node_with_memory,
+    working_set_for, BenchError, Context, NodeMatrix, PlanStep, Step, StepRunner,
 };
 use numabench::interrupt::{install_interrupt_handler, interrupted};
 use numabench::output::{OutputConfig, OutputError, Pipeline, RunMetadata};
@@ -127,33 +127,6 @@ pub fn size_or_dram(
     Ok(size)
 }
 
-/// Runs a measuring command that does not go through steps yet
-/// (`--each-cpu`, `--per-cpu`): validate first (nothing allocated, no file
-/// created on bad input), then open the outputs, run, and close them. Such
-/// a command cannot show a plan yet, so `--plan` is refused (exit 2) rather
-/// than measuring.
-pub fn measure<T>(
-    run: &RunArgs,
-    output: &OutputArgs,
-    what: &str,
-    validate: impl FnOnce(&Context) -> Result<T, BenchError>,
-    body: impl FnOnce(&Context, T, &mut Pipeline) -> Result<(), BenchError>,
-) -> Result<Status, CliError> {
-    if run.plan {
-        return Err(CliError::usage(format!(
-            "--plan does not cover {what} yet: nothing was run"
-        )));
-    }
-    let context = context(run)?;
-    let config = validate(&context).map_err(bench_error)?;
-    let mut pipeline = pipeline(output, &context)?;
-    let result = body(&context, config, &mut pipeline);
-    // Close the outputs even when the run failed midway: finished records stay valid.
-    pipeline.finish().map_err(CliError::system)?;
-    result.map_err(bench_error)?;
-    Ok(Status::Clean)
-}
-
 /// Runs a command made of steps: `build` validates the flags into steps
 /// (nothing allocated, no file created on bad input); with `--plan` their
 /// plan is printed and nothing runs, else `before` sees the plan, the
@@ -176,6 +149,7 @@ pub fn measure_steps(
     before(&context, &plan);
     let mut pipeline = pipeline(output, &context)?;
     let mut progress = Progress::new(steps.len());
+    let mut runner = StepRunner::new();
     let mut result = Ok(());
     for step in &steps {
         if interrupted() {
@@ -184,7 +158,7 @@ pub fn measure_steps(
         if steps.len() > 1 {
             progress.step(&step.label);
         }
-        match run_step(&context, step, &mut pipeline) {
+        match runner.run(&context, step, &mut pipeline) {
             Ok(outcome) => after(&context, outcome),
             Err(error) => {
                 result = Err(error);
