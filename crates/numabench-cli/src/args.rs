@@ -272,7 +272,7 @@ pub struct MatrixArgs {
     /// Working set. Default: DRAM-sized (2x last-level cache, at least 256MiB).
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
-    /// A row per allowed CPU (one thread on it), not per CPU node: CPU x memory node. Default size: the largest one-thread DRAM working set.
+    /// A row per allowed CPU (one thread on it, compact order), not per CPU node: CPU x memory node; one step per row in --plan. Default size: each CPU's own one-thread DRAM working set over every memory node.
     #[arg(long)]
     pub per_cpu: bool,
     #[command(flatten)]
