@@ -139,18 +139,25 @@ fn bandwidth_threads_take_cores_first() {
     assert!(steps(&named)[0]["cpu_order"].is_null());
 }
 
-/// scaling, contention and loaded-latency take the order too.
+/// scaling, contention and loaded-latency take the order too; a
+/// single-thread command's CPU, unless named, is the tree's first
+/// (`compact`); c2c takes its pairs in tree order.
 #[test]
 fn commands_that_pick_cpus_name_their_order() {
     let file = fixture("two-socket-smt.xml");
     for (command, order) in [
-        (&["scaling", "--cpu-order", "scatter"][..], "scatter"),
-        (&["scaling"], "cores-first"),
-        (&["contention", "--cpu-order", "compact"], "compact"),
-        (&["loaded-latency"], "cores-first"),
+        (&["scaling", "--cpu-order", "scatter"][..], Some("scatter")),
+        (&["scaling"], Some("cores-first")),
+        (&["contention", "--cpu-order", "compact"], Some("compact")),
+        (&["contention", "--cpus", "0-3"], None),
+        (&["loaded-latency"], Some("cores-first")),
+        (&["latency"], Some("compact")),
+        (&["latency", "--cpu", "3"], None),
+        (&["mlp", "--cpu-node", "1"], Some("compact")),
+        (&["c2c"], Some("compact")),
     ] {
         let plan = plan_on(&file, command);
-        assert_eq!(steps(&plan)[0]["cpu_order"], order, "{command:?}");
+        assert_eq!(steps(&plan)[0]["cpu_order"].as_str(), order, "{command:?}");
     }
     // loaded-latency: the chaser, then generators on other cores first.
     let topology = topology(&file);

@@ -11,6 +11,7 @@ use numabench::bench::{
 };
 use numabench::interrupt::{install_interrupt_handler, interrupted};
 use numabench::output::{OutputConfig, OutputError, Pipeline, RunMetadata};
+use numabench::threads::CpuOrder;
 use numabench::topology::{Purpose, TopologyReport};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -88,8 +89,13 @@ pub fn bench_error(error: BenchError) -> CliError {
     }
 }
 
-/// `--cpu N`, or the first allowed CPU of `--cpu-node`, or the first
-/// allowed CPU.
+/// The order a single-thread command takes its CPU in when the user
+/// does not name one: the first allowed CPU of the object tree (every
+/// order starts there), not the lowest CPU number.
+pub const FIRST_CPU_ORDER: CpuOrder = CpuOrder::Compact;
+
+/// `--cpu N`, or the first allowed CPU of `--cpu-node` in
+/// [`FIRST_CPU_ORDER`], or the first allowed CPU in that order.
 pub fn choose_cpu(
     topology: &TopologyReport,
     cpu: Option<u32>,
@@ -97,8 +103,18 @@ pub fn choose_cpu(
 ) -> Result<u32, BenchError> {
     match (cpu, cpu_node) {
         (Some(cpu), _) => resolve_cpu(topology, cpu),
-        (None, Some(node)) => Ok(cpus_of_node(topology, node)?[0]),
-        (None, None) => Ok(topology.allowed.cpus[0]),
+        (None, Some(node)) => {
+            Ok(FIRST_CPU_ORDER.arrange(topology, &cpus_of_node(topology, node)?)[0])
+        }
+        (None, None) => Ok(FIRST_CPU_ORDER.all_allowed(topology)[0]),
+    }
+}
+
+/// `step` in [`FIRST_CPU_ORDER`] when numabench chose its CPU (no `--cpu`).
+pub fn chosen_cpu_step(step: Step, cpu: Option<u32>) -> Step {
+    match cpu {
+        Some(_) => step,
+        None => step.in_order(FIRST_CPU_ORDER),
     }
 }
 

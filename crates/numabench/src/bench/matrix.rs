@@ -206,6 +206,26 @@ pub fn run_node_matrix(
     run_grid(context, "CPU node", rows, kind, size, pipeline)
 }
 
+/// The idle latency matrix: [`run_node_matrix`] of [`MatrixKind::Latency`].
+pub fn run_latency_matrix(
+    context: &Context,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    run_node_matrix(context, MatrixKind::Latency, size, pipeline)
+}
+
+/// The read-bandwidth matrix in `mode`: [`run_node_matrix`] of
+/// [`MatrixKind::Bandwidth`].
+pub fn run_bandwidth_matrix(
+    context: &Context,
+    mode: MatrixMode,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    run_node_matrix(context, MatrixKind::Bandwidth(mode), size, pipeline)
+}
+
 /// One row of a per-CPU matrix (`matrix ... --per-cpu`): one thread on
 /// `cpu` against every memory node; its cells carry `per_cpu: true`,
 /// `cpu` and `cpu_node`.

@@ -41,7 +41,8 @@ pub use loaded_latency::{
     run_loaded_latency, LoadedLatencyConfig, LoadedPoint, TrafficMix, DEFAULT_DELAYS,
 };
 pub use matrix::{
-    matrix_cpus, run_cpu_row, run_node_matrix, MatrixKind, MatrixMode, NodeMatrix, MATRIX_ORDER,
+    matrix_cpus, run_bandwidth_matrix, run_cpu_row, run_latency_matrix, run_node_matrix,
+    MatrixKind, MatrixMode, NodeMatrix, MATRIX_ORDER,
 };
 pub use mlp::{run_mlp, MlpConfig, MAX_CHAINS};
 pub use per_cpu::{
