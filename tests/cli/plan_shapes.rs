@@ -3,8 +3,8 @@
 //! orders, per-CPU steps and working sets the plans show follow the rules
 //! (docs/plan.md); records name the order numabench took their CPUs in.
 
-use super::json_document;
 use super::plan::{fixture, numbers, plan_on, steps, PLANNING};
+use super::{json_document, MEASURING_COMMANDS};
 use serde_json::Value;
 
 /// Every fixture (`make-fixtures.sh` and `make-xml.sh` write them).
@@ -93,6 +93,19 @@ fn every_fixture_plans_every_measuring_command() {
                 }
             }
         }
+        // `run` plans its policies (the last of the measuring commands).
+        let run = MEASURING_COMMANDS.last().unwrap();
+        assert_eq!(run[0], "run");
+        let at = run.iter().position(|word| *word == "--").unwrap();
+        let arguments = [
+            &["--topology", &file][..],
+            &run[..at],
+            &["--plan", "--json"],
+            &run[at..],
+        ]
+        .concat();
+        let plan: Value = serde_json::from_slice(&super::succeeding(&arguments).stdout).unwrap();
+        assert!(!steps(&plan).is_empty(), "{name} run");
     }
 }
 
