@@ -64,17 +64,31 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["latency", "--each-cpu", "x"], "'x'"),
     (
-        &["latency", "--each-cpu", "--plan"],
-        "--plan does not cover --each-cpu",
+        &["latency", "--each-cpu", "99999", "--plan"],
+        "CPU 99999 does not exist",
     ),
     (
-        &["bandwidth", "--each-cpu", "0", "--plan"],
-        "--plan does not cover --each-cpu",
+        &[
+            "matrix",
+            "bandwidth",
+            "--per-cpu",
+            "--mode",
+            "parallel",
+            "--plan",
+        ],
+        "--per-cpu",
     ),
+    (&["bandwidth", "--cpu-order", "zigzag"], "zigzag"),
     (
-        &["matrix", "latency", "--per-cpu", "--plan"],
-        "--plan does not cover --per-cpu",
+        &["bandwidth", "--cpu-order", "compact", "--cpus", "0"],
+        "--cpus",
     ),
+    (&["scaling", "--cpu-order", "random"], "random"),
+    (
+        &["contention", "--cpu-order", "compact", "--cpus", "0"],
+        "--cpus",
+    ),
+    (&["loaded-latency", "--cpu-order", "tree"], "tree"),
     (&["latency", "--each-cpu", "0", "--cpu", "0"], "--cpu"),
     (
         &["bandwidth", "--each-cpu", "99999", "--size", "1M"],

@@ -8,6 +8,7 @@ mod errors;
 mod measure;
 mod per_cpu;
 mod plan;
+mod plan_shapes;
 mod run;
 mod run_scan;
 mod topo_doctor;
@@ -49,9 +50,13 @@ pub fn json_document(arguments: &[&str]) -> serde_json::Value {
 /// (`run` needs a program, so it is listed with one: `true`).
 pub const MEASURING_COMMANDS: &[&[&str]] = &[
     &["latency"],
+    &["latency", "--each-cpu"],
     &["bandwidth"],
+    &["bandwidth", "--each-cpu"],
     &["matrix", "latency"],
+    &["matrix", "latency", "--per-cpu"],
     &["matrix", "bandwidth"],
+    &["matrix", "bandwidth", "--per-cpu"],
     &["contention"],
     &["scaling"],
     &["loaded-latency"],

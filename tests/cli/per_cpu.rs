@@ -94,22 +94,34 @@ fn latency_each_cpu_takes_a_list_and_a_memory_node() {
     );
 }
 
+/// A short `bandwidth --each-cpu` of the read kernel (also run against
+/// its plan in `plan.rs`).
+pub const EACH_CPU_READ: &[&str] = &[
+    "bandwidth",
+    "--each-cpu",
+    "--kernel",
+    "read",
+    "--size",
+    "1M",
+    "--repeat",
+    "1",
+];
+
+/// A short per-CPU latency matrix (also run against its plan in `plan.rs`).
+pub const PER_CPU_LATENCY_MATRIX: &[&str] = &[
+    "matrix",
+    "latency",
+    "--per-cpu",
+    "--size",
+    "64K",
+    "--repeat",
+    "1",
+];
+
 #[test]
 fn bandwidth_each_cpu_runs_one_thread_on_every_allowed_cpu() {
     let expected = allowed_cpus_and_nodes();
-    let reads = records_of(
-        &[
-            "bandwidth",
-            "--each-cpu",
-            "--kernel",
-            "read",
-            "--size",
-            "1M",
-            "--repeat",
-            "1",
-        ],
-        "read_bandwidth",
-    );
+    let reads = records_of(EACH_CPU_READ, "read_bandwidth");
     assert_eq!(cpus_and_nodes(&reads), expected);
     for record in &reads {
         assert_eq!(record["params"]["threads"], 1);
@@ -132,18 +144,7 @@ fn per_cpu_matrices_have_a_cell_per_cpu_and_memory_node() {
         .filter(|node| node["memory_total_bytes"].as_u64().unwrap() > 0)
         .map(|node| node["index"].as_u64().unwrap())
         .collect();
-    let cells = records_of(
-        &[
-            "matrix",
-            "latency",
-            "--per-cpu",
-            "--size",
-            "64K",
-            "--repeat",
-            "1",
-        ],
-        "latency",
-    );
+    let cells = records_of(PER_CPU_LATENCY_MATRIX, "latency");
     let mut expected = Vec::new();
     for &(cpu, node) in &cpus {
         for &memory in &memory_nodes {

@@ -6,7 +6,7 @@ use super::errors::assert_refused;
 use super::{json_document, numabench, succeeding, MEASURING_COMMANDS};
 
 /// A fixture of a machine shape (hwloc XML written by the project).
-fn fixture(name: &str) -> String {
+pub fn fixture(name: &str) -> String {
     format!(
         "{}/../numabench/tests/fixtures/{name}",
         env!("CARGO_MANIFEST_DIR")
@@ -15,13 +15,13 @@ fn fixture(name: &str) -> String {
 
 /// Every measuring command that plans like a measurement (`run` plans its
 /// policies instead: `run_plans_its_policies`).
-const PLANNING: &[&[&str]] = MEASURING_COMMANDS.split_last().expect("commands").1;
+pub const PLANNING: &[&[&str]] = MEASURING_COMMANDS.split_last().expect("commands").1;
 
-fn steps(plan: &serde_json::Value) -> &Vec<serde_json::Value> {
+pub fn steps(plan: &serde_json::Value) -> &Vec<serde_json::Value> {
     plan["steps"].as_array().expect("a steps array")
 }
 
-fn numbers(value: &serde_json::Value) -> Vec<u64> {
+pub fn numbers(value: &serde_json::Value) -> Vec<u64> {
     value
         .as_array()
         .unwrap_or_else(|| panic!("not an array: {value}"))
@@ -31,7 +31,7 @@ fn numbers(value: &serde_json::Value) -> Vec<u64> {
 }
 
 /// The plan `--plan --json` prints for `arguments` on topology `file`.
-fn plan_on(file: &str, arguments: &[&str]) -> serde_json::Value {
+pub fn plan_on(file: &str, arguments: &[&str]) -> serde_json::Value {
     let output = succeeding(&[&["--topology", file], arguments, &["--plan", "--json"]].concat());
     serde_json::from_slice(&output.stdout).unwrap()
 }
@@ -153,6 +153,12 @@ fn a_run_executes_the_steps_its_plan_shows() {
             "",
         ),
         (&["mlp", "--size", "1M", "--repeat", "1"], ""),
+        (
+            &["latency", "--each-cpu", "--size", "64K", "--repeat", "1"],
+            "latency",
+        ),
+        (super::per_cpu::EACH_CPU_READ, "read_bandwidth"),
+        (super::per_cpu::PER_CPU_LATENCY_MATRIX, "latency"),
     ];
     for (arguments, metric) in cases {
         let plan = json_document(&[*arguments, &["--plan"]].concat());

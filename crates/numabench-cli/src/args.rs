@@ -7,6 +7,7 @@ use numabench::apps::{NpbClass, PlacementScheme, ThreadScheme};
 use numabench::bench::TrafficMix;
 use numabench::kernels::{kernel_by_name, ChaseOrder, KernelSpec, SimdLevel, KERNELS};
 use numabench::parse::{parse_id_list, parse_size};
+use numabench::threads::CpuOrder;
 use std::path::PathBuf;
 
 /// Measure what NUMA costs on this machine and which thread and memory
@@ -284,7 +285,7 @@ pub struct MatrixArgs {
     /// Working set. Default: DRAM-sized (2x last-level cache, at least 256MiB).
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
-    /// A row per allowed CPU (one thread on it), not per CPU node: CPU x memory node. Default size: the largest one-thread DRAM working set.
+    /// A row per allowed CPU (one thread on it, compact order), not per CPU node: CPU x memory node; one step per row in --plan. Default size: each CPU's own one-thread DRAM working set over every memory node.
     #[arg(long)]
     pub per_cpu: bool,
     #[command(flatten)]
@@ -315,9 +316,13 @@ pub struct ContentionArgs {
     /// The node all threads' memory is placed on (default: the node of the first allowed CPU).
     #[arg(long, value_name = "NODE")]
     pub node: Option<u32>,
-    /// CPUs to read with, numactl syntax (default: every allowed CPU).
+    /// CPUs to read with, numactl syntax (default: every allowed CPU, in --cpu-order).
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub cpus: Option<IdList>,
+    /// The order the allowed CPUs are taken in (the serial scenario's order, and the default
+    /// node is the first CPU's): cores-first, compact, scatter.
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = CpuOrderArg::CoresFirst, conflicts_with = "cpus")]
+    pub cpu_order: CpuOrderArg,
     /// Working set per scenario. Default: DRAM-sized.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
@@ -335,6 +340,10 @@ pub struct ScalingArgs {
     /// Kernel: read, write, copy, triad, write-nt, copy-nt, triad-nt.
     #[arg(long, value_name = "NAME", value_parser = parse_kernel_arg, default_value = "read")]
     pub kernel: &'static KernelSpec,
+    /// The order threads are added in: cores-first (one per core, spread over L3 domains,
+    /// before any SMT sibling), compact (tree order: siblings together), scatter.
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = CpuOrderArg::CoresFirst)]
+    pub cpu_order: CpuOrderArg,
     /// Working set. Default: DRAM-sized.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
@@ -346,9 +355,13 @@ pub struct ScalingArgs {
 
 #[derive(Debug, Args)]
 pub struct LoadedLatencyArgs {
-    /// CPU of the chasing thread (default: the first allowed CPU); every other allowed CPU generates traffic.
+    /// CPU of the chasing thread (default: the first allowed CPU in --cpu-order); every other allowed CPU generates traffic.
     #[arg(long, value_name = "N")]
     pub cpu: Option<u32>,
+    /// The order the allowed CPUs are taken in: the chaser is the first (unless --cpu), the
+    /// generators follow in this order: cores-first, compact, scatter.
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = CpuOrderArg::CoresFirst)]
+    pub cpu_order: CpuOrderArg,
     /// Node holding the chased buffer and the traffic (default: the chaser's node).
     #[arg(long, value_name = "NODE")]
     pub mem_node: Option<u32>,
@@ -496,6 +509,28 @@ impl From<ChaseOrderArg> for ChaseOrder {
     }
 }
 
+/// The CPU orders (`threads::CpuOrder`) of commands that pick their CPUs:
+/// which CPU the n-th thread gets (records name it in `params.cpu_order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CpuOrderArg {
+    /// Tree order: SMT siblings together, then the next core of the same L3, node, package.
+    Compact,
+    /// One thread of every core, round robin over L3 domains, before any second thread.
+    CoresFirst,
+    /// Round robin over nodes, and over L3 domains within a node (cores first).
+    Scatter,
+}
+
+impl From<CpuOrderArg> for CpuOrder {
+    fn from(order: CpuOrderArg) -> Self {
+        match order {
+            CpuOrderArg::Compact => CpuOrder::Compact,
+            CpuOrderArg::CoresFirst => CpuOrder::CoresFirst,
+            CpuOrderArg::Scatter => CpuOrder::Scatter,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
     /// Working-set size(s), e.g. 32K,1M,1G. Default: 1GiB, or the DRAM working set (4x every cache in front) when larger (or --sweep).
@@ -530,9 +565,14 @@ pub struct BandwidthArgs {
     /// Kernel(s): read, write, copy, triad, write-nt, copy-nt, triad-nt. Default: all.
     #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = parse_kernel_arg)]
     pub kernel: Vec<&'static KernelSpec>,
-    /// Number of threads (on the first N allowed CPUs). Default: all allowed CPUs.
+    /// Number of threads, on the first N allowed CPUs in --cpu-order. Default: all allowed CPUs.
     #[arg(long, value_name = "N", conflicts_with = "cpus", value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
+    /// The order --threads takes the allowed CPUs in: cores-first (one thread of every core,
+    /// spread over L3 domains, before any SMT sibling), compact (tree order: siblings together),
+    /// scatter (round robin over nodes, and over L3 domains within a node).
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = CpuOrderArg::CoresFirst, conflicts_with = "cpus")]
+    pub cpu_order: CpuOrderArg,
     /// CPUs to run on, numactl syntax (0-3,8).
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub cpus: Option<IdList>,

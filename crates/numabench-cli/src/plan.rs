@@ -54,10 +54,14 @@ pub fn plan_text(source: &str, plan: &[PlanStep]) -> String {
             .cpu_order
             .map_or(String::new(), |order| format!(" ({order} order)"));
         let sizes: Vec<String> = step.sizes.iter().map(|&size| format_bytes(size)).collect();
+        let sampled = step
+            .sample_rule
+            .as_ref()
+            .map_or(String::new(), |rule| format!("\n     sampled: {rule}"));
         out.push_str(&format!(
             "{:>3}. {} — {}\n     threads {}, CPUs{order}: {}\n     memory nodes: {}\n     \
              working set {} against {} of caches in front{}\n     \
-             {} measurement(s) x {} repetitions, estimated {}\n",
+             {} measurement(s) x {} repetitions, estimated {}{sampled}\n",
             index + 1,
             step.benchmark,
             step.label,

@@ -9,6 +9,7 @@ use numabench::bench::{
 };
 use numabench::kernels::KERNELS;
 use numabench::memory::MemoryPlacement;
+use numabench::threads::CpuOrder;
 
 pub fn run(args: &BandwidthArgs) -> Result<Status, CliError> {
     if let Some(list) = &args.each_cpu {
@@ -19,9 +20,15 @@ pub fn run(args: &BandwidthArgs) -> Result<Status, CliError> {
         &args.output,
         |context| {
             context.simd = args.simd;
+            // CPUs numabench chose are in --cpu-order, shown and recorded.
+            let chosen = args.cpus.is_none().then_some(args.cpu_order.into());
             Ok(validate(args, context)?
                 .into_iter()
                 .map(Step::bandwidth)
+                .map(|step| match chosen {
+                    Some(order) => step.in_order(order),
+                    None => step,
+                })
                 .collect())
         },
         |_, _| {},
@@ -31,7 +38,7 @@ pub fn run(args: &BandwidthArgs) -> Result<Status, CliError> {
 
 fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConfig>, BenchError> {
     let topology = &context.topology;
-    let allowed = &topology.allowed.cpus;
+    let allowed = CpuOrder::from(args.cpu_order).all_allowed(topology);
     let cpus = match (&args.cpus, args.threads) {
         (Some(list), _) => list
             .0
@@ -45,7 +52,7 @@ fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConf
             )))
         }
         (None, Some(threads)) => allowed[..threads as usize].to_vec(),
-        (None, None) => allowed.clone(),
+        (None, None) => allowed,
     };
     let memory = if let Some(node) = args.mem_node {
         MemoryPlacement::bind(resolve_node_with_memory(topology, node)?)

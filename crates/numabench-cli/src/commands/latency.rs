@@ -1,6 +1,6 @@
 //! `numabench latency`.
 
-use super::measuring::{choose_cpu, measure_steps};
+use super::measuring::{choose_cpu, chosen_cpu_step, measure_steps};
 use crate::args::LatencyArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
@@ -23,10 +23,11 @@ pub fn run(args: &LatencyArgs) -> Result<Status, CliError> {
                 .sizes
                 .iter()
                 .map(|&size| {
-                    Step::latency(LatencyConfig {
+                    let step = Step::latency(LatencyConfig {
                         sizes: vec![size],
                         ..config.clone()
-                    })
+                    });
+                    chosen_cpu_step(step, args.cpu)
                 })
                 .collect())
         },

@@ -8,6 +8,7 @@ use numabench::bench::{
     DEFAULT_DELAYS,
 };
 use numabench::memory::MemoryPlacement;
+use numabench::threads::CpuOrder;
 
 pub fn run(args: &LoadedLatencyArgs) -> Result<Status, CliError> {
     measure_steps(
@@ -15,15 +16,14 @@ pub fn run(args: &LoadedLatencyArgs) -> Result<Status, CliError> {
         &args.output,
         |context| {
             let topology = &context.topology;
-            let chaser = choose_cpu(topology, args.cpu, None)?;
+            let order = CpuOrder::from(args.cpu_order);
+            let ordered = order.all_allowed(topology);
+            let chaser = match args.cpu {
+                Some(_) => choose_cpu(topology, args.cpu, None)?,
+                None => ordered[0],
+            };
             let node = choose_memory_node(topology, args.mem_node, chaser)?;
-            let generators: Vec<u32> = topology
-                .allowed
-                .cpus
-                .iter()
-                .copied()
-                .filter(|&cpu| cpu != chaser)
-                .collect();
+            let generators: Vec<u32> = ordered.into_iter().filter(|&cpu| cpu != chaser).collect();
             if generators.is_empty() {
                 return Err(BenchError::Invalid(
                     "loaded-latency needs at least two allowed CPUs (one chases, the others load)"
@@ -47,7 +47,9 @@ pub fn run(args: &LoadedLatencyArgs) -> Result<Status, CliError> {
                     args.delays.clone()
                 },
                 mix: args.mix,
-            })])
+            })
+            // The generators (and the chaser, without --cpu) in --cpu-order.
+            .in_order(order)])
         },
         |_, _| {},
         |_, _| {},

@@ -3,7 +3,7 @@
 use super::measuring::{measure_steps, size_or_dram};
 use crate::args::{MatrixArgs, MatrixCommand, MatrixModeArg};
 use crate::exit::{CliError, Status};
-use numabench::bench::{memory_nodes, MatrixMode, Step};
+use numabench::bench::{memory_nodes, MatrixKind, MatrixMode, Step};
 
 pub fn run(command: &MatrixCommand) -> Result<Status, CliError> {
     match command {
@@ -20,7 +20,8 @@ pub fn run(command: &MatrixCommand) -> Result<Status, CliError> {
 
 fn run_matrix(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status, CliError> {
     if args.per_cpu {
-        return super::per_cpu_matrix::run(args, bandwidth);
+        let kind = bandwidth.map_or(MatrixKind::Latency, MatrixKind::Bandwidth);
+        return super::per_cpu_matrix::run(args, kind);
     }
     let show_grid = !args.output.json;
     measure_steps(

@@ -6,11 +6,12 @@ use crate::exit::{CliError, Status};
 use crate::placement_warnings::PlacementWarnings;
 use crate::progress::Progress;
 use numabench::bench::{
-    check_memory_fits, cpus_of_node, plan_of, resolve_cpu, resolve_node_with_memory, run_step,
-    working_set_for, BenchError, Context, NodeMatrix, PlanStep, Step,
+    check_memory_fits, cpus_of_node, plan_of, resolve_cpu, resolve_node_with_memory,
+    working_set_for, BenchError, Context, NodeMatrix, PlanStep, Step, StepRunner,
 };
 use numabench::interrupt::{install_interrupt_handler, interrupted};
 use numabench::output::{OutputConfig, OutputError, Pipeline, RunMetadata};
+use numabench::threads::CpuOrder;
 use numabench::topology::{Purpose, TopologyReport};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -88,8 +89,13 @@ pub fn bench_error(error: BenchError) -> CliError {
     }
 }
 
-/// `--cpu N`, or the first allowed CPU of `--cpu-node`, or the first
-/// allowed CPU.
+/// The order a single-thread command takes its CPU in when the user
+/// does not name one: the first allowed CPU of the object tree (every
+/// order starts there), not the lowest CPU number.
+pub const FIRST_CPU_ORDER: CpuOrder = CpuOrder::Compact;
+
+/// `--cpu N`, or the first allowed CPU of `--cpu-node` in
+/// [`FIRST_CPU_ORDER`], or the first allowed CPU in that order.
 pub fn choose_cpu(
     topology: &TopologyReport,
     cpu: Option<u32>,
@@ -97,8 +103,18 @@ pub fn choose_cpu(
 ) -> Result<u32, BenchError> {
     match (cpu, cpu_node) {
         (Some(cpu), _) => resolve_cpu(topology, cpu),
-        (None, Some(node)) => Ok(cpus_of_node(topology, node)?[0]),
-        (None, None) => Ok(topology.allowed.cpus[0]),
+        (None, Some(node)) => {
+            Ok(FIRST_CPU_ORDER.arrange(topology, &cpus_of_node(topology, node)?)[0])
+        }
+        (None, None) => Ok(FIRST_CPU_ORDER.all_allowed(topology)[0]),
+    }
+}
+
+/// `step` in [`FIRST_CPU_ORDER`] when numabench chose its CPU (no `--cpu`).
+pub fn chosen_cpu_step(step: Step, cpu: Option<u32>) -> Step {
+    match cpu {
+        Some(_) => step,
+        None => step.in_order(FIRST_CPU_ORDER),
     }
 }
 
@@ -127,33 +143,6 @@ pub fn size_or_dram(
     Ok(size)
 }
 
-/// Runs a measuring command that does not go through steps yet
-/// (`--each-cpu`, `--per-cpu`): validate first (nothing allocated, no file
-/// created on bad input), then open the outputs, run, and close them. Such
-/// a command cannot show a plan yet, so `--plan` is refused (exit 2) rather
-/// than measuring.
-pub fn measure<T>(
-    run: &RunArgs,
-    output: &OutputArgs,
-    what: &str,
-    validate: impl FnOnce(&Context) -> Result<T, BenchError>,
-    body: impl FnOnce(&Context, T, &mut Pipeline) -> Result<(), BenchError>,
-) -> Result<Status, CliError> {
-    if run.plan {
-        return Err(CliError::usage(format!(
-            "--plan does not cover {what} yet: nothing was run"
-        )));
-    }
-    let context = context(run)?;
-    let config = validate(&context).map_err(bench_error)?;
-    let mut pipeline = pipeline(output, &context)?;
-    let result = body(&context, config, &mut pipeline);
-    // Close the outputs even when the run failed midway: finished records stay valid.
-    pipeline.finish().map_err(CliError::system)?;
-    result.map_err(bench_error)?;
-    Ok(Status::Clean)
-}
-
 /// Runs a command made of steps: `build` validates the flags into steps
 /// (nothing allocated, no file created on bad input); with `--plan` their
 /// plan is printed and nothing runs, else `before` sees the plan, the
@@ -176,6 +165,7 @@ pub fn measure_steps(
     before(&context, &plan);
     let mut pipeline = pipeline(output, &context)?;
     let mut progress = Progress::new(steps.len());
+    let mut runner = StepRunner::new();
     let mut result = Ok(());
     for step in &steps {
         if interrupted() {
@@ -184,7 +174,7 @@ pub fn measure_steps(
         if steps.len() > 1 {
             progress.step(&step.label);
         }
-        match run_step(&context, step, &mut pipeline) {
+        match runner.run(&context, step, &mut pipeline) {
             Ok(outcome) => after(&context, outcome),
             Err(error) => {
                 result = Err(error);

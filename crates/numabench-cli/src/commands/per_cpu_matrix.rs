@@ -1,24 +1,25 @@
 //! `matrix latency --per-cpu` and `matrix bandwidth --per-cpu`: a row per
-//! allowed CPU, one thread on it, against every memory node.
+//! allowed CPU (one step each: one thread on it against every memory
+//! node), printed as one grid at the end.
 
-use super::measuring::{measure, size_or_dram};
+use super::measuring::measure_steps;
 use crate::args::MatrixArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    memory_nodes, run_bandwidth_matrix_per_cpu, run_latency_matrix_per_cpu, working_set_for,
-    BenchError, MatrixMode,
+    check_memory_fits, memory_nodes, working_set_for, BenchError, MatrixKind, MatrixMode,
+    NodeMatrix, Step, MATRIX_ORDER,
 };
 
-/// Runs the per-CPU matrix; `bandwidth` is the `--mode` of `matrix
-/// bandwidth` (only `serial`: one thread per CPU), `None` for latency.
-pub fn run(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status, CliError> {
+/// Runs the per-CPU matrix of `kind`; bandwidth only in `serial` mode
+/// (one thread per CPU).
+pub fn run(args: &MatrixArgs, kind: MatrixKind) -> Result<Status, CliError> {
     let show_grid = !args.output.json;
-    measure(
+    let mut grid: Option<NodeMatrix> = None;
+    let status = measure_steps(
         &args.run,
         &args.output,
-        "--per-cpu",
         |context| {
-            if bandwidth == Some(MatrixMode::Parallel) {
+            if kind == MatrixKind::Bandwidth(MatrixMode::Parallel) {
                 return Err(BenchError::Invalid(
                     "--per-cpu measures one thread per CPU: it cannot be combined with --mode parallel"
                         .into(),
@@ -26,31 +27,32 @@ pub fn run(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status, C
             }
             let topology = &context.topology;
             let nodes = memory_nodes(topology);
-            // One thread reads at a time: the largest one-thread DRAM working set.
-            let dram = topology
-                .allowed
-                .cpus
-                .iter()
-                .map(|&cpu| working_set_for(topology, &[cpu], &nodes).bytes)
-                .max()
-                .unwrap_or(0);
-            size_or_dram(topology, Some(args.size.unwrap_or(dram)), &[], &nodes)
+            MATRIX_ORDER
+                .all_allowed(topology)
+                .into_iter()
+                .map(|cpu| {
+                    // --size, or this CPU's one-thread DRAM working set over every memory node.
+                    let size = args
+                        .size
+                        .unwrap_or_else(|| working_set_for(topology, &[cpu], &nodes).bytes);
+                    check_memory_fits(topology, &nodes, size)?;
+                    Ok(Step::cpu_matrix_row(cpu, kind, size))
+                })
+                .collect()
         },
-        |context, size, pipeline| {
-            let (matrix, title) = match bandwidth {
-                None => (
-                    run_latency_matrix_per_cpu(context, size, pipeline)?,
-                    "Idle latency per CPU",
-                ),
-                Some(_) => (
-                    run_bandwidth_matrix_per_cpu(context, size, pipeline)?,
-                    "Read bandwidth per CPU (serial)",
-                ),
-            };
-            if show_grid {
-                println!("\n{}", matrix.render(title));
-            }
-            Ok(())
+        |_, _| {},
+        |_, row| match (&mut grid, row) {
+            (Some(grid), Some(row)) => grid.append(row),
+            (slot @ None, row) => *slot = row,
+            (Some(_), None) => {}
         },
-    )
+    )?;
+    if let (true, Some(grid)) = (show_grid, grid) {
+        let title = match kind {
+            MatrixKind::Latency => "Idle latency per CPU",
+            MatrixKind::Bandwidth(_) => "Read bandwidth per CPU (serial)",
+        };
+        println!("\n{}", grid.render(title));
+    }
+    Ok(status)
 }

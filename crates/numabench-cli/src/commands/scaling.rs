@@ -15,7 +15,12 @@ pub fn run(args: &ScalingArgs) -> Result<Status, CliError> {
             // Up to every allowed CPU reads node `node`'s memory.
             let cpus = &topology.allowed.cpus;
             let size = size_or_dram(topology, args.size, cpus, &[node])?;
-            Ok(vec![Step::scaling(args.kernel, node, size)])
+            Ok(vec![Step::scaling(
+                args.kernel,
+                node,
+                size,
+                args.cpu_order.into(),
+            )])
         },
         |_, _| {},
         |_, _| {},

@@ -10,7 +10,7 @@ use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
-use crate::threads::run_pinned;
+use crate::threads::{run_pinned, CpuOrder};
 use crate::topology::TopologyReport;
 use serde_json::{json, Map};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,14 +24,18 @@ const ALL_PAIRS_UP_TO: usize = 16;
 #[repr(align(128))]
 struct Line(AtomicU64);
 
-/// The CPU pairs to measure: every pair on small machines. Above
+/// The order the pairs' CPUs are taken in: tree order, so the first
+/// CPU's partners are found nearest first (its sibling, its L2, ...).
+pub const C2C_ORDER: CpuOrder = CpuOrder::Compact;
+
+/// The CPU pairs to measure, CPUs in [`C2C_ORDER`]: every pair on small machines. Above
 /// [`ALL_PAIRS_UP_TO`] CPUs, representative pairs: the first allowed CPU
 /// with one partner per way two CPUs can be related (sharing its L1, i.e.
 /// its SMT sibling; sharing its L2 but not its L1; its L3 but not its L2;
 /// the same node with no shared cache; the same package on another node;
 /// another package), then the first CPUs of every pair of nodes.
 pub fn c2c_pairs(topology: &TopologyReport) -> Vec<(u32, u32)> {
-    let cpus = &topology.allowed.cpus;
+    let cpus = &C2C_ORDER.all_allowed(topology);
     if cpus.len() <= ALL_PAIRS_UP_TO {
         let mut pairs = Vec::new();
         for (index, &first) in cpus.iter().enumerate() {

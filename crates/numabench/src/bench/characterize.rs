@@ -2,31 +2,33 @@
 //! with defaults derived from the topology, sized so a 2-core machine takes
 //! about a minute and larger servers grow with their node and core counts.
 
-use super::bandwidth::{run_bandwidth, BandwidthConfig};
-use super::c2c::run_c2c;
-use super::contention::run_contention;
+use super::bandwidth::BandwidthConfig;
+use super::c2c::C2C_ORDER;
 use super::context::Context;
-use super::error::BenchError;
-use super::latency::{run_latency, LatencyConfig};
-use super::loaded_latency::{run_loaded_latency, LoadedLatencyConfig, TrafficMix};
-use super::matrix::{run_bandwidth_matrix, run_latency_matrix, MatrixMode, NodeMatrix};
-use super::mlp::{run_mlp, MlpConfig};
-use super::per_cpu::{per_cpu_sample, run_bandwidth_each_cpu, run_latency_each_cpu, EachCpu};
+use super::latency::LatencyConfig;
+use super::loaded_latency::{LoadedLatencyConfig, TrafficMix};
+use super::matrix::{MatrixKind, MatrixMode, MATRIX_ORDER};
+use super::mlp::MlpConfig;
+use super::per_cpu::{per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure, PER_CPU_ORDER};
 use super::placed::{cpu_nodes, memory_nodes, working_set_for, working_set_of_buffers};
 use super::registry::BenchmarkInfo;
-use super::scaling::run_scaling;
+use super::scaling::SCALING_ORDER;
 use crate::kernels::{kernel_by_name, ChaseOrder, KernelSpec, KERNELS};
 use crate::memory::MemoryPlacement;
-use crate::output::Pipeline;
 use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
 
-/// One unit of work of a characterization, for progress display.
+/// One unit of work of a command or a characterization: `--plan` shows
+/// it, a run executes it ([`super::StepRunner`]).
 #[derive(Debug, Clone)]
 pub struct Step {
     pub benchmark: &'static str,
     /// What this step measures, e.g. `latency 64 KiB`.
     pub label: String,
+    /// The order numabench took the step's CPUs in; `None` where the user
+    /// named them. The plan shows it and every record of the step carries
+    /// it (`params.cpu_order`).
+    pub cpu_order: Option<CpuOrder>,
     pub(super) work: Work,
 }
 
@@ -34,8 +36,14 @@ pub struct Step {
 #[derive(Debug, Clone)]
 pub(super) enum Work {
     Latency(LatencyConfig),
-    LatencyMatrix(u64),
-    BandwidthMatrix(MatrixMode, u64),
+    /// Every CPU node x every memory node.
+    Matrix(MatrixKind, u64),
+    /// One row of a per-CPU matrix: one thread on the CPU x every memory node.
+    CpuRow {
+        cpu: u32,
+        kind: MatrixKind,
+        size: u64,
+    },
     Bandwidth(BandwidthConfig),
     Contention {
         cpus: Vec<u32>,
@@ -46,13 +54,13 @@ pub(super) enum Work {
         kernel: &'static KernelSpec,
         node: u32,
         size: u64,
+        order: CpuOrder,
     },
     LoadedLatency(LoadedLatencyConfig),
     Mlp(MlpConfig),
     C2c,
-    /// One thread on each sampled CPU in turn: latency, or read bandwidth.
-    EachCpuLatency(EachCpu),
-    EachCpuRead(EachCpu),
+    /// One thread on one CPU of an each-CPU run (latency or bandwidth).
+    OneCpu(OneCpu),
 }
 
 /// Latency sizes for characterize: x4 steps from half the L1 to the DRAM
@@ -120,10 +128,12 @@ pub struct Steps {
 }
 
 impl Steps {
-    fn push(&mut self, label: String, work: Work) {
+    /// A step whose CPUs characterize chose in `order`.
+    fn push(&mut self, label: String, work: Work, order: CpuOrder) {
         self.steps.push(Step {
             benchmark: self.benchmark,
             label,
+            cpu_order: Some(order),
             work,
         });
     }
@@ -153,6 +163,7 @@ pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
         steps.push(
             format!("latency {}", crate::units::format_bytes(size)),
             Work::Latency(config),
+            CHARACTERIZE_ORDER,
         );
     }
 }
@@ -161,7 +172,8 @@ pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
 pub(super) fn plan_matrix_latency(d: &Defaults, steps: &mut Steps) {
     steps.push(
         format!("latency matrix {}x{}", d.cpu_nodes.len(), d.memory.len()),
-        Work::LatencyMatrix(d.dram),
+        Work::Matrix(MatrixKind::Latency, d.dram),
+        MATRIX_ORDER,
     );
 }
 
@@ -170,7 +182,8 @@ pub(super) fn plan_matrix_bandwidth(d: &Defaults, steps: &mut Steps) {
     for mode in [MatrixMode::Serial, MatrixMode::Parallel] {
         steps.push(
             format!("bandwidth matrix ({})", mode.name()),
-            Work::BandwidthMatrix(mode, d.dram),
+            Work::Matrix(MatrixKind::Bandwidth(mode), d.dram),
+            MATRIX_ORDER,
         );
     }
 }
@@ -203,6 +216,7 @@ pub(super) fn plan_bandwidth(d: &Defaults, steps: &mut Steps) {
         steps.push(
             format!("bandwidth {} x{}", kernel.name, d.all_cpus.len()),
             Work::Bandwidth(config),
+            CHARACTERIZE_ORDER,
         );
     }
 }
@@ -216,6 +230,7 @@ pub(super) fn plan_contention(d: &Defaults, steps: &mut Steps) {
             node: d.first_node,
             size: d.dram,
         },
+        CHARACTERIZE_ORDER,
     );
 }
 
@@ -227,7 +242,9 @@ pub(super) fn plan_scaling(d: &Defaults, steps: &mut Steps) {
             kernel: kernel_by_name("read").expect("read kernel is registered"),
             node: d.first_node,
             size: d.dram,
+            order: SCALING_ORDER,
         },
+        SCALING_ORDER,
     );
 }
 
@@ -255,7 +272,11 @@ pub(super) fn plan_loaded_latency(d: &Defaults, steps: &mut Steps) {
         delays: vec![1000, 250, 60, 0],
         mix: TrafficMix::AllReads,
     };
-    steps.push("loaded latency".to_string(), Work::LoadedLatency(config));
+    steps.push(
+        "loaded latency".to_string(),
+        Work::LoadedLatency(config),
+        CHARACTERIZE_ORDER,
+    );
 }
 
 /// `mlp`: on the first CPU, memory on its node.
@@ -268,21 +289,23 @@ pub(super) fn plan_mlp(d: &Defaults, steps: &mut Steps) {
             size: d.dram,
             order: ChaseOrder::default(),
         }),
+        CHARACTERIZE_ORDER,
     );
 }
 
 /// `c2c`: every pair (or a sample of them) in one step.
 pub(super) fn plan_c2c(_: &Defaults, steps: &mut Steps) {
-    steps.push("cache-to-cache latency".to_string(), Work::C2c);
+    steps.push("cache-to-cache latency".to_string(), Work::C2c, C2C_ORDER);
 }
 
 /// Timed repetitions of characterize's per-CPU steps: few, since they
 /// run once per sampled CPU.
 const PER_CPU_REPEAT: usize = 3;
 
-/// `per-cpu`: local latency, then local read bandwidth, of one thread on
-/// each CPU [`per_cpu_sample`] picks, each at its own DRAM working set,
-/// the rule named in every record (`params.sample_rule`).
+/// `per-cpu`: local latency on each CPU [`per_cpu_sample`] picks, then
+/// local read bandwidth on each, one step per CPU at its own one-thread
+/// DRAM working set, at most [`PER_CPU_REPEAT`] repetitions; the rule is
+/// named in every record (`params.sample_rule`) and in the plan.
 pub(super) fn plan_per_cpu(d: &Defaults, steps: &mut Steps) {
     let (cpus, rule) = per_cpu_sample(d.topology);
     let mut labels = serde_json::Map::new();
@@ -295,48 +318,25 @@ pub(super) fn plan_per_cpu(d: &Defaults, steps: &mut Steps) {
         benchmark: "per-cpu",
         labels,
     };
-    let count = each.cpus.len();
-    steps.push(
-        format!("per-CPU latency, {count} CPUs ({rule})"),
-        Work::EachCpuLatency(each.clone()),
-    );
-    steps.push(
-        format!("per-CPU read bandwidth, {count} CPUs ({rule})"),
-        Work::EachCpuRead(each),
-    );
-}
-
-/// Runs one step, emitting its records. A matrix step returns its matrix
-/// (for the command to print).
-pub fn run_step(
-    context: &Context,
-    step: &Step,
-    pipeline: &mut Pipeline,
-) -> Result<Option<NodeMatrix>, BenchError> {
-    match &step.work {
-        Work::Latency(config) => run_latency(context, config, pipeline).map(|()| None),
-        Work::LatencyMatrix(size) => run_latency_matrix(context, *size, pipeline).map(Some),
-        Work::BandwidthMatrix(mode, size) => {
-            run_bandwidth_matrix(context, *mode, *size, pipeline).map(Some)
-        }
-        Work::Bandwidth(config) => run_bandwidth(context, config, pipeline).map(|_| None),
-        Work::Contention { cpus, node, size } => {
-            run_contention(context, cpus, *node, *size, pipeline).map(|_| None)
-        }
-        Work::Scaling { kernel, node, size } => {
-            run_scaling(context, kernel, *node, *size, pipeline).map(|_| None)
-        }
-        Work::LoadedLatency(config) => run_loaded_latency(context, config, pipeline).map(|_| None),
-        Work::Mlp(config) => run_mlp(context, config, pipeline).map(|()| None),
-        Work::C2c => run_c2c(context, pipeline).map(|_| None),
-        Work::EachCpuLatency(each) => {
-            run_latency_each_cpu(context, each, ChaseOrder::default(), pipeline).map(|()| None)
-        }
-        Work::EachCpuRead(each) => {
-            let read = kernel_by_name("read").expect("read kernel is registered");
-            run_bandwidth_each_cpu(context, each, &[read], pipeline).map(|()| None)
+    let read = kernel_by_name("read").expect("read kernel is registered");
+    for (what, measure) in [
+        ("latency", PerCpuMeasure::Latency(ChaseOrder::default())),
+        ("read bandwidth", PerCpuMeasure::Bandwidth(vec![read])),
+    ] {
+        for one in each.split(d.topology, &measure) {
+            steps.push(one_cpu_label(what, &one), Work::OneCpu(one), PER_CPU_ORDER);
         }
     }
+}
+
+/// The label of one CPU's step: what, where, and on the last CPU the
+/// ratios that follow.
+pub(super) fn one_cpu_label(what: &str, one: &OneCpu) -> String {
+    let mut label = format!("per-CPU {what}, CPU {}", one.cpu);
+    if one.last {
+        label.push_str(", then every CPU's ratio to its node's median");
+    }
+    label
 }
 
 #[cfg(test)]
@@ -406,21 +406,41 @@ mod tests {
         assert!(checked >= 3, "{checked}");
     }
 
-    /// The per-CPU steps measure exactly the CPUs of the stated rule, and
-    /// their records name it.
+    /// The per-CPU steps measure exactly the CPUs of the stated rule, one
+    /// step per CPU (latency on each, then read bandwidth on each), their
+    /// records naming the rule; only the last of each emits the ratios.
     #[test]
     fn per_cpu_steps_follow_the_sampling_rule() {
         let context = Context::new(crate::threads::smt_server(2, 8, 4));
         let (sample, rule) = per_cpu_sample(&context.topology);
         let steps = characterize_plan(&context, &select(&["per-cpu".into()], &[]).unwrap());
-        assert_eq!(steps.len(), 2);
-        for step in &steps {
-            let (Work::EachCpuLatency(each) | Work::EachCpuRead(each)) = &step.work else {
-                panic!("{}", step.label);
-            };
-            assert_eq!(each.cpus, sample);
-            assert_eq!(each.labels["sample_rule"], rule);
-            assert!(step.label.contains(rule), "{}", step.label);
+        assert_eq!(steps.len(), 2 * sample.len());
+        for (half, steps) in steps.chunks(sample.len()).enumerate() {
+            let mut cpus = Vec::new();
+            for (index, step) in steps.iter().enumerate() {
+                let Work::OneCpu(one) = &step.work else {
+                    panic!("{}", step.label);
+                };
+                assert_eq!(one.labels["sample_rule"], rule);
+                assert_eq!(one.labels["cpu"], one.cpu);
+                assert_eq!(one.last, index + 1 == sample.len());
+                assert_eq!(one.max_repeat, Some(PER_CPU_REPEAT));
+                assert_eq!(step.cpu_order, Some(PER_CPU_ORDER));
+                let latency = matches!(one.measure, PerCpuMeasure::Latency(_));
+                assert_eq!(latency, half == 0, "{}", step.label);
+                cpus.push(one.cpu);
+            }
+            assert_eq!(cpus, sample);
+        }
+    }
+
+    /// Every characterize step names the order its CPUs were taken in,
+    /// so every record it emits carries `params.cpu_order`.
+    #[test]
+    fn every_step_names_its_cpu_order() {
+        let context = Context::new(crate::threads::smt_server(2, 2, 2));
+        for step in characterize_plan(&context, &select(&[], &[]).unwrap()) {
+            assert!(step.cpu_order.is_some(), "{}", step.label);
         }
     }
 }

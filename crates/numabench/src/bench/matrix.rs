@@ -14,49 +14,43 @@ use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
 use serde_json::{json, Map};
 
-/// Rows are CPU nodes, columns memory nodes; `None` where not measured
-/// (interrupted).
+/// Rows are CPU nodes (or CPUs, `matrix ... --per-cpu`), columns memory
+/// nodes; `None` where not measured (interrupted).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeMatrix {
-    pub cpu_nodes: Vec<u32>,
+    /// What a row is: `CPU node`, or `CPU`.
+    pub row_name: &'static str,
+    /// The row keys (CPU nodes or CPUs), in order.
+    pub rows: Vec<u32>,
     pub memory_nodes: Vec<u32>,
     pub values: Vec<Vec<Option<f64>>>,
     pub unit: &'static str,
 }
 
 impl NodeMatrix {
-    fn new(context: &Context, unit: &'static str) -> Self {
-        let cpu_nodes = cpu_nodes(&context.topology);
-        let memory_nodes = memory_nodes(&context.topology);
-        let values = vec![vec![None; memory_nodes.len()]; cpu_nodes.len()];
-        Self {
-            cpu_nodes,
-            memory_nodes,
-            values,
-            unit,
-        }
+    /// The rows of `other` (same columns) after this matrix's, so a
+    /// per-CPU matrix measured row by row is printed whole.
+    pub fn append(&mut self, other: NodeMatrix) {
+        self.rows.extend(other.rows);
+        self.values.extend(other.values);
     }
 
-    /// The matrix as text: CPU nodes down, memory nodes across.
+    /// The matrix as text: rows down, memory nodes across.
     pub fn render(&self, title: &str) -> String {
         let mut out = format!(
-            "{title} ({}), CPU node down, memory node across:\n",
-            self.unit
+            "{title} ({}), {} down, memory node across:\n",
+            self.unit, self.row_name
         );
         out.push_str(&format!("{:>8}", "cpu\\mem"));
         for node in &self.memory_nodes {
             out.push_str(&format!("{node:>10}"));
         }
         out.push('\n');
-        for (row, node) in self.values.iter().zip(&self.cpu_nodes) {
-            out.push_str(&format!("{node:>8}"));
+        for (row, key) in self.values.iter().zip(&self.rows) {
+            out.push_str(&format!("{key:>8}"));
             for value in row {
-                match value {
-                    Some(value) => {
-                        out.push_str(&format!("{:>10}", crate::units::format_value(*value)))
-                    }
-                    None => out.push_str(&format!("{:>10}", "-")),
-                }
+                let cell = value.map_or("-".to_string(), crate::units::format_value);
+                out.push_str(&format!("{cell:>10}"));
             }
             out.push('\n');
         }
@@ -83,57 +77,6 @@ pub fn matrix_cpus(
     Ok(cpus)
 }
 
-fn labels(
-    cpu_node: u32,
-    memory_node: u32,
-    extra: Option<(&str, &str)>,
-) -> Map<String, serde_json::Value> {
-    let mut labels = Map::new();
-    labels.insert("cpu_node".into(), json!(cpu_node));
-    labels.insert("mem_node".into(), json!(memory_node));
-    labels.insert("cpu_order".into(), json!(MATRIX_ORDER.name()));
-    if let Some((key, value)) = extra {
-        labels.insert(key.into(), json!(value));
-    }
-    labels
-}
-
-/// Idle latency from the first allowed CPU (in [`MATRIX_ORDER`]) of each
-/// CPU node to memory bound on each memory node, working set `size`.
-pub fn run_latency_matrix(
-    context: &Context,
-    size: u64,
-    pipeline: &mut Pipeline,
-) -> Result<NodeMatrix, BenchError> {
-    let mut matrix = NodeMatrix::new(context, "ns");
-    for (row, &cpu_node) in matrix.cpu_nodes.clone().iter().enumerate() {
-        let cpu = matrix_cpus(&context.topology, cpu_node, MatrixMode::Serial)?[0];
-        for (column, &memory_node) in matrix.memory_nodes.clone().iter().enumerate() {
-            if interrupted() {
-                return Ok(matrix);
-            }
-            let config = LatencyConfig {
-                sizes: vec![size],
-                cpu,
-                memory: MemoryPlacement::bind(memory_node),
-                order: ChaseOrder::default(),
-            };
-            let measured = measure_latency(context, &config, size)?;
-            let labels = labels(cpu_node, memory_node, None);
-            matrix.values[row][column] = emit_latency(
-                context,
-                &config,
-                size,
-                &measured,
-                "matrix-latency",
-                &labels,
-                pipeline,
-            )?;
-        }
-    }
-    Ok(matrix)
-}
-
 /// How many threads read in `matrix bandwidth`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatrixMode {
@@ -152,32 +95,157 @@ impl MatrixMode {
     }
 }
 
-/// Read bandwidth from each CPU node to memory bound on each memory node.
+/// What a matrix cell measures: idle latency (one thread), or read
+/// bandwidth of the row's threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatrixKind {
+    Latency,
+    Bandwidth(MatrixMode),
+}
+
+/// One row of a grid: its key, the CPUs that measure, and the params
+/// every cell of the row records.
+struct GridRow {
+    key: u32,
+    cpus: Vec<u32>,
+    labels: Map<String, serde_json::Value>,
+}
+
+/// The one grid runner of every matrix: each row's CPUs against memory
+/// bound on each memory node (CPU-less ones included), cell by cell,
+/// each cell's record flushed as measured; the cells carry the row's
+/// params, `mem_node`, `cpu_order` and, for bandwidth, `mode`.
+fn run_grid(
+    context: &Context,
+    row_name: &'static str,
+    rows: Vec<GridRow>,
+    kind: MatrixKind,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    let memory_nodes = memory_nodes(&context.topology);
+    let mut matrix = NodeMatrix {
+        row_name,
+        rows: rows.iter().map(|row| row.key).collect(),
+        values: vec![vec![None; memory_nodes.len()]; rows.len()],
+        memory_nodes: memory_nodes.clone(),
+        unit: match kind {
+            MatrixKind::Latency => "ns",
+            MatrixKind::Bandwidth(_) => "GB/s",
+        },
+    };
+    for (index, row) in rows.iter().enumerate() {
+        for (column, &memory_node) in memory_nodes.iter().enumerate() {
+            if interrupted() {
+                return Ok(matrix);
+            }
+            let mut labels = row.labels.clone();
+            labels.insert("mem_node".into(), json!(memory_node));
+            labels.insert("cpu_order".into(), json!(MATRIX_ORDER.name()));
+            let memory = MemoryPlacement::bind(memory_node);
+            matrix.values[index][column] = match kind {
+                MatrixKind::Latency => {
+                    let config = LatencyConfig {
+                        sizes: vec![size],
+                        cpu: row.cpus[0],
+                        memory,
+                        order: ChaseOrder::default(),
+                    };
+                    let measured = measure_latency(context, &config, size)?;
+                    emit_latency(
+                        context,
+                        &config,
+                        size,
+                        &measured,
+                        "matrix-latency",
+                        &labels,
+                        pipeline,
+                    )?
+                }
+                MatrixKind::Bandwidth(mode) => {
+                    labels.insert("mode".into(), json!(mode.name()));
+                    let read = kernel_by_name("read").expect("read kernel is registered");
+                    let config = BandwidthConfig::new(read, row.cpus.clone(), size, memory)
+                        .labelled("matrix-bandwidth", labels);
+                    Some(
+                        run_bandwidth(context, &config, pipeline)?
+                            .gigabytes_per_second
+                            .max(),
+                    )
+                }
+            };
+        }
+    }
+    Ok(matrix)
+}
+
+/// The matrix of `kind` from each CPU node (its [`matrix_cpus`]) to each
+/// memory node, working set `size`.
+pub fn run_node_matrix(
+    context: &Context,
+    kind: MatrixKind,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    let mode = match kind {
+        MatrixKind::Latency => MatrixMode::Serial,
+        MatrixKind::Bandwidth(mode) => mode,
+    };
+    let rows = cpu_nodes(&context.topology)
+        .into_iter()
+        .map(|node| {
+            let mut labels = Map::new();
+            labels.insert("cpu_node".into(), json!(node));
+            Ok(GridRow {
+                key: node,
+                cpus: matrix_cpus(&context.topology, node, mode)?,
+                labels,
+            })
+        })
+        .collect::<Result<Vec<_>, BenchError>>()?;
+    run_grid(context, "CPU node", rows, kind, size, pipeline)
+}
+
+/// The idle latency matrix: [`run_node_matrix`] of [`MatrixKind::Latency`].
+pub fn run_latency_matrix(
+    context: &Context,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    run_node_matrix(context, MatrixKind::Latency, size, pipeline)
+}
+
+/// The read-bandwidth matrix in `mode`: [`run_node_matrix`] of
+/// [`MatrixKind::Bandwidth`].
 pub fn run_bandwidth_matrix(
     context: &Context,
     mode: MatrixMode,
     size: u64,
     pipeline: &mut Pipeline,
 ) -> Result<NodeMatrix, BenchError> {
-    let read = kernel_by_name("read").expect("read kernel is registered");
-    let mut matrix = NodeMatrix::new(context, "GB/s");
-    for (row, &cpu_node) in matrix.cpu_nodes.clone().iter().enumerate() {
-        let cpus = matrix_cpus(&context.topology, cpu_node, mode)?;
-        for (column, &memory_node) in matrix.memory_nodes.clone().iter().enumerate() {
-            if interrupted() {
-                return Ok(matrix);
-            }
-            let config =
-                BandwidthConfig::new(read, cpus.clone(), size, MemoryPlacement::bind(memory_node))
-                    .labelled(
-                        "matrix-bandwidth",
-                        labels(cpu_node, memory_node, Some(("mode", mode.name()))),
-                    );
-            let result = run_bandwidth(context, &config, pipeline)?;
-            matrix.values[row][column] = Some(result.gigabytes_per_second.max());
-        }
-    }
-    Ok(matrix)
+    run_node_matrix(context, MatrixKind::Bandwidth(mode), size, pipeline)
+}
+
+/// One row of a per-CPU matrix (`matrix ... --per-cpu`): one thread on
+/// `cpu` against every memory node; its cells carry `per_cpu: true`,
+/// `cpu` and `cpu_node`.
+pub fn run_cpu_row(
+    context: &Context,
+    cpu: u32,
+    kind: MatrixKind,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    let mut labels = Map::new();
+    labels.insert("per_cpu".into(), json!(true));
+    labels.insert("cpu".into(), json!(cpu));
+    labels.insert("cpu_node".into(), json!(context.topology.node_of_cpu(cpu)));
+    let row = GridRow {
+        key: cpu,
+        cpus: vec![cpu],
+        labels,
+    };
+    run_grid(context, "CPU", vec![row], kind, size, pipeline)
 }
 
 #[cfg(test)]

@@ -16,20 +16,20 @@ mod loaded_latency;
 mod matrix;
 mod mlp;
 mod per_cpu;
-mod per_cpu_matrix;
 #[cfg(test)]
 mod per_cpu_tests;
 mod placed;
 mod plan;
 mod registry;
 mod scaling;
+mod step_runner;
 mod steps;
 
 pub use bandwidth::{
     bandwidth_record, measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult,
 };
-pub use c2c::{c2c_pairs, measure_c2c, run_c2c};
-pub use characterize::{characterize_plan, run_step, Defaults, Step, Steps};
+pub use c2c::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};
+pub use characterize::{characterize_plan, Defaults, Step, Steps, CHARACTERIZE_ORDER};
 pub use contention::{run_contention, ContentionSummary};
 pub use context::Context;
 pub use error::BenchError;
@@ -41,14 +41,14 @@ pub use loaded_latency::{
     run_loaded_latency, LoadedLatencyConfig, LoadedPoint, TrafficMix, DEFAULT_DELAYS,
 };
 pub use matrix::{
-    matrix_cpus, run_bandwidth_matrix, run_latency_matrix, MatrixMode, NodeMatrix, MATRIX_ORDER,
+    matrix_cpus, run_bandwidth_matrix, run_cpu_row, run_latency_matrix, run_node_matrix,
+    MatrixKind, MatrixMode, NodeMatrix, MATRIX_ORDER,
 };
 pub use mlp::{run_mlp, MlpConfig, MAX_CHAINS};
 pub use per_cpu::{
-    each_cpu_dram_bytes, each_cpu_memory, per_cpu_sample, run_bandwidth_each_cpu,
-    run_latency_each_cpu, EachCpu, EVERY_CPU_LIMIT, RULE_EVERY_CPU, RULE_SAMPLED,
+    each_cpu_dram_bytes, each_cpu_memory, per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure,
+    EVERY_CPU_LIMIT, PER_CPU_ORDER, RULE_EVERY_CPU, RULE_SAMPLED,
 };
-pub use per_cpu_matrix::{run_bandwidth_matrix_per_cpu, run_latency_matrix_per_cpu, CpuMatrix};
 pub use placed::{
     check_memory_fits, cpu_nodes, cpus_of_node, insert_cache_params, memory_nodes, resolve_cpu,
     resolve_node_with_memory, safe_working_set_bytes, working_set_for, working_set_of_buffers,
@@ -57,3 +57,4 @@ pub use placed::{
 pub use plan::{app_plan_step, plan_of, total_seconds, PlanStep};
 pub use registry::{registry, select, BenchmarkInfo, SelectionError};
 pub use scaling::{reader_nodes, run_scaling, scaling_cpus, ScalingPoint, SCALING_ORDER};
+pub use step_runner::StepRunner;

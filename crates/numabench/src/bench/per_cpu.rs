@@ -23,6 +23,9 @@ use serde_json::{json, Map, Value};
 /// by characterize; larger ones are sampled ([`per_cpu_sample`]).
 pub const EVERY_CPU_LIMIT: usize = 32;
 
+/// The order characterize's per-CPU sample is measured in: tree order.
+pub const PER_CPU_ORDER: CpuOrder = CpuOrder::Compact;
+
 /// The rule on machines with at most [`EVERY_CPU_LIMIT`] allowed CPUs.
 pub const RULE_EVERY_CPU: &str = "every allowed CPU (at most 32 allowed)";
 
@@ -38,7 +41,7 @@ pub const RULE_SAMPLED: &str =
 /// seen at both ends of its numbering. CPUs this process may not use are
 /// never picked.
 pub fn per_cpu_sample(topology: &TopologyReport) -> (Vec<u32>, &'static str) {
-    let order = CpuOrder::Compact;
+    let order = PER_CPU_ORDER;
     let allowed = order.all_allowed(topology);
     if allowed.len() <= EVERY_CPU_LIMIT {
         return (allowed, RULE_EVERY_CPU);
@@ -91,8 +94,17 @@ pub fn each_cpu_dram_bytes(topology: &TopologyReport, cpu: u32, mem_node: Option
     working_set_for(topology, &[cpu], &nodes).bytes
 }
 
+/// What one thread on each CPU measures: latency (chased in an order), or
+/// the bandwidth of each of some kernels.
+#[derive(Debug, Clone)]
+pub enum PerCpuMeasure {
+    Latency(ChaseOrder),
+    Bandwidth(Vec<&'static KernelSpec>),
+}
+
 /// One thread on each of `cpus` in turn: what they run and how records
-/// are filed.
+/// are filed. [`EachCpu::steps`] makes one [`OneCpu`] per CPU: the plan
+/// shows each, the run measures each.
 #[derive(Debug, Clone)]
 pub struct EachCpu {
     /// The CPUs, measured in this order.
@@ -109,41 +121,80 @@ pub struct EachCpu {
     pub labels: Map<String, Value>,
 }
 
+/// One CPU's share of an [`EachCpu`] run: its sizes resolved, its
+/// records' params; the last CPU of the run also emits every CPU's ratio
+/// to its node's median.
+#[derive(Debug, Clone)]
+pub struct OneCpu {
+    pub cpu: u32,
+    pub mem_node: Option<u32>,
+    /// The working sets measured, in order (the CPU's own DRAM working
+    /// set unless sizes were given).
+    pub sizes: Vec<u64>,
+    pub max_repeat: Option<usize>,
+    pub benchmark: &'static str,
+    /// Every record's params: the run's labels, `each_cpu: true`, `cpu`,
+    /// `cpu_node` and `mem_node` (`null`: the CPU's own).
+    pub labels: Map<String, Value>,
+    pub measure: PerCpuMeasure,
+    /// After measuring, emit the node-median ratios of every CPU of the run.
+    pub last: bool,
+}
+
 impl EachCpu {
-    /// Every record's params: the labels, `each_cpu: true`, the CPU's node
-    /// and the memory node asked for (`null`: the CPU's own).
-    fn params(&self, context: &Context, cpu: u32) -> Map<String, Value> {
-        let mut params = self.labels.clone();
-        params.insert("each_cpu".into(), json!(true));
-        params.insert("cpu".into(), json!(cpu));
-        params.insert("cpu_node".into(), json!(context.topology.node_of_cpu(cpu)));
-        params.insert("mem_node".into(), json!(self.mem_node));
-        params
+    /// One [`OneCpu`] per CPU, in order, measuring `measure`.
+    pub fn split(&self, topology: &TopologyReport, measure: &PerCpuMeasure) -> Vec<OneCpu> {
+        let count = self.cpus.len();
+        self.cpus
+            .iter()
+            .enumerate()
+            .map(|(index, &cpu)| {
+                let mut labels = self.labels.clone();
+                labels.insert("each_cpu".into(), json!(true));
+                labels.insert("cpu".into(), json!(cpu));
+                labels.insert("cpu_node".into(), json!(topology.node_of_cpu(cpu)));
+                labels.insert("mem_node".into(), json!(self.mem_node));
+                OneCpu {
+                    cpu,
+                    mem_node: self.mem_node,
+                    sizes: if self.sizes.is_empty() {
+                        vec![each_cpu_dram_bytes(topology, cpu, self.mem_node)]
+                    } else {
+                        self.sizes.clone()
+                    },
+                    max_repeat: self.max_repeat,
+                    benchmark: self.benchmark,
+                    labels,
+                    measure: measure.clone(),
+                    last: index + 1 == count,
+                }
+            })
+            .collect()
     }
+}
 
-    fn sizes_for(&self, context: &Context, cpu: u32) -> Vec<u64> {
-        if self.sizes.is_empty() {
-            vec![each_cpu_dram_bytes(&context.topology, cpu, self.mem_node)]
-        } else {
-            self.sizes.clone()
+impl OneCpu {
+    /// The repetitions this CPU's measurements make in `context`.
+    pub fn repeat(&self, context: &Context) -> usize {
+        match self.max_repeat {
+            Some(limit) => context.repeat.min(limit).max(1),
+            None => context.repeat,
         }
     }
 
-    fn context(&self, context: &Context) -> Context {
-        let mut context = context.clone();
-        if let Some(limit) = self.max_repeat {
-            context.repeat = context.repeat.min(limit).max(1);
-        }
-        context
+    /// Where this CPU's memory goes ([`each_cpu_memory`]).
+    pub fn memory(&self, topology: &TopologyReport) -> MemoryPlacement {
+        each_cpu_memory(topology, self.cpu, self.mem_node)
     }
 }
 
 /// One measured figure of one CPU, for the node-median ratios.
 #[derive(Debug, Clone, PartialEq)]
-struct Figure {
+pub(super) struct Figure {
     cpu: u32,
     node: Option<u32>,
     size: u64,
+    /// `chase` for latency, else the bandwidth kernel.
     kernel: &'static str,
     value: f64,
     params: Map<String, Value>,
@@ -170,20 +221,24 @@ fn node_median_ratios(figures: &[Figure]) -> Vec<f64> {
 }
 
 /// After every CPU is measured, one `ratio` record per CPU: its figure
-/// over its node's median (`metric` e.g. `latency_vs_node_median`), with
-/// the CPU's params and `deviation_from_node_median`.
-fn emit_ratios(
+/// over its node's median (`latency_vs_node_median`, or
+/// `<kernel>_bandwidth_vs_node_median`), with the CPU's params and
+/// `deviation_from_node_median`.
+pub(super) fn emit_node_median_ratios(
     benchmark: &str,
-    metric_of: impl Fn(&Figure) -> String,
     figures: &[Figure],
     pipeline: &mut Pipeline,
 ) -> Result<(), BenchError> {
     for (figure, ratio) in figures.iter().zip(node_median_ratios(figures)) {
         let mut params = figure.params.clone();
         params.insert("deviation_from_node_median".into(), json!(ratio - 1.0));
+        let metric = match figure.kernel {
+            "chase" => "latency_vs_node_median".to_string(),
+            kernel => format!("{kernel}_bandwidth_vs_node_median"),
+        };
         pipeline.emit(&Record {
             benchmark: benchmark.into(),
-            metric: metric_of(figure),
+            metric,
             value: ratio,
             unit: Unit::Ratio,
             params,
@@ -194,102 +249,83 @@ fn emit_ratios(
     Ok(())
 }
 
-/// Latency from each CPU in turn (one `latency` record per CPU and size,
-/// flushed as measured), then each CPU's `latency_vs_node_median`.
-pub fn run_latency_each_cpu(
+/// Measures one CPU: latency of each size, or bandwidth of each size and
+/// kernel, one pinned thread, each record flushed as measured. Returns
+/// the figures for the node-median ratios.
+pub(super) fn measure_one_cpu(
     context: &Context,
-    each: &EachCpu,
-    order: ChaseOrder,
+    one: &OneCpu,
     pipeline: &mut Pipeline,
-) -> Result<(), BenchError> {
-    let context = each.context(context);
+) -> Result<Vec<Figure>, BenchError> {
+    let mut context = context.clone();
+    context.repeat = one.repeat(&context);
+    let context = &context;
+    let cpu = one.cpu;
+    let node = context.topology.node_of_cpu(cpu);
     let mut figures = Vec::new();
-    for &cpu in &each.cpus {
-        let labels = each.params(&context, cpu);
-        for size in each.sizes_for(&context, cpu) {
-            if interrupted() {
-                return Ok(());
-            }
-            let config = LatencyConfig {
-                sizes: vec![size],
-                cpu,
-                memory: each_cpu_memory(&context.topology, cpu, each.mem_node),
-                order,
-            };
-            let measured = measure_latency(&context, &config, size)?;
-            let median = emit_latency(
-                &context,
-                &config,
-                size,
-                &measured,
-                each.benchmark,
-                &labels,
-                pipeline,
-            )?;
-            if let Some(value) = median {
-                let mut params = labels.clone();
-                params.insert("size_bytes".into(), json!(size));
-                figures.push(Figure {
-                    cpu,
-                    node: context.topology.node_of_cpu(cpu),
-                    size,
-                    kernel: "chase",
-                    value,
-                    params,
-                });
-            }
-        }
-    }
-    emit_ratios(
-        each.benchmark,
-        |_| "latency_vs_node_median".into(),
-        &figures,
-        pipeline,
-    )
-}
-
-/// Bandwidth of each kernel from each CPU in turn, one thread (one record
-/// per CPU, size and kernel, flushed as measured), then each CPU's
-/// `<kernel>_bandwidth_vs_node_median`.
-pub fn run_bandwidth_each_cpu(
-    context: &Context,
-    each: &EachCpu,
-    kernels: &[&'static KernelSpec],
-    pipeline: &mut Pipeline,
-) -> Result<(), BenchError> {
-    let context = each.context(context);
-    let mut figures = Vec::new();
-    for &cpu in &each.cpus {
-        let labels = each.params(&context, cpu);
-        for size in each.sizes_for(&context, cpu) {
-            for &kernel in kernels {
+    for &size in &one.sizes {
+        let mut params = one.labels.clone();
+        params.insert("size_bytes".into(), json!(size));
+        match &one.measure {
+            PerCpuMeasure::Latency(order) => {
                 if interrupted() {
-                    return Ok(());
+                    break;
                 }
-                let memory = each_cpu_memory(&context.topology, cpu, each.mem_node);
-                let config = BandwidthConfig::new(kernel, vec![cpu], size, memory)
-                    .labelled(each.benchmark, labels.clone());
-                let result = run_bandwidth(&context, &config, pipeline)?;
-                let mut params = labels.clone();
-                params.insert("size_bytes".into(), json!(size));
-                params.insert("kernel".into(), json!(kernel.name));
-                figures.push(Figure {
+                let config = LatencyConfig {
+                    sizes: vec![size],
                     cpu,
-                    node: context.topology.node_of_cpu(cpu),
+                    memory: one.memory(&context.topology),
+                    order: *order,
+                };
+                let measured = measure_latency(context, &config, size)?;
+                let median = emit_latency(
+                    context,
+                    &config,
                     size,
-                    kernel: kernel.name,
-                    value: result.gigabytes_per_second.max(),
-                    params,
-                });
+                    &measured,
+                    one.benchmark,
+                    &one.labels,
+                    pipeline,
+                )?;
+                if let Some(value) = median {
+                    figures.push(Figure {
+                        cpu,
+                        node,
+                        size,
+                        kernel: "chase",
+                        value,
+                        params,
+                    });
+                }
+            }
+            PerCpuMeasure::Bandwidth(kernels) => {
+                for &kernel in kernels {
+                    if interrupted() {
+                        return Ok(figures);
+                    }
+                    let config = BandwidthConfig::new(
+                        kernel,
+                        vec![cpu],
+                        size,
+                        one.memory(&context.topology),
+                    )
+                    .labelled(one.benchmark, one.labels.clone());
+                    let result = run_bandwidth(context, &config, pipeline)?;
+                    let mut params = params.clone();
+                    params.insert("kernel".into(), json!(kernel.name));
+                    figures.push(Figure {
+                        cpu,
+                        node,
+                        size,
+                        kernel: kernel.name,
+                        value: result.gigabytes_per_second.max(),
+                        params,
+                    });
+                }
             }
         }
     }
-    emit_ratios(
-        each.benchmark,
-        |figure| format!("{}_bandwidth_vs_node_median", figure.kernel),
-        &figures,
-        pipeline,
-    )
+    Ok(figures)
 }
 
 #[cfg(test)]

@@ -76,3 +76,44 @@ fn every_fixture_samples_allowed_cpus_covering_every_node_and_domain() {
         }
     }
 }
+
+/// On every shape characterize plans one step per sampled CPU (latency,
+/// then read bandwidth), each on that CPU alone, its memory on the CPU's
+/// node, its working set at least 4x the caches in front of that CPU and
+/// node (or, where the node cannot safely hold that — KNL's 4 GiB of
+/// MCDRAM in front of its quadrants — all it safely can, marked
+/// cache-affected), at most 3 repetitions, the rule named.
+#[test]
+fn every_fixture_plans_a_step_per_sampled_cpu_over_4x_its_caches() {
+    use crate::bench::{
+        characterize_plan, plan_of, safe_working_set_bytes, select, Context, CACHE_MULTIPLE,
+    };
+    for name in FIXTURES {
+        let context = Context::new(load(name));
+        let (sample, rule) = per_cpu_sample(&context.topology);
+        let steps = characterize_plan(&context, &select(&["per-cpu".into()], &[]).unwrap());
+        let plans = plan_of(&context, &steps);
+        assert_eq!(plans.len(), 2 * sample.len(), "{name}");
+        for (plan, &cpu) in plans.iter().zip(sample.iter().chain(&sample)) {
+            assert_eq!(plan.cpus, [cpu], "{name}");
+            let node = context.topology.node_of_cpu(cpu).unwrap();
+            assert_eq!(plan.mem_nodes, [node], "{name}");
+            assert_eq!(plan.sample_rule.as_deref(), Some(rule), "{name}");
+            assert!(plan.repeat <= 3, "{name}");
+            assert!(plan.cache_bytes_in_front > 0, "{name}: {plan:?}");
+            if plan.cache_affected {
+                assert_eq!(
+                    Some(plan.size_bytes),
+                    safe_working_set_bytes(&context.topology, &[node]),
+                    "{name}: {plan:?}"
+                );
+                assert!(plan.size_bytes < CACHE_MULTIPLE * plan.cache_bytes_in_front);
+            } else {
+                assert!(
+                    plan.size_bytes >= CACHE_MULTIPLE * plan.cache_bytes_in_front,
+                    "{name}: {plan:?}"
+                );
+            }
+        }
+    }
+}

@@ -10,11 +10,11 @@ use super::estimate::{
     estimate, Cost, ASSUMED_APP_PASSES, ASSUMED_SETUP_BYTES_PER_SECOND,
     ASSUMED_THREAD_BYTES_PER_SECOND,
 };
-use super::matrix::{matrix_cpus, MatrixMode, MATRIX_ORDER};
+use super::matrix::{matrix_cpus, MatrixKind, MatrixMode};
 use super::mlp::MAX_CHAINS;
-use super::per_cpu::{each_cpu_dram_bytes, each_cpu_memory};
+use super::per_cpu::PerCpuMeasure;
 use super::placed::{cpu_nodes, memory_nodes, CACHE_MULTIPLE};
-use super::scaling::{reader_nodes, scaling_cpus, SCALING_ORDER};
+use super::scaling::{reader_nodes, scaling_cpus};
 use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
 use serde::Serialize;
@@ -52,148 +52,135 @@ pub struct PlanStep {
     pub measurements: usize,
     /// Estimated duration, seconds (see [`super::estimate`] and docs/plan.md).
     pub estimated_seconds: f64,
+    /// How the step's CPU was sampled, on characterize's per-CPU steps
+    /// (also `params.sample_rule` of their records); absent elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample_rule: Option<String>,
 }
 
 /// The facts of a step before the cache and estimate fields are filled in.
 struct Facts {
     threads: usize,
     cpus: Vec<u32>,
-    cpu_order: Option<&'static str>,
     mem_nodes: Vec<u32>,
     sizes: Vec<u64>,
     costs: Vec<Cost>,
+    /// The step's own repetitions where it caps the run's.
+    repeat: Option<usize>,
 }
 
-/// Every CPU of `nodes`' measuring CPUs, concatenated.
-fn concat<E>(lists: impl Iterator<Item = Result<Vec<u32>, E>>) -> Vec<u32> {
-    lists.filter_map(Result::ok).flatten().collect()
+impl Facts {
+    fn new(
+        threads: usize,
+        cpus: Vec<u32>,
+        mem_nodes: Vec<u32>,
+        sizes: Vec<u64>,
+        costs: Vec<Cost>,
+    ) -> Self {
+        Self {
+            threads,
+            cpus,
+            mem_nodes,
+            sizes,
+            costs,
+            repeat: None,
+        }
+    }
 }
 
-/// The CPU order a bandwidth step's labels name, if any.
-fn labelled_order(labels: &serde_json::Map<String, serde_json::Value>) -> Option<&'static str> {
-    let name = labels.get("cpu_order")?.as_str()?;
-    [CpuOrder::Compact, CpuOrder::CoresFirst, CpuOrder::Scatter]
+/// The CPUs of a matrix's rows, each row's in [`MATRIX_ORDER`].
+fn matrix_rows(topology: &TopologyReport, kind: MatrixKind) -> Vec<Vec<u32>> {
+    let mode = match kind {
+        MatrixKind::Latency => MatrixMode::Serial,
+        MatrixKind::Bandwidth(mode) => mode,
+    };
+    cpu_nodes(topology)
         .into_iter()
-        .map(CpuOrder::name)
-        .find(|known| *known == name)
+        .filter_map(|node| matrix_cpus(topology, node, mode).ok())
+        .collect()
 }
 
-fn facts(topology: &TopologyReport, work: &Work) -> Facts {
+/// One matrix row's cells: a chase, or a read by the row's threads, per
+/// memory node.
+fn row_cost(kind: MatrixKind, bytes: u64, threads: usize, count: usize) -> Cost {
+    match kind {
+        MatrixKind::Latency => Cost::Chase { bytes, count },
+        MatrixKind::Bandwidth(_) => Cost::Stream {
+            bytes,
+            threads,
+            count,
+        },
+    }
+}
+
+fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
     match work {
-        Work::EachCpuLatency(each) | Work::EachCpuRead(each) => {
-            let sizes: Vec<u64> = if each.sizes.is_empty() {
-                each.cpus
-                    .iter()
-                    .map(|&cpu| each_cpu_dram_bytes(topology, cpu, each.mem_node))
-                    .collect()
-            } else {
-                each.sizes.clone()
-            };
-            let mut mem_nodes: Vec<u32> = each
-                .cpus
+        Work::OneCpu(one) => {
+            let costs = one
+                .sizes
                 .iter()
-                .flat_map(|&cpu| each_cpu_memory(topology, cpu, each.mem_node).expected_nodes())
-                .collect();
-            mem_nodes.sort_unstable();
-            mem_nodes.dedup();
-            let per_cpu_sizes: Vec<u64> = if each.sizes.is_empty() {
-                sizes.clone()
-            } else {
-                each.cpus
-                    .iter()
-                    .flat_map(|_| each.sizes.iter().copied())
-                    .collect()
-            };
-            let costs = per_cpu_sizes
-                .iter()
-                .map(|&bytes| match work {
-                    Work::EachCpuRead(_) => Cost::Stream {
+                .map(|&bytes| match &one.measure {
+                    PerCpuMeasure::Bandwidth(kernels) => Cost::Stream {
                         bytes,
                         threads: 1,
-                        count: 1,
+                        count: kernels.len(),
                     },
-                    _ => Cost::Chase { bytes, count: 1 },
+                    PerCpuMeasure::Latency(_) => Cost::Chase { bytes, count: 1 },
                 })
                 .collect();
-            let mut distinct = sizes;
-            distinct.sort_unstable();
-            distinct.dedup();
             Facts {
-                threads: 1,
-                cpus: each.cpus.clone(),
-                cpu_order: Some(CpuOrder::Compact.name()),
-                mem_nodes,
-                sizes: distinct,
-                costs,
+                repeat: Some(one.repeat(context)),
+                ..Facts::new(
+                    1,
+                    vec![one.cpu],
+                    one.memory(topology).expected_nodes(),
+                    one.sizes.clone(),
+                    costs,
+                )
             }
         }
-        Work::Latency(config) => Facts {
-            threads: 1,
-            cpus: vec![config.cpu],
-            cpu_order: None,
-            mem_nodes: config.memory.expected_nodes(),
-            sizes: config.sizes.clone(),
-            costs: config
+        Work::Matrix(kind, size) => {
+            let mem_nodes = memory_nodes(topology);
+            let rows = matrix_rows(topology, *kind);
+            let costs = rows
+                .iter()
+                .map(|cpus| row_cost(*kind, *size, cpus.len(), mem_nodes.len()))
+                .collect();
+            Facts::new(
+                rows.iter().map(Vec::len).max().unwrap_or(0),
+                rows.concat(),
+                mem_nodes,
+                vec![*size],
+                costs,
+            )
+        }
+        Work::CpuRow { cpu, kind, size } => {
+            let mem_nodes = memory_nodes(topology);
+            let cost = row_cost(*kind, *size, 1, mem_nodes.len());
+            Facts::new(1, vec![*cpu], mem_nodes, vec![*size], vec![cost])
+        }
+        Work::Latency(config) => Facts::new(
+            1,
+            vec![config.cpu],
+            config.memory.expected_nodes(),
+            config.sizes.clone(),
+            config
                 .sizes
                 .iter()
                 .map(|&bytes| Cost::Chase { bytes, count: 1 })
                 .collect(),
-        },
-        Work::LatencyMatrix(size) => {
-            let mem_nodes = memory_nodes(topology);
-            let cpus = concat(
-                cpu_nodes(topology)
-                    .into_iter()
-                    .map(|node| matrix_cpus(topology, node, MatrixMode::Serial)),
-            );
-            let count = cpus.len() * mem_nodes.len();
-            Facts {
-                threads: 1,
-                cpus,
-                cpu_order: Some(MATRIX_ORDER.name()),
-                mem_nodes,
-                sizes: vec![*size],
-                costs: vec![Cost::Chase {
-                    bytes: *size,
-                    count,
-                }],
-            }
-        }
-        Work::BandwidthMatrix(mode, size) => {
-            let mem_nodes = memory_nodes(topology);
-            let per_node: Vec<Vec<u32>> = cpu_nodes(topology)
-                .into_iter()
-                .filter_map(|node| matrix_cpus(topology, node, *mode).ok())
-                .collect();
-            let costs = per_node
-                .iter()
-                .map(|cpus| Cost::Stream {
-                    bytes: *size,
-                    threads: cpus.len(),
-                    count: mem_nodes.len(),
-                })
-                .collect();
-            Facts {
-                threads: per_node.iter().map(Vec::len).max().unwrap_or(0),
-                cpus: per_node.concat(),
-                cpu_order: Some(MATRIX_ORDER.name()),
-                mem_nodes,
-                sizes: vec![*size],
-                costs,
-            }
-        }
-        Work::Bandwidth(config) => Facts {
-            threads: config.cpus.len(),
-            cpus: config.cpus.clone(),
-            cpu_order: labelled_order(&config.labels),
-            mem_nodes: config.memory.expected_nodes(),
-            sizes: vec![config.size],
-            costs: vec![Cost::Stream {
+        ),
+        Work::Bandwidth(config) => Facts::new(
+            config.cpus.len(),
+            config.cpus.clone(),
+            config.memory.expected_nodes(),
+            vec![config.size],
+            vec![Cost::Stream {
                 bytes: config.size,
                 threads: config.cpus.len(),
                 count: 1,
             }],
-        },
+        ),
         Work::Contention { cpus, node, size } => {
             let mut mem_nodes: Vec<u32> = cpus
                 .iter()
@@ -212,19 +199,20 @@ fn facts(topology: &TopologyReport, work: &Work) -> Facts {
                 threads: cpus.len(),
                 count: 2,
             };
-            Facts {
-                threads: cpus.len(),
-                cpus: cpus.clone(),
-                cpu_order: None,
+            Facts::new(
+                cpus.len(),
+                cpus.clone(),
                 mem_nodes,
-                sizes: vec![*size],
-                costs: vec![alone, together],
-            }
+                vec![*size],
+                vec![alone, together],
+            )
         }
-        Work::Scaling { node, size, .. } => {
+        Work::Scaling {
+            node, size, order, ..
+        } => {
             let per_node: Vec<Vec<u32>> = reader_nodes(topology, *node)
                 .into_iter()
-                .filter_map(|reader| scaling_cpus(topology, reader).ok())
+                .filter_map(|reader| scaling_cpus(topology, reader, *order).ok())
                 .collect();
             let costs = per_node
                 .iter()
@@ -236,61 +224,58 @@ fn facts(topology: &TopologyReport, work: &Work) -> Facts {
                     })
                 })
                 .collect();
-            Facts {
-                threads: per_node.iter().map(Vec::len).max().unwrap_or(0),
-                cpus: per_node.concat(),
-                cpu_order: Some(SCALING_ORDER.name()),
-                mem_nodes: vec![*node],
-                sizes: vec![*size],
+            Facts::new(
+                per_node.iter().map(Vec::len).max().unwrap_or(0),
+                per_node.concat(),
+                vec![*node],
+                vec![*size],
                 costs,
-            }
+            )
         }
         Work::LoadedLatency(config) => {
             let mut cpus = vec![config.chaser_cpu];
             cpus.extend(&config.generator_cpus);
             let generators = config.generator_cpus.len() as u64;
-            Facts {
-                threads: cpus.len(),
+            // The chase at idle and at every delay; the generators' buffers built once.
+            let costs = vec![
+                Cost::Chase {
+                    bytes: config.size,
+                    count: 1 + config.delays.len(),
+                },
+                Cost::Setup {
+                    bytes: config.size * generators,
+                },
+            ];
+            Facts::new(
+                cpus.len(),
                 cpus,
-                cpu_order: None,
-                mem_nodes: config.memory.expected_nodes(),
-                sizes: vec![config.size],
-                // The chase at idle and at every delay; the generators' buffers built once.
-                costs: vec![
-                    Cost::Chase {
-                        bytes: config.size,
-                        count: 1 + config.delays.len(),
-                    },
-                    Cost::Setup {
-                        bytes: config.size * generators,
-                    },
-                ],
-            }
+                config.memory.expected_nodes(),
+                vec![config.size],
+                costs,
+            )
         }
-        Work::Mlp(config) => Facts {
-            threads: 1,
-            cpus: vec![config.cpu],
-            cpu_order: None,
-            mem_nodes: config.memory.expected_nodes(),
-            sizes: vec![config.size],
-            costs: vec![Cost::Chase {
+        Work::Mlp(config) => Facts::new(
+            1,
+            vec![config.cpu],
+            config.memory.expected_nodes(),
+            vec![config.size],
+            vec![Cost::Chase {
                 bytes: config.size,
                 count: MAX_CHAINS,
             }],
-        },
+        ),
         Work::C2c => {
             let pairs = c2c_pairs(topology);
             let mut cpus: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
             cpus.sort_unstable();
             cpus.dedup();
-            Facts {
-                threads: 2,
+            Facts::new(
+                2,
                 cpus,
-                cpu_order: None,
-                mem_nodes: Vec::new(),
-                sizes: vec![64],
-                costs: vec![Cost::PingPong { pairs: pairs.len() }],
-            }
+                Vec::new(),
+                vec![64],
+                vec![Cost::PingPong { pairs: pairs.len() }],
+            )
         }
     }
 }
@@ -300,8 +285,13 @@ impl Step {
     /// estimated to take. Allocates and measures nothing.
     pub fn plan(&self, context: &Context) -> PlanStep {
         let topology = &context.topology;
-        let facts = facts(topology, &self.work);
+        let facts = facts(topology, &self.work, context);
         let size_bytes = facts.sizes.iter().copied().max().unwrap_or(0);
+        let repeat = facts.repeat.unwrap_or(context.repeat);
+        let sample_rule = match &self.work {
+            Work::OneCpu(one) => one.labels.get("sample_rule").and_then(|rule| rule.as_str()),
+            _ => None,
+        };
         let cache_bytes_in_front = topology.cache_bytes_in_front(&facts.cpus, &facts.mem_nodes);
         let measurements = facts
             .costs
@@ -317,20 +307,17 @@ impl Step {
             label: self.label.clone(),
             threads: facts.threads,
             cpus: facts.cpus,
-            cpu_order: facts.cpu_order,
+            cpu_order: self.cpu_order.map(CpuOrder::name),
             cache_affected: !facts.mem_nodes.is_empty()
                 && size_bytes < CACHE_MULTIPLE.saturating_mul(cache_bytes_in_front),
             mem_nodes: facts.mem_nodes,
             size_bytes,
             sizes: facts.sizes,
             cache_bytes_in_front,
-            repeat: context.repeat,
+            repeat,
             measurements,
-            estimated_seconds: facts
-                .costs
-                .iter()
-                .map(|&cost| estimate(cost, context.repeat))
-                .sum(),
+            estimated_seconds: facts.costs.iter().map(|&cost| estimate(cost, repeat)).sum(),
+            sample_rule: sample_rule.map(str::to_string),
         }
     }
 }
@@ -376,6 +363,7 @@ pub fn app_plan_step(
         repeat,
         measurements: 1,
         estimated_seconds: repeat as f64 * (setup + passes),
+        sample_rule: None,
     }
 }
 
@@ -411,26 +399,49 @@ mod tests {
                 assert!(!plan.cpus.is_empty(), "{plan:?}");
                 assert!(plan.threads >= 1 && plan.threads <= plan.cpus.len());
                 assert!(plan.estimated_seconds > 0.0, "{plan:?}");
-                assert_eq!(plan.repeat, context.repeat);
+                // characterize chose every step's CPUs, and says in what order.
+                assert!(plan.cpu_order.is_some(), "{plan:?}");
                 match &step.work {
-                    Work::LatencyMatrix(_) | Work::BandwidthMatrix(..) => {
+                    Work::Matrix(..) => {
                         assert_eq!(plan.mem_nodes, memory_nodes(topology));
                         assert_eq!(
                             plan.measurements,
                             cpu_nodes(topology).len() * memory_nodes(topology).len()
                         );
                     }
-                    Work::Scaling { node, .. } => {
-                        let first = scaling_cpus(topology, *node).unwrap();
+                    Work::Scaling { node, order, .. } => {
+                        let first = scaling_cpus(topology, *node, *order).unwrap();
                         assert_eq!(plan.cpus[..first.len()], first);
-                        assert_eq!(plan.cpu_order, Some(SCALING_ORDER.name()));
+                        assert_eq!(plan.cpu_order, Some(crate::bench::SCALING_ORDER.name()));
                     }
                     Work::Bandwidth(config) => {
                         assert_eq!(plan.cpus, config.cpus);
                         assert_eq!(plan.size_bytes, config.size);
                         assert_eq!(plan.cpu_order, Some("compact"));
                     }
-                    _ => {}
+                    Work::OneCpu(one) => {
+                        // One CPU, its own node, its own one-thread DRAM
+                        // working set, at most 3 repetitions, the rule shown.
+                        assert_eq!(plan.cpus, [one.cpu]);
+                        assert_eq!(plan.threads, 1);
+                        assert_eq!(plan.mem_nodes, [topology.node_of_cpu(one.cpu).unwrap()]);
+                        assert_eq!(
+                            plan.size_bytes,
+                            crate::bench::each_cpu_dram_bytes(topology, one.cpu, None)
+                        );
+                        assert_eq!(
+                            plan.cache_bytes_in_front,
+                            topology.cache_bytes_in_front(&[one.cpu], &plan.mem_nodes)
+                        );
+                        assert!(plan.size_bytes >= 4 * plan.cache_bytes_in_front);
+                        assert!(!plan.cache_affected);
+                        assert_eq!(plan.repeat, context.repeat.min(3));
+                        assert_eq!(
+                            plan.sample_rule.as_deref(),
+                            Some(crate::bench::RULE_SAMPLED)
+                        );
+                    }
+                    _ => assert_eq!(plan.repeat, context.repeat),
                 }
             }
         }

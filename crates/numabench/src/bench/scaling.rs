@@ -1,7 +1,7 @@
 //! `scaling`: bandwidth of one node's memory as 1, 2, ... all cores of a
 //! CPU node read it, from the local node and from the most distant one:
 //! where the memory controller and the interconnect saturate. Threads are
-//! added in cores-first order ([`CpuOrder::CoresFirst`]).
+//! added in a [`CpuOrder`], by default cores-first ([`SCALING_ORDER`]).
 
 use super::bandwidth::{run_bandwidth, BandwidthConfig};
 use super::context::Context;
@@ -23,14 +23,18 @@ pub struct ScalingPoint {
     pub gigabytes_per_second: f64,
 }
 
-/// The order a scaling curve adds threads in: one per core, spread over
-/// the node's L3 domains, before any SMT sibling.
+/// The order a scaling curve adds threads in by default: one per core,
+/// spread over the node's L3 domains, before any SMT sibling.
 pub const SCALING_ORDER: CpuOrder = CpuOrder::CoresFirst;
 
 /// The allowed CPUs of `cpu_node` in the order a scaling curve adds them:
 /// `n` threads run on the first `n`.
-pub fn scaling_cpus(topology: &TopologyReport, cpu_node: u32) -> Result<Vec<u32>, BenchError> {
-    Ok(SCALING_ORDER.arrange(topology, &cpus_of_node(topology, cpu_node)?))
+pub fn scaling_cpus(
+    topology: &TopologyReport,
+    cpu_node: u32,
+    order: CpuOrder,
+) -> Result<Vec<u32>, BenchError> {
+    Ok(order.arrange(topology, &cpus_of_node(topology, cpu_node)?))
 }
 
 /// The CPU nodes to read `memory_node` from: the local one (if it has CPUs)
@@ -55,17 +59,19 @@ pub fn reader_nodes(topology: &TopologyReport, memory_node: u32) -> Vec<u32> {
     readers
 }
 
-/// Runs the scaling curves of `kernel` for memory bound to `memory_node`.
+/// Runs the scaling curves of `kernel` for memory bound to `memory_node`,
+/// threads added in `order`.
 pub fn run_scaling(
     context: &Context,
     kernel: &'static KernelSpec,
     memory_node: u32,
     size: u64,
+    order: CpuOrder,
     pipeline: &mut Pipeline,
 ) -> Result<Vec<ScalingPoint>, BenchError> {
     let mut points = Vec::new();
     for cpu_node in reader_nodes(&context.topology, memory_node) {
-        let cpus = scaling_cpus(&context.topology, cpu_node)?;
+        let cpus = scaling_cpus(&context.topology, cpu_node, order)?;
         let locality = if cpu_node == memory_node {
             "local"
         } else {
@@ -79,7 +85,7 @@ pub fn run_scaling(
             labels.insert("cpu_node".into(), json!(cpu_node));
             labels.insert("mem_node".into(), json!(memory_node));
             labels.insert("locality".into(), json!(locality));
-            labels.insert("cpu_order".into(), json!(SCALING_ORDER.name()));
+            labels.insert("cpu_order".into(), json!(order.name()));
             let config = BandwidthConfig::new(
                 kernel,
                 cpus[..threads].to_vec(),
@@ -110,7 +116,7 @@ mod tests {
     fn scaling_threads_take_every_core_before_any_sibling() {
         let topology = smt_server(2, 8, 4);
         for node in [0, 1] {
-            let cpus = scaling_cpus(&topology, node).unwrap();
+            let cpus = scaling_cpus(&topology, node, SCALING_ORDER).unwrap();
             assert_eq!(cpus, CpuOrder::CoresFirst.arrange(&topology, &cpus));
             let cores_used = |threads: usize| {
                 let mut cores: Vec<usize> = cpus[..threads]

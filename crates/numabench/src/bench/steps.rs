@@ -1,14 +1,18 @@
 //! Steps of the single-benchmark commands: each command builds its steps
 //! from the same [`Work`] values as `characterize`, then either prints
-//! their plan (`--plan`) or runs them ([`super::run_step`]).
+//! their plan (`--plan`) or runs them ([`super::StepRunner`]).
 
 use super::bandwidth::BandwidthConfig;
-use super::characterize::{Step, Work};
+use super::c2c::C2C_ORDER;
+use super::characterize::{one_cpu_label, Step, Work};
 use super::latency::LatencyConfig;
 use super::loaded_latency::LoadedLatencyConfig;
-use super::matrix::MatrixMode;
+use super::matrix::{MatrixKind, MatrixMode, MATRIX_ORDER};
 use super::mlp::MlpConfig;
+use super::per_cpu::{EachCpu, PerCpuMeasure};
 use crate::kernels::KernelSpec;
+use crate::threads::CpuOrder;
+use crate::topology::TopologyReport;
 use crate::units::format_bytes;
 
 impl Step {
@@ -16,8 +20,48 @@ impl Step {
         Step {
             benchmark,
             label,
+            cpu_order: None,
             work,
         }
+    }
+
+    /// The same step, its CPUs chosen by numabench in `order` (shown in
+    /// the plan, recorded as `params.cpu_order`).
+    pub fn in_order(mut self, order: CpuOrder) -> Self {
+        self.cpu_order = Some(order);
+        self
+    }
+
+    /// One step per CPU of `each`, in its order, measuring `measure`; the
+    /// last also emits every CPU's ratio to its node's median.
+    pub fn each_cpu(
+        topology: &TopologyReport,
+        each: &EachCpu,
+        measure: &PerCpuMeasure,
+    ) -> Vec<Self> {
+        let what = match measure {
+            PerCpuMeasure::Latency(_) => "latency",
+            PerCpuMeasure::Bandwidth(_) => "bandwidth",
+        };
+        each.split(topology, measure)
+            .into_iter()
+            .map(|one| Self::of(each.benchmark, one_cpu_label(what, &one), Work::OneCpu(one)))
+            .collect()
+    }
+
+    /// One row of a per-CPU matrix: one thread on `cpu`, memory on every
+    /// memory node in turn, working set `size`.
+    pub fn cpu_matrix_row(cpu: u32, kind: MatrixKind, size: u64) -> Self {
+        let (benchmark, what) = match kind {
+            MatrixKind::Latency => ("matrix-latency", "latency"),
+            MatrixKind::Bandwidth(_) => ("matrix-bandwidth", "read bandwidth"),
+        };
+        Self::of(
+            benchmark,
+            format!("{what} matrix row of CPU {cpu}"),
+            Work::CpuRow { cpu, kind, size },
+        )
+        .in_order(MATRIX_ORDER)
     }
 
     /// A latency run of every size of `config`, in order.
@@ -44,8 +88,9 @@ impl Step {
         Self::of(
             "matrix-latency",
             "latency matrix".to_string(),
-            Work::LatencyMatrix(size),
+            Work::Matrix(MatrixKind::Latency, size),
         )
+        .in_order(MATRIX_ORDER)
     }
 
     /// The bandwidth matrix in `mode`.
@@ -53,8 +98,9 @@ impl Step {
         Self::of(
             "matrix-bandwidth",
             format!("bandwidth matrix ({})", mode.name()),
-            Work::BandwidthMatrix(mode, size),
+            Work::Matrix(MatrixKind::Bandwidth(mode), size),
         )
+        .in_order(MATRIX_ORDER)
     }
 
     /// Contention of `cpus` on `node`.
@@ -66,13 +112,20 @@ impl Step {
         )
     }
 
-    /// Bandwidth scaling of `kernel` for memory on `node`.
-    pub fn scaling(kernel: &'static KernelSpec, node: u32, size: u64) -> Self {
+    /// Bandwidth scaling of `kernel` for memory on `node`, threads added
+    /// in `order`.
+    pub fn scaling(kernel: &'static KernelSpec, node: u32, size: u64, order: CpuOrder) -> Self {
         Self::of(
             "scaling",
             format!("scaling of node {node}"),
-            Work::Scaling { kernel, node, size },
+            Work::Scaling {
+                kernel,
+                node,
+                size,
+                order,
+            },
         )
+        .in_order(order)
     }
 
     /// A loaded-latency run.
@@ -95,6 +148,6 @@ impl Step {
 
     /// Cache-to-cache latency of every pair (or a sample).
     pub fn c2c() -> Self {
-        Self::of("c2c", "cache-to-cache latency".to_string(), Work::C2c)
+        Self::of("c2c", "cache-to-cache latency".to_string(), Work::C2c).in_order(C2C_ORDER)
     }
 }

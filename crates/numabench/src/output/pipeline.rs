@@ -62,6 +62,9 @@ pub enum OutputError {
 pub struct Pipeline {
     sinks: Vec<Box<dyn Sink>>,
     finished: bool,
+    /// Params every record carries unless it sets them itself
+    /// ([`Pipeline::set_common_params`]).
+    common_params: serde_json::Map<String, serde_json::Value>,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -116,6 +119,7 @@ impl Pipeline {
         Ok(Self {
             sinks,
             finished: false,
+            common_params: serde_json::Map::new(),
         })
     }
 
@@ -131,8 +135,29 @@ impl Pipeline {
         Ok(())
     }
 
+    /// From now on every record also carries `params` (a step's facts
+    /// such as `cpu_order`), except keys the record sets itself; an empty
+    /// map stops this.
+    pub fn set_common_params(&mut self, params: serde_json::Map<String, serde_json::Value>) {
+        self.common_params = params;
+    }
+
     /// Sends one record to every sink, each of which flushes it.
     pub fn emit(&mut self, record: &Record) -> Result<(), OutputError> {
+        let completed;
+        let record = if self.common_params.is_empty() {
+            record
+        } else {
+            let mut with_common = record.clone();
+            for (key, value) in &self.common_params {
+                with_common
+                    .params
+                    .entry(key.clone())
+                    .or_insert_with(|| value.clone());
+            }
+            completed = with_common;
+            &completed
+        };
         for sink in &mut self.sinks {
             sink.record(record)?;
         }
@@ -248,6 +273,31 @@ mod tests {
             "{}",
             csv.text()
         );
+    }
+
+    /// Common params join every record until cleared, and never replace
+    /// a param the record sets itself.
+    #[test]
+    fn common_params_complete_records_until_cleared() {
+        let jsonl = Shared::default();
+        let sinks: Vec<Box<dyn Sink>> = vec![Box::new(JsonLinesSink::new(jsonl.clone()))];
+        let mut pipeline = Pipeline::with_sinks(sinks, &metadata()).unwrap();
+        let mut common = serde_json::Map::new();
+        common.insert("cpu_order".into(), "cores-first".into());
+        common.insert("size".into(), "not this".into());
+        pipeline.set_common_params(common);
+        pipeline.emit(&record(1.0)).unwrap();
+        pipeline.set_common_params(serde_json::Map::new());
+        pipeline.emit(&record(2.0)).unwrap();
+        let lines: Vec<serde_json::Value> = jsonl
+            .text()
+            .lines()
+            .skip(1)
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(lines[0]["params"]["cpu_order"], "cores-first");
+        assert_eq!(lines[0]["params"]["size"], "1 GiB, \"big\"");
+        assert!(lines[1]["params"].get("cpu_order").is_none());
     }
 
     #[test]
