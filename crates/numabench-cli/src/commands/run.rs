@@ -83,6 +83,10 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         ));
     };
     let pin_library = pin_library()?;
+    let monitor_library = match args.mpi_monitor && !args.plan {
+        true => Some(super::mpi_monitor::library()?),
+        false => None,
+    };
     let context = context(&RunArgs {
         repeat: args.repeat,
         hugepages: false,
@@ -95,7 +99,9 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
             "cannot run '{program}': no such executable"
         )));
     }
-    let texts: Vec<String> = if args.policies.is_empty() {
+    let texts: Vec<String> = if args.policies.is_empty() && args.mpi_monitor {
+        vec!["as-is".to_string()]
+    } else if args.policies.is_empty() {
         DEFAULT_POLICIES
             .iter()
             .map(|policy| policy.to_string())
@@ -149,15 +155,33 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let mut pipeline = pipeline(&args.output, &context)?;
     let total = config.policies.len() * (config.repeat + config.warmup);
     let mut progress = Progress::new(total);
+    let mut executor = WarningExecutor {
+        seen: BTreeSet::new(),
+    };
+    let mut monitor = monitor_library.map(|library| {
+        let out = super::mpi_monitor::prepare(&library);
+        let warmups = config.warmup * config.policies.len();
+        super::mpi_monitor::MonitorExecutor::new(
+            Box::new(WarningExecutor {
+                seen: BTreeSet::new(),
+            }),
+            out,
+            warmups,
+        )
+    });
     let result = run_study(
-        &mut WarningExecutor {
-            seen: BTreeSet::new(),
+        match monitor.as_mut() {
+            Some(monitor) => monitor,
+            None => &mut executor,
         },
         &config,
         topology,
         &mut pipeline,
         &mut |label| progress.step(label),
     );
+    if let Some(monitor) = monitor {
+        monitor.finish(&mut pipeline, args.output.json)?;
+    }
     pipeline.finish().map_err(CliError::system)?;
     let summaries = match result {
         Ok(summaries) => summaries,
