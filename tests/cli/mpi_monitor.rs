@@ -16,7 +16,10 @@ fn a_monitor_library_that_is_not_a_file_is_named() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("'/nonexistent/libnumabench_mpi.so'"), "{stderr}");
+    assert!(
+        stderr.contains("'/nonexistent/libnumabench_mpi.so'"),
+        "{stderr}"
+    );
     assert!(!ran.exists(), "nothing runs");
 }
 
