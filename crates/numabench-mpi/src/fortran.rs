@@ -93,6 +93,19 @@ fortran!(mpi_sendrecv_ => c"pmpi_sendrecv_", blocking(Class::P2p),
     (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
      status, ierr),
     send(sendcount, sendtype, dest));
+fortran!(mpi_sendrecv_replace_ => c"pmpi_sendrecv_replace_", blocking(Class::P2p),
+    (buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierr),
+    send(count, datatype, dest));
+fortran!(mpi_ibsend_ => c"pmpi_ibsend_", immediate,
+    (buf, count, datatype, dest, tag, comm, request, ierr), send(count, datatype, dest));
+fortran!(mpi_irsend_ => c"pmpi_irsend_", immediate,
+    (buf, count, datatype, dest, tag, comm, request, ierr), send(count, datatype, dest));
+fortran!(mpi_reduce_scatter_block_ => c"pmpi_reduce_scatter_block_", blocking(Class::Collective),
+    (sendbuf, recvbuf, recvcount, datatype, op, comm, ierr));
+fortran!(mpi_scan_ => c"pmpi_scan_", blocking(Class::Collective),
+    (sendbuf, recvbuf, count, datatype, op, comm, ierr));
+fortran!(mpi_exscan_ => c"pmpi_exscan_", blocking(Class::Collective),
+    (sendbuf, recvbuf, count, datatype, op, comm, ierr));
 fortran!(mpi_probe_ => c"pmpi_probe_", blocking(Class::P2p), (source, tag, comm, status, ierr));
 fortran!(mpi_isend_ => c"pmpi_isend_", immediate,
     (buf, count, datatype, dest, tag, comm, request, ierr), send(count, datatype, dest));
