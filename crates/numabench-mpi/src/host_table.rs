@@ -1,12 +1,14 @@
 //! The per-host table in POSIX shared memory that derives TLP_N exactly.
 //!
-//! The table holds how many of the host's ranks are outside blocking MPI
-//! now, when that count last changed, and for every count k the total
-//! time during which exactly k ranks were outside. Every change (a rank
-//! entering or leaving blocking MPI) takes the table's spin lock, reads
-//! the clock, adds the time since the last change to the current count's
-//! level, and moves the count: event accounting, no sampling. TLP_N is
-//! then the share of the host's monitored time spent at levels
+//! The table holds, in one atomic word, how many of the host's ranks are
+//! outside blocking MPI now and when that count last changed, and for
+//! every count k the total time during which exactly k ranks were outside.
+//! Every change (a rank entering or leaving blocking MPI) reads the clock
+//! and swaps in the new (count, time) word with a compare-and-swap, then
+//! adds the time since the previous change to the previous count's level:
+//! event accounting, no sampling, and no lock (a rank descheduled in the
+//! middle of an update, common with more ranks than cores, stops nobody).
+//! TLP_N is then the share of the host's monitored time spent at levels
 //! `>= N x cores` ([`crate::report::tlp`]).
 
 use crate::report::{HostLevels, MAX_LEVEL};
@@ -14,51 +16,29 @@ use crate::state::now_ns;
 use std::ffi::CString;
 use std::io;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+
+/// Bits of the state word holding the time of the last change.
+const TIME_BITS: u32 = 48;
+const TIME_MASK: u64 = (1 << TIME_BITS) - 1;
+/// The time is kept in units of this many nanoseconds since the start:
+/// 2^48 units cover 52 days. Differences telescope, so the rounding does
+/// not accumulate.
+const TIME_UNIT_NS: u64 = 16;
 
 /// The shared layout (every field atomic: several processes map it).
 #[repr(C)]
 #[derive(Debug)]
 pub struct Shared {
-    lock: AtomicU32,
-    outside: AtomicU64,
     start_ns: AtomicU64,
-    last_ns: AtomicU64,
+    /// Ranks outside (high 16 bits) and the last change (low 48 bits, in
+    /// TIME_UNIT_NS since start_ns).
+    state: AtomicU64,
     level_ns: [AtomicU64; MAX_LEVEL + 1],
 }
 
 /// This process's mapping of its host's table, null when there is none.
 static TABLE: AtomicPtr<Shared> = AtomicPtr::new(ptr::null_mut());
-
-fn with_lock<T>(shared: &Shared, body: impl FnOnce() -> T) -> T {
-    let mut spins = 0u32;
-    while shared
-        .lock
-        .compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed)
-        .is_err()
-    {
-        spins += 1;
-        if spins.is_multiple_of(64) {
-            // The holder may be descheduled (more ranks than cores).
-            // SAFETY: sched_yield has no preconditions.
-            unsafe { libc::sched_yield() };
-        } else {
-            std::hint::spin_loop();
-        }
-    }
-    let result = body();
-    shared.lock.store(0, Ordering::Release);
-    result
-}
-
-/// Adds the time since the last change to the current level (under the lock).
-fn account(shared: &Shared) -> u64 {
-    let now = now_ns();
-    let last = shared.last_ns.swap(now, Ordering::Relaxed);
-    let level = (shared.outside.load(Ordering::Relaxed) as usize).min(MAX_LEVEL);
-    shared.level_ns[level].fetch_add(now.saturating_sub(last), Ordering::Relaxed);
-    now
-}
 
 fn table() -> Option<&'static Shared> {
     let pointer = TABLE.load(Ordering::Acquire);
@@ -67,16 +47,39 @@ fn table() -> Option<&'static Shared> {
     (!pointer.is_null()).then(|| unsafe { &*pointer })
 }
 
+/// Moves the count by `delta` at now, accounting the time since the last
+/// change to the count it had; returns the time of this change in units.
+fn update(shared: &Shared, delta: i64) -> u64 {
+    let start = shared.start_ns.load(Ordering::Acquire);
+    let mut current = shared.state.load(Ordering::Acquire);
+    loop {
+        // Read after loading the word: the clock is then no earlier than
+        // the change that word records (CLOCK_MONOTONIC is one clock for
+        // every CPU).
+        let now = (now_ns().saturating_sub(start) / TIME_UNIT_NS) & TIME_MASK;
+        let outside = current >> TIME_BITS;
+        let last = current & TIME_MASK;
+        let moved = (outside as i64 + delta).clamp(0, 0xffff) as u64;
+        let next = (moved << TIME_BITS) | now;
+        match shared
+            .state
+            .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => {
+                let level = (outside as usize).min(MAX_LEVEL);
+                let elapsed = now.saturating_sub(last) * TIME_UNIT_NS;
+                shared.level_ns[level].fetch_add(elapsed, Ordering::Relaxed);
+                return now;
+            }
+            Err(actual) => current = actual,
+        }
+    }
+}
+
 /// One rank left (`delta` = 1) or entered (-1) blocking MPI.
 pub fn change(delta: i64) {
     if let Some(shared) = table() {
-        with_lock(shared, || {
-            account(shared);
-            let outside = shared.outside.load(Ordering::Relaxed) as i64;
-            shared
-                .outside
-                .store((outside + delta).max(0) as u64, Ordering::Relaxed);
-        });
+        update(shared, delta);
     }
 }
 
@@ -105,7 +108,7 @@ pub fn attach(name: &str, create: bool) -> io::Result<()> {
         return Err(error);
     }
     // SAFETY: maps `size` bytes of the shared object, which has that size
-    // (a new one is zero-filled: every counter 0, the lock free).
+    // (a new one is zero-filled: every counter 0).
     let address = unsafe {
         libc::mmap(
             ptr::null_mut(),
@@ -138,12 +141,10 @@ pub fn unlink(name: &str) {
 /// MPI (the first local rank, once all have attached).
 pub fn begin(ranks: usize) {
     if let Some(shared) = table() {
-        with_lock(shared, || {
-            let now = now_ns();
-            shared.start_ns.store(now, Ordering::Relaxed);
-            shared.last_ns.store(now, Ordering::Relaxed);
-            shared.outside.store(ranks as u64, Ordering::Relaxed);
-        });
+        shared.start_ns.store(now_ns(), Ordering::Release);
+        shared
+            .state
+            .store((ranks.min(0xffff) as u64) << TIME_BITS, Ordering::Release);
     }
 }
 
@@ -151,17 +152,15 @@ pub fn begin(ranks: usize) {
 /// rank, once every local rank has stopped monitoring).
 pub fn close() -> Option<HostLevels> {
     let shared = table()?;
-    Some(with_lock(shared, || {
-        let now = account(shared);
-        HostLevels {
-            level_ns: shared
-                .level_ns
-                .iter()
-                .map(|level| level.load(Ordering::Relaxed))
-                .collect(),
-            total_ns: now.saturating_sub(shared.start_ns.load(Ordering::Relaxed)),
-        }
-    }))
+    let end = update(shared, 0);
+    Some(HostLevels {
+        level_ns: shared
+            .level_ns
+            .iter()
+            .map(|level| level.load(Ordering::Relaxed))
+            .collect(),
+        total_ns: end * TIME_UNIT_NS,
+    })
 }
 
 /// Unmaps this process's table.
