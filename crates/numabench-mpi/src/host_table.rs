@@ -3,8 +3,9 @@
 //! The table holds, in one atomic word, how many of the host's ranks are
 //! outside blocking MPI now and when that count last changed, and for
 //! every count k the total time during which exactly k ranks were outside.
-//! Every change (a rank entering or leaving blocking MPI) reads the clock
-//! and swaps in the new (count, time) word with a compare-and-swap, then
+//! Every change (a rank entering or leaving blocking MPI, with the clock
+//! reading its call took) swaps in the new (count, time) word with a
+//! compare-and-swap, then
 //! adds the time since the previous change to the previous count's level:
 //! event accounting, no sampling, and no lock (a rank descheduled in the
 //! middle of an update, common with more ranks than cores, stops nobody).
@@ -47,39 +48,40 @@ fn table() -> Option<&'static Shared> {
     (!pointer.is_null()).then(|| unsafe { &*pointer })
 }
 
-/// Moves the count by `delta` at now, accounting the time since the last
-/// change to the count it had; returns the time of this change in units.
-fn update(shared: &Shared, delta: i64) -> u64 {
+/// Moves the count by `delta` at `now_ns` (CLOCK_MONOTONIC), accounting
+/// the time since the last change to the count it had; returns the time
+/// of this change in units. A change another rank recorded with a later
+/// clock reading between ours and the swap moves ours to that time, so
+/// the recorded times never go back and the levels add up to the whole.
+fn update(shared: &Shared, delta: i64, now_ns: u64) -> u64 {
     let start = shared.start_ns.load(Ordering::Acquire);
+    let now = (now_ns.saturating_sub(start) / TIME_UNIT_NS) & TIME_MASK;
     let mut current = shared.state.load(Ordering::Acquire);
     loop {
-        // Read after loading the word: the clock is then no earlier than
-        // the change that word records (CLOCK_MONOTONIC is one clock for
-        // every CPU).
-        let now = (now_ns().saturating_sub(start) / TIME_UNIT_NS) & TIME_MASK;
         let outside = current >> TIME_BITS;
         let last = current & TIME_MASK;
+        let time = now.max(last);
         let moved = (outside as i64 + delta).clamp(0, 0xffff) as u64;
-        let next = (moved << TIME_BITS) | now;
+        let next = (moved << TIME_BITS) | time;
         match shared
             .state
             .compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire)
         {
             Ok(_) => {
                 let level = (outside as usize).min(MAX_LEVEL);
-                let elapsed = now.saturating_sub(last) * TIME_UNIT_NS;
+                let elapsed = (time - last) * TIME_UNIT_NS;
                 shared.level_ns[level].fetch_add(elapsed, Ordering::Relaxed);
-                return now;
+                return time;
             }
             Err(actual) => current = actual,
         }
     }
 }
 
-/// One rank left (`delta` = 1) or entered (-1) blocking MPI.
-pub fn change(delta: i64) {
+/// One rank left (`delta` = 1) or entered (-1) blocking MPI at `now_ns`.
+pub fn change(delta: i64, now_ns: u64) {
     if let Some(shared) = table() {
-        update(shared, delta);
+        update(shared, delta, now_ns);
     }
 }
 
@@ -152,7 +154,7 @@ pub fn begin(ranks: usize) {
 /// rank, once every local rank has stopped monitoring).
 pub fn close() -> Option<HostLevels> {
     let shared = table()?;
-    let end = update(shared, 0);
+    let end = update(shared, 0, now_ns());
     Some(HostLevels {
         level_ns: shared
             .level_ns

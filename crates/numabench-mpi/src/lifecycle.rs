@@ -113,6 +113,8 @@ pub unsafe fn start() {
     let name = format!("/numabench-mpi-{job}-{leader}");
     let mut failure = None;
     if local_rank == 0 {
+        // A table of a dead job whose rank 0 had the same pid goes first.
+        host_table::unlink(&name);
         failure = host_table::attach(&name, true).err();
     }
     // SAFETY: a collective on the host communicator.
@@ -167,9 +169,10 @@ pub unsafe fn finish() {
         return;
     };
     // Finalize waits for the others: from now on this rank is inside MPI.
-    process_enters();
+    let now = now_ns();
+    process_enters(now);
     ACTIVE.store(false, Ordering::Release);
-    let wall_ns = now_ns().saturating_sub(session.start_ns);
+    let wall_ns = now.saturating_sub(session.start_ns);
     // SAFETY: rusage is plain data; getrusage fills it.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `usage` is a valid rusage to write.

@@ -62,17 +62,17 @@ pub fn now_ns() -> u64 {
     time.tv_sec as u64 * 1_000_000_000 + time.tv_nsec as u64
 }
 
-/// Marks this process inside blocking MPI (the first thread in).
-pub fn process_enters() {
+/// Marks this process inside blocking MPI at `now` (the first thread in).
+pub fn process_enters(now: u64) {
     if THREADS_INSIDE.fetch_add(1, Ordering::AcqRel) == 0 {
-        host_table::change(-1);
+        host_table::change(-1, now);
     }
 }
 
-/// Marks this process back outside (the last thread out).
-pub fn process_leaves() {
+/// Marks this process back outside at `now` (the last thread out).
+pub fn process_leaves(now: u64) {
     if THREADS_INSIDE.fetch_sub(1, Ordering::AcqRel) == 1 {
-        host_table::change(1);
+        host_table::change(1, now);
     }
 }
 
@@ -96,8 +96,10 @@ impl Call {
         let counting = depth == 0 && ACTIVE.load(Ordering::Relaxed);
         let blocking = match class {
             Some(class) if counting => {
-                process_enters();
-                Some((class, now_ns()))
+                // One clock reading for the call's time and the table.
+                let now = now_ns();
+                process_enters(now);
+                Some((class, now))
             }
             _ => None,
         };
@@ -134,9 +136,10 @@ impl Call {
 impl Drop for Call {
     fn drop(&mut self) {
         if let Some((class, start)) = self.blocking {
-            let elapsed = now_ns().saturating_sub(start);
-            COUNTERS.class_ns[class as usize].fetch_add(elapsed, Ordering::Relaxed);
-            process_leaves();
+            let now = now_ns();
+            COUNTERS.class_ns[class as usize]
+                .fetch_add(now.saturating_sub(start), Ordering::Relaxed);
+            process_leaves(now);
         }
         DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
     }
