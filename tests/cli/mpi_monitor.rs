@@ -24,6 +24,28 @@ fn a_monitor_library_that_is_not_a_file_is_named() {
 }
 
 #[test]
+fn a_library_that_does_not_monitor_is_refused() {
+    // What the default build makes of the crate: a library without the
+    // interposer (here any file without it).
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("libnumabench_mpi.so");
+    std::fs::write(&empty, b"\x7fELF not a monitor").unwrap();
+    let output = numabench()
+        .args(["run", "--mpi-monitor", "--", "true"])
+        .env("NUMABENCH_MPI_LIB", &empty)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("is not a monitoring libnumabench_mpi.so")
+            && stderr.contains("--features mpi"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_missing_monitor_library_says_how_to_get_one() {
     // A numabench with no library beside it (nor in deps/ there).
     let dir = tempfile::tempdir().unwrap();

@@ -174,3 +174,43 @@ pub fn detach() {
         unsafe { libc::munmap(pointer.cast(), std::mem::size_of::<Shared>()) };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table is process-wide: one test drives it.
+    #[test]
+    fn levels_account_every_interval_once_and_add_up_to_the_whole() {
+        let _serial = crate::TEST_LOCK
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        let name = format!("/numabench-mpi-test-{}", std::process::id());
+        attach(&name, true).unwrap();
+        unlink(&name);
+        assert!(
+            std::fs::metadata(format!("/dev/shm{name}")).is_err(),
+            "unlinked while mapped"
+        );
+        begin(2);
+        let start = table().unwrap().start_ns.load(Ordering::Relaxed);
+        let at = |ns: u64| start + ns;
+        change(-1, at(1600)); // 2 outside for 1600 ns
+        change(1, at(3200)); // 1 outside for 1600 ns
+        change(-1, at(4800)); // 2 outside for 1600 ns
+        change(-1, at(4000)); // read before the last change: moved to 4800
+        change(1, at(8000)); // 0 outside for 3200 ns
+        let levels = close().unwrap();
+        detach();
+        assert_eq!(levels.level_ns[0], 3200);
+        assert_eq!(levels.level_ns[2], 3200);
+        // From 8000 ns to the close (the real clock), 1 outside.
+        assert!(levels.level_ns[1] >= 1600);
+        assert!(levels.total_ns >= 8000);
+        assert_eq!(levels.level_ns.iter().sum::<u64>(), levels.total_ns);
+        assert_eq!(levels.level_ns.len(), MAX_LEVEL + 1);
+        // Detached: changes go nowhere.
+        change(-1, now_ns());
+        assert!(close().is_none());
+    }
+}

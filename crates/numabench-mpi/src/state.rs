@@ -155,3 +155,45 @@ pub fn count_message(bytes: u64) {
     counter.fetch_add(1, Ordering::Relaxed);
     COUNTERS.bytes.fetch_add(bytes, Ordering::Relaxed);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The counters are process-wide: one test drives them.
+    #[test]
+    fn only_the_outermost_call_counts_and_only_while_monitoring() {
+        let _serial = crate::TEST_LOCK
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        let before = COUNTERS.class_ns[Class::Wait as usize].load(Ordering::Relaxed);
+        {
+            let call = Call::blocking(Class::Wait);
+            assert!(call.outermost() && !call.counting(), "not monitoring yet");
+        }
+        assert_eq!(
+            COUNTERS.class_ns[Class::Wait as usize].load(Ordering::Relaxed),
+            before
+        );
+        ACTIVE.store(true, Ordering::Release);
+        {
+            let outer = Call::blocking(Class::Wait);
+            let inner = Call::blocking(Class::Collective);
+            assert!(outer.counting() && !inner.counting() && !inner.outermost());
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        ACTIVE.store(false, Ordering::Release);
+        let waited = COUNTERS.class_ns[Class::Wait as usize].load(Ordering::Relaxed) - before;
+        assert!(waited >= 2_000_000, "{waited} ns");
+        assert_eq!(
+            COUNTERS.class_ns[Class::Collective as usize].load(Ordering::Relaxed),
+            0
+        );
+        let small = COUNTERS.small.load(Ordering::Relaxed);
+        count_message(1023);
+        count_message(2 << 20);
+        assert_eq!(COUNTERS.small.load(Ordering::Relaxed), small + 1);
+        assert_eq!(COUNTERS.large.load(Ordering::Relaxed), 1);
+        assert_eq!(THREADS_INSIDE.load(Ordering::Relaxed), 0);
+    }
+}

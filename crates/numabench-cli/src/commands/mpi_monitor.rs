@@ -20,32 +20,51 @@ const OUT_ENV: &str = "NUMABENCH_MPI_MONITOR_OUT";
 /// hosts included (it forwards nothing by default).
 const OMPI_FORWARD_ENV: &str = "OMPI_MCA_mca_base_env_list";
 
+/// How to build a library that monitors.
+const BUILD: &str = "cargo build --release -p numabench-mpi --features mpi";
+
 /// libnumabench_mpi.so: `$NUMABENCH_MPI_LIB` (which must name a file),
 /// else beside this executable or in its `deps/` (where `cargo test`
-/// builds it). Not found: a usage error (exit 2), before anything runs.
+/// builds it). Not found, or built without its `mpi` feature (the default
+/// workspace build makes an empty one, which would monitor nothing): a
+/// usage error (exit 2), before anything runs.
 pub fn library() -> Result<PathBuf, CliError> {
-    if let Some(path) = std::env::var_os(LIBRARY_ENV) {
-        let path = PathBuf::from(path);
-        if !path.is_file() {
-            return Err(CliError::usage(format!(
-                "{LIBRARY_ENV}: '{}' is not a file (it should name {LIBRARY})",
-                path.display()
-            )));
+    let path = match std::env::var_os(LIBRARY_ENV).filter(|path| !path.is_empty()) {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            if !path.is_file() {
+                return Err(CliError::usage(format!(
+                    "{LIBRARY_ENV}: '{}' is not a file (it should name {LIBRARY})",
+                    path.display()
+                )));
+            }
+            path
         }
-        return Ok(path);
+        None => std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent().map(PathBuf::from))
+            .iter()
+            .flat_map(|dir| [dir.join(LIBRARY), dir.join("deps").join(LIBRARY)])
+            .find(|path| path.is_file())
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                    "--mpi-monitor: {LIBRARY} not found beside numabench: build it with `{BUILD}` or set {LIBRARY_ENV}"
+                ))
+            })?,
+    };
+    // Only the monitoring build reads the output variable.
+    let monitors = std::fs::read(&path).is_ok_and(|bytes| {
+        bytes
+            .windows(OUT_ENV.len())
+            .any(|window| window == OUT_ENV.as_bytes())
+    });
+    if !monitors {
+        return Err(CliError::usage(format!(
+            "--mpi-monitor: '{}' is not a monitoring {LIBRARY} (built without its mpi feature?): build it with `{BUILD}`",
+            path.display()
+        )));
     }
-    let exe_dir = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(PathBuf::from));
-    exe_dir
-        .iter()
-        .flat_map(|dir| [dir.join(LIBRARY), dir.join("deps").join(LIBRARY)])
-        .find(|path| path.is_file())
-        .ok_or_else(|| {
-            CliError::usage(format!(
-                "--mpi-monitor: {LIBRARY} not found beside numabench: build it with `cargo build --release -p numabench-mpi --features mpi` or set {LIBRARY_ENV}"
-            ))
-        })
+    Ok(path)
 }
 
 /// Preloads `library` into everything the command starts and tells the
