@@ -6,6 +6,7 @@ mod apps;
 mod chase;
 mod errors;
 mod measure;
+mod mpi_monitor;
 mod per_cpu;
 mod plan;
 mod plan_shapes;

@@ -6,4 +6,5 @@
 #[allow(dead_code)]
 mod hosts;
 mod hosts_tests;
+mod monitor;
 mod run_ranks;

@@ -175,6 +175,12 @@ pub struct RunCommandArgs {
     /// policy, repetitions, interleaving) and run nothing; see docs/plan.md.
     #[arg(long)]
     pub plan: bool,
+    /// Preload the MPI runtime monitor (libnumabench_mpi.so, beside numabench or at
+    /// $NUMABENCH_MPI_LIB) into the ranks the command starts (`mpirun ...`, `srun ...`)
+    /// and report its per-rank records (wall and blocking-MPI time, messages, rusage)
+    /// and per-host TLP_1..TLP_4. Policies default to as-is only.
+    #[arg(long)]
+    pub mpi_monitor: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     /// The program and its arguments (after --).

@@ -11,6 +11,7 @@
 //! - [`bench`]: the benchmark registry and selection;
 //! - [`clock`]: the stopwatch and TSC, for benchmarks, applications and runs;
 //! - [`interrupt`]: Ctrl-C, checked between measurements by every command;
+//! - [`mpi_monitor`]: reading the MPI runtime monitor's records and summing them up;
 //! - [`units`]: unit formatting, in one place.
 
 pub mod apps;
@@ -20,6 +21,7 @@ pub mod doctor;
 pub mod interrupt;
 pub mod kernels;
 pub mod memory;
+pub mod mpi_monitor;
 pub mod output;
 pub mod parse;
 pub mod runner;

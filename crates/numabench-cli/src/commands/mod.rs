@@ -13,6 +13,7 @@ mod loaded_latency;
 mod matrix;
 mod measuring;
 mod mlp;
+mod mpi_monitor;
 mod npb;
 mod per_cpu_matrix;
 mod placement_study;

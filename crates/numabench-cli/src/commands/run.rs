@@ -83,6 +83,10 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         ));
     }
     let pin_library = pin_library()?;
+    let monitor_library = match args.mpi_monitor && !args.plan {
+        true => Some(super::mpi_monitor::library()?),
+        false => None,
+    };
     let context = context(&RunArgs {
         repeat: args.repeat,
         hugepages: false,
@@ -100,7 +104,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
             "cannot run '{program}': no such executable"
         )));
     }
-    let texts: Vec<String> = if args.policies.is_empty() && scan.is_some() {
+    let texts: Vec<String> = if args.policies.is_empty() && (scan.is_some() || args.mpi_monitor) {
         vec!["as-is".to_string()]
     } else if args.policies.is_empty() {
         DEFAULT_POLICIES
@@ -163,21 +167,33 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let mut executor = WarningExecutor {
         seen: BTreeSet::new(),
     };
+    let mut monitor = monitor_library.map(|library| {
+        let out = super::mpi_monitor::prepare(&library);
+        super::mpi_monitor::MonitorExecutor::new(
+            Box::new(WarningExecutor {
+                seen: BTreeSet::new(),
+            }),
+            out,
+            config.warmup * configurations,
+        )
+    });
+    let chosen: &mut dyn Executor = match monitor.as_mut() {
+        Some(monitor) => monitor,
+        None => &mut executor,
+    };
     let mut step = |label: &str| progress.step(label);
     let (result, note) = match scan {
-        Some(params) => super::run_scan::execute(
-            &mut executor,
-            config,
-            params,
-            topology,
-            &mut pipeline,
-            &mut step,
-        ),
+        Some(params) => {
+            super::run_scan::execute(chosen, config, params, topology, &mut pipeline, &mut step)
+        }
         None => (
-            run_study(&mut executor, &config, topology, &mut pipeline, &mut step),
+            run_study(chosen, &config, topology, &mut pipeline, &mut step),
             String::new(),
         ),
     };
+    if let Some(monitor) = monitor {
+        monitor.finish(&mut pipeline, args.output.json)?;
+    }
     pipeline.finish().map_err(CliError::system)?;
     let summaries = match result {
         Ok(summaries) => summaries,

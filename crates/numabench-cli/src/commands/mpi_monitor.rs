@@ -1,0 +1,190 @@
+//! `numabench run --mpi-monitor`: runs an MPI launch (`mpirun ...`,
+//! `srun ...`) with the MPI runtime monitor preloaded into its ranks, then
+//! passes the monitor's records through run's outputs and prints a
+//! per-rank summary.
+
+use crate::exit::CliError;
+use numabench::mpi_monitor::{read_records, summary_table};
+use numabench::output::{Pipeline, Record};
+use numabench::runner::{Executor, Invocation, RunError, RunOutcome};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+const LIBRARY: &str = "libnumabench_mpi.so";
+/// Names the library explicitly.
+const LIBRARY_ENV: &str = "NUMABENCH_MPI_LIB";
+/// Where the monitor's rank 0 writes its records.
+const OUT_ENV: &str = "NUMABENCH_MPI_MONITOR_OUT";
+/// OpenMPI's list of variables mpirun forwards to every rank, remote
+/// hosts included (it forwards nothing by default).
+const OMPI_FORWARD_ENV: &str = "OMPI_MCA_mca_base_env_list";
+
+/// How to build a library that monitors.
+const BUILD: &str = "cargo build --release -p numabench-mpi --features mpi";
+
+/// libnumabench_mpi.so: `$NUMABENCH_MPI_LIB` (which must name a file),
+/// else beside this executable or in its `deps/` (where `cargo test`
+/// builds it). Not found, or built without its `mpi` feature (the default
+/// workspace build makes an empty one, which would monitor nothing): a
+/// usage error (exit 2), before anything runs.
+pub fn library() -> Result<PathBuf, CliError> {
+    let path = match std::env::var_os(LIBRARY_ENV).filter(|path| !path.is_empty()) {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            if !path.is_file() {
+                return Err(CliError::usage(format!(
+                    "{LIBRARY_ENV}: '{}' is not a file (it should name {LIBRARY})",
+                    path.display()
+                )));
+            }
+            path
+        }
+        None => std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent().map(PathBuf::from))
+            .iter()
+            .flat_map(|dir| [dir.join(LIBRARY), dir.join("deps").join(LIBRARY)])
+            .find(|path| path.is_file())
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                    "--mpi-monitor: {LIBRARY} not found beside numabench: build it with `{BUILD}` or set {LIBRARY_ENV}"
+                ))
+            })?,
+    };
+    // Only the monitoring build reads the output variable.
+    let monitors = std::fs::read(&path).is_ok_and(|bytes| {
+        bytes
+            .windows(OUT_ENV.len())
+            .any(|window| window == OUT_ENV.as_bytes())
+    });
+    if !monitors {
+        return Err(CliError::usage(format!(
+            "--mpi-monitor: '{}' is not a monitoring {LIBRARY} (built without its mpi feature?): build it with `{BUILD}`",
+            path.display()
+        )));
+    }
+    Ok(path)
+}
+
+/// Preloads `library` into everything the command starts and tells the
+/// monitor where to write: `LD_PRELOAD` (prepended) and
+/// `NUMABENCH_MPI_MONITOR_OUT` in numabench's own environment, which the
+/// command inherits (local ranks, `srun`), and both names added to
+/// `OMPI_MCA_mca_base_env_list` so that OpenMPI's mpirun forwards them to
+/// ranks on other hosts. Returns the output file.
+///
+/// Call before any thread starts (it changes the process environment).
+pub fn prepare(library: &std::path::Path) -> PathBuf {
+    let out = std::env::temp_dir().join(format!(
+        "numabench-mpi-monitor-{}.jsonl",
+        std::process::id()
+    ));
+    let preload = match std::env::var("LD_PRELOAD") {
+        Ok(existing) if !existing.is_empty() => format!("{}:{existing}", library.display()),
+        _ => library.display().to_string(),
+    };
+    let forward = match std::env::var(OMPI_FORWARD_ENV) {
+        Ok(existing) if !existing.is_empty() => format!("{existing};LD_PRELOAD;{OUT_ENV}"),
+        _ => format!("LD_PRELOAD;{OUT_ENV}"),
+    };
+    std::env::set_var("LD_PRELOAD", preload);
+    std::env::set_var(OUT_ENV, &out);
+    std::env::set_var(OMPI_FORWARD_ENV, forward);
+    out
+}
+
+/// Runs each invocation through `inner`, then collects the records the
+/// monitor wrote for it (skipping the warm-up runs), tagged with the
+/// policy and the repetition.
+pub struct MonitorExecutor {
+    pub inner: Box<dyn Executor>,
+    pub out: PathBuf,
+    /// Runs before the timed ones (warm-ups x policies).
+    pub warmups: usize,
+    runs: usize,
+    repetitions: BTreeMap<String, usize>,
+    records: Vec<Record>,
+    missing: usize,
+}
+
+impl MonitorExecutor {
+    pub fn new(inner: Box<dyn Executor>, out: PathBuf, warmups: usize) -> Self {
+        Self {
+            inner,
+            out,
+            warmups,
+            runs: 0,
+            repetitions: BTreeMap::new(),
+            records: Vec::new(),
+            missing: 0,
+        }
+    }
+
+    /// Emits the collected records, prints the summary (unless `--json`)
+    /// and says which runs left no records.
+    pub fn finish(self, pipeline: &mut Pipeline, json: bool) -> Result<(), CliError> {
+        for record in &self.records {
+            pipeline.emit(record).map_err(CliError::system)?;
+        }
+        if !json && !self.records.is_empty() {
+            println!("\nMPI monitor\n{}", summary_table(&self.records));
+        }
+        if self.missing > 0 {
+            eprintln!(
+                "numabench: warning: --mpi-monitor: {} run(s) left no monitor records (not an MPI program, no MPI_Finalize, or the launcher did not pass LD_PRELOAD to the ranks)",
+                self.missing
+            );
+        }
+        let _ = std::fs::remove_file(&self.out);
+        Ok(())
+    }
+}
+
+impl Executor for MonitorExecutor {
+    fn execute(
+        &mut self,
+        invocation: &Invocation,
+        node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
+    ) -> Result<RunOutcome, RunError> {
+        let _ = std::fs::remove_file(&self.out);
+        let outcome = self.inner.execute(invocation, node_of_cpu)?;
+        self.runs += 1;
+        let text = std::fs::read_to_string(&self.out).ok();
+        let _ = std::fs::remove_file(&self.out);
+        if self.runs <= self.warmups {
+            return Ok(outcome);
+        }
+        let label = invocation.policy.label.clone();
+        // A parameter scan runs several commands under one policy: each
+        // (policy, command) pair counts its own repetitions.
+        let command = invocation.command.join(" ");
+        let repetition = self
+            .repetitions
+            .entry(format!("{label}\u{0}{command}"))
+            .or_default();
+        *repetition += 1;
+        match text.as_deref().map(read_records) {
+            Some(Ok(records)) if !records.is_empty() => {
+                for mut record in records {
+                    record
+                        .params
+                        .insert("policy".into(), Value::from(label.clone()));
+                    record
+                        .params
+                        .insert("repetition".into(), Value::from(*repetition));
+                    record
+                        .params
+                        .insert("command".into(), Value::from(command.clone()));
+                    self.records.push(record);
+                }
+            }
+            Some(Err(error)) => {
+                eprintln!("numabench: warning: --mpi-monitor: unreadable monitor output ({error})");
+                self.missing += 1;
+            }
+            _ => self.missing += 1,
+        }
+        Ok(outcome)
+    }
+}

@@ -1,0 +1,213 @@
+//! The C bindings: exported `MPI_*` symbols that account the call and
+//! forward it to `PMPI_*`. Loaded first (LD_PRELOAD), they are what an
+//! unmodified program's calls reach.
+//!
+//! MPI_Test* and MPI_Irecv return at once and send nothing, so they are
+//! left unwrapped; nonblocking sends count their message when posted.
+
+use crate::lifecycle;
+use crate::state::{count_message, Call, Class};
+use mpi::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};
+use std::os::raw::{c_char, c_int, c_void};
+
+/// Bytes of `count` elements of `datatype` (0 when MPI cannot say).
+///
+/// # Safety
+/// `datatype` must be a valid datatype handle.
+pub unsafe fn message_bytes(count: c_int, datatype: MPI_Datatype) -> u64 {
+    let mut size: c_int = 0;
+    // SAFETY: a valid datatype (caller); `size` is a local to write.
+    let status = unsafe { ffi::PMPI_Type_size(datatype, &mut size) };
+    if status != 0 || count < 0 || size < 0 {
+        return 0;
+    }
+    count as u64 * size as u64
+}
+
+/// Counts a message sent to `dest` unless it goes nowhere (MPI_PROC_NULL).
+///
+/// # Safety
+/// `datatype` must be a valid datatype handle.
+pub unsafe fn count_send(count: c_int, datatype: MPI_Datatype, dest: c_int) {
+    // SAFETY: PROC_NULL is a constant of the library.
+    if dest != unsafe { ffi::RSMPI_PROC_NULL } {
+        // SAFETY: as the caller promises.
+        count_message(unsafe { message_bytes(count, datatype) });
+    }
+}
+
+/// Defines an exported wrapper: `blocking(Class)` calls are timed,
+/// `immediate` ones not; `send(count, datatype, dest)` counts a message.
+macro_rules! wrap {
+    ($name:ident => $pmpi:ident, $kind:ident $(($class:expr))?,
+     ($($arg:ident: $ty:ty),* $(,)?) $(, send($count:ident, $datatype:ident, $dest:ident))?) => {
+        #[doc = concat!("Accounts `", stringify!($name), "` and forwards it to `", stringify!($pmpi), "`.")]
+        ///
+        /// # Safety
+        /// The MPI standard's contract for this function.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
+            let call = Call::$kind($($class)?);
+            $(
+                if call.counting() {
+                    // SAFETY: the caller's datatype, valid per the MPI contract.
+                    unsafe { count_send($count, $datatype, $dest) };
+                }
+            )?
+            // SAFETY: the caller's arguments, forwarded unchanged.
+            let status = unsafe { ffi::$pmpi($($arg),*) };
+            drop(call);
+            status
+        }
+    };
+}
+
+wrap!(MPI_Send => PMPI_Send, blocking(Class::P2p),
+    (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm),
+    send(count, datatype, dest));
+wrap!(MPI_Ssend => PMPI_Ssend, blocking(Class::P2p),
+    (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm),
+    send(count, datatype, dest));
+wrap!(MPI_Bsend => PMPI_Bsend, blocking(Class::P2p),
+    (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm),
+    send(count, datatype, dest));
+wrap!(MPI_Rsend => PMPI_Rsend, blocking(Class::P2p),
+    (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm),
+    send(count, datatype, dest));
+wrap!(MPI_Recv => PMPI_Recv, blocking(Class::P2p),
+    (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm,
+     status: *mut MPI_Status));
+wrap!(MPI_Sendrecv => PMPI_Sendrecv, blocking(Class::P2p),
+    (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
+     recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
+     comm: MPI_Comm, status: *mut MPI_Status),
+    send(sendcount, sendtype, dest));
+wrap!(MPI_Sendrecv_replace => PMPI_Sendrecv_replace, blocking(Class::P2p),
+    (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, sendtag: c_int, source: c_int,
+     recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status),
+    send(count, datatype, dest));
+wrap!(MPI_Probe => PMPI_Probe, blocking(Class::P2p),
+    (source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status));
+wrap!(MPI_Isend => PMPI_Isend, immediate,
+    (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm,
+     request: *mut MPI_Request),
+    send(count, datatype, dest));
+wrap!(MPI_Issend => PMPI_Issend, immediate,
+    (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm,
+     request: *mut MPI_Request),
+    send(count, datatype, dest));
+wrap!(MPI_Ibsend => PMPI_Ibsend, immediate,
+    (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm,
+     request: *mut MPI_Request),
+    send(count, datatype, dest));
+wrap!(MPI_Irsend => PMPI_Irsend, immediate,
+    (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm,
+     request: *mut MPI_Request),
+    send(count, datatype, dest));
+wrap!(MPI_Wait => PMPI_Wait, blocking(Class::Wait),
+    (request: *mut MPI_Request, status: *mut MPI_Status));
+wrap!(MPI_Waitall => PMPI_Waitall, blocking(Class::Wait),
+    (count: c_int, array_of_requests: *mut MPI_Request, array_of_statuses: *mut MPI_Status));
+wrap!(MPI_Waitany => PMPI_Waitany, blocking(Class::Wait),
+    (count: c_int, array_of_requests: *mut MPI_Request, index: *mut c_int, status: *mut MPI_Status));
+wrap!(MPI_Waitsome => PMPI_Waitsome, blocking(Class::Wait),
+    (incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int,
+     array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status));
+wrap!(MPI_Barrier => PMPI_Barrier, blocking(Class::Collective), (comm: MPI_Comm));
+wrap!(MPI_Bcast => PMPI_Bcast, blocking(Class::Collective),
+    (buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm));
+wrap!(MPI_Reduce => PMPI_Reduce, blocking(Class::Collective),
+    (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op,
+     root: c_int, comm: MPI_Comm));
+wrap!(MPI_Allreduce => PMPI_Allreduce, blocking(Class::Collective),
+    (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op,
+     comm: MPI_Comm));
+wrap!(MPI_Gather => PMPI_Gather, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
+     recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm));
+wrap!(MPI_Gatherv => PMPI_Gatherv, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
+     recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm));
+wrap!(MPI_Scatter => PMPI_Scatter, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
+     recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm));
+wrap!(MPI_Scatterv => PMPI_Scatterv, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: MPI_Datatype,
+     recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm));
+wrap!(MPI_Allgather => PMPI_Allgather, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
+     recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm));
+wrap!(MPI_Allgatherv => PMPI_Allgatherv, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
+     recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm));
+wrap!(MPI_Alltoall => PMPI_Alltoall, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
+     recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm));
+wrap!(MPI_Alltoallv => PMPI_Alltoallv, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype,
+     recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype,
+     comm: MPI_Comm));
+wrap!(MPI_Reduce_scatter => PMPI_Reduce_scatter, blocking(Class::Collective),
+    (sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: MPI_Datatype,
+     op: MPI_Op, comm: MPI_Comm));
+wrap!(MPI_Reduce_scatter_block => PMPI_Reduce_scatter_block, blocking(Class::Collective),
+    (sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: MPI_Datatype,
+     op: MPI_Op, comm: MPI_Comm));
+wrap!(MPI_Scan => PMPI_Scan, blocking(Class::Collective),
+    (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op,
+     comm: MPI_Comm));
+wrap!(MPI_Exscan => PMPI_Exscan, blocking(Class::Collective),
+    (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op,
+     comm: MPI_Comm));
+
+/// Initialises MPI, then starts the monitor.
+///
+/// # Safety
+/// The MPI standard's contract for MPI_Init.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
+    let call = Call::immediate();
+    // SAFETY: the caller's arguments, forwarded unchanged.
+    let status = unsafe { ffi::PMPI_Init(argc, argv) };
+    if status == 0 && call.outermost() {
+        // SAFETY: MPI is initialised; every rank calls MPI_Init.
+        unsafe { lifecycle::start() };
+    }
+    status
+}
+
+/// Initialises MPI with threads, then starts the monitor.
+///
+/// # Safety
+/// The MPI standard's contract for MPI_Init_thread.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init_thread(
+    argc: *mut c_int,
+    argv: *mut *mut *mut c_char,
+    required: c_int,
+    provided: *mut c_int,
+) -> c_int {
+    let call = Call::immediate();
+    // SAFETY: the caller's arguments, forwarded unchanged.
+    let status = unsafe { ffi::PMPI_Init_thread(argc, argv, required, provided) };
+    if status == 0 && call.outermost() {
+        // SAFETY: MPI is initialised; every rank calls MPI_Init_thread.
+        unsafe { lifecycle::start() };
+    }
+    status
+}
+
+/// Gathers and writes the monitor's records, then finalizes MPI.
+///
+/// # Safety
+/// The MPI standard's contract for MPI_Finalize.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+    let call = Call::immediate();
+    if call.outermost() {
+        // SAFETY: MPI is still initialised; every rank calls MPI_Finalize.
+        unsafe { lifecycle::finish() };
+    }
+    // SAFETY: forwards the call.
+    unsafe { ffi::PMPI_Finalize() }
+}

@@ -1,0 +1,382 @@
+//! What the monitor measures and the JSON Lines it writes (the shared
+//! record schema, `docs/results.md`): one metadata line, per-rank records,
+//! then per-host TLP records. No MPI here: rank 0 builds the file from the
+//! per-rank reports it gathered.
+
+use serde_json::{json, Map, Value};
+
+/// Messages smaller than this many bytes are small.
+pub const SMALL_LIMIT: u64 = 1024;
+/// Messages larger than this many bytes are large.
+pub const LARGE_LIMIT: u64 = 1024 * 1024;
+/// Highest "ranks outside MPI" level the host table keeps apart; more
+/// ranks than this on one host are accounted at this level.
+pub const MAX_LEVEL: usize = 256;
+
+/// A sent message's size class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeClass {
+    /// Under 1 KiB.
+    Small,
+    /// 1 KiB to 1 MiB.
+    Medium,
+    /// Over 1 MiB.
+    Large,
+}
+
+impl SizeClass {
+    /// The class of a message of `bytes` bytes.
+    pub fn of(bytes: u64) -> Self {
+        if bytes < SMALL_LIMIT {
+            SizeClass::Small
+        } else if bytes > LARGE_LIMIT {
+            SizeClass::Large
+        } else {
+            SizeClass::Medium
+        }
+    }
+}
+
+/// TLP_N of a host: the share of `total_ns` during which at least
+/// `n * cores` of its ranks were outside blocking MPI calls.
+/// `level_ns[k]` is the time during which exactly `k` ranks were outside
+/// (the last level holds "that many or more").
+pub fn tlp(level_ns: &[u64], total_ns: u64, cores: usize, n: usize) -> Option<f64> {
+    if total_ns == 0 {
+        return None;
+    }
+    let mut threshold = n * cores;
+    // The table's last level means "that many or more".
+    if level_ns.len() > MAX_LEVEL {
+        threshold = threshold.min(MAX_LEVEL);
+    }
+    let time: u64 = level_ns.iter().skip(threshold).sum();
+    Some(time as f64 / total_ns as f64)
+}
+
+/// The host table's time-at-level accounting, as its first local rank
+/// read it at MPI_Finalize.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostLevels {
+    /// Nanoseconds spent with exactly k ranks outside blocking MPI.
+    pub level_ns: Vec<u64>,
+    /// Monitored wall time of the host, nanoseconds.
+    pub total_ns: u64,
+}
+
+/// Everything one rank measured, gathered to rank 0 at MPI_Finalize.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RankReport {
+    pub host: String,
+    pub rank: i64,
+    pub ranks: i64,
+    pub local_rank: i64,
+    /// MPI_COMM_WORLD rank of the host's first local rank: which ranks
+    /// share a host table.
+    pub leader: i64,
+    pub cpus_allowed: Vec<u32>,
+    pub core_keys: Vec<u64>,
+    pub program: String,
+    pub wall_time: f64,
+    pub p2p_time: f64,
+    pub wait_time: f64,
+    pub collective_time: f64,
+    pub small_messages: u64,
+    pub medium_messages: u64,
+    pub large_messages: u64,
+    pub bytes_sent: u64,
+    pub user_time: f64,
+    pub system_time: f64,
+    pub voluntary_switches: u64,
+    pub involuntary_switches: u64,
+    /// Only on a host's first local rank, when the host table worked.
+    pub host_levels: Option<HostLevels>,
+}
+
+impl RankReport {
+    /// Blocking MPI time, every class.
+    pub fn mpi_time(&self) -> f64 {
+        self.p2p_time + self.wait_time + self.collective_time
+    }
+
+    /// The report as JSON, for gathering.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "host": self.host, "rank": self.rank, "ranks": self.ranks,
+            "local_rank": self.local_rank, "leader": self.leader,
+            "cpus_allowed": self.cpus_allowed, "core_keys": self.core_keys,
+            "program": self.program, "wall_time": self.wall_time,
+            "p2p_time": self.p2p_time, "wait_time": self.wait_time,
+            "collective_time": self.collective_time,
+            "small_messages": self.small_messages, "medium_messages": self.medium_messages,
+            "large_messages": self.large_messages, "bytes_sent": self.bytes_sent,
+            "user_time": self.user_time, "system_time": self.system_time,
+            "voluntary_switches": self.voluntary_switches,
+            "involuntary_switches": self.involuntary_switches,
+            "host_levels": self.host_levels.as_ref().map(|levels| json!({
+                "level_ns": levels.level_ns, "total_ns": levels.total_ns,
+            })),
+        })
+    }
+
+    /// Reads back [`RankReport::to_json`]; `None` when something is missing.
+    pub fn from_json(value: &Value) -> Option<Self> {
+        let text = |key: &str| value.get(key)?.as_str().map(str::to_string);
+        let int = |key: &str| value.get(key)?.as_i64();
+        let count = |key: &str| value.get(key)?.as_u64();
+        let real = |key: &str| value.get(key)?.as_f64();
+        let list = |key: &str| -> Option<Vec<u64>> {
+            value
+                .get(key)?
+                .as_array()?
+                .iter()
+                .map(Value::as_u64)
+                .collect()
+        };
+        let host_levels = match value.get("host_levels")? {
+            Value::Null => None,
+            levels => Some(HostLevels {
+                level_ns: levels
+                    .get("level_ns")?
+                    .as_array()?
+                    .iter()
+                    .map(Value::as_u64)
+                    .collect::<Option<_>>()?,
+                total_ns: levels.get("total_ns")?.as_u64()?,
+            }),
+        };
+        Some(Self {
+            host: text("host")?,
+            rank: int("rank")?,
+            ranks: int("ranks")?,
+            local_rank: int("local_rank")?,
+            leader: int("leader")?,
+            cpus_allowed: list("cpus_allowed")?
+                .into_iter()
+                .map(|cpu| cpu as u32)
+                .collect(),
+            core_keys: list("core_keys")?,
+            program: text("program")?,
+            wall_time: real("wall_time")?,
+            p2p_time: real("p2p_time")?,
+            wait_time: real("wait_time")?,
+            collective_time: real("collective_time")?,
+            small_messages: count("small_messages")?,
+            medium_messages: count("medium_messages")?,
+            large_messages: count("large_messages")?,
+            bytes_sent: count("bytes_sent")?,
+            user_time: real("user_time")?,
+            system_time: real("system_time")?,
+            voluntary_switches: count("voluntary_switches")?,
+            involuntary_switches: count("involuntary_switches")?,
+            host_levels,
+        })
+    }
+}
+
+/// The metadata line's fields (numabench's run metadata, tool
+/// `numabench-mpi-monitor`).
+pub fn metadata_line(command_line: &[String], host: &str, utc_time: &str) -> Value {
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .map(|text| text.trim().to_string())
+            .unwrap_or_else(|_| "unknown".to_string())
+    };
+    let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split_once(':'))
+                .map(|(_, model)| model.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string());
+    json!({
+        "type": "metadata",
+        "tool": "numabench-mpi-monitor",
+        "version": env!("CARGO_PKG_VERSION"),
+        "schema_version": 1,
+        "command_line": command_line,
+        "host": host,
+        "kernel": read("/proc/sys/kernel/osrelease"),
+        "cpu_model": cpu_model,
+        "topology": "",
+        "utc_time": utc_time,
+    })
+}
+
+/// One `mpi-monitor` record: a single observation, so every statistic is
+/// the value itself.
+fn record(metric: &str, value: f64, unit: &str, params: Map<String, Value>) -> Value {
+    json!({
+        "type": "record",
+        "benchmark": "mpi-monitor",
+        "metric": metric,
+        "value": value,
+        "unit": unit,
+        "params": params,
+        "placement": { "requested": {}, "verified": null },
+        "stats": {
+            "n": 1, "min": value, "median": value, "mean": value, "max": value,
+            "stddev": 0.0, "cv": 0.0, "p90": value, "p99": value,
+        },
+    })
+}
+
+/// The records of every rank (in rank order), then of every host (in
+/// order of their first rank).
+pub fn records(reports: &[RankReport]) -> Vec<Value> {
+    let mut sorted: Vec<&RankReport> = reports.iter().collect();
+    sorted.sort_by_key(|report| report.rank);
+    let mut lines = Vec::new();
+    for report in &sorted {
+        let mut params = Map::new();
+        params.insert("host".into(), report.host.clone().into());
+        params.insert("rank".into(), report.rank.into());
+        params.insert("ranks".into(), report.ranks.into());
+        params.insert("local_rank".into(), report.local_rank.into());
+        params.insert("cpus_allowed".into(), json!(report.cpus_allowed));
+        params.insert("program".into(), report.program.clone().into());
+        let share = if report.wall_time > 0.0 {
+            report.mpi_time() / report.wall_time
+        } else {
+            0.0
+        };
+        let metrics: [(&str, f64, &str); 14] = [
+            ("wall_time", report.wall_time, "s"),
+            ("mpi_time", report.mpi_time(), "s"),
+            ("p2p_time", report.p2p_time, "s"),
+            ("wait_time", report.wait_time, "s"),
+            ("collective_time", report.collective_time, "s"),
+            ("mpi_share", share, "ratio"),
+            ("small_messages", report.small_messages as f64, "count"),
+            ("medium_messages", report.medium_messages as f64, "count"),
+            ("large_messages", report.large_messages as f64, "count"),
+            ("bytes_sent", report.bytes_sent as f64, "count"),
+            ("user_time", report.user_time, "s"),
+            ("system_time", report.system_time, "s"),
+            (
+                "voluntary_switches",
+                report.voluntary_switches as f64,
+                "count",
+            ),
+            (
+                "involuntary_switches",
+                report.involuntary_switches as f64,
+                "count",
+            ),
+        ];
+        for (metric, value, unit) in metrics {
+            lines.push(record(metric, value, unit, params.clone()));
+        }
+    }
+    let mut leaders: Vec<i64> = sorted.iter().map(|report| report.leader).collect();
+    leaders.dedup();
+    let mut seen = std::collections::BTreeSet::new();
+    for leader in leaders.into_iter().filter(|leader| seen.insert(*leader)) {
+        let members: Vec<&&RankReport> = sorted
+            .iter()
+            .filter(|report| report.leader == leader)
+            .collect();
+        let Some(levels) = members
+            .iter()
+            .find_map(|report| report.host_levels.as_ref())
+        else {
+            continue;
+        };
+        let cores = crate::cores::distinct_cores(
+            members
+                .iter()
+                .flat_map(|report| report.core_keys.iter().copied()),
+        );
+        let mut params = Map::new();
+        params.insert("host".into(), members[0].host.clone().into());
+        params.insert("ranks_on_host".into(), members.len().into());
+        params.insert("cores".into(), cores.into());
+        for n in 1..=4 {
+            if let Some(value) = tlp(&levels.level_ns, levels.total_ns, cores, n) {
+                lines.push(record(&format!("tlp_{n}"), value, "ratio", params.clone()));
+            }
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_classes_have_their_documented_edges() {
+        assert_eq!(SizeClass::of(0), SizeClass::Small);
+        assert_eq!(SizeClass::of(1023), SizeClass::Small);
+        assert_eq!(SizeClass::of(1024), SizeClass::Medium);
+        assert_eq!(SizeClass::of(1024 * 1024), SizeClass::Medium);
+        assert_eq!(SizeClass::of(1024 * 1024 + 1), SizeClass::Large);
+    }
+
+    #[test]
+    fn tlp_counts_time_with_enough_ranks_outside() {
+        // 2 ranks, 1 core: 10 ns with none outside, 30 with one, 60 with two.
+        let levels = [10, 30, 60];
+        assert_eq!(tlp(&levels, 100, 1, 1), Some(0.9));
+        assert_eq!(tlp(&levels, 100, 1, 2), Some(0.6));
+        assert_eq!(tlp(&levels, 100, 1, 3), Some(0.0));
+        // 2 cores: TLP_1 needs both ranks outside.
+        assert_eq!(tlp(&levels, 100, 2, 1), Some(0.6));
+        assert_eq!(tlp(&levels, 0, 1, 1), None);
+    }
+
+    fn report(rank: i64, leader: i64, host: &str) -> RankReport {
+        RankReport {
+            host: host.into(),
+            rank,
+            ranks: 3,
+            leader,
+            core_keys: vec![rank as u64],
+            wall_time: 2.0,
+            p2p_time: 0.5,
+            wait_time: 0.25,
+            collective_time: 0.25,
+            small_messages: 3,
+            host_levels: (rank == leader).then(|| HostLevels {
+                level_ns: vec![0, 25, 75],
+                total_ns: 100,
+            }),
+            ..RankReport::default()
+        }
+    }
+
+    #[test]
+    fn reports_survive_the_gather_encoding() {
+        let original = report(0, 0, "a");
+        assert_eq!(RankReport::from_json(&original.to_json()), Some(original));
+        assert_eq!(RankReport::from_json(&json!({"host": "a"})), None);
+    }
+
+    #[test]
+    fn records_follow_the_shared_contract() {
+        let reports = [report(2, 2, "b"), report(0, 0, "a"), report(1, 0, "a")];
+        let lines = records(&reports);
+        // 14 per-rank metrics x 3 ranks, then tlp_1..4 for each of 2 hosts.
+        assert_eq!(lines.len(), 14 * 3 + 8);
+        assert_eq!(lines[0]["params"]["rank"], 0);
+        let share = lines
+            .iter()
+            .find(|line| line["metric"] == "mpi_share")
+            .unwrap();
+        assert_eq!(share["value"], 0.5);
+        assert_eq!(share["unit"], "ratio");
+        assert_eq!(share["stats"]["p99"], 0.5);
+        let host_a: Vec<&Value> = lines
+            .iter()
+            .filter(|line| line["params"]["host"] == "a" && line["params"].get("cores").is_some())
+            .collect();
+        assert_eq!(host_a.len(), 4);
+        assert_eq!(host_a[0]["params"]["ranks_on_host"], 2);
+        assert_eq!(host_a[0]["params"]["cores"], 2);
+        // Two cores: TLP_1 needs both ranks outside (75 of 100 ns).
+        assert_eq!(host_a[0]["metric"], "tlp_1");
+        assert_eq!(host_a[0]["value"], 0.75);
+    }
+}

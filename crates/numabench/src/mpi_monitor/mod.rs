@@ -1,0 +1,16 @@
+//! Reading what the MPI runtime monitor (`libnumabench_mpi.so`) wrote, and
+//! the per-rank summary `numabench run --mpi-monitor` prints. The monitor
+//! itself is the `numabench-mpi` crate; its records follow the results
+//! schema (`docs/results.md`, section "MPI runtime monitor").
+
+mod read;
+mod summary;
+
+pub use read::{read_records, ReadError};
+pub use summary::summary_table;
+
+/// The `benchmark` of every monitor record.
+pub const BENCHMARK: &str = "mpi-monitor";
+
+#[cfg(test)]
+mod tests;

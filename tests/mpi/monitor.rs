@@ -1,0 +1,384 @@
+//! The MPI runtime monitor, `libnumabench_mpi.so`, preloaded into real
+//! OpenMPI ranks: a C program whose time in blocking MPI is known by
+//! design, a Fortran program whose calls must be counted once, and
+//! `numabench run --mpi-monitor` end to end.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// `<target>/<profile>`, where the numabench binary is.
+fn profile_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_numabench"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The monitor library, built (once per test run) by cargo into the
+/// profile directory beside numabench, where `run --mpi-monitor` finds it.
+fn library() -> &'static Path {
+    static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
+    LIBRARY.get_or_init(|| {
+        let profile = profile_dir();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
+        let mut build = Command::new(cargo);
+        build
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["build", "-p", "numabench-mpi", "--features", "mpi"])
+            .arg("--target-dir")
+            .arg(profile.parent().unwrap());
+        if profile.file_name().is_some_and(|name| name == "release") {
+            build.arg("--release");
+        }
+        let status = build.status().expect("cargo runs");
+        assert!(status.success(), "building libnumabench_mpi.so failed");
+        let library = profile.join("libnumabench_mpi.so");
+        assert!(library.is_file(), "{} not built", library.display());
+        library
+    })
+}
+
+/// Compiles `tests/mpi/programs/<source>` with `compiler` into `dir`.
+fn compile(compiler: &str, source: &str, dir: &Path) -> PathBuf {
+    let program = dir.join(source.split('.').next().unwrap());
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/mpi/programs")
+        .join(source);
+    let output = Command::new(compiler)
+        .arg("-O1")
+        .arg("-o")
+        .arg(&program)
+        .arg(&source)
+        .output()
+        .unwrap_or_else(|error| panic!("{compiler}: {error}"));
+    assert!(
+        output.status.success(),
+        "{compiler} {}: {}",
+        source.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    program
+}
+
+/// `mpirun` for ranks on this machine.
+fn mpirun(np: usize) -> Command {
+    let mut command = Command::new("mpirun");
+    command.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-np",
+        &np.to_string(),
+    ]);
+    command
+}
+
+fn run(command: &mut Command) -> std::process::Output {
+    let output = command.output().expect("mpirun runs");
+    assert!(
+        output.status.success(),
+        "{command:?}: {}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The records of a JSON Lines file (its first line is the metadata).
+fn records(path: &Path) -> (Value, Vec<Value>) {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let mut lines = text
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap());
+    let metadata = lines.next().expect("a metadata line");
+    (
+        metadata,
+        lines.filter(|line| line["type"] == "record").collect(),
+    )
+}
+
+/// The value of `metric` for `rank`.
+fn rank_value(records: &[Value], rank: i64, metric: &str) -> f64 {
+    records
+        .iter()
+        .find(|record| record["params"]["rank"] == rank && record["metric"] == metric)
+        .unwrap_or_else(|| panic!("no {metric} for rank {rank}"))["value"]
+        .as_f64()
+        .unwrap()
+}
+
+fn host_records<'a>(records: &'a [Value], metric: &str) -> Vec<&'a Value> {
+    records
+        .iter()
+        .filter(|record| record["metric"] == metric && record["params"].get("cores").is_some())
+        .collect()
+}
+
+/// The first CPU this test may use.
+fn first_cpu() -> usize {
+    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a writable cpu_set_t of the size passed.
+    let status = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) };
+    assert_eq!(status, 0);
+    (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: cpu < CPU_SETSIZE.
+        .find(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .unwrap()
+}
+
+/// Host tables left in /dev/shm.
+fn shm_tables() -> Vec<String> {
+    std::fs::read_dir("/dev/shm")
+        .map(|entries| {
+            entries
+                .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+                .filter(|name| name.starts_with("numabench-mpi-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// known_share.c's design (see the program): N ping-pong rounds in which
+/// one rank computes TC while the other is blocked in MPI_Recv (rank 0's
+/// MPI_Wait may take part of that), then M rounds where both compute TB
+/// and meet in MPI_Barrier. Both ranks share one CPU, so the host has one
+/// core. Compute periods are timed by the wall clock, so on a busy machine
+/// the run gets longer but the computed time stays N x TC + M x TB per
+/// rank; every expectation below follows from that, none from a run.
+#[test]
+fn blocking_time_messages_and_tlp_match_a_program_built_for_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile("mpicc", "known_share.c", dir.path());
+    let out = dir.path().join("monitor.jsonl");
+    let (rounds, tc, phase2, tb) = (10u32, 0.030f64, 4u32, 0.100f64);
+    let before = shm_tables();
+    // LD_PRELOAD set by hand, forwarded to the ranks with -x.
+    run(mpirun(2)
+        .args(["--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"])
+        .arg("-x")
+        .arg(format!("LD_PRELOAD={}", library().display()))
+        .arg("-x")
+        .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", out.display()))
+        .args(["taskset", "-c", &first_cpu().to_string()])
+        .arg(&program)
+        .args([
+            rounds.to_string(),
+            (tc * 1e3).to_string(),
+            phase2.to_string(),
+            (tb * 1e3).to_string(),
+        ]));
+    let (metadata, records) = records(&out);
+    assert_eq!(metadata["tool"], "numabench-mpi-monitor");
+    assert_eq!(metadata["schema_version"], 1);
+    let blocked_phase1 = f64::from(rounds) * tc;
+    let computed = blocked_phase1 + f64::from(phase2) * tb;
+    for rank in [0, 1] {
+        let wall = rank_value(&records, rank, "wall_time");
+        let mpi = rank_value(&records, rank, "mpi_time");
+        let p2p = rank_value(&records, rank, "p2p_time");
+        let wait = rank_value(&records, rank, "wait_time");
+        let collective = rank_value(&records, rank, "collective_time");
+        assert!(
+            (mpi - (p2p + wait + collective)).abs() < 1e-6,
+            "rank {rank}: classes sum to mpi_time"
+        );
+        // Blocked at least while the other rank computed in phase 1 ...
+        assert!(
+            p2p + wait >= 0.95 * blocked_phase1,
+            "rank {rank}: p2p {p2p} + wait {wait} < {blocked_phase1}"
+        );
+        // ... and never while computing: what is not computed is (at most) MPI.
+        assert!(
+            wall >= computed,
+            "rank {rank}: wall {wall} < computed {computed}"
+        );
+        assert!(
+            mpi <= wall - computed + 0.02 * wall + 0.01,
+            "rank {rank}: mpi {mpi} > wall {wall} - computed {computed}"
+        );
+        assert!(
+            collective > 0.0,
+            "rank {rank}: the barriers and the allreduce"
+        );
+        let share = rank_value(&records, rank, "mpi_share");
+        assert!((share - mpi / wall).abs() < 1e-9);
+        assert!(
+            share >= 0.95 * blocked_phase1 / wall && share <= 1.0 - computed / wall + 0.03,
+            "rank {rank}: share {share}"
+        );
+        let ranks_record = records
+            .iter()
+            .find(|record| record["params"]["rank"] == rank)
+            .unwrap();
+        assert_eq!(ranks_record["params"]["ranks"], 2);
+        assert_eq!(
+            ranks_record["params"]["cpus_allowed"],
+            serde_json::json!([first_cpu()])
+        );
+        assert_eq!(ranks_record["benchmark"], "mpi-monitor");
+        assert_eq!(ranks_record["stats"]["n"], 1);
+    }
+    // Rank 1 never calls MPI_Wait.
+    assert_eq!(rank_value(&records, 1, "wait_time"), 0.0);
+    // Messages: rank 0 sent N x 2048 bytes (Isend) and one 2,400,000-byte
+    // message; rank 1 sent N x 100 bytes. The allreduce is no message.
+    let n = f64::from(rounds);
+    assert_eq!(rank_value(&records, 0, "small_messages"), 0.0);
+    assert_eq!(rank_value(&records, 0, "medium_messages"), n);
+    assert_eq!(rank_value(&records, 0, "large_messages"), 1.0);
+    assert_eq!(
+        rank_value(&records, 0, "bytes_sent"),
+        n * 2048.0 + 2_400_000.0
+    );
+    assert_eq!(rank_value(&records, 1, "small_messages"), n);
+    assert_eq!(rank_value(&records, 1, "medium_messages"), 0.0);
+    assert_eq!(rank_value(&records, 1, "large_messages"), 0.0);
+    assert_eq!(rank_value(&records, 1, "bytes_sent"), n * 100.0);
+    for rank in [0, 1] {
+        assert!(rank_value(&records, rank, "user_time") > 0.0);
+        assert!(
+            rank_value(&records, rank, "voluntary_switches")
+                + rank_value(&records, rank, "involuntary_switches")
+                > 0.0
+        );
+    }
+    // TLP on one core. At least one rank computes during 2 N TC + M TB
+    // (phase-1 computations do not overlap), so TLP_1 covers that; both
+    // are outside MPI together only in phase 2 (at most M TB, plus the
+    // moments between calls), and for most of it.
+    let wall = rank_value(&records, 0, "wall_time").max(rank_value(&records, 1, "wall_time"));
+    let tlp = |n: usize| {
+        let found = host_records(&records, &format!("tlp_{n}"));
+        assert_eq!(found.len(), 1, "one host");
+        assert_eq!(found[0]["params"]["cores"], 1);
+        assert_eq!(found[0]["params"]["ranks_on_host"], 2);
+        assert_eq!(found[0]["unit"], "ratio");
+        found[0]["value"].as_f64().unwrap()
+    };
+    let one_outside = 2.0 * blocked_phase1 + f64::from(phase2) * tb;
+    let both_outside = f64::from(phase2) * tb;
+    assert!(
+        tlp(1) >= 0.95 * one_outside / wall,
+        "TLP_1 {} < {}",
+        tlp(1),
+        one_outside / wall
+    );
+    assert!(
+        tlp(2) <= (both_outside + 0.05 * wall) / wall,
+        "TLP_2 {} too high",
+        tlp(2)
+    );
+    assert!(
+        tlp(2) >= 0.5 * both_outside / wall,
+        "TLP_2 {} too low",
+        tlp(2)
+    );
+    assert_eq!(tlp(3), 0.0, "never 3 ranks");
+    assert_eq!(tlp(4), 0.0);
+    assert!(tlp(1) <= 1.0 && tlp(2) <= tlp(1));
+    // The host table is unlinked.
+    let left: Vec<String> = shm_tables()
+        .into_iter()
+        .filter(|name| !before.contains(name))
+        .collect();
+    assert!(left.is_empty(), "left in /dev/shm: {left:?}");
+}
+
+/// OpenMPI's Fortran bindings call PMPI_* directly: the monitor wraps them
+/// itself. Each rank sends 7 messages of 10 integers and calls
+/// MPI_ALLREDUCE once; counted once, not twice, not zero times. With no
+/// NUMABENCH_MPI_MONITOR_OUT the file is in the working directory and one
+/// stderr line says so.
+#[test]
+fn fortran_calls_are_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile("mpif90", "calls.f90", dir.path());
+    let output = run(mpirun(2)
+        .current_dir(dir.path())
+        .env_remove("NUMABENCH_MPI_MONITOR_OUT")
+        .arg("-x")
+        .arg(format!("LD_PRELOAD={}", library().display()))
+        .arg(&program));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("numabench-mpi-monitor.jsonl"), "{stderr}");
+    let (_, records) = records(&dir.path().join("numabench-mpi-monitor.jsonl"));
+    for rank in [0, 1] {
+        assert_eq!(rank_value(&records, rank, "small_messages"), 7.0);
+        assert_eq!(rank_value(&records, rank, "medium_messages"), 0.0);
+        assert_eq!(rank_value(&records, rank, "bytes_sent"), 7.0 * 40.0);
+        assert!(rank_value(&records, rank, "p2p_time") > 0.0);
+        assert!(rank_value(&records, rank, "collective_time") > 0.0);
+    }
+}
+
+/// `numabench run --mpi-monitor -- mpirun ...`: the library is found
+/// beside numabench, preloaded into the ranks, and its records come out
+/// through --jsonl tagged with the policy and repetition, next to run's
+/// own records; the summary names every rank.
+#[test]
+fn run_mpi_monitor_passes_the_records_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile("mpif90", "calls.f90", dir.path());
+    library();
+    let jsonl = dir.path().join("out.jsonl");
+    let output = Command::new(env!("CARGO_BIN_EXE_numabench"))
+        .env_remove("NUMABENCH_MPI_LIB")
+        .env_remove("LD_PRELOAD")
+        .args([
+            "run",
+            "--mpi-monitor",
+            "--repeat",
+            "2",
+            "--warmup",
+            "1",
+            "--jsonl",
+        ])
+        .arg(&jsonl)
+        .args([
+            "--",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            "2",
+        ])
+        .arg(&program)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let (metadata, records) = records(&jsonl);
+    assert_eq!(metadata["tool"], "numabench");
+    let monitor: Vec<&Value> = records
+        .iter()
+        .filter(|record| record["benchmark"] == "mpi-monitor")
+        .collect();
+    // Two timed runs (the warm-up's records are dropped), each 2 ranks x
+    // 14 metrics and one host's tlp_1..4.
+    assert_eq!(monitor.len(), 2 * (2 * 14 + 4), "{monitor:?}");
+    for repetition in [1, 2] {
+        let small: Vec<f64> = monitor
+            .iter()
+            .filter(|record| {
+                record["params"]["repetition"] == repetition && record["metric"] == "small_messages"
+            })
+            .map(|record| record["value"].as_f64().unwrap())
+            .collect();
+        assert_eq!(small, [7.0, 7.0]);
+    }
+    assert!(monitor
+        .iter()
+        .all(|record| record["params"]["policy"] == "as-is"));
+    assert!(records.iter().any(|record| record["benchmark"] == "run"));
+    assert!(
+        stdout.contains("MPI monitor") && stdout.contains("TLP_1"),
+        "{stdout}"
+    );
+}
