@@ -6,6 +6,7 @@ mod apps;
 mod chase;
 mod errors;
 mod measure;
+mod overdecompose;
 mod per_cpu;
 mod plan;
 mod run;
