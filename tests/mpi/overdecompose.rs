@@ -281,14 +281,16 @@ fn the_study_gives_the_k_sweep_with_tlp_figures_and_verified_grids() {
             assert!(tlp_2 <= tlp_1 + 1e-9, "TLP_2 {tlp_2} > TLP_1 {tlp_1}");
             assert!(figure(share, k, "time") > 0.0);
             assert!(figure(share, k, "speedup") > 0.0);
-            assert!(figure(share, k, "context_switches") > 0.0);
+            assert!(figure(share, k, "context_switches") >= 0.0);
             assert!(figure(share, k, "system_time") >= 0.0);
             figure(share, k, "idle_share");
             let comm = figure(share, k, "comm_share");
             assert!((0.0..=1.0).contains(&comm));
         }
-        // Two ranks on one core exchange halos: they spend time blocked in MPI.
+        // Two ranks on one core exchange halos: they spend time blocked in
+        // MPI, and each exchange needs the other rank to run on the core.
         assert!(figure(share, 2, "comm_share") > 0.0);
+        assert!(figure(share, 2, "context_switches") > 0.0);
     }
     // One run record per run, flushed as made.
     let runs = records.iter().filter(|r| r["metric"] == "run_time").count();

@@ -162,13 +162,3 @@ pub fn parse_monitor_output(text: &str) -> Result<MonitorFigures, MonitorOutputE
         tlp_2: mean(&tlp_2),
     })
 }
-
-impl MonitorFigures {
-    /// The share of the cores' time no rank used: 1 - (user + system) /
-    /// (cores x wall). Negative values (CPU time of helper threads beyond
-    /// the cores' wall time) are kept: they say the cores were oversubscribed.
-    pub fn idle_share(&self, cores: usize) -> Option<f64> {
-        let capacity = cores as f64 * self.wall_s;
-        (capacity > 0.0).then(|| 1.0 - (self.user_s + self.system_s) / capacity)
-    }
-}

@@ -146,12 +146,12 @@ impl ConfigSummary {
             (
                 "context_switches",
                 Unit::Count,
-                Box::new(|run| Some(run.monitor.context_switches)),
+                Box::new(|run| Some(run.report.context_switches)),
             ),
             (
                 "idle_share",
                 Unit::Ratio,
-                Box::new(move |run| run.monitor.idle_share(cores)),
+                Box::new(move |run| run.report.idle_share(cores)),
             ),
             (
                 "comm_share",
@@ -231,9 +231,9 @@ pub fn render_sweep(summaries: &[ConfigSummary], cores: usize) -> String {
             summary.speedup.map_or("-".to_string(), |s| format!("{s:.2}")),
             median_text(summary, |run| Some(run.monitor.tlp_1), 2),
             median_text(summary, |run| Some(run.monitor.tlp_2), 2),
-            median_text(summary, |run| Some(run.monitor.system_s), 3),
-            median_text(summary, |run| Some(run.monitor.context_switches), 0),
-            median_text(summary, |run| run.monitor.idle_share(cores), 2),
+            median_text(summary, |run| Some(run.report.system_s), 3),
+            median_text(summary, |run| Some(run.report.context_switches), 0),
+            median_text(summary, |run| run.report.idle_share(cores), 2),
             verified
         );
     }

@@ -275,8 +275,6 @@ fn monitor_output_adds_up_per_rank_and_per_host() {
     assert_eq!(figures.system_s, 0.5);
     assert_eq!(figures.context_switches, 30.0);
     assert_eq!((figures.tlp_1, figures.tlp_2), (0.9, 0.4));
-    // 2.5 s of CPU over 2 cores x 3 s.
-    assert!((figures.idle_share(2).unwrap() - (1.0 - 2.5 / 6.0)).abs() < 1e-12);
 }
 
 #[test]
@@ -402,6 +400,9 @@ fn run_with(time: f64, identical: bool) -> RunResult {
             rows_min: 4,
             rows_max: 4,
             cpus: vec![0, 0],
+            user_s: time * 0.5,
+            system_s: time * 0.25,
+            context_switches: 40.0,
             verification: Some(Verification {
                 identical,
                 max_abs_diff: if identical { 0.0 } else { 1e-3 },
@@ -468,6 +469,14 @@ fn summaries_give_speedups_against_k_1_and_records_for_every_figure() {
     assert_eq!(records[0].stats.n, 3);
     assert_eq!(records[0].params["ranks_per_core"], 2);
     assert_eq!(records[0].params["verified"], true);
+    // 0.75 s of CPU per 1 s of run on 1 core.
+    let idle = records.iter().find(|r| r.metric == "idle_share").unwrap();
+    assert!((idle.value - 0.25).abs() < 1e-12, "{idle:?}");
+    let switches = records
+        .iter()
+        .find(|r| r.metric == "context_switches")
+        .unwrap();
+    assert_eq!(switches.value, 40.0);
     let table = render_sweep(&summaries, 1);
     assert_eq!(table.lines().count(), 5, "{table}");
     assert!(table.contains("NO 1.0e-3"), "{table}");

@@ -8,6 +8,7 @@ use super::placement::{core_cpus, cpu_for_local_rank};
 use super::serial::{checksum, compare, serial_solve};
 use super::strips::strips;
 use super::worker_config::{Verification, WorkerConfig, WorkerReport};
+use crate::apps::usage_now;
 use crate::threads::pin_current_thread;
 use crate::topology::discover_this_system;
 use mpi::collective::SystemOperation;
@@ -19,8 +20,8 @@ use mpi::Count;
 use std::time::Instant;
 use thiserror::Error;
 
-/// Why the worker could not run (every rank returns one: a rank's own
-/// failure is named, the others say another rank failed).
+/// Why the worker could not run (a placement failure is returned by
+/// every rank, naming the rank that failed).
 #[derive(Debug, Error)]
 pub enum WorkerError {
     #[error("MPI could not be initialised (or was already)")]
@@ -29,12 +30,12 @@ pub enum WorkerError {
     TooFewRows { ranks: usize, ny: usize },
     #[error("rank {rank}: {reason}")]
     Placement { rank: i32, reason: String },
-    #[error("another rank could not be placed (it says why on its stderr)")]
-    OtherRank,
 }
 
-/// Timings of one rank, in the order gathered: loop, compute, exchange, CPU, rows.
-const FIGURES: usize = 5;
+/// Figures of one rank, in the order gathered: loop, compute, exchange
+/// time, CPU, rows, and over the loop user time, system time, voluntary
+/// and involuntary context switches.
+const FIGURES: usize = 9;
 
 /// This rank's CPU: core (local rank / K) of the cores it may use.
 fn place(world: &SimpleCommunicator, ranks_per_core: usize) -> Result<u32, String> {
@@ -50,6 +51,38 @@ fn place(world: &SimpleCommunicator, ranks_per_core: usize) -> Result<u32, Strin
     })?;
     pin_current_thread(cpu).map_err(|error| error.to_string())?;
     Ok(cpu)
+}
+
+/// This rank's CPU when every rank was placed; else the lowest failing
+/// rank's reason, which every rank returns (mpirun stops the job when the
+/// first rank exits, so each must be able to say why).
+fn placed_everywhere(
+    world: &SimpleCommunicator,
+    placed: Result<u32, String>,
+) -> Result<u32, WorkerError> {
+    let mine = if placed.is_err() {
+        world.rank()
+    } else {
+        i32::MAX
+    };
+    let mut failing = i32::MAX;
+    world.all_reduce_into(&mine, &mut failing, SystemOperation::min());
+    if failing == i32::MAX {
+        return placed.map_err(|reason| WorkerError::Placement {
+            rank: world.rank(),
+            reason,
+        });
+    }
+    let root = world.process_at_rank(failing);
+    let mut reason = placed.err().unwrap_or_default().into_bytes();
+    let mut length = reason.len() as u64;
+    root.broadcast_into(&mut length);
+    reason.resize(length as usize, 0);
+    root.broadcast_into(&mut reason[..]);
+    Err(WorkerError::Placement {
+        rank: failing,
+        reason: String::from_utf8_lossy(&reason).into_owned(),
+    })
 }
 
 /// One blocking exchange: first rows go up while the rank below's come
@@ -86,22 +119,12 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
             ny: config.ny,
         });
     };
-    let placed = place(&world, config.ranks_per_core);
-    let mut failures = 0i32;
-    world.all_reduce_into(
-        &i32::from(placed.is_err()),
-        &mut failures,
-        SystemOperation::sum(),
-    );
-    let cpu = match placed {
-        Err(reason) => return Err(WorkerError::Placement { rank, reason }),
-        Ok(_) if failures > 0 => return Err(WorkerError::OtherRank),
-        Ok(cpu) => cpu,
-    };
+    let cpu = placed_everywhere(&world, place(&world, config.ranks_per_core))?;
     let strip = all_strips[rank as usize];
     let mut grid = StripGrid::new(config.nx, config.ny, strip);
     let (mut compute, mut communicate) = (0.0, 0.0);
     world.barrier();
+    let usage_before = usage_now();
     let start = Instant::now();
     // A lone rank exchanges nothing: its exchange time stays 0 rather
     // than the clock's own cost.
@@ -119,12 +142,17 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
         }
     }
     let elapsed = start.elapsed().as_secs_f64();
-    let mine = [
+    let usage = usage_now().since(&usage_before);
+    let mine: [f64; FIGURES] = [
         elapsed,
         compute,
         communicate,
         f64::from(cpu),
         strip.rows as f64,
+        usage.user_seconds,
+        usage.system_seconds,
+        usage.voluntary_switches as f64,
+        usage.involuntary_switches as f64,
     ];
     let root = world.process_at_rank(0);
     let width = config.nx + 2;
@@ -182,6 +210,9 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
         rows_min: rows.iter().copied().min().unwrap_or(0),
         rows_max: rows.iter().copied().max().unwrap_or(0),
         cpus: per_rank(3).map(|cpu| cpu as u32).collect(),
+        user_s: per_rank(5).sum(),
+        system_s: per_rank(6).sum(),
+        context_switches: per_rank(7).sum::<f64>() + per_rank(8).sum::<f64>(),
         verification,
     }))
 }

@@ -79,11 +79,25 @@ pub struct WorkerReport {
     pub rows_max: usize,
     /// The CPU each rank was pinned to, in rank order.
     pub cpus: Vec<u32>,
+    /// User and system CPU time over the iterations, summed over ranks, s
+    /// (getrusage of each rank's process, its MPI library's threads included).
+    pub user_s: f64,
+    pub system_s: f64,
+    /// Voluntary plus involuntary context switches over the iterations,
+    /// summed over ranks.
+    pub context_switches: f64,
     /// The serial comparison (absent with `--no-verify`).
     pub verification: Option<Verification>,
 }
 
 impl WorkerReport {
+    /// The share of the cores' time over the iterations no rank used:
+    /// 1 - (user + system) / (cores x time).
+    pub fn idle_share(&self, cores: usize) -> Option<f64> {
+        let capacity = cores as f64 * self.time_s;
+        (capacity > 0.0).then(|| 1.0 - (self.user_s + self.system_s) / capacity)
+    }
+
     /// The report in the last line of a worker's stdout that parses as one.
     pub fn from_output(stdout: &str) -> Option<Self> {
         stdout
