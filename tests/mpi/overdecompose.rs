@@ -128,6 +128,56 @@ fn k_ranks_share_a_core_and_the_next_k_the_next_core() {
     assert_eq!(report["verification"]["identical"], true);
 }
 
+/// The highest CPU this process may run on.
+fn last_allowed_cpu() -> usize {
+    // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it for this
+    // thread and CPU_ISSET reads within it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        assert_eq!(
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
+            0
+        );
+        (0..libc::CPU_SETSIZE as usize)
+            .rev()
+            .find(|&cpu| libc::CPU_ISSET(cpu, &set))
+            .expect("an allowed CPU")
+    }
+}
+
+#[test]
+fn ranks_stay_inside_the_cpuset_they_were_given() {
+    assert!(
+        allowed_cpus() >= 2,
+        "this check needs 2 allowed CPUs, found {}",
+        allowed_cpus()
+    );
+    // Started on the last CPU only: both ranks (K = 2) share it, not the
+    // machine's first core; a second core is refused.
+    let cpu = last_allowed_cpu().to_string();
+    let taskset = |k: &str| {
+        let mut command = Command::new("taskset");
+        command.args(["-c", &cpu]);
+        command.arg(mpirun(2).get_program());
+        command.args(mpirun(2).get_args());
+        command.args([NUMABENCH, "overdecompose-worker", "--nx", "8", "--ny", "8"]);
+        command.args(["--iterations", "3", "--no-verify", "--ranks-per-core", k]);
+        command.output().expect("taskset starts")
+    };
+    let report = report(&taskset("2"));
+    assert_eq!(
+        report["cpus"],
+        serde_json::json!(vec![cpu.parse::<u64>().unwrap(); 2])
+    );
+    let refused = taskset("1");
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("needs core 1 but only 1 cores are allowed"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn more_ranks_than_cores_times_k_is_refused_by_every_rank() {
     let ranks = allowed_cpus() + 1;
