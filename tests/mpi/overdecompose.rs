@@ -342,6 +342,11 @@ fn the_study_gives_the_k_sweep_with_tlp_figures_and_verified_grids() {
         assert!(figure(share, 2, "comm_share") > 0.0);
         assert!(figure(share, 2, "context_switches") > 0.0);
     }
+    // The calibration comes first: one rank alone computes, exchanging nothing.
+    assert_eq!(records[0]["metric"], "compute_per_point");
+    assert!(records[0]["value"].as_f64().unwrap() > 0.0);
+    assert_eq!(records[1]["metric"], "exchange_per_half_sweep");
+    assert_eq!(records[1]["value"], 0.0);
     // One run record per run, flushed as made.
     let runs = records.iter().filter(|r| r["metric"] == "run_time").count();
     assert_eq!(runs, 4);

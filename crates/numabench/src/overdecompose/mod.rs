@@ -38,7 +38,10 @@ pub use monitor::{
 pub use placement::{core_cpus, cpu_for_local_rank};
 pub use serial::{checksum, compare, serial_solve, Comparison};
 pub use strips::{strips, Strip};
-pub use study::{calibrate, run_overdecompose, set_speedups, OverdecomposeError, StudyOutcome};
+pub use study::{
+    calibrate, calibration_records, run_overdecompose, set_speedups, OverdecomposeError,
+    StudyOutcome,
+};
 pub use summary::{render_sweep, ConfigSummary, RunResult};
 #[cfg(feature = "mpi")]
 pub use worker::{run_worker, WorkerError};

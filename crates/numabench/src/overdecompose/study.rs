@@ -121,6 +121,9 @@ pub fn run_overdecompose(
     let temp = TempDir::new()?;
     progress("calibration (1 rank per core)");
     let calibration = calibrate(config)?;
+    for record in calibration_records(config, &calibration) {
+        pipeline.emit(&record)?;
+    }
     let max_k = config.ranks_per_core.iter().copied().max().unwrap_or(1);
     let mut summaries: Vec<ConfigSummary> = config
         .configurations()
@@ -208,6 +211,39 @@ pub fn run_overdecompose(
         summaries,
         interrupted: stopped,
     })
+}
+
+/// The calibration's two figures as records (`params`: ranks, nx,
+/// rows per rank, iterations of the calibration run).
+pub fn calibration_records(config: &StudyConfig, calibration: &Calibration) -> Vec<Record> {
+    let mut params = serde_json::Map::new();
+    params.insert("phase".into(), json!("calibration"));
+    params.insert("ranks_per_core".into(), json!(1));
+    params.insert("cores".into(), json!(config.cores));
+    params.insert("ranks".into(), json!(config.cores));
+    params.insert("nx".into(), json!(calibration.nx));
+    params.insert("rows_per_rank".into(), json!(CALIBRATION_ROWS));
+    params.insert("iterations".into(), json!(CALIBRATION_ITERATIONS));
+    [
+        ("compute_per_point", calibration.compute_per_point),
+        (
+            "exchange_per_half_sweep",
+            calibration.exchange_per_half_sweep,
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(metric, value)| {
+        Sample::new([value]).ok().map(|sample| Record {
+            benchmark: "overdecompose".into(),
+            metric: metric.into(),
+            value,
+            unit: Unit::Seconds,
+            params: params.clone(),
+            placement: Placement::default(),
+            stats: sample.summary(),
+        })
+    })
+    .collect()
 }
 
 /// Speedup of each configuration: its share's K = 1 median time over its own.

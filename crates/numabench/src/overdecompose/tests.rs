@@ -482,3 +482,22 @@ fn summaries_give_speedups_against_k_1_and_records_for_every_figure() {
     assert!(table.contains("NO 1.0e-3"), "{table}");
     assert!(table.lines().nth(2).unwrap().contains(" 2.00 "), "{table}");
 }
+
+#[test]
+fn calibration_records_carry_both_figures() {
+    let config = study(vec![1, 2], 2);
+    let records = calibration_records(&config, &calibration());
+    let figures: Vec<(&str, f64)> = records
+        .iter()
+        .map(|record| (record.metric.as_str(), record.value))
+        .collect();
+    assert_eq!(
+        figures,
+        [
+            ("compute_per_point", 1e-9),
+            ("exchange_per_half_sweep", 2e-6)
+        ]
+    );
+    assert_eq!(records[0].params["ranks"], 2);
+    assert_eq!(records[0].unit, crate::output::Unit::Seconds);
+}
