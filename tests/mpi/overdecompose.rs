@@ -126,6 +126,8 @@ fn k_ranks_share_a_core_and_the_next_k_the_next_core() {
     assert_eq!(cpus[2], cpus[3], "{cpus:?}");
     assert_ne!(cpus[0], cpus[2], "{cpus:?}");
     assert_eq!(report["verification"]["identical"], true);
+    // MPI_Init's helper threads were moved onto their rank's CPU too.
+    assert_eq!(report["threads_off_cpu"], 0, "{report}");
 }
 
 /// The highest CPU this process may run on.

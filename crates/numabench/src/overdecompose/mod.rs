@@ -16,6 +16,7 @@ mod launch;
 mod model;
 mod monitor;
 mod placement;
+mod rank_threads;
 mod serial;
 mod strips;
 mod study;
@@ -36,6 +37,7 @@ pub use monitor::{
     MonitorOutputError, MONITOR_LIBRARY, MONITOR_LIBRARY_ENV, MONITOR_OUT_ENV,
 };
 pub use placement::{core_cpus, cpu_for_local_rank};
+pub use rank_threads::{pin_all_threads, threads_not_on};
 pub use serial::{checksum, compare, serial_solve, Comparison};
 pub use strips::{strips, Strip};
 pub use study::{

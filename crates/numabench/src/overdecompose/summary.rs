@@ -86,6 +86,14 @@ impl ConfigSummary {
         params.insert("omega".into(), json!(omega));
         params.insert("repetitions".into(), json!(self.runs.len()));
         params.insert("verified".into(), json!(self.verified()));
+        params.insert(
+            "threads_off_cpu".into(),
+            json!(self
+                .runs
+                .iter()
+                .map(|run| run.report.threads_off_cpu)
+                .try_fold(0, |most: usize, count| count.map(|count| most.max(count)))),
+        );
         let diff = self.max_abs_diff();
         params.insert(
             "max_abs_diff".into(),

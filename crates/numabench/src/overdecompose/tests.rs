@@ -403,6 +403,7 @@ fn run_with(time: f64, identical: bool) -> RunResult {
             user_s: time * 0.5,
             system_s: time * 0.25,
             context_switches: 40.0,
+            threads_off_cpu: Some(0),
             verification: Some(Verification {
                 identical,
                 max_abs_diff: if identical { 0.0 } else { 1e-3 },

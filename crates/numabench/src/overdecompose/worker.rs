@@ -5,6 +5,7 @@
 
 use super::grid::{HaloViews, StripGrid};
 use super::placement::{core_cpus, cpu_for_local_rank};
+use super::rank_threads::{pin_all_threads, threads_not_on};
 use super::serial::{checksum, compare, serial_solve};
 use super::strips::strips;
 use super::worker_config::{Verification, WorkerConfig, WorkerReport};
@@ -34,8 +35,8 @@ pub enum WorkerError {
 
 /// Figures of one rank, in the order gathered: loop, compute, exchange
 /// time, CPU, rows, and over the loop user time, system time, voluntary
-/// and involuntary context switches.
-const FIGURES: usize = 9;
+/// and involuntary context switches, and the rank's threads not on its CPU.
+const FIGURES: usize = 10;
 
 /// This rank's CPU: core (local rank / K) of the cores it may use.
 fn place(world: &SimpleCommunicator, ranks_per_core: usize) -> Result<u32, String> {
@@ -50,6 +51,9 @@ fn place(world: &SimpleCommunicator, ranks_per_core: usize) -> Result<u32, Strin
         )
     })?;
     pin_current_thread(cpu).map_err(|error| error.to_string())?;
+    // MPI_Init's helper threads follow the rank onto its CPU.
+    pin_all_threads(cpu)
+        .map_err(|error| format!("cannot pin the rank's threads to CPU {cpu}: {error}"))?;
     Ok(cpu)
 }
 
@@ -153,6 +157,7 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
         usage.system_seconds,
         usage.voluntary_switches as f64,
         usage.involuntary_switches as f64,
+        threads_not_on(cpu).map_or(f64::NAN, |count| count as f64),
     ];
     let root = world.process_at_rank(0);
     let width = config.nx + 2;
@@ -213,6 +218,9 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
         user_s: per_rank(5).sum(),
         system_s: per_rank(6).sum(),
         context_switches: per_rank(7).sum::<f64>() + per_rank(8).sum::<f64>(),
+        threads_off_cpu: per_rank(9)
+            .map(|count| (count.is_finite()).then_some(count as usize))
+            .sum(),
         verification,
     }))
 }

@@ -86,6 +86,11 @@ pub struct WorkerReport {
     /// Voluntary plus involuntary context switches over the iterations,
     /// summed over ranks.
     pub context_switches: f64,
+    /// Threads of the ranks (MPI's helper threads included) whose affinity
+    /// was not their rank's CPU alone after the iterations, summed over
+    /// ranks (0 when every thread stayed pinned; `None` when a rank could
+    /// not read its threads).
+    pub threads_off_cpu: Option<usize>,
     /// The serial comparison (absent with `--no-verify`).
     pub verification: Option<Verification>,
 }
