@@ -357,6 +357,23 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         &["placement-study", "cg", "--size", "1M"],
         "--size applies to stream, not cg",
     ),
+    (
+        &["overdecompose", "--ranks-per-core", "1,33"],
+        "invalid --ranks-per-core '1,33': '33' is not a whole number from 1 to 32",
+    ),
+    (
+        &["overdecompose", "--ranks-per-core", "0"],
+        "'0' is not a whole number from 1 to 32",
+    ),
+    (
+        &["overdecompose", "--comm-share", "50,100"],
+        "invalid --comm-share '50,100': '100' is not a percentage",
+    ),
+    (&["overdecompose", "--cores", "4096"], "--cores 4096: only"),
+    (
+        &["overdecompose", "--topology", OTHER_MACHINE_XML],
+        "two-sockets-hbm-cxl.xml' is not this machine",
+    ),
 ];
 
 #[test]

@@ -7,6 +7,7 @@ mod chase;
 mod errors;
 mod measure;
 mod mpi_monitor;
+mod overdecompose;
 mod per_cpu;
 mod plan;
 mod plan_shapes;

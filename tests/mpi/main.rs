@@ -7,4 +7,5 @@
 mod hosts;
 mod hosts_tests;
 mod monitor;
+mod overdecompose;
 mod run_ranks;

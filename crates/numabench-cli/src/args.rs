@@ -91,6 +91,18 @@ pub enum Command {
     /// policies, and compare wall time, CPU time, RSS and context switches
     /// (with a Mann-Whitney test against as-is).
     Run(RunCommandArgs),
+    /// The over-decomposition study: a red-black SOR kernel over MPI, its
+    /// grid sized so blocking halo exchanges take 25%, 50%, 75% of the time
+    /// at one rank per core, run with K ranks per core (pinned so the K ranks
+    /// of a core share it) under the MPI monitor: speedup against K = 1,
+    /// TLP_1/TLP_2, system time, context switches, idle share; every grid is
+    /// checked against a serial run. Needs an MPI build (cargo build -p
+    /// numabench-cli --features mpi) and libnumabench_mpi.so.
+    Overdecompose(OverdecomposeArgs),
+    /// One rank of the over-decomposition study (started by `overdecompose`
+    /// through mpirun; prints rank 0's report as one JSON line).
+    #[command(hide = true)]
+    OverdecomposeWorker(OverdecomposeWorkerArgs),
 }
 
 impl Command {
@@ -122,6 +134,7 @@ impl Command {
             Command::Mg(args) | Command::Cg(args) => return args.app.plan,
             Command::PlacementStudy(args) => return args.plan,
             Command::Run(args) => return args.plan,
+            Command::Overdecompose(args) => return args.plan,
             _ => return false,
         };
         run.plan
@@ -187,6 +200,49 @@ pub struct RunCommandArgs {
     // Not `required`: the command itself names a missing program, in one line.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct OverdecomposeArgs {
+    /// Ranks per core K, each 1 to 32 (K = 1, the speedups' baseline, is always run).
+    #[arg(long, value_name = "LIST", default_value = "1,2,4,8", value_parser = parse_ranks_per_core_arg)]
+    pub ranks_per_core: Listed<usize>,
+    /// Cores to run on (the first N allowed cores in cores-first order). Default: every allowed core.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub cores: Option<u32>,
+    /// Runs of each configuration, interleaved round-robin.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub repeat: u32,
+    /// Target shares of blocking communication at one rank per core, in percent (between 0 and 100).
+    #[arg(long, value_name = "LIST", default_value = "25,50,75", value_parser = parse_comm_shares_arg)]
+    pub comm_share: Listed<f64>,
+    /// Grid columns (short rows keep the halo exchange latency-bound).
+    #[arg(long, value_name = "N", default_value_t = 128, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
+    pub nx: u32,
+    /// SOR iterations of every run. Default: calibrated so a K = 1 run takes about 0.3 s.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
+    pub iterations: Option<u32>,
+    /// Print the configurations (ranks, K, each rank's CPU, grid columns) and run nothing.
+    #[arg(long)]
+    pub plan: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct OverdecomposeWorkerArgs {
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
+    pub nx: u32,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub ny: u32,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iterations: u32,
+    #[arg(long, default_value_t = 1.5)]
+    pub omega: f64,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub ranks_per_core: u32,
+    #[arg(long)]
+    pub no_verify: bool,
 }
 
 /// How an application kernel is placed and repeated.
@@ -622,6 +678,14 @@ pub fn all_items<T: Clone>(lists: &[Listed<T>]) -> Vec<T> {
         .iter()
         .flat_map(|list| list.0.iter().cloned())
         .collect()
+}
+
+fn parse_ranks_per_core_arg(text: &str) -> Result<Listed<usize>, String> {
+    numabench::overdecompose::parse_ranks_per_core(text).map(Listed)
+}
+
+fn parse_comm_shares_arg(text: &str) -> Result<Listed<f64>, String> {
+    numabench::overdecompose::parse_comm_shares(text).map(Listed)
 }
 
 fn parse_sizes_arg(text: &str) -> Result<Listed<u64>, String> {

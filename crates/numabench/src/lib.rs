@@ -7,6 +7,7 @@
 //! - [`topology`]: the machine as hwloc sees it;
 //! - [`doctor`]: system settings that change NUMA results;
 //! - [`output`]: result records and the sinks that write them;
+//! - [`overdecompose`]: the over-decomposition study (SOR over MPI, K ranks per core);
 //! - [`stats`]: samples and their statistics;
 //! - [`bench`]: the benchmark registry and selection;
 //! - [`clock`]: the stopwatch and TSC, for benchmarks, applications and runs;
@@ -23,6 +24,7 @@ pub mod kernels;
 pub mod memory;
 pub mod mpi_monitor;
 pub mod output;
+pub mod overdecompose;
 pub mod parse;
 pub mod runner;
 pub mod stats;

@@ -15,6 +15,7 @@ mod measuring;
 mod mlp;
 mod mpi_monitor;
 mod npb;
+mod overdecompose;
 mod per_cpu_matrix;
 mod placement_study;
 mod run;
@@ -62,5 +63,7 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Cg(args) => npb::run_cg(&args),
         Command::PlacementStudy(args) => placement_study::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Overdecompose(args) => overdecompose::run(&args),
+        Command::OverdecomposeWorker(args) => overdecompose::worker(&args),
     }
 }

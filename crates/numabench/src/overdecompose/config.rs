@@ -1,0 +1,198 @@
+//! A validated `numabench overdecompose`, and the configurations it runs
+//! (one per target communication share and K), for `--plan` and the run.
+
+use super::launch::Launcher;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The largest K (ranks per core) the study takes.
+pub const MAX_RANKS_PER_CORE: usize = 32;
+
+/// Default grid columns: short rows keep the exchange latency-bound, so
+/// even a 75% share leaves each of many ranks per core a row.
+pub const DEFAULT_NX: usize = 128;
+
+/// Default SOR relaxation factor.
+pub const DEFAULT_OMEGA: f64 = 1.5;
+
+/// A validated study.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StudyConfig {
+    /// Target shares of blocking communication at K = 1 (0..1, exclusive).
+    pub shares: Vec<f64>,
+    /// Ranks per core, ascending, 1 first (the baseline of the speedups).
+    pub ranks_per_core: Vec<usize>,
+    /// Cores used; the ranks of core i run on `core_cpus[i]`.
+    pub cores: usize,
+    /// The CPU of each core used, in the order the worker ranks pick them
+    /// (cores-first over the allowed CPUs).
+    pub core_cpus: Vec<u32>,
+    /// Runs of each configuration, interleaved.
+    pub repeat: usize,
+    /// Grid columns.
+    pub nx: usize,
+    pub omega: f64,
+    /// Iterations of every run; `None`: chosen by calibration so a K = 1
+    /// run takes about `run_seconds`.
+    pub iterations: Option<usize>,
+    pub run_seconds: f64,
+    /// How workers start.
+    pub launcher: Launcher,
+    /// libnumabench_mpi.so (`None` only for a plan).
+    pub monitor: Option<PathBuf>,
+}
+
+/// Parses `--ranks-per-core`: each 1..=32; sorted, duplicates dropped,
+/// and K = 1 added when missing (the speedups' baseline).
+pub fn parse_ranks_per_core(text: &str) -> Result<Vec<usize>, String> {
+    let mut values = Vec::new();
+    for item in text.split(',') {
+        match item.trim().parse::<usize>() {
+            Ok(k) if (1..=MAX_RANKS_PER_CORE).contains(&k) => values.push(k),
+            _ => {
+                return Err(format!(
+                    "invalid --ranks-per-core '{text}': '{item}' is not a whole number from 1 to {MAX_RANKS_PER_CORE}"
+                ))
+            }
+        }
+    }
+    values.push(1);
+    values.sort_unstable();
+    values.dedup();
+    Ok(values)
+}
+
+/// Parses `--comm-share`: percentages strictly between 0 and 100, as
+/// fractions, in the order given, duplicates dropped.
+pub fn parse_comm_shares(text: &str) -> Result<Vec<f64>, String> {
+    let mut values: Vec<f64> = Vec::new();
+    for item in text.split(',') {
+        match item.trim().trim_end_matches('%').parse::<f64>() {
+            Ok(percent) if percent > 0.0 && percent < 100.0 => {
+                let share = percent / 100.0;
+                if !values.contains(&share) {
+                    values.push(share);
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "invalid --comm-share '{text}': '{item}' is not a percentage between 0 and 100 (exclusive)"
+                ))
+            }
+        }
+    }
+    Ok(values)
+}
+
+/// One configuration of the study.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Configuration {
+    pub share: f64,
+    pub ranks_per_core: usize,
+    pub ranks: usize,
+}
+
+impl StudyConfig {
+    /// Every (share, K), shares outermost: the order of one round.
+    pub fn configurations(&self) -> Vec<Configuration> {
+        self.shares
+            .iter()
+            .flat_map(|&share| {
+                self.ranks_per_core.iter().map(move |&k| Configuration {
+                    share,
+                    ranks_per_core: k,
+                    ranks: k * self.cores,
+                })
+            })
+            .collect()
+    }
+
+    /// The CPU of each rank of a configuration, in rank order.
+    pub fn rank_cpus(&self, configuration: &Configuration) -> Vec<Option<u32>> {
+        (0..configuration.ranks)
+            .map(|rank| {
+                self.core_cpus
+                    .get(rank / configuration.ranks_per_core)
+                    .copied()
+            })
+            .collect()
+    }
+
+    /// The plan as a JSON document (`--plan --json`).
+    pub fn plan_json(&self) -> serde_json::Value {
+        let configurations: Vec<serde_json::Value> = self
+            .configurations()
+            .iter()
+            .map(|configuration| {
+                serde_json::json!({
+                    "target_comm_share": configuration.share,
+                    "ranks_per_core": configuration.ranks_per_core,
+                    "ranks": configuration.ranks,
+                    "rank_cpus": self.rank_cpus(configuration),
+                    "nx": self.nx,
+                    "rows_per_core": "calibrated at start",
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "benchmark": "overdecompose",
+            "cores": self.cores,
+            "core_cpus": self.core_cpus,
+            "repeat": self.repeat,
+            "omega": self.omega,
+            "iterations": self.iterations,
+            "configurations": configurations,
+        })
+    }
+
+    /// The plan as text: what would run, without running anything.
+    pub fn plan_text(&self) -> String {
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "overdecompose: red-black SOR on {} columns x (rows per core x {} cores) rows, omega {}, strips of rows per rank, blocking halo exchange after each colour",
+            self.nx, self.cores, self.omega
+        );
+        let _ = writeln!(
+            text,
+            "calibration first: 1 rank per core ({} ranks) measures compute time per point and exchange time per half-sweep; rows per core for each share follow from it (at least the largest K)",
+            self.cores
+        );
+        match self.iterations {
+            Some(iterations) => {
+                let _ = writeln!(text, "iterations: {iterations}");
+            }
+            None => {
+                let _ = writeln!(
+                    text,
+                    "iterations: calibrated so a K=1 run takes about {:.2} s",
+                    self.run_seconds
+                );
+            }
+        }
+        let _ = writeln!(
+            text,
+            "{} configurations x {} repetitions, interleaved; launched as {} -np RANKS ... {}",
+            self.configurations().len(),
+            self.repeat,
+            self.launcher.mpirun,
+            super::worker_config::WORKER_SUBCOMMAND
+        );
+        for configuration in self.configurations() {
+            let cpus: Vec<String> = self
+                .rank_cpus(&configuration)
+                .iter()
+                .map(|cpu| cpu.map_or("?".to_string(), |cpu| cpu.to_string()))
+                .collect();
+            let _ = writeln!(
+                text,
+                "  comm share {:>3.0}%  K={:<2}  ranks {:<3}  CPU per rank (rank order): {}",
+                configuration.share * 100.0,
+                configuration.ranks_per_core,
+                configuration.ranks,
+                cpus.join(",")
+            );
+        }
+        text
+    }
+}

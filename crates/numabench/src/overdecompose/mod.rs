@@ -1,0 +1,53 @@
+//! The over-decomposition study (`numabench overdecompose`): a red-black
+//! SOR kernel on a 2-D grid split into horizontal strips, one per MPI
+//! rank, with blocking halo exchanges after each colour, run with K = 1,
+//! 2, 4, ... ranks per core under the MPI runtime monitor.
+//!
+//! The MPI-free parts are always built and unit-tested: the strip
+//! decomposition, the sweep on a strip with halos, the serial reference
+//! and the comparison with it, the communication-share size model, the
+//! reading of the monitor's output, the orchestration (which starts
+//! `mpirun`, an ordinary process) and the summaries. Only the worker that
+//! runs inside each rank needs the `mpi` feature.
+
+mod config;
+mod grid;
+mod launch;
+mod model;
+mod monitor;
+mod placement;
+mod rank_threads;
+mod serial;
+mod strips;
+mod study;
+mod summary;
+#[cfg(feature = "mpi")]
+mod worker;
+mod worker_config;
+
+pub use config::{
+    parse_comm_shares, parse_ranks_per_core, Configuration, StudyConfig, DEFAULT_NX, DEFAULT_OMEGA,
+    MAX_RANKS_PER_CORE,
+};
+pub use grid::{boundary_value, HaloViews, StripGrid};
+pub use launch::{LaunchError, Launcher};
+pub use model::{choose_rows, iterations_for, Calibration, SizeChoice};
+pub use monitor::{
+    find_monitor_library, parse_monitor_output, MonitorFigures, MonitorLibraryError,
+    MonitorOutputError, MONITOR_LIBRARY, MONITOR_LIBRARY_ENV, MONITOR_OUT_ENV,
+};
+pub use placement::{core_cpus, cpu_for_local_rank};
+pub use rank_threads::{pin_all_threads, threads_not_on};
+pub use serial::{checksum, compare, serial_solve, Comparison};
+pub use strips::{strips, Strip};
+pub use study::{
+    calibrate, calibration_records, run_overdecompose, set_speedups, OverdecomposeError,
+    StudyOutcome,
+};
+pub use summary::{render_sweep, ConfigSummary, RunResult};
+#[cfg(feature = "mpi")]
+pub use worker::{run_worker, WorkerError};
+pub use worker_config::{Verification, WorkerConfig, WorkerReport, WORKER_SUBCOMMAND};
+
+#[cfg(test)]
+mod tests;

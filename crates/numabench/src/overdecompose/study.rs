@@ -1,0 +1,266 @@
+//! The study itself: calibrate at one rank per core, size a grid per
+//! target share, then run every (share, K) `repeat` times, interleaved
+//! round-robin, each run under the monitor; one record per run as it
+//! finishes, then the summary records of every configuration.
+
+use super::config::StudyConfig;
+use super::launch::LaunchError;
+use super::model::{choose_rows, iterations_for, Calibration};
+use super::monitor::{parse_monitor_output, MonitorOutputError};
+use super::summary::{ConfigSummary, RunResult};
+use super::worker_config::WorkerConfig;
+use crate::interrupt::interrupted;
+use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
+use crate::stats::Sample;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Rows per rank of the calibration run.
+const CALIBRATION_ROWS: usize = 32;
+/// Iterations of the calibration run.
+const CALIBRATION_ITERATIONS: usize = 300;
+/// The most rows per core a share may ask for.
+const MAX_ROWS_PER_CORE: usize = 1 << 20;
+
+/// Why the study stopped.
+#[derive(Debug, Error)]
+pub enum OverdecomposeError {
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error("{0}")]
+    Monitor(#[from] MonitorOutputError),
+    #[error(
+        "the monitor wrote nothing to {path}: {reason} (is {} built with --features mpi?)",
+        super::monitor::MONITOR_LIBRARY
+    )]
+    NoMonitorOutput { path: String, reason: String },
+    #[error("cannot create the temporary folder {path}: {reason}")]
+    TempDir { path: String, reason: String },
+}
+
+/// The study's summaries and how it ended.
+#[derive(Debug)]
+pub struct StudyOutcome {
+    pub calibration: Calibration,
+    pub summaries: Vec<ConfigSummary>,
+    /// Ctrl-C stopped it before every run was made.
+    pub interrupted: bool,
+}
+
+/// A temporary folder for the monitor's files, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<Self, OverdecomposeError> {
+        let path =
+            std::env::temp_dir().join(format!("numabench-overdecompose-{}", std::process::id()));
+        std::fs::create_dir_all(&path).map_err(|error| OverdecomposeError::TempDir {
+            path: path.display().to_string(),
+            reason: error.to_string(),
+        })?;
+        Ok(Self(path))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Measures compute time per point and exchange time per half-sweep with
+/// one rank per core.
+pub fn calibrate(config: &StudyConfig) -> Result<Calibration, OverdecomposeError> {
+    let worker = WorkerConfig {
+        nx: config.nx,
+        ny: CALIBRATION_ROWS * config.cores,
+        iterations: CALIBRATION_ITERATIONS,
+        omega: config.omega,
+        ranks_per_core: 1,
+        verify: false,
+    };
+    let report = config.launcher.run(config.cores, &worker, None)?;
+    let points = (worker.iterations * CALIBRATION_ROWS * worker.nx) as f64;
+    Ok(Calibration {
+        nx: config.nx,
+        compute_per_point: report.compute_s / points,
+        exchange_per_half_sweep: report.exchange_s / (2 * worker.iterations) as f64,
+    })
+}
+
+fn monitored_run(
+    config: &StudyConfig,
+    worker: &WorkerConfig,
+    ranks: usize,
+    monitor: &Path,
+    out: &Path,
+) -> Result<RunResult, OverdecomposeError> {
+    let _ = std::fs::remove_file(out);
+    let report = config.launcher.run(ranks, worker, Some((monitor, out)))?;
+    let text =
+        std::fs::read_to_string(out).map_err(|error| OverdecomposeError::NoMonitorOutput {
+            path: out.display().to_string(),
+            reason: error.to_string(),
+        })?;
+    let monitor = parse_monitor_output(&text)?;
+    Ok(RunResult { report, monitor })
+}
+
+/// Runs the study: `progress` is told each run's label before it starts.
+/// The per-run records and, at the end, the summary records go to
+/// `pipeline`. `config.monitor` must be set.
+pub fn run_overdecompose(
+    config: &StudyConfig,
+    pipeline: &mut Pipeline,
+    progress: &mut dyn FnMut(&str),
+) -> Result<StudyOutcome, OverdecomposeError> {
+    let monitor = config.monitor.clone().unwrap_or_default();
+    let temp = TempDir::new()?;
+    progress("calibration (1 rank per core)");
+    let calibration = calibrate(config)?;
+    for record in calibration_records(config, &calibration) {
+        pipeline.emit(&record)?;
+    }
+    let max_k = config.ranks_per_core.iter().copied().max().unwrap_or(1);
+    let mut summaries: Vec<ConfigSummary> = config
+        .configurations()
+        .into_iter()
+        .map(|configuration| {
+            let size = choose_rows(&calibration, configuration.share, max_k, MAX_ROWS_PER_CORE);
+            let iterations = config.iterations.unwrap_or_else(|| {
+                iterations_for(
+                    &calibration,
+                    size.rows_per_core,
+                    config.run_seconds,
+                    20,
+                    1_000_000,
+                )
+            });
+            ConfigSummary {
+                ny: size.rows_per_core * config.cores,
+                size,
+                iterations,
+                configuration,
+                runs: Vec::new(),
+                speedup: None,
+            }
+        })
+        .collect();
+    let mut stopped = false;
+    'rounds: for repetition in 0..config.repeat {
+        for summary in summaries.iter_mut() {
+            if interrupted() {
+                stopped = true;
+                break 'rounds;
+            }
+            let configuration = summary.configuration.clone();
+            progress(&format!(
+                "share {:.0}% K={} ({} ranks), run {}/{}",
+                configuration.share * 100.0,
+                configuration.ranks_per_core,
+                configuration.ranks,
+                repetition + 1,
+                config.repeat
+            ));
+            let worker = WorkerConfig {
+                nx: config.nx,
+                ny: summary.ny,
+                iterations: summary.iterations,
+                omega: config.omega,
+                ranks_per_core: configuration.ranks_per_core,
+                verify: true,
+            };
+            let out = temp.0.join("monitor.jsonl");
+            let run = monitored_run(config, &worker, configuration.ranks, &monitor, &out)?;
+            let mut params = summary.params(config.cores, config.nx, config.omega);
+            params.remove("repetitions");
+            params.insert("repetition".into(), json!(repetition));
+            params.insert(
+                "verified".into(),
+                json!(run
+                    .report
+                    .verification
+                    .as_ref()
+                    .is_some_and(|check| check.identical)),
+            );
+            if let Ok(sample) = Sample::new([run.report.time_s]) {
+                pipeline.emit(&Record {
+                    benchmark: "overdecompose".into(),
+                    metric: "run_time".into(),
+                    value: run.report.time_s,
+                    unit: Unit::Seconds,
+                    params,
+                    placement: Placement::default(),
+                    stats: sample.summary(),
+                })?;
+            }
+            summary.runs.push(run);
+        }
+    }
+    set_speedups(&mut summaries);
+    for summary in &summaries {
+        for record in summary.records(config.cores, config.nx, config.omega, &config.core_cpus) {
+            pipeline.emit(&record)?;
+        }
+    }
+    Ok(StudyOutcome {
+        calibration,
+        summaries,
+        interrupted: stopped,
+    })
+}
+
+/// The calibration's two figures as records (`params`: ranks, nx,
+/// rows per rank, iterations of the calibration run).
+pub fn calibration_records(config: &StudyConfig, calibration: &Calibration) -> Vec<Record> {
+    let mut params = serde_json::Map::new();
+    params.insert("phase".into(), json!("calibration"));
+    params.insert("ranks_per_core".into(), json!(1));
+    params.insert("cores".into(), json!(config.cores));
+    params.insert("ranks".into(), json!(config.cores));
+    params.insert("nx".into(), json!(calibration.nx));
+    params.insert("rows_per_rank".into(), json!(CALIBRATION_ROWS));
+    params.insert("iterations".into(), json!(CALIBRATION_ITERATIONS));
+    [
+        ("compute_per_point", calibration.compute_per_point),
+        (
+            "exchange_per_half_sweep",
+            calibration.exchange_per_half_sweep,
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(metric, value)| {
+        Sample::new([value]).ok().map(|sample| Record {
+            benchmark: "overdecompose".into(),
+            metric: metric.into(),
+            value,
+            unit: Unit::Seconds,
+            params: params.clone(),
+            placement: Placement::default(),
+            stats: sample.summary(),
+        })
+    })
+    .collect()
+}
+
+/// Speedup of each configuration: its share's K = 1 median time over its own.
+pub fn set_speedups(summaries: &mut [ConfigSummary]) {
+    let baselines: Vec<(f64, Option<f64>)> = summaries
+        .iter()
+        .filter(|summary| summary.configuration.ranks_per_core == 1)
+        .map(|summary| (summary.configuration.share, summary.median_time()))
+        .collect();
+    for summary in summaries.iter_mut() {
+        let baseline = baselines
+            .iter()
+            .find(|(share, _)| *share == summary.configuration.share)
+            .and_then(|(_, time)| *time);
+        summary.speedup = match (baseline, summary.median_time()) {
+            (Some(base), Some(time)) if time > 0.0 => Some(base / time),
+            _ => None,
+        };
+    }
+}

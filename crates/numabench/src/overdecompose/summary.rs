@@ -1,0 +1,261 @@
+//! One configuration's runs summed up: the figures of the K-sweep table,
+//! its records and the table itself.
+
+use super::config::Configuration;
+use super::model::SizeChoice;
+use super::monitor::MonitorFigures;
+use super::worker_config::WorkerReport;
+use crate::output::{Placement, Record, Unit};
+use crate::stats::Sample;
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
+
+/// One figure of a run, where the run has it.
+type Figure = Box<dyn Fn(&RunResult) -> Option<f64>>;
+
+/// One run's results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    pub report: WorkerReport,
+    pub monitor: MonitorFigures,
+}
+
+/// A configuration with its grid and its runs so far.
+#[derive(Debug, Clone)]
+pub struct ConfigSummary {
+    pub configuration: Configuration,
+    pub size: SizeChoice,
+    pub ny: usize,
+    pub iterations: usize,
+    pub runs: Vec<RunResult>,
+    /// Median time of K = 1 over median time of this K (set once all runs are in).
+    pub speedup: Option<f64>,
+}
+
+impl ConfigSummary {
+    fn sample(&self, figure: impl Fn(&RunResult) -> f64) -> Option<Sample> {
+        Sample::new(self.runs.iter().map(figure)).ok()
+    }
+
+    /// Median of the runs' times, s.
+    pub fn median_time(&self) -> Option<f64> {
+        self.sample(|run| run.report.time_s).map(|s| s.median())
+    }
+
+    /// Every run's grid was identical to the serial run's.
+    pub fn verified(&self) -> bool {
+        !self.runs.is_empty()
+            && self.runs.iter().all(|run| {
+                run.report
+                    .verification
+                    .as_ref()
+                    .is_some_and(|check| check.identical)
+            })
+    }
+
+    /// The largest difference to the serial grid over the runs.
+    pub fn max_abs_diff(&self) -> f64 {
+        self.runs
+            .iter()
+            .map(|run| {
+                run.report
+                    .verification
+                    .as_ref()
+                    .map_or(f64::INFINITY, |check| check.max_abs_diff)
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// The parameters every record of this configuration carries.
+    pub fn params(&self, cores: usize, nx: usize, omega: f64) -> Map<String, Value> {
+        let mut params = Map::new();
+        let configuration = &self.configuration;
+        params.insert("target_comm_share".into(), json!(configuration.share));
+        params.insert(
+            "predicted_comm_share".into(),
+            json!(self.size.predicted_share),
+        );
+        params.insert("share_reachable".into(), json!(self.size.reachable));
+        params.insert("ranks_per_core".into(), json!(configuration.ranks_per_core));
+        params.insert("cores".into(), json!(cores));
+        params.insert("ranks".into(), json!(configuration.ranks));
+        params.insert("nx".into(), json!(nx));
+        params.insert("ny".into(), json!(self.ny));
+        params.insert("rows_per_core".into(), json!(self.size.rows_per_core));
+        params.insert("iterations".into(), json!(self.iterations));
+        params.insert("omega".into(), json!(omega));
+        params.insert("repetitions".into(), json!(self.runs.len()));
+        params.insert("verified".into(), json!(self.verified()));
+        params.insert(
+            "threads_off_cpu".into(),
+            json!(self
+                .runs
+                .iter()
+                .map(|run| run.report.threads_off_cpu)
+                .try_fold(0, |most: usize, count| count.map(|count| most.max(count)))),
+        );
+        let diff = self.max_abs_diff();
+        params.insert(
+            "max_abs_diff".into(),
+            if diff.is_finite() {
+                json!(diff)
+            } else {
+                Value::Null
+            },
+        );
+        params
+    }
+
+    /// The summary records: time, speedup, TLP_1, TLP_2, system time,
+    /// context switches, idle share and the measured communication share.
+    pub fn records(&self, cores: usize, nx: usize, omega: f64, cpus: &[u32]) -> Vec<Record> {
+        let params = self.params(cores, nx, omega);
+        let mut requested = Map::new();
+        requested.insert("cpus".into(), json!(cpus));
+        requested.insert(
+            "ranks_per_core".into(),
+            json!(self.configuration.ranks_per_core),
+        );
+        let placement = Placement {
+            requested,
+            verified: None,
+        };
+        let record = |metric: &str, unit: Unit, sample: Sample| Record {
+            benchmark: "overdecompose".into(),
+            metric: metric.into(),
+            value: sample.median(),
+            unit,
+            params: params.clone(),
+            placement: placement.clone(),
+            stats: sample.summary(),
+        };
+        let mut records = Vec::new();
+        let figures: [(&str, Unit, Figure); 7] = [
+            (
+                "time",
+                Unit::Seconds,
+                Box::new(|run| Some(run.report.time_s)),
+            ),
+            (
+                "tlp_1",
+                Unit::Ratio,
+                Box::new(|run| Some(run.monitor.tlp_1)),
+            ),
+            (
+                "tlp_2",
+                Unit::Ratio,
+                Box::new(|run| Some(run.monitor.tlp_2)),
+            ),
+            (
+                "system_time",
+                Unit::Seconds,
+                Box::new(|run| Some(run.monitor.system_s)),
+            ),
+            (
+                "context_switches",
+                Unit::Count,
+                Box::new(|run| Some(run.report.context_switches)),
+            ),
+            (
+                "idle_share",
+                Unit::Ratio,
+                Box::new(move |run| run.report.idle_share(cores)),
+            ),
+            (
+                "comm_share",
+                Unit::Ratio,
+                Box::new(|run| Some(run.monitor.mpi_share)),
+            ),
+        ];
+        for (metric, unit, figure) in figures {
+            let values: Option<Vec<f64>> = self.runs.iter().map(&figure).collect();
+            if let Some(sample) = values.and_then(|values| Sample::new(values).ok()) {
+                records.push(record(metric, unit, sample));
+            }
+            if metric == "time" {
+                if let Some(sample) = self.speedup.and_then(|s| Sample::new([s]).ok()) {
+                    records.push(record("speedup", Unit::Ratio, sample));
+                }
+            }
+        }
+        records
+    }
+}
+
+/// Median of one figure over a configuration's runs, as table text.
+fn median_text(
+    summary: &ConfigSummary,
+    figure: impl Fn(&RunResult) -> Option<f64>,
+    digits: usize,
+) -> String {
+    let values: Option<Vec<f64>> = summary.runs.iter().map(figure).collect();
+    values
+        .and_then(|values| Sample::new(values).ok())
+        .map_or("-".to_string(), |sample| {
+            format!("{:.digits$}", sample.median())
+        })
+}
+
+/// The K-sweep table: one row per (share, K), medians over the runs.
+pub fn render_sweep(summaries: &[ConfigSummary], cores: usize) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{:>6} {:>6} {:>3} {:>5} {:>11} {:>10} {:>8} {:>6} {:>6} {:>8} {:>9} {:>6} {:>8}",
+        "target",
+        "comm",
+        "K",
+        "ranks",
+        "grid",
+        "time s",
+        "speedup",
+        "TLP_1",
+        "TLP_2",
+        "sys s",
+        "ctx sw",
+        "idle",
+        "verified"
+    );
+    for summary in summaries {
+        let configuration = &summary.configuration;
+        let nx = summary.runs.first().map_or(0, |run| run.report.nx);
+        let verified = if summary.runs.is_empty() {
+            "-".to_string()
+        } else if summary.verified() {
+            "yes".to_string()
+        } else {
+            format!("NO {:.1e}", summary.max_abs_diff())
+        };
+        let _ =
+            writeln!(
+            text,
+            "{:>5.0}% {:>6} {:>3} {:>5} {:>11} {:>10} {:>8} {:>6} {:>6} {:>8} {:>9} {:>6} {:>8}",
+            configuration.share * 100.0,
+            median_text(summary, |run| Some(run.monitor.mpi_share * 100.0), 0) + "%",
+            configuration.ranks_per_core,
+            configuration.ranks,
+            format!("{nx}x{}", summary.ny),
+            median_text(summary, |run| Some(run.report.time_s), 4),
+            summary.speedup.map_or("-".to_string(), |s| format!("{s:.2}")),
+            median_text(summary, |run| Some(run.monitor.tlp_1), 2),
+            median_text(summary, |run| Some(run.monitor.tlp_2), 2),
+            median_text(summary, |run| Some(run.report.system_s), 3),
+            median_text(summary, |run| Some(run.report.context_switches), 0),
+            median_text(summary, |run| run.report.idle_share(cores), 2),
+            verified
+        );
+    }
+    let unreachable: Vec<String> = summaries
+        .iter()
+        .filter(|summary| summary.configuration.ranks_per_core == 1 && !summary.size.reachable)
+        .map(|summary| format!("{:.0}%", summary.configuration.share * 100.0))
+        .collect();
+    if !unreachable.is_empty() {
+        let _ = writeln!(
+            text,
+            "not achieved: target share {} (the grid was clamped, or one rank per core exchanged nothing): 'comm' is the share measured at each K",
+            unreachable.join(", ")
+        );
+    }
+    text
+}

@@ -1,0 +1,355 @@
+//! The over-decomposition study with real OpenMPI ranks: the worker's
+//! grid equals the serial run's and its ranks share cores K at a time;
+//! the whole study produces the K-sweep table with the monitor's TLP
+//! figures.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const NUMABENCH: &str = env!("CARGO_BIN_EXE_numabench");
+
+/// `mpirun` for the tests: root needs `--allow-run-as-root`; waiting ranks
+/// yield, as the study's own launches do, since ranks share CPUs here.
+fn mpirun(ranks: usize) -> Command {
+    let mut command = Command::new("mpirun");
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        command.arg("--allow-run-as-root");
+    }
+    command.args([
+        "--oversubscribe",
+        "--bind-to",
+        "none",
+        "--mca",
+        "mpi_yield_when_idle",
+        "1",
+    ]);
+    command.arg("-np").arg(ranks.to_string());
+    command
+}
+
+fn worker(ranks: usize, arguments: &[&str]) -> Output {
+    mpirun(ranks)
+        .arg(NUMABENCH)
+        .arg("overdecompose-worker")
+        .args(arguments)
+        .output()
+        .expect("mpirun starts")
+}
+
+/// Rank 0's report: the last stdout line.
+fn report(output: &Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "worker failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().last().expect("a report line");
+    serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {stdout}"))
+}
+
+/// CPUs this process may run on.
+fn allowed_cpus() -> usize {
+    // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it for this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        assert_eq!(
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
+            0
+        );
+        libc::CPU_COUNT(&set) as usize
+    }
+}
+
+#[test]
+fn three_ranks_compute_the_serial_grid_bit_for_bit() {
+    // 31 rows over 3 ranks: strips of 11, 10 and 10 rows.
+    let output = worker(
+        3,
+        &[
+            "--nx",
+            "40",
+            "--ny",
+            "31",
+            "--iterations",
+            "60",
+            "--ranks-per-core",
+            "3",
+        ],
+    );
+    let report = report(&output);
+    assert_eq!(report["ranks"], 3);
+    assert_eq!(
+        (report["rows_min"].as_u64(), report["rows_max"].as_u64()),
+        (Some(10), Some(11))
+    );
+    let verification = &report["verification"];
+    assert_eq!(verification["identical"], true, "{report}");
+    assert_eq!(verification["max_abs_diff"], 0.0);
+    assert_eq!(verification["checksum"], verification["serial_checksum"]);
+    // K = 3: the three ranks share one core.
+    let cpus = report["cpus"].as_array().unwrap();
+    assert!(cpus.iter().all(|cpu| *cpu == cpus[0]), "{report}");
+    assert!(report["time_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn k_ranks_share_a_core_and_the_next_k_the_next_core() {
+    assert!(
+        allowed_cpus() >= 2,
+        "this check needs 2 allowed CPUs (2 cores), found {}",
+        allowed_cpus()
+    );
+    let output = worker(
+        4,
+        &[
+            "--nx",
+            "16",
+            "--ny",
+            "8",
+            "--iterations",
+            "10",
+            "--ranks-per-core",
+            "2",
+        ],
+    );
+    let report = report(&output);
+    let cpus: Vec<u64> = report["cpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|cpu| cpu.as_u64().unwrap())
+        .collect();
+    assert_eq!(cpus.len(), 4);
+    assert_eq!(cpus[0], cpus[1], "{cpus:?}");
+    assert_eq!(cpus[2], cpus[3], "{cpus:?}");
+    assert_ne!(cpus[0], cpus[2], "{cpus:?}");
+    assert_eq!(report["verification"]["identical"], true);
+    // MPI_Init's helper threads were moved onto their rank's CPU too.
+    assert_eq!(report["threads_off_cpu"], 0, "{report}");
+}
+
+/// The highest CPU this process may run on.
+fn last_allowed_cpu() -> usize {
+    // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it for this
+    // thread and CPU_ISSET reads within it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        assert_eq!(
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
+            0
+        );
+        (0..libc::CPU_SETSIZE as usize)
+            .rev()
+            .find(|&cpu| libc::CPU_ISSET(cpu, &set))
+            .expect("an allowed CPU")
+    }
+}
+
+#[test]
+fn ranks_stay_inside_the_cpuset_they_were_given() {
+    assert!(
+        allowed_cpus() >= 2,
+        "this check needs 2 allowed CPUs, found {}",
+        allowed_cpus()
+    );
+    // Started on the last CPU only: both ranks (K = 2) share it, not the
+    // machine's first core; a second core is refused.
+    let cpu = last_allowed_cpu().to_string();
+    let taskset = |k: &str| {
+        let mut command = Command::new("taskset");
+        command.args(["-c", &cpu]);
+        command.arg(mpirun(2).get_program());
+        command.args(mpirun(2).get_args());
+        command.args([NUMABENCH, "overdecompose-worker", "--nx", "8", "--ny", "8"]);
+        command.args(["--iterations", "3", "--no-verify", "--ranks-per-core", k]);
+        command.output().expect("taskset starts")
+    };
+    let report = report(&taskset("2"));
+    assert_eq!(
+        report["cpus"],
+        serde_json::json!(vec![cpu.parse::<u64>().unwrap(); 2])
+    );
+    let refused = taskset("1");
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("needs core 1 but only 1 cores are allowed"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn more_ranks_than_cores_times_k_is_refused_by_every_rank() {
+    let ranks = allowed_cpus() + 1;
+    let output = worker(
+        ranks,
+        &[
+            "--nx",
+            "8",
+            "--ny",
+            "64",
+            "--iterations",
+            "1",
+            "--ranks-per-core",
+            "1",
+        ],
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "local rank {} with 1 ranks per core needs core",
+            ranks - 1
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_monitor_library_that_is_not_there_is_one_line_and_status_2() {
+    let output = Command::new(NUMABENCH)
+        .args(["overdecompose", "--cores", "1", "--repeat", "1"])
+        .env("NUMABENCH_MPI_LIB", "/nonexistent/libnumabench_mpi.so")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("NUMABENCH_MPI_LIB: '/nonexistent/libnumabench_mpi.so' is not a file"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
+
+/// The monitor, libnumabench_mpi.so: NUMABENCH_MPI_LIB if set, else where
+/// cargo puts it beside numabench (built with `cargo test --all-features`,
+/// or here with `cargo build -p numabench-mpi --features mpi` when absent).
+/// The study needs crates/numabench-mpi built with its `mpi` feature.
+fn monitor_library() -> PathBuf {
+    if let Some(path) = std::env::var_os("NUMABENCH_MPI_LIB") {
+        return PathBuf::from(path);
+    }
+    let dir = Path::new(NUMABENCH).parent().unwrap();
+    let candidates = [
+        dir.join("libnumabench_mpi.so"),
+        dir.join("deps/libnumabench_mpi.so"),
+    ];
+    if let Some(found) = candidates.iter().find(|path| path.is_file()) {
+        return found.clone();
+    }
+    let profile = dir.file_name().unwrap().to_string_lossy().to_string();
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build.args([
+        "build",
+        "-p",
+        "numabench-mpi",
+        "--features",
+        "mpi",
+        "--manifest-path",
+    ]);
+    build.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml"));
+    build.arg("--target-dir").arg(dir.parent().unwrap());
+    if profile == "release" {
+        build.arg("--release");
+    }
+    let status = build.status().expect("cargo starts");
+    assert!(
+        status.success(),
+        "cargo build -p numabench-mpi --features mpi failed"
+    );
+    candidates
+        .into_iter()
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| {
+            panic!("libnumabench_mpi.so is missing beside {NUMABENCH}: the study needs crates/numabench-mpi built with --features mpi")
+        })
+}
+
+#[test]
+fn the_study_gives_the_k_sweep_with_tlp_figures_and_verified_grids() {
+    let library = monitor_library();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("od.jsonl");
+    let output = Command::new(NUMABENCH)
+        .args([
+            "overdecompose",
+            "--ranks-per-core",
+            "1,2",
+            "--cores",
+            "1",
+            "--repeat",
+            "1",
+        ])
+        .args(["--comm-share", "25,75", "--iterations", "300", "--jsonl"])
+        .arg(&jsonl)
+        .env("NUMABENCH_MPI_LIB", &library)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    // The K-sweep table: a header and a row per (share, K).
+    let header = stdout
+        .lines()
+        .find(|line| line.contains("TLP_1") && line.contains("speedup"))
+        .unwrap_or_else(|| panic!("no K-sweep table: {stdout}"));
+    assert!(header.contains("TLP_2") && header.contains("idle") && header.contains("verified"));
+    let text = std::fs::read_to_string(&jsonl).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .map(|line| serde_json::from_str(line).unwrap())
+        .filter(|record: &serde_json::Value| record["benchmark"] == "overdecompose")
+        .collect();
+    let figure = |share: f64, k: u64, metric: &str| -> f64 {
+        let matching: Vec<&serde_json::Value> = records
+            .iter()
+            .filter(|r| {
+                r["metric"] == metric
+                    && r["params"]["target_comm_share"].as_f64() == Some(share)
+                    && r["params"]["ranks_per_core"].as_u64() == Some(k)
+            })
+            .collect();
+        assert_eq!(
+            matching.len(),
+            1,
+            "{metric} for share {share} K={k}: {text}"
+        );
+        assert_eq!(matching[0]["params"]["verified"], true, "{}", matching[0]);
+        assert_eq!(matching[0]["stats"]["n"], 1);
+        matching[0]["value"].as_f64().unwrap()
+    };
+    for share in [0.25, 0.75] {
+        assert_eq!(figure(share, 1, "speedup"), 1.0);
+        // One rank alone on its core never waits for a neighbour.
+        assert!(figure(share, 1, "tlp_1") > 0.5, "share {share}");
+        for k in [1, 2] {
+            let (tlp_1, tlp_2) = (figure(share, k, "tlp_1"), figure(share, k, "tlp_2"));
+            assert!((0.0..=1.0).contains(&tlp_1) && (0.0..=1.0).contains(&tlp_2));
+            assert!(tlp_2 <= tlp_1 + 1e-9, "TLP_2 {tlp_2} > TLP_1 {tlp_1}");
+            assert!(figure(share, k, "time") > 0.0);
+            assert!(figure(share, k, "speedup") > 0.0);
+            assert!(figure(share, k, "context_switches") >= 0.0);
+            assert!(figure(share, k, "system_time") >= 0.0);
+            figure(share, k, "idle_share");
+            let comm = figure(share, k, "comm_share");
+            assert!((0.0..=1.0).contains(&comm));
+        }
+        // Two ranks on one core exchange halos: they spend time blocked in
+        // MPI, and each exchange needs the other rank to run on the core.
+        assert!(figure(share, 2, "comm_share") > 0.0);
+        assert!(figure(share, 2, "context_switches") > 0.0);
+    }
+    // The calibration comes first: one rank alone computes, exchanging nothing.
+    assert_eq!(records[0]["metric"], "compute_per_point");
+    assert!(records[0]["value"].as_f64().unwrap() > 0.0);
+    assert_eq!(records[1]["metric"], "exchange_per_half_sweep");
+    assert_eq!(records[1]["value"], 0.0);
+    // One run record per run, flushed as made.
+    let runs = records.iter().filter(|r| r["metric"] == "run_time").count();
+    assert_eq!(runs, 4);
+}
