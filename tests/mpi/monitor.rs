@@ -382,3 +382,74 @@ fn run_mpi_monitor_passes_the_records_through() {
         "{stdout}"
     );
 }
+
+/// `run --mpi-monitor --param`: every configuration's runs bring their own
+/// monitor records, told apart by the command (after substitution) and
+/// counted per configuration.
+#[test]
+fn a_parameter_scan_keeps_each_configurations_monitor_records_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile("mpif90", "calls.f90", dir.path());
+    library();
+    let jsonl = dir.path().join("scan.jsonl");
+    let output = Command::new(env!("CARGO_BIN_EXE_numabench"))
+        .env_remove("NUMABENCH_MPI_LIB")
+        .env_remove("LD_PRELOAD")
+        .args([
+            "run",
+            "--mpi-monitor",
+            "--param",
+            "np=2,3",
+            "--repeat",
+            "2",
+            "--warmup",
+            "1",
+            "--jsonl",
+        ])
+        .arg(&jsonl)
+        .args([
+            "--",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            "{np}",
+        ])
+        .arg(&program)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let (_, records) = records(&jsonl);
+    for np in [2usize, 3] {
+        let command_has_np = |record: &&Value| {
+            record["params"]["command"]
+                .as_str()
+                .is_some_and(|command| command.contains(&format!("-np {np} ")))
+        };
+        let walls: Vec<&Value> = records
+            .iter()
+            .filter(|record| record["benchmark"] == "mpi-monitor")
+            .filter(command_has_np)
+            .filter(|record| record["metric"] == "wall_time")
+            .collect();
+        // Two timed runs of np ranks each (the warm-up runs' records are dropped).
+        assert_eq!(walls.len(), 2 * np, "np={np}: {walls:?}");
+        for repetition in [1, 2] {
+            let ranks: Vec<u64> = walls
+                .iter()
+                .filter(|record| record["params"]["repetition"] == repetition)
+                .map(|record| record["params"]["rank"].as_u64().unwrap())
+                .collect();
+            assert_eq!(
+                ranks.len(),
+                np,
+                "np={np} repetition {repetition}: {walls:?}"
+            );
+        }
+    }
+}
