@@ -7,7 +7,9 @@
 use super::executor::{Executor, Invocation, RunOutcome};
 use super::policy::RunPolicy;
 use super::scan_params::{numeric_values, scan_points, ScanParam, ScanPoint};
-use super::study::{run_record, status_text, PolicySummary, RunStudyConfig, StudyError};
+use super::study::{
+    resource_means, run_record, status_text, PolicySummary, RunStudyConfig, StudyError,
+};
 use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::{mann_whitney_u, Sample};
@@ -244,9 +246,6 @@ fn summarise_and_emit(
             .iter()
             .filter(|outcome| outcome.succeeded())
             .collect();
-        let mean = |value: &dyn Fn(&RunOutcome) -> f64| {
-            successful.iter().map(|outcome| value(outcome)).sum::<f64>() / successful.len() as f64
-        };
         let mut params = Map::new();
         params.insert("scan".into(), scan_object(&configuration.point));
         params.insert("configuration".into(), json!(configuration.label));
@@ -260,20 +259,7 @@ fn summarise_and_emit(
         );
         let mut summary_params = params.clone();
         summary_params.insert("failures".into(), json!(summary.failures));
-        summary_params.insert("user_seconds".into(), json!(mean(&|o| o.user_seconds)));
-        summary_params.insert("system_seconds".into(), json!(mean(&|o| o.system_seconds)));
-        summary_params.insert(
-            "max_rss_kib".into(),
-            json!(successful.iter().map(|o| o.max_rss_kib).max()),
-        );
-        summary_params.insert(
-            "voluntary_switches".into(),
-            json!(mean(&|o| o.voluntary_switches as f64)),
-        );
-        summary_params.insert(
-            "involuntary_switches".into(),
-            json!(mean(&|o| o.involuntary_switches as f64)),
-        );
+        summary_params.extend(resource_means(&successful));
         summary_params.insert("speedup".into(), json!(summary.speedup));
         summary_params.insert("p_value".into(), json!(summary.p_value));
         pipeline.emit(&Record {

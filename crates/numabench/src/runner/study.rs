@@ -175,6 +175,37 @@ pub fn run_study(
     Ok(summarise_and_emit(config, outcomes, pipeline)?)
 }
 
+/// The resources of a configuration's successful runs, as summary
+/// parameters: mean user and system seconds and context switches, the
+/// largest peak RSS.
+pub(super) fn resource_means(successful: &[&RunOutcome]) -> Map<String, serde_json::Value> {
+    let mean = |value: &dyn Fn(&RunOutcome) -> f64| {
+        successful.iter().map(|outcome| value(outcome)).sum::<f64>() / successful.len() as f64
+    };
+    let mut params = Map::new();
+    params.insert(
+        "user_seconds".into(),
+        json!(mean(&|outcome| outcome.user_seconds)),
+    );
+    params.insert(
+        "system_seconds".into(),
+        json!(mean(&|outcome| outcome.system_seconds)),
+    );
+    params.insert(
+        "max_rss_kib".into(),
+        json!(successful.iter().map(|outcome| outcome.max_rss_kib).max()),
+    );
+    params.insert(
+        "voluntary_switches".into(),
+        json!(mean(&|outcome| outcome.voluntary_switches as f64)),
+    );
+    params.insert(
+        "involuntary_switches".into(),
+        json!(mean(&|outcome| outcome.involuntary_switches as f64)),
+    );
+    params
+}
+
 fn summarise_and_emit(
     config: &RunStudyConfig,
     outcomes: Vec<Vec<RunOutcome>>,
@@ -237,26 +268,7 @@ fn summarise_and_emit(
             json!(summary.p_value.map(|p| p < 0.05)),
         );
         params.insert("failures".into(), json!(summary.failures));
-        params.insert(
-            "user_seconds".into(),
-            json!(mean(&|outcome| outcome.user_seconds)),
-        );
-        params.insert(
-            "system_seconds".into(),
-            json!(mean(&|outcome| outcome.system_seconds)),
-        );
-        params.insert(
-            "max_rss_kib".into(),
-            json!(successful.iter().map(|outcome| outcome.max_rss_kib).max()),
-        );
-        params.insert(
-            "voluntary_switches".into(),
-            json!(mean(&|outcome| outcome.voluntary_switches as f64)),
-        );
-        params.insert(
-            "involuntary_switches".into(),
-            json!(mean(&|outcome| outcome.involuntary_switches as f64)),
-        );
+        params.extend(resource_means(&successful));
         if config.observe.is_some() {
             let observed = |figure: fn(&Observation) -> u64| {
                 json!(mean(&|outcome| outcome
