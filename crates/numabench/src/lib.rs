@@ -9,6 +9,7 @@
 //! - [`output`]: result records and the sinks that write them;
 //! - [`stats`]: samples and their statistics;
 //! - [`bench`]: the benchmark registry and selection;
+//! - [`cluster`]: `numabench cluster` over MPI (the exchange behind feature `mpi`);
 //! - [`clock`]: the stopwatch and TSC, for benchmarks, applications and runs;
 //! - [`interrupt`]: Ctrl-C, checked between measurements by every command;
 //! - [`units`]: unit formatting, in one place.
@@ -16,6 +17,7 @@
 pub mod apps;
 pub mod bench;
 pub mod clock;
+pub mod cluster;
 pub mod doctor;
 pub mod interrupt;
 pub mod kernels;
