@@ -4,6 +4,7 @@ mod app;
 mod bandwidth;
 mod c2c;
 mod characterize;
+mod cluster;
 mod contention;
 mod doctor;
 mod each_cpu;
@@ -60,5 +61,6 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Cg(args) => npb::run_cg(&args),
         Command::PlacementStudy(args) => placement_study::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Cluster(args) => cluster::run(&args),
     }
 }

@@ -6,9 +6,12 @@
 //! Rule: for the values x_i of one metric over the units, m = median(x),
 //! MAD = median(|x_i - m|), robust z_i = |x_i - m| / (1.4826 MAD) (1.4826
 //! makes the MAD estimate the standard deviation of normal data). A unit
-//! is an outlier when z_i > k AND |x_i - m| > min_deviation x |m|. When the
-//! MAD is 0 (at least half the units agree exactly) z cannot be computed:
-//! the relative test alone decides. With fewer than 3 units there is no
+//! is an outlier when z_i > k AND it is more than a factor 1 + f away from
+//! the median (f = min_deviation): x_i / m > 1 + f or m / x_i > 1 + f for
+//! positive figures, so "half the bandwidth" and "twice the latency" weigh
+//! the same; for other figures |x_i - m| > f |m|. When the MAD is 0 (at
+//! least half the units agree exactly) z cannot be computed: the factor
+//! test alone decides. With fewer than 3 units there is no
 //! majority to deviate from, and nothing is flagged.
 
 use serde::Serialize;
@@ -24,8 +27,8 @@ pub const MIN_UNITS: usize = 3;
 pub struct OutlierRule {
     /// Robust z above which a unit is flagged (`--mad-k`, default 3).
     pub k: f64,
-    /// Relative distance from the median a unit must also exceed
-    /// (`--min-deviation`, default 0.1 = 10%).
+    /// A unit must also be more than a factor 1 + this from the median
+    /// (`--min-deviation`, default 0.1: 10% above, or below median / 1.1).
     pub min_deviation: f64,
 }
 
@@ -89,7 +92,11 @@ impl OutlierRule {
                 let robust_z = (mad > 0.0).then(|| distance / (MAD_SCALE * mad));
                 let relative = (median != 0.0).then(|| (value - median) / median.abs());
                 let beyond_z = robust_z.is_none_or(|z| z > self.k);
-                let beyond_floor = distance > self.min_deviation * median.abs();
+                let beyond_floor = if value > 0.0 && median > 0.0 {
+                    (value / median).max(median / value) > 1.0 + self.min_deviation
+                } else {
+                    distance > self.min_deviation * median.abs()
+                };
                 (distance > 0.0 && beyond_z && beyond_floor).then_some(Deviation {
                     index,
                     value,
@@ -152,6 +159,20 @@ mod tests {
         assert_eq!(outliers[0].robust_z, None);
         assert!(flagged(&rule, &[8.0, 8.0, 8.0, 8.5]).is_empty());
         assert!(flagged(&rule, &[8.0, 8.0, 8.0, 8.0]).is_empty());
+    }
+
+    #[test]
+    fn the_floor_is_a_factor_both_ways() {
+        let rule = OutlierRule {
+            k: 3.0,
+            min_deviation: 1.0,
+        };
+        // A fifth of the bandwidth is a factor 5 below: flagged under a
+        // factor-2 floor, as five times the latency is above it.
+        assert_eq!(flagged(&rule, &[10.0, 10.1, 9.9, 2.0]), vec![3]);
+        assert_eq!(flagged(&rule, &[100.0, 101.0, 99.0, 500.0]), vec![3]);
+        assert!(flagged(&rule, &[10.0, 10.1, 9.9, 6.0]).is_empty());
+        assert!(flagged(&rule, &[100.0, 101.0, 99.0, 180.0]).is_empty());
     }
 
     #[test]
