@@ -12,7 +12,10 @@
 //! - a statically linked `/bin/busybox` (Debian package `busybox-static`);
 //! - `cpio` in `PATH`;
 //! - a kernel at `$NUMABENCH_VM_DIR/vmlinuz` (default `<repo>/.vm-cache/vmlinuz`),
-//!   fetched by `scripts/vm-kernel`.
+//!   fetched by `scripts/vm-kernel`;
+//! - for runs whose commands use MPI ([`VmOptions`] `mpi: true`, with
+//!   [`run_in_vm_with`]): OpenMPI (`openmpi-bin`, `libopenmpi-dev`), whose
+//!   runtime is then copied into the guest (`mpi_guest.rs`).
 //!
 //! Environment knobs:
 //! - `NUMABENCH_VM_DIR`: cache directory holding `vmlinuz`;
@@ -544,6 +547,14 @@ pub fn shared_libraries(binary: &Path) -> Result<Vec<PathBuf>, String> {
     } else {
         return Ok(Vec::new());
     }
+    libs.extend(ldd_libraries(binary)?);
+    Ok(libs.into_iter().collect())
+}
+
+/// Shared libraries `ldd` lists for a dynamically linked executable or a
+/// shared object (absolute paths); fails naming a library it cannot find.
+pub fn ldd_libraries(binary: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut libs = BTreeSet::new();
     let out = Command::new("ldd")
         .arg(binary)
         .output()
@@ -576,7 +587,7 @@ pub fn shared_libraries(binary: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Copies host file `src` (following symlinks) to `root` + `dest`.
-fn install_file(root: &Path, src: &Path, dest: &Path, mode: u32) -> Result<(), String> {
+pub(crate) fn install_file(root: &Path, src: &Path, dest: &Path, mode: u32) -> Result<(), String> {
     let rel = dest.strip_prefix("/").unwrap_or(dest);
     let to = root.join(rel);
     if to.exists() {
@@ -591,7 +602,7 @@ fn install_file(root: &Path, src: &Path, dest: &Path, mode: u32) -> Result<(), S
     Ok(())
 }
 
-fn write_file(path: &Path, content: &str, mode: u32) -> Result<(), String> {
+pub(crate) fn write_file(path: &Path, content: &str, mode: u32) -> Result<(), String> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(|e| format!("mkdir {}: {e}", parent.display()))?;
     }
@@ -602,7 +613,7 @@ fn write_file(path: &Path, content: &str, mode: u32) -> Result<(), String> {
 
 /// The `/init` script: mounts, runs `/vm/cmd/<i>.sh` one by one, reports on
 /// `ttyS1`, powers off.
-fn init_script(n_commands: usize, lib_dirs: &[String]) -> String {
+fn init_script(n_commands: usize, lib_dirs: &[String], options: VmOptions) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -622,6 +633,9 @@ say "init started"
 echo "{MARK} READY@@" > $R"#,
         libs = lib_dirs.join(":")
     );
+    if options.mpi {
+        s.push_str(&crate::mpi_guest::init_lines());
+    }
     for i in 0..n_commands {
         let _ = writeln!(
             s,
@@ -652,6 +666,7 @@ fn build_initramfs(
     out: &Path,
     binaries: &[&Path],
     commands: &[&str],
+    options: VmOptions,
 ) -> Result<Vec<String>, String> {
     for d in [
         "bin", "sbin", "usr/bin", "usr/sbin", "proc", "sys", "dev", "tmp", "root", "etc", "vm/cmd",
@@ -703,6 +718,15 @@ fn build_initramfs(
             }
         }
     }
+    if options.mpi {
+        for lib in crate::mpi_guest::install(root)? {
+            install_file(root, &lib, &lib, 0o755)?;
+            let dir = lib.parent().unwrap().display().to_string();
+            if !lib_dirs.contains(&dir) {
+                lib_dirs.push(dir);
+            }
+        }
+    }
     for (i, c) in commands.iter().enumerate() {
         write_file(
             &root.join(format!("vm/cmd/{i}.sh")),
@@ -712,7 +736,7 @@ fn build_initramfs(
     }
     write_file(
         &root.join("init"),
-        &init_script(commands.len(), &lib_dirs),
+        &init_script(commands.len(), &lib_dirs, options),
         0o755,
     )?;
 
@@ -894,6 +918,31 @@ pub fn run_in_vm(
     binaries: &[&Path],
     commands: &[&str],
 ) -> Result<VmRun, String> {
+    run_in_vm_with(topo, binaries, commands, VmOptions::default())
+}
+
+/// What a VM run carries besides busybox, the binaries and their libraries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VmOptions {
+    /// The commands run MPI programs: the guest gets OpenMPI's runtime
+    /// (`mpirun`/`mpiexec`, `orted`, its plugins, PMIx, help files and
+    /// configuration, with their libraries; see `mpi_guest.rs`), root may
+    /// run it, and `lo` is up. A program linked with MPI (built with
+    /// `mpicc`, or numabench built with `--features mpi`) then runs as a
+    /// singleton (started directly: one rank) or under
+    /// `mpirun -np N PROGRAM` (no `--allow-run-as-root` needed). Off by
+    /// default: it adds about 35 MiB to the initramfs.
+    pub mpi: bool,
+}
+
+/// [`run_in_vm`] with [`VmOptions`], e.g. `VmOptions { mpi: true }` for
+/// commands that run MPI programs.
+pub fn run_in_vm_with(
+    topo: &VmTopology,
+    binaries: &[&Path],
+    commands: &[&str],
+    options: VmOptions,
+) -> Result<VmRun, String> {
     topo.validate()?;
     let pre = prerequisites()?;
     let tmp = tempfile::Builder::new()
@@ -911,7 +960,14 @@ pub fn run_in_vm(
     };
 
     let initrd = dir.join("initramfs.cpio");
-    build_initramfs(&pre, &dir.join("root"), &initrd, binaries, commands)?;
+    build_initramfs(
+        &pre,
+        &dir.join("root"),
+        &initrd,
+        binaries,
+        commands,
+        options,
+    )?;
     if !keep {
         let _ = fs::remove_dir_all(dir.join("root"));
     }

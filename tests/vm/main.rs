@@ -12,14 +12,20 @@
 //! Adding a VM test: describe the machine in `topologies.rs`, then add a
 //! `#[test]` calling [`check_topology`] with it and, if needed, extra shell
 //! commands whose results come back in the returned [`harness::VmRun`]
-//! (`run.commands[FIRST_EXTRA_COMMAND + k]`).
+//! (`run.commands[FIRST_EXTRA_COMMAND + k]`). Commands that run MPI
+//! programs need OpenMPI's runtime in the guest: use
+//! [`check_topology_with`] with `VmOptions { mpi: true }` (see `mpi.rs`).
 
 #[allow(dead_code)]
 mod harness;
+/// MPI programs in the VM (`harness::VmOptions { mpi: true }`).
+mod mpi;
+/// What the initramfs carries for MPI.
+mod mpi_guest;
 #[allow(dead_code)]
 mod topologies;
 
-use harness::{parse_cpulist, VmRun, VmTopology};
+use harness::{parse_cpulist, VmOptions, VmRun, VmTopology};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -61,9 +67,19 @@ fn numabench() -> &'static Path {
 /// (sysfs) and `numabench topo --json` against the description, runs `extra`
 /// commands after those, and returns the run. Panics listing every mismatch.
 fn check_topology(topo: &VmTopology, extra: &[&str]) -> VmRun {
+    check_topology_with(topo, extra, VmOptions::default())
+}
+
+/// [`check_topology`] with [`VmOptions`]: `VmOptions { mpi: true }` when
+/// `extra` runs MPI programs, e.g. `mpirun -np 2 numabench cluster ...`
+/// (numabench must then be built with `--features mpi`, as
+/// `cargo test --all-features` does; see `mpi.rs`).
+#[allow(dead_code)]
+fn check_topology_with(topo: &VmTopology, extra: &[&str], options: VmOptions) -> VmRun {
     let mut commands: Vec<&str> = STANDARD_COMMANDS.to_vec();
     commands.extend_from_slice(extra);
-    let run = harness::run_in_vm(topo, &[numabench()], &commands).unwrap_or_else(|e| panic!("{e}"));
+    let run = harness::run_in_vm_with(topo, &[numabench()], &commands, options)
+        .unwrap_or_else(|e| panic!("{e}"));
     eprintln!(
         "[{}] VM run took {:.1} s\n{}",
         topo.name,
