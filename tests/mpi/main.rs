@@ -2,6 +2,7 @@
 //! several hosts (network namespaces joined by TCP), the runtime monitor and
 //! the over-decomposition study. Built only with the `mpi` feature.
 
+mod cluster;
 /// Several MPI hosts on one machine (network namespaces on a private bridge).
 #[allow(dead_code)]
 mod hosts;

@@ -1,0 +1,246 @@
+//! `numabench cluster` with real OpenMPI ranks on this machine: records of
+//! every rank arrive at rank 0 tagged, extra ranks of a host stay idle with
+//! `--per node`, bad input ends every rank with status 2, and a rank that
+//! fails is named while the others' records are kept.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The numabench binary cargo built for these tests (with `mpi`).
+pub fn numabench() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_numabench"))
+}
+
+/// `mpirun` with `ranks` ranks of `args` (program first) on this machine,
+/// ended after 10 minutes at worst.
+fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    Command::new("timeout")
+        .args([
+            "600",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+        ])
+        .arg(ranks.to_string())
+        .args(args)
+        .output()
+        .expect("mpirun runs (OpenMPI: scripts/setup installs openmpi-bin)")
+}
+
+/// The records of a `--jsonl` file (the metadata line checked and skipped).
+pub fn records(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("jsonl written");
+    let mut lines = text.lines();
+    let metadata: Value = serde_json::from_str(lines.next().expect("metadata line")).unwrap();
+    assert_eq!(metadata["type"], "metadata");
+    lines
+        .map(|line| serde_json::from_str::<Value>(line).expect("every line parses"))
+        .inspect(|record| assert_eq!(record["type"], "record"))
+        .collect()
+}
+
+pub fn this_host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The verdict record (last), and the exit status it implies.
+pub fn verdict(records: &[Value]) -> &Value {
+    let last = records.last().expect("records");
+    assert_eq!(last["benchmark"], "cluster");
+    assert_eq!(last["metric"], "verdict");
+    last
+}
+
+/// Three ranks, each its own unit (`--per rank`), measured one at a time:
+/// every rank's records of every part reach rank 0's file tagged with this
+/// host and the rank, every pair ping-pongs, and the exit status is the
+/// verdict's.
+#[test]
+fn every_rank_measures_and_its_records_arrive_tagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("cluster.jsonl");
+    let output = mpirun(
+        3,
+        &[
+            numabench().to_str().unwrap(),
+            "cluster",
+            "--sequential",
+            "--per",
+            "rank",
+            "--size",
+            "4M",
+            "--repeat",
+            "2",
+            "--pingpong-size",
+            "64K",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    let records = records(&jsonl);
+    let host = this_host();
+    for rank in 0..3 {
+        let unit = format!("{host}/rank {rank}");
+        let of_rank: Vec<&Value> = records
+            .iter()
+            .filter(|r| r["params"]["rank"] == rank && r["benchmark"] != "cluster")
+            .collect();
+        for record in &of_rank {
+            assert_eq!(record["params"]["host"], host.as_str(), "{record}");
+        }
+        for (part, benchmark, key) in [
+            ("topo", "cluster-topo", None),
+            ("stream", "bandwidth", Some("triad_bandwidth node ")),
+            ("latency", "latency", Some("latency node ")),
+            (
+                "matrix",
+                "matrix-bandwidth",
+                Some("matrix read_bandwidth node "),
+            ),
+            ("pingpong", "mpi-pingpong", Some("pingpong latency")),
+        ] {
+            let found = of_rank.iter().find(|r| {
+                r["params"]["part"] == part
+                    && r["benchmark"] == benchmark
+                    && key.is_none_or(|k| {
+                        r["params"]["cluster_key"]
+                            .as_str()
+                            .is_some_and(|c| c.starts_with(k))
+                    })
+            });
+            let found =
+                found.unwrap_or_else(|| panic!("rank {rank}: no {part} record\n{}", text(&output)));
+            assert_eq!(found["params"]["unit"], unit.as_str());
+        }
+        let settings = of_rank
+            .iter()
+            .find(|r| r["benchmark"] == "cluster-topo")
+            .unwrap();
+        assert!(
+            settings["params"]["settings"]["numa_nodes"]
+                .as_u64()
+                .unwrap()
+                >= 1
+        );
+    }
+    let pairs: Vec<(u64, u64)> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
+        .map(|r| {
+            assert!(r["value"].as_f64().unwrap() > 0.0);
+            (
+                r["params"]["rank_a"].as_u64().unwrap(),
+                r["params"]["rank_b"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(pairs, vec![(0, 1), (0, 2), (1, 2)], "{}", text(&output));
+    let verdict = verdict(&records);
+    assert_eq!(verdict["params"]["units"], 3);
+    assert_eq!(verdict["params"]["hosts"], 1);
+    let problems = verdict["value"].as_f64().unwrap();
+    let expected = if problems > 0.0 { 1 } else { 0 };
+    assert_eq!(output.status.code(), Some(expected), "{}", text(&output));
+    assert_eq!(
+        records.iter().filter(|r| r["metric"] == "outlier").count() as f64,
+        problems,
+        "one host: nothing can differ or fail here"
+    );
+}
+
+/// `--per node`: one unit per host, so the second rank on this host stays
+/// idle and is named; one unit cannot be an outlier, and the run says so
+/// and exits 0.
+#[test]
+fn extra_ranks_of_a_host_stay_idle_and_one_unit_flags_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("node.jsonl");
+    let output = mpirun(
+        2,
+        &[
+            numabench().to_str().unwrap(),
+            "cluster",
+            "--only",
+            "topo,latency",
+            "--size",
+            "4M",
+            "--repeat",
+            "2",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let records = records(&jsonl);
+    assert!(records
+        .iter()
+        .filter(|r| r["benchmark"] != "cluster")
+        .all(|r| r["params"]["rank"] == 0 && r["params"]["unit"] == this_host().as_str()));
+    assert!(records.iter().any(|r| r["benchmark"] == "latency"));
+    let verdict = verdict(&records);
+    assert_eq!(verdict["value"], 0.0);
+    let idle = format!("{} (rank 1)", this_host());
+    assert_eq!(verdict["params"]["idle_ranks"], serde_json::json!([idle]));
+    let notes = verdict["params"]["notes"].to_string();
+    assert!(notes.contains("no unit can be an outlier"), "{notes}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("0 outliers, 0 differing settings, 0 failed"),
+        "{stdout}"
+    );
+}
+
+/// Bad input: every rank stops with one line naming the value and status
+/// 2 before measuring; an unwritable output ends the job with status 2.
+#[test]
+fn bad_input_ends_every_rank_with_status_2() {
+    let program = numabench().to_str().unwrap();
+    for (args, named) in [
+        (vec!["--only", "strem"], "'strem'"),
+        (
+            vec!["--skip", "topo,stream,latency,matrix,pingpong"],
+            "no cluster part",
+        ),
+        (vec!["--mad-k", "0"], "'0'"),
+        (vec!["--min-deviation", "-1"], "'-1'"),
+        (vec!["--size", "12Q"], "12Q"),
+        (vec!["--per", "socket"], "socket"),
+        (
+            vec!["--jsonl", "/nonexistent-dir/c.jsonl"],
+            "/nonexistent-dir/c.jsonl",
+        ),
+    ] {
+        let mut full = vec![program, "cluster", "--only", "topo"];
+        full.extend(args.iter().copied());
+        let output = mpirun(2, &full);
+        assert_eq!(output.status.code(), Some(2), "{args:?}\n{}", text(&output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let lines: Vec<&str> = stderr
+            .lines()
+            .filter(|line| line.starts_with("numabench: error:"))
+            .collect();
+        assert!(!lines.is_empty(), "{args:?}\n{stderr}");
+        assert!(
+            lines.iter().all(|line| line.contains(named)),
+            "{args:?}\n{stderr}"
+        );
+        assert!(
+            output.stdout.is_empty()
+                || !String::from_utf8_lossy(&output.stdout).contains("cluster:")
+        );
+    }
+}
