@@ -244,3 +244,111 @@ fn bad_input_ends_every_rank_with_status_2() {
         );
     }
 }
+
+/// `mpirun` of two ranks on this machine: rank 0 runs `numabench
+/// cluster ARGS`, rank 1 the shell command `rank1` (which execs numabench).
+fn mpirun_mpmd(options: &[&str], args: &[&str], rank1: &str) -> Output {
+    Command::new("timeout")
+        .args(["600", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+        .args(options)
+        .args(["-np", "1"])
+        .arg(numabench())
+        .args(args)
+        .args([":", "-np", "1", "sh", "-c", rank1])
+        .output()
+        .expect("mpirun runs")
+}
+
+const SMALL: [&str; 9] = [
+    "cluster",
+    "--sequential",
+    "--per",
+    "rank",
+    "--only",
+    "topo,stream",
+    "--repeat",
+    "2",
+    "--size",
+];
+
+/// Rank 1 cannot allocate its buffers (a 1.5 GB address-space limit under
+/// a 2 GiB working set): its part is reported failed, by host, rank and
+/// part, rank 0's records are kept, and the exit status is 1.
+#[test]
+fn a_failing_rank_is_named_and_the_others_records_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("fail.jsonl");
+    let mut args: Vec<&str> = SMALL.to_vec();
+    args.extend(["4M", "--jsonl", jsonl.to_str().unwrap()]);
+    let rank1 = format!(
+        "ulimit -v 1500000; exec {} {} 2G",
+        numabench().display(),
+        SMALL.join(" ")
+    );
+    let output = mpirun_mpmd(&[], &args, &rank1);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let records = records(&jsonl);
+    let failed: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{}", text(&output));
+    assert_eq!(failed[0]["params"]["host"], this_host().as_str());
+    assert_eq!(failed[0]["params"]["rank"], 1);
+    assert_eq!(failed[0]["params"]["part"], "stream");
+    assert!(failed[0]["params"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("allocate"));
+    assert!(records
+        .iter()
+        .any(|r| r["benchmark"] == "bandwidth" && r["params"]["rank"] == 0));
+    // Rank 1's topo part still arrived.
+    assert!(records
+        .iter()
+        .any(|r| r["benchmark"] == "cluster-topo" && r["params"]["rank"] == 1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("FAILED   {} (rank 1), part stream", this_host())),
+        "{stdout}"
+    );
+}
+
+/// Rank 1 is killed (SIGKILL) 4 s after it started, once the start
+/// exchange is over (it is waiting for its turn, or measuring). With OpenMPI
+/// told not to end the job on a failed process, rank 0 gives up on it
+/// after `--timeout`, names it, writes the verdict with its own records,
+/// and ends the job (MPI_Abort: MPI_Finalize would wait for the dead).
+#[test]
+fn a_killed_rank_is_named_after_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("killed.jsonl");
+    let mut args: Vec<&str> = SMALL.to_vec();
+    args.extend(["4M", "--timeout", "5s", "--jsonl", jsonl.to_str().unwrap()]);
+    let rank1 = format!(
+        "exec timeout -s KILL 4 {} {} 4M",
+        numabench().display(),
+        SMALL.join(" ")
+    );
+    let output = mpirun_mpmd(
+        &["--mca", "orte_abort_on_non_zero_status", "0"],
+        &args,
+        &rank1,
+    );
+    assert_ne!(output.status.code(), Some(0), "{}", text(&output));
+    let records = records(&jsonl);
+    let failed: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{}", text(&output));
+    assert_eq!(failed[0]["params"]["rank"], 1);
+    assert!(failed[0]["params"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("no answer within 5 s"));
+    assert!(records
+        .iter()
+        .any(|r| r["benchmark"] == "bandwidth" && r["params"]["rank"] == 0));
+    assert_eq!(verdict(&records)["params"]["failed"], 1);
+}
