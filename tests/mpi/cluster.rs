@@ -352,3 +352,89 @@ fn a_killed_rank_is_named_after_the_timeout() {
         .any(|r| r["benchmark"] == "bandwidth" && r["params"]["rank"] == 0));
     assert_eq!(verdict(&records)["params"]["failed"], 1);
 }
+
+/// Ranks bound to a core each (`--bind-to core`): each measures inside its
+/// own cpuset, which its settings record names, with threads on exactly
+/// those CPUs; the two ranks' CPUs do not overlap.
+#[test]
+fn each_rank_measures_inside_the_cpus_it_was_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("bound.jsonl");
+    let output = Command::new("timeout")
+        .args(["600", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+        .args(["--bind-to", "core", "-np", "2"])
+        .arg(numabench())
+        .args(["cluster", "--per", "rank", "--only", "topo,stream"])
+        .args(["--size", "4M", "--repeat", "2", "--jsonl"])
+        .arg(&jsonl)
+        .output()
+        .unwrap();
+    let records = records(&jsonl);
+    let mut given = Vec::new();
+    for rank in 0..2 {
+        let of = |benchmark: &str| {
+            records
+                .iter()
+                .find(|r| r["benchmark"] == benchmark && r["params"]["rank"] == rank)
+                .unwrap_or_else(|| panic!("rank {rank}: no {benchmark}\n{}", text(&output)))
+        };
+        let allowed = of("cluster-topo")["params"]["allowed_cpus"].clone();
+        assert_eq!(
+            allowed.as_array().unwrap().len(),
+            1,
+            "one core each: {allowed}"
+        );
+        let cpus = &of("bandwidth")["placement"]["requested"]["cpus"];
+        assert_eq!(*cpus, allowed, "rank {rank}");
+        given.push(allowed);
+    }
+    assert_ne!(
+        given[0], given[1],
+        "OpenMPI binds the two ranks to two cores"
+    );
+}
+
+/// `--per numa`: one unit per NUMA node with CPUs, named `HOST/node N`,
+/// each compared on its local figures.
+#[test]
+fn per_numa_measures_each_node_as_a_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("numa.jsonl");
+    let output = mpirun(
+        1,
+        &[
+            numabench().to_str().unwrap(),
+            "cluster",
+            "--per",
+            "numa",
+            "--only",
+            "stream,latency",
+            "--size",
+            "4M",
+            "--repeat",
+            "2",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    let records = records(&jsonl);
+    let nodes: Vec<u64> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "bandwidth")
+        .map(|r| r["params"]["node"].as_u64().unwrap())
+        .collect();
+    assert!(!nodes.is_empty(), "{}", text(&output));
+    for node in nodes {
+        let unit = format!("{}/node {node}", this_host());
+        for key in ["triad_bandwidth local", "latency local"] {
+            assert!(
+                records
+                    .iter()
+                    .any(|r| r["params"]["unit"] == unit.as_str()
+                        && r["params"]["cluster_key"] == key),
+                "{unit}: no {key}\n{}",
+                text(&output)
+            );
+        }
+    }
+}
