@@ -42,3 +42,17 @@ fn cluster_alone_is_a_one_rank_job() {
     assert_eq!(verdict["value"], 0.0);
     assert!(stderr.contains("cluster: 1 hosts"), "{stderr}");
 }
+
+/// Another machine's topology is refused before anything starts, in
+/// either build (status 2, the file named).
+#[test]
+fn cluster_refuses_another_machines_topology() {
+    let output = numabench()
+        .args(["--topology", crate::OTHER_MACHINE_XML, "cluster"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("two-sockets-hbm-cxl.xml"), "{stderr}");
+}

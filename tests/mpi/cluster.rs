@@ -219,6 +219,7 @@ fn bad_input_ends_every_rank_with_status_2() {
         (vec!["--min-deviation", "-1"], "'-1'"),
         (vec!["--size", "12Q"], "12Q"),
         (vec!["--per", "socket"], "socket"),
+        (vec!["--timeout", "500ms"], "--timeout"),
         (
             vec!["--jsonl", "/nonexistent-dir/c.jsonl"],
             "/nonexistent-dir/c.jsonl",

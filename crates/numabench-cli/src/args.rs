@@ -446,8 +446,9 @@ pub struct ClusterArgs {
     /// Message size of the ping-pong bandwidth.
     #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size_arg)]
     pub pingpong_size: u64,
-    /// A rank silent this long (e.g. 600s) is reported failed by host name
-    /// and left behind; the job then ends with MPI_Abort after the verdict.
+    /// A rank silent this long (1s to 3600s; a bare number is milliseconds)
+    /// is reported failed by host name and left behind; the job then ends
+    /// with MPI_Abort after the verdict.
     #[arg(long, value_name = "DURATION", default_value = "600s", value_parser = parse_interval_arg)]
     pub timeout: std::time::Duration,
     /// Back buffers with 2 MiB huge pages (as for other measuring commands).

@@ -28,6 +28,12 @@ mod with_mpi {
             let nodes = memory_nodes(&context.topology);
             check_memory_fits(&context.topology, &nodes, size).map_err(bench_error)?;
         }
+        if args.timeout < std::time::Duration::from_secs(1) {
+            return Err(CliError::usage(format!(
+                "--timeout {:?} is under a second: a rank measuring would be left behind (write e.g. 600s)",
+                args.timeout
+            )));
+        }
         let pingpong_bytes = usize::try_from(args.pingpong_size)
             .ok()
             .filter(|&bytes| (8..=1 << 30).contains(&bytes))
