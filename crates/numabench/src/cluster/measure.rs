@@ -142,6 +142,29 @@ fn size_for(
     Ok(size)
 }
 
+/// The comparison key of a `stream` record of `metric` for `node`: the
+/// node itself, or with `--per numa` (each node its own unit) `local`.
+fn stream_key(per: Per, metric: &str, node: u32) -> String {
+    match per {
+        Per::Numa => format!("{metric} local"),
+        Per::Node | Per::Rank => format!("{metric} node {node}"),
+    }
+}
+
+/// The comparison key of a latency from node `from` to memory on `to`:
+/// the node pair, or with `--per numa` local / remote at the firmware's
+/// distance (so nodes are compared with nodes as far from their memory).
+fn latency_key(per: Per, topology: &crate::topology::TopologyReport, from: u32, to: u32) -> String {
+    match per {
+        Per::Numa if from == to => "latency local".to_string(),
+        Per::Numa => match topology.distance(from, to) {
+            Some(distance) => format!("latency remote, distance {distance}"),
+            None => "latency remote".to_string(),
+        },
+        Per::Node | Per::Rank => format!("latency node {from}->{to}"),
+    }
+}
+
 /// `stream`: triad with all of this rank's CPUs of each node, memory
 /// bound to that node.
 fn stream(
@@ -162,11 +185,10 @@ fn stream(
             context,
             |pipeline| run_bandwidth(context, &config, pipeline).map(|_| ()),
             |record| {
-                let key = match sizing.per {
-                    Per::Numa => format!("{} local", record.metric),
-                    Per::Node | Per::Rank => format!("{} node {node}", record.metric),
-                };
-                (Some(node), Some(key))
+                (
+                    Some(node),
+                    Some(stream_key(sizing.per, &record.metric, node)),
+                )
             },
             emit,
         )?;
@@ -192,14 +214,7 @@ fn latency(
                 memory: MemoryPlacement::bind(to),
                 order: ChaseOrder::default(),
             };
-            let key = match sizing.per {
-                Per::Numa if from == to => "latency local".to_string(),
-                Per::Numa => match topology.distance(from, to) {
-                    Some(distance) => format!("latency remote, distance {distance}"),
-                    None => "latency remote".to_string(),
-                },
-                Per::Node | Per::Rank => format!("latency node {from}->{to}"),
-            };
+            let key = latency_key(sizing.per, topology, from, to);
             collect(
                 context,
                 |pipeline| run_latency(context, &config, pipeline),
@@ -252,6 +267,27 @@ mod tests {
         let mut context = Context::new(discover(None, Purpose::Measure).unwrap());
         context.repeat = 2;
         context
+    }
+
+    /// Keys name node pairs per host, and local / remote-at-distance per
+    /// NUMA unit, so nodes of one host are compared like with like.
+    #[test]
+    fn keys_compare_like_with_like() {
+        let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
+        assert_eq!(latency_key(Per::Node, &topology, 0, 1), "latency node 0->1");
+        assert_eq!(latency_key(Per::Rank, &topology, 1, 1), "latency node 1->1");
+        assert_eq!(latency_key(Per::Numa, &topology, 1, 1), "latency local");
+        let remote = latency_key(Per::Numa, &topology, 0, 1);
+        assert_eq!(remote, latency_key(Per::Numa, &topology, 1, 0));
+        assert!(remote.starts_with("latency remote"), "{remote}");
+        assert_eq!(
+            stream_key(Per::Node, "triad_bandwidth", 1),
+            "triad_bandwidth node 1"
+        );
+        assert_eq!(
+            stream_key(Per::Numa, "triad_bandwidth", 1),
+            "triad_bandwidth local"
+        );
     }
 
     /// Each part measures this host with the existing benchmarks: every
