@@ -1,11 +1,14 @@
 //! Per-participant summaries of the MPI ping-pong pairs: a host with a
-//! slow network (or a slow CPU answering) is slow with every partner, so
-//! its median over partners is what the outlier rule compares.
+//! slow network (or a slow CPU answering) is slow with every partner, while
+//! a healthy host has at least one fast partner as long as most hosts are
+//! healthy. So each participant's best figure over its partners (lowest
+//! latency, highest bandwidth) is what the outlier rule compares: it names
+//! the slow host alone, where a median over partners would also drag down
+//! the healthy hosts paired with it.
 
-use super::outlier::median;
 use super::report::single;
 use super::tags;
-use crate::output::{Placement, Record};
+use crate::output::{Placement, Record, Unit};
 use serde_json::{json, Map, Value};
 
 /// The `params` keys naming the two ends of a pair record.
@@ -17,9 +20,10 @@ pub const RANK_A: &str = "rank_a";
 pub const RANK_B: &str = "rank_b";
 
 /// For each end of the pair records `pairs` and each metric, one record
-/// (benchmark `mpi-pingpong`, metric `<metric>_over_partners`): the
-/// median of its pairs' figures, tagged with that end's host, rank and
-/// unit, compared across units under `pingpong <metric>`.
+/// (benchmark `mpi-pingpong`, metric `<metric>_best_partner`): the best
+/// of its pairs' figures (the lowest for times, the highest for rates),
+/// tagged with that end's host, rank and unit, compared across units under
+/// `pingpong <metric>`.
 pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
     // (metric, unit) → (host, rank), values, a pair record, in first-seen order.
     type Group = ((String, String), (Value, Value), Vec<f64>, Record);
@@ -41,7 +45,15 @@ pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
     groups
         .into_iter()
         .map(|((metric, unit), (host, rank), values, example)| {
-            let value = median(&values);
+            let lower_is_better = matches!(
+                example.unit,
+                Unit::Nanoseconds | Unit::Cycles | Unit::Seconds
+            );
+            let value = if lower_is_better {
+                values.iter().copied().fold(f64::INFINITY, f64::min)
+            } else {
+                values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            };
             let mut params = Map::new();
             params.insert(tags::HOST.into(), host);
             params.insert(tags::RANK.into(), rank);
@@ -56,7 +68,7 @@ pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
             }
             Record {
                 benchmark: "mpi-pingpong".into(),
-                metric: format!("{metric}_over_partners"),
+                metric: format!("{metric}_best_partner"),
                 value,
                 unit: example.unit,
                 params,
@@ -70,7 +82,6 @@ pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::Unit;
 
     fn pair(a: &str, b: &str, value: f64) -> Record {
         let mut params = Map::new();
@@ -92,11 +103,12 @@ mod tests {
     }
 
     #[test]
-    fn each_end_gets_the_median_of_its_pairs() {
+    fn each_end_gets_its_best_pair_so_only_the_slow_host_stands_out() {
+        // c is slow with everyone; a and b are fast together.
         let pairs = [
             pair("a", "b", 10.0),
-            pair("a", "c", 50.0),
-            pair("b", "c", 52.0),
+            pair("a", "c", 5000.0),
+            pair("b", "c", 5200.0),
         ];
         let summaries = pingpong_summaries(&pairs);
         assert_eq!(summaries.len(), 3);
@@ -107,14 +119,30 @@ mod tests {
                 .unwrap()
                 .value
         };
-        assert_eq!(of("a"), 30.0);
-        assert_eq!(of("b"), 31.0);
-        assert_eq!(of("c"), 51.0);
+        assert_eq!(of("a"), 10.0);
+        assert_eq!(of("b"), 10.0);
+        assert_eq!(of("c"), 5000.0);
         assert!(summaries
             .iter()
             .all(|r| r.params["cluster_key"] == "pingpong latency"));
-        assert!(summaries
-            .iter()
-            .all(|r| r.metric == "latency_over_partners"));
+        assert!(summaries.iter().all(|r| r.metric == "latency_best_partner"));
+        let values: Vec<f64> = ["a", "b", "c"].iter().map(|h| of(h)).collect();
+        let flagged = crate::cluster::OutlierRule::default().outliers(&values);
+        assert_eq!(flagged.len(), 1);
+        assert_eq!(flagged[0].index, 2);
+        // Rates: the highest is the best.
+        let mut fast = pair("a", "b", 3.0);
+        fast.unit = Unit::GigabytesPerSecond;
+        let mut slow = pair("a", "c", 0.5);
+        slow.unit = Unit::GigabytesPerSecond;
+        let rates = pingpong_summaries(&[fast, slow]);
+        assert_eq!(
+            rates
+                .iter()
+                .find(|r| r.params["host"] == "a")
+                .unwrap()
+                .value,
+            3.0
+        );
     }
 }
