@@ -44,7 +44,9 @@ impl Default for OutlierRule {
 /// Where one unit's value stands among the units' values of a metric.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Deviation {
-    /// Index of the unit in the values given.
+    /// Index of the unit in the values given (not in records: the unit
+    /// is named there).
+    #[serde(skip)]
     pub index: usize,
     pub value: f64,
     pub median: f64,
