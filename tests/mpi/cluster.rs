@@ -6,6 +6,19 @@
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+
+/// Held by every cluster test (here and in `cluster_hosts.rs`, taken
+/// before the hosts): their measurements share this machine's CPUs, and a
+/// local run beside a multi-host one would make a healthy host look slow.
+static CLUSTER_LOCK: Mutex<()> = Mutex::new(());
+
+/// Takes [`CLUSTER_LOCK`] (a failed test's poison is no reason to stop).
+pub fn alone() -> MutexGuard<'static, ()> {
+    CLUSTER_LOCK
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// The numabench binary cargo built for these tests (with `mpi`).
 pub fn numabench() -> &'static Path {
@@ -71,6 +84,7 @@ pub fn verdict(records: &[Value]) -> &Value {
 /// verdict's.
 #[test]
 fn every_rank_measures_and_its_records_arrive_tagged() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("cluster.jsonl");
     let output = mpirun(
@@ -167,6 +181,7 @@ fn every_rank_measures_and_its_records_arrive_tagged() {
 /// and exits 0.
 #[test]
 fn extra_ranks_of_a_host_stay_idle_and_one_unit_flags_nothing() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("node.jsonl");
     let output = mpirun(
@@ -208,6 +223,7 @@ fn extra_ranks_of_a_host_stay_idle_and_one_unit_flags_nothing() {
 /// 2 before measuring; an unwritable output ends the job with status 2.
 #[test]
 fn bad_input_ends_every_rank_with_status_2() {
+    let _alone = alone();
     let program = numabench().to_str().unwrap();
     for (args, named) in [
         (vec!["--only", "strem"], "'strem'"),
@@ -277,6 +293,7 @@ const SMALL: [&str; 9] = [
 /// part, rank 0's records are kept, and the exit status is 1.
 #[test]
 fn a_failing_rank_is_named_and_the_others_records_are_kept() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("fail.jsonl");
     let mut args: Vec<&str> = SMALL.to_vec();
@@ -316,20 +333,23 @@ fn a_failing_rank_is_named_and_the_others_records_are_kept() {
 }
 
 /// Rank 1 is killed (SIGKILL) 4 s after it started, once the start
-/// exchange is over (it is waiting for its turn, or measuring). With OpenMPI
+/// exchange is over: waiting for its turn, or measuring (it was asked
+/// for far more repetitions than it can make in that time). With OpenMPI
 /// told not to end the job on a failed process, rank 0 gives up on it
 /// after `--timeout`, names it, writes the verdict with its own records,
 /// and ends the job (MPI_Abort: MPI_Finalize would wait for the dead).
 #[test]
 fn a_killed_rank_is_named_after_the_timeout() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("killed.jsonl");
     let mut args: Vec<&str> = SMALL.to_vec();
     args.extend(["4M", "--timeout", "5s", "--jsonl", jsonl.to_str().unwrap()]);
+    // Rank 1 repeats its triad 100000 times: it cannot be done in 4 s.
     let rank1 = format!(
         "exec timeout -s KILL 4 {} {} 4M",
         numabench().display(),
-        SMALL.join(" ")
+        SMALL.join(" ").replace("--repeat 2", "--repeat 100000")
     );
     let output = mpirun_mpmd(
         &["--mca", "orte_abort_on_non_zero_status", "0"],
@@ -359,6 +379,7 @@ fn a_killed_rank_is_named_after_the_timeout() {
 /// those CPUs; the two ranks' CPUs do not overlap.
 #[test]
 fn each_rank_measures_inside_the_cpus_it_was_given() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("bound.jsonl");
     let output = Command::new("timeout")
@@ -399,6 +420,7 @@ fn each_rank_measures_inside_the_cpus_it_was_given() {
 /// each compared on its local figures.
 #[test]
 fn per_numa_measures_each_node_as_a_unit() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("numa.jsonl");
     let output = mpirun(

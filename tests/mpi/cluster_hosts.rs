@@ -4,17 +4,20 @@
 //! nothing, a host under a CPU quota is flagged and named (exit 1), and a
 //! host whose transparent huge pages are off is reported as differing.
 
-use crate::cluster::{numabench, records, verdict};
+use crate::cluster::{alone, numabench, records, verdict};
 use crate::hosts::{Hosts, HostsConfig};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::process::Output;
 
-/// Outlier floor of these tests: a factor 2 from the median. The hosts
+/// Outlier floor of these tests: a factor 3 from the median. The hosts
 /// share this busy machine's CPUs (measured one at a time, each host's
-/// cgroup ahead of other work), so noise is far above a real cluster's;
-/// the slow host runs at a fifth of a CPU and is slower by far more.
-const MIN_DEVIATION: &str = "1.0";
+/// cgroup ahead of other work), so noise is far above a real cluster's:
+/// an undisturbed host's ping-pong latency was once 2.1 times the others'
+/// (its host also runs mpirun). The slow host runs at a fifth of a CPU:
+/// its memory latency came out 3.7 and 4.5 times the others', its
+/// ping-pong latency over 100 times.
+const MIN_DEVIATION: &str = "2.0";
 
 fn text(output: &Output) -> String {
     format!(
@@ -70,6 +73,7 @@ fn named(records: &[Value], metric: &str) -> BTreeSet<String> {
 /// tagged with its own name and rank, nothing is flagged, exit 0.
 #[test]
 fn undisturbed_hosts_are_all_tagged_and_nothing_is_flagged() {
+    let _alone = alone();
     let hosts = hosts(HostsConfig {
         count: 3,
         ..HostsConfig::default()
@@ -104,6 +108,7 @@ fn undisturbed_hosts_are_all_tagged_and_nothing_is_flagged() {
 /// outlier (slower), named in the table, and the exit status is 1.
 #[test]
 fn a_slowed_host_is_flagged_and_named() {
+    let _alone = alone();
     let hosts = hosts(HostsConfig {
         count: 3,
         slow_host: Some(1),
@@ -131,6 +136,7 @@ fn a_slowed_host_is_flagged_and_named() {
 /// differing from the majority in that doctor finding, exit 1.
 #[test]
 fn a_host_with_thp_off_differs_from_the_majority() {
+    let _alone = alone();
     let hosts = hosts(HostsConfig {
         count: 3,
         thp_never_host: Some(2),
