@@ -4,6 +4,7 @@
 
 mod apps;
 mod chase;
+mod cluster;
 mod errors;
 mod measure;
 mod mpi_monitor;

@@ -2,6 +2,8 @@
 //! several hosts (network namespaces joined by TCP), the runtime monitor and
 //! the over-decomposition study. Built only with the `mpi` feature.
 
+mod cluster;
+mod cluster_hosts;
 /// Several MPI hosts on one machine (network namespaces on a private bridge).
 #[allow(dead_code)]
 mod hosts;

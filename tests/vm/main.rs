@@ -16,6 +16,9 @@
 //! programs need OpenMPI's runtime in the guest: use
 //! [`check_topology_with`] with `VmOptions { mpi: true }` (see `mpi.rs`).
 
+/// `cluster --per numa` in the four-node VM (MPI build only).
+#[cfg(feature = "mpi")]
+mod cluster;
 #[allow(dead_code)]
 mod harness;
 /// MPI programs in the VM (`harness::VmOptions { mpi: true }`).

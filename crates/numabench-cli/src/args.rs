@@ -103,6 +103,17 @@ pub enum Command {
     /// through mpirun; prints rank 0's report as one JSON line).
     #[command(hide = true)]
     OverdecomposeWorker(OverdecomposeWorkerArgs),
+    /// Every host of an MPI job in one run (launch with mpirun or srun, one
+    /// rank per host): each measures the same node-level subset (parts:
+    /// topo = topology summary and doctor findings, stream = STREAM triad
+    /// per NUMA node, latency = idle latency local and remote, matrix = a
+    /// short serial bandwidth matrix, pingpong = MPI ping-pong latency and
+    /// bandwidth between host pairs); rank 0 gathers every record tagged with
+    /// host and rank, and names outlier hosts (robust z over MADs) and hosts
+    /// whose settings differ from the majority. Exit status 1 when it finds
+    /// any (or a host failed), 0 when none. Needs the MPI build:
+    /// cargo build --release -p numabench-cli --features mpi
+    Cluster(ClusterArgs),
 }
 
 impl Command {
@@ -488,6 +499,62 @@ pub struct CharacterizeArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// Unit compared: node (one per host; the host's lowest rank measures,
+    /// its other ranks stay idle), numa (one per host and NUMA node: the
+    /// host's lowest rank measures each of its nodes in turn) or rank (every
+    /// rank measures within the CPUs it was given).
+    #[arg(long, value_enum, default_value_t = PerArg::Node)]
+    pub per: PerArg,
+    /// Run only these parts: topo, stream, latency, matrix, pingpong.
+    #[arg(long, value_name = "PART,...", value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Skip these parts (names as for --only).
+    #[arg(long, value_name = "PART,...", value_delimiter = ',')]
+    pub skip: Vec<String>,
+    /// Measure one host (or rank) at a time, in rank order: for shared or
+    /// oversubscribed nodes. Ping-pong pairs always run one at a time.
+    #[arg(long)]
+    pub sequential: bool,
+    /// Outlier threshold: robust z = |x - median| / (1.4826 MAD) above K.
+    #[arg(long, value_name = "K", default_value_t = 3.0, value_parser = parse_positive_arg)]
+    pub mad_k: f64,
+    /// A unit must also be more than a factor 1 + F from the median to be
+    /// an outlier (0.1: 10% above it, or below median/1.1): noise between
+    /// identical hosts is never flagged.
+    #[arg(long, value_name = "F", default_value_t = 0.1, value_parser = parse_share_arg)]
+    pub min_deviation: f64,
+    /// Working set of every stream, latency and matrix measurement
+    /// (default: each one's DRAM working set, from the topology).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub size: Option<u64>,
+    /// Timed repetitions per measurement (and ping-pong samples).
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub repeat: u32,
+    /// Message size of the ping-pong bandwidth.
+    #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size_arg)]
+    pub pingpong_size: u64,
+    /// A rank silent this long (1s to 3600s; a bare number is milliseconds)
+    /// is reported failed by host name and left behind; the job then ends
+    /// with MPI_Abort after the verdict.
+    #[arg(long, value_name = "DURATION", default_value = "600s", value_parser = parse_interval_arg)]
+    pub timeout: std::time::Duration,
+    /// Back buffers with 2 MiB huge pages (as for other measuring commands).
+    #[arg(long)]
+    pub hugepages: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `cluster --per`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PerArg {
+    Node,
+    Numa,
+    Rank,
+}
+
+#[derive(Debug, Args)]
 pub struct TopoArgs {
     /// Print a stable JSON document (schema in docs/topology.md) instead of a table.
     #[arg(long)]
@@ -744,6 +811,22 @@ fn parse_kernel_arg(text: &str) -> Result<&'static KernelSpec, String> {
 fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {
     TrafficMix::parse(text)
         .ok_or_else(|| format!("unknown traffic mix '{text}' (valid: reads, 3:1, 2:1, 1:1)"))
+}
+
+fn parse_positive_arg(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err(format!("'{text}' is not a positive number")),
+    }
+}
+
+fn parse_share_arg(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && (0.0..10.0).contains(&value) => Ok(value),
+        _ => Err(format!(
+            "'{text}' is not a share between 0 and 10 (0.1 = 10%)"
+        )),
+    }
 }
 
 fn parse_interval_arg(text: &str) -> Result<std::time::Duration, String> {

@@ -10,6 +10,7 @@
 //! - [`overdecompose`]: the over-decomposition study (SOR over MPI, K ranks per core);
 //! - [`stats`]: samples and their statistics;
 //! - [`bench`]: the benchmark registry and selection;
+//! - [`cluster`]: `numabench cluster` over MPI (the exchange behind feature `mpi`);
 //! - [`clock`]: the stopwatch and TSC, for benchmarks, applications and runs;
 //! - [`interrupt`]: Ctrl-C, checked between measurements by every command;
 //! - [`mpi_monitor`]: reading the MPI runtime monitor's records and summing them up;
@@ -18,6 +19,7 @@
 pub mod apps;
 pub mod bench;
 pub mod clock;
+pub mod cluster;
 pub mod doctor;
 pub mod interrupt;
 pub mod kernels;

@@ -4,6 +4,7 @@ mod app;
 mod bandwidth;
 mod c2c;
 mod characterize;
+mod cluster;
 mod contention;
 mod doctor;
 mod each_cpu;
@@ -65,5 +66,6 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Run(args) => run::run(&args),
         Command::Overdecompose(args) => overdecompose::run(&args),
         Command::OverdecomposeWorker(args) => overdecompose::worker(&args),
+        Command::Cluster(args) => cluster::run(&args),
     }
 }

@@ -1,0 +1,30 @@
+//! `numabench cluster`: every host of an MPI job measures the same
+//! node-level subset (topology and doctor settings, STREAM triad per
+//! node, idle latency, a short bandwidth matrix) and pairs of hosts
+//! measure MPI ping-pong; rank 0 gathers every record, tagged with host
+//! and rank, and names outlier hosts and hosts whose settings differ from
+//! the majority.
+//!
+//! Everything but the MPI exchange (`mpi_run`, feature `mpi`) is
+//! MPI-free and unit-tested: the outlier rule, the settings comparison,
+//! the verdict, the parts and what each measures on one host.
+
+mod measure;
+#[cfg(feature = "mpi")]
+mod mpi_run;
+mod outlier;
+mod parts;
+mod pingpong_summary;
+mod report;
+mod settings;
+mod tags;
+
+pub use measure::{measure_part, Measured, Sizing, CLUSTER_ORDER};
+#[cfg(feature = "mpi")]
+pub use mpi_run::{ClusterConfig, ClusterOutcome, ClusterSession};
+pub use outlier::{median, Deviation, OutlierRule, MAD_SCALE, MIN_UNITS};
+pub use parts::{pingpong_pairs, pingpong_rule, select_parts, Part, Per, ALL_PAIRS_UP_TO, PARTS};
+pub use pingpong_summary::pingpong_summaries;
+pub use report::{analyze, single, ClusterReport, Failure, OutlierFinding};
+pub use settings::{differing, host_settings, Difference, MEMORY_TOLERANCE};
+pub use tags::{host_name, Origin};

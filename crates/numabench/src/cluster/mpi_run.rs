@@ -1,0 +1,616 @@
+//! The MPI side of `cluster`: who measures, the sequencing (`--sequential`),
+//! and rank 0 gathering every record as it arrives.
+//!
+//! Protocol. At start every rank learns every rank's host name (one
+//! all-gather); a host's lowest rank is its leader. Measuring ranks (the
+//! leaders, or every rank with `--per rank`) run the parts on their host
+//! and send each record to rank 0 the moment it exists, a failed part as a
+//! failure message (the rank goes on with the next part), then "done".
+//! With `--sequential` a rank starts only when rank 0 sends it "go", after
+//! the rank before it is done; else all start at once. Rank 0 measures its
+//! own host first, then receives with a polling loop: a rank silent for
+//! longer than `timeout` is reported as failed by host name and left
+//! behind. Then rank 0 drives the ping-pong, one pair at a time, and
+//! finally sends every rank "finish". If a rank was left behind, rank 0
+//! ends the job with MPI_Abort once the verdict is written (MPI_Finalize
+//! would wait for that rank). A rank that dies makes OpenMPI end the whole
+//! job: every record rank 0 had received is already flushed to the outputs.
+
+use super::measure::{measure_part, Measured, Sizing};
+use super::outlier::OutlierRule;
+use super::parts::{pingpong_pairs, pingpong_rule, Part, Per};
+use super::pingpong_summary::{pingpong_summaries, HOST_A, HOST_B, RANK_A, RANK_B, UNIT_A, UNIT_B};
+use super::report::{analyze, ClusterReport, Failure};
+use super::tags::{host_name, Origin};
+use crate::bench::Context;
+use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
+use crate::stats::Sample;
+use mpi::environment::Universe;
+use mpi::point_to_point::{MatchedReceiveVec, Message, Status};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use mpi::Threading;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map};
+use std::time::{Duration, Instant};
+
+const TAG_GO: i32 = 101;
+const TAG_RECORD: i32 = 102;
+const TAG_FAIL: i32 = 103;
+const TAG_DONE: i32 = 104;
+const TAG_COMMAND: i32 = 105;
+const TAG_PING: i32 = 106;
+const TAG_PING_END: i32 = 107;
+
+/// Host names travel in fixed slots of this many bytes.
+const HOST_SLOT: usize = 256;
+
+/// What `cluster` was asked to do (validated by the command line).
+#[derive(Debug, Clone)]
+pub struct ClusterConfig {
+    pub parts: Vec<Part>,
+    pub per: Per,
+    pub sequential: bool,
+    pub rule: OutlierRule,
+    /// `--size`: every working set (else each benchmark's default).
+    pub size: Option<u64>,
+    /// A rank silent for longer is reported failed and left behind.
+    pub timeout: Duration,
+    /// Message size of the ping-pong bandwidth.
+    pub pingpong_bytes: usize,
+    /// Round trips per ping-pong latency sample.
+    pub latency_round_trips: usize,
+    /// Round trips per ping-pong bandwidth sample.
+    pub bandwidth_round_trips: usize,
+}
+
+/// What a run left: rank 0 has the verdict; `abandoned` says a rank was
+/// left behind (end the job with [`ClusterSession::abort`]).
+#[derive(Debug)]
+pub struct ClusterOutcome {
+    pub report: Option<ClusterReport>,
+    pub abandoned: bool,
+}
+
+/// The MPI environment of one `cluster` run: MPI_Init on start,
+/// MPI_Finalize when dropped.
+pub struct ClusterSession {
+    // Dropped last: finalizes MPI.
+    _universe: Universe,
+    world: SimpleCommunicator,
+}
+
+impl std::fmt::Debug for ClusterSession {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ClusterSession")
+            .field("rank", &self.rank())
+            .field("size", &self.world.size())
+            .finish()
+    }
+}
+
+/// A failure message: which part, and why.
+#[derive(Debug, Serialize, Deserialize)]
+struct FailMessage {
+    part: Option<String>,
+    error: String,
+}
+
+/// What rank 0 tells a waiting rank.
+#[derive(Debug, Serialize, Deserialize)]
+enum Command {
+    /// Ping-pong with `peer`: `lead` measures and reports, the other echoes.
+    Pair { peer: i32, lead: bool },
+    /// Nothing more: finalize.
+    Finish,
+}
+
+/// Every rank's role, the same on every rank.
+#[derive(Debug, Clone)]
+struct Roles {
+    hosts: Vec<String>,
+    per: Per,
+}
+
+impl Roles {
+    fn leader(&self, rank: usize) -> bool {
+        self.hosts[..rank]
+            .iter()
+            .all(|host| *host != self.hosts[rank])
+    }
+    fn measures(&self, rank: usize) -> bool {
+        self.per == Per::Rank || self.leader(rank)
+    }
+    fn measuring(&self) -> Vec<usize> {
+        (0..self.hosts.len())
+            .filter(|&r| self.measures(r))
+            .collect()
+    }
+    fn unit(&self, rank: usize, node: Option<u32>) -> String {
+        let host = &self.hosts[rank];
+        match (self.per, node) {
+            (Per::Rank, _) => format!("{host}/rank {rank}"),
+            (Per::Numa, Some(node)) => format!("{host}/node {node}"),
+            _ => host.clone(),
+        }
+    }
+    /// A ping-pong end's unit: its host, or its rank with `--per rank`.
+    fn pair_unit(&self, rank: usize) -> String {
+        self.unit(rank, None)
+    }
+}
+
+fn encode(value: &impl Serialize) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+impl ClusterSession {
+    /// MPI_Init (funneled: only the main thread calls MPI, measuring
+    /// threads never do).
+    pub fn start() -> Result<Self, String> {
+        let (universe, _) = mpi::initialize_with_threading(Threading::Funneled)
+            .ok_or_else(|| "MPI was already initialized".to_string())?;
+        let world = universe.world();
+        Ok(Self {
+            _universe: universe,
+            world,
+        })
+    }
+
+    /// This process's MPI_COMM_WORLD rank.
+    pub fn rank(&self) -> i32 {
+        self.world.rank()
+    }
+
+    /// Ends the whole job with `code` (MPI_Abort).
+    pub fn abort(&self, code: i32) -> ! {
+        self.world.abort(code)
+    }
+
+    /// Every rank's host name, by rank.
+    fn host_names(&self) -> Vec<String> {
+        let mut mine = [0u8; HOST_SLOT];
+        let name = host_name();
+        let bytes = &name.as_bytes()[..name.len().min(HOST_SLOT - 1)];
+        mine[..bytes.len()].copy_from_slice(bytes);
+        let mut all = vec![0u8; HOST_SLOT * self.world.size() as usize];
+        self.world.all_gather_into(&mine[..], &mut all[..]);
+        all.chunks(HOST_SLOT)
+            .map(|slot| {
+                let end = slot.iter().position(|&b| b == 0).unwrap_or(slot.len());
+                String::from_utf8_lossy(&slot[..end]).into_owned()
+            })
+            .collect()
+    }
+
+    /// Runs `cluster` on every rank. Rank 0 must pass its output
+    /// `pipeline`; every record reaches it as it arrives, then the
+    /// verdict records.
+    pub fn run(
+        &self,
+        context: &Context,
+        config: &ClusterConfig,
+        pipeline: Option<&mut Pipeline>,
+    ) -> Result<ClusterOutcome, OutputError> {
+        let roles = Roles {
+            hosts: self.host_names(),
+            per: config.per,
+        };
+        match pipeline {
+            Some(pipeline) if self.rank() == 0 => {
+                let mut root = Root {
+                    session: self,
+                    roles,
+                    config,
+                    context,
+                    pipeline,
+                    records: Vec::new(),
+                    failures: Vec::new(),
+                    abandoned: Vec::new(),
+                };
+                root.run()
+            }
+            _ => {
+                self.serve(context, config, &roles);
+                Ok(ClusterOutcome {
+                    report: None,
+                    abandoned: false,
+                })
+            }
+        }
+    }
+
+    /// A rank other than 0: measure when told (or at once), then obey
+    /// commands until "finish".
+    fn serve(&self, context: &Context, config: &ClusterConfig, roles: &Roles) {
+        let rank = self.rank() as usize;
+        let root = self.world.process_at_rank(0);
+        if roles.measures(rank) {
+            if config.sequential {
+                let _ = root.receive_vec_with_tag::<u8>(TAG_GO);
+            }
+            let origin = Origin {
+                host: roles.hosts[rank].clone(),
+                rank: rank as i32,
+            };
+            for &part in &config.parts {
+                let mut send = |record: Record| {
+                    root.send_with_tag(&encode(&record)[..], TAG_RECORD);
+                };
+                if let Err(error) = measure_tagged(context, config, roles, &origin, part, &mut send)
+                {
+                    let message = FailMessage {
+                        part: Some(part.name().to_string()),
+                        error: error.to_string(),
+                    };
+                    root.send_with_tag(&encode(&message)[..], TAG_FAIL);
+                }
+            }
+            root.send_with_tag(&[0u8][..], TAG_DONE);
+        }
+        loop {
+            let (bytes, _) = root.receive_vec_with_tag::<u8>(TAG_COMMAND);
+            match serde_json::from_slice::<Command>(&bytes) {
+                Ok(Command::Pair { peer, lead }) => {
+                    if lead {
+                        let mut send = |record: Record| {
+                            root.send_with_tag(&encode(&record)[..], TAG_RECORD);
+                        };
+                        self.lead_pingpong(context, config, roles, peer, &mut send);
+                        root.send_with_tag(&[0u8][..], TAG_DONE);
+                    } else {
+                        self.echo(peer, config.pingpong_bytes);
+                    }
+                }
+                Ok(Command::Finish) | Err(_) => break,
+            }
+        }
+    }
+
+    /// The echoing end of a ping-pong: send back every message until the
+    /// leader says it is over.
+    fn echo(&self, peer: i32, max_bytes: usize) {
+        let peer = self.world.process_at_rank(peer);
+        let mut buffer = vec![0u8; max_bytes.max(8)];
+        loop {
+            let (message, status): (Message, Status) = peer.matched_probe();
+            if status.tag() == TAG_PING_END {
+                let _ = (message, status).matched_receive_vec::<u8>();
+                return;
+            }
+            let count = status.count(u8::equivalent_datatype()) as usize;
+            let _ = message.matched_receive_into(&mut buffer[..count]);
+            peer.send_with_tag(&buffer[..count], TAG_PING);
+        }
+    }
+
+    /// The measuring end of a ping-pong with `peer`: latency (8-byte
+    /// messages) then bandwidth (large messages), one record each.
+    fn lead_pingpong(
+        &self,
+        context: &Context,
+        config: &ClusterConfig,
+        roles: &Roles,
+        peer_rank: i32,
+        send: &mut dyn FnMut(Record),
+    ) {
+        let peer = self.world.process_at_rank(peer_rank);
+        let me = self.rank() as usize;
+        let other = peer_rank as usize;
+        let repeat = context.repeat.max(1);
+        let round_trips = |bytes: usize, count: usize| -> f64 {
+            let outgoing = vec![1u8; bytes];
+            let mut incoming = vec![0u8; bytes];
+            let start = Instant::now();
+            for _ in 0..count {
+                peer.send_with_tag(&outgoing[..], TAG_PING);
+                peer.receive_into_with_tag(&mut incoming[..], TAG_PING);
+            }
+            start.elapsed().as_secs_f64()
+        };
+        let small = 8;
+        let large = config.pingpong_bytes;
+        // Warm-up: connections are set up lazily.
+        round_trips(small, 10);
+        round_trips(large, 1);
+        let latencies: Vec<f64> = (0..repeat)
+            .map(|_| {
+                let n = config.latency_round_trips;
+                round_trips(small, n) / n as f64 / 2.0 * 1e9
+            })
+            .collect();
+        let bandwidths: Vec<f64> = (0..repeat)
+            .map(|_| {
+                let n = config.bandwidth_round_trips;
+                (2 * large * n) as f64 / round_trips(large, n) / 1e9
+            })
+            .collect();
+        peer.send_with_tag(&[0u8][..], TAG_PING_END);
+        let participants = self.pingpong_participants(roles).len();
+        for (metric, unit, values, bytes, trips, headline_is_max) in [
+            (
+                "latency",
+                Unit::Nanoseconds,
+                latencies,
+                small,
+                config.latency_round_trips,
+                false,
+            ),
+            (
+                "bandwidth",
+                Unit::GigabytesPerSecond,
+                bandwidths,
+                large,
+                config.bandwidth_round_trips,
+                true,
+            ),
+        ] {
+            let Ok(sample) = Sample::new(values) else {
+                continue;
+            };
+            let value = if headline_is_max {
+                sample.max()
+            } else {
+                sample.median()
+            };
+            let mut params = Map::new();
+            params.insert(UNIT_A.into(), json!(roles.pair_unit(me)));
+            params.insert(UNIT_B.into(), json!(roles.pair_unit(other)));
+            params.insert(HOST_A.into(), json!(roles.hosts[me]));
+            params.insert(HOST_B.into(), json!(roles.hosts[other]));
+            params.insert(RANK_A.into(), json!(me));
+            params.insert(RANK_B.into(), json!(other));
+            params.insert("message_bytes".into(), json!(bytes));
+            params.insert("round_trips".into(), json!(trips));
+            params.insert("pair_rule".into(), json!(pingpong_rule(participants)));
+            let mut record = Record {
+                benchmark: "mpi-pingpong".into(),
+                metric: metric.into(),
+                value,
+                unit,
+                params,
+                placement: Placement::default(),
+                stats: sample.summary(),
+            };
+            let origin = Origin {
+                host: roles.hosts[me].clone(),
+                rank: me as i32,
+            };
+            origin.tag(&mut record, &roles.pair_unit(me), "pingpong", None);
+            send(record);
+        }
+    }
+
+    /// The ranks that take part in the ping-pong: one per host (its
+    /// leader), or every rank with `--per rank`.
+    fn pingpong_participants(&self, roles: &Roles) -> Vec<usize> {
+        roles.measuring()
+    }
+}
+
+/// Runs `part` on this host and hands over each record tagged.
+fn measure_tagged(
+    context: &Context,
+    config: &ClusterConfig,
+    roles: &Roles,
+    origin: &Origin,
+    part: Part,
+    send: &mut dyn FnMut(Record),
+) -> Result<(), crate::bench::BenchError> {
+    let sizing = Sizing {
+        per: config.per,
+        size: config.size,
+    };
+    let rank = origin.rank as usize;
+    measure_part(context, part, sizing, &mut |measured: Measured| {
+        let Measured {
+            mut record,
+            node,
+            key,
+        } = measured;
+        origin.tag(&mut record, &roles.unit(rank, node), part.name(), key);
+        send(record);
+    })
+}
+
+/// What rank 0 keeps while it gathers.
+struct Root<'a> {
+    session: &'a ClusterSession,
+    roles: Roles,
+    config: &'a ClusterConfig,
+    context: &'a Context,
+    pipeline: &'a mut Pipeline,
+    records: Vec<Record>,
+    failures: Vec<Failure>,
+    /// Ranks left behind (silent past the timeout).
+    abandoned: Vec<usize>,
+}
+
+impl Root<'_> {
+    fn keep(&mut self, record: Record) -> Result<(), OutputError> {
+        self.pipeline.emit(&record)?;
+        self.records.push(record);
+        Ok(())
+    }
+
+    fn fail(&mut self, rank: usize, part: Option<String>, error: String) {
+        self.failures.push(Failure {
+            host: self.roles.hosts[rank].clone(),
+            rank: rank as i32,
+            part,
+            error,
+        });
+    }
+
+    fn run(&mut self) -> Result<ClusterOutcome, OutputError> {
+        let measuring = self.roles.measuring();
+        let others: Vec<usize> = measuring.iter().copied().filter(|&r| r != 0).collect();
+        if measuring.contains(&0) {
+            self.measure_own()?;
+        }
+        if self.config.sequential {
+            for &rank in &others {
+                let process = self.session.world.process_at_rank(rank as i32);
+                process.send_with_tag(&[0u8][..], TAG_GO);
+                self.gather(&[rank])?;
+            }
+        } else {
+            self.gather(&others)?;
+        }
+        if self.config.parts.contains(&Part::Pingpong) {
+            self.pingpong()?;
+        }
+        for rank in 1..self.roles.hosts.len() {
+            if !self.abandoned.contains(&rank) {
+                let process = self.session.world.process_at_rank(rank as i32);
+                process.send_with_tag(&encode(&Command::Finish)[..], TAG_COMMAND);
+            }
+        }
+        let idle: Vec<String> = (0..self.roles.hosts.len())
+            .filter(|&rank| !self.roles.measures(rank))
+            .map(|rank| format!("{} (rank {rank})", self.roles.hosts[rank]))
+            .collect();
+        let report = analyze(
+            &self.records,
+            std::mem::take(&mut self.failures),
+            idle,
+            &self.config.rule,
+        );
+        for record in report.records(&self.config.rule) {
+            self.pipeline.emit(&record)?;
+        }
+        Ok(ClusterOutcome {
+            report: Some(report),
+            abandoned: !self.abandoned.is_empty(),
+        })
+    }
+
+    fn measure_own(&mut self) -> Result<(), OutputError> {
+        let origin = Origin {
+            host: self.roles.hosts[0].clone(),
+            rank: 0,
+        };
+        for &part in &self.config.parts {
+            let mut written: Result<(), OutputError> = Ok(());
+            let result = {
+                let pipeline = &mut *self.pipeline;
+                let records = &mut self.records;
+                measure_tagged(
+                    self.context,
+                    self.config,
+                    &self.roles,
+                    &origin,
+                    part,
+                    &mut |record| {
+                        if written.is_ok() {
+                            written = pipeline.emit(&record);
+                        }
+                        records.push(record);
+                    },
+                )
+            };
+            written?;
+            if let Err(error) = result {
+                self.fail(0, Some(part.name().to_string()), error.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// Receives from `ranks` until each says done; a rank silent for
+    /// longer than the timeout is failed and left behind.
+    fn gather(&mut self, ranks: &[usize]) -> Result<(), OutputError> {
+        let mut pending: Vec<usize> = ranks.to_vec();
+        let mut last = Instant::now();
+        while !pending.is_empty() {
+            let probe = self.session.world.any_process().immediate_matched_probe();
+            let Some((message, status)) = probe else {
+                if last.elapsed() > self.config.timeout {
+                    for rank in std::mem::take(&mut pending) {
+                        let error = format!(
+                            "no answer within {} s (hung or died)",
+                            self.config.timeout.as_secs()
+                        );
+                        self.fail(rank, None, error);
+                        self.abandoned.push(rank);
+                    }
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            };
+            last = Instant::now();
+            let source = status.source_rank() as usize;
+            let (bytes, _) = (message, status).matched_receive_vec::<u8>();
+            match status.tag() {
+                TAG_RECORD => match serde_json::from_slice::<Record>(&bytes) {
+                    Ok(record) => self.keep(record)?,
+                    Err(error) => self.fail(source, None, format!("unreadable record: {error}")),
+                },
+                TAG_FAIL => {
+                    let message =
+                        serde_json::from_slice::<FailMessage>(&bytes).unwrap_or(FailMessage {
+                            part: None,
+                            error: "unreadable failure message".into(),
+                        });
+                    self.fail(source, message.part, message.error);
+                }
+                TAG_DONE => pending.retain(|&rank| rank != source),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// One pair at a time: the lower rank measures, the higher echoes.
+    fn pingpong(&mut self) -> Result<(), OutputError> {
+        let participants = self.session.pingpong_participants(&self.roles);
+        let mut pair_records = Vec::new();
+        for (a, b) in pingpong_pairs(participants.len()) {
+            let (lead, echo) = (participants[a], participants[b]);
+            if self.abandoned.contains(&lead) || self.abandoned.contains(&echo) {
+                continue;
+            }
+            let command = |peer: usize, lead: bool| {
+                encode(&Command::Pair {
+                    peer: peer as i32,
+                    lead,
+                })
+            };
+            let world = &self.session.world;
+            world
+                .process_at_rank(echo as i32)
+                .send_with_tag(&command(lead, false)[..], TAG_COMMAND);
+            let before = self.records.len();
+            if lead == 0 {
+                let mut made = Vec::new();
+                self.session.lead_pingpong(
+                    self.context,
+                    self.config,
+                    &self.roles,
+                    echo as i32,
+                    &mut |record| made.push(record),
+                );
+                for record in made {
+                    self.keep(record)?;
+                }
+            } else {
+                world
+                    .process_at_rank(lead as i32)
+                    .send_with_tag(&command(echo, true)[..], TAG_COMMAND);
+                self.gather(&[lead])?;
+            }
+            pair_records.extend(
+                self.records[before..]
+                    .iter()
+                    .filter(|record| record.benchmark == "mpi-pingpong")
+                    .cloned(),
+            );
+        }
+        for summary in pingpong_summaries(&pair_records) {
+            self.keep(summary)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,415 @@
+//! Rank 0's verdict over every host's records: outliers per metric,
+//! settings that differ from the majority, hosts that failed, as records
+//! (benchmark `cluster`, see docs/results.md) and as a table.
+
+use super::outlier::{Deviation, OutlierRule, MIN_UNITS};
+use super::settings::{differing, Difference};
+use super::tags;
+use crate::output::{Placement, Record, Unit};
+use crate::stats::{Sample, Summary};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// A unit whose figure of one metric is an outlier.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutlierFinding {
+    pub unit: String,
+    pub host: String,
+    /// The compared metric (`params.cluster_key`).
+    pub key: String,
+    pub record_unit: Unit,
+    /// `slower` or `faster` for times and rates, `above`/`below` else.
+    pub direction: &'static str,
+    #[serde(flatten)]
+    pub deviation: Deviation,
+    /// How many units the median is over.
+    pub units: usize,
+}
+
+/// A host (and rank) that did not deliver a part, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    pub host: String,
+    pub rank: i32,
+    /// The part that failed; `None` when the rank stopped answering.
+    pub part: Option<String>,
+    pub error: String,
+}
+
+/// Everything rank 0 concludes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ClusterReport {
+    pub outliers: Vec<OutlierFinding>,
+    pub differences: Vec<Difference>,
+    pub failures: Vec<Failure>,
+    /// Ranks that measured nothing (`--per node|numa`: not their host's
+    /// first rank), as `host (rank R)`.
+    pub idle: Vec<String>,
+    /// Compared units and hosts seen.
+    pub units: usize,
+    pub hosts: usize,
+    /// Why part of the verdict could not be reached (e.g. too few units).
+    pub notes: Vec<String>,
+}
+
+/// Which way a unit deviates, for a metric in `unit`.
+fn direction(unit: Unit, above: bool) -> &'static str {
+    match (unit, above) {
+        (Unit::Nanoseconds | Unit::Cycles | Unit::Seconds, true) => "slower",
+        (Unit::Nanoseconds | Unit::Cycles | Unit::Seconds, false) => "faster",
+        (Unit::GigabytesPerSecond | Unit::MegaOpsPerSecond, true) => "faster",
+        (Unit::GigabytesPerSecond | Unit::MegaOpsPerSecond, false) => "slower",
+        (_, true) => "above",
+        (_, false) => "below",
+    }
+}
+
+fn text(params: &Map<String, Value>, key: &str) -> Option<String> {
+    params.get(key).and_then(Value::as_str).map(String::from)
+}
+
+/// Compares the records of every unit: `records` are all the tagged
+/// records rank 0 received (its own included).
+pub fn analyze(
+    records: &[Record],
+    failures: Vec<Failure>,
+    idle: Vec<String>,
+    rule: &OutlierRule,
+) -> ClusterReport {
+    let mut report = ClusterReport {
+        failures,
+        idle,
+        ..ClusterReport::default()
+    };
+    // Metric → unit → (value, host, record unit), first record of a unit kept.
+    let mut by_key: BTreeMap<String, Vec<(String, String, f64, Unit)>> = BTreeMap::new();
+    let mut units: Vec<String> = Vec::new();
+    let mut hosts: Vec<String> = Vec::new();
+    let mut settings: Vec<(String, Map<String, Value>)> = Vec::new();
+    for record in records {
+        let Some(host) = text(&record.params, tags::HOST) else {
+            continue;
+        };
+        if !hosts.contains(&host) {
+            hosts.push(host.clone());
+        }
+        let unit = text(&record.params, tags::UNIT).unwrap_or_else(|| host.clone());
+        if let Some(Value::Object(map)) = record.params.get(tags::SETTINGS) {
+            if !settings.iter().any(|(name, _)| *name == host) {
+                settings.push((host.clone(), map.clone()));
+            }
+        }
+        let Some(key) = text(&record.params, tags::KEY) else {
+            continue;
+        };
+        if !units.contains(&unit) {
+            units.push(unit.clone());
+        }
+        let entries = by_key.entry(key).or_default();
+        if !entries.iter().any(|(u, ..)| *u == unit) {
+            entries.push((unit, host, record.value, record.unit));
+        }
+    }
+    report.units = units.len();
+    report.hosts = hosts.len();
+    for (key, entries) in &by_key {
+        let values: Vec<f64> = entries.iter().map(|&(_, _, value, _)| value).collect();
+        for deviation in rule.outliers(&values) {
+            let (unit, host, value, record_unit) = &entries[deviation.index];
+            report.outliers.push(OutlierFinding {
+                unit: unit.clone(),
+                host: host.clone(),
+                key: key.clone(),
+                record_unit: *record_unit,
+                direction: direction(*record_unit, *value > deviation.median),
+                deviation,
+                units: entries.len(),
+            });
+        }
+    }
+    if !by_key.is_empty() && by_key.values().all(|entries| entries.len() < MIN_UNITS) {
+        report.notes.push(format!(
+            "fewer than {MIN_UNITS} units measured each metric: no unit can be an outlier"
+        ));
+    }
+    if settings.len() < 2 && !settings.is_empty() {
+        report
+            .notes
+            .push("settings of one host only: nothing to compare them with".to_string());
+    }
+    report.differences = differing(&settings);
+    report
+}
+
+/// The stats of a record whose value is one figure, not repetitions.
+pub fn single(value: f64) -> Summary {
+    Sample::new([value])
+        .map(|sample| sample.summary())
+        .unwrap_or(Summary {
+            n: 1,
+            min: value,
+            median: value,
+            mean: value,
+            max: value,
+            stddev: 0.0,
+            cv: 0.0,
+            p90: value,
+            p99: value,
+        })
+}
+
+fn record(metric: &str, value: f64, unit: Unit, params: Map<String, Value>) -> Record {
+    Record {
+        benchmark: "cluster".to_string(),
+        metric: metric.to_string(),
+        value,
+        unit,
+        params,
+        placement: Placement::default(),
+        stats: single(value),
+    }
+}
+
+fn object(value: impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
+}
+
+impl ClusterReport {
+    /// Outliers, differing hosts and failed hosts together: the exit
+    /// status is 1 when this is above 0.
+    pub fn problems(&self) -> usize {
+        self.outliers.len() + self.differences.len() + self.failures.len()
+    }
+
+    /// The verdict as records: one `outlier` per outlying unit and metric
+    /// (value: the unit's figure over the median), one `differing_setting`
+    /// per host and setting, one `failed` per failure, then `verdict`.
+    pub fn records(&self, rule: &OutlierRule) -> Vec<Record> {
+        let mut records = Vec::new();
+        for outlier in &self.outliers {
+            let mut params = object(outlier);
+            params.insert("mad_k".into(), json!(rule.k));
+            params.insert("min_deviation".into(), json!(rule.min_deviation));
+            let ratio = if outlier.deviation.median == 0.0 {
+                f64::NAN
+            } else {
+                outlier.deviation.value / outlier.deviation.median
+            };
+            records.push(record("outlier", ratio, Unit::Ratio, params));
+        }
+        for difference in &self.differences {
+            records.push(record(
+                "differing_setting",
+                1.0,
+                Unit::Count,
+                object(difference),
+            ));
+        }
+        for failure in &self.failures {
+            records.push(record("failed", 1.0, Unit::Count, object(failure)));
+        }
+        let mut params = Map::new();
+        params.insert("units".into(), json!(self.units));
+        params.insert("hosts".into(), json!(self.hosts));
+        params.insert("outliers".into(), json!(self.outliers.len()));
+        params.insert("differing".into(), json!(self.differences.len()));
+        params.insert("failed".into(), json!(self.failures.len()));
+        params.insert("idle_ranks".into(), json!(self.idle));
+        params.insert("notes".into(), json!(self.notes));
+        params.insert("mad_k".into(), json!(rule.k));
+        params.insert("min_deviation".into(), json!(rule.min_deviation));
+        records.push(record(
+            "verdict",
+            self.problems() as f64,
+            Unit::Count,
+            params,
+        ));
+        records
+    }
+
+    /// The verdict as text for the terminal.
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "cluster: {} hosts, {} units compared: {} outliers, {} differing settings, {} failed",
+            self.hosts,
+            self.units,
+            self.outliers.len(),
+            self.differences.len(),
+            self.failures.len()
+        );
+        for outlier in &self.outliers {
+            let deviation = &outlier.deviation;
+            let z = deviation
+                .robust_z
+                .map_or("MAD 0".to_string(), |z| format!("{z:.1} MADs"));
+            let relative = deviation
+                .relative
+                .map_or(String::new(), |r| format!(" ({:+.0}%)", r * 100.0));
+            let _ = writeln!(
+                out,
+                "OUTLIER  {}: {} = {:.4} {} vs median {:.4}{} over {} units, {}, {}",
+                outlier.unit,
+                outlier.key,
+                deviation.value,
+                outlier.record_unit.as_str(),
+                deviation.median,
+                relative,
+                outlier.units,
+                z,
+                outlier.direction
+            );
+        }
+        for difference in &self.differences {
+            let majority = difference
+                .majority
+                .as_ref()
+                .map_or("no majority".to_string(), |value| {
+                    format!("{} of the hosts have {value}", difference.majority_hosts)
+                });
+            let _ = writeln!(
+                out,
+                "DIFFERS  {}: {} = {} ({majority})",
+                difference.host, difference.setting, difference.value
+            );
+        }
+        for failure in &self.failures {
+            let _ = writeln!(
+                out,
+                "FAILED   {} (rank {}){}: {}",
+                failure.host,
+                failure.rank,
+                failure
+                    .part
+                    .as_ref()
+                    .map_or(String::new(), |part| format!(", part {part}")),
+                failure.error
+            );
+        }
+        if !self.idle.is_empty() {
+            let _ = writeln!(
+                out,
+                "idle ranks (not their host's first): {}",
+                self.idle.join(", ")
+            );
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "note: {note}");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tagged(host: &str, key: &str, value: f64, unit: Unit) -> Record {
+        let mut params = Map::new();
+        params.insert(tags::HOST.into(), json!(host));
+        params.insert(tags::UNIT.into(), json!(host));
+        params.insert(tags::KEY.into(), json!(key));
+        record("x", value, unit, params)
+    }
+
+    fn settings(host: &str, thp: &str) -> Record {
+        let mut params = Map::new();
+        params.insert(tags::HOST.into(), json!(host));
+        params.insert(
+            tags::SETTINGS.into(),
+            json!({"doctor.thp": thp, "numa_nodes": 1}),
+        );
+        record("numa_nodes", 1.0, Unit::Count, params)
+    }
+
+    #[test]
+    fn the_slow_host_is_named_with_its_metric_and_direction() {
+        let mut records = Vec::new();
+        for (host, bandwidth, latency) in [
+            ("a", 10.0, 90.0),
+            ("b", 10.2, 91.0),
+            ("c", 3.0, 300.0),
+            ("d", 9.9, 89.0),
+        ] {
+            records.push(tagged(
+                host,
+                "triad node 0",
+                bandwidth,
+                Unit::GigabytesPerSecond,
+            ));
+            records.push(tagged(host, "latency local", latency, Unit::Nanoseconds));
+            records.push(settings(host, "madvise"));
+        }
+        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert_eq!(report.units, 4);
+        assert_eq!(report.outliers.len(), 2, "{report:?}");
+        assert!(report
+            .outliers
+            .iter()
+            .all(|o| o.host == "c" && o.direction == "slower"));
+        assert!(report.differences.is_empty());
+        assert_eq!(report.problems(), 2);
+        let text = report.render_text();
+        assert!(text.contains("OUTLIER  c: latency local"), "{text}");
+        let verdict = report.records(&OutlierRule::default());
+        assert_eq!(verdict.last().unwrap().metric, "verdict");
+        assert_eq!(verdict.last().unwrap().value, 2.0);
+        let first = &verdict[0];
+        assert_eq!(first.metric, "outlier");
+        assert_eq!(first.params["host"], "c");
+        assert!(first.params["robust_z"].as_f64().unwrap() > 3.0);
+    }
+
+    #[test]
+    fn a_clean_cluster_has_no_problem_and_a_differing_host_is_one() {
+        let mut records = Vec::new();
+        for (host, value) in [("a", 10.0), ("b", 10.3), ("c", 9.8)] {
+            records.push(tagged(
+                host,
+                "triad node 0",
+                value,
+                Unit::GigabytesPerSecond,
+            ));
+            records.push(settings(
+                host,
+                if host == "b" { "never" } else { "madvise" },
+            ));
+        }
+        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert!(report.outliers.is_empty());
+        assert_eq!(report.differences.len(), 1);
+        assert_eq!(report.differences[0].host, "b");
+        assert!(report.render_text().contains("DIFFERS  b: doctor.thp"));
+    }
+
+    #[test]
+    fn two_units_cannot_make_an_outlier_and_say_so() {
+        let records = [
+            tagged("a", "k", 1.0, Unit::Seconds),
+            tagged("b", "k", 100.0, Unit::Seconds),
+        ];
+        let failure = Failure {
+            host: "c".into(),
+            rank: 2,
+            part: Some("stream".into()),
+            error: "no memory".into(),
+        };
+        let report = analyze(&records, vec![failure], Vec::new(), &OutlierRule::default());
+        assert!(report.outliers.is_empty());
+        assert!(
+            report.notes[0].contains("fewer than 3"),
+            "{:?}",
+            report.notes
+        );
+        assert_eq!(report.problems(), 1);
+        assert!(report
+            .render_text()
+            .contains("FAILED   c (rank 2), part stream: no memory"));
+    }
+}

@@ -1,0 +1,66 @@
+//! The `params` keys that tie a cluster record to where it was measured
+//! and to what it is compared with (docs/results.md, "cluster").
+
+use crate::output::Record;
+use serde_json::json;
+
+/// Host name (gethostname) of the rank that measured.
+pub const HOST: &str = "host";
+/// MPI_COMM_WORLD rank that measured.
+pub const RANK: &str = "rank";
+/// The compared unit: `HOST`, `HOST/node N` (`--per numa`) or
+/// `HOST/rank R` (`--per rank`).
+pub const UNIT: &str = "unit";
+/// The part that made the record.
+pub const PART: &str = "part";
+/// What the record's value is compared with across units; records
+/// without it are kept but not compared.
+pub const KEY: &str = "cluster_key";
+/// A host's settings (`topo` part), compared across hosts.
+pub const SETTINGS: &str = "settings";
+
+/// Who measured: added to every record a rank makes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub host: String,
+    pub rank: i32,
+}
+
+impl Origin {
+    /// Tags `record` with host, rank, unit, part and (when comparable)
+    /// its comparison key.
+    pub fn tag(&self, record: &mut Record, unit: &str, part: &str, key: Option<String>) {
+        let params = &mut record.params;
+        params.insert(HOST.into(), json!(self.host));
+        params.insert(RANK.into(), json!(self.rank));
+        params.insert(UNIT.into(), json!(unit));
+        params.insert(PART.into(), json!(part));
+        if let Some(key) = key {
+            params.insert(KEY.into(), json!(key));
+        }
+    }
+}
+
+/// This machine's host name (gethostname), as MPI users know their nodes.
+pub fn host_name() -> String {
+    let mut buffer = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname writes at
+    // most that many bytes.
+    let status = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
+    if status != 0 {
+        return "unknown".to_string();
+    }
+    let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
+    String::from_utf8_lossy(&buffer[..end]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_name_is_the_kernels() {
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+        assert_eq!(host_name(), kernel.trim());
+    }
+}

@@ -1,0 +1,58 @@
+//! `numabench cluster` outside mpirun: without the `mpi` feature it says
+//! how to build it (status 2); with it, a lone process is a one-rank job.
+
+use crate::numabench;
+
+/// The default build names the build command in one line, status 2.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn cluster_without_mpi_says_how_to_build_it() {
+    let output = numabench()
+        .args(["cluster", "--sequential"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("built without MPI"), "{stderr}");
+    assert!(
+        stderr.contains("cargo build --release -p numabench-cli --features mpi"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
+
+/// The MPI build run alone (an MPI singleton) measures its own host and
+/// writes the verdict: one host, nothing compared, status 0.
+#[cfg(feature = "mpi")]
+#[test]
+fn cluster_alone_is_a_one_rank_job() {
+    let output = numabench()
+        .args(["cluster", "--only", "topo", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let records = document["records"].as_array().unwrap();
+    assert_eq!(records[0]["benchmark"], "cluster-topo");
+    assert_eq!(records[0]["params"]["rank"], 0);
+    let verdict = records.last().unwrap();
+    assert_eq!(verdict["metric"], "verdict");
+    assert_eq!(verdict["value"], 0.0);
+    assert!(stderr.contains("cluster: 1 hosts"), "{stderr}");
+}
+
+/// Another machine's topology is refused before anything starts, in
+/// either build (status 2, the file named).
+#[test]
+fn cluster_refuses_another_machines_topology() {
+    let output = numabench()
+        .args(["--topology", crate::OTHER_MACHINE_XML, "cluster"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("two-sockets-hbm-cxl.xml"), "{stderr}");
+}

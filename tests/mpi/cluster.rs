@@ -1,0 +1,463 @@
+//! `numabench cluster` with real OpenMPI ranks on this machine: records of
+//! every rank arrive at rank 0 tagged, extra ranks of a host stay idle with
+//! `--per node`, bad input ends every rank with status 2, and a rank that
+//! fails is named while the others' records are kept.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+
+/// Held by every cluster test (here and in `cluster_hosts.rs`, taken
+/// before the hosts): their measurements share this machine's CPUs, and a
+/// local run beside a multi-host one would make a healthy host look slow.
+static CLUSTER_LOCK: Mutex<()> = Mutex::new(());
+
+/// Takes [`CLUSTER_LOCK`] (a failed test's poison is no reason to stop).
+pub fn alone() -> MutexGuard<'static, ()> {
+    CLUSTER_LOCK
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The numabench binary cargo built for these tests (with `mpi`).
+pub fn numabench() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_numabench"))
+}
+
+/// `mpirun` with `ranks` ranks of `args` (program first) on this machine,
+/// ended after 10 minutes at worst.
+fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    Command::new("timeout")
+        .args([
+            "600",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+        ])
+        .arg(ranks.to_string())
+        .args(args)
+        .output()
+        .expect("mpirun runs (OpenMPI: scripts/setup installs openmpi-bin)")
+}
+
+/// The records of a `--jsonl` file (the metadata line checked and skipped).
+pub fn records(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("jsonl written");
+    let mut lines = text.lines();
+    let metadata: Value = serde_json::from_str(lines.next().expect("metadata line")).unwrap();
+    assert_eq!(metadata["type"], "metadata");
+    lines
+        .map(|line| serde_json::from_str::<Value>(line).expect("every line parses"))
+        .inspect(|record| assert_eq!(record["type"], "record"))
+        .collect()
+}
+
+pub fn this_host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The verdict record (last), and the exit status it implies.
+pub fn verdict(records: &[Value]) -> &Value {
+    let last = records.last().expect("records");
+    assert_eq!(last["benchmark"], "cluster");
+    assert_eq!(last["metric"], "verdict");
+    last
+}
+
+/// Three ranks, each its own unit (`--per rank`), measured one at a time:
+/// every rank's records of every part reach rank 0's file tagged with this
+/// host and the rank, every pair ping-pongs, and the exit status is the
+/// verdict's.
+#[test]
+fn every_rank_measures_and_its_records_arrive_tagged() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("cluster.jsonl");
+    let output = mpirun(
+        3,
+        &[
+            numabench().to_str().unwrap(),
+            "cluster",
+            "--sequential",
+            "--per",
+            "rank",
+            "--size",
+            "4M",
+            "--repeat",
+            "2",
+            "--pingpong-size",
+            "64K",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    let records = records(&jsonl);
+    let host = this_host();
+    for rank in 0..3 {
+        let unit = format!("{host}/rank {rank}");
+        let of_rank: Vec<&Value> = records
+            .iter()
+            .filter(|r| r["params"]["rank"] == rank && r["benchmark"] != "cluster")
+            .collect();
+        for record in &of_rank {
+            assert_eq!(record["params"]["host"], host.as_str(), "{record}");
+        }
+        for (part, benchmark, key) in [
+            ("topo", "cluster-topo", None),
+            ("stream", "bandwidth", Some("triad_bandwidth node ")),
+            ("latency", "latency", Some("latency node ")),
+            (
+                "matrix",
+                "matrix-bandwidth",
+                Some("matrix read_bandwidth node "),
+            ),
+            ("pingpong", "mpi-pingpong", Some("pingpong latency")),
+        ] {
+            let found = of_rank.iter().find(|r| {
+                r["params"]["part"] == part
+                    && r["benchmark"] == benchmark
+                    && key.is_none_or(|k| {
+                        r["params"]["cluster_key"]
+                            .as_str()
+                            .is_some_and(|c| c.starts_with(k))
+                    })
+            });
+            let found =
+                found.unwrap_or_else(|| panic!("rank {rank}: no {part} record\n{}", text(&output)));
+            assert_eq!(found["params"]["unit"], unit.as_str());
+        }
+        let settings = of_rank
+            .iter()
+            .find(|r| r["benchmark"] == "cluster-topo")
+            .unwrap();
+        assert!(
+            settings["params"]["settings"]["numa_nodes"]
+                .as_u64()
+                .unwrap()
+                >= 1
+        );
+    }
+    let pairs: Vec<(u64, u64)> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
+        .map(|r| {
+            assert!(r["value"].as_f64().unwrap() > 0.0);
+            (
+                r["params"]["rank_a"].as_u64().unwrap(),
+                r["params"]["rank_b"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(pairs, vec![(0, 1), (0, 2), (1, 2)], "{}", text(&output));
+    let verdict = verdict(&records);
+    assert_eq!(verdict["params"]["units"], 3);
+    assert_eq!(verdict["params"]["hosts"], 1);
+    let problems = verdict["value"].as_f64().unwrap();
+    let expected = if problems > 0.0 { 1 } else { 0 };
+    assert_eq!(output.status.code(), Some(expected), "{}", text(&output));
+    assert_eq!(
+        records.iter().filter(|r| r["metric"] == "outlier").count() as f64,
+        problems,
+        "one host: nothing can differ or fail here"
+    );
+}
+
+/// `--per node`: one unit per host, so the second rank on this host stays
+/// idle and is named; one unit cannot be an outlier, and the run says so
+/// and exits 0.
+#[test]
+fn extra_ranks_of_a_host_stay_idle_and_one_unit_flags_nothing() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("node.jsonl");
+    let output = mpirun(
+        2,
+        &[
+            numabench().to_str().unwrap(),
+            "cluster",
+            "--only",
+            "topo,latency",
+            "--size",
+            "4M",
+            "--repeat",
+            "2",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let records = records(&jsonl);
+    assert!(records
+        .iter()
+        .filter(|r| r["benchmark"] != "cluster")
+        .all(|r| r["params"]["rank"] == 0 && r["params"]["unit"] == this_host().as_str()));
+    assert!(records.iter().any(|r| r["benchmark"] == "latency"));
+    let verdict = verdict(&records);
+    assert_eq!(verdict["value"], 0.0);
+    let idle = format!("{} (rank 1)", this_host());
+    assert_eq!(verdict["params"]["idle_ranks"], serde_json::json!([idle]));
+    let notes = verdict["params"]["notes"].to_string();
+    assert!(notes.contains("no unit can be an outlier"), "{notes}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("0 outliers, 0 differing settings, 0 failed"),
+        "{stdout}"
+    );
+}
+
+/// Bad input: every rank stops with one line naming the value and status
+/// 2 before measuring; an unwritable output ends the job with status 2.
+#[test]
+fn bad_input_ends_every_rank_with_status_2() {
+    let _alone = alone();
+    let program = numabench().to_str().unwrap();
+    for (args, named) in [
+        (vec!["--only", "strem"], "'strem'"),
+        (
+            vec!["--skip", "topo,stream,latency,matrix,pingpong"],
+            "no cluster part",
+        ),
+        (vec!["--mad-k", "0"], "'0'"),
+        (vec!["--min-deviation", "-1"], "'-1'"),
+        (vec!["--size", "12Q"], "12Q"),
+        (vec!["--per", "socket"], "socket"),
+        (vec!["--timeout", "500ms"], "--timeout"),
+        (
+            vec!["--jsonl", "/nonexistent-dir/c.jsonl"],
+            "/nonexistent-dir/c.jsonl",
+        ),
+    ] {
+        let mut full = vec![program, "cluster", "--only", "topo"];
+        full.extend(args.iter().copied());
+        let output = mpirun(2, &full);
+        assert_eq!(output.status.code(), Some(2), "{args:?}\n{}", text(&output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let lines: Vec<&str> = stderr
+            .lines()
+            .filter(|line| line.starts_with("numabench: error:"))
+            .collect();
+        assert!(!lines.is_empty(), "{args:?}\n{stderr}");
+        assert!(
+            lines.iter().all(|line| line.contains(named)),
+            "{args:?}\n{stderr}"
+        );
+        assert!(
+            output.stdout.is_empty()
+                || !String::from_utf8_lossy(&output.stdout).contains("cluster:")
+        );
+    }
+}
+
+/// `mpirun` of two ranks on this machine: rank 0 runs `numabench
+/// cluster ARGS`, rank 1 the shell command `rank1` (which execs numabench).
+fn mpirun_mpmd(options: &[&str], args: &[&str], rank1: &str) -> Output {
+    Command::new("timeout")
+        .args(["600", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+        .args(options)
+        .args(["-np", "1"])
+        .arg(numabench())
+        .args(args)
+        .args([":", "-np", "1", "sh", "-c", rank1])
+        .output()
+        .expect("mpirun runs")
+}
+
+const SMALL: [&str; 9] = [
+    "cluster",
+    "--sequential",
+    "--per",
+    "rank",
+    "--only",
+    "topo,stream",
+    "--repeat",
+    "2",
+    "--size",
+];
+
+/// Rank 1 cannot allocate its buffers (a 1.5 GB address-space limit under
+/// a 2 GiB working set): its part is reported failed, by host, rank and
+/// part, rank 0's records are kept, and the exit status is 1.
+#[test]
+fn a_failing_rank_is_named_and_the_others_records_are_kept() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("fail.jsonl");
+    let mut args: Vec<&str> = SMALL.to_vec();
+    args.extend(["4M", "--jsonl", jsonl.to_str().unwrap()]);
+    let rank1 = format!(
+        "ulimit -v 1500000; exec {} {} 2G",
+        numabench().display(),
+        SMALL.join(" ")
+    );
+    let output = mpirun_mpmd(&[], &args, &rank1);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let records = records(&jsonl);
+    let failed: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{}", text(&output));
+    assert_eq!(failed[0]["params"]["host"], this_host().as_str());
+    assert_eq!(failed[0]["params"]["rank"], 1);
+    assert_eq!(failed[0]["params"]["part"], "stream");
+    assert!(failed[0]["params"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("allocate"));
+    assert!(records
+        .iter()
+        .any(|r| r["benchmark"] == "bandwidth" && r["params"]["rank"] == 0));
+    // Rank 1's topo part still arrived.
+    assert!(records
+        .iter()
+        .any(|r| r["benchmark"] == "cluster-topo" && r["params"]["rank"] == 1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("FAILED   {} (rank 1), part stream", this_host())),
+        "{stdout}"
+    );
+}
+
+/// Rank 1 is killed (SIGKILL) 4 s after it started, once the start
+/// exchange is over: waiting for its turn, or measuring (it was asked
+/// for far more repetitions than it can make in that time). With OpenMPI
+/// told not to end the job on a failed process, rank 0 gives up on it
+/// after `--timeout`, names it, writes the verdict with its own records,
+/// and ends the job (MPI_Abort: MPI_Finalize would wait for the dead).
+#[test]
+fn a_killed_rank_is_named_after_the_timeout() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("killed.jsonl");
+    let mut args: Vec<&str> = SMALL.to_vec();
+    args.extend(["4M", "--timeout", "5s", "--jsonl", jsonl.to_str().unwrap()]);
+    // Rank 1 repeats its triad 100000 times: it cannot be done in 4 s.
+    let rank1 = format!(
+        "exec timeout -s KILL 4 {} {} 4M",
+        numabench().display(),
+        SMALL.join(" ").replace("--repeat 2", "--repeat 100000")
+    );
+    let output = mpirun_mpmd(
+        &["--mca", "orte_abort_on_non_zero_status", "0"],
+        &args,
+        &rank1,
+    );
+    assert_ne!(output.status.code(), Some(0), "{}", text(&output));
+    let records = records(&jsonl);
+    let failed: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{}", text(&output));
+    assert_eq!(failed[0]["params"]["rank"], 1);
+    assert!(failed[0]["params"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("no answer within 5 s"));
+    assert!(records
+        .iter()
+        .any(|r| r["benchmark"] == "bandwidth" && r["params"]["rank"] == 0));
+    assert_eq!(verdict(&records)["params"]["failed"], 1);
+}
+
+/// Ranks bound to a core each (`--bind-to core`): each measures inside its
+/// own cpuset, which its settings record names, with threads on exactly
+/// those CPUs; the two ranks' CPUs do not overlap.
+#[test]
+fn each_rank_measures_inside_the_cpus_it_was_given() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("bound.jsonl");
+    let output = Command::new("timeout")
+        .args(["600", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+        .args(["--bind-to", "core", "-np", "2"])
+        .arg(numabench())
+        .args(["cluster", "--per", "rank", "--only", "topo,stream"])
+        .args(["--size", "4M", "--repeat", "2", "--jsonl"])
+        .arg(&jsonl)
+        .output()
+        .unwrap();
+    let records = records(&jsonl);
+    let mut given = Vec::new();
+    for rank in 0..2 {
+        let of = |benchmark: &str| {
+            records
+                .iter()
+                .find(|r| r["benchmark"] == benchmark && r["params"]["rank"] == rank)
+                .unwrap_or_else(|| panic!("rank {rank}: no {benchmark}\n{}", text(&output)))
+        };
+        let allowed = of("cluster-topo")["params"]["allowed_cpus"].clone();
+        assert_eq!(
+            allowed.as_array().unwrap().len(),
+            1,
+            "one core each: {allowed}"
+        );
+        let cpus = &of("bandwidth")["placement"]["requested"]["cpus"];
+        assert_eq!(*cpus, allowed, "rank {rank}");
+        given.push(allowed);
+    }
+    assert_ne!(
+        given[0], given[1],
+        "OpenMPI binds the two ranks to two cores"
+    );
+}
+
+/// `--per numa`: one unit per NUMA node with CPUs, named `HOST/node N`,
+/// each compared on its local figures.
+#[test]
+fn per_numa_measures_each_node_as_a_unit() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("numa.jsonl");
+    let output = mpirun(
+        1,
+        &[
+            numabench().to_str().unwrap(),
+            "cluster",
+            "--per",
+            "numa",
+            "--only",
+            "stream,latency",
+            "--size",
+            "4M",
+            "--repeat",
+            "2",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    let records = records(&jsonl);
+    let nodes: Vec<u64> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "bandwidth")
+        .map(|r| r["params"]["node"].as_u64().unwrap())
+        .collect();
+    assert!(!nodes.is_empty(), "{}", text(&output));
+    for node in nodes {
+        let unit = format!("{}/node {node}", this_host());
+        for key in ["triad_bandwidth local", "latency local"] {
+            assert!(
+                records
+                    .iter()
+                    .any(|r| r["params"]["unit"] == unit.as_str()
+                        && r["params"]["cluster_key"] == key),
+                "{unit}: no {key}\n{}",
+                text(&output)
+            );
+        }
+    }
+}
