@@ -3,22 +3,10 @@
 //! `--per node`, bad input ends every rank with status 2, and a rank that
 //! fails is named while the others' records are kept.
 
+pub use crate::alone;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::{Mutex, MutexGuard};
-
-/// Held by every cluster test (here and in `cluster_hosts.rs`, taken
-/// before the hosts): their measurements share this machine's CPUs, and a
-/// local run beside a multi-host one would make a healthy host look slow.
-static CLUSTER_LOCK: Mutex<()> = Mutex::new(());
-
-/// Takes [`CLUSTER_LOCK`] (a failed test's poison is no reason to stop).
-pub fn alone() -> MutexGuard<'static, ()> {
-    CLUSTER_LOCK
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// The numabench binary cargo built for these tests (with `mpi`).
 pub fn numabench() -> &'static Path {

@@ -130,6 +130,7 @@ fn machine_hostname() -> String {
 
 #[test]
 fn three_hosts_name_themselves_and_allreduce_over_tcp() {
+    let _alone = crate::alone();
     let (_dir, probe) = build_probe();
     let hosts = create(HostsConfig {
         count: 3,
@@ -171,6 +172,7 @@ fn three_hosts_name_themselves_and_allreduce_over_tcp() {
 
 #[test]
 fn slow_host_computes_markedly_slower() {
+    let _alone = crate::alone();
     let (_dir, probe) = build_probe();
     let hosts = create(HostsConfig {
         count: 3,
@@ -225,6 +227,7 @@ fn own_cpus() -> String {
 
 #[test]
 fn mpirun_options_come_before_the_program() {
+    let _alone = crate::alone();
     let (_dir, probe) = build_probe();
     let cpus = own_cpus();
     let hosts = create(HostsConfig {
@@ -255,6 +258,7 @@ fn mpirun_options_come_before_the_program() {
 
 #[test]
 fn thp_never_host_sees_never_and_doctor_reports_it() {
+    let _alone = crate::alone();
     let (_dir, probe) = build_probe();
     let machine_thp = std::fs::read_to_string(THP_ENABLED_PATH)
         .unwrap_or_else(|e| panic!("{THP_ENABLED_PATH}: {e}"));
@@ -315,6 +319,7 @@ fn thp_never_host_sees_never_and_doctor_reports_it() {
 
 #[test]
 fn teardown_after_a_failed_assertion_leaves_nothing() {
+    let _alone = crate::alone();
     let footprint = std::sync::Mutex::new(None);
     let result = std::panic::catch_unwind(|| {
         let hosts = create(HostsConfig {
@@ -345,6 +350,7 @@ fn sh(program: &str, args: &[&str]) {
 
 #[test]
 fn leftovers_of_a_dead_run_are_removed() {
+    let _alone = crate::alone();
     // What a run killed before its teardown leaves, under a pid that no
     // longer runs (a finished child's): a namespace, its temp dir with the
     // cgroup hierarchy still mounted there, and a host's group in it.

@@ -11,3 +11,19 @@ mod hosts_tests;
 mod monitor;
 mod overdecompose;
 mod run_ranks;
+
+use std::sync::{Mutex, MutexGuard};
+
+/// Held by every test of this binary, each taking it first (before any
+/// hosts): they all time things on this machine's CPUs — the monitor's
+/// blocking shares, the cluster's outlier rule, the slow host's slowdown,
+/// the over-decomposition sweep — and a test running beside another would
+/// see its load.
+static ALONE: Mutex<()> = Mutex::new(());
+
+/// Takes [`ALONE`] (a failed test's poison is no reason to stop).
+pub fn alone() -> MutexGuard<'static, ()> {
+    ALONE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -150,6 +150,7 @@ fn shm_tables() -> Vec<String> {
 /// rank; every expectation below follows from that, none from a run.
 #[test]
 fn blocking_time_messages_and_tlp_match_a_program_built_for_them() {
+    let _alone = crate::alone();
     let dir = tempfile::tempdir().unwrap();
     let program = compile("mpicc", "known_share.c", dir.path());
     let out = dir.path().join("monitor.jsonl");
@@ -294,6 +295,7 @@ fn blocking_time_messages_and_tlp_match_a_program_built_for_them() {
 /// stderr line says so.
 #[test]
 fn fortran_calls_are_counted_once() {
+    let _alone = crate::alone();
     let dir = tempfile::tempdir().unwrap();
     let program = compile("mpif90", "calls.f90", dir.path());
     let output = run(mpirun(2)
@@ -320,6 +322,7 @@ fn fortran_calls_are_counted_once() {
 /// own records; the summary names every rank.
 #[test]
 fn run_mpi_monitor_passes_the_records_through() {
+    let _alone = crate::alone();
     let dir = tempfile::tempdir().unwrap();
     let program = compile("mpif90", "calls.f90", dir.path());
     library();
@@ -388,6 +391,7 @@ fn run_mpi_monitor_passes_the_records_through() {
 /// counted per configuration.
 #[test]
 fn a_parameter_scan_keeps_each_configurations_monitor_records_apart() {
+    let _alone = crate::alone();
     let dir = tempfile::tempdir().unwrap();
     let program = compile("mpif90", "calls.f90", dir.path());
     library();

@@ -64,6 +64,7 @@ fn allowed_cpus() -> usize {
 
 #[test]
 fn three_ranks_compute_the_serial_grid_bit_for_bit() {
+    let _alone = crate::alone();
     // 31 rows over 3 ranks: strips of 11, 10 and 10 rows.
     let output = worker(
         3,
@@ -96,6 +97,7 @@ fn three_ranks_compute_the_serial_grid_bit_for_bit() {
 
 #[test]
 fn k_ranks_share_a_core_and_the_next_k_the_next_core() {
+    let _alone = crate::alone();
     assert!(
         allowed_cpus() >= 2,
         "this check needs 2 allowed CPUs (2 cores), found {}",
@@ -149,6 +151,7 @@ fn last_allowed_cpu() -> usize {
 
 #[test]
 fn ranks_stay_inside_the_cpuset_they_were_given() {
+    let _alone = crate::alone();
     assert!(
         allowed_cpus() >= 2,
         "this check needs 2 allowed CPUs, found {}",
@@ -182,6 +185,7 @@ fn ranks_stay_inside_the_cpuset_they_were_given() {
 
 #[test]
 fn more_ranks_than_cores_times_k_is_refused_by_every_rank() {
+    let _alone = crate::alone();
     let ranks = allowed_cpus() + 1;
     let output = worker(
         ranks,
@@ -210,6 +214,7 @@ fn more_ranks_than_cores_times_k_is_refused_by_every_rank() {
 
 #[test]
 fn a_monitor_library_that_is_not_there_is_one_line_and_status_2() {
+    let _alone = crate::alone();
     let output = Command::new(NUMABENCH)
         .args(["overdecompose", "--cores", "1", "--repeat", "1"])
         .env("NUMABENCH_MPI_LIB", "/nonexistent/libnumabench_mpi.so")
@@ -271,6 +276,7 @@ fn monitor_library() -> PathBuf {
 
 #[test]
 fn the_study_gives_the_k_sweep_with_tlp_figures_and_verified_grids() {
+    let _alone = crate::alone();
     let library = monitor_library();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("od.jsonl");

@@ -107,6 +107,7 @@ fn two_ranks(policy: &str) -> Vec<Vec<(usize, usize)>> {
 /// CPU 0, rank 1 on CPU 1), each thread pinned to one CPU of it.
 #[test]
 fn pin_compact_gives_each_rank_its_own_half_of_the_cpus() {
+    let _alone = crate::alone();
     let topology = discover_this_system().unwrap();
     let order = CpuOrder::Compact.all_allowed(&topology);
     assert!(order.len() >= 2, "needs 2 CPUs: {order:?}");
@@ -131,6 +132,7 @@ fn pin_compact_gives_each_rank_its_own_half_of_the_cpus() {
 /// starting on the core's next hardware thread where it has one.
 #[test]
 fn pin_k_per_core_puts_both_ranks_on_one_core() {
+    let _alone = crate::alone();
     let topology = discover_this_system().unwrap();
     let core: Vec<usize> = cores_first_cores(&topology)[0]
         .iter()
