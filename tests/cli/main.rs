@@ -5,6 +5,7 @@
 mod apps;
 mod chase;
 mod cluster;
+mod compare;
 mod errors;
 mod measure;
 mod mpi_monitor;

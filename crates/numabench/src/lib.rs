@@ -20,6 +20,7 @@ pub mod apps;
 pub mod bench;
 pub mod clock;
 pub mod cluster;
+pub mod compare;
 pub mod doctor;
 pub mod interrupt;
 pub mod kernels;
