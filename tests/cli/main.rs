@@ -15,6 +15,7 @@ mod plan;
 mod plan_shapes;
 mod run;
 mod run_scan;
+mod summary;
 mod topo_doctor;
 mod topology_file;
 

@@ -31,6 +31,7 @@ pub mod overdecompose;
 pub mod parse;
 pub mod runner;
 pub mod stats;
+pub mod summary;
 pub mod threads;
 pub mod topology;
 pub mod units;

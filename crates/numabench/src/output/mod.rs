@@ -4,6 +4,7 @@
 //! the moment it exists, so a crash or Ctrl-C never loses finished results.
 //! The schema is documented in `docs/results.md`.
 
+mod collect_sink;
 mod csv_sink;
 mod json_sink;
 mod jsonl_sink;
@@ -18,6 +19,7 @@ mod table_sink;
 /// The placement-check types live in `memory`; re-exported here because
 /// records carry them.
 pub use crate::memory::{HugePageCheck, PlacementCheck};
+pub use collect_sink::CollectSink;
 pub use csv_sink::{parse_delimiter, CsvSink, DelimiterError};
 pub use json_sink::JsonDocumentSink;
 pub use jsonl_sink::JsonLinesSink;
