@@ -16,6 +16,7 @@ mod plan_shapes;
 mod run;
 mod run_scan;
 mod summary;
+mod tables;
 mod topo_doctor;
 mod topology_file;
 

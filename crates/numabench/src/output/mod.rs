@@ -9,6 +9,7 @@ mod csv_sink;
 mod json_sink;
 mod jsonl_sink;
 mod metadata;
+mod params_text;
 mod paths;
 mod pipeline;
 mod read;
