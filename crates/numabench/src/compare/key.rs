@@ -111,15 +111,9 @@ impl MeasurementKey {
             .unwrap_or_default()
     }
 
-    /// The params as `key=value` text.
+    /// The params as `key=value` text, long values summarised as in the
+    /// results table ([`crate::output::params_text`]).
     pub fn params_text(&self) -> String {
-        self.params
-            .iter()
-            .map(|(name, value)| match value {
-                Value::String(text) => format!("{name}={text}"),
-                other => format!("{name}={other}"),
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+        crate::output::params_text(&self.params.iter().cloned().collect())
     }
 }

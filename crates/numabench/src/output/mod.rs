@@ -25,6 +25,7 @@ pub use csv_sink::{parse_delimiter, CsvSink, DelimiterError};
 pub use json_sink::JsonDocumentSink;
 pub use jsonl_sink::JsonLinesSink;
 pub use metadata::{utc_timestamp, RunMetadata};
+pub use params_text::params_text;
 pub use paths::{check_distinct_files, file_identity};
 pub use pipeline::{OutputConfig, OutputError, Pipeline};
 pub use read::{read_results, ResultsError};
