@@ -25,7 +25,7 @@ fn records(path: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// Two full sets match figure by figure; the third lacks a size, which is
+/// Two full sets match figure by figure; the third (a JSON document) lacks a size, which is
 /// counted as unmatched in the sets that have it. Without per-repetition
 /// records there is no rank test: "n/a", null in the records.
 #[test]
@@ -34,11 +34,13 @@ fn latency_sets_match_by_size_and_count_what_is_missing() {
     let (a, b, c) = (
         dir.path().join("a.jsonl"),
         dir.path().join("b.jsonl"),
-        dir.path().join("c.jsonl"),
+        dir.path().join("c.json"),
     );
     latency_set(&a, "64K,1M");
     latency_set(&b, "64K,1M");
-    latency_set(&c, "64K");
+    // The third set as the JSON document --json prints.
+    let document = succeeding(&["latency", "--size", "64K", "--repeat", "3", "--json"]);
+    std::fs::write(&c, document.stdout).unwrap();
     let out = dir.path().join("compare.jsonl");
     let output = succeeding(&[
         "compare",
