@@ -154,6 +154,14 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         &["characterize", "--skip", "nope"],
         "unknown benchmark 'nope'",
     ),
+    (
+        &["compare", "/nonexistent/a.jsonl"],
+        "two or more results files, got 1",
+    ),
+    (
+        &["compare", "/nonexistent/a.jsonl", "/nonexistent/b.jsonl"],
+        "cannot read '/nonexistent/a.jsonl'",
+    ),
     (&["matrix", "bandwidth", "--mode", "sideways"], "sideways"),
     (&["matrix", "latency", "--size", "0"], "zero"),
     (&["scaling", "--kernel", "nope"], "unknown kernel 'nope'"),

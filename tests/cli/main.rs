@@ -5,6 +5,7 @@
 mod apps;
 mod chase;
 mod cluster;
+mod compare;
 mod errors;
 mod measure;
 mod mpi_monitor;
@@ -14,6 +15,8 @@ mod plan;
 mod plan_shapes;
 mod run;
 mod run_scan;
+mod summary;
+mod tables;
 mod topo_doctor;
 mod topology_file;
 

@@ -114,6 +114,14 @@ pub enum Command {
     /// any (or a host failed), 0 when none. Needs the MPI build:
     /// cargo build --release -p numabench-cli --features mpi
     Cluster(ClusterArgs),
+    /// Match the same benchmarks and parameters across result sets (JSON
+    /// Lines or JSON files from any machine: two machines, two BIOS
+    /// settings, before and after a kernel upgrade) and show each figure
+    /// side by side, its ratio to the first set, and a Mann-Whitney p-value
+    /// where both sets hold repetitions (else n/a). Host, rank, repetition,
+    /// timings and machine-derived details are not part of the match (see
+    /// README, "Comparing result sets"); what only some sets have is counted.
+    Compare(CompareArgs),
 }
 
 impl Command {
@@ -123,7 +131,7 @@ impl Command {
     pub fn measures(&self) -> bool {
         !matches!(
             self,
-            Command::Topo(_) | Command::Doctor(_) | Command::List(_)
+            Command::Topo(_) | Command::Doctor(_) | Command::List(_) | Command::Compare(_)
         )
     }
 
@@ -552,6 +560,16 @@ pub enum PerArg {
     Node,
     Numa,
     Rank,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Results files (JSON Lines from --jsonl or JSON documents from
+    /// --json), two or more; the first is the baseline of every ratio.
+    #[arg(value_name = "RESULTS")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args)]

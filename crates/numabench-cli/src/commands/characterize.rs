@@ -1,15 +1,17 @@
-//! `numabench characterize`: topology, then every selected benchmark.
+//! `numabench characterize`: topology, then every selected benchmark, then
+//! a short summary of what this run measured.
 
-use super::measuring::measure_steps;
+use super::measuring::measure_steps_closing;
 use crate::args::CharacterizeArgs;
 use crate::exit::{CliError, Status};
 use crate::progress::clock;
 use numabench::bench::{characterize_plan, select, total_seconds, BenchError};
+use numabench::summary::{summarize, summary_records};
 use numabench::topology::render_table;
 
 pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
     let show_topology = !args.output.json;
-    measure_steps(
+    measure_steps_closing(
         &args.run,
         &args.output,
         |context| {
@@ -29,5 +31,20 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
         },
         |_, _| {},
+        |records, pipeline| {
+            // Sentences from this run's records only: as records (in every
+            // output), then as plain lines after the table.
+            let sentences = summarize(records);
+            for record in summary_records(&sentences) {
+                pipeline.emit(&record)?;
+            }
+            if show_topology && !sentences.is_empty() {
+                println!("\nSummary:");
+                for sentence in &sentences {
+                    println!("  - {}", sentence.text);
+                }
+            }
+            Ok(())
+        },
     )
 }

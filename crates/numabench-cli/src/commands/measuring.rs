@@ -10,7 +10,7 @@ use numabench::bench::{
     working_set_for, BenchError, Context, NodeMatrix, PlanStep, Step, StepRunner,
 };
 use numabench::interrupt::{install_interrupt_handler, interrupted};
-use numabench::output::{OutputConfig, OutputError, Pipeline, RunMetadata};
+use numabench::output::{CollectSink, OutputConfig, OutputError, Pipeline, Record, RunMetadata};
 use numabench::threads::CpuOrder;
 use numabench::topology::{Purpose, TopologyReport};
 use std::path::{Path, PathBuf};
@@ -153,7 +153,21 @@ pub fn measure_steps(
     output: &OutputArgs,
     build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
     before: impl FnOnce(&Context, &[PlanStep]),
+    after: impl FnMut(&Context, Option<NodeMatrix>),
+) -> Result<Status, CliError> {
+    measure_steps_closing(run, output, build, before, after, |_, _| Ok(()))
+}
+
+/// [`measure_steps`], then, once every step has run (or Ctrl-C stopped
+/// them), `closing` gets every record emitted and the pipeline to emit
+/// more, before the outputs are closed.
+pub fn measure_steps_closing(
+    run: &RunArgs,
+    output: &OutputArgs,
+    build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
+    before: impl FnOnce(&Context, &[PlanStep]),
     mut after: impl FnMut(&Context, Option<NodeMatrix>),
+    closing: impl FnOnce(&[Record], &mut Pipeline) -> Result<(), OutputError>,
 ) -> Result<Status, CliError> {
     let mut context = context(run)?;
     let steps = build(&mut context).map_err(bench_error)?;
@@ -164,6 +178,13 @@ pub fn measure_steps(
     }
     before(&context, &plan);
     let mut pipeline = pipeline(output, &context)?;
+    let collected = CollectSink::default();
+    pipeline
+        .add_sink(
+            Box::new(collected.clone()),
+            &RunMetadata::collect(Vec::new(), &context.topology),
+        )
+        .map_err(CliError::system)?;
     let mut progress = Progress::new(steps.len());
     let mut runner = StepRunner::new();
     let mut result = Ok(());
@@ -181,6 +202,9 @@ pub fn measure_steps(
                 break;
             }
         }
+    }
+    if result.is_ok() {
+        closing(&collected.records(), &mut pipeline).map_err(CliError::system)?;
     }
     // Close the outputs even when the run failed midway: finished records stay valid.
     pipeline.finish().map_err(CliError::system)?;

@@ -5,6 +5,7 @@ mod bandwidth;
 mod c2c;
 mod characterize;
 mod cluster;
+mod compare;
 mod contention;
 mod doctor;
 mod each_cpu;
@@ -67,5 +68,6 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Overdecompose(args) => overdecompose::run(&args),
         Command::OverdecomposeWorker(args) => overdecompose::worker(&args),
         Command::Cluster(args) => cluster::run(&args),
+        Command::Compare(args) => compare::run(&args),
     }
 }

@@ -31,6 +31,13 @@ pub struct RunMetadata {
 impl RunMetadata {
     /// Collects the metadata of this run on this machine.
     pub fn collect(command_line: Vec<String>, topology: &TopologyReport) -> Self {
+        Self::collect_described(command_line, topology_summary(topology))
+    }
+
+    /// The metadata of a run that reads results rather than measuring
+    /// (`compare`): `topology` says what stands in the topology line
+    /// instead of this machine's.
+    pub fn collect_described(command_line: Vec<String>, topology: String) -> Self {
         let read = |path: &str| {
             fs::read_to_string(path)
                 .map(|text| text.trim().to_string())
@@ -53,7 +60,7 @@ impl RunMetadata {
             host: read("/proc/sys/kernel/hostname"),
             kernel: read("/proc/sys/kernel/osrelease"),
             cpu_model,
-            topology: topology_summary(topology),
+            topology,
             utc_time: utc_timestamp(SystemTime::now()),
         }
     }

@@ -4,12 +4,15 @@
 //! the moment it exists, so a crash or Ctrl-C never loses finished results.
 //! The schema is documented in `docs/results.md`.
 
+mod collect_sink;
 mod csv_sink;
 mod json_sink;
 mod jsonl_sink;
 mod metadata;
+mod params_text;
 mod paths;
 mod pipeline;
+mod read;
 mod record;
 mod sink;
 mod table_sink;
@@ -17,12 +20,15 @@ mod table_sink;
 /// The placement-check types live in `memory`; re-exported here because
 /// records carry them.
 pub use crate::memory::{HugePageCheck, PlacementCheck};
+pub use collect_sink::CollectSink;
 pub use csv_sink::{parse_delimiter, CsvSink, DelimiterError};
 pub use json_sink::JsonDocumentSink;
 pub use jsonl_sink::JsonLinesSink;
 pub use metadata::{utc_timestamp, RunMetadata};
+pub use params_text::params_text;
 pub use paths::{check_distinct_files, file_identity};
 pub use pipeline::{OutputConfig, OutputError, Pipeline};
+pub use read::{read_results, ResultsError};
 pub use record::{Placement, Record, Unit, RESULTS_SCHEMA_VERSION};
 pub use sink::Sink;
 pub use table_sink::TableSink;

@@ -75,15 +75,9 @@ pub struct Record {
 }
 
 impl Record {
-    /// `params` as compact `key=value` text for tables.
+    /// `params` as compact `key=value` text for tables, long arrays and
+    /// objects summarised ([`super::params_text::params_text`]).
     pub fn params_text(&self) -> String {
-        self.params
-            .iter()
-            .map(|(key, value)| match value {
-                Value::String(text) => format!("{key}={text}"),
-                other => format!("{key}={other}"),
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+        super::params_text::params_text(&self.params)
     }
 }

@@ -1,0 +1,70 @@
+//! Sentences from `scaling` records: for each curve (kernel, CPU node,
+//! memory node), the fewest threads that reach 90% of the curve's peak.
+
+use super::{param_u64, Sentence};
+use crate::output::{Record, Unit};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// Share of the peak that counts as saturated.
+pub const SATURATION: f64 = 0.9;
+
+pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
+    // (kernel, cpu_node, mem_node) -> (threads, GB/s) in record order.
+    let mut curves: BTreeMap<(String, u64, u64), Vec<(u64, f64)>> = BTreeMap::new();
+    for record in records
+        .iter()
+        .filter(|record| record.benchmark == "scaling")
+    {
+        let (Some(cpu_node), Some(mem_node), Some(threads)) = (
+            param_u64(record, "cpu_node"),
+            param_u64(record, "mem_node"),
+            param_u64(record, "threads"),
+        ) else {
+            continue;
+        };
+        let kernel = record
+            .metric
+            .strip_suffix("_bandwidth")
+            .unwrap_or(&record.metric)
+            .to_string();
+        curves
+            .entry((kernel, cpu_node, mem_node))
+            .or_default()
+            .push((threads, record.value));
+    }
+    curves
+        .into_iter()
+        .filter(|(_, points)| points.len() > 1)
+        .filter_map(|((kernel, cpu_node, mem_node), points)| {
+            let peak = points.iter().map(|point| point.1).fold(0.0, f64::max);
+            let most = points.iter().map(|point| point.0).max()?;
+            let saturated = points
+                .iter()
+                .filter(|point| point.1 >= SATURATION * peak)
+                .map(|point| point.0)
+                .min()?;
+            let whose = if cpu_node == mem_node {
+                format!("node {mem_node}'s local")
+            } else {
+                format!("node {mem_node}'s (from node {cpu_node})")
+            };
+            let mut params = serde_json::Map::new();
+            params.insert("kernel".into(), json!(kernel));
+            params.insert("cpu_node".into(), json!(cpu_node));
+            params.insert("mem_node".into(), json!(mem_node));
+            params.insert("threads_measured".into(), json!(most));
+            params.insert("peak_gbs".into(), json!(peak));
+            Some(Sentence {
+                kind: "bandwidth_saturation",
+                text: format!(
+                    "{whose} {kernel} bandwidth saturates at {saturated} of {most} threads ({}% of its peak, {peak:.1} GB/s)",
+                    SATURATION * 100.0
+                ),
+                value: saturated as f64,
+                unit: Unit::Count,
+                params,
+            })
+        })
+        .collect()
+}

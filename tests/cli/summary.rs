@@ -1,0 +1,88 @@
+//! `characterize` ends with sentences computed from its own records.
+
+use super::succeeding;
+
+/// On this machine (however many nodes): the printed summary lines are the
+/// `summary` records' sentences, the saturation figure is the one the
+/// scaling records give, and remote memory is mentioned only when the
+/// latency matrix has more than one CPU node.
+#[test]
+fn characterize_summarises_its_own_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("characterize.jsonl");
+    let output = succeeding(&[
+        "characterize",
+        "--only",
+        "matrix-latency,scaling",
+        "--repeat",
+        "1",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let (_, summary) = stdout.split_once("\nSummary:\n").expect(&stdout);
+    let printed: Vec<&str> = summary
+        .lines()
+        .map(|line| line.trim_start().strip_prefix("- ").unwrap())
+        .collect();
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let sentences: Vec<&str> = records
+        .iter()
+        .filter(|record| record["benchmark"] == "summary")
+        .map(|record| record["params"]["sentence"].as_str().unwrap())
+        .collect();
+    assert_eq!(printed, sentences);
+
+    // Saturation of the local read curve of the first node measured.
+    let curve: Vec<(u64, f64)> = records
+        .iter()
+        .filter(|record| record["benchmark"] == "scaling")
+        .filter(|record| record["params"]["cpu_node"] == record["params"]["mem_node"])
+        .filter(|record| record["params"]["mem_node"] == records[0]["params"]["mem_node"])
+        .map(|record| {
+            (
+                record["params"]["threads"].as_u64().unwrap(),
+                record["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    if curve.len() > 1 {
+        let peak = curve.iter().map(|point| point.1).fold(0.0, f64::max);
+        let saturated = curve
+            .iter()
+            .filter(|point| point.1 >= 0.9 * peak)
+            .map(|point| point.0)
+            .min()
+            .unwrap();
+        let expected = format!(
+            "bandwidth saturates at {saturated} of {} threads",
+            curve.len()
+        );
+        assert!(
+            sentences
+                .iter()
+                .any(|sentence| sentence.contains(&expected)),
+            "{expected} not in {sentences:?}"
+        );
+    }
+    let cpu_nodes: std::collections::BTreeSet<u64> = records
+        .iter()
+        .filter(|record| record["benchmark"] == "matrix-latency")
+        .map(|record| record["params"]["cpu_node"].as_u64().unwrap())
+        .collect();
+    let remote = sentences
+        .iter()
+        .any(|sentence| sentence.starts_with("remote memory"));
+    assert_eq!(remote, cpu_nodes.len() > 1, "{sentences:?}");
+    assert!(
+        sentences
+            .iter()
+            .any(|sentence| sentence.starts_with("the requested placement was verified on")),
+        "{sentences:?}"
+    );
+}
