@@ -1,4 +1,5 @@
-//! The readable table on the terminal, one line per record as it arrives.
+//! The readable table on the terminal, one line per record as it arrives
+//! (summary sentences excepted: they follow the table as plain lines).
 
 use super::metadata::RunMetadata;
 use super::record::Record;
@@ -32,6 +33,11 @@ impl<W: Write> Sink for TableSink<W> {
     }
 
     fn record(&mut self, record: &Record) -> io::Result<()> {
+        // A summary sentence is no figure: the command prints the sentences
+        // as plain lines after the table (the other outputs keep the records).
+        if record.benchmark == crate::summary::BENCHMARK {
+            return Ok(());
+        }
         if !self.header_written {
             writeln!(
                 self.writer,
@@ -61,5 +67,31 @@ impl<W: Write> Sink for TableSink<W> {
 
     fn finish(&mut self) -> io::Result<()> {
         self.writer.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summary::{summary_records, Sentence};
+
+    #[test]
+    fn summary_sentences_are_not_table_rows() {
+        let sentences = vec![Sentence {
+            kind: "remote_memory",
+            text: "remote memory costs 2x local latency".into(),
+            value: 2.0,
+            unit: crate::output::Unit::Ratio,
+            params: serde_json::Map::new(),
+        }];
+        let mut table = TableSink::new(Vec::new());
+        for record in summary_records(&sentences) {
+            table.record(&record).unwrap();
+        }
+        assert!(
+            table.writer.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&table.writer)
+        );
     }
 }
