@@ -114,6 +114,12 @@ pub enum Command {
     /// any (or a host failed), 0 when none. Needs the MPI build:
     /// cargo build --release -p numabench-cli --features mpi
     Cluster(ClusterArgs),
+    /// Make one self-contained HTML page (inline SVG plots, data tables, no
+    /// script, no network) from results files of any numabench command and
+    /// any machine, mixed: JSON Lines (--jsonl), JSON (--json), `topo --json`
+    /// and `doctor --json` outputs. Sections appear only for what the
+    /// records contain; bad lines are reported in the page and skipped.
+    Report(ReportArgs),
 }
 
 impl Command {
@@ -123,7 +129,7 @@ impl Command {
     pub fn measures(&self) -> bool {
         !matches!(
             self,
-            Command::Topo(_) | Command::Doctor(_) | Command::List(_)
+            Command::Topo(_) | Command::Doctor(_) | Command::List(_) | Command::Report(_)
         )
     }
 
@@ -566,6 +572,16 @@ pub struct DoctorArgs {
     /// Print the findings as a JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Results files: JSON Lines, JSON documents, `topo --json`, `doctor --json`.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub inputs: Vec<PathBuf>,
+    /// The HTML file to write (never one of the inputs).
+    #[arg(short, long, value_name = "FILE", default_value = "report.html")]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]

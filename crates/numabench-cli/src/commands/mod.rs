@@ -19,6 +19,7 @@ mod npb;
 mod overdecompose;
 mod per_cpu_matrix;
 mod placement_study;
+mod report;
 mod run;
 mod run_scan;
 mod scaling;
@@ -67,5 +68,6 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Overdecompose(args) => overdecompose::run(&args),
         Command::OverdecomposeWorker(args) => overdecompose::worker(&args),
         Command::Cluster(args) => cluster::run(&args),
+        Command::Report(args) => report::run(&args),
     }
 }

@@ -1,0 +1,494 @@
+//! SVG plots drawn with plotters: line charts (linear or log x), annotated
+//! heatmaps, bars and min/median/max range plots. Colours are the Okabe-Ito
+//! palette (readable by colour-blind readers), and every series also differs
+//! by marker and dash pattern so the plots survive greyscale printing.
+
+use plotters::coord::ranged1d::{AsRangedCoord, SegmentValue, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use plotters::style::colors::colormaps::ViridisRGB;
+use std::ops::Range;
+
+/// One curve: a label for the legend and its (x, y) points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Okabe-Ito colours, yellow left out (too pale on white).
+const PALETTE: [RGBColor; 7] = [
+    RGBColor(0, 0, 0),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 158, 115),
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(204, 121, 167),
+];
+
+/// The colour of series `index`.
+pub fn colour(index: usize) -> RGBColor {
+    PALETTE[index % PALETTE.len()]
+}
+
+const WIDTH: u32 = 760;
+const HEIGHT: u32 = 420;
+const FONT: &str = "sans-serif";
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn failed(error: &dyn std::fmt::Display) -> String {
+    format!(
+        "<p>plot could not be drawn: {}</p>",
+        super::html::escape(&error.to_string())
+    )
+}
+
+fn span(values: impl Iterator<Item = f64>, log: bool) -> Range<f64> {
+    let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
+    for value in values.filter(|v| v.is_finite() && (!log || *v > 0.0)) {
+        low = low.min(value);
+        high = high.max(value);
+    }
+    if !low.is_finite() {
+        return if log { 1.0..10.0 } else { 0.0..1.0 };
+    }
+    if log {
+        (low / 1.3)..(high * 1.3)
+    } else {
+        let low = low.min(0.0);
+        let pad = ((high - low) * 0.08).max(high.abs() * 0.05).max(1e-9);
+        low..(high + pad)
+    }
+}
+
+fn marker<DB: DrawingBackend>(
+    index: usize,
+    at: (i32, i32),
+    style: ShapeStyle,
+) -> DynElement<'static, DB, (i32, i32)> {
+    match index % 4 {
+        0 => Circle::new(at, 4, style.filled()).into_dyn(),
+        1 => TriangleMarker::new(at, 5, style.filled()).into_dyn(),
+        2 => Rectangle::new([(at.0 - 4, at.1 - 4), (at.0 + 4, at.1 + 4)], style).into_dyn(),
+        _ => Cross::new(at, 5, style.stroke_width(2)).into_dyn(),
+    }
+}
+
+/// A line chart: one curve per series, a legend, axis labels (with units),
+/// optionally a log x axis and labelled vertical marks (cache sizes).
+pub fn lines(
+    series: &[Series],
+    x_label: &str,
+    y_label: &str,
+    log_x: bool,
+    marks: &[(f64, String)],
+) -> String {
+    let x = span(
+        series.iter().flat_map(|s| s.points.iter().map(|p| p.0)),
+        log_x,
+    );
+    let y = span(
+        series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
+        false,
+    );
+    let mut svg = String::new();
+    let result = if log_x {
+        draw_lines(
+            &mut svg,
+            x.log_scale(),
+            y,
+            series,
+            (x_label, y_label, true),
+            marks,
+        )
+    } else {
+        draw_lines(&mut svg, x, y, series, (x_label, y_label, false), marks)
+    };
+    match result {
+        Ok(()) => svg,
+        Err(error) => failed(&error),
+    }
+}
+
+fn draw_lines<XR>(
+    svg: &mut String,
+    x: XR,
+    y: Range<f64>,
+    series: &[Series],
+    (x_label, y_label, log_x): (&str, &str, bool),
+    marks: &[(f64, String)],
+) -> Result<()>
+where
+    XR: AsRangedCoord<Value = f64>,
+    XR::CoordDescType: ValueFormatter<f64>,
+{
+    let root = SVGBackend::with_string(svg, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (y_low, y_high) = (y.start, y.end);
+    let mut chart = ChartBuilder::on(&root)
+        .margin(12)
+        .x_label_area_size(48)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x, y)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_label_formatter(&|v: &f64| {
+            if log_x {
+                super::html::bytes(*v)
+            } else {
+                super::html::number(*v)
+            }
+        })
+        .y_label_formatter(&|v: &f64| super::html::number(*v))
+        .axis_desc_style((FONT, 15))
+        .label_style((FONT, 12))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    for (at, label) in marks {
+        let grey = RGBColor(120, 120, 120);
+        chart.draw_series(DashedLineSeries::new(
+            vec![(*at, y_low), (*at, y_high)],
+            4,
+            4,
+            grey.stroke_width(1),
+        ))?;
+        chart.draw_series(std::iter::once(Text::new(
+            label.clone(),
+            (*at, y_high),
+            (FONT, 12).into_font().color(&grey),
+        )))?;
+    }
+    for (index, curve) in series.iter().enumerate() {
+        let style = colour(index).stroke_width(2);
+        let points = curve.points.clone();
+        match index / PALETTE.len() % 3 {
+            0 if index % 3 != 1 => {
+                chart.draw_series(LineSeries::new(points.clone(), style))?;
+            }
+            _ => {
+                let (size, gap) = if index % 2 == 0 { (8, 4) } else { (3, 3) };
+                chart.draw_series(DashedLineSeries::new(points.clone(), size, gap, style))?;
+            }
+        }
+        chart
+            .draw_series(points.iter().map(|&p| {
+                EmptyElement::at(p) + marker::<SVGBackend>(index, (0, 0), colour(index).into())
+            }))?
+            .label(curve.label.clone())
+            .legend(move |(lx, ly)| {
+                EmptyElement::at((lx + 10, ly))
+                    + PathElement::new(vec![(-10, 0), (10, 0)], colour(index).stroke_width(2))
+                    + marker::<SVGBackend>(index, (0, 0), colour(index).into())
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font((FONT, 12))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+/// An annotated heatmap: `values[row][column]` (None: not measured), each
+/// cell printed, colours from viridis (lightness rises with the value, so it
+/// reads in greyscale too).
+pub fn heatmap(
+    rows: &[String],
+    columns: &[String],
+    values: &[Vec<Option<f64>>],
+    row_label: &str,
+    column_label: &str,
+    unit: &str,
+) -> String {
+    let mut svg = String::new();
+    match draw_heatmap(
+        &mut svg,
+        rows,
+        columns,
+        values,
+        row_label,
+        column_label,
+        unit,
+    ) {
+        Ok(()) => svg,
+        Err(error) => failed(&error),
+    }
+}
+
+fn draw_heatmap(
+    svg: &mut String,
+    rows: &[String],
+    columns: &[String],
+    values: &[Vec<Option<f64>>],
+    row_label: &str,
+    column_label: &str,
+    unit: &str,
+) -> Result<()> {
+    let height = (80 + 34 * rows.len() as u32).clamp(200, 900);
+    let width = (130 + 80 * columns.len() as u32).clamp(320, WIDTH);
+    let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let all: Vec<f64> = values.iter().flatten().flatten().copied().collect();
+    let low = all.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let n_rows = rows.len() as i32;
+    let mut chart = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(44)
+        .y_label_area_size(90)
+        .build_cartesian_2d(
+            (0..columns.len() as i32).into_segmented(),
+            (0..n_rows).into_segmented(),
+        )?;
+    let column_name = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => columns.get(*i as usize).cloned().unwrap_or_default(),
+        _ => String::new(),
+    };
+    let row_name = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => rows
+            .get((n_rows - 1 - *i) as usize)
+            .cloned()
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc(column_label)
+        .y_desc(row_label)
+        .x_labels(columns.len())
+        .y_labels(rows.len())
+        .x_label_formatter(&column_name)
+        .y_label_formatter(&row_name)
+        .axis_desc_style((FONT, 14))
+        .label_style((FONT, 12))
+        .draw()?;
+    for (r, row) in values.iter().enumerate() {
+        let y = n_rows - 1 - r as i32;
+        for (c, cell) in row.iter().enumerate() {
+            let c = c as i32;
+            let corners = [
+                (SegmentValue::Exact(c), SegmentValue::Exact(y)),
+                (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1)),
+            ];
+            let (fill, text) = match cell {
+                Some(value) => {
+                    let share = if high > low {
+                        (value - low) / (high - low)
+                    } else {
+                        0.5
+                    };
+                    let ink = if share < 0.55 { WHITE } else { BLACK };
+                    (
+                        ViridisRGB::get_color(share.clamp(0.0, 1.0)),
+                        (format!("{} {unit}", super::html::number(*value)), ink),
+                    )
+                }
+                None => (RGBColor(230, 230, 230), ("-".to_string(), BLACK)),
+            };
+            chart.draw_series(std::iter::once(Rectangle::new(corners, fill.filled())))?;
+            chart.draw_series(std::iter::once(Text::new(
+                text.0,
+                (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y)),
+                (FONT, 12)
+                    .into_font()
+                    .color(&text.1)
+                    .pos(plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Center,
+                        plotters::style::text_anchor::VPos::Center,
+                    )),
+            )))?;
+        }
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// One group of a range plot: every repetition's value if known, and the
+/// min/median/max that are labelled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Range3 {
+    pub label: String,
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+    /// Individual repetitions, drawn as a strip (may be empty).
+    pub points: Vec<f64>,
+}
+
+/// Vertical min-max bars with the median marked and the three figures
+/// labelled, plus every repetition as a dot when the records have them.
+pub fn ranges(groups: &[Range3], y_label: &str, x_label: &str) -> String {
+    let mut svg = String::new();
+    match draw_ranges(&mut svg, groups, y_label, x_label) {
+        Ok(()) => svg,
+        Err(error) => failed(&error),
+    }
+}
+
+fn draw_ranges(svg: &mut String, groups: &[Range3], y_label: &str, x_label: &str) -> Result<()> {
+    let width = (160 + 110 * groups.len() as u32).clamp(400, 1100);
+    let root = SVGBackend::with_string(svg, (width, HEIGHT + 60)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let y = span(
+        groups
+            .iter()
+            .flat_map(|g| [g.min, g.max].into_iter().chain(g.points.iter().copied())),
+        false,
+    );
+    let mut chart = ChartBuilder::on(&root)
+        .margin(12)
+        .x_label_area_size(100)
+        .y_label_area_size(70)
+        .build_cartesian_2d((0..groups.len() as i32).into_segmented(), y)?;
+    let name = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => groups
+            .get(*i as usize)
+            .map(|g| g.label.clone())
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_labels(groups.len())
+        .x_label_formatter(&name)
+        .x_label_style((FONT, 11).into_font().transform(FontTransform::Rotate90))
+        .axis_desc_style((FONT, 14))
+        .label_style((FONT, 12))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    let ink = colour(4);
+    for (i, group) in groups.iter().enumerate() {
+        let at = SegmentValue::CenterOf(i as i32);
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(at.clone(), group.min), (at.clone(), group.max)],
+            ink.stroke_width(2),
+        )))?;
+        for (value, text) in [
+            (group.min, "min"),
+            (group.median, "med"),
+            (group.max, "max"),
+        ] {
+            let style = if text == "med" {
+                colour(5).filled()
+            } else {
+                ink.stroke_width(2)
+            };
+            chart.draw_series(std::iter::once(
+                EmptyElement::at((at.clone(), value))
+                    + Rectangle::new([(-10, -2), (10, 2)], style)
+                    + Text::new(
+                        format!("{text} {}", super::html::number(value)),
+                        (13, -6),
+                        (FONT, 11).into_font(),
+                    ),
+            ))?;
+        }
+        chart.draw_series(group.points.iter().map(|&value| {
+            EmptyElement::at((at.clone(), value)) + Circle::new((-16, 0), 3, colour(0).filled())
+        }))?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// A bar chart of labelled values.
+pub fn bars(labels: &[String], values: &[f64], y_label: &str, x_label: &str) -> String {
+    let mut svg = String::new();
+    match draw_bars(&mut svg, labels, values, y_label, x_label) {
+        Ok(()) => svg,
+        Err(error) => failed(&error),
+    }
+}
+
+fn draw_bars(
+    svg: &mut String,
+    labels: &[String],
+    values: &[f64],
+    y_label: &str,
+    x_label: &str,
+) -> Result<()> {
+    let root = SVGBackend::with_string(svg, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let y: RangedCoordf64 = span(values.iter().copied(), false).into();
+    let mut chart = ChartBuilder::on(&root)
+        .margin(12)
+        .x_label_area_size(60)
+        .y_label_area_size(70)
+        .build_cartesian_2d((0..labels.len() as i32).into_segmented(), y)?;
+    let name = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
+        _ => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_labels(labels.len())
+        .x_label_formatter(&name)
+        .axis_desc_style((FONT, 14))
+        .label_style((FONT, 12))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    for (i, value) in values.iter().enumerate() {
+        let i = i as i32;
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [
+                (SegmentValue::Exact(i), 0.0),
+                (SegmentValue::Exact(i + 1), *value),
+            ],
+            colour(1 + i as usize).filled(),
+        )))?;
+        chart.draw_series(std::iter::once(Text::new(
+            super::html::number(*value),
+            (SegmentValue::CenterOf(i), *value),
+            (FONT, 12).into_font(),
+        )))?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plots_are_svg_with_labels_and_legends() {
+        let series = vec![Series {
+            label: "node <0>".into(),
+            points: vec![(1024.0, 1.0), (1048576.0, 80.0)],
+        }];
+        let svg = lines(
+            &series,
+            "working set (bytes)",
+            "latency (ns)",
+            true,
+            &[(32768.0, "L1".into())],
+        );
+        assert!(svg.starts_with("<svg"), "{svg}");
+        assert!(svg.contains("latency (ns)") && svg.contains("working set (bytes)"));
+        assert!(svg.contains("node &lt;0&gt;"), "legend text escaped");
+        let map = heatmap(
+            &["0".into()],
+            &["0".into(), "1".into()],
+            &[vec![Some(1.0), None]],
+            "CPU node",
+            "memory node",
+            "ns",
+        );
+        assert!(
+            map.contains("1.000 ns") && map.contains("memory node"),
+            "{map}"
+        );
+    }
+}
