@@ -66,8 +66,8 @@ pub fn figure(svg: &str, caption: &str, data: &Table) -> String {
     )
 }
 
-/// A number for tables and labels: 4 significant digits, no exponent for
-/// everyday magnitudes.
+/// A number for tables and labels: 4 significant digits (trailing zeros
+/// dropped), no exponent for everyday magnitudes.
 pub fn number(value: f64) -> String {
     if !value.is_finite() {
         return value.to_string();
@@ -79,7 +79,12 @@ pub fn number(value: f64) -> String {
         format!("{value:.3e}")
     } else {
         let decimals = (3 - magnitude.log10().floor() as i32).max(0) as usize;
-        format!("{value:.decimals$}")
+        let text = format!("{value:.decimals$}");
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            text
+        }
     }
 }
 
@@ -163,7 +168,10 @@ mod tests {
     #[test]
     fn formats_numbers_and_bytes() {
         assert_eq!(number(123.456), "123.5");
-        assert_eq!(number(0.5), "0.5000");
+        assert_eq!(number(0.5), "0.5");
+        assert_eq!(number(1.0), "1");
+        assert_eq!(number(1234.0), "1234");
+        assert_eq!(number(2.5e-5), "2.500e-5");
         assert_eq!(bytes(65536.0), "64 KiB");
         assert_eq!(bytes(1536.0), "1.5 KiB");
     }

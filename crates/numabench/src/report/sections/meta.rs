@@ -4,6 +4,8 @@
 use super::{section, Section};
 use crate::report::html::{self, escape, Table};
 use crate::report::load::Dataset;
+use crate::report::plot;
+use crate::report::sections::matrix::{matrix_table, Matrix};
 use serde_json::Value;
 
 /// The metadata table and, when a topology document was given, its summary.
@@ -99,7 +101,14 @@ pub fn topology_summary(file: &str, t: &Value) -> String {
     out.push_str(&nodes.to_html());
     if let Some(distances) = t.get("distances").filter(|d| !d.is_null()) {
         out.push_str("<h4>Distances</h4>");
-        out.push_str(&json_table(distances));
+        match distance_matrix(t) {
+            Some(m) => out.push_str(&html::figure(
+                &plot::heatmap(&m.rows, &m.columns, &m.values, "from node", "to node", ""),
+                "The firmware's node distances (SLIT; 10 = local).",
+                &matrix_table(&m),
+            )),
+            None => out.push_str(&json_table(distances)),
+        }
     }
     for key in ["memory_attributes", "memory_side_caches"] {
         if let Some(items) = t
@@ -119,6 +128,45 @@ pub fn topology_summary(file: &str, t: &Value) -> String {
         }
     }
     out
+}
+
+/// The distance matrix of a `topo --json` document, labelled with the
+/// nodes' indexes (None when it is not a square matrix of numbers).
+pub fn distance_matrix(t: &Value) -> Option<Matrix> {
+    let rows = t.get("distances")?.as_array()?;
+    let values: Vec<Vec<Option<f64>>> = rows
+        .iter()
+        .map(|row| {
+            row.as_array()
+                .map(|r| r.iter().map(Value::as_f64).collect())
+        })
+        .collect::<Option<_>>()?;
+    if values.iter().any(|row| row.len() != values.len()) {
+        return None;
+    }
+    let indexes: Vec<String> = t
+        .get("nodes")
+        .and_then(Value::as_array)
+        .filter(|nodes| nodes.len() == values.len())
+        .map(|nodes| {
+            nodes
+                .iter()
+                .map(|n| {
+                    format!(
+                        "node {}",
+                        n.get("index").map(Value::to_string).unwrap_or_default()
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| (0..values.len()).map(|i| format!("node {i}")).collect());
+    Some(Matrix {
+        title: "distances".into(),
+        unit: String::new(),
+        rows: indexes.clone(),
+        columns: indexes,
+        values,
+    })
 }
 
 fn cpu_list(value: Option<&Value>) -> String {

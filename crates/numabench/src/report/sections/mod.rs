@@ -13,6 +13,7 @@ pub mod loaded_latency;
 pub mod matrix;
 pub mod meta;
 pub mod mlp;
+pub mod observe;
 pub mod other;
 pub mod per_cpu;
 pub mod run;

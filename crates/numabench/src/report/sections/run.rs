@@ -1,8 +1,8 @@
 //! `numabench run`: every run's wall time per policy (or configuration),
 //! speedups and p-values, scan speedup and efficiency.
 
-use super::{curves, curves_table, section, Section};
-use crate::report::html::{figure, Table};
+use super::{curves, curves_table, observe, section, Section};
+use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::{lines, ranges, Range3};
 use std::collections::BTreeMap;
@@ -106,14 +106,57 @@ pub fn build(data: &Dataset) -> Option<Section> {
             ));
         }
     }
-    let observed = data
+    // The first observed run of each policy or configuration.
+    let mut shown: Vec<String> = Vec::new();
+    for r in data
         .of("run")
         .filter(|r| r.metric == "run_wall_time" && r.params.contains_key("observation"))
-        .count();
-    if observed > 0 {
-        body.push_str(&format!(
-            "<p>{observed} run(s) carry an --observe timeline; its per-node pages and thread CPUs are in the records (not drawn here).</p>"
-        ));
+    {
+        let group = group_of(r);
+        if shown.contains(&group) {
+            continue;
+        }
+        shown.push(group.clone());
+        let run = format!(
+            "{group}, repetition {}",
+            r.text("repetition").unwrap_or_default()
+        );
+        body.push_str(&format!("<h3>Observed: {}</h3>", html::escape(&run)));
+        let memory = observe::memory_series(r);
+        if !memory.is_empty() {
+            body.push_str(&figure(
+                &lines(
+                    &memory,
+                    "time since start (s)",
+                    "resident anonymous memory (MiB)",
+                    false,
+                    &[],
+                ),
+                &format!(
+                    "Resident anonymous memory per node over time ({run}; numa_maps samples)."
+                ),
+                &curves_table(&memory, "t (s)", "MiB"),
+            ));
+        }
+        let threads = observe::thread_series(r);
+        if !threads.is_empty() {
+            body.push_str(&figure(
+                &lines(
+                    &threads,
+                    "time since start (s)",
+                    "CPU the thread last ran on",
+                    false,
+                    &[],
+                ),
+                &format!(
+                    "Thread-to-CPU timeline ({run}): a step is a migration seen between samples."
+                ),
+                &curves_table(&threads, "t (s)", "CPU"),
+            ));
+        }
+    }
+    if !shown.is_empty() {
+        body.push_str("<p>Later repetitions' observations stay in the records.</p>");
     }
     Some(section("run", "Program runs (numabench run)", body))
 }

@@ -281,3 +281,75 @@ fn sections_appear_only_for_the_records_given() {
     let unknown = lines(&[record("gizmo", "x", 1.0, "count", "{}")]);
     assert_eq!(sections_of(&unknown), ["other"]);
 }
+
+#[test]
+fn distances_of_another_machine_become_a_node_matrix() {
+    let topology = serde_json::json!({
+        "cpu_count": 4,
+        "nodes": [{"index": 0, "cpus": [0, 1]}, {"index": 1, "cpus": [2, 3]}, {"index": 2, "cpus": []}],
+        "distances": [[10, 21, 14], [22, 10, 29], [14, 30, 10]],
+    });
+    let m = meta::distance_matrix(&topology).unwrap();
+    assert_eq!(m.rows, vec!["node 0", "node 1", "node 2"]);
+    assert_eq!(m.values[1][2], Some(29.0));
+    assert_eq!(
+        m.values[2][1],
+        Some(30.0),
+        "asymmetric distances kept as given"
+    );
+    let mut data = Dataset::default();
+    data.load("t.json", &topology.to_string());
+    let html = crate::report::build(&data).html;
+    assert!(html.contains("none (CPU-less)"));
+    assert!(meta::distance_matrix(&serde_json::json!({"distances": [[10, 20]]})).is_none());
+}
+
+#[test]
+fn observe_timelines_follow_the_samples() {
+    let data = fixture(&["run-observe.jsonl"]);
+    let r = data
+        .of("run")
+        .find(|r| r.params.contains_key("observation"))
+        .unwrap();
+    let samples = r.params["observation"]["samples"].as_array().unwrap();
+    let memory = observe::memory_series(r);
+    assert!(!memory.is_empty());
+    for s in &memory {
+        assert_eq!(
+            s.points.len(),
+            samples.len(),
+            "one point per sample, missing = 0"
+        );
+    }
+    let peak = r.params["observation"]["peak_bytes_per_node"]["0"]
+        .as_f64()
+        .unwrap()
+        / 1_048_576.0;
+    let drawn = memory[0].points.iter().map(|p| p.1).fold(0.0, f64::max);
+    assert!(
+        (drawn - peak).abs() < 1e-9,
+        "the peak drawn ({drawn}) is the record's ({peak})"
+    );
+    let threads = observe::thread_series(r);
+    let seen: usize = threads.iter().map(|s| s.points.len()).sum();
+    let expected: usize = samples
+        .iter()
+        .map(|s| s["thread_cpus"].as_object().unwrap().len())
+        .sum();
+    assert_eq!(seen, expected);
+    assert_eq!(sections_of(&data), ["metadata", "run"]);
+    let mut groups: Vec<String> = data
+        .of("run")
+        .filter(|r| r.params.contains_key("observation"))
+        .map(run::group_of)
+        .collect();
+    groups.sort();
+    groups.dedup();
+    assert!(groups.len() > 1);
+    let html = crate::report::build(&data).html;
+    assert_eq!(
+        html.matches("Observed: ").count(),
+        groups.len(),
+        "first run of each policy"
+    );
+}
