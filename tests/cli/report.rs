@@ -140,3 +140,30 @@ fn the_default_output_is_report_html_and_inputs_are_never_overwritten() {
     assert!(output.status.success());
     assert!(dir.path().join("report.html").exists());
 }
+
+#[test]
+fn another_machines_topology_shows_its_cpuless_nodes_and_distances() {
+    let dir = tempfile::tempdir().unwrap();
+    let topo = path(dir.path(), "server-topo.json");
+    let output = succeeding(&["--topology", super::OTHER_MACHINE_XML, "topo", "--json"]);
+    fs::write(&topo, &output.stdout).unwrap();
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let nodes = document["nodes"].as_array().unwrap();
+    let cpuless = nodes.iter().filter(|n| n["cpuless"] == true).count();
+    assert!(cpuless > 0);
+    let html_path = path(dir.path(), "server.html");
+    succeeding(&["report", &topo, "-o", &html_path]);
+    let html = fs::read_to_string(&html_path).unwrap();
+    assert_eq!(section_ids(&html), ["metadata"]);
+    assert_eq!(html.matches("none (CPU-less)").count(), cpuless);
+    // The distance heatmap has a row label per node, and HMAT attributes
+    // are listed.
+    assert!(html.contains("The firmware&#39;s node distances"));
+    assert_eq!(
+        html.matches(&format!("\nnode {}\n", nodes.len() - 1))
+            .count(),
+        2,
+        "{html}"
+    );
+    assert!(html.contains("HMAT memory attributes"));
+}
