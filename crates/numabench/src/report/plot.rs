@@ -33,6 +33,9 @@ pub fn colour(index: usize) -> RGBColor {
 }
 
 const WIDTH: u32 = 760;
+/// Width of the legend beside line charts, and the height of one of its rows.
+const LEGEND_WIDTH: u32 = 290;
+const LEGEND_ROW: usize = 18;
 const HEIGHT: u32 = 420;
 const FONT: &str = "sans-serif";
 
@@ -93,6 +96,9 @@ pub fn lines(
         series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
         false,
     );
+    // Marks outside the data's range would be drawn at the plot's edge.
+    let marks: Vec<(f64, String)> = marks.iter().filter(|m| x.contains(&m.0)).cloned().collect();
+    let marks = marks.as_slice();
     let mut svg = String::new();
     let result = if log_x {
         draw_lines(
@@ -124,10 +130,11 @@ where
     XR: AsRangedCoord<Value = f64>,
     XR::CoordDescType: ValueFormatter<f64>,
 {
-    let root = SVGBackend::with_string(svg, (WIDTH, HEIGHT)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (WIDTH + LEGEND_WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
+    let (plot_area, legend_area) = root.split_horizontally(WIDTH);
     let (y_low, y_high) = (y.start, y.end);
-    let mut chart = ChartBuilder::on(&root)
+    let mut chart = ChartBuilder::on(&plot_area)
         .margin(12)
         .x_label_area_size(48)
         .y_label_area_size(70)
@@ -138,7 +145,7 @@ where
         .y_desc(y_label)
         .x_label_formatter(&|v: &f64| {
             if log_x {
-                super::html::bytes(*v)
+                decimal_bytes(*v)
             } else {
                 super::html::number(*v)
             }
@@ -174,25 +181,56 @@ where
                 chart.draw_series(DashedLineSeries::new(points.clone(), size, gap, style))?;
             }
         }
-        chart
-            .draw_series(points.iter().map(|&p| {
-                EmptyElement::at(p) + marker::<SVGBackend>(index, (0, 0), colour(index).into())
-            }))?
-            .label(curve.label.clone())
-            .legend(move |(lx, ly)| {
-                EmptyElement::at((lx + 10, ly))
-                    + PathElement::new(vec![(-10, 0), (10, 0)], colour(index).stroke_width(2))
-                    + marker::<SVGBackend>(index, (0, 0), colour(index).into())
-            });
+        chart.draw_series(points.iter().map(|&p| {
+            EmptyElement::at(p) + marker::<SVGBackend>(index, (0, 0), colour(index).into())
+        }))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font((FONT, 12))
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()?;
+    legend(&legend_area, series)?;
     root.present()?;
+    Ok(())
+}
+
+/// Bytes in decimal units for the ticks of a log axis, which fall on
+/// powers of ten (`100 kB`, `1 MB`).
+fn decimal_bytes(value: f64) -> String {
+    let units = ["B", "kB", "MB", "GB", "TB"];
+    let mut amount = value;
+    let mut unit = 0;
+    while amount >= 999.5 && unit + 1 < units.len() {
+        amount /= 1000.0;
+        unit += 1;
+    }
+    format!("{} {}", super::html::number(amount), units[unit])
+}
+
+/// The legend, beside the plot so it never hides data: each series' colour,
+/// line and marker with its label.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    series: &[Series],
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let rows = ((HEIGHT as usize - 20) / LEGEND_ROW).max(1);
+    for (index, curve) in series.iter().enumerate().take(rows) {
+        let y = 20 + (index * LEGEND_ROW) as i32;
+        let style = colour(index).stroke_width(2);
+        area.draw(&PathElement::new(vec![(4, y), (30, y)], style))?;
+        area.draw(
+            &(EmptyElement::at((17, y)) + marker::<DB>(index, (0, 0), colour(index).into())),
+        )?;
+        let mut label = curve.label.clone();
+        if label.chars().count() > 40 {
+            label = label.chars().take(39).collect::<String>() + "…";
+        }
+        area.draw(&Text::new(label, (38, y - 7), (FONT, 12).into_font()))?;
+    }
+    if series.len() > rows {
+        let more = format!("(+{} more in the data table)", series.len() - rows);
+        area.draw(&Text::new(
+            more,
+            (4, (20 + rows * LEGEND_ROW) as i32),
+            (FONT, 12).into_font(),
+        ))?;
+    }
     Ok(())
 }
 
@@ -334,8 +372,8 @@ pub fn ranges(groups: &[Range3], y_label: &str, x_label: &str) -> String {
 }
 
 fn draw_ranges(svg: &mut String, groups: &[Range3], y_label: &str, x_label: &str) -> Result<()> {
-    let width = (160 + 110 * groups.len() as u32).clamp(400, 1100);
-    let root = SVGBackend::with_string(svg, (width, HEIGHT + 60)).into_drawing_area();
+    let width = (160 + GROUP_WIDTH * groups.len() as u32).clamp(400, 1100);
+    let root = SVGBackend::with_string(svg, (width, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
     let y = span(
         groups
@@ -345,10 +383,14 @@ fn draw_ranges(svg: &mut String, groups: &[Range3], y_label: &str, x_label: &str
     );
     let mut chart = ChartBuilder::on(&root)
         .margin(12)
-        .x_label_area_size(100)
+        .x_label_area_size(50)
         .y_label_area_size(70)
         .build_cartesian_2d((0..groups.len() as i32).into_segmented(), y)?;
+    let numbered = crowded(groups);
     let name = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) if numbered && (*i as usize) < groups.len() => {
+            format!("{}", i + 1)
+        }
         SegmentValue::CenterOf(i) => groups
             .get(*i as usize)
             .map(|g| g.label.clone())
@@ -361,7 +403,6 @@ fn draw_ranges(svg: &mut String, groups: &[Range3], y_label: &str, x_label: &str
         .y_desc(y_label)
         .x_labels(groups.len())
         .x_label_formatter(&name)
-        .x_label_style((FONT, 11).into_font().transform(FontTransform::Rotate90))
         .axis_desc_style((FONT, 14))
         .label_style((FONT, 12))
         .light_line_style(RGBColor(235, 235, 235))
@@ -399,6 +440,33 @@ fn draw_ranges(svg: &mut String, groups: &[Range3], y_label: &str, x_label: &str
     }
     root.present()?;
     Ok(())
+}
+
+/// Pixels along x for each group of a range plot.
+const GROUP_WIDTH: u32 = 110;
+
+/// True when the groups' labels do not fit under them: the axis then shows
+/// numbers, explained by [`range_key`].
+fn crowded(groups: &[Range3]) -> bool {
+    groups
+        .iter()
+        .map(|g| g.label.chars().count() as u32 * 7)
+        .max()
+        .unwrap_or(0)
+        > GROUP_WIDTH - 10
+}
+
+/// The key of a range plot whose axis shows numbers (`1: label; 2: ...`),
+/// for its caption; None when the labels themselves are on the axis.
+pub fn range_key(groups: &[Range3]) -> Option<String> {
+    crowded(groups).then(|| {
+        groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| format!("{}: {}", i + 1, g.label))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }
 
 /// A bar chart of labelled values.
@@ -461,6 +529,13 @@ fn draw_bars(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_ticks_read_as_decimal_bytes() {
+        assert_eq!(decimal_bytes(100_000.0), "100 kB");
+        assert_eq!(decimal_bytes(1e6), "1 MB");
+        assert_eq!(decimal_bytes(512.0), "512 B");
+    }
 
     #[test]
     fn plots_are_svg_with_labels_and_legends() {

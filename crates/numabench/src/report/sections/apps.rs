@@ -5,7 +5,7 @@
 use super::{records_table, section, Section};
 use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
-use crate::report::plot::{lines, ranges, Range3, Series};
+use crate::report::plot::{lines, range_key, ranges, Range3, Series};
 
 /// A configuration's label: placement + thread scheme (x threads per CPU).
 pub fn configuration(r: &Rec) -> String {
@@ -93,7 +93,10 @@ pub fn build(data: &Dataset) -> Option<Section> {
             }
             body.push_str(&figure(
                 &ranges(&spread, "run time (s)", "placement + thread scheme"),
-                "Run-to-run variability: min, median and max run time over each configuration's runs (the records keep these statistics, not each run).",
+                &format!(
+                    "Run-to-run variability: min, median and max run time over each configuration's runs (the records keep these statistics, not each run).{}",
+                    range_key(&spread).map(|k| format!(" Configurations: {k}.")).unwrap_or_default()
+                ),
                 &table,
             ));
         }

@@ -38,7 +38,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
     if !series.is_empty() {
         let svg = lines(
             &series,
-            "working set (bytes, log scale)",
+            "working set (bytes, log scale; kB = 1000 B)",
             "bandwidth (GB/s)",
             true,
             &cache_marks(data),

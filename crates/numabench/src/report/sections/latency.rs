@@ -35,7 +35,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
         let marks = cache_marks(data);
         let svg = lines(
             &series,
-            "working set (bytes, log scale)",
+            "working set (bytes, log scale; kB = 1000 B)",
             "latency (ns)",
             true,
             &marks,

@@ -4,7 +4,7 @@
 use super::{curves, curves_table, observe, section, Section};
 use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
-use crate::report::plot::{lines, ranges, Range3};
+use crate::report::plot::{lines, range_key, ranges, Range3};
 use std::collections::BTreeMap;
 
 /// The group a run belongs to: its configuration (scans) or policy.
@@ -54,7 +54,12 @@ pub fn build(data: &Dataset) -> Option<Section> {
         }
         body.push_str(&figure(
             &ranges(&strips, "wall time (s)", "policy / configuration"),
-            "Every run's wall time (dots), with min, median and max labelled.",
+            &format!(
+                "Every run's wall time (dots), with min, median and max labelled.{}",
+                range_key(&strips)
+                    .map(|k| format!(" Groups: {k}."))
+                    .unwrap_or_default()
+            ),
             &table,
         ));
     }
