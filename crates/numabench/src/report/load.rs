@@ -101,8 +101,32 @@ impl Dataset {
         }
         match serde_json::from_str::<Value>(text) {
             Ok(value) if !looks_like_lines(text) => self.load_document(file, value),
+            Err(error) if text.trim_start().starts_with("{\n\"metadata\"") => {
+                self.load_cut_document(file, text, &error)
+            }
             _ => self.load_lines(file, text),
         }
+    }
+
+    /// A `--json` document cut short (the run was killed before closing
+    /// it): its record lines (one per line, as the JSON sink writes them)
+    /// are read up to the cut, the rest is reported.
+    fn load_cut_document(&mut self, file: &str, text: &str, error: &serde_json::Error) {
+        let mut records = 0;
+        for line in text.lines() {
+            let line = line.trim().trim_end_matches(',');
+            if !line.starts_with("{\"benchmark\"") {
+                continue;
+            }
+            if let Ok(value) = serde_json::from_str::<Value>(line) {
+                self.add_record(file, file, &value);
+                records += 1;
+            }
+        }
+        self.notes.push(format!(
+            "{file}:{}: the JSON document is not complete ({error}); its {records} whole record(s) are shown",
+            error.line()
+        ));
     }
 
     fn load_document(&mut self, file: &str, value: Value) {
@@ -236,6 +260,29 @@ mod tests {
         assert_eq!(data.topologies.len(), 1);
         assert_eq!(data.doctors.len(), 1);
         assert!(data.notes.is_empty(), "{:?}", data.notes);
+    }
+
+    #[test]
+    fn a_cut_json_document_keeps_its_whole_records() {
+        let record = RECORD.replacen("\"type\":\"record\",", "", 1);
+        let text = format!(
+            "{{\n\"metadata\": {{\"tool\":\"numabench\"}},\n\"records\": [\n{record},\n{}",
+            &record[..30]
+        );
+        let mut data = Dataset::default();
+        data.load("cut.json", &text);
+        assert_eq!(data.records.len(), 1);
+        assert_eq!(
+            data.notes.len(),
+            1,
+            "one note, not one per line: {:?}",
+            data.notes
+        );
+        assert!(
+            data.notes[0].starts_with("cut.json:5: the JSON document is not complete"),
+            "{:?}",
+            data.notes
+        );
     }
 
     #[test]
