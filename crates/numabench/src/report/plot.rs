@@ -203,6 +203,17 @@ fn decimal_bytes(value: f64) -> String {
     format!("{} {}", super::html::number(amount), units[unit])
 }
 
+/// The integer range of a segmented axis with `n` categories: plotters'
+/// integer ranges include their end, so `0..n-1` holds n segments; one
+/// category keeps `0..1` (a range of one point draws nothing).
+fn slots(n: usize) -> Range<i32> {
+    if n >= 2 {
+        0..n as i32 - 1
+    } else {
+        0..1
+    }
+}
+
 /// The legend, beside the plot so it never hides data: each series' colour,
 /// line and marker with its label.
 fn legend<DB: DrawingBackend>(
@@ -282,8 +293,8 @@ fn draw_heatmap(
         .x_label_area_size(44)
         .y_label_area_size(90)
         .build_cartesian_2d(
-            (0..columns.len() as i32).into_segmented(),
-            (0..n_rows).into_segmented(),
+            slots(columns.len()).into_segmented(),
+            slots(rows.len()).into_segmented(),
         )?;
     let column_name = |v: &SegmentValue<i32>| match v {
         SegmentValue::CenterOf(i) => columns.get(*i as usize).cloned().unwrap_or_default(),
@@ -385,7 +396,7 @@ fn draw_ranges(svg: &mut String, groups: &[Range3], y_label: &str, x_label: &str
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(70)
-        .build_cartesian_2d((0..groups.len() as i32).into_segmented(), y)?;
+        .build_cartesian_2d(slots(groups.len()).into_segmented(), y)?;
     let numbered = crowded(groups);
     let name = |v: &SegmentValue<i32>| match v {
         SegmentValue::CenterOf(i) if numbered && (*i as usize) < groups.len() => {
@@ -492,7 +503,7 @@ fn draw_bars(
         .margin(12)
         .x_label_area_size(60)
         .y_label_area_size(70)
-        .build_cartesian_2d((0..labels.len() as i32).into_segmented(), y)?;
+        .build_cartesian_2d(slots(labels.len()).into_segmented(), y)?;
     let name = |v: &SegmentValue<i32>| match v {
         SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
         _ => String::new(),
@@ -529,6 +540,52 @@ fn draw_bars(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Widths of the filled rectangles of `fill` in an SVG.
+    fn widths(svg: &str, fill: &str) -> Vec<f64> {
+        svg.split("<rect ")
+            .skip(1)
+            .filter(|rect| rect.contains(&format!("fill=\"{fill}\"")))
+            .filter_map(|rect| {
+                rect.split("width=\"")
+                    .nth(1)?
+                    .split('"')
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn heatmap_cells_are_drawn_for_one_and_several_categories() {
+        // One value: the middle of viridis; drawn as a real cell, not a line.
+        let one = heatmap(
+            &["n0".into()],
+            &["n0".into()],
+            &[vec![Some(5.0)]],
+            "r",
+            "c",
+            "ns",
+        );
+        let cells = widths(&one, "#23918C");
+        assert_eq!(cells.len(), 1, "{one}");
+        assert!(cells[0] > 20.0, "{one}");
+        let labels: Vec<String> = (0..3).map(|i| format!("n{i}")).collect();
+        let values = vec![vec![Some(1.0), Some(2.0), Some(3.0)]; 3];
+        let three = heatmap(&labels, &labels, &values, "r", "c", "ns");
+        let total: usize = ["#440154", "#FEE825"]
+            .iter()
+            .map(|f| widths(&three, f).len())
+            .sum();
+        assert_eq!(total, 6, "lowest and highest columns drawn: {three}");
+        // No empty extra column: the cells of one row fill the plot's width.
+        let low = widths(&three, "#440154")[0];
+        assert!(
+            low * 3.0 > 0.9 * (WIDTH.min(130 + 80 * 3) - 100) as f64,
+            "{low}"
+        );
+    }
 
     #[test]
     fn log_ticks_read_as_decimal_bytes() {
