@@ -382,7 +382,31 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         &["overdecompose", "--topology", OTHER_MACHINE_XML],
         "two-sockets-hbm-cxl.xml' is not this machine",
     ),
+    (&["report"], "RESULTS"),
+    (
+        &["report", "/dev/null"],
+        "/dev/null is empty: no records to report",
+    ),
+    (
+        &["report", "/nonexistent/results.jsonl"],
+        "cannot read /nonexistent/results.jsonl",
+    ),
+    (
+        &["report", REPORT_TOPOLOGY, "-o", REPORT_TOPOLOGY],
+        "topology.json is one of the inputs",
+    ),
+    // Not JSON at all: every line is skipped, nothing is left to report.
+    (
+        &["report", concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")],
+        "no records, topology or doctor findings in",
+    ),
 ];
+
+/// A `topo --json` output kept for the report tests.
+const REPORT_TOPOLOGY: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../numabench/tests/fixtures/report/topology.json"
+);
 
 #[test]
 fn bad_inputs_give_one_line_and_status_2() {

@@ -13,6 +13,8 @@ mod overdecompose;
 mod per_cpu;
 mod plan;
 mod plan_shapes;
+mod report;
+mod report_browser;
 mod run;
 mod run_scan;
 mod summary;

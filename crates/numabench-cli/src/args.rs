@@ -122,6 +122,12 @@ pub enum Command {
     /// timings and machine-derived details are not part of the match (see
     /// README, "Comparing result sets"); what only some sets have is counted.
     Compare(CompareArgs),
+    /// Make one self-contained HTML page (inline SVG plots, data tables, no
+    /// script, no network) from results files of any numabench command and
+    /// any machine, mixed: JSON Lines (--jsonl), JSON (--json), `topo --json`
+    /// and `doctor --json` outputs. Sections appear only for what the
+    /// records contain; bad lines are reported in the page and skipped.
+    Report(ReportArgs),
 }
 
 impl Command {
@@ -131,7 +137,11 @@ impl Command {
     pub fn measures(&self) -> bool {
         !matches!(
             self,
-            Command::Topo(_) | Command::Doctor(_) | Command::List(_) | Command::Compare(_)
+            Command::Topo(_)
+                | Command::Doctor(_)
+                | Command::List(_)
+                | Command::Compare(_)
+                | Command::Report(_)
         )
     }
 
@@ -584,6 +594,16 @@ pub struct DoctorArgs {
     /// Print the findings as a JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Results files: JSON Lines, JSON documents, `topo --json`, `doctor --json`.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub inputs: Vec<PathBuf>,
+    /// The HTML file to write (never one of the inputs).
+    #[arg(short, long, value_name = "FILE", default_value = "report.html")]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -14,6 +14,7 @@
 //! - [`clock`]: the stopwatch and TSC, for benchmarks, applications and runs;
 //! - [`interrupt`]: Ctrl-C, checked between measurements by every command;
 //! - [`mpi_monitor`]: reading the MPI runtime monitor's records and summing them up;
+//! - [`report`]: the HTML report of results files (plots and tables);
 //! - [`units`]: unit formatting, in one place.
 
 pub mod apps;
@@ -29,6 +30,7 @@ pub mod mpi_monitor;
 pub mod output;
 pub mod overdecompose;
 pub mod parse;
+pub mod report;
 pub mod runner;
 pub mod stats;
 pub mod summary;

@@ -20,6 +20,7 @@ mod npb;
 mod overdecompose;
 mod per_cpu_matrix;
 mod placement_study;
+mod report;
 mod run;
 mod run_scan;
 mod scaling;
@@ -69,5 +70,6 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::OverdecomposeWorker(args) => overdecompose::worker(&args),
         Command::Cluster(args) => cluster::run(&args),
         Command::Compare(args) => compare::run(&args),
+        Command::Report(args) => report::run(&args),
     }
 }

@@ -1,0 +1,178 @@
+//! HTML pieces of the report: escaping, figures (a plot with its data in a
+//! collapsible table beside it), tables and the page itself.
+
+/// Escapes text taken from records for HTML text and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A table: a header and rows of plain (unescaped) cell text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(header: &[&str]) -> Self {
+        Self {
+            header: header.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, row: Vec<String>) {
+        self.rows.push(row);
+    }
+
+    /// The table as HTML, every cell escaped.
+    pub fn to_html(&self) -> String {
+        let mut out = String::from("<table><thead><tr>");
+        for cell in &self.header {
+            out.push_str(&format!("<th>{}</th>", escape(cell)));
+        }
+        out.push_str("</tr></thead><tbody>");
+        for row in &self.rows {
+            out.push_str("<tr>");
+            for cell in row {
+                out.push_str(&format!("<td>{}</td>", escape(cell)));
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</tbody></table>");
+        out
+    }
+}
+
+/// A plot (inline SVG) with its caption and its data in a collapsible table.
+pub fn figure(svg: &str, caption: &str, data: &Table) -> String {
+    format!(
+        "<figure class=\"plot\"><div class=\"svg\">{svg}</div><figcaption>{}</figcaption>\
+         <details><summary>data ({} rows)</summary>{}</details></figure>",
+        escape(caption),
+        data.rows.len(),
+        data.to_html()
+    )
+}
+
+/// A number for tables and labels: 4 significant digits (trailing zeros
+/// dropped), no exponent for everyday magnitudes.
+pub fn number(value: f64) -> String {
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    let magnitude = value.abs();
+    if magnitude == 0.0 {
+        "0".to_string()
+    } else if !(1e-3..1e6).contains(&magnitude) {
+        format!("{value:.3e}")
+    } else {
+        let decimals = (3 - magnitude.log10().floor() as i32).max(0) as usize;
+        let text = format!("{value:.decimals$}");
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            text
+        }
+    }
+}
+
+/// Bytes in binary units (`64 KiB`, `256 MiB`), as sizes are typed.
+pub fn bytes(value: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut amount = value;
+    let mut unit = 0;
+    while amount >= 1024.0 && unit + 1 < units.len() {
+        amount /= 1024.0;
+        unit += 1;
+    }
+    if amount.fract() == 0.0 {
+        format!("{amount} {}", units[unit])
+    } else {
+        format!("{amount:.1} {}", units[unit])
+    }
+}
+
+const STYLE: &str = "body{font-family:sans-serif;max-width:1150px;margin:1em auto;color:#111}\
+h1{font-size:1.5em}h2{border-bottom:1px solid #999;margin-top:1.6em}\
+table{border-collapse:collapse;font-size:.85em;margin:.4em 0}\
+th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}\
+th{background:#eee}figure.plot{margin:1em 0;break-inside:avoid}\
+figcaption{font-size:.9em;color:#333}.svg svg{max-width:100%;height:auto}\
+.warning{font-weight:bold}.notes li{color:#7a3b00}\
+nav ul{columns:2}\
+@media print{details{display:block}details>*{display:block}nav{display:none}}";
+
+/// The whole page: a title, notes about the input, a table of contents and
+/// the sections.
+pub fn page(title: &str, notes: &[String], sections: &[(String, String, String)]) -> String {
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\
+         <style>{STYLE}</style></head><body><h1>{}</h1>",
+        escape(title),
+        escape(title)
+    );
+    if !notes.is_empty() {
+        out.push_str("<section id=\"notes\"><h2>Notes on the input</h2><ul class=\"notes\">");
+        for note in notes {
+            out.push_str(&format!("<li>{}</li>", escape(note)));
+        }
+        out.push_str("</ul></section>");
+    }
+    out.push_str("<nav><ul>");
+    for (id, heading, _) in sections {
+        out.push_str(&format!(
+            "<li><a href=\"#{}\">{}</a></li>",
+            escape(id),
+            escape(heading)
+        ));
+    }
+    out.push_str("</ul></nav>");
+    for (id, heading, body) in sections {
+        out.push_str(&format!(
+            "<section id=\"{}\"><h2>{}</h2>{body}</section>",
+            escape(id),
+            escape(heading)
+        ));
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_from_records() {
+        assert_eq!(
+            escape("<script>\"a\" & 'b'</script>"),
+            "&lt;script&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/script&gt;"
+        );
+        let mut table = Table::new(&["h<"]);
+        table.push(vec!["<b>".into()]);
+        assert!(table.to_html().contains("<td>&lt;b&gt;</td>"));
+    }
+
+    #[test]
+    fn formats_numbers_and_bytes() {
+        assert_eq!(number(123.456), "123.5");
+        assert_eq!(number(0.5), "0.5");
+        assert_eq!(number(1.0), "1");
+        assert_eq!(number(1234.0), "1234");
+        assert_eq!(number(2.5e-5), "2.500e-5");
+        assert_eq!(bytes(65536.0), "64 KiB");
+        assert_eq!(bytes(1536.0), "1.5 KiB");
+    }
+}

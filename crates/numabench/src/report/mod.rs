@@ -1,0 +1,58 @@
+//! `numabench report`: one self-contained HTML page (inline SVG and CSS, no
+//! script, no network) of plots and tables built from results files only,
+//! never from the machine the report is made on.
+//!
+//! Sections are independent: each kind lives in its own file under
+//! [`sections`] and is listed in [`sections::KINDS`]; a kind shows only when
+//! the records it draws exist.
+
+pub mod html;
+pub mod load;
+pub mod plot;
+pub mod sections;
+
+pub use load::{Dataset, Rec};
+
+/// A section of the page: an anchor id, a heading and its HTML body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    pub id: String,
+    pub heading: String,
+    pub body: String,
+}
+
+/// The report of a dataset: the HTML page and the ids of the sections in it.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub html: String,
+    pub section_ids: Vec<String>,
+}
+
+/// Builds the page from everything read.
+pub fn build(data: &Dataset) -> Report {
+    let mut built: Vec<Section> = Vec::new();
+    for kind in sections::KINDS {
+        if let Some(section) = (kind.build)(data) {
+            built.push(section);
+        }
+    }
+    let mut notes = data.notes.clone();
+    let claimed: Vec<&str> = sections::KINDS
+        .iter()
+        .flat_map(|kind| kind.benchmarks.iter().copied())
+        .collect();
+    if let Some(other) = sections::other::build(data, &claimed) {
+        notes.push(
+            "records of benchmarks without a plot here are listed under \"Other records\"".into(),
+        );
+        built.push(other);
+    }
+    let parts: Vec<(String, String, String)> = built
+        .iter()
+        .map(|s| (s.id.clone(), s.heading.clone(), s.body.clone()))
+        .collect();
+    Report {
+        html: html::page("numabench report", &notes, &parts),
+        section_ids: built.into_iter().map(|s| s.id).collect(),
+    }
+}

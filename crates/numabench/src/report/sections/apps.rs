@@ -1,0 +1,135 @@
+//! Application runs (stream, cg, mg, placement-study): per-iteration times
+//! of the median run (first-iteration cost visible), run-to-run variability
+//! per configuration (min/median/max over the runs) and the study's verdict.
+
+use super::{records_table, section, Section};
+use crate::report::html::{self, figure, Table};
+use crate::report::load::{Dataset, Rec};
+use crate::report::plot::{lines, range_key, ranges, Range3, Series};
+
+/// A configuration's label: placement + thread scheme (x threads per CPU).
+pub fn configuration(r: &Rec) -> String {
+    let per_cpu = r
+        .num("threads_per_cpu")
+        .filter(|k| *k > 1.0)
+        .map(|k| format!(" x{k}/cpu"))
+        .unwrap_or_default();
+    format!(
+        "{} + {}{per_cpu}",
+        r.text("placement").unwrap_or_else(|| "?".into()),
+        r.text("threads_placement").unwrap_or_else(|| "?".into())
+    )
+}
+
+/// Per-iteration time lines of one kernel's `time` records (iteration 1..N).
+pub fn iteration_series(data: &Dataset, kernel: &str) -> Vec<Series> {
+    data.of(kernel)
+        .filter(|r| r.metric == "time")
+        .filter_map(|r| {
+            let times = r.params.get("iteration_seconds")?.as_array()?;
+            Some(Series {
+                label: configuration(r),
+                points: times
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, t)| Some(((i + 1) as f64, t.as_f64()?)))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// Run-time spread of each configuration, from its `time` record's stats.
+pub fn variability(data: &Dataset, kernel: &str) -> Vec<Range3> {
+    data.of(kernel)
+        .filter(|r| r.metric == "time")
+        .filter_map(|r| {
+            Some(Range3 {
+                label: configuration(r),
+                min: r.stat("min")?,
+                median: r.stat("median")?,
+                max: r.stat("max")?,
+                points: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    let mut body = String::new();
+    for kernel in ["stream", "cg", "mg"] {
+        if data.of(kernel).next().is_none() {
+            continue;
+        }
+        body.push_str(&format!("<h3>{kernel}</h3>"));
+        let series = iteration_series(data, kernel);
+        if !series.is_empty() {
+            body.push_str(&figure(
+                &lines(&series, "iteration", "iteration time (s)", false, &[]),
+                "Time of each iteration of the median run, per configuration: the first iteration carries the placement and migration cost.",
+                &super::curves_table(&series, "iteration", "time (s)"),
+            ));
+        }
+        let spread = variability(data, kernel);
+        if !spread.is_empty() {
+            let mut table = Table::new(&[
+                "configuration",
+                "runs",
+                "min (s)",
+                "median (s)",
+                "max (s)",
+                "cv",
+            ]);
+            for r in data.of(kernel).filter(|r| r.metric == "time") {
+                let stat = |k| r.stat(k).map(html::number).unwrap_or_default();
+                table.push(vec![
+                    configuration(r),
+                    stat("n"),
+                    stat("min"),
+                    stat("median"),
+                    stat("max"),
+                    stat("cv"),
+                ]);
+            }
+            body.push_str(&figure(
+                &ranges(&spread, "run time (s)", "placement + thread scheme"),
+                &format!(
+                    "Run-to-run variability: min, median and max run time over each configuration's runs (the records keep these statistics, not each run).{}",
+                    range_key(&spread).map(|k| format!(" Configurations: {k}.")).unwrap_or_default()
+                ),
+                &table,
+            ));
+        }
+        let verdict: Vec<&Rec> = data
+            .of(kernel)
+            .filter(|r| r.metric == "best_median_time")
+            .collect();
+        if !verdict.is_empty() {
+            body.push_str("<h4>Verdict</h4>");
+            body.push_str(&records_table(verdict.into_iter()).to_html());
+        }
+        let rest: Vec<&Rec> = data
+            .of(kernel)
+            .filter(|r| r.metric != "time" && r.metric != "best_median_time")
+            .collect();
+        let mut summary = Table::new(&["configuration", "metric", "value", "unit", "file"]);
+        for r in rest {
+            summary.push(vec![
+                configuration(r),
+                r.metric.clone(),
+                html::number(r.value),
+                r.unit.clone(),
+                r.file.clone(),
+            ]);
+        }
+        body.push_str(&format!(
+            "<details><summary>other figures ({} rows)</summary>{}</details>",
+            summary.rows.len(),
+            summary.to_html()
+        ));
+    }
+    if body.is_empty() {
+        return None;
+    }
+    Some(section("apps", "Application runs", body))
+}

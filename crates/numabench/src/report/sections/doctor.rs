@@ -1,0 +1,64 @@
+//! `doctor --json` findings, warnings first.
+
+use super::{section, Section};
+use crate::report::html::Table;
+use crate::report::load::Dataset;
+use serde_json::Value;
+
+/// Severity order: warnings, then what was not checked, then the rest.
+fn rank(severity: &str) -> u8 {
+    match severity {
+        "warning" => 0,
+        "unknown" | "not_checked" => 1,
+        _ => 2,
+    }
+}
+
+/// The findings of every doctor document, warnings first.
+pub fn findings_table(data: &Dataset) -> Table {
+    let mut rows: Vec<(u8, Vec<String>)> = Vec::new();
+    for (file, doc) in &data.doctors {
+        for f in doc
+            .get("findings")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let text = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+            let severity = text("severity");
+            rows.push((
+                rank(&severity),
+                vec![
+                    severity,
+                    text("check"),
+                    text("found"),
+                    text("advice"),
+                    text("why"),
+                    file.clone(),
+                ],
+            ));
+        }
+    }
+    rows.sort_by_key(|(rank, _)| *rank);
+    let mut table = Table::new(&["severity", "check", "found", "advice", "why", "file"]);
+    for (_, row) in rows {
+        table.push(row);
+    }
+    table
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    if data.doctors.is_empty() {
+        return None;
+    }
+    let table = findings_table(data);
+    let warnings = table.rows.iter().filter(|r| r[0] == "warning").count();
+    Some(section(
+        "doctor",
+        "Doctor findings",
+        format!(
+            "<p class=\"warning\">{warnings} warning(s)</p>{}",
+            table.to_html()
+        ),
+    ))
+}

@@ -1,0 +1,45 @@
+//! Loaded latency against the bandwidth the traffic generators reached.
+
+use super::{curves, curves_table, section, Section};
+use crate::report::html::figure;
+use crate::report::load::Dataset;
+use crate::report::plot::{lines, Series};
+
+/// Latency (ns) against `traffic_gbs`, one curve per traffic mix and file.
+pub fn loaded_curves(data: &Dataset) -> Vec<Series> {
+    curves(
+        data.of("loaded-latency")
+            .filter(|r| r.metric == "loaded_latency"),
+        "traffic_gbs",
+        |r| {
+            format!(
+                "mix {} ({})",
+                r.text("mix").unwrap_or_else(|| "?".into()),
+                r.file
+            )
+        },
+    )
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    let series = loaded_curves(data);
+    if series.is_empty() {
+        return None;
+    }
+    let svg = lines(
+        &series,
+        "traffic bandwidth (GB/s)",
+        "loaded latency (ns)",
+        false,
+        &[],
+    );
+    Some(section(
+        "loaded-latency",
+        "Loaded latency against bandwidth",
+        figure(
+            &svg,
+            "Median latency of one chasing thread while the other cores generate traffic (idle point at the lowest bandwidth).",
+            &curves_table(&series, "traffic (GB/s)", "latency (ns)"),
+        ),
+    ))
+}

@@ -1,0 +1,136 @@
+//! Node x node (and CPU x node) latency and bandwidth matrices as annotated
+//! heatmaps.
+
+use super::{section, Section};
+use crate::report::html::{self, figure, Table};
+use crate::report::load::{Dataset, Rec};
+use crate::report::plot::heatmap;
+use std::collections::BTreeMap;
+
+/// A matrix: row labels, column labels, values[row][column].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matrix {
+    pub title: String,
+    pub unit: String,
+    pub rows: Vec<String>,
+    pub columns: Vec<String>,
+    pub values: Vec<Vec<Option<f64>>>,
+}
+
+/// Groups matrix records (by benchmark, metric, mode, per-CPU or not) into
+/// matrices: rows are CPU nodes (or CPUs), columns memory nodes.
+pub fn matrices(data: &Dataset) -> Vec<Matrix> {
+    let mut groups: BTreeMap<String, Vec<&Rec>> = BTreeMap::new();
+    for r in data.records.iter().filter(|r| {
+        (r.benchmark == "matrix-latency" && r.metric == "latency")
+            || (r.benchmark == "matrix-bandwidth" && r.metric.ends_with("_bandwidth"))
+    }) {
+        let per_cpu = r
+            .params
+            .get("per_cpu")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        let mode = r.text("mode").map(|m| format!(", {m}")).unwrap_or_default();
+        let title = format!(
+            "{} {}{mode}{} ({})",
+            r.benchmark,
+            r.metric,
+            if per_cpu { ", per CPU" } else { "" },
+            r.file
+        );
+        groups.entry(title).or_default().push(r);
+    }
+    groups
+        .into_iter()
+        .map(|(title, records)| {
+            let row_of = |r: &Rec| match r.params.get("per_cpu").and_then(|v| v.as_bool()) {
+                Some(true) => (
+                    r.num("cpu").unwrap_or(-1.0),
+                    format!("CPU {}", r.text("cpu").unwrap_or_default()),
+                ),
+                _ => (
+                    r.num("cpu_node").unwrap_or(-1.0),
+                    format!("node {}", r.text("cpu_node").unwrap_or_default()),
+                ),
+            };
+            let mut rows: Vec<(f64, String)> = records.iter().map(|r| row_of(r)).collect();
+            rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+            rows.dedup();
+            let mut columns: Vec<(f64, String)> = records
+                .iter()
+                .map(|r| {
+                    (
+                        r.num("mem_node").unwrap_or(-1.0),
+                        format!("node {}", r.text("mem_node").unwrap_or_default()),
+                    )
+                })
+                .collect();
+            columns.sort_by(|a, b| a.0.total_cmp(&b.0));
+            columns.dedup();
+            let mut values = vec![vec![None; columns.len()]; rows.len()];
+            for r in &records {
+                let row = rows.iter().position(|x| *x == row_of(r));
+                let column = columns
+                    .iter()
+                    .position(|c| c.0 == r.num("mem_node").unwrap_or(-1.0));
+                if let (Some(row), Some(column)) = (row, column) {
+                    values[row][column] = Some(r.value);
+                }
+            }
+            Matrix {
+                title,
+                unit: records[0].unit.clone(),
+                rows: rows.into_iter().map(|r| r.1).collect(),
+                columns: columns.into_iter().map(|c| c.1).collect(),
+                values,
+            }
+        })
+        .collect()
+}
+
+/// The matrix as a data table.
+pub fn matrix_table(m: &Matrix) -> Table {
+    let mut header = vec!["from \\ memory".to_string()];
+    header.extend(m.columns.iter().cloned());
+    let mut table = Table {
+        header,
+        rows: Vec::new(),
+    };
+    for (label, row) in m.rows.iter().zip(&m.values) {
+        let mut cells = vec![label.clone()];
+        cells.extend(
+            row.iter()
+                .map(|v| v.map(html::number).unwrap_or_else(|| "-".into())),
+        );
+        table.push(cells);
+    }
+    table
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    let all = matrices(data);
+    if all.is_empty() {
+        return None;
+    }
+    let mut body = String::new();
+    for m in &all {
+        let svg = heatmap(
+            &m.rows,
+            &m.columns,
+            &m.values,
+            "threads on",
+            "memory on",
+            &m.unit,
+        );
+        body.push_str(&format!("<h3>{}</h3>", html::escape(&m.title)));
+        body.push_str(&figure(
+            &svg,
+            &format!(
+                "{} in {}; colour: viridis, lighter = higher; '-' not measured.",
+                m.title, m.unit
+            ),
+            &matrix_table(m),
+        ));
+    }
+    Some(section("matrices", "Node matrices", body))
+}

@@ -1,0 +1,221 @@
+//! The report's section kinds, one file each. To add a kind: write a file
+//! with a `build(&Dataset) -> Option<Section>` and list it in [`KINDS`] with
+//! the benchmarks it draws (records of benchmarks no kind claims go to
+//! "Other records").
+
+pub mod apps;
+pub mod bandwidth;
+pub mod c2c;
+pub mod contention;
+pub mod doctor;
+pub mod latency;
+pub mod loaded_latency;
+pub mod matrix;
+pub mod meta;
+pub mod mlp;
+pub mod observe;
+pub mod other;
+pub mod per_cpu;
+pub mod run;
+pub mod scaling;
+pub mod tables;
+#[cfg(test)]
+mod tests;
+
+use super::html::{self, Table};
+use super::load::{Dataset, Rec};
+use super::plot::Series;
+use super::Section;
+use std::collections::BTreeMap;
+
+/// A kind of section: the benchmarks whose records it shows and its builder.
+#[derive(Debug, Clone, Copy)]
+pub struct SectionKind {
+    pub benchmarks: &'static [&'static str],
+    pub build: fn(&Dataset) -> Option<Section>,
+}
+
+/// Every section kind, in page order.
+pub const KINDS: &[SectionKind] = &[
+    SectionKind {
+        benchmarks: &[],
+        build: meta::build,
+    },
+    SectionKind {
+        benchmarks: &[],
+        build: doctor::build,
+    },
+    SectionKind {
+        benchmarks: &["latency"],
+        build: latency::build,
+    },
+    SectionKind {
+        benchmarks: &["bandwidth"],
+        build: bandwidth::build,
+    },
+    SectionKind {
+        benchmarks: &["matrix-latency", "matrix-bandwidth"],
+        build: matrix::build,
+    },
+    SectionKind {
+        benchmarks: &["per-cpu"],
+        build: per_cpu::build,
+    },
+    SectionKind {
+        benchmarks: &["loaded-latency"],
+        build: loaded_latency::build,
+    },
+    SectionKind {
+        benchmarks: &["scaling"],
+        build: scaling::build,
+    },
+    SectionKind {
+        benchmarks: &["mlp"],
+        build: mlp::build,
+    },
+    SectionKind {
+        benchmarks: &["c2c"],
+        build: c2c::build,
+    },
+    SectionKind {
+        benchmarks: &["contention"],
+        build: contention::build,
+    },
+    SectionKind {
+        benchmarks: &["stream", "cg", "mg"],
+        build: apps::build,
+    },
+    SectionKind {
+        benchmarks: &["run"],
+        build: run::build,
+    },
+    SectionKind {
+        benchmarks: &["cluster", "cluster-topo", "mpi-pingpong"],
+        build: tables::cluster,
+    },
+    SectionKind {
+        benchmarks: &["overdecompose"],
+        build: tables::overdecompose,
+    },
+    SectionKind {
+        benchmarks: &["mpi-monitor"],
+        build: tables::mpi_monitor,
+    },
+];
+
+/// A section from its parts.
+pub fn section(id: &str, heading: &str, body: String) -> Section {
+    Section {
+        id: id.to_string(),
+        heading: heading.to_string(),
+        body,
+    }
+}
+
+/// Every record as a table row (for sections drawn as tables).
+pub fn records_table<'a>(records: impl Iterator<Item = &'a Rec>) -> Table {
+    let mut table = Table::new(&[
+        "file",
+        "benchmark",
+        "metric",
+        "value",
+        "unit",
+        "params",
+        "n",
+        "min",
+        "median",
+        "max",
+    ]);
+    for r in records {
+        let stat = |key| r.stat(key).map(html::number).unwrap_or_default();
+        let params = r
+            .params
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(text) => format!("{k}={text}"),
+                other => format!("{k}={other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        table.push(vec![
+            r.file.clone(),
+            r.benchmark.clone(),
+            r.metric.clone(),
+            html::number(r.value),
+            r.unit.clone(),
+            params,
+            stat("n"),
+            stat("min"),
+            stat("median"),
+            stat("max"),
+        ]);
+    }
+    table
+}
+
+/// Curves: records grouped by `label`, each point (`x` param, value),
+/// sorted by x; records without the x parameter are left out.
+pub fn curves<'a>(
+    records: impl Iterator<Item = &'a Rec>,
+    x_key: &str,
+    label: impl Fn(&Rec) -> String,
+) -> Vec<Series> {
+    let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in records {
+        if let Some(x) = r.num(x_key) {
+            groups.entry(label(r)).or_default().push((x, r.value));
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(label, mut points)| {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Series { label, points }
+        })
+        .collect()
+}
+
+/// The data of curves as a table: series, x, y.
+pub fn curves_table(series: &[Series], x: &str, y: &str) -> Table {
+    let mut table = Table::new(&["series", x, y]);
+    for s in series {
+        for (px, py) in &s.points {
+            table.push(vec![s.label.clone(), html::number(*px), html::number(*py)]);
+        }
+    }
+    table
+}
+
+/// Cache sizes to mark on size axes: from `topo --json` documents (the
+/// first that lists caches), as (bytes, "L<level> <size>").
+pub fn cache_marks(data: &Dataset) -> Vec<(f64, String)> {
+    for (_, topology) in &data.topologies {
+        if let Some(caches) = topology.get("caches").and_then(|c| c.as_array()) {
+            let marks: Vec<(f64, String)> = caches
+                .iter()
+                .filter(|c| c.get("type").and_then(|t| t.as_str()) != Some("instruction"))
+                .filter_map(|c| {
+                    let size = c.get("size_bytes")?.as_f64()?;
+                    let level = c.get("level")?.as_u64()?;
+                    Some((size, format!("L{level} {}", html::bytes(size))))
+                })
+                .collect();
+            if !marks.is_empty() {
+                return marks;
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// A text label for a record's memory placement (`bind:1`, `first-touch`).
+pub fn memory_of(r: &Rec) -> String {
+    match (
+        r.params.get("mem_node").and_then(|v| v.as_u64()),
+        r.requested.get("memory"),
+    ) {
+        (Some(node), _) => format!("node {node}"),
+        (None, Some(serde_json::Value::String(memory))) => memory.clone(),
+        _ => "memory ?".to_string(),
+    }
+}

@@ -1,0 +1,53 @@
+//! `characterize`'s per-CPU steps: each CPU's local latency and read
+//! bandwidth as bars, and its ratio to its node's median.
+
+use super::{records_table, section, Section};
+use crate::report::html::{figure, number, Table};
+use crate::report::load::{Dataset, Rec};
+use crate::report::plot::bars;
+
+/// (CPU label, value) of the per-CPU records of one metric, in CPU order.
+pub fn per_cpu_bars(data: &Dataset, metric: &str) -> Vec<(String, f64)> {
+    let mut rows: Vec<(f64, String, f64)> = data
+        .of("per-cpu")
+        .filter(|r| r.metric == metric)
+        .filter_map(|r| Some((r.num("cpu")?, format!("CPU {}", r.text("cpu")?), r.value)))
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    rows.into_iter()
+        .map(|(_, label, value)| (label, value))
+        .collect()
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    data.of("per-cpu").next()?;
+    let mut body = String::new();
+    for (metric, axis) in [
+        ("latency", "latency (ns)"),
+        ("read_bandwidth", "read bandwidth (GB/s)"),
+    ] {
+        let rows = per_cpu_bars(data, metric);
+        if rows.is_empty() {
+            continue;
+        }
+        let (labels, values): (Vec<String>, Vec<f64>) = rows.iter().cloned().unzip();
+        let mut table = Table::new(&["CPU", axis]);
+        for (label, value) in &rows {
+            table.push(vec![label.clone(), number(*value)]);
+        }
+        body.push_str(&figure(
+            &bars(&labels, &values, axis, "CPU"),
+            &format!("Each CPU's local {axis}, one pinned thread, memory on its own node."),
+            &table,
+        ));
+    }
+    let ratios: Vec<&Rec> = data
+        .of("per-cpu")
+        .filter(|r| r.metric.ends_with("_vs_node_median"))
+        .collect();
+    if !ratios.is_empty() {
+        body.push_str("<h3>Each CPU against its node's median</h3>");
+        body.push_str(&records_table(ratios.into_iter()).to_html());
+    }
+    Some(section("per-cpu", "Every CPU on its own", body))
+}

@@ -1,0 +1,167 @@
+//! `numabench run`: every run's wall time per policy (or configuration),
+//! speedups and p-values, scan speedup and efficiency.
+
+use super::{curves, curves_table, observe, section, Section};
+use crate::report::html::{self, figure, Table};
+use crate::report::load::{Dataset, Rec};
+use crate::report::plot::{lines, range_key, ranges, Range3};
+use std::collections::BTreeMap;
+
+/// The group a run belongs to: its configuration (scans) or policy.
+pub fn group_of(r: &Rec) -> String {
+    r.text("configuration")
+        .or_else(|| r.text("policy"))
+        .unwrap_or_else(|| "?".into())
+}
+
+/// Every run's wall time, grouped, with min/median/max.
+pub fn run_strips(data: &Dataset) -> Vec<Range3> {
+    let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for r in data.of("run").filter(|r| r.metric == "run_wall_time") {
+        groups.entry(group_of(r)).or_default().push(r.value);
+    }
+    groups
+        .into_iter()
+        .map(|(label, mut points)| {
+            points.sort_by(f64::total_cmp);
+            let n = points.len();
+            let median = if n % 2 == 1 {
+                points[n / 2]
+            } else {
+                (points[n / 2 - 1] + points[n / 2]) / 2.0
+            };
+            Range3 {
+                label,
+                min: points[0],
+                median,
+                max: points[n - 1],
+                points,
+            }
+        })
+        .collect()
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    data.of("run").next()?;
+    let mut body = String::new();
+    let strips = run_strips(data);
+    if !strips.is_empty() {
+        let mut table = Table::new(&["policy / configuration", "wall time (s)"]);
+        for s in &strips {
+            for p in &s.points {
+                table.push(vec![s.label.clone(), crate::report::html::number(*p)]);
+            }
+        }
+        body.push_str(&figure(
+            &ranges(&strips, "wall time (s)", "policy / configuration"),
+            &format!(
+                "Every run's wall time (dots), with min, median and max labelled.{}",
+                range_key(&strips)
+                    .map(|k| format!(" Groups: {k}."))
+                    .unwrap_or_default()
+            ),
+            &table,
+        ));
+    }
+    let summaries: Vec<&Rec> = data.of("run").filter(|r| r.metric == "wall_time").collect();
+    if !summaries.is_empty() {
+        let mut table = Table::new(&[
+            "policy / configuration",
+            "median (s)",
+            "speedup",
+            "p-value",
+            "significant",
+            "failures",
+        ]);
+        for r in summaries {
+            let text = |k: &str| r.text(k).unwrap_or_else(|| "-".into());
+            table.push(vec![
+                group_of(r),
+                crate::report::html::number(r.value),
+                r.num("speedup")
+                    .map(crate::report::html::number)
+                    .unwrap_or_else(|| "-".into()),
+                r.num("p_value")
+                    .map(crate::report::html::number)
+                    .unwrap_or_else(|| "-".into()),
+                text("significant"),
+                text("failures"),
+            ]);
+        }
+        body.push_str("<h3>Speedups against the baseline (two-sided Mann-Whitney U)</h3>");
+        body.push_str(&table.to_html());
+    }
+    for metric in ["speedup", "parallel_efficiency"] {
+        let series = curves(
+            data.of("run").filter(|r| r.metric == metric),
+            "workers",
+            |r| r.text("policy").unwrap_or_else(|| "?".into()),
+        );
+        if !series.is_empty() {
+            body.push_str(&figure(
+                &lines(
+                    &series,
+                    "workers (scan value)",
+                    &format!("{metric} (ratio)"),
+                    false,
+                    &[],
+                ),
+                &format!("{metric} of the parameter scan against the worker count."),
+                &curves_table(&series, "workers", metric),
+            ));
+        }
+    }
+    // The first observed run of each policy or configuration.
+    let mut shown: Vec<String> = Vec::new();
+    for r in data
+        .of("run")
+        .filter(|r| r.metric == "run_wall_time" && r.params.contains_key("observation"))
+    {
+        let group = group_of(r);
+        if shown.contains(&group) {
+            continue;
+        }
+        shown.push(group.clone());
+        let run = format!(
+            "{group}, repetition {}",
+            r.text("repetition").unwrap_or_default()
+        );
+        body.push_str(&format!("<h3>Observed: {}</h3>", html::escape(&run)));
+        let memory = observe::memory_series(r);
+        if !memory.is_empty() {
+            body.push_str(&figure(
+                &lines(
+                    &memory,
+                    "time since start (s)",
+                    "resident anonymous memory (MiB)",
+                    false,
+                    &[],
+                ),
+                &format!(
+                    "Resident anonymous memory per node over time ({run}; numa_maps samples)."
+                ),
+                &curves_table(&memory, "t (s)", "MiB"),
+            ));
+        }
+        let threads = observe::thread_series(r);
+        if !threads.is_empty() {
+            body.push_str(&figure(
+                &lines(
+                    &threads,
+                    "time since start (s)",
+                    "CPU the thread last ran on",
+                    false,
+                    &[],
+                ),
+                &format!(
+                    "Thread-to-CPU timeline ({run}): a step is a migration seen between samples."
+                ),
+                &curves_table(&threads, "t (s)", "CPU"),
+            ));
+        }
+    }
+    if !shown.is_empty() {
+        body.push_str("<p>Later repetitions' observations stay in the records.</p>");
+    }
+    Some(section("run", "Program runs (numabench run)", body))
+}

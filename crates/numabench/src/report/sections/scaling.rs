@@ -1,0 +1,64 @@
+//! Bandwidth against threads, and parallel efficiency.
+
+use super::{curves, curves_table, memory_of, section, Section};
+use crate::report::html::figure;
+use crate::report::load::Dataset;
+use crate::report::plot::{lines, Series};
+
+/// Bandwidth (GB/s) against threads, one curve per kernel and locality.
+pub fn scaling_curves(data: &Dataset) -> Vec<Series> {
+    curves(
+        data.of("scaling")
+            .filter(|r| r.metric.ends_with("_bandwidth")),
+        "threads",
+        |r| {
+            format!(
+                "{} {}, {}",
+                r.metric.trim_end_matches("_bandwidth"),
+                r.text("locality").unwrap_or_default(),
+                memory_of(r)
+            )
+        },
+    )
+}
+
+/// Parallel efficiency of each curve: bw(n) / (n / n0 x bw(n0)), n0 the
+/// first point's threads.
+pub fn efficiency(series: &[Series]) -> Vec<Series> {
+    series
+        .iter()
+        .filter_map(|s| {
+            let &(n0, b0) = s.points.first()?;
+            if n0 <= 0.0 || b0 <= 0.0 {
+                return None;
+            }
+            Some(Series {
+                label: s.label.clone(),
+                points: s
+                    .points
+                    .iter()
+                    .map(|&(n, b)| (n, b / (n / n0 * b0)))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    let series = scaling_curves(data);
+    if series.is_empty() {
+        return None;
+    }
+    let efficiency = efficiency(&series);
+    let mut body = figure(
+        &lines(&series, "threads", "bandwidth (GB/s)", false, &[]),
+        "Best-repetition bandwidth as threads are added cores-first.",
+        &curves_table(&series, "threads", "bandwidth (GB/s)"),
+    );
+    body.push_str(&figure(
+        &lines(&efficiency, "threads", "parallel efficiency (ratio)", false, &[]),
+        "Parallel efficiency: bandwidth over (threads / first point's threads x first point's bandwidth); 1 is perfect scaling.",
+        &curves_table(&efficiency, "threads", "efficiency (ratio)"),
+    ));
+    Some(section("scaling", "Scaling", body))
+}

@@ -1,0 +1,355 @@
+//! Tests of the data each plot is drawn from, and of which sections appear.
+//! Fixtures under tests/fixtures/report were written by real numabench runs
+//! (see the README there); the small inline records copy their shapes.
+
+use super::*;
+use crate::report::load::Dataset;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/report/");
+
+fn fixture(names: &[&str]) -> Dataset {
+    let mut data = Dataset::default();
+    for name in names {
+        let text = std::fs::read_to_string(format!("{FIXTURES}{name}")).unwrap();
+        data.load(name, &text);
+    }
+    assert!(data.notes.is_empty(), "{:?}", data.notes);
+    data
+}
+
+fn record(benchmark: &str, metric: &str, value: f64, unit: &str, params: &str) -> String {
+    format!(
+        r#"{{"type":"record","benchmark":"{benchmark}","metric":"{metric}","value":{value},"unit":"{unit}","params":{params},"placement":{{"requested":{{}},"verified":null}},"stats":{{"n":1,"min":{value},"median":{value},"max":{value}}}}}"#
+    )
+}
+
+fn lines(records: &[String]) -> Dataset {
+    let mut data = Dataset::default();
+    data.load("t.jsonl", &records.join("\n"));
+    data
+}
+
+#[test]
+fn latency_curves_follow_size_with_every_record_once() {
+    let data = fixture(&["characterize.jsonl"]);
+    let records: Vec<_> = data
+        .of("latency")
+        .filter(|r| r.metric == "latency")
+        .collect();
+    let series = latency::latency_curves(&data);
+    assert_eq!(series.len(), 1, "one CPU and one memory node: {series:?}");
+    assert_eq!(series[0].label, "CPU 0, memory bind:0");
+    assert_eq!(series[0].points.len(), records.len());
+    assert!(
+        series[0].points.windows(2).all(|w| w[0].0 < w[1].0),
+        "sorted by size"
+    );
+    for r in records {
+        assert!(series[0]
+            .points
+            .contains(&(r.num("size_bytes").unwrap(), r.value)));
+    }
+}
+
+#[test]
+fn cache_marks_come_from_the_topology_file() {
+    let data = fixture(&["topology.json"]);
+    let marks = cache_marks(&data);
+    assert_eq!(marks.len(), 3, "{marks:?}");
+    assert_eq!(marks[0], (32768.0, "L1 32 KiB".to_string()));
+    assert!(cache_marks(&fixture(&["characterize.jsonl"])).is_empty());
+}
+
+#[test]
+fn matrices_put_each_value_in_its_cell_and_leave_gaps_empty() {
+    let data = lines(&[
+        record(
+            "matrix-latency",
+            "latency",
+            90.0,
+            "ns",
+            r#"{"cpu_node":0,"mem_node":0}"#,
+        ),
+        record(
+            "matrix-latency",
+            "latency",
+            140.0,
+            "ns",
+            r#"{"cpu_node":0,"mem_node":2}"#,
+        ),
+        record(
+            "matrix-latency",
+            "latency",
+            95.0,
+            "ns",
+            r#"{"cpu_node":1,"mem_node":2}"#,
+        ),
+        record(
+            "matrix-latency",
+            "latency_cycles",
+            300.0,
+            "cycles",
+            r#"{"cpu_node":0,"mem_node":0}"#,
+        ),
+    ]);
+    let all = matrix::matrices(&data);
+    assert_eq!(all.len(), 1, "cycles are not drawn: {all:?}");
+    let m = &all[0];
+    assert_eq!(m.rows, vec!["node 0", "node 1"]);
+    assert_eq!(m.columns, vec!["node 0", "node 2"]);
+    assert_eq!(
+        m.values,
+        vec![vec![Some(90.0), Some(140.0)], vec![None, Some(95.0)]]
+    );
+    assert_eq!(m.unit, "ns");
+}
+
+#[test]
+fn per_cpu_matrices_have_a_row_per_cpu() {
+    let data = lines(&[
+        record(
+            "matrix-bandwidth",
+            "read_bandwidth",
+            5.0,
+            "GB/s",
+            r#"{"per_cpu":true,"cpu":3,"cpu_node":1,"mem_node":0}"#,
+        ),
+        record(
+            "matrix-bandwidth",
+            "read_bandwidth",
+            7.0,
+            "GB/s",
+            r#"{"per_cpu":true,"cpu":1,"cpu_node":0,"mem_node":0}"#,
+        ),
+    ]);
+    let m = &matrix::matrices(&data)[0];
+    assert_eq!(m.rows, vec!["CPU 1", "CPU 3"]);
+    assert_eq!(m.values, vec![vec![Some(7.0)], vec![Some(5.0)]]);
+}
+
+#[test]
+fn efficiency_is_bandwidth_over_linear_scaling() {
+    let data = lines(&[
+        record(
+            "scaling",
+            "read_bandwidth",
+            10.0,
+            "GB/s",
+            r#"{"threads":1,"locality":"local","mem_node":0}"#,
+        ),
+        record(
+            "scaling",
+            "read_bandwidth",
+            15.0,
+            "GB/s",
+            r#"{"threads":2,"locality":"local","mem_node":0}"#,
+        ),
+        record(
+            "scaling",
+            "read_bandwidth",
+            20.0,
+            "GB/s",
+            r#"{"threads":4,"locality":"local","mem_node":0}"#,
+        ),
+    ]);
+    let series = scaling::scaling_curves(&data);
+    assert_eq!(
+        series[0].points,
+        vec![(1.0, 10.0), (2.0, 15.0), (4.0, 20.0)]
+    );
+    let efficiency = scaling::efficiency(&series);
+    assert_eq!(
+        efficiency[0].points,
+        vec![(1.0, 1.0), (2.0, 0.75), (4.0, 0.5)]
+    );
+}
+
+#[test]
+fn c2c_matrix_is_symmetric() {
+    let data = lines(&[
+        record("c2c", "c2c_latency", 50.0, "ns", r#"{"cpu_a":0,"cpu_b":1}"#),
+        record(
+            "c2c",
+            "c2c_latency",
+            120.0,
+            "ns",
+            r#"{"cpu_a":0,"cpu_b":4}"#,
+        ),
+    ]);
+    let m = c2c::c2c_matrix(&data).unwrap();
+    assert_eq!(m.rows, vec!["CPU 0", "CPU 1", "CPU 4"]);
+    assert_eq!(m.values[0][2], Some(120.0));
+    assert_eq!(m.values[2][0], Some(120.0));
+    assert_eq!(m.values[1][2], None);
+}
+
+#[test]
+fn mlp_curves_follow_chains() {
+    let data = fixture(&["characterize.jsonl"]);
+    let series = mlp::mlp_curves(&data, "mlp");
+    let count = data.of("mlp").filter(|r| r.metric == "mlp").count();
+    assert!(count > 1);
+    assert_eq!(series.iter().map(|s| s.points.len()).sum::<usize>(), count);
+    assert_eq!(series[0].points[0].0, 1.0, "k starts at 1");
+}
+
+#[test]
+fn app_iterations_and_spread_come_from_each_configuration() {
+    let data = fixture(&["placement-study-stream.jsonl"]);
+    let times: Vec<_> = data.of("stream").filter(|r| r.metric == "time").collect();
+    let series = apps::iteration_series(&data, "stream");
+    assert_eq!(series.len(), times.len());
+    for (s, r) in series.iter().zip(&times) {
+        let iterations = r.params["iteration_seconds"].as_array().unwrap();
+        assert_eq!(s.points.len(), iterations.len());
+        assert_eq!(s.points[0], (1.0, iterations[0].as_f64().unwrap()));
+    }
+    let spread = apps::variability(&data, "stream");
+    assert_eq!(spread.len(), times.len());
+    for g in &spread {
+        assert!(g.min <= g.median && g.median <= g.max, "{g:?}");
+    }
+    let mut labels: Vec<_> = spread.iter().map(|g| g.label.clone()).collect();
+    labels.dedup();
+    assert_eq!(labels.len(), spread.len(), "one group per configuration");
+}
+
+#[test]
+fn run_strips_hold_every_run() {
+    let data = fixture(&["run.jsonl"]);
+    let strips = run::run_strips(&data);
+    let runs = data
+        .of("run")
+        .filter(|r| r.metric == "run_wall_time")
+        .count();
+    assert_eq!(strips.iter().map(|s| s.points.len()).sum::<usize>(), runs);
+    for s in &strips {
+        let summary = data
+            .of("run")
+            .find(|r| r.metric == "wall_time" && run::group_of(r) == s.label)
+            .unwrap();
+        assert!(
+            (summary.value - s.median).abs() < 1e-9,
+            "{} vs {}",
+            summary.value,
+            s.median
+        );
+    }
+}
+
+#[test]
+fn doctor_warnings_come_first() {
+    let data = fixture(&["doctor.json"]);
+    let table = doctor::findings_table(&data);
+    let warnings = table.rows.iter().filter(|r| r[0] == "warning").count();
+    assert!(warnings > 0);
+    assert!(table.rows[..warnings].iter().all(|r| r[0] == "warning"));
+}
+
+fn sections_of(data: &Dataset) -> Vec<String> {
+    crate::report::build(data).section_ids
+}
+
+#[test]
+fn sections_appear_only_for_the_records_given() {
+    let characterize = fixture(&["characterize.jsonl", "topology.json", "doctor.json"]);
+    assert_eq!(
+        sections_of(&characterize),
+        [
+            "metadata",
+            "doctor",
+            "latency",
+            "bandwidth",
+            "matrices",
+            "per-cpu",
+            "loaded-latency",
+            "scaling",
+            "mlp",
+            "c2c",
+            "contention"
+        ]
+    );
+    assert_eq!(
+        sections_of(&fixture(&["placement-study-stream.jsonl"])),
+        ["metadata", "apps"]
+    );
+    assert_eq!(
+        sections_of(&fixture(&["run.jsonl", "run-scan.jsonl"])),
+        ["metadata", "run"]
+    );
+    assert_eq!(sections_of(&fixture(&["doctor.json"])), ["doctor"]);
+    let unknown = lines(&[record("gizmo", "x", 1.0, "count", "{}")]);
+    assert_eq!(sections_of(&unknown), ["other"]);
+}
+
+#[test]
+fn distances_of_another_machine_become_a_node_matrix() {
+    let topology = serde_json::json!({
+        "cpu_count": 4,
+        "nodes": [{"index": 0, "cpus": [0, 1]}, {"index": 1, "cpus": [2, 3]}, {"index": 2, "cpus": []}],
+        "distances": [[10, 21, 14], [22, 10, 29], [14, 30, 10]],
+    });
+    let m = meta::distance_matrix(&topology).unwrap();
+    assert_eq!(m.rows, vec!["node 0", "node 1", "node 2"]);
+    assert_eq!(m.values[1][2], Some(29.0));
+    assert_eq!(
+        m.values[2][1],
+        Some(30.0),
+        "asymmetric distances kept as given"
+    );
+    let mut data = Dataset::default();
+    data.load("t.json", &topology.to_string());
+    let html = crate::report::build(&data).html;
+    assert!(html.contains("none (CPU-less)"));
+    assert!(meta::distance_matrix(&serde_json::json!({"distances": [[10, 20]]})).is_none());
+}
+
+#[test]
+fn observe_timelines_follow_the_samples() {
+    let data = fixture(&["run-observe.jsonl"]);
+    let r = data
+        .of("run")
+        .find(|r| r.params.contains_key("observation"))
+        .unwrap();
+    let samples = r.params["observation"]["samples"].as_array().unwrap();
+    let memory = observe::memory_series(r);
+    assert!(!memory.is_empty());
+    for s in &memory {
+        assert_eq!(
+            s.points.len(),
+            samples.len(),
+            "one point per sample, missing = 0"
+        );
+    }
+    let peak = r.params["observation"]["peak_bytes_per_node"]["0"]
+        .as_f64()
+        .unwrap()
+        / 1_048_576.0;
+    let drawn = memory[0].points.iter().map(|p| p.1).fold(0.0, f64::max);
+    assert!(
+        (drawn - peak).abs() < 1e-9,
+        "the peak drawn ({drawn}) is the record's ({peak})"
+    );
+    let threads = observe::thread_series(r);
+    let seen: usize = threads.iter().map(|s| s.points.len()).sum();
+    let expected: usize = samples
+        .iter()
+        .map(|s| s["thread_cpus"].as_object().unwrap().len())
+        .sum();
+    assert_eq!(seen, expected);
+    assert_eq!(sections_of(&data), ["metadata", "run"]);
+    let mut groups: Vec<String> = data
+        .of("run")
+        .filter(|r| r.params.contains_key("observation"))
+        .map(run::group_of)
+        .collect();
+    groups.sort();
+    groups.dedup();
+    assert!(groups.len() > 1);
+    let html = crate::report::build(&data).html;
+    assert_eq!(
+        html.matches("Observed: ").count(),
+        groups.len(),
+        "first run of each policy"
+    );
+}

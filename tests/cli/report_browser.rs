@@ -1,0 +1,145 @@
+//! The report renders in a real browser: headless Chromium (Debian's
+//! `chromium`, installed by scripts/setup) opens the report of a
+//! characterization and of a placement study, with no console errors, and
+//! its screenshot is not blank and shows the plots' colours.
+
+use super::report::REPORT_FIXTURES;
+use super::succeeding;
+use std::collections::HashSet;
+use std::fs::File;
+use std::path::Path;
+use std::process::Command;
+
+/// Opens `page` in headless Chromium, saves a screenshot to `png`, and
+/// returns what the browser logged (console messages included).
+fn screenshot(page: &Path, png: &Path) -> String {
+    let output = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1200,3000",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium must be installed (scripts/setup installs Debian's chromium)");
+    assert!(
+        output.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Console errors in Chromium's log: lines of the CONSOLE logger at error
+/// level, or uncaught exceptions.
+fn console_errors(log: &str) -> Vec<&str> {
+    log.lines()
+        .filter(|line| {
+            (line.contains(":CONSOLE") && line.contains("ERROR")) || line.contains("Uncaught")
+        })
+        .collect()
+}
+
+/// Non-white pixels and the distinct colours (RGB) of a PNG.
+fn pixels(png: &Path) -> (usize, HashSet<[u8; 3]>) {
+    let decoder = png::Decoder::new(File::open(png).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    let channels = info.color_type.samples();
+    assert!(
+        channels >= 3,
+        "colour screenshot expected, got {:?}",
+        info.color_type
+    );
+    let mut ink = 0;
+    let mut colours = HashSet::new();
+    for pixel in buffer[..info.buffer_size()].chunks(channels) {
+        let rgb = [pixel[0], pixel[1], pixel[2]];
+        if rgb != [255, 255, 255] {
+            ink += 1;
+        }
+        colours.insert(rgb);
+    }
+    (ink, colours)
+}
+
+/// Whether a colour close to `target` (each channel within 12) was drawn.
+fn has_colour(colours: &HashSet<[u8; 3]>, target: [u8; 3]) -> bool {
+    colours
+        .iter()
+        .any(|c| c.iter().zip(target).all(|(a, b)| a.abs_diff(b) <= 12))
+}
+
+fn check_rendered(inputs: &[&str], name: &str, plot_colours: &[[u8; 3]]) {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join(format!("{name}.html"));
+    let mut arguments = vec!["report".to_string()];
+    arguments.extend(inputs.iter().map(|i| format!("{REPORT_FIXTURES}{i}")));
+    arguments.extend(["-o".to_string(), page.to_str().unwrap().to_string()]);
+    succeeding(&arguments.iter().map(String::as_str).collect::<Vec<_>>());
+    let png = dir.path().join(format!("{name}.png"));
+    let log = screenshot(&page, &png);
+    assert!(
+        console_errors(&log).is_empty(),
+        "{name}: console errors: {log}"
+    );
+    let (ink, colours) = pixels(&png);
+    let total = 1200 * 3000;
+    assert!(
+        ink > total / 50,
+        "{name}: only {ink} non-white pixels: blank page?"
+    );
+    assert!(
+        colours.len() > 50,
+        "{name}: {} colours: no plots?",
+        colours.len()
+    );
+    for colour in plot_colours {
+        assert!(
+            has_colour(&colours, *colour),
+            "{name}: plot colour {colour:?} not on screen"
+        );
+    }
+}
+
+#[test]
+fn the_report_of_a_characterization_renders() {
+    // Okabe-Ito black and orange (first two series of the bandwidth plot,
+    // visible in the first 3000 pixels) and viridis ink of the heatmaps is
+    // further down, so only the line colours are asked for.
+    check_rendered(
+        &["characterize.jsonl", "topology.json", "doctor.json"],
+        "characterize",
+        &[[0, 0, 0], [230, 159, 0]],
+    );
+}
+
+#[test]
+fn the_report_of_a_placement_study_renders() {
+    check_rendered(
+        &["placement-study-stream.jsonl"],
+        "placement-study",
+        &[[230, 159, 0], [86, 180, 233], [0, 158, 115]],
+    );
+}
+
+#[test]
+fn the_console_check_catches_a_script_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("broken.html");
+    std::fs::write(
+        &page,
+        "<html><body><p>x</p><script>notDefinedAnywhere();</script></body></html>",
+    )
+    .unwrap();
+    let log = screenshot(&page, &dir.path().join("broken.png"));
+    assert!(
+        !console_errors(&log).is_empty(),
+        "the error went unseen: {log}"
+    );
+}
