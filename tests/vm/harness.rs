@@ -19,9 +19,13 @@
 //!
 //! Environment knobs:
 //! - `NUMABENCH_VM_DIR`: cache directory holding `vmlinuz`;
-//! - `NUMABENCH_VM_TIMEOUT_SECS`: hard time limit of one VM run (default 240);
+//! - `NUMABENCH_VM_TIMEOUT_SECS`: hard time limit of one VM run (default 600);
 //! - `NUMABENCH_VM_KEEP=1`: keep the per-run directory (initramfs, QEMU logs)
 //!   and print its path.
+//!
+//! A guest that has not reached `/init` after [`BOOT_LIMIT`] (a boot stalled
+//! under TCG on a loaded host; nothing of numabench has run yet) is killed
+//! and booted once more, saying so on stderr; a second stall is an error.
 //!
 //! How output comes back: the kernel console is on the first serial port
 //! (`ttyS0`, saved as `console.log`, attached to every error). The `/init`
@@ -864,6 +868,12 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
+/// How long a guest may take to reach `/init` (normally seconds, a minute
+/// on a loaded host) before the boot counts as stalled.
+const BOOT_LIMIT: Duration = Duration::from_secs(240);
+/// Boots tried when a guest stalls before `/init` (never once commands ran).
+const BOOT_ATTEMPTS: u32 = 2;
+
 fn timeout() -> Duration {
     std::env::var("NUMABENCH_VM_TIMEOUT_SECS")
         .ok()
@@ -979,26 +989,53 @@ pub fn run_in_vm_with(
         .collect::<Vec<_>>()
         .join(" ");
 
-    let start = Instant::now();
-    let mut child = Command::new(&pre.qemu)
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", pre.qemu.display()))?;
     let limit = timeout();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
-            Ok(None) if start.elapsed() > limit => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
+    let ready = format!("{MARK} READY@@");
+    let mut attempt = 1;
+    let (child, start, status) = loop {
+        let start = Instant::now();
+        let mut child = Command::new(&pre.qemu)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", pre.qemu.display()))?;
+        let mut booted = false;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(st)) => break Some(st),
+                Ok(None) if start.elapsed() > limit => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break None;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+                Err(e) => return Err(format!("waiting for QEMU: {e}")),
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => return Err(format!("waiting for QEMU: {e}")),
+            if !booted {
+                booted = read_log(&results_path).contains(&ready);
+                if !booted && start.elapsed() > BOOT_LIMIT && attempt < BOOT_ATTEMPTS {
+                    break None;
+                }
+            }
+        };
+        if status.is_none() && !booted && attempt < BOOT_ATTEMPTS {
+            // The guest never reached /init: a stalled boot under TCG, not
+            // anything numabench did (nothing of it has run yet). Boot afresh.
+            let _ = child.kill();
+            let _ = child.wait();
+            eprintln!(
+                "[{}] the guest did not reach /init within {} s (attempt {attempt}); booting it again",
+                topo.name,
+                BOOT_LIMIT.as_secs()
+            );
+            let _ = fs::remove_file(&console_path);
+            let _ = fs::remove_file(&results_path);
+            attempt += 1;
+            continue;
         }
+        break (child, start, status);
     };
     let duration = start.elapsed();
     let out = child.wait_with_output().ok();
