@@ -327,30 +327,7 @@ fn run_mpi_monitor_passes_the_records_through() {
     let program = compile("mpif90", "calls.f90", dir.path());
     library();
     let jsonl = dir.path().join("out.jsonl");
-    let output = Command::new(env!("CARGO_BIN_EXE_numabench"))
-        .env_remove("NUMABENCH_MPI_LIB")
-        .env_remove("LD_PRELOAD")
-        .args([
-            "run",
-            "--mpi-monitor",
-            "--repeat",
-            "2",
-            "--warmup",
-            "1",
-            "--jsonl",
-        ])
-        .arg(&jsonl)
-        .args([
-            "--",
-            "mpirun",
-            "--allow-run-as-root",
-            "--oversubscribe",
-            "-np",
-            "2",
-        ])
-        .arg(&program)
-        .output()
-        .unwrap();
+    let output = run_monitored(&[], "2", &program, &jsonl);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
@@ -396,32 +373,7 @@ fn a_parameter_scan_keeps_each_configurations_monitor_records_apart() {
     let program = compile("mpif90", "calls.f90", dir.path());
     library();
     let jsonl = dir.path().join("scan.jsonl");
-    let output = Command::new(env!("CARGO_BIN_EXE_numabench"))
-        .env_remove("NUMABENCH_MPI_LIB")
-        .env_remove("LD_PRELOAD")
-        .args([
-            "run",
-            "--mpi-monitor",
-            "--param",
-            "np=2,3",
-            "--repeat",
-            "2",
-            "--warmup",
-            "1",
-            "--jsonl",
-        ])
-        .arg(&jsonl)
-        .args([
-            "--",
-            "mpirun",
-            "--allow-run-as-root",
-            "--oversubscribe",
-            "-np",
-            "{np}",
-        ])
-        .arg(&program)
-        .output()
-        .unwrap();
+    let output = run_monitored(&["--param", "np=2,3"], "{np}", &program, &jsonl);
     assert!(
         output.status.success(),
         "{}\n{}",
@@ -456,4 +408,28 @@ fn a_parameter_scan_keeps_each_configurations_monitor_records_apart() {
             );
         }
     }
+}
+
+/// `numabench run --mpi-monitor [OPTIONS] --repeat 2 --warmup 1 --jsonl
+/// JSONL -- mpirun -np NP PROGRAM`, with the monitor library found beside
+/// numabench (nothing preloaded or named by the environment).
+fn run_monitored(options: &[&str], np: &str, program: &Path, jsonl: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_numabench"))
+        .env_remove("NUMABENCH_MPI_LIB")
+        .env_remove("LD_PRELOAD")
+        .args(["run", "--mpi-monitor"])
+        .args(options)
+        .args(["--repeat", "2", "--warmup", "1", "--jsonl"])
+        .arg(jsonl)
+        .args([
+            "--",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            np,
+        ])
+        .arg(program)
+        .output()
+        .unwrap()
 }

@@ -155,7 +155,14 @@ pub fn measure_steps(
     before: impl FnOnce(&Context, &[PlanStep]),
     after: impl FnMut(&Context, Option<NodeMatrix>),
 ) -> Result<Status, CliError> {
-    measure_steps_closing(run, output, build, before, after, |_, _| Ok(()))
+    run_steps(
+        run,
+        output,
+        build,
+        before,
+        after,
+        None::<fn(&[Record], &mut Pipeline) -> _>,
+    )
 }
 
 /// [`measure_steps`], then, once every step has run (or Ctrl-C stopped
@@ -166,8 +173,21 @@ pub fn measure_steps_closing(
     output: &OutputArgs,
     build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
     before: impl FnOnce(&Context, &[PlanStep]),
-    mut after: impl FnMut(&Context, Option<NodeMatrix>),
+    after: impl FnMut(&Context, Option<NodeMatrix>),
     closing: impl FnOnce(&[Record], &mut Pipeline) -> Result<(), OutputError>,
+) -> Result<Status, CliError> {
+    run_steps(run, output, build, before, after, Some(closing))
+}
+
+/// Both of the above: the records are kept in memory only when there is a
+/// `closing` to hand them to.
+fn run_steps(
+    run: &RunArgs,
+    output: &OutputArgs,
+    build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
+    before: impl FnOnce(&Context, &[PlanStep]),
+    mut after: impl FnMut(&Context, Option<NodeMatrix>),
+    closing: Option<impl FnOnce(&[Record], &mut Pipeline) -> Result<(), OutputError>>,
 ) -> Result<Status, CliError> {
     let mut context = context(run)?;
     let steps = build(&mut context).map_err(bench_error)?;
@@ -178,13 +198,19 @@ pub fn measure_steps_closing(
     }
     before(&context, &plan);
     let mut pipeline = pipeline(output, &context)?;
-    let collected = CollectSink::default();
-    pipeline
-        .add_sink(
-            Box::new(collected.clone()),
-            &RunMetadata::collect(Vec::new(), &context.topology),
-        )
-        .map_err(CliError::system)?;
+    let collected = match &closing {
+        Some(_) => {
+            let collected = CollectSink::default();
+            pipeline
+                .add_sink(
+                    Box::new(collected.clone()),
+                    &RunMetadata::collect(Vec::new(), &context.topology),
+                )
+                .map_err(CliError::system)?;
+            Some(collected)
+        }
+        None => None,
+    };
     let mut progress = Progress::new(steps.len());
     let mut runner = StepRunner::new();
     let mut result = Ok(());
@@ -203,7 +229,7 @@ pub fn measure_steps_closing(
             }
         }
     }
-    if result.is_ok() {
+    if let (Ok(()), Some(closing), Some(collected)) = (&result, closing, collected) {
         closing(&collected.records(), &mut pipeline).map_err(CliError::system)?;
     }
     // Close the outputs even when the run failed midway: finished records stay valid.
