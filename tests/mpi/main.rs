@@ -1,6 +1,7 @@
 //! MPI behaviour with real OpenMPI processes: `cluster` on one host and on
 //! several hosts (network namespaces joined by TCP), the runtime monitor and
-//! the over-decomposition study. Built only with the `mpi` feature.
+//! the over-decomposition study, and `cluster` and the monitor under a
+//! private single-node Slurm (`srun`). Built only with the `mpi` feature.
 
 mod cluster;
 mod cluster_hosts;
@@ -11,6 +12,9 @@ mod hosts_tests;
 mod monitor;
 mod overdecompose;
 mod run_ranks;
+/// A private single-node Slurm (munged, slurmctld, slurmd) for `srun` tests.
+mod slurm;
+mod slurm_tests;
 
 use std::sync::{Mutex, MutexGuard};
 

@@ -18,7 +18,7 @@ fn profile_dir() -> PathBuf {
 
 /// The monitor library, built (once per test run) by cargo into the
 /// profile directory beside numabench, where `run --mpi-monitor` finds it.
-fn library() -> &'static Path {
+pub fn library() -> &'static Path {
     static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
     LIBRARY.get_or_init(|| {
         let profile = profile_dir();
@@ -41,7 +41,7 @@ fn library() -> &'static Path {
 }
 
 /// Compiles `tests/mpi/programs/<source>` with `compiler` into `dir`.
-fn compile(compiler: &str, source: &str, dir: &Path) -> PathBuf {
+pub fn compile(compiler: &str, source: &str, dir: &Path) -> PathBuf {
     let program = dir.join(source.split('.').next().unwrap());
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/mpi/programs")

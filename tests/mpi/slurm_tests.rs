@@ -1,0 +1,262 @@
+//! numabench under a private single-node Slurm (tests/mpi/slurm.rs):
+//! `srun --mpi=pmix` launches `numabench cluster` ranks that measure and
+//! report to rank 0 tagged, bad input under srun ends with status 2 and
+//! one line per rank, `numabench run --mpi-monitor -- srun ...` monitors
+//! srun's ranks, and the private Slurm is gone after a test, also after one
+//! that fails. A Slurm that cannot start or launch ranks fails the test,
+//! saying why.
+
+use crate::cluster::{numabench, records, this_host, verdict};
+use crate::slurm::{processes_with_conf, Slurm, MPI_PLUGIN};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+
+/// A running private Slurm, or a failed test saying why not.
+fn slurm() -> Slurm {
+    Slurm::start().unwrap_or_else(|why| panic!("a private Slurm did not start: {why}"))
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// `-N1 -n <ranks> --mpi=pmix` followed by `program` and its arguments.
+fn srun_args<'a>(ranks: &'a str, program: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = vec!["-N1", "-n", ranks, "--mpi", MPI_PLUGIN, program];
+    all.extend_from_slice(args);
+    all
+}
+
+/// Asserts that `slurm` stops leaving nothing behind.
+fn assert_stops_cleanly(slurm: Slurm) {
+    let conf = slurm.conf().to_path_buf();
+    let dir = slurm.dir().to_path_buf();
+    let teardown = slurm.stop();
+    assert!(teardown.clean(), "{teardown:?}");
+    assert!(processes_with_conf(&conf).is_empty());
+    assert!(!dir.exists(), "{}", dir.display());
+}
+
+/// Two ranks started by srun (one job of two ranks: rank 0's verdict
+/// counts both units) each measure with `--per rank --sequential` and
+/// ping-pong with the other; their records reach rank 0's file tagged
+/// with this host and their rank; two units flag nothing, so exit 0.
+#[test]
+fn srun_launches_cluster_ranks_whose_records_arrive_tagged() {
+    let _alone = crate::alone();
+    let slurm = slurm();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("cluster.jsonl");
+    let jsonl_arg = jsonl.to_str().unwrap();
+    let output = slurm.srun(&srun_args(
+        "2",
+        numabench().to_str().unwrap(),
+        &[
+            "cluster",
+            "--sequential",
+            "--per",
+            "rank",
+            "--only",
+            "topo,latency,pingpong",
+            "--size",
+            "4M",
+            "--repeat",
+            "2",
+            "--pingpong-size",
+            "64K",
+            "--jsonl",
+            jsonl_arg,
+        ],
+    ));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}\n{}",
+        text(&output),
+        slurm.logs()
+    );
+    let records = records(&jsonl);
+    let host = this_host();
+    assert_eq!(slurm.node(), host);
+    for rank in 0..2 {
+        let of_rank: Vec<&Value> = records
+            .iter()
+            .filter(|r| r["params"]["rank"] == rank && r["benchmark"] != "cluster")
+            .collect();
+        for part in ["topo", "latency"] {
+            assert!(
+                of_rank.iter().any(|r| r["params"]["part"] == part),
+                "rank {rank}: no {part} record\n{}",
+                text(&output)
+            );
+        }
+        for record in &of_rank {
+            assert_eq!(record["params"]["host"], host.as_str(), "{record}");
+            assert_eq!(
+                record["params"]["unit"],
+                format!("{host}/rank {rank}").as_str()
+            );
+        }
+    }
+    let pairs: Vec<(u64, u64)> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
+        .map(|r| {
+            assert!(r["value"].as_f64().unwrap() > 0.0, "{r}");
+            (
+                r["params"]["rank_a"].as_u64().unwrap(),
+                r["params"]["rank_b"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(pairs, vec![(0, 1)], "{}", text(&output));
+    let verdict = verdict(&records);
+    assert_eq!(verdict["params"]["units"], 2);
+    assert_eq!(verdict["params"]["hosts"], 1);
+    assert_eq!(verdict["value"], 0.0, "{verdict}");
+    assert_stops_cleanly(slurm);
+}
+
+/// Bad input under srun: every rank prints one line naming the value and
+/// srun ends with status 2, nothing measured; an output file rank 0
+/// cannot create ends the job with status 2 too (MPI_Abort).
+#[test]
+fn srun_bad_input_exits_2_with_one_line_per_rank() {
+    let _alone = crate::alone();
+    let slurm = slurm();
+    let program = numabench().to_str().unwrap();
+    let output = slurm.srun(&srun_args(
+        "2",
+        program,
+        &["cluster", "--only", "topo", "--per", "socket"],
+    ));
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("numabench: error:"))
+        .collect();
+    assert_eq!(lines.len(), 2, "one line per rank\n{stderr}");
+    assert!(lines.iter().all(|line| line.contains("socket")), "{stderr}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("cluster:"));
+
+    let output = slurm.srun(&srun_args(
+        "2",
+        program,
+        &[
+            "cluster",
+            "--only",
+            "topo",
+            "--jsonl",
+            "/nonexistent-dir/c.jsonl",
+        ],
+    ));
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("/nonexistent-dir/c.jsonl"),
+        "{}",
+        text(&output)
+    );
+    assert_stops_cleanly(slurm);
+}
+
+/// `numabench run --mpi-monitor -- srun ...`: srun forwards numabench's
+/// LD_PRELOAD and NUMABENCH_MPI_MONITOR_OUT to its ranks, the monitor
+/// runs in both, and its records come back through run's output: each
+/// rank's 14 metrics (7 small messages each, as the program sends) and
+/// the host's TLP.
+#[test]
+fn run_mpi_monitor_monitors_ranks_started_by_srun() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let program = crate::monitor::compile("mpif90", "calls.f90", dir.path());
+    crate::monitor::library();
+    let slurm = slurm();
+    let jsonl = dir.path().join("monitor.jsonl");
+    let output = slurm
+        .command(numabench().to_str().unwrap())
+        .env_remove("NUMABENCH_MPI_LIB")
+        .env_remove("LD_PRELOAD")
+        .args(["run", "--mpi-monitor", "--repeat", "1", "--jsonl"])
+        .arg(&jsonl)
+        .args(["--", "srun"])
+        .args(srun_args("2", program.to_str().unwrap(), &[]))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let records = records(&jsonl);
+    let monitor: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "mpi-monitor")
+        .collect();
+    assert_eq!(monitor.len(), 2 * 14 + 4, "{}", text(&output));
+    for rank in 0..2 {
+        let small = monitor
+            .iter()
+            .find(|r| r["params"]["rank"] == rank && r["metric"] == "small_messages")
+            .unwrap_or_else(|| panic!("rank {rank}: no small_messages"));
+        assert_eq!(small["value"], 7.0);
+        assert_eq!(small["params"]["host"], this_host().as_str());
+        assert_eq!(small["params"]["ranks"], 2);
+    }
+    assert_stops_cleanly(slurm);
+}
+
+/// A test that fails while a job step runs (a task and its slurmstepd,
+/// reparented away from slurmd) leaves nothing behind: the guard's drop
+/// ends every process of the instance and removes its temp dir.
+#[test]
+fn a_failing_test_leaves_no_slurm_behind() {
+    let _alone = crate::alone();
+    let mut seen = None;
+    let mut client = None;
+    let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let slurm = slurm();
+        seen = Some((slurm.conf().to_path_buf(), slurm.dir().to_path_buf()));
+        client = Some(
+            slurm
+                .command("srun")
+                .args(["-n1", "sleep", "300"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let running = |conf: &Path| {
+            let names: Vec<String> = processes_with_conf(conf)
+                .into_iter()
+                .map(|(_, name)| name)
+                .collect();
+            names.iter().any(|name| name == "sleep")
+                && names.iter().any(|name| name == "slurmstepd")
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !running(slurm.conf()) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the job step never ran\n{}",
+                slurm.logs()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("a deliberate failure while a job step runs");
+    }));
+    let message = failed.expect_err("the test body fails");
+    assert_eq!(
+        message.downcast_ref::<&str>(),
+        Some(&"a deliberate failure while a job step runs"),
+        "it failed for another reason"
+    );
+    if let Some(mut client) = client {
+        let _ = client.wait();
+    }
+    let (conf, dir) = seen.expect("Slurm started");
+    assert_eq!(processes_with_conf(&conf), Vec::new());
+    assert!(!dir.exists(), "{}", dir.display());
+}
