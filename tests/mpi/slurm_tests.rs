@@ -9,6 +9,7 @@
 use crate::cluster::{numabench, records, this_host, verdict};
 use crate::slurm::{processes_with_conf, Slurm, MPI_PLUGIN};
 use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Output;
 
@@ -259,4 +260,95 @@ fn a_failing_test_leaves_no_slurm_behind() {
     let (conf, dir) = seen.expect("Slurm started");
     assert_eq!(processes_with_conf(&conf), Vec::new());
     assert!(!dir.exists(), "{}", dir.display());
+}
+
+/// scripts/slurm-check, the health check of the README: a clean run
+/// exits 0 and leaves the node idle; a run in which a rank fails its part
+/// (rank 1 cannot allocate under a 1.5 GB address-space limit) exits 1,
+/// names the node and drains it, the reason naming the results file.
+#[test]
+fn slurm_check_drains_the_node_numabench_flags() {
+    let _alone = crate::alone();
+    let slurm = slurm();
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/slurm-check");
+    let check = |numabench: &Path, ranks: &str, out: &Path, args: &[&str]| {
+        slurm
+            .command(script.to_str().unwrap())
+            .env("NUMABENCH", numabench)
+            .env("RANKS_PER_NODE", ranks)
+            .env("CHECK_OUT", out)
+            .arg(slurm.node())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let state = || {
+        let output = slurm
+            .command("sinfo")
+            .args(["--noheader", "--Node", "--format=%T|%E"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
+    };
+
+    let clean = dir.path().join("clean.jsonl");
+    let output = check(numabench(), "1", &clean, &["--only", "topo"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(verdict(&records(&clean))["value"], 0.0);
+    assert!(state().starts_with("idle|"), "{}", state());
+
+    // Rank 1 runs numabench with a 2 GB working set under `ulimit -v`.
+    let wrapper = dir.path().join("numabench-rank1-limited");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nif [ \"$SLURM_PROCID\" = 1 ]; then\n  ulimit -v 1500000\n  \
+             exec {0} cluster --sequential --per rank --only topo,stream --repeat 2 --size 2G\nfi\n\
+             exec {0} \"$@\"\n",
+            numabench().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let failing = dir.path().join("failing.jsonl");
+    let output = check(
+        &wrapper,
+        "2",
+        &failing,
+        &[
+            "--per",
+            "rank",
+            "--only",
+            "topo,stream",
+            "--repeat",
+            "2",
+            "--size",
+            "4M",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let records = records(&failing);
+    let failed: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{}", text(&output));
+    assert_eq!(failed[0]["params"]["rank"], 1);
+    assert_eq!(failed[0]["params"]["host"], slurm.node());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line == format!("drained {}", slurm.node())),
+        "{}",
+        text(&output)
+    );
+    let drained = state();
+    assert!(
+        drained.starts_with("drain")
+            && drained.contains(&format!("numabench cluster: {}", failing.display())),
+        "{drained}"
+    );
+    assert_stops_cleanly(slurm);
 }
