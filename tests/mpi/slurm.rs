@@ -2,11 +2,11 @@
 //!
 //! [`Slurm::start`] makes a temp dir holding everything: a fresh munge key
 //! and a `munged` listening on its own socket there, a `slurm.conf` (this
-//! host as controller and only node, the node line from `slurmd -C` so it
-//! matches the hardware slurmd finds, ports that were free a moment ago,
-//! state, spool, PID and log files in the temp dir, munge authentication
-//! through the private socket, no cgroups: `proctrack/linuxproc`,
-//! `task/none`), then runs `slurmctld -D` and `slurmd -D` as children and
+//! host as controller and only node, named by its gethostname, its hardware
+//! from `slurmd -C` so that it matches what slurmd finds; ports that were
+//! free a moment ago; state, spool, PID and log files in the temp dir;
+//! munge authentication through the private socket; no cgroups:
+//! `proctrack/linuxproc`, `task/none`), then runs `slurmctld -D` and `slurmd -D` as children and
 //! waits until `sinfo` shows the node idle. Nothing of a system Slurm or
 //! munge is read or touched: every daemon and client gets `SLURM_CONF`
 //! naming the private file.
@@ -145,10 +145,11 @@ impl Slurm {
         self.wait_for("munged's socket", || socket.exists())?;
 
         let node_line = node_line()?;
-        self.node = node_line
-            .split_whitespace()
-            .find_map(|field| field.strip_prefix("NodeName="))
-            .ok_or_else(|| format!("slurmd -C printed no NodeName: {node_line}"))?
+        // The full gethostname (slurmd -C shortens it at the first dot), so
+        // that the node is named as numabench's `params.host` names it.
+        self.node = fs::read_to_string("/proc/sys/kernel/hostname")
+            .map_err(|error| format!("/proc/sys/kernel/hostname: {error}"))?
+            .trim()
             .to_string();
         let [controller_port, node_port] = [free_port()?, free_port()?];
         fs::write(
@@ -184,7 +185,7 @@ impl Slurm {
         &self.conf
     }
 
-    /// The node's name (this host's).
+    /// The node's name (this host's gethostname).
     pub fn node(&self) -> &str {
         &self.node
     }
