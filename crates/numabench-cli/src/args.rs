@@ -103,8 +103,8 @@ pub enum Command {
     /// through mpirun; prints rank 0's report as one JSON line).
     #[command(hide = true)]
     OverdecomposeWorker(OverdecomposeWorkerArgs),
-    /// Every host of an MPI job in one run (launch with mpirun or srun, one
-    /// rank per host): each measures the same node-level subset (parts:
+    /// Every host of an MPI job in one run (launch with mpirun, or srun
+    /// --mpi=pmix for Debian's OpenMPI; one rank per host): each measures the same node-level subset (parts:
     /// topo = topology summary and doctor findings, stream = STREAM triad
     /// per NUMA node, latency = idle latency local and remote, matrix = a
     /// short serial bandwidth matrix, pingpong = MPI ping-pong latency and
