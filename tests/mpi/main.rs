@@ -9,6 +9,7 @@ mod cluster_hosts;
 mod hosts;
 mod hosts_tests;
 mod monitor;
+mod monitor_logs;
 mod overdecompose;
 mod run_ranks;
 
