@@ -12,6 +12,7 @@
 
 use crate::report::MAX_LEVEL;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 /// Ticks spent at each level 0..=MAX_LEVEL (the last: that many or more)
@@ -34,7 +35,9 @@ where
     }
     let mut outside = ranks as i64;
     let mut last = start;
-    while let Some(Reverse((time, rank))) = heap.pop() {
+    // The earliest next time is replaced in place (one sift per event).
+    while let Some(mut top) = heap.peek_mut() {
+        let Reverse((time, rank)) = *top;
         // A log out of order (it should not be) counts as at its last time.
         let time = time.max(last);
         level_ticks[outside.clamp(0, MAX_LEVEL as i64) as usize] += time - last;
@@ -45,8 +48,11 @@ where
             1
         };
         position[rank] += 1;
-        if let Some(next) = logs[rank].next() {
-            heap.push(Reverse((next.clamp(start, end), rank)));
+        match logs[rank].next() {
+            Some(next) => *top = Reverse((next.clamp(start, end), rank)),
+            None => {
+                PeekMut::pop(top);
+            }
         }
     }
     level_ticks[outside.clamp(0, MAX_LEVEL as i64) as usize] += end - last;
