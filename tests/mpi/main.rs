@@ -10,6 +10,7 @@ mod cluster_hosts;
 mod hosts;
 mod hosts_tests;
 mod monitor;
+mod monitor_logs;
 mod overdecompose;
 mod run_ranks;
 /// A private single-node Slurm (munged, slurmctld, slurmd) for `srun` tests.

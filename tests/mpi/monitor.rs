@@ -18,7 +18,7 @@ fn profile_dir() -> PathBuf {
 
 /// The monitor library, built (once per test run) by cargo into the
 /// profile directory beside numabench, where `run --mpi-monitor` finds it.
-pub fn library() -> &'static Path {
+pub(crate) fn library() -> &'static Path {
     static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
     LIBRARY.get_or_init(|| {
         let profile = profile_dir();
@@ -41,7 +41,7 @@ pub fn library() -> &'static Path {
 }
 
 /// Compiles `tests/mpi/programs/<source>` with `compiler` into `dir`.
-pub fn compile(compiler: &str, source: &str, dir: &Path) -> PathBuf {
+pub(crate) fn compile(compiler: &str, source: &str, dir: &Path) -> PathBuf {
     let program = dir.join(source.split('.').next().unwrap());
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/mpi/programs")
@@ -63,7 +63,7 @@ pub fn compile(compiler: &str, source: &str, dir: &Path) -> PathBuf {
 }
 
 /// `mpirun` for ranks on this machine.
-fn mpirun(np: usize) -> Command {
+pub(crate) fn mpirun(np: usize) -> Command {
     let mut command = Command::new("mpirun");
     command.args([
         "--allow-run-as-root",
@@ -74,7 +74,7 @@ fn mpirun(np: usize) -> Command {
     command
 }
 
-fn run(command: &mut Command) -> std::process::Output {
+pub(crate) fn run(command: &mut Command) -> std::process::Output {
     let output = command.output().expect("mpirun runs");
     assert!(
         output.status.success(),
@@ -86,7 +86,7 @@ fn run(command: &mut Command) -> std::process::Output {
 }
 
 /// The records of a JSON Lines file (its first line is the metadata).
-fn records(path: &Path) -> (Value, Vec<Value>) {
+pub(crate) fn records(path: &Path) -> (Value, Vec<Value>) {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     let mut lines = text
@@ -100,7 +100,7 @@ fn records(path: &Path) -> (Value, Vec<Value>) {
 }
 
 /// The value of `metric` for `rank`.
-fn rank_value(records: &[Value], rank: i64, metric: &str) -> f64 {
+pub(crate) fn rank_value(records: &[Value], rank: i64, metric: &str) -> f64 {
     records
         .iter()
         .find(|record| record["params"]["rank"] == rank && record["metric"] == metric)
@@ -109,7 +109,7 @@ fn rank_value(records: &[Value], rank: i64, metric: &str) -> f64 {
         .unwrap()
 }
 
-fn host_records<'a>(records: &'a [Value], metric: &str) -> Vec<&'a Value> {
+pub(crate) fn host_records<'a>(records: &'a [Value], metric: &str) -> Vec<&'a Value> {
     records
         .iter()
         .filter(|record| record["metric"] == metric && record["params"].get("cores").is_some())
@@ -117,7 +117,7 @@ fn host_records<'a>(records: &'a [Value], metric: &str) -> Vec<&'a Value> {
 }
 
 /// The first CPU this test may use.
-fn first_cpu() -> usize {
+pub(crate) fn first_cpu() -> usize {
     // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: `set` is a writable cpu_set_t of the size passed.

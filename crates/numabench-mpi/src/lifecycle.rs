@@ -2,10 +2,11 @@
 //! every rank's report to rank 0, which writes the JSON Lines file.
 //! Only PMPI calls are used here, so none of it is accounted.
 
+use crate::clock::{self, Reading};
 use crate::cores::{allowed_cpus, core_key};
-use crate::host_table;
-use crate::report::{self, RankReport};
-use crate::state::{now_ns, process_enters, ACTIVE, COUNTERS};
+use crate::host_merge;
+use crate::report::{self, HostLevels, RankReport};
+use crate::state::{self, ACTIVE};
 use mpi::ffi;
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::Ordering;
@@ -23,8 +24,11 @@ struct Session {
     world_rank: c_int,
     world_size: c_int,
     local_rank: c_int,
+    local_size: c_int,
     leader: c_int,
-    start_ns: u64,
+    /// Both clocks at the start: the wall time's origin, the calibration's
+    /// first point and (on local rank 0) the host's start.
+    start: Reading,
     started: SystemTime,
 }
 
@@ -61,7 +65,7 @@ fn command_line() -> Vec<String> {
 }
 
 /// Sets up monitoring once MPI_Init(_thread) succeeded: ranks, the host
-/// communicator, the host table. Collective over MPI_COMM_WORLD.
+/// communicator, the tick counter. Collective over MPI_COMM_WORLD.
 ///
 /// # Safety
 /// MPI must be initialised, and every rank must call this.
@@ -88,20 +92,14 @@ pub unsafe fn start() {
         ffi::PMPI_Comm_rank(local, &mut local_rank);
         ffi::PMPI_Comm_size(local, &mut local_size);
     }
-    // A name unique to this job (rank 0's pid) and host (the world rank
-    // of the host's first local rank): hosts may share /dev/shm.
-    let mut job = u64::from(std::process::id());
+    // The host's first rank decides the tick counter for the whole host
+    // (ranks whose ticks differ could not be merged) and says who leads.
     let mut leader = world_rank;
+    let mut tsc = c_int::from(local_rank == 0 && clock::tsc_usable());
+    let mut provided: c_int = 0;
     // SAFETY: collective calls on valid communicators, buffers of one
-    // element of the given type.
+    // element of the given type; `provided` is a local to write.
     unsafe {
-        ffi::PMPI_Bcast(
-            (&mut job as *mut u64).cast::<c_void>(),
-            1,
-            ffi::RSMPI_UINT64_T,
-            0,
-            ffi::RSMPI_COMM_WORLD,
-        );
         ffi::PMPI_Bcast(
             (&mut leader as *mut c_int).cast::<c_void>(),
             1,
@@ -109,39 +107,32 @@ pub unsafe fn start() {
             0,
             local,
         );
+        ffi::PMPI_Bcast(
+            (&mut tsc as *mut c_int).cast::<c_void>(),
+            1,
+            ffi::RSMPI_INT32_T,
+            0,
+            local,
+        );
+        ffi::PMPI_Query_thread(&mut provided);
     }
-    let name = format!("/numabench-mpi-{job}-{leader}");
-    let mut failure = None;
-    if local_rank == 0 {
-        // A table of a dead job whose rank 0 had the same pid goes first.
-        host_table::unlink(&name);
-        failure = host_table::attach(&name, true).err();
-    }
-    // SAFETY: a collective on the host communicator.
-    unsafe { ffi::PMPI_Barrier(local) };
-    if local_rank != 0 {
-        failure = host_table::attach(&name, false).err();
-    }
-    // SAFETY: as above.
-    unsafe { ffi::PMPI_Barrier(local) };
-    if local_rank == 0 {
-        host_table::unlink(&name);
-        host_table::begin(local_size as usize);
-    }
-    if let Some(error) = failure {
-        eprintln!("numabench-mpi: rank {world_rank}: host table {name} unavailable ({error}): no TLP figures for this host");
-        host_table::detach();
-    }
+    clock::use_tsc(tsc != 0);
+    // SAFETY: a constant of the library.
+    state::set_multiple(provided == unsafe { ffi::RSMPI_THREAD_MULTIPLE });
+    // Every rank starts outside MPI at the first rank's start reading,
+    // taken before the barrier after which the ranks begin monitoring.
+    let start = Reading::now();
     *guard = Some(Session {
         local,
         world_rank,
         world_size,
         local_rank,
+        local_size,
         leader,
-        start_ns: now_ns(),
+        start,
         started: SystemTime::now(),
     });
-    // SAFETY: as above; nobody enters blocking MPI before the table began.
+    // SAFETY: a collective on the host communicator.
     unsafe { ffi::PMPI_Barrier(local) };
     ACTIVE.store(true, Ordering::Release);
 }
@@ -168,28 +159,57 @@ pub unsafe fn finish() {
     else {
         return;
     };
-    // Finalize waits for the others: from now on this rank is inside MPI.
-    let now = now_ns();
-    process_enters(now);
+    // Finalize waits for the others: from now on this rank is inside MPI,
+    // and its figures are final.
+    let (log, class_ticks, messages) = state::with_process(|process| {
+        process.enter(clock::ticks());
+        process.closed = true;
+        (
+            std::mem::take(&mut process.log),
+            process.class_ticks,
+            [process.small, process.medium, process.large, process.bytes],
+        )
+    });
     ACTIVE.store(false, Ordering::Release);
-    let wall_ns = now.saturating_sub(session.start_ns);
+    let end = Reading::now();
+    let wall_ns = end.ns.saturating_sub(session.start.ns);
+    let ns_per_tick = session.start.ns_per_tick(&end);
     // SAFETY: rusage is plain data; getrusage fills it.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `usage` is a valid rusage to write.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
     let mut local = session.local;
     // SAFETY: a collective on the host communicator: every local rank has
-    // stopped monitoring when the first one closes the table.
+    // closed its log when the first one takes the host's end.
     unsafe { ffi::PMPI_Barrier(local) };
     let host_levels = if session.local_rank == 0 {
-        host_table::close()
+        let host_end = clock::ticks();
+        // SAFETY: every rank of `local` reaches the send below.
+        let ticks = unsafe {
+            host_merge::merge(
+                &log,
+                local,
+                session.local_size as usize,
+                session.start.ticks,
+                host_end,
+            )
+        };
+        let level_ns: Vec<u64> = ticks
+            .iter()
+            .map(|&ticks| (ticks as f64 * ns_per_tick).round() as u64)
+            .collect();
+        Some(HostLevels {
+            total_ns: level_ns.iter().sum(),
+            level_ns,
+        })
     } else {
+        // SAFETY: local rank 0 merges at the same point.
+        unsafe { host_merge::send(&log, local) };
         None
     };
-    host_table::detach();
+    drop(log);
     let cpus = allowed_cpus();
-    let class = |index: usize| seconds(COUNTERS.class_ns[index].load(Ordering::Relaxed));
-    let load = |counter: &std::sync::atomic::AtomicU64| counter.load(Ordering::Relaxed);
+    let class = |index: usize| class_ticks[index] as f64 * ns_per_tick / 1e9;
     let report = RankReport {
         host: hostname(),
         rank: i64::from(session.world_rank),
@@ -203,10 +223,10 @@ pub unsafe fn finish() {
         p2p_time: class(0),
         wait_time: class(1),
         collective_time: class(2),
-        small_messages: load(&COUNTERS.small),
-        medium_messages: load(&COUNTERS.medium),
-        large_messages: load(&COUNTERS.large),
-        bytes_sent: load(&COUNTERS.bytes),
+        small_messages: messages[0],
+        medium_messages: messages[1],
+        large_messages: messages[2],
+        bytes_sent: messages[3],
         user_time: timeval(usage.ru_utime),
         system_time: timeval(usage.ru_stime),
         voluntary_switches: usage.ru_nvcsw as u64,

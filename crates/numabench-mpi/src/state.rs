@@ -1,16 +1,24 @@
-//! This process's counters and the per-call guard every wrapper takes.
+//! This process's counters and transition log, and the per-call guard
+//! every wrapper takes.
 //!
 //! Only the outermost wrapped call of a thread is accounted: a per-thread
 //! depth counter makes a wrapper that the MPI library (or another wrapper)
 //! reaches from inside an accounted call a plain pass-through, so nothing
 //! is counted twice. Blocking time is accounted per class; while at least
 //! one thread of the process is inside a blocking call, the process is
-//! "inside MPI" in its host's table.
+//! "inside MPI", and its transitions in and out go to its log.
+//!
+//! The hot path touches only this process's memory: two tick readings
+//! ([`crate::clock`]), plain additions and a store into the log. Below
+//! MPI_THREAD_MULTIPLE the MPI standard lets only one thread at a time
+//! call MPI, so no lock and no atomic read-modify-write is needed; with
+//! MPI_THREAD_MULTIPLE a process-local spin lock serialises the updates.
 
-use crate::host_table;
+use crate::clock::ticks;
 use crate::report::SizeClass;
-use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use crate::transition_log::Log;
+use std::cell::{Cell, UnsafeCell};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Which kind of blocking call.
 #[derive(Debug, Clone, Copy)]
@@ -23,57 +31,131 @@ pub enum Class {
     Collective = 2,
 }
 
-/// The process's totals, updated by every thread.
+/// What this process accounts.
 #[derive(Debug)]
-pub struct Counters {
-    pub class_ns: [AtomicU64; 3],
-    pub small: AtomicU64,
-    pub medium: AtomicU64,
-    pub large: AtomicU64,
-    pub bytes: AtomicU64,
+pub struct Process {
+    /// Threads now inside an accounted blocking call.
+    pub inside: u32,
+    /// True once MPI_Finalize took the figures: nothing changes after.
+    pub closed: bool,
+    /// Times the process entered and left blocking MPI.
+    pub log: Log,
+    /// Ticks inside blocking calls, per [`Class`].
+    pub class_ticks: [u64; 3],
+    pub small: u64,
+    pub medium: u64,
+    pub large: u64,
+    pub bytes: u64,
 }
 
-pub static COUNTERS: Counters = Counters {
-    class_ns: [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)],
-    small: AtomicU64::new(0),
-    medium: AtomicU64::new(0),
-    large: AtomicU64::new(0),
-    bytes: AtomicU64::new(0),
-};
+impl Process {
+    const fn new() -> Self {
+        Self {
+            inside: 0,
+            closed: false,
+            log: Log::new(
+                crate::transition_log::CHUNK,
+                crate::transition_log::MEMORY_CHUNKS,
+            ),
+            class_ticks: [0; 3],
+            small: 0,
+            medium: 0,
+            large: 0,
+            bytes: 0,
+        }
+    }
+
+    /// A thread enters a blocking call at `now`.
+    #[inline]
+    pub fn enter(&mut self, now: u64) {
+        if self.closed {
+            return;
+        }
+        if self.inside == 0 {
+            self.log.push(now);
+        }
+        self.inside += 1;
+    }
+
+    /// A thread leaves a blocking call of `class` begun at `start`.
+    #[inline]
+    fn leave(&mut self, class: Class, start: u64, now: u64) {
+        if self.closed {
+            return;
+        }
+        self.class_ticks[class as usize] += now.saturating_sub(start);
+        self.inside = self.inside.saturating_sub(1);
+        if self.inside == 0 {
+            self.log.push(now);
+        }
+    }
+
+    /// Counts one sent message of `bytes` bytes.
+    fn message(&mut self, bytes: u64) {
+        match SizeClass::of(bytes) {
+            SizeClass::Small => self.small += 1,
+            SizeClass::Medium => self.medium += 1,
+            SizeClass::Large => self.large += 1,
+        }
+        self.bytes += bytes;
+    }
+}
+
+/// The process's [`Process`], reached only through [`with_process`].
+struct ProcessCell(UnsafeCell<Process>);
+
+// SAFETY: every access goes through `with_process`, which serialises the
+// threads (see there).
+unsafe impl Sync for ProcessCell {}
+
+static PROCESS: ProcessCell = ProcessCell(UnsafeCell::new(Process::new()));
+
+/// True when the MPI library provides MPI_THREAD_MULTIPLE to this process.
+static MULTIPLE: AtomicBool = AtomicBool::new(false);
+/// The spin lock taken under MPI_THREAD_MULTIPLE.
+static LOCK: AtomicBool = AtomicBool::new(false);
 
 /// True between the end of MPI_Init's setup and MPI_Finalize.
 pub static ACTIVE: AtomicBool = AtomicBool::new(false);
-
-/// Threads of this process now inside an accounted blocking call.
-static THREADS_INSIDE: AtomicU32 = AtomicU32::new(0);
 
 thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
-/// CLOCK_MONOTONIC in nanoseconds: one clock for every process of a host.
-pub fn now_ns() -> u64 {
-    let mut time = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `time` is a valid timespec to write.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut time) };
-    time.tv_sec as u64 * 1_000_000_000 + time.tv_nsec as u64
+/// Says whether threads may call MPI concurrently (MPI_THREAD_MULTIPLE);
+/// set before monitoring starts.
+pub fn set_multiple(multiple: bool) {
+    MULTIPLE.store(multiple, Ordering::Release);
 }
 
-/// Marks this process inside blocking MPI at `now` (the first thread in).
-pub fn process_enters(now: u64) {
-    if THREADS_INSIDE.fetch_add(1, Ordering::AcqRel) == 0 {
-        host_table::change(-1, now);
+/// Releases the spin lock when dropped.
+struct Unlock(bool);
+
+impl Drop for Unlock {
+    fn drop(&mut self) {
+        if self.0 {
+            LOCK.store(false, Ordering::Release);
+        }
     }
 }
 
-/// Marks this process back outside at `now` (the last thread out).
-pub fn process_leaves(now: u64) {
-    if THREADS_INSIDE.fetch_sub(1, Ordering::AcqRel) == 1 {
-        host_table::change(1, now);
+/// Runs `update` on this process's figures, alone. `update` must not call
+/// `with_process` itself.
+#[inline]
+pub fn with_process<R>(update: impl FnOnce(&mut Process) -> R) -> R {
+    let multiple = MULTIPLE.load(Ordering::Acquire);
+    if multiple {
+        while LOCK.swap(true, Ordering::Acquire) {
+            std::hint::spin_loop();
+        }
     }
+    let _unlock = Unlock(multiple);
+    // SAFETY: no other thread is in here: under MPI_THREAD_MULTIPLE the
+    // spin lock excludes them; below it only one thread at a time may be
+    // inside an MPI call (the standard's contract for SINGLE, FUNNELED and
+    // SERIALIZED), and this runs only inside wrapped MPI calls (and the
+    // unit tests, serialised by TEST_LOCK). `update` does not re-enter.
+    update(unsafe { &mut *PROCESS.0.get() })
 }
 
 /// One wrapped call; accounting happens when it is dropped.
@@ -87,18 +169,22 @@ pub struct Call {
 }
 
 impl Call {
+    #[inline]
     fn enter(class: Option<Class>) -> Self {
         let depth = DEPTH.with(|depth| {
             let outer = depth.get();
             depth.set(outer + 1);
             outer
         });
-        let counting = depth == 0 && ACTIVE.load(Ordering::Relaxed);
+        let counting = depth == 0 && ACTIVE.load(Ordering::Acquire);
         let blocking = match class {
             Some(class) if counting => {
-                // One clock reading for the call's time and the table.
-                let now = now_ns();
-                process_enters(now);
+                // One tick reading for the call's time and the log.
+                let now = with_process(|process| {
+                    let now = ticks();
+                    process.enter(now);
+                    now
+                });
                 Some((class, now))
             }
             _ => None,
@@ -112,12 +198,14 @@ impl Call {
 
     /// A blocking call of `class`: timed, and the process is inside MPI
     /// until it returns.
+    #[inline]
     pub fn blocking(class: Class) -> Self {
         Self::enter(Some(class))
     }
 
     /// A call that returns at once (MPI_Isend, MPI_Init): not timed, but
     /// what it reaches inside is not accounted either.
+    #[inline]
     pub fn immediate() -> Self {
         Self::enter(None)
     }
@@ -134,12 +222,10 @@ impl Call {
 }
 
 impl Drop for Call {
+    #[inline]
     fn drop(&mut self) {
         if let Some((class, start)) = self.blocking {
-            let now = now_ns();
-            COUNTERS.class_ns[class as usize]
-                .fetch_add(now.saturating_sub(start), Ordering::Relaxed);
-            process_leaves(now);
+            with_process(|process| process.leave(class, start, ticks()));
         }
         DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
     }
@@ -147,53 +233,84 @@ impl Drop for Call {
 
 /// Counts one sent message of `bytes` bytes.
 pub fn count_message(bytes: u64) {
-    let counter = match SizeClass::of(bytes) {
-        SizeClass::Small => &COUNTERS.small,
-        SizeClass::Medium => &COUNTERS.medium,
-        SizeClass::Large => &COUNTERS.large,
-    };
-    counter.fetch_add(1, Ordering::Relaxed);
-    COUNTERS.bytes.fetch_add(bytes, Ordering::Relaxed);
+    with_process(|process| process.message(bytes));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The counters are process-wide: one test drives them.
+    /// The figures are process-wide: one test drives them.
     #[test]
     fn only_the_outermost_call_counts_and_only_while_monitoring() {
         let _serial = crate::TEST_LOCK
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
-        let before = COUNTERS.class_ns[Class::Wait as usize].load(Ordering::Relaxed);
+        let wait = |process: &mut Process| process.class_ticks[Class::Wait as usize];
+        let before = with_process(wait);
+        let logged = with_process(|process| process.log.len());
         {
             let call = Call::blocking(Class::Wait);
             assert!(call.outermost() && !call.counting(), "not monitoring yet");
         }
-        assert_eq!(
-            COUNTERS.class_ns[Class::Wait as usize].load(Ordering::Relaxed),
-            before
-        );
+        assert_eq!(with_process(wait), before);
         ACTIVE.store(true, Ordering::Release);
-        {
+        for multiple in [false, true] {
+            set_multiple(multiple);
             let outer = Call::blocking(Class::Wait);
             let inner = Call::blocking(Class::Collective);
             assert!(outer.counting() && !inner.counting() && !inner.outermost());
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
+        set_multiple(false);
         ACTIVE.store(false, Ordering::Release);
-        let waited = COUNTERS.class_ns[Class::Wait as usize].load(Ordering::Relaxed) - before;
-        assert!(waited >= 2_000_000, "{waited} ns");
-        assert_eq!(
-            COUNTERS.class_ns[Class::Collective as usize].load(Ordering::Relaxed),
-            0
-        );
-        let small = COUNTERS.small.load(Ordering::Relaxed);
+        // Ticks are nanoseconds here (the TSC is chosen only by MPI_Init).
+        let waited = with_process(wait) - before;
+        assert!(waited >= 4_000_000, "{waited} ns");
+        with_process(|process| {
+            assert_eq!(process.class_ticks[Class::Collective as usize], 0);
+            assert_eq!(process.inside, 0);
+            // Two outermost calls: in, out, in, out; the inner ones none.
+            let log = process.log.to_vec().unwrap();
+            assert_eq!(log.len(), logged + 4);
+            assert!(log[logged..].windows(2).all(|pair| pair[0] <= pair[1]));
+        });
+        let small = with_process(|process| process.small);
+        let large = with_process(|process| process.large);
         count_message(1023);
         count_message(2 << 20);
-        assert_eq!(COUNTERS.small.load(Ordering::Relaxed), small + 1);
-        assert_eq!(COUNTERS.large.load(Ordering::Relaxed), 1);
-        assert_eq!(THREADS_INSIDE.load(Ordering::Relaxed), 0);
+        assert_eq!(with_process(|process| process.small), small + 1);
+        assert_eq!(with_process(|process| process.large), large + 1);
+    }
+
+    /// Several threads in blocking calls at once (MPI_THREAD_MULTIPLE):
+    /// the process is inside from the first one's entry to the last one's
+    /// exit, and every thread's time counts.
+    #[test]
+    fn threads_inside_at_once_make_one_stay_inside() {
+        let _serial = crate::TEST_LOCK
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        ACTIVE.store(true, Ordering::Release);
+        set_multiple(true);
+        let logged = with_process(|process| process.log.len());
+        let p2p = with_process(|process| process.class_ticks[Class::P2p as usize]);
+        let barrier = std::sync::Barrier::new(4);
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    let _call = Call::blocking(Class::P2p);
+                    barrier.wait();
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                });
+            }
+        });
+        set_multiple(false);
+        ACTIVE.store(false, Ordering::Release);
+        with_process(|process| {
+            assert_eq!(process.inside, 0);
+            assert_eq!(process.log.len(), logged + 2, "one stay inside");
+            assert!(process.class_ticks[Class::P2p as usize] - p2p >= 4 * 5_000_000);
+        });
     }
 }

@@ -1,0 +1,97 @@
+//! A host's time at each level (how many of its ranks were outside
+//! blocking MPI), exactly, from its ranks' transition logs.
+//!
+//! Every rank starts outside MPI at the host's start; its log
+//! ([`crate::transition_log`]) alternates enter, leave, enter, ... The
+//! logs are merged in time order (a k-way merge: memory for one chunk per
+//! rank, not the whole logs) and every interval between two consecutive
+//! transitions is added to the level the host was at: event accounting,
+//! no sampling. Times are ticks of one counter that all the host's ranks
+//! read ([`crate::clock`]), so transitions of different ranks order
+//! correctly.
+
+use crate::report::MAX_LEVEL;
+use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
+use std::collections::BinaryHeap;
+
+/// Ticks spent at each level 0..=MAX_LEVEL (the last: that many or more)
+/// between `start` and `end`, for `ranks` ranks whose logs `logs` yields.
+/// Times outside [start, end] count as at its bounds.
+pub fn levels<I>(start: u64, end: u64, ranks: usize, logs: Vec<I>) -> Vec<u64>
+where
+    I: Iterator<Item = u64>,
+{
+    let end = end.max(start);
+    let mut level_ticks = vec![0u64; MAX_LEVEL + 1];
+    let mut logs = logs;
+    // (next time, rank); the parity of a rank's position says which way.
+    let mut heap = BinaryHeap::new();
+    let mut position = vec![0u64; logs.len()];
+    for (rank, log) in logs.iter_mut().enumerate() {
+        if let Some(time) = log.next() {
+            heap.push(Reverse((time.clamp(start, end), rank)));
+        }
+    }
+    let mut outside = ranks as i64;
+    let mut last = start;
+    // The earliest next time is replaced in place (one sift per event).
+    while let Some(mut top) = heap.peek_mut() {
+        let Reverse((time, rank)) = *top;
+        // A log out of order (it should not be) counts as at its last time.
+        let time = time.max(last);
+        level_ticks[outside.clamp(0, MAX_LEVEL as i64) as usize] += time - last;
+        last = time;
+        outside += if position[rank].is_multiple_of(2) {
+            -1
+        } else {
+            1
+        };
+        position[rank] += 1;
+        match logs[rank].next() {
+            Some(next) => *top = Reverse((next.clamp(start, end), rank)),
+            None => {
+                PeekMut::pop(top);
+            }
+        }
+    }
+    level_ticks[outside.clamp(0, MAX_LEVEL as i64) as usize] += end - last;
+    level_ticks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_interval_counts_once_at_the_level_it_had() {
+        // Two ranks from 0 to 10000: rank 0 inside 1600..3200 and from
+        // 8000 on; rank 1 inside 4800..9000.
+        let rank0 = vec![1600, 3200, 8000];
+        let rank1 = vec![4800, 9000];
+        let level = levels(0, 10_000, 2, vec![rank0.into_iter(), rank1.into_iter()]);
+        assert_eq!(level[2], 1600 + 1600); // 0..1600, 3200..4800
+        assert_eq!(level[1], 1600 + 3200 + 1000); // 1600..3200, 4800..8000, 9000..
+        assert_eq!(level[0], 1000); // 8000..9000
+        assert_eq!(level.iter().sum::<u64>(), 10_000);
+        assert_eq!(level.len(), MAX_LEVEL + 1);
+    }
+
+    #[test]
+    fn no_transitions_is_all_ranks_outside_and_times_stay_in_bounds() {
+        let quiet = levels(100, 400, 3, vec![std::iter::empty::<u64>(); 3]);
+        assert_eq!(quiet[3], 300);
+        assert_eq!(quiet.iter().sum::<u64>(), 300);
+        // A time before the start or after the end counts at the bound.
+        let bounded = levels(100, 400, 1, vec![vec![50, 500].into_iter()]);
+        assert_eq!(bounded[0], 300);
+        assert_eq!(bounded.iter().sum::<u64>(), 300);
+    }
+
+    #[test]
+    fn more_ranks_than_levels_land_in_the_last_level() {
+        let many = MAX_LEVEL + 10;
+        let level = levels(0, 50, many, vec![std::iter::empty::<u64>(); many]);
+        assert_eq!(level[MAX_LEVEL], 50);
+    }
+}
