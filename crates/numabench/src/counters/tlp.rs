@@ -9,7 +9,7 @@
 //! accounting. TLP_1 near 1 means the cores were kept busy; TLP_2 and
 //! above mean threads queued for them (over-decomposition).
 
-use super::usage::{parse_stat, parse_switches, tick_seconds, ThreadUsage};
+use super::usage::{micro, parse_stat, parse_switches, tick_seconds, ThreadUsage};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -174,6 +174,7 @@ fn sample_until(
     let mut next = Instant::now();
     while !done.load(Ordering::Acquire) {
         let mut runnable = 0;
+        let mut read_any = false;
         for (tid, dir) in list() {
             let Some(stat) = std::fs::read_to_string(dir.join("stat"))
                 .ok()
@@ -181,6 +182,7 @@ fn sample_until(
             else {
                 continue;
             };
+            read_any = true;
             if stat.state == 'R' {
                 runnable += 1;
             }
@@ -197,8 +199,8 @@ fn sample_until(
                         ThreadUsage {
                             tid,
                             cpu: stat.processor,
-                            user_seconds: stat.utime_ticks as f64 * tick,
-                            system_seconds: stat.stime_ticks as f64 * tick,
+                            user_seconds: micro(stat.utime_ticks as f64 * tick),
+                            system_seconds: micro(stat.stime_ticks as f64 * tick),
                             voluntary_switches: voluntary,
                             involuntary_switches: involuntary,
                         },
@@ -206,7 +208,10 @@ fn sample_until(
                 }
             }
         }
-        sampled.runnable.add(runnable);
+        // No thread left to read (the program has ended): no sample.
+        if read_any {
+            sampled.runnable.add(runnable);
+        }
         next += interval;
         let now = Instant::now();
         match next.checked_duration_since(now) {

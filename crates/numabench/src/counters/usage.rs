@@ -74,8 +74,8 @@ pub fn read_task(task_dir: &Path, tid: u32) -> Option<ThreadUsage> {
     Some(ThreadUsage {
         tid,
         cpu: stat.processor,
-        user_seconds: stat.utime_ticks as f64 * tick,
-        system_seconds: stat.stime_ticks as f64 * tick,
+        user_seconds: micro(stat.utime_ticks as f64 * tick),
+        system_seconds: micro(stat.stime_ticks as f64 * tick),
         voluntary_switches: voluntary,
         involuntary_switches: involuntary,
     })
@@ -104,6 +104,12 @@ pub fn current_tid() -> u32 {
     unsafe { libc::gettid() as u32 }
 }
 
+/// Seconds rounded to the microsecond (tick multiples without the float
+/// noise of subtracting them), never negative.
+pub(super) fn micro(seconds: f64) -> f64 {
+    (seconds.max(0.0) * 1e6).round() / 1e6
+}
+
 impl ThreadUsage {
     /// What the thread used between `earlier` and `self` (the CPU is the
     /// later one).
@@ -111,8 +117,8 @@ impl ThreadUsage {
         ThreadUsage {
             tid: self.tid,
             cpu: self.cpu,
-            user_seconds: (self.user_seconds - earlier.user_seconds).max(0.0),
-            system_seconds: (self.system_seconds - earlier.system_seconds).max(0.0),
+            user_seconds: micro(self.user_seconds - earlier.user_seconds),
+            system_seconds: micro(self.system_seconds - earlier.system_seconds),
             voluntary_switches: self
                 .voluntary_switches
                 .saturating_sub(earlier.voluntary_switches),

@@ -13,8 +13,11 @@
 //!   `verification` (apps) as its verdict; `iteration_seconds` (apps) as
 //!   the first iteration's time against the median of the others;
 //!   `pages_after_placement`/`pages_after_run` (apps) as pages per node
-//!   and the remote share.
+//!   and the remote share;
+//! - the counters of a run (`threads_usage`, `tlp`, `numastat_delta`,
+//!   `perf_unavailable`) as in [`super::counters_text`].
 
+use super::counters_text;
 use crate::units::{format_bytes, format_value};
 use serde_json::{Map, Value};
 
@@ -38,6 +41,10 @@ fn param_text(key: &str, value: &Value) -> String {
         "verification" => verification(value),
         "iteration_seconds" => iterations(value),
         "pages_after_placement" | "pages_after_run" => pages(value),
+        "threads_usage" | "other_threads_usage" => counters_text::threads_usage(value),
+        "tlp" => counters_text::tlp(value),
+        "numastat_delta" => counters_text::numastat_delta(value),
+        "perf_unavailable" => counters_text::perf_unavailable(value),
         _ => None,
     };
     special.unwrap_or_else(|| summary(value))
