@@ -15,7 +15,8 @@
 //!   `pages_after_placement`/`pages_after_run` (apps) as pages per node
 //!   and the remote share;
 //! - the counters of a run (`threads_usage`, `tlp`, `numastat_delta`,
-//!   `perf_unavailable`) as in [`super::counters_text`].
+//!   `perf`, ...) as one `observed=` item at the end of the row
+//!   ([`super::counters_text`]).
 
 use super::counters_text;
 use crate::units::{format_bytes, format_value};
@@ -30,7 +31,9 @@ pub const MAX_INLINE: usize = 4;
 pub fn params_text(params: &Map<String, Value>) -> String {
     params
         .iter()
+        .filter(|(key, _)| !counters_text::SUMMARISED.contains(&key.as_str()))
         .map(|(key, value)| format!("{key}={}", param_text(key, value)))
+        .chain(counters_text::observed(params).map(|text| format!("observed={text}")))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -41,10 +44,6 @@ fn param_text(key: &str, value: &Value) -> String {
         "verification" => verification(value),
         "iteration_seconds" => iterations(value),
         "pages_after_placement" | "pages_after_run" => pages(value),
-        "threads_usage" | "other_threads_usage" => counters_text::threads_usage(value),
-        "tlp" => counters_text::tlp(value),
-        "numastat_delta" => counters_text::numastat_delta(value),
-        "perf_unavailable" => counters_text::perf_unavailable(value),
         _ => None,
     };
     special.unwrap_or_else(|| summary(value))
