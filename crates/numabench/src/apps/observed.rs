@@ -7,9 +7,8 @@
 
 use super::team::Team;
 use crate::counters::{
-    current_tid, distinct_cores, numastat_delta, own_threads, read_numastat, read_own_thread,
-    tick_seconds, EventCounts, NodeNumastat, PerfGroup, PerfReport, ThreadUsage, Tlp, TlpSampler,
-    TLP_INTERVAL,
+    current_tid, numastat_delta, own_threads, read_numastat, read_own_thread, tick_seconds,
+    EventCounts, NodeNumastat, PerfGroup, PerfReport, ThreadUsage, Tlp, TlpSampler, TLP_INTERVAL,
 };
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -122,9 +121,7 @@ impl Observer {
         RunObservation {
             threads_usage,
             other_threads_usage,
-            tlp: sampled
-                .runnable
-                .tlp(distinct_cores(sampled.allowed_cpus.iter().copied())),
+            tlp: sampled.tlp(),
             numastat_delta: numastat_delta(&self.numastat_before, &numastat_after),
             perf: PerfReport::sum(&reports),
             perf_per_worker: reports.into_iter().map(|report| report.counts).collect(),

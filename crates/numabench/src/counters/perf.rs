@@ -166,6 +166,24 @@ fn open(event: &PerfEvent, pid: libc::pid_t, flags: u64) -> std::io::Result<Owne
     Ok(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) })
 }
 
+/// Raises this process's soft limit on open files to its hard limit (each
+/// worker's counters take a descriptor per event: 128 workers of an
+/// over-decomposed run pass the usual soft limit of 1024). True when the
+/// limit went up.
+fn raise_open_file_limit() -> bool {
+    // SAFETY: rlimit is plain data, filled by getrlimit.
+    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid resource and pointer.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0
+        || limit.rlim_cur >= limit.rlim_max
+    {
+        return false;
+    }
+    limit.rlim_cur = limit.rlim_max;
+    // SAFETY: a valid resource and pointer; only the soft limit changes, within the hard one.
+    unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 }
+}
+
 /// The events opened for one target, and those that could not be, why.
 #[derive(Debug)]
 pub struct PerfGroup {
@@ -195,7 +213,15 @@ impl PerfGroup {
             unavailable: BTreeMap::new(),
         };
         for event in &EVENTS {
-            match open(event, pid, flags) {
+            let opened = match open(event, pid, flags) {
+                Err(error)
+                    if error.raw_os_error() == Some(libc::EMFILE) && raise_open_file_limit() =>
+                {
+                    open(event, pid, flags)
+                }
+                other => other,
+            };
+            match opened {
                 Ok(fd) => group.opened.push((event.name, fd)),
                 Err(error) => {
                     group

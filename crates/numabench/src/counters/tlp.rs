@@ -20,8 +20,14 @@ use std::time::{Duration, Instant};
 
 /// The sampling interval: 1 ms (1 kHz). Each sample reads one small /proc
 /// file per thread (a few microseconds each), so the sampler takes well
-/// under 1% of a CPU for a handful of threads.
+/// under 1% of a CPU for a handful of threads; for many threads it samples
+/// less often ([`MAX_SAMPLER_SHARE`]).
 pub const TLP_INTERVAL: Duration = Duration::from_millis(1);
+
+/// The sampler waits at least this many times as long as a sample took, so
+/// it never takes more than about 2% of one CPU from the program measured
+/// (many threads, or a busy machine, mean fewer samples, not more load).
+pub const MAX_SAMPLER_SHARE: u32 = 50;
 
 /// How many samples saw exactly k runnable threads, for every k.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -58,6 +64,7 @@ impl RunnableHistogram {
             tlp_4: share(4),
             samples,
             cores,
+            mean_interval_ms: None,
         })
     }
 }
@@ -71,6 +78,9 @@ pub struct Tlp {
     pub tlp_4: f64,
     pub samples: u64,
     pub cores: usize,
+    /// The mean time between samples (1 ms asked; longer when sampling
+    /// took long or the machine was busy).
+    pub mean_interval_ms: Option<f64>,
 }
 
 /// A core's identity: `(physical_package_id, core_id)` from sysfs, or the
@@ -128,6 +138,20 @@ pub struct Sampled {
     /// The CPUs the sampled threads may run on (union of their affinity
     /// masks, read when each thread was first seen).
     pub allowed_cpus: BTreeSet<u32>,
+    /// From the first sample to the last.
+    pub sampled_seconds: f64,
+}
+
+impl Sampled {
+    /// TLP_1..TLP_4 over the distinct cores of the threads' CPUs.
+    pub fn tlp(&self) -> Option<Tlp> {
+        let mut tlp = self
+            .runnable
+            .tlp(distinct_cores(self.allowed_cpus.iter().copied()))?;
+        tlp.mean_interval_ms =
+            (tlp.samples > 1).then(|| self.sampled_seconds * 1e3 / (tlp.samples - 1) as f64);
+        Some(tlp)
+    }
 }
 
 /// A running sampler thread; [`TlpSampler::stop`] ends it.
@@ -171,8 +195,9 @@ fn sample_until(
     let mut sampled = Sampled::default();
     let mut seen = BTreeSet::new();
     let tick = tick_seconds();
-    let mut next = Instant::now();
+    let mut first: Option<Instant> = None;
     while !done.load(Ordering::Acquire) {
+        let began = Instant::now();
         let mut runnable = 0;
         let mut read_any = false;
         for (tid, dir) in list() {
@@ -211,13 +236,16 @@ fn sample_until(
         // No thread left to read (the program has ended): no sample.
         if read_any {
             sampled.runnable.add(runnable);
+            let first = *first.get_or_insert(began);
+            sampled.sampled_seconds = (began - first).as_secs_f64();
         }
-        next += interval;
-        let now = Instant::now();
-        match next.checked_duration_since(now) {
-            Some(wait) => std::thread::sleep(wait),
-            // Behind (a busy machine): sample again now, without catching up.
-            None => next = now,
+        let wake = began + interval.max(began.elapsed() * MAX_SAMPLER_SHARE);
+        // Short steps, so that the end of the run is noticed quickly.
+        while !done.load(Ordering::Acquire) {
+            let Some(wait) = wake.checked_duration_since(Instant::now()) else {
+                break;
+            };
+            std::thread::sleep(wait.min(Duration::from_millis(2)));
         }
     }
     sampled
@@ -295,6 +323,9 @@ mod tests {
         assert!(spun_tlp.tlp_1 > 0.9, "{spun_tlp:?}");
         assert!(slept_tlp.tlp_1 < 0.1, "{slept_tlp:?}");
         assert!(spun_tlp.samples >= 10, "{spun_tlp:?}");
+        let interval = spun.tlp().unwrap().mean_interval_ms.unwrap();
+        // At least the 1 ms asked; fewer than 10 samples in the 200 ms would have failed above.
+        assert!((0.9..20.0).contains(&interval), "{interval} ms");
         assert!(spun.last_usage.contains_key(&spinning));
         assert!(!spun.allowed_cpus.is_empty());
     }

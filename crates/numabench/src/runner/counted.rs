@@ -10,8 +10,8 @@
 use super::observe::process_tree;
 use crate::apps::{numastat_json, perf_params};
 use crate::counters::{
-    distinct_cores, numastat_delta, read_numastat, tick_seconds, NodeNumastat, PerfGroup,
-    PerfReport, Sampled, ThreadUsage, Tlp, TlpSampler, TLP_INTERVAL,
+    numastat_delta, read_numastat, tick_seconds, NodeNumastat, PerfGroup, PerfReport, Sampled,
+    ThreadUsage, Tlp, TlpSampler, TLP_INTERVAL,
 };
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -73,9 +73,7 @@ impl Counting {
         let sampled = sampled.unwrap_or_default();
         ProgramCounts {
             threads_usage: sampled.last_usage.values().copied().collect(),
-            tlp: sampled
-                .runnable
-                .tlp(distinct_cores(sampled.allowed_cpus.iter().copied())),
+            tlp: sampled.tlp(),
             numastat_delta: numastat_delta(&self.numastat_before, &read_numastat()),
             perf: self.perf.read(),
         }
