@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 /// less often ([`MAX_SAMPLER_SHARE`]).
 pub const TLP_INTERVAL: Duration = Duration::from_millis(1);
 
-/// The sampler waits at least this many times as long as a sample took, so
-/// it never takes more than about 2% of one CPU from the program measured
-/// (many threads, or a busy machine, mean fewer samples, not more load).
+/// The sampler waits at least this many times the CPU time a sample took,
+/// so it never takes more than about 2% of one CPU from the program
+/// measured (many threads mean fewer samples, not more load).
 pub const MAX_SAMPLER_SHARE: u32 = 50;
 
 /// How many samples saw exactly k runnable threads, for every k.
@@ -186,6 +186,15 @@ impl TlpSampler {
     }
 }
 
+/// The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID).
+fn thread_cpu_time() -> Duration {
+    // SAFETY: timespec is plain data, filled by clock_gettime.
+    let mut time: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid clock id and pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
+    Duration::new(time.tv_sec as u64, time.tv_nsec as u32)
+}
+
 fn sample_until(
     list: &TaskLister,
     interval: Duration,
@@ -198,6 +207,7 @@ fn sample_until(
     let mut first: Option<Instant> = None;
     while !done.load(Ordering::Acquire) {
         let began = Instant::now();
+        let cpu_before = thread_cpu_time();
         let mut runnable = 0;
         let mut read_any = false;
         for (tid, dir) in list() {
@@ -239,7 +249,8 @@ fn sample_until(
             let first = *first.get_or_insert(began);
             sampled.sampled_seconds = (began - first).as_secs_f64();
         }
-        let wake = began + interval.max(began.elapsed() * MAX_SAMPLER_SHARE);
+        let cost = thread_cpu_time().saturating_sub(cpu_before);
+        let wake = began + interval.max(cost * MAX_SAMPLER_SHARE);
         // Short steps, so that the end of the run is noticed quickly.
         while !done.load(Ordering::Acquire) {
             let Some(wait) = wake.checked_duration_since(Instant::now()) else {
