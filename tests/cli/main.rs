@@ -9,6 +9,7 @@ mod compare;
 mod errors;
 mod measure;
 mod mpi_monitor;
+mod observe;
 mod overdecompose;
 mod per_cpu;
 mod plan;

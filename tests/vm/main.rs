@@ -25,6 +25,8 @@ mod harness;
 mod mpi;
 /// What the initramfs carries for MPI.
 mod mpi_guest;
+/// numastat deltas of a remote placement.
+mod numastat;
 #[allow(dead_code)]
 mod topologies;
 

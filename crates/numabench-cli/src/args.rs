@@ -75,13 +75,34 @@ pub enum Command {
     Characterize(CharacterizeArgs),
     /// STREAM copy/scale/add/triad as an application under a placement
     /// scheme and a thread scheme, with STREAM's validation.
+    ///
+    /// Records also say what the threads were doing: per-thread user and
+    /// system time and context switches, TLP_1..TLP_4 (sampled runnable
+    /// threads per core), the kernel's per-node numastat deltas
+    /// (system-wide) and perf event counts; events this machine cannot
+    /// count are named with the reason (params threads_usage, tlp,
+    /// numastat_delta, perf, perf_unavailable; docs/results.md).
     Stream(StreamArgs),
     /// NPB MG: V-cycle multigrid on the 3-D Poisson problem (NPB's
     /// verification), under a placement scheme and a thread scheme.
+    ///
+    /// Records also say what the threads were doing: per-thread user and
+    /// system time and context switches, TLP_1..TLP_4 (sampled runnable
+    /// threads per core), the kernel's per-node numastat deltas
+    /// (system-wide) and perf event counts; events this machine cannot
+    /// count are named with the reason (params threads_usage, tlp,
+    /// numastat_delta, perf, perf_unavailable; docs/results.md).
     Mg(NpbArgs),
     /// NPB CG: conjugate gradient inside the inverse power method on NPB's
     /// random sparse matrix (NPB's verification value zeta), under a
     /// placement scheme and a thread scheme.
+    ///
+    /// Records also say what the threads were doing: per-thread user and
+    /// system time and context switches, TLP_1..TLP_4 (sampled runnable
+    /// threads per core), the kernel's per-node numastat deltas
+    /// (system-wide) and perf event counts; events this machine cannot
+    /// count are named with the reason (params threads_usage, tlp,
+    /// numastat_delta, perf, perf_unavailable; docs/results.md).
     Cg(NpbArgs),
     /// Run a kernel (stream, cg, mg) under every placement scheme x thread scheme
     /// (and over-decomposition levels), side by side, naming the fastest
@@ -90,6 +111,13 @@ pub enum Command {
     /// Run any program under NUMA policies, repeatedly, interleaving the
     /// policies, and compare wall time, CPU time, RSS and context switches
     /// (with a Mann-Whitney test against as-is).
+    ///
+    /// Records also say what the threads were doing: per-thread user and
+    /// system time and context switches, TLP_1..TLP_4 (sampled runnable
+    /// threads per core), the kernel's per-node numastat deltas
+    /// (system-wide) and perf event counts; events this machine cannot
+    /// count are named with the reason (params threads_usage, tlp,
+    /// numastat_delta, perf, perf_unavailable; docs/results.md).
     Run(RunCommandArgs),
     /// The over-decomposition study: a red-black SOR kernel over MPI, its
     /// grid sized so blocking halo exchanges take 25%, 50%, 75% of the time

@@ -11,6 +11,7 @@
 //! - [`stats`]: samples and their statistics;
 //! - [`bench`]: the benchmark registry and selection;
 //! - [`cluster`]: `numabench cluster` over MPI (the exchange behind feature `mpi`);
+//! - [`counters`]: per-thread time, TLP, numastat and perf events of a run;
 //! - [`clock`]: the stopwatch and TSC, for benchmarks, applications and runs;
 //! - [`interrupt`]: Ctrl-C, checked between measurements by every command;
 //! - [`mpi_monitor`]: reading the MPI runtime monitor's records and summing them up;
@@ -22,6 +23,7 @@ pub mod bench;
 pub mod clock;
 pub mod cluster;
 pub mod compare;
+pub mod counters;
 pub mod doctor;
 pub mod interrupt;
 pub mod kernels;

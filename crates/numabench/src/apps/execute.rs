@@ -2,6 +2,7 @@
 //! scheme, repeatedly, and turns the runs into records.
 
 use super::kernel::{AppKernel, Verification};
+use super::observed::{observation_params, Observer, RunObservation};
 use super::placement::{PlacementScheme, ThreadScheme};
 use super::rusage::{usage_now, Usage};
 use super::team::{plan_cpus, PageReport, Team, TeamError};
@@ -48,6 +49,8 @@ pub struct AppRun {
     pub pinned_cpus: Vec<Option<u32>>,
     /// The CPU each worker ran on when the iterations ended.
     pub worker_cpus_after_run: Vec<u32>,
+    /// Per-thread usage, TLP, numastat and perf counts of the run.
+    pub observation: RunObservation,
 }
 
 impl AppRun {
@@ -101,8 +104,10 @@ pub fn run_once(
         config.threads_per_cpu,
     );
     let team = Team::new(topology, cpus, config.placement.clone())?;
+    let mut observer = Observer::start(&team);
     kernel.setup(&team)?;
     let pages_after_placement = team.page_report()?;
+    observer.start_timed();
     let before = usage_now();
     let total = Stopwatch::start();
     // The first iteration's time includes the start of the compute phase:
@@ -120,6 +125,7 @@ pub fn run_once(
     }
     let total_seconds = total.seconds();
     let usage = usage_now().since(&before);
+    let observation = observer.finish();
     let worker_cpus_after_run = team.current_cpus();
     let next_touch = team.finish_compute();
     migrated_pages += next_touch.migrated_pages;
@@ -139,6 +145,7 @@ pub fn run_once(
         operations: kernel.operations(),
         pinned_cpus: team.cpus().to_vec(),
         worker_cpus_after_run,
+        observation,
     })
 }
 
@@ -320,6 +327,7 @@ pub fn emit_app_records(
         params.insert("note".into(), json!(note));
     }
     params.extend(median_run.extra_params.clone());
+    params.extend(observation_params(&median_run.observation));
     let mut requested = Map::new();
     let cpus = plan_cpus(
         topology,
@@ -413,6 +421,7 @@ mod tests {
             operations: 1.0,
             pinned_cpus: pinned,
             worker_cpus_after_run: after,
+            observation: RunObservation::default(),
         }
     }
 

@@ -8,6 +8,7 @@ mod execute;
 mod kernel;
 mod migrate;
 mod next_touch;
+mod observed;
 mod placement;
 mod rusage;
 mod shared_array;
@@ -24,6 +25,9 @@ pub use execute::{
 };
 pub use kernel::{AppKernel, NpbClass, Verification};
 pub use mg::MgKernel;
+pub use observed::{
+    numastat_json, observation_params, perf_params, Observer, RunObservation, WorkerUsage,
+};
 pub use placement::{PlacementScheme, ThreadScheme};
 pub use rusage::{usage_now, Usage};
 pub use shared_array::SharedArray;

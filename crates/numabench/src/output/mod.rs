@@ -5,6 +5,7 @@
 //! The schema is documented in `docs/results.md`.
 
 mod collect_sink;
+mod counters_text;
 mod csv_sink;
 mod json_sink;
 mod jsonl_sink;

@@ -13,8 +13,12 @@
 //!   `verification` (apps) as its verdict; `iteration_seconds` (apps) as
 //!   the first iteration's time against the median of the others;
 //!   `pages_after_placement`/`pages_after_run` (apps) as pages per node
-//!   and the remote share.
+//!   and the remote share;
+//! - the counters of a run (`threads_usage`, `tlp`, `numastat_delta`,
+//!   `perf`, ...) as one `observed=` item at the end of the row
+//!   ([`super::counters_text`]).
 
+use super::counters_text;
 use crate::units::{format_bytes, format_value};
 use serde_json::{Map, Value};
 
@@ -27,7 +31,9 @@ pub const MAX_INLINE: usize = 4;
 pub fn params_text(params: &Map<String, Value>) -> String {
     params
         .iter()
+        .filter(|(key, _)| !counters_text::SUMMARISED.contains(&key.as_str()))
         .map(|(key, value)| format!("{key}={}", param_text(key, value)))
+        .chain(counters_text::observed(params).map(|text| format!("observed={text}")))
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -2,6 +2,7 @@
 //! trait has the real [`ProcessExecutor`] and, in tests, a fake, so the
 //! study loop (interleaving, failures) is tested without processes.
 
+use super::counted::{Counting, ProgramCounts};
 use super::observe::{observe, Observation};
 use super::pin_files::PinFiles;
 use super::policy::RunPolicy;
@@ -32,6 +33,9 @@ pub struct RunOutcome {
     /// What the pinning shim warned about during the run (one line each, in the
     /// order written); `None` when the run did not use the shim.
     pub pin_warnings: Option<Vec<String>>,
+    /// Per-thread usage, TLP, numastat and perf counts (`None` from
+    /// executors that start no process).
+    pub counts: Option<ProgramCounts>,
 }
 
 impl RunOutcome {
@@ -223,6 +227,8 @@ impl Executor for ProcessExecutor {
             Arc::new(ChildSetup::for_invocation(invocation)),
             environment,
         );
+        // Opened by the thread that forks, so the child inherits the counters.
+        let counting = Counting::before_start();
         let started = Instant::now();
         let child = command.spawn().map_err(|source| RunError::Spawn {
             command: program.clone(),
@@ -230,6 +236,7 @@ impl Executor for ProcessExecutor {
         })?;
         let pid = child.id();
         let done = AtomicBool::new(false);
+        let sampler = Counting::sampler(pid);
         let (waited, observation) = std::thread::scope(|scope| {
             let done = &done;
             let observer = invocation.observe.map(|interval| {
@@ -253,6 +260,7 @@ impl Executor for ProcessExecutor {
             ((result, status, usage, wall), observation)
         });
         let (result, status, usage, wall_seconds) = waited;
+        let counts = counting.after_exit(sampler.map(|sampler| sampler.stop()));
         if result < 0 {
             return Err(RunError::Wait {
                 command: program.clone(),
@@ -272,6 +280,7 @@ impl Executor for ProcessExecutor {
             signal: exit.signal(),
             observation,
             pin_warnings: pin_files.map(|files| files.warnings()),
+            counts: Some(counts),
         })
     }
 }

@@ -4,6 +4,7 @@
 //! RSS and context switches per run, observation of page placement and
 //! thread migration, and the comparison across policies.
 
+mod counted;
 mod executor;
 mod observe;
 mod pin_files;
@@ -13,6 +14,7 @@ mod scan;
 mod scan_params;
 mod study;
 
+pub use counted::{counts_params, Counting, ProgramCounts};
 pub use executor::{
     policy_environment, Executor, Invocation, ProcessExecutor, RunError, RunOutcome,
 };

@@ -58,7 +58,7 @@ pub const MIGRATIONS_FROM_KERNEL: &str = "kernel";
 pub const MIGRATIONS_FROM_CPU_CHANGES: &str = "cpu-changes-between-samples";
 
 /// The process and all its descendants.
-fn process_tree(pid: u32) -> Vec<u32> {
+pub(super) fn process_tree(pid: u32) -> Vec<u32> {
     let mut tree = vec![pid];
     let mut index = 0;
     while index < tree.len() {

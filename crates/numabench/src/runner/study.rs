@@ -96,6 +96,9 @@ pub(super) fn run_record(
     if let Some(warnings) = &outcome.pin_warnings {
         params.insert("pin_warnings".into(), json!(warnings));
     }
+    if let Some(counts) = &outcome.counts {
+        params.extend(super::counted::counts_params(counts));
+    }
     let mut requested = Map::new();
     requested.insert("policy".into(), json!(policy.label));
     requested.insert("pin_order".into(), json!(policy.pin_order));

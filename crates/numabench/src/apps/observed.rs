@@ -1,0 +1,210 @@
+//! What an application run's threads and the kernel counted: per-worker
+//! user/system time and context switches and sampled TLP over the timed
+//! iterations (the window of the records' `user_seconds`), the kernel's
+//! numastat counters and perf events (per worker) from before the arrays
+//! are allocated and placed to the end of the iterations (page placement
+//! happens at allocation). See [`crate::counters`].
+
+use super::team::Team;
+use crate::counters::{
+    current_tid, numastat_delta, own_threads, read_numastat, read_own_thread, tick_seconds,
+    EventCounts, NodeNumastat, PerfGroup, PerfReport, ThreadUsage, Tlp, TlpSampler, TLP_INTERVAL,
+};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// One worker's use of the machine over the timed iterations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkerUsage {
+    pub worker: usize,
+    pub usage: ThreadUsage,
+}
+
+/// What one run's observation found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunObservation {
+    /// Per worker, in worker order.
+    pub threads_usage: Vec<WorkerUsage>,
+    /// The process's other threads alive over the whole window (the TLP
+    /// sampler, ...): with the workers they add up to the process's
+    /// getrusage figures.
+    pub other_threads_usage: Vec<ThreadUsage>,
+    pub tlp: Option<Tlp>,
+    pub numastat_delta: BTreeMap<u32, NodeNumastat>,
+    /// The workers' perf counts summed.
+    pub perf: PerfReport,
+    /// Each worker's perf counts, in worker order.
+    pub perf_per_worker: Vec<EventCounts>,
+}
+
+/// Watches a run: [`Observer::start`] before the arrays are allocated,
+/// [`Observer::start_timed`] just before the iterations,
+/// [`Observer::finish`] just after.
+#[derive(Debug)]
+pub struct Observer {
+    tids: Vec<u32>,
+    perf: Vec<PerfGroup>,
+    numastat_before: BTreeMap<u32, NodeNumastat>,
+    sampler: Option<TlpSampler>,
+    threads_before: BTreeMap<u32, ThreadUsage>,
+}
+
+/// Every thread of this process now, by thread id.
+fn all_threads() -> BTreeMap<u32, ThreadUsage> {
+    own_threads()
+        .into_iter()
+        .filter_map(|tid| Some((tid, read_own_thread(tid)?)))
+        .collect()
+}
+
+impl Observer {
+    /// Learns the workers' thread ids, reads numastat and starts each
+    /// worker's perf counters.
+    pub fn start(team: &Team) -> Observer {
+        let tids: Vec<Mutex<u32>> = (0..team.threads()).map(|_| Mutex::new(0)).collect();
+        team.run(|worker| *tids[worker].lock().expect("tid") = current_tid());
+        let tids: Vec<u32> = tids
+            .into_iter()
+            .map(|tid| tid.into_inner().expect("tid"))
+            .collect();
+        let perf: Vec<PerfGroup> = tids.iter().map(|&tid| PerfGroup::for_thread(tid)).collect();
+        let numastat_before = read_numastat();
+        perf.iter().for_each(PerfGroup::enable);
+        Observer {
+            tids,
+            perf,
+            numastat_before,
+            sampler: None,
+            threads_before: BTreeMap::new(),
+        }
+    }
+
+    /// Starts the TLP sampler and takes every thread's counters.
+    pub fn start_timed(&mut self) {
+        let dirs: Vec<(u32, PathBuf)> = self
+            .tids
+            .iter()
+            .map(|&tid| (tid, PathBuf::from(format!("/proc/self/task/{tid}"))))
+            .collect();
+        // A sampler that cannot start leaves TLP out (`None`), nothing else.
+        self.sampler = TlpSampler::start(Box::new(move || dirs.clone()), TLP_INTERVAL, false).ok();
+        self.threads_before = all_threads();
+    }
+
+    /// Takes every thread's counters again, stops the sampler and the
+    /// counters, reads numastat.
+    pub fn finish(self) -> RunObservation {
+        let threads_after = all_threads();
+        let sampled = self.sampler.map(TlpSampler::stop).unwrap_or_default();
+        self.perf.iter().for_each(PerfGroup::disable);
+        let numastat_after = read_numastat();
+        let used = |tid: &u32| Some(threads_after.get(tid)?.since(self.threads_before.get(tid)?));
+        let threads_usage = self
+            .tids
+            .iter()
+            .enumerate()
+            .filter_map(|(worker, tid)| {
+                Some(WorkerUsage {
+                    worker,
+                    usage: used(tid)?,
+                })
+            })
+            .collect();
+        let other_threads_usage = threads_after
+            .keys()
+            .filter(|tid| !self.tids.contains(tid))
+            .filter_map(used)
+            .collect();
+        let reports: Vec<PerfReport> = self.perf.iter().map(PerfGroup::read).collect();
+        RunObservation {
+            threads_usage,
+            other_threads_usage,
+            tlp: sampled.tlp(),
+            numastat_delta: numastat_delta(&self.numastat_before, &numastat_after),
+            perf: PerfReport::sum(&reports),
+            perf_per_worker: reports.into_iter().map(|report| report.counts).collect(),
+        }
+    }
+}
+
+fn usage_json(usage: &ThreadUsage) -> Map<String, Value> {
+    let mut object = Map::new();
+    object.insert("tid".into(), json!(usage.tid));
+    object.insert("cpu".into(), json!(usage.cpu));
+    object.insert("user_seconds".into(), json!(usage.user_seconds));
+    object.insert("system_seconds".into(), json!(usage.system_seconds));
+    object.insert("voluntary_switches".into(), json!(usage.voluntary_switches));
+    object.insert(
+        "involuntary_switches".into(),
+        json!(usage.involuntary_switches),
+    );
+    object
+}
+
+/// The parameters an observation adds to a run's records:
+/// `threads_usage`, `other_threads_usage`, `threads_usage_resolution_seconds`,
+/// `tlp`, `numastat_delta`, `numastat_scope`, `perf`, `perf_per_worker`,
+/// `perf_unavailable` (and `perf_multiplexed` when the PMU multiplexed).
+pub fn observation_params(observation: &RunObservation) -> Map<String, Value> {
+    let mut params = Map::new();
+    let workers: Vec<Value> = observation
+        .threads_usage
+        .iter()
+        .map(|worker| {
+            let mut object = Map::new();
+            object.insert("worker".into(), json!(worker.worker));
+            object.extend(usage_json(&worker.usage));
+            Value::Object(object)
+        })
+        .collect();
+    params.insert("threads_usage".into(), Value::Array(workers));
+    params.insert(
+        "other_threads_usage".into(),
+        Value::Array(
+            observation
+                .other_threads_usage
+                .iter()
+                .map(|usage| Value::Object(usage_json(usage)))
+                .collect(),
+        ),
+    );
+    params.insert(
+        "threads_usage_resolution_seconds".into(),
+        json!(tick_seconds()),
+    );
+    params.insert(
+        "tlp".into(),
+        observation.tlp.map_or(Value::Null, |tlp| json!(tlp)),
+    );
+    params.insert(
+        "numastat_delta".into(),
+        numastat_json(&observation.numastat_delta),
+    );
+    params.insert("numastat_scope".into(), json!("system"));
+    params.extend(perf_params(&observation.perf));
+    params.insert("perf_per_worker".into(), json!(observation.perf_per_worker));
+    params
+}
+
+/// numastat deltas as `{"<node>": {counter: pages}}`.
+pub fn numastat_json(delta: &BTreeMap<u32, NodeNumastat>) -> Value {
+    Value::Object(
+        delta
+            .iter()
+            .map(|(node, counters)| (node.to_string(), json!(counters)))
+            .collect(),
+    )
+}
+
+/// `perf`, `perf_unavailable` and (when not empty) `perf_multiplexed`.
+pub fn perf_params(report: &PerfReport) -> Map<String, Value> {
+    let mut params = Map::new();
+    params.insert("perf".into(), json!(report.counts));
+    params.insert("perf_unavailable".into(), json!(report.unavailable));
+    if !report.multiplexed.is_empty() {
+        params.insert("perf_multiplexed".into(), json!(report.multiplexed));
+    }
+    params
+}

@@ -1,0 +1,20 @@
+//! What a run's threads and the kernel counted while it ran: per-thread
+//! user/system time and context switches (/proc), sampled thread-level
+//! parallelism (TLP), the kernel's per-node NUMA allocation counters
+//! (numastat) and perf events (perf_event_open).
+
+mod numastat;
+mod perf;
+mod tlp;
+mod usage;
+
+pub use numastat::{numastat_delta, read_numastat, NodeNumastat, NUMASTAT_FIELDS};
+pub use perf::{perf_paranoid, EventCounts, PerfEvent, PerfGroup, PerfReport, EVENTS};
+pub use tlp::{
+    distinct_cores, thread_affinity, RunnableHistogram, Sampled, TaskLister, Tlp, TlpSampler,
+    TLP_INTERVAL,
+};
+pub use usage::{
+    current_tid, own_threads, parse_stat, parse_switches, read_own_thread, read_task, tick_seconds,
+    TaskStat, ThreadUsage,
+};

@@ -1,0 +1,343 @@
+//! Thread-level parallelism (TLP) of a threaded program, sampled: every
+//! interval a sampler thread reads the state of each of the program's
+//! threads (/proc/.../task/TID/stat) and counts those that are runnable
+//! (state `R`: running or waiting for a CPU). TLP_N is the share of samples
+//! in which at least N x `cores` threads were runnable, `cores` being the
+//! distinct cores the threads may run on: the same definition as the MPI
+//! monitor's per-host TLP (there the time share with at least N x cores
+//! ranks outside blocking MPI calls), measured by sampling instead of exact
+//! accounting. TLP_1 near 1 means the cores were kept busy; TLP_2 and
+//! above mean threads queued for them (over-decomposition).
+
+use super::usage::{micro, parse_stat, parse_switches, tick_seconds, ThreadUsage};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The sampling interval: 1 ms (1 kHz). Each sample reads one small /proc
+/// file per thread (a few microseconds each), so the sampler takes well
+/// under 1% of a CPU for a handful of threads; for many threads it samples
+/// less often ([`MAX_SAMPLER_SHARE`]).
+pub const TLP_INTERVAL: Duration = Duration::from_millis(1);
+
+/// The sampler waits at least this many times the CPU time a sample took,
+/// so it never takes more than about 2% of one CPU from the program
+/// measured (many threads mean fewer samples, not more load).
+pub const MAX_SAMPLER_SHARE: u32 = 50;
+
+/// How many samples saw exactly k runnable threads, for every k.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunnableHistogram {
+    pub samples_with: Vec<u64>,
+}
+
+impl RunnableHistogram {
+    /// Adds one sample with `runnable` runnable threads.
+    pub fn add(&mut self, runnable: usize) {
+        if self.samples_with.len() <= runnable {
+            self.samples_with.resize(runnable + 1, 0);
+        }
+        self.samples_with[runnable] += 1;
+    }
+
+    pub fn samples(&self) -> u64 {
+        self.samples_with.iter().sum()
+    }
+
+    /// TLP_1..TLP_4 over `cores` cores (`None` without samples or cores).
+    pub fn tlp(&self, cores: usize) -> Option<Tlp> {
+        let samples = self.samples();
+        if samples == 0 || cores == 0 {
+            return None;
+        }
+        let share = |n: usize| {
+            self.samples_with.iter().skip(n * cores).sum::<u64>() as f64 / samples as f64
+        };
+        Some(Tlp {
+            tlp_1: share(1),
+            tlp_2: share(2),
+            tlp_3: share(3),
+            tlp_4: share(4),
+            samples,
+            cores,
+            mean_interval_ms: None,
+        })
+    }
+}
+
+/// TLP_1..TLP_4 (ratios), over how many samples and cores.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Tlp {
+    pub tlp_1: f64,
+    pub tlp_2: f64,
+    pub tlp_3: f64,
+    pub tlp_4: f64,
+    pub samples: u64,
+    pub cores: usize,
+    /// The mean time between samples (1 ms asked; longer when sampling
+    /// took long or the machine was busy).
+    pub mean_interval_ms: Option<f64>,
+}
+
+/// A core's identity: `(physical_package_id, core_id)` from sysfs, or the
+/// CPU as its own core where sysfs has neither.
+fn core_key(cpu: u32) -> (i64, i64) {
+    let read = |name: &str| {
+        std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu{cpu}/topology/{name}"))
+            .ok()
+            .and_then(|text| text.trim().parse::<i64>().ok())
+    };
+    match (read("physical_package_id"), read("core_id")) {
+        (Some(package), Some(core)) => (package, core),
+        _ => (-1, i64::from(cpu)),
+    }
+}
+
+/// The number of distinct cores among `cpus`.
+pub fn distinct_cores(cpus: impl IntoIterator<Item = u32>) -> usize {
+    cpus.into_iter()
+        .map(core_key)
+        .collect::<BTreeSet<_>>()
+        .len()
+}
+
+/// The CPUs thread `tid` may run on (its affinity mask; empty when it
+/// cannot be read).
+pub fn thread_affinity(tid: u32) -> Vec<u32> {
+    // SAFETY: cpu_set_t is plain data; all zeroes is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid cpu_set_t of the size passed.
+    let status = unsafe {
+        libc::sched_getaffinity(tid as libc::pid_t, std::mem::size_of_val(&set), &mut set)
+    };
+    if status != 0 {
+        return Vec::new();
+    }
+    (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: cpu < CPU_SETSIZE, and `set` is initialised.
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .map(|cpu| cpu as u32)
+        .collect()
+}
+
+/// Lists the /proc task directories to sample, with their thread ids.
+pub type TaskLister = Box<dyn Fn() -> Vec<(u32, PathBuf)> + Send>;
+
+/// What a sampler saw.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sampled {
+    pub runnable: RunnableHistogram,
+    /// Each thread's counters at the last sample that read them (with
+    /// `with_usage`): a thread's work after that sample, up to one interval,
+    /// is not in them.
+    pub last_usage: BTreeMap<u32, ThreadUsage>,
+    /// The CPUs the sampled threads may run on (union of their affinity
+    /// masks, read when each thread was first seen).
+    pub allowed_cpus: BTreeSet<u32>,
+    /// From the first sample to the last.
+    pub sampled_seconds: f64,
+}
+
+impl Sampled {
+    /// TLP_1..TLP_4 over the distinct cores of the threads' CPUs.
+    pub fn tlp(&self) -> Option<Tlp> {
+        let mut tlp = self
+            .runnable
+            .tlp(distinct_cores(self.allowed_cpus.iter().copied()))?;
+        tlp.mean_interval_ms =
+            (tlp.samples > 1).then(|| self.sampled_seconds * 1e3 / (tlp.samples - 1) as f64);
+        Some(tlp)
+    }
+}
+
+/// A running sampler thread; [`TlpSampler::stop`] ends it.
+#[derive(Debug)]
+pub struct TlpSampler {
+    done: Arc<AtomicBool>,
+    handle: JoinHandle<Sampled>,
+}
+
+impl TlpSampler {
+    /// Starts sampling the tasks `list` names every `interval`; with
+    /// `with_usage` it also keeps each thread's latest user/system time and
+    /// context switches (for programs whose threads end before the program,
+    /// as in `numabench run`).
+    pub fn start(
+        list: TaskLister,
+        interval: Duration,
+        with_usage: bool,
+    ) -> std::io::Result<TlpSampler> {
+        let done = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&done);
+        let handle = std::thread::Builder::new()
+            .name("numabench-tlp".into())
+            .spawn(move || sample_until(&list, interval, with_usage, &stop))?;
+        Ok(TlpSampler { done, handle })
+    }
+
+    /// Stops the sampler and returns what it saw.
+    pub fn stop(self) -> Sampled {
+        self.done.store(true, Ordering::Release);
+        self.handle.join().unwrap_or_default()
+    }
+}
+
+/// The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID).
+fn thread_cpu_time() -> Duration {
+    // SAFETY: timespec is plain data, filled by clock_gettime.
+    let mut time: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid clock id and pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
+    Duration::new(time.tv_sec as u64, time.tv_nsec as u32)
+}
+
+fn sample_until(
+    list: &TaskLister,
+    interval: Duration,
+    with_usage: bool,
+    done: &AtomicBool,
+) -> Sampled {
+    let mut sampled = Sampled::default();
+    let mut seen = BTreeSet::new();
+    let tick = tick_seconds();
+    let mut first: Option<Instant> = None;
+    while !done.load(Ordering::Acquire) {
+        let began = Instant::now();
+        let cpu_before = thread_cpu_time();
+        let mut runnable = 0;
+        let mut read_any = false;
+        for (tid, dir) in list() {
+            let Some(stat) = std::fs::read_to_string(dir.join("stat"))
+                .ok()
+                .and_then(|text| parse_stat(&text))
+            else {
+                continue;
+            };
+            read_any = true;
+            if stat.state == 'R' {
+                runnable += 1;
+            }
+            if seen.insert(tid) {
+                sampled.allowed_cpus.extend(thread_affinity(tid));
+            }
+            if with_usage {
+                let switches = std::fs::read_to_string(dir.join("status"))
+                    .ok()
+                    .and_then(|text| parse_switches(&text));
+                if let Some((voluntary, involuntary)) = switches {
+                    sampled.last_usage.insert(
+                        tid,
+                        ThreadUsage {
+                            tid,
+                            cpu: stat.processor,
+                            user_seconds: micro(stat.utime_ticks as f64 * tick),
+                            system_seconds: micro(stat.stime_ticks as f64 * tick),
+                            voluntary_switches: voluntary,
+                            involuntary_switches: involuntary,
+                        },
+                    );
+                }
+            }
+        }
+        // No thread left to read (the program has ended): no sample.
+        if read_any {
+            sampled.runnable.add(runnable);
+            let first = *first.get_or_insert(began);
+            sampled.sampled_seconds = (began - first).as_secs_f64();
+        }
+        let cost = thread_cpu_time().saturating_sub(cpu_before);
+        let wake = began + interval.max(cost * MAX_SAMPLER_SHARE);
+        // Short steps, so that the end of the run is noticed quickly.
+        while !done.load(Ordering::Acquire) {
+            let Some(wait) = wake.checked_duration_since(Instant::now()) else {
+                break;
+            };
+            std::thread::sleep(wait.min(Duration::from_millis(2)));
+        }
+    }
+    sampled
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tlp_counts_samples_with_enough_runnable_threads_per_core() {
+        let mut histogram = RunnableHistogram::default();
+        // 10 samples: 1 with 0 runnable, 3 with 1, 4 with 2, 2 with 5.
+        for (runnable, count) in [(0, 1), (1, 3), (2, 4), (5, 2)] {
+            for _ in 0..count {
+                histogram.add(runnable);
+            }
+        }
+        let one_core = histogram.tlp(1).unwrap();
+        assert_eq!(one_core.tlp_1, 0.9);
+        assert_eq!(one_core.tlp_2, 0.6);
+        assert_eq!(one_core.tlp_3, 0.2);
+        assert_eq!(one_core.tlp_4, 0.2);
+        assert_eq!(one_core.samples, 10);
+        // Two cores: TLP_1 needs two runnable threads.
+        let two_cores = histogram.tlp(2).unwrap();
+        assert_eq!(two_cores.tlp_1, 0.6);
+        assert_eq!(two_cores.tlp_2, 0.2);
+        assert_eq!(two_cores.tlp_3, 0.0);
+        assert!(RunnableHistogram::default().tlp(1).is_none());
+    }
+
+    /// A spinning thread is runnable in (nearly) every sample, a sleeping
+    /// one in (nearly) none.
+    #[test]
+    fn a_spinning_thread_is_runnable_and_a_sleeping_one_is_not() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let spin_stop = Arc::clone(&stop);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let spinner = std::thread::spawn(move || {
+            tx.send(super::super::usage::current_tid()).unwrap();
+            while !spin_stop.load(Ordering::Relaxed) {
+                std::hint::spin_loop();
+            }
+        });
+        let spinning = rx.recv().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
+        let sleeper = std::thread::spawn(move || {
+            tid_tx.send(super::super::usage::current_tid()).unwrap();
+            let _ = rx.recv();
+        });
+        let sleeping = tid_rx.recv().unwrap();
+        let sample = |tid: u32| {
+            let dir = PathBuf::from(format!("/proc/self/task/{tid}"));
+            let sampler = TlpSampler::start(
+                Box::new(move || vec![(tid, dir.clone())]),
+                TLP_INTERVAL,
+                true,
+            )
+            .unwrap();
+            std::thread::sleep(Duration::from_millis(200));
+            sampler.stop()
+        };
+        let spun = sample(spinning);
+        let slept = sample(sleeping);
+        stop.store(true, Ordering::Relaxed);
+        drop(tx);
+        spinner.join().unwrap();
+        sleeper.join().unwrap();
+        let spun_tlp = spun.runnable.tlp(1).unwrap();
+        let slept_tlp = slept.runnable.tlp(1).unwrap();
+        // Runnable means running or queued: a spinning thread is R even when
+        // the busy machine preempts it.
+        assert!(spun_tlp.tlp_1 > 0.9, "{spun_tlp:?}");
+        assert!(slept_tlp.tlp_1 < 0.1, "{slept_tlp:?}");
+        assert!(spun_tlp.samples >= 10, "{spun_tlp:?}");
+        let interval = spun.tlp().unwrap().mean_interval_ms.unwrap();
+        // At least the 1 ms asked; fewer than 10 samples in the 200 ms would have failed above.
+        assert!((0.9..20.0).contains(&interval), "{interval} ms");
+        assert!(spun.last_usage.contains_key(&spinning));
+        assert!(!spun.allowed_cpus.is_empty());
+    }
+}

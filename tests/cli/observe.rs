@@ -1,0 +1,288 @@
+//! What the threads were doing: per-thread user/system time and context
+//! switches, TLP, numastat deltas and perf events in the records of app
+//! runs and of `numabench run`.
+
+use super::{json_document, succeeding};
+use serde_json::Value;
+
+/// The `time` record of an app run (or the `run_wall_time` record of a run).
+fn record<'a>(document: &'a Value, metric: &str) -> &'a Value {
+    document["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|record| record["metric"] == metric)
+        .unwrap_or_else(|| panic!("no {metric} record: {document}"))
+}
+
+/// user + system seconds summed over a `threads_usage`-like array.
+fn cpu_seconds(threads: &Value) -> f64 {
+    threads
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|thread| {
+            thread["user_seconds"].as_f64().unwrap() + thread["system_seconds"].as_f64().unwrap()
+        })
+        .sum()
+}
+
+/// Whether this machine's PMU exposes hardware events to perf.
+fn pmu_present() -> bool {
+    ["cpu", "cpu_core", "cpu_atom", "armv8_pmuv3_0"]
+        .iter()
+        .any(|name| std::path::Path::new(&format!("/sys/bus/event_source/devices/{name}")).exists())
+}
+
+/// Software events are counted; hardware ones are counted where the PMU
+/// exists and otherwise named with the reason, with no count in their place.
+fn assert_perf_events(params: &Value) {
+    let perf = params["perf"].as_object().unwrap();
+    let unavailable = params["perf_unavailable"].as_object().unwrap();
+    for event in ["page-faults", "context-switches", "cpu-migrations"] {
+        assert!(perf[event].is_u64(), "{event}: {params}");
+    }
+    for event in [
+        "cycles",
+        "instructions",
+        "LLC-load-misses",
+        "node-loads",
+        "node-load-misses",
+    ] {
+        match unavailable.get(event) {
+            Some(reason) => {
+                assert!(
+                    !perf.contains_key(event),
+                    "{event} both counted and unavailable"
+                );
+                let reason = reason.as_str().unwrap();
+                assert!(reason.contains("os error"), "{reason}");
+                assert!(reason.contains("kernel.perf_event_paranoid = "), "{reason}");
+                // Without a PMU, only "not exposed" (or a paranoid refusal) can be the reason.
+                assert!(
+                    pmu_present() || reason.contains("PMU") || reason.contains("paranoid forbids"),
+                    "{reason}"
+                );
+            }
+            None => {
+                assert!(pmu_present(), "{event} counted without a PMU: {params}");
+                if event == "cycles" || event == "instructions" {
+                    assert!(perf[event].as_u64().unwrap() > 0, "{params}");
+                }
+            }
+        }
+    }
+}
+
+fn assert_numastat(params: &Value) {
+    assert_eq!(params["numastat_scope"], "system");
+    let nodes = params["numastat_delta"].as_object().unwrap();
+    assert!(!nodes.is_empty(), "{params}");
+    for counters in nodes.values() {
+        for counter in [
+            "numa_hit",
+            "numa_miss",
+            "numa_foreign",
+            "interleave_hit",
+            "local_node",
+            "other_node",
+        ] {
+            assert!(counters[counter].is_u64(), "{counter}: {params}");
+        }
+    }
+}
+
+fn assert_tlp_levels(tlp: &Value) -> [f64; 4] {
+    let levels = [1, 2, 3, 4].map(|n| tlp[format!("tlp_{n}")].as_f64().unwrap());
+    assert!(levels.windows(2).all(|pair| pair[0] >= pair[1]), "{tlp}");
+    assert!(
+        levels.iter().all(|level| (0.0..=1.0).contains(level)),
+        "{tlp}"
+    );
+    assert!(tlp["samples"].as_u64().unwrap() > 0, "{tlp}");
+    assert!(tlp["cores"].as_u64().unwrap() >= 1, "{tlp}");
+    levels
+}
+
+/// The workers' and the process's other threads' user + system time add
+/// up to the process's getrusage totals (`user_seconds + system_seconds`)
+/// within the rounding of /proc's clock ticks: each thread's user and its
+/// system figure lose less than one tick each. Every worker has its own
+/// entry, and its perf context switches include those /proc counted.
+#[test]
+fn per_thread_times_sum_to_the_process_totals_within_ticks() {
+    let document = json_document(&[
+        "stream",
+        "--size",
+        "4M",
+        "--iterations",
+        "4",
+        "--repeat",
+        "1",
+    ]);
+    let params = &record(&document, "time")["params"];
+    let threads = params["threads"].as_u64().unwrap() as usize;
+    let workers = params["threads_usage"].as_array().unwrap();
+    assert_eq!(workers.len(), threads, "{params}");
+    for (index, worker) in workers.iter().enumerate() {
+        assert_eq!(worker["worker"], index);
+        assert!(worker["tid"].as_u64().unwrap() > 0);
+        assert!(worker["cpu"].is_u64());
+        assert!(worker["voluntary_switches"].is_u64());
+        assert!(worker["involuntary_switches"].is_u64());
+    }
+    let others = &params["other_threads_usage"];
+    let counted = workers.len() + others.as_array().unwrap().len();
+    let tick = params["threads_usage_resolution_seconds"].as_f64().unwrap();
+    assert!(tick > 0.0 && tick <= 0.01, "{tick}");
+    let process =
+        params["user_seconds"].as_f64().unwrap() + params["system_seconds"].as_f64().unwrap();
+    let threads_sum = cpu_seconds(&params["threads_usage"]) + cpu_seconds(others);
+    // Two truncated figures per thread; 2 ms for the /proc reads between
+    // the thread snapshots and getrusage.
+    let tolerance = 2.0 * tick * counted as f64 + 0.002;
+    assert!(
+        (threads_sum - process).abs() <= tolerance,
+        "threads {threads_sum} s vs process {process} s (tolerance {tolerance} s): {params}"
+    );
+    // Spinning workers do work: the sum is not trivially zero.
+    assert!(threads_sum > 0.0, "{params}");
+    // perf counts each worker from allocation to the end; /proc's switches cover the iterations.
+    let per_worker = params["perf_per_worker"].as_array().unwrap();
+    assert_eq!(per_worker.len(), threads);
+    if let Some(switches) = per_worker[0].get("context-switches") {
+        for (worker, counts) in workers.iter().zip(per_worker) {
+            let proc_switches = worker["voluntary_switches"].as_u64().unwrap()
+                + worker["involuntary_switches"].as_u64().unwrap();
+            assert!(
+                counts["context-switches"].as_u64().unwrap() >= proc_switches,
+                "{worker} {counts} {switches}"
+            );
+        }
+    }
+}
+
+/// TLP of the app's workers: with one worker per CPU at most `cores`
+/// workers can be runnable, so TLP_2 is 0; with two per CPU (the workers
+/// spin or yield while they wait: always runnable) TLP_2 is high.
+#[test]
+fn tlp_rises_with_over_decomposition() {
+    let tlp_of = |per_core: &str| {
+        let document = json_document(&[
+            "stream",
+            "--size",
+            "2M",
+            "--iterations",
+            "4",
+            "--repeat",
+            "1",
+            "--threads-per-core",
+            per_core,
+        ]);
+        let params = &record(&document, "time")["params"];
+        assert_tlp_levels(&params["tlp"])
+    };
+    let one = tlp_of("1");
+    assert_eq!(one[1], 0.0, "{one:?}");
+    let two = tlp_of("2");
+    assert!(two[1] > 0.5, "{two:?}");
+}
+
+/// Page faults at least one per page of STREAM's three arrays (4 KiB
+/// pages: the arrays take no huge pages by default); hardware events
+/// counted or explained; numastat deltas of every node.
+#[test]
+fn app_records_have_perf_events_and_numastat_deltas() {
+    let document = json_document(&[
+        "stream",
+        "--size",
+        "4M",
+        "--iterations",
+        "2",
+        "--repeat",
+        "1",
+    ]);
+    let params = &record(&document, "time")["params"];
+    let pages = 3 * 4 * 1024 * 1024 / 4096;
+    assert!(
+        params["perf"]["page-faults"].as_u64().unwrap() >= pages,
+        "{params}"
+    );
+    assert_perf_events(params);
+    assert_numastat(params);
+}
+
+/// `run` records the program tree's threads as last sampled, TLP, numastat
+/// and perf counts inherited by the program's threads: here numabench's own
+/// STREAM, whose workers fault in its arrays.
+#[test]
+fn run_records_what_the_program_threads_did() {
+    let output = succeeding(&[
+        "run",
+        "--json",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--policy",
+        "as-is",
+        "--",
+        env!("CARGO_BIN_EXE_numabench"),
+        "stream",
+        "--size",
+        "2M",
+        "--iterations",
+        "3",
+        "--repeat",
+        "1",
+        "--json",
+    ]);
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let params = &record(&document, "run_wall_time")["params"];
+    // The program's main thread (worker 0) and its own TLP sampler at least.
+    let threads = params["threads_usage"].as_array().unwrap();
+    assert!(threads.len() >= 2, "{params}");
+    let tick = params["threads_usage_resolution_seconds"].as_f64().unwrap();
+    let process =
+        params["user_seconds"].as_f64().unwrap() + params["system_seconds"].as_f64().unwrap();
+    let sampled = cpu_seconds(&params["threads_usage"]);
+    // As last sampled: never more than the process used (to the ticks).
+    assert!(
+        sampled <= process + 2.0 * tick * threads.len() as f64,
+        "{sampled} vs {process}"
+    );
+    assert!(sampled > 0.0, "{params}");
+    assert_tlp_levels(&params["tlp"]);
+    let pages = 3 * 2 * 1024 * 1024 / 4096;
+    assert!(
+        params["perf"]["page-faults"].as_u64().unwrap() >= pages,
+        "{params}"
+    );
+    assert_perf_events(params);
+    assert_numastat(params);
+}
+
+/// The table shows the counters in one short item, not the arrays.
+#[test]
+fn the_table_summarises_the_counters() {
+    let output = succeeding(&[
+        "stream",
+        "--size",
+        "1M",
+        "--iterations",
+        "2",
+        "--repeat",
+        "1",
+    ]);
+    let table = String::from_utf8_lossy(&output.stdout);
+    for part in [
+        "observed=usr ",
+        " sys ",
+        " s TLP_1 ",
+        " other_node +",
+        " faults ",
+    ] {
+        assert!(table.contains(part), "{part}: {table}");
+    }
+    assert!(!table.contains("threads_usage="), "{table}");
+}
