@@ -19,7 +19,7 @@ fn fixture(names: &[&str]) -> Dataset {
 
 fn record(benchmark: &str, metric: &str, value: f64, unit: &str, params: &str) -> String {
     format!(
-        r#"{{"type":"record","benchmark":"{benchmark}","metric":"{metric}","value":{value},"unit":"{unit}","params":{params},"placement":{{"requested":{{}},"verified":null}},"stats":{{"n":1,"min":{value},"median":{value},"max":{value}}}}}"#
+        r#"{{"type":"record","benchmark":"{benchmark}","metric":"{metric}","value":{value},"unit":"{unit}","params":{params},"placement":{{"requested":{{}},"verified":null}},"stats":{{"n":1,"min":{value},"median":{value},"mean":{value},"max":{value},"stddev":0,"cv":0,"p90":{value},"p99":{value}}}}}"#
     )
 }
 
