@@ -18,6 +18,7 @@ pub mod other;
 pub mod per_cpu;
 pub mod run;
 pub mod scaling;
+pub mod summary;
 pub mod tables;
 #[cfg(test)]
 mod tests;
@@ -37,6 +38,10 @@ pub struct SectionKind {
 
 /// Every section kind, in page order.
 pub const KINDS: &[SectionKind] = &[
+    SectionKind {
+        benchmarks: &["summary"],
+        build: summary::build,
+    },
     SectionKind {
         benchmarks: &[],
         build: meta::build,
