@@ -206,8 +206,14 @@ fn app_iterations_and_spread_come_from_each_configuration() {
     }
     let spread = apps::variability(&data, "stream");
     assert_eq!(spread.len(), times.len());
-    for g in &spread {
+    for (g, r) in spread.iter().zip(&times) {
         assert!(g.min <= g.median && g.median <= g.max, "{g:?}");
+        // Every repetition is a point, and the statistics are over them.
+        assert_eq!(g.points.len() as f64, r.stat("n").unwrap(), "{g:?}");
+        assert!(
+            g.points.contains(&g.min) && g.points.contains(&g.max),
+            "{g:?}"
+        );
     }
     let mut labels: Vec<_> = spread.iter().map(|g| g.label.clone()).collect();
     labels.dedup();
@@ -352,4 +358,39 @@ fn observe_timelines_follow_the_samples() {
         groups.len(),
         "first run of each policy"
     );
+}
+
+#[test]
+fn summary_sentences_get_their_own_section_first() {
+    let data = fixture(&["characterize-summary.jsonl"]);
+    let written: Vec<String> = data
+        .of("summary")
+        .map(|r| r.text("sentence").unwrap())
+        .collect();
+    assert!(!written.is_empty());
+    assert_eq!(summary::sentences(&data), written);
+    let ids = sections_of(&data);
+    assert_eq!(ids[0], "summary", "{ids:?}");
+    assert!(!ids.contains(&"other".to_string()), "{ids:?}");
+    let html = crate::report::build(&data).html;
+    for sentence in &written {
+        assert!(
+            html.contains(&format!(
+                "<li>{}</li>",
+                crate::report::html::escape(sentence)
+            )),
+            "{sentence}"
+        );
+    }
+    // From two files, each sentence says which.
+    let mut two = fixture(&["characterize-summary.jsonl"]);
+    let text = std::fs::read_to_string(format!("{FIXTURES}characterize-summary.jsonl")).unwrap();
+    two.load("second.jsonl", &text);
+    let both = summary::sentences(&two);
+    assert_eq!(both.len(), 2 * written.len());
+    assert!(
+        both[0].ends_with("(characterize-summary.jsonl)"),
+        "{both:?}"
+    );
+    assert!(both.last().unwrap().ends_with("(second.jsonl)"), "{both:?}");
 }
