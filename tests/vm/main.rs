@@ -25,6 +25,8 @@ mod harness;
 mod mpi;
 /// What the initramfs carries for MPI.
 mod mpi_guest;
+/// `numabench report` on records made in the four-node VM.
+mod report;
 #[allow(dead_code)]
 mod topologies;
 

@@ -6,6 +6,7 @@
 //! [`sections`] and is listed in [`sections::KINDS`]; a kind shows only when
 //! the records it draws exist.
 
+pub mod diagram;
 pub mod html;
 pub mod load;
 pub mod plot;
