@@ -11,6 +11,7 @@ pub mod html;
 pub mod load;
 pub mod plot;
 pub mod sections;
+pub mod strip_plot;
 
 pub use load::{Dataset, Rec};
 

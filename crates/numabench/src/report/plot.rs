@@ -36,19 +36,19 @@ const WIDTH: u32 = 760;
 /// Width of the legend beside line charts, and the height of one of its rows.
 const LEGEND_WIDTH: u32 = 290;
 const LEGEND_ROW: usize = 18;
-const HEIGHT: u32 = 420;
-const FONT: &str = "sans-serif";
+pub(crate) const HEIGHT: u32 = 420;
+pub(crate) const FONT: &str = "sans-serif";
 
-type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+pub(crate) type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
-fn failed(error: &dyn std::fmt::Display) -> String {
+pub(crate) fn failed(error: &dyn std::fmt::Display) -> String {
     format!(
         "<p>plot could not be drawn: {}</p>",
         super::html::escape(&error.to_string())
     )
 }
 
-fn span(values: impl Iterator<Item = f64>, log: bool) -> Range<f64> {
+pub(crate) fn span(values: impl Iterator<Item = f64>, log: bool) -> Range<f64> {
     let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
     for value in values.filter(|v| v.is_finite() && (!log || *v > 0.0)) {
         low = low.min(value);
@@ -206,7 +206,7 @@ fn decimal_bytes(value: f64) -> String {
 /// The integer range of a segmented axis with `n` categories: plotters'
 /// integer ranges include their end, so `0..n-1` holds n segments; one
 /// category keeps `0..1` (a range of one point draws nothing).
-fn slots(n: usize) -> Range<i32> {
+pub(crate) fn slots(n: usize) -> Range<i32> {
     if n >= 2 {
         0..n as i32 - 1
     } else {

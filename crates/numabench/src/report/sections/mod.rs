@@ -6,6 +6,7 @@
 pub mod apps;
 pub mod bandwidth;
 pub mod c2c;
+pub mod cluster;
 pub mod contention;
 pub mod doctor;
 pub mod latency;
@@ -96,7 +97,7 @@ pub const KINDS: &[SectionKind] = &[
     },
     SectionKind {
         benchmarks: &["cluster", "cluster-topo", "mpi-pingpong"],
-        build: tables::cluster,
+        build: cluster::build,
     },
     SectionKind {
         benchmarks: &["overdecompose"],
