@@ -206,6 +206,12 @@ fn decimal_bytes(value: f64) -> String {
 /// The integer range of a segmented axis with `n` categories: plotters'
 /// integer ranges include their end, so `0..n-1` holds n segments; one
 /// category keeps `0..1` (a range of one point draws nothing).
+/// The categories of a heatmap axis: exactly `n` segments, one too (the
+/// cells reach the axis end with `SegmentValue::Last`).
+fn cells(n: usize) -> Range<i32> {
+    0..(n.max(1) as i32 - 1)
+}
+
 pub(crate) fn slots(n: usize) -> Range<i32> {
     if n >= 2 {
         0..n as i32 - 1
@@ -293,8 +299,8 @@ fn draw_heatmap(
         .x_label_area_size(44)
         .y_label_area_size(90)
         .build_cartesian_2d(
-            slots(columns.len()).into_segmented(),
-            slots(rows.len()).into_segmented(),
+            cells(columns.len()).into_segmented(),
+            cells(rows.len()).into_segmented(),
         )?;
     let column_name = |v: &SegmentValue<i32>| match v {
         SegmentValue::CenterOf(i) => columns.get(*i as usize).cloned().unwrap_or_default(),
@@ -323,9 +329,15 @@ fn draw_heatmap(
         let y = n_rows - 1 - r as i32;
         for (c, cell) in row.iter().enumerate() {
             let c = c as i32;
+            // The far edges of the last column and the top row are the
+            // axes' ends (`Last`), so one cell fills a 1 x 1 map.
+            let edge = |i: i32, n: usize| match i + 1 == n as i32 {
+                true => SegmentValue::Last,
+                false => SegmentValue::Exact(i + 1),
+            };
             let corners = [
                 (SegmentValue::Exact(c), SegmentValue::Exact(y)),
-                (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1)),
+                (edge(c, columns.len()), edge(y, rows.len())),
             ];
             let (fill, text) = match cell {
                 Some(value) => {
@@ -570,7 +582,10 @@ mod tests {
         );
         let cells = widths(&one, "#23918C");
         assert_eq!(cells.len(), 1, "{one}");
-        assert!(cells[0] > 20.0, "{one}");
+        // It fills the plot area: the width less the row labels and margins.
+        // (320 px wide at least, 90 px of row labels, 10 px margins)
+        let area = 320.0 - 90.0 - 2.0 * 10.0;
+        assert!(cells[0] > 0.95 * area, "{}: {one}", cells[0]);
         let labels: Vec<String> = (0..3).map(|i| format!("n{i}")).collect();
         let values = vec![vec![Some(1.0), Some(2.0), Some(3.0)]; 3];
         let three = heatmap(&labels, &labels, &values, "r", "c", "ns");
