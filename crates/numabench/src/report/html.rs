@@ -36,9 +36,9 @@ impl Table {
         self.rows.push(row);
     }
 
-    /// The table as HTML, every cell escaped. Long cells wrap (anywhere,
-    /// when a word is too long); a table still too wide scrolls inside its
-    /// own box on screen and is printed whole.
+    /// The table as HTML, every cell escaped. Long cells wrap at spaces
+    /// (and inside a word too long for the page); a table still too wide
+    /// scrolls inside its own box on screen and is printed whole.
     pub fn to_html(&self) -> String {
         let mut out = String::from("<div class=\"scroll\"><table><thead><tr>");
         for cell in &self.header {
@@ -109,7 +109,7 @@ pub fn bytes(value: f64) -> String {
 const STYLE: &str = "body{font-family:sans-serif;max-width:1150px;margin:1em auto;color:#111}\
 h1{font-size:1.5em}h2{border-bottom:1px solid #999;margin-top:1.6em}\
 table{border-collapse:collapse;font-size:.85em;margin:.4em 0}\
-th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}\
+th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top;overflow-wrap:break-word}\
 .scroll{max-width:100%;overflow-x:auto}\
 th{background:#eee}figure.plot{margin:1em 0;break-inside:avoid}\
 figcaption{font-size:.9em;color:#333}.svg svg{max-width:100%;height:auto}\
@@ -177,7 +177,7 @@ mod tests {
         let html = table.to_html();
         assert!(html.starts_with("<div class=\"scroll\"><table>"), "{html}");
         assert!(html.ends_with("</table></div>"), "{html}");
-        assert!(STYLE.contains("overflow-wrap:anywhere"));
+        assert!(STYLE.contains("overflow-wrap:break-word"));
         assert!(STYLE.contains(".scroll{max-width:100%;overflow-x:auto}"));
         let print = &STYLE[STYLE.find("@media print").unwrap()..];
         assert!(print.contains(".scroll{overflow:visible}"), "{print}");

@@ -406,6 +406,8 @@ fn draw_ranges(svg: &mut String, groups: &[Range3], y_label: &str, x_label: &str
     );
     let mut chart = ChartBuilder::on(&root)
         .margin(12)
+        // Room for the last group's labels, written right of its bar.
+        .margin_right(80)
         .x_label_area_size(50)
         .y_label_area_size(70)
         .build_cartesian_2d(slots(groups.len()).into_segmented(), y)?;
