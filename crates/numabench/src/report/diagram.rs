@@ -104,12 +104,12 @@ pub fn node_diagram(t: &Value) -> Option<String> {
     let packages = package_boxes(t)?;
     let tallest = packages.iter().map(|(_, n)| n.len()).max().unwrap_or(1) as i32;
     let width = GAP + packages.len() as i32 * (NODE_WIDTH + 3 * GAP);
-    let height = TITLE + GAP + tallest * (NODE_HEIGHT + GAP) + GAP + 22;
+    let height = TITLE + GAP + tallest * (NODE_HEIGHT + GAP) + GAP;
     let mut svg = String::new();
     {
         let root =
             SVGBackend::with_string(&mut svg, (width as u32, height as u32)).into_drawing_area();
-        draw(&root, &packages, height).ok()?;
+        draw(&root, &packages).ok()?;
         root.present().ok()?;
     }
     Some(svg)
@@ -118,7 +118,6 @@ pub fn node_diagram(t: &Value) -> Option<String> {
 fn draw(
     root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
     packages: &[PackageBox],
-    height: i32,
 ) -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
     let text = |size: f64| ("sans-serif", size).into_font().color(&BLACK);
@@ -192,11 +191,6 @@ fn draw(
             }
         }
     }
-    root.draw(&Text::new(
-        "distances: the node's row of the firmware table, to node 0, 1, ... (10 = local)",
-        (GAP, height - 20),
-        text(11.0),
-    ))?;
     Ok(())
 }
 

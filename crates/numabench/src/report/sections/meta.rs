@@ -104,7 +104,8 @@ pub fn topology_summary(file: &str, t: &Value) -> String {
         out.push_str(&html::figure(
             &svg,
             "The node diagram: packages hold their NUMA nodes; each node lists its CPUs, \
-             memory and distances; memory-only (CPU-less) nodes have an orange outline.",
+             memory and its row of the firmware's distance table (to node 0, 1, ...; \
+             10 = local); memory-only (CPU-less) nodes have an orange outline.",
             &diagram::diagram_table(&packages),
         ));
     }
