@@ -36,6 +36,18 @@ fn stream_validates_and_records_placement_and_usage() {
         assert_eq!(params["placement"], placement);
         assert_eq!(params["verification"]["passed"], true, "{placement}");
         assert_eq!(params["iteration_seconds"].as_array().unwrap().len(), 3);
+        // Every repetition's time; the stats are over them.
+        let runs: Vec<f64> = params["run_seconds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap())
+            .collect();
+        assert_eq!(runs.len(), 2, "{placement}");
+        let min = runs.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = runs.iter().copied().fold(0.0, f64::max);
+        assert_eq!(time["stats"]["min"].as_f64().unwrap(), min);
+        assert_eq!(time["stats"]["max"].as_f64().unwrap(), max);
         assert!(
             params["pages_after_placement"]["pages_per_node"]
                 .as_object()

@@ -58,7 +58,12 @@ fn a_mix_of_real_runs_gets_the_sections_its_records_have() {
     );
     // (plotters writes SVG text on its own line; every L1 lies in 16K..2M)
     assert!(html.contains("\nL1 "), "cache sizes marked");
-    assert_eq!(html.matches("<svg").count(), 2, "one plot per section");
+    assert_eq!(
+        html.matches("<svg").count(),
+        3,
+        "one plot per section, and the topology's node diagram"
+    );
+    assert!(html.contains("The node diagram"));
     assert!(
         html.matches("<details>").count() >= 2,
         "each plot has its data table"

@@ -112,10 +112,23 @@ fn the_report_of_a_characterization_renders() {
     // Okabe-Ito black and orange (first two series of the bandwidth plot,
     // visible in the first 3000 pixels) and viridis ink of the heatmaps is
     // further down, so only the line colours are asked for.
+    // The node diagram's pale blue node boxes (sky blue at 25% on white)
+    // are near the top.
     check_rendered(
         &["characterize.jsonl", "topology.json", "doctor.json"],
         "characterize",
-        &[[0, 0, 0], [230, 159, 0]],
+        &[[0, 0, 0], [230, 159, 0], [213, 236, 250]],
+    );
+}
+
+#[test]
+fn the_report_of_a_cluster_and_an_over_decomposition_renders() {
+    // Vermilion outlier crosses of the cluster strips, the sweep's orange
+    // second curve.
+    check_rendered(
+        &["cluster.jsonl", "overdecompose.jsonl"],
+        "cluster",
+        &[[213, 94, 0], [230, 159, 0]],
     );
 }
 

@@ -27,6 +27,8 @@ mod mpi;
 mod mpi_guest;
 /// numastat deltas of a remote placement.
 mod numastat;
+/// `numabench report` on records made in the four-node VM.
+mod report;
 #[allow(dead_code)]
 mod topologies;
 

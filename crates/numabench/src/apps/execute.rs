@@ -283,6 +283,12 @@ pub fn emit_app_records(
         "iteration_seconds".into(),
         json!(median_run.iteration_seconds),
     );
+    // Every repetition's run time, in run order (the `time` stats are
+    // over these): the report plots each one.
+    params.insert(
+        "run_seconds".into(),
+        json!(runs.iter().map(|run| run.total_seconds).collect::<Vec<_>>()),
+    );
     params.insert(
         "user_seconds".into(),
         json!(mean(&|run| run.usage.user_seconds)),

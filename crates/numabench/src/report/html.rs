@@ -36,9 +36,11 @@ impl Table {
         self.rows.push(row);
     }
 
-    /// The table as HTML, every cell escaped.
+    /// The table as HTML, every cell escaped. Long cells wrap at spaces
+    /// (and inside a word too long for the page); a table still too wide
+    /// scrolls inside its own box on screen and is printed whole.
     pub fn to_html(&self) -> String {
-        let mut out = String::from("<table><thead><tr>");
+        let mut out = String::from("<div class=\"scroll\"><table><thead><tr>");
         for cell in &self.header {
             out.push_str(&format!("<th>{}</th>", escape(cell)));
         }
@@ -50,7 +52,7 @@ impl Table {
             }
             out.push_str("</tr>");
         }
-        out.push_str("</tbody></table>");
+        out.push_str("</tbody></table></div>");
         out
     }
 }
@@ -107,12 +109,15 @@ pub fn bytes(value: f64) -> String {
 const STYLE: &str = "body{font-family:sans-serif;max-width:1150px;margin:1em auto;color:#111}\
 h1{font-size:1.5em}h2{border-bottom:1px solid #999;margin-top:1.6em}\
 table{border-collapse:collapse;font-size:.85em;margin:.4em 0}\
-th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}\
+th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top;overflow-wrap:break-word}\
+.scroll{max-width:100%;overflow-x:auto}\
 th{background:#eee}figure.plot{margin:1em 0;break-inside:avoid}\
 figcaption{font-size:.9em;color:#333}.svg svg{max-width:100%;height:auto}\
 .warning{font-weight:bold}.notes li{color:#7a3b00}\
 nav ul{columns:2}\
-@media print{details{display:block}details>*{display:block}nav{display:none}}";
+ul.findings li{margin:.3em 0}\
+@media print{details{display:block}details>*{display:block}nav{display:none}\
+.scroll{overflow:visible}table{font-size:.7em}}";
 
 /// The whole page: a title, notes about the input, a table of contents and
 /// the sections.
@@ -163,6 +168,19 @@ mod tests {
         let mut table = Table::new(&["h<"]);
         table.push(vec!["<b>".into()]);
         assert!(table.to_html().contains("<td>&lt;b&gt;</td>"));
+    }
+
+    #[test]
+    fn wide_tables_wrap_and_scroll_on_screen_but_print_whole() {
+        let mut table = Table::new(&["params"]);
+        table.push(vec!["x".repeat(500)]);
+        let html = table.to_html();
+        assert!(html.starts_with("<div class=\"scroll\"><table>"), "{html}");
+        assert!(html.ends_with("</table></div>"), "{html}");
+        assert!(STYLE.contains("overflow-wrap:break-word"));
+        assert!(STYLE.contains(".scroll{max-width:100%;overflow-x:auto}"));
+        let print = &STYLE[STYLE.find("@media print").unwrap()..];
+        assert!(print.contains(".scroll{overflow:visible}"), "{print}");
     }
 
     #[test]

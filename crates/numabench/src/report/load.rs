@@ -3,6 +3,7 @@
 //! `topo --json` / `doctor --json` outputs. Nothing here looks at the current
 //! machine.
 
+use crate::output::{read_results_lenient, Record, ResultsError};
 use serde_json::{Map, Value};
 
 /// One record as read back: the schema's fields, kept loose so that records
@@ -42,24 +43,22 @@ impl Rec {
         self.stats.get(key).and_then(Value::as_f64)
     }
 
-    fn from_object(file: &str, object: &Map<String, Value>) -> Option<Self> {
-        let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_string);
-        let map = |value: Option<&Value>| {
-            value
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default()
+    /// A record of the results schema as read from `file`.
+    pub fn from_record(file: &str, record: Record) -> Self {
+        let stats = match serde_json::to_value(record.stats) {
+            Ok(Value::Object(stats)) => stats,
+            _ => Map::new(),
         };
-        Some(Self {
+        Self {
             file: file.to_string(),
-            benchmark: text("benchmark")?,
-            metric: text("metric")?,
-            value: object.get("value")?.as_f64()?,
-            unit: text("unit").unwrap_or_default(),
-            params: map(object.get("params")),
-            requested: map(object.get("placement").and_then(|p| p.get("requested"))),
-            stats: map(object.get("stats")),
-        })
+            benchmark: record.benchmark,
+            metric: record.metric,
+            value: record.value,
+            unit: record.unit.as_str().to_string(),
+            params: record.params,
+            requested: record.placement.requested,
+            stats,
+        }
     }
 }
 
@@ -93,120 +92,59 @@ impl Dataset {
             && self.metadata.is_empty()
     }
 
-    /// Adds the content of one file, named `file`, to the dataset.
+    /// Adds the content of one file, named `file`, to the dataset:
+    /// `topo --json` and `doctor --json` documents as they are, results
+    /// files through [`read_results_lenient`] (what it skips becomes a note
+    /// naming `file:line`).
     pub fn load(&mut self, file: &str, text: &str) {
-        if text.trim().is_empty() {
-            self.notes.push(format!("{file}: empty file"));
-            return;
-        }
-        match serde_json::from_str::<Value>(text) {
-            Ok(value) if !looks_like_lines(text) => self.load_document(file, value),
-            Err(error) if text.trim_start().starts_with("{\n\"metadata\"") => {
-                self.load_cut_document(file, text, &error)
+        if let Ok(Value::Object(document)) = serde_json::from_str::<Value>(text) {
+            if document.contains_key("findings") {
+                self.doctors
+                    .push((file.to_string(), Value::Object(document)));
+                return;
             }
-            _ => self.load_lines(file, text),
-        }
-    }
-
-    /// A `--json` document cut short (the run was killed before closing
-    /// it): its record lines (one per line, as the JSON sink writes them)
-    /// are read up to the cut, the rest is reported.
-    fn load_cut_document(&mut self, file: &str, text: &str, error: &serde_json::Error) {
-        let mut records = 0;
-        for line in text.lines() {
-            let line = line.trim().trim_end_matches(',');
-            if !line.starts_with("{\"benchmark\"") {
-                continue;
-            }
-            if let Ok(value) = serde_json::from_str::<Value>(line) {
-                self.add_record(file, file, &value);
-                records += 1;
+            if document.contains_key("nodes") && document.contains_key("cpu_count") {
+                self.topologies
+                    .push((file.to_string(), Value::Object(document)));
+                return;
             }
         }
-        self.notes.push(format!(
-            "{file}:{}: the JSON document is not complete ({error}); its {records} whole record(s) are shown",
-            error.line()
-        ));
-    }
-
-    fn load_document(&mut self, file: &str, value: Value) {
-        let Some(object) = value.as_object() else {
-            self.notes.push(format!(
-                "{file}: not a numabench results document (skipped)"
-            ));
-            return;
-        };
-        if let Some(records) = object.get("records").and_then(Value::as_array) {
-            if let Some(metadata) = object.get("metadata").and_then(Value::as_object) {
-                self.metadata.push((file.to_string(), metadata.clone()));
+        match read_results_lenient(text) {
+            Ok(results) => {
+                self.metadata.extend(
+                    results
+                        .metadata
+                        .into_iter()
+                        .map(|metadata| (file.to_string(), metadata)),
+                );
+                self.records.extend(
+                    results
+                        .records
+                        .into_iter()
+                        .map(|record| Rec::from_record(file, record)),
+                );
+                self.notes
+                    .extend(results.notes.iter().map(|note| placed(file, note)));
             }
-            for (index, record) in records.iter().enumerate() {
-                self.add_record(&format!("{file}: record {}", index + 1), file, record);
-            }
-        } else if object.contains_key("findings") {
-            self.doctors.push((file.to_string(), value.clone()));
-        } else if object.contains_key("nodes") && object.contains_key("cpu_count") {
-            self.topologies.push((file.to_string(), value.clone()));
-        } else if object.get("type").is_some() {
-            // A JSON Lines file holding a single line.
-            self.add_line(file, 1, &value);
-        } else {
-            self.notes.push(format!(
+            Err(ResultsError::Empty) => self.notes.push(format!("{file}: empty file")),
+            Err(ResultsError::NoRecordList) => self.notes.push(format!(
                 "{file}: a JSON document numabench does not write (skipped)"
-            ));
-        }
-    }
-
-    fn load_lines(&mut self, file: &str, text: &str) {
-        for (index, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Value>(line) {
-                Ok(value) => self.add_line(file, index + 1, &value),
-                Err(error) => self.notes.push(format!(
-                    "{file}:{}: not a JSON line ({error}); the line is skipped",
-                    index + 1
-                )),
-            }
-        }
-    }
-
-    fn add_line(&mut self, file: &str, line: usize, value: &Value) {
-        let kind = value.get("type").and_then(Value::as_str);
-        match (kind, value.as_object()) {
-            (Some("metadata"), Some(object)) => {
-                let mut metadata = object.clone();
-                metadata.remove("type");
-                self.metadata.push((file.to_string(), metadata));
-            }
-            (Some("record"), _) => self.add_record(&format!("{file}:{line}"), file, value),
-            (other, _) => self.notes.push(format!(
-                "{file}:{line}: unknown kind {} skipped",
-                other.map_or_else(|| "(no type)".to_string(), |k| format!("\"{k}\""))
             )),
-        }
-    }
-
-    fn add_record(&mut self, place: &str, file: &str, value: &Value) {
-        match value
-            .as_object()
-            .and_then(|object| Rec::from_object(file, object))
-        {
-            Some(record) => self.records.push(record),
-            None => self.notes.push(format!(
-                "{place}: a record without benchmark, metric or numeric value; skipped"
-            )),
+            Err(error) => self.notes.push(format!("{file}: {error} (skipped)")),
         }
     }
 }
 
-/// JSON Lines files hold one object per line; a one-line file parses as a
-/// document too, so its `type` decides.
-fn looks_like_lines(text: &str) -> bool {
-    let mut lines = text.lines().filter(|line| !line.trim().is_empty());
-    let first = lines.next().unwrap_or("");
-    first.trim_start().starts_with("{\"type\"") && lines.next().is_some()
+/// A reader's note with its file: `line 3: ...` becomes `file:3: ...`.
+fn placed(file: &str, note: &str) -> String {
+    match note
+        .strip_prefix("line ")
+        .and_then(|rest| rest.split_once(": "))
+        .filter(|(number, _)| number.parse::<usize>().is_ok())
+    {
+        Some((number, rest)) => format!("{file}:{number}: {rest}"),
+        None => format!("{file}: {note}"),
+    }
 }
 
 #[cfg(test)]
@@ -214,7 +152,7 @@ mod tests {
     use super::*;
 
     const METADATA: &str = r#"{"type":"metadata","tool":"numabench","host":"h"}"#;
-    const RECORD: &str = r#"{"type":"record","benchmark":"latency","metric":"latency","value":80.5,"unit":"ns","params":{"size_bytes":65536},"placement":{"requested":{"memory":"bind:0"},"verified":null},"stats":{"n":3,"min":80,"median":80.5,"max":81}}"#;
+    const RECORD: &str = r#"{"type":"record","benchmark":"latency","metric":"latency","value":80.5,"unit":"ns","params":{"size_bytes":65536},"placement":{"requested":{"memory":"bind:0"},"verified":null},"stats":{"n":3,"min":80,"median":80.5,"mean":80.5,"max":81,"stddev":0.5,"cv":0.01,"p90":81,"p99":81}}"#;
 
     #[test]
     fn reads_json_lines_and_reports_a_truncated_line() {

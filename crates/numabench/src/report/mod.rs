@@ -6,10 +6,12 @@
 //! [`sections`] and is listed in [`sections::KINDS`]; a kind shows only when
 //! the records it draws exist.
 
+pub mod diagram;
 pub mod html;
 pub mod load;
 pub mod plot;
 pub mod sections;
+pub mod strip_plot;
 
 pub use load::{Dataset, Rec};
 

@@ -36,19 +36,19 @@ const WIDTH: u32 = 760;
 /// Width of the legend beside line charts, and the height of one of its rows.
 const LEGEND_WIDTH: u32 = 290;
 const LEGEND_ROW: usize = 18;
-const HEIGHT: u32 = 420;
-const FONT: &str = "sans-serif";
+pub(crate) const HEIGHT: u32 = 420;
+pub(crate) const FONT: &str = "sans-serif";
 
-type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+pub(crate) type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
-fn failed(error: &dyn std::fmt::Display) -> String {
+pub(crate) fn failed(error: &dyn std::fmt::Display) -> String {
     format!(
         "<p>plot could not be drawn: {}</p>",
         super::html::escape(&error.to_string())
     )
 }
 
-fn span(values: impl Iterator<Item = f64>, log: bool) -> Range<f64> {
+pub(crate) fn span(values: impl Iterator<Item = f64>, log: bool) -> Range<f64> {
     let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
     for value in values.filter(|v| v.is_finite() && (!log || *v > 0.0)) {
         low = low.min(value);
@@ -206,7 +206,13 @@ fn decimal_bytes(value: f64) -> String {
 /// The integer range of a segmented axis with `n` categories: plotters'
 /// integer ranges include their end, so `0..n-1` holds n segments; one
 /// category keeps `0..1` (a range of one point draws nothing).
-fn slots(n: usize) -> Range<i32> {
+/// The categories of a heatmap axis: exactly `n` segments, one too (the
+/// cells reach the axis end with `SegmentValue::Last`).
+fn cells(n: usize) -> Range<i32> {
+    0..(n.max(1) as i32 - 1)
+}
+
+pub(crate) fn slots(n: usize) -> Range<i32> {
     if n >= 2 {
         0..n as i32 - 1
     } else {
@@ -293,8 +299,8 @@ fn draw_heatmap(
         .x_label_area_size(44)
         .y_label_area_size(90)
         .build_cartesian_2d(
-            slots(columns.len()).into_segmented(),
-            slots(rows.len()).into_segmented(),
+            cells(columns.len()).into_segmented(),
+            cells(rows.len()).into_segmented(),
         )?;
     let column_name = |v: &SegmentValue<i32>| match v {
         SegmentValue::CenterOf(i) => columns.get(*i as usize).cloned().unwrap_or_default(),
@@ -323,9 +329,15 @@ fn draw_heatmap(
         let y = n_rows - 1 - r as i32;
         for (c, cell) in row.iter().enumerate() {
             let c = c as i32;
+            // The far edges of the last column and the top row are the
+            // axes' ends (`Last`), so one cell fills a 1 x 1 map.
+            let edge = |i: i32, n: usize| match i + 1 == n as i32 {
+                true => SegmentValue::Last,
+                false => SegmentValue::Exact(i + 1),
+            };
             let corners = [
                 (SegmentValue::Exact(c), SegmentValue::Exact(y)),
-                (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1)),
+                (edge(c, columns.len()), edge(y, rows.len())),
             ];
             let (fill, text) = match cell {
                 Some(value) => {
@@ -394,6 +406,8 @@ fn draw_ranges(svg: &mut String, groups: &[Range3], y_label: &str, x_label: &str
     );
     let mut chart = ChartBuilder::on(&root)
         .margin(12)
+        // Room for the last group's labels, written right of its bar.
+        .margin_right(80)
         .x_label_area_size(50)
         .y_label_area_size(70)
         .build_cartesian_2d(slots(groups.len()).into_segmented(), y)?;
@@ -570,7 +584,10 @@ mod tests {
         );
         let cells = widths(&one, "#23918C");
         assert_eq!(cells.len(), 1, "{one}");
-        assert!(cells[0] > 20.0, "{one}");
+        // It fills the plot area: the width less the row labels and margins.
+        // (320 px wide at least, 90 px of row labels, 10 px margins)
+        let area = 320.0 - 90.0 - 2.0 * 10.0;
+        assert!(cells[0] > 0.95 * area, "{}: {one}", cells[0]);
         let labels: Vec<String> = (0..3).map(|i| format!("n{i}")).collect();
         let values = vec![vec![Some(1.0), Some(2.0), Some(3.0)]; 3];
         let three = heatmap(&labels, &labels, &values, "r", "c", "ns");

@@ -1,6 +1,7 @@
 //! Application runs (stream, cg, mg, placement-study): per-iteration times
 //! of the median run (first-iteration cost visible), run-to-run variability
-//! per configuration (min/median/max over the runs) and the study's verdict.
+//! per configuration (every run as a dot, min/median/max labelled) and the
+//! study's verdict.
 
 use super::{records_table, section, Section};
 use crate::report::html::{self, figure, Table};
@@ -39,7 +40,18 @@ pub fn iteration_series(data: &Dataset, kernel: &str) -> Vec<Series> {
         .collect()
 }
 
-/// Run-time spread of each configuration, from its `time` record's stats.
+/// Every repetition's run time of a `time` record (`params.run_seconds`;
+/// empty for records written before it existed).
+pub fn run_seconds(r: &Rec) -> Vec<f64> {
+    r.params
+        .get("run_seconds")
+        .and_then(|v| v.as_array())
+        .map(|runs| runs.iter().filter_map(|t| t.as_f64()).collect())
+        .unwrap_or_default()
+}
+
+/// Run-time spread of each configuration, from its `time` record's stats,
+/// with every repetition as a point when the record lists them.
 pub fn variability(data: &Dataset, kernel: &str) -> Vec<Range3> {
     data.of(kernel)
         .filter(|r| r.metric == "time")
@@ -49,7 +61,7 @@ pub fn variability(data: &Dataset, kernel: &str) -> Vec<Range3> {
                 min: r.stat("min")?,
                 median: r.stat("median")?,
                 max: r.stat("max")?,
-                points: Vec::new(),
+                points: run_seconds(r),
             })
         })
         .collect()
@@ -79,6 +91,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
                 "median (s)",
                 "max (s)",
                 "cv",
+                "every run (s)",
             ]);
             for r in data.of(kernel).filter(|r| r.metric == "time") {
                 let stat = |k| r.stat(k).map(html::number).unwrap_or_default();
@@ -89,12 +102,24 @@ pub fn build(data: &Dataset) -> Option<Section> {
                     stat("median"),
                     stat("max"),
                     stat("cv"),
+                    run_seconds(r)
+                        .into_iter()
+                        .map(html::number)
+                        .collect::<Vec<_>>()
+                        .join(" "),
                 ]);
             }
+            let each_run = if spread.iter().all(|g| !g.points.is_empty()) {
+                "every run is a dot"
+            } else if spread.iter().any(|g| !g.points.is_empty()) {
+                "every run is a dot where the records list the runs"
+            } else {
+                "the records keep these statistics, not each run"
+            };
             body.push_str(&figure(
                 &ranges(&spread, "run time (s)", "placement + thread scheme"),
                 &format!(
-                    "Run-to-run variability: min, median and max run time over each configuration's runs (the records keep these statistics, not each run).{}",
+                    "Run-to-run variability: min, median and max run time over each configuration's runs ({each_run}).{}",
                     range_key(&spread).map(|k| format!(" Configurations: {k}.")).unwrap_or_default()
                 ),
                 &table,

@@ -2,6 +2,7 @@
 //! distances, HMAT attributes, memory-side caches) from `topo --json`.
 
 use super::{section, Section};
+use crate::report::diagram;
 use crate::report::html::{self, escape, Table};
 use crate::report::load::Dataset;
 use crate::report::plot;
@@ -99,6 +100,15 @@ pub fn topology_summary(file: &str, t: &Value) -> String {
         ]);
     }
     out.push_str(&nodes.to_html());
+    if let (Some(svg), Some(packages)) = (diagram::node_diagram(t), diagram::package_boxes(t)) {
+        out.push_str(&html::figure(
+            &svg,
+            "The node diagram: packages hold their NUMA nodes; each node lists its CPUs, \
+             memory and its row of the firmware's distance table (to node 0, 1, ...; \
+             10 = local); memory-only (CPU-less) nodes have an orange outline.",
+            &diagram::diagram_table(&packages),
+        ));
+    }
     if let Some(distances) = t.get("distances").filter(|d| !d.is_null()) {
         out.push_str("<h4>Distances</h4>");
         match distance_matrix(t) {

@@ -6,6 +6,7 @@
 pub mod apps;
 pub mod bandwidth;
 pub mod c2c;
+pub mod cluster;
 pub mod contention;
 pub mod doctor;
 pub mod latency;
@@ -18,6 +19,7 @@ pub mod other;
 pub mod per_cpu;
 pub mod run;
 pub mod scaling;
+pub mod summary;
 pub mod tables;
 #[cfg(test)]
 mod tests;
@@ -37,6 +39,10 @@ pub struct SectionKind {
 
 /// Every section kind, in page order.
 pub const KINDS: &[SectionKind] = &[
+    SectionKind {
+        benchmarks: &["summary"],
+        build: summary::build,
+    },
     SectionKind {
         benchmarks: &[],
         build: meta::build,
@@ -91,7 +97,7 @@ pub const KINDS: &[SectionKind] = &[
     },
     SectionKind {
         benchmarks: &["cluster", "cluster-topo", "mpi-pingpong"],
-        build: tables::cluster,
+        build: cluster::build,
     },
     SectionKind {
         benchmarks: &["overdecompose"],

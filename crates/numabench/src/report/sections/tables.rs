@@ -1,10 +1,10 @@
-//! Results of the cluster, over-decomposition and MPI monitor commands as
-//! tables (and the over-decomposition K sweep as curves).
+//! Results of the over-decomposition and MPI monitor commands: the
+//! over-decomposition K sweep as curves, and tables.
 
 use super::{curves, curves_table, records_table, section, Section};
-use crate::report::html::figure;
+use crate::report::html::{self, figure};
 use crate::report::load::{Dataset, Rec};
-use crate::report::plot::lines;
+use crate::report::plot::{lines, Series};
 
 fn table_of(data: &Dataset, benchmarks: &[&str], keep: impl Fn(&Rec) -> bool) -> Option<String> {
     let rows: Vec<&Rec> = data
@@ -19,44 +19,61 @@ fn table_of(data: &Dataset, benchmarks: &[&str], keep: impl Fn(&Rec) -> bool) ->
     }
 }
 
-/// Cluster verdicts, outliers, differing settings and failed hosts first,
-/// then every measured record.
-pub fn cluster(data: &Dataset) -> Option<Section> {
-    let all = table_of(data, &["cluster", "cluster-topo", "mpi-pingpong"], |_| true)?;
-    let mut body = String::new();
-    if let Some(findings) = table_of(data, &["cluster"], |_| true) {
-        body.push_str("<h3>Verdict, outliers, differing settings, failures</h3>");
-        body.push_str(&findings);
-    }
-    body.push_str(&format!(
-        "<details><summary>every cluster record</summary>{all}</details>"
-    ));
-    Some(section("cluster", "Cluster", body))
-}
-
-/// The over-decomposition sweep: speedup against K per target share, and
-/// every record.
-pub fn overdecompose(data: &Dataset) -> Option<Section> {
-    let all = table_of(data, &["overdecompose"], |_| true)?;
-    let series = curves(
-        data.of("overdecompose").filter(|r| r.metric == "speedup"),
+/// The K sweep's curves of one metric: (K, median) per target share (and
+/// per metric when several are asked, as for the TLP figures).
+pub fn sweep_curves(data: &Dataset, metrics: &[&str]) -> Vec<Series> {
+    curves(
+        data.of("overdecompose")
+            .filter(|r| metrics.contains(&r.metric.as_str())),
         "ranks_per_core",
         |r| {
-            format!(
-                "target share {}",
-                r.text("target_comm_share").unwrap_or_default()
-            )
+            let share = r
+                .num("target_comm_share")
+                .map(|s| format!("target share {}%", html::number(100.0 * s)))
+                .unwrap_or_else(|| "target share ?".into());
+            match metrics.len() {
+                1 => share,
+                _ => format!("{}, {share}", r.metric),
+            }
         },
-    );
+    )
+}
+
+/// The over-decomposition sweep against K per target share: time, speedup
+/// and TLP_1..4, and every record.
+pub fn overdecompose(data: &Dataset) -> Option<Section> {
+    let all = table_of(data, &["overdecompose"], |_| true)?;
     let mut body = String::new();
-    if !series.is_empty() {
-        body.push_str(&figure(
-            &lines(&series, "ranks per core (K)", "speedup over K = 1 (ratio)", false, &[]),
+    let plots: [(&[&str], &str, &str); 3] = [
+        (
+            &["time"],
+            "time of the iterations (s, median over runs)",
+            "Over-decomposition: the slowest rank's time for the iterations against K ranks per core, per target communication share.",
+        ),
+        (
+            &["speedup"],
+            "speedup over K = 1 (ratio)",
             "Over-decomposition: speedup of K ranks per core against one, per target communication share.",
-            &curves_table(&series, "K", "speedup"),
-        ));
+        ),
+        (
+            &["tlp_1", "tlp_2", "tlp_3", "tlp_4"],
+            "TLP (ratio of the host's wall time)",
+            "Thread-level parallelism from the MPI monitor: tlp_N is the share of the time at least N ranks per core were outside blocking MPI calls, against K.",
+        ),
+    ];
+    for (metrics, y_label, caption) in plots {
+        let series = sweep_curves(data, metrics);
+        if !series.is_empty() {
+            body.push_str(&figure(
+                &lines(&series, "ranks per core (K)", y_label, false, &[]),
+                caption,
+                &curves_table(&series, "K", y_label),
+            ));
+        }
     }
-    body.push_str(&all);
+    body.push_str(&format!(
+        "<details><summary>every over-decomposition record</summary>{all}</details>"
+    ));
     Some(section("overdecompose", "Over-decomposition", body))
 }
 

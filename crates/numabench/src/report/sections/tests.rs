@@ -19,7 +19,7 @@ fn fixture(names: &[&str]) -> Dataset {
 
 fn record(benchmark: &str, metric: &str, value: f64, unit: &str, params: &str) -> String {
     format!(
-        r#"{{"type":"record","benchmark":"{benchmark}","metric":"{metric}","value":{value},"unit":"{unit}","params":{params},"placement":{{"requested":{{}},"verified":null}},"stats":{{"n":1,"min":{value},"median":{value},"max":{value}}}}}"#
+        r#"{{"type":"record","benchmark":"{benchmark}","metric":"{metric}","value":{value},"unit":"{unit}","params":{params},"placement":{{"requested":{{}},"verified":null}},"stats":{{"n":1,"min":{value},"median":{value},"mean":{value},"max":{value},"stddev":0,"cv":0,"p90":{value},"p99":{value}}}}}"#
     )
 }
 
@@ -206,8 +206,14 @@ fn app_iterations_and_spread_come_from_each_configuration() {
     }
     let spread = apps::variability(&data, "stream");
     assert_eq!(spread.len(), times.len());
-    for g in &spread {
+    for (g, r) in spread.iter().zip(&times) {
         assert!(g.min <= g.median && g.median <= g.max, "{g:?}");
+        // Every repetition is a point, and the statistics are over them.
+        assert_eq!(g.points.len() as f64, r.stat("n").unwrap(), "{g:?}");
+        assert!(
+            g.points.contains(&g.min) && g.points.contains(&g.max),
+            "{g:?}"
+        );
     }
     let mut labels: Vec<_> = spread.iter().map(|g| g.label.clone()).collect();
     labels.dedup();
@@ -278,6 +284,10 @@ fn sections_appear_only_for_the_records_given() {
         ["metadata", "run"]
     );
     assert_eq!(sections_of(&fixture(&["doctor.json"])), ["doctor"]);
+    assert_eq!(
+        sections_of(&fixture(&["overdecompose.jsonl"])),
+        ["metadata", "overdecompose"]
+    );
     let unknown = lines(&[record("gizmo", "x", 1.0, "count", "{}")]);
     assert_eq!(sections_of(&unknown), ["other"]);
 }
@@ -352,4 +362,114 @@ fn observe_timelines_follow_the_samples() {
         groups.len(),
         "first run of each policy"
     );
+}
+
+#[test]
+fn summary_sentences_get_their_own_section_first() {
+    let data = fixture(&["characterize-summary.jsonl"]);
+    let written: Vec<String> = data
+        .of("summary")
+        .map(|r| r.text("sentence").unwrap())
+        .collect();
+    assert!(!written.is_empty());
+    assert_eq!(summary::sentences(&data), written);
+    let ids = sections_of(&data);
+    assert_eq!(ids[0], "summary", "{ids:?}");
+    assert!(!ids.contains(&"other".to_string()), "{ids:?}");
+    let html = crate::report::build(&data).html;
+    for sentence in &written {
+        assert!(
+            html.contains(&format!(
+                "<li>{}</li>",
+                crate::report::html::escape(sentence)
+            )),
+            "{sentence}"
+        );
+    }
+    // From two files, each sentence says which.
+    let mut two = fixture(&["characterize-summary.jsonl"]);
+    let text = std::fs::read_to_string(format!("{FIXTURES}characterize-summary.jsonl")).unwrap();
+    two.load("second.jsonl", &text);
+    let both = summary::sentences(&two);
+    assert_eq!(both.len(), 2 * written.len());
+    assert!(
+        both[0].ends_with("(characterize-summary.jsonl)"),
+        "{both:?}"
+    );
+    assert!(both.last().unwrap().ends_with("(second.jsonl)"), "{both:?}");
+}
+
+#[test]
+fn cluster_strips_put_every_unit_against_the_median_and_mark_the_outliers() {
+    let data = fixture(&["cluster.jsonl"]);
+    let strips = cluster::cluster_strips(&data);
+    let keyed = data
+        .records
+        .iter()
+        .filter(|r| r.params.contains_key("cluster_key"))
+        .count();
+    assert_eq!(strips.iter().map(|s| s.units.len()).sum::<usize>(), keyed);
+    let outliers: Vec<&Rec> = data
+        .of("cluster")
+        .filter(|r| r.metric == "outlier")
+        .collect();
+    assert!(!outliers.is_empty());
+    for o in &outliers {
+        let key = o.text("key").unwrap();
+        let strip = strips
+            .iter()
+            .find(|s| s.label.starts_with(&format!("{key} (")))
+            .unwrap_or_else(|| panic!("no strip for {key}: {strips:?}"));
+        // The same median the cluster's rule used.
+        assert!(
+            (strip.median - o.num("median").unwrap()).abs() < 1e-9 * strip.median.abs(),
+            "{strip:?} {o:?}"
+        );
+        let unit = o.text("unit").unwrap();
+        assert!(
+            strip
+                .units
+                .iter()
+                .any(|u| u.0 == unit && u.2 && u.1 == o.num("value").unwrap()),
+            "{unit} marked in {strip:?}"
+        );
+    }
+    let marked = strips.iter().flat_map(|s| &s.units).filter(|u| u.2).count();
+    assert_eq!(marked, outliers.len(), "only the named outliers are marked");
+    let html = crate::report::build(&data).html;
+    assert_eq!(html.matches("(outlier)").count(), outliers.len());
+}
+
+#[test]
+fn overdecompose_sweeps_give_time_speedup_and_tlp_against_k() {
+    let data = fixture(&["overdecompose.jsonl"]);
+    let time = tables::sweep_curves(&data, &["time"]);
+    let shares: std::collections::BTreeSet<String> = data
+        .of("overdecompose")
+        .filter(|r| r.metric == "time")
+        .map(|r| r.text("target_comm_share").unwrap())
+        .collect();
+    assert_eq!(time.len(), shares.len(), "{time:?}");
+    for s in &time {
+        let ks: Vec<f64> = s.points.iter().map(|p| p.0).collect();
+        assert_eq!(ks, [1.0, 2.0, 4.0], "{s:?}");
+    }
+    for r in data.of("overdecompose").filter(|r| r.metric == "time") {
+        assert!(time.iter().any(|s| s
+            .points
+            .contains(&(r.num("ranks_per_core").unwrap(), r.value))));
+    }
+    let tlp = tables::sweep_curves(&data, &["tlp_1", "tlp_2", "tlp_3", "tlp_4"]);
+    let tlp_records = data
+        .of("overdecompose")
+        .filter(|r| r.metric.starts_with("tlp_"))
+        .count();
+    assert_eq!(
+        tlp.iter().map(|s| s.points.len()).sum::<usize>(),
+        tlp_records
+    );
+    assert!(tlp.iter().all(|s| s.label.starts_with("tlp_")), "{tlp:?}");
+    let html = crate::report::build(&data).html;
+    let section = &html[html.find("<section id=\"overdecompose\"").unwrap()..];
+    assert_eq!(section.matches("<svg").count(), 3, "time, speedup, TLP");
 }

@@ -1,0 +1,129 @@
+//! `numabench cluster`: every unit's compared figure against the cluster
+//! median, outliers marked (one strip per cluster key), with the verdict,
+//! outlier, differing-setting and failure records as a table and every
+//! record collapsible.
+
+use super::{records_table, section, Section};
+use crate::report::html::{self, figure, Table};
+use crate::report::load::{Dataset, Rec};
+use crate::report::strip_plot::{key, strips, Strip};
+use std::collections::BTreeMap;
+
+/// The median of some values (mean of the middle two for an even count).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// One strip per compared figure (`params.cluster_key`, per file): each
+/// unit's value, the median of the units' values, and the units the
+/// cluster's `outlier` records name for that key marked.
+pub fn cluster_strips(data: &Dataset) -> Vec<Strip> {
+    let outliers: Vec<(String, String, String)> = data
+        .of("cluster")
+        .filter(|r| r.metric == "outlier")
+        .filter_map(|r| Some((r.file.clone(), r.text("key")?, r.text("unit")?)))
+        .collect();
+    let mut groups: BTreeMap<(String, String), Vec<&Rec>> = BTreeMap::new();
+    for r in &data.records {
+        if let (Some(key), Some(_)) = (r.text("cluster_key"), r.text("unit")) {
+            groups.entry((key, r.file.clone())).or_default().push(r);
+        }
+    }
+    let several_files = data
+        .records
+        .iter()
+        .filter(|r| r.params.contains_key("cluster_key"))
+        .any(|r| Some(&r.file) != data.records.first().map(|f| &f.file));
+    groups
+        .into_iter()
+        .map(|((key, file), records)| {
+            let mut values: Vec<f64> = records.iter().map(|r| r.value).collect();
+            let units = records
+                .iter()
+                .map(|r| {
+                    let unit = r.text("unit").unwrap_or_default();
+                    let outlier = outliers.contains(&(file.clone(), key.clone(), unit.clone()));
+                    (unit, r.value, outlier)
+                })
+                .collect();
+            Strip {
+                label: match several_files {
+                    true => format!("{key} ({file})"),
+                    false => format!("{key} ({})", records[0].unit),
+                },
+                median: median(&mut values),
+                units,
+            }
+        })
+        .collect()
+}
+
+/// The strips' data: key, unit, value, median, ratio, outlier.
+fn strips_table(groups: &[Strip]) -> Table {
+    let mut table = Table::new(&[
+        "figure",
+        "unit",
+        "value",
+        "median",
+        "value / median",
+        "outlier",
+    ]);
+    for g in groups {
+        for (unit, value, outlier) in &g.units {
+            table.push(vec![
+                g.label.clone(),
+                unit.clone(),
+                html::number(*value),
+                html::number(g.median),
+                html::number(if g.median == 0.0 {
+                    1.0
+                } else {
+                    value / g.median
+                }),
+                if *outlier { "yes" } else { "" }.to_string(),
+            ]);
+        }
+    }
+    table
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    let all: Vec<&Rec> = data
+        .records
+        .iter()
+        .filter(|r| ["cluster", "cluster-topo", "mpi-pingpong"].contains(&r.benchmark.as_str()))
+        .collect();
+    let groups = cluster_strips(data);
+    if all.is_empty() && groups.is_empty() {
+        return None;
+    }
+    let mut body = String::new();
+    if !groups.is_empty() {
+        let outliers = groups.iter().flat_map(|g| &g.units).filter(|u| u.2).count();
+        body.push_str(&figure(
+            &strips(&groups, "compared figure"),
+            &format!(
+                "Every unit's figure over the cluster median of that figure (1 = the median); {outliers} outlier(s), as the cluster's outlier records name them, drawn as orange crosses with the unit's name.{}",
+                key(&groups).map(|k| format!(" Figures: {k}.")).unwrap_or_default()
+            ),
+            &strips_table(&groups),
+        ));
+    }
+    let findings: Vec<&Rec> = data.of("cluster").collect();
+    if !findings.is_empty() {
+        body.push_str("<h3>Verdict, outliers, differing settings, failures</h3>");
+        body.push_str(&records_table(findings.into_iter()).to_html());
+    }
+    body.push_str(&format!(
+        "<details><summary>every cluster record ({})</summary>{}</details>",
+        all.len(),
+        records_table(all.into_iter()).to_html()
+    ));
+    Some(section("cluster", "Cluster", body))
+}

@@ -1,0 +1,100 @@
+//! `numabench report` on records made in the emulated four-node VM (nodes
+//! 0-2 with CPUs, node 3 CPU-less, HMAT attributes): a small matrix and
+//! latency set runs in the guest, its JSON documents and `topo --json` come
+//! back, and `report` on the host draws them. Set
+//! `NUMABENCH_VM_REPORT_DIR=DIR` to keep the inputs and the page in DIR (to
+//! look at it or screenshot it).
+
+use super::{check_topology, numabench, topologies, FIRST_EXTRA_COMMAND};
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+/// Kept small: TCG is slow and the nodes hold 256-512 MiB.
+const REPORT_COMMANDS: [&str; 4] = [
+    "numabench matrix latency --size 4M --repeat 1 --json",
+    "numabench matrix bandwidth --size 4M --repeat 1 --json",
+    "numabench latency --size 16K,4M --repeat 1 --cpu-node 1 --mem-node 1 --json",
+    "numabench latency --size 16K,4M --repeat 1 --cpu-node 1 --mem-node 3 --json",
+];
+
+/// The HTML of the section with this id (up to the next section).
+fn section<'a>(html: &'a str, id: &str) -> &'a str {
+    let start = html
+        .find(&format!("<section id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no section {id}"));
+    let rest = &html[start..];
+    &rest[..rest.find("</section>").unwrap_or(rest.len())]
+}
+
+#[test]
+fn report_of_the_four_node_vm_records() {
+    let run = check_topology(&topologies::four_nodes_cpuless_hmat(), &REPORT_COMMANDS);
+    let temp = tempfile::tempdir().unwrap();
+    let kept = std::env::var_os("NUMABENCH_VM_REPORT_DIR");
+    let dir = kept.as_deref().map(Path::new).unwrap_or(temp.path());
+    fs::create_dir_all(dir).unwrap();
+    let mut inputs = vec![dir.join("topo.json")];
+    fs::write(&inputs[0], run.stdout_ok(1)).unwrap();
+    for k in 0..REPORT_COMMANDS.len() {
+        let file = dir.join(format!("vm-{k}.json"));
+        fs::write(&file, run.stdout_ok(FIRST_EXTRA_COMMAND + k)).unwrap();
+        inputs.push(file);
+    }
+    let page = dir.join("vm-report.html");
+    let output = Command::new(numabench())
+        .arg("report")
+        .args(&inputs)
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.is_empty(), "no notes on whole files: {stderr}");
+    let html = fs::read_to_string(&page).unwrap();
+
+    // Exactly the sections of what was measured: no bandwidth curves, apps,
+    // cluster or other records.
+    let ids: Vec<&str> = html
+        .split("<section id=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert_eq!(ids, ["metadata", "latency", "matrices"], "{html}");
+
+    // Both matrices: three CPU nodes as rows, four memory nodes as columns,
+    // the CPU-less node 3 a target only, every cell measured.
+    let matrices = section(&html, "matrices");
+    assert_eq!(matrices.matches("<svg").count(), 2, "{matrices}");
+    for table in matrices.split("<table>").skip(1) {
+        let header = "<th>from \\ memory</th><th>node 0</th><th>node 1</th><th>node 2</th><th>node 3</th></tr>";
+        assert!(table.contains(header), "{table}");
+        for node in 0..3 {
+            assert!(
+                table.contains(&format!("<tr><td>node {node}</td>")),
+                "{table}"
+            );
+        }
+        assert!(!table.contains("<tr><td>node 3</td>"), "{table}");
+        assert!(
+            !table.contains("<td>-</td>"),
+            "a cell not measured: {table}"
+        );
+    }
+
+    // Topology: four nodes, node 3 CPU-less, distances and HMAT attributes,
+    // and the node diagram.
+    let metadata = section(&html, "metadata");
+    assert_eq!(metadata.matches("none (CPU-less)").count(), 1, "{metadata}");
+    assert!(metadata.contains("HMAT memory attributes"), "{metadata}");
+    assert!(metadata.contains("node diagram"), "{metadata}");
+
+    // Latency: one curve per memory node, both sizes on each.
+    let latency = section(&html, "latency");
+    assert!(
+        latency.contains("bind:1") && latency.contains("bind:3"),
+        "{latency}"
+    );
+    assert!(latency.contains("data (4 rows)"), "{latency}");
+}
