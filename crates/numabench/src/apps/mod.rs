@@ -10,6 +10,7 @@ mod migrate;
 mod next_touch;
 mod placement;
 mod rusage;
+mod scaling;
 mod shared_array;
 mod stream;
 mod study;
@@ -26,6 +27,10 @@ pub use kernel::{AppKernel, NpbClass, Verification};
 pub use mg::MgKernel;
 pub use placement::{PlacementScheme, ThreadScheme};
 pub use rusage::{usage_now, Usage};
+pub use scaling::{
+    nodes_used, parse_thread_counts, run_thread_scaling, scaling_configs, scaling_cpus,
+    scaling_order_name, sweep_counts, ScalingError, ScalingRow, CORES_FIRST_BY_NODE,
+};
 pub use shared_array::SharedArray;
 pub use stream::StreamKernel;
 pub use study::{render_study, StudyRow};
