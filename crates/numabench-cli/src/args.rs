@@ -288,6 +288,8 @@ pub struct AppRunArgs {
     pub placement: PlacementScheme,
     /// Threads: compact (tree order: SMT siblings together), scatter (round robin over nodes,
     /// and over L3 domains within a node) — both pinned before data is touched — or unpinned.
+    /// With a --threads list or --threads-sweep, CPUs go cores-first: compact fills the nodes
+    /// one after another, every core before any SMT sibling; scatter deals them over the nodes.
     #[arg(long, value_name = "SCHEME", default_value = "compact", value_parser = parse_thread_scheme_arg)]
     pub threads_placement: ThreadScheme,
     /// Over-decomposition: K threads per CPU (1 to 64).
