@@ -122,3 +122,86 @@ fn scaling_configs_take_the_first_cpus_of_the_order() {
     assert_eq!(workers[0], workers[1]);
     assert_eq!(workers[7], Some(order[3]));
 }
+
+/// Collects the records a pipeline emits.
+struct Collect(std::rc::Rc<std::cell::RefCell<Vec<Record>>>);
+
+impl crate::output::Sink for Collect {
+    fn begin(&mut self, _: &crate::output::RunMetadata) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn record(&mut self, record: &Record) -> std::io::Result<()> {
+        self.0.borrow_mut().push(record.clone());
+        Ok(())
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Real runs of a small STREAM at 1 and 2 threads (1 only on a one-CPU
+/// machine): the counts run round-robin, each count's records (time, then
+/// speedup and parallel efficiency against the smallest count) come after
+/// its last run, and the derived values follow from the time records.
+#[test]
+fn counts_run_round_robin_and_derive_from_their_medians() {
+    let topology = crate::topology::discover_this_system().unwrap();
+    let counts = sweep_counts(topology.allowed.cpus.len().min(2));
+    let base = AppRunConfig {
+        threads: 1,
+        thread_scheme: ThreadScheme::Compact,
+        placement: PlacementScheme::FirstTouch,
+        threads_per_cpu: 1,
+        repeat: 3,
+        placement_threshold: 0.95,
+        cpus: None,
+    };
+    let configs = scaling_configs(&topology, &base, &counts);
+    let choice = AppChoice::Stream {
+        elements: 1 << 12,
+        iterations: 2,
+        simd: None,
+    };
+    let records = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let metadata = crate::output::RunMetadata::collect(vec!["test".into()], &topology);
+    let mut pipeline =
+        Pipeline::with_sinks(vec![Box::new(Collect(records.clone()))], &metadata).unwrap();
+    let mut started = Vec::new();
+    let rows = run_thread_scaling(
+        &topology,
+        &choice,
+        &configs,
+        3,
+        &mut pipeline,
+        &mut |repetition, config| {
+            started.push((repetition, config.threads, records.borrow().len()));
+        },
+    )
+    .unwrap();
+    let expected: Vec<(usize, usize)> = (0..3)
+        .flat_map(|repetition| counts.iter().map(move |&count| (repetition, count)))
+        .collect();
+    let order: Vec<(usize, usize)> = started.iter().map(|&(r, t, _)| (r, t)).collect();
+    assert_eq!(order, expected);
+    let last_round = started.len() - counts.len();
+    assert!(started[..=last_round]
+        .iter()
+        .all(|&(_, _, emitted)| emitted == 0));
+    assert_eq!(rows.len(), counts.len());
+    let records = records.borrow();
+    let value = |metric: &str, threads: usize| {
+        records
+            .iter()
+            .find(|record| record.metric == metric && record.params["threads"] == threads)
+            .unwrap_or_else(|| panic!("no {metric} for {threads}"))
+            .value
+    };
+    let reference = value("time", counts[0]);
+    for &count in &counts {
+        let speedup = value("speedup", count);
+        assert!((speedup - reference / value("time", count)).abs() < 1e-12);
+        let efficiency = value("parallel_efficiency", count);
+        assert!((efficiency - speedup * counts[0] as f64 / count as f64).abs() < 1e-12);
+    }
+    assert_eq!(value("speedup", counts[0]), 1.0);
+}
