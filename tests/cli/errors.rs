@@ -219,6 +219,20 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         "--threads 100000",
     ),
     (&["cg", "--threads", "1000000"], "--threads 1000000"),
+    (
+        &["cg", "--threads", "1,2,2"],
+        "thread count 2 is listed twice",
+    ),
+    (&["stream", "--threads", "1,0"], "thread count 0 in '1,0'"),
+    (&["mg", "--threads", "1,1000000"], "--threads 1000000"),
+    (
+        &["cg", "--threads", "1,99999999999999999999"],
+        "'99999999999999999999'",
+    ),
+    (
+        &["stream", "--threads-sweep", "--threads", "2"],
+        "--threads-sweep",
+    ),
     (&["mg", "--threads", "4294967295"], "--threads 4294967295"),
     (
         &["placement-study", "stream", "--threads", "1000000"],

@@ -306,13 +306,18 @@ pub struct OverdecomposeWorkerArgs {
 #[derive(Debug, Args)]
 pub struct AppRunArgs {
     /// Worker threads, at most the allowed CPUs. Default: every allowed CPU.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub threads: Option<u32>,
+    /// A list (1,2,4) runs each count as one configuration, interleaved over
+    /// the repetitions, CPUs taken cores-first, and adds speedup and
+    /// parallel efficiency against the smallest count.
+    #[arg(long, value_name = "N[,N...]", value_parser = parse_thread_counts_arg)]
+    pub threads: Option<ThreadCounts>,
     /// Main arrays: first-touch, serial, interleave[:LIST], bind:N, serial+migrate, next-touch, autonuma.
     #[arg(long, value_name = "SCHEME", default_value = "first-touch", value_parser = parse_placement_arg)]
     pub placement: PlacementScheme,
     /// Threads: compact (tree order: SMT siblings together), scatter (round robin over nodes,
     /// and over L3 domains within a node) — both pinned before data is touched — or unpinned.
+    /// With a --threads list or --threads-sweep, CPUs go cores-first: compact fills the nodes
+    /// one after another, every core before any SMT sibling; scatter deals them over the nodes.
     #[arg(long, value_name = "SCHEME", default_value = "compact", value_parser = parse_thread_scheme_arg)]
     pub threads_placement: ThreadScheme,
     /// Over-decomposition: K threads per CPU (1 to 64).
@@ -325,6 +330,18 @@ pub struct AppRunArgs {
     /// bytes, runs, estimate) and allocate nothing; see docs/plan.md.
     #[arg(long)]
     pub plan: bool,
+    /// Thread-count scaling over 1, 2, 4, ... up to every allowed CPU (and
+    /// all of them when that is not a power of two), as a --threads list.
+    #[arg(long, conflicts_with = "threads")]
+    pub threads_sweep: bool,
+}
+
+/// A `--threads` list: positive counts, none twice, ascending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadCounts(pub Vec<usize>);
+
+fn parse_thread_counts_arg(text: &str) -> Result<ThreadCounts, String> {
+    numabench::apps::parse_thread_counts(text).map(ThreadCounts)
 }
 
 #[derive(Debug, Args)]

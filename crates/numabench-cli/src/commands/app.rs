@@ -3,7 +3,6 @@
 use super::measuring::{context, pipeline};
 use crate::args::AppRunArgs;
 use crate::exit::{CliError, Status};
-use numabench::apps::plan_cpus;
 use numabench::apps::{
     emit_app_records, placement_note, run_repeated, AppChoice, AppRunConfig, PlacementScheme,
 };
@@ -66,31 +65,34 @@ pub fn base_threads(
 
 /// The run configuration from the flags.
 pub fn run_config(context: &Context, args: &AppRunArgs) -> Result<AppRunConfig, CliError> {
-    let base = base_threads(&context.topology, args.threads, "--threads-per-core")?;
+    let base = match &args.threads {
+        Some(counts) => super::app_scaling::checked_threads(&context.topology, counts.0[0])?,
+        None => base_threads(&context.topology, None, "--threads-per-core")?,
+    };
+    Ok(run_config_for(context, args, base))
+}
+
+/// The run configuration from the flags with `base` threads (before
+/// over-decomposition).
+pub fn run_config_for(context: &Context, args: &AppRunArgs, base: usize) -> AppRunConfig {
     let per_cpu = args.threads_per_core as usize;
-    Ok(AppRunConfig {
+    AppRunConfig {
         threads: base * per_cpu,
         thread_scheme: args.threads_placement,
         placement: args.placement.clone(),
         threads_per_cpu: per_cpu,
         repeat: args.repeat as usize,
         placement_threshold: context.placement_threshold,
-    })
+        cpus: None,
+    }
 }
 
 /// The plan of an application run: its workers' CPUs in the thread
-/// scheme's order (the team's own [`plan_cpus`]), the nodes its placement
+/// scheme's order or the explicit ones (the team's own
+/// [`AppRunConfig::worker_cpus`]), the nodes its placement
 /// puts the arrays on, their bytes, the runs.
 pub fn app_plan(topology: &TopologyReport, choice: &AppChoice, config: &AppRunConfig) -> PlanStep {
-    let cpus: Vec<u32> = plan_cpus(
-        topology,
-        config.thread_scheme,
-        config.threads,
-        config.threads_per_cpu,
-    )
-    .into_iter()
-    .flatten()
-    .collect();
+    let cpus: Vec<u32> = config.worker_cpus(topology).into_iter().flatten().collect();
     let mem_nodes = match config.placement.memory_policy() {
         Some(policy) if !policy.nodes.is_empty() => policy.nodes.clone(),
         // First touch and the like: the workers' nodes (unpinned: any CPU node);
@@ -146,6 +148,9 @@ pub fn run_app(
     let config = run_config(&context, args)?;
     validate_placement(topology, &config.placement, choice.memory_bytes())
         .map_err(super::measuring::bench_error)?;
+    if let Some(counts) = super::app_scaling::scaling_counts(topology, args)? {
+        return super::app_scaling::run_scaling(&context, choice, args, output, &counts);
+    }
     if args.plan {
         let step = app_plan(topology, &choice, &config);
         crate::plan::print_plan(topology, &[step], output.json);

@@ -1,6 +1,7 @@
 //! One file per subcommand; `run` dispatches.
 
 mod app;
+mod app_scaling;
 mod bandwidth;
 mod c2c;
 mod characterize;

@@ -82,6 +82,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
                 threads_per_cpu: 1,
                 repeat: args.repeat as usize,
                 placement_threshold: context.placement_threshold,
+                cpus: None,
             });
         }
     }
@@ -94,6 +95,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
             threads_per_cpu: per_cpu,
             repeat: args.repeat as usize,
             placement_threshold: context.placement_threshold,
+            cpus: None,
         });
     }
     if args.plan {

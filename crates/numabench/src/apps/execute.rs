@@ -26,6 +26,27 @@ pub struct AppRunConfig {
     /// Fraction of pages that must sit where the scheme asks for the
     /// placement to count as achieved (the context's threshold).
     pub placement_threshold: f64,
+    /// Explicit worker CPUs, overriding the thread scheme's choice (worker
+    /// n on `cpus[n / threads_per_cpu]`); `None`: the scheme's order.
+    pub cpus: Option<Vec<u32>>,
+}
+
+impl AppRunConfig {
+    /// The CPU of each worker: the explicit [`AppRunConfig::cpus`], or the
+    /// thread scheme's ([`plan_cpus`]).
+    pub fn worker_cpus(&self, topology: &TopologyReport) -> Vec<Option<u32>> {
+        match &self.cpus {
+            Some(cpus) if !cpus.is_empty() => (0..self.threads)
+                .map(|worker| Some(cpus[(worker / self.threads_per_cpu.max(1)) % cpus.len()]))
+                .collect(),
+            _ => plan_cpus(
+                topology,
+                self.thread_scheme,
+                self.threads,
+                self.threads_per_cpu,
+            ),
+        }
+    }
 }
 
 /// One run of a kernel.
@@ -97,12 +118,7 @@ pub fn run_once(
     config: &AppRunConfig,
     kernel: &mut dyn AppKernel,
 ) -> Result<AppRun, TeamError> {
-    let cpus = plan_cpus(
-        topology,
-        config.thread_scheme,
-        config.threads,
-        config.threads_per_cpu,
-    );
+    let cpus = config.worker_cpus(topology);
     let team = Team::new(topology, cpus, config.placement.clone())?;
     let mut observer = Observer::start(&team);
     kernel.setup(&team)?;
@@ -191,12 +207,7 @@ fn placement_check(
         | PlacementScheme::SerialMigrate
         | PlacementScheme::NextTouch => 1.0 - pages.remote_share?,
         PlacementScheme::Serial | PlacementScheme::AutoNuma => {
-            let cpus = plan_cpus(
-                topology,
-                config.thread_scheme,
-                config.threads,
-                config.threads_per_cpu,
-            );
+            let cpus = config.worker_cpus(topology);
             let home = topology.node_of_cpu(cpus[0]?)?;
             pages.pages_per_node.get(&home).copied().unwrap_or(0) as f64 / total as f64
         }
@@ -261,12 +272,24 @@ pub fn emit_app_records(
     }
     params.insert("threads".into(), json!(config.threads));
     params.insert("threads_per_cpu".into(), json!(config.threads_per_cpu));
+    params.insert(
+        "nodes_used".into(),
+        json!(super::scaling::nodes_used(
+            topology,
+            &config.worker_cpus(topology)
+        )),
+    );
     params.insert("placement".into(), json!(config.placement.to_string()));
     params.insert(
         "threads_placement".into(),
         json!(config.thread_scheme.name()),
     );
-    if let Some(order) = config.thread_scheme.cpu_order() {
+    // Explicit CPUs are not the scheme's order (a scaling run names its own).
+    if let Some(order) = config
+        .thread_scheme
+        .cpu_order()
+        .filter(|_| config.cpus.is_none())
+    {
         params.insert("cpu_order".into(), json!(order.name()));
     }
     params.insert(
@@ -335,12 +358,7 @@ pub fn emit_app_records(
     params.extend(median_run.extra_params.clone());
     params.extend(observation_params(&median_run.observation));
     let mut requested = Map::new();
-    let cpus = plan_cpus(
-        topology,
-        config.thread_scheme,
-        config.threads,
-        config.threads_per_cpu,
-    );
+    let cpus = config.worker_cpus(topology);
     requested.insert("cpus".into(), json!(cpus));
     requested.insert("memory".into(), json!(config.placement.to_string()));
     let placement = Placement {
@@ -456,6 +474,7 @@ mod tests {
             threads_per_cpu: 1,
             repeat: 1,
             placement_threshold: 0.95,
+            cpus: None,
         };
         (topology, config)
     }

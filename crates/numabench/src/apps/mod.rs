@@ -11,6 +11,7 @@ mod next_touch;
 mod observed;
 mod placement;
 mod rusage;
+mod scaling;
 mod shared_array;
 mod stream;
 mod study;
@@ -30,6 +31,10 @@ pub use observed::{
 };
 pub use placement::{PlacementScheme, ThreadScheme};
 pub use rusage::{usage_now, Usage};
+pub use scaling::{
+    nodes_used, parse_thread_counts, run_thread_scaling, scaling_configs, scaling_cpus,
+    scaling_order_name, sweep_counts, ScalingError, ScalingRow, CORES_FIRST_BY_NODE,
+};
 pub use shared_array::SharedArray;
 pub use stream::StreamKernel;
 pub use study::{render_study, StudyRow};
