@@ -12,16 +12,16 @@ use std::process::Command;
 
 /// Opens `page` in headless Chromium, saves a screenshot to `png`, and
 /// returns what the browser logged (console messages included).
-fn screenshot(page: &Path, png: &Path) -> String {
+fn screenshot(page: &Path, png: &Path, height: u32) -> String {
     let output = Command::new("chromium")
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
-            "--window-size=1200,3000",
             "--enable-logging=stderr",
             "--v=0",
         ])
+        .arg(format!("--window-size=1200,{height}"))
         .arg(format!("--screenshot={}", png.display()))
         .arg(format!("file://{}", page.display()))
         .output()
@@ -75,7 +75,15 @@ fn has_colour(colours: &HashSet<[u8; 3]>, target: [u8; 3]) -> bool {
         .any(|c| c.iter().zip(target).all(|(a, b)| a.abs_diff(b) <= 12))
 }
 
+/// Height of the screenshots: the first sections of a report.
+const HEIGHT: u32 = 3000;
+
 fn check_rendered(inputs: &[&str], name: &str, plot_colours: &[[u8; 3]]) {
+    check_rendered_tall(inputs, name, plot_colours, HEIGHT)
+}
+
+/// [`check_rendered`] over the first `height` pixels of the page.
+fn check_rendered_tall(inputs: &[&str], name: &str, plot_colours: &[[u8; 3]], height: u32) {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join(format!("{name}.html"));
     let mut arguments = vec!["report".to_string()];
@@ -83,13 +91,13 @@ fn check_rendered(inputs: &[&str], name: &str, plot_colours: &[[u8; 3]]) {
     arguments.extend(["-o".to_string(), page.to_str().unwrap().to_string()]);
     succeeding(&arguments.iter().map(String::as_str).collect::<Vec<_>>());
     let png = dir.path().join(format!("{name}.png"));
-    let log = screenshot(&page, &png);
+    let log = screenshot(&page, &png, height);
     assert!(
         console_errors(&log).is_empty(),
         "{name}: console errors: {log}"
     );
     let (ink, colours) = pixels(&png);
-    let total = 1200 * 3000;
+    let total = 1200 * height as usize;
     assert!(
         ink > total / 50,
         "{name}: only {ink} non-white pixels: blank page?"
@@ -124,11 +132,12 @@ fn the_report_of_a_characterization_renders() {
 #[test]
 fn the_report_of_a_cluster_and_an_over_decomposition_renders() {
     // Vermilion outlier crosses of the cluster strips, the sweep's orange
-    // second curve.
-    check_rendered(
+    // second curve (below the cluster's record tables: a taller page).
+    check_rendered_tall(
         &["cluster.jsonl", "overdecompose.jsonl"],
         "cluster",
         &[[213, 94, 0], [230, 159, 0]],
+        6000,
     );
 }
 
@@ -150,7 +159,7 @@ fn the_console_check_catches_a_script_error() {
         "<html><body><p>x</p><script>notDefinedAnywhere();</script></body></html>",
     )
     .unwrap();
-    let log = screenshot(&page, &dir.path().join("broken.png"));
+    let log = screenshot(&page, &dir.path().join("broken.png"), HEIGHT);
     assert!(
         !console_errors(&log).is_empty(),
         "the error went unseen: {log}"

@@ -26,7 +26,7 @@ pub const WHERE_AND_WHEN: [&str; 5] = ["host", "rank", "local_rank", "cpus_allow
 /// Params that are outcomes or depend on the machine rather than on what
 /// was asked (cache sizes in front, TLB-derived blocks, chosen SIMD level,
 /// exit status, p-values against another configuration, ...).
-pub const RUN_SPECIFIC: [&str; 25] = [
+pub const RUN_SPECIFIC: [&str; 31] = [
     "pages",
     "checked_records",
     "resident_bytes",
@@ -52,6 +52,12 @@ pub const RUN_SPECIFIC: [&str; 25] = [
     "failures",
     "verified",
     "sentence",
+    "threads_usage",
+    "other_threads_usage",
+    "perf_per_worker",
+    "perf_multiplexed",
+    "perf_unavailable",
+    "numastat_scope",
 ];
 
 /// Suffixes of run-specific param names.

@@ -13,7 +13,8 @@
 //!   `verification` (apps) as its verdict; `iteration_seconds` (apps) as
 //!   the first iteration's time against the median of the others;
 //!   `pages_after_placement`/`pages_after_run` (apps) as pages per node
-//!   and the remote share;
+//!   and the remote share; `run_seconds` (apps) is left out: the stats
+//!   columns summarise the repetitions;
 //! - the counters of a run (`threads_usage`, `tlp`, `numastat_delta`,
 //!   `perf`, ...) as one `observed=` item at the end of the row
 //!   ([`super::counters_text`]).
@@ -27,11 +28,17 @@ pub const MAX_STRING: usize = 48;
 /// Most array items or object entries printed inline.
 pub const MAX_INLINE: usize = 4;
 
+/// Params the table leaves out because its columns already show them:
+/// `run_seconds` (each repetition's time) is what the stats columns
+/// summarise.
+pub const SHOWN_BY_COLUMNS: [&str; 1] = ["run_seconds"];
+
 /// `key=value` pairs separated by spaces, summarised by the rule above.
 pub fn params_text(params: &Map<String, Value>) -> String {
     params
         .iter()
         .filter(|(key, _)| !counters_text::SUMMARISED.contains(&key.as_str()))
+        .filter(|(key, _)| !SHOWN_BY_COLUMNS.contains(&key.as_str()))
         .map(|(key, value)| format!("{key}={}", param_text(key, value)))
         .chain(counters_text::observed(params).map(|text| format!("observed={text}")))
         .collect::<Vec<_>>()
@@ -73,7 +80,17 @@ fn summary(value: &Value) -> String {
                 format!("[{} items]", items.len())
             }
         }
-        Value::Array(items) if items.iter().all(is_scalar) => value.to_string(),
+        Value::Array(items) if items.iter().all(is_scalar) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(|item| match item {
+                    Value::String(_) => item.to_string(),
+                    number => summary(number),
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
         Value::Array(items) => format!("[{} items]", items.len()),
         Value::Object(entries)
             if entries.len() <= MAX_INLINE && entries.values().all(is_scalar) =>
@@ -184,6 +201,17 @@ mod tests {
                         "user_seconds": 0.0009839999999999998})
             ),
             "size_bytes=65536 cpus=[0,1] policy=as-is ok=true user_seconds=0.001"
+        );
+    }
+
+    #[test]
+    fn short_float_arrays_are_shortened_and_run_times_left_to_the_columns() {
+        assert_eq!(
+            text(
+                json!({"ratios": [0.561922107, 2.0, 0.25], "names": ["a", "b"],
+                        "run_seconds": [0.5, 0.6]})
+            ),
+            r#"ratios=[0.562,2.00,0.250] names=["a","b"]"#
         );
     }
 
