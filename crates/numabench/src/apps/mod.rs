@@ -18,6 +18,7 @@ mod study;
 mod study_run;
 mod study_verdict;
 mod team;
+mod team_wait;
 
 pub use catalog::AppChoice;
 pub use cg::CgKernel;

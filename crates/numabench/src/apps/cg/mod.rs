@@ -8,6 +8,7 @@ mod class;
 mod makea;
 mod randlc;
 mod solver;
+mod spmv;
 
 pub use class::{CgParams, CG_ITERATIONS, EPSILON, RCOND};
 

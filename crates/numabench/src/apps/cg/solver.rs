@@ -5,6 +5,7 @@
 
 use super::class::CG_ITERATIONS;
 use super::makea::{MatrixGenerator, RowScratch};
+use super::spmv;
 use crate::apps::{SharedArray, Team, TeamError};
 use std::ops::Range;
 
@@ -28,20 +29,16 @@ pub struct CgArrays {
     r: SharedArray<f64>,
 }
 
-/// `sum_k a[k] * v[colidx[k]]` over the nonzeros of `row`, in NPB's order.
+/// `sum_k a[k] * v[colidx[k]]` over the nonzeros of `row`, with the
+/// partial sums of [`spmv::row_dot`].
 ///
 /// # Safety
 /// Every column index of the row must be `< v.len()`.
-#[inline]
+#[inline(always)]
 unsafe fn row_times(a: &[f64], colidx: &[u32], rowstr: &[usize], v: &[f64], row: usize) -> f64 {
     let nonzeros = rowstr[row]..rowstr[row + 1];
-    a[nonzeros.clone()]
-        .iter()
-        .zip(&colidx[nonzeros])
-        .fold(0.0, |sum, (&value, &column)| {
-            // SAFETY: the caller guarantees column < v.len().
-            sum + value * unsafe { *v.get_unchecked(column as usize) }
-        })
+    // SAFETY: the caller guarantees the row's columns are < v.len(); both slices span the row.
+    unsafe { spmv::row_dot(&a[nonzeros.clone()], &colidx[nonzeros], v) }
 }
 
 impl CgArrays {

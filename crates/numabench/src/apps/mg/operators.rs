@@ -229,7 +229,7 @@ pub(super) fn rprj3(team: &Team, r: &Grid, s: &Grid) {
         // read in this job (r is another grid).
         let out = unsafe { s.planes_mut(planes.clone()) };
         let r = r.values();
-        let mut sums = vec![0.0; 2 * mj];
+        let mut sums = vec![0.0; 2 * mk];
         for (j3, out_plane) in planes.zip(out.chunks_exact_mut(mj * mj)) {
             rprj3_plane(r, out_plane, mk, mj, j3, &mut sums);
             wrap_in_plane(out_plane, mj);
@@ -239,7 +239,13 @@ pub(super) fn rprj3(team: &Team, r: &Grid, s: &Grid) {
 }
 
 widest_simd! {
-    /// [`rprj3`] onto coarse interior plane `j3` (`out_plane`); `sums` is scratch of 2 mj.
+    /// [`rprj3`] onto coarse interior plane `j3` (`out_plane`); `sums` is scratch of 2 mk.
+    ///
+    /// NPB forms its partial sums x1, y1 at the odd fine points and x2, y2
+    /// (the same sums, same operand order) at the even ones inside the
+    /// output loop; here one contiguous, vectorised pass forms them at every
+    /// fine point of the row (`x`, `y`), and the output loop picks them up:
+    /// the same values, bit for bit, without strided loads of eight rows.
     fn rprj3_plane / rprj3_plane_baseline(
         r: &[f64],
         out_plane: &mut [f64],
@@ -248,7 +254,8 @@ widest_simd! {
         j3: usize,
         sums: &mut [f64],
     ) {
-        let (x1, y1) = sums.split_at_mut(mj);
+        let (x, y) = sums.split_at_mut(mk);
+        let (x, y) = (&mut x[..mk], &mut y[..mk]);
         let i3 = 2 * j3 - 1;
         for j2 in 1..mj - 1 {
             let i2 = 2 * j2 - 1;
@@ -261,22 +268,18 @@ widest_simd! {
             let far_south = row(r, mk, i3 + 2, i2);
             let far_mid = row(r, mk, i3 + 2, i2 + 1);
             let far_north = row(r, mk, i3 + 2, i2 + 2);
-            // x1, y1 indexed by j1 (NPB indexes them by i1 = 2 j1 - 1).
-            for j1 in 1..mj {
-                let i1 = 2 * j1 - 1;
-                x1[j1] = mid_south[i1] + mid_north[i1] + near_mid[i1] + far_mid[i1];
-                y1[j1] = near_south[i1] + far_south[i1] + near_north[i1] + far_north[i1];
+            for i in 0..mk {
+                x[i] = mid_south[i] + mid_north[i] + near_mid[i] + far_mid[i];
+                y[i] = near_south[i] + far_south[i] + near_north[i] + far_north[i];
             }
-            let out_row = &mut out_plane[j2 * mj..][..mj];
-            for j1 in 1..mj - 1 {
-                let i1 = 2 * j1 - 1;
-                let y2 =
-                    near_south[i1 + 1] + far_south[i1 + 1] + near_north[i1 + 1] + far_north[i1 + 1];
-                let x2 = mid_south[i1 + 1] + mid_north[i1 + 1] + near_mid[i1 + 1] + far_mid[i1 + 1];
-                out_row[j1] = 0.5 * mid_mid[i1 + 1]
-                    + 0.25 * (mid_mid[i1] + mid_mid[i1 + 2] + x2)
-                    + 0.125 * (x1[j1] + x1[j1 + 1] + y2)
-                    + 0.0625 * (y1[j1] + y1[j1 + 1]);
+            // Coarse point j1 = j + 1 sits over fine point i1 + 1 = 2 j + 2.
+            let out = &mut out_plane[j2 * mj + 1..][..mj - 2];
+            for (j, out) in out.iter_mut().enumerate() {
+                let i1 = 2 * j + 1;
+                *out = 0.5 * mid_mid[i1 + 1]
+                    + 0.25 * (mid_mid[i1] + mid_mid[i1 + 2] + x[i1 + 1])
+                    + 0.125 * (x[i1] + x[i1 + 2] + y[i1 + 1])
+                    + 0.0625 * (y[i1] + y[i1 + 2]);
             }
         }
     }
@@ -336,10 +339,6 @@ fn interp_rows<const ACCUMULATE: bool>(
 ) {
     let (z1, rest) = sums.split_at_mut(mm);
     let (z2, z3) = rest.split_at_mut(mm);
-    let add = |target: &mut f64, value: f64| {
-        let base = if ACCUMULATE { *target } else { 0.0 };
-        *target = base + value;
-    };
     let i3 = plane / 2;
     let odd = plane % 2 == 1;
     for i2 in 0..mm - 1 {
@@ -350,14 +349,9 @@ fn interp_rows<const ACCUMULATE: bool>(
         }
         let (even_row, odd_row) = out_plane[2 * i2 * n..][..2 * n].split_at_mut(n);
         if !odd {
-            for i1 in 0..mm - 1 {
-                add(&mut even_row[2 * i1], here[i1]);
-                add(&mut even_row[2 * i1 + 1], 0.5 * (here[i1 + 1] + here[i1]));
-            }
-            for i1 in 0..mm - 1 {
-                add(&mut odd_row[2 * i1], 0.5 * z1[i1]);
-                add(&mut odd_row[2 * i1 + 1], 0.25 * (z1[i1] + z1[i1 + 1]));
-            }
+            // 1.0 * x is x exactly: NPB adds here[i1] itself.
+            interp_pairs::<ACCUMULATE>(even_row, here, 1.0, 0.5);
+            interp_pairs::<ACCUMULATE>(odd_row, z1, 0.5, 0.25);
         } else {
             let next = row(z, mm, i3 + 1, i2);
             let next_north = row(z, mm, i3 + 1, i2 + 1);
@@ -365,15 +359,22 @@ fn interp_rows<const ACCUMULATE: bool>(
                 z2[i1] = next[i1] + here[i1];
                 z3[i1] = next_north[i1] + next[i1] + z1[i1];
             }
-            for i1 in 0..mm - 1 {
-                add(&mut even_row[2 * i1], 0.5 * z2[i1]);
-                add(&mut even_row[2 * i1 + 1], 0.25 * (z2[i1] + z2[i1 + 1]));
-            }
-            for i1 in 0..mm - 1 {
-                add(&mut odd_row[2 * i1], 0.25 * z3[i1]);
-                add(&mut odd_row[2 * i1 + 1], 0.125 * (z3[i1] + z3[i1 + 1]));
-            }
+            interp_pairs::<ACCUMULATE>(even_row, z2, 0.5, 0.25);
+            interp_pairs::<ACCUMULATE>(odd_row, z3, 0.25, 0.125);
         }
+    }
+}
+
+/// One fine row of interp from one row of coarse sums `z` (mm values):
+/// `out[2 i] (+)= even * z[i]`, `out[2 i + 1] (+)= odd * (z[i] + z[i + 1])`
+/// (NPB's terms; a sum of two operands is the same in either order). The
+/// pairs are written as exact chunks so the loop vectorises.
+#[inline(always)]
+fn interp_pairs<const ACCUMULATE: bool>(out: &mut [f64], z: &[f64], even: f64, odd: f64) {
+    let base = |value: f64| if ACCUMULATE { value } else { 0.0 };
+    for ((pair, &left), &right) in out.chunks_exact_mut(2).zip(z).zip(&z[1..]) {
+        pair[0] = base(pair[0]) + even * left;
+        pair[1] = base(pair[1]) + odd * (left + right);
     }
 }
 
@@ -412,6 +413,10 @@ pub(super) fn norm2u3(team: &Team, r: &Grid) -> (f64, f64) {
     let points = (r.n() as f64).powi(3);
     ((sum / points).sqrt(), largest)
 }
+
+#[cfg(test)]
+#[path = "npb_order_tests.rs"]
+mod npb_order_tests;
 
 #[cfg(test)]
 mod tests {
