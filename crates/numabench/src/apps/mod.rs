@@ -11,6 +11,7 @@ mod next_touch;
 mod placement;
 mod rusage;
 mod shared_array;
+mod splits;
 mod stream;
 mod study;
 mod study_run;
@@ -27,6 +28,10 @@ pub use mg::MgKernel;
 pub use placement::{PlacementScheme, ThreadScheme};
 pub use rusage::{usage_now, Usage};
 pub use shared_array::SharedArray;
+pub use splits::{
+    enumerate_node_splits, node_split_of_cpus, one_node_cpus, split_text, NodeSplit, SkippedSplit,
+    SplitEnumeration,
+};
 pub use stream::StreamKernel;
 pub use study::{render_study, StudyRow};
 pub use study_run::{
