@@ -25,6 +25,8 @@ mod harness;
 mod mpi;
 /// What the initramfs carries for MPI.
 mod mpi_guest;
+/// Node splits in the four-node VM.
+mod splits;
 #[allow(dead_code)]
 mod topologies;
 

@@ -3,9 +3,9 @@
 use super::measuring::{context, pipeline};
 use crate::args::AppRunArgs;
 use crate::exit::{CliError, Status};
-use numabench::apps::plan_cpus;
 use numabench::apps::{
-    emit_app_records, placement_note, run_repeated, AppChoice, AppRunConfig, PlacementScheme,
+    emit_app_records, node_split_of_cpus, placement_note, run_repeated, worker_cpus, AppChoice,
+    AppRunConfig, PlacementScheme,
 };
 use numabench::bench::{app_plan_step, resolve_node_with_memory, BenchError, Context, PlanStep};
 use numabench::topology::TopologyReport;
@@ -66,7 +66,10 @@ pub fn base_threads(
 
 /// The run configuration from the flags.
 pub fn run_config(context: &Context, args: &AppRunArgs) -> Result<AppRunConfig, CliError> {
-    let base = base_threads(&context.topology, args.threads, "--threads-per-core")?;
+    let base = match &args.cpus {
+        Some(cpus) => crate::cpu_sequence::check_cpus(&context.topology, &cpus.0, args.threads)?,
+        None => base_threads(&context.topology, args.threads, "--threads-per-core")?,
+    };
     let per_cpu = args.threads_per_core as usize;
     Ok(AppRunConfig {
         threads: base * per_cpu,
@@ -75,6 +78,8 @@ pub fn run_config(context: &Context, args: &AppRunArgs) -> Result<AppRunConfig, 
         threads_per_cpu: per_cpu,
         repeat: args.repeat as usize,
         placement_threshold: context.placement_threshold,
+        cpus: args.cpus.as_ref().map(|cpus| cpus.0.clone()),
+        one_node_baseline: None,
     })
 }
 
@@ -82,15 +87,10 @@ pub fn run_config(context: &Context, args: &AppRunArgs) -> Result<AppRunConfig, 
 /// scheme's order (the team's own [`plan_cpus`]), the nodes its placement
 /// puts the arrays on, their bytes, the runs.
 pub fn app_plan(topology: &TopologyReport, choice: &AppChoice, config: &AppRunConfig) -> PlanStep {
-    let cpus: Vec<u32> = plan_cpus(
-        topology,
-        config.thread_scheme,
-        config.threads,
-        config.threads_per_cpu,
-    )
-    .into_iter()
-    .flatten()
-    .collect();
+    let cpus: Vec<u32> = worker_cpus(topology, config)
+        .into_iter()
+        .flatten()
+        .collect();
     let mem_nodes = match config.placement.memory_policy() {
         Some(policy) if !policy.nodes.is_empty() => policy.nodes.clone(),
         // First touch and the like: the workers' nodes (unpinned: any CPU node);
@@ -119,12 +119,23 @@ pub fn app_plan(topology: &TopologyReport, choice: &AppChoice, config: &AppRunCo
             "{}{class}, {} threads {}, {}",
             choice.name(),
             config.threads,
-            config.thread_scheme.name(),
+            match &config.cpus {
+                Some(_) => format!(
+                    "on chosen CPUs (node split {})",
+                    node_split_of_cpus(topology, &worker_cpus(topology, config))
+                        .unwrap_or_default()
+                ),
+                None => config.thread_scheme.name().to_string(),
+            },
             config.placement
         ),
         config.threads,
         cpus,
-        config.thread_scheme.cpu_order(),
+        config
+            .cpus
+            .is_none()
+            .then(|| config.thread_scheme.cpu_order())
+            .flatten(),
         mem_nodes,
         choice.memory_bytes(),
         config.repeat,
@@ -143,18 +154,27 @@ pub fn run_app(
         plan: args.plan,
     })?;
     let topology = &context.topology;
-    let config = run_config(&context, args)?;
+    let mut config = run_config(&context, args)?;
     validate_placement(topology, &config.placement, choice.memory_bytes())
         .map_err(super::measuring::bench_error)?;
     if args.plan {
-        let step = app_plan(topology, &choice, &config);
-        crate::plan::print_plan(topology, &[step], output.json);
+        let mut steps = vec![app_plan(topology, &choice, &config)];
+        if args.baseline.is_some() {
+            steps.extend(super::baseline::baseline_plan(topology, &choice, &config));
+        }
+        crate::plan::print_plan(topology, &steps, output.json);
         return Ok(Status::Clean);
     }
     if let Some(note) = placement_note(&config.placement) {
         eprintln!("numabench: note: {note}");
     }
     let mut pipeline = pipeline(output, &context)?;
+    if args.baseline.is_some() {
+        config.one_node_baseline = Some(
+            numabench::apps::run_one_node_baseline(topology, &config, &|| choice.make())
+                .map_err(CliError::system)?,
+        );
+    }
     let runs = run_repeated(topology, &config, &|| choice.make()).map_err(CliError::system)?;
     let class = choice.class().map(|class| class.to_string());
     let summary = emit_app_records(

@@ -2,6 +2,7 @@
 
 mod app;
 mod bandwidth;
+mod baseline;
 mod c2c;
 mod characterize;
 mod cluster;

@@ -25,6 +25,43 @@ pub struct AppRunConfig {
     /// Fraction of pages that must sit where the scheme asks for the
     /// placement to count as achieved (the context's threshold).
     pub placement_threshold: f64,
+    /// Explicit worker CPUs (`--cpus`, a node split), overriding the
+    /// thread scheme's choice; each takes `threads_per_cpu` workers.
+    pub cpus: Option<Vec<u32>>,
+    /// The one-node baseline's outcome (`--baseline one-node`), reported
+    /// in every record; `None`: not asked.
+    pub one_node_baseline: Option<OneNodeBaseline>,
+}
+
+/// The one-node baseline of a configuration: the median time of the same
+/// thread count with all threads and data on one node, or why it did not run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OneNodeBaseline {
+    Ran {
+        /// Median run time of the baseline (s).
+        seconds: f64,
+        /// The node it ran on and its workers' CPUs.
+        node: u32,
+        cpus: Vec<u32>,
+    },
+    NotRun(String),
+}
+
+/// The CPU of each worker: the explicit `cpus` (each taken by
+/// `threads_per_cpu` workers in turn) or the thread scheme's [`plan_cpus`].
+pub fn worker_cpus(topology: &TopologyReport, config: &AppRunConfig) -> Vec<Option<u32>> {
+    match &config.cpus {
+        Some(cpus) => cpus
+            .iter()
+            .flat_map(|&cpu| std::iter::repeat_n(Some(cpu), config.threads_per_cpu.max(1)))
+            .collect(),
+        None => plan_cpus(
+            topology,
+            config.thread_scheme,
+            config.threads,
+            config.threads_per_cpu,
+        ),
+    }
 }
 
 /// One run of a kernel.
@@ -94,12 +131,7 @@ pub fn run_once(
     config: &AppRunConfig,
     kernel: &mut dyn AppKernel,
 ) -> Result<AppRun, TeamError> {
-    let cpus = plan_cpus(
-        topology,
-        config.thread_scheme,
-        config.threads,
-        config.threads_per_cpu,
-    );
+    let cpus = worker_cpus(topology, config);
     let team = Team::new(topology, cpus, config.placement.clone())?;
     kernel.setup(&team)?;
     let pages_after_placement = team.page_report()?;
@@ -184,12 +216,7 @@ fn placement_check(
         | PlacementScheme::SerialMigrate
         | PlacementScheme::NextTouch => 1.0 - pages.remote_share?,
         PlacementScheme::Serial | PlacementScheme::AutoNuma => {
-            let cpus = plan_cpus(
-                topology,
-                config.thread_scheme,
-                config.threads,
-                config.threads_per_cpu,
-            );
+            let cpus = worker_cpus(topology, config);
             let home = topology.node_of_cpu(cpus[0]?)?;
             pages.pages_per_node.get(&home).copied().unwrap_or(0) as f64 / total as f64
         }
@@ -321,12 +348,11 @@ pub fn emit_app_records(
     }
     params.extend(median_run.extra_params.clone());
     let mut requested = Map::new();
-    let cpus = plan_cpus(
-        topology,
-        config.thread_scheme,
-        config.threads,
-        config.threads_per_cpu,
-    );
+    let cpus = worker_cpus(topology, config);
+    super::baseline::insert_split_params(topology, config, &cpus, &mut params);
+    if let Some(baseline) = &config.one_node_baseline {
+        super::baseline::insert_baseline_params(baseline, time.median(), &mut params);
+    }
     requested.insert("cpus".into(), json!(cpus));
     requested.insert("memory".into(), json!(config.placement.to_string()));
     let placement = Placement {
@@ -441,6 +467,8 @@ mod tests {
             threads_per_cpu: 1,
             repeat: 1,
             placement_threshold: 0.95,
+            cpus: None,
+            one_node_baseline: None,
         };
         (topology, config)
     }

@@ -3,6 +3,7 @@
 //! keep their main arrays in [`SharedArray`]s that the team places by the
 //! chosen [`PlacementScheme`].
 
+mod baseline;
 mod catalog;
 mod execute;
 mod kernel;
@@ -18,10 +19,12 @@ mod study_run;
 mod study_verdict;
 mod team;
 
+pub use baseline::{one_node_config, run_one_node_baseline};
 pub use catalog::AppChoice;
 pub use cg::CgKernel;
 pub use execute::{
-    emit_app_records, placement_note, run_once, run_repeated, AppRun, AppRunConfig, AppSummary,
+    emit_app_records, placement_note, run_once, run_repeated, worker_cpus, AppRun, AppRunConfig,
+    AppSummary, OneNodeBaseline,
 };
 pub use kernel::{AppKernel, NpbClass, Verification};
 pub use mg::MgKernel;

@@ -215,7 +215,7 @@ pub fn enumerate_node_splits(
         .collect();
     even_counts.extend((1..=count).filter(|k| !k.is_power_of_two()));
     for k in even_counts {
-        if threads % k == 0 && threads >= k {
+        if threads.is_multiple_of(k) && threads >= k {
             shapes.push(vec![threads / k; k]);
         }
     }
