@@ -149,7 +149,8 @@ fn equivalent(distances: &[Vec<u64>], capacity: &[usize], a: &[usize], b: &[usiz
 }
 
 /// Partitions of `total` into exactly `parts` parts, each at most `cap`,
-/// non-increasing, in descending lexicographic order.
+/// non-increasing, in descending lexicographic order; no more than
+/// [`MAX_CANDIDATES`] in `out` (a large T has astronomically many).
 fn partitions(total: usize, parts: usize, cap: usize, out: &mut Vec<Vec<usize>>) {
     fn go(
         left: usize,
@@ -158,6 +159,9 @@ fn partitions(total: usize, parts: usize, cap: usize, out: &mut Vec<Vec<usize>>)
         prefix: &mut Vec<usize>,
         out: &mut Vec<Vec<usize>>,
     ) {
+        if out.len() >= MAX_CANDIDATES {
+            return;
+        }
         if parts == 0 {
             if left == 0 {
                 out.push(prefix.clone());
@@ -227,6 +231,9 @@ pub fn enumerate_node_splits(
                 .into_iter()
                 .filter(|shape| shape.iter().any(|&p| p != shape[0])),
         );
+        if shapes.len() >= MAX_CANDIDATES {
+            break;
+        }
     }
     let mut result = SplitEnumeration {
         splits: Vec::new(),
