@@ -272,6 +272,50 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     (&["run", "--"], "no program to run"),
     (&["run", "--repeat", "2"], "no program to run"),
     (&["placement-study"], "<KERNEL>"),
+    (&["cg", "--cpus", "0,0"], "CPU 0 appears twice in '0,0'"),
+    (
+        &["stream", "--cpus", "0-1,1"],
+        "CPU 1 appears twice in '0-1,1'",
+    ),
+    (
+        &["stream", "--cpus", "4096"],
+        "--cpus 4096: CPU 4096 is not one",
+    ),
+    (
+        &["mg", "--cpus", "0", "--threads", "2"],
+        "--threads 2 conflicts with --cpus 0",
+    ),
+    (&["stream", "--cpus", "0,x"], "'x'"),
+    (&["stream", "--baseline", "two-node"], "'two-node'"),
+    (&["placement-study", "cg", "--node-splits"], "--threads <N>"),
+    (
+        &[
+            "placement-study",
+            "cg",
+            "--node-splits",
+            "--threads",
+            "2",
+            "--threads-placements",
+            "scatter",
+        ],
+        "--threads-placements",
+    ),
+    (
+        &["placement-study", "cg", "--max-splits", "3"],
+        "--node-splits",
+    ),
+    (
+        &[
+            "placement-study",
+            "cg",
+            "--node-splits",
+            "--threads",
+            "1",
+            "--max-splits",
+            "0",
+        ],
+        "--max-splits",
+    ),
     (
         &[
             "bandwidth",

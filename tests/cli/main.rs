@@ -19,6 +19,7 @@ mod report;
 mod report_browser;
 mod run;
 mod run_scan;
+mod splits;
 mod summary;
 mod tables;
 mod topo_doctor;

@@ -29,6 +29,8 @@ mod mpi_guest;
 mod numastat;
 /// `numabench report` on records made in the four-node VM.
 mod report;
+/// Node splits in the four-node VM.
+mod splits;
 #[allow(dead_code)]
 mod topologies;
 

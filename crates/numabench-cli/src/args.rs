@@ -334,6 +334,23 @@ pub struct AppRunArgs {
     /// all of them when that is not a power of two), as a --threads list.
     #[arg(long, conflicts_with = "threads")]
     pub threads_sweep: bool,
+    /// The workers' CPUs, in this order (e.g. 0,2,4-5): worker i runs on the i-th CPU (with
+    /// --threads-per-core K each CPU takes K workers in turn); overrides --threads-placement.
+    /// --threads, if given, must equal the list's length.
+    #[arg(long, value_name = "LIST", value_parser = crate::cpu_sequence::parse_cpu_sequence_arg)]
+    pub cpus: Option<crate::cpu_sequence::CpuSequence>,
+    /// Also run the same thread count with all threads and data on one node (cores first on
+    /// the node of the first worker's CPU, memory bound there), when they fit: every record
+    /// then gives params.one_node_seconds and params.relative_to_one_node.
+    #[arg(long, value_enum, value_name = "BASELINE")]
+    pub baseline: Option<BaselineArg>,
+}
+
+/// `--baseline`: the reference a run's time is given against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BaselineArg {
+    /// All threads and data on one node.
+    OneNode,
 }
 
 /// A `--threads` list: positive counts, none twice, ascending.
@@ -403,6 +420,17 @@ pub struct PlacementStudyArgs {
     /// nothing; see docs/plan.md.
     #[arg(long)]
     pub plan: bool,
+    /// Compare node splits of --threads T instead of thread schemes: all on one node, evenly over
+    /// 2, 4, ... nodes, then uneven splits, deduplicated by SLIT symmetry, each cores first per
+    /// node, under each placement (default first-touch); names the best and the worst split.
+    #[arg(long, requires = "threads", conflicts_with_all = ["threads_placements", "oversubscribe"])]
+    pub node_splits: bool,
+    /// With --node-splits: at most this many distinct splits.
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "node_splits", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_splits: u32,
+    /// Also run each thread count with all threads and data on one node (see `stream --help`).
+    #[arg(long, value_enum, value_name = "BASELINE")]
+    pub baseline: Option<BaselineArg>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

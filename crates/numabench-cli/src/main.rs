@@ -4,10 +4,12 @@
 
 mod args;
 mod commands;
+mod cpu_sequence;
 mod exit;
 mod placement_warnings;
 mod plan;
 mod progress;
+mod split_plan;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -4,7 +4,8 @@ use super::measuring::{context, pipeline};
 use crate::args::AppRunArgs;
 use crate::exit::{CliError, Status};
 use numabench::apps::{
-    emit_app_records, placement_note, run_repeated, AppChoice, AppRunConfig, PlacementScheme,
+    emit_app_records, node_split_of_cpus, placement_note, run_repeated, worker_cpus, AppChoice,
+    AppRunConfig, PlacementScheme,
 };
 use numabench::bench::{app_plan_step, resolve_node_with_memory, BenchError, Context, PlanStep};
 use numabench::topology::TopologyReport;
@@ -65,10 +66,27 @@ pub fn base_threads(
 
 /// The run configuration from the flags.
 pub fn run_config(context: &Context, args: &AppRunArgs) -> Result<AppRunConfig, CliError> {
-    let base = match &args.threads {
-        Some(counts) => super::app_scaling::checked_threads(&context.topology, counts.0[0])?,
-        None => base_threads(&context.topology, None, "--threads-per-core")?,
-    };
+    let base =
+        match (&args.cpus, &args.threads) {
+            (Some(cpus), threads) => {
+                let single =
+                    match threads {
+                        Some(counts) if counts.0.len() > 1 => {
+                            return Err(CliError::usage(format!(
+                        "--threads {}: --cpus takes one thread count (its length), not a list",
+                        counts.0.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+                    )))
+                        }
+                        Some(counts) => Some(u32::try_from(counts.0[0]).unwrap_or(u32::MAX)),
+                        None => None,
+                    };
+                crate::cpu_sequence::check_cpus(&context.topology, &cpus.0, single)?
+            }
+            (None, Some(counts)) => {
+                super::app_scaling::checked_threads(&context.topology, counts.0[0])?
+            }
+            (None, None) => base_threads(&context.topology, None, "--threads-per-core")?,
+        };
     Ok(run_config_for(context, args, base))
 }
 
@@ -83,7 +101,8 @@ pub fn run_config_for(context: &Context, args: &AppRunArgs, base: usize) -> AppR
         threads_per_cpu: per_cpu,
         repeat: args.repeat as usize,
         placement_threshold: context.placement_threshold,
-        cpus: None,
+        cpus: args.cpus.as_ref().map(|cpus| cpus.0.clone()),
+        one_node_baseline: None,
     }
 }
 
@@ -121,12 +140,23 @@ pub fn app_plan(topology: &TopologyReport, choice: &AppChoice, config: &AppRunCo
             "{}{class}, {} threads {}, {}",
             choice.name(),
             config.threads,
-            config.thread_scheme.name(),
+            match &config.cpus {
+                Some(_) => format!(
+                    "on chosen CPUs (node split {})",
+                    node_split_of_cpus(topology, &worker_cpus(topology, config))
+                        .unwrap_or_default()
+                ),
+                None => config.thread_scheme.name().to_string(),
+            },
             config.placement
         ),
         config.threads,
         cpus,
-        config.thread_scheme.cpu_order(),
+        config
+            .cpus
+            .is_none()
+            .then(|| config.thread_scheme.cpu_order())
+            .flatten(),
         mem_nodes,
         choice.memory_bytes(),
         config.repeat,
@@ -145,21 +175,35 @@ pub fn run_app(
         plan: args.plan,
     })?;
     let topology = &context.topology;
-    let config = run_config(&context, args)?;
+    let mut config = run_config(&context, args)?;
     validate_placement(topology, &config.placement, choice.memory_bytes())
         .map_err(super::measuring::bench_error)?;
     if let Some(counts) = super::app_scaling::scaling_counts(topology, args)? {
+        if args.baseline.is_some() {
+            return Err(CliError::usage(
+                "--baseline one-node with several thread counts: run the baseline per count (one --threads N each)".to_string(),
+            ));
+        }
         return super::app_scaling::run_scaling(&context, choice, args, output, &counts);
     }
     if args.plan {
-        let step = app_plan(topology, &choice, &config);
-        crate::plan::print_plan(topology, &[step], output.json);
+        let mut steps = vec![app_plan(topology, &choice, &config)];
+        if args.baseline.is_some() {
+            steps.extend(super::baseline::baseline_plan(topology, &choice, &config));
+        }
+        crate::plan::print_plan(topology, &steps, output.json);
         return Ok(Status::Clean);
     }
     if let Some(note) = placement_note(&config.placement) {
         eprintln!("numabench: note: {note}");
     }
     let mut pipeline = pipeline(output, &context)?;
+    if args.baseline.is_some() {
+        config.one_node_baseline = Some(
+            numabench::apps::run_one_node_baseline(topology, &config, &|| choice.make())
+                .map_err(CliError::system)?,
+        );
+    }
     let runs = run_repeated(topology, &config, &|| choice.make()).map_err(CliError::system)?;
     let class = choice.class().map(|class| class.to_string());
     let summary = emit_app_records(

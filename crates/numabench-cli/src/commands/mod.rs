@@ -3,6 +3,7 @@
 mod app;
 mod app_scaling;
 mod bandwidth;
+mod baseline;
 mod c2c;
 mod characterize;
 mod cluster;

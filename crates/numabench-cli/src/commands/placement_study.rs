@@ -8,9 +8,10 @@ use crate::exit::{CliError, Status};
 use crate::plan::print_plan;
 use crate::progress::Progress;
 use numabench::apps::{
-    placement_note, render_study, run_placement_study, AppChoice, AppRunConfig, NpbClass,
-    PlacementScheme, ThreadScheme,
+    one_node_config, placement_note, render_study, run_placement_study, AppChoice, AppRunConfig,
+    NpbClass, PlacementScheme, ThreadScheme,
 };
+use numabench::topology::TopologyReport;
 
 /// The kernel and its size from `KERNEL`, `--class` and `--size` (a class
 /// for STREAM or a size for CG/MG is a usage error, not silently ignored).
@@ -53,6 +54,9 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     })?;
     let topology = &context.topology;
     let mut placements = crate::args::all_items(&args.placements);
+    if placements.is_empty() && args.node_splits {
+        placements = vec![PlacementScheme::FirstTouch];
+    }
     if placements.is_empty() {
         placements = PlacementScheme::study_set();
         if placement_note(&PlacementScheme::AutoNuma).is_none() {
@@ -73,7 +77,32 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     }
     let base_threads = base_threads(topology, args.threads, "--oversubscribe")?;
     let mut grid: Vec<AppRunConfig> = Vec::new();
+    let splits = args.node_splits.then(|| {
+        numabench::apps::enumerate_node_splits(topology, base_threads, args.max_splits as usize)
+    });
+    if let Some(splits) = &splits {
+        if splits.splits.is_empty() {
+            return Err(CliError::usage(format!(
+                "--node-splits: no split of {base_threads} threads fits on this machine's nodes"
+            )));
+        }
+    }
     for placement in &placements {
+        for split in splits.iter().flat_map(|splits| &splits.splits) {
+            grid.push(AppRunConfig {
+                threads: base_threads,
+                thread_scheme: ThreadScheme::Compact,
+                placement: placement.clone(),
+                threads_per_cpu: 1,
+                repeat: args.repeat as usize,
+                placement_threshold: context.placement_threshold,
+                cpus: Some(split.cpus.clone()),
+                one_node_baseline: None,
+            });
+        }
+        if splits.is_some() {
+            continue;
+        }
         for &thread_scheme in &thread_schemes {
             grid.push(AppRunConfig {
                 threads: base_threads,
@@ -83,6 +112,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
                 repeat: args.repeat as usize,
                 placement_threshold: context.placement_threshold,
                 cpus: None,
+                one_node_baseline: None,
             });
         }
     }
@@ -96,17 +126,38 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
             repeat: args.repeat as usize,
             placement_threshold: context.placement_threshold,
             cpus: None,
+            one_node_baseline: None,
         });
     }
     if args.plan {
-        let plan: Vec<_> = grid
+        let mut plan: Vec<_> = grid
             .iter()
             .map(|config| app_plan(topology, &choice, config))
             .collect();
+        if args.baseline.is_some() {
+            for config in study_baselines(topology, &grid) {
+                plan.extend(super::baseline::baseline_plan(topology, &choice, &config));
+            }
+        }
+        if let (Some(splits), false) = (&splits, args.output.json) {
+            print!("{}", crate::split_plan::splits_text(base_threads, splits));
+        }
         print_plan(topology, &plan, args.output.json);
         return Ok(Status::Clean);
     }
     let mut pipeline = pipeline(&args.output, &context)?;
+    if args.baseline.is_some() {
+        for config in study_baselines(topology, &grid) {
+            let outcome =
+                numabench::apps::run_one_node_baseline(topology, &config, &|| choice.make())
+                    .map_err(CliError::system)?;
+            for entry in grid.iter_mut() {
+                if same_baseline(topology, entry, &config) {
+                    entry.one_node_baseline = Some(outcome.clone());
+                }
+            }
+        }
+    }
     let repeat = args.repeat as usize;
     let mut progress = Progress::new(grid.len() * repeat);
     let rows = run_placement_study(
@@ -135,4 +186,30 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     } else {
         Status::Warnings
     })
+}
+
+/// The configurations whose one-node baselines the study needs: one per
+/// distinct (threads, threads per CPU, first worker's node), each the
+/// first of the grid that has it.
+fn study_baselines(topology: &TopologyReport, grid: &[AppRunConfig]) -> Vec<AppRunConfig> {
+    let mut chosen: Vec<AppRunConfig> = Vec::new();
+    for config in grid {
+        if !chosen
+            .iter()
+            .any(|known| same_baseline(topology, known, config))
+        {
+            chosen.push(config.clone());
+        }
+    }
+    chosen
+}
+
+/// Whether two configurations share their one-node baseline.
+fn same_baseline(topology: &TopologyReport, a: &AppRunConfig, b: &AppRunConfig) -> bool {
+    let node = |config: &AppRunConfig| {
+        one_node_config(topology, config)
+            .ok()
+            .and_then(|baseline| baseline.cpus)
+    };
+    a.threads == b.threads && a.threads_per_cpu == b.threads_per_cpu && node(a) == node(b)
 }

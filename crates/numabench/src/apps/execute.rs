@@ -26,9 +26,31 @@ pub struct AppRunConfig {
     /// Fraction of pages that must sit where the scheme asks for the
     /// placement to count as achieved (the context's threshold).
     pub placement_threshold: f64,
-    /// Explicit worker CPUs, overriding the thread scheme's choice (worker
-    /// n on `cpus[n / threads_per_cpu]`); `None`: the scheme's order.
+    /// Explicit worker CPUs (`--cpus`, a node split), overriding the
+    /// thread scheme's choice; each takes `threads_per_cpu` workers.
     pub cpus: Option<Vec<u32>>,
+    /// The one-node baseline's outcome (`--baseline one-node`), reported
+    /// in every record; `None`: not asked.
+    pub one_node_baseline: Option<OneNodeBaseline>,
+}
+
+/// The one-node baseline of a configuration: the median time of the same
+/// thread count with all threads and data on one node, or why it did not run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OneNodeBaseline {
+    Ran {
+        /// Median run time of the baseline (s).
+        seconds: f64,
+        /// The node it ran on and its workers' CPUs.
+        node: u32,
+        cpus: Vec<u32>,
+    },
+    NotRun(String),
+}
+
+/// The CPU of each worker: [`AppRunConfig::worker_cpus`].
+pub fn worker_cpus(topology: &TopologyReport, config: &AppRunConfig) -> Vec<Option<u32>> {
+    config.worker_cpus(topology)
 }
 
 impl AppRunConfig {
@@ -359,6 +381,10 @@ pub fn emit_app_records(
     params.extend(observation_params(&median_run.observation));
     let mut requested = Map::new();
     let cpus = config.worker_cpus(topology);
+    super::baseline::insert_split_params(topology, config, &cpus, &mut params);
+    if let Some(baseline) = &config.one_node_baseline {
+        super::baseline::insert_baseline_params(baseline, time.median(), &mut params);
+    }
     requested.insert("cpus".into(), json!(cpus));
     requested.insert("memory".into(), json!(config.placement.to_string()));
     let placement = Placement {
@@ -475,6 +501,7 @@ mod tests {
             repeat: 1,
             placement_threshold: 0.95,
             cpus: None,
+            one_node_baseline: None,
         };
         (topology, config)
     }

@@ -3,6 +3,7 @@
 //! keep their main arrays in [`SharedArray`]s that the team places by the
 //! chosen [`PlacementScheme`].
 
+mod baseline;
 mod catalog;
 mod execute;
 mod kernel;
@@ -13,6 +14,7 @@ mod placement;
 mod rusage;
 mod scaling;
 mod shared_array;
+mod splits;
 mod stream;
 mod study;
 mod study_run;
@@ -20,10 +22,12 @@ mod study_verdict;
 mod team;
 mod team_wait;
 
+pub use baseline::{one_node_config, run_one_node_baseline};
 pub use catalog::AppChoice;
 pub use cg::CgKernel;
 pub use execute::{
-    emit_app_records, placement_note, run_once, run_repeated, AppRun, AppRunConfig, AppSummary,
+    emit_app_records, placement_note, run_once, run_repeated, worker_cpus, AppRun, AppRunConfig,
+    AppSummary, OneNodeBaseline,
 };
 pub use kernel::{AppKernel, NpbClass, Verification};
 pub use mg::MgKernel;
@@ -37,6 +41,10 @@ pub use scaling::{
     scaling_order_name, sweep_counts, ScalingError, ScalingRow, CORES_FIRST_BY_NODE,
 };
 pub use shared_array::SharedArray;
+pub use splits::{
+    enumerate_node_splits, node_split_of_cpus, one_node_cpus, split_text, NodeSplit, SkippedSplit,
+    SplitEnumeration,
+};
 pub use stream::StreamKernel;
 pub use study::{render_study, StudyRow};
 pub use study_run::{

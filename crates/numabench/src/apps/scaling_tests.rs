@@ -112,6 +112,7 @@ fn scaling_configs_take_the_first_cpus_of_the_order() {
         repeat: 3,
         placement_threshold: 0.95,
         cpus: None,
+        one_node_baseline: None,
     };
     let configs = scaling_configs(&topology, &base, &[1, 4]);
     let order = scaling_cpus(&topology, ThreadScheme::Compact).unwrap();
@@ -155,6 +156,7 @@ fn counts_run_round_robin_and_derive_from_their_medians() {
         repeat: 3,
         placement_threshold: 0.95,
         cpus: None,
+        one_node_baseline: None,
     };
     let configs = scaling_configs(&topology, &base, &counts);
     let choice = AppChoice::Stream {

@@ -20,11 +20,16 @@ pub struct StudyRow {
     pub threads: usize,
     pub threads_per_cpu: usize,
     pub summary: AppSummary,
+    /// The node split of a `--node-splits` configuration ("2/2/0/0").
+    pub node_split: Option<String>,
 }
 
 impl StudyRow {
     /// `placement + thread scheme`, with ` xK/cpu` when over-decomposed.
     pub fn label(&self) -> String {
+        if let Some(split) = &self.node_split {
+            return format!("{} + split {split}", self.placement);
+        }
         let mut label = format!("{} + {}", self.placement, self.thread_scheme.name());
         if self.threads_per_cpu > 1 {
             label.push_str(&format!(" x{}/cpu", self.threads_per_cpu));
@@ -73,6 +78,9 @@ pub fn render_study(kernel: &str, rows: &[StudyRow]) -> String {
     }
     write_fastest(&mut out, rows);
     write_repeatability(&mut out, rows);
+    if rows.iter().any(|row| row.node_split.is_some()) {
+        super::study_verdict::write_slowest(&mut out, rows);
+    }
     for (exclusion, what) in [
         (Exclusion::VerificationFailed, "FAILED verification"),
         (

@@ -6,7 +6,8 @@
 //! verdict record comes last.
 
 use super::catalog::AppChoice;
-use super::execute::{emit_app_records, run_once, AppRun, AppRunConfig};
+use super::execute::{emit_app_records, run_once, worker_cpus, AppRun, AppRunConfig};
+use super::splits::node_split_of_cpus;
 use super::study::StudyRow;
 use super::study_verdict::{exclusion, fastest, repeatability, Fastest};
 use super::team::TeamError;
@@ -110,6 +111,10 @@ fn study_row(
         threads: config.threads,
         threads_per_cpu: config.threads_per_cpu,
         summary,
+        node_split: config
+            .cpus
+            .as_ref()
+            .and_then(|_| node_split_of_cpus(topology, &worker_cpus(topology, config))),
     }))
 }
 
@@ -157,6 +162,10 @@ pub fn verdict_record(kernel: &str, class: Option<&str>, rows: &[StudyRow]) -> O
         json!(repeatable.map(|found| rows[found.most].summary.time.cv())),
     );
     params.insert("configurations".into(), json!(rows.len()));
+    if let Some(split) = &row.node_split {
+        params.insert("node_split".into(), json!(split));
+        super::study_verdict::insert_slowest_params(rows, &mut params);
+    }
     params.insert(
         "excluded".into(),
         json!(rows
@@ -227,6 +236,7 @@ mod tests {
             repeat: 3,
             placement_threshold: 0.95,
             cpus: None,
+            one_node_baseline: None,
         };
         let grid = [
             config(PlacementScheme::FirstTouch),

@@ -161,6 +161,73 @@ pub fn repeatability(rows: &[StudyRow]) -> Option<Repeatability> {
     })
 }
 
+/// The "slowest" verdict: [`fastest`] of the rows with their run times
+/// negated (the rank test is symmetric), so the slowest is named only when
+/// its runs are significantly slower than every other eligible row's.
+pub fn slowest(rows: &[StudyRow]) -> Fastest {
+    let negated: Vec<StudyRow> = rows
+        .iter()
+        .map(|row| {
+            let mut row = row.clone();
+            let times: Vec<f64> = row.summary.time.values().iter().map(|t| -t).collect();
+            row.summary.time = Sample::new(times).expect("finite times");
+            row
+        })
+        .collect();
+    fastest(&negated)
+}
+
+/// `params.slowest`, `params.significantly_slowest`, `params.slowest_p_value`
+/// and `params.slowest_closest` of a node-split study's verdict record.
+pub fn insert_slowest_params(
+    rows: &[StudyRow],
+    params: &mut serde_json::Map<String, serde_json::Value>,
+) {
+    use serde_json::json;
+    let (worst, closest, p_value, significant) = match slowest(rows) {
+        Fastest::Significant {
+            fastest,
+            closest,
+            p_value,
+        } => (Some(fastest), Some(closest), Some(p_value), true),
+        Fastest::NotSignificant {
+            best,
+            closest,
+            p_value,
+        } => (Some(best), Some(closest), Some(p_value), false),
+        Fastest::TooFew { best } => (best, None, None, false),
+    };
+    params.insert(
+        "slowest".into(),
+        json!(worst.map(|index| rows[index].label())),
+    );
+    params.insert("significantly_slowest".into(), json!(significant));
+    params.insert(
+        "slowest_closest".into(),
+        json!(closest.map(|index| rows[index].label())),
+    );
+    params.insert("slowest_p_value".into(), json!(p_value));
+}
+
+/// The `slowest:` line of a node-split study.
+pub fn write_slowest(out: &mut String, rows: &[StudyRow]) {
+    use std::fmt::Write;
+    let median = |index: usize| crate::units::format_value(rows[index].summary.time.median());
+    let _ = match slowest(rows) {
+        Fastest::Significant { fastest, closest, p_value } => writeln!(
+            out,
+            "slowest: {} ({} s median), significantly slower than every other eligible configuration (Mann-Whitney p = {p_value:.3} against the closest, {}, {} s)",
+            rows[fastest].label(), median(fastest), rows[closest].label(), median(closest)
+        ),
+        Fastest::NotSignificant { best, closest, p_value } => writeln!(
+            out,
+            "slowest: no configuration was significantly slowest: {} has the highest median ({} s), but {} ({} s) is not significantly faster (Mann-Whitney p = {p_value:.3}, needs < {SIGNIFICANCE})",
+            rows[best].label(), median(best), rows[closest].label(), median(closest)
+        ),
+        Fastest::TooFew { .. } => writeln!(out, "slowest: none named (fewer than two eligible configurations to compare)"),
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +246,7 @@ mod tests {
                 context_switches: 0.0,
                 placement_achieved: achieved,
             },
+            node_split: None,
         }
     }
 
@@ -293,6 +361,31 @@ mod tests {
         assert!(matches!(
             fastest(&rows),
             Fastest::Significant { fastest: 0, .. }
+        ));
+    }
+
+    #[test]
+    fn the_slowest_is_named_only_when_significantly_slower() {
+        let rows = [
+            placed(&[2.0, 2.1, 2.2, 2.3, 2.4]),
+            placed(&[1.0, 1.1, 1.2, 1.3, 1.4]),
+            placed(&[3.0, 3.1, 3.2, 3.3, 3.4]),
+        ];
+        assert!(matches!(
+            slowest(&rows),
+            Fastest::Significant { fastest: 2, .. }
+        ));
+        let overlapping = [
+            placed(&[1.00, 1.10, 1.20, 1.30, 1.40]),
+            placed(&[1.05, 1.15, 1.25, 1.35, 1.45]),
+        ];
+        assert!(matches!(
+            slowest(&overlapping),
+            Fastest::NotSignificant {
+                best: 1,
+                closest: 0,
+                ..
+            }
         ));
     }
 

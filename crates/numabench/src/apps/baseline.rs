@@ -1,0 +1,184 @@
+//! The one-node baseline (`--baseline one-node`, the migration study's
+//! reference): the same thread count with every thread and every page on
+//! one node, cores first on the node of the first worker's CPU, memory
+//! bound there. Each app record then gives its time relative to it. Also
+//! the record parameters that say which CPUs and node split a run used.
+
+use super::execute::{run_repeated, worker_cpus, AppRunConfig, OneNodeBaseline};
+use super::kernel::AppKernel;
+use super::placement::PlacementScheme;
+use super::splits::{node_split_of_cpus, one_node_cpus};
+use super::team::TeamError;
+use crate::stats::Sample;
+use crate::threads::CpuOrder;
+use crate::topology::TopologyReport;
+use serde_json::{json, Map, Value};
+
+/// The baseline's configuration for `config`, or why it cannot run (the
+/// threads do not fit on one node).
+pub fn one_node_config(
+    topology: &TopologyReport,
+    config: &AppRunConfig,
+) -> Result<AppRunConfig, String> {
+    let per_cpu = config.threads_per_cpu.max(1);
+    let base = config.threads.div_ceil(per_cpu);
+    let first = worker_cpus(topology, config)
+        .first()
+        .copied()
+        .flatten()
+        .or_else(|| CpuOrder::Compact.all_allowed(topology).first().copied())
+        .ok_or_else(|| "not run: no allowed CPU".to_string())?;
+    match one_node_cpus(topology, first, base) {
+        Ok((node, cpus)) => Ok(AppRunConfig {
+            cpus: Some(cpus),
+            placement: PlacementScheme::bind(node),
+            one_node_baseline: None,
+            ..config.clone()
+        }),
+        Err(max) => Err(format!(
+            "not run: {base} threads do not fit on one node (max {max})"
+        )),
+    }
+}
+
+/// Runs the baseline of `config` (its `repeat` runs) when the threads fit
+/// on one node; says why not otherwise.
+pub fn run_one_node_baseline(
+    topology: &TopologyReport,
+    config: &AppRunConfig,
+    make: &dyn Fn() -> Box<dyn AppKernel>,
+) -> Result<OneNodeBaseline, TeamError> {
+    let baseline = match one_node_config(topology, config) {
+        Ok(baseline) => baseline,
+        Err(reason) => return Ok(OneNodeBaseline::NotRun(reason)),
+    };
+    let runs = run_repeated(topology, &baseline, make)?;
+    let time = Sample::new(runs.iter().map(|run| run.total_seconds))
+        .map_err(|_| TeamError::Invalid("the one-node baseline gave no time".into()))?;
+    let cpus = baseline.cpus.clone().unwrap_or_default();
+    let node = match &baseline.placement {
+        PlacementScheme::Policy(policy) => policy.nodes.first().copied().unwrap_or(0),
+        _ => 0,
+    };
+    Ok(OneNodeBaseline::Ran {
+        seconds: time.median(),
+        node,
+        cpus,
+    })
+}
+
+/// `params.cpus` (the workers' CPUs, each once, in worker order) and
+/// `params.node_split` ("2/2/0/0": workers per node in node order), when
+/// the workers are pinned.
+pub fn insert_split_params(
+    topology: &TopologyReport,
+    config: &AppRunConfig,
+    workers: &[Option<u32>],
+    params: &mut Map<String, Value>,
+) {
+    if workers.iter().any(Option::is_none) {
+        return;
+    }
+    let cpus: Vec<u32> = match &config.cpus {
+        Some(cpus) => cpus.clone(),
+        None => {
+            let mut seen = Vec::new();
+            for cpu in workers.iter().flatten() {
+                if !seen.contains(cpu) {
+                    seen.push(*cpu);
+                }
+            }
+            seen
+        }
+    };
+    params.insert("cpus".into(), json!(cpus));
+    if let Some(split) = node_split_of_cpus(topology, workers) {
+        params.insert("node_split".into(), json!(split));
+    }
+}
+
+/// `params.one_node_seconds` and `params.relative_to_one_node` (this
+/// median / the baseline's), or `params.one_node_baseline` saying why
+/// there is none.
+pub fn insert_baseline_params(
+    baseline: &OneNodeBaseline,
+    median: f64,
+    params: &mut Map<String, Value>,
+) {
+    match baseline {
+        OneNodeBaseline::Ran {
+            seconds,
+            node,
+            cpus,
+        } => {
+            params.insert(
+                "one_node_baseline".into(),
+                json!(format!("ran on node {node}")),
+            );
+            params.insert("one_node_cpus".into(), json!(cpus));
+            params.insert("one_node_seconds".into(), json!(seconds));
+            params.insert("relative_to_one_node".into(), json!(median / seconds));
+        }
+        OneNodeBaseline::NotRun(reason) => {
+            params.insert("one_node_baseline".into(), json!(reason));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apps::ThreadScheme;
+
+    fn config(threads: usize) -> (TopologyReport, AppRunConfig) {
+        let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
+        let config = AppRunConfig {
+            threads,
+            thread_scheme: ThreadScheme::Scatter,
+            placement: PlacementScheme::FirstTouch,
+            threads_per_cpu: 1,
+            repeat: 1,
+            placement_threshold: 0.95,
+            cpus: None,
+            one_node_baseline: None,
+        };
+        (topology, config)
+    }
+
+    /// Scatter puts worker 0 on node 0: the baseline takes node 0's two
+    /// cores and binds the data there; three threads cannot fit.
+    #[test]
+    fn the_baseline_takes_the_first_workers_node_or_says_why_not() {
+        let (topology, two) = config(2);
+        let baseline = one_node_config(&topology, &two).unwrap();
+        assert_eq!(baseline.cpus, Some(topology.nodes[0].cpus.clone()));
+        assert_eq!(baseline.placement, PlacementScheme::bind(0));
+        let (_, three) = config(3);
+        assert_eq!(
+            one_node_config(&topology, &three).unwrap_err(),
+            "not run: 3 threads do not fit on one node (max 2)"
+        );
+    }
+
+    #[test]
+    fn the_ratio_is_this_median_over_the_baselines() {
+        let mut params = Map::new();
+        let ran = OneNodeBaseline::Ran {
+            seconds: 2.0,
+            node: 1,
+            cpus: vec![2, 3],
+        };
+        insert_baseline_params(&ran, 3.0, &mut params);
+        assert_eq!(params["relative_to_one_node"], 1.5);
+        assert_eq!(params["one_node_seconds"], 2.0);
+        assert_eq!(params["one_node_baseline"], "ran on node 1");
+        let mut params = Map::new();
+        insert_baseline_params(
+            &OneNodeBaseline::NotRun("not run: x".into()),
+            3.0,
+            &mut params,
+        );
+        assert_eq!(params["one_node_baseline"], "not run: x");
+        assert!(params.get("relative_to_one_node").is_none());
+    }
+}

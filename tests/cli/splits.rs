@@ -1,0 +1,242 @@
+//! Chosen CPU sets (`--cpus`), node splits (`placement-study
+//! --node-splits`) and the one-node baseline (`--baseline one-node`).
+
+use super::plan::{fixture, numbers, plan_on, steps};
+use super::{json_document, numabench, succeeding};
+
+/// Four threads on AMD NPS4 (2 sockets x 4 nodes): 11 distinct splits,
+/// the others listed as equivalent to them, one plan step per split.
+#[test]
+fn node_splits_are_planned_on_a_big_fixture() {
+    let file = fixture("amd-nps4.xml");
+    let arguments = [
+        "placement-study",
+        "cg",
+        "--class",
+        "S",
+        "--node-splits",
+        "--threads",
+        "4",
+    ];
+    let text = succeeding(&[&["--topology", &file], &arguments[..], &["--plan"]].concat());
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("Node splits of 4 threads"), "{text}");
+    assert!(
+        text.contains("1. 4/0/0/0/0/0/0/0  CPUs 0,8,1,9; equivalent: 0/4/0/0/0/0/0/0"),
+        "{text}"
+    );
+    // Same socket and across sockets are different splits.
+    assert!(text.contains("2/2/0/0/0/0/0/0"), "{text}");
+    assert!(text.contains("2/0/0/0/2/0/0/0"), "{text}");
+    assert!(text.contains("Plan (11 steps)"), "{text}");
+    let plan = plan_on(&file, &arguments);
+    let steps = steps(&plan);
+    assert_eq!(steps.len(), 11);
+    assert!(steps[0]["label"]
+        .as_str()
+        .unwrap()
+        .contains("node split 4/0/0/0/0/0/0/0"));
+    assert_eq!(numbers(&steps[0]["cpus"]), [0, 8, 1, 9]);
+    assert_eq!(numbers(&steps[0]["mem_nodes"]), [0]);
+    assert_eq!(numbers(&steps[2]["mem_nodes"]), [0, 4]);
+    // The limit stops the enumeration and says so.
+    let limited = succeeding(
+        &[
+            &["--topology", &file],
+            &arguments[..],
+            &["--max-splits", "3", "--plan"],
+        ]
+        .concat(),
+    );
+    let limited = String::from_utf8(limited.stdout).unwrap();
+    assert!(limited.contains("Plan (3 steps)"), "{limited}");
+    assert!(limited.contains("raise --max-splits"), "{limited}");
+    // Five threads where every node has 4 CPUs: all on one node cannot fit.
+    let skipped = succeeding(&[
+        "--topology",
+        &fixture("two-sockets-hbm-cxl.xml"),
+        "placement-study",
+        "cg",
+        "--class",
+        "S",
+        "--node-splits",
+        "--threads",
+        "5",
+        "--plan",
+    ]);
+    let skipped = String::from_utf8(skipped.stdout).unwrap();
+    assert!(skipped.contains("skipped: 5/"), "{skipped}");
+    assert!(
+        skipped.contains("allowed CPU(s) for 5 threads"),
+        "{skipped}"
+    );
+}
+
+/// `--cpus` puts the workers on exactly those CPUs, in that order.
+#[test]
+fn chosen_cpus_run_the_workers_there_in_order() {
+    let document = json_document(&[
+        "stream",
+        "--size",
+        "1M",
+        "--repeat",
+        "2",
+        "--iterations",
+        "2",
+        "--cpus",
+        "1,0",
+    ]);
+    let records = document["records"].as_array().unwrap();
+    let time = records
+        .iter()
+        .find(|record| record["metric"] == "time")
+        .unwrap();
+    let params = &time["params"];
+    assert_eq!(numbers(&params["cpus"]), [1, 0]);
+    assert_eq!(numbers(&params["worker_cpus_after_run"]), [1, 0]);
+    assert_eq!(params["threads"], 2);
+    let nodes = document["metadata"]["topology"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let split = params["node_split"].as_str().unwrap();
+    let total: u64 = split
+        .split('/')
+        .map(|part| part.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, 2, "{split} ({nodes})");
+    assert_eq!(numbers(&time["placement"]["requested"]["cpus"]), [1, 0]);
+}
+
+/// Every record of a `--baseline one-node` run gives the baseline's median
+/// and this run's time relative to it, and the ratio is the records' own.
+#[test]
+fn the_one_node_baseline_ratio_comes_from_the_records() {
+    let document = json_document(&[
+        "stream",
+        "--size",
+        "1M",
+        "--repeat",
+        "3",
+        "--iterations",
+        "2",
+        "--threads",
+        "1",
+        "--placement",
+        "interleave",
+        "--baseline",
+        "one-node",
+    ]);
+    let records = document["records"].as_array().unwrap();
+    assert!(!records.is_empty());
+    for record in records {
+        let params = &record["params"];
+        assert!(params["one_node_baseline"]
+            .as_str()
+            .unwrap()
+            .starts_with("ran on node "));
+        assert!(
+            params["one_node_seconds"].as_f64().unwrap() > 0.0,
+            "{record}"
+        );
+    }
+    let time = records
+        .iter()
+        .find(|record| record["metric"] == "time")
+        .unwrap();
+    let median = time["stats"]["median"].as_f64().unwrap();
+    let baseline = time["params"]["one_node_seconds"].as_f64().unwrap();
+    let ratio = time["params"]["relative_to_one_node"].as_f64().unwrap();
+    assert!(
+        (ratio - median / baseline).abs() <= 1e-9 * ratio.abs(),
+        "{ratio} vs {median}/{baseline}"
+    );
+    assert_eq!(numbers(&time["params"]["one_node_cpus"]).len(), 1);
+}
+
+/// In a plan, a baseline that cannot fit says so and adds no step.
+#[test]
+fn a_baseline_that_does_not_fit_says_so() {
+    let file = fixture("amd-nps4.xml");
+    let output = numabench()
+        .args([
+            "--topology",
+            &file,
+            "stream",
+            "--size",
+            "1M",
+            "--threads",
+            "40",
+        ])
+        .args(["--baseline", "one-node", "--plan"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("one-node baseline not run: 40 threads do not fit on one node (max 32)"),
+        "{stderr}"
+    );
+    let plan = plan_on(
+        &file,
+        &[
+            "stream",
+            "--size",
+            "1M",
+            "--threads",
+            "8",
+            "--baseline",
+            "one-node",
+        ],
+    );
+    let steps = steps(&plan);
+    assert_eq!(steps.len(), 2);
+    assert!(steps[1]["label"]
+        .as_str()
+        .unwrap()
+        .starts_with("one-node baseline:"));
+    assert_eq!(numbers(&steps[1]["mem_nodes"]).len(), 1);
+}
+
+/// A node-split study runs each split and ends with a verdict that names
+/// the slowest split too (or says none was significantly slowest).
+#[test]
+fn a_node_split_study_runs_its_splits_and_names_best_and_worst() {
+    let document = json_document(&[
+        "placement-study",
+        "stream",
+        "--size",
+        "1M",
+        "--node-splits",
+        "--threads",
+        "1",
+        "--placements",
+        "first-touch,interleave",
+        "--repeat",
+        "3",
+    ]);
+    let records = document["records"].as_array().unwrap();
+    let times: Vec<_> = records
+        .iter()
+        .filter(|record| record["metric"] == "time")
+        .collect();
+    assert!(!times.is_empty());
+    for time in &times {
+        assert!(time["params"]["node_split"].is_string(), "{time}");
+        assert_eq!(numbers(&time["params"]["cpus"]).len(), 1);
+    }
+    let verdict = records.last().unwrap();
+    assert_eq!(verdict["metric"], "best_median_time");
+    assert!(verdict["params"]["node_split"].is_string(), "{verdict}");
+    assert!(verdict["params"]["configuration"]
+        .as_str()
+        .unwrap()
+        .contains(" + split "));
+    assert!(
+        verdict["params"]["significantly_slowest"].is_boolean(),
+        "{verdict}"
+    );
+    // Three runs against three can never be told apart at 5%: no name.
+    assert_eq!(verdict["params"]["significantly_fastest"], false);
+    assert_eq!(verdict["params"]["significantly_slowest"], false);
+}
