@@ -75,6 +75,7 @@ pub fn run_config(context: &Context, args: &AppRunArgs) -> Result<AppRunConfig, 
         threads_per_cpu: per_cpu,
         repeat: args.repeat as usize,
         placement_threshold: context.placement_threshold,
+        hugepages: args.hugepages,
     })
 }
 
@@ -139,7 +140,7 @@ pub fn run_app(
 ) -> Result<Status, CliError> {
     let context = context(&crate::args::RunArgs {
         repeat: args.repeat,
-        hugepages: false,
+        hugepages: args.hugepages,
         plan: args.plan,
     })?;
     let topology = &context.topology;

@@ -48,7 +48,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     let choice = study_kernel(args)?;
     let context = context(&crate::args::RunArgs {
         repeat: args.repeat,
-        hugepages: false,
+        hugepages: args.hugepages,
         plan: args.plan,
     })?;
     let topology = &context.topology;
@@ -82,6 +82,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
                 threads_per_cpu: 1,
                 repeat: args.repeat as usize,
                 placement_threshold: context.placement_threshold,
+                hugepages: args.hugepages,
             });
         }
     }
@@ -94,6 +95,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
             threads_per_cpu: per_cpu,
             repeat: args.repeat as usize,
             placement_threshold: context.placement_threshold,
+            hugepages: args.hugepages,
         });
     }
     if args.plan {

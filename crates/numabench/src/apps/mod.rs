@@ -5,8 +5,10 @@
 
 mod catalog;
 mod execute;
+mod huge_pages;
 mod kernel;
 mod migrate;
+mod migration_cost;
 mod next_touch;
 mod placement;
 mod rusage;
@@ -24,6 +26,7 @@ pub use execute::{
 };
 pub use kernel::{AppKernel, NpbClass, Verification};
 pub use mg::MgKernel;
+pub use migration_cost::migration_cost_seconds;
 pub use placement::{PlacementScheme, ThreadScheme};
 pub use rusage::{usage_now, Usage};
 pub use shared_array::SharedArray;

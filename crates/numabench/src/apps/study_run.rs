@@ -226,6 +226,7 @@ mod tests {
             threads_per_cpu: 1,
             repeat: 3,
             placement_threshold: 0.95,
+            hugepages: false,
         };
         let grid = [
             config(PlacementScheme::FirstTouch),
