@@ -2,6 +2,7 @@
 //! the table of bad inputs (each must give exit status 2 and one line that
 //! names the bad value).
 
+mod app_hugepages;
 mod app_scaling;
 mod apps;
 mod chase;

@@ -344,6 +344,13 @@ pub struct AppRunArgs {
     /// then gives params.one_node_seconds and params.relative_to_one_node.
     #[arg(long, value_enum, value_name = "BASELINE")]
     pub baseline: Option<BaselineArg>,
+    /// Back the arrays with 2 MiB huge pages, under any placement: from the
+    /// hugetlbfs pools when every node the pages may land on has enough
+    /// reserved, else transparent huge pages via madvise; serial+migrate and
+    /// next-touch move whole huge pages. Records say which, how much of the
+    /// arrays got them, and how many moved as huge pages.
+    #[arg(long)]
+    pub hugepages: bool,
 }
 
 /// `--baseline`: the reference a run's time is given against.
@@ -415,6 +422,9 @@ pub struct PlacementStudyArgs {
     /// Over-decomposition levels: threads per CPU (1 to 64), e.g. 1,2,4,8 (first-touch + compact).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=64))]
     pub oversubscribe: Vec<u32>,
+    /// Back the arrays with 2 MiB huge pages (as for stream, cg, mg).
+    #[arg(long)]
+    pub hugepages: bool,
     /// Print the grid that would run (one step per configuration: threads
     /// and their CPUs, placement, array bytes, runs, estimate) and allocate
     /// nothing; see docs/plan.md.

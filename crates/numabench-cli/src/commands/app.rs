@@ -103,6 +103,7 @@ pub fn run_config_for(context: &Context, args: &AppRunArgs, base: usize) -> AppR
         placement_threshold: context.placement_threshold,
         cpus: args.cpus.as_ref().map(|cpus| cpus.0.clone()),
         one_node_baseline: None,
+        hugepages: args.hugepages,
     }
 }
 
@@ -171,7 +172,7 @@ pub fn run_app(
 ) -> Result<Status, CliError> {
     let context = context(&crate::args::RunArgs {
         repeat: args.repeat,
-        hugepages: false,
+        hugepages: args.hugepages,
         plan: args.plan,
     })?;
     let topology = &context.topology;

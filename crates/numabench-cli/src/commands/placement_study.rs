@@ -49,7 +49,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     let choice = study_kernel(args)?;
     let context = context(&crate::args::RunArgs {
         repeat: args.repeat,
-        hugepages: false,
+        hugepages: args.hugepages,
         plan: args.plan,
     })?;
     let topology = &context.topology;
@@ -98,6 +98,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
                 placement_threshold: context.placement_threshold,
                 cpus: Some(split.cpus.clone()),
                 one_node_baseline: None,
+                hugepages: args.hugepages,
             });
         }
         if splits.is_some() {
@@ -113,6 +114,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
                 placement_threshold: context.placement_threshold,
                 cpus: None,
                 one_node_baseline: None,
+                hugepages: args.hugepages,
             });
         }
     }
@@ -127,6 +129,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
             placement_threshold: context.placement_threshold,
             cpus: None,
             one_node_baseline: None,
+            hugepages: args.hugepages,
         });
     }
     if args.plan {

@@ -141,6 +141,7 @@ mod tests {
             placement_threshold: 0.95,
             cpus: None,
             one_node_baseline: None,
+            hugepages: false,
         };
         (topology, config)
     }

@@ -2,12 +2,15 @@
 //! scheme, repeatedly, and turns the runs into records.
 
 use super::kernel::{AppKernel, Verification};
+use super::migration_cost::migration_cost_seconds;
 use super::observed::{observation_params, Observer, RunObservation};
 use super::placement::{PlacementScheme, ThreadScheme};
 use super::rusage::{usage_now, Usage};
 use super::team::{plan_cpus, PageReport, Team, TeamError};
+use crate::bench::HUGE_PAGE_THRESHOLD;
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
+use crate::memory::HugePageCheck;
 use crate::output::{OutputError, Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::Sample;
 use crate::topology::TopologyReport;
@@ -32,6 +35,9 @@ pub struct AppRunConfig {
     /// The one-node baseline's outcome (`--baseline one-node`), reported
     /// in every record; `None`: not asked.
     pub one_node_baseline: Option<OneNodeBaseline>,
+    /// Back the arrays with 2 MiB huge pages (hugetlbfs pools, else THP),
+    /// as `--hugepages` does for the micro-benchmarks.
+    pub hugepages: bool,
 }
 
 /// The one-node baseline of a configuration: the median time of the same
@@ -94,6 +100,13 @@ pub struct AppRun {
     pub worker_cpus_after_run: Vec<u32>,
     /// Per-thread usage, TLP, numastat and perf counts of the run.
     pub observation: RunObservation,
+    /// How much of the arrays got huge pages after the run (`None`: not
+    /// asked for).
+    pub huge_pages: Option<HugePageCheck>,
+    /// Huge pages serial+migrate or next-touch moved to another node as
+    /// huge pages (`None`: huge pages not asked for, or page flags not
+    /// readable).
+    pub huge_pages_migrated: Option<u64>,
 }
 
 impl AppRun {
@@ -141,10 +154,14 @@ pub fn run_once(
     kernel: &mut dyn AppKernel,
 ) -> Result<AppRun, TeamError> {
     let cpus = config.worker_cpus(topology);
-    let team = Team::new(topology, cpus, config.placement.clone())?;
+    let mut team = Team::new(topology, cpus, config.placement.clone())?;
+    if config.hugepages {
+        team.use_huge_pages();
+    }
     let mut observer = Observer::start(&team);
     kernel.setup(&team)?;
     let pages_after_placement = team.page_report()?;
+    let huge_before = team.huge_snapshot();
     observer.start_timed();
     let before = usage_now();
     let total = Stopwatch::start();
@@ -168,6 +185,8 @@ pub fn run_once(
     let next_touch = team.finish_compute();
     migrated_pages += next_touch.migrated_pages;
     let pages_after_run = team.page_report()?;
+    let huge_pages = team.huge_page_check()?;
+    let huge_pages_migrated = huge_before.and_then(|snapshot| snapshot.moved_as_huge());
     let verification = kernel.verify(&team);
     Ok(AppRun {
         iteration_seconds,
@@ -184,6 +203,8 @@ pub fn run_once(
         pinned_cpus: team.cpus().to_vec(),
         worker_cpus_after_run,
         observation,
+        huge_pages,
+        huge_pages_migrated,
     })
 }
 
@@ -219,6 +240,7 @@ fn placement_check(
     topology: &TopologyReport,
     config: &AppRunConfig,
     pages: &PageReport,
+    huge_pages: Option<&HugePageCheck>,
 ) -> Option<PlacementCheck> {
     let total: u64 = pages.pages_per_node.values().sum::<u64>() + pages.not_present;
     if total == 0 {
@@ -242,8 +264,11 @@ fn placement_check(
         pages: total,
         pages_per_node: pages.pages_per_node.clone(),
         fraction_as_requested: fraction,
-        achieved: fraction >= config.placement_threshold,
-        huge_pages: None,
+        // Huge pages asked for but granted on too little of the arrays: not achieved, as
+        // for the micro-benchmarks' buffers.
+        achieved: fraction >= config.placement_threshold
+            && huge_pages.is_none_or(|huge| huge.fraction >= HUGE_PAGE_THRESHOLD),
+        huge_pages: huge_pages.cloned(),
     })
 }
 
@@ -348,6 +373,15 @@ pub fn emit_app_records(
         json!(mean(&|run| run.usage.involuntary_switches as f64)),
     );
     params.insert("migrated_pages".into(), json!(median_run.migrated_pages));
+    params.insert("hugepages".into(), json!(config.hugepages));
+    params.insert(
+        "huge_pages_migrated".into(),
+        json!(median_run.huge_pages_migrated),
+    );
+    params.insert(
+        "migration_cost_seconds".into(),
+        json!(migration_cost_seconds(&median_run.iteration_seconds)),
+    );
     params.insert(
         "worker_cpus_after_run".into(),
         json!(median_run.worker_cpus_after_run),
@@ -389,7 +423,12 @@ pub fn emit_app_records(
     requested.insert("memory".into(), json!(config.placement.to_string()));
     let placement = Placement {
         requested,
-        verified: placement_check(topology, config, &median_run.pages_after_run),
+        verified: placement_check(
+            topology,
+            config,
+            &median_run.pages_after_run,
+            median_run.huge_pages.as_ref(),
+        ),
     };
     let record = |metric: &str, value: f64, unit: Unit, stats: Sample| Record {
         benchmark: kernel.to_string(),
@@ -472,6 +511,8 @@ mod tests {
             pinned_cpus: pinned,
             worker_cpus_after_run: after,
             observation: RunObservation::default(),
+            huge_pages: None,
+            huge_pages_migrated: None,
         }
     }
 
@@ -502,6 +543,7 @@ mod tests {
             placement_threshold: 0.95,
             cpus: None,
             one_node_baseline: None,
+            hugepages: false,
         };
         (topology, config)
     }
@@ -521,13 +563,13 @@ mod tests {
         let mostly_on_1 = pages(&[(0, 10), (1, 90)]);
         config.placement_threshold = 0.8;
         assert!(
-            placement_check(&topology, &config, &mostly_on_1)
+            placement_check(&topology, &config, &mostly_on_1, None)
                 .unwrap()
                 .achieved
         );
         config.placement_threshold = 0.99;
         assert!(
-            !placement_check(&topology, &config, &mostly_on_1)
+            !placement_check(&topology, &config, &mostly_on_1, None)
                 .unwrap()
                 .achieved
         );
@@ -539,10 +581,11 @@ mod tests {
     fn an_interleave_with_every_page_on_one_node_is_not_achieved() {
         for nodes in [vec![0, 1], vec![]] {
             let (topology, config) = two_node_config(PlacementScheme::interleave(nodes));
-            let lopsided = placement_check(&topology, &config, &pages(&[(0, 100)])).unwrap();
+            let lopsided = placement_check(&topology, &config, &pages(&[(0, 100)]), None).unwrap();
             assert_eq!(lopsided.fraction_as_requested, 0.5);
             assert!(!lopsided.achieved);
-            let even = placement_check(&topology, &config, &pages(&[(0, 50), (1, 50)])).unwrap();
+            let even =
+                placement_check(&topology, &config, &pages(&[(0, 50), (1, 50)]), None).unwrap();
             assert!(even.achieved);
         }
     }

@@ -6,8 +6,10 @@
 mod baseline;
 mod catalog;
 mod execute;
+mod huge_pages;
 mod kernel;
 mod migrate;
+mod migration_cost;
 mod next_touch;
 mod observed;
 mod placement;
@@ -31,6 +33,7 @@ pub use execute::{
 };
 pub use kernel::{AppKernel, NpbClass, Verification};
 pub use mg::MgKernel;
+pub use migration_cost::migration_cost_seconds;
 pub use observed::{
     numastat_json, observation_params, perf_params, Observer, RunObservation, WorkerUsage,
 };

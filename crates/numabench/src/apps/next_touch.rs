@@ -26,6 +26,11 @@ static RANGE_FAULTED: [AtomicU64; MAX_RANGES] = [const { AtomicU64::new(0) }; MA
 /// Pages still protected when the emulation gave up on the range (0: it
 /// did not), per range slot.
 static RANGE_UNPROTECTED: [AtomicU64; MAX_RANGES] = [const { AtomicU64::new(0) }; MAX_RANGES];
+/// Bytes opened and moved per fault, per range slot: a base page, or a
+/// whole huge page (protecting part of a THP would split it; a hugetlbfs
+/// page cannot be protected in parts at all).
+static RANGE_GRANULE: [AtomicUsize; MAX_RANGES] =
+    [const { AtomicUsize::new(PAGE_SIZE) }; MAX_RANGES];
 static INSTALL: Once = Once::new();
 /// The SIGSEGV action before ours, for faults that are not next-touch ones.
 static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
@@ -76,16 +81,18 @@ fn owner_of(address: usize) -> Option<usize> {
     })
 }
 
-/// Makes the faulting page of range `owner` accessible. When that fails
-/// (out of mappings), gives up on the whole range: it is unprotected, and
-/// its pages that had not faulted yet are counted as left in place.
-fn open_page(owner: usize, page: usize) {
-    let faulted = RANGE_FAULTED[owner].fetch_add(1, Ordering::Relaxed) + 1;
-    // SAFETY: the page lies in a protected range of ours; mprotect only changes access rights.
+/// Makes the faulting granule (`bytes` from `page`) of range `owner`
+/// accessible. When that fails (out of mappings), gives up on the whole
+/// range: it is unprotected, and its pages that had not faulted yet are
+/// counted as left in place.
+fn open_page(owner: usize, page: usize, bytes: usize) {
+    let base_pages = bytes.div_ceil(PAGE_SIZE) as u64;
+    let faulted = RANGE_FAULTED[owner].fetch_add(base_pages, Ordering::Relaxed) + base_pages;
+    // SAFETY: the granule lies in a protected range of ours; mprotect only changes access rights.
     let opened = unsafe {
         libc::mprotect(
             page as *mut libc::c_void,
-            PAGE_SIZE,
+            bytes,
             libc::PROT_READ | libc::PROT_WRITE,
         )
     } == 0;
@@ -112,9 +119,10 @@ fn open_page(owner: usize, page: usize) {
     };
 }
 
-/// Moves `page` of range `owner` to this thread's node, counting it when
-/// it changed node.
-fn migrate_page(owner: usize, page: usize) {
+/// Moves `page` of range `owner` to this thread's node, counting its
+/// granule's `base_pages` when it changed node (the kernel moves a huge
+/// page whole when asked to move any of its base pages).
+fn migrate_page(owner: usize, page: usize, base_pages: u64) {
     let node = current_node();
     let page = page as *mut libc::c_void;
     // SAFETY: one page of our own range, now accessible (move_pages cannot migrate a page of a
@@ -124,7 +132,7 @@ fn migrate_page(owner: usize, page: usize) {
     // SAFETY: as above.
     let after = unsafe { move_page(page, Some(node)) };
     if before >= 0 && after == node && before != node {
-        RANGE_MIGRATED[owner].fetch_add(1, Ordering::Relaxed);
+        RANGE_MIGRATED[owner].fetch_add(base_pages, Ordering::Relaxed);
     }
 }
 
@@ -168,9 +176,13 @@ extern "C" fn on_fault(
         chain(signal, info, context);
         return;
     };
-    let page = address / PAGE_SIZE * PAGE_SIZE;
-    open_page(owner, page);
-    migrate_page(owner, page);
+    let granule = RANGE_GRANULE[owner].load(Ordering::Acquire);
+    let start = RANGE_STARTS[owner].load(Ordering::Acquire);
+    let end = RANGE_ENDS[owner].load(Ordering::Acquire);
+    let page = (address / granule * granule).max(start);
+    let bytes = (page + granule).min(end) - page;
+    open_page(owner, page, bytes);
+    migrate_page(owner, page, bytes.div_ceil(PAGE_SIZE) as u64);
 }
 
 /// Installs the handler once, remembering the action it replaces.
@@ -195,8 +207,10 @@ fn install_handler() {
 }
 
 /// Protects `[start, start + bytes)` so the next touch of each page
-/// migrates it.
-pub fn protect(start: usize, bytes: usize) -> io::Result<()> {
+/// migrates it; a fault opens and moves the whole aligned `granule`
+/// around it (a multiple of the base page: the huge page size when the
+/// range has huge pages).
+pub fn protect(start: usize, bytes: usize, granule: usize) -> io::Result<()> {
     install_handler();
     let slot = (0..MAX_RANGES)
         .find(|&slot| RANGE_STARTS[slot].load(Ordering::Acquire) == 0)
@@ -204,6 +218,7 @@ pub fn protect(start: usize, bytes: usize) -> io::Result<()> {
     RANGE_MIGRATED[slot].store(0, Ordering::Relaxed);
     RANGE_FAULTED[slot].store(0, Ordering::Relaxed);
     RANGE_UNPROTECTED[slot].store(0, Ordering::Relaxed);
+    RANGE_GRANULE[slot].store(granule.max(PAGE_SIZE), Ordering::Release);
     RANGE_ENDS[slot].store(start + bytes, Ordering::Release);
     RANGE_STARTS[slot].store(start, Ordering::Release);
     // SAFETY: the range is a mapping of ours (a team array); PROT_NONE only changes access rights.

@@ -113,6 +113,7 @@ fn scaling_configs_take_the_first_cpus_of_the_order() {
         placement_threshold: 0.95,
         cpus: None,
         one_node_baseline: None,
+        hugepages: false,
     };
     let configs = scaling_configs(&topology, &base, &[1, 4]);
     let order = scaling_cpus(&topology, ThreadScheme::Compact).unwrap();
@@ -157,6 +158,7 @@ fn counts_run_round_robin_and_derive_from_their_medians() {
         placement_threshold: 0.95,
         cpus: None,
         one_node_baseline: None,
+        hugepages: false,
     };
     let configs = scaling_configs(&topology, &base, &counts);
     let choice = AppChoice::Stream {

@@ -2,9 +2,10 @@
 //! Workers write disjoint blocks concurrently, so access goes through
 //! `unsafe` methods whose contract is exactly that.
 
-use crate::memory::{Buffer, MemoryError};
+use crate::memory::{pools_can_hold, Buffer, MemoryError};
 use std::marker::PhantomData;
 use std::ops::Range;
+use std::path::Path;
 
 /// `len` elements of plain-old-data `T` (f64, i32, u32, usize...) in a
 /// mapping of their own.
@@ -24,11 +25,31 @@ unsafe impl<T: Copy + Send> Send for SharedArray<T> {}
 unsafe impl<T: Copy + Send> Sync for SharedArray<T> {}
 
 impl<T: Copy> SharedArray<T> {
-    /// Maps `len` elements, untouched (zero when first read).
-    pub(crate) fn map(len: usize, unit: usize) -> Result<Self, MemoryError> {
-        let buffer = Buffer::new(len.max(1) * std::mem::size_of::<T>())?;
-        // Base pages: each worker's block lands exactly on its node whatever the THP setting.
-        buffer.advise_no_huge_pages()?;
+    /// Maps `len` elements, untouched (zero when first read). `huge_pool_nodes`: huge pages were
+    /// asked for, and these are the nodes the pages may land on; the array
+    /// then comes from the hugetlbfs pools when each of those nodes has
+    /// enough free pages for all of it (the micro-benchmarks' rule, see
+    /// [`crate::memory::pools_can_hold`]), else it is advised for THP.
+    /// Without, base pages only: each worker's block lands exactly on its
+    /// node whatever the THP setting.
+    pub(crate) fn map_with(
+        len: usize,
+        unit: usize,
+        huge_pool_nodes: Option<&[u32]>,
+    ) -> Result<Self, MemoryError> {
+        let bytes = len.max(1) * std::mem::size_of::<T>();
+        let buffer = match huge_pool_nodes {
+            Some(nodes) if pools_can_hold(Path::new("/"), nodes, bytes) => {
+                // A pool that shrank since it was read fails at mmap: fall back to THP.
+                Buffer::new_hugetlb(bytes).or_else(|_| Buffer::new(bytes))?
+            }
+            _ => Buffer::new(bytes)?,
+        };
+        match (huge_pool_nodes.is_some(), buffer.is_hugetlb()) {
+            (_, true) => {}
+            (true, false) => buffer.advise_huge_pages()?,
+            (false, false) => buffer.advise_no_huge_pages()?,
+        }
         Ok(Self {
             buffer,
             len,

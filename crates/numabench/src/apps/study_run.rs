@@ -237,6 +237,7 @@ mod tests {
             placement_threshold: 0.95,
             cpus: None,
             one_node_baseline: None,
+            hugepages: false,
         };
         let grid = [
             config(PlacementScheme::FirstTouch),

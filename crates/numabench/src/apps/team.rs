@@ -4,12 +4,15 @@
 //! allocates anything, or left unpinned. The team allocates the kernel's
 //! main arrays and places them by the scheme.
 
+use super::huge_pages::HugeSnapshot;
 use super::migrate;
 use super::next_touch::{self, NextTouchOutcome};
 use super::placement::{PlacementScheme, ThreadScheme};
 use super::shared_array::SharedArray;
 use super::team_wait::spin_then_park;
-use crate::memory::{MemoryError, MemoryPolicy, PAGE_SIZE};
+use crate::memory::{
+    huge_page_check_range, HugePageCheck, MemoryError, MemoryPolicy, HUGE_PAGE_SIZE, PAGE_SIZE,
+};
 use crate::threads::{current_cpu, pin_current_thread, PinError};
 use crate::topology::TopologyReport;
 use std::ops::Range;
@@ -53,6 +56,8 @@ struct ArrayRegion {
     start: usize,
     bytes: usize,
     unit_bytes: usize,
+    /// From a hugetlbfs pool.
+    hugetlb: bool,
 }
 
 /// Spins briefly, then yields (threads may outnumber CPUs).
@@ -80,6 +85,12 @@ pub struct Team {
     handles: Vec<JoinHandle<()>>,
     caller_affinity: Option<libc::cpu_set_t>,
     regions: Mutex<Vec<ArrayRegion>>,
+    /// The nodes the arrays' pages may land on (the policy's, else the
+    /// workers'; every memory node when a worker is unpinned): where a
+    /// hugetlbfs pool must hold them.
+    pool_nodes: Vec<u32>,
+    /// Huge pages asked for ([`Team::use_huge_pages`]).
+    hugepages: bool,
 }
 
 impl std::fmt::Debug for Team {
@@ -187,10 +198,20 @@ impl Team {
         }
         let started = handles.len();
         wait_until(|| pinned.load(Ordering::SeqCst) == started);
-        let nodes_of_workers = cpus
+        let nodes_of_workers: Vec<Option<u32>> = cpus
             .iter()
             .map(|cpu| cpu.and_then(|cpu| topology.node_of_cpu(cpu)))
             .collect();
+        let pool_nodes = match &policy {
+            Some(policy) => policy.nodes.clone(),
+            None if nodes_of_workers.iter().all(Option::is_some) => {
+                let mut nodes: Vec<u32> = nodes_of_workers.iter().flatten().copied().collect();
+                nodes.sort_unstable();
+                nodes.dedup();
+                nodes
+            }
+            None => crate::bench::memory_nodes(topology),
+        };
         let team = Self {
             cpus,
             scheme,
@@ -200,6 +221,8 @@ impl Team {
             handles,
             caller_affinity,
             regions: Mutex::new(Vec::new()),
+            pool_nodes,
+            hugepages: false,
         };
         if let Some(error) = spawn_failed {
             return Err(error.into());
@@ -208,6 +231,45 @@ impl Team {
             return Err(error.into());
         }
         Ok(team)
+    }
+
+    /// Backs the arrays allocated from now on with 2 MiB huge pages: from
+    /// the hugetlbfs pools when every node the pages may land on has enough
+    /// free, else transparent huge pages (the micro-benchmarks' rule).
+    /// serial+migrate and next-touch then move whole huge pages.
+    pub fn use_huge_pages(&mut self) {
+        self.hugepages = true;
+    }
+
+    /// Bytes placed as one: a huge page when huge pages were asked for.
+    fn granule(&self) -> usize {
+        match self.hugepages {
+            true => HUGE_PAGE_SIZE,
+            false => PAGE_SIZE,
+        }
+    }
+
+    /// How much of the arrays got huge pages (`/proc/self/smaps`); `None`
+    /// when huge pages were not asked for or no array was allocated.
+    pub fn huge_page_check(&self) -> Result<Option<HugePageCheck>, TeamError> {
+        if !self.hugepages {
+            return Ok(None);
+        }
+        let regions = self.regions.lock().expect("regions").clone();
+        let checks = regions
+            .iter()
+            .map(|region| huge_page_check_range(region.start, region.bytes, region.hugetlb))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(HugePageCheck::combine(&checks))
+    }
+
+    /// Where the arrays' huge pages are now, to count after a migration
+    /// how many moved as huge pages; `None` without huge pages.
+    pub(crate) fn huge_snapshot(&self) -> Option<HugeSnapshot> {
+        self.hugepages.then(|| {
+            let regions = self.regions.lock().expect("regions").clone();
+            HugeSnapshot::take(regions.iter().map(|region| (region.start, region.bytes)))
+        })
     }
 
     /// Number of workers.
@@ -285,7 +347,11 @@ impl Team {
     /// plane): under first touch, worker w touches the units of
     /// `block(len / unit, w)`. All elements read as zero.
     pub fn alloc<T: Copy>(&self, len: usize, unit: usize) -> Result<SharedArray<T>, TeamError> {
-        let array = SharedArray::<T>::map(len, unit)?;
+        let array = SharedArray::<T>::map_with(
+            len,
+            unit,
+            self.hugepages.then_some(self.pool_nodes.as_slice()),
+        )?;
         let buffer = array.buffer();
         if let Some(policy) = &self.policy {
             policy.apply(buffer)?;
@@ -312,6 +378,7 @@ impl Team {
             start,
             bytes,
             unit_bytes,
+            hugetlb: buffer.is_hugetlb(),
         });
         Ok(array)
     }
@@ -326,12 +393,29 @@ impl Team {
         match self.scheme {
             PlacementScheme::SerialMigrate => {
                 let moved = AtomicU64::new(0);
+                let granule = self.granule();
                 self.run(|worker| {
                     for region in &regions {
                         let units = region.bytes.div_ceil(region.unit_bytes);
                         let range = self.block(units, worker);
-                        let from = (range.start * region.unit_bytes).min(region.bytes);
-                        let to = (range.end * region.unit_bytes).min(region.bytes);
+                        // With huge pages, each worker moves the huge pages that begin in its
+                        // block, so no huge page is moved by two workers in turn.
+                        let aligned = |offset: usize| {
+                            let offset = (offset * region.unit_bytes).min(region.bytes);
+                            match granule {
+                                PAGE_SIZE => offset,
+                                _ if offset == region.bytes => offset,
+                                _ => ((region.start + offset).next_multiple_of(granule)
+                                    - region.start)
+                                    .min(region.bytes),
+                            }
+                        };
+                        let from = if range.start == 0 {
+                            0
+                        } else {
+                            aligned(range.start)
+                        };
+                        let to = aligned(range.end).max(from);
                         moved.fetch_add(
                             migrate::migrate_to_current_node(region.start + from, to - from),
                             Ordering::Relaxed,
@@ -342,7 +426,7 @@ impl Team {
             }
             PlacementScheme::NextTouch => {
                 for region in &regions {
-                    next_touch::protect(region.start, region.bytes)
+                    next_touch::protect(region.start, region.bytes, self.granule())
                         .map_err(MemoryError::Migrate)?;
                 }
                 Ok(0)

@@ -52,7 +52,7 @@ pub use per_cpu::{
 pub use placed::{
     check_memory_fits, cpu_nodes, cpus_of_node, insert_cache_params, memory_nodes, resolve_cpu,
     resolve_node_with_memory, safe_working_set_bytes, working_set_for, working_set_of_buffers,
-    PlacedBuffer, WorkingSet, CACHE_MULTIPLE, MIN_DRAM_WORKING_SET,
+    PlacedBuffer, WorkingSet, CACHE_MULTIPLE, HUGE_PAGE_THRESHOLD, MIN_DRAM_WORKING_SET,
 };
 pub use plan::{app_plan_step, plan_of, total_seconds, PlanStep};
 pub use registry::{registry, select, BenchmarkInfo, SelectionError};

@@ -36,12 +36,23 @@ pub fn pools_can_hold(root: &Path, nodes: &[u32], bytes: usize) -> bool {
 
 /// Huge-page coverage of `buffer` from `/proc/self/smaps`.
 pub fn huge_page_check(buffer: &Buffer) -> Result<HugePageCheck, MemoryError> {
+    huge_page_check_range(buffer.as_ptr() as usize, buffer.len(), buffer.is_hugetlb())
+}
+
+/// Huge-page coverage of `[start, start + bytes)` from `/proc/self/smaps`
+/// (`hugetlb`: the range comes from a hugetlbfs pool), for memory held by
+/// something else than a [`Buffer`] reference.
+pub fn huge_page_check_range(
+    start: usize,
+    bytes: usize,
+    hugetlb: bool,
+) -> Result<HugePageCheck, MemoryError> {
     let smaps =
         std::fs::read_to_string("/proc/self/smaps").map_err(MemoryError::HugePageCoverage)?;
-    let start = buffer.as_ptr() as u64;
-    let usage = smaps_usage(&smaps, start, start + buffer.len() as u64);
+    let start = start as u64;
+    let usage = smaps_usage(&smaps, start, start + bytes as u64);
     Ok(HugePageCheck {
-        source: if buffer.is_hugetlb() {
+        source: if hugetlb {
             "hugetlbfs".into()
         } else {
             "thp".into()

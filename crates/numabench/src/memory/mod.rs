@@ -8,6 +8,7 @@ mod check;
 mod errors;
 mod huge_pages;
 mod location;
+mod page_flags;
 mod placement;
 mod policy;
 pub(crate) mod syscalls;
@@ -15,8 +16,11 @@ pub(crate) mod syscalls;
 pub use buffer::Buffer;
 pub use check::{interleave_fraction, HugePageCheck, PlacementCheck};
 pub use errors::MemoryError;
-pub use huge_pages::{free_pool_pages, huge_page_check, pools_can_hold, HUGE_PAGE_SIZE};
+pub use huge_pages::{
+    free_pool_pages, huge_page_check, huge_page_check_range, pools_can_hold, HUGE_PAGE_SIZE,
+};
 pub use location::{check_placement, page_nodes, page_statuses, PageNodes};
+pub use page_flags::PageFlags;
 pub use placement::MemoryPlacement;
 pub use policy::{MemoryPolicy, PolicyMode};
 pub use syscalls::{allowed_memory_nodes, PAGE_SIZE};

@@ -42,14 +42,14 @@ fn permissions(start: usize) -> String {
 #[test]
 fn a_page_that_cannot_be_opened_ends_the_range_and_is_counted() {
     let start = map(4);
-    protect(start, 4 * PAGE_SIZE).unwrap();
+    protect(start, 4 * PAGE_SIZE, PAGE_SIZE).unwrap();
     assert_eq!(permissions(start), "---p");
     let last = start + 3 * PAGE_SIZE;
     // SAFETY: unmaps the last page of our own mapping; nothing refers to it.
     let unmapped = unsafe { libc::munmap(last as *mut libc::c_void, PAGE_SIZE) };
     assert_eq!(unmapped, 0);
     let owner = owner_of(last + 8).unwrap();
-    open_page(owner, last);
+    open_page(owner, last, PAGE_SIZE);
     assert_eq!(
         permissions(start),
         "rw-p",
@@ -71,7 +71,7 @@ fn a_page_that_cannot_be_opened_ends_the_range_and_is_counted() {
 #[test]
 fn the_handler_keeps_the_interrupted_codes_errno() {
     let start = map(2);
-    protect(start, 2 * PAGE_SIZE).unwrap();
+    protect(start, 2 * PAGE_SIZE, PAGE_SIZE).unwrap();
     let last = start + PAGE_SIZE;
     // SAFETY: unmaps the last page of our own mapping; nothing refers to it.
     let unmapped = unsafe { libc::munmap(last as *mut libc::c_void, PAGE_SIZE) };
@@ -119,7 +119,7 @@ fn recurse(depth: u64) -> u64 {
 #[ignore = "a child process of faults_outside_ranges_end_the_process_as_without_the_handler"]
 fn crash_child() {
     let start = map(1);
-    protect(start, PAGE_SIZE).unwrap();
+    protect(start, PAGE_SIZE, PAGE_SIZE).unwrap();
     match std::env::var(CRASH).as_deref() {
         Ok("overflow") => {
             std::thread::spawn(|| recurse(0)).join().unwrap();
@@ -162,4 +162,41 @@ fn faults_outside_ranges_end_the_process_as_without_the_handler() {
         "{}",
         String::from_utf8_lossy(&null.stderr)
     );
+}
+
+/// The permissions of the mapping that holds `address`.
+fn permissions_at(address: usize) -> String {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let line = maps
+        .lines()
+        .find(|line| {
+            let range = line.split_whitespace().next().unwrap();
+            let (low, high) = range.split_once('-').unwrap();
+            let low = usize::from_str_radix(low, 16).unwrap();
+            let high = usize::from_str_radix(high, 16).unwrap();
+            (low..high).contains(&address)
+        })
+        .unwrap();
+    line.split_whitespace().nth(1).unwrap().to_string()
+}
+
+/// With a granule of several pages (a huge page), one touch opens the whole
+/// granule around it, so a THP is never protected in parts; the next
+/// granule stays protected.
+#[test]
+fn a_touch_opens_its_whole_granule() {
+    let start = map(8);
+    let granule = 4 * PAGE_SIZE;
+    protect(start, 8 * PAGE_SIZE, granule).unwrap();
+    let first = start.next_multiple_of(granule);
+    let second = first + granule;
+    // SAFETY: a write inside our own protected mapping: the handler opens it.
+    unsafe { std::ptr::write_volatile(first as *mut u8, 1) };
+    assert_eq!(permissions_at(first + granule - PAGE_SIZE), "rw-p");
+    if second < start + 8 * PAGE_SIZE {
+        assert_eq!(permissions_at(second), "---p");
+    }
+    unprotect(start, 8 * PAGE_SIZE);
+    // SAFETY: unmaps our own mapping.
+    unsafe { libc::munmap(start as *mut libc::c_void, 8 * PAGE_SIZE) };
 }
