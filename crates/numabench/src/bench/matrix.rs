@@ -150,6 +150,7 @@ fn run_grid(
                         cpu: row.cpus[0],
                         memory,
                         order: ChaseOrder::default(),
+                        writer_cpu: None,
                     };
                     let measured = measure_latency(context, &config, size)?;
                     emit_latency(

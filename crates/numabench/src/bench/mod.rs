@@ -12,6 +12,7 @@ mod context;
 mod error;
 mod estimate;
 mod latency;
+mod latency_writer;
 mod loaded_latency;
 mod matrix;
 mod mlp;
@@ -37,6 +38,7 @@ pub use latency::{
     default_sweep_sizes, emit_latency, measure_latency, run_latency, LatencyConfig,
     LatencyMeasurement,
 };
+pub use latency_writer::WriterPasses;
 pub use loaded_latency::{
     run_loaded_latency, LoadedLatencyConfig, LoadedPoint, TrafficMix, DEFAULT_DELAYS,
 };
