@@ -5,6 +5,7 @@
 //! buffer (plus the page-walk cost), or within pages.
 
 use super::context::Context;
+use super::declared::insert_measured_over_declared;
 use super::error::BenchError;
 use super::latency_writer::{insert_writer_params, measure_written, WriterPasses};
 use super::placed::{insert_cache_params, safe_working_set_bytes, working_set_for, PlacedBuffer};
@@ -251,6 +252,7 @@ pub fn emit_latency(
         verified: Some(measured.check.clone()),
     };
     let summary = sample.summary();
+    insert_measured_over_declared(&mut params, summary.median, Unit::Nanoseconds);
     pipeline.emit(&Record {
         benchmark: benchmark.into(),
         metric: "latency".into(),

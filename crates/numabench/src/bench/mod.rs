@@ -9,6 +9,7 @@ mod calibration;
 mod characterize;
 mod contention;
 mod context;
+mod declared;
 mod error;
 mod estimate;
 mod latency;
