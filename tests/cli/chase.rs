@@ -70,3 +70,54 @@ fn latency_records_name_the_order_and_its_block() {
         .iter()
         .all(|record| record["params"]["order"] == "page-local"));
 }
+
+/// `latency --writer-cpu`: the record names the writer, both threads ran
+/// where they were pinned (sched_getcpu during the work), and the first
+/// pass is reported apart from the samples. With one allowed CPU the
+/// writer is the chasing CPU, which the record notes.
+#[test]
+fn the_remote_cache_chase_names_its_writer_and_ran_on_the_intended_cpus() {
+    let allowed = super::run::allowed_cpus();
+    let chaser = allowed[0].to_string();
+    let writer = allowed.get(1).unwrap_or(&allowed[0]).to_string();
+    let records = metric(
+        &[
+            "latency",
+            "--writer-cpu",
+            &writer,
+            "--cpu",
+            &chaser,
+            "--size",
+            "64K",
+            "--repeat",
+            "3",
+        ],
+        "latency",
+    );
+    assert_eq!(records.len(), 1);
+    let record = &records[0];
+    let params = &record["params"];
+    assert_eq!(params["writer_cpu"].to_string(), writer, "{params}");
+    assert_eq!(params["writer_cpu_seen"].to_string(), writer, "{params}");
+    assert_eq!(params["cpu"].to_string(), chaser, "{params}");
+    assert_eq!(params["cpu_seen"].to_string(), chaser, "{params}");
+    assert_eq!(params["writer_same_cpu"], writer == chaser, "{params}");
+    assert_eq!(
+        record["placement"]["requested"]["writer_cpu"].to_string(),
+        writer
+    );
+    assert_eq!(
+        record["placement"]["verified"]["achieved"], true,
+        "{record}"
+    );
+    // 64 KiB of 64-byte lines: 1024 loads a pass, 16 passes a sample.
+    assert_eq!(params["passes_per_sample"], 16, "{params}");
+    assert_eq!(params["loads_per_sample"], 16 * 1024, "{params}");
+    assert_eq!(record["stats"]["n"], 3, "{record}");
+    let first = params["first_pass_ns"].as_f64().unwrap();
+    assert!(first > 0.0 && first.is_finite(), "{params}");
+    assert!(params["samples_measure"]
+        .as_str()
+        .unwrap()
+        .contains("without flushing"));
+}

@@ -64,6 +64,11 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["latency", "--each-cpu", "x"], "'x'"),
     (
+        &["latency", "--size", "64K", "--writer-cpu", "4096"],
+        "--writer-cpu 4096: CPU 4096 does not exist",
+    ),
+    (&["latency", "--writer-cpu", "-1"], "'-1'"),
+    (
         &["latency", "--each-cpu", "99999", "--plan"],
         "CPU 99999 does not exist",
     ),

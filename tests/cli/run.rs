@@ -220,7 +220,7 @@ fn shim() -> std::path::PathBuf {
 
 /// The CPUs numabench may use, ascending: pin-compact's (tree) order on
 /// this machine, whose cores have one thread each, numbered in tree order.
-fn allowed_cpus() -> Vec<usize> {
+pub fn allowed_cpus() -> Vec<usize> {
     // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: `set` is a writable cpu_set_t of the size passed.

@@ -756,10 +756,35 @@ fn four_nodes_cpuless_hmat() {
             .map(|r| {
                 let v = verified(&run, cmd(k), r);
                 expect_fraction(&run, cmd(k), &v, 1.0);
-                (
+                let (cpu_node, mem_node) = (
                     r["params"]["cpu_node"].as_u64().unwrap(),
                     r["params"]["mem_node"].as_u64().unwrap(),
-                )
+                );
+                // HMAT beside the cell: only each target's attached initiator reaches user
+                // space (topologies.rs), the other pairs carry no declared figure.
+                let field = if k == 3 {
+                    "declared_latency_ns"
+                } else {
+                    "declared_bandwidth_mib_s"
+                };
+                let want = match (cpu_node, mem_node, k) {
+                    (0, 0, 3) => Some(90),
+                    (1, 1, 3) => Some(100),
+                    (2, 2, 3) => Some(110),
+                    (1, 3, 3) => Some(250),
+                    (0, 0, _) => Some(20480),
+                    (1, 1, _) => Some(19456),
+                    (2, 2, _) => Some(18432),
+                    (1, 3, _) => Some(8192),
+                    _ => None,
+                };
+                assert_eq!(r["params"].get(field).and_then(Value::as_u64), want, "{r}");
+                assert_eq!(
+                    r["params"].get("measured_over_declared").is_some(),
+                    want.is_some(),
+                    "{r}"
+                );
+                (cpu_node, mem_node)
             })
             .collect();
         let want: Vec<(u64, u64)> = (0..3)

@@ -804,6 +804,9 @@ pub struct LatencyArgs {
     /// Measure from each CPU of LIST in turn (numactl syntax; without LIST every allowed CPU), one pinned thread, memory on that CPU's node (or --mem-node); one record per CPU, then each CPU's ratio to its node's median. Default size: each CPU's DRAM working set.
     #[arg(long, value_name = "LIST", num_args = 0..=1, value_parser = parse_list_arg, conflicts_with_all = ["cpu", "cpu_node", "sweep"])]
     pub each_cpu: Option<Option<IdList>>,
+    /// The remote-cache chase: a thread on CPU C writes the chain (and rewrites it before every pass), the chasing CPU follows it without flushing: lines come from C's caches (Modified) while the size fits there, else from memory. With --sweep: the remote-cache plateau, then DRAM.
+    #[arg(long, value_name = "C", conflicts_with = "each_cpu")]
+    pub writer_cpu: Option<u32>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]

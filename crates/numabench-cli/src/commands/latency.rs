@@ -4,8 +4,8 @@ use super::measuring::{choose_cpu, chosen_cpu_step, measure_steps};
 use crate::args::LatencyArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, default_sweep_sizes, resolve_node_with_memory, working_set_for, BenchError,
-    Context, LatencyConfig, Step,
+    check_memory_fits, default_sweep_sizes, resolve_cpu, resolve_node_with_memory, working_set_for,
+    BenchError, Context, LatencyConfig, Step,
 };
 use numabench::memory::MemoryPlacement;
 
@@ -39,6 +39,13 @@ pub fn run(args: &LatencyArgs) -> Result<Status, CliError> {
 fn validate(args: &LatencyArgs, context: &Context) -> Result<LatencyConfig, BenchError> {
     let topology = &context.topology;
     let cpu = choose_cpu(topology, args.cpu, args.cpu_node)?;
+    let writer_cpu = args
+        .writer_cpu
+        .map(|writer| {
+            resolve_cpu(topology, writer)
+                .map_err(|error| BenchError::Invalid(format!("--writer-cpu {writer}: {error}")))
+        })
+        .transpose()?;
     let memory = match args.mem_node {
         Some(node) => MemoryPlacement::bind(resolve_node_with_memory(topology, node)?),
         None => MemoryPlacement::FirstTouch {
@@ -62,5 +69,6 @@ fn validate(args: &LatencyArgs, context: &Context) -> Result<LatencyConfig, Benc
         cpu,
         memory,
         order: args.order.into(),
+        writer_cpu,
     })
 }

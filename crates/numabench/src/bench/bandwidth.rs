@@ -3,6 +3,7 @@
 
 use super::calibration::TeamCalibration;
 use super::context::Context;
+use super::declared::insert_measured_over_declared;
 use super::error::BenchError;
 use super::placed::{insert_cache_params, OwnedRange, PlacedBuffer};
 use crate::clock::Stopwatch;
@@ -362,12 +363,13 @@ pub fn bandwidth_record(
     metric: &str,
     config: &BandwidthConfig,
     result: &BandwidthResult,
-    params: Map<String, serde_json::Value>,
+    mut params: Map<String, serde_json::Value>,
 ) -> Record {
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!(config.cpus));
     requested.insert("memory".into(), config.memory.to_json());
     let summary = result.gigabytes_per_second.summary();
+    insert_measured_over_declared(&mut params, summary.max, Unit::GigabytesPerSecond);
     Record {
         benchmark: benchmark.into(),
         metric: metric.into(),

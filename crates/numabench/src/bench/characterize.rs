@@ -159,6 +159,7 @@ pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
             cpu: d.first_cpu,
             memory: MemoryPlacement::bind(d.first_node),
             order: ChaseOrder::default(),
+            writer_cpu: None,
         };
         steps.push(
             format!("latency {}", crate::units::format_bytes(size)),

@@ -5,7 +5,9 @@
 //! buffer (plus the page-walk cost), or within pages.
 
 use super::context::Context;
+use super::declared::insert_measured_over_declared;
 use super::error::BenchError;
+use super::latency_writer::{insert_writer_params, measure_written, WriterPasses};
 use super::placed::{insert_cache_params, safe_working_set_bytes, working_set_for, PlacedBuffer};
 use crate::clock::{tsc_ghz, Stopwatch};
 use crate::interrupt::interrupted;
@@ -33,6 +35,10 @@ pub struct LatencyConfig {
     pub memory: MemoryPlacement,
     /// The chase order (default: random within TLB-sized blocks).
     pub order: ChaseOrder,
+    /// `--writer-cpu`: a thread on this CPU writes the chain and rewrites
+    /// it before every pass, which the chasing CPU follows without a flush
+    /// (the remote-cache chase, [`super::latency_writer`]).
+    pub writer_cpu: Option<u32>,
 }
 
 /// Whole working-set sizes for threads on `cpus`, each with its share:
@@ -73,6 +79,8 @@ pub struct LatencyMeasurement {
     pub check: PlacementCheck,
     /// The block the chase was random within.
     pub block: ChaseBlock,
+    /// The remote-cache chase's figures, with `--writer-cpu`.
+    pub writer: Option<WriterPasses>,
 }
 
 /// Measures one size: the buffer is placed, chased by a thread pinned to
@@ -88,6 +96,9 @@ pub fn measure_latency(
         .first()
         .map_or(DEFAULT_LINE_BYTES, |cache| cache.line_bytes.max(8));
     let block = config.order.block(size, chase_page_bytes(context));
+    if let Some(writer_cpu) = config.writer_cpu {
+        return measure_written(context, config, writer_cpu, size, line_bytes, &block);
+    }
     let repeat = context.repeat.max(1);
     let results = run_pinned(
         &[config.cpu],
@@ -131,6 +142,7 @@ pub fn measure_latency(
                 loads_per_sample,
                 check,
                 block: block.clone(),
+                writer: None,
             })
         },
     )?;
@@ -229,12 +241,18 @@ pub fn emit_latency(
     params.insert("loads_per_sample".into(), json!(measured.loads_per_sample));
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!([config.cpu]));
+    if let Some(writer) = &measured.writer {
+        let writer_node = context.topology.node_of_cpu(writer.writer_cpu);
+        insert_writer_params(&mut params, writer, writer_node, config.cpu);
+        requested.insert("writer_cpu".into(), json!(writer.writer_cpu));
+    }
     requested.insert("memory".into(), config.memory.to_json());
     let placement = Placement {
         requested,
         verified: Some(measured.check.clone()),
     };
     let summary = sample.summary();
+    insert_measured_over_declared(&mut params, summary.median, Unit::Nanoseconds);
     pipeline.emit(&Record {
         benchmark: benchmark.into(),
         metric: "latency".into(),

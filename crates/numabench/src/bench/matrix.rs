@@ -3,6 +3,7 @@
 
 use super::bandwidth::{run_bandwidth, BandwidthConfig};
 use super::context::Context;
+use super::declared::{insert_declared, Declared};
 use super::error::BenchError;
 use super::latency::{emit_latency, measure_latency, LatencyConfig};
 use super::placed::{cpu_nodes, cpus_of_node, memory_nodes};
@@ -145,11 +146,14 @@ fn run_grid(
             let memory = MemoryPlacement::bind(memory_node);
             matrix.values[index][column] = match kind {
                 MatrixKind::Latency => {
+                    let (topology, cpu) = (&context.topology, &row.cpus[..1]);
+                    insert_declared(&mut labels, topology, Declared::Latency, cpu, memory_node);
                     let config = LatencyConfig {
                         sizes: vec![size],
                         cpu: row.cpus[0],
                         memory,
                         order: ChaseOrder::default(),
+                        writer_cpu: None,
                     };
                     let measured = measure_latency(context, &config, size)?;
                     emit_latency(
@@ -164,6 +168,14 @@ fn run_grid(
                 }
                 MatrixKind::Bandwidth(mode) => {
                     labels.insert("mode".into(), json!(mode.name()));
+                    let (topology, cpus) = (&context.topology, &row.cpus);
+                    insert_declared(
+                        &mut labels,
+                        topology,
+                        Declared::Bandwidth,
+                        cpus,
+                        memory_node,
+                    );
                     let read = kernel_by_name("read").expect("read kernel is registered");
                     let config = BandwidthConfig::new(read, row.cpus.clone(), size, memory)
                         .labelled("matrix-bandwidth", labels);

@@ -9,9 +9,11 @@ mod calibration;
 mod characterize;
 mod contention;
 mod context;
+mod declared;
 mod error;
 mod estimate;
 mod latency;
+mod latency_writer;
 mod loaded_latency;
 mod matrix;
 mod mlp;
@@ -37,6 +39,7 @@ pub use latency::{
     default_sweep_sizes, emit_latency, measure_latency, run_latency, LatencyConfig,
     LatencyMeasurement,
 };
+pub use latency_writer::WriterPasses;
 pub use loaded_latency::{
     run_loaded_latency, LoadedLatencyConfig, LoadedPoint, TrafficMix, DEFAULT_DELAYS,
 };

@@ -276,6 +276,7 @@ pub(super) fn measure_one_cpu(
                     cpu,
                     memory: one.memory(&context.topology),
                     order: *order,
+                    writer_cpu: None,
                 };
                 let measured = measure_latency(context, &config, size)?;
                 let median = emit_latency(

@@ -213,6 +213,7 @@ fn latency(
                 cpu,
                 memory: MemoryPlacement::bind(to),
                 order: ChaseOrder::default(),
+                writer_cpu: None,
             };
             let key = latency_key(sizing.per, topology, from, to);
             collect(
