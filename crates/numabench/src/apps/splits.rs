@@ -12,7 +12,7 @@ use crate::topology::TopologyReport;
 /// How many candidate assignments the enumeration examines at most (a
 /// machine with many symmetric nodes has a huge number of equivalent
 /// ones); past it the enumeration stops and says so.
-pub const MAX_CANDIDATES: usize = 200_000;
+pub const MAX_CANDIDATES: usize = 20_000;
 
 /// Equivalent splits remembered per distinct split (for `--plan`).
 const EQUIVALENTS_KEPT: usize = 8;
@@ -107,9 +107,66 @@ pub fn one_node_cpus(
     Ok((node, cpus[..threads].to_vec()))
 }
 
+/// Each node's colour after refining (threads, allowed CPUs, self distance)
+/// by the colours of the other nodes at each distance, as often as there
+/// are nodes (colour refinement). Splits that a distance- and
+/// capacity-preserving node permutation maps onto each other get the same
+/// colours, permuted; so sorted colours that differ prove two splits
+/// distinct without a search, and a search need only map nodes of equal
+/// colour onto each other.
+fn node_colours(distances: &[Vec<u64>], capacity: &[usize], split: &[usize]) -> Vec<u64> {
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+    let hash = |value: &dyn Fn(&mut DefaultHasher)| {
+        let mut hasher = DefaultHasher::new();
+        value(&mut hasher);
+        hasher.finish()
+    };
+    let nodes = split.len();
+    let mut colours: Vec<u64> = (0..nodes)
+        .map(|i| hash(&|h| (split[i], capacity[i], distances[i][i]).hash(h)))
+        .collect();
+    for _ in 0..nodes {
+        let refined: Vec<u64> = (0..nodes)
+            .map(|i| {
+                let mut around: Vec<(u64, u64, u64)> = (0..nodes)
+                    .filter(|&j| j != i)
+                    .map(|j| (distances[i][j], distances[j][i], colours[j]))
+                    .collect();
+                around.sort_unstable();
+                hash(&|h| (colours[i], &around).hash(h))
+            })
+            .collect();
+        let classes = |c: &[u64]| c.iter().collect::<std::collections::BTreeSet<_>>().len();
+        let stable = classes(&refined) == classes(&colours);
+        colours = refined;
+        if stable {
+            break;
+        }
+    }
+    colours
+}
+
+/// The sorted node colours of a split: equal for equivalent splits.
+fn signature(colours: &[u64]) -> Vec<u64> {
+    let mut sorted = colours.to_vec();
+    sorted.sort_unstable();
+    sorted
+}
+
 /// Whether a node permutation preserving the distances and the allowed CPU
-/// counts maps split `a` onto split `b` (backtracking over nodes).
-fn equivalent(distances: &[Vec<u64>], capacity: &[usize], a: &[usize], b: &[usize]) -> bool {
+/// counts maps split `a` onto split `b` (backtracking over nodes of equal
+/// colour, see [`node_colours`]).
+fn equivalent(
+    distances: &[Vec<u64>],
+    capacity: &[usize],
+    (a, colours_a): (&[usize], &[u64]),
+    (b, colours_b): (&[usize], &[u64]),
+) -> bool {
+    if signature(colours_a) != signature(colours_b) {
+        return false;
+    }
+    #[allow(clippy::too_many_arguments)]
     fn extend(
         position: usize,
         image: &mut Vec<usize>,
@@ -118,6 +175,7 @@ fn equivalent(distances: &[Vec<u64>], capacity: &[usize], a: &[usize], b: &[usiz
         capacity: &[usize],
         a: &[usize],
         b: &[usize],
+        colours: (&[u64], &[u64]),
     ) -> bool {
         if position == a.len() {
             return true;
@@ -125,6 +183,7 @@ fn equivalent(distances: &[Vec<u64>], capacity: &[usize], a: &[usize], b: &[usiz
         for target in 0..a.len() {
             if used[target]
                 || a[position] != b[target]
+                || colours.0[position] != colours.1[target]
                 || capacity[position] != capacity[target]
                 || distances[position][position] != distances[target][target]
                 || !(0..position).all(|earlier| {
@@ -136,7 +195,16 @@ fn equivalent(distances: &[Vec<u64>], capacity: &[usize], a: &[usize], b: &[usiz
             }
             used[target] = true;
             image.push(target);
-            if extend(position + 1, image, used, distances, capacity, a, b) {
+            if extend(
+                position + 1,
+                image,
+                used,
+                distances,
+                capacity,
+                a,
+                b,
+                colours,
+            ) {
                 return true;
             }
             image.pop();
@@ -145,7 +213,16 @@ fn equivalent(distances: &[Vec<u64>], capacity: &[usize], a: &[usize], b: &[usiz
         false
     }
     let mut used = vec![false; a.len()];
-    extend(0, &mut Vec::new(), &mut used, distances, capacity, a, b)
+    extend(
+        0,
+        &mut Vec::new(),
+        &mut used,
+        distances,
+        capacity,
+        a,
+        b,
+        (colours_a, colours_b),
+    )
 }
 
 /// Partitions of `total` into exactly `parts` parts, each at most `cap`,
@@ -243,6 +320,9 @@ pub fn enumerate_node_splits(
     };
     let distances = topology.distances.clone();
     let mut candidates = 0usize;
+    // The node colours of each kept and each skipped split, in their order.
+    let mut kept_colours: Vec<Vec<u64>> = Vec::new();
+    let mut skipped_colours: Vec<Vec<u64>> = Vec::new();
     'shapes: for shape in shapes {
         // The shape padded with zeros over the CPU nodes, walked through
         // its distinct arrangements.
@@ -259,14 +339,25 @@ pub fn enumerate_node_splits(
             for (slot, &node) in cpu_nodes.iter().enumerate() {
                 split[node] = arrangement[slot];
             }
-            let same = |other: &[usize]| match &distances {
-                Some(matrix) => equivalent(matrix, &capacity, &split, other),
+            let colours = distances
+                .as_ref()
+                .map(|matrix| node_colours(matrix, &capacity, &split))
+                .unwrap_or_default();
+            let same = |other: &[usize], other_colours: &[u64]| match &distances {
+                Some(matrix) => equivalent(
+                    matrix,
+                    &capacity,
+                    (&split, &colours),
+                    (other, other_colours),
+                ),
                 None => split == other,
             };
             if let Some(known) = result
                 .splits
                 .iter_mut()
-                .find(|known| same(&known.threads_per_node))
+                .zip(&kept_colours)
+                .find(|(known, known_colours)| same(&known.threads_per_node, known_colours))
+                .map(|(known, _)| known)
             {
                 if known.equivalent.len() < EQUIVALENTS_KEPT {
                     known.equivalent.push(split.clone());
@@ -275,26 +366,33 @@ pub fn enumerate_node_splits(
             } else if !result
                 .skipped
                 .iter()
-                .any(|known| same(&known.threads_per_node))
+                .zip(&skipped_colours)
+                .any(|(known, known_colours)| same(&known.threads_per_node, known_colours))
             {
                 match (0..split.len()).find(|&node| split[node] > capacity[node]) {
-                    Some(node) => result.skipped.push(SkippedSplit {
-                        reason: format!(
-                            "node {} has {} allowed CPU(s) for {} threads",
-                            topology.nodes[node].index, capacity[node], split[node]
-                        ),
-                        threads_per_node: split,
-                    }),
-                    None => result.splits.push(NodeSplit {
-                        cpus: split
-                            .iter()
-                            .zip(&per_node)
-                            .flat_map(|(&take, cpus)| cpus[..take].iter().copied())
-                            .collect(),
-                        threads_per_node: split,
-                        equivalent: Vec::new(),
-                        equivalent_count: 0,
-                    }),
+                    Some(node) => {
+                        skipped_colours.push(colours.clone());
+                        result.skipped.push(SkippedSplit {
+                            reason: format!(
+                                "node {} has {} allowed CPU(s) for {} threads",
+                                topology.nodes[node].index, capacity[node], split[node]
+                            ),
+                            threads_per_node: split,
+                        })
+                    }
+                    None => {
+                        kept_colours.push(colours.clone());
+                        result.splits.push(NodeSplit {
+                            cpus: split
+                                .iter()
+                                .zip(&per_node)
+                                .flat_map(|(&take, cpus)| cpus[..take].iter().copied())
+                                .collect(),
+                            threads_per_node: split,
+                            equivalent: Vec::new(),
+                            equivalent_count: 0,
+                        })
+                    }
                 }
             }
             if !previous_permutation(&mut arrangement) {

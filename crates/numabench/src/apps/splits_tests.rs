@@ -140,3 +140,51 @@ fn one_node_cpus_fit_or_say_the_most_the_node_takes() {
     assert_eq!(cpus.len(), 2);
     assert_eq!(one_node_cpus(&topology, first, 3), Err(2));
 }
+
+/// A 2-socket, 16-node, 256-thread shape (8 nodes a socket: 10 local, 12
+/// within a socket, 32 across): wide thread counts enumerate within the
+/// candidate bound, equivalent placements fold into one split, and the
+/// even spreads come first.
+#[test]
+fn sixteen_symmetric_nodes_fold_wide_thread_counts() {
+    let mut topology = synthetic("pack:2 group:8 [numa(memory=1GiB)] core:8 pu:2");
+    assert_eq!(topology.nodes.len(), 16);
+    topology.distances = Some(
+        (0..16)
+            .map(|i: u64| {
+                (0..16)
+                    .map(|j: u64| match (i == j, i / 8 == j / 8) {
+                        (true, _) => 10,
+                        (false, true) => 12,
+                        (false, false) => 32,
+                    })
+                    .collect()
+            })
+            .collect(),
+    );
+    for threads in [2, 64, 256] {
+        let enumeration = enumerate_node_splits(&topology, threads, 16);
+        assert!(!enumeration.splits.is_empty(), "{threads} threads");
+        let first = &enumeration.splits[0].threads_per_node;
+        // 16 CPUs a node: the first split kept is the even one over the
+        // fewest nodes that hold the threads.
+        assert_eq!(
+            first.iter().filter(|&&t| t > 0).count(),
+            threads.div_ceil(16),
+            "{threads}: {:?}",
+            texts(&enumeration)
+        );
+        let texts = texts(&enumeration);
+        let distinct: std::collections::BTreeSet<_> = texts.iter().collect();
+        assert_eq!(distinct.len(), texts.len(), "{threads}: a split kept twice");
+    }
+    // Two threads: one node, two nodes of a socket, two nodes across the
+    // sockets — exactly three distinct splits, every other placement folded.
+    let two = enumerate_node_splits(&topology, 2, 16);
+    assert_eq!(two.splits.len(), 3, "{:?}", texts(&two));
+    assert_eq!(
+        two.splits.iter().map(|s| s.equivalent_count).sum::<usize>(),
+        (16 - 1) + (16 * 7 / 2 - 1) + (8 * 8 - 1),
+        "every placement of 2 threads is one of the three"
+    );
+}
