@@ -13,8 +13,10 @@
 //!   `verification` (apps) as its verdict; `iteration_seconds` (apps) as
 //!   the first iteration's time against the median of the others;
 //!   `pages_after_placement`/`pages_after_run` (apps) as pages per node
-//!   and the remote share; `run_seconds` (apps) is left out: the stats
-//!   columns summarise the repetitions;
+//!   and the remote share;
+//! - left out: null values (nothing to say), and [`SHOWN_BY_COLUMNS`]:
+//!   params the row already shows another way (`run_seconds` by the stats
+//!   columns, `migration_cost_seconds` by `iteration_seconds`, ...);
 //! - the counters of a run (`threads_usage`, `tlp`, `numastat_delta`,
 //!   `perf`, ...) as one `observed=` item at the end of the row
 //!   ([`super::counters_text`]).
@@ -28,10 +30,18 @@ pub const MAX_STRING: usize = 48;
 /// Most array items or object entries printed inline.
 pub const MAX_INLINE: usize = 4;
 
-/// Params the table leaves out because its columns already show them:
+/// Params the table leaves out because the row already shows them:
 /// `run_seconds` (each repetition's time) is what the stats columns
-/// summarise.
-pub const SHOWN_BY_COLUMNS: [&str; 1] = ["run_seconds"];
+/// summarise; `migration_cost_seconds` is the first iteration against the
+/// others, which `iteration_seconds` prints; `simd_calibration` backs
+/// `simd`; the process's context switches are in `observed=`'s counters.
+pub const SHOWN_BY_COLUMNS: [&str; 5] = [
+    "run_seconds",
+    "migration_cost_seconds",
+    "simd_calibration",
+    "voluntary_switches",
+    "involuntary_switches",
+];
 
 /// `key=value` pairs separated by spaces, summarised by the rule above.
 pub fn params_text(params: &Map<String, Value>) -> String {
@@ -39,6 +49,7 @@ pub fn params_text(params: &Map<String, Value>) -> String {
         .iter()
         .filter(|(key, _)| !counters_text::SUMMARISED.contains(&key.as_str()))
         .filter(|(key, _)| !SHOWN_BY_COLUMNS.contains(&key.as_str()))
+        .filter(|(_, value)| !value.is_null())
         .map(|(key, value)| format!("{key}={}", param_text(key, value)))
         .chain(counters_text::observed(params).map(|text| format!("observed={text}")))
         .collect::<Vec<_>>()
@@ -227,8 +238,8 @@ mod tests {
             "iteration_seconds=4 iterations: first 0.900 s, then median 0.200 s"
         );
         assert_eq!(
-            text(json!({"simd_calibration": {"avx512": 0.12278334489319549, "scalar": 1.5}})),
-            "simd_calibration={avx512:0.123,scalar:1.50}"
+            text(json!({"calibration": {"avx512": 0.12278334489319549, "scalar": 1.5}})),
+            "calibration={avx512:0.123,scalar:1.50}"
         );
         assert_eq!(
             text(json!({"verification": {"quantity": "zeta", "computed": 1.0, "passed": false}})),
