@@ -7,7 +7,7 @@ use super::{check_topology, records, topologies, verified, FIRST_EXTRA_COMMAND};
 use std::collections::BTreeSet;
 
 const SPLIT_STUDY: [&str; 1] =
-    ["numabench placement-study cg --class S --node-splits --threads 2 --repeat 3 --json"];
+    ["numabench placement-study cg --class S --node-splits --threads 2 --repeat 2 --json"];
 
 #[test]
 fn four_nodes_node_splits() {
