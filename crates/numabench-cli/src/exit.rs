@@ -45,13 +45,23 @@ impl CliError {
     }
 }
 
+/// Writes `numabench: error: MESSAGE` and its newline to stderr in one
+/// write: stderr is unbuffered and `eprintln!` writes its pieces one by
+/// one, so lines of several processes sharing a stderr (MPI ranks whose
+/// output mpirun forwards) could interleave mid-line.
+pub fn error_line(message: impl std::fmt::Display) {
+    use std::io::Write;
+    let line = format!("numabench: error: {message}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
 /// Prints the error as one line and returns its exit status.
 pub fn report(error: &CliError) -> ExitCode {
     let (message, status) = match error {
         CliError::Usage(message) => (message, 2),
         CliError::System(message) => (message, 3),
     };
-    eprintln!("numabench: error: {}", first_line(message));
+    error_line(first_line(message));
     ExitCode::from(status)
 }
 
@@ -71,7 +81,7 @@ pub fn clap_error(error: &clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
         _ => {
-            eprintln!("numabench: error: {}", one_line(error));
+            error_line(one_line(error));
             ExitCode::from(2)
         }
     }

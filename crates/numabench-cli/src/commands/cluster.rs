@@ -80,7 +80,7 @@ mod with_mpi {
                         CliError::Usage(message) => (message, 2),
                         CliError::System(message) => (message, 3),
                     };
-                    eprintln!("numabench: error: {message}");
+                    crate::exit::error_line(message);
                     session.abort(code);
                 }
             }

@@ -126,10 +126,10 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
     if failed.is_empty() {
         Ok(Status::Clean)
     } else {
-        eprintln!(
-            "numabench: error: the grid differs from the serial run's: {}",
+        crate::exit::error_line(format!(
+            "the grid differs from the serial run's: {}",
             failed.join(", ")
-        );
+        ));
         Ok(Status::Warnings)
     }
 }

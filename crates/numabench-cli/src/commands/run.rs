@@ -199,7 +199,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         Ok(summaries) => summaries,
         Err(StudyError::Failed { .. }) => {
             let error = result.unwrap_err();
-            eprintln!("numabench: error: {error}");
+            crate::exit::error_line(&error);
             return Ok(Status::Warnings);
         }
         Err(StudyError::Run(error)) => return Err(CliError::usage(error)),
