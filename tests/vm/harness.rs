@@ -989,6 +989,16 @@ pub fn run_in_vm_with(
         .collect::<Vec<_>>()
         .join(" ");
 
+    // One guest at a time: TCG runs every vCPU as a host thread, and two
+    // guests on this 2-core host starved each other (a guest's threads that
+    // wait sleep in the guest, and waking a halted vCPU then waits for the
+    // host's scheduler): an application test that takes 2 minutes alone
+    // passed its 10-minute limit beside another guest. The lock is taken
+    // before QEMU starts, so the time limit counts this guest's own run.
+    static ONE_GUEST: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_guest = ONE_GUEST
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let limit = timeout();
     let ready = format!("{MARK} READY@@");
     let mut attempt = 1;
