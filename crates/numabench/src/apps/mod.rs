@@ -22,7 +22,6 @@ mod study;
 mod study_run;
 mod study_verdict;
 mod team;
-mod team_wait;
 
 pub use baseline::{one_node_config, run_one_node_baseline};
 pub use catalog::AppChoice;

@@ -9,7 +9,6 @@ use super::migrate;
 use super::next_touch::{self, NextTouchOutcome};
 use super::placement::{PlacementScheme, ThreadScheme};
 use super::shared_array::SharedArray;
-use super::team_wait::spin_then_park;
 use crate::memory::{
     huge_page_check_range, HugePageCheck, MemoryError, MemoryPolicy, HUGE_PAGE_SIZE, PAGE_SIZE,
 };
@@ -46,8 +45,6 @@ struct Shared {
     job: RwLock<Option<JobPointer>>,
     stop: AtomicBool,
     panicked: AtomicBool,
-    /// The thread waiting in `Team::run`, woken by each worker that finishes.
-    caller: Mutex<Option<std::thread::Thread>>,
 }
 
 /// Where one array lives, for migration and page statistics.
@@ -145,7 +142,6 @@ impl Team {
             job: RwLock::new(None),
             stop: AtomicBool::new(false),
             panicked: AtomicBool::new(false),
-            caller: Mutex::new(None),
         });
         let caller_affinity = match cpus[0] {
             Some(cpu) => {
@@ -313,15 +309,11 @@ impl Team {
         // until every worker has finished with the pointer, then clear it.
         let pointer: *const (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(job_reference) };
         *self.shared.job.write().expect("job lock") = Some(JobPointer(pointer));
-        *self.shared.caller.lock().expect("caller lock") = Some(std::thread::current());
         self.shared.completed.store(0, Ordering::SeqCst);
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
-        for handle in &self.handles {
-            handle.thread().unpark();
-        }
         let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(0)));
         let others = self.threads() - 1;
-        spin_then_park(|| self.shared.completed.load(Ordering::Acquire) == others);
+        wait_until(|| self.shared.completed.load(Ordering::Acquire) == others);
         *self.shared.job.write().expect("job lock") = None;
         if let Err(panic) = own {
             std::panic::resume_unwind(panic);
@@ -512,7 +504,7 @@ fn touch(start: usize, bytes: usize, from: usize, to: usize) {
 fn worker_loop(index: usize, shared: &Shared) {
     let mut seen = 0u64;
     loop {
-        spin_then_park(|| {
+        wait_until(|| {
             shared.generation.load(Ordering::Acquire) != seen || shared.stop.load(Ordering::Acquire)
         });
         if shared.stop.load(Ordering::Acquire) {
@@ -528,18 +520,12 @@ fn worker_loop(index: usize, shared: &Shared) {
             }
         }
         shared.completed.fetch_add(1, Ordering::Release);
-        if let Some(caller) = shared.caller.lock().expect("caller lock").as_ref() {
-            caller.unpark();
-        }
     }
 }
 
 impl Drop for Team {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
-        for handle in &self.handles {
-            handle.thread().unpark();
-        }
         for handle in self.handles.drain(..) {
             let _ = handle.join();
         }
