@@ -357,3 +357,18 @@ fn run_plans_its_policies() {
     assert_eq!(numbers(&steps[3]["mem_nodes"]), [0, 1]);
     assert!(steps.iter().all(|step| step["repeat"] == 3));
 }
+
+/// An application's plan says when its arrays ask for huge pages.
+#[test]
+fn an_application_plan_names_huge_pages() {
+    for (extra, expected) in [(&["--hugepages"][..], true), (&[][..], false)] {
+        let arguments = [
+            &["cg", "--class", "S", "--threads", "1", "--plan"][..],
+            extra,
+        ]
+        .concat();
+        let plan = json_document(&arguments);
+        let label = steps(&plan)[0]["label"].as_str().unwrap().to_string();
+        assert_eq!(label.contains("huge pages"), expected, "{label}");
+    }
+}

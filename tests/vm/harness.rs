@@ -31,7 +31,9 @@
 //! (`ttyS0`, saved as `console.log`, attached to every error). The `/init`
 //! script writes the command results on a second serial port (`ttyS1`, saved
 //! as `results.log`) between markers, so kernel messages can never mix with a
-//! command's output.
+//! command's output. A command still running after
+//! [`COMMAND_WATCHDOG_SECS`] guest seconds gets the kernel's task states
+//! dumped on the console (it is not stopped): a hung run says where it hung.
 //!
 //! Only `std`, `tempfile` and `serde_json` (not needed here) are used.
 
@@ -57,6 +59,11 @@ pub const GUEST_BIN_DIR: &str = "/usr/local/bin";
 /// until power-off) at its default physical address, i.e. on node 0, instead
 /// of a random node, so per-node `MemTotal` is reproducible.
 pub const KERNEL_CMDLINE: &str = "console=ttyS0 quiet panic=-1 nokaslr rdinit=/init";
+
+/// Guest seconds after which a command still running has the kernel's
+/// task states (sysrq w and t) written to the console, so a hung run's
+/// report shows where every thread was (the command is not stopped).
+const COMMAND_WATCHDOG_SECS: u32 = 240;
 
 /// Marker prefix used on the results serial port.
 const MARK: &str = "@@NBVM";
@@ -640,14 +647,18 @@ echo "{MARK} READY@@" > $R"#,
     if options.mpi {
         s.push_str(&crate::mpi_guest::init_lines());
     }
+    let watchdog = COMMAND_WATCHDOG_SECS;
     for i in 0..n_commands {
         let _ = writeln!(
             s,
             r#"say "command {i} begin: $(head -n 1 /vm/cmd/{i}.sh)"
 echo "{MARK} BEGIN {i}@@" > $R
 cd /tmp
+( sleep {watchdog}; say "command {i} still running after {watchdog} s: blocked tasks, then every task, follow"; dmesg -n 8; echo 1 > /proc/sys/kernel/sysrq; echo w > /proc/sysrq-trigger; echo t > /proc/sysrq-trigger ) &
+watchdog=$!
 sh /vm/cmd/{i}.sh > /vm/out/{i}.stdout 2> /vm/out/{i}.stderr < /dev/null
 rc=$?
+kill $watchdog 2>/dev/null
 say "command {i} end: exit status $rc"
 {{ echo "{MARK} STDOUT {i}@@"; cat /vm/out/{i}.stdout; echo; echo "{MARK} STDERR {i}@@"; cat /vm/out/{i}.stderr; echo; echo "{MARK} END {i} STATUS $rc@@"; }} > $R"#
         );

@@ -21,6 +21,8 @@
 mod cluster;
 #[allow(dead_code)]
 mod harness;
+/// `--hugepages` for the application kernels: THP and hugetlbfs pools.
+mod huge_pages;
 /// MPI programs in the VM (`harness::VmOptions { mpi: true }`).
 mod mpi;
 /// What the initramfs carries for MPI.

@@ -138,7 +138,7 @@ pub fn app_plan(topology: &TopologyReport, choice: &AppChoice, config: &AppRunCo
         topology,
         choice.name(),
         format!(
-            "{}{class}, {} threads {}, {}",
+            "{}{class}, {} threads {}, {}{}",
             choice.name(),
             config.threads,
             match &config.cpus {
@@ -149,7 +149,12 @@ pub fn app_plan(topology: &TopologyReport, choice: &AppChoice, config: &AppRunCo
                 ),
                 None => config.thread_scheme.name().to_string(),
             },
-            config.placement
+            config.placement,
+            match config.hugepages {
+                true =>
+                    ", huge pages (hugetlbfs pools where every node holds the arrays, else THP)",
+                false => "",
+            }
         ),
         config.threads,
         cpus,

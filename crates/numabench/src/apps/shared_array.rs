@@ -41,14 +41,13 @@ impl<T: Copy> SharedArray<T> {
         let buffer = match huge_pool_nodes {
             Some(nodes) if pools_can_hold(Path::new("/"), nodes, bytes) => {
                 // A pool that shrank since it was read fails at mmap: fall back to THP.
-                Buffer::new_hugetlb(bytes).or_else(|_| Buffer::new(bytes))?
+                Buffer::new_hugetlb(bytes).or_else(|_| Buffer::new_thp(bytes))?
             }
-            _ => Buffer::new(bytes)?,
+            Some(_) => Buffer::new_thp(bytes)?,
+            None => Buffer::new(bytes)?,
         };
-        match (huge_pool_nodes.is_some(), buffer.is_hugetlb()) {
-            (_, true) => {}
-            (true, false) => buffer.advise_huge_pages()?,
-            (false, false) => buffer.advise_no_huge_pages()?,
+        if huge_pool_nodes.is_none() {
+            buffer.advise_no_huge_pages()?;
         }
         Ok(Self {
             buffer,

@@ -348,31 +348,48 @@ impl Team {
         if let Some(policy) = &self.policy {
             policy.apply(buffer)?;
         }
-        let start = buffer.as_ptr() as usize;
-        let bytes = buffer.len();
-        let unit_bytes = unit.max(1) * std::mem::size_of::<T>();
-        match self.scheme {
-            PlacementScheme::FirstTouch => {
-                let units = bytes.div_ceil(unit_bytes);
-                self.run(|worker| {
-                    let range = self.block(units, worker);
-                    touch(
-                        start,
-                        bytes,
-                        range.start * unit_bytes,
-                        range.end * unit_bytes,
-                    );
-                });
-            }
-            _ => touch(start, bytes, 0, bytes),
-        }
-        self.regions.lock().expect("regions").push(ArrayRegion {
-            start,
-            bytes,
-            unit_bytes,
+        // The array's own bytes: the mapping may be longer (whole pages, or
+        // whole 2 MiB units with huge pages), but the workers' blocks are
+        // blocks of the array.
+        let region = ArrayRegion {
+            start: buffer.as_ptr() as usize,
+            bytes: (array.len().max(1) * std::mem::size_of::<T>()).min(buffer.len()),
+            unit_bytes: unit.max(1) * std::mem::size_of::<T>(),
             hugetlb: buffer.is_hugetlb(),
-        });
+        };
+        match self.scheme {
+            PlacementScheme::FirstTouch => self.run(|worker| {
+                let span = self.placement_span(&region, worker);
+                touch(region.start, region.bytes, span.start, span.end);
+            }),
+            _ => touch(region.start, region.bytes, 0, region.bytes),
+        }
+        self.regions.lock().expect("regions").push(region);
         Ok(array)
+    }
+
+    /// The bytes of `region` (offsets from its start) that `worker` places:
+    /// under first touch it touches them, under serial+migrate it moves
+    /// them. With base pages, its block of units. With huge pages, the huge
+    /// pages that begin in its block (the first worker's also the partial
+    /// one before the first boundary), so each huge page is placed by one
+    /// worker only, not by whichever of two workers touches it first.
+    fn placement_span(&self, region: &ArrayRegion, worker: usize) -> Range<usize> {
+        let units = region.bytes.div_ceil(region.unit_bytes);
+        let block = self.block(units, worker);
+        let granule = self.granule();
+        let boundary = |unit: usize| {
+            let offset = (unit * region.unit_bytes).min(region.bytes);
+            if granule == PAGE_SIZE || offset == region.bytes {
+                return offset;
+            }
+            ((region.start + offset).next_multiple_of(granule) - region.start).min(region.bytes)
+        };
+        let from = match block.start {
+            0 => 0,
+            unit => boundary(unit),
+        };
+        from..boundary(block.end).max(from)
     }
 
     /// Marks the end of initialisation: for `serial+migrate` each worker
@@ -385,31 +402,11 @@ impl Team {
         match self.scheme {
             PlacementScheme::SerialMigrate => {
                 let moved = AtomicU64::new(0);
-                let granule = self.granule();
                 self.run(|worker| {
                     for region in &regions {
-                        let units = region.bytes.div_ceil(region.unit_bytes);
-                        let range = self.block(units, worker);
-                        // With huge pages, each worker moves the huge pages that begin in its
-                        // block, so no huge page is moved by two workers in turn.
-                        let aligned = |offset: usize| {
-                            let offset = (offset * region.unit_bytes).min(region.bytes);
-                            match granule {
-                                PAGE_SIZE => offset,
-                                _ if offset == region.bytes => offset,
-                                _ => ((region.start + offset).next_multiple_of(granule)
-                                    - region.start)
-                                    .min(region.bytes),
-                            }
-                        };
-                        let from = if range.start == 0 {
-                            0
-                        } else {
-                            aligned(range.start)
-                        };
-                        let to = aligned(range.end).max(from);
+                        let span = self.placement_span(region, worker);
                         moved.fetch_add(
-                            migrate::migrate_to_current_node(region.start + from, to - from),
+                            migrate::migrate_to_current_node(region.start + span.start, span.len()),
                             Ordering::Relaxed,
                         );
                     }
@@ -456,9 +453,14 @@ impl Team {
             let units = region.bytes.div_ceil(region.unit_bytes);
             for worker in 0..self.threads() {
                 let range = self.block(units, worker);
-                let from =
-                    (range.start * region.unit_bytes).min(region.bytes) / PAGE_SIZE * PAGE_SIZE;
-                let to = (range.end * region.unit_bytes).min(region.bytes);
+                // Each page counts once, for the worker whose block holds its start.
+                let page_start = |unit: usize| {
+                    (unit * region.unit_bytes)
+                        .min(region.bytes)
+                        .next_multiple_of(PAGE_SIZE)
+                };
+                let from = page_start(range.start);
+                let to = page_start(range.end);
                 if to <= from {
                     continue;
                 }

@@ -63,16 +63,13 @@ impl PlacedBuffer {
             hugepages && pools_can_hold(Path::new("/"), &placement.expected_nodes(), bytes);
         let buffer = match from_pool {
             // A pool that shrank since it was read fails at mmap: fall back to THP.
-            true => Buffer::new_hugetlb(bytes).or_else(|_| Buffer::new(bytes))?,
+            true => Buffer::new_hugetlb(bytes).or_else(|_| Buffer::new_thp(bytes))?,
+            false if hugepages => Buffer::new_thp(bytes)?,
             false => Buffer::new(bytes)?,
         };
         placement.apply(&buffer)?;
-        if !buffer.is_hugetlb() {
-            if hugepages {
-                buffer.advise_huge_pages()?;
-            } else {
-                buffer.advise_no_huge_pages()?;
-            }
+        if !hugepages {
+            buffer.advise_no_huge_pages()?;
         }
         Ok(Self {
             buffer,

@@ -199,6 +199,27 @@ Private_Hugetlb:    4096 kB
         assert!(!pools_can_hold(root.path(), &[], 1));
     }
 
+    /// A buffer mapped for THP starts on a 2 MiB boundary and holds whole
+    /// 2 MiB units, so (THP on) every byte of it is a huge page; a plain
+    /// mapping of the same odd size generally is not aligned.
+    #[test]
+    fn a_thp_buffer_is_aligned_and_covered_whole() {
+        let odd = 5 * HUGE_PAGE_SIZE + 3 * 4096;
+        let mut buffer = Buffer::new_thp(odd).unwrap();
+        assert_eq!(buffer.as_ptr() as usize % HUGE_PAGE_SIZE, 0);
+        assert_eq!(buffer.len(), 6 * HUGE_PAGE_SIZE);
+        buffer.touch_pages();
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        if thp.contains("[never]") || thp.is_empty() {
+            eprintln!("THP is off here: coverage not checked");
+            return;
+        }
+        let check = huge_page_check(&buffer).unwrap();
+        assert_eq!(check.source, "thp");
+        assert_eq!(check.fraction, 1.0, "{check:?}");
+    }
+
     #[test]
     fn this_process_reports_thp_coverage_of_a_touched_buffer() {
         let mut buffer = Buffer::new(8 * HUGE_PAGE_SIZE).unwrap();
