@@ -26,6 +26,10 @@
 //! A guest that has not reached `/init` after [`BOOT_LIMIT`] (a boot stalled
 //! under TCG on a loaded host; nothing of numabench has run yet) is killed
 //! and booted once more, saying so on stderr; a second stall is an error.
+//! The same holds for a guest that stops as a whole later: `/init` keeps a
+//! heartbeat going on a third serial port, and [`STALL_LIMIT`] without one
+//! means the emulated machine stalled (a hung command leaves the heartbeat
+//! going; it fails by the time limit, with the kernel's task states).
 //!
 //! How output comes back: the kernel console is on the first serial port
 //! (`ttyS0`, saved as `console.log`, attached to every error). The `/init`
@@ -64,6 +68,16 @@ pub const KERNEL_CMDLINE: &str = "console=ttyS0 quiet panic=-1 nokaslr rdinit=/i
 /// task states (sysrq w and t) written to the console, so a hung run's
 /// report shows where every thread was (the command is not stopped).
 const COMMAND_WATCHDOG_SECS: u32 = 240;
+
+/// Guest seconds between two heartbeats: `/init` writes a byte on the
+/// third serial port (`heartbeat.log`) this often while the commands run.
+const HEARTBEAT_SECS: u32 = 5;
+
+/// Host time without a heartbeat after which the guest counts as stalled:
+/// its clock or vCPUs stopped under TCG, which no command (however hung)
+/// causes, since the heartbeat is a separate shell sleeping on the guest's
+/// timers. The run is then killed and made once more, like a stalled boot.
+const STALL_LIMIT: Duration = Duration::from_secs(90);
 
 /// Marker prefix used on the results serial port.
 const MARK: &str = "@@NBVM";
@@ -641,7 +655,10 @@ R=/dev/ttyS1
 stty -F $R raw -echo 2>/dev/null
 say() {{ echo "numabench-vm [$(cut -d' ' -f1 /proc/uptime) s]: $*" > /dev/console; }}
 say "init started"
+( while :; do echo . > /dev/ttyS2; sleep {heartbeat}; done ) &
+echo $! > /vm/heartbeat.pid
 echo "{MARK} READY@@" > $R"#,
+        heartbeat = HEARTBEAT_SECS,
         libs = lib_dirs.join(":")
     );
     if options.mpi {
@@ -900,6 +917,7 @@ pub fn qemu_args(
     initrd: &Path,
     console: &Path,
     results: &Path,
+    heartbeat: &Path,
 ) -> Vec<String> {
     let mut a = topo.qemu_machine_args();
     for s in [
@@ -919,6 +937,8 @@ pub fn qemu_args(
     a.push(format!("file:{}", console.display()));
     a.push("-serial".into());
     a.push(format!("file:{}", results.display()));
+    a.push("-serial".into());
+    a.push(format!("file:{}", heartbeat.display()));
     a.push("-kernel".into());
     a.push(kernel.display().to_string());
     a.push("-initrd".into());
@@ -994,7 +1014,15 @@ pub fn run_in_vm_with(
     }
     let console_path = dir.join("console.log");
     let results_path = dir.join("results.log");
-    let args = qemu_args(topo, &pre.kernel, &initrd, &console_path, &results_path);
+    let heartbeat_path = dir.join("heartbeat.log");
+    let args = qemu_args(
+        topo,
+        &pre.kernel,
+        &initrd,
+        &console_path,
+        &results_path,
+        &heartbeat_path,
+    );
     let qemu_command = std::iter::once(pre.qemu.display().to_string())
         .chain(args.iter().map(|a| shell_quote(a)))
         .collect::<Vec<_>>()
@@ -1023,6 +1051,8 @@ pub fn run_in_vm_with(
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", pre.qemu.display()))?;
         let mut booted = false;
+        let mut stalled = false;
+        let mut beats = (0u64, Instant::now());
         let status = loop {
             match child.try_wait() {
                 Ok(Some(st)) => break Some(st),
@@ -1039,22 +1069,51 @@ pub fn run_in_vm_with(
                 if !booted && start.elapsed() > BOOT_LIMIT && attempt < BOOT_ATTEMPTS {
                     break None;
                 }
+                beats.1 = Instant::now();
+            } else {
+                let now = fs::metadata(&heartbeat_path).map_or(0, |m| m.len());
+                if now != beats.0 {
+                    beats = (now, Instant::now());
+                } else if beats.1.elapsed() > STALL_LIMIT {
+                    stalled = true;
+                    break None;
+                }
             }
         };
-        if status.is_none() && !booted && attempt < BOOT_ATTEMPTS {
-            // The guest never reached /init: a stalled boot under TCG, not
-            // anything numabench did (nothing of it has run yet). Boot afresh.
+        let stalled_boot = status.is_none() && !booted;
+        if (stalled_boot || stalled) && attempt < BOOT_ATTEMPTS {
+            // The guest never reached /init, or it stopped as a whole (no
+            // heartbeat): TCG stalled, not anything numabench did. Run afresh.
             let _ = child.kill();
             let _ = child.wait();
-            eprintln!(
-                "[{}] the guest did not reach /init within {} s (attempt {attempt}); booting it again",
-                topo.name,
-                BOOT_LIMIT.as_secs()
-            );
+            match stalled {
+                true => eprintln!(
+                    "[{}] the guest stalled: no heartbeat for {} s (attempt {attempt}); its console:\n{}\nrunning it again",
+                    topo.name,
+                    STALL_LIMIT.as_secs(),
+                    read_log(&console_path)
+                ),
+                false => eprintln!(
+                    "[{}] the guest did not reach /init within {} s (attempt {attempt}); booting it again",
+                    topo.name,
+                    BOOT_LIMIT.as_secs()
+                ),
+            }
             let _ = fs::remove_file(&console_path);
             let _ = fs::remove_file(&results_path);
+            let _ = fs::remove_file(&heartbeat_path);
             attempt += 1;
             continue;
+        }
+        if stalled {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "[{}] the guest stalled twice: no heartbeat for {} s (TCG stopped its clock or vCPUs; numabench's commands cannot have caused that alone)\n--- serial console ---\n{}",
+                topo.name,
+                STALL_LIMIT.as_secs(),
+                read_log(&console_path)
+            ));
         }
         break (child, start, status);
     };

@@ -1441,3 +1441,19 @@ fn check_topo_json(
     }
     errors
 }
+
+/// The harness tells a stalled guest (no heartbeat) from a slow command:
+/// stopping the heartbeat makes the run be made twice, then fail saying the
+/// guest stalled. Ignored: it takes two boots and two stall limits.
+#[test]
+#[ignore]
+fn a_guest_without_heartbeat_counts_as_stalled() {
+    let error = harness::run_in_vm_with(
+        &topologies::two_sockets(),
+        &[numabench()],
+        &["kill $(cat /vm/heartbeat.pid) && sleep 300"],
+        VmOptions::default(),
+    )
+    .unwrap_err();
+    assert!(error.contains("stalled twice"), "{error}");
+}

@@ -55,6 +55,9 @@ struct ArrayRegion {
     unit_bytes: usize,
     /// From a hugetlbfs pool.
     hugetlb: bool,
+    /// The whole mapping's bytes from `start` (whole pages; whole 2 MiB
+    /// units with huge pages): protected as one, so no huge page is split.
+    mapped: usize,
 }
 
 /// Spins briefly, then yields (threads may outnumber CPUs).
@@ -356,6 +359,7 @@ impl Team {
             bytes: (array.len().max(1) * std::mem::size_of::<T>()).min(buffer.len()),
             unit_bytes: unit.max(1) * std::mem::size_of::<T>(),
             hugetlb: buffer.is_hugetlb(),
+            mapped: buffer.len(),
         };
         match self.scheme {
             PlacementScheme::FirstTouch => self.run(|worker| {
@@ -415,7 +419,7 @@ impl Team {
             }
             PlacementScheme::NextTouch => {
                 for region in &regions {
-                    next_touch::protect(region.start, region.bytes, self.granule())
+                    next_touch::protect(region.start, region.mapped, self.granule())
                         .map_err(MemoryError::Migrate)?;
                 }
                 Ok(0)
@@ -435,7 +439,7 @@ impl Team {
             .lock()
             .expect("regions")
             .iter()
-            .map(|region| next_touch::unprotect(region.start, region.bytes))
+            .map(|region| next_touch::unprotect(region.start, region.mapped))
             .fold(NextTouchOutcome::default(), |total, outcome| {
                 total + outcome
             })
