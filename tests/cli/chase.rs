@@ -121,3 +121,95 @@ fn the_remote_cache_chase_names_its_writer_and_ran_on_the_intended_cpus() {
         .unwrap()
         .contains("without flushing"));
 }
+
+/// `mlp --threads 2`: per chain count, aggregate rate and load latency for
+/// the pinned and the unpinned run (interleaved, `--repeat` each), every
+/// thread's buffer verified on its CPU's node; pinned threads ran on their
+/// CPUs; one pinned-over-unpinned ratio per chain count.
+#[test]
+fn many_threads_chase_pinned_against_unpinned() {
+    let allowed = super::run::allowed_cpus();
+    let threads = allowed.len().min(2);
+    let document = json_document(&[
+        "mlp",
+        "--threads",
+        &threads.to_string(),
+        "--chains",
+        "1,4",
+        "--size",
+        "8M",
+        "--repeat",
+        "3",
+    ]);
+    let records = document["records"].as_array().unwrap();
+    for chains in [1, 4] {
+        for pinned in [true, false] {
+            let of = |metric: &str| -> Vec<&Value> {
+                records
+                    .iter()
+                    .filter(|r| {
+                        r["metric"] == metric
+                            && r["params"]["chains"] == chains
+                            && r["params"]["pinned"] == pinned
+                    })
+                    .collect()
+            };
+            let rate = of("aggregate_loads");
+            let latency = of("load_latency");
+            assert_eq!((rate.len(), latency.len()), (1, 1), "{records:?}");
+            let record = rate[0];
+            assert_eq!(record["unit"], "Mop/s");
+            assert_eq!(record["stats"]["n"], 3, "{record}");
+            assert!(record["value"].as_f64().unwrap() > 0.0, "{record}");
+            assert_eq!(latency[0]["unit"], "ns");
+            assert_eq!(record["params"]["threads"], threads);
+            assert_eq!(
+                record["placement"]["verified"]["achieved"], true,
+                "{record}"
+            );
+            let seen = record["params"]["cpus_seen"].as_array().unwrap();
+            assert_eq!(seen.len(), 3, "one entry per repetition: {record}");
+            if pinned {
+                // Pinned thread i started and ended on the i-th CPU asked for.
+                let asked = &record["placement"]["requested"]["cpus"];
+                for run in seen {
+                    for (i, thread) in run.as_array().unwrap().iter().enumerate() {
+                        assert_eq!(thread[0], asked[i], "{record}");
+                        assert_eq!(thread[1], asked[i], "{record}");
+                    }
+                }
+            }
+        }
+        let ratio: Vec<&Value> = records
+            .iter()
+            .filter(|r| r["metric"] == "pinned_over_unpinned" && r["params"]["chains"] == chains)
+            .collect();
+        assert_eq!(ratio.len(), 1, "{records:?}");
+        assert!(ratio[0]["params"]["p_value"].as_f64().is_some());
+    }
+}
+
+/// `--unpinned` alone runs only the unpinned threads.
+#[test]
+fn many_threads_chase_unpinned_only() {
+    let document = json_document(&[
+        "mlp",
+        "--threads",
+        "1",
+        "--chains",
+        "2",
+        "--size",
+        "4M",
+        "--repeat",
+        "2",
+        "--unpinned",
+    ]);
+    let records = document["records"].as_array().unwrap();
+    assert!(!records.is_empty());
+    assert!(
+        records
+            .iter()
+            .all(|r| r["params"]["pinned"] == false && r["metric"] != "pinned_over_unpinned"),
+        "{records:?}"
+    );
+}

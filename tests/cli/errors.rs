@@ -183,6 +183,16 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["mlp", "--mem-node", "42"], "node 42 does not exist"),
     (&["mlp", "--size", "64T"], "larger than the free memory"),
+    (&["mlp", "--threads", "0"], "0"),
+    (&["mlp", "--threads", "4096"], "--threads 4096 is more than"),
+    (&["mlp", "--threads", "1", "--chains", "17"], "--chains 17"),
+    (&["mlp", "--threads", "1", "--chains", "0"], "--chains 0"),
+    (&["mlp", "--unpinned"], "need --threads N or --cpus LIST"),
+    (&["mlp", "--cpus", "999"], "CPU 999 does not exist"),
+    (
+        &["mlp", "--threads", "1", "--size", "64T"],
+        "larger than the free memory",
+    ),
     (&["stream", "--threads", "0"], "0"),
     (
         &["stream", "--placement", "bind:9"],

@@ -10,6 +10,7 @@ mod cluster;
 mod compare;
 mod errors;
 mod measure;
+mod memattrs;
 mod mpi_monitor;
 mod observe;
 mod overdecompose;

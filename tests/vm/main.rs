@@ -139,7 +139,7 @@ fn check_topology_with(topo: &VmTopology, extra: &[&str], options: VmOptions) ->
 /// CPUs 2-3), in this order after the standard ones: the micro-benchmarks
 /// and `numabench run`. Sizes are small and repeats few because TCG is slow
 /// and the nodes hold 256-512 MiB.
-const TWO_SOCKET_PLACEMENT: [&str; 16] = [
+const TWO_SOCKET_PLACEMENT: [&str; 18] = [
     // Remote binding: chase from node 0 through memory bound to node 1.
     "numabench latency --size 16M --repeat 2 --cpu-node 0 --mem-node 1 --json",
     // Interleave over both nodes: pages split evenly. (Two threads via
@@ -175,6 +175,11 @@ const TWO_SOCKET_PLACEMENT: [&str; 16] = [
     // node 0 has none, so transparent huge pages back it instead.
     "echo 12 > /sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages && numabench latency --size 16M --hugepages --repeat 1 --cpu-node 0 --mem-node 1 --json",
     "numabench latency --size 16M --hugepages --repeat 1 --cpu-node 0 --mem-node 0 --json",
+    // The remote-cache chase across the sockets: CPU 2 (node 1) writes the
+    // chain, CPU 0 (node 0) follows it without flushing.
+    "numabench latency --size 1M --cpu 0 --writer-cpu 2 --repeat 2 --json",
+    // Four threads chasing at once, each buffer on its CPU's node, pinned against unpinned.
+    "numabench mlp --threads 4 --chains 1,4 --size 8M --repeat 2 --json",
 ];
 
 #[test]
@@ -247,6 +252,64 @@ fn two_sockets() {
     );
     check_other_benchmarks(&run, cmd(10));
     check_huge_pages(&run, cmd(14));
+    check_cross_node_writer(&run, cmd(16));
+    check_many_threads_chase(&run, cmd(17));
+}
+
+/// `mlp --threads 4`: each thread's buffer verified on the node of its
+/// CPU (CPUs 0-1 on node 0, 2-3 on node 1), pinned threads seen on their
+/// CPUs, unpinned ones recorded wherever the scheduler put them.
+fn check_many_threads_chase(run: &VmRun, i: usize) {
+    let records = records(run, i, "mlp");
+    let rates: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["metric"] == "aggregate_loads")
+        .collect();
+    // Two chain counts, pinned and unpinned.
+    assert_eq!(rates.len(), 4, "{}", run.transcript());
+    for record in rates {
+        let params = &record["params"];
+        let cpus = params["cpus_seen"][0]
+            .as_array()
+            .unwrap_or_else(|| panic!("{record}"))
+            .len();
+        assert_eq!(cpus, 4, "{record}");
+        let v = verified(run, i, record);
+        expect_split(run, i, &v, &[(0, 0.5, 0.5), (1, 0.5, 0.5)]);
+        if params["pinned"] == true {
+            let asked = record["placement"]["requested"]["cpus"].as_array().unwrap();
+            for (thread, cpu) in asked.iter().enumerate() {
+                let node = u64::from(cpu.as_u64().unwrap() >= 2);
+                assert_eq!(params["buffer_nodes"][thread], node, "{record}");
+                for repetition in params["cpus_seen"].as_array().unwrap() {
+                    assert_eq!(repetition[thread][0], *cpu, "{record}");
+                }
+            }
+        }
+    }
+}
+
+/// `latency --writer-cpu 2 --cpu 0`: the writer ran on CPU 2 of node 1,
+/// the chaser on CPU 0, the chain's pages where the writer first touched
+/// them (node 1), and each sample's loads were timed.
+fn check_cross_node_writer(run: &VmRun, i: usize) {
+    let records = records(run, i, "latency");
+    let latency = records
+        .iter()
+        .find(|r| r["metric"] == "latency")
+        .unwrap_or_else(|| panic!("no latency record\n{}", run.transcript()));
+    let params = &latency["params"];
+    assert_eq!(params["writer_cpu"], 2, "{latency}");
+    assert_eq!(params["writer_node"], 1, "{latency}");
+    assert_eq!(params["writer_cpu_seen"], 2, "{latency}");
+    assert_eq!(params["cpu_seen"], 0, "{latency}");
+    assert_eq!(params["writer_same_cpu"], false, "{latency}");
+    let v = verified(run, i, latency);
+    expect_split(run, i, &v, &[(1, 1.0, 1.0)]);
+    assert!(
+        latency["value"].as_f64().is_some_and(|ns| ns > 0.0),
+        "{latency}"
+    );
 }
 
 /// `--hugepages` from node 1's hugetlbfs pool (command `first`), and from

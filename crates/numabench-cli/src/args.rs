@@ -156,6 +156,13 @@ pub enum Command {
     /// and `doctor --json` outputs. Sections appear only for what the
     /// records contain; bad lines are reported in the page and skipped.
     Report(ReportArgs),
+    /// Write the measured initiator x target latencies and read bandwidths
+    /// of `matrix` records into the machine's hwloc XML as the custom memory
+    /// attributes NumabenchLatency (ns) and NumabenchReadBandwidth (MiB/s),
+    /// which `lstopo --memattrs -i FILE` and hwloc-based schedulers read.
+    /// The topology is this machine's (the results must come from it), or
+    /// the one --topology FILE describes (that of the machine they came from).
+    ExportMemattrs(ExportMemattrsArgs),
 }
 
 impl Command {
@@ -170,6 +177,7 @@ impl Command {
                 | Command::List(_)
                 | Command::Compare(_)
                 | Command::Report(_)
+                | Command::ExportMemattrs(_)
         )
     }
 
@@ -571,6 +579,24 @@ pub struct MlpArgs {
     /// Order of the chases, as for `latency`: tlb-block, random, page-local.
     #[arg(long, value_enum, default_value_t = ChaseOrderArg::TlbBlock)]
     pub order: ChaseOrderArg,
+    /// Many threads chasing at once: N threads on the first N allowed CPUs in --cpu-order, each with its own buffer (on its CPU's node, or all on --mem-node), each running k chains; aggregate loads per second and latency per load, pinned against unpinned (interleaved) unless --pinned or --unpinned. Default --size per thread: the DRAM working set of all N threads divided among them, at least 64 MiB each.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with_all = ["cpu", "cpu_node"])]
+    pub threads: Option<u32>,
+    /// The threads' CPUs (numactl syntax), instead of --threads N.
+    #[arg(long, value_name = "LIST", value_parser = parse_list_arg, conflicts_with_all = ["cpu", "cpu_node", "threads"])]
+    pub cpus: Option<IdList>,
+    /// The order --threads takes the allowed CPUs in (as for bandwidth).
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = CpuOrderArg::CoresFirst, conflicts_with = "cpus")]
+    pub cpu_order: CpuOrderArg,
+    /// With --threads/--cpus: chains per thread to measure, each 1 to 16.
+    #[arg(long, value_name = "K,...", value_delimiter = ',', default_values_t = [1usize, 2, 4, 8, 16])]
+    pub chains: Vec<usize>,
+    /// With --threads/--cpus: only the unpinned run (the scheduler places the threads).
+    #[arg(long, conflicts_with = "pinned")]
+    pub unpinned: bool,
+    /// With --threads/--cpus: only the pinned run.
+    #[arg(long)]
+    pub pinned: bool,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -690,6 +716,16 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ExportMemattrsArgs {
+    /// A results file of `matrix latency` and/or `matrix bandwidth` (--jsonl or --json).
+    #[arg(value_name = "RESULTS")]
+    pub input: PathBuf,
+    /// The hwloc XML file to write.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
 pub struct ListArgs {
     /// A paragraph per benchmark: what it measures, how, what the numbers mean.
     #[arg(long)]
@@ -804,7 +840,7 @@ pub struct LatencyArgs {
     /// Measure from each CPU of LIST in turn (numactl syntax; without LIST every allowed CPU), one pinned thread, memory on that CPU's node (or --mem-node); one record per CPU, then each CPU's ratio to its node's median. Default size: each CPU's DRAM working set.
     #[arg(long, value_name = "LIST", num_args = 0..=1, value_parser = parse_list_arg, conflicts_with_all = ["cpu", "cpu_node", "sweep"])]
     pub each_cpu: Option<Option<IdList>>,
-    /// The remote-cache chase: a thread on CPU C writes the chain (and rewrites it before every pass), the chasing CPU follows it without flushing: lines come from C's caches (Modified) while the size fits there, else from memory. With --sweep: the remote-cache plateau, then DRAM.
+    /// The remote-cache chase: a thread on CPU C builds the chain in its own memory (first touch on C's node, unless --mem-node) and rewrites it before every pass; the chasing CPU follows it without flushing: lines come from C's caches (Modified) while the size fits there, else from C's memory. With --sweep: the remote-cache plateau, then (remote) DRAM.
     #[arg(long, value_name = "C", conflicts_with = "each_cpu")]
     pub writer_cpu: Option<u32>,
     #[command(flatten)]

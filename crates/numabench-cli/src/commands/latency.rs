@@ -46,10 +46,13 @@ fn validate(args: &LatencyArgs, context: &Context) -> Result<LatencyConfig, Benc
                 .map_err(|error| BenchError::Invalid(format!("--writer-cpu {writer}: {error}")))
         })
         .transpose()?;
+    // The thread that first touches the pages: the chaser, or with
+    // --writer-cpu the writer, which builds the chain in its own memory.
+    let toucher = writer_cpu.unwrap_or(cpu);
     let memory = match args.mem_node {
         Some(node) => MemoryPlacement::bind(resolve_node_with_memory(topology, node)?),
         None => MemoryPlacement::FirstTouch {
-            nodes: topology.node_of_cpu(cpu).into_iter().collect(),
+            nodes: topology.node_of_cpu(toucher).into_iter().collect(),
         },
     };
     let nodes = memory.expected_nodes();

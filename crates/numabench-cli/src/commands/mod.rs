@@ -11,6 +11,7 @@ mod compare;
 mod contention;
 mod doctor;
 mod each_cpu;
+mod export_memattrs;
 mod latency;
 mod list;
 mod loaded_latency;
@@ -73,5 +74,6 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Cluster(args) => cluster::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::ExportMemattrs(args) => export_memattrs::run(&args, file),
     }
 }

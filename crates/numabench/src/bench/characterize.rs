@@ -58,6 +58,8 @@ pub(super) enum Work {
     },
     LoadedLatency(LoadedLatencyConfig),
     Mlp(MlpConfig),
+    /// Many threads chasing at once (`mlp --threads`).
+    MlpThreads(super::mlp_threads::MlpThreadsConfig),
     C2c,
     /// One thread on one CPU of an each-CPU run (latency or bandwidth).
     OneCpu(OneCpu),

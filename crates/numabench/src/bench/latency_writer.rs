@@ -62,7 +62,7 @@ fn rewrite_lines(words: &mut [u64], words_per_line: usize) {
 }
 
 /// Measures one size of the remote-cache chase: the buffer's pages are
-/// placed by the chasing thread's first touch (or the bind asked for), the
+/// placed by the writer's first touch (or the bind asked for), the
 /// thread on `writer_cpu` builds the chain, the chasing thread follows it;
 /// then `repeat` samples of [`passes_per_sample`] passes, each pass after
 /// the writer rewrote every line.
@@ -89,8 +89,10 @@ pub(super) fn measure_written(
         let chaser = worker.index == 0;
         let mut seen = u32::MAX;
         let mut pass_seconds = Vec::new();
-        if chaser {
-            // First touch: every page from the chasing thread, as `latency` places them.
+        if !chaser {
+            // First touch: every page from the writer, which builds the chain in its own
+            // memory (or where the bind asked for): after its caches, the chaser reads
+            // the writer's memory.
             let mut buffer = placed.lock().expect("not poisoned");
             for page in buffer.buffer.words_mut().chunks_mut(PAGE_SIZE / 8) {
                 page[0] = 0;

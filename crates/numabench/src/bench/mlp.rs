@@ -26,10 +26,10 @@ use serde_json::{json, Map};
 pub const MAX_CHAINS: usize = 16;
 
 /// Line size of the chase.
-const LINE_BYTES: u64 = 64;
+pub(super) const LINE_BYTES: u64 = 64;
 
 /// Rounds of the probe that sizes the samples (it also warms the chains).
-const PROBE_ROUNDS: u64 = 1 << 12;
+pub(super) const PROBE_ROUNDS: u64 = 1 << 12;
 
 /// A validated mlp run.
 #[derive(Debug, Clone)]
@@ -66,7 +66,7 @@ unsafe fn advance_chains<const K: usize>(positions: &mut [*const u64], rounds: u
 ///
 /// # Safety
 /// As [`advance_chains`].
-unsafe fn advance(positions: &mut [*const u64], rounds: u64) -> f64 {
+pub(super) unsafe fn advance(positions: &mut [*const u64], rounds: u64) -> f64 {
     if let [position] = positions {
         let stopwatch = Stopwatch::start();
         // SAFETY: the position points into a live chain (caller's contract).
@@ -96,7 +96,11 @@ fn chain_offsets(lines: u64, k: usize) -> Vec<u64> {
 ///
 /// # Safety
 /// `start` must point into a live, unmodified chain of `lines` lines.
-unsafe fn spread_chains(start: *const u64, lines: u64, max_chains: usize) -> Vec<Vec<*const u64>> {
+pub(super) unsafe fn spread_chains(
+    start: *const u64,
+    lines: u64,
+    max_chains: usize,
+) -> Vec<Vec<*const u64>> {
     let mut wanted: Vec<(u64, usize, usize)> = (1..=max_chains)
         .flat_map(|k| {
             chain_offsets(lines, k)
@@ -125,7 +129,12 @@ unsafe fn spread_chains(start: *const u64, lines: u64, max_chains: usize) -> Vec
 /// Rounds per sample for `k` chains over `lines`: at least the minimum
 /// sample time, and enough that the `repeat` samples together take each
 /// chain across its `lines / k` share of the cycle.
-fn rounds_per_sample(seconds_per_round: f64, lines: u64, k: usize, repeat: usize) -> u64 {
+pub(super) fn rounds_per_sample(
+    seconds_per_round: f64,
+    lines: u64,
+    k: usize,
+    repeat: usize,
+) -> u64 {
     loads_per_sample(seconds_per_round, lines.div_ceil(k as u64), repeat)
 }
 

@@ -17,6 +17,7 @@ mod latency_writer;
 mod loaded_latency;
 mod matrix;
 mod mlp;
+mod mlp_threads;
 mod per_cpu;
 #[cfg(test)]
 mod per_cpu_tests;
@@ -48,6 +49,7 @@ pub use matrix::{
     MatrixKind, MatrixMode, NodeMatrix, MATRIX_ORDER,
 };
 pub use mlp::{run_mlp, MlpConfig, MAX_CHAINS};
+pub use mlp_threads::{run_mlp_threads, MlpThreadsConfig, Pinning, ThreadMemory};
 pub use per_cpu::{
     each_cpu_dram_bytes, each_cpu_memory, per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure,
     EVERY_CPU_LIMIT, PER_CPU_ORDER, RULE_EVERY_CPU, RULE_SAMPLED,

@@ -254,6 +254,21 @@ fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
                 costs,
             )
         }
+        Work::MlpThreads(config) => {
+            let mut nodes = config.buffer_nodes_of(topology);
+            nodes.sort_unstable();
+            nodes.dedup();
+            Facts::new(
+                config.cpus.len(),
+                config.cpus.clone(),
+                nodes,
+                vec![config.size],
+                vec![Cost::Chase {
+                    bytes: config.size,
+                    count: config.chains.len() * config.pinning_count(),
+                }],
+            )
+        }
         Work::Mlp(config) => Facts::new(
             1,
             vec![config.cpu],

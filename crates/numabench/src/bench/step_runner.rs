@@ -76,6 +76,9 @@ impl StepRunner {
                 run_loaded_latency(context, config, pipeline).map(|_| None)
             }
             Work::Mlp(config) => run_mlp(context, config, pipeline).map(|()| None),
+            Work::MlpThreads(config) => {
+                super::mlp_threads::run_mlp_threads(context, config, pipeline).map(|()| None)
+            }
             Work::C2c => run_c2c(context, pipeline).map(|_| None),
             Work::OneCpu(one) => {
                 self.figures

@@ -9,6 +9,7 @@ use super::latency::LatencyConfig;
 use super::loaded_latency::LoadedLatencyConfig;
 use super::matrix::{MatrixKind, MatrixMode, MATRIX_ORDER};
 use super::mlp::MlpConfig;
+use super::mlp_threads::MlpThreadsConfig;
 use super::per_cpu::{EachCpu, PerCpuMeasure};
 use crate::kernels::KernelSpec;
 use crate::threads::CpuOrder;
@@ -143,6 +144,23 @@ impl Step {
             "mlp",
             "memory-level parallelism".to_string(),
             Work::Mlp(config),
+        )
+    }
+
+    /// Many threads chasing at once, pinned and/or unpinned.
+    pub fn mlp_threads(config: MlpThreadsConfig) -> Self {
+        Self::of(
+            "mlp",
+            format!(
+                "memory-level parallelism, {} threads ({})",
+                config.cpus.len(),
+                match config.pinning {
+                    super::mlp_threads::Pinning::Pinned => "pinned",
+                    super::mlp_threads::Pinning::Unpinned => "unpinned",
+                    super::mlp_threads::Pinning::Both => "pinned against unpinned",
+                }
+            ),
+            Work::MlpThreads(config),
         )
     }
 

@@ -13,6 +13,7 @@
 
 mod discover;
 mod kernel_nodes;
+mod memattrs_export;
 mod report;
 mod source;
 mod table;
@@ -22,6 +23,10 @@ pub(crate) use discover::synthetic;
 pub use discover::{
     discover_this_system, keep_memory_side_caches, load_hwloc_topology, report_from_hwloc,
     TopologyError,
+};
+pub use memattrs_export::{
+    export_memattrs, measured_pairs, ExportSummary, MeasuredPair, MemattrsError,
+    BANDWIDTH_ATTRIBUTE, LATENCY_ATTRIBUTE,
 };
 pub use report::{
     Allowed, CacheLevel, MemoryAttributeValue, MemorySideCache, NodeInfo, PackageInfo,

@@ -1,0 +1,60 @@
+//! `numabench export-memattrs RESULTS -o FILE`: measured matrix figures as
+//! custom memory attributes in the machine's hwloc XML.
+
+use crate::args::ExportMemattrsArgs;
+use crate::exit::{CliError, Status};
+use numabench::output::read_results_lenient;
+use numabench::topology::{
+    export_memattrs, measured_pairs, MemattrsError, BANDWIDTH_ATTRIBUTE, LATENCY_ATTRIBUTE,
+};
+use std::fs;
+use std::path::Path;
+
+pub fn run(args: &ExportMemattrsArgs, topology_file: Option<&Path>) -> Result<Status, CliError> {
+    let input = args.input.display().to_string();
+    let text = fs::read_to_string(&args.input)
+        .map_err(|error| CliError::usage(format!("cannot read {input}: {error}")))?;
+    let results = read_results_lenient(&text)
+        .map_err(|error| CliError::usage(format!("{input}: {error}")))?;
+    for note in &results.notes {
+        eprintln!("numabench: note: {input}: {note}");
+    }
+    if topology_file.is_none() {
+        refuse_other_hosts(&input, &results.metadata)?;
+    }
+    let pairs = measured_pairs(&results.records);
+    let summary = export_memattrs(topology_file, &pairs, &input, &args.output).map_err(
+        |error| match error {
+            MemattrsError::Write { .. } | MemattrsError::Topology(_) => CliError::system(error),
+            _ => CliError::usage(error),
+        },
+    )?;
+    println!(
+        "wrote {}: {LATENCY_ATTRIBUTE} (ns) for {} and {BANDWIDTH_ATTRIBUTE} (MiB/s) for {} initiator x target pairs; read back with: lstopo --memattrs -i {}",
+        args.output.display(),
+        summary.latency_values,
+        summary.bandwidth_values,
+        args.output.display()
+    );
+    Ok(Status::Clean)
+}
+
+/// Results measured on another host cannot go into this machine's topology.
+fn refuse_other_hosts(
+    input: &str,
+    metadata: &[serde_json::Map<String, serde_json::Value>],
+) -> Result<(), CliError> {
+    let here = fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|name| name.trim().to_string())
+        .unwrap_or_default();
+    for entry in metadata {
+        if let Some(host) = entry.get("host").and_then(|host| host.as_str()) {
+            if !here.is_empty() && host != here {
+                return Err(CliError::usage(format!(
+                    "{input} was measured on host {host}, this is {here}: give that machine's topology with --topology FILE (lstopo --of xml there)"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
