@@ -5,6 +5,7 @@
 mod app_hugepages;
 mod app_scaling;
 mod apps;
+mod cache;
 mod chase;
 mod cluster;
 mod compare;
@@ -74,6 +75,8 @@ pub const MEASURING_COMMANDS: &[&[&str]] = &[
     &["scaling"],
     &["loaded-latency"],
     &["mlp"],
+    &["mlp", "--threads", "1"],
+    &["cache"],
     &["c2c"],
     &["characterize"],
     &["stream"],

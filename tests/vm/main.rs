@@ -139,7 +139,7 @@ fn check_topology_with(topo: &VmTopology, extra: &[&str], options: VmOptions) ->
 /// CPUs 2-3), in this order after the standard ones: the micro-benchmarks
 /// and `numabench run`. Sizes are small and repeats few because TCG is slow
 /// and the nodes hold 256-512 MiB.
-const TWO_SOCKET_PLACEMENT: [&str; 18] = [
+const TWO_SOCKET_PLACEMENT: [&str; 19] = [
     // Remote binding: chase from node 0 through memory bound to node 1.
     "numabench latency --size 16M --repeat 2 --cpu-node 0 --mem-node 1 --json",
     // Interleave over both nodes: pages split evenly. (Two threads via
@@ -180,6 +180,8 @@ const TWO_SOCKET_PLACEMENT: [&str; 18] = [
     "numabench latency --size 1M --cpu 0 --writer-cpu 2 --repeat 2 --json",
     // Four threads chasing at once, each buffer on its CPU's node, pinned against unpinned.
     "numabench mlp --threads 4 --chains 1,4 --size 8M --repeat 2 --json",
+    // Another core's caches: CPU 0 owns, CPU 1 (same package) and CPU 2 (the other) measure.
+    "numabench cache --owner 0 --levels L1,L2 --repeat 2 --json",
 ];
 
 #[test]
@@ -254,6 +256,51 @@ fn two_sockets() {
     check_huge_pages(&run, cmd(14));
     check_cross_node_writer(&run, cmd(16));
     check_many_threads_chase(&run, cmd(17));
+    check_cache_states(&run, cmd(18));
+}
+
+/// `cache --owner 0`: every state (M, E, S: four CPUs give a sharer) and
+/// both levels, measured from the same package and from the other one at
+/// SLIT distance 21, each thread on its intended CPU, the buffer on node 0.
+fn check_cache_states(run: &VmRun, i: usize) {
+    let records = records(run, i, "cache");
+    let mut seen = BTreeSet::new();
+    for record in &records {
+        let params = &record["params"];
+        assert_eq!(params["owner_cpu"], 0, "{record}");
+        assert_eq!(params["owner_cpu_seen"], 0, "{record}");
+        assert_eq!(
+            params["measurer_cpu_seen"], params["measurer_cpu"],
+            "{record}"
+        );
+        if params["state"] == "shared" {
+            assert_eq!(params["sharer_cpu_seen"], params["sharer_cpu"], "{record}");
+        }
+        let v = verified(run, i, record);
+        expect_split(run, i, &v, &[(0, 1.0, 1.0)]);
+        seen.insert((
+            params["state"].as_str().unwrap().to_string(),
+            params["level"].as_str().unwrap().to_string(),
+            params["relation"].as_str().unwrap().to_string(),
+        ));
+        if params["relation"] == "other-package" {
+            assert_eq!(params["distance"], 21, "{record}");
+        }
+    }
+    for state in ["modified", "exclusive", "shared"] {
+        for level in ["L1", "L2"] {
+            assert!(
+                seen.contains(&(state.into(), level.into(), "other-package".into())),
+                "{state} {level} other-package missing: {seen:?}\n{}",
+                run.transcript()
+            );
+            assert!(
+                seen.iter()
+                    .any(|(s, l, r)| s == state && l == level && r != "other-package"),
+                "{state} {level} from the owner's package missing: {seen:?}"
+            );
+        }
+    }
 }
 
 /// `mlp --threads 4`: each thread's buffer verified on the node of its

@@ -163,6 +163,13 @@ pub enum Command {
     /// The topology is this machine's (the results must come from it), or
     /// the one --topology FILE describes (that of the machine they came from).
     ExportMemattrs(ExportMemattrsArgs),
+    /// Latency and read bandwidth of data in another core's caches: an owner
+    /// CPU puts a buffer sized for L1, L2, L3 or DRAM into the Modified,
+    /// Exclusive or Shared state; CPUs of every relation to it the topology
+    /// has (SMT sibling, same L2, same L3, same node, same package, another
+    /// package per distance) chase it and read it through; beside local and
+    /// remote DRAM (the buffer flushed). One table per state.
+    Cache(CacheArgs),
 }
 
 impl Command {
@@ -193,6 +200,7 @@ impl Command {
             Command::Scaling(args) => &args.run,
             Command::LoadedLatency(args) => &args.run,
             Command::Mlp(args) => &args.run,
+            Command::Cache(args) => &args.run,
             Command::C2c(args) => &args.run,
             Command::Characterize(args) => &args.run,
             Command::Stream(args) => return args.app.plan,
@@ -713,6 +721,26 @@ pub struct ReportArgs {
     /// The HTML file to write (never one of the inputs).
     #[arg(short, long, value_name = "FILE", default_value = "report.html")]
     pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// The CPU whose caches hold the lines (default: the first allowed CPU).
+    #[arg(long, value_name = "CPU")]
+    pub owner: Option<u32>,
+    /// Measuring CPUs (numactl syntax). Default: one per relation to the owner the topology has.
+    #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
+    pub cpus: Option<IdList>,
+    /// States to prepare: modified, exclusive, shared (M, E, S).
+    #[arg(long, value_name = "STATE,...", value_delimiter = ',', default_values_t = ["M".to_string(), "E".to_string(), "S".to_string()])]
+    pub states: Vec<String>,
+    /// Buffer sizes: L1, L2, L3 (half the owner's cache of that level, above the level below) and/or DRAM (twice the largest cache, at least 16 MiB); levels the owner lacks are left out.
+    #[arg(long, value_name = "LEVEL,...", value_delimiter = ',', default_values_t = ["L1".to_string(), "L2".to_string(), "L3".to_string(), "DRAM".to_string()])]
+    pub levels: Vec<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args)]

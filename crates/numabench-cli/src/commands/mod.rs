@@ -5,6 +5,7 @@ mod app_scaling;
 mod bandwidth;
 mod baseline;
 mod c2c;
+mod cache;
 mod characterize;
 mod cluster;
 mod compare;
@@ -75,5 +76,6 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Compare(args) => compare::run(&args),
         Command::Report(args) => report::run(&args),
         Command::ExportMemattrs(args) => export_memattrs::run(&args, file),
+        Command::Cache(args) => cache::run(&args),
     }
 }

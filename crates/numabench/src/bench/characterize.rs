@@ -58,6 +58,8 @@ pub(super) enum Work {
     },
     LoadedLatency(LoadedLatencyConfig),
     Mlp(MlpConfig),
+    /// Another core's caches by coherence state (`cache`).
+    Cache(super::cache::CacheConfig),
     /// Many threads chasing at once (`mlp --threads`).
     MlpThreads(super::mlp_threads::MlpThreadsConfig),
     C2c,

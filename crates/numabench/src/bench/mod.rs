@@ -5,6 +5,7 @@
 
 mod bandwidth;
 mod c2c;
+pub mod cache;
 mod calibration;
 mod characterize;
 mod contention;

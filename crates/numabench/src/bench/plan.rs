@@ -254,6 +254,25 @@ fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
                 costs,
             )
         }
+        Work::Cache(config) => {
+            let mut cpus: Vec<u32> = std::iter::once(config.owner)
+                .chain(config.measurers.iter().map(|m| m.cpu))
+                .collect();
+            cpus.sort_unstable();
+            cpus.dedup();
+            let sizes: Vec<u64> = config.levels.iter().map(|l| l.bytes as u64).collect();
+            let count = config.measurers.len() * (config.states.len() + 1);
+            Facts::new(
+                3.min(cpus.len()),
+                cpus,
+                topology.node_of_cpu(config.owner).into_iter().collect(),
+                sizes.clone(),
+                sizes
+                    .iter()
+                    .map(|&bytes| Cost::Chase { bytes, count })
+                    .collect(),
+            )
+        }
         Work::MlpThreads(config) => {
             let mut nodes = config.buffer_nodes_of(topology);
             nodes.sort_unstable();

@@ -76,6 +76,7 @@ impl StepRunner {
                 run_loaded_latency(context, config, pipeline).map(|_| None)
             }
             Work::Mlp(config) => run_mlp(context, config, pipeline).map(|()| None),
+            Work::Cache(config) => super::cache::run_cache(context, config, pipeline).map(|_| None),
             Work::MlpThreads(config) => {
                 super::mlp_threads::run_mlp_threads(context, config, pipeline).map(|()| None)
             }

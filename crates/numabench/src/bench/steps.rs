@@ -147,6 +147,19 @@ impl Step {
         )
     }
 
+    /// Another core's caches, by state x level x relation.
+    pub fn cache(config: super::cache::CacheConfig) -> Self {
+        Self::of(
+            "cache",
+            format!(
+                "another core's caches: owner CPU {}, {} measuring CPUs",
+                config.owner,
+                config.measurers.len()
+            ),
+            Work::Cache(config),
+        )
+    }
+
     /// Many threads chasing at once, pinned and/or unpinned.
     pub fn mlp_threads(config: MlpThreadsConfig) -> Self {
         Self::of(

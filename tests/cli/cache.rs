@@ -1,0 +1,71 @@
+//! `numabench cache`: every state and level asked for, from every relation
+//! the topology has, on the intended CPUs, the buffer on the owner's node;
+//! a table per state; Shared said to be unmeasured without a third CPU.
+
+use super::{json_document, numabench};
+
+#[test]
+fn every_state_level_and_relation_ran_on_the_intended_cpus() {
+    let document = json_document(&["cache", "--levels", "L1,DRAM", "--repeat", "2"]);
+    let records = document["records"].as_array().unwrap();
+    let allowed = super::run::allowed_cpus();
+    let mut states = std::collections::BTreeSet::new();
+    let mut levels = std::collections::BTreeSet::new();
+    for record in records {
+        assert_eq!(record["benchmark"], "cache");
+        let params = &record["params"];
+        assert_eq!(params["owner_cpu_seen"], params["owner_cpu"], "{record}");
+        assert_eq!(
+            params["measurer_cpu_seen"], params["measurer_cpu"],
+            "{record}"
+        );
+        assert_ne!(params["owner_cpu"], params["measurer_cpu"], "{record}");
+        assert_eq!(record["stats"]["n"], 2, "{record}");
+        assert!(record["value"].as_f64().unwrap() > 0.0, "{record}");
+        assert_eq!(
+            record["placement"]["verified"]["achieved"], true,
+            "the buffer is on the owner's node: {record}"
+        );
+        if params["state"] == "shared" {
+            assert_ne!(params["sharer_cpu"], serde_json::Value::Null);
+            assert_eq!(params["sharer_cpu_seen"], params["sharer_cpu"], "{record}");
+        }
+        states.insert(params["state"].as_str().unwrap().to_string());
+        levels.insert(params["level"].as_str().unwrap().to_string());
+    }
+    let mut expected: Vec<&str> = vec!["exclusive", "flushed", "modified"];
+    if allowed.len() >= 3 {
+        expected.push("shared");
+        expected.sort_unstable();
+    }
+    assert_eq!(
+        states.iter().map(String::as_str).collect::<Vec<_>>(),
+        expected
+    );
+    assert!(
+        levels.contains("L1") && levels.contains("DRAM"),
+        "{levels:?}"
+    );
+    for metric in ["latency", "read_bandwidth"] {
+        assert!(records.iter().any(|r| r["metric"] == metric));
+    }
+}
+
+#[test]
+fn a_table_per_state_and_the_unmeasured_shared_state_said() {
+    let output = numabench()
+        .args(["cache", "--levels", "L1,DRAM", "--repeat", "1"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for state in ["State modified", "State exclusive", "local / remote DRAM"] {
+        assert!(stdout.contains(state), "{stdout}");
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if super::run::allowed_cpus().len() < 3 {
+        assert!(stderr.contains("shared state from CPU"), "{stderr}");
+    } else {
+        assert!(stdout.contains("State shared"), "{stdout}");
+    }
+}
