@@ -18,6 +18,7 @@ mod overdecompose;
 mod per_cpu;
 mod plan;
 mod plan_shapes;
+mod plugins;
 mod report;
 mod report_browser;
 mod run;

@@ -170,6 +170,12 @@ pub enum Command {
     /// package per distance) chase it and read it through; beside local and
     /// remote DRAM (the buffer flushed). One table per state.
     Cache(CacheArgs),
+    /// Run benchmark plugins (shared libraries speaking include/numabench_plugin.h,
+    /// from NUMABENCH_PLUGIN_PATH and --plugin FILE), each in a child process:
+    /// one pinned thread per CPU with its own buffer, placed and verified by
+    /// numabench; their samples become records. A plugin that crashes is
+    /// reported failed (exit status 3); records written before it stay.
+    Plugin(PluginArgs),
 }
 
 impl Command {
@@ -201,6 +207,7 @@ impl Command {
             Command::LoadedLatency(args) => &args.run,
             Command::Mlp(args) => &args.run,
             Command::Cache(args) => &args.run,
+            Command::Plugin(args) => &args.run,
             Command::C2c(args) => &args.run,
             Command::Characterize(args) => &args.run,
             Command::Stream(args) => return args.app.plan,
@@ -621,12 +628,15 @@ pub struct C2cArgs {
 
 #[derive(Debug, Args)]
 pub struct CharacterizeArgs {
-    /// Run only these benchmarks (see `numabench list`).
+    /// Run only these benchmarks (see `numabench list`; plugins included).
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     pub only: Vec<String>,
-    /// Skip these benchmarks.
+    /// Skip these benchmarks (built-ins or plugins).
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     pub skip: Vec<String>,
+    /// A plugin file to load (repeatable), besides NUMABENCH_PLUGIN_PATH's; plugins run after the built-ins, one thread on the first allowed CPU, 64 MiB, their default parameters.
+    #[arg(long, value_name = "FILE")]
+    pub plugin: Vec<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -758,6 +768,38 @@ pub struct ListArgs {
     /// A paragraph per benchmark: what it measures, how, what the numbers mean.
     #[arg(long)]
     pub describe: bool,
+    /// Also list this plugin (repeatable); NUMABENCH_PLUGIN_PATH's are listed too.
+    #[arg(long, value_name = "FILE")]
+    pub plugin: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PluginArgs {
+    /// The plugins to run, by name (default: every plugin found).
+    #[arg(value_name = "NAME,...", value_delimiter = ',')]
+    pub names: Vec<String>,
+    /// A plugin file to load (repeatable), besides NUMABENCH_PLUGIN_PATH's.
+    #[arg(long, value_name = "FILE")]
+    pub plugin: Vec<PathBuf>,
+    /// Threads, on the first N allowed CPUs in cores-first order (default: 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "cpus")]
+    pub threads: Option<u32>,
+    /// The threads' CPUs (numactl syntax).
+    #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
+    pub cpus: Option<IdList>,
+    /// Bytes of each thread's buffer.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg, default_value = "64M")]
+    pub size: u64,
+    /// Bind every buffer to this node (default: first touch by its thread, on the thread's node).
+    #[arg(long, value_name = "NODE")]
+    pub mem_node: Option<u32>,
+    /// A plugin parameter NAME=VALUE (repeatable); see `list --describe`.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub param: Vec<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Where results go (every measuring command has these).

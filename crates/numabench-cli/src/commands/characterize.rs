@@ -1,29 +1,83 @@
-//! `numabench characterize`: topology, then every selected benchmark, then
-//! a short summary of what this run measured.
+//! `numabench characterize`: topology, then every selected benchmark (the
+//! built-ins, then plugins), then a short summary of what this run measured.
 
 use super::measuring::measure_steps_closing;
 use crate::args::CharacterizeArgs;
 use crate::exit::{CliError, Status};
 use crate::progress::clock;
-use numabench::bench::{characterize_plan, select, total_seconds, BenchError};
+use numabench::bench::plugin::{run_plugin, Plugin, PluginRunConfig};
+use numabench::bench::{characterize_plan, registry, select, total_seconds, BenchError};
 use numabench::summary::{summarize, summary_records};
+use numabench::threads::CpuOrder;
 use numabench::topology::render_table;
+use std::cell::Cell;
+
+/// Bytes of the buffer a plugin's thread gets under characterize.
+const PLUGIN_BYTES: usize = 64 << 20;
+
+/// Splits `--only`/`--skip` names into built-ins and plugins; an unknown
+/// name is refused, listing both.
+fn split_names<'a>(
+    names: &'a [String],
+    plugins: &[Plugin],
+) -> Result<(Vec<String>, Vec<&'a str>), CliError> {
+    let mut builtins = Vec::new();
+    let mut plugin_names = Vec::new();
+    for name in names {
+        if registry().iter().any(|info| info.name == name) {
+            builtins.push(name.clone());
+        } else if plugins.iter().any(|plugin| plugin.name == *name) {
+            plugin_names.push(name.as_str());
+        } else {
+            let valid: Vec<&str> = registry()
+                .iter()
+                .map(|info| info.name)
+                .chain(plugins.iter().map(|plugin| plugin.name.as_str()))
+                .collect();
+            return Err(CliError::usage(format!(
+                "unknown benchmark '{name}' (valid: {})",
+                valid.join(", ")
+            )));
+        }
+    }
+    Ok((builtins, plugin_names))
+}
 
 pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
+    let plugins = super::plugin::load_plugins(&args.plugin)?;
+    let (only_builtins, only_plugins) = split_names(&args.only, &plugins)?;
+    let (skip_builtins, skip_plugins) = split_names(&args.skip, &plugins)?;
+    let selected_plugins: Vec<&Plugin> = plugins
+        .iter()
+        .filter(|plugin| args.only.is_empty() || only_plugins.contains(&plugin.name.as_str()))
+        .filter(|plugin| !skip_plugins.contains(&plugin.name.as_str()))
+        .collect();
+    // --only naming plugins alone runs no built-in.
+    let no_builtins = !args.only.is_empty() && only_builtins.is_empty();
+    if no_builtins && selected_plugins.is_empty() {
+        return Err(CliError::usage(
+            "--only and --skip leave no benchmark to run",
+        ));
+    }
     let show_topology = !args.output.json;
-    measure_steps_closing(
+    let plugin_failed = Cell::new(false);
+    let status = measure_steps_closing(
         &args.run,
         &args.output,
         |context| {
-            let selected = select(&args.only, &args.skip)
+            if no_builtins {
+                return Ok(Vec::new());
+            }
+            let selected = select(&only_builtins, &skip_builtins)
                 .map_err(|error| BenchError::Invalid(error.to_string()))?;
             Ok(characterize_plan(context, &selected))
         },
         |context, plan| {
             // The estimate first, on stderr: stdout keeps only the results.
             eprintln!(
-                "characterize: {} steps, estimated {} (see --plan)",
+                "characterize: {} steps and {} plugins, estimated {} (see --plan)",
                 plan.len(),
+                selected_plugins.len(),
                 clock(total_seconds(plan))
             );
             if show_topology {
@@ -32,6 +86,26 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
         },
         |_, _| {},
         |records, pipeline| {
+            if !selected_plugins.is_empty() {
+                if let Ok(context) = super::measuring::context(&args.run) {
+                    let config = PluginRunConfig {
+                        cpus: CpuOrder::CoresFirst
+                            .all_allowed(&context.topology)
+                            .into_iter()
+                            .take(1)
+                            .collect(),
+                        size: PLUGIN_BYTES,
+                        mem_node: None,
+                        params: Vec::new(),
+                    };
+                    for plugin in &selected_plugins {
+                        if let Err(error) = run_plugin(&context, plugin, &config, pipeline) {
+                            eprintln!("numabench: warning: {error}");
+                            plugin_failed.set(true);
+                        }
+                    }
+                }
+            }
             // Sentences from this run's records only: as records (in every
             // output), then as plain lines after the table.
             let sentences = summarize(records);
@@ -46,5 +120,9 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
             Ok(())
         },
-    )
+    )?;
+    Ok(match plugin_failed.get() {
+        true => Status::Warnings,
+        false => status,
+    })
 }

@@ -24,6 +24,7 @@ mod npb;
 mod overdecompose;
 mod per_cpu_matrix;
 mod placement_study;
+mod plugin;
 mod report;
 mod run;
 mod run_scan;
@@ -77,5 +78,6 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::Report(args) => report::run(&args),
         Command::ExportMemattrs(args) => export_memattrs::run(&args, file),
         Command::Cache(args) => cache::run(&args),
+        Command::Plugin(args) => plugin::run(&args),
     }
 }

@@ -164,7 +164,7 @@ fn run_threads(
 
 /// The placement checks of all buffers as one: pages summed per node, the
 /// fraction as requested over all pages, achieved when every buffer was.
-fn combined_check(checks: &[PlacementCheck]) -> PlacementCheck {
+pub(crate) fn combined_check(checks: &[PlacementCheck]) -> PlacementCheck {
     let pages: u64 = checks.iter().map(|c| c.pages).sum();
     let mut pages_per_node = BTreeMap::new();
     for check in checks {

@@ -18,12 +18,13 @@ mod latency_writer;
 mod loaded_latency;
 mod matrix;
 mod mlp;
-mod mlp_threads;
+pub(crate) mod mlp_threads;
 mod per_cpu;
 #[cfg(test)]
 mod per_cpu_tests;
 mod placed;
 mod plan;
+pub mod plugin;
 mod registry;
 mod scaling;
 mod step_runner;

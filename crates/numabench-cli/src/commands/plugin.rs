@@ -1,0 +1,129 @@
+//! `numabench plugin`: loads benchmark plugins and runs each in a child
+//! process, its records through the normal pipeline as each finishes.
+
+use super::measuring::{bench_error, context, pipeline};
+use crate::args::PluginArgs;
+use crate::exit::{CliError, Status};
+use numabench::bench::plugin::{
+    discover, run_plugin, Plugin, PluginRunConfig, PluginRunError, PLUGIN_PATH_VARIABLE,
+};
+use numabench::bench::{check_memory_fits, resolve_cpu, resolve_node_with_memory, BenchError};
+use numabench::threads::CpuOrder;
+use std::path::PathBuf;
+
+/// The plugins of NUMABENCH_PLUGIN_PATH and `extra`, or why one was refused.
+pub fn load_plugins(extra: &[PathBuf]) -> Result<Vec<Plugin>, CliError> {
+    let environment = std::env::var(PLUGIN_PATH_VARIABLE).ok();
+    discover(environment.as_deref(), extra).map_err(CliError::usage)
+}
+
+pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
+    let plugins = load_plugins(&args.plugin)?;
+    if plugins.is_empty() {
+        return Err(CliError::usage(format!(
+            "no plugins: set {PLUGIN_PATH_VARIABLE} or give --plugin FILE"
+        )));
+    }
+    let names: Vec<String> = plugins.iter().map(|plugin| plugin.name.clone()).collect();
+    for name in &args.names {
+        if !names.contains(name) {
+            return Err(CliError::usage(format!(
+                "unknown plugin '{name}' (found: {})",
+                names.join(", ")
+            )));
+        }
+    }
+    let selected: Vec<&Plugin> = plugins
+        .iter()
+        .filter(|plugin| args.names.is_empty() || args.names.contains(&plugin.name))
+        .collect();
+    let mut params = Vec::new();
+    for text in &args.param {
+        let Some((name, value)) = text.split_once('=') else {
+            return Err(CliError::usage(format!("--param {text}: not NAME=VALUE")));
+        };
+        if !selected
+            .iter()
+            .any(|plugin| plugin.params.iter().any(|param| param.name == name))
+        {
+            return Err(CliError::usage(format!(
+                "--param {name}: no selected plugin has a parameter {name} (see list --describe)"
+            )));
+        }
+        params.push((name.to_string(), value.to_string()));
+    }
+    let context = context(&args.run)?;
+    let topology = &context.topology;
+    let cpus = match (&args.cpus, args.threads) {
+        (Some(list), _) => list
+            .0
+            .iter()
+            .map(|&cpu| resolve_cpu(topology, cpu))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(bench_error)?,
+        (None, threads) => {
+            let allowed = CpuOrder::CoresFirst.all_allowed(topology);
+            let threads = threads.unwrap_or(1) as usize;
+            if threads > allowed.len() {
+                return Err(bench_error(BenchError::Invalid(format!(
+                    "--threads {threads} is more than the {} CPUs this process may use",
+                    allowed.len()
+                ))));
+            }
+            allowed[..threads].to_vec()
+        }
+    };
+    let mem_node = args
+        .mem_node
+        .map(|node| resolve_node_with_memory(topology, node))
+        .transpose()
+        .map_err(bench_error)?;
+    let mut nodes: Vec<u32> = match mem_node {
+        Some(node) => vec![node],
+        None => cpus
+            .iter()
+            .filter_map(|&cpu| topology.node_of_cpu(cpu))
+            .collect(),
+    };
+    nodes.sort_unstable();
+    nodes.dedup();
+    check_memory_fits(
+        topology,
+        &nodes,
+        args.size.saturating_mul(cpus.len() as u64),
+    )
+    .map_err(bench_error)?;
+    let config = PluginRunConfig {
+        cpus,
+        size: args.size as usize,
+        mem_node,
+        params,
+    };
+    if args.run.plan {
+        for plugin in &selected {
+            println!(
+                "plugin {} ({}): {} threads on CPUs {:?}, {} bytes each, {} repetitions; nothing runs",
+                plugin.name,
+                plugin.file.display(),
+                config.cpus.len(),
+                config.cpus,
+                config.size,
+                context.repeat
+            );
+        }
+        return Ok(Status::Clean);
+    }
+    let mut pipeline = pipeline(&args.output, &context)?;
+    for plugin in selected {
+        match run_plugin(&context, plugin, &config, &mut pipeline) {
+            Ok(()) => {}
+            Err(PluginRunError::Output(error)) => return Err(CliError::system(error)),
+            Err(error) => {
+                pipeline.finish().map_err(CliError::system)?;
+                return Err(CliError::system(error));
+            }
+        }
+    }
+    pipeline.finish().map_err(CliError::system)?;
+    Ok(Status::Clean)
+}
