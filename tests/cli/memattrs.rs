@@ -40,8 +40,9 @@ fn lstopo_values(xml: &Path) -> BTreeMap<String, Vec<u64>> {
 #[test]
 fn measured_matrix_figures_read_back_by_lstopo() {
     let directory = tempfile::tempdir().unwrap();
-    // Each run writes its own file (a --jsonl file is rewritten per run); the export reads both.
+    // Each run writes its own file; the export reads both.
     let mut text = String::new();
+    let mut files = Vec::new();
     for kind in ["latency", "bandwidth"] {
         let path = directory.path().join(format!("{kind}.jsonl"));
         let status = numabench()
@@ -51,19 +52,19 @@ fn measured_matrix_figures_read_back_by_lstopo() {
             .unwrap();
         assert!(status.status.success(), "{status:?}");
         text += &std::fs::read_to_string(&path).unwrap();
+        files.push(path);
     }
-    let results = directory.path().join("matrix.jsonl");
-    std::fs::write(&results, &text).unwrap();
-    let results_text = results.to_str().unwrap();
     let out = directory.path().join("measured.xml");
     let output = numabench()
-        .args(["export-memattrs", results_text, "-o", out.to_str().unwrap()])
+        .arg("export-memattrs")
+        .args(&files)
+        .args(["-o", out.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
     let mut latencies = Vec::new();
     let mut bandwidths = Vec::new();
-    for line in std::fs::read_to_string(&results).unwrap().lines() {
+    for line in text.lines() {
         let record: serde_json::Value = serde_json::from_str(line).unwrap();
         let value = record["value"].as_f64().unwrap_or(f64::NAN);
         match (record["benchmark"].as_str(), record["metric"].as_str()) {

@@ -29,6 +29,8 @@ mod mpi;
 mod mpi_guest;
 /// numastat deltas of a remote placement.
 mod numastat;
+/// A benchmark plugin run in the VM.
+mod plugins;
 /// `numabench report` on records made in the four-node VM.
 mod report;
 /// Node splits in the four-node VM.

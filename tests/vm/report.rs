@@ -11,11 +11,13 @@ use std::path::Path;
 use std::process::Command;
 
 /// Kept small: TCG is slow and the nodes hold 256-512 MiB.
-const REPORT_COMMANDS: [&str; 4] = [
-    "numabench matrix latency --size 4M --repeat 1 --json",
-    "numabench matrix bandwidth --size 4M --repeat 1 --json",
+const REPORT_COMMANDS: [&str; 5] = [
+    "numabench matrix latency --size 4M --repeat 1 --json | tee /tmp/latency.json",
+    "numabench matrix bandwidth --size 4M --repeat 1 --json | tee /tmp/bandwidth.json",
     "numabench latency --size 16K,4M --repeat 1 --cpu-node 1 --mem-node 1 --json",
     "numabench latency --size 16K,4M --repeat 1 --cpu-node 1 --mem-node 3 --json",
+    // The measured matrices into the guest's hwloc XML, read back on the host.
+    "numabench export-memattrs /tmp/latency.json /tmp/bandwidth.json -o /tmp/measured.xml >&2 && cat /tmp/measured.xml",
 ];
 
 /// The HTML of the section with this id (up to the next section).
@@ -36,7 +38,8 @@ fn report_of_the_four_node_vm_records() {
     fs::create_dir_all(dir).unwrap();
     let mut inputs = vec![dir.join("topo.json")];
     fs::write(&inputs[0], run.stdout_ok(1)).unwrap();
-    for k in 0..REPORT_COMMANDS.len() {
+    check_exported_memattrs(&run, dir);
+    for k in 0..4 {
         let file = dir.join(format!("vm-{k}.json"));
         fs::write(&file, run.stdout_ok(FIRST_EXTRA_COMMAND + k)).unwrap();
         inputs.push(file);
@@ -97,4 +100,60 @@ fn report_of_the_four_node_vm_records() {
         "{latency}"
     );
     assert!(latency.contains("data (4 rows)"), "{latency}");
+}
+
+/// The XML `export-memattrs` wrote in the guest, read by hwloc's lstopo on
+/// the host: every initiator (nodes 0-2) x target (nodes 0-3, the CPU-less
+/// node 3 included) pair of both matrices, with the records' values
+/// (rounded; GB/s as MiB/s), beside the firmware's HMAT attributes.
+fn check_exported_memattrs(run: &super::harness::VmRun, dir: &Path) {
+    let xml = dir.join("measured.xml");
+    fs::write(&xml, run.stdout_ok(FIRST_EXTRA_COMMAND + 4)).unwrap();
+    let output = Command::new("lstopo-no-graphics")
+        .args(["--memattrs", "-i"])
+        .arg(&xml)
+        .output()
+        .expect("lstopo-no-graphics (hwloc) is installed by scripts/setup");
+    assert!(output.status.success(), "{output:?}");
+    let listing = String::from_utf8_lossy(&output.stdout);
+    let mut listed: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    let mut current = String::new();
+    for line in listing.lines() {
+        if let Some(rest) = line.strip_prefix("Memory attribute #") {
+            let name = rest.split('`').nth(1).unwrap_or("");
+            current = name.split('\'').next().unwrap_or("").to_string();
+        } else if let Some((_, value)) = line.trim().split_once(" = ") {
+            if let Ok(number) = value.split_whitespace().next().unwrap_or("").parse() {
+                listed.entry(current.clone()).or_default().push(number);
+            }
+        }
+    }
+    for (k, attribute, metric, scale) in [
+        (0, "NumabenchLatency", "latency", 1.0),
+        (
+            1,
+            "NumabenchReadBandwidth",
+            "read_bandwidth",
+            1e9 / 1048576.0,
+        ),
+    ] {
+        let document: serde_json::Value =
+            serde_json::from_str(run.stdout_ok(FIRST_EXTRA_COMMAND + k)).unwrap();
+        let mut expected: Vec<u64> = document["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["metric"] == metric)
+            .map(|r| (r["value"].as_f64().unwrap() * scale).round() as u64)
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(expected.len(), 12, "3 initiators x 4 targets: {document}");
+        let mut values = listed.get(attribute).cloned().unwrap_or_default();
+        values.sort_unstable();
+        assert_eq!(values, expected, "{attribute}:\n{listing}");
+    }
+    assert!(
+        listed.contains_key("Latency"),
+        "the firmware's HMAT beside: {listing}"
+    );
 }

@@ -755,9 +755,9 @@ pub struct CacheArgs {
 
 #[derive(Debug, Args)]
 pub struct ExportMemattrsArgs {
-    /// A results file of `matrix latency` and/or `matrix bandwidth` (--jsonl or --json).
-    #[arg(value_name = "RESULTS")]
-    pub input: PathBuf,
+    /// Results files of `matrix latency` and/or `matrix bandwidth` (--jsonl or --json).
+    #[arg(required = true, value_name = "RESULTS")]
+    pub inputs: Vec<PathBuf>,
     /// The hwloc XML file to write.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,

@@ -11,19 +11,25 @@ use std::fs;
 use std::path::Path;
 
 pub fn run(args: &ExportMemattrsArgs, topology_file: Option<&Path>) -> Result<Status, CliError> {
-    let input = args.input.display().to_string();
-    let text = fs::read_to_string(&args.input)
-        .map_err(|error| CliError::usage(format!("cannot read {input}: {error}")))?;
-    let results = read_results_lenient(&text)
-        .map_err(|error| CliError::usage(format!("{input}: {error}")))?;
-    for note in &results.notes {
-        eprintln!("numabench: note: {input}: {note}");
+    let mut records = Vec::new();
+    let mut names = Vec::new();
+    for path in &args.inputs {
+        let input = path.display().to_string();
+        let text = fs::read_to_string(path)
+            .map_err(|error| CliError::usage(format!("cannot read {input}: {error}")))?;
+        let results = read_results_lenient(&text)
+            .map_err(|error| CliError::usage(format!("{input}: {error}")))?;
+        for note in &results.notes {
+            eprintln!("numabench: note: {input}: {note}");
+        }
+        if topology_file.is_none() {
+            refuse_other_hosts(&input, &results.metadata)?;
+        }
+        records.extend(results.records);
+        names.push(input);
     }
-    if topology_file.is_none() {
-        refuse_other_hosts(&input, &results.metadata)?;
-    }
-    let pairs = measured_pairs(&results.records);
-    let summary = export_memattrs(topology_file, &pairs, &input, &args.output).map_err(
+    let pairs = measured_pairs(&records);
+    let summary = export_memattrs(topology_file, &pairs, &names.join(", "), &args.output).map_err(
         |error| match error {
             MemattrsError::Write { .. } | MemattrsError::Topology(_) => CliError::system(error),
             _ => CliError::usage(error),

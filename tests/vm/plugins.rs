@@ -1,0 +1,46 @@
+//! A benchmark plugin in the two_sockets VM: the example plugin (built on
+//! the host with its Makefile) runs on one thread per node, each thread's
+//! buffer placed by its first touch on its own node and verified there.
+
+use super::harness::{self, VmOptions};
+use super::{numabench, topologies};
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn the_example_plugin_runs_in_the_two_socket_vm() {
+    let directory = tempfile::tempdir().unwrap();
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let status = Command::new("make")
+        .arg("-C")
+        .arg(repository.join("examples/plugins"))
+        .arg(format!("OUT={}", directory.path().display()))
+        .status()
+        .expect("make");
+    assert!(status.success());
+    let plugin = directory.path().join("libnumabench_read_bandwidth.so");
+    let run = harness::run_in_vm_with(
+        &topologies::two_sockets(),
+        &[numabench(), &plugin],
+        &[
+            "numabench plugin --plugin /usr/local/bin/libnumabench_read_bandwidth.so --cpus 0,2 --size 4M --param passes=2 --repeat 2 --json",
+        ],
+        VmOptions::default(),
+    )
+    .unwrap_or_else(|error| panic!("{error}"));
+    let document: serde_json::Value = serde_json::from_str(run.stdout_ok(0))
+        .unwrap_or_else(|error| panic!("{error}\n{}", run.transcript()));
+    let records = document["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "{}", run.transcript());
+    let record = &records[0];
+    assert_eq!(record["benchmark"], "read-bandwidth");
+    assert_eq!(
+        record["stats"]["n"], 4,
+        "2 threads x 2 repetitions: {record}"
+    );
+    let verified = &record["placement"]["verified"];
+    assert_eq!(verified["achieved"], true, "{record}");
+    // 4 MiB on each node: each thread's buffer on its own CPU's node.
+    assert_eq!(verified["pages_per_node"]["0"], 1024, "{record}");
+    assert_eq!(verified["pages_per_node"]["1"], 1024, "{record}");
+}
