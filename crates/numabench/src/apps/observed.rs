@@ -8,7 +8,8 @@
 use super::team::Team;
 use crate::counters::{
     current_tid, numastat_delta, own_threads, read_numastat, read_own_thread, tick_seconds,
-    EventCounts, NodeNumastat, PerfGroup, PerfReport, ThreadUsage, Tlp, TlpSampler, TLP_INTERVAL,
+    EventCounts, NodeNumastat, PerfGroup, PerfReport, ThreadUsage, Tlp, TlpSampler,
+    APP_TLP_INTERVAL,
 };
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -89,7 +90,8 @@ impl Observer {
             .map(|&tid| (tid, PathBuf::from(format!("/proc/self/task/{tid}"))))
             .collect();
         // A sampler that cannot start leaves TLP out (`None`), nothing else.
-        self.sampler = TlpSampler::start(Box::new(move || dirs.clone()), TLP_INTERVAL, false).ok();
+        self.sampler =
+            TlpSampler::start(Box::new(move || dirs.clone()), APP_TLP_INTERVAL, false).ok();
         self.threads_before = all_threads();
     }
 

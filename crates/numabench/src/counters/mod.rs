@@ -12,7 +12,7 @@ pub use numastat::{numastat_delta, read_numastat, NodeNumastat, NUMASTAT_FIELDS}
 pub use perf::{perf_paranoid, EventCounts, PerfEvent, PerfGroup, PerfReport, EVENTS};
 pub use tlp::{
     distinct_cores, thread_affinity, RunnableHistogram, Sampled, TaskLister, Tlp, TlpSampler,
-    TLP_INTERVAL,
+    APP_TLP_INTERVAL, TLP_INTERVAL,
 };
 pub use usage::{
     current_tid, own_threads, parse_stat, parse_switches, read_own_thread, read_task, tick_seconds,

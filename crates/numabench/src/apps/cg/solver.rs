@@ -5,7 +5,7 @@
 
 use super::class::CG_ITERATIONS;
 use super::makea::{MatrixGenerator, RowScratch};
-use super::spmv;
+use super::spmv::{self, RowsMatrix};
 use crate::apps::{SharedArray, Team, TeamError};
 use std::ops::Range;
 
@@ -27,18 +27,6 @@ pub struct CgArrays {
     p: SharedArray<f64>,
     q: SharedArray<f64>,
     r: SharedArray<f64>,
-}
-
-/// `sum_k a[k] * v[colidx[k]]` over the nonzeros of `row`, with the
-/// partial sums of [`spmv::row_dot`].
-///
-/// # Safety
-/// Every column index of the row must be `< v.len()`.
-#[inline(always)]
-unsafe fn row_times(a: &[f64], colidx: &[u32], rowstr: &[usize], v: &[f64], row: usize) -> f64 {
-    let nonzeros = rowstr[row]..rowstr[row + 1];
-    // SAFETY: the caller guarantees the row's columns are < v.len(); both slices span the row.
-    unsafe { spmv::row_dot(&a[nonzeros.clone()], &colidx[nonzeros], v) }
 }
 
 impl CgArrays {
@@ -118,6 +106,15 @@ impl CgArrays {
         self.colidx.as_slice()
     }
 
+    /// The assembled matrix, for the products.
+    fn matrix(&self) -> RowsMatrix<'_> {
+        RowsMatrix {
+            values: self.a.as_slice(),
+            columns: self.colidx.as_slice(),
+            row_starts: self.rowstr.as_slice(),
+        }
+    }
+
     /// Number of nonzeros.
     pub fn nonzeros(&self) -> usize {
         self.a.len()
@@ -130,11 +127,7 @@ impl CgArrays {
     /// NPB's conj_grad: 25 CG iterations on A z = x from z = 0, leaving the
     /// solution in z; returns the explicit residual norm ||x - A z||.
     pub fn conj_grad(&self, team: &Team) -> f64 {
-        let (a, colidx, rowstr) = (
-            self.a.as_slice(),
-            self.colidx.as_slice(),
-            self.rowstr.as_slice(),
-        );
+        let matrix = self.matrix();
         // q = z = 0, r = p = x; rho = r.r
         let mut rho = team.sum(|worker| {
             let rows = self.rows(team, worker);
@@ -162,13 +155,15 @@ impl CgArrays {
                 let p = self.p.as_slice();
                 // SAFETY: each worker writes only its own rows of q; q is not read in this phase.
                 let q = unsafe { self.q.slice_mut(rows.clone()) };
+                let first = rows.start;
                 let mut dot = 0.0;
-                for (row, q_row) in rows.zip(q.iter_mut()) {
-                    // SAFETY: every column index is < na = p.len() (checked at assembly).
-                    let product = unsafe { row_times(a, colidx, rowstr, p, row) };
-                    *q_row = product;
-                    dot += p[row] * product;
-                }
+                // SAFETY: every column index is < na = p.len() (checked at assembly).
+                unsafe {
+                    spmv::for_each_row_product(matrix, p, rows, |row, product| {
+                        q[row - first] = product;
+                        dot += p[row] * product;
+                    })
+                };
                 dot
             });
             let alpha = rho / pq;
@@ -210,14 +205,16 @@ impl CgArrays {
             let x = self.x.as_slice();
             // SAFETY: each worker writes only its own rows of r; r is not read by others here.
             let r = unsafe { self.r.slice_mut(rows.clone()) };
+            let first = rows.start;
             let mut squares = 0.0;
-            for (row, r_row) in rows.zip(r.iter_mut()) {
-                // SAFETY: every column index is < na = z.len() (checked at assembly).
-                let product = unsafe { row_times(a, colidx, rowstr, z, row) };
-                *r_row = product;
-                let difference = x[row] - product;
-                squares += difference * difference;
-            }
+            // SAFETY: every column index is < na = z.len() (checked at assembly).
+            unsafe {
+                spmv::for_each_row_product(matrix, z, rows, |row, product| {
+                    r[row - first] = product;
+                    let difference = x[row] - product;
+                    squares += difference * difference;
+                })
+            };
             squares
         });
         sum.sqrt()
