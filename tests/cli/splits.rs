@@ -39,6 +39,17 @@ fn node_splits_are_planned_on_a_big_fixture() {
     assert_eq!(numbers(&steps[0]["cpus"]), [0, 8, 1, 9]);
     assert_eq!(numbers(&steps[0]["mem_nodes"]), [0]);
     assert_eq!(numbers(&steps[2]["mem_nodes"]), [0, 4]);
+    // The JSON plan lists the splits as the text does: each with its CPUs and
+    // its equivalents, in step order.
+    let listed = plan["node_splits"]["splits"].as_array().unwrap();
+    assert_eq!(listed.len(), steps.len());
+    assert_eq!(listed[0]["split"], "4/0/0/0/0/0/0/0");
+    assert_eq!(numbers(&listed[0]["cpus"]), [0, 8, 1, 9]);
+    assert_eq!(listed[0]["equivalent_count"], 7);
+    assert_eq!(listed[0]["equivalent"][0], "0/4/0/0/0/0/0/0");
+    assert_eq!(plan["node_splits"]["symmetry_used"], true);
+    assert_eq!(plan["node_splits"]["truncated"], false);
+    assert!(plan["node_splits"]["skipped"].is_array());
     // The limit stops the enumeration and says so.
     let limited = succeeding(
         &[

@@ -363,8 +363,9 @@ pub struct AppRunArgs {
     #[arg(long, value_name = "LIST", value_parser = crate::cpu_sequence::parse_cpu_sequence_arg)]
     pub cpus: Option<crate::cpu_sequence::CpuSequence>,
     /// Also run the same thread count with all threads and data on one node (cores first on
-    /// the node of the first worker's CPU, memory bound there), when they fit: every record
-    /// then gives params.one_node_seconds and params.relative_to_one_node.
+    /// the node of the first worker's CPU, memory bound there), when they fit, one baseline run
+    /// beside each repetition (alternating which goes first): every record then gives
+    /// params.one_node_seconds and params.relative_to_one_node.
     #[arg(long, value_enum, value_name = "BASELINE")]
     pub baseline: Option<BaselineArg>,
     /// Back the arrays with 2 MiB huge pages, under any placement: from the
@@ -461,7 +462,8 @@ pub struct PlacementStudyArgs {
     /// With --node-splits: at most this many distinct splits.
     #[arg(long, value_name = "N", default_value_t = 16, requires = "node_splits", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_splits: u32,
-    /// Also run each thread count with all threads and data on one node (see `stream --help`).
+    /// Also run each thread count with all threads and data on one node (see `stream --help`;
+    /// here the baselines run before the grid).
     #[arg(long, value_enum, value_name = "BASELINE")]
     pub baseline: Option<BaselineArg>,
     #[command(flatten)]

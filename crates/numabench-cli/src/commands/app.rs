@@ -204,13 +204,15 @@ pub fn run_app(
         eprintln!("numabench: note: {note}");
     }
     let mut pipeline = pipeline(output, &context)?;
-    if args.baseline.is_some() {
-        config.one_node_baseline = Some(
-            numabench::apps::run_one_node_baseline(topology, &config, &|| choice.make())
-                .map_err(CliError::system)?,
-        );
-    }
-    let runs = run_repeated(topology, &config, &|| choice.make()).map_err(CliError::system)?;
+    let runs = if args.baseline.is_some() {
+        let (runs, baseline) =
+            numabench::apps::run_with_one_node_baseline(topology, &config, &|| choice.make())
+                .map_err(CliError::system)?;
+        config.one_node_baseline = Some(baseline);
+        runs
+    } else {
+        run_repeated(topology, &config, &|| choice.make()).map_err(CliError::system)?
+    };
     let class = choice.class().map(|class| class.to_string());
     let summary = emit_app_records(
         topology,

@@ -142,10 +142,18 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
                 plan.extend(super::baseline::baseline_plan(topology, &choice, &config));
             }
         }
-        if let (Some(splits), false) = (&splits, args.output.json) {
-            print!("{}", crate::split_plan::splits_text(base_threads, splits));
+        match (&splits, args.output.json) {
+            (Some(splits), true) => {
+                let mut document = crate::plan::plan_json(&topology.source, &plan);
+                document["node_splits"] = crate::split_plan::splits_json(base_threads, splits);
+                println!("{document:#}");
+            }
+            (Some(splits), false) => {
+                print!("{}", crate::split_plan::splits_text(base_threads, splits));
+                print_plan(topology, &plan, false);
+            }
+            (None, json) => print_plan(topology, &plan, json),
         }
-        print_plan(topology, &plan, args.output.json);
         return Ok(Status::Clean);
     }
     let mut pipeline = pipeline(&args.output, &context)?;

@@ -4,11 +4,12 @@
 //! bound there. Each app record then gives its time relative to it. Also
 //! the record parameters that say which CPUs and node split a run used.
 
-use super::execute::{run_repeated, worker_cpus, AppRunConfig, OneNodeBaseline};
+use super::execute::{run_once, run_repeated, worker_cpus, AppRun, AppRunConfig, OneNodeBaseline};
 use super::kernel::AppKernel;
 use super::placement::PlacementScheme;
 use super::splits::{node_split_of_cpus, one_node_cpus};
 use super::team::TeamError;
+use crate::interrupt::interrupted;
 use crate::stats::Sample;
 use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
@@ -53,6 +54,51 @@ pub fn run_one_node_baseline(
         Err(reason) => return Ok(OneNodeBaseline::NotRun(reason)),
     };
     let runs = run_repeated(topology, &baseline, make)?;
+    baseline_outcome(&baseline, &runs)
+}
+
+/// `config`'s runs interleaved with its baseline's: repetition by
+/// repetition, one run of each, the baseline first in odd repetitions and
+/// second in even ones, so a change of load on a shared machine touches
+/// both alike (as `scripts/bench-npb` interleaves numabench and the
+/// reference). Without a baseline (the threads do not fit on one node)
+/// just `config`'s runs. Stops early on Ctrl-C after a whole repetition.
+pub fn run_with_one_node_baseline(
+    topology: &TopologyReport,
+    config: &AppRunConfig,
+    make: &dyn Fn() -> Box<dyn AppKernel>,
+) -> Result<(Vec<AppRun>, OneNodeBaseline), TeamError> {
+    let baseline = match one_node_config(topology, config) {
+        Ok(baseline) => baseline,
+        Err(reason) => {
+            return Ok((
+                run_repeated(topology, config, make)?,
+                OneNodeBaseline::NotRun(reason),
+            ));
+        }
+    };
+    let (mut runs, mut baseline_runs) = (Vec::new(), Vec::new());
+    for repetition in 0..config.repeat.max(1) {
+        if interrupted() && !runs.is_empty() {
+            break;
+        }
+        let baseline_first = repetition % 2 == 0;
+        if baseline_first {
+            baseline_runs.push(run_once(topology, &baseline, make().as_mut())?);
+        }
+        runs.push(run_once(topology, config, make().as_mut())?);
+        if !baseline_first {
+            baseline_runs.push(run_once(topology, &baseline, make().as_mut())?);
+        }
+    }
+    Ok((runs, baseline_outcome(&baseline, &baseline_runs)?))
+}
+
+/// The baseline's median time, node and CPUs from its runs.
+fn baseline_outcome(
+    baseline: &AppRunConfig,
+    runs: &[AppRun],
+) -> Result<OneNodeBaseline, TeamError> {
     let time = Sample::new(runs.iter().map(|run| run.total_seconds))
         .map_err(|_| TeamError::Invalid("the one-node baseline gave no time".into()))?;
     let cpus = baseline.cpus.clone().unwrap_or_default();
@@ -181,5 +227,83 @@ mod tests {
         );
         assert_eq!(params["one_node_baseline"], "not run: x");
         assert!(params.get("relative_to_one_node").is_none());
+    }
+}
+
+#[cfg(test)]
+mod interleave_tests {
+    use super::*;
+    use crate::apps::kernel::Verification;
+    use crate::apps::placement::ThreadScheme;
+    use crate::apps::team::Team;
+    use crate::topology::discover_this_system;
+    use std::sync::{Arc, Mutex};
+
+    /// A kernel that only notes, at setup, whether its team is the
+    /// baseline's (memory bound to a node) or the run's.
+    struct Recorder(Arc<Mutex<Vec<&'static str>>>);
+
+    impl AppKernel for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn memory_bytes(&self) -> u64 {
+            0
+        }
+        fn setup(&mut self, team: &Team) -> Result<(), TeamError> {
+            let which = match team.scheme() {
+                PlacementScheme::Policy(_) => "baseline",
+                _ => "run",
+            };
+            self.0.lock().unwrap().push(which);
+            Ok(())
+        }
+        fn iterations(&self) -> usize {
+            1
+        }
+        fn iterate(&mut self, _team: &Team, _iteration: usize) {}
+        fn verify(&mut self, _team: &Team) -> Verification {
+            Verification {
+                quantity: "nothing",
+                computed: 0.0,
+                reference: None,
+                epsilon: 0.0,
+                passed: true,
+            }
+        }
+        fn operations(&self) -> f64 {
+            0.0
+        }
+    }
+
+    /// Repetition by repetition, one baseline run beside each run, the
+    /// baseline first in odd repetitions (counting from 1) and second in
+    /// even ones; the outcome is the baseline's.
+    #[test]
+    fn baseline_runs_alternate_with_the_runs() {
+        let topology = discover_this_system().unwrap();
+        let config = AppRunConfig {
+            threads: 1,
+            thread_scheme: ThreadScheme::Compact,
+            placement: PlacementScheme::FirstTouch,
+            threads_per_cpu: 1,
+            repeat: 3,
+            placement_threshold: 0.9,
+            cpus: None,
+            one_node_baseline: None,
+            hugepages: false,
+        };
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let make = || Box::new(Recorder(Arc::clone(&order))) as Box<dyn AppKernel>;
+        let (runs, baseline) = run_with_one_node_baseline(&topology, &config, &make).unwrap();
+        assert_eq!(runs.len(), 3);
+        assert_eq!(
+            *order.lock().unwrap(),
+            ["baseline", "run", "run", "baseline", "baseline", "run"]
+        );
+        assert!(
+            matches!(baseline, OneNodeBaseline::Ran { .. }),
+            "{baseline:?}"
+        );
     }
 }

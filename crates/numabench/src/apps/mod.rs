@@ -23,7 +23,7 @@ mod study_run;
 mod study_verdict;
 mod team;
 
-pub use baseline::{one_node_config, run_one_node_baseline};
+pub use baseline::{one_node_config, run_one_node_baseline, run_with_one_node_baseline};
 pub use catalog::AppChoice;
 pub use cg::CgKernel;
 pub use execute::{
