@@ -82,6 +82,9 @@ impl AppRunConfig {
 pub struct AppRun {
     pub iteration_seconds: Vec<f64>,
     pub total_seconds: f64,
+    /// The first iteration's one-off work timed again after the run
+    /// ([`AppKernel::repeat_prologue`]); `None` for kernels without any.
+    pub prologue_seconds: Option<f64>,
     pub verification: Verification,
     pub pages_after_placement: PageReport,
     pub pages_after_run: PageReport,
@@ -183,6 +186,8 @@ pub fn run_once(
     let observation = observer.finish();
     let worker_cpus_after_run = team.current_cpus();
     let next_touch = team.finish_compute();
+    let prologue = Stopwatch::start();
+    let prologue_seconds = kernel.repeat_prologue(&team).then(|| prologue.seconds());
     migrated_pages += next_touch.migrated_pages;
     let pages_after_run = team.page_report()?;
     let huge_pages = team.huge_page_check()?;
@@ -191,6 +196,7 @@ pub fn run_once(
     Ok(AppRun {
         iteration_seconds,
         total_seconds,
+        prologue_seconds,
         verification,
         pages_after_placement,
         pages_after_run,
@@ -380,8 +386,12 @@ pub fn emit_app_records(
     );
     params.insert(
         "migration_cost_seconds".into(),
-        json!(migration_cost_seconds(&median_run.iteration_seconds)),
+        json!(migration_cost_seconds(&median_run.iteration_seconds)
+            .map(|cost| cost - median_run.prologue_seconds.unwrap_or(0.0))),
     );
+    if let Some(prologue) = median_run.prologue_seconds {
+        params.insert("prologue_seconds".into(), json!(prologue));
+    }
     params.insert(
         "worker_cpus_after_run".into(),
         json!(median_run.worker_cpus_after_run),
@@ -493,6 +503,7 @@ mod tests {
         AppRun {
             iteration_seconds: vec![1.0],
             total_seconds: 1.0,
+            prologue_seconds: None,
             verification: Verification {
                 quantity: "x",
                 computed: 1.0,

@@ -78,4 +78,13 @@ pub trait AppKernel {
     fn extra_params(&self) -> serde_json::Map<String, serde_json::Value> {
         serde_json::Map::new()
     }
+    /// Work that the first iteration does once, before its own steady part
+    /// (NPB MG's initial residual and norms, inside NPB's timed region):
+    /// run again once after the timed iterations, timed on its own and
+    /// leaving the results as they were, so that the migration-cost figure
+    /// (first iteration minus a steady one) can leave it out. Returns false
+    /// when the kernel has no such work (the default).
+    fn repeat_prologue(&mut self, _team: &Team) -> bool {
+        false
+    }
 }
