@@ -92,6 +92,21 @@ impl<T: Copy> SharedArray<T> {
         unsafe { std::slice::from_raw_parts(self.pointer(), self.len) }
     }
 
+    /// A read-only view of `range`, from one worker while others write
+    /// other ranges.
+    ///
+    /// # Safety
+    /// No live mutable reference may overlap `range` while the returned
+    /// slice is used.
+    pub unsafe fn slice(&self, range: Range<usize>) -> &[T] {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "range inside the array"
+        );
+        // SAFETY: bounds asserted; no overlapping writer is the caller's contract.
+        unsafe { std::slice::from_raw_parts(self.pointer().add(range.start), range.len()) }
+    }
+
     /// A mutable view of `range`, from one worker while others work on
     /// other ranges.
     ///

@@ -68,6 +68,16 @@ impl Grid {
         }
     }
 
+    /// The planes `planes`, read-only, while other workers write other planes.
+    ///
+    /// # Safety
+    /// No live mutable reference may overlap these planes while the slice is used.
+    pub unsafe fn planes(&self, planes: Range<usize>) -> &[f64] {
+        let plane = self.plane_len();
+        // SAFETY: no overlapping writer is the caller's contract.
+        unsafe { self.data.slice(planes.start * plane..planes.end * plane) }
+    }
+
     /// Sets every point to zero, in parallel by owned planes.
     pub fn zero(&self, team: &Team) {
         team.run(|worker| {

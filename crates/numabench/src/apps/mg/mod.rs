@@ -24,7 +24,7 @@ use super::kernel::{AppKernel, NpbClass, Verification};
 use super::team::{Team, TeamError};
 use class::{MgParameters, A_COEFFICIENTS, EPSILON};
 use grid::Grid;
-use operators::{interp, norm2u3, psinv, resid, rprj3};
+use operators::{interp, norm2u3, psinv, psinv_then_resid, resid, rprj3};
 use zran3::zran3;
 
 /// The grids of all levels (index k-1 holds level k).
@@ -96,7 +96,8 @@ impl MgKernel {
         std::hint::black_box(norm2u3(team, &grids.r[grids.finest()]));
     }
 
-    /// NPB's mg3P: one V-cycle.
+    /// NPB's mg3P, one V-cycle, followed by the residual r = v - A u on
+    /// the finest grid (NPB's next step wherever mg3P is called).
     fn v_cycle(&self, team: &Team, grids: &Grids) {
         let c = &self.parameters.c;
         let top = grids.finest();
@@ -118,10 +119,19 @@ impl MgKernel {
             );
             psinv(team, &grids.r[level], &grids.u[level], c, true);
         }
-        // Finest: add the correction to u, residual against v, smooth.
+        // Finest: add the correction to u, residual against v, smooth, and
+        // (the caller's next step in NPB) the residual again, fused with the
+        // smoothing in one sweep.
         interp(team, &grids.u[top - 1], &grids.u[top], true);
         self.finest_residual(team, grids);
-        psinv(team, &grids.r[top], &grids.u[top], c, true);
+        psinv_then_resid(
+            team,
+            &grids.u[top],
+            &grids.r[top],
+            &grids.v,
+            c,
+            &A_COEFFICIENTS,
+        );
     }
 }
 
@@ -151,7 +161,6 @@ impl AppKernel for MgKernel {
         zran3(team, &grids.v);
         self.finest_residual(team, &grids);
         self.v_cycle(team, &grids);
-        self.finest_residual(team, &grids);
         // ...then u and v back to their initial state before the timer starts.
         grids.u[grids.finest()].zero(team);
         zran3(team, &grids.v);
@@ -173,7 +182,6 @@ impl AppKernel for MgKernel {
             self.prologue(team, grids);
         }
         self.v_cycle(team, grids);
-        self.finest_residual(team, grids);
         if iteration + 1 == self.parameters.nit {
             self.final_norms = self.residual_norms(team);
         }

@@ -215,6 +215,81 @@ widest_simd! {
     }
 }
 
+/// The finest level's smoothing and the residual after it, in one sweep:
+/// u = u + C r, comm3(u), then r = v - A u, comm3(r), with every point
+/// computed as [`psinv`] and [`resid`] compute it (the same bits). Each
+/// worker smooths its planes in order and forms the residual of a plane as
+/// soon as the smoothed planes around it exist, while they are still in
+/// the caches, and overwrites r behind the smoother, which has read those
+/// planes already: one pass over the grids instead of two. The residual of
+/// a worker's first and last plane waits for a barrier (their neighbours
+/// belong to other workers, or are periodic ghost planes, and the other
+/// workers still read their old r).
+pub(super) fn psinv_then_resid(
+    team: &Team,
+    u: &Grid,
+    r: &Grid,
+    v: &Grid,
+    c: &[f64; 4],
+    a: &[f64; 4],
+) {
+    let m = u.m();
+    assert!(r.m() == m && v.m() == m, "u, r and v on one level");
+    team.run(|worker| {
+        let planes = u.interior_planes(team, worker);
+        let mut sums = vec![0.0; 2 * m];
+        for p in planes.clone() {
+            // SAFETY: r's planes p-1..=p+1 are read-only now: this worker overwrites
+            // its own planes only behind p (below), and the neighbours' first and
+            // last planes (p-1 or p+1 outside the block) wait for the next job.
+            // u's plane p is this worker's own and nobody else reads it in this job.
+            let (r_window, out) = unsafe { (r.planes(p - 1..p + 2), u.planes_mut(p..p + 1)) };
+            psinv_plane(r_window, out, m, 1, c, true, &mut sums);
+            wrap_in_plane(out, m);
+            let q = p - 1;
+            if q > planes.start {
+                // SAFETY: u's planes q-1..=q+1 are this worker's, smoothed above and no
+                // longer written; r's plane q was last read by the smoothing of plane
+                // p = q+1 just done, and by no other worker.
+                unsafe { residual_plane(u, v, r, q, a, &mut sums) };
+            }
+        }
+    });
+    u.wrap_ghost_planes(team);
+    team.run(|worker| {
+        let planes = u.interior_planes(team, worker);
+        let mut sums = vec![0.0; 2 * m];
+        // The first and last plane of the block (one plane: once; none: none).
+        let last = planes.end.saturating_sub(1);
+        let edges = [Some(planes.start), (last > planes.start).then_some(last)];
+        for q in edges.into_iter().flatten().filter(|q| planes.contains(q)) {
+            // SAFETY: u is complete and only read in this job; r's plane q is this
+            // worker's and read by nobody in this job.
+            unsafe { residual_plane(u, v, r, q, a, &mut sums) };
+        }
+    });
+    r.wrap_ghost_planes(team);
+}
+
+/// r = v - A u on plane q of the finest grid, in-plane ghosts wrapped;
+/// `sums` is scratch of 2 m.
+///
+/// # Safety
+/// Nobody may write u's planes q-1..=q+1 or r's plane q meanwhile, nor
+/// read r's plane q.
+unsafe fn residual_plane(u: &Grid, v: &Grid, r: &Grid, q: usize, a: &[f64; 4], sums: &mut [f64]) {
+    // SAFETY: the caller's contract; v is only ever read.
+    let (u_window, v_window, out) = unsafe {
+        (
+            u.planes(q - 1..q + 2),
+            v.planes(q - 1..q + 2),
+            r.planes_mut(q..q + 1),
+        )
+    };
+    resid_plane(u_window, Some(v_window), out, r.m(), 1, a, sums);
+    wrap_in_plane(out, r.m());
+}
+
 /// Restriction of the fine residual `r` onto the next coarser grid `s`
 /// (trilinear finite-element projection), then comm3(s).
 pub(super) fn rprj3(team: &Team, r: &Grid, s: &Grid) {
