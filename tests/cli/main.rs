@@ -23,6 +23,7 @@ mod report;
 mod report_browser;
 mod run;
 mod run_scan;
+mod setup_script;
 mod splits;
 mod summary;
 mod tables;
