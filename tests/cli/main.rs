@@ -29,6 +29,7 @@ mod summary;
 mod tables;
 mod topo_doctor;
 mod topology_file;
+mod version;
 
 use assert_cmd::Command;
 

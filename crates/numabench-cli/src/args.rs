@@ -13,7 +13,7 @@ use std::path::PathBuf;
 /// Measure what NUMA costs on this machine and which thread and memory
 /// placement makes a program fast and repeatable.
 #[derive(Debug, Parser)]
-#[command(name = "numabench", version, about, long_about = None, propagate_version = true)]
+#[command(name = "numabench", version = numabench::VERSION_LINE, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// Work on the machine an hwloc XML topology describes (e.g. written by
     /// `lstopo --of xml` on a server) instead of this one: topo, list and

@@ -124,6 +124,7 @@ mod tests {
         RunMetadata {
             tool: "numabench".into(),
             version: "0".into(),
+            commit: "c".into(),
             schema_version: 1,
             command_line: Vec::new(),
             host: "test".into(),

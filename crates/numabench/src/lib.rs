@@ -18,6 +18,17 @@
 //! - [`report`]: the HTML report of results files (plots and tables);
 //! - [`units`]: unit formatting, in one place.
 
+/// The commit this build was made from (the build script's `NUMABENCH_COMMIT`).
+pub const BUILD_COMMIT: &str = env!("NUMABENCH_COMMIT");
+
+/// `numabench --version`'s text: the version and the commit.
+pub const VERSION_LINE: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("NUMABENCH_COMMIT"),
+    ")"
+);
+
 pub mod apps;
 pub mod bench;
 pub mod clock;

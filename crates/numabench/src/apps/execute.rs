@@ -624,6 +624,7 @@ mod tests {
         let metadata = crate::output::RunMetadata {
             tool: "numabench".into(),
             version: "0".into(),
+            commit: "c".into(),
             schema_version: 1,
             command_line: Vec::new(),
             host: "test".into(),

@@ -12,6 +12,10 @@ pub struct RunMetadata {
     pub tool: String,
     /// numabench's version.
     pub version: String,
+    /// The commit numabench was built from (`unknown` outside a checkout,
+    /// empty in files written before it was recorded).
+    #[serde(default)]
+    pub commit: String,
     /// Version of the results schema.
     pub schema_version: u32,
     /// The full command line, program name included.
@@ -55,6 +59,7 @@ impl RunMetadata {
         Self {
             tool: "numabench".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
+            commit: crate::BUILD_COMMIT.to_string(),
             schema_version: super::RESULTS_SCHEMA_VERSION,
             command_line,
             host: read("/proc/sys/kernel/hostname"),

@@ -213,6 +213,7 @@ mod tests {
         RunMetadata {
             tool: "numabench".into(),
             version: "0.1.0".into(),
+            commit: "c".into(),
             schema_version: 1,
             command_line: vec!["numabench".into(), "latency".into()],
             host: "test".into(),

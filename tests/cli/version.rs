@@ -1,0 +1,45 @@
+//! `--version` and every results file name the build: the version and the
+//! commit it was built from (here, the checkout's HEAD).
+
+use super::numabench;
+use std::process::Command;
+
+fn head() -> String {
+    let output = Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
+        .output()
+        .expect("git runs");
+    assert!(output.status.success(), "the tests run in a git checkout");
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn version_names_the_commit() {
+    let output = numabench().arg("--version").output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(
+        text.trim(),
+        format!(
+            "numabench {} (commit {})",
+            env!("CARGO_PKG_VERSION"),
+            head()
+        )
+    );
+}
+
+#[test]
+fn every_records_metadata_carries_version_and_commit() {
+    let output = numabench()
+        .args(["latency", "--size", "64K", "--repeat", "1", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(document["metadata"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(document["metadata"]["commit"], head());
+}
