@@ -9,6 +9,7 @@ mod cache;
 mod chase;
 mod cluster;
 mod compare;
+mod documentation;
 mod errors;
 mod measure;
 mod memattrs;

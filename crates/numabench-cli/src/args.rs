@@ -176,6 +176,27 @@ pub enum Command {
     /// numabench; their samples become records. A plugin that crashes is
     /// reported failed (exit status 3); records written before it stay.
     Plugin(PluginArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    /// on stdout, e.g. `numabench completions bash > /etc/bash_completion.d/numabench`.
+    Completions(CompletionsArgs),
+    /// Write the manual pages (numabench(1) and one page per subcommand,
+    /// numabench-latency(1), ...) into a directory, as `man -l` and
+    /// `share/man/man1` expect.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Directory the pages are written to (created if missing).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 impl Command {
@@ -191,6 +212,8 @@ impl Command {
                 | Command::Compare(_)
                 | Command::Report(_)
                 | Command::ExportMemattrs(_)
+                | Command::Completions(_)
+                | Command::Man(_)
         )
     }
 

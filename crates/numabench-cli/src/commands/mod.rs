@@ -11,6 +11,7 @@ mod cluster;
 mod compare;
 mod contention;
 mod doctor;
+mod documentation;
 mod each_cpu;
 mod export_memattrs;
 mod latency;
@@ -79,5 +80,7 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
         Command::ExportMemattrs(args) => export_memattrs::run(&args, file),
         Command::Cache(args) => cache::run(&args),
         Command::Plugin(args) => plugin::run(&args),
+        Command::Completions(args) => documentation::completions(&args),
+        Command::Man(args) => documentation::man(&args),
     }
 }
