@@ -11,6 +11,7 @@ mod cluster;
 mod compare;
 mod documentation;
 mod errors;
+mod install_script;
 mod measure;
 mod memattrs;
 mod mpi_monitor;

@@ -12,6 +12,7 @@
 //! - [`bench`]: the benchmark registry and selection;
 //! - [`cluster`]: `numabench cluster` over MPI (the exchange behind feature `mpi`);
 //! - [`counters`]: per-thread time, TLP, numastat and perf events of a run;
+//! - [`companions`]: where numabench's own shared libraries are found;
 //! - [`clock`]: the stopwatch and TSC, for benchmarks, applications and runs;
 //! - [`interrupt`]: Ctrl-C, checked between measurements by every command;
 //! - [`mpi_monitor`]: reading the MPI runtime monitor's records and summing them up;
@@ -33,6 +34,7 @@ pub mod apps;
 pub mod bench;
 pub mod clock;
 pub mod cluster;
+pub mod companions;
 pub mod compare;
 pub mod counters;
 pub mod doctor;

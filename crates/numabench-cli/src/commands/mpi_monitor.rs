@@ -24,8 +24,8 @@ const OMPI_FORWARD_ENV: &str = "OMPI_MCA_mca_base_env_list";
 const BUILD: &str = "cargo build --release -p numabench-mpi --features mpi";
 
 /// libnumabench_mpi.so: `$NUMABENCH_MPI_LIB` (which must name a file),
-/// else beside this executable or in its `deps/` (where `cargo test`
-/// builds it). Not found, or built without its `mpi` feature (the default
+/// else beside this executable, in its `deps/` (where `cargo test`
+/// builds it) or in the install prefix's `lib/` (`numabench::companions`). Not found, or built without its `mpi` feature (the default
 /// workspace build makes an empty one, which would monitor nothing): a
 /// usage error (exit 2), before anything runs.
 pub fn library() -> Result<PathBuf, CliError> {
@@ -42,10 +42,7 @@ pub fn library() -> Result<PathBuf, CliError> {
         }
         None => std::env::current_exe()
             .ok()
-            .and_then(|exe| exe.parent().map(PathBuf::from))
-            .iter()
-            .flat_map(|dir| [dir.join(LIBRARY), dir.join("deps").join(LIBRARY)])
-            .find(|path| path.is_file())
+            .and_then(|exe| numabench::companions::find(exe.parent()?, LIBRARY))
             .ok_or_else(|| {
                 CliError::usage(format!(
                     "--mpi-monitor: {LIBRARY} not found beside numabench: build it with `{BUILD}` or set {LIBRARY_ENV}"

@@ -33,7 +33,8 @@ fn find_program(program: &str) -> Option<PathBuf> {
 }
 
 /// libnumabench_pin.so: `$NUMABENCH_PIN_LIB` (which must name a file), or
-/// next to this executable.
+/// beside this executable, in its `deps/` or in the install prefix's `lib/`
+/// (`numabench::companions`).
 fn pin_library() -> Result<Option<PathBuf>, CliError> {
     if let Some(path) = std::env::var_os("NUMABENCH_PIN_LIB") {
         let path = PathBuf::from(path);
@@ -45,9 +46,9 @@ fn pin_library() -> Result<Option<PathBuf>, CliError> {
         }
         return Ok(Some(path));
     }
-    let beside = std::env::current_exe().ok().and_then(|exe| {
-        Some(exe.parent()?.join("libnumabench_pin.so")).filter(|path| path.exists())
-    });
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| numabench::companions::find(exe.parent()?, "libnumabench_pin.so"));
     Ok(beside)
 }
 

@@ -22,13 +22,13 @@ pub const MONITOR_OUT_ENV: &str = "NUMABENCH_MPI_MONITOR_OUT";
 pub enum MonitorLibraryError {
     #[error("{MONITOR_LIBRARY_ENV}: '{0}' is not a file (it should name {MONITOR_LIBRARY})")]
     NotAFile(String),
-    #[error("the MPI monitor {MONITOR_LIBRARY} was not found beside numabench ({0}) nor in its deps/: build it with `cargo build -p numabench-mpi --features mpi` (same profile) or set {MONITOR_LIBRARY_ENV}")]
+    #[error("the MPI monitor {MONITOR_LIBRARY} was not found beside numabench ({0}), in its deps/ nor in ../lib: build it with `cargo build -p numabench-mpi --features mpi` (same profile) or set {MONITOR_LIBRARY_ENV}")]
     NotFound(String),
 }
 
 /// The monitor library: `env` (the value of [`MONITOR_LIBRARY_ENV`],
-/// which must name a file), else beside the executable `exe`
-/// (`target/<profile>/`), else in its `deps/`.
+/// which must name a file), else where [`crate::companions`] looks beside
+/// the executable `exe`.
 pub fn find_monitor_library(
     env: Option<OsString>,
     exe: Option<&Path>,
@@ -42,13 +42,8 @@ pub fn find_monitor_library(
         };
     }
     let dir = exe.and_then(Path::parent).unwrap_or(Path::new("."));
-    [
-        dir.join(MONITOR_LIBRARY),
-        dir.join("deps").join(MONITOR_LIBRARY),
-    ]
-    .into_iter()
-    .find(|path| path.is_file())
-    .ok_or_else(|| MonitorLibraryError::NotFound(dir.display().to_string()))
+    crate::companions::find(dir, MONITOR_LIBRARY)
+        .ok_or_else(|| MonitorLibraryError::NotFound(dir.display().to_string()))
 }
 
 /// What one monitored run adds up to.

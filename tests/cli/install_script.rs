@@ -1,0 +1,133 @@
+//! `scripts/install`: the usual prefix layout, a prefix that still works
+//! after it is moved (the binary finds its shim in ../lib), and
+//! `--uninstall` removing exactly what was installed. Installs the binaries
+//! this test run built (`--build-dir`), so no release build is needed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+fn build_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_numabench"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn install(arguments: &[&str]) -> std::process::Output {
+    Command::new(repo().join("scripts/install"))
+        .args(arguments)
+        .output()
+        .expect("scripts/install runs")
+}
+
+fn files_below(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn install_move_run_and_uninstall() {
+    let root = tempfile::tempdir().unwrap();
+    let first = root.path().join("first");
+    let build = build_dir();
+    let output = install(&[
+        "--prefix",
+        first.to_str().unwrap(),
+        "--build-dir",
+        build.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let installed = files_below(&first);
+    for expected in [
+        "bin/numabench",
+        "lib/libnumabench_pin.so",
+        "include/numabench_pin.h",
+        "include/numabench_plugin.h",
+        "share/man/man1/numabench.1",
+        "share/man/man1/numabench-latency.1",
+        "share/bash-completion/completions/numabench",
+        "share/zsh/site-functions/_numabench",
+        "share/fish/vendor_completions.d/numabench.fish",
+        "share/doc/numabench/README.md",
+        "share/doc/numabench/docs/results.md",
+        "share/doc/numabench/examples/plugins/read_bandwidth.c",
+        "share/numabench/install-manifest",
+    ] {
+        assert!(
+            installed.iter().any(|file| file == expected),
+            "{expected} missing: {installed:?}"
+        );
+    }
+
+    // Moved, as an environment module's prefix may be: run still finds and
+    // preloads the shim (a run through the shim carries pin_warnings).
+    let moved = root.path().join("moved");
+    std::fs::rename(&first, &moved).unwrap();
+    let output = Command::new(moved.join("bin/numabench"))
+        .args([
+            "run",
+            "--policy",
+            "pin-compact",
+            "--repeat",
+            "1",
+            "--json",
+            "--",
+            "true",
+        ])
+        .env_remove("NUMABENCH_PIN_LIB")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let record = &document["records"][0];
+    assert!(
+        record["params"]["pin_warnings"].is_array(),
+        "not run through the shim: {record}"
+    );
+
+    // A file of someone else's in the prefix survives the uninstall; the rest goes.
+    std::fs::write(moved.join("bin/mine"), b"not numabench's").unwrap();
+    let output = install(&["--prefix", moved.to_str().unwrap(), "--uninstall"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(files_below(&moved), ["bin/mine"]);
+    assert!(!moved.join("share").exists() && !moved.join("lib").exists());
+}
+
+#[test]
+fn bad_arguments_are_exit_2_naming_them() {
+    let output = install(&["--frobnicate"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("'--frobnicate'"));
+    let empty = tempfile::tempdir().unwrap();
+    let output = install(&["--prefix", empty.path().to_str().unwrap(), "--uninstall"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no manifest"));
+}
