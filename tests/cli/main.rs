@@ -31,6 +31,7 @@ mod summary;
 mod tables;
 mod topo_doctor;
 mod topology_file;
+mod unprivileged;
 mod version;
 
 use assert_cmd::Command;
