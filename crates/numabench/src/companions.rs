@@ -2,7 +2,8 @@
 //! `libnumabench_mpi.so`) when no environment variable names them: beside
 //! the executable (`target/<profile>/`), in its `deps/` (where `cargo test`
 //! builds them), and in the install layout's `lib/` next to `bin/`
-//! (`PREFIX/bin/numabench` finds `PREFIX/lib/NAME`), so an installed
+//! (`PREFIX/bin/numabench` finds `PREFIX/lib/NAME`, or
+//! `PREFIX/lib/numabench/NAME` as the Debian package has it), so an installed
 //! prefix still works after it is moved, as environment modules need.
 
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ pub fn candidates(exe_dir: &Path, name: &str) -> Vec<PathBuf> {
     let mut places = vec![exe_dir.join(name), exe_dir.join("deps").join(name)];
     if let Some(prefix) = exe_dir.parent() {
         places.push(prefix.join("lib").join(name));
+        places.push(prefix.join("lib").join("numabench").join(name));
     }
     places
 }
@@ -37,6 +39,7 @@ mod tests {
                 PathBuf::from("/opt/nb/bin/libx.so"),
                 PathBuf::from("/opt/nb/bin/deps/libx.so"),
                 PathBuf::from("/opt/nb/lib/libx.so"),
+                PathBuf::from("/opt/nb/lib/numabench/libx.so"),
             ]
         );
     }
