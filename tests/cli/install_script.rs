@@ -131,3 +131,36 @@ fn bad_arguments_are_exit_2_naming_them() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no manifest"));
 }
+
+/// The binary alone (as `cargo install` leaves it): a pin policy says the
+/// shim is missing and which command installs it, and still runs.
+#[test]
+fn the_binary_alone_names_what_installs_the_shim() {
+    let dir = tempfile::tempdir().unwrap();
+    let alone = dir.path().join("bin/numabench");
+    std::fs::create_dir_all(alone.parent().unwrap()).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_numabench"), &alone).unwrap();
+    let output = Command::new(&alone)
+        .args([
+            "run",
+            "--policy",
+            "pin-compact",
+            "--repeat",
+            "1",
+            "--",
+            "true",
+        ])
+        .env_remove("NUMABENCH_PIN_LIB")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("libnumabench_pin.so not found") && stderr.contains("scripts/install"),
+        "{stderr}"
+    );
+}

@@ -150,7 +150,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         None => None,
     };
     if pin_library.is_none() && policies.iter().any(|policy| policy.pin_order.is_some()) {
-        eprintln!("numabench: warning: libnumabench_pin.so not found next to numabench (set NUMABENCH_PIN_LIB): pthreads are not pinned individually; the main thread and OpenMP threads (OMP_PLACES) are");
+        eprintln!("numabench: warning: libnumabench_pin.so not found beside numabench nor in ../lib (install it with scripts/install, or set NUMABENCH_PIN_LIB): pthreads are not pinned individually; the main thread and OpenMP threads (OMP_PLACES) are");
     }
     let config = RunStudyConfig {
         command: args.command.clone(),
