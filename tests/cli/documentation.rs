@@ -132,3 +132,74 @@ fn other_shells_and_a_bad_shell() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("'tcsh'"));
 }
+
+/// `numabench --help` fits one screen: at most 50 lines of at most 100
+/// columns, every visible command on one line of at most 80 columns, and a
+/// "Start here".
+#[test]
+fn top_level_help_fits_one_screen() {
+    let output = numabench()
+        .arg("--help")
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() <= 50, "{} lines:\n{text}", lines.len());
+    for line in &lines {
+        assert!(line.chars().count() <= 100, "over 100 columns: {line}");
+    }
+    assert!(text.contains("Start here:"), "{text}");
+    for command in [
+        "topo",
+        "doctor",
+        "list",
+        "latency",
+        "bandwidth",
+        "matrix",
+        "characterize",
+        "stream",
+        "run",
+        "cluster",
+        "report",
+        "compare",
+        "completions",
+        "man",
+    ] {
+        let line = lines
+            .iter()
+            .find(|line| line.trim_start().starts_with(&format!("{command} ")))
+            .unwrap_or_else(|| panic!("{command} is not listed:\n{text}"));
+        assert!(line.chars().count() <= 80, "over 80 columns: {line}");
+    }
+}
+
+/// Each command's long help starts with one sentence of what it answers,
+/// then an example.
+#[test]
+fn each_commands_help_starts_with_a_sentence_and_an_example() {
+    for command in [
+        "latency",
+        "bandwidth",
+        "characterize",
+        "run",
+        "report",
+        "compare",
+        "cache",
+    ] {
+        let output = numabench().args([command, "--help"]).output().unwrap();
+        let text = String::from_utf8(output.stdout).unwrap();
+        let mut paragraphs = text.split("\n\n");
+        let first = paragraphs.next().unwrap();
+        assert!(
+            !first.contains('\n') && first.ends_with('.'),
+            "{command}: {first}"
+        );
+        let second = paragraphs.next().unwrap();
+        assert!(
+            second.starts_with("Example: numabench") || second.starts_with("Example: "),
+            "{command}: {second}"
+        );
+    }
+}

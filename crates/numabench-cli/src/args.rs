@@ -13,79 +13,194 @@ use std::path::PathBuf;
 /// Measure what NUMA costs on this machine and which thread and memory
 /// placement makes a program fast and repeatable.
 #[derive(Debug, Parser)]
-#[command(name = "numabench", version = numabench::VERSION_LINE, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "numabench",
+    version = numabench::VERSION_LINE,
+    about = "What NUMA costs on this machine, and which placement makes a program fast and repeatable.",
+    long_about = None,
+    propagate_version = true,
+    max_term_width = 100
+)]
 pub struct Cli {
-    /// Work on the machine an hwloc XML topology describes (e.g. written by
-    /// `lstopo --of xml` on a server) instead of this one: topo, list and
-    /// doctor describe it (doctor reports this kernel's settings as not
-    /// checked), and measuring commands show their --plan for it; a real
-    /// measurement refuses it, as it does HWLOC_XMLFILE and HWLOC_SYNTHETIC.
+    /// Work on the machine an hwloc XML file (lstopo --of xml) describes:
+    /// topo, list, doctor describe it; measuring commands only --plan for it.
     #[arg(long, global = true, value_name = "FILE")]
     pub topology: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The top-level help's groups of commands, in order: every visible
+/// subcommand is in exactly one (a unit test checks it).
+pub const COMMAND_GROUPS: &[(&str, &[&str])] = &[
+    ("Inspect", &["topo", "doctor", "list"]),
+    (
+        "Measure",
+        &[
+            "latency",
+            "bandwidth",
+            "matrix",
+            "contention",
+            "scaling",
+            "loaded-latency",
+            "mlp",
+            "c2c",
+            "cache",
+            "plugin",
+        ],
+    ),
+    ("The whole machine", &["characterize"]),
+    ("Applications", &["stream", "cg", "mg"]),
+    ("Studies", &["placement-study", "run", "overdecompose"]),
+    ("Cluster", &["cluster"]),
+    ("Results", &["report", "compare", "export-memattrs"]),
+    ("Shell", &["completions", "man"]),
+];
+
+/// The command line's definition, with the top-level help grouped by
+/// [`COMMAND_GROUPS`] (one line per command, its one-sentence about) and a
+/// "Start here" for new users, as git and cargo do.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let command = Cli::command();
+    let mut groups = String::new();
+    for (group, names) in COMMAND_GROUPS {
+        groups.push_str(&format!("{group}:\n"));
+        for name in *names {
+            let about = command
+                .find_subcommand(name)
+                .and_then(|sub| sub.get_about())
+                .map(|about| about.to_string())
+                .unwrap_or_default();
+            groups.push_str(&format!("  {name:<16} {about}\n"));
+        }
+    }
+    command.help_template(format!(
+        "{{about}}\n\n{{usage-heading}} {{usage}}\n\n\
+         Start here:\n  \
+         numabench characterize --jsonl r.jsonl   this machine (--plan: what, how long)\n  \
+         numabench report r.jsonl -o r.html       one page of plots\n\n\
+         {groups}\n\
+         Options:\n{{options}}\n\n\
+         More: numabench help COMMAND, numabench COMMAND --help, man numabench-COMMAND\n"
+    ))
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Show packages, NUMA nodes (CPU-less ones marked), caches, the node
-    /// distance matrix, HMAT latency/bandwidth and what this process may use
-    /// (of this machine, or of the machine a --topology file describes).
+    /// Packages, NUMA nodes, caches, distances, HMAT, usable CPUs.
+    ///
+    /// Example: numabench topo --json > topology.json
+    ///
+    /// Shows packages, NUMA nodes (CPU-less ones marked), CPUs, caches, the
+    /// node distance matrix, HMAT latency/bandwidth, memory-side caches and
+    /// what this process may use (cgroup, taskset, Slurm), of this machine
+    /// or of the machine a --topology file describes.
     Topo(TopoArgs),
-    /// Audit the settings that change NUMA results (NUMA balancing, THP,
-    /// zone reclaim, huge page pools, governor, SMT, CPU/node restrictions,
-    /// free memory per node, hypervisor, perf counters). A setting it cannot
-    /// read is reported unknown, as a warning. With --topology FILE, checks
-    /// what the file shows and reports this kernel's settings as not checked.
-    /// Exit status 0 when clean, 1 when there are warnings. Reads only; never
-    /// changes a setting.
+    /// Audit the settings that change NUMA results.
+    ///
+    /// Example: numabench doctor
+    ///
+    /// Checks NUMA balancing, THP, zone reclaim, huge page pools, governor,
+    /// SMT, CPU/node restrictions, free memory per node, hypervisor and perf
+    /// counters: found / why / fix. A setting it cannot read is reported
+    /// unknown, as a warning. With --topology FILE, checks what the file
+    /// shows and reports this kernel's settings as not checked. Exit status
+    /// 0 when clean, 1 when there are warnings. Reads only; never changes a
+    /// setting.
     Doctor(DoctorArgs),
-    /// Name every benchmark (--describe: what each measures and how).
+    /// Name every benchmark and plugin (--describe: what and how).
+    ///
+    /// Example: numabench list --describe
     List(ListArgs),
-    /// Load-to-use latency: a pinned thread chases a random pointer cycle
-    /// through a buffer placed on a chosen node (ns and cycles per load);
-    /// by default random within TLB-sized blocks (the idle latency).
+    /// Load-to-use latency from a CPU to a node's memory.
+    ///
+    /// Example: numabench latency --cpu-node 0 --mem-node 1 --sweep
+    ///
+    /// A pinned thread chases a random pointer cycle through a buffer placed
+    /// on a chosen node (ns and cycles per load); by default random within
+    /// TLB-sized blocks (the idle latency MLC and multichase report).
     Latency(LatencyArgs),
-    /// Memory bandwidth of read/write/copy/triad kernels (and -nt
-    /// streaming-store variants) with pinned threads (GB/s).
+    /// Memory bandwidth of read/write/copy/triad kernels.
+    ///
+    /// Example: numabench bandwidth --kernel triad --threads 8 --mem-node 1
+    ///
+    /// Pinned threads run read, write, copy, triad and their -nt
+    /// streaming-store variants over placed buffers (GB/s).
     Bandwidth(BandwidthArgs),
-    /// N x N matrices: a thread on each CPU node (its first CPU in compact
-    /// order), memory on each node (CPU-less nodes included as memory targets).
+    /// Node x node latency or read bandwidth matrices.
+    ///
+    /// Example: numabench matrix bandwidth --mode parallel
+    ///
+    /// A thread on each CPU node (its first CPU in compact order; parallel:
+    /// all its CPUs), memory on each node (CPU-less nodes included as memory
+    /// targets).
     #[command(subcommand)]
     Matrix(MatrixCommand),
-    /// All threads reading one node's memory (as after a serial
-    /// initialisation) vs each thread reading its own node.
+    /// Cost of a serial initialisation: all threads on one node.
+    ///
+    /// Example: numabench contention
+    ///
+    /// Every thread reading one node's memory (as after a serial
+    /// initialisation), alone in turn and all at once, against each thread
+    /// reading its own node.
     Contention(ContentionArgs),
+    /// How many cores saturate a node's memory bandwidth.
+    ///
+    /// Example: numabench scaling
+    ///
     /// Bandwidth of one node's memory as 1, 2, ... all of a node's CPUs read
     /// it, locally and from the farthest node; threads are added cores-first
     /// (one per core, spread over L3 domains, before any SMT sibling).
     Scaling(ScalingArgs),
-    /// Latency seen by one chasing thread while the other cores generate
+    /// Latency under increasing traffic: the loaded-latency curve.
+    ///
+    /// Example: numabench loaded-latency --mix 3:1
+    ///
+    /// One chasing thread measures latency while the other cores generate
     /// traffic at decreasing delays: a latency-vs-bandwidth curve.
     LoadedLatency(LoadedLatencyArgs),
-    /// Memory-level parallelism: k = 1..16 independent chases in one thread,
-    /// each continuing where it stopped, together reading the whole buffer.
+    /// Memory-level parallelism: misses a core keeps in flight.
+    ///
+    /// Example: numabench mlp --threads 4
+    ///
+    /// k = 1..16 independent chases in one thread, each continuing where it
+    /// stopped, together reading the whole buffer; --threads N: N threads at
+    /// once, pinned against unpinned.
     Mlp(MlpArgs),
-    /// Cache-to-cache latency of a modified line between two cores, for
-    /// each CPU pair (representative pairs on large machines).
+    /// Core-to-core latency of a modified cache line.
+    ///
+    /// Example: numabench c2c
+    ///
+    /// The latency of a modified line moving between two cores, for each
+    /// CPU pair (representative pairs on large machines).
     C2c(C2cArgs),
-    /// Characterize this machine: topology, then every benchmark (or those
-    /// chosen with --only/--skip) with defaults derived from the topology;
-    /// latencies are chased random within TLB-sized blocks (idle latency).
+    /// Characterize this machine: every benchmark, sized for it.
+    ///
+    /// Example: numabench characterize --jsonl results.jsonl, then numabench report results.jsonl
+    ///
+    /// The topology, then every benchmark (or those chosen with
+    /// --only/--skip) with defaults derived from the topology; latencies are
+    /// chased random within TLB-sized blocks (idle latency). --plan shows
+    /// every step and the estimated duration without running anything.
     Characterize(CharacterizeArgs),
-    /// STREAM copy/scale/add/triad as an application under a placement
-    /// scheme and a thread scheme, with STREAM's validation.
+    /// STREAM under a placement scheme and a thread scheme.
     ///
-    /// Records also say what the threads were doing: per-thread user and
-    /// system time and context switches, TLP_1..TLP_4 (sampled runnable
-    /// threads per core), the kernel's per-node numastat deltas
-    /// (system-wide) and perf event counts; events this machine cannot
-    /// count are named with the reason (params threads_usage, tlp,
-    /// numastat_delta, perf, perf_unavailable; docs/results.md).
+    /// Example: numabench stream --placement serial --threads-placement scatter
+    ///
+    /// STREAM copy/scale/add/triad as an application, with STREAM's
+    /// validation. Records also say what the threads were doing: per-thread
+    /// user and system time and context switches, TLP_1..TLP_4 (sampled
+    /// runnable threads per core), the kernel's per-node numastat deltas
+    /// (system-wide) and perf event counts; events this machine cannot count
+    /// are named with the reason (params threads_usage, tlp, numastat_delta,
+    /// perf, perf_unavailable; docs/results.md).
     Stream(StreamArgs),
-    /// NPB MG: V-cycle multigrid on the 3-D Poisson problem (NPB's
-    /// verification), under a placement scheme and a thread scheme.
+    /// NPB MG under a placement scheme and a thread scheme.
     ///
+    /// Example: numabench mg --class B --placement first-touch
+    ///
+    /// V-cycle multigrid on the 3-D Poisson problem with NPB's verification.
     /// Records also say what the threads were doing: per-thread user and
     /// system time and context switches, TLP_1..TLP_4 (sampled runnable
     /// threads per core), the kernel's per-node numastat deltas
@@ -93,46 +208,62 @@ pub enum Command {
     /// count are named with the reason (params threads_usage, tlp,
     /// numastat_delta, perf, perf_unavailable; docs/results.md).
     Mg(NpbArgs),
-    /// NPB CG: conjugate gradient inside the inverse power method on NPB's
-    /// random sparse matrix (NPB's verification value zeta), under a
-    /// placement scheme and a thread scheme.
+    /// NPB CG under a placement scheme and a thread scheme.
     ///
-    /// Records also say what the threads were doing: per-thread user and
-    /// system time and context switches, TLP_1..TLP_4 (sampled runnable
-    /// threads per core), the kernel's per-node numastat deltas
-    /// (system-wide) and perf event counts; events this machine cannot
-    /// count are named with the reason (params threads_usage, tlp,
-    /// numastat_delta, perf, perf_unavailable; docs/results.md).
+    /// Example: numabench cg --class B --placement serial+migrate
+    ///
+    /// Conjugate gradient inside the inverse power method on NPB's random
+    /// sparse matrix, with NPB's verification value zeta. Records also say
+    /// what the threads were doing: per-thread user and system time and
+    /// context switches, TLP_1..TLP_4 (sampled runnable threads per core),
+    /// the kernel's per-node numastat deltas (system-wide) and perf event
+    /// counts; events this machine cannot count are named with the reason
+    /// (params threads_usage, tlp, numastat_delta, perf, perf_unavailable;
+    /// docs/results.md).
     Cg(NpbArgs),
-    /// Run a kernel (stream, cg, mg) under every placement scheme x thread scheme
-    /// (and over-decomposition levels), side by side, naming the fastest
-    /// and the most repeatable.
-    PlacementStudy(PlacementStudyArgs),
-    /// Run any program under NUMA policies, repeatedly, interleaving the
-    /// policies, and compare wall time, CPU time, RSS and context switches
-    /// (with a Mann-Whitney test against as-is).
+    /// Which placement makes a kernel fastest and most repeatable.
     ///
-    /// Records also say what the threads were doing: per-thread user and
-    /// system time and context switches, TLP_1..TLP_4 (sampled runnable
-    /// threads per core), the kernel's per-node numastat deltas
-    /// (system-wide) and perf event counts; events this machine cannot
-    /// count are named with the reason (params threads_usage, tlp,
+    /// Example: numabench placement-study cg --repeat 5
+    ///
+    /// Runs a kernel (stream, cg, mg) under every placement scheme x thread
+    /// scheme (and over-decomposition levels), interleaved, side by side,
+    /// naming the fastest (Mann-Whitney) and the most repeatable.
+    PlacementStudy(PlacementStudyArgs),
+    /// Run any program under NUMA policies and compare them.
+    ///
+    /// Example: numabench run --policy as-is --policy pin-compact -- ./bt.A.x
+    ///
+    /// Runs the program repeatedly, interleaving the policies, and compares
+    /// wall time, CPU time, RSS and context switches (with a Mann-Whitney
+    /// test against as-is). Records also say what the threads were doing:
+    /// per-thread user and system time and context switches, TLP_1..TLP_4
+    /// (sampled runnable threads per core), the kernel's per-node numastat
+    /// deltas (system-wide) and perf event counts; events this machine
+    /// cannot count are named with the reason (params threads_usage, tlp,
     /// numastat_delta, perf, perf_unavailable; docs/results.md).
     Run(RunCommandArgs),
-    /// The over-decomposition study: a red-black SOR kernel over MPI, its
-    /// grid sized so blocking halo exchanges take 25%, 50%, 75% of the time
-    /// at one rank per core, run with K ranks per core (pinned so the K ranks
-    /// of a core share it) under the MPI monitor: speedup against K = 1,
-    /// TLP_1/TLP_2, system time, context switches, idle share; every grid is
-    /// checked against a serial run. Needs an MPI build (cargo build -p
-    /// numabench-cli --features mpi) and libnumabench_mpi.so.
+    /// Over-decomposition: K MPI ranks per core (MPI build).
+    ///
+    /// Example: numabench overdecompose --ranks-per-core 1,2,4
+    ///
+    /// A red-black SOR kernel over MPI, its grid sized so blocking halo
+    /// exchanges take 25%, 50%, 75% of the time at one rank per core, run
+    /// with K ranks per core (pinned so the K ranks of a core share it)
+    /// under the MPI monitor: speedup against K = 1, TLP_1/TLP_2, system
+    /// time, context switches, idle share; every grid is checked against a
+    /// serial run. Needs an MPI build (cargo build -p numabench-cli
+    /// --features mpi) and libnumabench_mpi.so.
     Overdecompose(OverdecomposeArgs),
     /// One rank of the over-decomposition study (started by `overdecompose`
     /// through mpirun; prints rank 0's report as one JSON line).
     #[command(hide = true)]
     OverdecomposeWorker(OverdecomposeWorkerArgs),
-    /// Every host of an MPI job in one run (launch with mpirun, or srun
-    /// --mpi=pmix for Debian's OpenMPI; one rank per host): each measures the same node-level subset (parts:
+    /// Check every host of an MPI job, name outliers (MPI build).
+    ///
+    /// Example: mpirun --map-by ppr:1:node -np 64 numabench cluster --jsonl cluster.jsonl
+    ///
+    /// Launch with mpirun, or srun --mpi=pmix for Debian's OpenMPI; one rank
+    /// per host. Each host measures the same node-level subset (parts:
     /// topo = topology summary and doctor findings, stream = STREAM triad
     /// per NUMA node, latency = idle latency local and remote, matrix = a
     /// short serial bandwidth matrix, pingpong = MPI ping-pong latency and
@@ -142,46 +273,71 @@ pub enum Command {
     /// any (or a host failed), 0 when none. Needs the MPI build:
     /// cargo build --release -p numabench-cli --features mpi
     Cluster(ClusterArgs),
-    /// Match the same benchmarks and parameters across result sets (JSON
+    /// Match measurements across result sets, side by side.
+    ///
+    /// Example: numabench compare before.jsonl after.jsonl
+    ///
+    /// Matches the same benchmarks and parameters across result sets (JSON
     /// Lines or JSON files from any machine: two machines, two BIOS
-    /// settings, before and after a kernel upgrade) and show each figure
+    /// settings, before and after a kernel upgrade) and shows each figure
     /// side by side, its ratio to the first set, and a Mann-Whitney p-value
     /// where both sets hold repetitions (else n/a). Host, rank, repetition,
     /// timings and machine-derived details are not part of the match (see
     /// README, "Comparing result sets"); what only some sets have is counted.
     Compare(CompareArgs),
-    /// Make one self-contained HTML page (inline SVG plots, data tables, no
-    /// script, no network) from results files of any numabench command and
-    /// any machine, mixed: JSON Lines (--jsonl), JSON (--json), `topo --json`
-    /// and `doctor --json` outputs. Sections appear only for what the
-    /// records contain; bad lines are reported in the page and skipped.
+    /// One self-contained HTML page of plots from results files.
+    ///
+    /// Example: numabench report results.jsonl topology.json -o report.html
+    ///
+    /// Inline SVG plots and data tables, no script, no network, from results
+    /// files of any numabench command and any machine, mixed: JSON Lines
+    /// (--jsonl), JSON (--json), `topo --json` and `doctor --json` outputs.
+    /// Sections appear only for what the records contain; bad lines are
+    /// reported in the page and skipped.
     Report(ReportArgs),
-    /// Write the measured initiator x target latencies and read bandwidths
+    /// Measured matrices as hwloc memory attributes, for lstopo.
+    ///
+    /// Example: numabench export-memattrs matrix.jsonl -o machine.xml
+    ///
+    /// Writes the measured initiator x target latencies and read bandwidths
     /// of `matrix` records into the machine's hwloc XML as the custom memory
     /// attributes NumabenchLatency (ns) and NumabenchReadBandwidth (MiB/s),
     /// which `lstopo --memattrs -i FILE` and hwloc-based schedulers read.
     /// The topology is this machine's (the results must come from it), or
     /// the one --topology FILE describes (that of the machine they came from).
     ExportMemattrs(ExportMemattrsArgs),
-    /// Latency and read bandwidth of data in another core's caches: an owner
-    /// CPU puts a buffer sized for L1, L2, L3 or DRAM into the Modified,
-    /// Exclusive or Shared state; CPUs of every relation to it the topology
-    /// has (SMT sibling, same L2, same L3, same node, same package, another
-    /// package per distance) chase it and read it through; beside local and
-    /// remote DRAM (the buffer flushed). One table per state.
+    /// Latency and bandwidth of lines held in another core's caches.
+    ///
+    /// Example: numabench cache --states M,S --levels L2,L3
+    ///
+    /// An owner CPU puts a buffer sized for L1, L2, L3 or DRAM into the
+    /// Modified, Exclusive or Shared state; CPUs of every relation to it the
+    /// topology has (SMT sibling, same L2, same L3, same node, same package,
+    /// another package per distance) chase it and read it through; beside
+    /// local and remote DRAM (the buffer flushed). One table per state.
     Cache(CacheArgs),
-    /// Run benchmark plugins (shared libraries speaking include/numabench_plugin.h,
-    /// from NUMABENCH_PLUGIN_PATH and --plugin FILE), each in a child process:
-    /// one pinned thread per CPU with its own buffer, placed and verified by
-    /// numabench; their samples become records. A plugin that crashes is
-    /// reported failed (exit status 3); records written before it stay.
+    /// Run benchmark plugins on placed, verified buffers.
+    ///
+    /// Example: NUMABENCH_PLUGIN_PATH=examples/plugins numabench plugin read_bandwidth
+    ///
+    /// Plugins are shared libraries speaking include/numabench_plugin.h,
+    /// from NUMABENCH_PLUGIN_PATH and --plugin FILE, each run in a child
+    /// process: one pinned thread per CPU with its own buffer, placed and
+    /// verified by numabench; their samples become records. A plugin that
+    /// crashes is reported failed (exit status 3); records written before it
+    /// stay.
     Plugin(PluginArgs),
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
-    /// on stdout, e.g. `numabench completions bash > /etc/bash_completion.d/numabench`.
+    /// Print a shell completion script (bash, zsh, fish, ...).
+    ///
+    /// Example: numabench completions bash > ~/.local/share/bash-completion/completions/numabench
     Completions(CompletionsArgs),
-    /// Write the manual pages (numabench(1) and one page per subcommand,
-    /// numabench-latency(1), ...) into a directory, as `man -l` and
-    /// `share/man/man1` expect.
+    /// Write the manual pages into a directory.
+    ///
+    /// Example: numabench man ~/.local/share/man/man1
+    ///
+    /// numabench(1) and one page per subcommand (numabench-latency(1),
+    /// numabench-matrix-latency(1), ...), as `man -l` and share/man/man1
+    /// expect.
     Man(ManArgs),
 }
 
@@ -1111,4 +1267,36 @@ fn parse_simd_arg(text: &str) -> Result<SimdLevel, String> {
         ));
     }
     Ok(level)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every visible subcommand is in exactly one group of the top-level
+    /// help, and every grouped name is a subcommand.
+    #[test]
+    fn the_groups_cover_every_visible_command_once() {
+        use clap::CommandFactory;
+        let command = Cli::command();
+        let visible: Vec<&str> = command
+            .get_subcommands()
+            .filter(|sub| !sub.is_hide_set())
+            .map(|sub| sub.get_name())
+            .collect();
+        let grouped: Vec<&str> = COMMAND_GROUPS
+            .iter()
+            .flat_map(|(_, names)| names.iter().copied())
+            .collect();
+        for name in &visible {
+            let count = grouped.iter().filter(|grouped| *grouped == name).count();
+            assert_eq!(count, 1, "{name} is in {count} groups");
+        }
+        for name in &grouped {
+            assert!(
+                visible.contains(name),
+                "{name} is grouped but not a visible command"
+            );
+        }
+    }
 }

@@ -11,11 +11,14 @@ mod plan;
 mod progress;
 mod split_plan;
 
-use clap::Parser;
+use clap::FromArgMatches;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = match args::Cli::try_parse() {
+    let parsed = args::command()
+        .try_get_matches()
+        .and_then(|matches| args::Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(error) => return exit::clap_error(&error),
     };
