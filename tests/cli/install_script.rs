@@ -139,7 +139,7 @@ fn the_binary_alone_names_what_installs_the_shim() {
     let dir = tempfile::tempdir().unwrap();
     let alone = dir.path().join("bin/numabench");
     std::fs::create_dir_all(alone.parent().unwrap()).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_numabench"), &alone).unwrap();
+    super::copy_executable(Path::new(env!("CARGO_BIN_EXE_numabench")), &alone);
     let output = Command::new(&alone)
         .args([
             "run",

@@ -91,3 +91,16 @@ pub const MEASURING_COMMANDS: &[&[&str]] = &[
     &["placement-study", "stream"],
     &["run", "--", "true"],
 ];
+
+/// Copies an executable with `cp` in a child process. Copying it from this
+/// process (`std::fs::copy`) holds a write descriptor that a child forked
+/// meanwhile by another test's thread inherits until it execs, and running
+/// the copy then fails with "Text file busy" (ETXTBSY).
+pub fn copy_executable(from: &std::path::Path, to: &std::path::Path) {
+    let status = std::process::Command::new("cp")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp runs");
+    assert!(status.success(), "cp {} {}", from.display(), to.display());
+}

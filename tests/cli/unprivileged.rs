@@ -113,7 +113,7 @@ fn every_unprivileged_command_runs_as_a_user_and_leaves_nothing_behind() {
     std::fs::create_dir_all(&bin).unwrap();
     let built = Path::new(env!("CARGO_BIN_EXE_numabench"));
     let numabench = bin.join("numabench");
-    std::fs::copy(built, &numabench).unwrap();
+    super::copy_executable(built, &numabench);
     let shim = [
         built.with_file_name("libnumabench_pin.so"),
         built.with_file_name("deps").join("libnumabench_pin.so"),
