@@ -663,11 +663,17 @@ pub struct ClusterArgs {
     /// oversubscribed nodes. Ping-pong pairs always run one at a time.
     #[arg(long)]
     pub sequential: bool,
-    /// Outlier threshold: robust z = |x - median| / (1.4826 MAD) above K.
+    /// Outlier rule: each unit is compared with the OTHER units (itself
+    /// left out): m = their median, MAD = their median absolute deviation.
+    /// A unit is an outlier when |x - m| / (1.4826 MAD) is above K and it
+    /// is more than a factor 1 + F (--min-deviation) from m; when the
+    /// others agree exactly (MAD 0) the factor alone decides. Needs at
+    /// least 3 units per metric (a note names each metric with fewer).
+    /// Among 3 hosts, 100, 90, 60 flags 60; 100, 99, 98 flags none.
     #[arg(long, value_name = "K", default_value_t = 3.0, value_parser = parse_positive_arg)]
     pub mad_k: f64,
-    /// A unit must also be more than a factor 1 + F from the median to be
-    /// an outlier (0.1: 10% above it, or below median/1.1): noise between
+    /// A unit must also be more than a factor 1 + F from the other units'
+    /// median to be an outlier (0.1: 10% above it, or below median/1.1): noise between
     /// identical hosts is never flagged.
     #[arg(long, value_name = "F", default_value_t = 0.1, value_parser = parse_share_arg)]
     pub min_deviation: f64,
