@@ -661,13 +661,16 @@ pub struct ClusterArgs {
     pub skip: Vec<String>,
     /// Measure one host (or rank) at a time, in rank order: for shared or
     /// oversubscribed nodes. Ping-pong pairs always run one at a time.
+    /// Waiting ranks sleep between tests for a message (never spin).
     #[arg(long)]
     pub sequential: bool,
     /// Outlier rule: each unit is compared with the OTHER units (itself
     /// left out): m = their median, MAD = their median absolute deviation.
     /// A unit is an outlier when |x - m| / (1.4826 MAD) is above K and it
     /// is more than a factor 1 + F (--min-deviation) from m; when the
-    /// others agree exactly (MAD 0) the factor alone decides. Needs at
+    /// others agree exactly (MAD 0) the factor alone decides. An outlier
+    /// stands nearly alone: fewer than half the units within the factor
+    /// of it (two equal halves name no one). Needs at
     /// least 3 units per metric (a note names each metric with fewer).
     /// Among 3 hosts, 100, 90, 60 flags 60; 100, 99, 98 flags none.
     #[arg(long, value_name = "K", default_value_t = 3.0, value_parser = parse_positive_arg)]
@@ -689,7 +692,9 @@ pub struct ClusterArgs {
     pub pingpong_size: u64,
     /// A rank silent this long (1s to 3600s; a bare number is milliseconds)
     /// is reported failed by host name and left behind; the job then ends
-    /// with MPI_Abort after the verdict.
+    /// with MPI_Abort after the verdict. Every ping-pong message is timed
+    /// out after this too: a partner that does not answer is named and
+    /// skipped for the rest of the run.
     #[arg(long, value_name = "DURATION", default_value = "600s", value_parser = parse_interval_arg)]
     pub timeout: std::time::Duration,
     /// Back buffers with 2 MiB huge pages (as for other measuring commands).

@@ -18,6 +18,8 @@ mod pingpong_summary;
 mod report;
 mod settings;
 mod tags;
+#[cfg(feature = "mpi")]
+mod wait;
 
 pub use measure::{measure_part, Measured, Sizing, CLUSTER_ORDER};
 #[cfg(feature = "mpi")]

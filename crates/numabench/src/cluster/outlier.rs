@@ -12,7 +12,12 @@
 //! x_i / m_i > 1 + f or m_i / x_i > 1 + f for positive figures, so "half
 //! the bandwidth" and "twice the latency" weigh the same; for other
 //! figures |x_i - m_i| > f |m_i|. When MAD_i is 0 (the others agree
-//! exactly) z cannot be computed: the tolerance alone decides.
+//! exactly) z cannot be computed: the tolerance alone decides. And an
+//! outlier stands (nearly) alone: fewer than half of the units may lie
+//! within the tolerance of its value, itself included. Half the units at
+//! one figure and half at another (ping-pong best partners come in equal
+//! pairs: both ends of a pair share its figure) name no one, as nothing
+//! says which half is wrong.
 //!
 //! Why leave one out: with the unit inside the median and the MAD, a
 //! slow unit among three widens the MAD itself (100, 90, 60: MAD 10, z of
@@ -117,6 +122,13 @@ impl OutlierRule {
         }
         let all: Vec<f64> = finite.iter().map(|&(_, value, _)| value).collect();
         let median_all = median(&all);
+        let near = |a: f64, b: f64| {
+            if a > 0.0 && b > 0.0 {
+                (a / b).max(b / a) <= 1.0 + self.min_deviation
+            } else {
+                (a - b).abs() <= self.min_deviation * b.abs().max(a.abs())
+            }
+        };
         finite
             .iter()
             .filter_map(|&(index, value, unit)| {
@@ -137,7 +149,15 @@ impl OutlierRule {
                 } else {
                     distance > self.min_deviation * centre.abs()
                 };
-                (distance > 0.0 && beyond_z && beyond_floor).then_some(Deviation {
+                let mut alike: Vec<usize> = finite
+                    .iter()
+                    .filter(|&&(_, other, _)| near(other, value))
+                    .map(|&(_, _, unit)| unit)
+                    .collect();
+                alike.sort_unstable();
+                alike.dedup();
+                let alone = 2 * alike.len() < distinct.len();
+                (distance > 0.0 && beyond_z && beyond_floor && alone).then_some(Deviation {
                     index,
                     value,
                     median: median_all,
@@ -249,6 +269,18 @@ mod tests {
         assert!(rule
             .outliers_of_units(&[1.0, 1.0, 1.0, 9.0, 9.0, 9.0], &[0, 0, 0, 1, 1, 1])
             .is_empty());
+    }
+
+    /// Two halves (seen in a run: ping-pong best partners 6.63, 7.92,
+    /// 6.63, 7.92 GB/s, each figure shared by a pair's two ends): each
+    /// unit's others have MAD 0, but no half is a minority.
+    #[test]
+    fn two_equal_halves_name_no_one() {
+        let rule = OutlierRule::default();
+        assert!(flagged(&rule, &[6.63, 7.92, 6.63, 7.92]).is_empty());
+        // Two slow units among seven are still both named.
+        let values = [10.0, 10.1, 9.9, 10.0, 10.2, 5.0, 5.1];
+        assert_eq!(flagged(&rule, &values), vec![5, 6]);
     }
 
     #[test]
