@@ -215,6 +215,7 @@ impl Command {
             Command::PlacementStudy(args) => return args.plan,
             Command::Run(args) => return args.plan,
             Command::Overdecompose(args) => return args.plan,
+            Command::Cluster(args) => return args.plan,
             _ => return false,
         };
         run.plan
@@ -700,6 +701,15 @@ pub struct ClusterArgs {
     /// Back buffers with 2 MiB huge pages (as for other measuring commands).
     #[arg(long)]
     pub hugepages: bool,
+    /// Say what a run on --hosts N hosts costs and stop (no MPI, nothing
+    /// measured): the ping-pong's pairs, bytes per pair and time at an
+    /// assumed 10 GbE link (1.25 GB/s, 5 us), against a budget of 600 s,
+    /// and the rounds of disjoint pairs that would cover every host.
+    #[arg(long)]
+    pub plan: bool,
+    /// With --plan: the number of hosts (of ranks with --per rank).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub hosts: Option<u32>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
