@@ -266,3 +266,61 @@ fn a_rank_stopped_mid_pingpong_is_named_and_skipped() {
         "{stdout}"
     );
 }
+
+/// Item 18: `--pairing rounds` among four ranks measures ceil(log2 4) = 2
+/// rounds of disjoint pairs, each round's pairs at once: (0,1) with (2,3),
+/// then (0,2) with (1,3), four pairs instead of six, every rank with two
+/// partners, each pair record naming the rule. On one host nothing is a
+/// host-to-host suspect, so no pair is measured again. Before, `--pairing`
+/// did not exist (status 2).
+#[test]
+fn rounds_measure_disjoint_pairs_at_once() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("rounds.jsonl");
+    let args = [
+        "cluster",
+        "--per",
+        "rank",
+        "--only",
+        "pingpong",
+        "--pairing",
+        "rounds",
+        "--repeat",
+        "2",
+        "--pingpong-size",
+        "64K",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ];
+    let mut child = spawn_mpirun(dir.path(), 4, &args);
+    let status = child.wait().unwrap();
+    assert!(
+        matches!(status.code(), Some(0 | 1)),
+        "{status:?}\n{}",
+        output_text(dir.path())
+    );
+    let records = records(&jsonl);
+    let mut pairs: Vec<(u64, u64)> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
+        .map(|r| {
+            assert!(r["params"]["pair_rule"]
+                .as_str()
+                .unwrap()
+                .starts_with("rounds of disjoint pairs"));
+            (
+                r["params"]["rank_a"].as_u64().unwrap(),
+                r["params"]["rank_b"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    pairs.sort_unstable();
+    assert_eq!(
+        pairs,
+        vec![(0, 1), (0, 2), (1, 3), (2, 3)],
+        "{}",
+        output_text(dir.path())
+    );
+    assert_eq!(verdict(&records)["params"]["failed"], 0);
+}

@@ -701,6 +701,15 @@ pub struct ClusterArgs {
     /// Back buffers with 2 MiB huge pages (as for other measuring commands).
     #[arg(long)]
     pub hugepages: bool,
+    /// How the ping-pong pairs hosts: serial (every pair up to 16, else
+    /// each with the ones 1, 2, 4, ... places after it; one pair at a
+    /// time), rounds (ceil(log2 N) rounds of disjoint pairs measured at
+    /// once, round k pairing i with i XOR 2^k; then every suspect is
+    /// measured again with 2 fresh partners before it is named) or auto
+    /// (rounds when serial pairs would take over the 600 s budget of
+    /// --plan's model, e.g. at 1000 hosts).
+    #[arg(long, value_enum, default_value_t = PairingArg::Auto)]
+    pub pairing: PairingArg,
     /// Say what a run on --hosts N hosts costs and stop (no MPI, nothing
     /// measured): the ping-pong's pairs, bytes per pair and time at an
     /// assumed 10 GbE link (1.25 GB/s, 5 us), against a budget of 600 s,
@@ -712,6 +721,14 @@ pub struct ClusterArgs {
     pub hosts: Option<u32>,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `cluster --pairing`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PairingArg {
+    Auto,
+    Serial,
+    Rounds,
 }
 
 /// `cluster --per`.

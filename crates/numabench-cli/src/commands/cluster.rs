@@ -2,7 +2,7 @@
 //! line and status 2 on every rank alike); then rank 0 opens the outputs
 //! and every rank runs [`numabench::cluster::ClusterSession::run`].
 
-use crate::args::ClusterArgs;
+use crate::args::{ClusterArgs, PairingArg};
 use crate::exit::{CliError, Status};
 
 /// `cluster --plan`: what a run on `--hosts N` hosts costs, without MPI.
@@ -33,6 +33,11 @@ fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
         bandwidth_round_trips(message_bytes),
     );
     let pingpong = parts.contains(&Part::Pingpong);
+    let rounds = match args.pairing {
+        PairingArg::Auto => cost.over_budget,
+        PairingArg::Serial => false,
+        PairingArg::Rounds => true,
+    };
     if args.output.json {
         let names: Vec<&str> = parts.iter().map(|part| part.name()).collect();
         let value = serde_json::json!({
@@ -40,6 +45,7 @@ fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
             "parts": names,
             "sequential": args.sequential,
             "pingpong": pingpong.then_some(&cost),
+            "pingpong_in_rounds": pingpong && rounds,
             "assumed_link_bytes_per_second": ASSUMED_LINK_BYTES_PER_SECOND,
             "assumed_link_latency_seconds": ASSUMED_LINK_LATENCY_SECONDS,
             "pingpong_budget_seconds": PINGPONG_BUDGET_SECONDS,
@@ -66,7 +72,7 @@ fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
         return Ok(Status::Clean);
     }
     println!(
-        "ping-pong: {} pair(s), one at a time; {:.0} MiB a pair, about {:.2} s a pair at an assumed {:.2} GB/s and {:.0} us: about {}",
+        "ping-pong, every pair one at a time: {} pair(s); {:.0} MiB a pair, about {:.2} s a pair at an assumed {:.2} GB/s and {:.0} us: about {}",
         cost.pairs,
         cost.bytes_per_pair / f64::from(1u32 << 20),
         cost.seconds_per_pair,
@@ -74,9 +80,17 @@ fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
         ASSUMED_LINK_LATENCY_SECONDS * 1e6,
         duration(cost.seconds)
     );
-    if cost.over_budget {
+    if rounds {
         println!(
-            "warning: the ping-pong is over the budget of {} ({}); {} rounds of disjoint pairs at once would take about {}, but cluster runs its pairs one at a time: use --skip pingpong, a smaller --pingpong-size or --repeat, or split the hosts",
+            "ping-pong as run (--pairing {}): {} rounds of disjoint pairs at once, about {}, then each suspect measured again with 2 fresh partners, one pair at a time (about {} a suspect)",
+            if args.pairing == PairingArg::Auto { "auto: serial pairs are over the budget of 10 min" } else { "rounds" },
+            cost.rounds,
+            duration(cost.rounds_seconds),
+            duration(2.0 * cost.seconds_per_pair)
+        );
+    } else if cost.over_budget {
+        println!(
+            "warning: the ping-pong is over the budget of {} ({}) with --pairing serial; {} rounds of disjoint pairs (--pairing auto or rounds) would take about {}",
             duration(PINGPONG_BUDGET_SECONDS),
             duration(cost.seconds),
             cost.rounds,
@@ -123,10 +137,12 @@ pub use with_mpi::run;
 mod with_mpi {
     use super::super::measuring::{bench_error, pipeline, this_machine};
     use super::{bandwidth_round_trips, plan, LATENCY_ROUND_TRIPS};
-    use crate::args::{ClusterArgs, PerArg};
+    use crate::args::{ClusterArgs, PairingArg, PerArg};
     use crate::exit::{CliError, Status};
     use numabench::bench::{check_memory_fits, memory_nodes, Context};
-    use numabench::cluster::{select_parts, ClusterConfig, ClusterSession, OutlierRule, Per};
+    use numabench::cluster::{
+        select_parts, ClusterConfig, ClusterSession, OutlierRule, Pairing, Per,
+    };
 
     /// Flags into a configuration; nothing has started yet.
     fn validate(args: &ClusterArgs, context: &Context) -> Result<ClusterConfig, CliError> {
@@ -167,6 +183,11 @@ mod with_mpi {
             pingpong_bytes,
             latency_round_trips: LATENCY_ROUND_TRIPS,
             bandwidth_round_trips: bandwidth_round_trips(pingpong_bytes),
+            pairing: match args.pairing {
+                PairingArg::Auto => Pairing::Auto,
+                PairingArg::Serial => Pairing::Serial,
+                PairingArg::Rounds => Pairing::Rounds,
+            },
         })
     }
 

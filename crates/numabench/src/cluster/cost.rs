@@ -90,9 +90,93 @@ pub fn pingpong_rounds(n: usize) -> Vec<Vec<(usize, usize)>> {
     rounds
 }
 
+/// How the ping-pong pairs its participants (`--pairing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pairing {
+    /// Rounds when the serial pairs' cost is over the budget, else serial.
+    Auto,
+    /// Every pair of [`pingpong_pairs`], one at a time.
+    Serial,
+    /// [`pingpong_rounds`]: each round's disjoint pairs at once, then
+    /// every suspect measured again with fresh partners.
+    Rounds,
+}
+
+impl Pairing {
+    /// Whether a run of `cost` uses rounds.
+    pub fn uses_rounds(self, cost: &PingpongCost) -> bool {
+        match self {
+            Pairing::Auto => cost.over_budget,
+            Pairing::Serial => false,
+            Pairing::Rounds => true,
+        }
+    }
+}
+
+/// The rule rounds follow, in words, for records.
+pub const ROUNDS_RULE: &str =
+    "rounds of disjoint pairs at once (round k: i with i XOR 2^k), suspects measured again with fresh partners";
+
+/// Partners with which each suspect (a participant index) is measured
+/// again before it is named: up to `count` participants that are not
+/// suspects and have not been paired with it in `done`, starting half-way
+/// round from it (far in rank order), as pairs (lower, higher), each pair
+/// once.
+pub fn recheck_pairs(
+    n: usize,
+    done: &[(usize, usize)],
+    suspects: &[usize],
+    count: usize,
+) -> Vec<(usize, usize)> {
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for &suspect in suspects {
+        let mut found = 0;
+        for step in 0..n {
+            if found == count {
+                break;
+            }
+            let other = (suspect + n / 2 + step) % n;
+            let pair = (suspect.min(other), suspect.max(other));
+            if other == suspect
+                || suspects.contains(&other)
+                || done.contains(&pair)
+                || pairs.contains(&pair)
+            {
+                continue;
+            }
+            pairs.push(pair);
+            found += 1;
+        }
+    }
+    pairs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn suspects_get_fresh_healthy_partners() {
+        let rounds: Vec<(usize, usize)> = pingpong_rounds(8).concat();
+        let pairs = recheck_pairs(8, &rounds, &[3], 2);
+        assert_eq!(pairs.len(), 2, "{pairs:?}");
+        for &(a, b) in &pairs {
+            assert!(a == 3 || b == 3);
+            assert!(!rounds.contains(&(a, b)), "{a},{b} already measured");
+        }
+        // Two suspects are never each other's check.
+        let pairs = recheck_pairs(8, &rounds, &[3, 7], 2);
+        assert!(!pairs.contains(&(3, 7)));
+        assert_eq!(pairs.len(), 4);
+        // Nobody left to pair with: nothing.
+        assert!(recheck_pairs(2, &[(0, 1)], &[1], 2).is_empty());
+        let auto = pingpong_cost(1000, 4 << 20, 3, 1000, 17);
+        assert!(Pairing::Auto.uses_rounds(&auto));
+        assert!(!Pairing::Serial.uses_rounds(&auto));
+        let small = pingpong_cost(4, 4 << 20, 3, 1000, 17);
+        assert!(!Pairing::Auto.uses_rounds(&small));
+        assert!(Pairing::Rounds.uses_rounds(&small));
+    }
 
     #[test]
     fn rounds_are_disjoint_logarithmic_and_cover_everyone() {

@@ -23,8 +23,9 @@ mod tags;
 mod wait;
 
 pub use cost::{
-    pingpong_cost, pingpong_rounds, PingpongCost, ASSUMED_LINK_BYTES_PER_SECOND,
-    ASSUMED_LINK_LATENCY_SECONDS, PINGPONG_BUDGET_SECONDS,
+    pingpong_cost, pingpong_rounds, recheck_pairs, Pairing, PingpongCost,
+    ASSUMED_LINK_BYTES_PER_SECOND, ASSUMED_LINK_LATENCY_SECONDS, PINGPONG_BUDGET_SECONDS,
+    ROUNDS_RULE,
 };
 pub use measure::{measure_part, Measured, Sizing, CLUSTER_ORDER};
 #[cfg(feature = "mpi")]

@@ -21,6 +21,7 @@
 //! would wait for that rank). A rank that dies makes OpenMPI end the whole
 //! job: every record rank 0 had received is already flushed to the outputs.
 
+use super::cost::{pingpong_cost, pingpong_rounds, recheck_pairs, Pairing, ROUNDS_RULE};
 use super::measure::{measure_part, Measured, Sizing};
 use super::outlier::OutlierRule;
 use super::parts::{pingpong_pairs, pingpong_rule, Part, Per};
@@ -69,7 +70,26 @@ pub struct ClusterConfig {
     pub latency_round_trips: usize,
     /// Round trips per ping-pong bandwidth sample.
     pub bandwidth_round_trips: usize,
+    /// How the ping-pong pairs participants (`--pairing`).
+    pub pairing: Pairing,
 }
+
+impl ClusterConfig {
+    /// Whether the ping-pong among `participants` runs in rounds.
+    fn uses_rounds(&self, participants: usize, repeat: usize) -> bool {
+        let cost = pingpong_cost(
+            participants,
+            self.pingpong_bytes,
+            repeat,
+            self.latency_round_trips,
+            self.bandwidth_round_trips,
+        );
+        self.pairing.uses_rounds(&cost)
+    }
+}
+
+/// Partners each suspect is measured again with (rounds only).
+const RECHECK_PARTNERS: usize = 2;
 
 /// What a run left: rank 0 has the verdict; `abandoned` says a rank was
 /// left behind (end the job with [`ClusterSession::abort`]).
@@ -408,7 +428,12 @@ impl ClusterSession {
             );
             params.insert("message_bytes".into(), json!(bytes));
             params.insert("round_trips".into(), json!(trips));
-            params.insert("pair_rule".into(), json!(pingpong_rule(participants)));
+            let rule = if config.uses_rounds(participants, repeat) {
+                ROUNDS_RULE
+            } else {
+                pingpong_rule(participants)
+            };
+            params.insert("pair_rule".into(), json!(rule));
             let mut record = Record {
                 benchmark: "mpi-pingpong".into(),
                 metric: metric.into(),
@@ -613,62 +638,129 @@ impl Root<'_> {
         Ok(())
     }
 
-    /// One pair at a time: the lower rank measures, the higher echoes.
+    /// The ping-pong: every pair one at a time (the lower rank measures,
+    /// the higher echoes); or in rounds of disjoint pairs at once, then
+    /// each suspect (an outlier of the host-to-host figures) measured again
+    /// with fresh partners before the summaries name anyone.
     fn pingpong(&mut self) -> Result<(), OutputError> {
         let participants = self.session.pingpong_participants(&self.roles);
+        let n = participants.len();
         let mut pair_records = Vec::new();
-        for (a, b) in pingpong_pairs(participants.len()) {
-            let (lead, echo) = (participants[a], participants[b]);
-            if self.abandoned.contains(&lead) || self.abandoned.contains(&echo) {
-                continue;
+        let repeat = self.context.repeat.max(1);
+        if self.config.uses_rounds(n, repeat) {
+            let mut done = Vec::new();
+            for round in pingpong_rounds(n) {
+                pair_records.extend(self.run_pairs(&participants, &round)?);
+                done.extend(round);
             }
-            let command = |peer: usize, lead: bool| {
-                encode(&Command::Pair {
-                    peer: peer as i32,
-                    lead,
-                })
-            };
-            let world = &self.session.world;
-            world
-                .process_at_rank(echo as i32)
-                .send_with_tag(&command(lead, false)[..], TAG_COMMAND);
-            let before = self.records.len();
-            if lead == 0 {
-                let mut made = Vec::new();
-                let led = self.session.lead_pingpong(
-                    self.context,
-                    self.config,
-                    &self.roles,
-                    echo as i32,
-                    &mut |record| made.push(record),
-                );
-                for record in made {
-                    self.keep(record)?;
-                }
-                if led.is_err() {
-                    let error = silent_error(lead, self.config.timeout);
-                    self.fail(echo, Some("pingpong".to_string()), error);
-                    self.abandoned.push(echo);
-                }
-            } else {
-                world
-                    .process_at_rank(lead as i32)
-                    .send_with_tag(&command(echo, true)[..], TAG_COMMAND);
-                // The leader times out each exchange after `timeout` and
-                // names a silent echo; twice that without a word from the
-                // leader and the leader itself is named.
-                self.gather(&[lead], 2 * self.config.timeout)?;
+            let suspects = self.suspects(&participants, &pair_records);
+            let again = recheck_pairs(n, &done, &suspects, RECHECK_PARTNERS);
+            for pair in again {
+                pair_records.extend(self.run_pairs(&participants, &[pair])?);
             }
-            pair_records.extend(
-                self.records[before..]
-                    .iter()
-                    .filter(|record| record.benchmark == "mpi-pingpong")
-                    .cloned(),
-            );
+        } else {
+            for pair in pingpong_pairs(n) {
+                pair_records.extend(self.run_pairs(&participants, &[pair])?);
+            }
         }
         for summary in pingpong_summaries(&pair_records) {
             self.keep(summary)?;
         }
         Ok(())
+    }
+
+    /// The participants (indices) whose host-to-host summaries the
+    /// outlier rule flags so far.
+    fn suspects(&self, participants: &[usize], pair_records: &[Record]) -> Vec<usize> {
+        let summaries = pingpong_summaries(pair_records);
+        let mut suspects = Vec::new();
+        for key in ["pingpong latency", "pingpong bandwidth"] {
+            let of_key: Vec<&Record> = summaries
+                .iter()
+                .filter(|record| record.params.get(super::tags::KEY) == Some(&json!(key)))
+                .collect();
+            let values: Vec<f64> = of_key.iter().map(|record| record.value).collect();
+            for deviation in self.config.rule.outliers(&values) {
+                let rank = of_key[deviation.index]
+                    .params
+                    .get(super::tags::RANK)
+                    .and_then(serde_json::Value::as_u64);
+                if let Some(index) =
+                    rank.and_then(|rank| participants.iter().position(|&p| p as u64 == rank))
+                {
+                    if !suspects.contains(&index) {
+                        suspects.push(index);
+                    }
+                }
+            }
+        }
+        suspects
+    }
+
+    /// Measures `pairs` (indices into `participants`, lower first) at once:
+    /// every echo and leader told, rank 0 leading its own pair, then every
+    /// other leader's records gathered. Pairs with a rank left behind are
+    /// skipped. Returns the pair records made.
+    fn run_pairs(
+        &mut self,
+        participants: &[usize],
+        pairs: &[(usize, usize)],
+    ) -> Result<Vec<Record>, OutputError> {
+        let command = |peer: usize, lead: bool| {
+            encode(&Command::Pair {
+                peer: peer as i32,
+                lead,
+            })
+        };
+        let before = self.records.len();
+        let mut leaders = Vec::new();
+        let mut own = None;
+        for &(a, b) in pairs {
+            let (lead, echo) = (participants[a], participants[b]);
+            if self.abandoned.contains(&lead) || self.abandoned.contains(&echo) {
+                continue;
+            }
+            let world = &self.session.world;
+            world
+                .process_at_rank(echo as i32)
+                .send_with_tag(&command(lead, false)[..], TAG_COMMAND);
+            if lead == 0 {
+                own = Some(echo);
+            } else {
+                world
+                    .process_at_rank(lead as i32)
+                    .send_with_tag(&command(echo, true)[..], TAG_COMMAND);
+                leaders.push(lead);
+            }
+        }
+        if let Some(echo) = own {
+            let mut made = Vec::new();
+            let led = self.session.lead_pingpong(
+                self.context,
+                self.config,
+                &self.roles,
+                echo as i32,
+                &mut |record| made.push(record),
+            );
+            for record in made {
+                self.keep(record)?;
+            }
+            if led.is_err() {
+                let error = silent_error(0, self.config.timeout);
+                self.fail(echo, Some("pingpong".to_string()), error);
+                self.abandoned.push(echo);
+            }
+        }
+        if !leaders.is_empty() {
+            // A leader times out each exchange after `timeout` and names a
+            // silent echo; twice that without a word from a leader and the
+            // leader itself is named.
+            self.gather(&leaders, 2 * self.config.timeout)?;
+        }
+        Ok(self.records[before..]
+            .iter()
+            .filter(|record| record.benchmark == "mpi-pingpong")
+            .cloned()
+            .collect())
     }
 }
