@@ -230,3 +230,38 @@ fn host_to_host_pingpong_comes_from_pairs_on_different_hosts() {
     assert_eq!(same.len(), 4, "{}", text(&output));
     assert!(same.iter().all(|s| s["params"]["partners"] == 1));
 }
+
+/// Issue 21, item 18: `--pairing rounds` on three hosts, host 1 under a 20%
+/// CPU quota, the ping-pong only. The rounds are (0,1), then (0,2): host 1
+/// has met host 0 alone, so its slow figure could be host 0's fault; as a
+/// suspect it is measured again with a fresh partner, (1,2), before the
+/// verdict names it. Only then is it flagged, and only it.
+#[test]
+fn rounds_measure_a_suspect_again_before_naming_it() {
+    let _alone = alone();
+    let hosts = hosts(HostsConfig {
+        count: 3,
+        slow_host: Some(1),
+        ..HostsConfig::default()
+    });
+    let slow = hosts.names()[1].clone();
+    let (output, records) = cluster(&hosts, &["--only", "pingpong", "--pairing", "rounds"]);
+    let pairs: Vec<(u64, u64)> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
+        .map(|r| {
+            (
+                r["params"]["rank_a"].as_u64().unwrap(),
+                r["params"]["rank_b"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(pairs, vec![(0, 1), (0, 2), (1, 2)], "{}", text(&output));
+    assert_eq!(
+        named(&records, "outlier"),
+        BTreeSet::from([slow]),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+}
