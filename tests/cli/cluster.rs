@@ -56,3 +56,71 @@ fn cluster_refuses_another_machines_topology() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("two-sockets-hbm-cxl.xml"), "{stderr}");
 }
+
+/// Issue 21, item 18: `cluster --plan --hosts N` says what a run costs,
+/// without MPI (in either build): at 1000 hosts the ping-pong's 9,000-odd
+/// serial pairs of about 400 MiB take about an hour at 10 GbE, over the
+/// default budget, and the plan says so and how many rounds of disjoint
+/// pairs cover every host (what `--pairing auto` then runs); 16 hosts fit
+/// and run serially. Before, `--plan` was an
+/// unknown flag (status 2). Without `--hosts` it is bad input.
+#[test]
+fn cluster_plan_says_what_a_thousand_hosts_cost() {
+    let output = numabench()
+        .args(["cluster", "--plan", "--hosts", "1000", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let plan: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let pingpong = &plan["pingpong"];
+    let pairs = pingpong["pairs"].as_u64().unwrap();
+    assert!((9_000..=11_000).contains(&pairs), "{plan}");
+    let seconds = pingpong["seconds"].as_f64().unwrap();
+    assert!((2_500.0..4_000.0).contains(&seconds), "{plan}");
+    assert_eq!(pingpong["over_budget"], true);
+    assert_eq!(pingpong["rounds"], 10);
+    assert_eq!(plan["pingpong_in_rounds"], true);
+    let text = numabench()
+        .args(["cluster", "--plan", "--hosts", "1000"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.contains("every pair one at a time: 10000 pair(s)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("over the budget of 10 min"), "{stdout}");
+    assert!(
+        stdout.contains("10 rounds of disjoint pairs at once"),
+        "{stdout}"
+    );
+    let serial = numabench()
+        .args([
+            "cluster",
+            "--plan",
+            "--hosts",
+            "1000",
+            "--pairing",
+            "serial",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&serial.stdout);
+    assert!(
+        stdout.contains("warning: the ping-pong is over the budget"),
+        "{stdout}"
+    );
+    let small = numabench()
+        .args(["cluster", "--plan", "--hosts", "16"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&small.stdout);
+    assert!(stdout.contains("120 pair(s)"), "{stdout}");
+    assert!(!stdout.contains("over the budget"), "{stdout}");
+    let missing = numabench().args(["cluster", "--plan"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--hosts"), "{stderr}");
+}

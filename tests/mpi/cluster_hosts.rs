@@ -165,3 +165,103 @@ fn a_host_with_thp_off_differs_from_the_majority() {
         text(&output)
     );
 }
+
+/// Issue 21, item 13: two ranks on each of two hosts (`--per rank`, the
+/// ping-pong only): a rank's host-to-host figure (`pingpong latency`) is
+/// its best over its two partners on the OTHER host, never its neighbour
+/// on its own host; the same-host pair is its own metric (`pingpong
+/// same-host latency`, one partner). Before, every rank's best partner
+/// was taken over all three partners, its own host's included.
+#[test]
+fn host_to_host_pingpong_comes_from_pairs_on_different_hosts() {
+    let _alone = alone();
+    let hosts = hosts(HostsConfig {
+        count: 2,
+        ..HostsConfig::default()
+    });
+    let jsonl = hosts.shared_dir().join("pairs.jsonl");
+    let args = [
+        "cluster",
+        "--per",
+        "rank",
+        "--only",
+        "pingpong",
+        "--repeat",
+        "2",
+        "--pingpong-size",
+        "64K",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ];
+    let output = hosts.mpirun(2, numabench(), &args).output().unwrap();
+    assert!(jsonl.exists(), "{}", text(&output));
+    let records = records(&jsonl);
+    let pairs: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
+        .collect();
+    assert_eq!(pairs.len(), 6, "{}", text(&output));
+    for pair in &pairs {
+        let same = pair["params"]["host_a"] == pair["params"]["host_b"];
+        assert_eq!(pair["params"]["same_host"], same, "{pair}");
+    }
+    let summaries = |key: &str| -> Vec<&Value> {
+        records
+            .iter()
+            .filter(|r| r["params"]["cluster_key"] == key)
+            .collect()
+    };
+    let cross = summaries("pingpong latency");
+    assert_eq!(cross.len(), 4, "{}", text(&output));
+    for summary in &cross {
+        let rank = summary["params"]["rank"].as_u64().unwrap();
+        assert_eq!(summary["params"]["partners"], 2, "{summary}");
+        let best = pairs
+            .iter()
+            .filter(|p| {
+                p["params"]["same_host"] == false
+                    && (p["params"]["rank_a"] == rank || p["params"]["rank_b"] == rank)
+            })
+            .map(|p| p["value"].as_f64().unwrap())
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(summary["value"].as_f64().unwrap(), best, "{summary}");
+    }
+    let same = summaries("pingpong same-host latency");
+    assert_eq!(same.len(), 4, "{}", text(&output));
+    assert!(same.iter().all(|s| s["params"]["partners"] == 1));
+}
+
+/// Issue 21, item 18: `--pairing rounds` on three hosts, host 1 under a 20%
+/// CPU quota, the ping-pong only. The rounds are (0,1), then (0,2): host 1
+/// has met host 0 alone, so its slow figure could be host 0's fault; as a
+/// suspect it is measured again with a fresh partner, (1,2), before the
+/// verdict names it. Only then is it flagged, and only it.
+#[test]
+fn rounds_measure_a_suspect_again_before_naming_it() {
+    let _alone = alone();
+    let hosts = hosts(HostsConfig {
+        count: 3,
+        slow_host: Some(1),
+        ..HostsConfig::default()
+    });
+    let slow = hosts.names()[1].clone();
+    let (output, records) = cluster(&hosts, &["--only", "pingpong", "--pairing", "rounds"]);
+    let pairs: Vec<(u64, u64)> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
+        .map(|r| {
+            (
+                r["params"]["rank_a"].as_u64().unwrap(),
+                r["params"]["rank_b"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(pairs, vec![(0, 1), (0, 2), (1, 2)], "{}", text(&output));
+    assert_eq!(
+        named(&records, "outlier"),
+        BTreeSet::from([slow]),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+}

@@ -5,6 +5,7 @@
 
 mod cluster;
 mod cluster_hosts;
+mod cluster_waits;
 /// Several MPI hosts on one machine (network namespaces on a private bridge).
 #[allow(dead_code)]
 mod hosts;

@@ -394,6 +394,7 @@ impl Command {
             Command::PlacementStudy(args) => return args.plan,
             Command::Run(args) => return args.plan,
             Command::Overdecompose(args) => return args.plan,
+            Command::Cluster(args) => return args.plan,
             _ => return false,
         };
         run.plan
@@ -840,13 +841,22 @@ pub struct ClusterArgs {
     pub skip: Vec<String>,
     /// Measure one host (or rank) at a time, in rank order: for shared or
     /// oversubscribed nodes. Ping-pong pairs always run one at a time.
+    /// Waiting ranks sleep between tests for a message (never spin).
     #[arg(long)]
     pub sequential: bool,
-    /// Outlier threshold: robust z = |x - median| / (1.4826 MAD) above K.
+    /// Outlier rule: each unit is compared with the OTHER units (itself
+    /// left out): m = their median, MAD = their median absolute deviation.
+    /// A unit is an outlier when |x - m| / (1.4826 MAD) is above K and it
+    /// is more than a factor 1 + F (--min-deviation) from m; when the
+    /// others agree exactly (MAD 0) the factor alone decides. An outlier
+    /// stands nearly alone: fewer than half the units within the factor
+    /// of it (two equal halves name no one). Needs at
+    /// least 3 units per metric (a note names each metric with fewer).
+    /// Among 3 hosts, 100, 90, 60 flags 60; 100, 99, 98 flags none.
     #[arg(long, value_name = "K", default_value_t = 3.0, value_parser = parse_positive_arg)]
     pub mad_k: f64,
-    /// A unit must also be more than a factor 1 + F from the median to be
-    /// an outlier (0.1: 10% above it, or below median/1.1): noise between
+    /// A unit must also be more than a factor 1 + F from the other units'
+    /// median to be an outlier (0.1: 10% above it, or below median/1.1): noise between
     /// identical hosts is never flagged.
     #[arg(long, value_name = "F", default_value_t = 0.1, value_parser = parse_share_arg)]
     pub min_deviation: f64,
@@ -862,14 +872,42 @@ pub struct ClusterArgs {
     pub pingpong_size: u64,
     /// A rank silent this long (1s to 3600s; a bare number is milliseconds)
     /// is reported failed by host name and left behind; the job then ends
-    /// with MPI_Abort after the verdict.
+    /// with MPI_Abort after the verdict. Every ping-pong message is timed
+    /// out after this too: a partner that does not answer is named and
+    /// skipped for the rest of the run.
     #[arg(long, value_name = "DURATION", default_value = "600s", value_parser = parse_interval_arg)]
     pub timeout: std::time::Duration,
     /// Back buffers with 2 MiB huge pages (as for other measuring commands).
     #[arg(long)]
     pub hugepages: bool,
+    /// How the ping-pong pairs hosts: serial (every pair up to 16, else
+    /// each with the ones 1, 2, 4, ... places after it; one pair at a
+    /// time), rounds (ceil(log2 N) rounds of disjoint pairs measured at
+    /// once, round k pairing i with i XOR 2^k; then every suspect is
+    /// measured again with 2 fresh partners before it is named) or auto
+    /// (rounds when serial pairs would take over the 600 s budget of
+    /// --plan's model, e.g. at 1000 hosts).
+    #[arg(long, value_enum, default_value_t = PairingArg::Auto)]
+    pub pairing: PairingArg,
+    /// Say what a run on --hosts N hosts costs and stop (no MPI, nothing
+    /// measured): the ping-pong's pairs, bytes per pair and time at an
+    /// assumed 10 GbE link (1.25 GB/s, 5 us), against a budget of 600 s,
+    /// and the rounds of disjoint pairs that would cover every host.
+    #[arg(long)]
+    pub plan: bool,
+    /// With --plan: the number of hosts (of ranks with --per rank).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub hosts: Option<u32>,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `cluster --pairing`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PairingArg {
+    Auto,
+    Serial,
+    Rounds,
 }
 
 /// `cluster --per`.

@@ -2,10 +2,130 @@
 //! line and status 2 on every rank alike); then rank 0 opens the outputs
 //! and every rank runs [`numabench::cluster::ClusterSession::run`].
 
-/// What a numabench built without the `mpi` feature says.
+use crate::args::{ClusterArgs, PairingArg};
+use crate::exit::{CliError, Status};
+
+/// `cluster --plan`: what a run on `--hosts N` hosts costs, without MPI.
+fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
+    use numabench::cluster::{
+        pingpong_cost, select_parts, Part, ASSUMED_LINK_BYTES_PER_SECOND,
+        ASSUMED_LINK_LATENCY_SECONDS, PINGPONG_BUDGET_SECONDS,
+    };
+    let parts = select_parts(&args.only, &args.skip).map_err(CliError::usage)?;
+    let hosts = args
+        .hosts
+        .ok_or_else(|| CliError::usage("cluster --plan needs --hosts N: the hosts to plan for"))?
+        as usize;
+    let message_bytes = usize::try_from(args.pingpong_size)
+        .ok()
+        .filter(|&bytes| (8..=1 << 30).contains(&bytes))
+        .ok_or_else(|| {
+            CliError::usage(format!(
+                "--pingpong-size {} must be between 8 bytes and 1 GiB",
+                args.pingpong_size
+            ))
+        })?;
+    let cost = pingpong_cost(
+        hosts,
+        message_bytes,
+        args.repeat as usize,
+        LATENCY_ROUND_TRIPS,
+        bandwidth_round_trips(message_bytes),
+    );
+    let pingpong = parts.contains(&Part::Pingpong);
+    let rounds = match args.pairing {
+        PairingArg::Auto => cost.over_budget,
+        PairingArg::Serial => false,
+        PairingArg::Rounds => true,
+    };
+    if args.output.json {
+        let names: Vec<&str> = parts.iter().map(|part| part.name()).collect();
+        let value = serde_json::json!({
+            "hosts": hosts,
+            "parts": names,
+            "sequential": args.sequential,
+            "pingpong": pingpong.then_some(&cost),
+            "pingpong_in_rounds": pingpong && rounds,
+            "assumed_link_bytes_per_second": ASSUMED_LINK_BYTES_PER_SECOND,
+            "assumed_link_latency_seconds": ASSUMED_LINK_LATENCY_SECONDS,
+            "pingpong_budget_seconds": PINGPONG_BUDGET_SECONDS,
+        });
+        println!("{value:#}");
+        return Ok(Status::Clean);
+    }
+    let names: Vec<&str> = parts.iter().map(|part| part.name()).collect();
+    println!(
+        "cluster plan for {hosts} host(s): parts {}",
+        names.join(", ")
+    );
+    let host_parts = parts.iter().any(|&part| part != Part::Pingpong);
+    if host_parts {
+        if args.sequential {
+            println!(
+                "host parts: one host after another (--sequential): {hosts} x one host's time"
+            );
+        } else {
+            println!("host parts: every host at once: about one host's time");
+        }
+    }
+    if !pingpong {
+        return Ok(Status::Clean);
+    }
+    println!(
+        "ping-pong, every pair one at a time: {} pair(s); {:.0} MiB a pair, about {:.2} s a pair at an assumed {:.2} GB/s and {:.0} us: about {}",
+        cost.pairs,
+        cost.bytes_per_pair / f64::from(1u32 << 20),
+        cost.seconds_per_pair,
+        ASSUMED_LINK_BYTES_PER_SECOND / 1e9,
+        ASSUMED_LINK_LATENCY_SECONDS * 1e6,
+        duration(cost.seconds)
+    );
+    if rounds {
+        println!(
+            "ping-pong as run (--pairing {}): {} rounds of disjoint pairs at once, about {}, then each suspect measured again with 2 fresh partners, one pair at a time (about {} a suspect)",
+            if args.pairing == PairingArg::Auto { "auto: serial pairs are over the budget of 10 min" } else { "rounds" },
+            cost.rounds,
+            duration(cost.rounds_seconds),
+            duration(2.0 * cost.seconds_per_pair)
+        );
+    } else if cost.over_budget {
+        println!(
+            "warning: the ping-pong is over the budget of {} ({}) with --pairing serial; {} rounds of disjoint pairs (--pairing auto or rounds) would take about {}",
+            duration(PINGPONG_BUDGET_SECONDS),
+            duration(cost.seconds),
+            cost.rounds,
+            duration(cost.rounds_seconds)
+        );
+    }
+    Ok(Status::Clean)
+}
+
+/// Round trips per ping-pong latency sample.
+const LATENCY_ROUND_TRIPS: usize = 1000;
+
+/// Round trips per ping-pong bandwidth sample: about 64 MiB each way.
+fn bandwidth_round_trips(message_bytes: usize) -> usize {
+    (64 << 20) / message_bytes.max(1) + 1
+}
+
+/// Seconds in words: `42 s`, `12 min`, `1.5 h`.
+fn duration(seconds: f64) -> String {
+    if seconds < 120.0 {
+        format!("{seconds:.1} s")
+    } else if seconds < 7200.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
+}
+
+/// What a numabench built without the `mpi` feature says (`--plan` works).
 #[cfg(not(feature = "mpi"))]
-pub fn run(_: &crate::args::ClusterArgs) -> Result<crate::exit::Status, crate::exit::CliError> {
-    Err(crate::exit::CliError::usage(
+pub fn run(args: &ClusterArgs) -> Result<Status, CliError> {
+    if args.plan {
+        return plan(args);
+    }
+    Err(CliError::usage(
         "this numabench was built without MPI: build it with `cargo build --release -p numabench-cli --features mpi` (needs OpenMPI and libclang) to run cluster",
     ))
 }
@@ -16,10 +136,13 @@ pub use with_mpi::run;
 #[cfg(feature = "mpi")]
 mod with_mpi {
     use super::super::measuring::{bench_error, pipeline, this_machine};
-    use crate::args::{ClusterArgs, PerArg};
+    use super::{bandwidth_round_trips, plan, LATENCY_ROUND_TRIPS};
+    use crate::args::{ClusterArgs, PairingArg, PerArg};
     use crate::exit::{CliError, Status};
     use numabench::bench::{check_memory_fits, memory_nodes, Context};
-    use numabench::cluster::{select_parts, ClusterConfig, ClusterSession, OutlierRule, Per};
+    use numabench::cluster::{
+        select_parts, ClusterConfig, ClusterSession, OutlierRule, Pairing, Per,
+    };
 
     /// Flags into a configuration; nothing has started yet.
     fn validate(args: &ClusterArgs, context: &Context) -> Result<ClusterConfig, CliError> {
@@ -58,13 +181,20 @@ mod with_mpi {
             size: args.size,
             timeout: args.timeout,
             pingpong_bytes,
-            latency_round_trips: 1000,
-            // About 64 MiB each way per sample.
-            bandwidth_round_trips: (64 << 20) / pingpong_bytes.max(1) + 1,
+            latency_round_trips: LATENCY_ROUND_TRIPS,
+            bandwidth_round_trips: bandwidth_round_trips(pingpong_bytes),
+            pairing: match args.pairing {
+                PairingArg::Auto => Pairing::Auto,
+                PairingArg::Serial => Pairing::Serial,
+                PairingArg::Rounds => Pairing::Rounds,
+            },
         })
     }
 
     pub fn run(args: &ClusterArgs) -> Result<Status, CliError> {
+        if args.plan {
+            return plan(args);
+        }
         let mut context = Context::new(this_machine()?);
         context.repeat = args.repeat as usize;
         context.hugepages = args.hugepages;

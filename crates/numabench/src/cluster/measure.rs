@@ -216,6 +216,9 @@ fn latency(
                 writer_cpu: None,
             };
             let key = latency_key(sizing.per, topology, from, to);
+            // With --per numa several targets share a key: name each.
+            let target =
+                (sizing.per == Per::Numa && from != to).then(|| format!("memory node {to}"));
             collect(
                 context,
                 |pipeline| run_latency(context, &config, pipeline),
@@ -223,7 +226,15 @@ fn latency(
                     let compared = record.metric == "latency";
                     (Some(from), compared.then(|| key.clone()))
                 },
-                emit,
+                &mut |mut measured: Measured| {
+                    if let Some(target) = &target {
+                        measured
+                            .record
+                            .params
+                            .insert(super::tags::TARGET.into(), json!(target));
+                    }
+                    emit(measured)
+                },
             )?;
         }
     }

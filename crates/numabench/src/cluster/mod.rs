@@ -9,6 +9,7 @@
 //! MPI-free and unit-tested: the outlier rule, the settings comparison,
 //! the verdict, the parts and what each measures on one host.
 
+mod cost;
 mod measure;
 #[cfg(feature = "mpi")]
 mod mpi_run;
@@ -18,7 +19,14 @@ mod pingpong_summary;
 mod report;
 mod settings;
 mod tags;
+#[cfg(feature = "mpi")]
+mod wait;
 
+pub use cost::{
+    pingpong_cost, pingpong_rounds, recheck_pairs, Pairing, PingpongCost,
+    ASSUMED_LINK_BYTES_PER_SECOND, ASSUMED_LINK_LATENCY_SECONDS, PINGPONG_BUDGET_SECONDS,
+    ROUNDS_RULE,
+};
 pub use measure::{measure_part, Measured, Sizing, CLUSTER_ORDER};
 #[cfg(feature = "mpi")]
 pub use mpi_run::{ClusterConfig, ClusterOutcome, ClusterSession};

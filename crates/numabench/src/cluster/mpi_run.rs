@@ -11,22 +11,30 @@
 //! own host first, then receives with a polling loop: a rank silent for
 //! longer than `timeout` is reported as failed by host name and left
 //! behind. Then rank 0 drives the ping-pong, one pair at a time, and
-//! finally sends every rank "finish". If a rank was left behind, rank 0
+//! finally sends every rank "finish". No rank ever waits in a blocking
+//! MPI call after the start ([`super::wait`]): waiting ranks sleep between
+//! tests for a message, and every ping-pong exchange has a deadline
+//! (`timeout`); the leader of a pair names a partner that does not answer,
+//! rank 0 names a leader silent for twice that, and the rank named is
+//! skipped for the rest of the run. If a rank was left behind, rank 0
 //! ends the job with MPI_Abort once the verdict is written (MPI_Finalize
 //! would wait for that rank). A rank that dies makes OpenMPI end the whole
 //! job: every record rank 0 had received is already flushed to the outputs.
 
+use super::cost::{pingpong_cost, pingpong_rounds, recheck_pairs, Pairing, ROUNDS_RULE};
 use super::measure::{measure_part, Measured, Sizing};
 use super::outlier::OutlierRule;
 use super::parts::{pingpong_pairs, pingpong_rule, Part, Per};
-use super::pingpong_summary::{pingpong_summaries, HOST_A, HOST_B, RANK_A, RANK_B, UNIT_A, UNIT_B};
+use super::pingpong_summary::{
+    pingpong_summaries, HOST_A, HOST_B, RANK_A, RANK_B, SAME_HOST, UNIT_A, UNIT_B,
+};
 use super::report::{analyze, ClusterReport, Failure};
 use super::tags::{host_name, Origin};
+use super::wait::{self, Pace, TimedOut, Wait};
 use crate::bench::Context;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use mpi::environment::Universe;
-use mpi::point_to_point::{MatchedReceiveVec, Message, Status};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Threading;
@@ -62,7 +70,26 @@ pub struct ClusterConfig {
     pub latency_round_trips: usize,
     /// Round trips per ping-pong bandwidth sample.
     pub bandwidth_round_trips: usize,
+    /// How the ping-pong pairs participants (`--pairing`).
+    pub pairing: Pairing,
 }
+
+impl ClusterConfig {
+    /// Whether the ping-pong among `participants` runs in rounds.
+    fn uses_rounds(&self, participants: usize, repeat: usize) -> bool {
+        let cost = pingpong_cost(
+            participants,
+            self.pingpong_bytes,
+            repeat,
+            self.latency_round_trips,
+            self.bandwidth_round_trips,
+        );
+        self.pairing.uses_rounds(&cost)
+    }
+}
+
+/// Partners each suspect is measured again with (rounds only).
+const RECHECK_PARTNERS: usize = 2;
 
 /// What a run left: rank 0 has the verdict; `abandoned` says a rank was
 /// left behind (end the job with [`ClusterSession::abort`]).
@@ -90,11 +117,32 @@ impl std::fmt::Debug for ClusterSession {
     }
 }
 
-/// A failure message: which part, and why.
+/// A failure message: which part, and why; `silent` names another rank
+/// that did not answer (a ping-pong partner), blamed instead of the sender.
 #[derive(Debug, Serialize, Deserialize)]
 struct FailMessage {
     part: Option<String>,
     error: String,
+    #[serde(default)]
+    silent: Option<usize>,
+}
+
+/// A ping-pong partner did not answer within the exchange timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Silent;
+
+impl From<TimedOut> for Silent {
+    fn from(_: TimedOut) -> Self {
+        Silent
+    }
+}
+
+/// The failure text of a rank that did not answer a ping-pong exchange.
+fn silent_error(peer: usize, limit: Duration) -> String {
+    format!(
+        "did not answer the ping-pong with rank {peer} within {} s (stopped, hung or died): skipped for the rest of the run",
+        limit.as_secs()
+    )
 }
 
 /// What rank 0 tells a waiting rank.
@@ -228,7 +276,8 @@ impl ClusterSession {
         let root = self.world.process_at_rank(0);
         if roles.measures(rank) {
             if config.sequential {
-                let _ = root.receive_vec_with_tag::<u8>(TAG_GO);
+                // Waiting for its turn without spinning (issue 21, item 17).
+                let _ = wait::receive(&root, Some(TAG_GO), Wait::idle());
             }
             let origin = Origin {
                 host: roles.hosts[rank].clone(),
@@ -243,24 +292,34 @@ impl ClusterSession {
                     let message = FailMessage {
                         part: Some(part.name().to_string()),
                         error: error.to_string(),
+                        silent: None,
                     };
                     root.send_with_tag(&encode(&message)[..], TAG_FAIL);
                 }
             }
             root.send_with_tag(&[0u8][..], TAG_DONE);
         }
-        loop {
-            let (bytes, _) = root.receive_vec_with_tag::<u8>(TAG_COMMAND);
+        while let Ok((bytes, _)) = wait::receive(&root, Some(TAG_COMMAND), Wait::idle()) {
             match serde_json::from_slice::<Command>(&bytes) {
                 Ok(Command::Pair { peer, lead }) => {
                     if lead {
                         let mut send = |record: Record| {
                             root.send_with_tag(&encode(&record)[..], TAG_RECORD);
                         };
-                        self.lead_pingpong(context, config, roles, peer, &mut send);
+                        let led = self.lead_pingpong(context, config, roles, peer, &mut send);
+                        if led.is_err() {
+                            let message = FailMessage {
+                                part: Some("pingpong".to_string()),
+                                error: silent_error(rank, config.timeout),
+                                silent: Some(peer as usize),
+                            };
+                            root.send_with_tag(&encode(&message)[..], TAG_FAIL);
+                        }
                         root.send_with_tag(&[0u8][..], TAG_DONE);
                     } else {
-                        self.echo(peer, config.pingpong_bytes);
+                        // A leader that stops is named by rank 0 (it goes
+                        // silent); this rank waits for the next command.
+                        let _ = self.echo(peer, config.pingpong_bytes, config.timeout);
                     }
                 }
                 Ok(Command::Finish) | Err(_) => break,
@@ -269,24 +328,26 @@ impl ClusterSession {
     }
 
     /// The echoing end of a ping-pong: send back every message until the
-    /// leader says it is over.
-    fn echo(&self, peer: i32, max_bytes: usize) {
+    /// leader says it is over; gives up when the leader is silent for
+    /// `limit` (each exchange is timed out, none blocks).
+    fn echo(&self, peer: i32, max_bytes: usize, limit: Duration) -> Result<(), Silent> {
         let peer = self.world.process_at_rank(peer);
         let mut buffer = vec![0u8; max_bytes.max(8)];
         loop {
-            let (message, status): (Message, Status) = peer.matched_probe();
-            if status.tag() == TAG_PING_END {
-                let _ = (message, status).matched_receive_vec::<u8>();
-                return;
-            }
-            let count = status.count(u8::equivalent_datatype()) as usize;
+            let (message, status) = wait::probe(&peer, None, Wait::within(limit, Pace::Spin))?;
+            let count = (status.count(u8::equivalent_datatype()).max(0) as usize).min(buffer.len());
             let _ = message.matched_receive_into(&mut buffer[..count]);
-            peer.send_with_tag(&buffer[..count], TAG_PING);
+            if status.tag() == TAG_PING_END {
+                return Ok(());
+            }
+            wait::send_bytes(&peer, count, TAG_PING, Wait::within(limit, Pace::Spin))?;
         }
     }
 
     /// The measuring end of a ping-pong with `peer`: latency (8-byte
     /// messages) then bandwidth (large messages), one record each.
+    /// Every message is timed out after `config.timeout`: a silent
+    /// partner ends the pair with [`Silent`] and no record.
     fn lead_pingpong(
         &self,
         context: &Context,
@@ -294,39 +355,39 @@ impl ClusterSession {
         roles: &Roles,
         peer_rank: i32,
         send: &mut dyn FnMut(Record),
-    ) {
+    ) -> Result<(), Silent> {
         let peer = self.world.process_at_rank(peer_rank);
         let me = self.rank() as usize;
         let other = peer_rank as usize;
         let repeat = context.repeat.max(1);
-        let round_trips = |bytes: usize, count: usize| -> f64 {
-            let outgoing = vec![1u8; bytes];
-            let mut incoming = vec![0u8; bytes];
+        let limit = config.timeout;
+        let mut incoming = vec![0u8; config.pingpong_bytes.max(8)];
+        let mut round_trips = |bytes: usize, count: usize| -> Result<f64, Silent> {
             let start = Instant::now();
             for _ in 0..count {
-                peer.send_with_tag(&outgoing[..], TAG_PING);
-                peer.receive_into_with_tag(&mut incoming[..], TAG_PING);
+                wait::send_bytes(&peer, bytes, TAG_PING, Wait::within(limit, Pace::Spin))?;
+                let (message, _) =
+                    wait::probe(&peer, Some(TAG_PING), Wait::within(limit, Pace::Spin))?;
+                let _ = message.matched_receive_into(&mut incoming[..bytes]);
             }
-            start.elapsed().as_secs_f64()
+            Ok(start.elapsed().as_secs_f64())
         };
         let small = 8;
         let large = config.pingpong_bytes;
         // Warm-up: connections are set up lazily.
-        round_trips(small, 10);
-        round_trips(large, 1);
-        let latencies: Vec<f64> = (0..repeat)
-            .map(|_| {
-                let n = config.latency_round_trips;
-                round_trips(small, n) / n as f64 / 2.0 * 1e9
-            })
-            .collect();
-        let bandwidths: Vec<f64> = (0..repeat)
-            .map(|_| {
-                let n = config.bandwidth_round_trips;
-                (2 * large * n) as f64 / round_trips(large, n) / 1e9
-            })
-            .collect();
-        peer.send_with_tag(&[0u8][..], TAG_PING_END);
+        round_trips(small, 10)?;
+        round_trips(large, 1)?;
+        let mut latencies = Vec::with_capacity(repeat);
+        for _ in 0..repeat {
+            let n = config.latency_round_trips;
+            latencies.push(round_trips(small, n)? / n as f64 / 2.0 * 1e9);
+        }
+        let mut bandwidths = Vec::with_capacity(repeat);
+        for _ in 0..repeat {
+            let n = config.bandwidth_round_trips;
+            bandwidths.push((2 * large * n) as f64 / round_trips(large, n)? / 1e9);
+        }
+        wait::send_bytes(&peer, 1, TAG_PING_END, Wait::within(limit, Pace::Spin))?;
         let participants = self.pingpong_participants(roles).len();
         for (metric, unit, values, bytes, trips, headline_is_max) in [
             (
@@ -361,9 +422,18 @@ impl ClusterSession {
             params.insert(HOST_B.into(), json!(roles.hosts[other]));
             params.insert(RANK_A.into(), json!(me));
             params.insert(RANK_B.into(), json!(other));
+            params.insert(
+                SAME_HOST.into(),
+                json!(roles.hosts[me] == roles.hosts[other]),
+            );
             params.insert("message_bytes".into(), json!(bytes));
             params.insert("round_trips".into(), json!(trips));
-            params.insert("pair_rule".into(), json!(pingpong_rule(participants)));
+            let rule = if config.uses_rounds(participants, repeat) {
+                ROUNDS_RULE
+            } else {
+                pingpong_rule(participants)
+            };
+            params.insert("pair_rule".into(), json!(rule));
             let mut record = Record {
                 benchmark: "mpi-pingpong".into(),
                 metric: metric.into(),
@@ -380,6 +450,7 @@ impl ClusterSession {
             origin.tag(&mut record, &roles.pair_unit(me), "pingpong", None);
             send(record);
         }
+        Ok(())
     }
 
     /// The ranks that take part in the ping-pong: one per host (its
@@ -453,10 +524,10 @@ impl Root<'_> {
             for &rank in &others {
                 let process = self.session.world.process_at_rank(rank as i32);
                 process.send_with_tag(&[0u8][..], TAG_GO);
-                self.gather(&[rank])?;
+                self.gather(&[rank], self.config.timeout)?;
             }
         } else {
-            self.gather(&others)?;
+            self.gather(&others, self.config.timeout)?;
         }
         if self.config.parts.contains(&Part::Pingpong) {
             self.pingpong()?;
@@ -519,30 +590,25 @@ impl Root<'_> {
     }
 
     /// Receives from `ranks` until each says done; a rank silent for
-    /// longer than the timeout is failed and left behind.
-    fn gather(&mut self, ranks: &[usize]) -> Result<(), OutputError> {
+    /// longer than `limit` is failed and left behind. Rank 0 waits without
+    /// spinning (it shares its host with the ranks it waits for).
+    fn gather(&mut self, ranks: &[usize], limit: Duration) -> Result<(), OutputError> {
         let mut pending: Vec<usize> = ranks.to_vec();
-        let mut last = Instant::now();
         while !pending.is_empty() {
-            let probe = self.session.world.any_process().immediate_matched_probe();
-            let Some((message, status)) = probe else {
-                if last.elapsed() > self.config.timeout {
-                    for rank in std::mem::take(&mut pending) {
-                        let error = format!(
-                            "no answer within {} s (hung or died)",
-                            self.config.timeout.as_secs()
-                        );
-                        self.fail(rank, None, error);
-                        self.abandoned.push(rank);
-                    }
-                    break;
+            let any = self.session.world.any_process();
+            let Ok((bytes, status)) = wait::receive(&any, None, Wait::within(limit, Pace::Idle))
+            else {
+                for rank in std::mem::take(&mut pending) {
+                    let error = format!(
+                        "no answer within {} s (stopped, hung or died)",
+                        limit.as_secs()
+                    );
+                    self.fail(rank, None, error);
+                    self.abandoned.push(rank);
                 }
-                std::thread::sleep(Duration::from_millis(1));
-                continue;
+                break;
             };
-            last = Instant::now();
             let source = status.source_rank() as usize;
-            let (bytes, _) = (message, status).matched_receive_vec::<u8>();
             match status.tag() {
                 TAG_RECORD => match serde_json::from_slice::<Record>(&bytes) {
                     Ok(record) => self.keep(record)?,
@@ -553,8 +619,17 @@ impl Root<'_> {
                         serde_json::from_slice::<FailMessage>(&bytes).unwrap_or(FailMessage {
                             part: None,
                             error: "unreadable failure message".into(),
+                            silent: None,
                         });
-                    self.fail(source, message.part, message.error);
+                    match message.silent {
+                        Some(silent) if silent < self.roles.hosts.len() => {
+                            self.fail(silent, message.part, message.error);
+                            if !self.abandoned.contains(&silent) {
+                                self.abandoned.push(silent);
+                            }
+                        }
+                        _ => self.fail(source, message.part, message.error),
+                    }
                 }
                 TAG_DONE => pending.retain(|&rank| rank != source),
                 _ => {}
@@ -563,54 +638,129 @@ impl Root<'_> {
         Ok(())
     }
 
-    /// One pair at a time: the lower rank measures, the higher echoes.
+    /// The ping-pong: every pair one at a time (the lower rank measures,
+    /// the higher echoes); or in rounds of disjoint pairs at once, then
+    /// each suspect (an outlier of the host-to-host figures) measured again
+    /// with fresh partners before the summaries name anyone.
     fn pingpong(&mut self) -> Result<(), OutputError> {
         let participants = self.session.pingpong_participants(&self.roles);
+        let n = participants.len();
         let mut pair_records = Vec::new();
-        for (a, b) in pingpong_pairs(participants.len()) {
-            let (lead, echo) = (participants[a], participants[b]);
-            if self.abandoned.contains(&lead) || self.abandoned.contains(&echo) {
-                continue;
+        let repeat = self.context.repeat.max(1);
+        if self.config.uses_rounds(n, repeat) {
+            let mut done = Vec::new();
+            for round in pingpong_rounds(n) {
+                pair_records.extend(self.run_pairs(&participants, &round)?);
+                done.extend(round);
             }
-            let command = |peer: usize, lead: bool| {
-                encode(&Command::Pair {
-                    peer: peer as i32,
-                    lead,
-                })
-            };
-            let world = &self.session.world;
-            world
-                .process_at_rank(echo as i32)
-                .send_with_tag(&command(lead, false)[..], TAG_COMMAND);
-            let before = self.records.len();
-            if lead == 0 {
-                let mut made = Vec::new();
-                self.session.lead_pingpong(
-                    self.context,
-                    self.config,
-                    &self.roles,
-                    echo as i32,
-                    &mut |record| made.push(record),
-                );
-                for record in made {
-                    self.keep(record)?;
-                }
-            } else {
-                world
-                    .process_at_rank(lead as i32)
-                    .send_with_tag(&command(echo, true)[..], TAG_COMMAND);
-                self.gather(&[lead])?;
+            let suspects = self.suspects(&participants, &pair_records);
+            let again = recheck_pairs(n, &done, &suspects, RECHECK_PARTNERS);
+            for pair in again {
+                pair_records.extend(self.run_pairs(&participants, &[pair])?);
             }
-            pair_records.extend(
-                self.records[before..]
-                    .iter()
-                    .filter(|record| record.benchmark == "mpi-pingpong")
-                    .cloned(),
-            );
+        } else {
+            for pair in pingpong_pairs(n) {
+                pair_records.extend(self.run_pairs(&participants, &[pair])?);
+            }
         }
         for summary in pingpong_summaries(&pair_records) {
             self.keep(summary)?;
         }
         Ok(())
+    }
+
+    /// The participants (indices) whose host-to-host summaries the
+    /// outlier rule flags so far.
+    fn suspects(&self, participants: &[usize], pair_records: &[Record]) -> Vec<usize> {
+        let summaries = pingpong_summaries(pair_records);
+        let mut suspects = Vec::new();
+        for key in ["pingpong latency", "pingpong bandwidth"] {
+            let of_key: Vec<&Record> = summaries
+                .iter()
+                .filter(|record| record.params.get(super::tags::KEY) == Some(&json!(key)))
+                .collect();
+            let values: Vec<f64> = of_key.iter().map(|record| record.value).collect();
+            for deviation in self.config.rule.outliers(&values) {
+                let rank = of_key[deviation.index]
+                    .params
+                    .get(super::tags::RANK)
+                    .and_then(serde_json::Value::as_u64);
+                if let Some(index) =
+                    rank.and_then(|rank| participants.iter().position(|&p| p as u64 == rank))
+                {
+                    if !suspects.contains(&index) {
+                        suspects.push(index);
+                    }
+                }
+            }
+        }
+        suspects
+    }
+
+    /// Measures `pairs` (indices into `participants`, lower first) at once:
+    /// every echo and leader told, rank 0 leading its own pair, then every
+    /// other leader's records gathered. Pairs with a rank left behind are
+    /// skipped. Returns the pair records made.
+    fn run_pairs(
+        &mut self,
+        participants: &[usize],
+        pairs: &[(usize, usize)],
+    ) -> Result<Vec<Record>, OutputError> {
+        let command = |peer: usize, lead: bool| {
+            encode(&Command::Pair {
+                peer: peer as i32,
+                lead,
+            })
+        };
+        let before = self.records.len();
+        let mut leaders = Vec::new();
+        let mut own = None;
+        for &(a, b) in pairs {
+            let (lead, echo) = (participants[a], participants[b]);
+            if self.abandoned.contains(&lead) || self.abandoned.contains(&echo) {
+                continue;
+            }
+            let world = &self.session.world;
+            world
+                .process_at_rank(echo as i32)
+                .send_with_tag(&command(lead, false)[..], TAG_COMMAND);
+            if lead == 0 {
+                own = Some(echo);
+            } else {
+                world
+                    .process_at_rank(lead as i32)
+                    .send_with_tag(&command(echo, true)[..], TAG_COMMAND);
+                leaders.push(lead);
+            }
+        }
+        if let Some(echo) = own {
+            let mut made = Vec::new();
+            let led = self.session.lead_pingpong(
+                self.context,
+                self.config,
+                &self.roles,
+                echo as i32,
+                &mut |record| made.push(record),
+            );
+            for record in made {
+                self.keep(record)?;
+            }
+            if led.is_err() {
+                let error = silent_error(0, self.config.timeout);
+                self.fail(echo, Some("pingpong".to_string()), error);
+                self.abandoned.push(echo);
+            }
+        }
+        if !leaders.is_empty() {
+            // A leader times out each exchange after `timeout` and names a
+            // silent echo; twice that without a word from a leader and the
+            // leader itself is named.
+            self.gather(&leaders, 2 * self.config.timeout)?;
+        }
+        Ok(self.records[before..]
+            .iter()
+            .filter(|record| record.benchmark == "mpi-pingpong")
+            .cloned()
+            .collect())
     }
 }

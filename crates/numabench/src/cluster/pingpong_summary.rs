@@ -5,6 +5,13 @@
 //! latency, highest bandwidth) is what the outlier rule compares: it names
 //! the slow host alone, where a median over partners would also drag down
 //! the healthy hosts paired with it.
+//!
+//! Host-to-host figures come from pairs on different hosts only: with two
+//! or more ranks per host (`--per rank`) a rank's best partner would be on
+//! its own host, through shared memory, hiding a bad NIC and making a host
+//! that holds one rank look slow. Pairs on one host are summarized apart,
+//! as their own metric (`same_host_<metric>_best_partner`, compared under
+//! `pingpong same-host <metric>`).
 
 use super::report::single;
 use super::tags;
@@ -18,14 +25,28 @@ pub const HOST_A: &str = "host_a";
 pub const HOST_B: &str = "host_b";
 pub const RANK_A: &str = "rank_a";
 pub const RANK_B: &str = "rank_b";
+/// True when both ends of a pair run on one host.
+pub const SAME_HOST: &str = "same_host";
+
+/// Whether a pair record's two ends share a host (its `same_host` param,
+/// else its two host names compared).
+fn same_host(pair: &Record) -> bool {
+    match pair.params.get(SAME_HOST).and_then(Value::as_bool) {
+        Some(same) => same,
+        None => pair.params.get(HOST_A) == pair.params.get(HOST_B),
+    }
+}
 
 /// For each end of the pair records `pairs` and each metric, one record
 /// (benchmark `mpi-pingpong`, metric `<metric>_best_partner`): the best
-/// of its pairs' figures (the lowest for times, the highest for rates),
-/// tagged with that end's host, rank and unit, compared across units under
-/// `pingpong <metric>`.
+/// of its pairs' figures with partners on OTHER hosts (the lowest for
+/// times, the highest for rates), tagged with that end's host, rank and
+/// unit, compared across units under `pingpong <metric>`; and likewise
+/// over its partners on its own host, `same_host_<metric>_best_partner`
+/// under `pingpong same-host <metric>`.
 pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
-    // (metric, unit) → (host, rank), values, a pair record, in first-seen order.
+    // (metric, unit) → (host, rank), values, a pair record, in first-seen
+    // order; the metric is prefixed `same_host_` for pairs on one host.
     type Group = ((String, String), (Value, Value), Vec<f64>, Record);
     let mut groups: Vec<Group> = Vec::new();
     for pair in pairs {
@@ -35,7 +56,12 @@ pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
             };
             let Some(unit) = unit.as_str() else { continue };
             let rank = pair.params.get(rank).cloned().unwrap_or(Value::Null);
-            let id = (pair.metric.clone(), unit.to_string());
+            let metric = if same_host(pair) {
+                format!("same_host_{}", pair.metric)
+            } else {
+                pair.metric.clone()
+            };
+            let id = (metric, unit.to_string());
             match groups.iter_mut().find(|(key, ..)| *key == id) {
                 Some((_, _, values, _)) => values.push(pair.value),
                 None => groups.push((id, (host.clone(), rank), vec![pair.value], pair.clone())),
@@ -59,7 +85,12 @@ pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
             params.insert(tags::RANK.into(), rank);
             params.insert(tags::UNIT.into(), json!(unit));
             params.insert(tags::PART.into(), json!("pingpong"));
-            params.insert(tags::KEY.into(), json!(format!("pingpong {metric}")));
+            let key = match metric.strip_prefix("same_host_") {
+                Some(base) => format!("pingpong same-host {base}"),
+                None => format!("pingpong {metric}"),
+            };
+            params.insert(tags::KEY.into(), json!(key));
+            params.insert(SAME_HOST.into(), json!(metric.starts_with("same_host_")));
             params.insert("partners".into(), json!(values.len()));
             for copied in ["message_bytes", "round_trips"] {
                 if let Some(value) = example.params.get(copied) {
@@ -144,5 +175,61 @@ mod tests {
                 .value,
             3.0
         );
+    }
+
+    /// Issue 21, item 13: with two ranks on host h0 and one on h1 and h2,
+    /// the h0 ranks' shared-memory pair (fast) must not be their host-to-host
+    /// figure: `pingpong latency` takes pairs on different hosts only, and
+    /// the same-host pair is its own metric. Before, h0's two ranks had a
+    /// best partner of 1 µs and h1, h2 of 50 µs.
+    #[test]
+    fn host_to_host_figures_come_from_pairs_on_different_hosts_only() {
+        let ends = [
+            ("h0/rank 0", "h0"),
+            ("h0/rank 1", "h0"),
+            ("h1/rank 2", "h1"),
+            ("h2/rank 3", "h2"),
+        ];
+        let mut pairs = Vec::new();
+        for a in 0..ends.len() {
+            for b in a + 1..ends.len() {
+                let value = if ends[a].1 == ends[b].1 {
+                    1000.0
+                } else {
+                    50_000.0 + (a + b) as f64
+                };
+                let mut record = pair(ends[a].0, ends[b].0, value);
+                record.params.insert(HOST_A.into(), json!(ends[a].1));
+                record.params.insert(HOST_B.into(), json!(ends[b].1));
+                pairs.push(record);
+            }
+        }
+        let summaries = pingpong_summaries(&pairs);
+        let cross: Vec<&Record> = summaries
+            .iter()
+            .filter(|r| r.params["cluster_key"] == "pingpong latency")
+            .collect();
+        assert_eq!(cross.len(), 4);
+        for record in &cross {
+            assert_eq!(record.metric, "latency_best_partner");
+            assert!(record.value >= 50_000.0, "{record:?}");
+            assert_eq!(record.params["same_host"], false);
+        }
+        let of = |unit: &str| cross.iter().find(|r| r.params["unit"] == unit).unwrap();
+        assert_eq!(of("h0/rank 0").params["partners"], 2);
+        assert_eq!(of("h1/rank 2").params["partners"], 3);
+        let same: Vec<&Record> = summaries
+            .iter()
+            .filter(|r| r.params["cluster_key"] == "pingpong same-host latency")
+            .collect();
+        assert_eq!(same.len(), 2, "{summaries:?}");
+        assert!(same
+            .iter()
+            .all(|r| r.value == 1000.0 && r.metric == "same_host_latency_best_partner"));
+        // The host holding one rank is not an outlier of the host-to-host figure.
+        let values: Vec<f64> = cross.iter().map(|r| r.value).collect();
+        assert!(crate::cluster::OutlierRule::default()
+            .outliers(&values)
+            .is_empty());
     }
 }

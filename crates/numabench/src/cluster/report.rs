@@ -22,6 +22,10 @@ pub struct OutlierFinding {
     pub record_unit: Unit,
     /// `slower` or `faster` for times and rates, `above`/`below` else.
     pub direction: &'static str,
+    /// What tells this record from the unit's other records of the same
+    /// key (`params.cluster_target`, e.g. the memory node of a remote
+    /// latency with `--per numa`); `None` when the unit has one.
+    pub target: Option<String>,
     #[serde(flatten)]
     pub deviation: Deviation,
     /// How many units the median is over.
@@ -66,6 +70,15 @@ fn direction(unit: Unit, above: bool) -> &'static str {
     }
 }
 
+/// One compared record, as `analyze` keeps it.
+struct Entry {
+    unit: String,
+    host: String,
+    value: f64,
+    record_unit: Unit,
+    target: Option<String>,
+}
+
 fn text(params: &Map<String, Value>, key: &str) -> Option<String> {
     params.get(key).and_then(Value::as_str).map(String::from)
 }
@@ -83,8 +96,10 @@ pub fn analyze(
         idle,
         ..ClusterReport::default()
     };
-    // Metric → unit → (value, host, record unit), first record of a unit kept.
-    let mut by_key: BTreeMap<String, Vec<(String, String, f64, Unit)>> = BTreeMap::new();
+    // Metric → every record's (unit, host, value, record unit, target):
+    // all records of a unit are compared (`--per numa` has one per target
+    // at a distance), each against the other units' records.
+    let mut by_key: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
     let mut units: Vec<String> = Vec::new();
     let mut hosts: Vec<String> = Vec::new();
     let mut settings: Vec<(String, Map<String, Value>)> = Vec::new();
@@ -107,32 +122,49 @@ pub fn analyze(
         if !units.contains(&unit) {
             units.push(unit.clone());
         }
-        let entries = by_key.entry(key).or_default();
-        if !entries.iter().any(|(u, ..)| *u == unit) {
-            entries.push((unit, host, record.value, record.unit));
-        }
+        by_key.entry(key).or_default().push(Entry {
+            unit,
+            host,
+            value: record.value,
+            record_unit: record.unit,
+            target: text(&record.params, tags::TARGET),
+        });
     }
     report.units = units.len();
     report.hosts = hosts.len();
     for (key, entries) in &by_key {
-        let values: Vec<f64> = entries.iter().map(|&(_, _, value, _)| value).collect();
-        for deviation in rule.outliers(&values) {
-            let (unit, host, value, record_unit) = &entries[deviation.index];
+        let values: Vec<f64> = entries.iter().map(|entry| entry.value).collect();
+        let mut names: Vec<&str> = Vec::new();
+        let unit_index: Vec<usize> = entries
+            .iter()
+            .map(|entry| match names.iter().position(|n| *n == entry.unit) {
+                Some(index) => index,
+                None => {
+                    names.push(&entry.unit);
+                    names.len() - 1
+                }
+            })
+            .collect();
+        if names.len() < MIN_UNITS {
+            report.notes.push(format!(
+                "{key}: {} unit(s) measured it, fewer than {MIN_UNITS}: no unit can be an outlier",
+                names.len()
+            ));
+            continue;
+        }
+        for deviation in rule.outliers_of_units(&values, &unit_index) {
+            let entry = &entries[deviation.index];
             report.outliers.push(OutlierFinding {
-                unit: unit.clone(),
-                host: host.clone(),
+                unit: entry.unit.clone(),
+                host: entry.host.clone(),
                 key: key.clone(),
-                record_unit: *record_unit,
-                direction: direction(*record_unit, *value > deviation.median),
+                record_unit: entry.record_unit,
+                direction: direction(entry.record_unit, entry.value > deviation.others_median),
+                target: entry.target.clone(),
                 deviation,
-                units: entries.len(),
+                units: names.len(),
             });
         }
-    }
-    if !by_key.is_empty() && by_key.values().all(|entries| entries.len() < MIN_UNITS) {
-        report.notes.push(format!(
-            "fewer than {MIN_UNITS} units measured each metric: no unit can be an outlier"
-        ));
     }
     if settings.len() < 2 && !settings.is_empty() {
         report
@@ -195,10 +227,10 @@ impl ClusterReport {
             let mut params = object(outlier);
             params.insert("mad_k".into(), json!(rule.k));
             params.insert("min_deviation".into(), json!(rule.min_deviation));
-            let ratio = if outlier.deviation.median == 0.0 {
+            let ratio = if outlier.deviation.others_median == 0.0 {
                 f64::NAN
             } else {
-                outlier.deviation.value / outlier.deviation.median
+                outlier.deviation.value / outlier.deviation.others_median
             };
             records.push(record("outlier", ratio, Unit::Ratio, params));
         }
@@ -254,12 +286,16 @@ impl ClusterReport {
                 .map_or(String::new(), |r| format!(" ({:+.0}%)", r * 100.0));
             let _ = writeln!(
                 out,
-                "OUTLIER  {}: {} = {:.4} {} vs median {:.4}{} over {} units, {}, {}",
+                "OUTLIER  {}: {}{} = {:.4} {} vs the others' median {:.4}{} over {} units, {}, {}",
                 outlier.unit,
                 outlier.key,
+                outlier
+                    .target
+                    .as_ref()
+                    .map_or(String::new(), |target| format!(" ({target})")),
                 deviation.value,
                 outlier.record_unit.as_str(),
-                deviation.median,
+                deviation.others_median,
                 relative,
                 outlier.units,
                 z,
@@ -411,5 +447,75 @@ mod tests {
         assert!(report
             .render_text()
             .contains("FAILED   c (rank 2), part stream: no memory"));
+    }
+
+    /// Issue 21, item 15: the note that a metric has too few units is
+    /// given per metric; before, it came only when every metric had fewer
+    /// than three, so a metric measured by two hosts among three (one
+    /// failed it) passed silently.
+    #[test]
+    fn a_metric_with_fewer_than_three_units_is_noted_by_name() {
+        let mut records = Vec::new();
+        for (host, value) in [("a", 10.0), ("b", 10.1), ("c", 9.9)] {
+            records.push(tagged(
+                host,
+                "triad node 0",
+                value,
+                Unit::GigabytesPerSecond,
+            ));
+        }
+        records.push(tagged("a", "latency local", 90.0, Unit::Nanoseconds));
+        records.push(tagged("b", "latency local", 900.0, Unit::Nanoseconds));
+        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert_eq!(report.notes.len(), 1, "{:?}", report.notes);
+        assert!(
+            report.notes[0].starts_with("latency local: 2 unit(s)")
+                && report.notes[0].contains("fewer than 3"),
+            "{:?}",
+            report.notes
+        );
+        assert!(report
+            .render_text()
+            .contains("note: latency local: 2 unit(s)"));
+    }
+
+    /// Issue 21, item 16: with `--per numa` a unit has one record per
+    /// target at a distance; every record is compared, not the first per
+    /// unit. Here h0/node 0's second remote target is slow: before, only
+    /// its first (healthy) record was compared and nothing was flagged.
+    #[test]
+    fn every_record_of_a_unit_is_compared_not_only_its_first() {
+        let mut records = Vec::new();
+        for (unit, target, value) in [
+            ("h0/node 0", "memory node 1", 140.0),
+            ("h0/node 0", "memory node 2", 260.0),
+            ("h1/node 0", "memory node 1", 141.0),
+            ("h1/node 0", "memory node 2", 139.0),
+            ("h2/node 0", "memory node 1", 142.0),
+            ("h2/node 0", "memory node 2", 140.0),
+        ] {
+            let mut record = tagged(
+                unit,
+                "latency remote, distance 21",
+                value,
+                Unit::Nanoseconds,
+            );
+            record.params.insert(tags::HOST.into(), json!(&unit[..2]));
+            record.params.insert(tags::TARGET.into(), json!(target));
+            records.push(record);
+        }
+        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert_eq!(report.units, 3);
+        assert_eq!(report.outliers.len(), 1, "{report:?}");
+        let found = &report.outliers[0];
+        assert_eq!(found.unit, "h0/node 0");
+        assert_eq!(found.target.as_deref(), Some("memory node 2"));
+        assert_eq!(found.deviation.value, 260.0);
+        assert_eq!(found.direction, "slower");
+        let text = report.render_text();
+        assert!(
+            text.contains("OUTLIER  h0/node 0: latency remote, distance 21 (memory node 2) = 260"),
+            "{text}"
+        );
     }
 }

@@ -16,6 +16,10 @@ pub const PART: &str = "part";
 /// What the record's value is compared with across units; records
 /// without it are kept but not compared.
 pub const KEY: &str = "cluster_key";
+/// What tells a record from its unit's other records of the same key
+/// (`--per numa` remote latencies: `memory node N`); absent when a unit
+/// has one record per key.
+pub const TARGET: &str = "cluster_target";
 /// A host's settings (`topo` part), compared across hosts.
 pub const SETTINGS: &str = "settings";
 

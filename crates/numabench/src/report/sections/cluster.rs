@@ -21,13 +21,23 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 /// One strip per compared figure (`params.cluster_key`, per file): each
-/// unit's value, the median of the units' values, and the units the
-/// cluster's `outlier` records name for that key marked.
+/// unit's value, the median of the units' values, and the records the
+/// cluster's `outlier` records name for that key marked: by unit and, as a
+/// unit may have several records of a key (`--per numa`: one per target,
+/// `params.cluster_target`), by target too.
 pub fn cluster_strips(data: &Dataset) -> Vec<Strip> {
-    let outliers: Vec<(String, String, String)> = data
+    type Named = (String, String, String, Option<String>);
+    let outliers: Vec<Named> = data
         .of("cluster")
         .filter(|r| r.metric == "outlier")
-        .filter_map(|r| Some((r.file.clone(), r.text("key")?, r.text("unit")?)))
+        .filter_map(|r| {
+            Some((
+                r.file.clone(),
+                r.text("key")?,
+                r.text("unit")?,
+                r.text("target"),
+            ))
+        })
         .collect();
     let mut groups: BTreeMap<(String, String), Vec<&Rec>> = BTreeMap::new();
     for r in &data.records {
@@ -48,7 +58,13 @@ pub fn cluster_strips(data: &Dataset) -> Vec<Strip> {
                 .iter()
                 .map(|r| {
                     let unit = r.text("unit").unwrap_or_default();
-                    let outlier = outliers.contains(&(file.clone(), key.clone(), unit.clone()));
+                    let named = (
+                        file.clone(),
+                        key.clone(),
+                        unit.clone(),
+                        r.text("cluster_target"),
+                    );
+                    let outlier = outliers.contains(&named);
                     (unit, r.value, outlier)
                 })
                 .collect();

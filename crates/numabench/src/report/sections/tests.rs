@@ -473,3 +473,47 @@ fn overdecompose_sweeps_give_time_speedup_and_tlp_against_k() {
     let section = &html[html.find("<section id=\"overdecompose\"").unwrap()..];
     assert_eq!(section.matches("<svg").count(), 3, "time, speedup, TLP");
 }
+
+/// Issue 21, item 16: with `--per numa` a unit has one record per target
+/// at a distance and the verdict names the target it found slow; only
+/// that record is marked in the strip, not every record of the unit.
+#[test]
+fn cluster_strips_mark_only_the_named_target_of_a_unit() {
+    let key = "latency remote, distance 21";
+    let keyed = |unit: &str, target: &str, value: f64| {
+        record(
+            "latency",
+            "latency",
+            value,
+            "ns",
+            &format!(
+                r#"{{"host":"h0","unit":"{unit}","cluster_key":"{key}","cluster_target":"{target}"}}"#
+            ),
+        )
+    };
+    let data = lines(&[
+        keyed("h0/node 0", "memory node 1", 140.0),
+        keyed("h0/node 0", "memory node 2", 260.0),
+        keyed("h1/node 0", "memory node 1", 141.0),
+        keyed("h1/node 0", "memory node 2", 139.0),
+        keyed("h2/node 0", "memory node 1", 142.0),
+        record(
+            "cluster",
+            "outlier",
+            1.85,
+            "ratio",
+            &format!(
+                r#"{{"unit":"h0/node 0","host":"h0","key":"{key}","target":"memory node 2","value":260.0,"median":141.0}}"#
+            ),
+        ),
+    ]);
+    let strips = cluster::cluster_strips(&data);
+    assert_eq!(strips.len(), 1);
+    let marked: Vec<f64> = strips[0]
+        .units
+        .iter()
+        .filter(|u| u.2)
+        .map(|u| u.1)
+        .collect();
+    assert_eq!(marked, vec![260.0], "{strips:?}");
+}
