@@ -122,10 +122,12 @@ fn the_report_of_a_characterization_renders() {
     // further down, so only the line colours are asked for.
     // The node diagram's pale blue node boxes (sky blue at 25% on white)
     // are near the top.
-    check_rendered(
+    // 4000 px: the notes and the "Other records" note above push the plots down.
+    check_rendered_tall(
         &["characterize.jsonl", "topology.json", "doctor.json"],
         "characterize",
         &[[0, 0, 0], [230, 159, 0], [213, 236, 250]],
+        4000,
     );
 }
 

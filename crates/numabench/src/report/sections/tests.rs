@@ -272,7 +272,9 @@ fn sections_appear_only_for_the_records_given() {
             "scaling",
             "mlp",
             "c2c",
-            "contention"
+            "contention",
+            // latency_cycles: drawn by no section
+            "other"
         ]
     );
     assert_eq!(
@@ -375,7 +377,9 @@ fn summary_sentences_get_their_own_section_first() {
     assert_eq!(summary::sentences(&data), written);
     let ids = sections_of(&data);
     assert_eq!(ids[0], "summary", "{ids:?}");
-    assert!(!ids.contains(&"other".to_string()), "{ids:?}");
+    // Summary records are shown by their section, not under "Other records"
+    // (where only the latency_cycles records of this file go).
+    assert!(data.of("summary").all(shown));
     let html = crate::report::build(&data).html;
     for sentence in &written {
         assert!(
@@ -472,4 +476,66 @@ fn overdecompose_sweeps_give_time_speedup_and_tlp_against_k() {
     let html = crate::report::build(&data).html;
     let section = &html[html.find("<section id=\"overdecompose\"").unwrap()..];
     assert_eq!(section.matches("<svg").count(), 3, "time, speedup, TLP");
+}
+
+/// Every fixture written by a real run, together: each record is shown by a
+/// section or listed under "Other records", the counts add up to every
+/// record, and each shown record's value is on the page (in a plot's data
+/// table or a record table), so a section that claims records it does not
+/// draw is caught. Before the fix the `mlp --threads` records were claimed
+/// by the mlp section, drawn nowhere and kept out of "Other records".
+#[test]
+fn every_record_is_drawn_tabled_or_listed_under_other_records() {
+    let names = [
+        "characterize.jsonl",
+        "characterize-summary.jsonl",
+        "cluster.jsonl",
+        "overdecompose.jsonl",
+        "placement-study-stream.jsonl",
+        "run.jsonl",
+        "run-scan.jsonl",
+        "run-observe.jsonl",
+        "mlp-threads.jsonl",
+    ];
+    let mut data = fixture(&names);
+    // A claimed benchmark with a metric no section draws goes to "Other records".
+    data.load(
+        "odd.jsonl",
+        &record("mlp", "odd_metric", 12345.678, "ns", r#"{"chains":1}"#),
+    );
+    let report = crate::report::build(&data);
+    assert_eq!(report.shown + report.other, data.records.len());
+    assert!(report.other >= 1, "the odd record");
+    let other_html = report
+        .html
+        .split("<section id=\"other\"")
+        .nth(1)
+        .expect("an Other records section");
+    assert!(other_html.contains("odd_metric"), "{other_html}");
+    let mut lost = Vec::new();
+    for r in &data.records {
+        if !report.html.contains(&crate::report::html::number(r.value)) {
+            lost.push(format!(
+                "{} {} {} ({})",
+                r.benchmark, r.metric, r.value, r.file
+            ));
+        }
+    }
+    assert!(lost.is_empty(), "{} records lost: {lost:#?}", lost.len());
+    let mlp = data
+        .records
+        .iter()
+        .filter(|r| r.file == "mlp-threads.jsonl")
+        .count();
+    assert_eq!(mlp, 10);
+    for metric in ["aggregate_loads", "load_latency", "pinned_over_unpinned"] {
+        assert!(
+            data.of("mlp")
+                .filter(|r| r.metric == metric)
+                .all(super::shown),
+            "{metric}"
+        );
+    }
+    assert!(report.html.contains("aggregate loads (Mop/s)"));
+    assert!(report.html.contains("p (Mann-Whitney)"));
 }
