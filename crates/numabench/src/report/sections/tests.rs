@@ -539,3 +539,60 @@ fn every_record_is_drawn_tabled_or_listed_under_other_records() {
     assert!(report.html.contains("aggregate loads (Mop/s)"));
     assert!(report.html.contains("p (Mann-Whitney)"));
 }
+
+/// Latency curves were keyed on CPU and memory only: the same CPU and node
+/// measured on two hosts, in two files, in two orders or with and without a
+/// writer CPU fell into one curve (its points interleaved). Each of those
+/// now makes its own curve, and a single file keeps its short label.
+#[test]
+fn latency_curves_keep_hosts_files_orders_and_writers_apart() {
+    let point = |size: u64, value: f64, extra: &str| {
+        record(
+            "latency",
+            "latency",
+            value,
+            "ns",
+            &format!(r#"{{"size_bytes":{size},"cpu":0,"mem_node":0{extra}}}"#),
+        )
+    };
+    let mut data = Dataset::default();
+    data.load(
+        "a.jsonl",
+        &[
+            r#"{"type":"metadata","tool":"numabench","host":"h1"}"#.to_string(),
+            point(1024, 1.0, r#","order":"tlb-block""#),
+            point(2048, 2.0, r#","order":"tlb-block""#),
+            point(1024, 3.0, r#","order":"random""#),
+            point(1024, 4.0, r#","order":"tlb-block","host":"h2","rank":1"#),
+        ]
+        .join("\n"),
+    );
+    data.load(
+        "b.jsonl",
+        &[
+            r#"{"type":"metadata","tool":"numabench","host":"h1"}"#.to_string(),
+            point(1024, 5.0, r#","order":"tlb-block""#),
+            point(1024, 6.0, r#","order":"tlb-block","writer_cpu":1"#),
+        ]
+        .join("\n"),
+    );
+    let series = latency::latency_curves(&data);
+    let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(series.len(), 5, "{labels:#?}");
+    assert_eq!(
+        series.iter().map(|s| s.points.len()).sum::<usize>(),
+        6,
+        "{labels:#?}"
+    );
+    let two = series.iter().find(|s| s.points.len() == 2).unwrap();
+    assert_eq!(two.points, [(1024.0, 1.0), (2048.0, 2.0)]);
+    assert!(two.label.contains("host h1") && two.label.contains("file a.jsonl"));
+    assert!(
+        labels.iter().any(|l| l.contains("writer CPU 1")),
+        "{labels:#?}"
+    );
+    assert!(
+        labels.iter().any(|l| l.contains("order random")),
+        "{labels:#?}"
+    );
+}
