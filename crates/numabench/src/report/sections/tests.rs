@@ -596,3 +596,33 @@ fn latency_curves_keep_hosts_files_orders_and_writers_apart() {
         "{labels:#?}"
     );
 }
+
+/// A cluster file's matrix records of two hosts: before the fix they made
+/// one heatmap whose cell held the last host's value (the first host's was
+/// lost). Now each host has its own heatmap with its own value.
+#[test]
+fn cluster_matrices_get_one_heatmap_per_host() {
+    let cell = |host: &str, value: f64| {
+        record(
+            "matrix-latency",
+            "latency",
+            value,
+            "ns",
+            &format!(r#"{{"cpu_node":0,"mem_node":0,"host":"{host}","rank":0}}"#),
+        )
+    };
+    let data = lines(&[cell("h0", 100.0), cell("h1", 150.0)]);
+    let all = matrix::matrices(&data);
+    assert_eq!(all.len(), 2, "{all:#?}");
+    let of = |host: &str| {
+        all.iter()
+            .find(|m| m.title.contains(&format!("host {host}")))
+            .unwrap()
+            .values
+            .clone()
+    };
+    assert_eq!(of("h0"), [[Some(100.0)]]);
+    assert_eq!(of("h1"), [[Some(150.0)]]);
+    let html = crate::report::build(&data).html;
+    assert!(html.contains("one heatmap per host"), "{html}");
+}
