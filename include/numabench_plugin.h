@@ -17,6 +17,12 @@
  * --repeat times; each call should wait at the start barrier, measure, and
  * report what it measured through sample(). numabench turns the samples into
  * records (median over threads and repetitions, with the placement check).
+ *
+ * A run fails, naming the plugin, when the child is killed by a signal,
+ * ends (exit(), even exit(0)) before numabench's runner finished, reports
+ * no sample at all, or is still running after --timeout (default 1h; then
+ * SIGTERM, and SIGKILL 2 s later). The child runs in its own process group:
+ * SIGINT or SIGTERM sent to numabench is forwarded to that group.
  */
 #ifndef NUMABENCH_PLUGIN_H
 #define NUMABENCH_PLUGIN_H

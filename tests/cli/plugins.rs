@@ -12,6 +12,21 @@ fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Builds the test plugin `tests/plugins/NAME.c` with cc into `directory`.
+fn build_one(directory: &Path, name: &str) -> PathBuf {
+    let out = directory.join(format!("lib{name}.so"));
+    let status = Command::new("cc")
+        .args(["-O1", "-fPIC", "-shared", "-I"])
+        .arg(repository().join("include"))
+        .arg("-o")
+        .arg(&out)
+        .arg(repository().join(format!("tests/plugins/{name}.c")))
+        .status()
+        .expect("cc");
+    assert!(status.success(), "{name}");
+    out
+}
+
 /// Builds the example plugin with its Makefile and the test plugins with
 /// cc into `directory`; returns (example, crash, wrong version, no symbol).
 fn build(directory: &Path) -> [PathBuf; 4] {
@@ -236,4 +251,209 @@ fn characterize_selects_plugins_like_builtins() {
         "unknown benchmark 'nope' (valid: latency",
     );
     assert!(String::from_utf8_lossy(&output.stderr).contains("read-bandwidth"));
+}
+
+/// Runs `plugin --plugin FILE --size 1M --repeat 1` plus `extra`; returns
+/// the output and the JSONL records written.
+fn run_one(plugin: &Path, extra: &[&str]) -> (std::process::Output, String) {
+    let results = plugin.with_extension("jsonl");
+    let output = numabench()
+        .args(["plugin", "--plugin", plugin.to_str().unwrap()])
+        .args(["--size", "1M", "--repeat", "1", "--jsonl"])
+        .arg(&results)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        output,
+        std::fs::read_to_string(&results).unwrap_or_default(),
+    )
+}
+
+/// A plugin that calls exit() in run(): before the fix the parent checked
+/// only WIFSIGNALED, so `exit(3)` and `exit(0)` both passed (status 0, no
+/// record, nothing said). Now each is one line naming the plugin and the
+/// status, exit status 3; a plugin that reports no sample fails the same way.
+#[test]
+fn a_plugin_that_exits_or_reports_nothing_fails_naming_it() {
+    let directory = tempfile::tempdir().unwrap();
+    let exits = build_one(directory.path(), "exits");
+    let no_sample = build_one(directory.path(), "no_sample");
+    for (plugin, extra, expected) in [
+        (
+            &exits,
+            &[][..],
+            "plugin exits failed: its process exited with status 3",
+        ),
+        (
+            &exits,
+            &["--param", "status=0"][..],
+            "plugin exits failed: its process exited with status 0 before",
+        ),
+        (
+            &no_sample,
+            &[][..],
+            "plugin no-sample failed: it reported no sample",
+        ),
+    ] {
+        let (output, written) = run_one(plugin, extra);
+        assert_eq!(output.status.code(), Some(3), "{extra:?}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+        assert!(!written.contains(r#""benchmark":"#), "{written}");
+    }
+}
+
+/// The live process ids in process group `group` (from /proc). Zombies
+/// (state Z) are left out: they have ended and wait for their reaper
+/// (PID 1 for an orphaned grandchild, which in a container may never reap).
+fn group_members(group: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+                    if *fields.first()? == "Z" {
+                        return None;
+                    }
+                    fields.get(2)?.parse::<u32>().ok()
+                })
+                == Some(group)
+        })
+        .collect()
+}
+
+/// The plugin child's pid: the process in /proc whose parent is `parent`.
+fn child_of(parent: u32) -> Option<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+                    fields.get(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+}
+
+/// A plugin that never returns (and forks a grandchild that never
+/// returns) is stopped at --timeout: before the fix numabench waited for
+/// ever (there was no --timeout). Now it fails naming the plugin and the
+/// timeout, and no process of the plugin's group is left.
+#[test]
+fn a_hanging_plugin_is_stopped_at_the_timeout() {
+    let directory = tempfile::tempdir().unwrap();
+    let hang = build_one(directory.path(), "hang");
+    let started = std::time::Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_numabench"))
+        .args(["plugin", "--plugin", hang.to_str().unwrap()])
+        .args(["--size", "1M", "--repeat", "1", "--timeout", "2s"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let parent = child.id();
+    let mut group = None;
+    while group.is_none() && started.elapsed().as_secs() < 10 {
+        group = child_of(parent);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("plugin hang timed out after 2 s (--timeout)"),
+        "{stderr}"
+    );
+    let group = group.expect("the plugin's child was seen");
+    assert_eq!(group_members(group), Vec::<u32>::new());
+}
+
+/// SIGINT or SIGTERM sent to numabench alone (not to its group) while a
+/// plugin child runs: before the fix SIGTERM killed numabench and left the
+/// child running as an orphan, and SIGINT was not acted on until the child
+/// ended. Now the signal is forwarded, the child and its own child are
+/// stopped, the records measured before are flushed, and numabench exits
+/// 130 or 143.
+#[test]
+fn a_signal_to_numabench_alone_stops_the_plugin_child() {
+    let directory = tempfile::tempdir().unwrap();
+    let [example, ..] = build(directory.path());
+    let hang = build_one(directory.path(), "hang");
+    for (signal, status) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+        let results = directory.path().join(format!("signal-{signal}.jsonl"));
+        let child = Command::new(env!("CARGO_BIN_EXE_numabench"))
+            .args(["plugin", "--plugin", example.to_str().unwrap()])
+            .args(["--plugin", hang.to_str().unwrap()])
+            .args(["--size", "1M", "--repeat", "1", "--jsonl"])
+            .arg(&results)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let parent = child.id();
+        let started = std::time::Instant::now();
+        // Wait for the hanging plugin's child and its grandchild.
+        let group = loop {
+            assert!(started.elapsed().as_secs() < 30, "no hanging child seen");
+            if let Some(pid) = child_of(parent) {
+                if group_members(pid).len() >= 2 {
+                    break pid;
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        // SAFETY: parent is the numabench process this test started.
+        unsafe { libc::kill(parent as i32, signal) };
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(status), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("plugin hang interrupted by signal {signal}")),
+            "{stderr}"
+        );
+        assert_eq!(group_members(group), Vec::<u32>::new(), "signal {signal}");
+        let written = std::fs::read_to_string(&results).unwrap();
+        assert!(
+            written.contains(r#""benchmark":"read-bandwidth""#),
+            "{written}"
+        );
+    }
+}
+
+/// `plugin NAME` with no plugin found at all named nothing before ("no
+/// plugins: set NUMABENCH_PLUGIN_PATH ..."); now the line names NAME.
+#[test]
+fn an_unknown_plugin_name_is_named_even_when_none_is_found() {
+    let empty = tempfile::tempdir().unwrap();
+    let output = numabench()
+        .env("NUMABENCH_PLUGIN_PATH", empty.path())
+        .args(["plugin", "no-such-plugin"])
+        .output()
+        .unwrap();
+    assert_refused(&output, "plugin no-such-plugin", "no-such-plugin");
+}
+
+/// `list --describe` states the plugin timeout's default.
+#[test]
+fn list_describe_states_the_plugin_timeout() {
+    let directory = tempfile::tempdir().unwrap();
+    let no_sample = build_one(directory.path(), "no_sample");
+    let listed = numabench()
+        .args([
+            "list",
+            "--describe",
+            "--plugin",
+            no_sample.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(text.contains("after --timeout (default 1h)"), "{text}");
 }

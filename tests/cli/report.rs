@@ -49,7 +49,17 @@ fn a_mix_of_real_runs_gets_the_sections_its_records_have() {
     let output = succeeding(&["report", &latency, &bandwidth, &topo, "-o", &html_path]);
     assert!(String::from_utf8_lossy(&output.stdout).contains("mixed.html"));
     let html = fs::read_to_string(&html_path).unwrap();
-    assert_eq!(section_ids(&html), ["metadata", "latency", "bandwidth"]);
+    // latency_cycles is drawn by no section: listed under "Other records",
+    // with a note saying so; the counts add up to every record.
+    assert_eq!(
+        section_ids(&html),
+        ["notes", "metadata", "latency", "bandwidth", "other"]
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("(5 records: 3 drawn or tabled, 2 under Other records;"),
+        "{stdout}"
+    );
     // The latency curve has both sizes, the bandwidth one its size; the
     // cache sizes of the topology are marked.
     assert!(

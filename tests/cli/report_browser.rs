@@ -122,10 +122,12 @@ fn the_report_of_a_characterization_renders() {
     // further down, so only the line colours are asked for.
     // The node diagram's pale blue node boxes (sky blue at 25% on white)
     // are near the top.
-    check_rendered(
+    // 4000 px: the notes and the "Other records" note above push the plots down.
+    check_rendered_tall(
         &["characterize.jsonl", "topology.json", "doctor.json"],
         "characterize",
         &[[0, 0, 0], [230, 159, 0], [213, 236, 250]],
+        4000,
     );
 }
 
@@ -164,4 +166,48 @@ fn the_console_check_catches_a_script_error() {
         !console_errors(&log).is_empty(),
         "the error went unseen: {log}"
     );
+}
+
+/// A one-node machine's node matrix (measured here: one NUMA node) is one
+/// 1 x 1 heatmap. Before the fix its cell had height 0: the screenshot
+/// showed empty axes and no pixel of the cell's colour. Now the cell (the
+/// middle of viridis, #23918C, as a single value gets) covers a real area.
+#[test]
+fn a_one_node_matrix_heatmap_is_not_blank() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("matrix.jsonl");
+    let page = dir.path().join("matrix.html");
+    succeeding(&[
+        "matrix",
+        "latency",
+        "--repeat",
+        "1",
+        "--jsonl",
+        results.to_str().unwrap(),
+    ]);
+    succeeding(&[
+        "report",
+        results.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    let png = dir.path().join("matrix.png");
+    let log = screenshot(&page, &png, 1500);
+    assert!(console_errors(&log).is_empty(), "{log}");
+    let decoder = png::Decoder::new(File::open(&png).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    let channels = info.color_type.samples();
+    let cell = buffer[..info.buffer_size()]
+        .chunks(channels)
+        .filter(|p| {
+            p[..3]
+                .iter()
+                .zip([0x23u8, 0x91, 0x8C])
+                .all(|(a, b)| a.abs_diff(b) <= 6)
+        })
+        .count();
+    // The cell is about 200 x 130 px; 5,000 px leaves room for fonts and scale.
+    assert!(cell > 5_000, "{cell} pixels of the cell's colour");
 }

@@ -1015,6 +1015,11 @@ pub struct PluginArgs {
     /// A plugin parameter NAME=VALUE (repeatable); see `list --describe`.
     #[arg(long, value_name = "NAME=VALUE")]
     pub param: Vec<String>,
+    /// A plugin still running after this long (e.g. 90s, 30m, 2h; a bare
+    /// number is seconds) is stopped (SIGTERM, then SIGKILL after 2 s) and
+    /// reported failed.
+    #[arg(long, value_name = "DURATION", default_value = PLUGIN_TIMEOUT, value_parser = parse_timeout_arg)]
+    pub timeout: std::time::Duration,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -1280,6 +1285,34 @@ fn parse_share_arg(text: &str) -> Result<f64, String> {
 
 fn parse_interval_arg(text: &str) -> Result<std::time::Duration, String> {
     numabench::parse::parse_interval(text).map_err(|error| error.to_string())
+}
+
+/// The default `plugin --timeout`: generous, a plugin normally runs for
+/// seconds; `list --describe` states it.
+pub const PLUGIN_TIMEOUT: &str = "1h";
+
+/// A timeout: a number of seconds, minutes or hours (`90s`, `30m`, `2h`,
+/// bare: seconds), from 1 s to 7 days.
+fn parse_timeout_arg(text: &str) -> Result<std::time::Duration, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let scale = match unit {
+        "" | "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("'{text}': not a duration like 90s, 30m or 2h")),
+    };
+    let seconds = number
+        .parse::<f64>()
+        .map_err(|_| format!("'{text}': not a duration like 90s, 30m or 2h"))?
+        * scale;
+    if !(1.0..=7.0 * 86400.0).contains(&seconds) {
+        return Err(format!("'{text}': must be between 1s and 7 days"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 fn parse_class_arg(text: &str) -> Result<NpbClass, String> {

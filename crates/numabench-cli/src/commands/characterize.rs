@@ -5,12 +5,15 @@ use super::measuring::measure_steps_closing;
 use crate::args::CharacterizeArgs;
 use crate::exit::{CliError, Status};
 use crate::progress::clock;
-use numabench::bench::plugin::{run_plugin, Plugin, PluginRunConfig};
+use numabench::bench::plugin::{run_plugin, Plugin, PluginRunConfig, PluginRunError};
 use numabench::bench::{characterize_plan, registry, select, total_seconds, BenchError};
 use numabench::summary::{summarize, summary_records};
 use numabench::threads::CpuOrder;
 use numabench::topology::render_table;
 use std::cell::Cell;
+
+/// `characterize`'s plugins stop after an hour, as `plugin --timeout`'s default.
+const PLUGIN_TIMEOUT_DEFAULT: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Bytes of the buffer a plugin's thread gets under characterize.
 const PLUGIN_BYTES: usize = 64 << 20;
@@ -97,11 +100,15 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
                         size: PLUGIN_BYTES,
                         mem_node: None,
                         params: Vec::new(),
+                        timeout: PLUGIN_TIMEOUT_DEFAULT,
                     };
                     for plugin in &selected_plugins {
                         if let Err(error) = run_plugin(&context, plugin, &config, pipeline) {
                             eprintln!("numabench: warning: {error}");
                             plugin_failed.set(true);
+                            if matches!(error, PluginRunError::Interrupted { .. }) {
+                                break;
+                            }
                         }
                     }
                 }

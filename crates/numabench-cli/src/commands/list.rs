@@ -18,11 +18,14 @@ pub fn run(args: &ListArgs) -> Result<Status, CliError> {
     for plugin in &plugins {
         if args.describe {
             println!(
-                "{} (plugin {}; run with `numabench plugin {}`)\n  {}",
+                "{} (plugin {}; run with `numabench plugin {}`)\n  {}\n  \
+                 Runs in a child process; stopped and reported failed after --timeout \
+                 (default {}).",
                 plugin.name,
                 plugin.file.display(),
                 plugin.name,
-                plugin.description
+                plugin.description,
+                crate::args::PLUGIN_TIMEOUT
             );
             for param in &plugin.params {
                 println!(

@@ -3,7 +3,7 @@
 
 use super::measuring::{bench_error, context, pipeline};
 use crate::args::PluginArgs;
-use crate::exit::{CliError, Status};
+use crate::exit::{error_line, CliError, Status};
 use numabench::bench::plugin::{
     discover, run_plugin, Plugin, PluginRunConfig, PluginRunError, PLUGIN_PATH_VARIABLE,
 };
@@ -19,6 +19,12 @@ pub fn load_plugins(extra: &[PathBuf]) -> Result<Vec<Plugin>, CliError> {
 
 pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
     let plugins = load_plugins(&args.plugin)?;
+    if plugins.is_empty() && !args.names.is_empty() {
+        return Err(CliError::usage(format!(
+            "unknown plugin '{}': no plugins found (set {PLUGIN_PATH_VARIABLE} or give --plugin FILE)",
+            args.names.join(",")
+        )));
+    }
     if plugins.is_empty() {
         return Err(CliError::usage(format!(
             "no plugins: set {PLUGIN_PATH_VARIABLE} or give --plugin FILE"
@@ -98,6 +104,7 @@ pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
         size: args.size as usize,
         mem_node,
         params,
+        timeout: args.timeout,
     };
     if args.run.plan {
         for plugin in &selected {
@@ -118,6 +125,16 @@ pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
         match run_plugin(&context, plugin, &config, &mut pipeline) {
             Ok(()) => {}
             Err(PluginRunError::Output(error)) => return Err(CliError::system(error)),
+            Err(PluginRunError::Interrupted { name, signal }) => {
+                // The child is stopped; what was measured before is flushed,
+                // and numabench ends as a shell reports a process killed by
+                // the signal (130 for SIGINT, 143 for SIGTERM).
+                pipeline.finish().map_err(CliError::system)?;
+                error_line(format!(
+                    "plugin {name} interrupted by signal {signal}: forwarded to its process, which is stopped; earlier results are kept"
+                ));
+                std::process::exit(128 + signal);
+            }
             Err(error) => {
                 pipeline.finish().map_err(CliError::system)?;
                 return Err(CliError::system(error));

@@ -63,9 +63,11 @@ pub fn run(args: &ReportArgs) -> Result<Status, CliError> {
         CliError::usage(format!("cannot write {}: {error}", args.output.display()))
     })?;
     println!(
-        "report: {} ({} records, {} sections: {})",
+        "report: {} ({} records: {} drawn or tabled, {} under Other records; {} sections: {})",
         args.output.display(),
         data.records.len(),
+        built.shown,
+        built.other,
         built.section_ids.len(),
         built.section_ids.join(", ")
     );

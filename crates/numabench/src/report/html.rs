@@ -36,6 +36,11 @@ impl Table {
         self.rows.push(row);
     }
 
+    /// Whether the table has no row.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
     /// The table as HTML, every cell escaped. Long cells wrap at spaces
     /// (and inside a word too long for the page); a table still too wide
     /// scrolls inside its own box on screen and is printed whole.

@@ -28,6 +28,10 @@ pub struct Section {
 pub struct Report {
     pub html: String,
     pub section_ids: Vec<String>,
+    /// Records drawn or tabled by a section.
+    pub shown: usize,
+    /// Records listed under "Other records" (`shown + other` is every record).
+    pub other: usize,
 }
 
 /// Builds the page from everything read.
@@ -39,14 +43,9 @@ pub fn build(data: &Dataset) -> Report {
         }
     }
     let mut notes = data.notes.clone();
-    let claimed: Vec<&str> = sections::KINDS
-        .iter()
-        .flat_map(|kind| kind.benchmarks.iter().copied())
-        .collect();
-    if let Some(other) = sections::other::build(data, &claimed) {
-        notes.push(
-            "records of benchmarks without a plot here are listed under \"Other records\"".into(),
-        );
+    let (shown, other) = sections::accounted(data);
+    if let Some(other) = sections::other::build(data) {
+        notes.push("records no plot or table here shows are listed under \"Other records\"".into());
         built.push(other);
     }
     let parts: Vec<(String, String, String)> = built
@@ -56,5 +55,7 @@ pub fn build(data: &Dataset) -> Report {
     Report {
         html: html::page("numabench report", &notes, &parts),
         section_ids: built.into_iter().map(|s| s.id).collect(),
+        shown,
+        other,
     }
 }

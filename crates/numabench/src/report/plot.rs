@@ -130,6 +130,13 @@ where
     XR: AsRangedCoord<Value = f64>,
     XR::CoordDescType: ValueFormatter<f64>,
 {
+    // Counts (threads, chains, ranks) are integers: their axis labels only
+    // integer ticks, never 0.2 or 1.5.
+    let integer_x = !log_x
+        && series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .all(|p| p.0.fract() == 0.0);
     let root = SVGBackend::with_string(svg, (WIDTH + LEGEND_WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
     let (plot_area, legend_area) = root.split_horizontally(WIDTH);
@@ -146,6 +153,8 @@ where
         .x_label_formatter(&|v: &f64| {
             if log_x {
                 decimal_bytes(*v)
+            } else if integer_x && (v - v.round()).abs() > 1e-9 {
+                String::new()
             } else {
                 super::html::number(*v)
             }
@@ -206,12 +215,6 @@ fn decimal_bytes(value: f64) -> String {
 /// The integer range of a segmented axis with `n` categories: plotters'
 /// integer ranges include their end, so `0..n-1` holds n segments; one
 /// category keeps `0..1` (a range of one point draws nothing).
-/// The categories of a heatmap axis: exactly `n` segments, one too (the
-/// cells reach the axis end with `SegmentValue::Last`).
-fn cells(n: usize) -> Range<i32> {
-    0..(n.max(1) as i32 - 1)
-}
-
 pub(crate) fn slots(n: usize) -> Range<i32> {
     if n >= 2 {
         0..n as i32 - 1
@@ -293,52 +296,60 @@ fn draw_heatmap(
     let all: Vec<f64> = values.iter().flatten().flatten().copied().collect();
     let low = all.iter().copied().fold(f64::INFINITY, f64::min);
     let high = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let n_rows = rows.len() as i32;
+    let n_rows = rows.len();
+    // Plain coordinates, one unit per cell, and the labels drawn at the
+    // cells' centres by hand: plotters' segmented axes drew a one-category
+    // axis with zero length (a 1 x 1 map had a cell of height 0 and no row
+    // label).
     let mut chart = ChartBuilder::on(&root)
         .margin(10)
         .x_label_area_size(44)
         .y_label_area_size(90)
         .build_cartesian_2d(
-            cells(columns.len()).into_segmented(),
-            cells(rows.len()).into_segmented(),
+            0.0..columns.len().max(1) as f64,
+            0.0..rows.len().max(1) as f64,
         )?;
-    let column_name = |v: &SegmentValue<i32>| match v {
-        SegmentValue::CenterOf(i) => columns.get(*i as usize).cloned().unwrap_or_default(),
-        _ => String::new(),
-    };
-    let row_name = |v: &SegmentValue<i32>| match v {
-        SegmentValue::CenterOf(i) => rows
-            .get((n_rows - 1 - *i) as usize)
-            .cloned()
-            .unwrap_or_default(),
-        _ => String::new(),
-    };
     chart
         .configure_mesh()
         .disable_mesh()
         .x_desc(column_label)
         .y_desc(row_label)
-        .x_labels(columns.len())
-        .y_labels(rows.len())
-        .x_label_formatter(&column_name)
-        .y_label_formatter(&row_name)
+        .x_labels(0)
+        .y_labels(0)
+        .set_all_tick_mark_size(0)
         .axis_desc_style((FONT, 14))
         .label_style((FONT, 12))
         .draw()?;
+    let centred = |h, ink: &RGBColor| {
+        (FONT, 12)
+            .into_font()
+            .color(ink)
+            .pos(plotters::style::text_anchor::Pos::new(
+                h,
+                plotters::style::text_anchor::VPos::Center,
+            ))
+    };
+    for (c, name) in columns.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(c as f64 + 0.5, 0.0));
+        root.draw(&Text::new(
+            name.clone(),
+            (x, y + 12),
+            centred(plotters::style::text_anchor::HPos::Center, &BLACK),
+        ))?;
+    }
+    for (r, name) in rows.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(0.0, (n_rows - 1 - r) as f64 + 0.5));
+        root.draw(&Text::new(
+            name.clone(),
+            (x - 6, y),
+            centred(plotters::style::text_anchor::HPos::Right, &BLACK),
+        ))?;
+    }
     for (r, row) in values.iter().enumerate() {
-        let y = n_rows - 1 - r as i32;
+        let y = (n_rows - 1 - r) as f64;
         for (c, cell) in row.iter().enumerate() {
-            let c = c as i32;
-            // The far edges of the last column and the top row are the
-            // axes' ends (`Last`), so one cell fills a 1 x 1 map.
-            let edge = |i: i32, n: usize| match i + 1 == n as i32 {
-                true => SegmentValue::Last,
-                false => SegmentValue::Exact(i + 1),
-            };
-            let corners = [
-                (SegmentValue::Exact(c), SegmentValue::Exact(y)),
-                (edge(c, columns.len()), edge(y, rows.len())),
-            ];
+            let c = c as f64;
+            let corners = [(c, y), (c + 1.0, y + 1.0)];
             let (fill, text) = match cell {
                 Some(value) => {
                     let share = if high > low {
@@ -357,14 +368,8 @@ fn draw_heatmap(
             chart.draw_series(std::iter::once(Rectangle::new(corners, fill.filled())))?;
             chart.draw_series(std::iter::once(Text::new(
                 text.0,
-                (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y)),
-                (FONT, 12)
-                    .into_font()
-                    .color(&text.1)
-                    .pos(plotters::style::text_anchor::Pos::new(
-                        plotters::style::text_anchor::HPos::Center,
-                        plotters::style::text_anchor::VPos::Center,
-                    )),
+                (c + 0.5, y + 0.5),
+                centred(plotters::style::text_anchor::HPos::Center, &text.1),
             )))?;
         }
     }
@@ -602,6 +607,84 @@ mod tests {
             low * 3.0 > 0.9 * (WIDTH.min(130 + 80 * 3) - 100) as f64,
             "{low}"
         );
+    }
+
+    /// An attribute of the filled rectangles of `fill` in an SVG.
+    fn rect_attribute(svg: &str, fill: &str, attribute: &str) -> Vec<f64> {
+        svg.split("<rect ")
+            .skip(1)
+            .filter(|rect| rect.contains(&format!("fill=\"{fill}\"")))
+            .filter_map(|rect| {
+                rect.split(&format!(" {attribute}=\""))
+                    .nth(1)?
+                    .split('"')
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .collect()
+    }
+
+    /// A 1 x 1 heatmap (one NUMA node: most laptops and VMs) was blank: its
+    /// cell had height 0 and the y axis had no node label. The cell must
+    /// have positive area filling the plot, and the label must be on both
+    /// axes.
+    #[test]
+    fn a_one_by_one_heatmap_has_an_area_and_both_labels() {
+        let one = heatmap(
+            &["node 0".into()],
+            &["node 0".into()],
+            &[vec![Some(5.0)]],
+            "CPU node",
+            "memory node",
+            "ns",
+        );
+        let heights = rect_attribute(&one, "#23918C", "height");
+        assert_eq!(heights.len(), 1, "{one}");
+        // 200 px high at least, 44 px of column labels, 10 px margins.
+        let area = 200.0 - 44.0 - 2.0 * 10.0;
+        assert!(heights[0] > 0.9 * area, "{}: {one}", heights[0]);
+        assert_eq!(one.matches("\nnode 0\n").count(), 2, "{one}");
+    }
+
+    /// The texts of an SVG's tick labels (one per `<text>`).
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text ")
+            .skip(1)
+            .filter_map(|t| {
+                Some(
+                    t.split_once('>')?
+                        .1
+                        .split("</text>")
+                        .next()?
+                        .trim()
+                        .to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// Thread counts are integers: an axis of 1 and 2 threads showed ticks
+    /// at 1.2, 1.4, ...; every x tick of an integer axis is now an integer.
+    #[test]
+    fn integer_axes_have_integer_ticks() {
+        let series = [Series {
+            label: "s".into(),
+            points: vec![(1.0, 10.0), (2.0, 18.0)],
+        }];
+        let svg = lines(&series, "threads", "bandwidth (GB/s)", false, &[]);
+        let labels = texts(&svg);
+        assert!(labels.iter().any(|t| t == "2"), "{labels:?}");
+        for fraction in ["1.2", "1.4", "1.5", "1.6", "1.8"] {
+            assert!(!labels.iter().any(|t| t == fraction), "{labels:?}");
+        }
+        // A real-valued axis keeps its fractional ticks.
+        let series = [Series {
+            label: "s".into(),
+            points: vec![(1.0, 10.0), (2.5, 18.0)],
+        }];
+        let labels = texts(&lines(&series, "x", "y", false, &[]));
+        assert!(labels.iter().any(|t| t.contains('.')), "{labels:?}");
     }
 
     #[test]

@@ -6,7 +6,9 @@
 mod abi;
 mod load;
 mod run;
+mod supervise;
 
 pub use abi::ABI_VERSION;
 pub use load::{discover, plugin_files, Plugin, PluginError, PluginParam, PLUGIN_PATH_VARIABLE};
 pub use run::{run_plugin, PluginRunConfig, PluginRunError};
+pub use supervise::GRACE;

@@ -1,12 +1,16 @@
 //! Running a plugin in a child process: the child places and verifies one
 //! buffer per pinned thread, calls the plugin's `run` on every thread with a
 //! start barrier, and sends the samples and the placement check back over a
-//! pipe as JSON lines. A plugin that crashes takes only the child down: the
-//! parent reports it failed (with the signal), and every record emitted
-//! before stays where it was written.
+//! pipe as JSON lines, ending with a `done` line. A plugin that crashes,
+//! calls `exit()`, reports no sample or hangs past the timeout takes only
+//! the child down: the parent reports it failed, naming the plugin and the
+//! signal or exit status, and every record emitted before stays where it
+//! was written. SIGINT and SIGTERM sent to numabench while a child runs are
+//! forwarded to the child's process group ([`super::supervise`]).
 
 use super::abi::{RawThread, ABI_VERSION};
 use super::load::Plugin;
+use super::supervise::{supervise, Ending};
 use crate::bench::context::Context;
 use crate::bench::placed::PlacedBuffer;
 use crate::memory::{MemoryPlacement, PlacementCheck};
@@ -15,10 +19,11 @@ use crate::stats::Sample;
 use crate::threads::run_pinned;
 use serde_json::{json, Map, Value};
 use std::ffi::{c_char, c_void, CStr, CString};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Barrier, Mutex};
+use std::time::Duration;
 use thiserror::Error;
 
 /// How a plugin runs.
@@ -32,6 +37,9 @@ pub struct PluginRunConfig {
     pub mem_node: Option<u32>,
     /// `--param NAME=VALUE`, checked against the plugin's parameters.
     pub params: Vec<(String, String)>,
+    /// The child is stopped (SIGTERM, then SIGKILL after
+    /// [`super::supervise::GRACE`]) and the run failed after this long.
+    pub timeout: Duration,
 }
 
 /// Why a plugin run failed.
@@ -43,6 +51,16 @@ pub enum PluginRunError {
         signal: i32,
         signal_name: String,
     },
+    #[error("plugin {name} failed: its process exited with status {status} before numabench's runner finished (did it call exit()?); its results are not recorded, earlier ones are kept")]
+    Exited { name: String, status: i32 },
+    #[error("plugin {name} failed: its process exited with status 0 before numabench's runner finished (did it call exit(0)?); no results recorded, earlier ones are kept")]
+    ExitedEarly { name: String },
+    #[error("plugin {name} failed: it reported no sample (call sample() at least once); earlier results are kept")]
+    NoSample { name: String },
+    #[error("plugin {name} timed out after {seconds} s (--timeout) and was killed; its results are not recorded, earlier ones are kept")]
+    TimedOut { name: String, seconds: f64 },
+    #[error("plugin {name} interrupted by signal {signal}: forwarded to its process, which is stopped; earlier results are kept")]
+    Interrupted { name: String, signal: i32 },
     #[error("plugin {name} failed: {message}")]
     Failed { name: String, message: String },
     #[error("cannot run plugin {name} in a child process: {reason}")]
@@ -244,6 +262,7 @@ fn child(context: &Context, plugin: &Plugin, config: &PluginRunConfig) -> Vec<St
             return lines;
         }
     }
+    lines.push(json!({"done": true}).to_string());
     lines
 }
 
@@ -277,12 +296,16 @@ pub fn run_plugin(
     // SAFETY: both descriptors were just created and are owned here only.
     let (read_end, write_end) =
         unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // The forwarding handlers are in place before the child exists: a signal
+    // that comes between fork and their installation would be lost.
+    let signals = super::supervise::SignalGuard::install();
     // SAFETY: this process has one thread (checked above), so the child starts consistent.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(isolation(std::io::Error::last_os_error().to_string()));
     }
     if pid == 0 {
+        super::supervise::in_child();
         drop(read_end);
         let lines = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             child(context, plugin, config)
@@ -298,13 +321,16 @@ pub fn run_plugin(
         // flushing buffers the parent owns.
         unsafe { libc::_exit(if written { 0 } else { 1 }) };
     }
+    super::supervise::own_group(pid);
     drop(write_end);
-    let reader = BufReader::new(std::fs::File::from(read_end));
+    let (text, ending) = supervise(pid, read_end, config.timeout);
+    drop(signals);
     let mut samples: Vec<(String, String, Vec<f64>)> = Vec::new();
     let mut check: Option<PlacementCheck> = None;
     let mut error: Option<String> = None;
-    for line in reader.lines().map_while(Result::ok) {
-        let Ok(value) = serde_json::from_str::<Value>(&line) else {
+    let mut done = false;
+    for line in text.lines() {
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
             continue;
         };
         if let Some(sample) = value.get("sample") {
@@ -322,11 +348,21 @@ pub fn run_plugin(
             check = serde_json::from_value(placement.clone()).ok();
         } else if let Some(message) = value.get("error") {
             error = Some(message.as_str().unwrap_or_default().to_string());
+        } else if value.get("done").is_some() {
+            done = true;
         }
     }
-    let mut status = 0;
-    // SAFETY: pid is our child; status is a valid out-parameter.
-    unsafe { libc::waitpid(pid, &mut status, 0) };
+    let name = plugin.name.clone();
+    let status = match ending {
+        Ending::Status(status) => status,
+        Ending::TimedOut => {
+            return Err(PluginRunError::TimedOut {
+                name,
+                seconds: config.timeout.as_secs_f64(),
+            })
+        }
+        Ending::Interrupted(signal) => return Err(PluginRunError::Interrupted { name, signal }),
+    };
     if libc::WIFSIGNALED(status) {
         let signal = libc::WTERMSIG(status);
         // SAFETY: strsignal returns a static or thread-local string (or null).
@@ -340,16 +376,23 @@ pub fn run_plugin(
                 .into_owned()
         };
         return Err(PluginRunError::Crashed {
-            name: plugin.name.clone(),
+            name,
             signal,
             signal_name,
         });
     }
     if let Some(message) = error {
-        return Err(PluginRunError::Failed {
-            name: plugin.name.clone(),
-            message,
-        });
+        return Err(PluginRunError::Failed { name, message });
+    }
+    let code = libc::WEXITSTATUS(status);
+    if code != 0 {
+        return Err(PluginRunError::Exited { name, status: code });
+    }
+    if !done {
+        return Err(PluginRunError::ExitedEarly { name });
+    }
+    if samples.is_empty() {
+        return Err(PluginRunError::NoSample { name });
     }
     emit(plugin, config, &samples, check, pipeline)
 }

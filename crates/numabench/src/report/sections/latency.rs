@@ -1,5 +1,6 @@
 //! Latency against working-set size, log x axis, cache sizes marked, one
-//! curve per CPU and memory placement; per-CPU ratios as a table.
+//! curve per measurement setting (host, file, cluster rank, chase order,
+//! writer CPU, CPU and memory placement); per-CPU ratios as a table.
 
 use super::{cache_marks, curves, curves_table, memory_of, records_table, section, Section};
 use crate::report::html::figure;
@@ -12,13 +13,56 @@ pub fn curve_label(r: &Rec) -> String {
     format!("CPU {cpu}, memory {}", memory_of(r))
 }
 
-/// Latency (ns) against size, per CPU and memory placement.
+/// What tells latency measurements apart besides CPU and memory: the host
+/// (a cluster record's `params.host`, else its file's metadata), the file,
+/// the cluster rank, the chase order and the writer CPU (`--writer-cpu`).
+fn setting(data: &Dataset, r: &Rec) -> [(&'static str, String); 5] {
+    let host = r.text("host").or_else(|| {
+        data.metadata
+            .iter()
+            .find(|(file, _)| *file == r.file)
+            .and_then(|(_, metadata)| metadata.get("host")?.as_str().map(str::to_string))
+    });
+    let writer = r
+        .requested
+        .get("writer_cpu")
+        .or_else(|| r.params.get("writer_cpu"))
+        .filter(|v| !v.is_null())
+        .map(|v| v.to_string());
+    [
+        ("host", host.unwrap_or_else(|| "?".into())),
+        ("file", r.file.clone()),
+        ("rank", r.text("rank").unwrap_or_default()),
+        ("order", r.text("order").unwrap_or_default()),
+        ("writer CPU", writer.unwrap_or_else(|| "none".into())),
+    ]
+}
+
+/// Latency (ns) against size: one curve per setting, CPU and memory
+/// placement, so records of different hosts, files, ranks, orders or
+/// writers never merge into one curve. The label names CPU and memory,
+/// then each part of the setting whose value differs between records.
 pub fn latency_curves(data: &Dataset) -> Vec<Series> {
-    curves(
-        data.of("latency").filter(|r| r.metric == "latency"),
-        "size_bytes",
-        curve_label,
-    )
+    let records: Vec<&Rec> = data
+        .of("latency")
+        .filter(|r| r.metric == "latency")
+        .collect();
+    let settings: Vec<_> = records.iter().map(|r| setting(data, r)).collect();
+    let varies = |part: usize| {
+        settings
+            .iter()
+            .any(|setting| setting[part].1 != settings[0][part].1)
+    };
+    let varying: Vec<usize> = (0..5).filter(|&part| varies(part)).collect();
+    curves(records.iter().copied(), "size_bytes", |r| {
+        let setting = setting(data, r);
+        let mut label = curve_label(r);
+        for &part in &varying {
+            let (name, value) = &setting[part];
+            label.push_str(&format!(", {name} {value}"));
+        }
+        label
+    })
 }
 
 pub fn build(data: &Dataset) -> Option<Section> {

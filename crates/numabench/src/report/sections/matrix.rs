@@ -17,8 +17,11 @@ pub struct Matrix {
     pub values: Vec<Vec<Option<f64>>>,
 }
 
-/// Groups matrix records (by benchmark, metric, mode, per-CPU or not) into
-/// matrices: rows are CPU nodes (or CPUs), columns memory nodes.
+/// Groups matrix records (by benchmark, metric, mode, per-CPU or not, file,
+/// and for `cluster` records host and rank) into matrices: rows are CPU
+/// nodes (or CPUs), columns memory nodes. A cluster file gets one heatmap
+/// per host (per rank with `--per rank`): its hosts' cells are never
+/// merged or overwritten.
 pub fn matrices(data: &Dataset) -> Vec<Matrix> {
     let mut groups: BTreeMap<String, Vec<&Rec>> = BTreeMap::new();
     for r in data.records.iter().filter(|r| {
@@ -31,8 +34,16 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
             .and_then(|v| v.as_bool())
             .unwrap_or(false);
         let mode = r.text("mode").map(|m| format!(", {m}")).unwrap_or_default();
+        let host = r
+            .text("host")
+            .map(|host| format!(", host {host}"))
+            .unwrap_or_default();
+        let rank = r
+            .text("rank")
+            .map(|rank| format!(", rank {rank}"))
+            .unwrap_or_default();
         let title = format!(
-            "{} {}{mode}{} ({})",
+            "{} {}{mode}{} ({}{host}{rank})",
             r.benchmark,
             r.metric,
             if per_cpu { ", per CPU" } else { "" },
@@ -131,6 +142,13 @@ pub fn build(data: &Dataset) -> Option<Section> {
             ),
             &matrix_table(m),
         ));
+    }
+    if all.iter().any(|m| m.title.contains(", host ")) {
+        body.insert_str(
+            0,
+            "<p>Cluster files: one heatmap per host (and per rank with <code>--per rank</code>), \
+             never merged.</p>",
+        );
     }
     Some(section("matrices", "Node matrices", body))
 }

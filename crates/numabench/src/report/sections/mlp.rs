@@ -1,8 +1,11 @@
-//! Memory-level parallelism against the number of chains.
+//! Memory-level parallelism against the number of chains: one thread's
+//! `mlp` and `ns_per_load`, and `mlp --threads`' aggregate loads and
+//! latency per load, pinned against unpinned, with the p-values.
 
 use super::{curves, curves_table, section, Section};
-use crate::report::html::{self, figure};
+use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
+use crate::report::load::Rec;
 use crate::report::plot::{lines, Series};
 
 /// `mlp` (ratio) against chains, one curve per size and CPU.
@@ -20,10 +23,78 @@ pub fn mlp_curves(data: &Dataset, metric: &str) -> Vec<Series> {
     )
 }
 
+/// The metrics of one thread's chase (`mlp`) and of `mlp --threads`.
+const SINGLE: [&str; 2] = ["mlp", "ns_per_load"];
+const THREADED: [&str; 2] = ["aggregate_loads", "load_latency"];
+const RATIO: &str = "pinned_over_unpinned";
+
+/// Whether this section draws or tables `r` (the others of benchmark
+/// `mlp` go to "Other records").
+pub fn shows(r: &Rec) -> bool {
+    let curve = SINGLE.contains(&r.metric.as_str()) || THREADED.contains(&r.metric.as_str());
+    (curve && r.num("chains").is_some()) || r.metric == RATIO
+}
+
+/// `mlp --threads` records of `metric` against chains, one curve per
+/// file, thread count and pinning.
+pub fn threads_curves(data: &Dataset, metric: &str) -> Vec<Series> {
+    curves(
+        data.of("mlp").filter(|r| r.metric == metric),
+        "chains",
+        |r| {
+            let pinned = match r.params.get("pinned").and_then(|v| v.as_bool()) {
+                Some(true) => "pinned",
+                Some(false) => "unpinned",
+                None => "pinning ?",
+            };
+            format!(
+                "{} threads, {pinned} ({})",
+                r.num("threads").map(html::number).unwrap_or_default(),
+                r.file
+            )
+        },
+    )
+}
+
+/// `pinned_over_unpinned` per file, threads and chains, with its p-value.
+fn ratio_table(data: &Dataset) -> Table {
+    let mut table = Table::new(&[
+        "file",
+        "threads",
+        "chains",
+        "pinned / unpinned rate",
+        "p (Mann-Whitney)",
+        "significant (p < 0.05)",
+    ]);
+    for r in data.of("mlp").filter(|r| r.metric == RATIO) {
+        let number = |key| r.num(key).map(html::number).unwrap_or_default();
+        table.push(vec![
+            r.file.clone(),
+            number("threads"),
+            number("chains"),
+            html::number(r.value),
+            number("p_value"),
+            r.params
+                .get("significant")
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+        ]);
+    }
+    table
+}
+
 pub fn build(data: &Dataset) -> Option<Section> {
     let mlp = mlp_curves(data, "mlp");
     let per_load = mlp_curves(data, "ns_per_load");
-    if mlp.is_empty() && per_load.is_empty() {
+    let loads = threads_curves(data, "aggregate_loads");
+    let latency = threads_curves(data, "load_latency");
+    let ratios = ratio_table(data);
+    if mlp.is_empty()
+        && per_load.is_empty()
+        && loads.is_empty()
+        && latency.is_empty()
+        && ratios.is_empty()
+    {
         return None;
     }
     let mut body = String::new();
@@ -51,6 +122,39 @@ pub fn build(data: &Dataset) -> Option<Section> {
             ),
             "Median ns per load with k chains in one thread.",
             &curves_table(&per_load, "chains", "ns per load"),
+        ));
+    }
+    if !loads.is_empty() {
+        body.push_str(&figure(
+            &lines(
+                &loads,
+                "independent chains per thread (k)",
+                "aggregate loads (Mop/s)",
+                false,
+                &[],
+            ),
+            "mlp --threads: million loads per second of all threads and chains, pinned and unpinned.",
+            &curves_table(&loads, "chains", "aggregate loads (Mop/s)"),
+        ));
+    }
+    if !latency.is_empty() {
+        body.push_str(&figure(
+            &lines(
+                &latency,
+                "independent chains per thread (k)",
+                "latency per load (ns)",
+                false,
+                &[],
+            ),
+            "mlp --threads: a thread's time per load of one chain under that load, averaged over the threads.",
+            &curves_table(&latency, "chains", "latency per load (ns)"),
+        ));
+    }
+    if !ratios.is_empty() {
+        body.push_str(&format!(
+            "<h3>Pinned over unpinned</h3><p>Median pinned aggregate rate over median unpinned, \
+             with the Mann-Whitney p over the repetitions.</p>{}",
+            ratios.to_html()
         ));
     }
     Some(section("mlp", "Memory-level parallelism", body))

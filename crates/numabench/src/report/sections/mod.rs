@@ -1,7 +1,9 @@
 //! The report's section kinds, one file each. To add a kind: write a file
 //! with a `build(&Dataset) -> Option<Section>` and list it in [`KINDS`] with
-//! the benchmarks it draws (records of benchmarks no kind claims go to
-//! "Other records").
+//! the benchmarks it draws and `shows`, which of their records it draws or
+//! tables. Every record is either shown by a kind that claims its benchmark
+//! or listed under "Other records" ([`accounted`]); a test holds every
+//! fixture to that.
 
 pub mod apps;
 pub mod bandwidth;
@@ -35,6 +37,35 @@ use std::collections::BTreeMap;
 pub struct SectionKind {
     pub benchmarks: &'static [&'static str],
     pub build: fn(&Dataset) -> Option<Section>,
+    /// Which records of those benchmarks it draws or tables.
+    pub shows: fn(&Rec) -> bool,
+}
+
+/// `shows` of a kind that draws or tables every record of its benchmarks.
+fn every(_: &Rec) -> bool {
+    true
+}
+
+/// `shows` of the latency, matrix and per-CPU kinds: they draw the ns
+/// figures; `latency_cycles` (the same chase in TSC ticks) goes to
+/// "Other records".
+fn not_cycles(r: &Rec) -> bool {
+    r.metric != "latency_cycles"
+}
+
+/// Whether some section kind claims `r`'s benchmark and shows `r`; the
+/// rest are listed under "Other records".
+pub fn shown(r: &Rec) -> bool {
+    KINDS
+        .iter()
+        .any(|kind| kind.benchmarks.contains(&r.benchmark.as_str()) && (kind.shows)(r))
+}
+
+/// How the records of a dataset are accounted for: (shown by a section,
+/// listed under "Other records"); their sum is every record.
+pub fn accounted(data: &Dataset) -> (usize, usize) {
+    let shown = data.records.iter().filter(|r| shown(r)).count();
+    (shown, data.records.len() - shown)
 }
 
 /// Every section kind, in page order.
@@ -42,70 +73,87 @@ pub const KINDS: &[SectionKind] = &[
     SectionKind {
         benchmarks: &["summary"],
         build: summary::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &[],
         build: meta::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &[],
         build: doctor::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &["latency"],
         build: latency::build,
+        shows: not_cycles,
     },
     SectionKind {
         benchmarks: &["bandwidth"],
         build: bandwidth::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &["matrix-latency", "matrix-bandwidth"],
         build: matrix::build,
+        shows: not_cycles,
     },
     SectionKind {
         benchmarks: &["per-cpu"],
         build: per_cpu::build,
+        shows: not_cycles,
     },
     SectionKind {
         benchmarks: &["loaded-latency"],
         build: loaded_latency::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &["scaling"],
         build: scaling::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &["mlp"],
         build: mlp::build,
+        shows: mlp::shows,
     },
     SectionKind {
         benchmarks: &["c2c"],
         build: c2c::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &["contention"],
         build: contention::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &["stream", "cg", "mg"],
         build: apps::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &["run"],
         build: run::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &["cluster", "cluster-topo", "mpi-pingpong"],
         build: cluster::build,
+        shows: every,
     },
     SectionKind {
         benchmarks: &["overdecompose"],
         build: tables::overdecompose,
+        shows: every,
     },
     SectionKind {
         benchmarks: &["mpi-monitor"],
         build: tables::mpi_monitor,
+        shows: every,
     },
 ];
 
