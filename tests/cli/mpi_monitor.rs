@@ -50,7 +50,10 @@ fn a_missing_monitor_library_says_how_to_get_one() {
     // A numabench with no library beside it (nor in deps/ there).
     let dir = tempfile::tempdir().unwrap();
     let binary = dir.path().join("numabench");
-    super::copy_executable(std::path::Path::new(env!("CARGO_BIN_EXE_numabench")), &binary);
+    super::copy_executable(
+        std::path::Path::new(env!("CARGO_BIN_EXE_numabench")),
+        &binary,
+    );
     let output = std::process::Command::new(&binary)
         .args(["run", "--mpi-monitor", "--", "true"])
         .env_remove("NUMABENCH_MPI_LIB")
