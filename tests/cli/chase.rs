@@ -123,7 +123,8 @@ fn the_remote_cache_chase_names_its_writer_and_ran_on_the_intended_cpus() {
 }
 
 /// `mlp --threads 2`: per chain count, aggregate rate and load latency for
-/// the pinned and the unpinned run (interleaved, `--repeat` each), every
+/// the pinned and the unpinned run (interleaved, `--repeat` each, the one
+/// that goes first alternating per repetition), every
 /// thread's buffer verified on its CPU's node; pinned threads ran on their
 /// CPUs; one pinned-over-unpinned ratio per chain count.
 #[test]
@@ -169,6 +170,14 @@ fn many_threads_chase_pinned_against_unpinned() {
             );
             let seen = record["params"]["cpus_seen"].as_array().unwrap();
             assert_eq!(seen.len(), 3, "one entry per repetition: {record}");
+            // The order alternates per repetition (it was always pinned
+            // first, which a rank test over 3 samples cannot tell from a
+            // pinning effect).
+            assert_eq!(
+                record["params"]["first_per_repetition"],
+                serde_json::json!(["pinned", "unpinned", "pinned"]),
+                "{record}"
+            );
             if pinned {
                 // Pinned thread i started and ended on the i-th CPU asked for.
                 let asked = &record["placement"]["requested"]["cpus"];
