@@ -43,7 +43,7 @@ pub enum Command {
     /// Name every benchmark (--describe: what each measures and how).
     List(ListArgs),
     /// Load-to-use latency: a pinned thread chases a random pointer cycle
-    /// through a buffer placed on a chosen node (ns and cycles per load);
+    /// through a buffer placed on a chosen node (ns and core cycles per load, the core clock measured on the chasing CPU);
     /// by default random within TLB-sized blocks (the idle latency).
     Latency(LatencyArgs),
     /// Memory bandwidth of read/write/copy/triad kernels (and -nt
