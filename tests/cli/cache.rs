@@ -30,6 +30,16 @@ fn every_state_level_and_relation_ran_on_the_intended_cpus() {
             assert_ne!(params["sharer_cpu"], serde_json::Value::Null);
             assert_eq!(params["sharer_cpu_seen"], params["sharer_cpu"], "{record}");
         }
+        // `latency`'s tlb-block order: random within the L1 data TLB's
+        // reach, so the DRAM row is no page-walk figure (the chase was one
+        // block as large as the buffer, with no order recorded).
+        assert_eq!(params["order"], "tlb-block", "{record}");
+        let block = params["block_bytes"].as_u64().unwrap();
+        let size = params["size_bytes"].as_u64().unwrap();
+        assert!(block <= size && block <= 1 << 20, "{record}");
+        if params["level"] == "DRAM" {
+            assert!(block < size, "{record}");
+        }
         states.insert(params["state"].as_str().unwrap().to_string());
         levels.insert(params["level"].as_str().unwrap().to_string());
     }

@@ -195,6 +195,9 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     (&["mlp", "--threads", "4096"], "--threads 4096 is more than"),
     (&["mlp", "--threads", "1", "--chains", "17"], "--chains 17"),
     (&["mlp", "--threads", "1", "--chains", "0"], "--chains 0"),
+    // Without --threads too (it ran and exited 0).
+    (&["mlp", "--chains", "0"], "--chains 0"),
+    (&["mlp", "--chains", "1,0"], "--chains 0"),
     (&["mlp", "--unpinned"], "need --threads N or --cpus LIST"),
     (&["mlp", "--cpus", "999"], "CPU 999 does not exist"),
     (

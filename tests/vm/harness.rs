@@ -108,6 +108,12 @@ pub struct VmTopology {
     /// Number of sockets (packages) the CPUs are split into, contiguously
     /// (`-smp N,sockets=S,cores=N/S,threads=1`). `None` = QEMU's default.
     pub sockets: Option<u32>,
+    /// Hardware threads per core (1: no SMT). Above 1 the guest gets
+    /// `-cpu Skylake-Server` and `-smp N,sockets=S,cores=N/S/T,threads=T`:
+    /// QEMU TCG shows SMT siblings to the guest only with such a CPU model
+    /// (with `-cpu max` every CPU is its own core). Siblings are numbered
+    /// together (0-1, 2-3, ...); L1 is per thread, L2 per core.
+    pub threads: u32,
     /// SLIT distance matrix, or `None` for none.
     pub distances: Option<Vec<Vec<u8>>>,
     /// HMAT latency/bandwidth entries (empty = no HMAT).
@@ -241,6 +247,16 @@ impl VmTopology {
         if n == 0 {
             return err("no nodes".into());
         }
+        if self.threads > 1
+            && self
+                .sockets
+                .is_none_or(|s| !self.cpu_count().is_multiple_of(s * self.threads))
+        {
+            return err(format!(
+                "{} threads per core need sockets, and a CPU count that sockets x threads divides",
+                self.threads
+            ));
+        }
         let mut cpus: Vec<u32> = self
             .nodes
             .iter()
@@ -345,11 +361,19 @@ impl VmTopology {
             "pc".into()
         });
         push("-cpu".into());
-        push("max".into());
+        push(if self.threads > 1 {
+            "Skylake-Server".into()
+        } else {
+            "max".into()
+        });
         let ncpu = self.cpu_count();
+        let threads = self.threads.max(1);
         push("-smp".into());
         push(match self.sockets {
-            Some(s) => format!("{ncpu},sockets={s},cores={},threads=1", ncpu / s),
+            Some(s) => format!(
+                "{ncpu},sockets={s},cores={},threads={threads}",
+                ncpu / s / threads
+            ),
             None => ncpu.to_string(),
         });
         push("-m".into());

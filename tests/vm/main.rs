@@ -33,6 +33,8 @@ mod numastat;
 mod plugins;
 /// `numabench report` on records made in the four-node VM.
 mod report;
+/// `cache`'s Shared state on a guest with SMT.
+mod smt;
 /// Node splits in the four-node VM.
 mod splits;
 #[allow(dead_code)]

@@ -18,6 +18,7 @@ pub fn two_sockets() -> VmTopology {
         name: "two_sockets",
         nodes: vec![VmNode::new([0, 1], 512), VmNode::new([2, 3], 256)],
         sockets: Some(2),
+        threads: 1,
         distances: Some(vec![vec![10, 21], vec![21, 10]]),
         hmat: Vec::new(),
     }
@@ -106,7 +107,26 @@ pub fn four_nodes_cpuless_hmat() -> VmTopology {
             VmNode::cpuless(512, 1),
         ],
         sockets: Some(3),
+        threads: 1,
         distances: Some(distances),
         hmat,
+    }
+}
+
+/// One socket of three cores with two hardware threads each (SMT), one
+/// node: siblings 0-1, 2-3, 4-5 (L1 per thread, L2 per core, one L3), as
+/// QEMU TCG shows them with `-cpu Skylake-Server`.
+///
+/// ```text
+/// node 0: cpus 0-5, 512 MiB   package 0, cores {0,1} {2,3} {4,5}
+/// ```
+pub fn one_socket_smt() -> VmTopology {
+    VmTopology {
+        name: "one_socket_smt",
+        nodes: vec![VmNode::new(0..6, 512)],
+        sockets: Some(1),
+        threads: 2,
+        distances: None,
+        hmat: Vec::new(),
     }
 }

@@ -118,8 +118,9 @@ pub enum Command {
     /// Example: numabench latency --cpu-node 0 --mem-node 1 --sweep
     ///
     /// A pinned thread chases a random pointer cycle through a buffer placed
-    /// on a chosen node (ns and cycles per load); by default random within
-    /// TLB-sized blocks (the idle latency MLC and multichase report).
+    /// on a chosen node (ns and core cycles per load, the core clock measured
+    /// on the chasing CPU); by default random within TLB-sized blocks (the
+    /// idle latency MLC and multichase report).
     Latency(LatencyArgs),
     /// Memory bandwidth of read/write/copy/triad kernels.
     ///
@@ -785,8 +786,8 @@ pub struct MlpArgs {
     /// The order --threads takes the allowed CPUs in (as for bandwidth).
     #[arg(long, value_enum, value_name = "ORDER", default_value_t = CpuOrderArg::CoresFirst, conflicts_with = "cpus")]
     pub cpu_order: CpuOrderArg,
-    /// With --threads/--cpus: chains per thread to measure, each 1 to 16.
-    #[arg(long, value_name = "K,...", value_delimiter = ',', default_values_t = [1usize, 2, 4, 8, 16])]
+    /// With --threads/--cpus: chains per thread to measure, each 1 to 16 (checked in every mode: 0 chains measure nothing).
+    #[arg(long, value_name = "K,...", value_delimiter = ',', default_values_t = [1usize, 2, 4, 8, 16], value_parser = parse_chains_arg)]
     pub chains: Vec<usize>,
     /// With --threads/--cpus: only the unpinned run (the scheduler places the threads).
     #[arg(long, conflicts_with = "pinned")]
@@ -960,7 +961,7 @@ pub struct CacheArgs {
     /// Measuring CPUs (numactl syntax). Default: one per relation to the owner the topology has.
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub cpus: Option<IdList>,
-    /// States to prepare: modified, exclusive, shared (M, E, S).
+    /// States to prepare: modified, exclusive, shared (M, E, S). Shared: a third CPU, sharing no core, L1 or L2 with the owner or the measurer (an SMT sibling would leave the lines Exclusive), reads them too; without one the state is not measured and a warning says why.
     #[arg(long, value_name = "STATE,...", value_delimiter = ',', default_values_t = ["M".to_string(), "E".to_string(), "S".to_string()])]
     pub states: Vec<String>,
     /// Buffer sizes: L1, L2, L3 (half the owner's cache of that level, above the level below) and/or DRAM (twice the largest cache, at least 16 MiB); levels the owner lacks are left out.
@@ -1260,6 +1261,16 @@ fn parse_kernel_arg(text: &str) -> Result<&'static KernelSpec, String> {
         let valid: Vec<&str> = KERNELS.iter().map(|kernel| kernel.name).collect();
         format!("unknown kernel '{text}' (valid: {})", valid.join(", "))
     })
+}
+
+/// One `--chains` value: 1 to 16 chains per thread (0 would measure nothing).
+fn parse_chains_arg(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(k) if (1..=16).contains(&k) => Ok(k),
+        _ => Err(format!(
+            "--chains {text}: each value must be a whole number from 1 to 16"
+        )),
+    }
 }
 
 fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {

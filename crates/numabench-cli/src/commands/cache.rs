@@ -96,9 +96,9 @@ fn validate(args: &CacheArgs, context: &Context) -> Result<CacheConfig, BenchErr
     }
     if states.contains(&State::Shared) {
         for m in &measurers {
-            if sharer_for(topology, owner, m.cpu, &allowed).is_none() {
+            if let Err(why) = sharer_for(topology, owner, m.cpu, &allowed) {
                 eprintln!(
-                    "numabench: warning: the shared state from CPU {} is not measured: it needs a third allowed CPU to share the lines with",
+                    "numabench: warning: the shared state from CPU {} is not measured: {why}",
                     m.cpu
                 );
             }
@@ -122,6 +122,8 @@ fn print_tables(records: &[Record]) {
     type Level = (u8, String);
     let mut tables: BTreeMap<String, BTreeMap<Level, BTreeMap<String, Cell>>> = BTreeMap::new();
     let mut columns: Vec<String> = Vec::new();
+    // Shared state: column -> the sharer's CPU and why it was chosen.
+    let mut sharers: BTreeMap<String, String> = BTreeMap::new();
     for record in records.iter().filter(|r| r.benchmark == "cache") {
         let text = |key: &str| {
             record
@@ -142,6 +144,11 @@ fn print_tables(records: &[Record]) {
         }
         if !columns.contains(&column) {
             columns.push(column.clone());
+        }
+        if text("state") == "shared" {
+            sharers.entry(column.clone()).or_insert_with(|| {
+                format!("CPU {}: {}", text("sharer_cpu"), text("sharer_reason"))
+            });
         }
         let state = match text("state").as_str() {
             "flushed" => "flushed from every cache: local / remote DRAM".to_string(),
@@ -198,6 +205,13 @@ fn print_tables(records: &[Record]) {
                 line += &format!(" {text:>26}");
             }
             println!("{line}");
+        }
+        if state == "shared" {
+            for column in &columns {
+                if let Some(sharer) = sharers.get(column) {
+                    println!("  sharer for {column}: {sharer}");
+                }
+            }
         }
     }
 }

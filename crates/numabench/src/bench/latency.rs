@@ -11,7 +11,7 @@ use super::latency_writer::{insert_writer_params, measure_written, WriterPasses}
 use super::placed::{insert_cache_params, safe_working_set_bytes, working_set_for, PlacedBuffer};
 use crate::clock::{tsc_ghz, Stopwatch};
 use crate::interrupt::interrupted;
-use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
+use crate::kernels::{build_chase, chase, core_clock_ghz, ChaseBlock, ChaseOrder};
 use crate::memory::{MemoryPlacement, HUGE_PAGE_SIZE, PAGE_SIZE};
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::Sample;
@@ -75,6 +75,9 @@ pub fn default_sweep_sizes(topology: &TopologyReport, cpus: &[u32], nodes: &[u32
 pub struct LatencyMeasurement {
     /// Average ns per load of each sample.
     pub nanoseconds_per_load: Vec<f64>,
+    /// The chasing CPU's core clock (GHz) measured right after each sample
+    /// on that CPU ([`crate::kernels::core_clock_ghz`]): ns x GHz = core cycles.
+    pub core_ghz: Vec<f64>,
     pub loads_per_sample: u64,
     pub check: PlacementCheck,
     /// The block the chase was random within.
@@ -127,6 +130,7 @@ pub fn measure_latency(
             let per_load = (stopwatch.seconds() / probe as f64).max(1e-10);
             let loads_per_sample = loads_per_sample(per_load, lines, repeat);
             let mut nanoseconds_per_load = Vec::with_capacity(repeat);
+            let mut core_ghz = Vec::with_capacity(repeat);
             for _ in 0..repeat {
                 if interrupted() {
                     break;
@@ -135,10 +139,13 @@ pub fn measure_latency(
                 // SAFETY: as above.
                 position = unsafe { chase(position, loads_per_sample) };
                 nanoseconds_per_load.push(stopwatch.seconds() * 1e9 / loads_per_sample as f64);
+                // The clock the core ran the sample at, on the same CPU straight after it.
+                core_ghz.push(core_clock_ghz());
             }
             std::hint::black_box(position);
             Ok(LatencyMeasurement {
                 nanoseconds_per_load,
+                core_ghz,
                 loads_per_sample,
                 check,
                 block: block.clone(),
@@ -182,8 +189,8 @@ pub(super) fn loads_per_sample(seconds_per_load: f64, lines: u64, repeat: usize)
 const MAX_LOADS_PER_SAMPLE: u64 = 1 << 26;
 
 /// Runs the latency benchmark, emitting one `latency` record (ns, headline
-/// the median of samples) and, with an invariant TSC, one `latency_cycles`
-/// record per size.
+/// the median of samples) and one `latency_cycles` record (core cycles,
+/// from the core clock measured beside each sample) per size.
 pub fn run_latency(
     context: &Context,
     config: &LatencyConfig,
@@ -262,10 +269,30 @@ pub fn emit_latency(
         placement: placement.clone(),
         stats: summary,
     })?;
-    if let Some(ghz) = tsc_ghz() {
-        let cycles = Sample::new(sample.values().iter().map(|ns| ns * ghz)).expect("finite");
+    // Core cycles: each sample's ns times the core clock measured on the
+    // chasing CPU right after it (not the TSC, which ticks at the nominal
+    // clock however fast the core runs).
+    let clock_measured = measured.core_ghz.len() == sample.values().len()
+        && measured
+            .core_ghz
+            .iter()
+            .all(|ghz| ghz.is_finite() && *ghz > 0.0);
+    if clock_measured {
+        let cycles = Sample::new(
+            sample
+                .values()
+                .iter()
+                .zip(&measured.core_ghz)
+                .map(|(ns, ghz)| ns * ghz),
+        )
+        .expect("finite");
         let cycle_summary = cycles.summary();
-        params.insert("tsc_ghz".into(), json!(ghz));
+        let clock = Sample::new(measured.core_ghz.iter().copied()).expect("finite");
+        params.insert("core_ghz".into(), json!(clock.summary().median));
+        params.insert("cycles_measures".into(), json!(CYCLES_MEASURE));
+        if let Some(ghz) = tsc_ghz() {
+            params.insert("tsc_ghz".into(), json!(ghz));
+        }
         pipeline.emit(&Record {
             benchmark: benchmark.into(),
             metric: "latency_cycles".into(),
@@ -278,6 +305,9 @@ pub fn emit_latency(
     }
     Ok(Some(summary.median))
 }
+
+/// What `latency_cycles` counts, for the record.
+const CYCLES_MEASURE: &str = "core cycles: ns per load x the chasing CPU's core clock (params.core_ghz), measured after each sample on that CPU by timing a chain of dependent adds (one per cycle); not TSC ticks";
 
 /// Records the chase order, what it measures, and the block it was random
 /// within (`order`, `order_measures`, `block_bytes`, `block_source`).

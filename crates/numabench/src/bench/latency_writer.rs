@@ -12,7 +12,7 @@ use super::latency::{LatencyConfig, LatencyMeasurement};
 use super::placed::PlacedBuffer;
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
-use crate::kernels::{build_chase, chase, ChaseBlock};
+use crate::kernels::{build_chase, chase, core_clock_ghz, ChaseBlock};
 use crate::memory::PAGE_SIZE;
 use crate::threads::{current_cpu, run_pinned};
 use serde_json::{json, Map, Value};
@@ -99,7 +99,7 @@ pub(super) fn measure_written(
             }
         }
         if worker.barrier.wait().is_err() {
-            return (seen, pass_seconds);
+            return (seen, pass_seconds, f64::NAN);
         }
         for round in 0..rounds {
             if !chaser {
@@ -135,9 +135,11 @@ pub(super) fn measure_written(
                 break;
             }
         }
-        (seen, pass_seconds)
+        // The chaser's core clock, measured on its CPU right after its passes.
+        let ghz = if chaser { core_clock_ghz() } else { f64::NAN };
+        (seen, pass_seconds, ghz)
     })?;
-    let (cpu_seen, pass_seconds) = results[0].clone();
+    let (cpu_seen, pass_seconds, ghz) = results[0].clone();
     let writer_cpu_seen = results[1].0;
     let mut placed = placed.into_inner().expect("not poisoned");
     let check = placed.verify(context.placement_threshold)?;
@@ -149,9 +151,11 @@ pub(super) fn measure_written(
         .unwrap_or_default()
         .chunks_exact(passes as usize)
         .map(|sample| sample.iter().sum::<f64>() * 1e9 / (passes * lines) as f64)
-        .collect();
+        .collect::<Vec<f64>>();
+    let core_ghz = vec![ghz; nanoseconds_per_load.len()];
     Ok(LatencyMeasurement {
         nanoseconds_per_load,
+        core_ghz,
         loads_per_sample: passes * lines,
         check,
         block: block.clone(),

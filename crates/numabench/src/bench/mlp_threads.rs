@@ -191,6 +191,18 @@ pub(crate) fn combined_check(checks: &[PlacementCheck]) -> PlacementCheck {
     }
 }
 
+/// The order the `count` pinnings run in at `repetition`: rotated by one
+/// each repetition (pinned first, then unpinned first, ...), so that
+/// neither always runs on a cache and a frequency the other left behind,
+/// as `run` alternates its policies. With the same order every time, the
+/// `--repeat 3` samples of each side would differ by a constant bias and
+/// the rank test would test the order.
+pub fn modes_in_repetition(count: usize, repetition: usize) -> Vec<usize> {
+    (0..count)
+        .map(|i| (i + repetition) % count.max(1))
+        .collect()
+}
+
 /// Measures and emits, per k and pinning, `aggregate_loads` (Mop/s) and
 /// `load_latency` (ns) records over the repetitions; with both pinnings,
 /// a `pinned_over_unpinned` record per k (ratio of median rates, with a
@@ -251,10 +263,15 @@ pub fn run_mlp_threads(
         let probe = unsafe { advance(&mut positions[0].0, PROBE_ROUNDS) } / PROBE_ROUNDS as f64;
         let rounds = rounds_per_sample(probe, lines, k, repeat);
         let mut runs: Vec<Vec<RunResult>> = modes.iter().map(|_| Vec::new()).collect();
-        'repetitions: for _ in 0..repeat {
-            for (mode, &pinned) in modes.iter().enumerate() {
+        let mut first_runs = Vec::new();
+        'repetitions: for repetition in 0..repeat {
+            for mode in modes_in_repetition(modes.len(), repetition) {
                 if interrupted() {
                     break 'repetitions;
+                }
+                let pinned = modes[mode];
+                if runs.iter().all(|done| done.len() == repetition) {
+                    first_runs.push(if pinned { "pinned" } else { "unpinned" });
                 }
                 runs[mode].push(run_threads(&config.cpus, pinned, &mut positions, rounds)?);
             }
@@ -293,6 +310,7 @@ pub fn run_mlp_threads(
             insert_order(&mut params, config.order, &block);
             params.insert("hugepages".into(), json!(context.hugepages));
             params.insert("rounds_per_sample".into(), json!(rounds));
+            params.insert("first_per_repetition".into(), json!(first_runs));
             let mut requested = Map::new();
             requested.insert(
                 "cpus".into(),
@@ -348,4 +366,19 @@ pub fn run_mlp_threads(
     }
     drop(buffers);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::modes_in_repetition;
+
+    /// Pinned against unpinned: each goes first every other repetition;
+    /// one pinning runs alone every time.
+    #[test]
+    fn the_first_pinning_alternates_per_repetition() {
+        let firsts: Vec<usize> = (0..4).map(|r| modes_in_repetition(2, r)[0]).collect();
+        assert_eq!(firsts, [0, 1, 0, 1]);
+        assert_eq!(modes_in_repetition(2, 1), [1, 0]);
+        assert_eq!(modes_in_repetition(1, 3), [0]);
+    }
 }

@@ -4,6 +4,7 @@
 mod bandwidth;
 mod chase;
 mod choice;
+mod core_clock;
 mod loops;
 mod rng;
 mod simd;
@@ -13,6 +14,7 @@ mod tlb;
 pub use bandwidth::{run_kernel, run_loop, READ_ACCUMULATORS};
 pub use chase::{build_chase, chase, chase_many, ChaseBlock, ChaseOrder};
 pub use choice::SimdChoice;
+pub use core_clock::core_clock_ghz;
 pub use loops::KernelLoop;
 pub use rng::SplitMix64;
 pub use simd::SimdLevel;

@@ -13,6 +13,10 @@
 //! - flushed (the DRAM references): nothing after the flush, so the
 //!   measurer reads the lines from the buffer's memory.
 //!
+//! The chase is random within blocks the L1 data TLB maps (as `latency`'s
+//! default `tlb-block` order), blocks in random order, so the L2, L3 and
+//! DRAM rows are the caches' and memory's latency, not page walks too.
+//!
 //! The hardware prefetchers cannot be switched off from user space: the
 //! chase visits lines in a random order (which defeats the stride
 //! prefetchers), the read-through does not and may profit from them.
@@ -59,6 +63,10 @@ pub struct Setup {
     pub state: State,
     /// Buffer bytes (a multiple of the line size).
     pub bytes: usize,
+    /// The chase is random within blocks of this many bytes, blocks in
+    /// random order (`latency`'s `tlb-block` order: the L1 data TLB's
+    /// reach, so the loads almost never miss the TLB).
+    pub block_bytes: usize,
     pub samples: usize,
 }
 
@@ -148,7 +156,12 @@ pub fn measure(setup: &Setup) -> Result<Measured, MeasureError> {
             let mut mapping = buffer.lock().expect("not poisoned");
             let length = mapping.len();
             let words = mapping.words_mut();
-            let first = build_chase(words, LINE_BYTES, bytes, 0xcace ^ bytes as u64);
+            let first = build_chase(
+                words,
+                LINE_BYTES,
+                setup.block_bytes.clamp(LINE_BYTES, bytes),
+                0xcace ^ bytes as u64,
+            );
             start.store(first, Ordering::SeqCst);
             *pages.lock().expect("not poisoned") = page_nodes(words.as_mut_ptr().cast(), length);
         }
@@ -246,6 +259,7 @@ mod tests {
                 sharer: (state == State::Shared).then_some(owner),
                 state,
                 bytes: 16 << 10,
+                block_bytes: 4 << 10,
                 samples: 3,
             };
             let measured = measure(&setup).unwrap();

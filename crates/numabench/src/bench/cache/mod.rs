@@ -16,6 +16,7 @@ pub use relations::{default_measurers, measurer, Measurer, Relation};
 use super::context::Context;
 use super::error::BenchError;
 use crate::interrupt::interrupted;
+use crate::kernels::{ChaseBlock, ChaseOrder};
 use crate::memory::PlacementCheck;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
@@ -98,24 +99,87 @@ pub fn level_sizes(topology: &TopologyReport, owner: u32, levels: &[u32]) -> Vec
     sizes
 }
 
-/// A CPU to share the lines in the Shared state: neither the owner nor the
-/// measurer, preferably on the owner's node.
+/// The CPU that shares the lines in the Shared state, and why it was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sharer {
+    pub cpu: u32,
+    /// Why this CPU, in words (`params.sharer_reason`).
+    pub reason: String,
+}
+
+/// Whether `a` and `b` share a private cache: the same core (SMT
+/// siblings share its L1 and L2) or any L1 or L2. A reader that shares
+/// one with the owner takes the lines from that cache without coherence
+/// traffic, so they stay Exclusive.
+pub fn share_private_cache(topology: &TopologyReport, a: u32, b: u32) -> bool {
+    let same_core = topology
+        .cores
+        .iter()
+        .any(|core| core.contains(&a) && core.contains(&b));
+    same_core
+        || topology
+            .shared_cache_level(a, b)
+            .is_some_and(|level| level <= 2)
+}
+
+/// The CPU to share the lines in the Shared state: neither the owner nor
+/// the measurer, sharing no private cache (core, L1 or L2) with either of
+/// them, so that its reads go through the coherence protocol and both the
+/// owner's and the sharer's copies are Shared; preferably on the owner's
+/// node. `Err` says why no allowed CPU qualifies (the state is then not
+/// measured: a sibling's reads would leave the lines Exclusive).
 pub fn sharer_for(
     topology: &TopologyReport,
     owner: u32,
     measurer: u32,
     allowed: &[u32],
-) -> Option<u32> {
-    let others = || {
-        allowed
-            .iter()
-            .copied()
-            .filter(|&cpu| cpu != owner && cpu != measurer)
+) -> Result<Sharer, String> {
+    let candidates: Vec<u32> = allowed
+        .iter()
+        .copied()
+        .filter(|&cpu| cpu != owner && cpu != measurer)
+        .collect();
+    if candidates.is_empty() {
+        return Err(format!(
+            "no allowed CPU other than the owner (CPU {owner}) and the measurer (CPU {measurer}) to share the lines with (needs 3 allowed CPUs)"
+        ));
+    }
+    let apart = |cpu: &u32| {
+        !share_private_cache(topology, *cpu, owner)
+            && !share_private_cache(topology, *cpu, measurer)
     };
     let home = topology.node_of_cpu(owner);
-    others()
+    let why = "shares no core, L1 or L2 with the owner or the measurer";
+    if let Some(cpu) = candidates
+        .iter()
+        .copied()
+        .filter(apart)
         .find(|&cpu| topology.node_of_cpu(cpu) == home)
-        .or_else(|| others().next())
+    {
+        let node = home.map_or("?".into(), |node| node.to_string());
+        return Ok(Sharer {
+            cpu,
+            reason: format!("the first allowed CPU on the owner's node {node} that {why}"),
+        });
+    }
+    if let Some(cpu) = candidates.iter().copied().find(apart) {
+        return Ok(Sharer {
+            cpu,
+            reason: format!(
+                "the first allowed CPU that {why} (none on the owner's node qualifies)"
+            ),
+        });
+    }
+    Err(format!(
+        "every allowed CPU other than the owner (CPU {owner}) and the measurer (CPU {measurer}) shares a core, L1 or L2 with one of them: its reads would leave the lines Exclusive"
+    ))
+}
+
+/// The block the chase of `level`'s buffer is random within: `latency`'s
+/// default `tlb-block` order on the buffer's 4 KiB pages (the buffer is
+/// advised against huge pages), so that no row includes page walks.
+pub fn chase_block(level: &LevelSize) -> ChaseBlock {
+    ChaseOrder::TlbBlock.block(level.bytes as u64, 4096)
 }
 
 /// A validated `cache` run.
@@ -166,33 +230,36 @@ pub fn run_cache(
             let sharer = match state {
                 State::Shared => {
                     match sharer_for(topology, config.owner, measurer.cpu, &config.allowed) {
-                        Some(cpu) => Some(cpu),
-                        None => {
+                        Ok(sharer) => Some(sharer),
+                        Err(why) => {
                             skipped.push(format!(
-                            "shared state, {} from CPU {}: no third CPU to share the lines with (needs 3 allowed CPUs)",
-                            level.name(),
-                            measurer.cpu
-                        ));
+                                "shared state, {} from CPU {}: not measured: {why}",
+                                level.name(),
+                                measurer.cpu
+                            ));
                             continue;
                         }
                     }
                 }
                 _ => None,
             };
+            let block = chase_block(&level);
             let setup = measure::Setup {
                 owner: config.owner,
                 measurer: measurer.cpu,
-                sharer,
+                sharer: sharer.as_ref().map(|sharer| sharer.cpu),
                 state,
                 bytes: level.bytes,
+                block_bytes: block.bytes as usize,
                 samples,
             };
             let measured = measure::measure(&setup).map_err(|error| match error {
                 measure::MeasureError::Pin(error) => BenchError::from(error),
                 measure::MeasureError::Memory(error) => BenchError::from(error),
             })?;
+            let reason = sharer.map(|sharer| sharer.reason);
             emit(
-                context, config, measurer, &setup, &level, &measured, pipeline,
+                context, config, measurer, &setup, reason, &block, &level, &measured, pipeline,
             )?;
         }
     }
@@ -200,11 +267,14 @@ pub fn run_cache(
 }
 
 /// The records of one measurement.
+#[allow(clippy::too_many_arguments)]
 fn emit(
     context: &Context,
     config: &CacheConfig,
     measurer: &Measurer,
     setup: &measure::Setup,
+    sharer_reason: Option<String>,
+    block: &ChaseBlock,
     level: &LevelSize,
     measured: &measure::Measured,
     pipeline: &mut Pipeline,
@@ -213,11 +283,15 @@ fn emit(
     params.insert("owner_cpu".into(), json!(config.owner));
     params.insert("measurer_cpu".into(), json!(measurer.cpu));
     params.insert("sharer_cpu".into(), json!(setup.sharer));
+    if let Some(reason) = sharer_reason {
+        params.insert("sharer_reason".into(), json!(reason));
+    }
     params.insert("state".into(), json!(setup.state.name()));
     params.insert("level".into(), json!(level.name()));
     params.insert("relation".into(), json!(measurer.relation.name()));
     params.insert("distance".into(), json!(measurer.distance));
     params.insert("size_bytes".into(), json!(level.bytes));
+    super::latency::insert_order(&mut params, ChaseOrder::TlbBlock, block);
     params.insert("cache_bytes".into(), json!(level.cache_bytes));
     params.insert("owner_cpu_seen".into(), json!(measured.owner_seen));
     params.insert("measurer_cpu_seen".into(), json!(measured.measurer_seen));
@@ -274,6 +348,64 @@ mod tests {
     use super::*;
     use crate::topology::discover_from_xml;
     use std::path::Path;
+
+    /// On a two-socket SMT server (siblings 64 apart) with the CPUs in
+    /// compact order (the owner's sibling next), the sharer of every
+    /// measurer shares no core, L1 or L2 with the owner or the measurer,
+    /// and is on the owner's node; with only the owner's and the
+    /// measurer's cores allowed, the Shared state is refused with the
+    /// reason instead of measuring Exclusive with a sibling. (Before: the
+    /// sharer was the first allowed CPU on the owner's node, its sibling.)
+    #[test]
+    fn the_sharer_is_never_a_sibling_on_an_smt_server() {
+        let topology = discover_from_xml(Path::new(&format!(
+            "{}/tests/fixtures/two-socket-smt.xml",
+            env!("CARGO_MANIFEST_DIR")
+        )))
+        .unwrap();
+        let compact: Vec<u32> = topology.cores.iter().flatten().copied().collect();
+        let owner = topology.cores[0][0];
+        let sibling = topology.cores[0][1];
+        assert_eq!(
+            compact[1], sibling,
+            "the sibling comes next in compact order"
+        );
+        let measurers = default_measurers(&topology, owner, &compact);
+        assert!(measurers.len() >= 3, "{measurers:?}");
+        for m in &measurers {
+            let sharer = sharer_for(&topology, owner, m.cpu, &compact).unwrap();
+            assert_ne!(sharer.cpu, sibling, "{m:?}");
+            assert!(
+                !share_private_cache(&topology, sharer.cpu, owner),
+                "{m:?} {sharer:?}"
+            );
+            assert!(
+                !share_private_cache(&topology, sharer.cpu, m.cpu),
+                "{m:?} {sharer:?}"
+            );
+            assert_eq!(relation_of_sharer(&topology, owner, sharer.cpu), "apart");
+            assert_eq!(
+                topology.node_of_cpu(sharer.cpu),
+                topology.node_of_cpu(owner),
+                "{sharer:?}"
+            );
+            assert!(sharer.reason.contains("owner's node"), "{sharer:?}");
+        }
+        // Only the owner's core and another core allowed: no sharer, and why.
+        let other = topology.cores[1].clone();
+        let mut allowed = topology.cores[0].clone();
+        allowed.extend(&other);
+        let why = sharer_for(&topology, owner, other[0], &allowed).unwrap_err();
+        assert!(why.contains("Exclusive"), "{why}");
+    }
+
+    /// Whether the sharer is apart from the owner by the relations' own rule.
+    fn relation_of_sharer(topology: &TopologyReport, owner: u32, cpu: u32) -> &'static str {
+        match relations::relation_of(topology, owner, cpu) {
+            Relation::SmtSibling | Relation::SameL2 => "private",
+            _ => "apart",
+        }
+    }
 
     /// Level buffers fit their level and not the one below, on a server
     /// shape; DRAM is twice the largest cache.
