@@ -433,3 +433,38 @@ fn run_monitored(options: &[&str], np: &str, program: &Path, jsonl: &Path) -> st
         .output()
         .unwrap()
 }
+
+/// Issue 21 item 8: MPI_Mprobe, MPI_Alltoallw, the MPI_Neighbor_*
+/// collectives, persistent receives (MPI_Start/MPI_Startall with
+/// MPI_Wait/MPI_Waitall) and MPI_Sendrecv_replace, in C and in Fortran
+/// (missed_calls.c/.f90): rank 1 stays out of MPI for 0.2 s before each,
+/// so rank 0 is blocked about 10 x 0.2 s, 2 x 0.2 of it point to point
+/// and 6 x 0.2 in collectives. Unwrapped calls read as time outside MPI.
+#[test]
+fn rarer_blocking_calls_are_timed_in_c_and_fortran() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    for (compiler, source) in [("mpicc", "missed_calls.c"), ("mpif90", "missed_calls.f90")] {
+        let program = compile(compiler, source, dir.path());
+        let jsonl = dir.path().join(format!("{source}.jsonl"));
+        run(mpirun(2)
+            .arg("-x")
+            .arg(format!("LD_PRELOAD={}", library().display()))
+            .arg("-x")
+            .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+            .arg(&program));
+        let (_, records) = records(&jsonl);
+        let (p2p, collective, mpi) = (
+            rank_value(&records, 0, "p2p_time"),
+            rank_value(&records, 0, "collective_time"),
+            rank_value(&records, 0, "mpi_time"),
+        );
+        // Each late start is at least 0.2 s; 10% slack for the clocks.
+        assert!(p2p >= 2.0 * 0.18, "{source}: p2p_time {p2p}");
+        assert!(
+            collective >= 6.0 * 0.18,
+            "{source}: collective_time {collective}"
+        );
+        assert!(mpi >= 10.0 * 0.18, "{source}: mpi_time {mpi}");
+    }
+}
