@@ -9,9 +9,6 @@ use serde_json::{json, Map, Value};
 pub const SMALL_LIMIT: u64 = 1024;
 /// Messages larger than this many bytes are large.
 pub const LARGE_LIMIT: u64 = 1024 * 1024;
-/// Highest "ranks outside MPI" level the host table keeps apart; more
-/// ranks than this on one host are accounted at this level.
-pub const MAX_LEVEL: usize = 256;
 
 /// A sent message's size class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,16 +37,13 @@ impl SizeClass {
 /// TLP_N of a host: the share of `total_ns` during which at least
 /// `n * cores` of its ranks were outside blocking MPI calls.
 /// `level_ns[k]` is the time during which exactly `k` ranks were outside
-/// (the last level holds "that many or more").
+/// (one level per count, 0..=ranks on the host: a threshold above the
+/// host's ranks is never reached, so its TLP is 0).
 pub fn tlp(level_ns: &[u64], total_ns: u64, cores: usize, n: usize) -> Option<f64> {
     if total_ns == 0 {
         return None;
     }
-    let mut threshold = n * cores;
-    // The table's last level means "that many or more".
-    if level_ns.len() > MAX_LEVEL {
-        threshold = threshold.min(MAX_LEVEL);
-    }
+    let threshold = n * cores;
     let time: u64 = level_ns.iter().skip(threshold).sum();
     Some(time as f64 / total_ns as f64)
 }
@@ -325,6 +319,20 @@ mod tests {
         // 2 cores: TLP_1 needs both ranks outside.
         assert_eq!(tlp(&levels, 100, 2, 1), Some(0.6));
         assert_eq!(tlp(&levels, 0, 1, 1), None);
+    }
+
+    /// Issue 21 item 7: 192 cores, 400 ranks, all outside for 60 of 100
+    /// ns and 300 outside for the rest. TLP_2 (384 outside) is 0.6, and
+    /// TLP_3 (576, more ranks than the host has) is 0, where a table
+    /// clamped at 256 gave 1.0 for both.
+    #[test]
+    fn tlp_is_exact_above_256_ranks_outside() {
+        let mut levels = vec![0; 401];
+        levels[400] = 60;
+        levels[300] = 40;
+        assert_eq!(tlp(&levels, 100, 192, 1), Some(1.0));
+        assert_eq!(tlp(&levels, 100, 192, 2), Some(0.6));
+        assert_eq!(tlp(&levels, 100, 192, 3), Some(0.0));
     }
 
     fn report(rank: i64, leader: i64, host: &str) -> RankReport {
