@@ -468,3 +468,36 @@ fn rarer_blocking_calls_are_timed_in_c_and_fortran() {
         assert!(mpi >= 10.0 * 0.18, "{source}: mpi_time {mpi}");
     }
 }
+
+/// Issue 21 item 6: a host's `cores` is the cores its ranks ran on
+/// (sampled with sched_getcpu), not the union of their affinity masks.
+/// One busy rank bound to the package (both CPUs here), to a core, and
+/// unbound: it ran on one core at a time, so `cores` is 1 and TLP_1 is
+/// close to 1, however wide its mask. From the masks, package and
+/// unbound gave 2 cores and TLP_1 = 0 (a busy rank read as idle cores).
+#[test]
+fn cores_are_where_the_ranks_ran_whatever_the_binding() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile("mpicc", "busy.c", dir.path());
+    for bind in ["socket", "core", "none"] {
+        let jsonl = dir.path().join(format!("{bind}.jsonl"));
+        run(mpirun(1)
+            .args(["--bind-to", bind])
+            .arg("-x")
+            .arg(format!("LD_PRELOAD={}", library().display()))
+            .arg("-x")
+            .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+            .arg(&program));
+        let (_, records) = records(&jsonl);
+        let tlp = host_records(&records, "tlp_1");
+        assert_eq!(tlp.len(), 1, "{bind}");
+        let params = &tlp[0]["params"];
+        assert_eq!(params["cores_method"], "sampled_cpu", "{bind}");
+        assert_eq!(params["cores"], 1, "{bind}: {params}");
+        let allowed = if bind == "core" { 1 } else { 2 };
+        assert_eq!(params["cores_allowed"], allowed, "{bind}: {params}");
+        let value = tlp[0]["value"].as_f64().unwrap();
+        assert!(value > 0.8, "{bind}: TLP_1 {value}");
+    }
+}

@@ -134,6 +134,7 @@ pub unsafe fn start() {
     });
     // SAFETY: a collective on the host communicator.
     unsafe { ffi::PMPI_Barrier(local) };
+    state::with_process(state::Process::sample_cpu);
     ACTIVE.store(true, Ordering::Release);
 }
 
@@ -161,13 +162,15 @@ pub unsafe fn finish() {
     };
     // Finalize waits for the others: from now on this rank is inside MPI,
     // and its figures are final.
-    let (log, class_ticks, messages) = state::with_process(|process| {
+    let (log, class_ticks, messages, ran) = state::with_process(|process| {
+        process.sample_cpu();
         process.enter(clock::ticks());
         process.closed = true;
         (
             std::mem::take(&mut process.log),
             process.class_ticks,
             [process.small, process.medium, process.large, process.bytes],
+            process.ran_cpus(),
         )
     });
     ACTIVE.store(false, Ordering::Release);
@@ -218,6 +221,8 @@ pub unsafe fn finish() {
         leader: i64::from(session.leader),
         core_keys: cpus.iter().map(|&cpu| core_key(cpu)).collect(),
         cpus_allowed: cpus,
+        ran_core_keys: ran.iter().map(|&cpu| core_key(cpu)).collect(),
+        cpus_ran: ran,
         program: command_line().into_iter().next().unwrap_or_default(),
         wall_time: seconds(wall_ns),
         p2p_time: class(0),

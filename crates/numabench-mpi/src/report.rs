@@ -10,6 +10,9 @@ pub const SMALL_LIMIT: u64 = 1024;
 /// Messages larger than this many bytes are large.
 pub const LARGE_LIMIT: u64 = 1024 * 1024;
 
+/// How a host's `cores` is obtained (the records' `cores_method`).
+pub const CORES_METHOD: &str = "sampled_cpu";
+
 /// A sent message's size class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SizeClass {
@@ -70,6 +73,10 @@ pub struct RankReport {
     pub leader: i64,
     pub cpus_allowed: Vec<u32>,
     pub core_keys: Vec<u64>,
+    /// The CPUs the rank was seen running on (sched_getcpu each time it
+    /// entered blocking MPI, and at start and end), and their cores.
+    pub cpus_ran: Vec<u32>,
+    pub ran_core_keys: Vec<u64>,
     pub program: String,
     pub wall_time: f64,
     pub p2p_time: f64,
@@ -99,6 +106,7 @@ impl RankReport {
             "host": self.host, "rank": self.rank, "ranks": self.ranks,
             "local_rank": self.local_rank, "leader": self.leader,
             "cpus_allowed": self.cpus_allowed, "core_keys": self.core_keys,
+            "cpus_ran": self.cpus_ran, "ran_core_keys": self.ran_core_keys,
             "program": self.program, "wall_time": self.wall_time,
             "p2p_time": self.p2p_time, "wait_time": self.wait_time,
             "collective_time": self.collective_time,
@@ -150,6 +158,11 @@ impl RankReport {
                 .map(|cpu| cpu as u32)
                 .collect(),
             core_keys: list("core_keys")?,
+            cpus_ran: list("cpus_ran")?
+                .into_iter()
+                .map(|cpu| cpu as u32)
+                .collect(),
+            ran_core_keys: list("ran_core_keys")?,
             program: text("program")?,
             wall_time: real("wall_time")?,
             p2p_time: real("p2p_time")?,
@@ -230,6 +243,7 @@ pub fn records(reports: &[RankReport]) -> Vec<Value> {
         params.insert("ranks".into(), report.ranks.into());
         params.insert("local_rank".into(), report.local_rank.into());
         params.insert("cpus_allowed".into(), json!(report.cpus_allowed));
+        params.insert("cpus_ran".into(), json!(report.cpus_ran));
         params.insert("program".into(), report.program.clone().into());
         let share = if report.wall_time > 0.0 {
             report.mpi_time() / report.wall_time
@@ -278,15 +292,27 @@ pub fn records(reports: &[RankReport]) -> Vec<Value> {
         else {
             continue;
         };
-        let cores = crate::cores::distinct_cores(
+        let allowed = crate::cores::distinct_cores(
             members
                 .iter()
                 .flat_map(|report| report.core_keys.iter().copied()),
         );
+        let sampled = crate::cores::distinct_cores(
+            members
+                .iter()
+                .flat_map(|report| report.ran_core_keys.iter().copied()),
+        );
+        // The cores the ranks ran on: those they were seen on, at most one
+        // per rank (a rank that migrated was seen on several, but ran on
+        // one at a time).
+        let cores = sampled.min(members.len()).max(1);
         let mut params = Map::new();
         params.insert("host".into(), members[0].host.clone().into());
         params.insert("ranks_on_host".into(), members.len().into());
         params.insert("cores".into(), cores.into());
+        params.insert("cores_method".into(), CORES_METHOD.into());
+        params.insert("cores_sampled".into(), sampled.into());
+        params.insert("cores_allowed".into(), allowed.into());
         for n in 1..=4 {
             if let Some(value) = tlp(&levels.level_ns, levels.total_ns, cores, n) {
                 lines.push(record(&format!("tlp_{n}"), value, "ratio", params.clone()));
@@ -341,7 +367,9 @@ mod tests {
             rank,
             ranks: 3,
             leader,
-            core_keys: vec![rank as u64],
+            core_keys: vec![rank as u64, 100],
+            cpus_ran: vec![rank as u32],
+            ran_core_keys: vec![rank as u64],
             wall_time: 2.0,
             p2p_time: 0.5,
             wait_time: 0.25,
@@ -382,7 +410,11 @@ mod tests {
             .collect();
         assert_eq!(host_a.len(), 4);
         assert_eq!(host_a[0]["params"]["ranks_on_host"], 2);
+        // Ranks 0 and 1 were seen on one core each; each may run on 2 (its
+        // own and core 100): 3 allowed, 2 counted.
         assert_eq!(host_a[0]["params"]["cores"], 2);
+        assert_eq!(host_a[0]["params"]["cores_allowed"], 3);
+        assert_eq!(host_a[0]["params"]["cores_method"], "sampled_cpu");
         // Two cores: TLP_1 needs both ranks outside (75 of 100 ns).
         assert_eq!(host_a[0]["metric"], "tlp_1");
         assert_eq!(host_a[0]["value"], 0.75);
