@@ -30,6 +30,7 @@
 pub mod clock;
 pub mod cores;
 pub mod levels;
+pub mod output_file;
 pub mod report;
 pub mod transition_log;
 pub mod utc;

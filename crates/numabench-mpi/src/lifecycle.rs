@@ -328,7 +328,7 @@ fn write(texts: &[Vec<u8>], session: &Session) {
         text.push_str(&line.to_string());
         text.push('\n');
     }
-    match std::fs::write(&path, text) {
+    match crate::output_file::replace(&path, text.as_bytes()) {
         Ok(()) if configured.is_none() => eprintln!(
             "numabench-mpi: wrote the monitor's records to {} (set {OUT_ENV} to choose)",
             path.display()
