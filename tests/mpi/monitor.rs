@@ -452,8 +452,16 @@ fn rarer_blocking_calls_are_timed_in_c_and_fortran() {
             .arg(format!("LD_PRELOAD={}", library().display()))
             .arg("-x")
             .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+            .args(["-x", "NUMABENCH_MPI_FLUSH=0.1"])
             .arg(&program));
-        let (_, records) = records(&jsonl);
+        let (metadata, records) = records(&jsonl);
+        // Complete: marked so, and the partial snapshots taken every 0.1 s
+        // during the run are gone.
+        assert_eq!(metadata["partial"], false);
+        for rank in [0, 1] {
+            let partial = format!("{}.partial-{rank}", jsonl.display());
+            assert!(!Path::new(&partial).exists(), "{partial} left behind");
+        }
         let (p2p, collective, mpi) = (
             rank_value(&records, 0, "p2p_time"),
             rank_value(&records, 0, "collective_time"),
@@ -500,4 +508,107 @@ fn cores_are_where_the_ranks_ran_whatever_the_binding() {
         let value = tlp[0]["value"].as_f64().unwrap();
         assert!(value > 0.8, "{bind}: TLP_1 {value}");
     }
+}
+
+/// Starts long_busy (2 ranks, 60 s) under the monitor with
+/// `NUMABENCH_MPI_FLUSH=flush`; returns mpirun and the pid of `rank`
+/// once it has written it.
+fn start_long_busy(
+    dir: &Path,
+    jsonl: &Path,
+    flush: &str,
+    rank: usize,
+) -> (std::process::Child, i32) {
+    let program = compile("mpicc", "long_busy.c", dir);
+    let mut child = mpirun(2)
+        .arg("-x")
+        .arg(format!("LD_PRELOAD={}", library().display()))
+        .arg("-x")
+        .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+        .arg("-x")
+        .arg(format!("NUMABENCH_MPI_FLUSH={flush}"))
+        .arg(&program)
+        .arg("60")
+        .arg(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("mpirun starts");
+    let pid_file = dir.join(format!("rank-{rank}.pid"));
+    for _ in 0..300 {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+        {
+            return (child, pid);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("long_busy did not start");
+}
+
+/// Waits (at most 60 s) for mpirun to end, killing it if need be.
+fn reap(mut child: std::process::Child) {
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A rank's partial file: metadata marked partial, then its per-rank
+/// records, each marked partial; returns its wall_time.
+fn partial_wall_time(jsonl: &Path, rank: i64) -> f64 {
+    let path = PathBuf::from(format!("{}.partial-{rank}", jsonl.display()));
+    let (metadata, records) = records(&path);
+    assert_eq!(metadata["partial"], true, "{}", path.display());
+    assert_eq!(records.len(), 14, "{}", path.display());
+    assert!(records
+        .iter()
+        .all(|record| record["params"]["partial"] == true));
+    rank_value(&records, rank, "wall_time")
+}
+
+/// Issue 21 item 9: one rank SIGKILLed 2 s into a 60 s job (mpirun then
+/// ends the job): with NUMABENCH_MPI_FLUSH=0.2 each rank's records up to
+/// its last snapshot are in `<out>.partial-<rank>`, marked partial, with
+/// more than 1 s of wall time; there is no complete file. Before, a job
+/// that never reached MPI_Finalize left nothing.
+#[test]
+fn a_killed_job_leaves_partial_records_up_to_the_last_flush() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("out.jsonl");
+    let (child, pid) = start_long_busy(dir.path(), &jsonl, "0.2", 1);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    // SAFETY: signals a rank this test started.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    reap(child);
+    assert!(!jsonl.exists(), "no complete file from a killed job");
+    for rank in [0, 1] {
+        let wall = partial_wall_time(&jsonl, rank);
+        assert!((1.0..60.0).contains(&wall), "rank {rank}: wall_time {wall}");
+    }
+}
+
+/// Issue 21 item 9: SIGTERM to one rank, with periodic snapshots off
+/// (NUMABENCH_MPI_FLUSH=0): the rank writes its partial file before it
+/// dies of the SIGTERM.
+#[test]
+fn sigterm_writes_the_ranks_partial_records() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("out.jsonl");
+    let (child, pid) = start_long_busy(dir.path(), &jsonl, "0", 1);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signals a rank this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    reap(child);
+    let wall = partial_wall_time(&jsonl, 1);
+    assert!((1.0..60.0).contains(&wall), "wall_time {wall}");
 }

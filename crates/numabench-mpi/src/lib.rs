@@ -37,6 +37,7 @@ pub mod utc;
 
 #[cfg(feature = "mpi")]
 mod c_api;
+pub mod flush;
 #[cfg(feature = "mpi")]
 mod fortran;
 #[cfg(feature = "mpi")]

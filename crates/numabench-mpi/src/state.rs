@@ -18,7 +18,7 @@ use crate::clock::ticks;
 use crate::report::SizeClass;
 use crate::transition_log::Log;
 use std::cell::{Cell, UnsafeCell};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Which kind of blocking call.
 #[derive(Debug, Clone, Copy)]
@@ -112,7 +112,9 @@ impl Process {
         if self.closed {
             return;
         }
-        self.class_ticks[class as usize] += now.saturating_sub(start);
+        let class_ticks = self.class_ticks[class as usize] + now.saturating_sub(start);
+        self.class_ticks[class as usize] = class_ticks;
+        MIRROR[class as usize].store(class_ticks, Ordering::Relaxed);
         self.inside = self.inside.saturating_sub(1);
         if self.inside == 0 {
             self.log.push(now);
@@ -121,13 +123,32 @@ impl Process {
 
     /// Counts one sent message of `bytes` bytes.
     fn message(&mut self, bytes: u64) {
-        match SizeClass::of(bytes) {
-            SizeClass::Small => self.small += 1,
-            SizeClass::Medium => self.medium += 1,
-            SizeClass::Large => self.large += 1,
-        }
+        let (count, index) = match SizeClass::of(bytes) {
+            SizeClass::Small => (&mut self.small, 3),
+            SizeClass::Medium => (&mut self.medium, 4),
+            SizeClass::Large => (&mut self.large, 5),
+        };
+        *count += 1;
+        MIRROR[index].store(*count, Ordering::Relaxed);
         self.bytes += bytes;
+        MIRROR[6].store(self.bytes, Ordering::Relaxed);
     }
+}
+
+/// A copy of the counters that another thread may read while the rank
+/// runs (the periodic partial snapshots): `class_ticks` 0..3, then small,
+/// medium, large and bytes. Plain relaxed stores by the one writer (a
+/// `mov` on x86_64), no read-modify-write, no system call.
+static MIRROR: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
+
+/// The counters as last stored: (`class_ticks`, [small, medium, large,
+/// bytes]); may lag the calls under way by one.
+pub fn mirrored() -> ([u64; 3], [u64; 4]) {
+    let read = |index: usize| MIRROR[index].load(Ordering::Relaxed);
+    (
+        [read(0), read(1), read(2)],
+        [read(3), read(4), read(5), read(6)],
+    )
 }
 
 /// The process's [`Process`], reached only through [`with_process`].
