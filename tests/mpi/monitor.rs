@@ -612,3 +612,34 @@ fn sigterm_writes_the_ranks_partial_records() {
     let wall = partial_wall_time(&jsonl, 1);
     assert!((1.0..60.0).contains(&wall), "wall_time {wall}");
 }
+
+/// Issue 21 item B: a symbolic link planted at the output path (and at
+/// the name of its partial file) is replaced by the monitor's own file,
+/// never written through: the file it points to keeps its bytes, and the
+/// output is a regular file of mode 0600. Before, `std::fs::write`
+/// followed the link and overwrote its target.
+#[test]
+fn a_symlink_planted_at_the_output_is_not_followed() {
+    use std::os::unix::fs::PermissionsExt;
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile("mpicc", "busy.c", dir.path());
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let jsonl = dir.path().join("out.jsonl");
+    std::os::unix::fs::symlink(&victim, &jsonl).unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path().join("out.jsonl.partial-0")).unwrap();
+    run(mpirun(1)
+        .arg("-x")
+        .arg(format!("LD_PRELOAD={}", library().display()))
+        .arg("-x")
+        .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+        .args(["-x", "NUMABENCH_MPI_FLUSH=0.1"])
+        .arg(&program));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    let metadata = std::fs::symlink_metadata(&jsonl).unwrap();
+    assert!(metadata.is_file(), "the link was replaced by a file");
+    assert_eq!(metadata.permissions().mode() & 0o777, 0o600);
+    let (_, records) = records(&jsonl);
+    assert!(rank_value(&records, 0, "wall_time") > 0.4);
+}
