@@ -73,8 +73,8 @@ pub struct RankReport {
     pub leader: i64,
     pub cpus_allowed: Vec<u32>,
     pub core_keys: Vec<u64>,
-    /// The CPUs the rank was seen running on (sched_getcpu each time it
-    /// entered blocking MPI, and at start and end), and their cores.
+    /// The CPUs the rank was seen running on (sched_getcpu on entering
+    /// blocking MPI, one entry in 16, and at start and end), and their cores.
     pub cpus_ran: Vec<u32>,
     pub ran_core_keys: Vec<u64>,
     pub program: String,
