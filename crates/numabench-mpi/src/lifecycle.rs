@@ -270,7 +270,7 @@ pub unsafe fn finish() {
     // Finalize waits for the others: from now on this rank is inside MPI,
     // and its figures are final.
     let (log, class_ticks, messages, ran) = state::with_process(|process| {
-        process.sample_cpu();
+        // No CPU sample here: where the rank ran is known from its run.
         process.enter(clock::ticks());
         process.closed = true;
         (

@@ -74,7 +74,7 @@ pub struct RankReport {
     pub cpus_allowed: Vec<u32>,
     pub core_keys: Vec<u64>,
     /// The CPUs the rank was seen running on (sched_getcpu on entering
-    /// blocking MPI, one entry in 16, and at start and end), and their cores.
+    /// blocking MPI, one entry in 16, and at the start), and their cores.
     pub cpus_ran: Vec<u32>,
     pub ran_core_keys: Vec<u64>,
     pub program: String,

@@ -49,7 +49,7 @@ pub struct Process {
     /// The CPUs this process was seen running on (bit per CPU, below
     /// [`RAN_CPUS`]): sampled when it enters blocking MPI (the first time
     /// and every [`SAMPLE_EVERY`]th), i.e. where it was computing just
-    /// before, and at start and end.
+    /// before, and once when monitoring starts.
     pub ran: [u64; RAN_CPUS / 64],
     /// Entries into blocking MPI from outside, for [`SAMPLE_EVERY`].
     entries: u64,
@@ -81,6 +81,19 @@ impl Process {
         }
     }
 
+    /// A blocking call entered from outside MPI: one entry in
+    /// [`SAMPLE_EVERY`] samples the CPU (sched_getcpu costs about 8 ns
+    /// through the vDSO here, no system call).
+    #[inline]
+    fn sample_on_entry(&mut self) {
+        if self.inside == 0 && !self.closed {
+            if self.entries.is_multiple_of(SAMPLE_EVERY) {
+                self.sample_cpu();
+            }
+            self.entries += 1;
+        }
+    }
+
     /// Notes the CPU this thread runs on now. `sched_getcpu` reads the
     /// kernel's rseq area or the vDSO (glibc 2.35+ on x86_64): no system
     /// call, about 8 ns on the test VM.
@@ -109,12 +122,6 @@ impl Process {
         }
         if self.inside == 0 {
             self.log.push(now);
-            // One entry in SAMPLE_EVERY samples the CPU (sched_getcpu
-            // costs about 8 ns through the vDSO here, no system call).
-            if self.entries.is_multiple_of(SAMPLE_EVERY) {
-                self.sample_cpu();
-            }
-            self.entries += 1;
         }
         self.inside += 1;
     }
@@ -245,6 +252,7 @@ impl Call {
                 // One tick reading for the call's time and the log.
                 let now = with_process(|process| {
                     let now = ticks();
+                    process.sample_on_entry();
                     process.enter(now);
                     now
                 });
