@@ -433,3 +433,217 @@ fn run_monitored(options: &[&str], np: &str, program: &Path, jsonl: &Path) -> st
         .output()
         .unwrap()
 }
+
+/// Issue 21 item 8: MPI_Mprobe, MPI_Alltoallw, the MPI_Neighbor_*
+/// collectives, persistent receives (MPI_Start/MPI_Startall with
+/// MPI_Wait/MPI_Waitall) and MPI_Sendrecv_replace, in C and in Fortran
+/// (missed_calls.c/.f90): rank 1 stays out of MPI for 0.2 s before each,
+/// so rank 0 is blocked about 10 x 0.2 s, 2 x 0.2 of it point to point
+/// and 6 x 0.2 in collectives. Unwrapped calls read as time outside MPI.
+#[test]
+fn rarer_blocking_calls_are_timed_in_c_and_fortran() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    for (compiler, source) in [("mpicc", "missed_calls.c"), ("mpif90", "missed_calls.f90")] {
+        let program = compile(compiler, source, dir.path());
+        let jsonl = dir.path().join(format!("{source}.jsonl"));
+        run(mpirun(2)
+            .arg("-x")
+            .arg(format!("LD_PRELOAD={}", library().display()))
+            .arg("-x")
+            .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+            .args(["-x", "NUMABENCH_MPI_FLUSH=0.1"])
+            .arg(&program));
+        let (metadata, records) = records(&jsonl);
+        // Complete: marked so, and the partial snapshots taken every 0.1 s
+        // during the run are gone.
+        assert_eq!(metadata["partial"], false);
+        for rank in [0, 1] {
+            let partial = format!("{}.partial-{rank}", jsonl.display());
+            assert!(!Path::new(&partial).exists(), "{partial} left behind");
+        }
+        let (p2p, collective, mpi) = (
+            rank_value(&records, 0, "p2p_time"),
+            rank_value(&records, 0, "collective_time"),
+            rank_value(&records, 0, "mpi_time"),
+        );
+        // Each late start keeps rank 0 blocked about 0.2 s, less when rank
+        // 0 itself arrives late on a loaded machine: the bounds (p2p 0.27 s
+        // of 0.4, collective 0.6 of 1.2, MPI 1.0 of 2.0) stay above what unwrapped
+        // calls gave (p2p about 0.2 s from MPI_Sendrecv_replace alone,
+        // collective about 0, MPI about 0.6 s from the two waits).
+        assert!(p2p >= 1.5 * 0.18, "{source}: p2p_time {p2p}");
+        assert!(
+            collective >= 3.0 * 0.2,
+            "{source}: collective_time {collective}"
+        );
+        assert!(mpi >= 5.0 * 0.2, "{source}: mpi_time {mpi}");
+    }
+}
+
+/// Issue 21 item 6: a host's `cores` is the cores its ranks ran on
+/// (sampled with sched_getcpu), not the union of their affinity masks.
+/// One busy rank bound to the package (both CPUs here), to a core, and
+/// unbound: it ran on one core at a time, so `cores` is 1 and TLP_1 is
+/// close to 1, however wide its mask. From the masks, package and
+/// unbound gave 2 cores and TLP_1 = 0 (a busy rank read as idle cores).
+#[test]
+fn cores_are_where_the_ranks_ran_whatever_the_binding() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile("mpicc", "busy.c", dir.path());
+    for bind in ["socket", "core", "none"] {
+        let jsonl = dir.path().join(format!("{bind}.jsonl"));
+        run(mpirun(1)
+            .args(["--bind-to", bind])
+            .arg("-x")
+            .arg(format!("LD_PRELOAD={}", library().display()))
+            .arg("-x")
+            .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+            .arg(&program));
+        let (_, records) = records(&jsonl);
+        let tlp = host_records(&records, "tlp_1");
+        assert_eq!(tlp.len(), 1, "{bind}");
+        let params = &tlp[0]["params"];
+        assert_eq!(params["cores_method"], "sampled_cpu", "{bind}");
+        assert_eq!(params["cores"], 1, "{bind}: {params}");
+        let allowed = if bind == "core" { 1 } else { 2 };
+        assert_eq!(params["cores_allowed"], allowed, "{bind}: {params}");
+        let value = tlp[0]["value"].as_f64().unwrap();
+        assert!(value > 0.8, "{bind}: TLP_1 {value}");
+    }
+}
+
+/// Starts long_busy (2 ranks, 60 s) under the monitor with
+/// `NUMABENCH_MPI_FLUSH=flush`; returns mpirun and the pid of `rank`
+/// once it has written it.
+fn start_long_busy(
+    dir: &Path,
+    jsonl: &Path,
+    flush: &str,
+    rank: usize,
+) -> (std::process::Child, i32) {
+    let program = compile("mpicc", "long_busy.c", dir);
+    let mut child = mpirun(2)
+        .arg("-x")
+        .arg(format!("LD_PRELOAD={}", library().display()))
+        .arg("-x")
+        .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+        .arg("-x")
+        .arg(format!("NUMABENCH_MPI_FLUSH={flush}"))
+        .arg(&program)
+        .arg("60")
+        .arg(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("mpirun starts");
+    let pid_file = dir.join(format!("rank-{rank}.pid"));
+    for _ in 0..300 {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+        {
+            return (child, pid);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("long_busy did not start");
+}
+
+/// Waits (at most 60 s) for mpirun to end, killing it if need be.
+fn reap(mut child: std::process::Child) {
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A rank's partial file: metadata marked partial, then its per-rank
+/// records, each marked partial; returns its wall_time.
+fn partial_wall_time(jsonl: &Path, rank: i64) -> f64 {
+    let path = PathBuf::from(format!("{}.partial-{rank}", jsonl.display()));
+    let (metadata, records) = records(&path);
+    assert_eq!(metadata["partial"], true, "{}", path.display());
+    assert_eq!(records.len(), 14, "{}", path.display());
+    assert!(records
+        .iter()
+        .all(|record| record["params"]["partial"] == true));
+    rank_value(&records, rank, "wall_time")
+}
+
+/// Issue 21 item 9: one rank SIGKILLed 2 s into a 60 s job (mpirun then
+/// ends the job): with NUMABENCH_MPI_FLUSH=0.2 each rank's records up to
+/// its last snapshot are in `<out>.partial-<rank>`, marked partial, with
+/// more than 1 s of wall time; there is no complete file. Before, a job
+/// that never reached MPI_Finalize left nothing.
+#[test]
+fn a_killed_job_leaves_partial_records_up_to_the_last_flush() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("out.jsonl");
+    let (child, pid) = start_long_busy(dir.path(), &jsonl, "0.2", 1);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    // SAFETY: signals a rank this test started.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    reap(child);
+    assert!(!jsonl.exists(), "no complete file from a killed job");
+    for rank in [0, 1] {
+        let wall = partial_wall_time(&jsonl, rank);
+        assert!((1.0..60.0).contains(&wall), "rank {rank}: wall_time {wall}");
+    }
+}
+
+/// Issue 21 item 9: SIGTERM to one rank, with periodic snapshots off
+/// (NUMABENCH_MPI_FLUSH=0): the rank writes its partial file before it
+/// dies of the SIGTERM.
+#[test]
+fn sigterm_writes_the_ranks_partial_records() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("out.jsonl");
+    let (child, pid) = start_long_busy(dir.path(), &jsonl, "0", 1);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signals a rank this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    reap(child);
+    let wall = partial_wall_time(&jsonl, 1);
+    assert!((1.0..60.0).contains(&wall), "wall_time {wall}");
+}
+
+/// Issue 21 item B: a symbolic link planted at the output path (and at
+/// the name of its partial file) is replaced by the monitor's own file,
+/// never written through: the file it points to keeps its bytes, and the
+/// output is a regular file of mode 0600. Before, `std::fs::write`
+/// followed the link and overwrote its target.
+#[test]
+fn a_symlink_planted_at_the_output_is_not_followed() {
+    use std::os::unix::fs::PermissionsExt;
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile("mpicc", "busy.c", dir.path());
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let jsonl = dir.path().join("out.jsonl");
+    std::os::unix::fs::symlink(&victim, &jsonl).unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path().join("out.jsonl.partial-0")).unwrap();
+    run(mpirun(1)
+        .arg("-x")
+        .arg(format!("LD_PRELOAD={}", library().display()))
+        .arg("-x")
+        .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+        .args(["-x", "NUMABENCH_MPI_FLUSH=0.1"])
+        .arg(&program));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    let metadata = std::fs::symlink_metadata(&jsonl).unwrap();
+    assert!(metadata.is_file(), "the link was replaced by a file");
+    assert_eq!(metadata.permissions().mode() & 0o777, 0o600);
+    let (_, records) = records(&jsonl);
+    assert!(rank_value(&records, 0, "wall_time") > 0.4);
+}

@@ -452,7 +452,9 @@ pub struct RunCommandArgs {
     /// Preload the MPI runtime monitor (libnumabench_mpi.so, beside numabench or at
     /// $NUMABENCH_MPI_LIB) into the ranks the command starts (`mpirun ...`, `srun ...`)
     /// and report its per-rank records (wall and blocking-MPI time, messages, rusage)
-    /// and per-host TLP_1..TLP_4. Policies default to as-is only.
+    /// and per-host TLP_1..TLP_4. Policies default to as-is only. A run killed before
+    /// MPI_Finalize reports the ranks' last partial snapshots, taken every
+    /// $NUMABENCH_MPI_FLUSH seconds (default 10) and on SIGTERM (params.partial).
     #[arg(long)]
     pub mpi_monitor: bool,
     #[command(flatten)]

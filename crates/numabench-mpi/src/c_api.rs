@@ -4,10 +4,15 @@
 //!
 //! MPI_Test* and MPI_Irecv return at once and send nothing, so they are
 //! left unwrapped; nonblocking sends count their message when posted.
+//! Persistent requests (MPI_Send_init/MPI_Recv_init, then MPI_Start or
+//! MPI_Startall) block only in MPI_Wait*, which is timed; their messages
+//! are not counted (the request does not say its size when started).
 
 use crate::lifecycle;
 use crate::state::{count_message, Call, Class};
-use mpi::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request, MPI_Status};
+use mpi::ffi::{
+    self, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Message, MPI_Op, MPI_Request, MPI_Status,
+};
 use std::os::raw::{c_char, c_int, c_void};
 
 /// Bytes of `count` elements of `datatype` (0 when MPI cannot say).
@@ -159,6 +164,33 @@ wrap!(MPI_Scan => PMPI_Scan, blocking(Class::Collective),
 wrap!(MPI_Exscan => PMPI_Exscan, blocking(Class::Collective),
     (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op,
      comm: MPI_Comm));
+
+wrap!(MPI_Mprobe => PMPI_Mprobe, blocking(Class::P2p),
+    (source: c_int, tag: c_int, comm: MPI_Comm, message: *mut MPI_Message, status: *mut MPI_Status));
+wrap!(MPI_Mrecv => PMPI_Mrecv, blocking(Class::P2p),
+    (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, message: *mut MPI_Message,
+     status: *mut MPI_Status));
+wrap!(MPI_Alltoallw => PMPI_Alltoallw, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int,
+     sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int,
+     rdispls: *const c_int, recvtypes: *const MPI_Datatype, comm: MPI_Comm));
+wrap!(MPI_Neighbor_allgather => PMPI_Neighbor_allgather, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
+     recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm));
+wrap!(MPI_Neighbor_allgatherv => PMPI_Neighbor_allgatherv, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
+     recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm));
+wrap!(MPI_Neighbor_alltoall => PMPI_Neighbor_alltoall, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
+     recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm));
+wrap!(MPI_Neighbor_alltoallv => PMPI_Neighbor_alltoallv, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype,
+     recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype,
+     comm: MPI_Comm));
+wrap!(MPI_Neighbor_alltoallw => PMPI_Neighbor_alltoallw, blocking(Class::Collective),
+    (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const MPI_Aint,
+     sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int,
+     rdispls: *const MPI_Aint, recvtypes: *const MPI_Datatype, comm: MPI_Comm));
 
 /// Initialises MPI, then starts the monitor.
 ///

@@ -141,6 +141,22 @@ fortran!(mpi_alltoallv_ => c"pmpi_alltoallv_", blocking(Class::Collective),
 fortran!(mpi_reduce_scatter_ => c"pmpi_reduce_scatter_", blocking(Class::Collective),
     (sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr));
 
+fortran!(mpi_mprobe_ => c"pmpi_mprobe_", blocking(Class::P2p), (source, tag, comm, message, status, ierr));
+fortran!(mpi_mrecv_ => c"pmpi_mrecv_", blocking(Class::P2p),
+    (buf, count, datatype, message, status, ierr));
+fortran!(mpi_alltoallw_ => c"pmpi_alltoallw_", blocking(Class::Collective),
+    (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierr));
+fortran!(mpi_neighbor_allgather_ => c"pmpi_neighbor_allgather_", blocking(Class::Collective),
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr));
+fortran!(mpi_neighbor_allgatherv_ => c"pmpi_neighbor_allgatherv_", blocking(Class::Collective),
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr));
+fortran!(mpi_neighbor_alltoall_ => c"pmpi_neighbor_alltoall_", blocking(Class::Collective),
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr));
+fortran!(mpi_neighbor_alltoallv_ => c"pmpi_neighbor_alltoallv_", blocking(Class::Collective),
+    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierr));
+fortran!(mpi_neighbor_alltoallw_ => c"pmpi_neighbor_alltoallw_", blocking(Class::Collective),
+    (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierr));
+
 /// Forwards to `$next`, then starts the monitor if the call succeeded.
 macro_rules! fortran_init {
     ($name:ident => $next:literal, ($($arg:ident),*), $ierr:ident) => {

@@ -10,20 +10,21 @@
 //! read ([`crate::clock`]), so transitions of different ranks order
 //! correctly.
 
-use crate::report::MAX_LEVEL;
 use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
-/// Ticks spent at each level 0..=MAX_LEVEL (the last: that many or more)
-/// between `start` and `end`, for `ranks` ranks whose logs `logs` yields.
+/// Ticks spent at each level 0..=ranks between `start` and `end`, for
+/// `ranks` ranks whose logs `logs` yields: one exact level per possible
+/// count of ranks outside, at any number of ranks (8 bytes per level).
 /// Times outside [start, end] count as at its bounds.
 pub fn levels<I>(start: u64, end: u64, ranks: usize, logs: Vec<I>) -> Vec<u64>
 where
     I: Iterator<Item = u64>,
 {
     let end = end.max(start);
-    let mut level_ticks = vec![0u64; MAX_LEVEL + 1];
+    let mut level_ticks = vec![0u64; ranks.max(logs.len()) + 1];
+    let highest = (level_ticks.len() - 1) as i64;
     let mut logs = logs;
     // (next time, rank); the parity of a rank's position says which way.
     let mut heap = BinaryHeap::new();
@@ -40,7 +41,7 @@ where
         let Reverse((time, rank)) = *top;
         // A log out of order (it should not be) counts as at its last time.
         let time = time.max(last);
-        level_ticks[outside.clamp(0, MAX_LEVEL as i64) as usize] += time - last;
+        level_ticks[outside.clamp(0, highest) as usize] += time - last;
         last = time;
         outside += if position[rank].is_multiple_of(2) {
             -1
@@ -55,7 +56,7 @@ where
             }
         }
     }
-    level_ticks[outside.clamp(0, MAX_LEVEL as i64) as usize] += end - last;
+    level_ticks[outside.clamp(0, highest) as usize] += end - last;
     level_ticks
 }
 
@@ -74,7 +75,7 @@ mod tests {
         assert_eq!(level[1], 1600 + 3200 + 1000); // 1600..3200, 4800..8000, 9000..
         assert_eq!(level[0], 1000); // 8000..9000
         assert_eq!(level.iter().sum::<u64>(), 10_000);
-        assert_eq!(level.len(), MAX_LEVEL + 1);
+        assert_eq!(level.len(), 3);
     }
 
     #[test]
@@ -89,9 +90,18 @@ mod tests {
     }
 
     #[test]
-    fn more_ranks_than_levels_land_in_the_last_level() {
-        let many = MAX_LEVEL + 10;
-        let level = levels(0, 50, many, vec![std::iter::empty::<u64>(); many]);
-        assert_eq!(level[MAX_LEVEL], 50);
+    fn every_count_of_ranks_outside_has_its_own_level_at_any_size() {
+        // Issue 21 item 7: 400 ranks, 300 of them inside from 10 to 40:
+        // 100 outside then, not "256 or more".
+        let many = 400;
+        let mut logs = vec![Vec::new(); many];
+        for log in logs.iter_mut().take(300) {
+            log.extend([10, 40]);
+        }
+        let level = levels(0, 50, many, logs.into_iter().map(Vec::into_iter).collect());
+        assert_eq!(level.len(), many + 1);
+        assert_eq!(level[400], 10 + 10);
+        assert_eq!(level[100], 30);
+        assert_eq!(level.iter().sum::<u64>(), 50);
     }
 }

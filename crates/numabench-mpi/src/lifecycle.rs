@@ -4,11 +4,13 @@
 
 use crate::clock::{self, Reading};
 use crate::cores::{allowed_cpus, core_key};
+use crate::flush;
 use crate::host_merge;
 use crate::report::{self, HostLevels, RankReport};
 use crate::state::{self, ACTIVE};
 use mpi::ffi;
 use std::os::raw::{c_int, c_void};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -134,7 +136,112 @@ pub unsafe fn start() {
     });
     // SAFETY: a collective on the host communicator.
     unsafe { ffi::PMPI_Barrier(local) };
+    state::with_process(state::Process::sample_cpu);
     ACTIVE.store(true, Ordering::Release);
+    let partial = Partial {
+        path: partial_path(&out_path().0, world_rank),
+        world_rank,
+        world_size,
+        local_rank,
+        leader,
+        start,
+        started: SystemTime::now(),
+        host: hostname(),
+        command_line: command_line(),
+    };
+    flush::start(flush::interval(), Box::new(move || partial.write()));
+}
+
+/// The output file: `NUMABENCH_MPI_MONITOR_OUT`, else [`DEFAULT_OUT`];
+/// `true` when the variable chose it.
+fn out_path() -> (PathBuf, bool) {
+    match std::env::var_os(OUT_ENV).filter(|path| !path.is_empty()) {
+        Some(path) => (PathBuf::from(path), true),
+        None => (PathBuf::from(DEFAULT_OUT), false),
+    }
+}
+
+/// This rank's partial file beside the output: `<out>.partial-<rank>`.
+fn partial_path(out: &Path, rank: c_int) -> PathBuf {
+    crate::output_file::with_suffix(out, &format!(".partial-{rank}"))
+}
+
+/// What a snapshot needs to know of the session.
+#[derive(Clone)]
+struct Partial {
+    path: PathBuf,
+    world_rank: c_int,
+    world_size: c_int,
+    local_rank: c_int,
+    leader: c_int,
+    start: Reading,
+    started: SystemTime,
+    host: String,
+    command_line: Vec<String>,
+}
+
+impl Partial {
+    /// Writes this rank's figures so far (its per-rank records, marked
+    /// partial; no TLP, which needs every rank's log) to its partial file.
+    fn write(&self) {
+        let (class_ticks, messages) = state::mirrored();
+        let now = Reading::now();
+        let ns_per_tick = self.start.ns_per_tick(&now);
+        let class = |index: usize| class_ticks[index] as f64 * ns_per_tick / 1e9;
+        let usage = usage();
+        let cpus = allowed_cpus();
+        let report = RankReport {
+            host: self.host.clone(),
+            rank: i64::from(self.world_rank),
+            ranks: i64::from(self.world_size),
+            local_rank: i64::from(self.local_rank),
+            leader: i64::from(self.leader),
+            core_keys: cpus.iter().map(|&cpu| core_key(cpu)).collect(),
+            cpus_allowed: cpus,
+            program: self.command_line.first().cloned().unwrap_or_default(),
+            wall_time: seconds(now.ns.saturating_sub(self.start.ns)),
+            p2p_time: class(0),
+            wait_time: class(1),
+            collective_time: class(2),
+            small_messages: messages[0],
+            medium_messages: messages[1],
+            large_messages: messages[2],
+            bytes_sent: messages[3],
+            user_time: timeval(usage.ru_utime),
+            system_time: timeval(usage.ru_stime),
+            voluntary_switches: usage.ru_nvcsw as u64,
+            involuntary_switches: usage.ru_nivcsw as u64,
+            ..RankReport::default()
+        };
+        let mut metadata = report::metadata_line(
+            &self.command_line,
+            &self.host,
+            &crate::utc::timestamp(self.started),
+        );
+        metadata["partial"] = true.into();
+        metadata["flushed_utc"] = crate::utc::timestamp(SystemTime::now()).into();
+        let mut text = metadata.to_string();
+        text.push('\n');
+        for mut line in report::records(std::slice::from_ref(&report)) {
+            line["params"]["partial"] = true.into();
+            text.push_str(&line.to_string());
+            text.push('\n');
+        }
+        if let Err(error) = crate::output_file::replace(&self.path, text.as_bytes()) {
+            eprintln!(
+                "numabench-mpi: cannot write the partial records to {}: {error}",
+                self.path.display()
+            );
+        }
+    }
+}
+
+fn usage() -> libc::rusage {
+    // SAFETY: rusage is plain data; getrusage fills it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid rusage to write.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    usage
 }
 
 fn seconds(ns: u64) -> f64 {
@@ -159,25 +266,25 @@ pub unsafe fn finish() {
     else {
         return;
     };
+    flush::stop();
     // Finalize waits for the others: from now on this rank is inside MPI,
     // and its figures are final.
-    let (log, class_ticks, messages) = state::with_process(|process| {
+    let (log, class_ticks, messages, ran) = state::with_process(|process| {
+        // No CPU sample here: where the rank ran is known from its run.
         process.enter(clock::ticks());
         process.closed = true;
         (
             std::mem::take(&mut process.log),
             process.class_ticks,
             [process.small, process.medium, process.large, process.bytes],
+            process.ran_cpus(),
         )
     });
     ACTIVE.store(false, Ordering::Release);
     let end = Reading::now();
     let wall_ns = end.ns.saturating_sub(session.start.ns);
     let ns_per_tick = session.start.ns_per_tick(&end);
-    // SAFETY: rusage is plain data; getrusage fills it.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `usage` is a valid rusage to write.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let usage = usage();
     let mut local = session.local;
     // SAFETY: a collective on the host communicator: every local rank has
     // closed its log when the first one takes the host's end.
@@ -218,6 +325,8 @@ pub unsafe fn finish() {
         leader: i64::from(session.leader),
         core_keys: cpus.iter().map(|&cpu| core_key(cpu)).collect(),
         cpus_allowed: cpus,
+        ran_core_keys: ran.iter().map(|&cpu| core_key(cpu)).collect(),
+        cpus_ran: ran,
         program: command_line().into_iter().next().unwrap_or_default(),
         wall_time: seconds(wall_ns),
         p2p_time: class(0),
@@ -238,8 +347,20 @@ pub unsafe fn finish() {
     let gathered = unsafe { gather(&bytes, session.world_rank, session.world_size) };
     // SAFETY: `local` is the communicator made in `start`.
     unsafe { ffi::PMPI_Comm_free(&mut local) };
-    if let Some(texts) = gathered {
-        write(&texts, &session);
+    let mut written = c_int::from(gathered.is_some_and(|texts| write(&texts, &session)));
+    // The partial files go once the whole file is written.
+    // SAFETY: a broadcast of one int over MPI_COMM_WORLD, every rank.
+    unsafe {
+        ffi::PMPI_Bcast(
+            (&mut written as *mut c_int).cast::<c_void>(),
+            1,
+            ffi::RSMPI_INT32_T,
+            0,
+            ffi::RSMPI_COMM_WORLD,
+        );
+    }
+    if written != 0 {
+        let _ = std::fs::remove_file(partial_path(&out_path().0, session.world_rank));
     }
 }
 
@@ -294,8 +415,9 @@ unsafe fn gather(bytes: &[u8], rank: c_int, size: c_int) -> Option<Vec<Vec<u8>>>
     })
 }
 
-/// Rank 0: the metadata line, then every record, to the output file.
-fn write(texts: &[Vec<u8>], session: &Session) {
+/// Rank 0: the metadata line, then every record, to the output file;
+/// true when it was written.
+fn write(texts: &[Vec<u8>], session: &Session) -> bool {
     let reports: Vec<RankReport> = texts
         .iter()
         .filter_map(|text| serde_json::from_slice(text).ok())
@@ -308,30 +430,35 @@ fn write(texts: &[Vec<u8>], session: &Session) {
             texts.len()
         );
     }
-    let configured = std::env::var_os(OUT_ENV).filter(|path| !path.is_empty());
-    let path = configured
-        .clone()
-        .map_or_else(|| DEFAULT_OUT.into(), std::path::PathBuf::from);
-    let mut text = report::metadata_line(
+    let (path, configured) = out_path();
+    let mut metadata = report::metadata_line(
         &command_line(),
         &hostname(),
         &crate::utc::timestamp(session.started),
-    )
-    .to_string();
+    );
+    metadata["partial"] = false.into();
+    let mut text = metadata.to_string();
     text.push('\n');
     for line in report::records(&reports) {
         text.push_str(&line.to_string());
         text.push('\n');
     }
-    match std::fs::write(&path, text) {
-        Ok(()) if configured.is_none() => eprintln!(
-            "numabench-mpi: wrote the monitor's records to {} (set {OUT_ENV} to choose)",
-            path.display()
-        ),
-        Ok(()) => {}
-        Err(error) => eprintln!(
-            "numabench-mpi: cannot write the monitor's records to {}: {error}",
-            path.display()
-        ),
+    match crate::output_file::replace(&path, text.as_bytes()) {
+        Ok(()) => {
+            if !configured {
+                eprintln!(
+                    "numabench-mpi: wrote the monitor's records to {} (set {OUT_ENV} to choose)",
+                    path.display()
+                );
+            }
+            true
+        }
+        Err(error) => {
+            eprintln!(
+                "numabench-mpi: cannot write the monitor's records to {}: {error}",
+                path.display()
+            );
+            false
+        }
     }
 }

@@ -9,9 +9,9 @@ use serde_json::{json, Map, Value};
 pub const SMALL_LIMIT: u64 = 1024;
 /// Messages larger than this many bytes are large.
 pub const LARGE_LIMIT: u64 = 1024 * 1024;
-/// Highest "ranks outside MPI" level the host table keeps apart; more
-/// ranks than this on one host are accounted at this level.
-pub const MAX_LEVEL: usize = 256;
+
+/// How a host's `cores` is obtained (the records' `cores_method`).
+pub const CORES_METHOD: &str = "sampled_cpu";
 
 /// A sent message's size class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,16 +40,13 @@ impl SizeClass {
 /// TLP_N of a host: the share of `total_ns` during which at least
 /// `n * cores` of its ranks were outside blocking MPI calls.
 /// `level_ns[k]` is the time during which exactly `k` ranks were outside
-/// (the last level holds "that many or more").
+/// (one level per count, 0..=ranks on the host: a threshold above the
+/// host's ranks is never reached, so its TLP is 0).
 pub fn tlp(level_ns: &[u64], total_ns: u64, cores: usize, n: usize) -> Option<f64> {
     if total_ns == 0 {
         return None;
     }
-    let mut threshold = n * cores;
-    // The table's last level means "that many or more".
-    if level_ns.len() > MAX_LEVEL {
-        threshold = threshold.min(MAX_LEVEL);
-    }
+    let threshold = n * cores;
     let time: u64 = level_ns.iter().skip(threshold).sum();
     Some(time as f64 / total_ns as f64)
 }
@@ -76,6 +73,10 @@ pub struct RankReport {
     pub leader: i64,
     pub cpus_allowed: Vec<u32>,
     pub core_keys: Vec<u64>,
+    /// The CPUs the rank was seen running on (sched_getcpu on entering
+    /// blocking MPI, one entry in 16, and at the start), and their cores.
+    pub cpus_ran: Vec<u32>,
+    pub ran_core_keys: Vec<u64>,
     pub program: String,
     pub wall_time: f64,
     pub p2p_time: f64,
@@ -105,6 +106,7 @@ impl RankReport {
             "host": self.host, "rank": self.rank, "ranks": self.ranks,
             "local_rank": self.local_rank, "leader": self.leader,
             "cpus_allowed": self.cpus_allowed, "core_keys": self.core_keys,
+            "cpus_ran": self.cpus_ran, "ran_core_keys": self.ran_core_keys,
             "program": self.program, "wall_time": self.wall_time,
             "p2p_time": self.p2p_time, "wait_time": self.wait_time,
             "collective_time": self.collective_time,
@@ -156,6 +158,11 @@ impl RankReport {
                 .map(|cpu| cpu as u32)
                 .collect(),
             core_keys: list("core_keys")?,
+            cpus_ran: list("cpus_ran")?
+                .into_iter()
+                .map(|cpu| cpu as u32)
+                .collect(),
+            ran_core_keys: list("ran_core_keys")?,
             program: text("program")?,
             wall_time: real("wall_time")?,
             p2p_time: real("p2p_time")?,
@@ -236,6 +243,7 @@ pub fn records(reports: &[RankReport]) -> Vec<Value> {
         params.insert("ranks".into(), report.ranks.into());
         params.insert("local_rank".into(), report.local_rank.into());
         params.insert("cpus_allowed".into(), json!(report.cpus_allowed));
+        params.insert("cpus_ran".into(), json!(report.cpus_ran));
         params.insert("program".into(), report.program.clone().into());
         let share = if report.wall_time > 0.0 {
             report.mpi_time() / report.wall_time
@@ -284,15 +292,27 @@ pub fn records(reports: &[RankReport]) -> Vec<Value> {
         else {
             continue;
         };
-        let cores = crate::cores::distinct_cores(
+        let allowed = crate::cores::distinct_cores(
             members
                 .iter()
                 .flat_map(|report| report.core_keys.iter().copied()),
         );
+        let sampled = crate::cores::distinct_cores(
+            members
+                .iter()
+                .flat_map(|report| report.ran_core_keys.iter().copied()),
+        );
+        // The cores the ranks ran on: those they were seen on, at most one
+        // per rank (a rank that migrated was seen on several, but ran on
+        // one at a time).
+        let cores = sampled.min(members.len()).max(1);
         let mut params = Map::new();
         params.insert("host".into(), members[0].host.clone().into());
         params.insert("ranks_on_host".into(), members.len().into());
         params.insert("cores".into(), cores.into());
+        params.insert("cores_method".into(), CORES_METHOD.into());
+        params.insert("cores_sampled".into(), sampled.into());
+        params.insert("cores_allowed".into(), allowed.into());
         for n in 1..=4 {
             if let Some(value) = tlp(&levels.level_ns, levels.total_ns, cores, n) {
                 lines.push(record(&format!("tlp_{n}"), value, "ratio", params.clone()));
@@ -327,13 +347,29 @@ mod tests {
         assert_eq!(tlp(&levels, 0, 1, 1), None);
     }
 
+    /// Issue 21 item 7: 192 cores, 400 ranks, all outside for 60 of 100
+    /// ns and 300 outside for the rest. TLP_2 (384 outside) is 0.6, and
+    /// TLP_3 (576, more ranks than the host has) is 0, where a table
+    /// clamped at 256 gave 1.0 for both.
+    #[test]
+    fn tlp_is_exact_above_256_ranks_outside() {
+        let mut levels = vec![0; 401];
+        levels[400] = 60;
+        levels[300] = 40;
+        assert_eq!(tlp(&levels, 100, 192, 1), Some(1.0));
+        assert_eq!(tlp(&levels, 100, 192, 2), Some(0.6));
+        assert_eq!(tlp(&levels, 100, 192, 3), Some(0.0));
+    }
+
     fn report(rank: i64, leader: i64, host: &str) -> RankReport {
         RankReport {
             host: host.into(),
             rank,
             ranks: 3,
             leader,
-            core_keys: vec![rank as u64],
+            core_keys: vec![rank as u64, 100],
+            cpus_ran: vec![rank as u32],
+            ran_core_keys: vec![rank as u64],
             wall_time: 2.0,
             p2p_time: 0.5,
             wait_time: 0.25,
@@ -374,7 +410,11 @@ mod tests {
             .collect();
         assert_eq!(host_a.len(), 4);
         assert_eq!(host_a[0]["params"]["ranks_on_host"], 2);
+        // Ranks 0 and 1 were seen on one core each; each may run on 2 (its
+        // own and core 100): 3 allowed, 2 counted.
         assert_eq!(host_a[0]["params"]["cores"], 2);
+        assert_eq!(host_a[0]["params"]["cores_allowed"], 3);
+        assert_eq!(host_a[0]["params"]["cores_method"], "sampled_cpu");
         // Two cores: TLP_1 needs both ranks outside (75 of 100 ns).
         assert_eq!(host_a[0]["metric"], "tlp_1");
         assert_eq!(host_a[0]["value"], 0.75);

@@ -5,7 +5,8 @@
 //! cache line another rank writes. The log grows in chunks of
 //! [`CHUNK`] times (512 KiB); past [`MEMORY_CHUNKS`] chunks (32 MiB) in
 //! memory, each further full chunk is written to an unlinked temporary
-//! file (in `TMPDIR`, else /tmp) and its buffer reused, so memory stays
+//! file (in `NUMABENCH_TMPDIR`, else `TMPDIR`, else /tmp; made with O_EXCL and
+//! O_NOFOLLOW, mode 0600) and its buffer reused, so memory stays
 //! bounded however long the run. If no such file can be made the chunks
 //! stay in memory and one stderr line says so. At MPI_Finalize the
 //! host's logs are merged ([`crate::levels`]).
@@ -203,20 +204,25 @@ impl Iterator for Times<'_> {
     }
 }
 
-/// An unlinked file in `TMPDIR` (else /tmp): it disappears with the process.
+/// The directory for spill files: `NUMABENCH_TMPDIR` (the private 0700
+/// directory numabench makes for a run) when set, else `TMPDIR`, else /tmp.
+pub fn temporary_dir() -> std::path::PathBuf {
+    std::env::var_os("NUMABENCH_TMPDIR")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(std::env::temp_dir, std::path::PathBuf::from)
+}
+
+/// A new spill file, opened with O_CREAT | O_EXCL | O_NOFOLLOW, mode
+/// 0600 (a name planted by someone else is skipped, never followed),
+/// and unlinked at once.
 fn temporary_file() -> io::Result<File> {
-    let dir = std::env::temp_dir();
+    let dir = temporary_dir();
     for attempt in 0..16 {
         let path = dir.join(format!(
             "numabench-mpi-log-{}-{attempt}",
             std::process::id()
         ));
-        match std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
+        match crate::output_file::create_new(&path) {
             Ok(file) => {
                 std::fs::remove_file(&path)?;
                 return Ok(file);
@@ -231,6 +237,37 @@ fn temporary_file() -> io::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 21 item B: spill files go to NUMABENCH_TMPDIR, and a symbolic
+    /// link planted at the first predictable name is skipped, not followed.
+    #[test]
+    fn spill_files_go_to_numabench_tmpdir_and_skip_planted_links() {
+        let _serial = crate::TEST_LOCK
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        let dir = std::env::temp_dir().join(format!("numabench-mpi-spill-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let planted = dir.join(format!("numabench-mpi-log-{}-0", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        std::env::set_var("NUMABENCH_TMPDIR", &dir);
+        let file = temporary_file();
+        std::env::remove_var("NUMABENCH_TMPDIR");
+        let mut file = file.unwrap();
+        use std::os::fd::AsRawFd;
+        let opened = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).unwrap();
+        assert!(opened.starts_with(&dir), "{}", opened.display());
+        use std::io::Write;
+        file.write_all(b"spilled").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        // The planted link is left as it was; the spill file is unlinked.
+        assert!(std::fs::symlink_metadata(&planted).unwrap().is_symlink());
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(left.len(), 2, "victim and the planted link only");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn times_come_back_in_order_from_memory_and_from_the_spill_file() {

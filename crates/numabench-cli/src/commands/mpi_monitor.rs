@@ -4,7 +4,7 @@
 //! per-rank summary.
 
 use crate::exit::CliError;
-use numabench::mpi_monitor::{read_records, summary_table};
+use numabench::mpi_monitor::{partial_files, read_monitor_output, summary_table};
 use numabench::output::{Pipeline, Record};
 use numabench::runner::{Executor, Invocation, RunError, RunOutcome};
 use serde_json::Value;
@@ -133,8 +133,16 @@ impl MonitorExecutor {
                 self.missing
             );
         }
-        let _ = std::fs::remove_file(&self.out);
+        self.remove_outputs();
         Ok(())
+    }
+
+    /// Removes the monitor's file and any partial files beside it.
+    fn remove_outputs(&self) {
+        let _ = std::fs::remove_file(&self.out);
+        for partial in partial_files(&self.out) {
+            let _ = std::fs::remove_file(partial);
+        }
     }
 }
 
@@ -144,11 +152,11 @@ impl Executor for MonitorExecutor {
         invocation: &Invocation,
         node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
     ) -> Result<RunOutcome, RunError> {
-        let _ = std::fs::remove_file(&self.out);
+        self.remove_outputs();
         let outcome = self.inner.execute(invocation, node_of_cpu)?;
         self.runs += 1;
-        let text = std::fs::read_to_string(&self.out).ok();
-        let _ = std::fs::remove_file(&self.out);
+        let output = read_monitor_output(&self.out);
+        self.remove_outputs();
         if self.runs <= self.warmups {
             return Ok(outcome);
         }
@@ -161,9 +169,15 @@ impl Executor for MonitorExecutor {
             .entry(format!("{label}\u{0}{command}"))
             .or_default();
         *repetition += 1;
-        match text.as_deref().map(read_records) {
-            Some(Ok(records)) if !records.is_empty() => {
-                for mut record in records {
+        match output {
+            Some(Ok(output)) if !output.records.is_empty() => {
+                if output.partial {
+                    eprintln!(
+                        "numabench: warning: --mpi-monitor: run {} of '{label}' did not reach MPI_Finalize: its monitor records are the ranks' last partial snapshots (params.partial)",
+                        *repetition
+                    );
+                }
+                for mut record in output.records {
                     record
                         .params
                         .insert("policy".into(), Value::from(label.clone()));

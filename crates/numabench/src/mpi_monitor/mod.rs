@@ -6,7 +6,7 @@
 mod read;
 mod summary;
 
-pub use read::{read_records, ReadError};
+pub use read::{partial_files, read_monitor_output, read_records, MonitorOutput, ReadError};
 pub use summary::summary_table;
 
 /// The `benchmark` of every monitor record.

@@ -46,3 +46,40 @@ fn the_summary_has_a_row_per_rank_and_the_host_tlp() {
         "{table}"
     );
 }
+
+/// Issue 21 item 9: a job killed before MPI_Finalize leaves only the
+/// ranks' partial files; they are read (in rank order) and said partial;
+/// a complete file, when there is one, wins.
+#[test]
+fn partial_files_are_read_when_the_job_did_not_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    assert!(read_monitor_output(&out).is_none());
+    let partial = |rank: i64| {
+        format!(
+            "{{\"type\":\"metadata\",\"tool\":\"numabench-mpi-monitor\",\"partial\":true}}\n{{\"type\":\"record\",\"benchmark\":\"mpi-monitor\",\"metric\":\"wall_time\",\"value\":1.5,\"unit\":\"s\",\"params\":{{\"host\":\"a\",\"rank\":{rank},\"partial\":true}},\"placement\":{{\"requested\":{{}},\"verified\":null}},\"stats\":{{\"n\":1,\"min\":1.5,\"median\":1.5,\"mean\":1.5,\"max\":1.5,\"stddev\":0.0,\"cv\":0.0,\"p90\":1.5,\"p99\":1.5}}}}\n"
+        )
+    };
+    for rank in [10, 2] {
+        std::fs::write(
+            dir.path().join(format!("out.jsonl.partial-{rank}")),
+            partial(rank),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("out.jsonl.partial-x"), "not a rank").unwrap();
+    let output = read_monitor_output(&out).unwrap().unwrap();
+    assert!(output.partial);
+    assert_eq!(output.files.len(), 2);
+    let ranks: Vec<_> = output
+        .records
+        .iter()
+        .map(|record| record.params["rank"].clone())
+        .collect();
+    assert_eq!(ranks, [2, 10]);
+    assert_eq!(output.records[0].params["partial"], true);
+    std::fs::write(&out, MONITOR_FILE).unwrap();
+    let complete = read_monitor_output(&out).unwrap().unwrap();
+    assert!(!complete.partial);
+    assert_eq!(complete.records.len(), 4);
+}
