@@ -23,6 +23,7 @@ mod report;
 mod report_browser;
 mod run;
 mod run_scan;
+mod signals;
 mod splits;
 mod summary;
 mod tables;

@@ -40,6 +40,7 @@ pub const RUN_SPECIFIC: [&str; 31] = [
     "simd",
     "exit_code",
     "signal",
+    "interrupted",
     "observation",
     "pin_warnings",
     "verification",
