@@ -26,7 +26,7 @@ pub const WHERE_AND_WHEN: [&str; 5] = ["host", "rank", "local_rank", "cpus_allow
 /// Params that are outcomes or depend on the machine rather than on what
 /// was asked (cache sizes in front, TLB-derived blocks, chosen SIMD level,
 /// exit status, p-values against another configuration, ...).
-pub const RUN_SPECIFIC: [&str; 31] = [
+pub const RUN_SPECIFIC: [&str; 32] = [
     "pages",
     "checked_records",
     "resident_bytes",
