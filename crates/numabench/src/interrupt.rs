@@ -54,15 +54,19 @@ extern "C" fn on_alarm(_signal: libc::c_int) {
     signal_groups(libc::SIGKILL);
 }
 
-/// Installs the SIGINT, SIGTERM and SIGALRM handlers (idempotent).
+/// Installs the SIGINT, SIGTERM and SIGALRM handlers (once: later calls,
+/// one per program `run` starts, cost no system call).
 pub fn install_interrupt_handler() {
-    // SAFETY: the handlers only touch atomics and call kill, alarm and _exit,
-    // all async-signal-safe. glibc's signal() restarts interrupted system calls.
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGALRM, on_alarm as *const () as libc::sighandler_t);
-    }
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        // SAFETY: the handlers only touch atomics and call kill, alarm and _exit,
+        // all async-signal-safe. glibc's signal() restarts interrupted system calls.
+        unsafe {
+            libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+            libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+            libc::signal(libc::SIGALRM, on_alarm as *const () as libc::sighandler_t);
+        }
+    });
 }
 
 /// Whether the user (or a batch system) asked to stop.
