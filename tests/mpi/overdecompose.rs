@@ -497,3 +497,45 @@ fn sigterm_to_numabench_ends_the_study_and_its_ranks() {
     );
     assert!(started.len() > 1, "mpirun had started ranks: {started:?}");
 }
+
+/// Issue 21 item B: a link planted at the study's old predictable folder
+/// (`$TMPDIR/numabench-overdecompose-<pid>`), pointing at another user's
+/// folder, is never written through: the victim folder stays empty and the
+/// study still runs. Before the fix the study took the link as its folder
+/// (create_dir_all accepts it) and the monitor wrote its output into the
+/// victim folder. The shell plants the link, then execs numabench, so `$$`
+/// is numabench's process id.
+#[test]
+fn a_link_at_the_old_study_folder_is_not_followed() {
+    let _alone = crate::alone();
+    let library = monitor_library();
+    let victim = tempfile::tempdir().unwrap();
+    let tmp = std::env::temp_dir();
+    let script = format!(
+        "ln -s \"$VICTIM\" {}/numabench-overdecompose-$$ && exec \"$NUMABENCH\" overdecompose \
+         --ranks-per-core 1 --cores 1 --repeat 1 --comm-share 25 --iterations 300",
+        tmp.display()
+    );
+    let output = Command::new("sh")
+        .args(["-c", &script])
+        .env("VICTIM", victim.path())
+        .env("NUMABENCH", NUMABENCH)
+        .env("NUMABENCH_MPI_LIB", &library)
+        .output()
+        .unwrap();
+    for entry in std::fs::read_dir(&tmp).unwrap().flatten() {
+        if std::fs::read_link(entry.path()).is_ok_and(|target| target == victim.path()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let written: Vec<_> = std::fs::read_dir(victim.path())
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(written.is_empty(), "written through the link: {written:?}");
+}
