@@ -26,6 +26,7 @@ mod report_browser;
 mod run;
 mod run_scan;
 mod setup_script;
+mod signals;
 mod splits;
 mod summary;
 mod tables;

@@ -455,3 +455,99 @@ fn per_numa_measures_each_node_as_a_unit() {
         }
     }
 }
+
+/// Processes whose parent is `parent`, with their command lines.
+fn children_of(parent: u32) -> Vec<(u32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let ppid: u32 = stat[stat.rfind(')')? + 2..]
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            let environ = std::fs::read(entry.path().join("environ")).ok()?;
+            let rank = environ
+                .split(|&byte| byte == 0)
+                .find_map(|var| var.strip_prefix(b"OMPI_COMM_WORLD_RANK="))
+                .map(|value| String::from_utf8_lossy(value).to_string())
+                .unwrap_or_default();
+            (ppid == parent).then_some((pid, rank))
+        })
+        .collect()
+}
+
+/// Issue 21 item 24: SIGTERM to rank 0 alone (as a batch system's or
+/// mpirun's own) while `cluster` measures: rank 0 ends at once with status
+/// 143 and one line, its `--jsonl` holds the records measured so far, and
+/// no rank survives. Before the fix SIGTERM killed rank 0 by the signal
+/// (no line, no status 143).
+#[test]
+fn sigterm_to_rank_0_keeps_the_records_and_exits_143() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("cluster.jsonl");
+    let mut mpirun = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2"])
+        .arg(numabench())
+        .args(["cluster", "--sequential", "--per", "rank", "--size", "4M"])
+        .args(["--repeat", "200", "--pingpong-size", "64K", "--jsonl"])
+        .arg(&jsonl)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    // A record beyond the metadata line: rank 0 has measured something.
+    while std::fs::read_to_string(&jsonl).map_or(0, |text| text.lines().count()) < 2 {
+        assert!(start.elapsed().as_secs() < 120, "no record after 120 s");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let ranks = children_of(mpirun.id());
+    let rank0 = ranks
+        .iter()
+        .find(|(_, rank)| rank == "0")
+        .unwrap_or_else(|| panic!("rank 0 among {ranks:?}"))
+        .0;
+    // SAFETY: signals the rank 0 process this test started through mpirun.
+    unsafe { libc::kill(rank0 as i32, libc::SIGTERM) };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while mpirun.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            // Leave nothing running behind a failed test.
+            for (pid, _) in &ranks {
+                // SAFETY: signals a rank this test started.
+                unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+            }
+            let _ = mpirun.kill();
+            let _ = mpirun.wait();
+            panic!("mpirun still running 60 s after SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let output = mpirun.wait_with_output().unwrap();
+    let output_text = text(&output);
+    assert!(
+        output_text.contains("cluster: interrupted (signal 15)"),
+        "{output_text}"
+    );
+    assert!(
+        output_text.contains("143"),
+        "rank 0's exit status\n{output_text}"
+    );
+    assert!(!records(&jsonl).is_empty());
+    for (pid, _) in ranks {
+        assert!(
+            !Path::new(&format!("/proc/{pid}/cmdline")).exists() || {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                stat.rsplit(')')
+                    .next()
+                    .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+            },
+            "rank {pid} survived\n{output_text}"
+        );
+    }
+}

@@ -359,3 +359,183 @@ fn the_study_gives_the_k_sweep_with_tlp_figures_and_verified_grids() {
     let runs = records.iter().filter(|r| r["metric"] == "run_time").count();
     assert_eq!(runs, 4);
 }
+
+/// Live (non-zombie) processes of process group `group`, and whether
+/// `parent` has a child named `mpirun` (its pid).
+fn group_members(group: i32) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok())
+        .filter(|stat| {
+            let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..]
+                .split_whitespace()
+                .collect();
+            fields[2].parse::<i32>() == Ok(group) && fields[0] != "Z"
+        })
+        .count()
+}
+
+/// Whether `pid` is a live (non-zombie) process.
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| !stat[stat.rfind(')').unwrap() + 2..].starts_with('Z'))
+}
+
+/// The children of `parent`.
+fn children(parent: i32) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let ppid: i32 = stat[stat.rfind(')')? + 2..]
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            (ppid == parent).then_some(pid)
+        })
+        .collect()
+}
+
+fn mpirun_child_of(parent: u32) -> Option<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .find_map(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let name = &stat[stat.find('(')? + 1..stat.rfind(')')?];
+            let ppid: u32 = stat[stat.rfind(')')? + 2..]
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            (name == "mpirun" && ppid == parent)
+                .then(|| entry.file_name().to_str()?.parse().ok())
+                .flatten()
+        })
+}
+
+/// Issue 21 item 24: SIGTERM to numabench alone while overdecompose's
+/// mpirun runs a long worker run (a million iterations, minutes): the
+/// signal reaches mpirun's process group, numabench exits 143 within
+/// seconds, and neither mpirun nor a rank survives. Before the fix
+/// numabench died at once (killed by the signal, no status) and mpirun
+/// and its ranks ran on as orphans; with the flag alone (no forwarding)
+/// numabench would wait for the whole run.
+#[test]
+fn sigterm_to_numabench_ends_the_study_and_its_ranks() {
+    let _alone = crate::alone();
+    let library = monitor_library();
+    let mut numabench = Command::new(NUMABENCH)
+        .args(["overdecompose", "--ranks-per-core", "1", "--cores", "1"])
+        .args([
+            "--repeat",
+            "1",
+            "--comm-share",
+            "25",
+            "--iterations",
+            "1000000",
+        ])
+        .env("NUMABENCH_MPI_LIB", &library)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    // The long run: an mpirun alive for 2 s with ranks (calibration's are short).
+    let mut seen: Option<(i32, std::time::Instant)> = None;
+    let mpirun = loop {
+        match (mpirun_child_of(numabench.id()), seen) {
+            (Some(pid), Some((was, since))) if pid == was => {
+                if since.elapsed().as_secs() >= 2 && !children(pid).is_empty() {
+                    break pid;
+                }
+            }
+            (Some(pid), _) => seen = Some((pid, std::time::Instant::now())),
+            (None, _) => seen = None,
+        }
+        if start.elapsed().as_secs() > 120 {
+            let _ = numabench.kill();
+            panic!("no long mpirun run after 120 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // mpirun and the ranks it started (its children), by process id.
+    let mut started = vec![mpirun];
+    started.extend(children(mpirun));
+    let signalled = std::time::Instant::now();
+    // SAFETY: signals numabench alone, our own child.
+    unsafe { libc::kill(numabench.id() as i32, libc::SIGTERM) };
+    let deadline = signalled + std::time::Duration::from_secs(20);
+    while numabench.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            for pid in std::iter::once(-mpirun).chain(started.iter().copied()) {
+                // SAFETY: processes the numabench this test started started.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            let _ = numabench.kill();
+            panic!("numabench still running 20 s after SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let output = numabench.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let survivors = group_members(mpirun) + started.iter().filter(|&&pid| alive(pid)).count();
+    if survivors > 0 {
+        for pid in std::iter::once(-mpirun).chain(started.iter().copied()) {
+            // SAFETY: as above; leave nothing behind a failed test.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert_eq!(
+        survivors, 0,
+        "mpirun or ranks survived numabench ({started:?})"
+    );
+    assert!(started.len() > 1, "mpirun had started ranks: {started:?}");
+}
+
+/// Issue 21 item B: a link planted at the study's old predictable folder
+/// (`$TMPDIR/numabench-overdecompose-<pid>`), pointing at another user's
+/// folder, is never written through: the victim folder stays empty and the
+/// study still runs. Before the fix the study took the link as its folder
+/// (create_dir_all accepts it) and the monitor wrote its output into the
+/// victim folder. The shell plants the link, then execs numabench, so `$$`
+/// is numabench's process id.
+#[test]
+fn a_link_at_the_old_study_folder_is_not_followed() {
+    let _alone = crate::alone();
+    let library = monitor_library();
+    let victim = tempfile::tempdir().unwrap();
+    let tmp = std::env::temp_dir();
+    let script = format!(
+        "ln -s \"$VICTIM\" {}/numabench-overdecompose-$$ && exec \"$NUMABENCH\" overdecompose \
+         --ranks-per-core 1 --cores 1 --repeat 1 --comm-share 25 --iterations 300",
+        tmp.display()
+    );
+    let output = Command::new("sh")
+        .args(["-c", &script])
+        .env("VICTIM", victim.path())
+        .env("NUMABENCH", NUMABENCH)
+        .env("NUMABENCH_MPI_LIB", &library)
+        .output()
+        .unwrap();
+    for entry in std::fs::read_dir(&tmp).unwrap().flatten() {
+        if std::fs::read_link(entry.path()).is_ok_and(|target| target == victim.path()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let written: Vec<_> = std::fs::read_dir(victim.path())
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(written.is_empty(), "written through the link: {written:?}");
+}

@@ -46,6 +46,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
 use std::os::unix::fs::{symlink, PermissionsExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -1065,15 +1066,24 @@ pub fn run_in_vm_with(
     let limit = timeout();
     let ready = format!("{MARK} READY@@");
     let mut attempt = 1;
-    let (child, start, status) = loop {
+    let (child, _qemu_group, start, status) = loop {
         let start = Instant::now();
         let mut child = Command::new(&pre.qemu)
             .args(&args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            // Its own process group, registered with numabench's signal
+            // handling: SIGINT/SIGTERM to the test process are forwarded to
+            // QEMU (SIGKILL after the grace period), and the guard kills it
+            // when dropped (an early return, a panic): no guest outlives the test.
+            .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", pre.qemu.display()))?;
+        let qemu_group = numabench::interrupt::ChildGroup::new(child.id()).kill_on_drop();
+        if numabench::interrupt::interrupted() {
+            return Err(format!("[{}] interrupted (SIGINT/SIGTERM)", topo.name));
+        }
         let mut booted = false;
         let mut stalled = false;
         let mut beats = (0u64, Instant::now());
@@ -1139,7 +1149,7 @@ pub fn run_in_vm_with(
                 read_log(&console_path)
             ));
         }
-        break (child, start, status);
+        break (child, qemu_group, start, status);
     };
     let duration = start.elapsed();
     let out = child.wait_with_output().ok();

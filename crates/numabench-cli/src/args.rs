@@ -242,6 +242,14 @@ pub enum Command {
     /// deltas (system-wide) and perf event counts; events this machine
     /// cannot count are named with the reason (params threads_usage, tlp,
     /// numastat_delta, perf, perf_unavailable; docs/results.md).
+    ///
+    /// The program runs in a process group of its own: SIGINT (Ctrl-C) or
+    /// SIGTERM sent to numabench is forwarded to that group, which gets 5 s
+    /// before SIGKILL; the run is recorded with interrupted = true, the
+    /// outputs are closed, and numabench exits 130 (SIGINT) or 143
+    /// (SIGTERM). Temporary files (the pinning shim's, the MPI monitor's)
+    /// live in a private folder (mode 0700) named by NUMABENCH_TMPDIR to
+    /// the program, removed when numabench exits.
     Run(RunCommandArgs),
     /// Over-decomposition: K MPI ranks per core (MPI build).
     ///

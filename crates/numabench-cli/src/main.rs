@@ -22,8 +22,16 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return exit::clap_error(&error),
     };
-    match commands::run(cli) {
+    let result = commands::run(cli);
+    // Every temporary file lives in the private folder: gone on every way out.
+    numabench::private_dir::remove();
+    let status = match result {
         Ok(status) => status.into(),
         Err(error) => exit::report(&error),
+    };
+    // Stopped by SIGINT or SIGTERM: 130 or 143, as a shell reports it.
+    match numabench::interrupt::exit_status() {
+        Some(code) => ExitCode::from(code),
+        None => status,
     }
 }

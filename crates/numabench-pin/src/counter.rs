@@ -47,8 +47,13 @@ impl Counter {
     pub fn open(path: &str) -> io::Result<Counter> {
         let c_path =
             CString::new(path).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-        // SAFETY: NUL-terminated path, plain flags.
-        let fd = unsafe { libc::open(c_path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+        // SAFETY: NUL-terminated path, plain flags. O_NOFOLLOW: never through a link.
+        let fd = unsafe {
+            libc::open(
+                c_path.as_ptr(),
+                libc::O_RDWR | libc::O_CLOEXEC | libc::O_NOFOLLOW,
+            )
+        };
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }

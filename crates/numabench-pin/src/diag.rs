@@ -47,7 +47,12 @@ pub(crate) fn warn(message: &str) {
         let fd = unsafe {
             libc::open(
                 path.as_ptr(),
-                libc::O_WRONLY | libc::O_APPEND | libc::O_CREAT | libc::O_CLOEXEC,
+                // O_NOFOLLOW: a link planted at the name is never written through.
+                libc::O_WRONLY
+                    | libc::O_APPEND
+                    | libc::O_CREAT
+                    | libc::O_CLOEXEC
+                    | libc::O_NOFOLLOW,
                 0o600,
             )
         };

@@ -1,27 +1,158 @@
-//! Ctrl-C: the first SIGINT sets a flag that benchmarks check between
-//! measurements, so they stop after the current sample and the pipeline
-//! closes every output properly. A second SIGINT kills at once.
+//! Ctrl-C (SIGINT) and SIGTERM: the first one sets a flag that benchmarks
+//! check between measurements, so they stop after the current sample and
+//! the pipeline closes every output properly; the binary then exits
+//! 128 + the signal (130, 143). A second one kills at once.
+//!
+//! Commands that start programs run each in a process group of its own and
+//! hold a [`ChildGroup`] while it runs. A program in its own group no
+//! longer receives a terminal's Ctrl-C, and a signal sent to numabench
+//! alone (`kill`, `timeout`, a batch system) never reached it: so the
+//! handler forwards the signal to every registered group, and after
+//! [`GRACE_SECONDS`] (SIGALRM) kills what is left with SIGKILL. A second
+//! signal kills the groups at once before exiting, so nothing a command
+//! started outlives it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The first SIGINT or SIGTERM received (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_sigint(_signal: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+/// How many process groups can be registered at once (the VM harness runs
+/// one QEMU per test thread; commands run one program at a time).
+const SLOTS: usize = 32;
+
+/// Process groups of running children (0: free slot).
+static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+
+/// Seconds a program has to end after the forwarded signal before the
+/// whole group is killed.
+pub const GRACE_SECONDS: u32 = 5;
+
+/// Sends `signal` to every registered group. Async-signal-safe.
+fn signal_groups(signal: libc::c_int) {
+    for slot in &GROUPS {
+        let group = slot.load(Ordering::SeqCst);
+        if group > 0 {
+            // SAFETY: kill is async-signal-safe; a negative pid names a process group.
+            unsafe { libc::kill(-group, signal) };
+        }
+    }
+}
+
+extern "C" fn on_signal(signal: libc::c_int) {
+    if let Err(first) = SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst) {
+        signal_groups(libc::SIGKILL);
         // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) };
+        unsafe { libc::_exit(128 + first) };
     }
+    signal_groups(signal);
+    // SAFETY: alarm is async-signal-safe; SIGALRM kills what ignored the signal.
+    unsafe { libc::alarm(GRACE_SECONDS) };
 }
 
-/// Installs the SIGINT handler (idempotent).
+extern "C" fn on_alarm(_signal: libc::c_int) {
+    signal_groups(libc::SIGKILL);
+}
+
+/// Installs the SIGINT, SIGTERM and SIGALRM handlers (once: later calls,
+/// one per program `run` starts, cost no system call).
 pub fn install_interrupt_handler() {
-    // SAFETY: the handler only touches an atomic and calls _exit, both async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        // SAFETY: the handlers only touch atomics and call kill, alarm and _exit,
+        // all async-signal-safe. glibc's signal() restarts interrupted system calls.
+        unsafe {
+            libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+            libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+            libc::signal(libc::SIGALRM, on_alarm as *const () as libc::sighandler_t);
+        }
+    });
+}
+
+/// Whether the user (or a batch system) asked to stop.
+pub fn interrupted() -> bool {
+    SIGNAL.load(Ordering::SeqCst) != 0
+}
+
+/// The signal that asked to stop (SIGINT or SIGTERM), if any.
+pub fn signal() -> Option<i32> {
+    match SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
     }
 }
 
-/// Whether the user asked to stop.
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+/// The exit status a process that stopped on [`signal`] reports: 128 + the
+/// signal, as a shell does (130 for SIGINT, 143 for SIGTERM).
+pub fn exit_status() -> Option<u8> {
+    signal().map(|signal| (128 + signal) as u8)
+}
+
+/// A running child's process group, registered so that SIGINT and SIGTERM
+/// reach it (see the module). The child must have been started as the
+/// leader of a new group (`CommandExt::process_group(0)`). Dropping the
+/// guard unregisters it; after an interruption, or if made with
+/// [`ChildGroup::kill_on_drop`], dropping also kills what is left of the
+/// group, so no process of it survives.
+#[derive(Debug)]
+pub struct ChildGroup {
+    group: i32,
+    slot: Option<usize>,
+    kill_on_drop: bool,
+}
+
+impl ChildGroup {
+    /// Registers the group led by `pid` (installing the handlers). If a
+    /// signal arrived before (between the start and now), it is forwarded
+    /// at once.
+    pub fn new(pid: u32) -> ChildGroup {
+        install_interrupt_handler();
+        let group = pid as i32;
+        let slot = GROUPS.iter().position(|slot| {
+            slot.compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        });
+        if let Some(signal) = signal() {
+            // SAFETY: signalling the group of our own child.
+            unsafe { libc::kill(-group, signal) };
+        }
+        ChildGroup {
+            group,
+            slot,
+            kill_on_drop: false,
+        }
+    }
+
+    /// Also kills the group when dropped without an interruption (a test's
+    /// QEMU, an unwound panic).
+    pub fn kill_on_drop(mut self) -> ChildGroup {
+        self.kill_on_drop = true;
+        self
+    }
+
+    /// The process group id.
+    pub fn id(&self) -> i32 {
+        self.group
+    }
+}
+
+impl Drop for ChildGroup {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot {
+            GROUPS[slot].store(0, Ordering::SeqCst);
+        }
+        if self.kill_on_drop || interrupted() {
+            // SAFETY: signalling the group of our own child; ESRCH (gone) is fine.
+            unsafe { libc::kill(-self.group, libc::SIGKILL) };
+        }
+    }
+}
+
+/// Ends the process at once with `status` (`_exit`): no exit handlers run,
+/// so an MPI library's, which would wait for ranks still measuring, cannot
+/// hold it. For a rank that must stop on SIGTERM with its outputs, which
+/// flush every record as it is emitted, as they stand.
+pub fn exit_now(status: i32) -> ! {
+    // SAFETY: _exit has no preconditions.
+    unsafe { libc::_exit(status) }
 }

@@ -14,7 +14,9 @@
 //! - [`counters`]: per-thread time, TLP, numastat and perf events of a run;
 //! - [`companions`]: where numabench's own shared libraries are found;
 //! - [`clock`]: the stopwatch and TSC, for benchmarks, applications and runs;
-//! - [`interrupt`]: Ctrl-C, checked between measurements by every command;
+//! - [`interrupt`]: Ctrl-C and SIGTERM, checked between measurements by every command,
+//!   and forwarded to the process group of the program a command started;
+//! - [`private_dir`]: the private folder (mode 0700) that holds every temporary file;
 //! - [`mpi_monitor`]: reading the MPI runtime monitor's records and summing them up;
 //! - [`report`]: the HTML report of results files (plots and tables);
 //! - [`units`]: unit formatting, in one place.
@@ -45,6 +47,7 @@ pub mod mpi_monitor;
 pub mod output;
 pub mod overdecompose;
 pub mod parse;
+pub mod private_dir;
 pub mod report;
 pub mod runner;
 pub mod stats;

@@ -191,6 +191,27 @@ mod with_mpi {
         })
     }
 
+    /// Rank 0 on SIGTERM (a batch system ending the job, mpirun passing on
+    /// its own SIGTERM) or SIGINT: the ranks wait in MPI calls that no flag
+    /// check reaches, so a thread watching the flag (woken ten times a
+    /// second, no spinning) ends rank 0 with 143 or 130 and one stderr
+    /// line. Every sink flushes each record as it is emitted, so the
+    /// `--jsonl` and `--csv` files hold every record measured so far (a
+    /// `--json` document is left unclosed); mpirun then ends the other ranks.
+    fn end_on_signal() {
+        std::thread::spawn(|| loop {
+            if let Some(code) = numabench::interrupt::exit_status() {
+                crate::exit::error_line(format!(
+                    "cluster: interrupted (signal {}): the records measured so far are in the outputs",
+                    i32::from(code) - 128
+                ));
+                // Not MPI's exit handlers: they would wait for the ranks still measuring.
+                numabench::interrupt::exit_now(i32::from(code));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        });
+    }
+
     pub fn run(args: &ClusterArgs) -> Result<Status, CliError> {
         if args.plan {
             return plan(args);
@@ -214,6 +235,9 @@ mod with_mpi {
                     session.abort(code);
                 }
             }
+        }
+        if session.rank() == 0 {
+            end_on_signal();
         }
         let outcome = session
             .run(&context, &config, outputs.as_mut())

@@ -16,6 +16,8 @@ const LIBRARY: &str = "libnumabench_mpi.so";
 const LIBRARY_ENV: &str = "NUMABENCH_MPI_LIB";
 /// Where the monitor's rank 0 writes its records.
 const OUT_ENV: &str = "NUMABENCH_MPI_MONITOR_OUT";
+/// The private folder the monitor keeps its other files in.
+const TMPDIR_ENV: &str = numabench::private_dir::ENV;
 /// OpenMPI's list of variables mpirun forwards to every rank, remote
 /// hosts included (it forwards nothing by default).
 const OMPI_FORWARD_ENV: &str = "OMPI_MCA_mca_base_env_list";
@@ -65,30 +67,37 @@ pub fn library() -> Result<PathBuf, CliError> {
 }
 
 /// Preloads `library` into everything the command starts and tells the
-/// monitor where to write: `LD_PRELOAD` (prepended) and
-/// `NUMABENCH_MPI_MONITOR_OUT` in numabench's own environment, which the
-/// command inherits (local ranks, `srun`), and both names added to
+/// monitor where to write: `LD_PRELOAD` (prepended),
+/// `NUMABENCH_MPI_MONITOR_OUT` (a file, not yet existing, in numabench's
+/// private folder, mode 0700) and `NUMABENCH_TMPDIR` (that folder, for the
+/// monitor's other files) in numabench's own environment, which the
+/// command inherits (local ranks, `srun`), and the names added to
 /// `OMPI_MCA_mca_base_env_list` so that OpenMPI's mpirun forwards them to
 /// ranks on other hosts. Returns the output file.
 ///
 /// Call before any thread starts (it changes the process environment).
-pub fn prepare(library: &std::path::Path) -> PathBuf {
-    let out = std::env::temp_dir().join(format!(
-        "numabench-mpi-monitor-{}.jsonl",
-        std::process::id()
-    ));
+pub fn prepare(library: &std::path::Path) -> Result<PathBuf, CliError> {
+    let folder = numabench::private_dir::path().map_err(|error| {
+        CliError::system(format!(
+            "--mpi-monitor: cannot create a private temporary folder: {error}"
+        ))
+    })?;
+    let out = folder.join("mpi-monitor.jsonl");
     let preload = match std::env::var("LD_PRELOAD") {
         Ok(existing) if !existing.is_empty() => format!("{}:{existing}", library.display()),
         _ => library.display().to_string(),
     };
     let forward = match std::env::var(OMPI_FORWARD_ENV) {
-        Ok(existing) if !existing.is_empty() => format!("{existing};LD_PRELOAD;{OUT_ENV}"),
-        _ => format!("LD_PRELOAD;{OUT_ENV}"),
+        Ok(existing) if !existing.is_empty() => {
+            format!("{existing};LD_PRELOAD;{OUT_ENV};{TMPDIR_ENV}")
+        }
+        _ => format!("LD_PRELOAD;{OUT_ENV};{TMPDIR_ENV}"),
     };
     std::env::set_var("LD_PRELOAD", preload);
     std::env::set_var(OUT_ENV, &out);
+    std::env::set_var(TMPDIR_ENV, &folder);
     std::env::set_var(OMPI_FORWARD_ENV, forward);
-    out
+    Ok(out)
 }
 
 /// Runs each invocation through `inner`, then collects the records the

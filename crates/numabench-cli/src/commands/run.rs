@@ -168,16 +168,18 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let mut executor = WarningExecutor {
         seen: BTreeSet::new(),
     };
-    let mut monitor = monitor_library.map(|library| {
-        let out = super::mpi_monitor::prepare(&library);
-        super::mpi_monitor::MonitorExecutor::new(
-            Box::new(WarningExecutor {
-                seen: BTreeSet::new(),
-            }),
-            out,
-            config.warmup * configurations,
-        )
-    });
+    let mut monitor = monitor_library
+        .map(|library| super::mpi_monitor::prepare(&library))
+        .transpose()?
+        .map(|out| {
+            super::mpi_monitor::MonitorExecutor::new(
+                Box::new(WarningExecutor {
+                    seen: BTreeSet::new(),
+                }),
+                out,
+                config.warmup * configurations,
+            )
+        });
     let chosen: &mut dyn Executor = match monitor.as_mut() {
         Some(monitor) => monitor,
         None => &mut executor,

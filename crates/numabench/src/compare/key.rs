@@ -41,6 +41,7 @@ pub const RUN_SPECIFIC: [&str; 32] = [
     "simd",
     "exit_code",
     "signal",
+    "interrupted",
     "observation",
     "pin_warnings",
     "verification",

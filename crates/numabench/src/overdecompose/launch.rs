@@ -5,8 +5,9 @@
 
 use super::monitor::MONITOR_OUT_ENV;
 use super::worker_config::{WorkerConfig, WorkerReport};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use thiserror::Error;
 
 /// How workers are launched.
@@ -86,6 +87,11 @@ impl Launcher {
             line.push(format!("LD_PRELOAD={}", library.display()));
             line.push("-x".into());
             line.push(format!("{MONITOR_OUT_ENV}={}", out.display()));
+            // The monitor's own files (transition logs) go beside its output, in the private folder.
+            if let Some(folder) = out.parent() {
+                line.push("-x".into());
+                line.push(format!("{}={}", crate::private_dir::ENV, folder.display()));
+            }
         }
         line.push(self.program.display().to_string());
         line.extend(worker.args());
@@ -100,14 +106,28 @@ impl Launcher {
         monitor: Option<(&Path, &Path)>,
     ) -> Result<WorkerReport, LaunchError> {
         let line = self.command_line(ranks, worker, monitor);
-        let output = Command::new(&line[0])
+        // mpirun leads a process group of its own, registered while it runs:
+        // SIGINT/SIGTERM to numabench reach it and its ranks, and nothing survives.
+        let child = Command::new(&line[0])
             .args(&line[1..])
             .env_remove("LD_PRELOAD")
-            .output()
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
             .map_err(|source| LaunchError::Spawn {
                 mpirun: self.mpirun.clone(),
                 source,
             })?;
+        let group = crate::interrupt::ChildGroup::new(child.id());
+        let output = child
+            .wait_with_output()
+            .map_err(|source| LaunchError::Spawn {
+                mpirun: self.mpirun.clone(),
+                source,
+            })?;
+        drop(group);
         let stdout = String::from_utf8_lossy(&output.stdout);
         if !output.status.success() {
             let stderr = String::from_utf8_lossy(&output.stderr);

@@ -50,18 +50,27 @@ pub struct StudyOutcome {
     pub interrupted: bool,
 }
 
-/// A temporary folder for the monitor's files, removed when dropped.
+/// A folder for the monitor's files, fresh (mode 0700) inside numabench's
+/// private folder ([`crate::private_dir`]), removed when dropped.
 struct TempDir(PathBuf);
 
 impl TempDir {
     fn new() -> Result<Self, OverdecomposeError> {
-        let path =
-            std::env::temp_dir().join(format!("numabench-overdecompose-{}", std::process::id()));
-        std::fs::create_dir_all(&path).map_err(|error| OverdecomposeError::TempDir {
-            path: path.display().to_string(),
-            reason: error.to_string(),
-        })?;
-        Ok(Self(path))
+        static STUDIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let name = format!(
+            "overdecompose-{}",
+            STUDIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        crate::private_dir::subdir(&name)
+            .map(Self)
+            .map_err(|error| OverdecomposeError::TempDir {
+                path: crate::private_dir::existing()
+                    .unwrap_or_default()
+                    .join(&name)
+                    .display()
+                    .to_string(),
+                reason: error.to_string(),
+            })
     }
 }
 

@@ -365,7 +365,7 @@ fn the_launch_line_preloads_the_monitor_into_the_ranks_only() {
         )),
     );
     let text = line.join(" ");
-    assert!(text.starts_with("mpirun --allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 -np 4 -x LD_PRELOAD=/lib/m.so -x NUMABENCH_MPI_MONITOR_OUT=/tmp/o.jsonl /bin/numabench overdecompose-worker"), "{text}");
+    assert!(text.starts_with("mpirun --allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 -np 4 -x LD_PRELOAD=/lib/m.so -x NUMABENCH_MPI_MONITOR_OUT=/tmp/o.jsonl -x NUMABENCH_TMPDIR=/tmp /bin/numabench overdecompose-worker"), "{text}");
     assert!(text.ends_with("--ranks-per-core 2 --no-verify"), "{text}");
     let plain = config.launcher.command_line(2, &worker, None).join(" ");
     assert!(!plain.contains("LD_PRELOAD"));

@@ -36,6 +36,10 @@ pub struct RunOutcome {
     /// Per-thread usage, TLP, numastat and perf counts (`None` from
     /// executors that start no process).
     pub counts: Option<ProgramCounts>,
+    /// SIGINT or SIGTERM reached numabench while the program ran: the
+    /// signal was forwarded to the program's process group and the run
+    /// did not end on its own.
+    pub interrupted: bool,
 }
 
 impl RunOutcome {
@@ -193,6 +197,8 @@ pub(crate) fn start_command(
         command.stdout(Stdio::null()).stderr(Stdio::null());
     }
     command.stdin(Stdio::null());
+    // Its own process group, so that SIGINT/SIGTERM to numabench reach every process of the run.
+    command.process_group(0);
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
     // system calls on data prepared before fork (ChildSetup::apply).
     unsafe {
@@ -235,6 +241,7 @@ impl Executor for ProcessExecutor {
             source,
         })?;
         let pid = child.id();
+        let group = crate::interrupt::ChildGroup::new(pid);
         let done = AtomicBool::new(false);
         let sampler = Counting::sampler(pid);
         let (waited, observation) = std::thread::scope(|scope| {
@@ -260,6 +267,8 @@ impl Executor for ProcessExecutor {
             ((result, status, usage, wall), observation)
         });
         let (result, status, usage, wall_seconds) = waited;
+        let interrupted = crate::interrupt::interrupted();
+        drop(group);
         let counts = counting.after_exit(sampler.map(|sampler| sampler.stop()));
         if result < 0 {
             return Err(RunError::Wait {
@@ -281,6 +290,7 @@ impl Executor for ProcessExecutor {
             observation,
             pin_warnings: pin_files.map(|files| files.warnings()),
             counts: Some(counts),
+            interrupted,
         })
     }
 }

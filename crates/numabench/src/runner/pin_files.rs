@@ -2,10 +2,12 @@
 //! the CPU counter that every process of the run takes the next CPU from
 //! (`NUMABENCH_PIN_COUNTER`), and the file the shim appends its warnings to
 //! (`NUMABENCH_PIN_WARNINGS`), read after the run. A fresh pair per run, in
-//! /dev/shm where it exists (memory, no disk I/O during the run), removed when
-//! dropped.
+//! numabench's private folder ([`crate::private_dir`], mode 0700, in
+//! /dev/shm where it exists), removed when dropped. The counter is created
+//! here with `O_EXCL | O_NOFOLLOW`; the shim opens both with `O_NOFOLLOW`.
 
-use std::path::{Path, PathBuf};
+use crate::private_dir;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One run's counter and warnings files.
@@ -13,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub(crate) struct PinFiles {
     counter: PathBuf,
     warnings: PathBuf,
+    folder: PathBuf,
 }
 
 impl PinFiles {
@@ -20,33 +23,19 @@ impl PinFiles {
     /// warnings file when it has something to say.
     pub(crate) fn create() -> std::io::Result<PinFiles> {
         static RUNS: AtomicU64 = AtomicU64::new(0);
-        let shm = Path::new("/dev/shm");
-        let dir = if shm.is_dir() {
-            shm.to_path_buf()
-        } else {
-            std::env::temp_dir()
-        };
-        let stem = format!(
-            "numabench-pin-{}-{}",
-            std::process::id(),
-            RUNS.fetch_add(1, Ordering::Relaxed)
-        );
-        let files = PinFiles {
-            counter: dir.join(format!("{stem}.counter")),
-            warnings: dir.join(format!("{stem}.warnings")),
-        };
-        // Left behind by an earlier numabench with the same process id.
-        let _ = std::fs::remove_file(&files.warnings);
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&files.counter)?;
-        Ok(files)
+        let stem = format!("pin-{}", RUNS.fetch_add(1, Ordering::Relaxed));
+        let (counter, _) = private_dir::create_new(&format!("{stem}.counter"))?;
+        let folder = counter.parent().map(PathBuf::from).unwrap_or_default();
+        Ok(PinFiles {
+            warnings: folder.join(format!("{stem}.warnings")),
+            counter,
+            folder,
+        })
     }
 
-    /// The variables that point the shim at these files.
-    pub(crate) fn environment(&self) -> [(String, String); 2] {
+    /// The variables that point the shim at these files, and
+    /// `NUMABENCH_TMPDIR` at the folder.
+    pub(crate) fn environment(&self) -> [(String, String); 3] {
         [
             (
                 "NUMABENCH_PIN_COUNTER".to_string(),
@@ -55,6 +44,10 @@ impl PinFiles {
             (
                 "NUMABENCH_PIN_WARNINGS".to_string(),
                 self.warnings.display().to_string(),
+            ),
+            (
+                private_dir::ENV.to_string(),
+                self.folder.display().to_string(),
             ),
         ]
     }

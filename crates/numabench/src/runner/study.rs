@@ -79,6 +79,7 @@ pub(super) fn run_record(
     params.insert("repetition".into(), json!(repetition));
     params.insert("exit_code".into(), json!(outcome.exit_code));
     params.insert("signal".into(), json!(outcome.signal));
+    params.insert("interrupted".into(), json!(outcome.interrupted));
     params.insert("user_seconds".into(), json!(outcome.user_seconds));
     params.insert("system_seconds".into(), json!(outcome.system_seconds));
     params.insert("max_rss_kib".into(), json!(outcome.max_rss_kib));
