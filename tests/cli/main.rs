@@ -22,6 +22,7 @@ mod plugins;
 mod report;
 mod report_browser;
 mod run;
+mod run_omp;
 mod run_scan;
 mod splits;
 mod summary;

@@ -201,7 +201,7 @@ fn ctrl_c_keeps_finished_runs_and_valid_outputs() {
 /// dependency of its own `pin` test) into `<profile>/deps/`; only `cargo
 /// build` copies it beside the binary, so on a clean checkout the `deps/`
 /// one is the current one: prefer it, and fall back to the copy.
-fn shim() -> std::path::PathBuf {
+pub fn shim() -> std::path::PathBuf {
     let profile = std::path::Path::new(env!("CARGO_BIN_EXE_numabench"))
         .parent()
         .unwrap()
