@@ -5,8 +5,7 @@
 //! - `NUMABENCH_PIN_CPUS` — CPU list (`0,2,1,3`, `0-3`, ...) in the order threads get
 //!   them. Unset or empty: the shim only forwards to libc.
 //! - `NUMABENCH_PIN_SKIP` — entries reserved for threads not created by
-//!   `pthread_create` (default 1: the main thread, which `numabench run` pins to the
-//!   first entry before exec).
+//!   `pthread_create` (default 1: the main thread).
 //! - `NUMABENCH_PIN_VERBOSE=1` — one line per pinned thread on stderr.
 //! - `NUMABENCH_PIN_COUNTER` — a file shared by every process of the run (see
 //!   [`crate::counter`]; `numabench run` creates one per run). With it, indices count
@@ -36,8 +35,10 @@
 //! not apply): a new thread when `pthread_create` is called, a forked child's thread in
 //! the child right after `fork`, and a new program's main thread when the shim loads,
 //! unless that process took its index at `fork` already. The first program's main
-//! thread thus takes index 0 (`numabench run` pins it to `cpus[0]` before exec too, so
-//! the loader's own allocations are placed alike).
+//! thread thus takes index 0. A process with an OpenMP runtime loaded takes its main
+//! thread's index at its first `pthread_create` instead (see [`crate::deferred`]):
+//! `numabench run` gives the process all of the list's CPUs at exec, and the runtime
+//! sizes its team from that mask.
 
 use crate::counter::Counter;
 use crate::ranks::{self, Block, Rule};
