@@ -24,6 +24,7 @@ mod plugins;
 mod report;
 mod report_browser;
 mod run;
+mod run_omp;
 mod run_scan;
 mod setup_script;
 mod signals;

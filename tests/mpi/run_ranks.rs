@@ -148,3 +148,76 @@ fn pin_k_per_core_puts_both_ranks_on_one_core() {
         }
     }
 }
+
+/// An MPI + OpenMP program (tests/mpi/programs/omp_ranks.c) under
+/// `mpirun --bind-to none -np 2`: each rank's team under every pin policy is
+/// the team it runs as-is (the run's `threads_seen` and no
+/// `thread_count_warning`).
+///
+/// Ignored: NOT fixed yet. The launcher (`mpirun`, no OpenMP runtime) has its
+/// main thread pinned to one CPU when it loads, and its forked children take
+/// one CPU each at fork, so each rank execs with a one-CPU mask and libgomp's
+/// constructor (which runs before the shim's) makes a one-thread team: as-is
+/// shows 12 threads seen per run, pin-compact and pin-scatter 10 (each rank
+/// "team 1"), and numabench prints the thread-count warning. Tried and
+/// withdrawn: an interposed `execve` that execs with all of the list's CPUs
+/// gives each rank a team of 2, but each team then spins on its one-CPU block
+/// (137 s a run against 2 s as-is); the exec'd mask must be the rank's block
+/// (its local rank is in the `envp` passed to execve).
+#[test]
+#[ignore = "ranks still exec with a one-CPU mask: issue 21 item A, MPI + OpenMP part, open"]
+fn mpi_openmp_ranks_run_their_team_under_pin_policies() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("omp_ranks");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mpi/programs/omp_ranks.c");
+    let output = Command::new("mpicc")
+        .args(["-O1", "-fopenmp", "-o"])
+        .arg(&program)
+        .arg(source)
+        .output()
+        .expect("mpicc (Debian: libopenmpi-dev)");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_numabench"))
+        .args(["run", "--repeat", "3", "--warmup", "0", "--json"])
+        .args([
+            "--policy",
+            "as-is",
+            "--policy",
+            "pin-compact",
+            "--policy",
+            "pin-scatter",
+        ])
+        .args(["--", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+        .args(["-np", "2", "--bind-to", "none"])
+        .arg(&program)
+        .env("NUMABENCH_PIN_LIB", shim())
+        .env_remove("OMP_NUM_THREADS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let summaries: Vec<&serde_json::Value> = document["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["metric"] == "wall_time")
+        .collect();
+    assert_eq!(summaries.len(), 3);
+    for summary in &summaries {
+        assert_eq!(
+            summary["params"]["threads_seen"], summaries[0]["params"]["threads_seen"],
+            "{}",
+            summary["params"]["policy"]
+        );
+        assert!(
+            summary["params"]["thread_count_warning"].is_null(),
+            "{stderr}"
+        );
+    }
+}

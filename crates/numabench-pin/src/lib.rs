@@ -21,6 +21,7 @@ pub mod affinity;
 pub mod capi;
 pub mod counter;
 pub mod cpulist;
+mod deferred;
 mod diag;
 pub mod ranks;
 pub mod shim;

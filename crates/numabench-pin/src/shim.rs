@@ -5,8 +5,7 @@
 //! - `NUMABENCH_PIN_CPUS` — CPU list (`0,2,1,3`, `0-3`, ...) in the order threads get
 //!   them. Unset or empty: the shim only forwards to libc.
 //! - `NUMABENCH_PIN_SKIP` — entries reserved for threads not created by
-//!   `pthread_create` (default 1: the main thread, which `numabench run` pins to the
-//!   first entry before exec).
+//!   `pthread_create` (default 1: the main thread).
 //! - `NUMABENCH_PIN_VERBOSE=1` — one line per pinned thread on stderr.
 //! - `NUMABENCH_PIN_COUNTER` — a file shared by every process of the run (see
 //!   [`crate::counter`]; `numabench run` creates one per run). With it, indices count
@@ -36,12 +35,14 @@
 //! not apply): a new thread when `pthread_create` is called, a forked child's thread in
 //! the child right after `fork`, and a new program's main thread when the shim loads,
 //! unless that process took its index at `fork` already. The first program's main
-//! thread thus takes index 0 (`numabench run` pins it to `cpus[0]` before exec too, so
-//! the loader's own allocations are placed alike).
+//! thread thus takes index 0. A process with an OpenMP runtime loaded takes its main
+//! thread's index at its first `pthread_create` instead (see [`crate::deferred`]):
+//! `numabench run` gives the process all of the list's CPUs at exec, and the runtime
+//! sizes its team from that mask.
 
 use crate::counter::Counter;
 use crate::ranks::{self, Block, Rule};
-use crate::{affinity, counter, cpulist, diag};
+use crate::{affinity, counter, cpulist, deferred, diag};
 use libc::{c_int, c_void, pthread_attr_t, pthread_t};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -303,6 +304,26 @@ fn pin_in_rank(rank: &Rank, block: &Block, index: usize, verbose: bool, who: &st
 extern "C" fn at_load() {
     let Some(plan) = plan() else { return };
     let pid = std::process::id();
+    // Read once here, while the process has one thread (it sets a variable).
+    let _ = rank(plan);
+    let registered = shared_counter().is_some_and(|counter| counter.is_registered(pid));
+    if !registered && deferred::openmp_runtime().is_some() {
+        // Pinned at its first pthread_create, after the runtime read its mask.
+        deferred::defer();
+    } else {
+        pin_main_thread(plan, pid);
+    }
+    // SAFETY: registers a plain function that lives as long as the process (the shim is
+    // preloaded, never unloaded).
+    let result = unsafe { libc::pthread_atfork(None, None, Some(in_forked_child)) };
+    if result != 0 {
+        diag::warn("pthread_atfork failed: forked children keep their parent's CPU");
+    }
+}
+
+/// Pins the main thread of a new program (process `pid`): in its rank's block, or to the
+/// next shared index unless its process took one at fork.
+fn pin_main_thread(plan: &Plan, pid: u32) {
     if let Some(rank) = rank(plan) {
         if let Some(block) = &rank.block {
             pin_in_rank(rank, block, 0, plan.verbose, "main thread");
@@ -317,12 +338,6 @@ extern "C" fn at_load() {
         if !counter.is_registered(pid) {
             pin_process(plan, counter, pid);
         }
-    }
-    // SAFETY: registers a plain function that lives as long as the process (the shim is
-    // preloaded, never unloaded).
-    let result = unsafe { libc::pthread_atfork(None, None, Some(in_forked_child)) };
-    if result != 0 {
-        diag::warn("pthread_atfork failed: forked children keep their parent's CPU");
     }
 }
 
@@ -419,6 +434,9 @@ pub unsafe extern "C" fn pthread_create(
         // SAFETY: forwarding the caller's arguments unchanged.
         return unsafe { real(thread, attr, start_routine, arg) };
     };
+    if deferred::claim_on_main_thread() {
+        pin_main_thread(plan, std::process::id());
+    }
     let (index, cpu) = match (rank(plan), shared_counter()) {
         (Some(rank), _) => match &rank.block {
             Some(block) => {

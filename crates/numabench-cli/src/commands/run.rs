@@ -208,6 +208,9 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         Err(StudyError::Run(error)) => return Err(CliError::usage(error)),
         Err(error) => return Err(CliError::system(error)),
     };
+    if let Some(warning) = numabench::runner::thread_count_warning(&summaries) {
+        eprintln!("numabench: warning: {warning}");
+    }
     if !args.output.json {
         println!("\n{}{note}", render_comparison(&summaries, false));
     }

@@ -81,7 +81,9 @@ impl Counting {
 }
 
 /// The parameters a run's counts add to its record: `threads_usage` (with
-/// `worker` the thread's position in thread-id order),
+/// `worker` the thread's position in thread-id order), `threads_seen` (how
+/// many distinct threads of the process tree were seen: an OpenMP program's
+/// team plus its main thread's other threads),
 /// `threads_usage_resolution_seconds`, `tlp`, `numastat_delta`,
 /// `numastat_scope`, `perf`, `perf_unavailable`.
 pub fn counts_params(counts: &ProgramCounts) -> Map<String, Value> {
@@ -103,6 +105,7 @@ pub fn counts_params(counts: &ProgramCounts) -> Map<String, Value> {
         })
         .collect();
     params.insert("threads_usage".into(), Value::Array(threads));
+    params.insert("threads_seen".into(), json!(counts.threads_usage.len()));
     params.insert(
         "threads_usage_resolution_seconds".into(),
         json!(tick_seconds()),

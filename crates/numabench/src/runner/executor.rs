@@ -107,7 +107,8 @@ fn cpu_set(cpus: &[u32]) -> libc::cpu_set_t {
 
 /// The environment a policy adds. With the pinning shim, the shim pins
 /// every new thread (OpenMP's workers included) to the next CPU of the
-/// order and the main thread is pinned before exec. Without it, OpenMP
+/// order and the main thread when the program loads (an OpenMP program's at
+/// its first new thread); before exec the process gets all of the order. Without it, OpenMP
 /// programs are pinned by OMP_PLACES/OMP_PROC_BIND over the whole order
 /// (setting both would conflict: libgomp binds before the shim re-pins).
 pub fn policy_environment(
@@ -150,8 +151,9 @@ pub(crate) struct ChildSetup {
 impl ChildSetup {
     pub(crate) fn for_invocation(invocation: &Invocation) -> ChildSetup {
         let affinity = match (&invocation.policy.pin_order, &invocation.policy.affinity) {
-            // With the shim the main thread takes the first CPU; without it, OpenMP binds within the set.
-            (Some(order), _) if invocation.pin_library.is_some() => Some(cpu_set(&order[..1])),
+            // All of the policy's CPUs: OpenMP runtimes size their team and choose how to
+            // wait from this mask. The shim then pins each thread, the main one included
+            // (see crates/numabench-pin/src/deferred.rs); without it OpenMP binds within the set.
             (Some(order), _) => Some(cpu_set(order)),
             (None, Some(cpus)) => Some(cpu_set(cpus)),
             (None, None) => None,

@@ -13,6 +13,7 @@ mod rank_blocks;
 mod scan;
 mod scan_params;
 mod study;
+mod team;
 
 pub use counted::{counts_params, Counting, ProgramCounts};
 pub use executor::{
@@ -28,6 +29,7 @@ pub use scan_params::{
     numeric_values, parse_param, parse_scan, scan_points, ScanError, ScanParam, ScanPoint,
 };
 pub use study::{render_comparison, run_study, PolicySummary, RunStudyConfig, StudyError};
+pub use team::{thread_count_warning, threads_seen};
 
 #[cfg(test)]
 mod tests;

@@ -251,6 +251,7 @@ fn summarise_and_emit(
             summary.p_value = Some(mann_whitney_u(base, wall).p_value);
         }
     }
+    let thread_warning = super::team::thread_count_warning(&summaries);
     for summary in &summaries {
         let Some(wall) = &summary.wall else { continue };
         let successful: Vec<&RunOutcome> = summary
@@ -272,6 +273,11 @@ fn summarise_and_emit(
             json!(summary.p_value.map(|p| p < 0.05)),
         );
         params.insert("failures".into(), json!(summary.failures));
+        params.insert(
+            "threads_seen".into(),
+            json!(super::team::policy_threads(summary)),
+        );
+        params.insert("thread_count_warning".into(), json!(thread_warning));
         params.extend(resource_means(&successful));
         if config.observe.is_some() {
             let observed = |figure: fn(&Observation) -> u64| {

@@ -1,0 +1,29 @@
+/* An unmodified MPI + OpenMP program for `run`'s pinning tests: each rank runs an
+ * OpenMP parallel region of 5,000 steps of about 1,000 dependent adds with a barrier
+ * after each, then the ranks meet in MPI_Barrier. Rank 0 prints each rank's team. */
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size, team = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    #pragma omp parallel
+    {
+        #pragma omp single
+        team = omp_get_num_threads();
+        volatile double x = 0;
+        for (int step = 0; step < 5000; step++) {
+            for (int i = 0; i < 1000; i++) x += i;
+            #pragma omp barrier
+        }
+    }
+    int teams[64] = {0};
+    MPI_Gather(&team, 1, MPI_INT, teams, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        for (int r = 0; r < size && r < 64; r++) printf("rank %d team %d\n", r, teams[r]);
+    MPI_Finalize();
+    return 0;
+}
