@@ -274,6 +274,67 @@ fn monitor_library() -> PathBuf {
         })
 }
 
+/// The worker's report with the test-only fault hook: every rank skips
+/// the exchange after the red half-sweep of iteration `skip`.
+fn worker_skipping(skip: Option<usize>, iterations: usize) -> serde_json::Value {
+    let iterations = iterations.to_string();
+    let mut command = mpirun(2);
+    if let Some(skip) = skip {
+        command.args(["-x", &format!("NUMABENCH_TEST_SKIP_EXCHANGE={skip}")]);
+    }
+    let output = command
+        .arg(NUMABENCH)
+        .arg("overdecompose-worker")
+        .args(["--nx", "128", "--ny", "4", "--iterations", &iterations])
+        .args(["--ranks-per-core", "2"])
+        .output()
+        .expect("mpirun starts");
+    report(&output)
+}
+
+/// A single halo exchange missed in the middle of a run as long as the
+/// study's at a 75% target (tens of thousands of iterations on a few rows)
+/// fails the bit-for-bit check; the same run without the fault passes.
+#[test]
+fn a_single_missed_exchange_in_the_middle_of_a_long_run_is_caught() {
+    let _alone = crate::alone();
+    let clean = worker_skipping(None, 60_000);
+    assert_eq!(clean["verification"]["identical"], true, "{clean}");
+    let faulty = worker_skipping(Some(30_000), 60_000);
+    let verification = &faulty["verification"];
+    assert_eq!(verification["identical"], false, "{faulty}");
+    assert_eq!(verification["trail_identical"], false, "{faulty}");
+}
+
+/// The study exits 1 naming the configuration when a run's grid (or its
+/// trail) is not the serial run's: here a single exchange of every run is
+/// skipped, half-way through its 4,000 iterations.
+#[test]
+fn the_study_exits_1_when_one_exchange_was_missed_mid_run() {
+    let _alone = crate::alone();
+    let library = monitor_library();
+    let output = Command::new(NUMABENCH)
+        .args(["overdecompose", "--ranks-per-core", "2", "--cores", "1"])
+        .args([
+            "--repeat",
+            "1",
+            "--comm-share",
+            "50",
+            "--iterations",
+            "4000",
+        ])
+        .env("NUMABENCH_MPI_LIB", &library)
+        .env("NUMABENCH_TEST_SKIP_EXCHANGE", "2000")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the grid differs from the serial run's: share 50% K=2"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn the_study_gives_the_k_sweep_with_tlp_figures_and_verified_grids() {
     let _alone = crate::alone();

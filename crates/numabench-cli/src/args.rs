@@ -490,7 +490,7 @@ pub struct OverdecomposeArgs {
     /// Grid columns (short rows keep the halo exchange latency-bound).
     #[arg(long, value_name = "N", default_value_t = 128, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
     pub nx: u32,
-    /// SOR iterations of every run. Default: calibrated so a K = 1 run takes about 0.3 s.
+    /// SOR iterations of every run. Default: calibrated so a K = 1 run takes about 3 s.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
     pub iterations: Option<u32>,
     /// Print the configurations (ranks, K, each rank's CPU, grid columns) and run nothing.

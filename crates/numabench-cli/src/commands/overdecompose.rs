@@ -10,8 +10,10 @@ use numabench::overdecompose::{
     StudyConfig, DEFAULT_OMEGA, MONITOR_LIBRARY_ENV,
 };
 
-/// Seconds a K = 1 run should take when `--iterations` is not given.
-const RUN_SECONDS: f64 = 0.3;
+/// Seconds a K = 1 run should take when `--iterations` is not given: long
+/// enough that the monitor's window (MPI_Init, each rank's topology load,
+/// pinning, the gathers) is a small share of it around the timed loop.
+const RUN_SECONDS: f64 = 3.0;
 
 /// True when `name` is an executable file in a folder of PATH.
 fn on_path(name: &str) -> bool {
@@ -134,6 +136,22 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
     }
 }
 
+/// The test-only fault injection of
+/// [`numabench::overdecompose::SKIP_EXCHANGE_ENV`]: the iteration whose
+/// first exchange every rank skips, if set.
+#[cfg(feature = "mpi")]
+fn skip_exchange() -> Result<Option<usize>, CliError> {
+    let name = numabench::overdecompose::SKIP_EXCHANGE_ENV;
+    match std::env::var(name) {
+        Err(_) => Ok(None),
+        Ok(text) => text.trim().parse().map(Some).map_err(|_| {
+            CliError::usage(format!(
+                "{name}='{text}': not an iteration number (a fault-injection hook for tests)"
+            ))
+        }),
+    }
+}
+
 /// One rank: solves its strip; rank 0 prints the report as one JSON line.
 pub fn worker(args: &OverdecomposeWorkerArgs) -> Result<Status, CliError> {
     require_mpi_build()?;
@@ -152,6 +170,7 @@ pub fn worker(args: &OverdecomposeWorkerArgs) -> Result<Status, CliError> {
             omega: args.omega,
             ranks_per_core: args.ranks_per_core as usize,
             verify: !args.no_verify,
+            skip_exchange: skip_exchange()?,
         };
         match numabench::overdecompose::run_worker(&config) {
             Ok(Some(report)) => {

@@ -9,7 +9,9 @@ use super::strips::Strip;
 /// The fixed value on the grid's boundary at global (row, column) of a
 /// grid with `nx` x `ny` interior points: (column² - row²) scaled by the
 /// grid's size, which the 5-point average reproduces exactly (it is
-/// harmonic on the index lattice), so the iteration converges to it.
+/// harmonic on the index lattice). The study changes its sign every
+/// [`super::schedule::FLIP_EVERY`] iterations so the grid never settles;
+/// with a fixed boundary the iteration converges to it.
 pub fn boundary_value(row: usize, column: usize, nx: usize, ny: usize) -> f64 {
     let (x, y) = (column as f64, row as f64);
     (x * x - y * y) / ((nx + 1) * (ny + 1)) as f64
@@ -71,6 +73,40 @@ impl StripGrid {
                 self.values[at] = old + omega * (0.25 * neighbours - old);
             }
         }
+    }
+
+    /// Changes the sign of every boundary value this strip owns: the
+    /// boundary columns of its interior rows, and the grid's top or bottom
+    /// boundary row where the strip holds it (`ny`: interior rows of the
+    /// whole grid). Exact in floating point, so a strip and the serial grid
+    /// stay bit for bit alike.
+    pub fn negate_boundary(&mut self, ny: usize) {
+        let width = self.width();
+        for local in 0..self.strip.rows + 2 {
+            let row = self.strip.first_row + local - 1;
+            let values = &mut self.values[local * width..(local + 1) * width];
+            if row == 0 || row == ny + 1 {
+                values.iter_mut().for_each(|value| *value = -*value);
+            } else if (1..=self.strip.rows).contains(&local) {
+                values[0] = -values[0];
+                values[width - 1] = -values[width - 1];
+            }
+        }
+    }
+
+    /// The sum of the interior points (boundary columns left out) of
+    /// `rows` rows from global row `first_row`, row after row: a strip sums
+    /// its own rows, the serial grid each strip's rows, in the same order.
+    pub fn rows_sum(&self, first_row: usize, rows: usize) -> f64 {
+        let width = self.width();
+        let start = first_row - self.strip.first_row + 1;
+        let mut sum = 0.0;
+        for local in start..start + rows {
+            sum += self.values[local * width + 1..local * width + 1 + self.nx]
+                .iter()
+                .sum::<f64>();
+        }
+        sum
     }
 
     /// What a halo exchange reads and writes, borrowed at once: the first

@@ -17,6 +17,7 @@ mod model;
 mod monitor;
 mod placement;
 mod rank_threads;
+mod schedule;
 mod serial;
 mod strips;
 mod study;
@@ -38,7 +39,8 @@ pub use monitor::{
 };
 pub use placement::{core_cpus, cpu_for_local_rank};
 pub use rank_threads::{pin_all_threads, threads_not_on};
-pub use serial::{checksum, compare, serial_solve, Comparison};
+pub use schedule::{flips_before, samples_after, Trail, FLIP_EVERY, TRAIL_EVERY};
+pub use serial::{checksum, compare, serial_solve, serial_solve_traced, Comparison};
 pub use strips::{strips, Strip};
 pub use study::{
     calibrate, calibration_records, run_overdecompose, set_speedups, OverdecomposeError,
@@ -47,7 +49,9 @@ pub use study::{
 pub use summary::{render_sweep, ConfigSummary, RunResult};
 #[cfg(feature = "mpi")]
 pub use worker::{run_worker, WorkerError};
-pub use worker_config::{Verification, WorkerConfig, WorkerReport, WORKER_SUBCOMMAND};
+pub use worker_config::{
+    Verification, WorkerConfig, WorkerReport, SKIP_EXCHANGE_ENV, WORKER_SUBCOMMAND,
+};
 
 #[cfg(test)]
 mod tests;

@@ -2,11 +2,25 @@
 //! whole grid, and the comparison of a gathered parallel grid with it.
 
 use super::grid::StripGrid;
+use super::schedule::{flips_before, samples_after, Trail};
 use super::strips::Strip;
 
 /// Runs `iterations` red-black iterations (red half-sweep, then black) on
-/// the whole `nx` x `ny` grid in one strip, and returns it.
+/// the whole `nx` x `ny` grid in one strip, following the study's schedule
+/// (the boundary's sign changes), and returns it.
 pub fn serial_solve(nx: usize, ny: usize, iterations: usize, omega: f64) -> StripGrid {
+    serial_solve_traced(nx, ny, iterations, omega, &[]).0
+}
+
+/// [`serial_solve`], also giving the trail each of `strips` would have
+/// (what each rank of a run split so must report).
+pub fn serial_solve_traced(
+    nx: usize,
+    ny: usize,
+    iterations: usize,
+    omega: f64,
+    strips: &[Strip],
+) -> (StripGrid, Vec<Trail>) {
     let mut grid = StripGrid::new(
         nx,
         ny,
@@ -15,11 +29,20 @@ pub fn serial_solve(nx: usize, ny: usize, iterations: usize, omega: f64) -> Stri
             rows: ny,
         },
     );
-    for _ in 0..iterations {
+    let mut trails = vec![Trail::default(); strips.len()];
+    for iteration in 0..iterations {
+        if flips_before(iteration) {
+            grid.negate_boundary(ny);
+        }
         grid.half_sweep(0, omega);
         grid.half_sweep(1, omega);
+        if samples_after(iteration) {
+            for (trail, strip) in trails.iter_mut().zip(strips) {
+                trail.add(grid.rows_sum(strip.first_row, strip.rows));
+            }
+        }
     }
-    grid
+    (grid, trails)
 }
 
 /// How a gathered grid compares with the serial one.

@@ -90,6 +90,7 @@ pub fn calibrate(config: &StudyConfig) -> Result<Calibration, OverdecomposeError
         omega: config.omega,
         ranks_per_core: 1,
         verify: false,
+        skip_exchange: None,
     };
     let report = config.launcher.run(config.cores, &worker, None)?;
     let points = (worker.iterations * CALIBRATION_ROWS * worker.nx) as f64;
@@ -181,6 +182,7 @@ pub fn run_overdecompose(
                 omega: config.omega,
                 ranks_per_core: configuration.ranks_per_core,
                 verify: true,
+                skip_exchange: None,
             };
             let out = temp.0.join("monitor.jsonl");
             let run = monitored_run(config, &worker, configuration.ranks, &monitor, &out)?;

@@ -149,7 +149,7 @@ impl ConfigSummary {
             (
                 "system_time",
                 Unit::Seconds,
-                Box::new(|run| Some(run.monitor.system_s)),
+                Box::new(|run| Some(run.report.system_s)),
             ),
             (
                 "context_switches",
@@ -164,7 +164,7 @@ impl ConfigSummary {
             (
                 "comm_share",
                 Unit::Ratio,
-                Box::new(|run| Some(run.monitor.mpi_share)),
+                Box::new(|run| Some(run.report.comm_share)),
             ),
         ];
         for (metric, unit, figure) in figures {
@@ -231,7 +231,7 @@ pub fn render_sweep(summaries: &[ConfigSummary], cores: usize) -> String {
             text,
             "{:>5.0}% {:>6} {:>3} {:>5} {:>11} {:>10} {:>8} {:>6} {:>6} {:>8} {:>9} {:>6} {:>8}",
             configuration.share * 100.0,
-            median_text(summary, |run| Some(run.monitor.mpi_share * 100.0), 0) + "%",
+            median_text(summary, |run| Some(run.report.comm_share * 100.0), 0) + "%",
             configuration.ranks_per_core,
             configuration.ranks,
             format!("{nx}x{}", summary.ny),

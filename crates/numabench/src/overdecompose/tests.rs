@@ -4,18 +4,38 @@
 use super::*;
 use crate::topology::TopologyReport;
 
-/// Runs the strips of `parts` ranks in one process, exchanging halos by
-/// copying rows as the MPI worker does, and returns the gathered interior.
-fn solve_in_strips(nx: usize, ny: usize, parts: usize, iterations: usize, omega: f64) -> Vec<f64> {
+/// Runs the strips of `parts` ranks in one process, following the study's
+/// schedule and exchanging halos by copying rows as the MPI worker does
+/// (except the exchange after iteration `skip`'s red half-sweep, when
+/// given), and returns the gathered interior and each strip's trail.
+fn solve_in_strips_skipping(
+    nx: usize,
+    ny: usize,
+    parts: usize,
+    iterations: usize,
+    omega: f64,
+    skip: Option<usize>,
+) -> (Vec<f64>, Vec<Trail>) {
     let mut grids: Vec<StripGrid> = strips(ny, parts)
         .unwrap()
         .into_iter()
         .map(|strip| StripGrid::new(nx, ny, strip))
         .collect();
-    for _ in 0..iterations {
+    let mut trails = vec![Trail::default(); parts];
+    for iteration in 0..iterations {
         for colour in 0..2 {
-            for grid in grids.iter_mut() {
+            for (grid, trail) in grids.iter_mut().zip(trails.iter_mut()) {
+                if colour == 0 && flips_before(iteration) {
+                    grid.negate_boundary(ny);
+                }
                 grid.half_sweep(colour, omega);
+                if colour == 1 && samples_after(iteration) {
+                    let strip = grid.strip();
+                    trail.add(grid.rows_sum(strip.first_row, strip.rows));
+                }
+            }
+            if colour == 0 && skip == Some(iteration) {
+                continue;
             }
             for index in 0..parts.saturating_sub(1) {
                 let (upper, lower) = grids.split_at_mut(index + 1);
@@ -25,10 +45,15 @@ fn solve_in_strips(nx: usize, ny: usize, parts: usize, iterations: usize, omega:
             }
         }
     }
-    grids
+    let gathered = grids
         .iter()
         .flat_map(|grid| grid.interior().to_vec())
-        .collect()
+        .collect();
+    (gathered, trails)
+}
+
+fn solve_in_strips(nx: usize, ny: usize, parts: usize, iterations: usize, omega: f64) -> Vec<f64> {
+    solve_in_strips_skipping(nx, ny, parts, iterations, omega, None).0
 }
 
 #[test]
@@ -82,7 +107,19 @@ fn a_half_sweep_updates_only_its_colour_and_keeps_the_boundary() {
 #[test]
 fn sor_converges_to_the_harmonic_boundary_function() {
     let (nx, ny) = (12, 10);
-    let grid = serial_solve(nx, ny, 400, 1.5);
+    // The plain SOR iteration, without the study's sign changes.
+    let mut grid = StripGrid::new(
+        nx,
+        ny,
+        Strip {
+            first_row: 1,
+            rows: ny,
+        },
+    );
+    for _ in 0..400 {
+        grid.half_sweep(0, 1.5);
+        grid.half_sweep(1, 1.5);
+    }
     let width = nx + 2;
     let mut worst: f64 = 0.0;
     for row in 1..=ny {
@@ -355,6 +392,7 @@ fn the_launch_line_preloads_the_monitor_into_the_ranks_only() {
         omega: 1.5,
         ranks_per_core: 2,
         verify: false,
+        skip_exchange: None,
     };
     let line = config.launcher.command_line(
         4,
@@ -397,6 +435,7 @@ fn run_with(time: f64, identical: bool) -> RunResult {
             time_s: time,
             compute_s: 0.0,
             exchange_s: 0.0,
+            comm_share: 0.6,
             rows_min: 4,
             rows_max: 4,
             cpus: vec![0, 0],
@@ -406,6 +445,7 @@ fn run_with(time: f64, identical: bool) -> RunResult {
             threads_off_cpu: Some(0),
             verification: Some(Verification {
                 identical,
+                trail_identical: identical,
                 max_abs_diff: if identical { 0.0 } else { 1e-3 },
                 checksum: String::new(),
                 serial_checksum: String::new(),
@@ -501,4 +541,63 @@ fn calibration_records_carry_both_figures() {
     );
     assert_eq!(records[0].params["ranks"], 2);
     assert_eq!(records[0].unit, crate::output::Unit::Seconds);
+}
+
+/// A single exchange missed in the middle of a run as long as the study's
+/// (tens of thousands of iterations) must fail the check. With a fixed
+/// boundary the grid converges within a few thousand iterations, after
+/// which the stale halo equals the fresh one (or differs only in the last
+/// bit of a rounding cycle) and whether the final grids differ is left to
+/// chance; the sign changes keep the grid moving and each strip's trail
+/// keeps the error however much the iteration damps it afterwards.
+#[test]
+fn a_single_missed_exchange_mid_run_fails_the_check_after_a_long_run() {
+    for (nx, ny, parts, iterations) in [(16, 8, 2, 40_000), (128, 4, 2, 60_000)] {
+        let layout = strips(ny, parts).unwrap();
+        let (serial, serial_trails) = serial_solve_traced(nx, ny, iterations, 1.5, &layout);
+        let (clean, clean_trails) = solve_in_strips_skipping(nx, ny, parts, iterations, 1.5, None);
+        assert!(compare(&clean, &serial).identical);
+        assert_eq!(clean_trails, serial_trails);
+        for skip in [iterations / 2, iterations / 2 + 37] {
+            let (_, faulty_trails) =
+                solve_in_strips_skipping(nx, ny, parts, iterations, 1.5, Some(skip));
+            assert_ne!(
+                faulty_trails, serial_trails,
+                "{nx}x{ny}, {parts} strips: the exchange skipped at {skip} went unseen"
+            );
+        }
+    }
+}
+
+/// The `system_time` record is the timed loop's (the ranks' getrusage over
+/// the iterations, as the table's `sys s`), not the monitor's whole-process
+/// figure; `comm_share` (record and table) is the loop's exchange share,
+/// not the monitor's window, which also holds MPI_Init, the hwloc load,
+/// placement and the gathers.
+#[test]
+fn system_time_and_comm_share_are_the_timed_loops_in_record_and_table() {
+    let config = study(vec![1], 1);
+    let size = choose_rows(&calibration(), 0.25, 1, 1 << 20);
+    let summary = ConfigSummary {
+        configuration: config.configurations().remove(0),
+        size,
+        ny: 8,
+        iterations: 5,
+        runs: vec![
+            run_with(1.0, true),
+            run_with(3.0, true),
+            run_with(1.0, true),
+        ],
+        speedup: None,
+    };
+    let records = summary.records(1, 16, 1.5, &[0]);
+    let value = |metric: &str| records.iter().find(|r| r.metric == metric).unwrap().value;
+    // The monitor's figures differ: 0.5 s of system time, 37.5% in MPI.
+    assert_eq!(summary.runs[0].monitor.system_s, 0.5);
+    assert_eq!(value("system_time"), 0.25);
+    assert_eq!(value("comm_share"), 0.6);
+    let table = render_sweep(&[summary], 1);
+    let row = table.lines().nth(1).unwrap();
+    assert!(row.contains(" 0.250 "), "{table}");
+    assert!(row.contains(" 60% "), "{table}");
 }

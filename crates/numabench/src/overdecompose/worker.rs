@@ -6,7 +6,8 @@
 use super::grid::{HaloViews, StripGrid};
 use super::placement::{core_cpus, cpu_for_local_rank};
 use super::rank_threads::{pin_all_threads, threads_not_on};
-use super::serial::{checksum, compare, serial_solve};
+use super::schedule::{flips_before, samples_after, Trail};
+use super::serial::{checksum, compare, serial_solve_traced};
 use super::strips::strips;
 use super::worker_config::{Verification, WorkerConfig, WorkerReport};
 use crate::apps::usage_now;
@@ -133,13 +134,21 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
     // A lone rank exchanges nothing: its exchange time stays 0 rather
     // than the clock's own cost.
     let alone = size == 1;
-    for _ in 0..config.iterations {
+    let mut trail = Trail::default();
+    for iteration in 0..config.iterations {
         for colour in 0..2 {
             let before = Instant::now();
+            if colour == 0 && flips_before(iteration) {
+                grid.negate_boundary(config.ny);
+            }
             grid.half_sweep(colour, config.omega);
+            if colour == 1 && samples_after(iteration) {
+                trail.add(grid.rows_sum(strip.first_row, strip.rows));
+            }
             let swept = Instant::now();
             compute += (swept - before).as_secs_f64();
-            if !alone {
+            let skipped = colour == 0 && config.skip_exchange == Some(iteration);
+            if !alone && !skipped {
                 exchange(&world, grid.halo_views());
                 communicate += swept.elapsed().as_secs_f64();
             }
@@ -162,11 +171,15 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
     let root = world.process_at_rank(0);
     let width = config.nx + 2;
     let (mut figures, mut gathered) = (Vec::new(), Vec::new());
+    let mut trails = Vec::new();
     if rank == 0 {
         figures = vec![0.0; FIGURES * size];
         root.gather_into_root(&mine[..], &mut figures[..]);
+        trails = vec![0_u64; size];
+        root.gather_into_root(&trail.0, &mut trails[..]);
     } else {
         root.gather_into(&mine[..]);
+        root.gather_into(&trail.0);
     }
     if config.verify {
         if rank == 0 {
@@ -194,10 +207,21 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
     }
     let per_rank = |index: usize| figures.iter().skip(index).step_by(FIGURES).copied();
     let verification = config.verify.then(|| {
-        let serial = serial_solve(config.nx, config.ny, config.iterations, config.omega);
+        let (serial, serial_trails) = serial_solve_traced(
+            config.nx,
+            config.ny,
+            config.iterations,
+            config.omega,
+            &all_strips,
+        );
         let comparison = compare(&gathered, &serial);
+        let trail_identical = serial_trails
+            .iter()
+            .map(|trail| trail.0)
+            .eq(trails.iter().copied());
         Verification {
-            identical: comparison.identical,
+            identical: comparison.identical && trail_identical,
+            trail_identical,
             max_abs_diff: comparison.max_abs_diff,
             checksum: checksum(&gathered),
             serial_checksum: checksum(serial.interior()),
@@ -212,6 +236,17 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
         time_s: per_rank(0).fold(0.0, f64::max),
         compute_s: per_rank(1).sum::<f64>() / size as f64,
         exchange_s: per_rank(2).sum::<f64>() / size as f64,
+        comm_share: per_rank(2)
+            .zip(per_rank(0))
+            .map(|(exchange, elapsed)| {
+                if elapsed > 0.0 {
+                    exchange / elapsed
+                } else {
+                    0.0
+                }
+            })
+            .sum::<f64>()
+            / size as f64,
         rows_min: rows.iter().copied().min().unwrap_or(0),
         rows_max: rows.iter().copied().max().unwrap_or(0),
         cpus: per_rank(3).map(|cpu| cpu as u32).collect(),

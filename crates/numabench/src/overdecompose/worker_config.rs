@@ -7,6 +7,13 @@ use serde::{Deserialize, Serialize};
 /// The name of the hidden subcommand each MPI rank runs.
 pub const WORKER_SUBCOMMAND: &str = "overdecompose-worker";
 
+/// Fault injection for tests only: when a worker rank finds this variable
+/// set to an iteration number, it skips the halo exchange after that
+/// iteration's red half-sweep (every rank reads it, so all skip the same
+/// one and none waits). The tests set it to show that the bit-for-bit
+/// check catches a single missed exchange; nothing else should set it.
+pub const SKIP_EXCHANGE_ENV: &str = "NUMABENCH_TEST_SKIP_EXCHANGE";
+
 /// One worker run: the grid, the iterations and how ranks are placed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkerConfig {
@@ -22,6 +29,10 @@ pub struct WorkerConfig {
     pub ranks_per_core: usize,
     /// Gather the grid and compare it with a serial run (after MPI_Finalize).
     pub verify: bool,
+    /// Test-only fault injection: the iteration after whose red half-sweep
+    /// the exchange is skipped (from [`SKIP_EXCHANGE_ENV`]; never passed on
+    /// the command line).
+    pub skip_exchange: Option<usize>,
 }
 
 impl WorkerConfig {
@@ -50,8 +61,12 @@ impl WorkerConfig {
 /// The serial comparison of the gathered grid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verification {
-    /// Every value has the serial run's bits.
+    /// Every value has the serial run's bits, and every rank's trail (its
+    /// strip's sums sampled during the run) is the serial run's.
     pub identical: bool,
+    /// Every rank's trail matched the serial run's (false also when the
+    /// final grids match: an error made mid-run and damped out since).
+    pub trail_identical: bool,
     /// Largest absolute difference to the serial run.
     pub max_abs_diff: f64,
     /// Checksum of the gathered grid.
@@ -74,6 +89,9 @@ pub struct WorkerReport {
     pub compute_s: f64,
     /// Seconds in the blocking halo exchanges, mean over ranks.
     pub exchange_s: f64,
+    /// The timed loop's share of time in the blocking halo exchanges: each
+    /// rank's exchange time over its loop time, mean over ranks.
+    pub comm_share: f64,
     /// Fewest and most rows a rank held.
     pub rows_min: usize,
     pub rows_max: usize,
