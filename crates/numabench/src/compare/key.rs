@@ -26,7 +26,7 @@ pub const WHERE_AND_WHEN: [&str; 5] = ["host", "rank", "local_rank", "cpus_allow
 /// Params that are outcomes or depend on the machine rather than on what
 /// was asked (cache sizes in front, TLB-derived blocks, chosen SIMD level,
 /// exit status, p-values against another configuration, ...).
-pub const RUN_SPECIFIC: [&str; 32] = [
+pub const RUN_SPECIFIC: &[&str] = &[
     "pages",
     "checked_records",
     "resident_bytes",
@@ -55,6 +55,7 @@ pub const RUN_SPECIFIC: [&str; 32] = [
     "verified",
     "sentence",
     "threads_usage",
+    "threads_seen",
     "other_threads_usage",
     "perf_per_worker",
     "perf_multiplexed",
