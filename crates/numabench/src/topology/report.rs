@@ -95,7 +95,9 @@ pub struct NodeInfo {
     pub locality_cpus: Vec<u32>,
     /// Memory the node holds, in bytes.
     pub memory_total_bytes: u64,
-    /// Memory free on the node now, in bytes, when the kernel says.
+    /// Memory a program can have on the node now, in bytes, when the kernel
+    /// says: free plus what it reclaims on demand (clean page cache,
+    /// reclaimable slab).
     pub memory_free_bytes: Option<u64>,
     /// Package containing the node's CPUs (or its locality), if one does.
     pub package: Option<u32>,
