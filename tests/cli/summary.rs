@@ -1,4 +1,4 @@
-//! `characterize` ends with sentences computed from its own records.
+//! `characterize` ends with findings computed from its own records.
 
 use super::succeeding;
 
@@ -20,11 +20,23 @@ fn characterize_summarises_its_own_records() {
         jsonl.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8(output.stdout).unwrap();
-    let (_, summary) = stdout.split_once("\nSummary:\n").expect(&stdout);
-    let printed: Vec<&str> = summary
-        .lines()
-        .map(|line| line.trim_start().strip_prefix("- ").unwrap())
-        .collect();
+    let (_, summary) = stdout
+        .split_once("\nWhat this machine's NUMA costs:\n")
+        .expect(&stdout);
+    // Items start with "  - "; wrapped lines continue them; headings
+    // ("What to do about it:") and blank lines separate the lists. No
+    // line is wider than the default 100 columns.
+    let mut printed: Vec<String> = Vec::new();
+    for line in summary.lines() {
+        assert!(line.chars().count() <= 100, "{line}");
+        if let Some(item) = line.strip_prefix("  - ") {
+            printed.push(item.to_string());
+        } else if let Some(more) = line.strip_prefix("    ") {
+            let last = printed.last_mut().expect(line);
+            last.push(' ');
+            last.push_str(more);
+        }
+    }
     let records: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
         .unwrap()
         .lines()
@@ -77,7 +89,7 @@ fn characterize_summarises_its_own_records() {
         .collect();
     let remote = sentences
         .iter()
-        .any(|sentence| sentence.starts_with("remote memory"));
+        .any(|sentence| sentence.starts_with("memory latency"));
     assert_eq!(remote, cpu_nodes.len() > 1, "{sentences:?}");
     assert!(
         sentences

@@ -7,7 +7,8 @@ use crate::exit::{CliError, Status};
 use crate::progress::clock;
 use numabench::bench::plugin::{run_plugin, Plugin, PluginRunConfig, PluginRunError};
 use numabench::bench::{characterize_plan, registry, select, total_seconds, BenchError};
-use numabench::summary::{summarize, summary_records};
+use numabench::doctor::{run_doctor, SystemFiles};
+use numabench::summary::{summarize_with_doctor, summary_records, Sentence};
 use numabench::threads::CpuOrder;
 use numabench::topology::render_table;
 use std::cell::Cell;
@@ -46,6 +47,34 @@ fn split_names<'a>(
     Ok((builtins, plugin_names))
 }
 
+/// The findings, then the advice, as wrapped bullet lists under their
+/// headings, each line at most `width` columns.
+fn findings_text(sentences: &[Sentence], width: usize) -> String {
+    let options = textwrap::Options::new(width.max(40))
+        .initial_indent("  - ")
+        .subsequent_indent("    ")
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let mut text = String::new();
+    for (heading, advice) in [
+        ("What this machine's NUMA costs:", false),
+        ("What to do about it:", true),
+    ] {
+        let list: Vec<&Sentence> = sentences
+            .iter()
+            .filter(|sentence| (sentence.kind == "advice") == advice)
+            .collect();
+        if list.is_empty() {
+            continue;
+        }
+        text.push_str(&format!("\n{heading}\n"));
+        for sentence in list {
+            text.push_str(&textwrap::fill(&sentence.text, &options));
+            text.push('\n');
+        }
+    }
+    text
+}
+
 pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
     let plugins = super::plugin::load_plugins(&args.plugin)?;
     let (only_builtins, only_plugins) = split_names(&args.only, &plugins)?;
@@ -64,6 +93,9 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
     }
     let show_topology = !args.output.json;
     let plugin_failed = Cell::new(false);
+    // The doctor's audit of the machine measured, for the findings it
+    // bears on (read only; a few /proc and /sys files).
+    let doctor = std::cell::RefCell::new(Vec::new());
     let status = measure_steps_closing(
         &args.run,
         &args.output,
@@ -86,6 +118,7 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             if show_topology {
                 println!("{}", render_table(&context.topology));
             }
+            *doctor.borrow_mut() = run_doctor(&SystemFiles::real(), &context.topology).findings;
         },
         |_, _| {},
         |records, pipeline| {
@@ -113,17 +146,14 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
                     }
                 }
             }
-            // Sentences from this run's records only: as records (in every
-            // output), then as plain lines after the table.
-            let sentences = summarize(records);
+            // Findings from this run's records (and its doctor warnings):
+            // as records (in every output), then as lines after the table.
+            let sentences = summarize_with_doctor(records, &doctor.borrow());
             for record in summary_records(&sentences) {
                 pipeline.emit(&record)?;
             }
             if show_topology && !sentences.is_empty() {
-                println!("\nSummary:");
-                for sentence in &sentences {
-                    println!("  - {}", sentence.text);
-                }
+                print!("{}", findings_text(&sentences, crate::terminal::width()));
             }
             Ok(())
         },
@@ -132,4 +162,46 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
         true => Status::Warnings,
         false => status,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numabench::output::Unit;
+
+    fn sentence(kind: &'static str, text: &str) -> Sentence {
+        Sentence {
+            kind,
+            text: text.into(),
+            value: 1.0,
+            unit: Unit::Ratio,
+            params: Default::default(),
+        }
+    }
+
+    /// Findings first, advice under its own heading, every line within the
+    /// width, and the words unchanged once the wrapping is undone.
+    #[test]
+    fn findings_wrap_to_the_width_under_their_headings() {
+        let long = "latency-bound code: keep data on the node of the threads that read it (bind:NODE, or first touch by that thread): remote memory costs up to 1.90x local latency";
+        let text = findings_text(
+            &[
+                sentence("memory_latency", "memory latency: local 100 ns"),
+                sentence("advice", long),
+            ],
+            60,
+        );
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 60),
+            "{text}"
+        );
+        let (findings, advice) = text.split_once("What to do about it:\n").unwrap();
+        assert_eq!(
+            findings,
+            "\nWhat this machine's NUMA costs:\n  - memory latency: local 100 ns\n\n"
+        );
+        let unwrapped: Vec<&str> = advice.split_whitespace().collect();
+        assert_eq!(unwrapped[0], "-");
+        assert_eq!(unwrapped[1..].join(" "), long);
+    }
 }

@@ -143,6 +143,9 @@ fn run_grid(
             let mut labels = row.labels.clone();
             labels.insert("mem_node".into(), json!(memory_node));
             labels.insert("cpu_order".into(), json!(MATRIX_ORDER.name()));
+            if let Some(distance) = row_distance(&context.topology, &row.cpus, memory_node) {
+                labels.insert("slit_distance".into(), json!(distance));
+            }
             let memory = MemoryPlacement::bind(memory_node);
             matrix.values[index][column] = match kind {
                 MatrixKind::Latency => {
@@ -258,6 +261,17 @@ pub fn run_cpu_row(
         labels,
     };
     run_grid(context, "CPU", vec![row], kind, size, pipeline)
+}
+
+/// The SLIT distance from the row's CPUs to `memory_node`, when they sit on
+/// one node and the firmware declares distances: what the findings compare
+/// the measured ratios with.
+fn row_distance(topology: &TopologyReport, cpus: &[u32], memory_node: u32) -> Option<u64> {
+    let node = topology.node_of_cpu(*cpus.first()?)?;
+    cpus.iter()
+        .all(|&cpu| topology.node_of_cpu(cpu) == Some(node))
+        .then(|| topology.distance(node, memory_node))
+        .flatten()
 }
 
 #[cfg(test)]

@@ -342,6 +342,10 @@ pub fn insert_cache_params(
         cache_affected: size < CACHE_MULTIPLE * cache_bytes_in_front,
     }
     .insert_params(params);
+    params.insert(
+        "cache_level".into(),
+        json!(topology.cache_level_holding(size, cpus, nodes)),
+    );
 }
 
 /// Refuses a request for more memory than the target nodes have free

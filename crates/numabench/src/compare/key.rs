@@ -55,6 +55,8 @@ pub const RUN_SPECIFIC: &[&str] = &[
     "verified",
     "sentence",
     "threads_usage",
+    "cache_level",
+    "slit_distance",
     "threads_seen",
     "other_threads_usage",
     "perf_per_worker",

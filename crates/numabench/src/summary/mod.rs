@@ -1,12 +1,25 @@
-//! What a characterization found, in a few sentences computed only from
-//! the records of that run: remote against local memory (latency and
-//! bandwidth matrices), CPU-less nodes, where bandwidth saturates
-//! (scaling), huge-page coverage and verified placement. A sentence
-//! appears only when the records it needs are there: nothing is said about
-//! what was not measured (on one node, nothing about remote memory).
+//! What this machine's NUMA costs: a characterization's findings, computed
+//! only from the records of that run, each with its figure and the facts
+//! behind it: idle latency per cache level and of memory, local against
+//! remote latency and bandwidth, CPU-less nodes, where bandwidth saturates,
+//! what a serial initialisation costs, the slowest CPU and node pair, the
+//! firmware's tables against what was measured, memory-level parallelism,
+//! core-to-core latency, huge pages and verified placement; then advice
+//! resting on them. A finding appears only when the records it needs are
+//! there: nothing is said about what was not measured (on one node,
+//! nothing about remote memory).
 
+mod advice;
+mod bandwidth;
+mod contention;
+mod declared;
+mod doctor;
+mod figures;
+mod latency;
 mod matrices;
+mod outliers;
 mod pages;
+mod parallelism;
 mod scaling;
 
 use crate::output::{Placement, Record, Unit};
@@ -19,8 +32,11 @@ pub const BENCHMARK: &str = "summary";
 /// One finding: its text and its headline figure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sentence {
-    /// What it is about: `remote_memory`, `cpuless_node`,
-    /// `bandwidth_saturation`, `huge_pages`, `placement_verified`.
+    /// What it is about: `idle_latency`, `memory_latency`,
+    /// `memory_bandwidth`, `cpuless_node`, `bandwidth_saturation`,
+    /// `serial_init`, `slow_cpu`, `slow_node_pair`, `declared_mismatch`,
+    /// `mlp`, `c2c`, `huge_pages`, `placement_verified`, `doctor_warning`,
+    /// `advice`.
     pub kind: &'static str,
     pub text: String,
     /// The figure the sentence leads with (see docs/results.md).
@@ -30,11 +46,30 @@ pub struct Sentence {
     pub params: Map<String, Value>,
 }
 
-/// Every sentence the records support, in a fixed order.
+/// Every finding the records support, in a fixed order, the advice last.
 pub fn summarize(records: &[Record]) -> Vec<Sentence> {
-    let mut sentences = matrices::sentences(records);
+    summarize_with_doctor(records, &[])
+}
+
+/// [`summarize`], with a sentence for each of the run's doctor warnings
+/// that bears on a finding (which findings, and why), before the advice.
+pub fn summarize_with_doctor(
+    records: &[Record],
+    doctor: &[crate::doctor::Finding],
+) -> Vec<Sentence> {
+    let mut sentences = latency::sentences(records);
+    sentences.extend(bandwidth::sentences(records));
+    sentences.extend(matrices::sentences(records));
     sentences.extend(scaling::sentences(records));
+    sentences.extend(contention::sentences(records));
+    sentences.extend(outliers::sentences(records));
+    sentences.extend(declared::sentences(records));
+    sentences.extend(parallelism::sentences(records));
     sentences.extend(pages::sentences(records));
+    let warnings = doctor::sentences(doctor, &sentences);
+    sentences.extend(warnings);
+    let advice = advice::sentences(&sentences);
+    sentences.extend(advice);
     sentences
 }
 
@@ -74,11 +109,6 @@ fn factor_range(values: &[f64]) -> String {
     } else {
         format!("{}-{}", factor(low), factor(high))
     }
-}
-
-/// A param as an unsigned integer.
-fn param_u64(record: &Record, name: &str) -> Option<u64> {
-    record.params.get(name).and_then(Value::as_u64)
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! Sentences from `scaling` records: for each curve (kernel, CPU node,
-//! memory node), the fewest threads that reach 90% of the curve's peak.
+//! memory node), the fewest threads that reach 90% of the curve's peak,
+//! and the share of that peak one thread gets.
 
-use super::{param_u64, Sentence};
+use super::figures::param_u64;
+use super::Sentence;
 use crate::output::{Record, Unit};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -39,6 +41,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         .filter_map(|((kernel, cpu_node, mem_node), points)| {
             let peak = points.iter().map(|point| point.1).fold(0.0, f64::max);
             let most = points.iter().map(|point| point.0).max()?;
+            let one = points.iter().find(|point| point.0 == 1).map(|point| point.1);
             let saturated = points
                 .iter()
                 .filter(|point| point.1 >= SATURATION * peak)
@@ -55,10 +58,17 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             params.insert("mem_node".into(), json!(mem_node));
             params.insert("threads_measured".into(), json!(most));
             params.insert("peak_gbs".into(), json!(peak));
+            let one_share = one.filter(|_| peak > 0.0).map(|one| one / peak);
+            if let Some(share) = one_share {
+                params.insert("one_thread_share".into(), json!(share));
+            }
+            let one_text = one_share
+                .map(|share| format!("; one thread gets {:.0}% of it", share * 100.0))
+                .unwrap_or_default();
             Some(Sentence {
                 kind: "bandwidth_saturation",
                 text: format!(
-                    "{whose} {kernel} bandwidth saturates at {saturated} of {most} threads ({}% of its peak, {peak:.1} GB/s)",
+                    "{whose} {kernel} bandwidth saturates at {saturated} of {most} threads ({}% of its peak, {peak:.1} GB/s){one_text}",
                     SATURATION * 100.0
                 ),
                 value: saturated as f64,

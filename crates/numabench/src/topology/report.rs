@@ -261,6 +261,47 @@ impl TopologyReport {
             .sum()
     }
 
+    /// The level whose figure a working set of `bytes` read from `cpus`
+    /// out of the memory of `nodes` gives: `L1`, `L2`, ... for the smallest
+    /// CPU data cache level whose caches used by `cpus` hold it with room to
+    /// spare (at most half their capacity, so that a size at a level's
+    /// boundary, which mixes two levels, counts for the larger one),
+    /// `memory-side cache` likewise for the memory-side caches of `nodes`,
+    /// else `memory`.
+    pub fn cache_level_holding(&self, bytes: u64, cpus: &[u32], nodes: &[u32]) -> String {
+        let mut levels: Vec<u32> = self
+            .caches
+            .iter()
+            .filter(|cache| cache.cache_type != "instruction")
+            .map(|cache| cache.level)
+            .collect();
+        levels.sort_unstable();
+        levels.dedup();
+        for level in levels {
+            let capacity: u64 = self
+                .caches
+                .iter()
+                .filter(|cache| cache.level == level && cache.cache_type != "instruction")
+                .map(|cache| {
+                    let used = cache
+                        .cpu_groups
+                        .iter()
+                        .filter(|group| group.iter().any(|cpu| cpus.contains(cpu)))
+                        .count();
+                    used as u64 * cache.size_bytes
+                })
+                .sum();
+            if capacity > 0 && bytes <= capacity / 2 {
+                return format!("L{level}");
+            }
+        }
+        let memory_side = self.memory_side_cache_bytes(nodes);
+        if memory_side > 0 && bytes <= memory_side / 2 {
+            return "memory-side cache".into();
+        }
+        "memory".into()
+    }
+
     /// Every cache on the path from `cpus` to the memory of `nodes`: their
     /// CPU caches plus the memory-side caches in front of those nodes.
     pub fn cache_bytes_in_front(&self, cpus: &[u32], nodes: &[u32]) -> u64 {

@@ -1,0 +1,127 @@
+//! Read bandwidth findings: one thread and all threads of a node, local
+//! and remote (`matrix-bandwidth` cells, `scaling` curves), with ratios.
+
+use super::figures::{figure_span, local_and_remote, matrix, of, param_str, param_u64, span};
+use super::{factor_range, Sentence};
+use crate::output::{Record, Unit};
+use serde_json::{json, Map};
+use std::collections::BTreeMap;
+
+/// The highest figure of each (cpu_node, mem_node) curve of `scaling`'s
+/// read bandwidth, with the thread count it took: all threads of a node.
+fn all_threads(records: &[Record]) -> BTreeMap<(u64, u64), (f64, u64)> {
+    let mut best: BTreeMap<(u64, u64), (f64, u64)> = BTreeMap::new();
+    for record in of(records, "scaling", "read_bandwidth") {
+        let (Some(cpu_node), Some(mem_node), Some(threads)) = (
+            param_u64(record, "cpu_node"),
+            param_u64(record, "mem_node"),
+            param_u64(record, "threads"),
+        ) else {
+            continue;
+        };
+        let entry = best.entry((cpu_node, mem_node)).or_insert((0.0, 0));
+        if threads > entry.1 {
+            *entry = (record.value, threads);
+        }
+    }
+    best
+}
+
+/// One thread's read bandwidth per (cpu_node, mem_node): the serial
+/// matrix, else scaling's one-thread points.
+fn one_thread(records: &[Record]) -> BTreeMap<(u64, u64), f64> {
+    let serial = of(records, "matrix-bandwidth", "read_bandwidth")
+        .any(|record| param_str(record, "mode").is_none_or(|mode| mode == "serial"));
+    if serial {
+        return matrix(records, "matrix-bandwidth", "read_bandwidth");
+    }
+    of(records, "scaling", "read_bandwidth")
+        .filter(|record| param_u64(record, "threads") == Some(1))
+        .filter_map(|record| {
+            Some((
+                (
+                    param_u64(record, "cpu_node")?,
+                    param_u64(record, "mem_node")?,
+                ),
+                record.value,
+            ))
+        })
+        .collect()
+}
+
+pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
+    let one = one_thread(records);
+    let all = all_threads(records);
+    let (local, remote) = local_and_remote(&one);
+    let Some(local_span) = span(local.iter().map(|cell| cell.2)) else {
+        return Vec::new();
+    };
+    let mut params = Map::new();
+    params.insert(
+        "one_thread_local_gbs".into(),
+        json!([local_span.0, local_span.1]),
+    );
+    let mut text = format!(
+        "read bandwidth, one thread: local {}",
+        figure_span(local_span, "GB/s")
+    );
+    let remote_ratios: Vec<f64> = remote
+        .iter()
+        .filter_map(|&(row, _, value)| Some(value / one.get(&(row, row))?))
+        .collect();
+    if let Some(remote_span) = span(remote.iter().map(|cell| cell.2)) {
+        text.push_str(&format!(
+            ", remote {} ({} local)",
+            figure_span(remote_span, "GB/s"),
+            factor_range(&remote_ratios)
+        ));
+        params.insert(
+            "one_thread_remote_gbs".into(),
+            json!([remote_span.0, remote_span.1]),
+        );
+    }
+    let all_local: Vec<(u64, f64, u64)> = all
+        .iter()
+        .filter(|((cpu_node, mem_node), _)| cpu_node == mem_node)
+        .map(|(&(node, _), &(value, threads))| (node, value, threads))
+        .collect();
+    let mut value = local_span.1;
+    if let Some(&(_, peak, threads)) = all_local.first() {
+        if threads > 1 {
+            let all_span = span(all_local.iter().map(|cell| cell.1)).unwrap_or((peak, peak));
+            text.push_str(&format!(
+                "; all {threads} threads of a node: local {}",
+                figure_span(all_span, "GB/s")
+            ));
+            let all_remote: Vec<f64> = all
+                .iter()
+                .filter(|((cpu_node, mem_node), _)| cpu_node != mem_node)
+                .filter_map(|(&(row, _), &(value, _))| Some(value / all.get(&(row, row))?.0))
+                .collect();
+            if let Some(remote_all) = span(
+                all.iter()
+                    .filter(|((cpu_node, mem_node), _)| cpu_node != mem_node)
+                    .map(|(_, (value, _))| *value),
+            ) {
+                text.push_str(&format!(
+                    ", remote {} ({} local)",
+                    figure_span(remote_all, "GB/s"),
+                    factor_range(&all_remote)
+                ));
+            }
+            params.insert("all_threads".into(), json!(threads));
+            params.insert(
+                "all_threads_local_gbs".into(),
+                json!([all_span.0, all_span.1]),
+            );
+            value = all_span.1;
+        }
+    }
+    vec![Sentence {
+        kind: "memory_bandwidth",
+        text,
+        value,
+        unit: Unit::GigabytesPerSecond,
+        params,
+    }]
+}

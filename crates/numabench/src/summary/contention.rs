@@ -1,0 +1,42 @@
+//! What a serial initialisation costs (`contention` records): every thread
+//! reading one node's memory, as data first touched by one thread is
+//! placed, against each thread reading its own node's memory. Said only
+//! when the run spans several nodes: on one node both are the same.
+
+use super::figures::{figure, nodes_seen, of};
+use super::Sentence;
+use crate::output::{Record, Unit};
+use serde_json::{json, Map};
+
+pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
+    if nodes_seen(records).len() < 2 {
+        return Vec::new();
+    }
+    let value = |metric: &str| of(records, "contention", metric).next().map(|r| r.value);
+    let (Some(gain), Some(contended), Some(local)) = (
+        value("local_over_contended"),
+        value("contended_bandwidth"),
+        value("local_bandwidth"),
+    ) else {
+        return Vec::new();
+    };
+    let threads = of(records, "contention", "contended_bandwidth")
+        .next()
+        .and_then(|record| super::figures::param_u64(record, "threads"))
+        .unwrap_or(0);
+    let mut params = Map::new();
+    params.insert("contended_gbs".into(), json!(contended));
+    params.insert("local_gbs".into(), json!(local));
+    params.insert("threads".into(), json!(threads));
+    vec![Sentence {
+        kind: "serial_init",
+        text: format!(
+            "serial initialisation: {threads} threads reading data all on one node get {}, against {} when each reads its own node's memory ({gain:.2}x)",
+            figure(contended, "GB/s"),
+            figure(local, "GB/s")
+        ),
+        value: gain,
+        unit: Unit::Ratio,
+        params,
+    }]
+}

@@ -1,0 +1,93 @@
+//! Measured against declared: where the firmware's SLIT distances or HMAT
+//! latencies order two memory nodes one way from a CPU node and the
+//! latency matrix measured them the other way, or equal (within
+//! [`EQUAL`]). Tools and runtimes place memory by these tables.
+
+use super::figures::{matrix_records, param_f64};
+use super::Sentence;
+use crate::output::{Record, Unit};
+use serde_json::{json, Map};
+
+/// Measured latencies closer than this (5%) count as equal.
+pub const EQUAL: f64 = 0.05;
+
+/// One disagreement in a row: from `row`, the firmware declares `near`
+/// nearer than `far`, but `far` measured at most [`EQUAL`] slower.
+struct Disagreement {
+    row: u64,
+    near: (u64, f64, f64),
+    far: (u64, f64, f64),
+}
+
+/// The strongest disagreement per row between a declared param and the
+/// measured latency: the pair whose measured ratio far/near is lowest.
+fn disagreements(records: &[Record], declared: &str) -> Vec<Disagreement> {
+    let cells = matrix_records(records, "matrix-latency", "latency");
+    let rows: std::collections::BTreeSet<u64> = cells.keys().map(|(row, _)| *row).collect();
+    let mut found = Vec::new();
+    for row in rows {
+        let row_cells: Vec<(u64, f64, f64)> = cells
+            .iter()
+            .filter(|((cell_row, _), _)| *cell_row == row)
+            .filter_map(|(&(_, column), record)| {
+                Some((column, param_f64(record, declared)?, record.value))
+            })
+            .collect();
+        let mut best: Option<Disagreement> = None;
+        for near in &row_cells {
+            for far in &row_cells {
+                if near.1 < far.1 && far.2 <= near.2 * (1.0 + EQUAL) {
+                    let ratio = far.2 / near.2;
+                    if best.as_ref().is_none_or(|b| ratio < b.far.2 / b.near.2) {
+                        best = Some(Disagreement {
+                            row,
+                            near: *near,
+                            far: *far,
+                        });
+                    }
+                }
+            }
+        }
+        found.extend(best);
+    }
+    found
+}
+
+pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
+    let mut sentences = Vec::new();
+    for (declared, what, unit) in [
+        ("slit_distance", "SLIT distance", ""),
+        ("declared_latency_ns", "HMAT latency", " ns"),
+    ] {
+        for found in disagreements(records, declared) {
+            let ratio = found.far.2 / found.near.2;
+            let mut params = Map::new();
+            params.insert("cpu_node".into(), json!(found.row));
+            params.insert("declared".into(), json!(declared));
+            params.insert("near_node".into(), json!(found.near.0));
+            params.insert("far_node".into(), json!(found.far.0));
+            params.insert("declared_near".into(), json!(found.near.1));
+            params.insert("declared_far".into(), json!(found.far.1));
+            let measured = if ratio < 1.0 - EQUAL {
+                format!("measured {:.2}x as fast", 1.0 / ratio)
+            } else {
+                format!("measured equal ({ratio:.2}x)")
+            };
+            sentences.push(Sentence {
+                kind: "declared_mismatch",
+                text: format!(
+                    "from node {}, the {what} says node {} is farther than node {} ({}{unit} against {}{unit}), but it {measured}",
+                    found.row,
+                    found.far.0,
+                    found.near.0,
+                    found.far.1,
+                    found.near.1,
+                ),
+                value: ratio,
+                unit: Unit::Ratio,
+                params,
+            });
+        }
+    }
+    sentences
+}

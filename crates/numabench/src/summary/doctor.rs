@@ -1,0 +1,164 @@
+//! Which of doctor's warnings affect which findings: each warning of the
+//! run's doctor audit, with the findings of that run it bears on and why.
+//! A warning that bears on no finding present is left out; so is every
+//! setting doctor found fine.
+
+use super::Sentence;
+use crate::doctor::{Finding, Severity};
+use crate::output::Unit;
+use serde_json::{json, Map};
+
+/// Every finding kind and how a sentence names it.
+const NAMES: &[(&str, &str)] = &[
+    ("idle_latency", "idle latency"),
+    ("memory_latency", "memory latency"),
+    ("memory_bandwidth", "read bandwidth"),
+    ("cpuless_node", "CPU-less nodes"),
+    ("bandwidth_saturation", "saturation"),
+    ("serial_init", "serial initialisation"),
+    ("slow_cpu", "slowest CPU"),
+    ("slow_node_pair", "slowest node pair"),
+    ("declared_mismatch", "measured against declared"),
+    ("mlp", "memory-level parallelism"),
+    ("c2c", "core-to-core latency"),
+    ("huge_pages", "huge pages"),
+    ("placement_verified", "placement"),
+];
+
+/// The finding kinds a doctor check bears on (`None`: all of them) and how.
+fn effect(check: &str) -> (Option<&'static [&'static str]>, &'static str) {
+    const PLACED: &[&str] = &[
+        "memory_latency",
+        "memory_bandwidth",
+        "cpuless_node",
+        "serial_init",
+        "slow_node_pair",
+        "declared_mismatch",
+        "placement_verified",
+    ];
+    match check {
+        "numa_balancing" | "damon" => (
+            Some(PLACED),
+            "the kernel may move pages while they are measured (each placement is verified after its measurement)",
+        ),
+        "zone_reclaim_mode" => (
+            Some(PLACED),
+            "allocations may reclaim on their node instead of spilling to another",
+        ),
+        "transparent_huge_pages" | "thp_defrag" | "huge_page_pools" => (
+            Some(&["idle_latency", "memory_latency", "mlp", "huge_pages"]),
+            "page size changes TLB misses, part of every latency",
+        ),
+        "cpu_governor" => (
+            Some(&[
+                "idle_latency",
+                "memory_latency",
+                "c2c",
+                "mlp",
+                "memory_bandwidth",
+                "bandwidth_saturation",
+                "slow_cpu",
+            ]),
+            "the core clock may change between measurements",
+        ),
+        "smt" => (
+            Some(&["bandwidth_saturation", "c2c", "slow_cpu"]),
+            "SMT siblings share one core's resources",
+        ),
+        "node_memory" => (
+            Some(&["memory_latency", "memory_bandwidth", "cpuless_node"]),
+            "working sets are capped by the memory nodes have free",
+        ),
+        "hypervisor" => (
+            None,
+            "the host may share or move the virtual CPUs, and hides its own NUMA layout",
+        ),
+        _ => (None, "it may change any figure"),
+    }
+}
+
+/// One sentence per doctor warning that bears on a finding present.
+pub fn sentences(doctor: &[Finding], findings: &[Sentence]) -> Vec<Sentence> {
+    doctor
+        .iter()
+        .filter(|finding| finding.severity == Severity::Warning)
+        .filter_map(|warning| {
+            let (kinds, why) = effect(&warning.check);
+            let affected: Vec<&str> = NAMES
+                .iter()
+                .filter(|(kind, _)| kinds.is_none_or(|kinds| kinds.contains(kind)))
+                .filter(|(kind, _)| findings.iter().any(|finding| finding.kind == *kind))
+                .map(|(_, name)| *name)
+                .collect();
+            if affected.is_empty() {
+                return None;
+            }
+            let mut params = Map::new();
+            params.insert("check".into(), json!(warning.check));
+            params.insert("found".into(), json!(warning.found));
+            params.insert("affects".into(), json!(affected));
+            Some(Sentence {
+                kind: "doctor_warning",
+                text: format!(
+                    "doctor: {} ({}): {why}; bears on {}",
+                    warning.found,
+                    warning.check,
+                    affected.join(", ")
+                ),
+                value: affected.len() as f64,
+                unit: Unit::Count,
+                params,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(kind: &'static str) -> Sentence {
+        Sentence {
+            kind,
+            text: String::new(),
+            value: 1.0,
+            unit: Unit::Ratio,
+            params: Map::new(),
+        }
+    }
+
+    /// NUMA balancing on bears on the placed figures present, not on
+    /// core-to-core latency; an ok setting says nothing; a warning that
+    /// bears on no finding present is left out.
+    #[test]
+    fn warnings_name_the_findings_they_bear_on() {
+        let doctor = [
+            Finding::new(
+                "numa_balancing",
+                Severity::Warning,
+                "kernel.numa_balancing = 1 (on)",
+                "",
+                "",
+            ),
+            Finding::new("cpu_governor", Severity::Ok, "performance", "", ""),
+            Finding::new("smt", Severity::Warning, "SMT on", "", ""),
+        ];
+        let findings = [
+            finding("memory_latency"),
+            finding("c2c"),
+            finding("placement_verified"),
+        ];
+        let texts: Vec<String> = sentences(&doctor, &findings)
+            .into_iter()
+            .map(|s| s.text)
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "doctor: kernel.numa_balancing = 1 (on) (numa_balancing): the kernel may move pages while they are measured (each placement is verified after its measurement); bears on memory latency, placement",
+                "doctor: SMT on (smt): SMT siblings share one core's resources; bears on core-to-core latency",
+            ]
+        );
+        assert!(sentences(&doctor, &[finding("idle_latency")]).is_empty());
+    }
+}
