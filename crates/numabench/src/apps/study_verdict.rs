@@ -34,11 +34,12 @@ impl Exclusion {
 }
 
 /// Why `row` cannot be named, or `None` when it can. A configuration no
-/// placement check applies to (`placement_achieved` = `None`) can be.
+/// placement check applies to, or whose check could not see the pages
+/// (`placement_achieved()` = `None`), can be.
 pub fn exclusion(row: &StudyRow) -> Option<Exclusion> {
     if !row.summary.all_verified {
         Some(Exclusion::VerificationFailed)
-    } else if row.summary.placement_achieved == Some(false) {
+    } else if row.summary.placement_achieved() == Some(false) {
         Some(Exclusion::PlacementNotAchieved)
     } else {
         None
@@ -232,6 +233,7 @@ pub fn write_slowest(out: &mut String, rows: &[StudyRow]) {
 mod tests {
     use super::*;
     use crate::apps::{AppSummary, PlacementScheme, ThreadScheme};
+    use crate::memory::PlacementStatus;
 
     fn row(times: &[f64], verified: bool, achieved: Option<bool>) -> StudyRow {
         StudyRow {
@@ -244,7 +246,10 @@ mod tests {
                 all_verified: verified,
                 system_seconds: 0.0,
                 context_switches: 0.0,
-                placement_achieved: achieved,
+                placement: achieved.map(|achieved| match achieved {
+                    true => PlacementStatus::Verified,
+                    false => PlacementStatus::Misplaced("test".into()),
+                }),
             },
             node_split: None,
         }
