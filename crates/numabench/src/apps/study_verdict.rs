@@ -259,6 +259,32 @@ mod tests {
         row(times, true, Some(true))
     }
 
+    /// Structural: a configuration whose check saw no page is not refuted
+    /// (still eligible, unlike a misplaced one) and the study table marks it
+    /// `?` with a line giving the reason; before, it read `-` like a
+    /// configuration no check applies to.
+    #[test]
+    fn an_unverifiable_placement_is_marked_but_not_excluded() {
+        let mut unseen = placed(&[1.0, 1.1, 1.2]);
+        unseen.summary.placement = Some(PlacementStatus::Unverifiable(
+            "all 96 pages not present when read".into(),
+        ));
+        assert_eq!(unseen.summary.placement_achieved(), None);
+        assert_eq!(exclusion(&unseen), None);
+        let misplaced = row(&[1.0, 1.1, 1.2], true, Some(false));
+        assert_eq!(exclusion(&misplaced), Some(Exclusion::PlacementNotAchieved));
+        let text = crate::apps::render_study("cg", &[unseen, placed(&[2.0, 2.1, 2.2])]);
+        let first_row = text
+            .lines()
+            .find(|line| line.starts_with("first-touch"))
+            .unwrap();
+        assert!(first_row.contains(" ?  "), "{text}");
+        assert!(
+            text.contains("1 configuration(s) whose placement could not be verified (placed = ?; first: all 96 pages not present when read)"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn overlapping_samples_name_no_fastest() {
         let rows = [
