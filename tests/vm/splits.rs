@@ -35,7 +35,12 @@ fn four_nodes_node_splits() {
         assert_eq!(time["stats"]["n"], 2, "{time}");
         // First touch: every page on the node of the thread that computes on it.
         let v = verified(&run, i, time);
-        assert!(v.achieved, "{time}\n{}", run.transcript());
+        assert_eq!(
+            v.state,
+            "verified",
+            "first touch misplaced: {time}\n{}",
+            run.transcript()
+        );
         let split: Vec<u64> = params["node_split"]
             .as_str()
             .unwrap()

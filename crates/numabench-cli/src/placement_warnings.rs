@@ -3,7 +3,7 @@
 //! each record (`placement.verified`), and this observer, added to the
 //! output pipeline, tells the user.
 
-use numabench::output::{Record, RunMetadata, Sink};
+use numabench::output::{PlacementStatus, Record, RunMetadata, Sink};
 use std::io::{self, Write};
 
 /// A sink that writes one warning line per record whose placement was
@@ -22,17 +22,25 @@ impl<W: Write> PlacementWarnings<W> {
 }
 
 /// The warning for `record`, or `None` when its placement was achieved or
-/// not checked.
+/// not checked. A check that saw no page says the placement could not be
+/// verified, with the reason, rather than that it was not achieved.
 pub fn placement_warning(record: &Record) -> Option<String> {
     let check = record.placement.verified.as_ref()?;
-    if check.achieved {
-        return None;
-    }
     let memory = match record.placement.requested.get("memory") {
         Some(serde_json::Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
         None => "as requested".into(),
     };
+    match check.status() {
+        PlacementStatus::Verified => return None,
+        PlacementStatus::Unverifiable(reason) => {
+            return Some(format!(
+                "numabench: warning: {}: placement {memory} could not be verified: {reason}",
+                record.benchmark
+            ))
+        }
+        PlacementStatus::Misplaced(_) => {}
+    }
     let per_node: Vec<String> = check
         .pages_per_node
         .iter()
@@ -157,6 +165,22 @@ mod tests {
         assert_eq!(
             text,
             "numabench: warning: bandwidth: placement interleave:0-1 not achieved: 50.0% of 100 pages placed as requested (pages per node: node 0: 100)\n"
+        );
+    }
+
+    /// Structural: a check that saw every page not present warns that the
+    /// placement could not be verified, with the reason; before, it read
+    /// "not achieved: 0.0% of 100 pages".
+    #[test]
+    fn an_unverifiable_placement_is_not_called_not_achieved() {
+        let mut unseen = record("copy_bandwidth", Some(false));
+        if let Some(check) = unseen.placement.verified.as_mut() {
+            check.pages_per_node.clear();
+            check.fraction_as_requested = 0.0;
+        }
+        assert_eq!(
+            placement_warning(&unseen).unwrap(),
+            "numabench: warning: bandwidth: placement interleave:0-1 could not be verified: all 100 pages not present when read"
         );
     }
 }

@@ -11,7 +11,9 @@ use crate::bench::HUGE_PAGE_THRESHOLD;
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::memory::HugePageCheck;
-use crate::output::{OutputError, Pipeline, Placement, PlacementCheck, Record, Unit};
+use crate::output::{
+    OutputError, Pipeline, Placement, PlacementCheck, PlacementStatus, Record, Unit,
+};
 use crate::stats::Sample;
 use crate::topology::TopologyReport;
 use serde_json::{json, Map, Value};
@@ -241,16 +243,30 @@ fn pages_json(report: &PageReport) -> Value {
 
 /// The share of pages placed as the scheme asks: on the workers' own
 /// nodes, on the home or bound node, or split evenly over the interleave
-/// set ([`interleave_fraction`]).
+/// set ([`interleave_fraction`]). When every page read back as not present
+/// the check is kept, with nothing on any node, so that its status says
+/// `unverifiable` ([`PlacementCheck::status`]) rather than the record
+/// losing its check (first touch has no remote share then) or calling the
+/// pages misplaced.
 fn placement_check(
     topology: &TopologyReport,
     config: &AppRunConfig,
     pages: &PageReport,
     huge_pages: Option<&HugePageCheck>,
 ) -> Option<PlacementCheck> {
-    let total: u64 = pages.pages_per_node.values().sum::<u64>() + pages.not_present;
+    let resident: u64 = pages.pages_per_node.values().sum();
+    let total: u64 = resident + pages.not_present;
     if total == 0 {
         return None;
+    }
+    if resident == 0 {
+        return Some(PlacementCheck {
+            pages: total,
+            pages_per_node: pages.pages_per_node.clone(),
+            fraction_as_requested: 0.0,
+            achieved: false,
+            huge_pages: huge_pages.cloned(),
+        });
     }
     let fraction = match &config.placement {
         PlacementScheme::FirstTouch
@@ -285,9 +301,22 @@ pub struct AppSummary {
     pub all_verified: bool,
     pub system_seconds: f64,
     pub context_switches: f64,
-    /// `placement.verified.achieved` of the records: whether the pages sat
-    /// where the scheme asks (`None`: no check applies).
-    pub placement_achieved: Option<bool>,
+    /// `placement.status` of the records: whether the pages sat where the
+    /// scheme asks, were found elsewhere, or could not be seen (`None`: no
+    /// check applies).
+    pub placement: Option<PlacementStatus>,
+}
+
+impl AppSummary {
+    /// Whether the placement was achieved: `None` when no check applies or
+    /// the check could not see the pages (`unverifiable` refutes nothing).
+    pub fn placement_achieved(&self) -> Option<bool> {
+        match self.placement.as_ref()? {
+            PlacementStatus::Verified => Some(true),
+            PlacementStatus::Misplaced(_) => Some(false),
+            PlacementStatus::Unverifiable(_) => None,
+        }
+    }
 }
 
 /// Emits the records of repeated runs of one kernel/configuration: `time`
@@ -491,7 +520,7 @@ pub fn emit_app_records(
         all_verified,
         system_seconds,
         context_switches,
-        placement_achieved: placement.verified.as_ref().map(|check| check.achieved),
+        placement: placement.status(),
     }))
 }
 
@@ -565,6 +594,44 @@ mod tests {
             not_present: 0,
             remote_share: None,
         }
+    }
+
+    /// Structural: with first touch, a run whose pages all read back as not
+    /// present (what NUMA balancing's hinting PTEs look like to move_pages on
+    /// some kernels) keeps a check whose status is `unverifiable`, naming the
+    /// pages; before, the check was dropped (`verified: null`) and the VM
+    /// tests panicked on it. Pages found on the wrong node stay `misplaced`.
+    #[test]
+    fn all_pages_not_present_are_unverifiable_not_misplaced_nor_unchecked() {
+        use crate::memory::PlacementStatus;
+        for scheme in [
+            PlacementScheme::FirstTouch,
+            PlacementScheme::NextTouch,
+            PlacementScheme::Serial,
+            PlacementScheme::bind(1),
+        ] {
+            let (topology, config) = two_node_config(scheme.clone());
+            let unseen = PageReport {
+                pages_per_node: Default::default(),
+                not_present: 96,
+                remote_share: None,
+            };
+            let check = placement_check(&topology, &config, &unseen, None)
+                .unwrap_or_else(|| panic!("{scheme}: no check"));
+            assert_eq!(
+                check.status(),
+                PlacementStatus::Unverifiable("all 96 pages not present when read".into()),
+                "{scheme}"
+            );
+        }
+        let (topology, config) = two_node_config(PlacementScheme::FirstTouch);
+        let remote = PageReport {
+            pages_per_node: [(0, 50), (1, 50)].into_iter().collect(),
+            not_present: 0,
+            remote_share: Some(1.0),
+        };
+        let check = placement_check(&topology, &config, &remote, None).unwrap();
+        assert_eq!(check.status().state(), "misplaced");
     }
 
     /// The configured threshold decides, not a fixed 95%.

@@ -9,6 +9,7 @@ use super::study_verdict::{
     fastest, repeatability, smallest_p_value, Exclusion, Fastest, MIN_RUNS_FOR_REPEATABILITY,
     SIGNIFICANCE,
 };
+use crate::memory::PlacementStatus;
 use crate::units::{format_percent, format_value};
 use std::fmt::Write;
 
@@ -64,9 +65,10 @@ pub fn render_study(kernel: &str, rows: &[StudyRow]) -> String {
             format_value(row.summary.system_seconds),
             // A mean count over runs: whole switches are precise enough.
             format!("{:.0}", row.summary.context_switches),
-            match row.summary.placement_achieved {
-                Some(true) => "yes",
-                Some(false) => "NO",
+            match &row.summary.placement {
+                Some(PlacementStatus::Verified) => "yes",
+                Some(PlacementStatus::Misplaced(_)) => "NO",
+                Some(PlacementStatus::Unverifiable(_)) => "?",
                 None => "-",
             },
             if row.summary.all_verified {
@@ -98,6 +100,20 @@ pub fn render_study(kernel: &str, rows: &[StudyRow]) -> String {
                 "{count} configuration(s) {what}: never named fastest or most repeatable"
             );
         }
+    }
+    let unverifiable: Vec<&str> = rows
+        .iter()
+        .filter_map(|row| match &row.summary.placement {
+            Some(PlacementStatus::Unverifiable(reason)) => Some(reason.as_str()),
+            _ => None,
+        })
+        .collect();
+    if let Some(reason) = unverifiable.first() {
+        let _ = writeln!(
+            out,
+            "{} configuration(s) whose placement could not be verified (placed = ?; first: {reason}): not refuted, so still eligible",
+            unverifiable.len()
+        );
     }
     out
 }

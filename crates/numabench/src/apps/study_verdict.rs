@@ -34,11 +34,12 @@ impl Exclusion {
 }
 
 /// Why `row` cannot be named, or `None` when it can. A configuration no
-/// placement check applies to (`placement_achieved` = `None`) can be.
+/// placement check applies to, or whose check could not see the pages
+/// (`placement_achieved()` = `None`), can be.
 pub fn exclusion(row: &StudyRow) -> Option<Exclusion> {
     if !row.summary.all_verified {
         Some(Exclusion::VerificationFailed)
-    } else if row.summary.placement_achieved == Some(false) {
+    } else if row.summary.placement_achieved() == Some(false) {
         Some(Exclusion::PlacementNotAchieved)
     } else {
         None
@@ -232,6 +233,7 @@ pub fn write_slowest(out: &mut String, rows: &[StudyRow]) {
 mod tests {
     use super::*;
     use crate::apps::{AppSummary, PlacementScheme, ThreadScheme};
+    use crate::memory::PlacementStatus;
 
     fn row(times: &[f64], verified: bool, achieved: Option<bool>) -> StudyRow {
         StudyRow {
@@ -244,7 +246,10 @@ mod tests {
                 all_verified: verified,
                 system_seconds: 0.0,
                 context_switches: 0.0,
-                placement_achieved: achieved,
+                placement: achieved.map(|achieved| match achieved {
+                    true => PlacementStatus::Verified,
+                    false => PlacementStatus::Misplaced("test".into()),
+                }),
             },
             node_split: None,
         }
@@ -252,6 +257,32 @@ mod tests {
 
     fn placed(times: &[f64]) -> StudyRow {
         row(times, true, Some(true))
+    }
+
+    /// Structural: a configuration whose check saw no page is not refuted
+    /// (still eligible, unlike a misplaced one) and the study table marks it
+    /// `?` with a line giving the reason; before, it read `-` like a
+    /// configuration no check applies to.
+    #[test]
+    fn an_unverifiable_placement_is_marked_but_not_excluded() {
+        let mut unseen = placed(&[1.0, 1.1, 1.2]);
+        unseen.summary.placement = Some(PlacementStatus::Unverifiable(
+            "all 96 pages not present when read".into(),
+        ));
+        assert_eq!(unseen.summary.placement_achieved(), None);
+        assert_eq!(exclusion(&unseen), None);
+        let misplaced = row(&[1.0, 1.1, 1.2], true, Some(false));
+        assert_eq!(exclusion(&misplaced), Some(Exclusion::PlacementNotAchieved));
+        let text = crate::apps::render_study("cg", &[unseen, placed(&[2.0, 2.1, 2.2])]);
+        let first_row = text
+            .lines()
+            .find(|line| line.starts_with("first-touch"))
+            .unwrap();
+        assert!(first_row.contains(" ?  "), "{text}");
+        assert!(
+            text.contains("1 configuration(s) whose placement could not be verified (placed = ?; first: all 96 pages not present when read)"),
+            "{text}"
+        );
     }
 
     #[test]

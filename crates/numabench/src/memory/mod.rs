@@ -11,6 +11,7 @@ mod location;
 mod page_flags;
 mod placement;
 mod policy;
+mod status;
 pub(crate) mod syscalls;
 
 pub use buffer::Buffer;
@@ -23,4 +24,5 @@ pub use location::{check_placement, page_nodes, page_statuses, PageNodes};
 pub use page_flags::PageFlags;
 pub use placement::MemoryPlacement;
 pub use policy::{MemoryPolicy, PolicyMode};
+pub use status::PlacementStatus;
 pub use syscalls::{allowed_memory_nodes, PAGE_SIZE};

@@ -31,7 +31,7 @@ pub fn parse_delimiter(text: &str) -> Result<u8, DelimiterError> {
     }
 }
 
-const COLUMNS: [&str; 14] = [
+const COLUMNS: [&str; 15] = [
     "benchmark",
     "metric",
     "value",
@@ -39,6 +39,7 @@ const COLUMNS: [&str; 14] = [
     "params",
     "placement_requested",
     "placement_verified",
+    "placement_status",
     "n",
     "min",
     "median",
@@ -114,6 +115,14 @@ impl<W: Write> Sink for CsvSink<W> {
                 .verified
                 .as_ref()
                 .map_or(String::new(), |check| json(check)),
+            // `state` or `state: reason`; empty when nothing was checked.
+            record
+                .placement
+                .status()
+                .map_or(String::new(), |status| match status.reason() {
+                    Some(reason) => format!("{}: {reason}", status.state()),
+                    None => status.state().to_string(),
+                }),
             stats.n.to_string(),
             stats.min.to_string(),
             stats.median.to_string(),

@@ -21,7 +21,7 @@ mod table_sink;
 
 /// The placement-check types live in `memory`; re-exported here because
 /// records carry them.
-pub use crate::memory::{HugePageCheck, PlacementCheck};
+pub use crate::memory::{HugePageCheck, PlacementCheck, PlacementStatus};
 pub use collect_sink::CollectSink;
 pub use csv_sink::{parse_delimiter, CsvSink, DelimiterError};
 pub use json_sink::JsonDocumentSink;

@@ -1,6 +1,6 @@
 //! One measured result.
 
-use crate::memory::PlacementCheck;
+use crate::memory::{PlacementCheck, PlacementStatus};
 use crate::stats::Summary;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -50,14 +50,45 @@ impl Unit {
 }
 
 /// Where the benchmark asked its threads and pages to be, and where the
-/// kernel says the pages actually are.
+/// kernel says the pages actually are. Written with `status`, the verdict
+/// of `verified` ([`Placement::status`]); reading ignores it (it follows
+/// from `verified`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(into = "PlacementWire")]
 pub struct Placement {
     /// What was requested, for example `{"cpus": [0], "memory": "bind:1"}`.
     pub requested: Map<String, Value>,
     /// What the page-location query found; `None` when nothing was checked
     /// (then the record does not claim any placement was achieved).
     pub verified: Option<PlacementCheck>,
+}
+
+impl Placement {
+    /// `verified`, `misplaced` or `unverifiable` (with its reason) for a
+    /// checked placement; `None` when nothing was checked.
+    pub fn status(&self) -> Option<PlacementStatus> {
+        self.verified.as_ref().map(PlacementCheck::status)
+    }
+}
+
+/// [`Placement`] as written: its fields and the derived `status`.
+#[derive(Serialize)]
+struct PlacementWire {
+    requested: Map<String, Value>,
+    verified: Option<PlacementCheck>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<PlacementStatus>,
+}
+
+impl From<Placement> for PlacementWire {
+    fn from(placement: Placement) -> Self {
+        let status = placement.status();
+        PlacementWire {
+            requested: placement.requested,
+            verified: placement.verified,
+            status,
+        }
+    }
 }
 
 /// One result: a metric of a benchmark with its parameters, placement and
@@ -79,5 +110,43 @@ impl Record {
     /// objects summarised ([`super::params_text::params_text`]).
     pub fn params_text(&self) -> String {
         super::params_text::params_text(&self.params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Structural: how a placement is written, from counts given here.
+    use super::*;
+
+    fn placement(verified: Option<PlacementCheck>) -> Placement {
+        Placement {
+            requested: Map::new(),
+            verified,
+        }
+    }
+
+    #[test]
+    fn a_checked_placement_is_written_with_its_status_and_read_back() {
+        let unseen = PlacementCheck {
+            pages: 12,
+            pages_per_node: Default::default(),
+            fraction_as_requested: 0.0,
+            achieved: false,
+            huge_pages: None,
+        };
+        let json = serde_json::to_value(placement(Some(unseen.clone()))).unwrap();
+        assert_eq!(json["status"]["state"], "unverifiable", "{json}");
+        assert_eq!(
+            json["status"]["reason"], "all 12 pages not present when read",
+            "{json}"
+        );
+        let back: Placement = serde_json::from_value(json).unwrap();
+        assert_eq!(back, placement(Some(unseen)));
+    }
+
+    #[test]
+    fn an_unchecked_placement_has_no_status() {
+        let json = serde_json::to_value(placement(None)).unwrap();
+        assert_eq!(json, serde_json::json!({"requested": {}, "verified": null}));
     }
 }

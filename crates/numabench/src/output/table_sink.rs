@@ -4,6 +4,7 @@
 use super::metadata::RunMetadata;
 use super::record::Record;
 use super::sink::Sink;
+use crate::memory::PlacementStatus;
 use crate::units::{format_percent, format_value};
 use std::io::{self, Write};
 
@@ -46,10 +47,16 @@ impl<W: Write> Sink for TableSink<W> {
             )?;
             self.header_written = true;
         }
-        let placed = match &record.placement.verified {
-            Some(check) if check.achieved => format_percent(check.fraction_as_requested),
-            Some(check) => format!("{} !", format_percent(check.fraction_as_requested)),
-            None => "-".to_string(),
+        // `!`: misplaced; `?`: could not be verified (no page seen).
+        let placed = match (&record.placement.verified, record.placement.status()) {
+            (Some(check), Some(PlacementStatus::Verified)) => {
+                format_percent(check.fraction_as_requested)
+            }
+            (Some(check), Some(PlacementStatus::Misplaced(_))) => {
+                format!("{} !", format_percent(check.fraction_as_requested))
+            }
+            (_, Some(PlacementStatus::Unverifiable(_))) => "?".to_string(),
+            _ => "-".to_string(),
         };
         writeln!(
             self.writer,
@@ -93,5 +100,41 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&table.writer)
         );
+    }
+
+    /// Structural: the `placed` cell of a check that saw no page is `?`,
+    /// of one that found pages elsewhere `N% !`; before, both read `0.0% !`
+    /// (the first) or `-` (an app whose check was dropped).
+    #[test]
+    fn unverifiable_and_misplaced_placements_read_differently() {
+        let row = |per_node: &[(u32, u64)], pages: u64, fraction: f64| {
+            let record = Record {
+                benchmark: "cg".into(),
+                metric: "time".into(),
+                value: 1.0,
+                unit: crate::output::Unit::Seconds,
+                params: serde_json::Map::new(),
+                placement: crate::output::Placement {
+                    requested: serde_json::Map::new(),
+                    verified: Some(crate::memory::PlacementCheck {
+                        pages,
+                        pages_per_node: per_node.iter().copied().collect(),
+                        fraction_as_requested: fraction,
+                        achieved: fraction >= 0.95,
+                        huge_pages: None,
+                    }),
+                },
+                stats: crate::stats::Sample::new([1.0]).unwrap().summary(),
+            };
+            let mut table = TableSink::new(Vec::new());
+            table.record(&record).unwrap();
+            let text = String::from_utf8(table.writer).unwrap();
+            let row = text.lines().nth(1).unwrap().to_string();
+            let cells: Vec<&str> = row.split_whitespace().collect();
+            cells[5..cells.len()].join(" ")
+        };
+        assert_eq!(row(&[], 96, 0.0), "?");
+        assert_eq!(row(&[(0, 40), (1, 60)], 100, 0.6), "60.0% !");
+        assert_eq!(row(&[(1, 100)], 100, 1.0), "100.0%");
     }
 }
