@@ -1052,6 +1052,11 @@ pub struct OutputArgs {
     /// Print a JSON document on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Print one line per record as it arrives (benchmark, metric, value,
+    /// unit, cv, placement, params) instead of the tables shaped per
+    /// measurement.
+    #[arg(long, conflicts_with = "json")]
+    pub records: bool,
 }
 
 /// How measurements are repeated (every measuring command has these).

@@ -10,6 +10,7 @@ mod placement_warnings;
 mod plan;
 mod progress;
 mod split_plan;
+mod tables;
 
 use clap::FromArgMatches;
 use std::process::ExitCode;

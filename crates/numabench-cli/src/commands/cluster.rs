@@ -135,10 +135,11 @@ pub use with_mpi::run;
 
 #[cfg(feature = "mpi")]
 mod with_mpi {
-    use super::super::measuring::{bench_error, pipeline, this_machine};
+    use super::super::measuring::{bench_error, pipeline_with_view, this_machine};
     use super::{bandwidth_round_trips, plan, LATENCY_ROUND_TRIPS};
     use crate::args::{ClusterArgs, PairingArg, PerArg};
     use crate::exit::{CliError, Status};
+    use crate::tables::StdoutView;
     use numabench::bench::{check_memory_fits, memory_nodes, Context};
     use numabench::cluster::{
         select_parts, ClusterConfig, ClusterSession, OutlierRule, Pairing, Per,
@@ -223,7 +224,7 @@ mod with_mpi {
         let session = ClusterSession::start().map_err(CliError::system)?;
         let mut outputs = None;
         if session.rank() == 0 {
-            match pipeline(&args.output, &context) {
+            match pipeline_with_view(&args.output, &context, StdoutView::Quiet) {
                 Ok(opened) => outputs = Some(opened),
                 Err(error) => {
                     // The other ranks have started: end them all with this status.

@@ -1,7 +1,7 @@
 //! A node matrix: CPU nodes as rows, memory nodes as columns, each cell's
 //! figure; then the same grid as each cell's ratio to its row's local cell.
 
-use super::cells::{distinct, figure, placement_note, ratio, text_param, u64_param};
+use super::cells::{distinct, figure, flag_param, placement_note, ratio, text_param, u64_param};
 use super::{generic, TableModel};
 use crate::output::Record;
 
@@ -31,7 +31,10 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
         };
         let (values, ratios) = node_grids(&grid, &what);
         tables.push(values);
-        tables.push(ratios);
+        // One cell (one node) has nothing to compare with.
+        if grid.len() > 1 {
+            tables.push(ratios);
+        }
     }
     // Cycle counts repeat the ns grid in another unit: --records has them.
     let others: Vec<&Record> = others
@@ -44,12 +47,13 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
     tables
 }
 
-/// The figure grid and the ratio-to-local grid of one metric.
+/// The figure grid and the ratio-to-local grid of one metric. Rows are
+/// CPU nodes, or CPUs for a per-CPU matrix (`params.per_cpu`), whose local
+/// cell is their node's.
 fn node_grids(grid: &[&Record], what: &str) -> (TableModel, TableModel) {
-    let mut rows = distinct(
-        grid.iter()
-            .filter_map(|record| u64_param(record, "cpu_node")),
-    );
+    let per_cpu = grid.iter().any(|record| flag_param(record, "per_cpu"));
+    let row_key = if per_cpu { "cpu" } else { "cpu_node" };
+    let mut rows = distinct(grid.iter().filter_map(|record| u64_param(record, row_key)));
     let mut columns = distinct(
         grid.iter()
             .filter_map(|record| u64_param(record, "mem_node")),
@@ -64,17 +68,31 @@ fn node_grids(grid: &[&Record], what: &str) -> (TableModel, TableModel) {
         format!("Node matrix: {what}, ratio to the row's local cell"),
         &header,
     );
-    let cell = |cpu: u64, mem: u64| {
+    let cell = |row: u64, mem: u64| {
         grid.iter().copied().find(|record| {
-            u64_param(record, "cpu_node") == Some(cpu) && u64_param(record, "mem_node") == Some(mem)
+            u64_param(record, row_key) == Some(row) && u64_param(record, "mem_node") == Some(mem)
         })
     };
-    for cpu in &rows {
-        let local = cell(*cpu, *cpu).map(|record| record.value);
-        let mut value_row = vec![format!("node {cpu}")];
-        let mut ratio_row = vec![format!("node {cpu}")];
+    for row in &rows {
+        let node = match per_cpu {
+            true => grid
+                .iter()
+                .find(|record| u64_param(record, "cpu") == Some(*row))
+                .and_then(|record| u64_param(record, "cpu_node")),
+            false => Some(*row),
+        };
+        let label = match (per_cpu, node) {
+            (true, Some(node)) => format!("cpu {row} (node {node})"),
+            (true, None) => format!("cpu {row}"),
+            (false, _) => format!("node {row}"),
+        };
+        let local = node
+            .and_then(|node| cell(*row, node))
+            .map(|record| record.value);
+        let mut value_row = vec![label.clone()];
+        let mut ratio_row = vec![label];
         for mem in &columns {
-            let found = cell(*cpu, *mem);
+            let found = cell(*row, *mem);
             value_row.push(found.map_or("-".to_string(), figure));
             ratio_row.push(match (found, local) {
                 (Some(record), Some(local)) if local > 0.0 => ratio(record.value / local),

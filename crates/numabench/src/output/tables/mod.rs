@@ -9,7 +9,9 @@
 
 mod bandwidth;
 mod c2c;
+mod cache;
 mod cells;
+mod contention;
 mod generic;
 mod latency;
 mod levels;
@@ -48,6 +50,8 @@ pub fn shape(records: &[Record], caches: &CacheLadder) -> Vec<TableModel> {
         "latency" => latency::tables(&records, caches),
         "bandwidth" => bandwidth::tables(&records, caches),
         "matrix-latency" | "matrix-bandwidth" => matrix::tables(&records),
+        "cache" => cache::tables(&records),
+        "contention" => contention::tables(&records),
         "loaded-latency" => loaded_latency::tables(&records),
         "scaling" => scaling::tables(&records),
         "mlp" => mlp::tables(&records),

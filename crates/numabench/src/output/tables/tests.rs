@@ -387,3 +387,70 @@ every row: class=S
         )
     );
 }
+
+#[test]
+fn contention_is_scenarios_with_the_ratios_in_notes() {
+    let bandwidth = |metric, scenario, threads, gbs| {
+        record(
+            "contention",
+            metric,
+            gbs,
+            Unit::GigabytesPerSecond,
+            json!({"scenario": scenario, "kernel": "read", "threads": threads}),
+        )
+    };
+    let records = vec![
+        bandwidth("serial_bandwidth", "cpu 0 alone, memory on node 0", 1, 10.0),
+        bandwidth(
+            "contended_bandwidth",
+            "all threads at once, memory on node 0",
+            4,
+            16.0,
+        ),
+        bandwidth(
+            "local_bandwidth",
+            "all threads at once, each on its own node",
+            4,
+            32.0,
+        ),
+        record(
+            "contention",
+            "local_over_contended",
+            2.0,
+            Unit::Ratio,
+            json!({"meaning": "aggregate bandwidth gained by placing each thread's data on its own node"}),
+        ),
+    ];
+    assert_eq!(
+        plain(&records),
+        "\
+Contention: all threads on one node's memory against each on its own
+scenario | threads | GB/s | per thread
+cpu 0 alone, memory on node 0 | 1 | 10.00 | 10.00
+all threads at once, memory on node 0 | 4 | 16.00 | 4.00
+all threads at once, each on its own node | 4 | 32.00 | 8.00
+local_over_contended = 2.00x: aggregate bandwidth gained by placing each thread's data on its own node
+kernel: read
+"
+    );
+}
+
+/// One node's matrix is one cell: no ratio grid (it would only say 1.00x).
+#[test]
+fn a_one_cell_matrix_has_no_ratio_grid() {
+    let records = vec![record(
+        "matrix-latency",
+        "latency",
+        90.0,
+        Unit::Nanoseconds,
+        json!({"cpu_node": 0, "mem_node": 0}),
+    )];
+    assert_eq!(
+        plain(&records),
+        "\
+Node matrix: latency, ns
+cpu \\ mem | node 0
+node 0 | 90.00
+"
+    );
+}

@@ -1,0 +1,125 @@
+//! A table model as terminal text: its title, the table fitted to the
+//! width (cells wrap, nothing is cut), then its notes wrapped to the width.
+
+use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
+use numabench::output::tables::TableModel;
+
+/// Whether a column holds figures (right-aligned): every non-empty cell
+/// starts with a digit, a sign or a dash.
+fn numeric(model: &TableModel, column: usize) -> bool {
+    column > 0
+        && model.rows.iter().all(|row| {
+            row.get(column)
+                .and_then(|cell| cell.chars().next())
+                .is_none_or(|first| first.is_ascii_digit() || "+-".contains(first))
+        })
+}
+
+/// Text wrapped to `width` by comfy-table (a borderless one-column table),
+/// so words, not characters, break and Unicode widths count right.
+pub fn wrapped(text: &str, width: u16) -> String {
+    let mut table = Table::new();
+    table
+        .load_preset(comfy_table::presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width)
+        .add_row(vec![text]);
+    // The preset keeps one space of padding on each side: drop the left one.
+    table
+        .lines()
+        .map(|line| {
+            line.strip_prefix(' ')
+                .unwrap_or(&line)
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The model as lines no wider than `width`.
+pub fn render(model: &TableModel, width: u16) -> String {
+    let mut table = Table::new();
+    table
+        .load_preset(comfy_table::presets::ASCII_MARKDOWN)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width)
+        .set_header(model.header.clone());
+    for row in &model.rows {
+        table.add_row(row.clone());
+    }
+    for index in 0..model.header.len() {
+        if let Some(column) = table.column_mut(index) {
+            if numeric(model, index) {
+                column.set_cell_alignment(CellAlignment::Right);
+            }
+            // A figure never wraps mid-number when the table can avoid it.
+            column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+                model.header[index].len().min(6) as u16 + 2,
+            )));
+        }
+    }
+    let mut text = String::new();
+    if !model.title.is_empty() {
+        text.push_str(&wrapped(&model.title, width));
+        text.push('\n');
+    }
+    text.push_str(&table.to_string());
+    text.push('\n');
+    for note in &model.notes {
+        text.push_str(&wrapped(note, width));
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn long_model() -> TableModel {
+        let mut model = TableModel::new("A title", &["metric", "value", "params"]);
+        model.push(vec![
+            "latency".into(),
+            "90.14".into(),
+            "size_bytes=16777216 cache_bytes_in_front=34111488 cache_affected=true cpu=0 order=tlb-block".into(),
+        ]);
+        model.note(
+            "chase: idle memory latency: random within L1-dTLB-sized blocks, so the figure is the memory's and not the page walker's"
+                .repeat(2),
+        );
+        model
+    }
+
+    /// Every line fits, and every word of every cell and note is still
+    /// there (wrapped, not cut).
+    #[test]
+    fn lines_fit_the_width_and_nothing_is_cut() {
+        let model = long_model();
+        for width in [40u16, 60, 100] {
+            let text = render(&model, width);
+            for line in text.lines() {
+                assert!(line.chars().count() <= width as usize, "{width}: {line}");
+            }
+            let words: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            for word in model.notes[0]
+                .split_whitespace()
+                .chain(["cache_affected=true"])
+            {
+                assert!(
+                    words.contains(word) || text.replace(['\n', '|', ' '], "").contains(word),
+                    "{width}: '{word}' missing from\n{text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn figures_are_right_aligned() {
+        let mut model = TableModel::new("", &["size", "ns"]);
+        model.push(vec!["16 KiB".into(), "1.20".into()]);
+        model.push(vec!["1 GiB".into(), "95.25".into()]);
+        let text = render(&model, 100);
+        assert!(text.contains("|  1.20 |"), "{text}");
+    }
+}
