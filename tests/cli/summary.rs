@@ -21,10 +21,19 @@ fn characterize_summarises_its_own_records() {
     ]);
     let stdout = String::from_utf8(output.stdout).unwrap();
     let (_, summary) = stdout.split_once("\nSummary:\n").expect(&stdout);
-    let printed: Vec<&str> = summary
-        .lines()
-        .map(|line| line.trim_start().strip_prefix("- ").unwrap())
-        .collect();
+    // One `  - ` item per sentence, wrapped to the width: continuation
+    // lines are indented and join back with a space.
+    let mut printed: Vec<String> = Vec::new();
+    for line in summary.lines() {
+        match line.strip_prefix("  - ") {
+            Some(item) => printed.push(item.to_string()),
+            None => {
+                let last = printed.last_mut().expect(&stdout);
+                last.push(' ');
+                last.push_str(line.trim_start());
+            }
+        }
+    }
     let records: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
         .unwrap()
         .lines()

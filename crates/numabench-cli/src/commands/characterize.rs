@@ -121,8 +121,11 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
             if show_topology && !sentences.is_empty() {
                 println!("\nSummary:");
+                let width = crate::tables::terminal_width();
                 for sentence in &sentences {
-                    println!("  - {}", sentence.text);
+                    // Wrapped to the width, continuation lines indented.
+                    let text = crate::tables::wrapped(&sentence.text, width - 4);
+                    println!("  - {}", text.replace('\n', "\n    "));
                 }
             }
             Ok(())

@@ -249,7 +249,14 @@ mod with_mpi {
         if let Some(mut outputs) = outputs {
             outputs.finish().map_err(CliError::system)?;
         }
-        let text = report.render_text();
+        let mut text = report.render_text();
+        // The host table last: flagged hosts first, a column per metric.
+        let hosts = numabench::cluster::host_table(&outcome.records, &report);
+        text.push('\n');
+        text.push_str(&crate::tables::render(
+            &hosts,
+            crate::tables::terminal_width(),
+        ));
         if args.output.json {
             eprint!("{text}");
         } else {

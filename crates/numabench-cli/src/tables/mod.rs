@@ -7,5 +7,9 @@ mod render;
 mod sink;
 mod width;
 
+/// `cluster`'s host table (built with the `mpi` feature).
+#[cfg(feature = "mpi")]
+pub use render::render;
+pub use render::wrapped;
 pub use sink::{StdoutView, TablesSink};
 pub use width::terminal_width;

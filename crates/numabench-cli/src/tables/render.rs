@@ -48,15 +48,32 @@ pub fn render(model: &TableModel, width: u16) -> String {
     for row in &model.rows {
         table.add_row(row.clone());
     }
-    for index in 0..model.header.len() {
+    // Cells keep their content whole where the width allows (headers
+    // wrap first): each column at least as wide as its widest cell.
+    let widest: Vec<usize> = (0..model.header.len())
+        .map(|index| {
+            model
+                .rows
+                .iter()
+                .filter_map(|row| row.get(index))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    // Each column: its content, one space either side, one border.
+    let needed: usize = widest.iter().map(|cells| cells + 3).sum::<usize>() + 1;
+    let keep_cells_whole = needed <= width as usize;
+    for (index, cells) in widest.iter().enumerate() {
         if let Some(column) = table.column_mut(index) {
             if numeric(model, index) {
                 column.set_cell_alignment(CellAlignment::Right);
             }
-            // A figure never wraps mid-number when the table can avoid it.
-            column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
-                model.header[index].len().min(6) as u16 + 2,
-            )));
+            if keep_cells_whole {
+                column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+                    *cells as u16 + 2,
+                )));
+            }
         }
     }
     let mut text = String::new();
@@ -111,6 +128,35 @@ mod tests {
                     "{width}: '{word}' missing from\n{text}"
                 );
             }
+        }
+    }
+
+    /// Long headers over short cells (`cluster`'s host table): the cells
+    /// stay whole on one line, the headers wrap.
+    #[test]
+    fn short_cells_stay_whole_and_headers_wrap() {
+        let mut header = vec!["host"];
+        let long = "a metric with a long name node 0->0 GB/s";
+        header.extend([long; 5]);
+        header.push("flags");
+        let mut model = TableModel::new("Hosts", &header);
+        for host in ["nbh0-24271-h1", "nbh0-24271-h0"] {
+            let mut row = vec![host.to_string()];
+            row.extend(std::iter::repeat_n("97792 !".to_string(), 5));
+            row.push("5 outlier(s)".into());
+            model.push(row);
+        }
+        let text = render(&model, 100);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 100, "{text}");
+        }
+        for host in ["| nbh0-24271-h1 ", "| nbh0-24271-h0 "] {
+            let row = text.lines().find(|line| line.starts_with(host));
+            let row = row.unwrap_or_else(|| panic!("{host} cut in\n{text}"));
+            assert!(
+                row.contains("5 outlier(s)") && row.contains("97792 !"),
+                "{text}"
+            );
         }
     }
 
