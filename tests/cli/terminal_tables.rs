@@ -163,7 +163,8 @@ fn characterize_fits_a_100_column_terminal() {
     let binary = env!("CARGO_BIN_EXE_numabench");
     tmux.send("export COLUMNS=100 PS1='$ '");
     tmux.send(&format!(
-        "{binary} characterize --repeat 1; echo \"characterize-exit=$?\""
+        // The marker is split in the typed line, so only the echo shows it whole.
+        "{binary} characterize --repeat 1; echo \"characterize\"\"-exit=$?\""
     ));
     let started = Instant::now();
     let pane = loop {
