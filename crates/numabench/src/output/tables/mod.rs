@@ -7,6 +7,7 @@
 //! one benchmark becomes that benchmark's tables (so `characterize` prints
 //! one table per part). Summary sentences are not figures and are left out.
 
+mod apps;
 mod bandwidth;
 mod c2c;
 mod cache;
@@ -50,6 +51,7 @@ pub fn shape(records: &[Record], caches: &CacheLadder) -> Vec<TableModel> {
         "latency" => latency::tables(&records, caches),
         "bandwidth" => bandwidth::tables(&records, caches),
         "matrix-latency" | "matrix-bandwidth" => matrix::tables(&records),
+        "stream" | "cg" | "mg" => apps::tables(&records),
         "cache" => cache::tables(&records),
         "contention" => contention::tables(&records),
         "loaded-latency" => loaded_latency::tables(&records),

@@ -352,14 +352,14 @@ fn other_records_show_differing_params_as_columns() {
     let long = "a configuration label far longer than any cell should hold";
     let records = vec![
         record(
-            "cg",
+            "plugin-x",
             "time",
             1.5,
             Unit::Seconds,
             json!({"policy": "pin-compact", "class": "S", "label": "short"}),
         ),
         record(
-            "cg",
+            "plugin-x",
             "time",
             2.5,
             Unit::Seconds,
@@ -377,7 +377,7 @@ fn other_records_show_differing_params_as_columns() {
         plain(&records),
         format!(
             "\
-cg results
+plugin-x results
 metric | value | unit | cv | policy | label
 time | 1.50 | s | 1.0% | pin-compact | short
 time | 2.50 | s | 1.0% | interleave:all | [1]
@@ -451,6 +451,51 @@ fn a_one_cell_matrix_has_no_ratio_grid() {
 Node matrix: latency, ns
 cpu \\ mem | node 0
 node 0 | 90.00
+"
+    );
+}
+
+/// An application run: configuration against time, Mop/s and verification;
+/// STREAM's kernels against GB/s; the rest of the run in a note.
+#[test]
+fn an_app_run_is_configuration_against_time_and_verdict() {
+    let params = json!({"placement": "first-touch", "threads_placement": "compact", "threads": 2,
+        "threads_per_cpu": 1, "verification": {"passed": true}, "class": "S"});
+    let records = vec![
+        record("stream", "time", 0.2, Unit::Seconds, params.clone()),
+        record(
+            "stream",
+            "mops",
+            5.0,
+            Unit::MegaOpsPerSecond,
+            params.clone(),
+        ),
+        record(
+            "stream",
+            "first_iteration_time",
+            0.1,
+            Unit::Seconds,
+            params.clone(),
+        ),
+        record(
+            "stream",
+            "triad_bandwidth",
+            3.0,
+            Unit::GigabytesPerSecond,
+            params,
+        ),
+    ];
+    assert_eq!(
+        plain(&records),
+        "\
+stream: run time by configuration
+configuration | threads | median s | min s | max s | Mop/s | verified
+first-touch + compact | 2 | 0.200 | 0.198 | 0.202 | 5.00 | passed
+threads_per_cpu=1 class=S
+
+stream: bandwidth by kernel
+kernel | first-touch + compact GB/s
+triad | 3.00
 "
     );
 }
