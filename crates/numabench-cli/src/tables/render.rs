@@ -61,17 +61,27 @@ pub fn render(model: &TableModel, width: u16) -> String {
                 .unwrap_or(0)
         })
         .collect();
-    // Each column: its content, one space either side, one border.
-    let needed: usize = widest.iter().map(|cells| cells + 3).sum::<usize>() + 1;
-    let keep_cells_whole = needed <= width as usize;
+    // Each column: its content, one space either side, one border; a grid
+    // too wide for that drops the spaces (a 16-CPU c2c grid fits 100).
+    let needed = |padding: usize| -> usize {
+        widest
+            .iter()
+            .map(|cells| cells + padding + 1)
+            .sum::<usize>()
+            + 1
+    };
+    let fits = |padding: usize| needed(padding) <= width as usize;
+    let padding: u16 = if !fits(2) && fits(0) { 0 } else { 1 };
+    let keep_cells_whole = fits(2 * padding as usize);
     for (index, cells) in widest.iter().enumerate() {
         if let Some(column) = table.column_mut(index) {
             if numeric(model, index) {
                 column.set_cell_alignment(CellAlignment::Right);
             }
+            column.set_padding((padding, padding));
             if keep_cells_whole {
                 column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
-                    *cells as u16 + 2,
+                    *cells as u16 + 2 * padding,
                 )));
             }
         }
@@ -158,6 +168,36 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    /// A 16-CPU c2c grid (17 columns of up to 4 digits) fits 100
+    /// characters with every figure whole.
+    #[test]
+    fn a_sixteen_cpu_grid_fits_one_hundred_columns() {
+        let mut header = vec!["cpu".to_string()];
+        header.extend((0..16).map(|cpu| cpu.to_string()));
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        let mut model = TableModel::new("Core-to-core latency, ns", &header);
+        for a in 0..16 {
+            let mut row = vec![a.to_string()];
+            row.extend((0..16).map(|b| {
+                if a == b {
+                    "-".into()
+                } else {
+                    "1234".to_string()
+                }
+            }));
+            model.push(row);
+        }
+        let text = render(&model, 100);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 100, "{text}");
+        }
+        let row = text
+            .lines()
+            .find(|line| line.starts_with("|15"))
+            .expect(&text);
+        assert_eq!(row.matches("1234").count(), 15, "{text}");
     }
 
     #[test]

@@ -52,8 +52,9 @@ fn grid(pairs: &[&Record], cpus: &[u64]) -> TableModel {
                 let pair = (u64_param(record, "cpu_a"), u64_param(record, "cpu_b"));
                 pair == (Some(*a), Some(*b)) || pair == (Some(*b), Some(*a))
             });
+            // Whole ns: 16 CPUs' columns then fit 100 characters.
             row.push(match found {
-                Some(record) => format_value(record.value),
+                Some(record) => format!("{:.0}", record.value),
                 None => "-".into(),
             });
         }

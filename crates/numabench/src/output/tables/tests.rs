@@ -323,9 +323,9 @@ fn c2c_is_a_cpu_grid_up_to_sixteen_cpus() {
         "\
 Core-to-core latency, ns (a modified line moving)
 cpu | 0 | 1 | 2
-0 | - | 51.00 | 52.00
-1 | 51.00 | - | 52.00
-2 | 52.00 | 52.00 | -
+0 | - | 51 | 52
+1 | 51 | - | 52
+2 | 52 | 52 | -
 relations measured: same-node
 "
     );
