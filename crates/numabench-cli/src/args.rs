@@ -1049,7 +1049,7 @@ pub struct OutputArgs {
     /// Also write results as JSON Lines to FILE (first line: metadata).
     #[arg(long, value_name = "FILE")]
     pub jsonl: Option<PathBuf>,
-    /// Print a JSON document on stdout instead of the table.
+    /// Print a JSON document on stdout instead of the tables.
     #[arg(long)]
     pub json: bool,
     /// Print one line per record as it arrives (benchmark, metric, value,
