@@ -61,6 +61,10 @@ fn records_and_json_are_refused_together() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
+    // Refused as a conflict (an unknown `--records` would be refused too,
+    // saying so instead).
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
 }
 
 /// `$COLUMNS` sets the width: a narrow terminal gets narrow lines, with
