@@ -31,6 +31,7 @@ mod signals;
 mod splits;
 mod summary;
 mod tables;
+mod terminal_tables;
 mod topo_doctor;
 mod topology_file;
 mod unprivileged;

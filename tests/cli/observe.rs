@@ -263,11 +263,12 @@ fn run_records_what_the_program_threads_did() {
     assert_numastat(params);
 }
 
-/// The table shows the counters in one short item, not the arrays.
+/// The `--records` table shows the counters in one short item, not the arrays.
 #[test]
 fn the_table_summarises_the_counters() {
     let output = succeeding(&[
         "stream",
+        "--records",
         "--size",
         "1M",
         "--iterations",

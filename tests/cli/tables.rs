@@ -1,6 +1,6 @@
-//! Terminal tables stay readable: rows summarise long params (a `run
-//! --observe` timeline, STREAM's per-iteration times and calibration),
-//! while JSON Lines keep every value.
+//! Terminal output stays readable: `--records` rows summarise long params
+//! (a `run --observe` timeline, STREAM's per-iteration times and
+//! calibration), while JSON Lines keep every value.
 
 use super::succeeding;
 
@@ -15,7 +15,13 @@ fn rows_and_records(
 ) -> (String, Vec<serde_json::Value>) {
     // `--jsonl FILE` goes first: after `--` everything is the program's.
     let (command, rest) = arguments.split_first().unwrap();
-    let output = succeeding(&[&[*command, "--jsonl", jsonl.to_str().unwrap()], rest].concat());
+    let output = succeeding(
+        &[
+            &[*command, "--records", "--jsonl", jsonl.to_str().unwrap()],
+            rest,
+        ]
+        .concat(),
+    );
     let records = std::fs::read_to_string(jsonl)
         .unwrap()
         .lines()

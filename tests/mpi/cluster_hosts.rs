@@ -105,7 +105,8 @@ fn undisturbed_hosts_are_all_tagged_and_nothing_is_flagged() {
 }
 
 /// Host 1 under a 20% CPU quota: it, and only it, is flagged as an
-/// outlier (slower), named in the table, and the exit status is 1.
+/// outlier (slower), named in the verdict and first in the host table,
+/// and the exit status is 1.
 #[test]
 fn a_slowed_host_is_flagged_and_named() {
     let _alone = alone();
@@ -130,6 +131,29 @@ fn a_slowed_host_is_flagged_and_named() {
         "{}",
         text(&output)
     );
+    // The output ends with the host table, the slow host its first row
+    // (the line after the header's `|---|` separator), the others after.
+    let table: Vec<&str> = stdout
+        .lines()
+        .skip_while(|line| !line.starts_with("Hosts, flagged first"))
+        .skip_while(|line| !line.starts_with("|-"))
+        .skip(1)
+        .collect();
+    let first = table.first().unwrap_or_else(|| panic!("{}", text(&output)));
+    assert!(
+        first.starts_with(&format!("| {slow} ")),
+        "{}",
+        text(&output)
+    );
+    for host in hosts.names() {
+        assert!(
+            table
+                .iter()
+                .any(|line| line.starts_with(&format!("| {host} "))),
+            "{host}: {}",
+            text(&output)
+        );
+    }
 }
 
 /// Host 2 sees transparent huge pages `never`: it is reported as

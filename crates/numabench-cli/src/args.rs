@@ -1049,9 +1049,14 @@ pub struct OutputArgs {
     /// Also write results as JSON Lines to FILE (first line: metadata).
     #[arg(long, value_name = "FILE")]
     pub jsonl: Option<PathBuf>,
-    /// Print a JSON document on stdout instead of the table.
+    /// Print a JSON document on stdout instead of the tables.
     #[arg(long)]
     pub json: bool,
+    /// Print one line per record as it arrives (benchmark, metric, value,
+    /// unit, cv, placement, params) instead of the tables shaped per
+    /// measurement.
+    #[arg(long, conflicts_with = "json")]
+    pub records: bool,
 }
 
 /// How measurements are repeated (every measuring command has these).

@@ -10,7 +10,7 @@ mod placement_warnings;
 mod plan;
 mod progress;
 mod split_plan;
-mod terminal;
+mod tables;
 
 use clap::FromArgMatches;
 use std::process::ExitCode;

@@ -35,12 +35,18 @@ impl Progress {
             const WIDTH: usize = 20;
             let filled = WIDTH * self.done / self.total.max(1);
             let bar = format!("{}{}", "#".repeat(filled), "-".repeat(WIDTH - filled));
-            let _ = writeln!(
-                std::io::stderr(),
+            // Wrapped to the terminal's width: a long step label takes
+            // a second line rather than running past the edge.
+            let line = format!(
                 "[{bar}] {}/{} {label}  elapsed {}  ETA {eta}",
                 self.done + 1,
                 self.total,
                 clock(elapsed)
+            );
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}",
+                crate::tables::wrapped(&line, crate::tables::terminal_width())
             );
         }
         self.done += 1;

@@ -3,10 +3,11 @@
 //! and its table.
 
 use super::app::{app_plan, base_threads, run_config_for};
-use super::measuring::pipeline;
+use super::measuring::pipeline_with_view;
 use crate::args::{AppRunArgs, OutputArgs};
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
+use crate::tables::StdoutView;
 use numabench::apps::{
     run_thread_scaling, scaling_configs, scaling_order_name, sweep_counts, AppChoice, AppRunConfig,
     ScalingRow,
@@ -75,7 +76,7 @@ pub fn run_scaling(
         crate::plan::print_plan(topology, &steps, output.json);
         return Ok(Status::Clean);
     }
-    let mut pipeline = pipeline(output, context)?;
+    let mut pipeline = pipeline_with_view(output, context, StdoutView::Quiet)?;
     let repeat = args.repeat as usize;
     let mut progress = Progress::new(configs.len() * repeat);
     let rows = run_thread_scaling(

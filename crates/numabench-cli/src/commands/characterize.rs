@@ -153,7 +153,10 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
                 pipeline.emit(&record)?;
             }
             if show_topology && !sentences.is_empty() {
-                print!("{}", findings_text(&sentences, crate::terminal::width()));
+                print!(
+                    "{}",
+                    findings_text(&sentences, usize::from(crate::tables::terminal_width()))
+                );
             }
             Ok(())
         },

@@ -135,10 +135,11 @@ pub use with_mpi::run;
 
 #[cfg(feature = "mpi")]
 mod with_mpi {
-    use super::super::measuring::{bench_error, pipeline, this_machine};
+    use super::super::measuring::{bench_error, pipeline_with_view, this_machine};
     use super::{bandwidth_round_trips, plan, LATENCY_ROUND_TRIPS};
     use crate::args::{ClusterArgs, PairingArg, PerArg};
     use crate::exit::{CliError, Status};
+    use crate::tables::StdoutView;
     use numabench::bench::{check_memory_fits, memory_nodes, Context};
     use numabench::cluster::{
         select_parts, ClusterConfig, ClusterSession, OutlierRule, Pairing, Per,
@@ -223,7 +224,7 @@ mod with_mpi {
         let session = ClusterSession::start().map_err(CliError::system)?;
         let mut outputs = None;
         if session.rank() == 0 {
-            match pipeline(&args.output, &context) {
+            match pipeline_with_view(&args.output, &context, StdoutView::Quiet) {
                 Ok(opened) => outputs = Some(opened),
                 Err(error) => {
                     // The other ranks have started: end them all with this status.
@@ -248,7 +249,14 @@ mod with_mpi {
         if let Some(mut outputs) = outputs {
             outputs.finish().map_err(CliError::system)?;
         }
-        let text = report.render_text();
+        let mut text = report.render_text();
+        // The host table last: flagged hosts first, a column per metric.
+        let hosts = numabench::cluster::host_table(&outcome.records, &report);
+        text.push('\n');
+        text.push_str(&crate::tables::render(
+            &hosts,
+            crate::tables::terminal_width(),
+        ));
         if args.output.json {
             eprint!("{text}");
         } else {

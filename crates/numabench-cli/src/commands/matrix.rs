@@ -23,7 +23,7 @@ fn run_matrix(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status
         let kind = bandwidth.map_or(MatrixKind::Latency, MatrixKind::Bandwidth);
         return super::per_cpu_matrix::run(args, kind);
     }
-    let show_grid = !args.output.json;
+    let show_grid = args.output.records;
     measure_steps(
         &args.run,
         &args.output,

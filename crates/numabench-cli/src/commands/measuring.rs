@@ -5,11 +5,13 @@ use crate::args::{OutputArgs, RunArgs};
 use crate::exit::{CliError, Status};
 use crate::placement_warnings::PlacementWarnings;
 use crate::progress::Progress;
+use crate::tables::{terminal_width, StdoutView, TablesSink};
 use numabench::bench::{
     check_memory_fits, cpus_of_node, plan_of, resolve_cpu, resolve_node_with_memory,
     working_set_for, BenchError, Context, NodeMatrix, PlanStep, Step, StepRunner,
 };
 use numabench::interrupt::{install_interrupt_handler, interrupted};
+use numabench::output::tables::CacheLadder;
 use numabench::output::{CollectSink, OutputConfig, OutputError, Pipeline, Record, RunMetadata};
 use numabench::threads::CpuOrder;
 use numabench::topology::{Purpose, TopologyReport};
@@ -58,17 +60,40 @@ pub fn context(run: &RunArgs) -> Result<Context, CliError> {
 /// Opens every requested output (an unwritable file is a usage error) and
 /// arms Ctrl-C so the outputs are closed properly.
 pub fn pipeline(output: &OutputArgs, context: &Context) -> Result<Pipeline, CliError> {
+    pipeline_with_view(output, context, StdoutView::Tables)
+}
+
+/// [`pipeline`] with the command's choice of what stdout shows while
+/// records arrive, unless `--json` or `--records` say otherwise.
+pub fn pipeline_with_view(
+    output: &OutputArgs,
+    context: &Context,
+    view: StdoutView,
+) -> Result<Pipeline, CliError> {
     let config = OutputConfig {
         csv: output.csv.clone(),
         delimiter: output.delimiter,
         jsonl: output.jsonl.clone(),
         json_stdout: output.json,
+        records: output.records,
     };
     let metadata = RunMetadata::collect(std::env::args().collect(), &context.topology);
     let mut pipeline = Pipeline::open(&config, &metadata).map_err(|error| match error {
         OutputError::Unwritable { .. } | OutputError::SameFile { .. } => CliError::usage(error),
         other => CliError::system(other),
     })?;
+    if !output.json && !output.records && view == StdoutView::Tables {
+        pipeline
+            .add_sink(
+                Box::new(TablesSink::new(
+                    std::io::stdout(),
+                    CacheLadder::of(&context.topology),
+                    terminal_width(),
+                )),
+                &metadata,
+            )
+            .map_err(CliError::system)?;
+    }
     // Placement not achieved: the records say so, and the user is told on stderr.
     pipeline
         .add_sink(

@@ -1,10 +1,11 @@
 //! `numabench overdecompose` (the study, which starts mpirun) and its
 //! hidden `overdecompose-worker` (each MPI rank).
 
-use super::measuring::{context, pipeline};
+use super::measuring::{context, pipeline_with_view};
 use crate::args::{OverdecomposeArgs, OverdecomposeWorkerArgs, RunArgs};
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
+use crate::tables::StdoutView;
 use numabench::overdecompose::{
     core_cpus, find_monitor_library, render_sweep, run_overdecompose, Launcher, OverdecomposeError,
     StudyConfig, DEFAULT_OMEGA, MONITOR_LIBRARY_ENV,
@@ -93,7 +94,7 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
         }
         return Ok(Status::Clean);
     }
-    let mut pipeline = pipeline(&args.output, &context)?;
+    let mut pipeline = pipeline_with_view(&args.output, &context, StdoutView::Quiet)?;
     let mut progress = Progress::new(1 + config.configurations().len() * config.repeat);
     let result = run_overdecompose(&config, &mut pipeline, &mut |label| progress.step(label));
     pipeline.finish().map_err(CliError::system)?;

@@ -13,7 +13,7 @@ use numabench::bench::{
 /// Runs the per-CPU matrix of `kind`; bandwidth only in `serial` mode
 /// (one thread per CPU).
 pub fn run(args: &MatrixArgs, kind: MatrixKind) -> Result<Status, CliError> {
-    let show_grid = !args.output.json;
+    let show_grid = args.output.records;
     let mut grid: Option<NodeMatrix> = None;
     let status = measure_steps(
         &args.run,

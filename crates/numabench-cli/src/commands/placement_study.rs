@@ -1,12 +1,13 @@
 //! `numabench placement-study`.
 
 use super::app::{app_plan, base_threads, validate_placement};
-use super::measuring::{bench_error, context, pipeline};
+use super::measuring::{bench_error, context, pipeline_with_view};
 use super::stream::stream_elements;
 use crate::args::PlacementStudyArgs;
 use crate::exit::{CliError, Status};
 use crate::plan::print_plan;
 use crate::progress::Progress;
+use crate::tables::StdoutView;
 use numabench::apps::{
     one_node_config, placement_note, render_study, run_placement_study, AppChoice, AppRunConfig,
     NpbClass, PlacementScheme, ThreadScheme,
@@ -156,7 +157,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
         }
         return Ok(Status::Clean);
     }
-    let mut pipeline = pipeline(&args.output, &context)?;
+    let mut pipeline = pipeline_with_view(&args.output, &context, StdoutView::Quiet)?;
     if args.baseline.is_some() {
         for config in study_baselines(topology, &grid) {
             let outcome =

@@ -1,9 +1,10 @@
 //! `numabench run -- COMMAND`.
 
-use super::measuring::{context, pipeline};
+use super::measuring::{context, pipeline_with_view};
 use crate::args::{RunArgs, RunCommandArgs};
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
+use crate::tables::StdoutView;
 use numabench::output::check_distinct_files;
 use numabench::runner::{
     parse_policy, render_comparison, run_study, Executor, Invocation, ProcessExecutor, RunError,
@@ -162,7 +163,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         observe: args.observe,
         pin_library,
     };
-    let mut pipeline = pipeline(&args.output, &context)?;
+    let mut pipeline = pipeline_with_view(&args.output, &context, StdoutView::Quiet)?;
     let configurations = super::run_scan::configurations(scan.as_deref(), &config);
     let mut progress = Progress::new(configurations * (config.repeat + config.warmup));
     let mut executor = WarningExecutor {

@@ -10,6 +10,7 @@
 //! the verdict, the parts and what each measures on one host.
 
 mod cost;
+mod host_table;
 mod measure;
 #[cfg(feature = "mpi")]
 mod mpi_run;
@@ -27,6 +28,7 @@ pub use cost::{
     ASSUMED_LINK_BYTES_PER_SECOND, ASSUMED_LINK_LATENCY_SECONDS, PINGPONG_BUDGET_SECONDS,
     ROUNDS_RULE,
 };
+pub use host_table::host_table;
 pub use measure::{measure_part, Measured, Sizing, CLUSTER_ORDER};
 #[cfg(feature = "mpi")]
 pub use mpi_run::{ClusterConfig, ClusterOutcome, ClusterSession};

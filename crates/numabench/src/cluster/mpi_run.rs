@@ -97,6 +97,9 @@ const RECHECK_PARTNERS: usize = 2;
 pub struct ClusterOutcome {
     pub report: Option<ClusterReport>,
     pub abandoned: bool,
+    /// Every tagged record rank 0 gathered (its own included), for the
+    /// host table; empty on the other ranks.
+    pub records: Vec<Record>,
 }
 
 /// The MPI environment of one `cluster` run: MPI_Init on start,
@@ -264,6 +267,7 @@ impl ClusterSession {
                 Ok(ClusterOutcome {
                     report: None,
                     abandoned: false,
+                    records: Vec::new(),
                 })
             }
         }
@@ -554,6 +558,7 @@ impl Root<'_> {
         Ok(ClusterOutcome {
             report: Some(report),
             abandoned: !self.abandoned.is_empty(),
+            records: std::mem::take(&mut self.records),
         })
     }
 

@@ -18,6 +18,7 @@ mod read_lenient;
 mod record;
 mod sink;
 mod table_sink;
+pub mod tables;
 
 /// The placement-check types live in `memory`; re-exported here because
 /// records carry them.

@@ -24,6 +24,10 @@ pub struct OutputConfig {
     pub jsonl: Option<PathBuf>,
     /// `--json`: a JSON document on stdout (then no table is printed).
     pub json_stdout: bool,
+    /// `--records`: one line per record on stdout as it arrives. Without
+    /// it (and without `--json`) nothing is opened on stdout here: the
+    /// command line adds its own view (tables shaped per measurement).
+    pub records: bool,
 }
 
 impl OutputConfig {
@@ -93,7 +97,7 @@ impl Pipeline {
         let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
         if config.json_stdout {
             sinks.push(Box::new(JsonDocumentSink::new(io::stdout())));
-        } else {
+        } else if config.records {
             sinks.push(Box::new(TableSink::new(io::stdout())));
         }
         if let Some(path) = &config.csv {

@@ -1,0 +1,15 @@
+//! The terminal's view of a run: the library shapes records into table
+//! models (`numabench::output::tables`); this renders them to the width of
+//! the terminal, and holds the sink that prints each benchmark's tables
+//! once its records are in.
+
+mod render;
+mod sink;
+mod width;
+
+/// `cluster`'s host table (built with the `mpi` feature).
+#[cfg(feature = "mpi")]
+pub use render::render;
+pub use render::wrapped;
+pub use sink::{StdoutView, TablesSink};
+pub use width::terminal_width;

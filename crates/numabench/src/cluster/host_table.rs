@@ -1,0 +1,152 @@
+//! The host table `cluster` ends with: a row per host, a column per
+//! compared metric (`params.cluster_key`), and the host's flags (outlier
+//! metrics, differing settings, failure); flagged hosts first.
+
+use super::report::ClusterReport;
+use super::tags;
+use crate::output::tables::TableModel;
+use crate::output::Record;
+use crate::units::format_value;
+use serde_json::Value;
+
+/// The host table of the tagged records rank 0 gathered and its verdict.
+pub fn host_table(records: &[Record], report: &ClusterReport) -> TableModel {
+    let text = |record: &Record, key: &str| {
+        record
+            .params
+            .get(key)
+            .and_then(Value::as_str)
+            .map(String::from)
+    };
+    let mut hosts: Vec<String> = Vec::new();
+    let mut keys: Vec<(String, &'static str)> = Vec::new();
+    for record in records {
+        let Some(host) = text(record, tags::HOST) else {
+            continue;
+        };
+        if !hosts.contains(&host) {
+            hosts.push(host);
+        }
+        if let Some(key) = text(record, tags::KEY) {
+            if !keys.iter().any(|(known, _)| *known == key) {
+                keys.push((key, record.unit.as_str()));
+            }
+        }
+    }
+    for failure in &report.failures {
+        if !hosts.contains(&failure.host) {
+            hosts.push(failure.host.clone());
+        }
+    }
+    let mut header = vec!["host".to_string()];
+    header.extend(keys.iter().map(|(key, unit)| format!("{key} {unit}")));
+    header.push("flags".to_string());
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut table = TableModel::new("Hosts, flagged first (! = outlier figure)", &header);
+    let mut rows: Vec<(bool, Vec<String>)> = Vec::new();
+    for host in &hosts {
+        let mut row = vec![host.clone()];
+        for (key, _) in &keys {
+            let values: Vec<f64> = records
+                .iter()
+                .filter(|record| {
+                    text(record, tags::HOST).as_ref() == Some(host)
+                        && text(record, tags::KEY).as_ref() == Some(key)
+                })
+                .map(|record| record.value)
+                .collect();
+            let outlier = report
+                .outliers
+                .iter()
+                .any(|finding| finding.host == *host && finding.key == *key);
+            let mark = if outlier { " !" } else { "" };
+            row.push(match values.as_slice() {
+                [] => "-".to_string(),
+                [one] => format!("{}{mark}", format_value(*one)),
+                many => {
+                    let low = many.iter().copied().fold(f64::INFINITY, f64::min);
+                    let high = many.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    format!("{}-{}{mark}", format_value(low), format_value(high))
+                }
+            });
+        }
+        let mut flags = Vec::new();
+        let outliers = report.outliers.iter().filter(|o| o.host == *host).count();
+        if outliers > 0 {
+            flags.push(format!("{outliers} outlier(s)"));
+        }
+        for difference in report.differences.iter().filter(|d| d.host == *host) {
+            flags.push(format!("differs: {}", difference.setting));
+        }
+        if report.failures.iter().any(|failure| failure.host == *host) {
+            flags.push("FAILED".to_string());
+        }
+        row.push(flags.join(", "));
+        rows.push((!flags.is_empty(), row));
+    }
+    // Flagged first; the order hosts were seen in otherwise (stable sort).
+    rows.sort_by_key(|(flagged, _)| !flagged);
+    for (_, row) in rows {
+        table.push(row);
+    }
+    table.note("a range where a host has several units or targets of one metric (--per numa)");
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::{analyze, OutlierRule};
+    use crate::output::{Placement, Unit};
+    use serde_json::{json, Map};
+
+    fn tagged(host: &str, key: &str, value: f64, unit: Unit) -> Record {
+        let mut params = Map::new();
+        params.insert(tags::HOST.into(), json!(host));
+        params.insert(tags::UNIT.into(), json!(host));
+        params.insert(tags::KEY.into(), json!(key));
+        Record {
+            benchmark: "stream".into(),
+            metric: "x".into(),
+            value,
+            unit,
+            params,
+            placement: Placement::default(),
+            stats: crate::cluster::single(value),
+        }
+    }
+
+    /// Golden: the slow host comes first with its figures marked, the
+    /// others after in the order they were seen.
+    #[test]
+    fn flagged_hosts_come_first() {
+        let mut records = Vec::new();
+        for (host, bandwidth, latency) in [
+            ("a", 10.0, 90.0),
+            ("b", 10.2, 91.0),
+            ("c", 3.0, 300.0),
+            ("d", 9.9, 89.0),
+        ] {
+            records.push(tagged(
+                host,
+                "triad node 0",
+                bandwidth,
+                Unit::GigabytesPerSecond,
+            ));
+            records.push(tagged(host, "latency local", latency, Unit::Nanoseconds));
+        }
+        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert_eq!(
+            host_table(&records, &report).plain(),
+            "\
+Hosts, flagged first (! = outlier figure)
+host | triad node 0 GB/s | latency local ns | flags
+c | 3.00 ! | 300.0 ! | 2 outlier(s)
+a | 10.00 | 90.00 | 
+b | 10.20 | 91.00 | 
+d | 9.90 | 89.00 | 
+a range where a host has several units or targets of one metric (--per numa)
+"
+        );
+    }
+}

@@ -1,0 +1,92 @@
+//! Reading params out of records and writing them into cells.
+
+use crate::output::Record;
+use crate::units::{format_bytes, format_percent, format_value};
+use serde_json::Value;
+
+/// A param as an unsigned integer.
+pub fn u64_param(record: &Record, key: &str) -> Option<u64> {
+    record.params.get(key).and_then(Value::as_u64)
+}
+
+/// A param as a float.
+pub fn f64_param(record: &Record, key: &str) -> Option<f64> {
+    record.params.get(key).and_then(Value::as_f64)
+}
+
+/// A param as text: strings without their quotes, anything else as JSON.
+pub fn text_param(record: &Record, key: &str) -> Option<String> {
+    record.params.get(key).map(value_text)
+}
+
+/// A JSON value as cell text (strings unquoted, null as `-`).
+pub fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "-".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// A param that is `true`.
+pub fn flag_param(record: &Record, key: &str) -> bool {
+    record.params.get(key).and_then(Value::as_bool) == Some(true)
+}
+
+/// A figure with its significant digits, marked `!` when the placement
+/// the record asked for was not achieved.
+pub fn figure(record: &Record) -> String {
+    let mark = match &record.placement.verified {
+        Some(check) if !check.achieved => " !",
+        _ => "",
+    };
+    format!("{}{mark}", format_value(record.value))
+}
+
+/// The note that explains [`figure`]'s mark, when a record carries it.
+pub fn placement_note(records: &[&Record]) -> Option<String> {
+    records
+        .iter()
+        .any(|record| matches!(&record.placement.verified, Some(check) if !check.achieved))
+        .then(|| "! the placement asked for was not achieved (see --records or --json)".to_string())
+}
+
+/// A byte count as `16 KiB`.
+pub fn bytes(value: u64) -> String {
+    format_bytes(value)
+}
+
+/// A ratio as `1.23x`.
+pub fn ratio(value: f64) -> String {
+    format!("{value:.2}x")
+}
+
+/// A fraction as a percentage.
+pub fn percent(value: f64) -> String {
+    format_percent(value)
+}
+
+/// The record's coefficient of variation over its repetitions.
+pub fn cv(record: &Record) -> String {
+    format_percent(record.stats.cv)
+}
+
+/// Distinct values in first-seen order.
+pub fn distinct<T: PartialEq + Clone>(values: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut seen = Vec::new();
+    for value in values {
+        if !seen.contains(&value) {
+            seen.push(value);
+        }
+    }
+    seen
+}
+
+/// The one value of a text param every record shares, if they share one.
+pub fn shared_text(records: &[&Record], key: &str) -> Option<String> {
+    let values = distinct(records.iter().map(|record| text_param(record, key)));
+    match values.as_slice() {
+        [Some(value)] => Some(value.clone()),
+        _ => None,
+    }
+}

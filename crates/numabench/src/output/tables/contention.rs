@@ -1,0 +1,53 @@
+//! Contention: each scenario's bandwidth (one thread alone, every thread
+//! on one node as after a serial initialisation, every thread on its own
+//! node), then the ratios between them with what each means.
+
+use super::cells::{figure, placement_note, ratio, shared_text, text_param, u64_param};
+use super::{generic, TableModel};
+use crate::output::Record;
+use crate::units::format_value;
+
+/// The scenarios table; the ratios go to its notes in full.
+pub fn tables(records: &[&Record]) -> Vec<TableModel> {
+    let (scenarios, rest): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
+        record.metric.ends_with("_bandwidth") && record.params.contains_key("scenario")
+    });
+    let (ratios, others): (Vec<&Record>, Vec<&Record>) = rest
+        .into_iter()
+        .partition(|record| record.params.contains_key("meaning"));
+    let mut tables = Vec::new();
+    if !scenarios.is_empty() {
+        let mut table = TableModel::new(
+            "Contention: all threads on one node's memory against each on its own",
+            &["scenario", "threads", "GB/s", "per thread"],
+        );
+        for record in &scenarios {
+            let threads = u64_param(record, "threads").unwrap_or(1).max(1);
+            table.push(vec![
+                text_param(record, "scenario").unwrap_or_else(|| record.metric.clone()),
+                threads.to_string(),
+                figure(record),
+                format_value(record.value / threads as f64),
+            ]);
+        }
+        for record in &ratios {
+            table.note(format!(
+                "{} = {}: {}",
+                record.metric,
+                ratio(record.value),
+                text_param(record, "meaning").unwrap_or_default()
+            ));
+        }
+        if let Some(kernel) = shared_text(&scenarios, "kernel") {
+            table.note(format!("kernel: {kernel}"));
+        }
+        table.notes.extend(placement_note(&scenarios));
+        tables.push(table);
+    } else if !ratios.is_empty() {
+        tables.extend(generic::tables(&ratios));
+    }
+    if !others.is_empty() {
+        tables.extend(generic::tables(&others));
+    }
+    tables
+}

@@ -1,0 +1,77 @@
+//! A latency sweep: working-set size against ns (and cycles), with the
+//! cache level each size falls in.
+
+use super::cells::{
+    bytes, cv, distinct, figure, placement_note, shared_text, text_param, u64_param,
+};
+use super::{generic, CacheLadder, TableModel};
+use crate::output::Record;
+use crate::units::format_value;
+
+/// Where a chase ran: its CPU and, when set, its memory node.
+fn path(record: &Record) -> String {
+    let cpu = text_param(record, "cpu").unwrap_or_else(|| "-".into());
+    match text_param(record, "mem_node").filter(|node| node != "-") {
+        Some(node) => format!("cpu {cpu} -> node {node}"),
+        None => format!("cpu {cpu}"),
+    }
+}
+
+/// The sweep table, then any other metric in a plain table.
+pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
+    let chases: Vec<&Record> = records
+        .iter()
+        .copied()
+        .filter(|record| record.metric == "latency")
+        .collect();
+    let paths = distinct(chases.iter().map(|record| path(record)));
+    let several_paths = paths.len() > 1;
+    let mut header = vec!["size", "level", "ns", "cycles", "cv"];
+    if several_paths {
+        header.insert(0, "where");
+    }
+    let title = match (several_paths, paths.first()) {
+        (false, Some(path)) => format!("Latency by working-set size ({path}, idle)"),
+        _ => "Latency by working-set size (idle)".to_string(),
+    };
+    let mut table = TableModel::new(title, &header);
+    for chase in &chases {
+        let size = u64_param(chase, "size_bytes");
+        let cycles = records
+            .iter()
+            .find(|other| {
+                other.metric == "latency_cycles"
+                    && u64_param(other, "size_bytes") == size
+                    && path(other) == path(chase)
+            })
+            .map_or("-".to_string(), |other| format_value(other.value));
+        let mut row = vec![
+            size.map_or("-".to_string(), bytes),
+            caches.level_of(chase),
+            figure(chase),
+            cycles,
+            cv(chase),
+        ];
+        if several_paths {
+            row.insert(0, path(chase));
+        }
+        table.push(row);
+    }
+    if let Some(order) = shared_text(&chases, "order_measures") {
+        table.note(format!("chase: {order}"));
+    }
+    table.notes.extend(placement_note(&chases));
+    let others: Vec<&Record> = records
+        .iter()
+        .copied()
+        .filter(|record| record.metric != "latency" && record.metric != "latency_cycles")
+        .collect();
+    let mut tables = Vec::new();
+    if !chases.is_empty() {
+        tables.push(table);
+    }
+    if !others.is_empty() {
+        tables.extend(generic::tables(&others));
+    }
+    tables
+}

@@ -1,0 +1,66 @@
+//! Loaded latency: the traffic the other cores made against the chase's
+//! latency, and that latency over the idle one.
+
+use super::cells::{distinct, f64_param, figure, placement_note, ratio, text_param};
+use super::{generic, TableModel};
+use crate::output::Record;
+use crate::units::format_value;
+
+/// The latency-against-bandwidth table, then any other metric.
+pub fn tables(records: &[&Record]) -> Vec<TableModel> {
+    let (points, others): (Vec<&Record>, Vec<&Record>) = records
+        .iter()
+        .partition(|record| record.metric == "loaded_latency");
+    let mixes = distinct(points.iter().map(|record| text_param(record, "mix")));
+    let several_mixes = mixes.len() > 1;
+    let mut header = vec![
+        "generators",
+        "delay",
+        "traffic GB/s",
+        "latency ns",
+        "vs idle",
+    ];
+    if several_mixes {
+        header.insert(0, "mix");
+    }
+    let mut table = TableModel::new("Loaded latency: latency against memory traffic", &header);
+    for point in &points {
+        let mix = text_param(point, "mix");
+        let idle = points
+            .iter()
+            .find(|other| {
+                text_param(other, "mix") == mix && f64_param(other, "generators") == Some(0.0)
+            })
+            .map(|other| other.value);
+        let mut row = vec![
+            text_param(point, "generators").unwrap_or_else(|| "-".into()),
+            text_param(point, "delay").unwrap_or_else(|| "-".into()),
+            f64_param(point, "traffic_gbs").map_or("-".into(), format_value),
+            figure(point),
+            match idle {
+                Some(idle) if idle > 0.0 => ratio(point.value / idle),
+                _ => "-".into(),
+            },
+        ];
+        if several_mixes {
+            row.insert(0, mix.unwrap_or_else(|| "-".into()));
+        }
+        table.push(row);
+    }
+    if !several_mixes {
+        if let Some(Some(mix)) = mixes.first() {
+            table.note(format!(
+                "traffic: {mix}; vs idle: over the latency with no generator"
+            ));
+        }
+    }
+    table.notes.extend(placement_note(&points));
+    let mut tables = Vec::new();
+    if !points.is_empty() {
+        tables.push(table);
+    }
+    if !others.is_empty() {
+        tables.extend(generic::tables(&others));
+    }
+    tables
+}

@@ -1,0 +1,44 @@
+//! Memory-level parallelism: independent chains against ns per load and
+//! the speed-up over one chain.
+
+use super::cells::{distinct, figure, placement_note, ratio, u64_param};
+use super::{generic, TableModel};
+use crate::output::Record;
+
+/// The chains table, then any other metric.
+pub fn tables(records: &[&Record]) -> Vec<TableModel> {
+    let (points, others): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
+        (record.metric == "ns_per_load" || record.metric == "mlp")
+            && u64_param(record, "chains").is_some()
+    });
+    let mut table = TableModel::new(
+        "Memory-level parallelism: independent chases in one thread",
+        &["chains", "ns per load", "speed-up"],
+    );
+    for chains in distinct(
+        points
+            .iter()
+            .filter_map(|record| u64_param(record, "chains")),
+    ) {
+        let of = |metric: &str| {
+            points.iter().copied().find(|record| {
+                record.metric == metric && u64_param(record, "chains") == Some(chains)
+            })
+        };
+        table.push(vec![
+            chains.to_string(),
+            of("ns_per_load").map_or("-".into(), figure),
+            of("mlp").map_or("-".into(), |record| ratio(record.value)),
+        ]);
+    }
+    table.note("speed-up: loads per second over one chain's (the misses in flight at once)");
+    table.notes.extend(placement_note(&points));
+    let mut tables = Vec::new();
+    if !points.is_empty() {
+        tables.push(table);
+    }
+    if !others.is_empty() {
+        tables.extend(generic::tables(&others));
+    }
+    tables
+}
