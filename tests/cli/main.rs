@@ -14,6 +14,7 @@ mod errors;
 mod install_script;
 mod measure;
 mod memattrs;
+mod memory_limit;
 mod mpi_monitor;
 mod observe;
 mod overdecompose;
