@@ -22,6 +22,7 @@ mod per_cpu;
 mod plan;
 mod plan_shapes;
 mod plugins;
+mod repetitions;
 mod report;
 mod report_browser;
 mod run;

@@ -1048,7 +1048,11 @@ pub struct OutputArgs {
 /// How measurements are repeated (every measuring command has these).
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Timed repetitions per measurement, after one warm-up.
+    /// Timed repetitions per measurement, after one warm-up. For latency
+    /// and bandwidth measurements (latency, bandwidth, matrix, contention,
+    /// scaling, per-cpu, characterize) the most taken: they stop after 3
+    /// once the median's 95% confidence interval is within ±1%, and the
+    /// record says the interval reached (params.convergence).
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: u32,
     /// Back buffers with 2 MiB huge pages: from the hugetlbfs pools when the
