@@ -73,6 +73,10 @@ fn latency_and_bandwidth_records_state_the_interval_their_repetitions_reached() 
     ]) {
         check(&record, 6);
     }
+    // One-thread mlp: each k stops on its own.
+    for record in convergences(&["mlp", "--size", "4MiB", "--repeat", "4"]) {
+        check(&record, 4);
+    }
     for record in convergences(&["latency", "--size", "1MiB", "--repeat", "1"]) {
         check(&record, 1);
         assert_eq!(record["params"]["convergence"]["stopped_by"], "maximum");

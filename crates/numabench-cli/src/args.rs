@@ -1050,7 +1050,7 @@ pub struct OutputArgs {
 pub struct RunArgs {
     /// Timed repetitions per measurement, after one warm-up. For latency
     /// and bandwidth measurements (latency, bandwidth, matrix, contention,
-    /// scaling, per-cpu, characterize) the most taken: they stop after 3
+    /// scaling, per-cpu, one-thread mlp, characterize) the most taken: they stop after 3
     /// once the median's 95% confidence interval is within ±1%, and the
     /// record says the interval reached (params.convergence).
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100_000))]
