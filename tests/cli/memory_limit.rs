@@ -141,6 +141,15 @@ fn every_default_fits_a_150_mib_memory_cgroup() {
         if command[0] == "bandwidth" {
             arguments.extend(["--kernel", "triad"]);
         }
+        // One placement of the grid, at the same default class and size.
+        if command[0] == "placement-study" {
+            arguments.extend([
+                "--placements",
+                "first-touch",
+                "--threads-placements",
+                "compact",
+            ]);
+        }
         let output = group.numabench(&arguments);
         assert_ne!(
             output.status.code(),
@@ -193,4 +202,39 @@ fn an_explicit_size_beyond_the_memory_limit_is_refused_before_anything_runs() {
             "{arguments:?}: {stderr}"
         );
     }
+}
+
+/// `RLIMIT_AS` (`ulimit -v`) is a limit too: `topo` reports it, defaults fit
+/// under it and a size beyond it is refused naming it.
+#[test]
+fn the_address_space_limit_counts_too() {
+    let limited = |arguments: &[&str]| -> Output {
+        Command::new("sh")
+            .arg("-c")
+            // 700,000 KiB: room for the debug binary and a 256 MiB buffer.
+            .arg("ulimit -v 700000 && exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_numabench"))
+            .args(arguments)
+            .output()
+            .unwrap()
+    };
+    let topo = limited(&["topo", "--json"]);
+    assert!(topo.status.success(), "{topo:?}");
+    let topo: serde_json::Value = serde_json::from_slice(&topo.stdout).unwrap();
+    let limits = topo["allowed"]["memory_limits"].as_array().unwrap();
+    assert!(
+        limits
+            .iter()
+            .any(|limit| limit["source"] == "RLIMIT_AS" && limit["limit_bytes"] == 700_000 * 1024),
+        "{limits:?}"
+    );
+    let refused = limited(&["bandwidth", "--kernel", "triad", "--size", "1GiB"]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("size 1 GiB") && stderr.contains("RLIMIT_AS"),
+        "{stderr}"
+    );
+    let fits = limited(&["latency", "--repeat", "1", "--json"]);
+    assert!(fits.status.success(), "{fits:?}");
 }
