@@ -98,5 +98,5 @@ fn doctor_reports_real_settings_and_gates_on_warnings() {
             )
         }
     }
-    assert_eq!(report["findings"].as_array().unwrap().len(), 13);
+    assert_eq!(report["findings"].as_array().unwrap().len(), 14);
 }

@@ -158,7 +158,7 @@ fn doctor_checks_what_the_file_shows_and_not_this_kernel() {
         Some(if warnings == 0 { 0 } else { 1 })
     );
     let findings = report["findings"].as_array().unwrap();
-    assert_eq!(findings.len(), 13);
+    assert_eq!(findings.len(), 14);
     let finding = |check: &str| {
         findings
             .iter()
@@ -173,6 +173,7 @@ fn doctor_checks_what_the_file_shows_and_not_this_kernel() {
         "zone_reclaim_mode",
         "huge_page_pools",
         "node_memory",
+        "memory_limit",
         "damon",
         "cpu_governor",
         "hypervisor",
@@ -188,7 +189,7 @@ fn doctor_checks_what_the_file_shows_and_not_this_kernel() {
             "{finding}"
         );
     }
-    assert_eq!(report["not_checked"], 10);
+    assert_eq!(report["not_checked"], 11);
     // What the file shows is checked.
     assert_eq!(finding("numa_nodes")["found"], "5 NUMA node(s), 3 CPU-less");
     assert_eq!(finding("smt")["found"], "2 thread(s) per core");

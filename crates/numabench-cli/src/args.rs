@@ -94,7 +94,9 @@ pub enum Command {
     ///
     /// Shows packages, NUMA nodes (CPU-less ones marked), CPUs, caches, the
     /// node distance matrix, HMAT latency/bandwidth, memory-side caches and
-    /// what this process may use (cgroup, taskset, Slurm), of this machine
+    /// what this process may use (cgroup, taskset, Slurm) and its memory
+    /// limit (memory cgroup, RLIMIT_AS, RLIMIT_DATA: default sizes fit
+    /// under it, an explicit --size that cannot is refused), of this machine
     /// or of the machine a --topology file describes.
     Topo(TopoArgs),
     /// Audit the settings that change NUMA results.
@@ -102,8 +104,8 @@ pub enum Command {
     /// Example: numabench doctor
     ///
     /// Checks NUMA balancing, THP, zone reclaim, huge page pools, governor,
-    /// SMT, CPU/node restrictions, free memory per node, hypervisor and perf
-    /// counters: found / why / fix. A setting it cannot read is reported
+    /// SMT, CPU/node restrictions, free memory per node, the process's
+    /// memory limit, hypervisor and perf counters: found / why / fix. A setting it cannot read is reported
     /// unknown, as a warning. With --topology FILE, checks what the file
     /// shows and reports this kernel's settings as not checked. Exit status
     /// 0 when clean, 1 when there are warnings. Reads only; never changes a
@@ -1062,7 +1064,11 @@ pub struct OutputArgs {
 /// How measurements are repeated (every measuring command has these).
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Timed repetitions per measurement, after one warm-up.
+    /// Timed repetitions per measurement, after one warm-up. For latency
+    /// and bandwidth measurements (latency, bandwidth, matrix, contention,
+    /// scaling, per-cpu, one-thread mlp, characterize) the most taken: they stop after 3
+    /// once the median's 95% confidence interval is within ±1%, and the
+    /// record says the interval reached (params.convergence).
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: u32,
     /// Back buffers with 2 MiB huge pages: from the hugetlbfs pools when the
@@ -1129,7 +1135,7 @@ impl From<CpuOrderArg> for CpuOrder {
 
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
-    /// Working-set size(s), e.g. 32K,1M,1G. Default: 1GiB, or the DRAM working set (4x every cache in front) when larger (or --sweep).
+    /// Working-set size(s), e.g. 32K,1M,1G. Default: 1GiB, or the DRAM working set (4x every cache in front) when larger (or --sweep); less under a memory limit (topo shows it). A size the limit cannot hold is refused.
     #[arg(long, value_name = "SIZE,...", value_parser = parse_sizes_arg, conflicts_with = "sweep")]
     pub size: Vec<Listed<u64>>,
     /// Sweep sizes from half the L1 cache, doubling, to the DRAM working set (4x every cache in front of the CPU and memory).

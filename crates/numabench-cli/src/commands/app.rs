@@ -12,12 +12,14 @@ use numabench::topology::TopologyReport;
 use numabench::units::format_bytes;
 
 /// Checks nodes named by the placement and that the arrays fit in the
-/// free memory of the nodes they may use, before anything is allocated.
+/// free memory of the nodes they may use and under this process's memory
+/// limit, before anything is allocated.
 pub fn validate_placement(
     topology: &TopologyReport,
     placement: &PlacementScheme,
     bytes: u64,
 ) -> Result<(), BenchError> {
+    numabench::bench::check_within_memory_limit(topology, bytes)?;
     let nodes: Vec<u32> = match placement.memory_policy() {
         Some(policy) if !policy.nodes.is_empty() => policy
             .nodes

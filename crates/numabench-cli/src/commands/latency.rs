@@ -4,8 +4,8 @@ use super::measuring::{choose_cpu, chosen_cpu_step, measure_steps};
 use crate::args::LatencyArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, default_sweep_sizes, resolve_cpu, resolve_node_with_memory, working_set_for,
-    BenchError, Context, LatencyConfig, Step,
+    check_memory_fits, default_sweep_sizes, resolve_cpu, resolve_node_with_memory,
+    within_memory_limit, working_set_for, BenchError, Context, LatencyConfig, Step,
 };
 use numabench::memory::MemoryPlacement;
 
@@ -59,8 +59,10 @@ fn validate(args: &LatencyArgs, context: &Context) -> Result<LatencyConfig, Benc
     let sizes = if args.sweep {
         default_sweep_sizes(topology, &[cpu], &nodes)
     } else if args.size.is_empty() {
-        // 1 GiB, or more where the caches in front of this CPU need it.
-        vec![working_set_for(topology, &[cpu], &nodes).bytes.max(1 << 30)]
+        // 1 GiB, or more where the caches in front of this CPU need it;
+        // less where this process's memory limit needs it.
+        let dram = working_set_for(topology, &[cpu], &nodes).bytes.max(1 << 30);
+        vec![within_memory_limit(topology, dram)]
     } else {
         crate::args::all_items(&args.size)
     };

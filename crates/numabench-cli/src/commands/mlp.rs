@@ -7,8 +7,8 @@ use super::measuring::{
 use crate::args::MlpArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, resolve_cpu, resolve_node_with_memory, working_set_for, BenchError, Context,
-    MlpConfig, MlpThreadsConfig, Pinning, Step, ThreadMemory, MAX_CHAINS,
+    check_memory_fits, resolve_cpu, resolve_node_with_memory, within_memory_limit, working_set_for,
+    BenchError, Context, MlpConfig, MlpThreadsConfig, Pinning, Step, ThreadMemory, MAX_CHAINS,
 };
 use numabench::memory::MemoryPlacement;
 use numabench::threads::CpuOrder;
@@ -101,7 +101,10 @@ fn threads_config(args: &MlpArgs, context: &Context) -> Result<MlpThreadsConfig,
     config.size = match args.size {
         Some(size) => size,
         None => {
-            (working_set_for(topology, &config.cpus, &nodes).bytes / threads).max(MIN_THREAD_BYTES)
+            let each = (working_set_for(topology, &config.cpus, &nodes).bytes / threads)
+                .max(MIN_THREAD_BYTES);
+            // All threads' buffers together stay under the memory limit.
+            within_memory_limit(topology, each.saturating_mul(threads)) / threads
         }
     };
     check_memory_fits(topology, &nodes, config.size.saturating_mul(threads))?;

@@ -5,16 +5,18 @@ use crate::args::NpbArgs;
 use crate::exit::{CliError, Status};
 use numabench::apps::{AppChoice, CgKernel, MgKernel, NpbClass};
 
-/// Free memory of the allowed nodes, for the default class (`plan`: of
-/// the topology a plan describes; where it gives no free memory, the total).
-fn free_bytes(plan: bool) -> Result<u64, CliError> {
+/// Half the free memory of the allowed nodes, less under this process's
+/// memory limit: what the default class may take (`plan`: of the topology
+/// a plan describes; where it gives no free memory, the total).
+fn budget_bytes(plan: bool) -> Result<u64, CliError> {
     let topology = super::measuring::topology(plan)?;
-    Ok(topology
+    let free: u64 = topology
         .nodes
         .iter()
         .filter(|node| topology.allowed.nodes.contains(&node.index))
         .map(|node| node.memory_free_bytes.unwrap_or(node.memory_total_bytes))
-        .sum())
+        .sum();
+    Ok(numabench::bench::within_memory_limit(&topology, free / 2))
 }
 
 /// The class from `--class`, or the default for this machine.
@@ -25,7 +27,7 @@ pub fn class_or_default(
 ) -> Result<NpbClass, CliError> {
     match class {
         Some(class) => Ok(class),
-        None => Ok(AppChoice::default_class(memory_for, free_bytes(plan)? / 2)),
+        None => Ok(AppChoice::default_class(memory_for, budget_bytes(plan)?)),
     }
 }
 

@@ -21,7 +21,9 @@ pub fn stream_elements(size: Option<u64>, plan: bool) -> Result<usize, CliError>
             // The team runs on the allowed CPUs, its memory on their nodes.
             let nodes = numabench::bench::cpu_nodes(&topology);
             let in_front = topology.cache_bytes_in_front(&topology.allowed.cpus, &nodes);
-            StreamKernel::default_elements(in_front, free / 2)
+            // Half the free memory, less under this process's memory limit.
+            let budget = numabench::bench::within_memory_limit(&topology, free / 2);
+            StreamKernel::default_elements(in_front, budget)
         }
     })
 }

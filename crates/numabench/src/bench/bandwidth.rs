@@ -11,7 +11,7 @@ use crate::interrupt::interrupted;
 use crate::kernels::{run_kernel, KernelSpec, SimdChoice, SimdLevel};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
-use crate::stats::Sample;
+use crate::stats::{Convergence, Sample, StoppingRule};
 use crate::threads::run_pinned;
 use serde_json::{json, Map};
 use std::sync::Mutex;
@@ -99,9 +99,14 @@ pub struct BandwidthResult {
     pub check: PlacementCheck,
     /// The SIMD level that ran, and how it was chosen.
     pub simd: SimdChoice,
+    /// How many repetitions were taken and the median's interval reached
+    /// ([`StoppingRule`], fed each repetition's time).
+    pub convergence: Convergence,
 }
 
-/// Runs the kernel `context.repeat` times after one warm-up and returns
+/// Runs the kernel after one warm-up, at least 3 and at most
+/// `context.repeat` times until the median's 95% interval is within ±1%
+/// ([`StoppingRule`]), and returns
 /// what it measured (no record emitted). Without `context.simd`, a short
 /// calibration on the placed arrays first picks the fastest SIMD level
 /// (remembered in the context for the same kernel, CPUs and size).
@@ -127,7 +132,9 @@ pub fn measure_bandwidth(
         .collect::<Result<_, _>>()?;
     let bytes_per_pass = kernel.bytes_per_element() * elements as u64;
     let passes = MIN_BYTES_PER_REPETITION.div_ceil(bytes_per_pass).max(1);
-    let repeat = context.repeat.max(1);
+    let rule = StoppingRule::up_to(context.repeat);
+    let repeat = rule.max;
+    let repetitions = Mutex::new(rule.start());
     // SIMD level: forced, calibrated earlier in this run, or calibrated below.
     let known = context
         .simd
@@ -232,14 +239,24 @@ pub fn measure_bandwidth(
             if worker.barrier.wait().is_err() {
                 break;
             }
-            if worker.index == 0 {
-                wall.lock().expect("no worker panicked").push(all.seconds());
-            }
             timings.lock().expect("no worker panicked")[repetition][worker.index] = seconds;
-            // Worker 0 decides for everyone whether to stop; the others leave at the next wait.
-            if worker.index == 0 && interrupted() && repetition > 0 {
-                worker.barrier.abort();
-                break;
+            // Worker 0 decides for everyone whether to stop (the median's
+            // interval converged, the maximum, Ctrl-C); the others leave at
+            // the next wait.
+            if worker.index == 0 {
+                let seconds = all.seconds();
+                wall.lock().expect("no worker panicked").push(seconds);
+                let mut repetitions = repetitions.lock().expect("no worker panicked");
+                repetitions.push(seconds);
+                if interrupted() && repetition > 0 {
+                    repetitions.interrupt();
+                }
+                if repetitions.done() {
+                    if repetition + 1 < repeat {
+                        worker.barrier.abort();
+                    }
+                    break;
+                }
             }
         }
         std::hint::black_box(checksum);
@@ -297,6 +314,10 @@ pub fn measure_bandwidth(
         per_thread,
         check,
         simd,
+        convergence: repetitions
+            .into_inner()
+            .expect("no worker panicked")
+            .convergence(),
     })
 }
 
@@ -370,6 +391,7 @@ pub fn bandwidth_record(
     requested.insert("memory".into(), config.memory.to_json());
     let summary = result.gigabytes_per_second.summary();
     insert_measured_over_declared(&mut params, summary.max, Unit::GigabytesPerSecond);
+    params.insert("convergence".into(), json!(result.convergence));
     Record {
         benchmark: benchmark.into(),
         metric: metric.into(),

@@ -14,7 +14,7 @@ use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, core_clock_ghz, ChaseBlock, ChaseOrder};
 use crate::memory::{MemoryPlacement, HUGE_PAGE_SIZE, PAGE_SIZE};
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
-use crate::stats::Sample;
+use crate::stats::{Convergence, Sample, StoppingRule};
 use crate::threads::run_pinned;
 use crate::topology::TopologyReport;
 use serde_json::{json, Map};
@@ -84,6 +84,9 @@ pub struct LatencyMeasurement {
     pub block: ChaseBlock,
     /// The remote-cache chase's figures, with `--writer-cpu`.
     pub writer: Option<WriterPasses>,
+    /// How many samples were taken and the median's interval reached
+    /// ([`StoppingRule`]); `None` where a fixed count was taken.
+    pub convergence: Option<Convergence>,
 }
 
 /// Measures one size: the buffer is placed, chased by a thread pinned to
@@ -102,7 +105,7 @@ pub fn measure_latency(
     if let Some(writer_cpu) = config.writer_cpu {
         return measure_written(context, config, writer_cpu, size, line_bytes, &block);
     }
-    let repeat = context.repeat.max(1);
+    let rule = StoppingRule::up_to(context.repeat);
     let results = run_pinned(
         &[config.cpu],
         |_worker| -> Result<LatencyMeasurement, BenchError> {
@@ -128,17 +131,22 @@ pub fn measure_latency(
             // SAFETY: as above.
             let mut position = unsafe { chase(position, probe) };
             let per_load = (stopwatch.seconds() / probe as f64).max(1e-10);
-            let loads_per_sample = loads_per_sample(per_load, lines, repeat);
-            let mut nanoseconds_per_load = Vec::with_capacity(repeat);
-            let mut core_ghz = Vec::with_capacity(repeat);
-            for _ in 0..repeat {
+            // The fewest samples the rule takes walk the whole chain.
+            let loads_per_sample = loads_per_sample(per_load, lines, rule.min);
+            let mut nanoseconds_per_load = Vec::with_capacity(rule.max);
+            let mut core_ghz = Vec::with_capacity(rule.max);
+            let mut repetitions = rule.start();
+            while !repetitions.done() {
                 if interrupted() {
+                    repetitions.interrupt();
                     break;
                 }
                 let stopwatch = Stopwatch::start();
                 // SAFETY: as above.
                 position = unsafe { chase(position, loads_per_sample) };
-                nanoseconds_per_load.push(stopwatch.seconds() * 1e9 / loads_per_sample as f64);
+                let nanoseconds = stopwatch.seconds() * 1e9 / loads_per_sample as f64;
+                nanoseconds_per_load.push(nanoseconds);
+                repetitions.push(nanoseconds);
                 // The clock the core ran the sample at, on the same CPU straight after it.
                 core_ghz.push(core_clock_ghz());
             }
@@ -150,6 +158,7 @@ pub fn measure_latency(
                 check,
                 block: block.clone(),
                 writer: None,
+                convergence: Some(repetitions.convergence()),
             })
         },
     )?;
@@ -246,6 +255,9 @@ pub fn emit_latency(
     insert_order(&mut params, config.order, &measured.block);
     params.insert("hugepages".into(), json!(context.hugepages));
     params.insert("loads_per_sample".into(), json!(measured.loads_per_sample));
+    if let Some(convergence) = &measured.convergence {
+        params.insert("convergence".into(), json!(convergence));
+    }
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!([config.cpu]));
     if let Some(writer) = &measured.writer {

@@ -166,6 +166,7 @@ pub(super) fn measure_written(
             writer_cpu_seen,
             cpu_seen,
         }),
+        convergence: None,
     })
 }
 

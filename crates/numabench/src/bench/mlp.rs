@@ -18,7 +18,7 @@ use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, chase_many, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
-use crate::stats::Sample;
+use crate::stats::{Sample, StoppingRule};
 use crate::threads::run_pinned;
 use serde_json::{json, Map};
 
@@ -144,7 +144,7 @@ pub fn run_mlp(
     config: &MlpConfig,
     pipeline: &mut Pipeline,
 ) -> Result<(), BenchError> {
-    let repeat = context.repeat.max(1);
+    let rule = StoppingRule::up_to(context.repeat);
     let threshold = context.placement_threshold;
     let hugepages = context.hugepages;
     let size = config.size;
@@ -171,14 +171,18 @@ pub fn run_mlp(
             let k = positions.len();
             // SAFETY: the positions point into the chain in `placed`, alive and unmodified.
             let probe = unsafe { advance(positions, PROBE_ROUNDS) } / PROBE_ROUNDS as f64;
-            let rounds = rounds_per_sample(probe, lines, k, repeat);
-            let mut samples = Vec::with_capacity(repeat);
-            for _ in 0..repeat {
+            // The fewest samples the rule takes read the whole buffer.
+            let rounds = rounds_per_sample(probe, lines, k, rule.min);
+            let mut samples = Vec::with_capacity(rule.max);
+            let mut repetitions = rule.start();
+            while !repetitions.done() {
                 // SAFETY: as above; each sample continues where the last stopped.
                 let seconds = unsafe { advance(positions, rounds) };
-                samples.push(seconds * 1e9 / (rounds * k as u64) as f64);
+                let nanoseconds = seconds * 1e9 / (rounds * k as u64) as f64;
+                samples.push(nanoseconds);
+                repetitions.push(nanoseconds);
             }
-            per_k.push((k, rounds, samples));
+            per_k.push((k, rounds, samples, repetitions.convergence()));
         }
         Ok((per_k, check))
     })?;
@@ -191,7 +195,7 @@ pub fn run_mlp(
         verified: Some(check),
     };
     let mut single_chain = None;
-    for (k, rounds, samples) in per_k {
+    for (k, rounds, samples, convergence) in per_k {
         let Ok(sample) = Sample::new(samples) else {
             continue;
         };
@@ -210,6 +214,7 @@ pub fn run_mlp(
         insert_order(&mut params, config.order, &block);
         params.insert("hugepages".into(), json!(hugepages));
         params.insert("rounds_per_sample".into(), json!(rounds));
+        params.insert("convergence".into(), json!(convergence));
         pipeline.emit(&Record {
             benchmark: "mlp".into(),
             metric: "ns_per_load".into(),

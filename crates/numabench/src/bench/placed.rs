@@ -313,16 +313,44 @@ pub fn working_set_of_buffers(
 
 /// The most a default working set takes from `nodes`: a quarter of the
 /// smallest free memory among them (of the smallest total memory when the
-/// kernel does not say, as for an XML topology). `None` when neither is
-/// known.
+/// kernel does not say, as for an XML topology), and at most half of what
+/// this process's memory limit leaves usable ([`limit_usable_bytes`]).
+/// `None` when none of these is known.
 pub fn safe_working_set_bytes(topology: &TopologyReport, nodes: &[u32]) -> Option<u64> {
-    nodes
+    let of_nodes = nodes
         .iter()
         .filter_map(|node| topology.node(*node))
         .map(|info| info.memory_free_bytes.unwrap_or(info.memory_total_bytes))
         .filter(|bytes| *bytes > 0)
         .min()
-        .map(|bytes| bytes / 4)
+        .map(|bytes| bytes / 4);
+    let of_limit = limit_usable_bytes(topology).map(|usable| usable / 2);
+    match (of_nodes, of_limit) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Bytes numabench keeps for itself under a process memory limit (its
+/// code, heap, thread stacks and records) before sizing working sets.
+pub const PROCESS_HEADROOM: u64 = 24 << 20;
+
+/// The most all the buffers of one measurement may take under this
+/// process's tightest memory limit (cgroup, `RLIMIT_AS`, `RLIMIT_DATA`):
+/// 95% of what it leaves available less [`PROCESS_HEADROOM`]. `None` when
+/// nothing limits the process.
+pub fn limit_usable_bytes(topology: &TopologyReport) -> Option<u64> {
+    topology
+        .allowed
+        .memory_available_bytes()
+        .map(|available| available.saturating_sub(PROCESS_HEADROOM) / 20 * 19)
+}
+
+/// `bytes`, or less where this process's memory limit needs it: a default
+/// size chosen by a rule of its own (1 GiB for latency, an NPB class)
+/// shrunk to what [`safe_working_set_bytes`] allows under the limit.
+pub fn within_memory_limit(topology: &TopologyReport, bytes: u64) -> u64 {
+    limit_usable_bytes(topology).map_or(bytes, |usable| bytes.min(usable / 2).max(1 << 20))
 }
 
 /// Adds to a record's params the caches in front of its measuring `cpus`
@@ -349,12 +377,14 @@ pub fn insert_cache_params(
 }
 
 /// Refuses a request for more memory than the target nodes have free
-/// (leaving 5% headroom), before anything is allocated.
+/// (leaving 5% headroom), or than this process's memory limit leaves
+/// usable ([`limit_usable_bytes`]), before anything is allocated.
 pub fn check_memory_fits(
     topology: &TopologyReport,
     nodes: &[u32],
     bytes: u64,
 ) -> Result<(), BenchError> {
+    check_within_memory_limit(topology, bytes)?;
     let free: Option<u64> = nodes
         .iter()
         .map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
@@ -369,6 +399,30 @@ pub fn check_memory_fits(
                 format_bytes(free)
             )));
         }
+    }
+    Ok(())
+}
+
+/// Refuses `bytes` of buffers that this process's memory limit cannot
+/// hold ([`limit_usable_bytes`]): naming the size and the limit, before
+/// the OOM killer would end the run with nothing measured.
+pub fn check_within_memory_limit(topology: &TopologyReport, bytes: u64) -> Result<(), BenchError> {
+    let (Some(usable), Some(limit)) = (
+        limit_usable_bytes(topology),
+        topology.allowed.memory_limit(),
+    ) else {
+        return Ok(());
+    };
+    if bytes > usable {
+        return Err(BenchError::Invalid(format!(
+            "size {} does not fit under this process's memory limit of {} ({}; {} available, \
+             at most {} usable for buffers)",
+            format_bytes(bytes),
+            format_bytes(limit.limit_bytes),
+            limit.source,
+            format_bytes(limit.available_bytes()),
+            format_bytes(usable)
+        )));
     }
     Ok(())
 }
@@ -509,5 +563,37 @@ mod tests {
             .inspect_owned(0.95, &[owner(1000, 2000, node)])
             .unwrap();
         assert!((small.fraction_as_requested - 1.0 / 3.0).abs() < 1e-12);
+    }
+
+    /// A 150 MiB memory cgroup (as Slurm's `--mem` gives): default working
+    /// sets shrink under it and are flagged cache-affected, explicit sizes
+    /// beyond it are refused naming the limit.
+    #[test]
+    fn working_sets_fit_under_the_process_memory_limit() {
+        let mut topology =
+            crate::topology::synthetic("pack:1 [numa(memory=16GiB)] l3:1(size=32MiB) core:2 pu:1");
+        topology.nodes[0].memory_free_bytes = Some(8 << 30);
+        let unlimited = working_set_for(&topology, &[0], &[0]);
+        assert_eq!(unlimited.bytes, MIN_DRAM_WORKING_SET);
+        assert!(check_memory_fits(&topology, &[0], 1 << 30).is_ok());
+        topology.allowed.memory_limits = vec![crate::topology::MemoryLimit {
+            source: "cgroup v1 memory.limit_in_bytes (/sys/fs/cgroup/memory/job)".into(),
+            limit_bytes: 150 << 20,
+            used_bytes: 10 << 20,
+        }];
+        let usable = limit_usable_bytes(&topology).unwrap();
+        assert_eq!(usable, ((140 << 20) - PROCESS_HEADROOM) / 20 * 19);
+        let limited = working_set_for(&topology, &[0], &[0]);
+        assert_eq!(limited.bytes, usable / 2);
+        assert!(limited.cache_affected, "{limited:?}");
+        assert_eq!(within_memory_limit(&topology, 1 << 30), usable / 2);
+        assert!(check_memory_fits(&topology, &[0], usable).is_ok());
+        let refused = check_memory_fits(&topology, &[0], 200 << 20)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("200 MiB") && refused.contains("memory limit of 150 MiB"),
+            "{refused}"
+        );
     }
 }

@@ -347,3 +347,45 @@ pub fn damon(files: &SystemFiles) -> Finding {
         Finding::new(check, Severity::Ok, "no DAMON monitor running", WHY, "")
     }
 }
+
+/// The tightest limit on the memory this process may use (memory cgroup,
+/// `RLIMIT_AS`, `RLIMIT_DATA`): default working sets shrink under it, and
+/// where they must shrink below 4x the caches, DRAM figures become partly
+/// cache figures (`cache_affected`).
+pub fn memory_limit(topology: &TopologyReport) -> Finding {
+    const WHY: &str = "a process over its memory limit is killed by the OOM killer (exit 137, nothing measured): numabench sizes its default working sets under the limit, and a working set smaller than 4x the caches in front measures partly the caches";
+    let check = "memory_limit";
+    let Some(limit) = topology.allowed.memory_limit() else {
+        return Finding::new(
+            check,
+            Severity::Ok,
+            "no memory cgroup limit, RLIMIT_AS or RLIMIT_DATA",
+            WHY,
+            "",
+        );
+    };
+    let found = format!(
+        "{} ({}), {} in use, {} available",
+        format_bytes(limit.limit_bytes),
+        limit.source,
+        format_bytes(limit.used_bytes),
+        format_bytes(limit.available_bytes())
+    );
+    let usable = crate::bench::limit_usable_bytes(topology).unwrap_or(0);
+    let caches = topology.cache_bytes_in_front(&topology.allowed.cpus, &topology.allowed.nodes);
+    if usable / 2 < crate::bench::CACHE_MULTIPLE.saturating_mul(caches) {
+        Finding::new(
+            check,
+            Severity::Warning,
+            found,
+            WHY,
+            format!(
+                "default working sets ({} at most) are below 4x the {} of caches in front: ask the scheduler for more memory (e.g. Slurm --mem) to measure DRAM",
+                format_bytes(usable / 2),
+                format_bytes(caches)
+            ),
+        )
+    } else {
+        Finding::new(check, Severity::Info, found, WHY, "")
+    }
+}

@@ -47,6 +47,7 @@ pub fn run_doctor(files: &SystemFiles, topology: &TopologyReport) -> DoctorRepor
         } else {
             memory_checks::node_memory_of_other_machine(topology)
         },
+        host("memory_limit", &|| memory_checks::memory_limit(topology)),
         host("damon", &|| memory_checks::damon(files)),
         host("cpu_governor", &|| {
             cpu_checks::frequency_governor(files, topology)

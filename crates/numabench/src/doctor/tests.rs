@@ -302,6 +302,7 @@ fn another_machines_topology_reports_host_settings_as_not_checked() {
         "zone_reclaim_mode",
         "huge_page_pools",
         "node_memory",
+        "memory_limit",
         "damon",
         "cpu_governor",
         "hypervisor",
@@ -338,5 +339,30 @@ fn another_machines_topology_reports_host_settings_as_not_checked() {
         text.contains("[skip] numa_balancing: not checked"),
         "{text}"
     );
-    assert!(text.contains("10 not checked"), "{text}");
+    assert!(text.contains("11 not checked"), "{text}");
+}
+
+#[test]
+fn the_memory_limit_is_reported_and_a_tight_one_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    clean_tree(dir.path());
+    let mut topology = two_node_topology();
+    let free = run_doctor(&SystemFiles::under(dir.path()), &topology);
+    assert_eq!(finding(&free, "memory_limit").severity, Severity::Ok);
+    topology.allowed.memory_limits = vec![crate::topology::MemoryLimit {
+        source: "cgroup v2 memory.max (/sys/fs/cgroup/job)".into(),
+        limit_bytes: 150 << 20,
+        used_bytes: 10 << 20,
+    }];
+    let limited = run_doctor(&SystemFiles::under(dir.path()), &topology);
+    let found = finding(&limited, "memory_limit");
+    assert!(found.found.contains("150 MiB"), "{found:?}");
+    assert!(found.found.contains("memory.max"), "{found:?}");
+    // Synthetic topologies have no caches: 150 MiB is plenty for DRAM.
+    assert_eq!(found.severity, Severity::Info);
+    topology.caches =
+        crate::topology::synthetic("pack:1 [numa(memory=8GiB)] l3:1(size=64MiB) core:2 pu:1")
+            .caches;
+    let tight = run_doctor(&SystemFiles::under(dir.path()), &topology);
+    assert_eq!(finding(&tight, "memory_limit").severity, Severity::Warning);
 }

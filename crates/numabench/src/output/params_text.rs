@@ -13,7 +13,9 @@
 //!   `verification` (apps) as its verdict; `iteration_seconds` (apps) as
 //!   the first iteration's time against the median of the others;
 //!   `pages_after_placement`/`pages_after_run` (apps) as pages per node
-//!   and the remote share;
+//!   and the remote share; `convergence` (adaptive repetitions) as
+//!   repetitions taken of the most, the interval reached and why it
+//!   stopped, e.g. `3/5 ±0.4% converged`;
 //! - left out: null values (nothing to say), and [`SHOWN_BY_COLUMNS`]:
 //!   params the row already shows another way (`run_seconds` by the stats
 //!   columns, `migration_cost_seconds` by `iteration_seconds`, ...);
@@ -62,6 +64,7 @@ fn param_text(key: &str, value: &Value) -> String {
         "verification" => verification(value),
         "iteration_seconds" => iterations(value),
         "pages_after_placement" | "pages_after_run" => pages(value),
+        "convergence" => convergence(value),
         _ => None,
     };
     special.unwrap_or_else(|| summary(value))
@@ -120,6 +123,21 @@ fn summary(value: &Value) -> String {
         Value::Object(entries) => format!("{{{} keys}}", entries.len()),
         other => other.to_string(),
     }
+}
+
+/// `params.convergence` as `3/5 ±0.4% converged` (no interval with one
+/// repetition).
+fn convergence(value: &Value) -> Option<String> {
+    let taken = value.get("repetitions")?.as_u64()?;
+    let most = value.get("max_repetitions")?.as_u64()?;
+    let stopped_by = value.get("stopped_by")?.as_str()?;
+    let interval = value
+        .get("ci95_rel")
+        .and_then(Value::as_f64)
+        .map_or(String::new(), |rel| {
+            format!(" ±{}%", format_value(rel * 100.0))
+        });
+    Some(format!("{taken}/{most}{interval} {stopped_by}"))
 }
 
 fn is_scalar(value: &Value) -> bool {
@@ -254,6 +272,25 @@ mod tests {
             text(json!({"big": {"a":1,"b":2,"c":3,"d":4,"e":5}})),
             "big={5 keys}"
         );
+    }
+
+    #[test]
+    fn adaptive_repetitions_show_what_they_reached() {
+        let reached = |taken: u64, rel: Option<f64>, stopped_by: &str| {
+            text(
+                json!({"convergence": {"repetitions": taken, "max_repetitions": 5,
+                "ci95_rel": rel, "ci95_target_rel": 0.01, "stopped_by": stopped_by}}),
+            )
+        };
+        assert_eq!(
+            reached(3, Some(0.00412), "converged"),
+            "convergence=3/5 ±0.412% converged"
+        );
+        assert_eq!(
+            reached(5, Some(0.0731), "maximum"),
+            "convergence=5/5 ±7.31% maximum"
+        );
+        assert_eq!(reached(1, None, "maximum"), "convergence=1/5 maximum");
     }
 
     #[test]

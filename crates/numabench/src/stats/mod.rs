@@ -1,7 +1,13 @@
-//! Samples of repeated measurements and their statistics.
+//! Samples of repeated measurements, their statistics, and the rule that
+//! says when to stop repeating.
 
 mod rank_test;
 mod sample;
+mod stopping;
 
 pub use rank_test::{mann_whitney_u, RankTest};
 pub use sample::{Sample, SampleError, Summary};
+pub use stopping::{
+    median_ci95_rel, Convergence, Repetitions, StoppedBy, StoppingRule, CI95_TARGET_REL,
+    MIN_REPETITIONS,
+};

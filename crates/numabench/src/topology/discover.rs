@@ -478,6 +478,11 @@ fn describe_allowed(topology: &Topology, this_system: bool) -> Allowed {
         } else {
             None
         },
+        memory_limits: if this_system {
+            super::memory_limit::discover_memory_limits()
+        } else {
+            Vec::new()
+        },
     }
 }
 

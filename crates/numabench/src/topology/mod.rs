@@ -14,6 +14,7 @@
 mod discover;
 mod kernel_nodes;
 mod memattrs_export;
+pub mod memory_limit;
 mod report;
 mod source;
 mod table;
@@ -28,6 +29,7 @@ pub use memattrs_export::{
     export_memattrs, measured_pairs, ExportSummary, MeasuredPair, MemattrsError,
     BANDWIDTH_ATTRIBUTE, LATENCY_ATTRIBUTE,
 };
+pub use memory_limit::MemoryLimit;
 pub use report::{
     Allowed, CacheLevel, MemoryAttributeValue, MemorySideCache, NodeInfo, PackageInfo,
     TopologyReport, THIS_MACHINE, TOPOLOGY_SCHEMA_VERSION,

@@ -1,5 +1,6 @@
 //! Plain-data description of a topology, serialised by `topo --json`.
 
+use super::memory_limit::{tightest, MemoryLimit};
 use serde::{Deserialize, Serialize};
 
 /// Version of the `topo --json` document; bumped on incompatible changes.
@@ -175,6 +176,24 @@ pub struct Allowed {
     pub affinity_cpus: Vec<u32>,
     /// The Slurm job this runs in, if any (`SLURM_JOB_ID`).
     pub slurm_job: Option<String>,
+    /// Every limit on the memory this process may use (its memory cgroup's,
+    /// `RLIMIT_AS`, `RLIMIT_DATA`; see [`super::memory_limit`]). Empty when
+    /// nothing limits it, or for another machine's topology.
+    #[serde(default)]
+    pub memory_limits: Vec<MemoryLimit>,
+}
+
+impl Allowed {
+    /// The limit with the fewest bytes still available, if any.
+    pub fn memory_limit(&self) -> Option<&MemoryLimit> {
+        tightest(&self.memory_limits)
+    }
+
+    /// Bytes this process may still allocate under its tightest memory
+    /// limit; `None` when nothing limits it.
+    pub fn memory_available_bytes(&self) -> Option<u64> {
+        self.memory_limit().map(MemoryLimit::available_bytes)
+    }
 }
 
 impl TopologyReport {

@@ -157,5 +157,24 @@ pub fn render_table(report: &TopologyReport) -> String {
     if let Some(job) = &allowed.slurm_job {
         let _ = writeln!(out, "  inside Slurm job {job}");
     }
+    match allowed.memory_limit() {
+        Some(limit) => {
+            let _ = writeln!(
+                out,
+                "  memory limit: {} ({}), {} in use, {} available",
+                format_bytes(limit.limit_bytes),
+                limit.source,
+                format_bytes(limit.used_bytes),
+                format_bytes(limit.available_bytes())
+            );
+        }
+        None if report.this_system => {
+            let _ = writeln!(
+                out,
+                "  memory limit: none (no memory cgroup limit, RLIMIT_AS or RLIMIT_DATA)"
+            );
+        }
+        None => {}
+    }
     out
 }

@@ -119,6 +119,7 @@ fn xml_counts_and_packages() {
             cgroup_cpus: range(0, 7),
             affinity_cpus: range(0, 7),
             slurm_job: None,
+            memory_limits: Vec::new(),
         }
     );
 }

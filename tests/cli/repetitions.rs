@@ -1,0 +1,84 @@
+//! Adaptive repetitions: latency and bandwidth measurements take at least
+//! 3 and at most `--repeat` repetitions, stop early only once the median's
+//! 95% confidence interval is within ±1%, and every record says what was
+//! reached (`params.convergence`, docs/results.md). Whether a run here
+//! converges depends on this shared machine's noise, so each record is
+//! checked against the rule whichever way it stopped; the rule itself is
+//! unit-tested on fixed streams (stats::stopping).
+
+use super::json_document;
+
+/// Student's t quantile 0.975 for 1..=7 degrees of freedom.
+const T_975: [f64; 7] = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365];
+
+fn convergences(arguments: &[&str]) -> Vec<serde_json::Value> {
+    let document = json_document(arguments);
+    let records = document["records"].as_array().unwrap().clone();
+    assert!(!records.is_empty(), "{arguments:?}");
+    records
+}
+
+fn check(record: &serde_json::Value, max: u64) {
+    let convergence = &record["params"]["convergence"];
+    let repetitions = convergence["repetitions"].as_u64().unwrap();
+    assert_eq!(convergence["max_repetitions"], max, "{record}");
+    assert_eq!(convergence["ci95_target_rel"], 0.01, "{record}");
+    assert!(repetitions >= 3.min(max) && repetitions <= max, "{record}");
+    let rel = convergence["ci95_rel"].as_f64();
+    match convergence["stopped_by"].as_str().unwrap() {
+        "converged" => assert!(repetitions >= 3 && rel.unwrap() <= 0.01, "{record}"),
+        "maximum" => {
+            assert_eq!(repetitions, max, "{record}");
+            if max > 1 {
+                assert!(rel.unwrap() > 0.01, "{record}");
+            }
+        }
+        other => panic!("stopped by {other}: {record}"),
+    }
+    if max == 1 {
+        assert!(rel.is_none(), "{record}");
+    }
+}
+
+#[test]
+fn latency_and_bandwidth_records_state_the_interval_their_repetitions_reached() {
+    for record in convergences(&["latency", "--size", "1MiB", "--repeat", "8"]) {
+        check(&record, 8);
+        // The interval recomputed from the record's own statistics (the
+        // same per-sample values the rule was fed).
+        let stats = &record["stats"];
+        let n = stats["n"].as_u64().unwrap();
+        assert_eq!(n, record["params"]["convergence"]["repetitions"]);
+        let expected = T_975[n as usize - 2]
+            * (std::f64::consts::PI / 2.0).sqrt()
+            * stats["stddev"].as_f64().unwrap()
+            / (n as f64).sqrt()
+            / stats["median"].as_f64().unwrap();
+        let rel = record["params"]["convergence"]["ci95_rel"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            (rel - expected).abs() <= 1e-9 * expected.max(1.0),
+            "{rel} vs {expected}"
+        );
+    }
+    for record in convergences(&[
+        "bandwidth",
+        "--kernel",
+        "read",
+        "--size",
+        "8MiB",
+        "--repeat",
+        "6",
+    ]) {
+        check(&record, 6);
+    }
+    // One-thread mlp: each k stops on its own.
+    for record in convergences(&["mlp", "--size", "4MiB", "--repeat", "4"]) {
+        check(&record, 4);
+    }
+    for record in convergences(&["latency", "--size", "1MiB", "--repeat", "1"]) {
+        check(&record, 1);
+        assert_eq!(record["params"]["convergence"]["stopped_by"], "maximum");
+    }
+}
