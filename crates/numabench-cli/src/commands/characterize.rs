@@ -1,16 +1,19 @@
 //! `numabench characterize`: topology, then every selected benchmark (the
 //! built-ins, then plugins), then a short summary of what this run measured.
 
-use super::measuring::measure_steps_closing;
+use super::measuring::measure_budgeted_steps;
 use crate::args::CharacterizeArgs;
 use crate::exit::{CliError, Status};
 use crate::progress::clock;
 use numabench::bench::plugin::{run_plugin, Plugin, PluginRunConfig, PluginRunError};
-use numabench::bench::{characterize_plan, registry, select, total_seconds, BenchError};
-use numabench::summary::{summarize, summary_records};
+use numabench::bench::{
+    characterize_plan, fit_budget, registry, select, total_seconds, BenchError, BudgetOutcome,
+};
+use numabench::summary::{budget_sentences, summarize, summary_records};
 use numabench::threads::CpuOrder;
 use numabench::topology::render_table;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::time::Instant;
 
 /// `characterize`'s plugins stop after an hour, as `plugin --timeout`'s default.
 const PLUGIN_TIMEOUT_DEFAULT: std::time::Duration = std::time::Duration::from_secs(3600);
@@ -64,7 +67,10 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
     }
     let show_topology = !args.output.json;
     let plugin_failed = Cell::new(false);
-    let status = measure_steps_closing(
+    let budget: RefCell<Option<BudgetOutcome>> = RefCell::new(None);
+    let started = Cell::new(None::<Instant>);
+    let estimated = Cell::new(0.0);
+    let status = measure_budgeted_steps(
         &args.run,
         &args.output,
         |context| {
@@ -73,9 +79,13 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
             let selected = select(&only_builtins, &skip_builtins)
                 .map_err(|error| BenchError::Invalid(error.to_string()))?;
-            Ok(characterize_plan(context, &selected))
+            let mut steps = characterize_plan(context, &selected);
+            *budget.borrow_mut() = Some(fit_budget(context, &mut steps, args.budget));
+            Ok(steps)
         },
         |context, plan| {
+            started.set(Some(Instant::now()));
+            estimated.set(total_seconds(plan));
             // The estimate first, on stderr: stdout keeps only the results.
             eprintln!(
                 "characterize: {} steps and {} plugins, estimated {} (see --plan)",
@@ -83,6 +93,11 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
                 selected_plugins.len(),
                 clock(total_seconds(plan))
             );
+            if let Some(outcome) = budget.borrow().as_ref() {
+                for line in outcome.sentences() {
+                    eprintln!("characterize: {line}");
+                }
+            }
             if show_topology {
                 println!("{}", render_table(&context.topology));
             }
@@ -115,7 +130,10 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
             // Sentences from this run's records only: as records (in every
             // output), then as plain lines after the table.
-            let sentences = summarize(records);
+            let mut sentences = summarize(records);
+            if let Some(outcome) = budget.borrow().as_ref() {
+                sentences.extend(budget_sentences(outcome));
+            }
             for record in summary_records(&sentences) {
                 pipeline.emit(&record)?;
             }
@@ -125,8 +143,16 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
                     println!("  - {}", sentence.text);
                 }
             }
+            if let Some(started) = started.get() {
+                eprintln!(
+                    "characterize: estimated {}, took {} (built-ins and plugins)",
+                    clock(estimated.get()),
+                    clock(started.elapsed().as_secs_f64())
+                );
+            }
             Ok(())
         },
+        &|| budget.borrow().clone(),
     )?;
     Ok(match plugin_failed.get() {
         true => Status::Warnings,

@@ -7,7 +7,7 @@ use crate::placement_warnings::PlacementWarnings;
 use crate::progress::Progress;
 use numabench::bench::{
     check_memory_fits, cpus_of_node, plan_of, resolve_cpu, resolve_node_with_memory,
-    working_set_for, BenchError, Context, NodeMatrix, PlanStep, Step, StepRunner,
+    working_set_for, BenchError, BudgetOutcome, Context, NodeMatrix, PlanStep, Step, StepRunner,
 };
 use numabench::interrupt::{install_interrupt_handler, interrupted};
 use numabench::output::{CollectSink, OutputConfig, OutputError, Pipeline, Record, RunMetadata};
@@ -162,6 +162,7 @@ pub fn measure_steps(
         before,
         after,
         None::<fn(&[Record], &mut Pipeline) -> _>,
+        &|| None,
     )
 }
 
@@ -176,7 +177,21 @@ pub fn measure_steps_closing(
     after: impl FnMut(&Context, Option<NodeMatrix>),
     closing: impl FnOnce(&[Record], &mut Pipeline) -> Result<(), OutputError>,
 ) -> Result<Status, CliError> {
-    run_steps(run, output, build, before, after, Some(closing))
+    run_steps(run, output, build, before, after, Some(closing), &|| None)
+}
+
+/// [`measure_steps_closing`] for a command whose `build` fitted its steps
+/// into a time budget: `budget` says what the budget cut, for `--plan`.
+pub fn measure_budgeted_steps(
+    run: &RunArgs,
+    output: &OutputArgs,
+    build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
+    before: impl FnOnce(&Context, &[PlanStep]),
+    after: impl FnMut(&Context, Option<NodeMatrix>),
+    closing: impl FnOnce(&[Record], &mut Pipeline) -> Result<(), OutputError>,
+    budget: &dyn Fn() -> Option<BudgetOutcome>,
+) -> Result<Status, CliError> {
+    run_steps(run, output, build, before, after, Some(closing), budget)
 }
 
 /// Both of the above: the records are kept in memory only when there is a
@@ -188,12 +203,14 @@ fn run_steps(
     before: impl FnOnce(&Context, &[PlanStep]),
     mut after: impl FnMut(&Context, Option<NodeMatrix>),
     closing: Option<impl FnOnce(&[Record], &mut Pipeline) -> Result<(), OutputError>>,
+    budget: &dyn Fn() -> Option<BudgetOutcome>,
 ) -> Result<Status, CliError> {
     let mut context = context(run)?;
     let steps = build(&mut context).map_err(bench_error)?;
     let plan = plan_of(&context, &steps);
     if run.plan {
-        crate::plan::print_plan(&context.topology, &plan, output.json);
+        let budget = budget();
+        crate::plan::print_budgeted_plan(&context.topology, &plan, budget.as_ref(), output.json);
         return Ok(Status::Clean);
     }
     before(&context, &plan);

@@ -47,6 +47,8 @@ pub(super) enum Work {
     Bandwidth(BandwidthConfig),
     Contention {
         cpus: Vec<u32>,
+        /// The CPUs measured alone in turn: `cpus`, or a time budget's sample.
+        alone: Vec<u32>,
         node: u32,
         size: u64,
     },
@@ -232,6 +234,7 @@ pub(super) fn plan_contention(d: &Defaults, steps: &mut Steps) {
         format!("contention on node {}", d.first_node),
         Work::Contention {
             cpus: d.all_cpus.clone(),
+            alone: d.all_cpus.clone(),
             node: d.first_node,
             size: d.dram,
         },

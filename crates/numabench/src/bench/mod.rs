@@ -4,6 +4,7 @@
 //! output pipeline as each one is measured.
 
 mod bandwidth;
+mod budget;
 mod c2c;
 pub mod cache;
 mod calibration;
@@ -33,6 +34,7 @@ mod steps;
 pub use bandwidth::{
     bandwidth_record, measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult,
 };
+pub use budget::{fit_budget, Budget, BudgetOutcome, Cut, DEFAULT_BUDGET_SECONDS, REPEAT_FLOOR};
 pub use c2c::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};
 pub use characterize::{characterize_plan, Defaults, Step, Steps, CHARACTERIZE_ORDER};
 pub use contention::{run_contention, ContentionSummary};

@@ -181,7 +181,12 @@ fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
                 count: 1,
             }],
         ),
-        Work::Contention { cpus, node, size } => {
+        Work::Contention {
+            cpus,
+            alone,
+            node,
+            size,
+        } => {
             let mut mem_nodes: Vec<u32> = cpus
                 .iter()
                 .filter_map(|&cpu| topology.node_of_cpu(cpu))
@@ -192,7 +197,7 @@ fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
             let alone = Cost::Stream {
                 bytes: *size,
                 threads: 1,
-                count: cpus.len(),
+                count: alone.len(),
             };
             let together = Cost::Stream {
                 bytes: *size,

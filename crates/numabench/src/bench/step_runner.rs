@@ -63,9 +63,12 @@ impl StepRunner {
                 run_cpu_row(context, *cpu, *kind, *size, pipeline).map(Some)
             }
             Work::Bandwidth(config) => run_bandwidth(context, config, pipeline).map(|_| None),
-            Work::Contention { cpus, node, size } => {
-                run_contention(context, cpus, *node, *size, pipeline).map(|_| None)
-            }
+            Work::Contention {
+                cpus,
+                alone,
+                node,
+                size,
+            } => run_contention(context, cpus, alone, *node, *size, pipeline).map(|_| None),
             Work::Scaling {
                 kernel,
                 node,

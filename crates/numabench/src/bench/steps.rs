@@ -109,7 +109,12 @@ impl Step {
         Self::of(
             "contention",
             format!("contention on node {node}"),
-            Work::Contention { cpus, node, size },
+            Work::Contention {
+                alone: cpus.clone(),
+                cpus,
+                node,
+                size,
+            },
         )
     }
 

@@ -5,9 +5,12 @@
 //! appears only when the records it needs are there: nothing is said about
 //! what was not measured (on one node, nothing about remote memory).
 
+mod budget;
 mod matrices;
 mod pages;
 mod scaling;
+
+pub use budget::budget_sentences;
 
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
