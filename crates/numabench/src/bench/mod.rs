@@ -8,6 +8,7 @@ mod budget;
 mod c2c;
 pub mod cache;
 mod calibration;
+pub mod cell_classes;
 mod characterize;
 mod contention;
 mod context;
