@@ -8,6 +8,7 @@ use crate::progress::clock;
 use numabench::bench::plugin::{run_plugin, Plugin, PluginRunConfig, PluginRunError};
 use numabench::bench::{
     characterize_plan, fit_budget, registry, select, total_seconds, BenchError, BudgetOutcome,
+    MatrixCut,
 };
 use numabench::summary::{budget_sentences, summarize, summary_records};
 use numabench::threads::CpuOrder;
@@ -49,6 +50,14 @@ fn split_names<'a>(
     Ok((builtins, plugin_names))
 }
 
+/// A seed for the matrix classes' draws when none is given: the clock's
+/// nanoseconds, so repeated runs draw different members.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64 % 1_000_000)
+}
+
 pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
     let plugins = super::plugin::load_plugins(&args.plugin)?;
     let (only_builtins, only_plugins) = split_names(&args.only, &plugins)?;
@@ -80,7 +89,11 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             let selected = select(&only_builtins, &skip_builtins)
                 .map_err(|error| BenchError::Invalid(error.to_string()))?;
             let mut steps = characterize_plan(context, &selected);
-            *budget.borrow_mut() = Some(fit_budget(context, &mut steps, args.budget));
+            let matrix = match args.full_matrix {
+                true => MatrixCut::Never,
+                false => MatrixCut::Seeded(args.class_seed.unwrap_or_else(clock_seed)),
+            };
+            *budget.borrow_mut() = Some(fit_budget(context, &mut steps, args.budget, matrix));
             Ok(steps)
         },
         |context, plan| {

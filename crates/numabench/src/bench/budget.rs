@@ -1,13 +1,25 @@
 //! A time budget for `characterize`: the plan is estimated, and what does
 //! not fit is cut in a fixed order — fewer latency sizes, fewer
-//! repetitions down to a floor, sampled CPUs — until it fits or nothing
-//! more may be cut. Every cut is returned with what it removed and why, so
+//! repetitions down to a floor, sampled CPUs, then the node matrices
+//! measured by symmetry class — until it fits or nothing more may be cut. Every cut is returned with what it removed and why, so
 //! the plan and the run's summary can name it: nothing is dropped silently.
 
+use super::cell_classes::CLASS_DRAWS;
 use super::characterize::{Step, Work};
 use super::context::Context;
+use super::matrix::MatrixSample;
 use super::plan::{plan_of, total_seconds};
+use super::scaling::{reader_nodes, scaling_counts, scaling_cpus};
 use serde::Serialize;
+
+/// Whether a budget may measure the node matrices by symmetry class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatrixCut {
+    /// Never: every cell is measured (`--full-matrix`).
+    Never,
+    /// As the last cut, each class's members drawn with this seed.
+    Seeded(u64),
+}
 
 /// How long a characterization may take.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,7 +43,7 @@ const MIN_LATENCY_SIZES: usize = 3;
 /// One cut a budget made, in the order made.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Cut {
-    /// What was cut: `sizes`, `repetitions` or `cpus`.
+    /// What was cut: `sizes`, `repetitions`, `cpus` or `matrix-classes`.
     pub what: &'static str,
     /// What the cut removed, as a sentence.
     pub text: String,
@@ -115,8 +127,15 @@ fn spread<T: Clone>(items: &[T], count: usize) -> Vec<T> {
 /// Fits `steps` (and `context.repeat`) into `budget`, cutting in order:
 /// latency sizes, repetitions to [`REPEAT_FLOOR`], then CPUs sampled
 /// (contention's threads alone in turn, the per-CPU steps), halving each
-/// until the estimate fits or the cut reaches its floor.
-pub fn fit_budget(context: &mut Context, steps: &mut Vec<Step>, budget: Budget) -> BudgetOutcome {
+/// until the estimate fits or the cut reaches its floor; then, unless
+/// `matrix` forbids it, the node matrices by symmetry class, the costliest
+/// first, until the estimate fits.
+pub fn fit_budget(
+    context: &mut Context,
+    steps: &mut Vec<Step>,
+    budget: Budget,
+    matrix: MatrixCut,
+) -> BudgetOutcome {
     let uncut = estimate(context, steps);
     let limit = match budget {
         Budget::Seconds(seconds) => seconds,
@@ -146,6 +165,20 @@ pub fn fit_budget(context: &mut Context, steps: &mut Vec<Step>, budget: Budget) 
                 after_seconds: after,
             });
             current = after;
+        }
+    }
+    if current > limit {
+        if let MatrixCut::Seeded(seed) = matrix {
+            if let Some(text) = cut_matrices(context, steps, limit, seed) {
+                let after = estimate(context, steps);
+                cuts.push(Cut {
+                    what: "matrix-classes",
+                    text,
+                    before_seconds: current,
+                    after_seconds: after,
+                });
+                current = after;
+            }
         }
     }
     BudgetOutcome {
@@ -273,6 +306,22 @@ fn per_cpu_groups(steps: &[Step]) -> Vec<std::ops::Range<usize>> {
     groups
 }
 
+/// The fewest thread counts a budget leaves a scaling curve.
+const MIN_SCALING_COUNTS: usize = 4;
+
+/// The longest curve of a scaling step: its reader nodes' CPU counts.
+fn scaling_curve(context: &Context, work: &Work) -> usize {
+    let Work::Scaling { node, order, .. } = work else {
+        return 0;
+    };
+    reader_nodes(&context.topology, *node)
+        .into_iter()
+        .filter_map(|reader| scaling_cpus(&context.topology, reader, *order).ok())
+        .map(|cpus| cpus.len())
+        .max()
+        .unwrap_or(0)
+}
+
 /// The suffix the last per-CPU step's label carries.
 const RATIO_SUFFIX: &str = ", then every CPU's ratio to its node's median";
 
@@ -326,7 +375,8 @@ fn halve_per_cpu_group(
 
 /// Sampled CPUs: contention's threads alone in turn and the per-CPU
 /// steps, each halved (spread evenly) while over `limit`, down to one CPU
-/// per node they span.
+/// per node they span; and scaling's thread counts, every other one
+/// dropped (1 and all kept), down to [`MIN_SCALING_COUNTS`].
 fn cut_cpus(
     context: &mut Context,
     steps: &mut Vec<Step>,
@@ -358,6 +408,15 @@ fn cut_cpus(
         for group in per_cpu_groups(steps).into_iter().rev() {
             changed |= halve_per_cpu_group(context, steps, group);
         }
+        for step in steps.iter_mut() {
+            let curve = scaling_curve(context, &step.work);
+            if let Work::Scaling { stride, .. } = &mut step.work {
+                if scaling_counts(curve, *stride * 2).len() >= MIN_SCALING_COUNTS.min(curve) {
+                    *stride *= 2;
+                    changed = true;
+                }
+            }
+        }
         if !changed {
             break;
         }
@@ -381,12 +440,54 @@ fn cut_cpus(
             ));
         }
     }
+    for step in steps.iter() {
+        if let Work::Scaling { stride, .. } = &step.work {
+            if *stride > 1 {
+                let curve = scaling_curve(context, &step.work);
+                parts.push(format!(
+                    "{} measures {} of its {curve} thread counts (1, every {stride}th, all)",
+                    step.label,
+                    scaling_counts(curve, *stride).len()
+                ));
+            }
+        }
+    }
     if per_cpu_after < per_cpu_before {
         parts.push(format!(
             "per-cpu measures {per_cpu_after} of its {per_cpu_before} sampled CPU steps"
         ));
     }
     (!parts.is_empty()).then(|| ("cpus", parts.join("; ")))
+}
+
+/// Node matrices by symmetry class: the costliest full matrix first,
+/// while over `limit`; says which, and how many cells each measures.
+fn cut_matrices(context: &Context, steps: &mut [Step], limit: f64, seed: u64) -> Option<String> {
+    let mut parts = Vec::new();
+    while estimate(context, steps) > limit {
+        let costliest = steps
+            .iter()
+            .enumerate()
+            .filter(|(_, step)| matches!(step.work, Work::Matrix(_, _, None)))
+            .map(|(index, step)| (index, step.plan(context).estimated_seconds))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((index, _)) = costliest else {
+            break;
+        };
+        let sample = MatrixSample::new(&context.topology, seed);
+        let cells: usize = sample.classes.iter().map(|class| class.cells.len()).sum();
+        parts.push(format!(
+            "{}: {} of {cells} cells measured ({} classes, each at its representative and {CLASS_DRAWS} \
+             members drawn with seed {seed}), the rest inferred",
+            steps[index].label,
+            sample.cells().len(),
+            sample.classes.len()
+        ));
+        if let Work::Matrix(_, _, slot) = &mut steps[index].work {
+            *slot = Some(sample);
+        }
+    }
+    (!parts.is_empty()).then(|| format!("{}; --full-matrix measures every cell", parts.join("; ")))
 }
 
 #[cfg(test)]

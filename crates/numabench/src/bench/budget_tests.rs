@@ -21,7 +21,7 @@ const FIXTURES: [&str; 8] = [
 fn planned(name: &str, budget: Budget) -> (Context, Vec<Step>, BudgetOutcome) {
     let mut context = Context::new(load(name));
     let mut steps = characterize_plan(&context, &select(&[], &[]).unwrap());
-    let outcome = fit_budget(&mut context, &mut steps, budget);
+    let outcome = fit_budget(&mut context, &mut steps, budget, MatrixCut::Seeded(1));
     (context, steps, outcome)
 }
 
@@ -44,7 +44,7 @@ fn an_unlimited_budget_cuts_nothing() {
 /// outcome's estimate is the cut plan's, and a plan that fits is not cut.
 #[test]
 fn cuts_come_in_order_and_each_lowers_the_estimate() {
-    let order = ["sizes", "repetitions", "cpus"];
+    let order = ["sizes", "repetitions", "cpus", "matrix-classes"];
     for name in FIXTURES {
         let (context, steps, outcome) = planned(name, Budget::Seconds(DEFAULT_BUDGET_SECONDS));
         let positions: Vec<usize> = outcome
@@ -91,7 +91,7 @@ fn a_tight_budget_cuts_down_to_each_floor() {
     let (after, steps, outcome) = planned("two-socket-smt", Budget::Seconds(1.0));
     assert!(!outcome.fits);
     let whats: Vec<&str> = outcome.cuts.iter().map(|cut| cut.what).collect();
-    assert_eq!(whats, ["sizes", "repetitions", "cpus"]);
+    assert_eq!(whats, ["sizes", "repetitions", "cpus", "matrix-classes"]);
     let sweep = |steps: &[Step]| -> Vec<u64> {
         latency_sweep(steps)
             .into_iter()
@@ -162,8 +162,66 @@ fn a_plan_within_the_budget_is_not_cut() {
             &mut context,
             &mut steps,
             Budget::Seconds(DEFAULT_BUDGET_SECONDS),
+            MatrixCut::Seeded(1),
         );
         assert!(outcome.cuts.is_empty(), "{}", info.name);
         assert_eq!(plan_of(&context, &steps), before);
+    }
+}
+
+/// The default budget (10 minutes) fits every fixture's characterize
+/// plan; the matrices' classes are cut only where the earlier cuts were
+/// not enough, and a sampled matrix measures fewer cells than it has.
+#[test]
+fn every_fixture_fits_the_default_budget() {
+    for name in FIXTURES {
+        let (context, steps, outcome) = planned(name, Budget::Seconds(DEFAULT_BUDGET_SECONDS));
+        assert!(outcome.fits, "{name}: {:?}", outcome.sentences());
+        assert!(
+            outcome.estimated_seconds <= DEFAULT_BUDGET_SECONDS,
+            "{name}"
+        );
+        for step in &steps {
+            if let Work::Matrix(_, _, Some(sample)) = &step.work {
+                let plan = step.plan(&context);
+                let cells = crate::bench::cpu_nodes(&context.topology).len()
+                    * crate::bench::memory_nodes(&context.topology).len();
+                assert_eq!(plan.measurements, sample.cells().len(), "{name}");
+                assert!(plan.measurements < cells, "{name}");
+                assert!(plan
+                    .sample_rule
+                    .as_deref()
+                    .unwrap()
+                    .contains("by symmetry class"));
+            }
+        }
+    }
+}
+
+/// `--full-matrix` (the matrix cut forbidden) and `--budget none` plan
+/// every cell of every matrix on every fixture, however far over budget.
+#[test]
+fn full_matrix_and_no_budget_plan_every_cell() {
+    for name in FIXTURES {
+        for (budget, matrix) in [
+            (Budget::Seconds(1.0), MatrixCut::Never),
+            (Budget::Unlimited, MatrixCut::Seeded(1)),
+        ] {
+            let mut context = Context::new(load(name));
+            let mut steps = characterize_plan(&context, &select(&[], &[]).unwrap());
+            let outcome = fit_budget(&mut context, &mut steps, budget, matrix);
+            assert!(
+                outcome.cuts.iter().all(|cut| cut.what != "matrix-classes"),
+                "{name}"
+            );
+            let cells = crate::bench::cpu_nodes(&context.topology).len()
+                * crate::bench::memory_nodes(&context.topology).len();
+            for step in &steps {
+                if let Work::Matrix(_, _, sample) = &step.work {
+                    assert!(sample.is_none(), "{name}");
+                    assert_eq!(step.plan(&context).measurements, cells, "{name}");
+                }
+            }
+        }
     }
 }
