@@ -445,7 +445,7 @@ fn cut_cpus(
             if *stride > 1 {
                 let curve = scaling_curve(context, &step.work);
                 parts.push(format!(
-                    "{} measures {} of its {curve} thread counts (1, every {stride}th, all)",
+                    "{} measures {} of its {curve} thread counts (1, the multiples of {stride}, all)",
                     step.label,
                     scaling_counts(curve, *stride).len()
                 ));
