@@ -122,4 +122,12 @@ fn a_run_names_its_cuts_in_the_summary() {
         .filter(|record| record["benchmark"] == "latency" && record["metric"] == "latency")
         .count();
     assert_eq!(latencies, 3, "three sizes measured");
+    // The run's record of its estimate against its elapsed time.
+    let run_time = records
+        .iter()
+        .find(|record| record["benchmark"] == "summary" && record["metric"] == "run_time")
+        .expect("a run_time summary record");
+    let elapsed = run_time["params"]["elapsed_seconds"].as_f64().unwrap();
+    assert!(elapsed > 0.0 && run_time["value"] == elapsed);
+    assert!(run_time["params"]["estimated_seconds"].as_f64().unwrap() > 0.0);
 }

@@ -10,7 +10,7 @@ use numabench::bench::{
     characterize_plan, fit_budget, registry, select, total_seconds, BenchError, BudgetOutcome,
     MatrixCut,
 };
-use numabench::summary::{budget_sentences, summarize, summary_records};
+use numabench::summary::{budget_sentences, run_time_sentence, summarize, summary_records};
 use numabench::threads::CpuOrder;
 use numabench::topology::render_table;
 use std::cell::{Cell, RefCell};
@@ -147,6 +147,10 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             if let Some(outcome) = budget.borrow().as_ref() {
                 sentences.extend(budget_sentences(outcome));
             }
+            if let Some(started) = started.get() {
+                let elapsed = started.elapsed().as_secs_f64();
+                sentences.push(run_time_sentence(estimated.get(), elapsed));
+            }
             for record in summary_records(&sentences) {
                 pipeline.emit(&record)?;
             }
@@ -158,7 +162,8 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
             if let Some(started) = started.get() {
                 eprintln!(
-                    "characterize: estimated {}, took {} (built-ins and plugins)",
+                    "characterize: estimated {}, took {} (built-ins and plugins; \
+                     the run_time summary record has both)",
                     clock(estimated.get()),
                     clock(started.elapsed().as_secs_f64())
                 );

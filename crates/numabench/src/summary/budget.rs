@@ -44,3 +44,28 @@ pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
     }
     sentences
 }
+
+/// The `run_time` sentence: how long the run took against its estimate
+/// (value: elapsed seconds; params `estimated_seconds`, `elapsed_seconds`
+/// and `elapsed_over_estimate`).
+pub fn run_time_sentence(estimated_seconds: f64, elapsed_seconds: f64) -> Sentence {
+    let ratio = if estimated_seconds > 0.0 {
+        elapsed_seconds / estimated_seconds
+    } else {
+        0.0
+    };
+    let mut params = Map::new();
+    params.insert("estimated_seconds".into(), json!(estimated_seconds));
+    params.insert("elapsed_seconds".into(), json!(elapsed_seconds));
+    params.insert("elapsed_over_estimate".into(), json!(ratio));
+    Sentence {
+        kind: "run_time",
+        text: format!(
+            "the run took {elapsed_seconds:.1} s against an estimate of {estimated_seconds:.1} s ({:+.0}%)",
+            (ratio - 1.0) * 100.0
+        ),
+        value: elapsed_seconds,
+        unit: Unit::Seconds,
+        params,
+    }
+}

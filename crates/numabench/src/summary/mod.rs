@@ -10,7 +10,7 @@ mod matrices;
 mod pages;
 mod scaling;
 
-pub use budget::budget_sentences;
+pub use budget::{budget_sentences, run_time_sentence};
 
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
