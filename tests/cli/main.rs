@@ -5,6 +5,7 @@
 mod app_hugepages;
 mod app_scaling;
 mod apps;
+mod budget;
 mod cache;
 mod chase;
 mod cluster;

@@ -4,7 +4,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use numabench::apps::{NpbClass, PlacementScheme, ThreadScheme};
-use numabench::bench::TrafficMix;
+use numabench::bench::{Budget, TrafficMix};
 use numabench::kernels::{kernel_by_name, ChaseOrder, KernelSpec, SimdLevel, KERNELS};
 use numabench::parse::{parse_id_list, parse_size};
 use numabench::threads::CpuOrder;
@@ -832,6 +832,15 @@ pub struct CharacterizeArgs {
     /// A plugin file to load (repeatable), besides NUMABENCH_PLUGIN_PATH's; plugins run after the built-ins, one thread on the first allowed CPU, 64 MiB, their default parameters.
     #[arg(long, value_name = "FILE")]
     pub plugin: Vec<PathBuf>,
+    /// Time budget (90s, 10m, 2h; none runs everything): where the estimate is over it, cut in this order, each only as far as needed: latency sizes (down to 3), repetitions (down to 3), CPUs sampled (contention's threads alone in turn and per-cpu's CPUs, down to one per node; scaling's thread counts, down to 4), then the node matrices measured by symmetry class (unless --full-matrix). --plan and the run's summary name every cut. Plugins are not counted.
+    #[arg(long, value_name = "DURATION", default_value = CHARACTERIZE_BUDGET, value_parser = parse_budget_arg)]
+    pub budget: Budget,
+    /// Measure every cell of the node matrices, whatever the budget (never measure them by symmetry class).
+    #[arg(long)]
+    pub full_matrix: bool,
+    /// Seed that draws the members of each matrix class measured besides its representative (default: from the clock; the plan and every record name it).
+    #[arg(long, value_name = "N")]
+    pub class_seed: Option<u64>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -1326,6 +1335,35 @@ pub const PLUGIN_TIMEOUT: &str = "1h";
 /// A timeout: a number of seconds, minutes or hours (`90s`, `30m`, `2h`,
 /// bare: seconds), from 1 s to 7 days.
 fn parse_timeout_arg(text: &str) -> Result<std::time::Duration, String> {
+    let seconds = parse_duration_seconds(text)?;
+    if !(1.0..=7.0 * 86400.0).contains(&seconds) {
+        return Err(format!("'{text}': must be between 1s and 7 days"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+/// The default `characterize --budget`: ten minutes.
+pub const CHARACTERIZE_BUDGET: &str = "10m";
+
+/// A time budget: `none` (everything runs) or a duration as for
+/// [`parse_timeout_arg`], from 1 s to 7 days.
+fn parse_budget_arg(text: &str) -> Result<Budget, String> {
+    if text.trim().eq_ignore_ascii_case("none") {
+        return Ok(Budget::Unlimited);
+    }
+    let seconds = parse_duration_seconds(text)
+        .map_err(|_| format!("'{text}': not a duration like 90s, 10m or 2h, nor none"))?;
+    if !(1.0..=7.0 * 86400.0).contains(&seconds) {
+        return Err(format!(
+            "'{text}': a budget must be between 1s and 7 days (or none, to run everything)"
+        ));
+    }
+    Ok(Budget::Seconds(seconds))
+}
+
+/// Seconds of a duration written as a number with `s`, `m`/`min` or `h`
+/// (bare: seconds).
+fn parse_duration_seconds(text: &str) -> Result<f64, String> {
     let trimmed = text.trim();
     let split = trimmed
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -1341,10 +1379,10 @@ fn parse_timeout_arg(text: &str) -> Result<std::time::Duration, String> {
         .parse::<f64>()
         .map_err(|_| format!("'{text}': not a duration like 90s, 30m or 2h"))?
         * scale;
-    if !(1.0..=7.0 * 86400.0).contains(&seconds) {
-        return Err(format!("'{text}': must be between 1s and 7 days"));
+    if !seconds.is_finite() {
+        return Err(format!("'{text}': not a duration like 90s, 30m or 2h"));
     }
-    Ok(std::time::Duration::from_secs_f64(seconds))
+    Ok(seconds)
 }
 
 fn parse_class_arg(text: &str) -> Result<NpbClass, String> {

@@ -2,7 +2,7 @@
 //! document (schema in docs/plan.md), and the estimated total.
 
 use crate::progress::clock;
-use numabench::bench::{total_seconds, PlanStep};
+use numabench::bench::{total_seconds, BudgetOutcome, PlanStep};
 use numabench::runner::RunPolicy;
 use numabench::topology::TopologyReport;
 use numabench::units::format_bytes;
@@ -19,11 +19,52 @@ pub fn plan_json(source: &str, plan: &[PlanStep]) -> serde_json::Value {
 
 /// Prints a plan as `--plan` does (a JSON document with `json`).
 pub fn print_plan(topology: &TopologyReport, plan: &[PlanStep], json: bool) {
+    print_budgeted_plan(topology, plan, None, json);
+}
+
+/// [`print_plan`], with what a time budget cut (`budget` in the JSON
+/// document; lines after the total in the table).
+pub fn print_budgeted_plan(
+    topology: &TopologyReport,
+    plan: &[PlanStep],
+    budget: Option<&BudgetOutcome>,
+    json: bool,
+) {
     if json {
-        println!("{:#}", plan_json(&topology.source, plan));
+        let mut document = plan_json(&topology.source, plan);
+        if let Some(budget) = budget {
+            document["budget"] = json!(budget);
+        }
+        println!("{document:#}");
     } else {
-        print!("{}", plan_text(&topology.source, plan));
+        // The budget's lines before the total, which stays the last line.
+        let text = plan_text(&topology.source, plan);
+        let (steps, total) = text
+            .trim_end()
+            .rsplit_once('\n')
+            .unwrap_or(("", text.trim_end()));
+        print!(
+            "{steps}\n{}{total}\n",
+            budget.map(budget_text).unwrap_or_default()
+        );
     }
+}
+
+/// What a time budget did, as `--plan` and the run's summary say it.
+pub fn budget_text(budget: &BudgetOutcome) -> String {
+    let mut out = match budget.budget_seconds {
+        Some(seconds) => format!(
+            "Budget: {} (--budget); {} before cuts, {} after\n",
+            clock(seconds),
+            clock(budget.uncut_seconds),
+            clock(budget.estimated_seconds)
+        ),
+        None => "Budget: none (--budget none): nothing cut\n".to_string(),
+    };
+    for line in budget.sentences() {
+        out.push_str(&format!("  - {line}\n"));
+    }
+    out
 }
 
 /// `cpus` in their order, runs of consecutive numbers written `a-b`.

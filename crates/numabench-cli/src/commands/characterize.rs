@@ -1,17 +1,23 @@
 //! `numabench characterize`: topology, then every selected benchmark (the
 //! built-ins, then plugins), then a short summary of what this run measured.
 
-use super::measuring::measure_steps_closing;
+use super::measuring::measure_budgeted_steps;
 use crate::args::CharacterizeArgs;
 use crate::exit::{CliError, Status};
 use crate::progress::clock;
 use numabench::bench::plugin::{run_plugin, Plugin, PluginRunConfig, PluginRunError};
-use numabench::bench::{characterize_plan, registry, select, total_seconds, BenchError};
+use numabench::bench::{
+    characterize_plan, fit_budget, registry, select, total_seconds, BenchError, BudgetOutcome,
+    MatrixCut,
+};
 use numabench::doctor::{run_doctor, SystemFiles};
-use numabench::summary::{summarize_with_doctor, summary_records, Sentence};
+use numabench::summary::{
+    budget_sentences, run_time_sentence, summarize_with_doctor, summary_records, Sentence,
+};
 use numabench::threads::CpuOrder;
 use numabench::topology::render_table;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::time::Instant;
 
 /// `characterize`'s plugins stop after an hour, as `plugin --timeout`'s default.
 const PLUGIN_TIMEOUT_DEFAULT: std::time::Duration = std::time::Duration::from_secs(3600);
@@ -47,7 +53,7 @@ fn split_names<'a>(
     Ok((builtins, plugin_names))
 }
 
-/// The findings, then the advice, as wrapped bullet lists under their
+/// The findings, what this run cut and took, then the advice, as wrapped
 /// headings, each line at most `width` columns.
 fn findings_text(sentences: &[Sentence], width: usize) -> String {
     let options = textwrap::Options::new(width.max(40))
@@ -55,13 +61,14 @@ fn findings_text(sentences: &[Sentence], width: usize) -> String {
         .subsequent_indent("    ")
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
     let mut text = String::new();
-    for (heading, advice) in [
-        ("What this machine's NUMA costs:", false),
-        ("What to do about it:", true),
+    for (heading, group) in [
+        ("What this machine's NUMA costs:", Group::Finding),
+        ("This run:", Group::Run),
+        ("What to do about it:", Group::Advice),
     ] {
         let list: Vec<&Sentence> = sentences
             .iter()
-            .filter(|sentence| (sentence.kind == "advice") == advice)
+            .filter(|sentence| Group::of(sentence) == group)
             .collect();
         if list.is_empty() {
             continue;
@@ -73,6 +80,33 @@ fn findings_text(sentences: &[Sentence], width: usize) -> String {
         }
     }
     text
+}
+
+/// Which list a sentence is printed in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Finding,
+    /// What the budget cut and how long the run took.
+    Run,
+    Advice,
+}
+
+impl Group {
+    fn of(sentence: &Sentence) -> Self {
+        match sentence.kind {
+            "advice" => Group::Advice,
+            "budget_cut" | "over_budget" | "run_time" => Group::Run,
+            _ => Group::Finding,
+        }
+    }
+}
+
+/// A seed for the matrix classes' draws when none is given: the clock's
+/// nanoseconds, so repeated runs draw different members.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64 % 1_000_000)
 }
 
 pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
@@ -95,8 +129,11 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
     let plugin_failed = Cell::new(false);
     // The doctor's audit of the machine measured, for the findings it
     // bears on (read only; a few /proc and /sys files).
-    let doctor = std::cell::RefCell::new(Vec::new());
-    let status = measure_steps_closing(
+    let doctor = RefCell::new(Vec::new());
+    let budget: RefCell<Option<BudgetOutcome>> = RefCell::new(None);
+    let started = Cell::new(None::<Instant>);
+    let estimated = Cell::new(0.0);
+    let status = measure_budgeted_steps(
         &args.run,
         &args.output,
         |context| {
@@ -105,9 +142,17 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
             let selected = select(&only_builtins, &skip_builtins)
                 .map_err(|error| BenchError::Invalid(error.to_string()))?;
-            Ok(characterize_plan(context, &selected))
+            let mut steps = characterize_plan(context, &selected);
+            let matrix = match args.full_matrix {
+                true => MatrixCut::Never,
+                false => MatrixCut::Seeded(args.class_seed.unwrap_or_else(clock_seed)),
+            };
+            *budget.borrow_mut() = Some(fit_budget(context, &mut steps, args.budget, matrix));
+            Ok(steps)
         },
         |context, plan| {
+            started.set(Some(Instant::now()));
+            estimated.set(total_seconds(plan));
             // The estimate first, on stderr: stdout keeps only the results.
             eprintln!(
                 "characterize: {} steps and {} plugins, estimated {} (see --plan)",
@@ -115,6 +160,11 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
                 selected_plugins.len(),
                 clock(total_seconds(plan))
             );
+            if let Some(outcome) = budget.borrow().as_ref() {
+                for line in outcome.sentences() {
+                    eprintln!("characterize: {line}");
+                }
+            }
             if show_topology {
                 println!("{}", render_table(&context.topology));
             }
@@ -146,9 +196,17 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
                     }
                 }
             }
-            // Findings from this run's records (and its doctor warnings):
-            // as records (in every output), then as lines after the table.
-            let sentences = summarize_with_doctor(records, &doctor.borrow());
+            // Findings from this run's records (and its doctor warnings),
+            // then what the budget cut and the run's time: as records (in
+            // every output), then as lines after the tables.
+            let mut sentences = summarize_with_doctor(records, &doctor.borrow());
+            if let Some(outcome) = budget.borrow().as_ref() {
+                sentences.extend(budget_sentences(outcome));
+            }
+            if let Some(started) = started.get() {
+                let elapsed = started.elapsed().as_secs_f64();
+                sentences.push(run_time_sentence(estimated.get(), elapsed));
+            }
             for record in summary_records(&sentences) {
                 pipeline.emit(&record)?;
             }
@@ -158,8 +216,17 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
                     findings_text(&sentences, usize::from(crate::tables::terminal_width()))
                 );
             }
+            if let Some(started) = started.get() {
+                eprintln!(
+                    "characterize: estimated {}, took {} (built-ins and plugins; \
+                     the run_time summary record has both)",
+                    clock(estimated.get()),
+                    clock(started.elapsed().as_secs_f64())
+                );
+            }
             Ok(())
         },
+        &|| budget.borrow().clone(),
     )?;
     Ok(match plugin_failed.get() {
         true => Status::Warnings,

@@ -8,7 +8,7 @@ use crate::progress::Progress;
 use crate::tables::{terminal_width, StdoutView, TablesSink};
 use numabench::bench::{
     check_memory_fits, cpus_of_node, plan_of, resolve_cpu, resolve_node_with_memory,
-    working_set_for, BenchError, Context, NodeMatrix, PlanStep, Step, StepRunner,
+    working_set_for, BenchError, BudgetOutcome, Context, NodeMatrix, PlanStep, Step, StepRunner,
 };
 use numabench::interrupt::{install_interrupt_handler, interrupted};
 use numabench::output::tables::CacheLadder;
@@ -187,21 +187,25 @@ pub fn measure_steps(
         before,
         after,
         None::<fn(&[Record], &mut Pipeline) -> _>,
+        &|| None,
     )
 }
 
 /// [`measure_steps`], then, once every step has run (or Ctrl-C stopped
 /// them), `closing` gets every record emitted and the pipeline to emit
-/// more, before the outputs are closed.
-pub fn measure_steps_closing(
+/// more, before the outputs are closed; for a command whose `build` fitted
+/// its steps into a time budget: `budget` says what the budget cut, for
+/// `--plan`.
+pub fn measure_budgeted_steps(
     run: &RunArgs,
     output: &OutputArgs,
     build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
     before: impl FnOnce(&Context, &[PlanStep]),
     after: impl FnMut(&Context, Option<NodeMatrix>),
     closing: impl FnOnce(&[Record], &mut Pipeline) -> Result<(), OutputError>,
+    budget: &dyn Fn() -> Option<BudgetOutcome>,
 ) -> Result<Status, CliError> {
-    run_steps(run, output, build, before, after, Some(closing))
+    run_steps(run, output, build, before, after, Some(closing), budget)
 }
 
 /// Both of the above: the records are kept in memory only when there is a
@@ -213,12 +217,14 @@ fn run_steps(
     before: impl FnOnce(&Context, &[PlanStep]),
     mut after: impl FnMut(&Context, Option<NodeMatrix>),
     closing: Option<impl FnOnce(&[Record], &mut Pipeline) -> Result<(), OutputError>>,
+    budget: &dyn Fn() -> Option<BudgetOutcome>,
 ) -> Result<Status, CliError> {
     let mut context = context(run)?;
     let steps = build(&mut context).map_err(bench_error)?;
     let plan = plan_of(&context, &steps);
     if run.plan {
-        crate::plan::print_plan(&context.topology, &plan, output.json);
+        let budget = budget();
+        crate::plan::print_budgeted_plan(&context.topology, &plan, budget.as_ref(), output.json);
         return Ok(Status::Clean);
     }
     before(&context, &plan);

@@ -7,6 +7,7 @@
 //! without a SLIT no two different splits are assumed alike.
 
 use crate::threads::CpuOrder;
+use crate::topology::colours::{colour_of, refine};
 use crate::topology::TopologyReport;
 
 /// How many candidate assignments the enumeration examines at most (a
@@ -115,36 +116,12 @@ pub fn one_node_cpus(
 /// distinct without a search, and a search need only map nodes of equal
 /// colour onto each other.
 fn node_colours(distances: &[Vec<u64>], capacity: &[usize], split: &[usize]) -> Vec<u64> {
-    use std::collections::hash_map::DefaultHasher;
-    use std::hash::{Hash, Hasher};
-    let hash = |value: &dyn Fn(&mut DefaultHasher)| {
-        let mut hasher = DefaultHasher::new();
-        value(&mut hasher);
-        hasher.finish()
-    };
-    let nodes = split.len();
-    let mut colours: Vec<u64> = (0..nodes)
-        .map(|i| hash(&|h| (split[i], capacity[i], distances[i][i]).hash(h)))
+    let initial = (0..split.len())
+        .map(|i| colour_of((split[i], capacity[i], distances[i][i])))
         .collect();
-    for _ in 0..nodes {
-        let refined: Vec<u64> = (0..nodes)
-            .map(|i| {
-                let mut around: Vec<(u64, u64, u64)> = (0..nodes)
-                    .filter(|&j| j != i)
-                    .map(|j| (distances[i][j], distances[j][i], colours[j]))
-                    .collect();
-                around.sort_unstable();
-                hash(&|h| (colours[i], &around).hash(h))
-            })
-            .collect();
-        let classes = |c: &[u64]| c.iter().collect::<std::collections::BTreeSet<_>>().len();
-        let stable = classes(&refined) == classes(&colours);
-        colours = refined;
-        if stable {
-            break;
-        }
-    }
-    colours
+    refine(initial, |i, j| {
+        colour_of((distances[i][j], distances[j][i]))
+    })
 }
 
 /// The sorted node colours of a split: equal for equivalent splits.

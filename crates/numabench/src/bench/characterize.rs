@@ -36,8 +36,9 @@ pub struct Step {
 #[derive(Debug, Clone)]
 pub(super) enum Work {
     Latency(LatencyConfig),
-    /// Every CPU node x every memory node.
-    Matrix(MatrixKind, u64),
+    /// Every CPU node x every memory node; with a sample, each class of
+    /// cells measured at its sample and the rest inferred (a budget's cut).
+    Matrix(MatrixKind, u64, Option<super::matrix::MatrixSample>),
     /// One row of a per-CPU matrix: one thread on the CPU x every memory node.
     CpuRow {
         cpu: u32,
@@ -47,6 +48,8 @@ pub(super) enum Work {
     Bandwidth(BandwidthConfig),
     Contention {
         cpus: Vec<u32>,
+        /// The CPUs measured alone in turn: `cpus`, or a time budget's sample.
+        alone: Vec<u32>,
         node: u32,
         size: u64,
     },
@@ -55,6 +58,8 @@ pub(super) enum Work {
         node: u32,
         size: u64,
         order: CpuOrder,
+        /// Thread counts measured: see [`super::scaling_counts`] (1: all).
+        stride: usize,
     },
     LoadedLatency(LoadedLatencyConfig),
     Mlp(MlpConfig),
@@ -177,7 +182,7 @@ pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
 pub(super) fn plan_matrix_latency(d: &Defaults, steps: &mut Steps) {
     steps.push(
         format!("latency matrix {}x{}", d.cpu_nodes.len(), d.memory.len()),
-        Work::Matrix(MatrixKind::Latency, d.dram),
+        Work::Matrix(MatrixKind::Latency, d.dram, None),
         MATRIX_ORDER,
     );
 }
@@ -187,7 +192,7 @@ pub(super) fn plan_matrix_bandwidth(d: &Defaults, steps: &mut Steps) {
     for mode in [MatrixMode::Serial, MatrixMode::Parallel] {
         steps.push(
             format!("bandwidth matrix ({})", mode.name()),
-            Work::Matrix(MatrixKind::Bandwidth(mode), d.dram),
+            Work::Matrix(MatrixKind::Bandwidth(mode), d.dram, None),
             MATRIX_ORDER,
         );
     }
@@ -232,6 +237,7 @@ pub(super) fn plan_contention(d: &Defaults, steps: &mut Steps) {
         format!("contention on node {}", d.first_node),
         Work::Contention {
             cpus: d.all_cpus.clone(),
+            alone: d.all_cpus.clone(),
             node: d.first_node,
             size: d.dram,
         },
@@ -248,6 +254,7 @@ pub(super) fn plan_scaling(d: &Defaults, steps: &mut Steps) {
             node: d.first_node,
             size: d.dram,
             order: SCALING_ORDER,
+            stride: 1,
         },
         SCALING_ORDER,
     );

@@ -33,8 +33,9 @@ fn emit(
     result: &BandwidthResult,
     metric: &str,
     scenario: &str,
+    extra: Map<String, serde_json::Value>,
 ) -> Result<(), BenchError> {
-    let mut params = Map::new();
+    let mut params = extra;
     params.insert("scenario".into(), json!(scenario));
     params.insert("kernel".into(), json!(config.kernel.name));
     params.insert("threads".into(), json!(config.cpus.len()));
@@ -79,10 +80,13 @@ fn emit_ratio(
 }
 
 /// Runs the three scenarios with memory of the contended scenarios on
-/// `target_node`, on `cpus`, working set `size` (per scenario).
+/// `target_node`, on `cpus`, working set `size` (per scenario). `alone`
+/// names the CPUs measured alone in turn: every one of `cpus`, or a sample
+/// a time budget chose (each such record says so in `params.alone_sampled`).
 pub fn run_contention(
     context: &Context,
     cpus: &[u32],
+    alone: &[u32],
     target_node: u32,
     size: u64,
     pipeline: &mut Pipeline,
@@ -90,9 +94,20 @@ pub fn run_contention(
     let read = kernel_by_name("read").expect("read kernel is registered");
     let on_target = MemoryPlacement::bind(target_node);
     let mut serial_per_thread = Vec::new();
-    for &cpu in cpus {
+    let sampled = (alone.len() < cpus.len()).then(|| {
+        format!(
+            "{} of the {} CPUs, spread evenly (time budget)",
+            alone.len(),
+            cpus.len()
+        )
+    });
+    for &cpu in alone {
         let config = BandwidthConfig::new(read, vec![cpu], size, on_target.clone());
         let result = measure_bandwidth(context, &config)?;
+        let mut extra = Map::new();
+        if let Some(rule) = &sampled {
+            extra.insert("alone_sampled".into(), json!(rule));
+        }
         emit(
             &context.topology,
             pipeline,
@@ -100,6 +115,7 @@ pub fn run_contention(
             &result,
             "serial_bandwidth",
             &format!("cpu {cpu} alone, memory on node {target_node}"),
+            extra,
         )?;
         serial_per_thread.push(result.gigabytes_per_second.max());
     }
@@ -112,6 +128,7 @@ pub fn run_contention(
         &contended,
         "contended_bandwidth",
         &format!("all threads at once, memory on node {target_node}"),
+        Map::new(),
     )?;
     let mut local_nodes: Vec<u32> = cpus
         .iter()
@@ -133,6 +150,7 @@ pub fn run_contention(
         &local,
         "local_bandwidth",
         "all threads at once, each on its own node",
+        Map::new(),
     )?;
     let summary = ContentionSummary {
         serial_per_thread,

@@ -31,6 +31,9 @@ pub(super) enum Cost {
         threads: usize,
         count: usize,
     },
+    /// Chases of 1 to `chains` chains at once over one buffer of `bytes`
+    /// (mlp): built once; with k chains, each walks its `1/k` share.
+    Chains { bytes: u64, chains: usize },
     /// Cache-to-cache ping-pongs, one per pair.
     PingPong { pairs: usize },
     /// Buffers built and not measured themselves (loaded-latency's traffic).
@@ -41,7 +44,8 @@ pub(super) enum Cost {
 /// timed repetitions: building each buffer at
 /// [`ASSUMED_SETUP_BYTES_PER_SECOND`]; a chase's samples take the longer
 /// of (repeat + 1) x [`MIN_SAMPLE_SECONDS`] and one walk of every line at
-/// [`ASSUMED_LOAD_SECONDS`]; a bandwidth run reads its bytes (repeat + 1 +
+/// [`ASSUMED_LOAD_SECONDS`] (with k chains at once, each walks 1/k of
+/// them, the buffer built once); a bandwidth run reads its bytes (repeat + 1 +
 /// calibration passes) times at [`ASSUMED_THREAD_BYTES_PER_SECOND`] per
 /// thread; a cache-to-cache pair costs (repeat + 1) x
 /// [`ASSUMED_C2C_REPETITION_SECONDS`]. An estimate, not a promise: real
@@ -62,6 +66,14 @@ pub(super) fn estimate(cost: Cost, repeat: usize) -> f64 {
             let setup = bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND;
             let pass = bytes as f64 / (threads.max(1) as f64 * ASSUMED_THREAD_BYTES_PER_SECOND);
             count as f64 * (setup + (passes + CALIBRATION_PASSES) * pass)
+        }
+        Cost::Chains { bytes, chains } => {
+            let setup = bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND;
+            let walk = (bytes / 64) as f64 * ASSUMED_LOAD_SECONDS;
+            setup
+                + (1..=chains)
+                    .map(|k| (walk / k as f64).max(passes * MIN_SAMPLE_SECONDS))
+                    .sum::<f64>()
         }
         Cost::PingPong { pairs } => pairs as f64 * passes * ASSUMED_C2C_REPETITION_SECONDS,
         Cost::Setup { bytes } => bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND,

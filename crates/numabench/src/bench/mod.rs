@@ -4,9 +4,11 @@
 //! output pipeline as each one is measured.
 
 mod bandwidth;
+mod budget;
 mod c2c;
 pub mod cache;
 mod calibration;
+pub mod cell_classes;
 mod characterize;
 mod contention;
 mod context;
@@ -33,6 +35,9 @@ mod steps;
 pub use bandwidth::{
     bandwidth_record, measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult,
 };
+pub use budget::{
+    fit_budget, Budget, BudgetOutcome, Cut, MatrixCut, DEFAULT_BUDGET_SECONDS, REPEAT_FLOOR,
+};
 pub use c2c::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};
 pub use characterize::{characterize_plan, Defaults, Step, Steps, CHARACTERIZE_ORDER};
 pub use contention::{run_contention, ContentionSummary};
@@ -48,7 +53,7 @@ pub use loaded_latency::{
 };
 pub use matrix::{
     matrix_cpus, run_bandwidth_matrix, run_cpu_row, run_latency_matrix, run_node_matrix,
-    MatrixKind, MatrixMode, NodeMatrix, MATRIX_ORDER,
+    run_sampled_matrix, MatrixKind, MatrixMode, MatrixSample, NodeMatrix, MATRIX_ORDER,
 };
 pub use mlp::{run_mlp, MlpConfig, MAX_CHAINS};
 pub use mlp_threads::{run_mlp_threads, MlpThreadsConfig, Pinning, ThreadMemory};
@@ -65,5 +70,7 @@ pub use placed::{
 };
 pub use plan::{app_plan_step, plan_of, total_seconds, PlanStep};
 pub use registry::{registry, select, BenchmarkInfo, SelectionError};
-pub use scaling::{reader_nodes, run_scaling, scaling_cpus, ScalingPoint, SCALING_ORDER};
+pub use scaling::{
+    reader_nodes, run_scaling, scaling_counts, scaling_cpus, ScalingPoint, SCALING_ORDER,
+};
 pub use step_runner::StepRunner;

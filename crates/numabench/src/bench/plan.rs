@@ -10,11 +10,11 @@ use super::estimate::{
     estimate, Cost, ASSUMED_APP_PASSES, ASSUMED_SETUP_BYTES_PER_SECOND,
     ASSUMED_THREAD_BYTES_PER_SECOND,
 };
-use super::matrix::{matrix_cpus, MatrixKind, MatrixMode};
+use super::matrix::{matrix_cpus, MatrixKind, MatrixMode, MatrixSample};
 use super::mlp::MAX_CHAINS;
 use super::per_cpu::PerCpuMeasure;
 use super::placed::{cpu_nodes, memory_nodes, CACHE_MULTIPLE};
-use super::scaling::{reader_nodes, scaling_cpus};
+use super::scaling::{reader_nodes, scaling_counts, scaling_cpus};
 use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
 use serde::Serialize;
@@ -139,12 +139,20 @@ fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
                 )
             }
         }
-        Work::Matrix(kind, size) => {
+        Work::Matrix(kind, size, sample) => {
             let mem_nodes = memory_nodes(topology);
             let rows = matrix_rows(topology, *kind);
-            let costs = rows
+            // Sampled: each row's cells of the classes' samples only.
+            let sampled = sample.as_ref().map(MatrixSample::cells);
+            let costs = cpu_nodes(topology)
                 .iter()
-                .map(|cpus| row_cost(*kind, *size, cpus.len(), mem_nodes.len()))
+                .zip(&rows)
+                .map(|(node, cpus)| {
+                    let cells = sampled.as_ref().map_or(mem_nodes.len(), |cells| {
+                        cells.iter().filter(|(row, _)| row == node).count()
+                    });
+                    row_cost(*kind, *size, cpus.len(), cells)
+                })
                 .collect();
             Facts::new(
                 rows.iter().map(Vec::len).max().unwrap_or(0),
@@ -181,7 +189,12 @@ fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
                 count: 1,
             }],
         ),
-        Work::Contention { cpus, node, size } => {
+        Work::Contention {
+            cpus,
+            alone,
+            node,
+            size,
+        } => {
             let mut mem_nodes: Vec<u32> = cpus
                 .iter()
                 .filter_map(|&cpu| topology.node_of_cpu(cpu))
@@ -192,7 +205,7 @@ fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
             let alone = Cost::Stream {
                 bytes: *size,
                 threads: 1,
-                count: cpus.len(),
+                count: alone.len(),
             };
             let together = Cost::Stream {
                 bytes: *size,
@@ -208,7 +221,11 @@ fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
             )
         }
         Work::Scaling {
-            node, size, order, ..
+            node,
+            size,
+            order,
+            stride,
+            ..
         } => {
             let per_node: Vec<Vec<u32>> = reader_nodes(topology, *node)
                 .into_iter()
@@ -217,11 +234,13 @@ fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
             let costs = per_node
                 .iter()
                 .flat_map(|cpus| {
-                    (1..=cpus.len()).map(|threads| Cost::Stream {
-                        bytes: *size,
-                        threads,
-                        count: 1,
-                    })
+                    scaling_counts(cpus.len(), *stride)
+                        .into_iter()
+                        .map(|threads| Cost::Stream {
+                            bytes: *size,
+                            threads,
+                            count: 1,
+                        })
                 })
                 .collect();
             Facts::new(
@@ -293,9 +312,9 @@ fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
             vec![config.cpu],
             config.memory.expected_nodes(),
             vec![config.size],
-            vec![Cost::Chase {
+            vec![Cost::Chains {
                 bytes: config.size,
-                count: MAX_CHAINS,
+                chains: MAX_CHAINS,
             }],
         ),
         Work::C2c => {
@@ -323,7 +342,12 @@ impl Step {
         let size_bytes = facts.sizes.iter().copied().max().unwrap_or(0);
         let repeat = facts.repeat.unwrap_or(context.repeat);
         let sample_rule = match &self.work {
-            Work::OneCpu(one) => one.labels.get("sample_rule").and_then(|rule| rule.as_str()),
+            Work::OneCpu(one) => one
+                .labels
+                .get("sample_rule")
+                .and_then(|rule| rule.as_str())
+                .map(str::to_string),
+            Work::Matrix(_, _, Some(sample)) => Some(sample.rule()),
             _ => None,
         };
         let cache_bytes_in_front = topology.cache_bytes_in_front(&facts.cpus, &facts.mem_nodes);
@@ -332,6 +356,7 @@ impl Step {
             .iter()
             .map(|cost| match cost {
                 Cost::Chase { count, .. } | Cost::Stream { count, .. } => *count,
+                Cost::Chains { chains, .. } => *chains,
                 Cost::PingPong { pairs } => *pairs,
                 Cost::Setup { .. } => 0,
             })
@@ -351,7 +376,7 @@ impl Step {
             repeat,
             measurements,
             estimated_seconds: facts.costs.iter().map(|&cost| estimate(cost, repeat)).sum(),
-            sample_rule: sample_rule.map(str::to_string),
+            sample_rule,
         }
     }
 }

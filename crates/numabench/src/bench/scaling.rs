@@ -59,14 +59,28 @@ pub fn reader_nodes(topology: &TopologyReport, memory_node: u32) -> Vec<u32> {
     readers
 }
 
+/// The thread counts of a curve over `cpus` CPUs measured with `stride`:
+/// 1, every multiple of `stride`, and `cpus` (stride 1: every count; a
+/// time budget raises it).
+pub fn scaling_counts(cpus: usize, stride: usize) -> Vec<usize> {
+    let stride = stride.max(1);
+    let mut counts: Vec<usize> = (1..=cpus)
+        .filter(|&threads| threads == 1 || threads % stride == 0 || threads == cpus)
+        .collect();
+    counts.dedup();
+    counts
+}
+
 /// Runs the scaling curves of `kernel` for memory bound to `memory_node`,
-/// threads added in `order`.
+/// threads added in `order`, at the counts of [`scaling_counts`] with
+/// `stride` (above 1, every record says `thread_stride`).
 pub fn run_scaling(
     context: &Context,
     kernel: &'static KernelSpec,
     memory_node: u32,
     size: u64,
     order: CpuOrder,
+    stride: usize,
     pipeline: &mut Pipeline,
 ) -> Result<Vec<ScalingPoint>, BenchError> {
     let mut points = Vec::new();
@@ -77,11 +91,14 @@ pub fn run_scaling(
         } else {
             "remote"
         };
-        for threads in 1..=cpus.len() {
+        for threads in scaling_counts(cpus.len(), stride) {
             if interrupted() {
                 return Ok(points);
             }
             let mut labels = Map::new();
+            if stride > 1 {
+                labels.insert("thread_stride".into(), json!(stride));
+            }
             labels.insert("cpu_node".into(), json!(cpu_node));
             labels.insert("mem_node".into(), json!(memory_node));
             labels.insert("locality".into(), json!(locality));

@@ -11,7 +11,7 @@ use super::context::Context;
 use super::error::BenchError;
 use super::latency::run_latency;
 use super::loaded_latency::run_loaded_latency;
-use super::matrix::{run_cpu_row, run_node_matrix, NodeMatrix};
+use super::matrix::{run_cpu_row, run_node_matrix, run_sampled_matrix, NodeMatrix};
 use super::mlp::run_mlp;
 use super::per_cpu::{emit_node_median_ratios, measure_one_cpu, Figure};
 use super::scaling::run_scaling;
@@ -58,20 +58,31 @@ impl StepRunner {
     ) -> Result<Option<NodeMatrix>, BenchError> {
         match work {
             Work::Latency(config) => run_latency(context, config, pipeline).map(|()| None),
-            Work::Matrix(kind, size) => run_node_matrix(context, *kind, *size, pipeline).map(Some),
+            Work::Matrix(kind, size, None) => {
+                run_node_matrix(context, *kind, *size, pipeline).map(Some)
+            }
+            Work::Matrix(kind, size, Some(sample)) => {
+                run_sampled_matrix(context, *kind, *size, sample, pipeline).map(Some)
+            }
             Work::CpuRow { cpu, kind, size } => {
                 run_cpu_row(context, *cpu, *kind, *size, pipeline).map(Some)
             }
             Work::Bandwidth(config) => run_bandwidth(context, config, pipeline).map(|_| None),
-            Work::Contention { cpus, node, size } => {
-                run_contention(context, cpus, *node, *size, pipeline).map(|_| None)
-            }
+            Work::Contention {
+                cpus,
+                alone,
+                node,
+                size,
+            } => run_contention(context, cpus, alone, *node, *size, pipeline).map(|_| None),
             Work::Scaling {
                 kernel,
                 node,
                 size,
                 order,
-            } => run_scaling(context, kernel, *node, *size, *order, pipeline).map(|_| None),
+                stride,
+            } => {
+                run_scaling(context, kernel, *node, *size, *order, *stride, pipeline).map(|_| None)
+            }
             Work::LoadedLatency(config) => {
                 run_loaded_latency(context, config, pipeline).map(|_| None)
             }

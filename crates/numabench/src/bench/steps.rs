@@ -89,7 +89,7 @@ impl Step {
         Self::of(
             "matrix-latency",
             "latency matrix".to_string(),
-            Work::Matrix(MatrixKind::Latency, size),
+            Work::Matrix(MatrixKind::Latency, size, None),
         )
         .in_order(MATRIX_ORDER)
     }
@@ -99,7 +99,7 @@ impl Step {
         Self::of(
             "matrix-bandwidth",
             format!("bandwidth matrix ({})", mode.name()),
-            Work::Matrix(MatrixKind::Bandwidth(mode), size),
+            Work::Matrix(MatrixKind::Bandwidth(mode), size, None),
         )
         .in_order(MATRIX_ORDER)
     }
@@ -109,7 +109,12 @@ impl Step {
         Self::of(
             "contention",
             format!("contention on node {node}"),
-            Work::Contention { cpus, node, size },
+            Work::Contention {
+                alone: cpus.clone(),
+                cpus,
+                node,
+                size,
+            },
         )
     }
 
@@ -124,6 +129,7 @@ impl Step {
                 node,
                 size,
                 order,
+                stride: 1,
             },
         )
         .in_order(order)

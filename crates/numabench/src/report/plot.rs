@@ -265,14 +265,30 @@ pub fn heatmap(
     column_label: &str,
     unit: &str,
 ) -> String {
+    hatched_heatmap(rows, columns, values, &[], row_label, column_label, unit)
+}
+
+/// [`heatmap`] with the cells where `hatched[row][column]` is true drawn
+/// hatched (diagonal lines over the colour): figures not measured but
+/// inferred (a matrix measured by symmetry class). Missing rows or
+/// columns of `hatched` are not hatched.
+pub fn hatched_heatmap(
+    rows: &[String],
+    columns: &[String],
+    values: &[Vec<Option<f64>>],
+    hatched: &[Vec<bool>],
+    row_label: &str,
+    column_label: &str,
+    unit: &str,
+) -> String {
     let mut svg = String::new();
     match draw_heatmap(
         &mut svg,
         rows,
         columns,
         values,
-        row_label,
-        column_label,
+        hatched,
+        (row_label, column_label),
         unit,
     ) {
         Ok(()) => svg,
@@ -280,13 +296,29 @@ pub fn heatmap(
     }
 }
 
+/// Lines of a cell's hatching: diagonals from its lower left, a fifth of a
+/// cell apart, clipped to the cell (`c`, `y`: its lower-left corner).
+fn hatch_lines(c: f64, y: f64) -> Vec<[(f64, f64); 2]> {
+    (1..10)
+        .map(|step| {
+            let offset = step as f64 / 5.0;
+            if offset <= 1.0 {
+                [(c, y + offset), (c + offset, y)]
+            } else {
+                let over = offset - 1.0;
+                [(c + over, y + 1.0), (c + 1.0, y + over)]
+            }
+        })
+        .collect()
+}
+
 fn draw_heatmap(
     svg: &mut String,
     rows: &[String],
     columns: &[String],
     values: &[Vec<Option<f64>>],
-    row_label: &str,
-    column_label: &str,
+    hatched: &[Vec<bool>],
+    (row_label, column_label): (&str, &str),
     unit: &str,
 ) -> Result<()> {
     let height = (80 + 34 * rows.len() as u32).clamp(200, 900);
@@ -366,6 +398,19 @@ fn draw_heatmap(
                 None => (RGBColor(230, 230, 230), ("-".to_string(), BLACK)),
             };
             chart.draw_series(std::iter::once(Rectangle::new(corners, fill.filled())))?;
+            let hatch = hatched
+                .get(r)
+                .and_then(|row| row.get(c as usize))
+                .copied()
+                .unwrap_or(false);
+            if hatch {
+                let ink = RGBColor(128, 128, 128).stroke_width(2);
+                chart.draw_series(
+                    hatch_lines(c, y)
+                        .into_iter()
+                        .map(|line| PathElement::new(line.to_vec(), ink)),
+                )?;
+            }
             chart.draw_series(std::iter::once(Text::new(
                 text.0,
                 (c + 0.5, y + 0.5),

@@ -11,6 +11,7 @@
 
 mod advice;
 mod bandwidth;
+mod budget;
 mod contention;
 mod declared;
 mod doctor;
@@ -21,6 +22,8 @@ mod outliers;
 mod pages;
 mod parallelism;
 mod scaling;
+
+pub use budget::{budget_sentences, run_time_sentence};
 
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;

@@ -11,6 +11,7 @@
 //! describe another machine, from an hwloc XML file ([`discover`]); only
 //! this machine's is measured on.
 
+pub mod colours;
 mod discover;
 mod kernel_nodes;
 mod memattrs_export;

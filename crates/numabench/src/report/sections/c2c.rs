@@ -39,6 +39,7 @@ pub fn c2c_matrix(data: &Dataset) -> Option<Matrix> {
         rows: labels.clone(),
         columns: labels,
         values,
+        inferred: Vec::new(),
     })
 }
 

@@ -4,7 +4,7 @@
 use super::{section, Section};
 use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
-use crate::report::plot::heatmap;
+use crate::report::plot::hatched_heatmap;
 use std::collections::BTreeMap;
 
 /// A matrix: row labels, column labels, values[row][column].
@@ -15,6 +15,9 @@ pub struct Matrix {
     pub rows: Vec<String>,
     pub columns: Vec<String>,
     pub values: Vec<Vec<Option<f64>>>,
+    /// Cells inferred from their symmetry class's representative
+    /// (`params.cell` `inferred`), not measured: drawn hatched.
+    pub inferred: Vec<Vec<bool>>,
 }
 
 /// Groups matrix records (by benchmark, metric, mode, per-CPU or not, file,
@@ -79,6 +82,7 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
             columns.sort_by(|a, b| a.0.total_cmp(&b.0));
             columns.dedup();
             let mut values = vec![vec![None; columns.len()]; rows.len()];
+            let mut inferred = vec![vec![false; columns.len()]; rows.len()];
             for r in &records {
                 let row = rows.iter().position(|x| *x == row_of(r));
                 let column = columns
@@ -86,6 +90,7 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
                     .position(|c| c.0 == r.num("mem_node").unwrap_or(-1.0));
                 if let (Some(row), Some(column)) = (row, column) {
                     values[row][column] = Some(r.value);
+                    inferred[row][column] = r.text("cell").as_deref() == Some("inferred");
                 }
             }
             Matrix {
@@ -94,6 +99,7 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
                 rows: rows.into_iter().map(|r| r.1).collect(),
                 columns: columns.into_iter().map(|c| c.1).collect(),
                 values,
+                inferred,
             }
         })
         .collect()
@@ -107,12 +113,15 @@ pub fn matrix_table(m: &Matrix) -> Table {
         header,
         rows: Vec::new(),
     };
-    for (label, row) in m.rows.iter().zip(&m.values) {
+    for ((label, row), inferred) in m.rows.iter().zip(&m.values).zip(&m.inferred) {
         let mut cells = vec![label.clone()];
-        cells.extend(
-            row.iter()
-                .map(|v| v.map(html::number).unwrap_or_else(|| "-".into())),
-        );
+        cells.extend(row.iter().zip(inferred).map(|(v, &inferred)| {
+            let text = v.map(html::number).unwrap_or_else(|| "-".into());
+            match inferred {
+                true => format!("{text} (inferred)"),
+                false => text,
+            }
+        }));
         table.push(cells);
     }
     table
@@ -125,19 +134,24 @@ pub fn build(data: &Dataset) -> Option<Section> {
     }
     let mut body = String::new();
     for m in &all {
-        let svg = heatmap(
+        let svg = hatched_heatmap(
             &m.rows,
             &m.columns,
             &m.values,
+            &m.inferred,
             "threads on",
             "memory on",
             &m.unit,
         );
+        let hatched = match m.inferred.iter().flatten().any(|&inferred| inferred) {
+            true => " Hatched: inferred from its symmetry class's representative cell, not measured (characterize's time budget; --full-matrix measures every cell).",
+            false => "",
+        };
         body.push_str(&format!("<h3>{}</h3>", html::escape(&m.title)));
         body.push_str(&figure(
             &svg,
             &format!(
-                "{} in {}; colour: viridis, lighter = higher; '-' not measured.",
+                "{} in {}; colour: viridis, lighter = higher; '-' not measured.{hatched}",
                 m.title, m.unit
             ),
             &matrix_table(m),

@@ -176,6 +176,7 @@ pub fn distance_matrix(t: &Value) -> Option<Matrix> {
         rows: indexes.clone(),
         columns: indexes,
         values,
+        inferred: Vec::new(),
     })
 }
 

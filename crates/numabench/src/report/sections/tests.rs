@@ -670,3 +670,44 @@ fn cluster_strips_mark_only_the_named_target_of_a_unit() {
         .collect();
     assert_eq!(marked, vec![260.0], "{strips:?}");
 }
+
+/// A matrix measured by symmetry class: its inferred cells (params.cell
+/// `inferred`) are marked, drawn hatched (the hatching's lines are in the
+/// SVG only then) and said so in the table and the caption.
+#[test]
+fn inferred_matrix_cells_are_hatched() {
+    let cell = |cpu: u32, mem: u32, value: f64, how: &str| {
+        record(
+            "matrix-latency",
+            "latency",
+            value,
+            "ns",
+            &format!(r#"{{"cpu_node":{cpu},"mem_node":{mem},"cell":"{how}","cell_class":0}}"#),
+        )
+    };
+    let sampled = lines(&[
+        cell(0, 0, 90.0, "measured"),
+        cell(0, 1, 150.0, "measured"),
+        cell(1, 0, 150.0, "inferred"),
+        cell(1, 1, 90.0, "measured"),
+    ]);
+    let all = matrix::matrices(&sampled);
+    assert_eq!(all[0].inferred, [[false, false], [true, false]]);
+    let table = matrix::matrix_table(&all[0]);
+    assert_eq!(table.rows[1][1], "150 (inferred)");
+    let html = matrix::build(&sampled).unwrap().body;
+    assert!(html.contains("Hatched: inferred"), "{html}");
+    let measured = lines(&[
+        cell(0, 0, 90.0, "measured"),
+        cell(0, 1, 150.0, "measured"),
+        cell(1, 0, 150.0, "measured"),
+        cell(1, 1, 90.0, "measured"),
+    ]);
+    let plain = matrix::build(&measured).unwrap().body;
+    assert!(!plain.contains("Hatched"));
+    let lines_in = |html: &str| html.matches("<polyline").count() + html.matches("<path").count();
+    assert!(
+        lines_in(&html) >= lines_in(&plain) + 9,
+        "nine hatch lines in the inferred cell"
+    );
+}

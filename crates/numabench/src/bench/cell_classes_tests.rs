@@ -1,0 +1,131 @@
+//! Cell classes on the fixtures' machine shapes, and the class sampler on
+//! a matrix with one planted slow cell.
+
+use super::*;
+use crate::bench::{cpu_nodes, memory_nodes};
+use crate::topology::fixture_tests::load;
+
+fn classes_of(name: &str) -> Vec<CellClass> {
+    let topology = load(name);
+    cell_classes(&topology, &cpu_nodes(&topology), &memory_nodes(&topology))
+}
+
+/// Every cell is in exactly one class, classes in order of their first cell.
+#[test]
+fn classes_partition_the_matrix() {
+    for name in [
+        "amd-nps4",
+        "four-socket-ladder",
+        "intel-snc2-hbm",
+        "knl-snc4-cache",
+    ] {
+        let topology = load(name);
+        let (rows, columns) = (cpu_nodes(&topology), memory_nodes(&topology));
+        let classes = classes_of(name);
+        let mut cells: Vec<Cell> = classes.iter().flat_map(|c| c.cells.clone()).collect();
+        cells.sort_unstable();
+        let mut all: Vec<Cell> = rows
+            .iter()
+            .flat_map(|&r| columns.iter().map(move |&c| (r, c)))
+            .collect();
+        all.sort_unstable();
+        assert_eq!(cells, all, "{name}");
+        for (index, class) in classes.iter().enumerate() {
+            assert_eq!(class.id, index);
+        }
+    }
+}
+
+/// The symmetric NPS4 server (2 sockets x 4 nodes, SLIT 10/12/32) has
+/// three classes: local, same socket, other socket. The 4-socket ladder's
+/// asymmetric SLIT tells more pairs apart: more classes than NPS4.
+#[test]
+fn classes_follow_the_fixture_symmetry() {
+    let nps4 = classes_of("amd-nps4");
+    let sizes: Vec<usize> = nps4.iter().map(|class| class.cells.len()).collect();
+    assert_eq!(sizes, [8, 24, 32], "{nps4:?}");
+    assert!(
+        nps4[0].cells.iter().all(|(cpu, mem)| cpu == mem),
+        "local first"
+    );
+    let ladder = classes_of("four-socket-ladder");
+    assert!(ladder.len() > nps4.len(), "{ladder:?}");
+    assert!(ladder
+        .iter()
+        .any(|class| class.cells.iter().all(|(c, m)| c == m)));
+}
+
+/// A matrix with one planted slow cell (half the bandwidth of its class):
+/// with every cell measured (`full`: `--full-matrix`) it is always found;
+/// sampled, it is found exactly when the seed draws it (or it is the
+/// representative), and then its whole class is measured; else it is
+/// inferred from the representative. Over many seeds, the fraction found
+/// is min(3, n)/n for a class of n cells (the docs' figure).
+#[test]
+fn a_planted_slow_cell_is_found_when_drawn_and_always_in_full() {
+    let classes = classes_of("amd-nps4");
+    let class = &classes[2]; // the 32 cells between sockets
+    let slow = class.cells[17];
+    let value = |cell: Cell| if cell == slow { 50.0 } else { 100.0 };
+    let run = |seed: u64, full: bool| {
+        let mut measured = Vec::new();
+        let outcomes = measure_classes(
+            &classes,
+            seed,
+            CLASS_DRAWS,
+            CLASS_TOLERANCE,
+            full,
+            |cell, _| {
+                measured.push(cell);
+                Ok::<_, ()>(Some(value(cell)))
+            },
+        )
+        .unwrap();
+        (outcomes, measured)
+    };
+    let (outcomes, measured) = run(7, true);
+    assert_eq!(measured.len(), 64);
+    let cell = outcomes[2]
+        .cells
+        .iter()
+        .find(|(c, _, _)| *c == slow)
+        .unwrap();
+    assert_eq!((cell.1, cell.2), (Some(50.0), CellSource::Measured));
+    let mut found = 0;
+    let seeds = 2000;
+    for seed in 0..seeds {
+        let drawn = sample_of(class, seed, CLASS_DRAWS).contains(&slow);
+        let (outcomes, measured) = run(seed, false);
+        let outcome = &outcomes[2];
+        assert_eq!(outcome.measured_in_full, drawn, "seed {seed}");
+        let (_, figure, source) = *outcome.cells.iter().find(|(c, _, _)| *c == slow).unwrap();
+        if drawn {
+            found += 1;
+            assert_eq!((figure, source), (Some(50.0), CellSource::Measured));
+            assert_eq!(
+                measured.len(),
+                3 + 3 + 32,
+                "other classes sampled, this one in full"
+            );
+        } else {
+            assert_eq!(figure, Some(100.0));
+            assert_eq!(source, CellSource::InferredFrom(class.cells[0]));
+            assert_eq!(measured.len(), 9);
+        }
+    }
+    let expected = 3.0 / 32.0;
+    let rate = found as f64 / seeds as f64;
+    assert!((rate - expected).abs() < 0.03, "{rate} against {expected}");
+}
+
+/// The same seed draws the same members; the representative is always first.
+#[test]
+fn draws_are_seeded() {
+    let classes = classes_of("amd-nps4");
+    for class in &classes {
+        let a = sample_of(class, 42, CLASS_DRAWS);
+        assert_eq!(a, sample_of(class, 42, CLASS_DRAWS));
+        assert_eq!(a[0], class.cells[0]);
+        assert_eq!(a.len(), 3.min(class.cells.len()));
+    }
+}

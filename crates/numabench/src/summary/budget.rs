@@ -1,0 +1,71 @@
+//! Sentences on what `characterize`'s time budget cut: one per cut, and
+//! one where the plan stayed over the budget after every cut. They come
+//! from the plan, not from records, so a run's summary names every cut.
+
+use super::Sentence;
+use crate::bench::BudgetOutcome;
+use crate::output::Unit;
+use serde_json::{json, Map};
+
+/// One `budget_cut` sentence per cut (value: the seconds it saved by the
+/// estimate), then an `over_budget` one (value: the estimate after every
+/// cut) where the plan still does not fit.
+pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
+    let lines = outcome.sentences();
+    let mut sentences: Vec<Sentence> = outcome
+        .cuts
+        .iter()
+        .zip(&lines)
+        .map(|(cut, line)| {
+            let mut params = Map::new();
+            params.insert("cut".into(), json!(cut.what));
+            params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
+            params.insert("before_seconds".into(), json!(cut.before_seconds));
+            params.insert("after_seconds".into(), json!(cut.after_seconds));
+            Sentence {
+                kind: "budget_cut",
+                text: line.clone(),
+                value: cut.before_seconds - cut.after_seconds,
+                unit: Unit::Seconds,
+                params,
+            }
+        })
+        .collect();
+    if !outcome.fits {
+        let mut params = Map::new();
+        params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
+        sentences.push(Sentence {
+            kind: "over_budget",
+            text: lines.last().cloned().unwrap_or_default(),
+            value: outcome.estimated_seconds,
+            unit: Unit::Seconds,
+            params,
+        });
+    }
+    sentences
+}
+
+/// The `run_time` sentence: how long the run took against its estimate
+/// (value: elapsed seconds; params `estimated_seconds`, `elapsed_seconds`
+/// and `elapsed_over_estimate`).
+pub fn run_time_sentence(estimated_seconds: f64, elapsed_seconds: f64) -> Sentence {
+    let ratio = if estimated_seconds > 0.0 {
+        elapsed_seconds / estimated_seconds
+    } else {
+        0.0
+    };
+    let mut params = Map::new();
+    params.insert("estimated_seconds".into(), json!(estimated_seconds));
+    params.insert("elapsed_seconds".into(), json!(elapsed_seconds));
+    params.insert("elapsed_over_estimate".into(), json!(ratio));
+    Sentence {
+        kind: "run_time",
+        text: format!(
+            "the run took {elapsed_seconds:.1} s against an estimate of {estimated_seconds:.1} s ({:+.0}%)",
+            (ratio - 1.0) * 100.0
+        ),
+        value: elapsed_seconds,
+        unit: Unit::Seconds,
+        params,
+    }
+}
