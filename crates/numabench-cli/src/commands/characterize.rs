@@ -218,8 +218,7 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
             if let Some(started) = started.get() {
                 eprintln!(
-                    "characterize: estimated {}, took {} (built-ins and plugins; \
-                     the run_time summary record has both)",
+                    "characterize: estimated {}, took {} (both in the run_time record)",
                     clock(estimated.get()),
                     clock(started.elapsed().as_secs_f64())
                 );
