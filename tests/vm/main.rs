@@ -19,6 +19,8 @@
 /// `cluster --per numa` in the four-node VM (MPI build only).
 #[cfg(feature = "mpi")]
 mod cluster;
+/// characterize's findings in the two-socket VM.
+mod findings;
 #[allow(dead_code)]
 mod harness;
 /// `--hugepages` for the application kernels: THP and hugetlbfs pools.

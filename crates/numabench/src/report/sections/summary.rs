@@ -1,6 +1,8 @@
-//! "What this run found": characterize's summary sentences (`summary`
-//! records, each with its text in `params.sentence`), as a list near the top
-//! of the page, with the figures behind them in a collapsible table.
+//! "What this machine's NUMA costs": characterize's findings (`summary`
+//! records, each with its text in `params.sentence`), first on the page and
+//! in the words the terminal printed, then what the run cut and took, then
+//! "What to do about it" (the `advice` records); the figures behind them in
+//! a collapsible table.
 
 use super::{records_table, section, Section};
 use crate::report::html::escape;
@@ -9,10 +11,16 @@ use crate::report::load::{Dataset, Rec};
 /// The sentence of each summary record, with the file it came from when
 /// several files hold summaries (records without a sentence are left out).
 pub fn sentences(data: &Dataset) -> Vec<String> {
+    sentences_where(data, |_| true)
+}
+
+/// [`sentences`] of the summary records whose metric `keep` accepts.
+fn sentences_where(data: &Dataset, keep: impl Fn(&str) -> bool) -> Vec<String> {
     let records: Vec<&Rec> = data.of("summary").collect();
     let several_files = records.iter().any(|r| r.file != records[0].file);
     records
         .iter()
+        .filter(|r| keep(&r.metric))
         .filter_map(|r| {
             let sentence = r.text("sentence")?;
             Some(if several_files {
@@ -29,15 +37,36 @@ pub fn build(data: &Dataset) -> Option<Section> {
     if list.is_empty() {
         return None;
     }
-    let mut body = String::from("<ul class=\"findings\">");
-    for sentence in &list {
-        body.push_str(&format!("<li>{}</li>", escape(sentence)));
+    // The lists the terminal prints, in its order and words.
+    let run = |metric: &str| matches!(metric, "budget_cut" | "over_budget" | "run_time");
+    let mut body = String::new();
+    for (heading, list) in [
+        (
+            None,
+            sentences_where(data, |metric| metric != "advice" && !run(metric)),
+        ),
+        (Some("This run"), sentences_where(data, run)),
+        (
+            Some("What to do about it"),
+            sentences_where(data, |metric| metric == "advice"),
+        ),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        if let Some(heading) = heading {
+            body.push_str(&format!("<h3>{heading}</h3>"));
+        }
+        body.push_str("<ul class=\"findings\">");
+        for sentence in &list {
+            body.push_str(&format!("<li>{}</li>", escape(sentence)));
+        }
+        body.push_str("</ul>");
     }
-    body.push_str("</ul>");
     body.push_str(&format!(
         "<details><summary>the figures behind them ({} records)</summary>{}</details>",
         data.of("summary").count(),
         records_table(data.of("summary")).to_html()
     ));
-    Some(section("summary", "What this run found", body))
+    Some(section("summary", "What this machine's NUMA costs", body))
 }

@@ -1,0 +1,75 @@
+//! `characterize`'s findings in the two-socket VM: local and remote memory
+//! latency and read bandwidth with their ratios, from the run's own
+//! records. Under TCG emulation remote memory costs what local memory does,
+//! so the findings must also say that the SLIT (10 against 21) orders the
+//! nodes one way while they measured equal, and give no advice that rests
+//! on a remote cost the run did not find.
+
+use super::{harness, numabench, topologies};
+
+const CHARACTERIZE: &str =
+    "numabench characterize --only matrix-latency,matrix-bandwidth --repeat 3 --jsonl /tmp/f.jsonl";
+
+#[test]
+fn two_sockets_findings_name_local_and_remote_memory() {
+    let topo = topologies::two_sockets();
+    let commands = [CHARACTERIZE, "cat /tmp/f.jsonl"];
+    let run =
+        harness::run_in_vm(&topo, &[numabench()], &commands).unwrap_or_else(|e| panic!("{e}"));
+    let stdout = run.stdout_ok(0);
+    let (_, findings) = stdout
+        .split_once("What this machine's NUMA costs:\n")
+        .unwrap_or_else(|| panic!("no findings:\n{}", run.transcript()));
+    eprintln!("[{}] findings:\n{findings}", topo.name);
+    // The sentences as the summary records hold them (the terminal wraps).
+    let sentences: Vec<String> = run
+        .stdout_ok(1)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|record| record["benchmark"] == "summary")
+        .map(|record| record["params"]["sentence"].as_str().unwrap().to_string())
+        .collect();
+    let find = |start: &str| {
+        sentences
+            .iter()
+            .find(|sentence| sentence.starts_with(start))
+            .unwrap_or_else(|| panic!("no '{start}' in {sentences:#?}"))
+            .clone()
+    };
+    let latency = find("memory latency: local ");
+    assert!(
+        latency.contains(", remote ") && latency.contains("x local"),
+        "{latency}"
+    );
+    let bandwidth = find("read bandwidth, one thread: local ");
+    assert!(
+        bandwidth.contains(", remote ") && bandwidth.contains("x local"),
+        "{bandwidth}"
+    );
+    // Emulated NUMA: remote latency within 5% of local on at least one
+    // row means the SLIT's 21 against 10 is named as measured equal; a
+    // latency-bound advice appears only when some remote cell costs more.
+    let ratio = |text: &str| -> f64 {
+        // "... (1.00x-1.90x local; ...": the highest ratio.
+        let (_, after) = text.split_once(" (").unwrap();
+        let span = after.split(" local").next().unwrap();
+        let highest = span.split('-').next_back().unwrap();
+        highest.trim_end_matches('x').parse().unwrap()
+    };
+    let worst = ratio(&latency);
+    let mismatch = sentences
+        .iter()
+        .any(|sentence| sentence.contains("the SLIT distance says node"));
+    let latency_advice = sentences
+        .iter()
+        .any(|sentence| sentence.starts_with("latency-bound code"));
+    assert_eq!(latency_advice, worst > 1.05, "{sentences:#?}");
+    if worst <= 1.05 {
+        assert!(mismatch, "{sentences:#?}");
+    }
+    // Every line of the terminal's findings fits 100 columns.
+    assert!(
+        findings.lines().all(|line| line.chars().count() <= 100),
+        "{findings}"
+    );
+}
