@@ -24,6 +24,7 @@ mod report_browser;
 mod run;
 mod run_omp;
 mod run_scan;
+mod run_spawn;
 mod splits;
 mod summary;
 mod tables;
