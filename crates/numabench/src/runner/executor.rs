@@ -11,7 +11,8 @@ use super::thread_setup::ThreadSetup;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -167,23 +168,37 @@ impl Executor for ProcessExecutor {
         let setup = ThreadSetup::for_invocation(invocation);
         // Opened by the thread that starts the program, so the child inherits the counters.
         let counting = Counting::before_start();
+        // Started before the clock, told the program's pid after the spawn.
+        let sampled_pid = Arc::new(AtomicU32::new(0));
+        let sampler = Counting::sampler(Arc::clone(&sampled_pid));
         // The clock starts just before the spawn and stops when wait4 returns, as hyperfine's:
         // everything prepared above (files, environment, counters, numastat) is outside, and
         // so is the thread's setup, applied before and restored after.
         let mut started = Instant::now();
-        let child = setup
+        let spawned = setup
             .around(|| {
                 started = Instant::now();
                 command.spawn()
             })
-            .and_then(|child| child)
-            .map_err(|source| RunError::Spawn {
-                command: program.clone(),
-                source,
-            })?;
+            .and_then(|child| child);
+        let child = match spawned {
+            Ok(child) => child,
+            Err(source) => {
+                if let Some(sampler) = sampler {
+                    sampler.stop();
+                }
+                return Err(RunError::Spawn {
+                    command: program.clone(),
+                    source,
+                });
+            }
+        };
         let pid = child.id();
         let done = AtomicBool::new(false);
-        let sampler = Counting::sampler(pid);
+        sampled_pid.store(pid, Ordering::Release);
+        if let Some(sampler) = &sampler {
+            sampler.wake();
+        }
         let (waited, observation) = std::thread::scope(|scope| {
             let done = &done;
             let observer = invocation.observe.map(|interval| {
