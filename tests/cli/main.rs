@@ -29,6 +29,7 @@ mod report_browser;
 mod run;
 mod run_omp;
 mod run_scan;
+mod run_spawn;
 mod setup_script;
 mod signals;
 mod splits;

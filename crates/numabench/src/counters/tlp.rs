@@ -189,6 +189,12 @@ impl TlpSampler {
         Ok(TlpSampler { done, handle })
     }
 
+    /// Wakes the sampler now (it takes its next sample at once), for one
+    /// started before the process it samples existed.
+    pub fn wake(&self) {
+        self.handle.thread().unpark();
+    }
+
     /// Stops the sampler and returns what it saw.
     pub fn stop(self) -> Sampled {
         self.done.store(true, Ordering::Release);

@@ -205,8 +205,7 @@ pub fn allowed_memory_nodes() -> io::Result<Vec<u32>> {
 
 /// The calling thread's memory policy (get_mempolicy(2)): its MPOL_*
 /// mode and nodes, as the kernel holds them (for tests that check what a
-/// policy became).
-#[cfg(test)]
+/// policy became, and to restore it after a run's start).
 pub fn thread_mempolicy() -> io::Result<(libc::c_int, Vec<u32>)> {
     let mut mode: libc::c_int = 0;
     let mut mask = [0 as libc::c_ulong; MASK_WORDS];

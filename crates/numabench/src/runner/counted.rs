@@ -16,6 +16,8 @@ use crate::counters::{
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 /// One run's counts.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -63,9 +65,16 @@ impl Counting {
         }
     }
 
-    /// Starts sampling the threads of the process tree of `pid`.
-    pub fn sampler(pid: u32) -> Option<TlpSampler> {
-        TlpSampler::start(Box::new(move || tree_tasks(pid)), TLP_INTERVAL, true).ok()
+    /// Starts sampling the threads of the process tree of the process id
+    /// `pid` will hold: started before the program (so that starting a
+    /// thread is outside the run's timed region), it samples nothing while
+    /// `pid` is 0; [`TlpSampler::wake`] it once `pid` is set.
+    pub fn sampler(pid: Arc<AtomicU32>) -> Option<TlpSampler> {
+        let list = move || match pid.load(Ordering::Acquire) {
+            0 => Vec::new(),
+            pid => tree_tasks(pid),
+        };
+        TlpSampler::start(Box::new(list), TLP_INTERVAL, true).ok()
     }
 
     /// After the program was waited for: the counts.

@@ -7,11 +7,11 @@ use super::observe::{observe, Observation};
 use super::pin_files::PinFiles;
 use super::policy::RunPolicy;
 use super::rank_blocks::RankBlocks;
-use crate::memory::MemoryPolicy;
+use super::thread_setup::ThreadSetup;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -89,21 +89,9 @@ pub trait Executor {
     ) -> Result<RunOutcome, RunError>;
 }
 
-/// The real thing: fork, apply the policy, exec, wait4.
+/// The real thing: posix_spawn from a thread set up with the policy, wait4.
 #[derive(Debug, Default)]
 pub struct ProcessExecutor;
-
-fn cpu_set(cpus: &[u32]) -> libc::cpu_set_t {
-    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &cpu in cpus {
-        if (cpu as usize) < libc::CPU_SETSIZE as usize {
-            // SAFETY: cpu < CPU_SETSIZE.
-            unsafe { libc::CPU_SET(cpu as usize, &mut set) };
-        }
-    }
-    set
-}
 
 /// The environment a policy adds. With the pinning shim, the shim pins
 /// every new thread (OpenMP's workers included) to the next CPU of the
@@ -140,56 +128,13 @@ pub fn policy_environment(
     environment
 }
 
-/// What the child does between fork and exec: the policy's CPU affinity and
-/// memory policy, prepared before fork (nothing, for as-is).
-#[derive(Debug)]
-pub(crate) struct ChildSetup {
-    affinity: Option<libc::cpu_set_t>,
-    memory: Option<MemoryPolicy>,
-}
-
-impl ChildSetup {
-    pub(crate) fn for_invocation(invocation: &Invocation) -> ChildSetup {
-        let affinity = match (&invocation.policy.pin_order, &invocation.policy.affinity) {
-            // All of the policy's CPUs: OpenMP runtimes size their team and choose how to
-            // wait from this mask. The shim then pins each thread, the main one included
-            // (see crates/numabench-pin/src/deferred.rs); without it OpenMP binds within the set.
-            (Some(order), _) => Some(cpu_set(order)),
-            (None, Some(cpus)) => Some(cpu_set(cpus)),
-            (None, None) => None,
-        };
-        ChildSetup {
-            affinity,
-            memory: invocation.policy.memory.clone(),
-        }
-    }
-
-    /// Applies the setup to the calling thread. Async-signal-safe: system calls
-    /// on data prepared before fork, no allocation.
-    fn apply(&self) -> std::io::Result<()> {
-        if let Some(set) = &self.affinity {
-            // SAFETY: `set` is a cpu_set_t of the size passed.
-            if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) }
-                != 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-        }
-        if let Some(policy) = &self.memory {
-            policy.set_for_this_thread()?;
-        }
-        Ok(())
-    }
-}
-
-/// The one way every run starts, whatever its policy: fork, `setup` in the
-/// child (nothing for as-is), exec. Always installing the pre-exec step keeps
-/// std from starting some policies with posix_spawn and others with fork, so
-/// the comparison is between policies, not start paths. The command holds
-/// `setup` until it is dropped.
+/// The command of one run, whatever its policy: the program, its arguments
+/// and the policy's environment, with no pre-exec step, so std starts it with
+/// posix_spawn (a vfork-style clone) as hyperfine does. The policy's affinity
+/// and memory policy reach the program by inheritance from the starting
+/// thread ([`ThreadSetup::around`]), the same path for every policy.
 pub(crate) fn start_command(
     invocation: &Invocation,
-    setup: Arc<ChildSetup>,
     environment: Vec<(String, String)>,
 ) -> Command {
     let mut command = Command::new(&invocation.command[0]);
@@ -199,13 +144,9 @@ pub(crate) fn start_command(
         command.stdout(Stdio::null()).stderr(Stdio::null());
     }
     command.stdin(Stdio::null());
-    // Its own process group, so that SIGINT/SIGTERM to numabench reach every process of the run.
+    // Its own process group, so that SIGINT/SIGTERM to numabench reach every process of the run
+    // (posix_spawn sets it: no fork of numabench is needed for it).
     command.process_group(0);
-    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
-    // system calls on data prepared before fork (ChildSetup::apply).
-    unsafe {
-        command.pre_exec(move || setup.apply());
-    }
     command
 }
 
@@ -230,22 +171,42 @@ impl Executor for ProcessExecutor {
             }
             _ => None,
         };
-        let mut command = start_command(
-            invocation,
-            Arc::new(ChildSetup::for_invocation(invocation)),
-            environment,
-        );
-        // Opened by the thread that forks, so the child inherits the counters.
+        let mut command = start_command(invocation, environment);
+        let setup = ThreadSetup::for_invocation(invocation);
+        // Opened by the thread that starts the program, so the child inherits the counters.
         let counting = Counting::before_start();
-        let started = Instant::now();
-        let child = command.spawn().map_err(|source| RunError::Spawn {
-            command: program.clone(),
-            source,
-        })?;
+        // Started before the clock, told the program's pid after the spawn.
+        let sampled_pid = Arc::new(AtomicU32::new(0));
+        let sampler = Counting::sampler(Arc::clone(&sampled_pid));
+        // The clock starts just before the spawn and stops when wait4 returns, as hyperfine's:
+        // everything prepared above (files, environment, counters, numastat) is outside, and
+        // so is the thread's setup, applied before and restored after.
+        let mut started = Instant::now();
+        let spawned = setup
+            .around(|| {
+                started = Instant::now();
+                command.spawn()
+            })
+            .and_then(|child| child);
+        let child = match spawned {
+            Ok(child) => child,
+            Err(source) => {
+                if let Some(sampler) = sampler {
+                    sampler.stop();
+                }
+                return Err(RunError::Spawn {
+                    command: program.clone(),
+                    source,
+                });
+            }
+        };
         let pid = child.id();
         let group = crate::interrupt::ChildGroup::new(pid);
         let done = AtomicBool::new(false);
-        let sampler = Counting::sampler(pid);
+        sampled_pid.store(pid, Ordering::Release);
+        if let Some(sampler) = &sampler {
+            sampler.wake();
+        }
         let (waited, observation) = std::thread::scope(|scope| {
             let done = &done;
             let observer = invocation.observe.map(|interval| {

@@ -14,6 +14,7 @@ mod scan;
 mod scan_params;
 mod study;
 mod team;
+mod thread_setup;
 
 pub use counted::{counts_params, Counting, ProgramCounts};
 pub use executor::{
