@@ -140,7 +140,7 @@ mod with_mpi {
     use crate::args::{ClusterArgs, PairingArg, PerArg};
     use crate::exit::{CliError, Status};
     use crate::tables::StdoutView;
-    use numabench::bench::{check_memory_fits, memory_nodes, Context};
+    use numabench::bench::{check_node_memory_fits, memory_nodes, Context};
     use numabench::cluster::{
         select_parts, ClusterConfig, ClusterSession, OutlierRule, Pairing, Per,
     };
@@ -150,7 +150,10 @@ mod with_mpi {
         let parts = select_parts(&args.only, &args.skip).map_err(CliError::usage)?;
         if let Some(size) = args.size {
             let nodes = memory_nodes(&context.topology);
-            check_memory_fits(&context.topology, &nodes, size).map_err(bench_error)?;
+            // The nodes' memory only: a rank whose own memory limit cannot
+            // hold the size fails its parts when they place their buffers,
+            // named by rank 0, rather than ending the whole job here.
+            check_node_memory_fits(&context.topology, &nodes, size).map_err(bench_error)?;
         }
         if args.timeout < std::time::Duration::from_secs(1) {
             return Err(CliError::usage(format!(

@@ -385,6 +385,19 @@ pub fn check_memory_fits(
     bytes: u64,
 ) -> Result<(), BenchError> {
     check_within_memory_limit(topology, bytes)?;
+    check_node_memory_fits(topology, nodes, bytes)
+}
+
+/// Refuses a request for more memory than the target nodes have free
+/// (leaving 5% headroom), whatever this process's own limit: what every
+/// rank of a cluster run checks before MPI starts (each rank's own limit is
+/// checked where its buffers are placed, so one rank's tighter limit fails
+/// its part, named, instead of the whole job).
+pub fn check_node_memory_fits(
+    topology: &TopologyReport,
+    nodes: &[u32],
+    bytes: u64,
+) -> Result<(), BenchError> {
     let free: Option<u64> = nodes
         .iter()
         .map(|node| topology.node(*node).and_then(|info| info.memory_free_bytes))
