@@ -492,6 +492,8 @@ fn ctrl_c_stops_every_bandwidth_worker_and_closes_the_outputs() {
     let directory = tempfile::tempdir().unwrap();
     let jsonl = directory.path().join("bandwidth.jsonl");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_numabench"))
+        // Every repetition: no early stop once the figure converges.
+        .env("NUMABENCH_FIXED_REPETITIONS", "1")
         .args([
             "bandwidth",
             "--threads",

@@ -343,9 +343,10 @@ fn a_killed_rank_is_named_after_the_timeout() {
     let jsonl = dir.path().join("killed.jsonl");
     let mut args: Vec<&str> = SMALL.to_vec();
     args.extend(["4M", "--timeout", "5s", "--jsonl", jsonl.to_str().unwrap()]);
-    // Rank 1 repeats its triad 100000 times: it cannot be done in 4 s.
+    // Rank 1 repeats its triad 100000 times (every one: no early stop once
+    // its figure converges): it cannot be done in 4 s.
     let rank1 = format!(
-        "exec timeout -s KILL 4 {} {} 4M",
+        "NUMABENCH_FIXED_REPETITIONS=1 exec timeout -s KILL 4 {} {} 4M",
         numabench().display(),
         SMALL.join(" ").replace("--repeat 2", "--repeat 100000")
     );

@@ -34,13 +34,27 @@ pub struct StoppingRule {
     pub target_rel: f64,
 }
 
+/// The environment variable that turns the early stop off: `1` makes every
+/// measurement take all of its `--repeat` repetitions.
+pub const FIXED_REPETITIONS_ENV: &str = "NUMABENCH_FIXED_REPETITIONS";
+
 impl StoppingRule {
     /// The rule with at most `max` repetitions (at least 1), at least
     /// [`MIN_REPETITIONS`] of them, converging at [`CI95_TARGET_REL`].
+    ///
+    /// With [`FIXED_REPETITIONS_ENV`] set to `1`, every repetition is made
+    /// (the minimum is the maximum), as tools with a fixed count do: for a
+    /// side-by-side comparison, or a run that must last.
     pub fn up_to(max: usize) -> Self {
+        let fixed = std::env::var(FIXED_REPETITIONS_ENV).is_ok_and(|value| value == "1");
+        Self::up_to_fixed(max, fixed)
+    }
+
+    /// [`StoppingRule::up_to`], every repetition made when `fixed`.
+    pub fn up_to_fixed(max: usize, fixed: bool) -> Self {
         let max = max.max(1);
         Self {
-            min: MIN_REPETITIONS.min(max),
+            min: if fixed { max } else { MIN_REPETITIONS.min(max) },
             max,
             target_rel: CI95_TARGET_REL,
         }
@@ -249,5 +263,24 @@ mod tests {
         assert!((t_975(31) - 2.0374).abs() < 0.002);
         assert!((t_975(120) - 1.980).abs() < 0.002);
         assert!(t_975(0).is_infinite());
+    }
+
+    /// Fixed: a steady stream that would stop at 3 takes every repetition.
+    #[test]
+    fn a_fixed_rule_takes_every_repetition() {
+        let mut repetitions = StoppingRule::up_to_fixed(7, true).start();
+        let mut made = 0;
+        while !repetitions.done() {
+            repetitions.push(100.0);
+            made += 1;
+        }
+        assert_eq!(made, 7);
+        let mut repetitions = StoppingRule::up_to_fixed(7, false).start();
+        let mut made = 0;
+        while !repetitions.done() {
+            repetitions.push(100.0);
+            made += 1;
+        }
+        assert_eq!(made, 3);
     }
 }
