@@ -939,6 +939,17 @@ fn four_nodes_cpuless_hmat() {
         assert_eq!(r["params"]["relation"], want, "{r}");
         assert!(r["value"].as_f64().unwrap() > 0.0, "{r}");
     }
+    // Its findings: core-to-core latency by relation.
+    let findings = records(&run, cmd(6), "summary");
+    let c2c = findings
+        .iter()
+        .find(|r| r["metric"] == "c2c")
+        .unwrap_or_else(|| panic!("no c2c finding: {findings:?}"));
+    let sentence = c2c["params"]["sentence"].as_str().unwrap();
+    assert!(
+        sentence.contains("same-node") && sentence.contains("other-node"),
+        "{sentence}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -969,7 +980,15 @@ fn records(run: &VmRun, i: usize, benchmark: &str) -> Vec<Value> {
             run.transcript()
         )
     });
-    let records = doc["records"].as_array().cloned().unwrap_or_default();
+    // characterize ends with its findings (`summary` records): not the
+    // measurements asked for.
+    let records: Vec<Value> = doc["records"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| (r["benchmark"] == "summary") == (benchmark == "summary"))
+        .collect();
     assert!(
         !records.is_empty(),
         "[{}] `{}`: no records\n{}",
