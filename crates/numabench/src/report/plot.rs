@@ -607,18 +607,7 @@ mod tests {
 
     /// Widths of the filled rectangles of `fill` in an SVG.
     fn widths(svg: &str, fill: &str) -> Vec<f64> {
-        svg.split("<rect ")
-            .skip(1)
-            .filter(|rect| rect.contains(&format!("fill=\"{fill}\"")))
-            .filter_map(|rect| {
-                rect.split("width=\"")
-                    .nth(1)?
-                    .split('"')
-                    .next()?
-                    .parse()
-                    .ok()
-            })
-            .collect()
+        rect_attribute(svg, fill, "width")
     }
 
     #[test]
