@@ -832,7 +832,7 @@ pub struct CharacterizeArgs {
     /// A plugin file to load (repeatable), besides NUMABENCH_PLUGIN_PATH's; plugins run after the built-ins, one thread on the first allowed CPU, 64 MiB, their default parameters.
     #[arg(long, value_name = "FILE")]
     pub plugin: Vec<PathBuf>,
-    /// Time budget (90s, 10m, 2h; none runs everything): where the estimate is over it, cut in this order, each only as far as needed: latency sizes (down to 3), repetitions (down to 3), CPUs sampled (contention's threads alone in turn and per-cpu's CPUs, down to one per node; scaling's thread counts, down to 4), then the node matrices measured by symmetry class (unless --full-matrix). --plan and the run's summary name every cut. Plugins are not counted.
+    /// Time budget (90s, 10m, 2h; none runs everything): where the estimate is over it, cut in this order, each only as far as needed: latency sizes (down to 3), repetitions (down to 3), CPUs sampled (contention's threads alone in turn and per-cpu's CPUs, down to one per node; scaling's thread counts, down to 4), then the node matrices measured by symmetry class (unless --full-matrix), then the largest working sets halved together (never below 4x the CPU caches; behind a huge memory-side cache the capped figures are that cache's). --plan and the run's summary name every cut. Plugins are not counted.
     #[arg(long, value_name = "DURATION", default_value = CHARACTERIZE_BUDGET, value_parser = parse_budget_arg)]
     pub budget: Budget,
     /// Measure every cell of the node matrices, whatever the budget (never measure them by symmetry class).

@@ -1,7 +1,9 @@
 //! A time budget for `characterize`: the plan is estimated, and what does
 //! not fit is cut in a fixed order — fewer latency sizes, fewer
 //! repetitions down to a floor, sampled CPUs, then the node matrices
-//! measured by symmetry class — until it fits or nothing more may be cut. Every cut is returned with what it removed and why, so
+//! measured by symmetry class, then working sets capped (see
+//! `working_set_cut`) — until it fits or nothing more may be cut. Every
+//! cut is returned with what it removed and why, so
 //! the plan and the run's summary can name it: nothing is dropped silently.
 
 use super::cell_classes::CLASS_DRAWS;
@@ -43,7 +45,8 @@ const MIN_LATENCY_SIZES: usize = 3;
 /// One cut a budget made, in the order made.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Cut {
-    /// What was cut: `sizes`, `repetitions`, `cpus` or `matrix-classes`.
+    /// What was cut: `sizes`, `repetitions`, `cpus`, `matrix-classes` or
+    /// `working-sets`.
     pub what: &'static str,
     /// What the cut removed, as a sentence.
     pub text: String,
@@ -129,7 +132,8 @@ fn spread<T: Clone>(items: &[T], count: usize) -> Vec<T> {
 /// (contention's threads alone in turn, the per-CPU steps), halving each
 /// until the estimate fits or the cut reaches its floor; then, unless
 /// `matrix` forbids it, the node matrices by symmetry class, the costliest
-/// first, until the estimate fits.
+/// first, until the estimate fits; last, the working sets halved together
+/// down to their floor (`working_set_cut`).
 pub fn fit_budget(
     context: &mut Context,
     steps: &mut Vec<Step>,
@@ -179,6 +183,20 @@ pub fn fit_budget(
                 });
                 current = after;
             }
+        }
+    }
+    if current > limit {
+        if let Some((what, text)) =
+            super::working_set_cut::cut_working_sets(context, steps, limit, estimate)
+        {
+            let after = estimate(context, steps);
+            cuts.push(Cut {
+                what,
+                text,
+                before_seconds: current,
+                after_seconds: after,
+            });
+            current = after;
         }
     }
     BudgetOutcome {

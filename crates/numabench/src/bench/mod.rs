@@ -31,6 +31,7 @@ mod registry;
 mod scaling;
 mod step_runner;
 mod steps;
+mod working_set_cut;
 
 pub use bandwidth::{
     bandwidth_record, measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult,
