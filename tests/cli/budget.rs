@@ -130,4 +130,11 @@ fn a_run_names_its_cuts_in_the_summary() {
     let elapsed = run_time["params"]["elapsed_seconds"].as_f64().unwrap();
     assert!(elapsed > 0.0 && run_time["value"] == elapsed);
     assert!(run_time["params"]["estimated_seconds"].as_f64().unwrap() > 0.0);
+    // Estimated with this machine's rates, calibrated before the run.
+    let rates = &run_time["params"]["estimate_rates"];
+    assert_eq!(rates["source"], "calibrated", "{rates}");
+    for rate in ["thread_bytes_per_second", "setup_bytes_per_second"] {
+        let value = rates[rate].as_f64().unwrap();
+        assert!((1e8..=1e11).contains(&value), "{rate}: {rates}");
+    }
 }

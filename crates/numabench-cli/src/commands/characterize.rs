@@ -7,8 +7,8 @@ use crate::exit::{CliError, Status};
 use crate::progress::clock;
 use numabench::bench::plugin::{run_plugin, Plugin, PluginRunConfig, PluginRunError};
 use numabench::bench::{
-    characterize_plan, fit_budget, registry, select, total_seconds, BenchError, BudgetOutcome,
-    MatrixCut,
+    calibrate_cost_model, characterize_plan, fit_budget, registry, select, total_seconds,
+    BenchError, BudgetOutcome, CostModel, MatrixCut,
 };
 use numabench::doctor::{run_doctor, SystemFiles};
 use numabench::summary::{
@@ -133,6 +133,7 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
     let budget: RefCell<Option<BudgetOutcome>> = RefCell::new(None);
     let started = Cell::new(None::<Instant>);
     let estimated = Cell::new(0.0);
+    let rates = Cell::new(CostModel::ASSUMED);
     let status = measure_budgeted_steps(
         &args.run,
         &args.output,
@@ -142,6 +143,21 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
             let selected = select(&only_builtins, &skip_builtins)
                 .map_err(|error| BenchError::Invalid(error.to_string()))?;
+            // A run is estimated with this machine's rates (a short
+            // calibration); --plan measures nothing and keeps the assumed.
+            if !args.run.plan {
+                started.set(Some(Instant::now()));
+                context.cost_model = match calibrate_cost_model(context) {
+                    Ok(model) => model,
+                    Err(error) => {
+                        eprintln!(
+                            "numabench: warning: the estimate's rates could not be calibrated \
+                             ({error}); estimating with the assumed ones"
+                        );
+                        CostModel::ASSUMED
+                    }
+                };
+            }
             let mut steps = characterize_plan(context, &selected);
             let matrix = match args.full_matrix {
                 true => MatrixCut::Never,
@@ -151,14 +167,21 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             Ok(steps)
         },
         |context, plan| {
-            started.set(Some(Instant::now()));
-            estimated.set(total_seconds(plan));
+            // The run's clock started before the calibration, which the
+            // estimate counts as it took.
+            let calibration = started.get().map_or(0.0, |at| at.elapsed().as_secs_f64());
+            if started.get().is_none() {
+                started.set(Some(Instant::now()));
+            }
+            estimated.set(calibration + total_seconds(plan));
+            rates.set(context.cost_model);
+
             // The estimate first, on stderr: stdout keeps only the results.
             eprintln!(
                 "characterize: {} steps and {} plugins, estimated {} (see --plan)",
                 plan.len(),
                 selected_plugins.len(),
-                clock(total_seconds(plan))
+                clock(estimated.get())
             );
             if let Some(outcome) = budget.borrow().as_ref() {
                 for line in outcome.sentences() {
@@ -205,7 +228,7 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
             if let Some(started) = started.get() {
                 let elapsed = started.elapsed().as_secs_f64();
-                sentences.push(run_time_sentence(estimated.get(), elapsed));
+                sentences.push(run_time_sentence(estimated.get(), elapsed, &rates.get()));
             }
             for record in summary_records(&sentences) {
                 pipeline.emit(&record)?;

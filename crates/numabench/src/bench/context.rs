@@ -22,6 +22,9 @@ pub struct Context {
     /// Fraction of pages that must sit where requested for a placement to
     /// count as achieved.
     pub placement_threshold: f64,
+    /// The rates plans are estimated with: assumed, or calibrated on this
+    /// machine before a run ([`super::calibrate_cost_model`]).
+    pub cost_model: super::CostModel,
     /// Calibrations already made in this run, so a kernel measured again on
     /// the same CPUs and size (matrix, contention) is not calibrated again.
     calibrations: Arc<Mutex<HashMap<CalibrationKey, SimdChoice>>>,
@@ -36,6 +39,7 @@ impl Context {
             hugepages: false,
             simd: None,
             placement_threshold: 0.95,
+            cost_model: super::CostModel::ASSUMED,
             calibrations: Arc::default(),
         }
     }

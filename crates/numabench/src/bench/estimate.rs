@@ -1,5 +1,7 @@
-//! The duration estimate of a plan: a simple model from fixed
-//! assumptions (stated in docs/plan.md), never from timing this machine.
+//! The duration estimate of a plan: a simple model whose rates are either
+//! fixed assumptions (stated in docs/plan.md: for `--plan`, and for another
+//! machine's topology) or a short calibration on this machine
+//! ([`super::cost_calibration`], made before a run).
 
 /// Assumed cost of building a buffer (allocate, place, touch, lay a chain):
 /// bytes per second. An assumption of the estimate, not a measurement.
@@ -40,42 +42,92 @@ pub(super) enum Cost {
     Setup { bytes: u64 },
 }
 
+/// The rates an estimate is made with.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CostModel {
+    /// Building a bandwidth buffer (allocate, place, touch, verify), bytes
+    /// per second.
+    pub setup_bytes_per_second: f64,
+    /// Building a chase buffer (the same, plus laying the random chain),
+    /// bytes per second.
+    pub chase_setup_bytes_per_second: f64,
+    /// Read bandwidth of one thread, bytes per second.
+    pub thread_bytes_per_second: f64,
+    /// The most all threads together read, bytes per second; `None`: no
+    /// bound (every thread adds its own rate).
+    pub all_threads_bytes_per_second: Option<f64>,
+    /// One dependent load from memory, seconds.
+    pub load_seconds: f64,
+    /// Fixed cost of one measurement (threads started and pinned, pages
+    /// verified, the record written), seconds.
+    pub measurement_seconds: f64,
+    /// `assumed` or `calibrated`.
+    pub source: &'static str,
+}
+
+impl CostModel {
+    /// The fixed assumptions: what `--plan` and another machine's topology
+    /// are estimated with.
+    pub const ASSUMED: CostModel = CostModel {
+        setup_bytes_per_second: ASSUMED_SETUP_BYTES_PER_SECOND,
+        chase_setup_bytes_per_second: ASSUMED_SETUP_BYTES_PER_SECOND,
+        thread_bytes_per_second: ASSUMED_THREAD_BYTES_PER_SECOND,
+        all_threads_bytes_per_second: None,
+        load_seconds: ASSUMED_LOAD_SECONDS,
+        measurement_seconds: 0.0,
+        source: "assumed",
+    };
+
+    /// Read bandwidth of `threads` threads together, bytes per second.
+    pub fn rate(&self, threads: usize) -> f64 {
+        let sum = threads.max(1) as f64 * self.thread_bytes_per_second;
+        self.all_threads_bytes_per_second
+            .map_or(sum, |all| sum.min(all.max(self.thread_bytes_per_second)))
+    }
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        Self::ASSUMED
+    }
+}
+
 /// Seconds a measurement of `cost` is estimated to take with `repeat`
-/// timed repetitions: building each buffer at
-/// [`ASSUMED_SETUP_BYTES_PER_SECOND`]; a chase's samples take the longer
-/// of (repeat + 1) x [`MIN_SAMPLE_SECONDS`] and one walk of every line at
-/// [`ASSUMED_LOAD_SECONDS`] (with k chains at once, each walks 1/k of
-/// them, the buffer built once); a bandwidth run reads its bytes (repeat + 1 +
-/// calibration passes) times at [`ASSUMED_THREAD_BYTES_PER_SECOND`] per
-/// thread; a cache-to-cache pair costs (repeat + 1) x
-/// [`ASSUMED_C2C_REPETITION_SECONDS`]. An estimate, not a promise: real
-/// machines are faster or slower than these assumptions.
-pub(super) fn estimate(cost: Cost, repeat: usize) -> f64 {
+/// timed repetitions at `model`'s rates: each measurement's fixed cost,
+/// plus building each buffer; a chase's samples take the longer of
+/// (repeat + 1) x [`MIN_SAMPLE_SECONDS`] and one walk of every line (with
+/// k chains at once, each walks 1/k of them, the buffer built once); a
+/// bandwidth run reads its bytes (repeat + 1 + calibration passes) times
+/// at the threads' rate; a cache-to-cache pair costs (repeat + 1) x
+/// [`ASSUMED_C2C_REPETITION_SECONDS`]. An estimate, not a promise.
+pub(super) fn estimate(cost: Cost, repeat: usize, model: &CostModel) -> f64 {
     let passes = (repeat + 1) as f64;
+    let fixed = model.measurement_seconds;
     match cost {
         Cost::Chase { bytes, count } => {
-            let setup = bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND;
-            let walk = (bytes / 64) as f64 * ASSUMED_LOAD_SECONDS;
-            count as f64 * (setup + walk.max(passes * MIN_SAMPLE_SECONDS))
+            let setup = bytes as f64 / model.chase_setup_bytes_per_second;
+            let walk = (bytes / 64) as f64 * model.load_seconds;
+            count as f64 * (fixed + setup + walk.max(passes * MIN_SAMPLE_SECONDS))
         }
         Cost::Stream {
             bytes,
             threads,
             count,
         } => {
-            let setup = bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND;
-            let pass = bytes as f64 / (threads.max(1) as f64 * ASSUMED_THREAD_BYTES_PER_SECOND);
-            count as f64 * (setup + (passes + CALIBRATION_PASSES) * pass)
+            let setup = bytes as f64 / model.setup_bytes_per_second;
+            let pass = bytes as f64 / model.rate(threads);
+            count as f64 * (fixed + setup + (passes + CALIBRATION_PASSES) * pass)
         }
         Cost::Chains { bytes, chains } => {
-            let setup = bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND;
-            let walk = (bytes / 64) as f64 * ASSUMED_LOAD_SECONDS;
-            setup
+            let setup = bytes as f64 / model.chase_setup_bytes_per_second;
+            let walk = (bytes / 64) as f64 * model.load_seconds;
+            fixed
+                + setup
                 + (1..=chains)
                     .map(|k| (walk / k as f64).max(passes * MIN_SAMPLE_SECONDS))
                     .sum::<f64>()
         }
         Cost::PingPong { pairs } => pairs as f64 * passes * ASSUMED_C2C_REPETITION_SECONDS,
-        Cost::Setup { bytes } => bytes as f64 / ASSUMED_SETUP_BYTES_PER_SECOND,
+        Cost::Setup { bytes } => bytes as f64 / model.setup_bytes_per_second,
     }
 }

@@ -12,6 +12,7 @@ pub mod cell_classes;
 mod characterize;
 mod contention;
 mod context;
+mod cost_calibration;
 mod declared;
 mod error;
 mod estimate;
@@ -43,7 +44,9 @@ pub use c2c::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};
 pub use characterize::{characterize_plan, Defaults, Step, Steps, CHARACTERIZE_ORDER};
 pub use contention::{run_contention, ContentionSummary};
 pub use context::Context;
+pub use cost_calibration::calibrate_cost_model;
 pub use error::BenchError;
+pub use estimate::CostModel;
 pub use latency::{
     default_sweep_sizes, emit_latency, measure_latency, run_latency, LatencyConfig,
     LatencyMeasurement,

@@ -375,7 +375,11 @@ impl Step {
             cache_bytes_in_front,
             repeat,
             measurements,
-            estimated_seconds: facts.costs.iter().map(|&cost| estimate(cost, repeat)).sum(),
+            estimated_seconds: facts
+                .costs
+                .iter()
+                .map(|&cost| estimate(cost, repeat, &context.cost_model))
+                .sum(),
             sample_rule,
         }
     }
@@ -439,7 +443,7 @@ pub fn total_seconds(plan: &[PlanStep]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::{characterize_plan, registry};
+    use crate::bench::{characterize_plan, registry, CostModel};
 
     fn context() -> Context {
         Context::new(crate::threads::smt_server(2, 8, 4))
@@ -510,7 +514,8 @@ mod tests {
     /// more; more threads on the same bytes cost less.
     #[test]
     fn the_estimate_follows_its_model() {
-        let chase = |bytes, repeat| estimate(Cost::Chase { bytes, count: 1 }, repeat);
+        let model = CostModel::ASSUMED;
+        let chase = |bytes, repeat| estimate(Cost::Chase { bytes, count: 1 }, repeat, &model);
         assert!(chase(1 << 30, 5) > chase(1 << 20, 5));
         assert!(chase(1 << 20, 10) > chase(1 << 20, 5));
         let stream = |threads| {
@@ -521,6 +526,7 @@ mod tests {
                     count: 1,
                 },
                 5,
+                &model,
             )
         };
         assert!(stream(8) < stream(1));

@@ -46,9 +46,14 @@ pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
 }
 
 /// The `run_time` sentence: how long the run took against its estimate
-/// (value: elapsed seconds; params `estimated_seconds`, `elapsed_seconds`
-/// and `elapsed_over_estimate`).
-pub fn run_time_sentence(estimated_seconds: f64, elapsed_seconds: f64) -> Sentence {
+/// (value: elapsed seconds; params `estimated_seconds`, `elapsed_seconds`,
+/// `elapsed_over_estimate` and `estimate_rates`, the rates the estimate
+/// was made with).
+pub fn run_time_sentence(
+    estimated_seconds: f64,
+    elapsed_seconds: f64,
+    rates: &crate::bench::CostModel,
+) -> Sentence {
     let ratio = if estimated_seconds > 0.0 {
         elapsed_seconds / estimated_seconds
     } else {
@@ -58,6 +63,7 @@ pub fn run_time_sentence(estimated_seconds: f64, elapsed_seconds: f64) -> Senten
     params.insert("estimated_seconds".into(), json!(estimated_seconds));
     params.insert("elapsed_seconds".into(), json!(elapsed_seconds));
     params.insert("elapsed_over_estimate".into(), json!(ratio));
+    params.insert("estimate_rates".into(), json!(rates));
     Sentence {
         kind: "run_time",
         text: format!(
