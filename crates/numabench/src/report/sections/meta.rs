@@ -177,6 +177,7 @@ pub fn distance_matrix(t: &Value) -> Option<Matrix> {
         columns: indexes,
         values,
         inferred: Vec::new(),
+        local: Vec::new(),
     })
 }
 

@@ -14,6 +14,7 @@ pub mod doctor;
 pub mod latency;
 pub mod loaded_latency;
 pub mod matrix;
+pub mod matrix_ratio;
 pub mod meta;
 pub mod mlp;
 pub mod observe;

@@ -711,3 +711,83 @@ fn inferred_matrix_cells_are_hatched() {
         "nine hatch lines in the inferred cell"
     );
 }
+
+/// Node matrices have a second view, the ratio to each row's local cell
+/// (issue 23): two CPU nodes and a CPU-less node 2 (a column only, relative
+/// to the initiator row's local memory); a per-CPU row's local cell is its
+/// own node's. Before: the section had only the measured heatmap.
+#[test]
+fn node_matrices_have_a_ratio_to_local_view() {
+    let cell = |cpu: u32, mem: u32, value: f64| {
+        record(
+            "matrix-latency",
+            "latency",
+            value,
+            "ns",
+            &format!(r#"{{"cpu_node":{cpu},"mem_node":{mem}}}"#),
+        )
+    };
+    let data = lines(&[
+        cell(0, 0, 100.0),
+        cell(0, 1, 190.0),
+        cell(0, 2, 250.0),
+        cell(1, 0, 200.0),
+        cell(1, 1, 80.0),
+        cell(1, 2, 240.0),
+    ]);
+    let m = &matrix::matrices(&data)[0];
+    assert_eq!(m.local, [Some(0), Some(1)]);
+    let ratio = matrix_ratio::ratio_to_local(m).unwrap();
+    assert_eq!(
+        ratio.values,
+        [
+            [Some(1.0), Some(1.9), Some(2.5)],
+            [Some(2.5), Some(1.0), Some(3.0)]
+        ]
+    );
+    assert_eq!(ratio.unit, "x");
+    let html = matrix::build(&data).unwrap().body;
+    assert_eq!(
+        html.matches("<svg").count(),
+        2,
+        "measured and ratio heatmaps"
+    );
+    assert!(html.contains("ratio to local</h4>"), "{html}");
+    assert!(
+        html.contains("divided by its row&#39;s local cell"),
+        "{html}"
+    );
+    assert!(html.contains("relative to the initiator&#39;s own local node"));
+    assert!(html.contains("above 1: slower than local memory"));
+    assert!(html.contains("<td>1.9</td>"), "ratio table: {html}");
+
+    // Per CPU: CPU 3 runs on node 1, so its local cell is memory on node 1.
+    let per_cpu = lines(&[
+        record(
+            "matrix-bandwidth",
+            "read_bandwidth",
+            4.0,
+            "GB/s",
+            r#"{"per_cpu":true,"cpu":3,"cpu_node":1,"mem_node":0}"#,
+        ),
+        record(
+            "matrix-bandwidth",
+            "read_bandwidth",
+            8.0,
+            "GB/s",
+            r#"{"per_cpu":true,"cpu":3,"cpu_node":1,"mem_node":1}"#,
+        ),
+    ]);
+    let m = &matrix::matrices(&per_cpu)[0];
+    let ratio = matrix_ratio::ratio_to_local(m).unwrap();
+    assert_eq!(ratio.values, [[Some(0.5), Some(1.0)]]);
+    let html = matrix::build(&per_cpu).unwrap().body;
+    assert!(html.contains("below 1: less bandwidth"), "{html}");
+
+    // No local cell measured on any row: no ratio view, nothing invented.
+    let remote_only = lines(&[cell(0, 1, 190.0)]);
+    let m = &matrix::matrices(&remote_only)[0];
+    assert!(matrix_ratio::ratio_to_local(m).is_none());
+    let html = matrix::build(&remote_only).unwrap().body;
+    assert_eq!(html.matches("<svg").count(), 1);
+}
