@@ -121,6 +121,7 @@ figcaption{font-size:.9em;color:#333}.svg svg{max-width:100%;height:auto}\
 .warning{font-weight:bold}.notes li{color:#7a3b00}\
 nav ul{columns:2}\
 ul.findings li{margin:.3em 0}\
+.pair{display:flex;flex-wrap:wrap;gap:1em}.pair>figure{flex:1 1 480px;min-width:0}\
 @media print{details{display:block}details>*{display:block}nav{display:none}\
 .scroll{overflow:visible}table{font-size:.7em}}";
 

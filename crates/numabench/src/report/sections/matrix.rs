@@ -138,11 +138,12 @@ pub fn matrix_table(m: &Matrix) -> Table {
         header,
         rows: Vec::new(),
     };
-    for ((label, row), inferred) in m.rows.iter().zip(&m.values).zip(&m.inferred) {
+    // Matrices with nothing inferred (distances, c2c) have no `inferred` rows.
+    for (r, (label, row)) in m.rows.iter().zip(&m.values).enumerate() {
         let mut cells = vec![label.clone()];
-        cells.extend(row.iter().zip(inferred).map(|(v, &inferred)| {
+        cells.extend(row.iter().enumerate().map(|(c, v)| {
             let text = v.map(html::number).unwrap_or_else(|| "-".into());
-            match inferred {
+            match m.inferred.get(r).and_then(|i| i.get(c)) == Some(&true) {
                 true => format!("{text} (inferred)"),
                 false => text,
             }

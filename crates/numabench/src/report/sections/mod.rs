@@ -11,6 +11,7 @@ pub mod c2c;
 pub mod cluster;
 pub mod contention;
 pub mod doctor;
+pub mod hmat;
 pub mod latency;
 pub mod loaded_latency;
 pub mod matrix;
