@@ -136,7 +136,7 @@ pub fn matrix_table(m: &Matrix) -> Table {
     header.extend(m.columns.iter().cloned());
     let mut table = Table {
         header,
-        rows: Vec::new(),
+        ..Table::default()
     };
     // Matrices with nothing inferred (distances, c2c) have no `inferred` rows.
     for (r, (label, row)) in m.rows.iter().zip(&m.values).enumerate() {

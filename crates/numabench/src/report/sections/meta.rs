@@ -207,7 +207,7 @@ pub fn json_table(value: &Value) -> String {
                 .unwrap_or_default();
             let mut table = Table {
                 header: header.clone(),
-                rows: Vec::new(),
+                ..Table::default()
             };
             for row in rows {
                 table.push(
