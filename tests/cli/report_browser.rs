@@ -281,3 +281,71 @@ fn report_tables_fit_the_page_width() {
     );
     assert!(wide.is_empty(), "tables wider than the page:\n{wide}");
 }
+
+/// Pixels of a PNG within 40 per channel of `target` (anti-aliased text
+/// keeps its colour only at the strokes' cores).
+fn pixels_of(png: &Path, target: [u8; 3]) -> usize {
+    let decoder = png::Decoder::new(File::open(png).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    buffer[..info.buffer_size()]
+        .chunks(info.color_type.samples())
+        .filter(|p| p[..3].iter().zip(target).all(|(a, b)| a.abs_diff(b) <= 40))
+        .count()
+}
+
+/// The report's first screen shows the findings (issue 23): in a 1280 x 800
+/// Chromium screenshot of a characterization's report whose input had 40
+/// lines skipped (40 notes on the input), the findings' text, painted
+/// magenta in a copy of the page, is on screen. Before: the notes and the
+/// contents came first and pushed the findings below the first screen.
+#[test]
+fn the_first_screen_shows_the_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("characterize.jsonl");
+    let mut text =
+        std::fs::read_to_string(format!("{REPORT_FIXTURES}characterize-summary.jsonl")).unwrap();
+    for line in 0..40 {
+        text.push_str(&format!("{{\"type\":\"record\",\"broken\":{line}\n"));
+    }
+    std::fs::write(&results, text).unwrap();
+    let page = dir.path().join("report.html");
+    succeeding(&[
+        "report",
+        results.to_str().unwrap(),
+        &format!("{REPORT_FIXTURES}topology.json"),
+        &format!("{REPORT_FIXTURES}doctor.json"),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.matches("<li>").count() > 40,
+        "the notes are on the page"
+    );
+    let painted = dir.path().join("painted.html");
+    std::fs::write(
+        &painted,
+        html.replace(
+            "</head>",
+            "<style>ul.findings li{color:#ff00ff}</style></head>",
+        ),
+    )
+    .unwrap();
+    let png = dir.path().join("first-screen.png");
+    let output = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .arg("--window-size=1280,800")
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", painted.display()))
+        .output()
+        .expect("chromium must be installed (scripts/setup installs Debian's chromium)");
+    assert!(output.status.success(), "chromium failed");
+    // One line of 13 px text holds a few hundred pixels of its colour.
+    let magenta = pixels_of(&png, [255, 0, 255]);
+    assert!(
+        magenta > 500,
+        "{magenta} pixels of the findings' text in the first 1280 x 800"
+    );
+}

@@ -150,8 +150,12 @@ ul.findings li{margin:.3em 0}\
 @media print{details{display:block}details>*{display:block}nav{display:none}\
 .scroll{overflow:visible}table{font-size:.7em}}";
 
-/// The whole page: a title, notes about the input, a table of contents and
-/// the sections.
+/// The id of the findings section: first on the page, right under the
+/// title, so that the first screen shows what the machine's NUMA costs.
+pub const LEAD: &str = "summary";
+
+/// The whole page: a title, the findings ([`LEAD`]) when there are some,
+/// notes about the input, a table of contents and the other sections.
 pub fn page(title: &str, notes: &[String], sections: &[(String, String, String)]) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\
@@ -159,6 +163,16 @@ pub fn page(title: &str, notes: &[String], sections: &[(String, String, String)]
         escape(title),
         escape(title)
     );
+    let section = |(id, heading, body): &(String, String, String)| {
+        format!(
+            "<section id=\"{}\"><h2>{}</h2>{body}</section>",
+            escape(id),
+            escape(heading)
+        )
+    };
+    for lead in sections.iter().filter(|s| s.0 == LEAD) {
+        out.push_str(&section(lead));
+    }
     if !notes.is_empty() {
         out.push_str("<section id=\"notes\"><h2>Notes on the input</h2><ul class=\"notes\">");
         for note in notes {
@@ -175,12 +189,8 @@ pub fn page(title: &str, notes: &[String], sections: &[(String, String, String)]
         ));
     }
     out.push_str("</ul></nav>");
-    for (id, heading, body) in sections {
-        out.push_str(&format!(
-            "<section id=\"{}\"><h2>{}</h2>{body}</section>",
-            escape(id),
-            escape(heading)
-        ));
+    for other in sections.iter().filter(|s| s.0 != LEAD) {
+        out.push_str(&section(other));
     }
     out.push_str("</body></html>\n");
     out
@@ -232,6 +242,25 @@ mod tests {
         assert!(STYLE.contains(
             "td.long,table.records td:last-child,table.doctor td{overflow-wrap:anywhere}"
         ));
+    }
+
+    /// The findings come right under the title, before the notes on the
+    /// input (one per skipped line, possibly many) and the contents.
+    #[test]
+    fn findings_come_first_under_the_title() {
+        let part = |id: &str| (id.to_string(), id.to_string(), String::new());
+        let html = page(
+            "t",
+            &["a note".into()],
+            &[part("metadata"), part(LEAD), part("latency")],
+        );
+        let at = |text: &str| html.find(text).unwrap();
+        assert!(at("<h1>t</h1>") < at("<section id=\"summary\">"));
+        assert!(at("<section id=\"summary\">") < at("<section id=\"notes\">"));
+        assert!(at("<section id=\"notes\">") < at("<nav>"));
+        assert!(at("<nav>") < at("<section id=\"metadata\">"));
+        assert!(at("<section id=\"metadata\">") < at("<section id=\"latency\">"));
+        assert_eq!(html.matches("<section id=\"summary\">").count(), 1);
     }
 
     #[test]

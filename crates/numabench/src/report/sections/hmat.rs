@@ -162,11 +162,18 @@ pub fn measured_ratio(d: &Declared, data: &Dataset) -> Option<(Matrix, String)> 
             };
         }
     }
+    // Without the preferred mode, say which one stands in (fewer threads
+    // than the node's peak HMAT declares).
+    let stand_in = candidates.iter().find_map(|r| r.text("mode"));
     let what = format!(
         "{benchmark} {metric}{}",
-        measured_mode
-            .map(|m| format!(", {m} mode (all threads of the initiator node)"))
-            .unwrap_or_default()
+        match (measured_mode, mode, stand_in) {
+            (Some(m), _, _) => format!(", {m} mode (all threads of the initiator node)"),
+            (None, Some(wanted), Some(used)) => format!(
+                ", {used} mode: no {wanted} run, so below the node's peak that HMAT declares"
+            ),
+            _ => String::new(),
+        }
     );
     any.then(|| {
         (

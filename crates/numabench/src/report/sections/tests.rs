@@ -865,6 +865,20 @@ fn hmat_values_get_a_measured_over_declared_view() {
     assert!((bandwidth - 16.384 / 20.97152).abs() < 1e-12, "{bandwidth}");
     assert!(what.contains("parallel mode"), "{what}");
 
+    let mut serial_only = Dataset::default();
+    serial_only.load("topo.json", &topology);
+    serial_only.load(
+        "s.jsonl",
+        &record(
+            "matrix-bandwidth",
+            "read_bandwidth",
+            5.0,
+            "GB/s",
+            r#"{"cpu_node":0,"mem_node":0,"mode":"serial"}"#,
+        ),
+    );
+    let (_, what) = hmat::measured_ratio(&declared[1], &serial_only).unwrap();
+    assert!(what.contains("serial mode: no parallel run"), "{what}");
     let html = meta::build(&data).unwrap().body;
     assert!(html.contains("HMAT latency: measured / declared"), "{html}");
     assert!(html.contains("HMAT bandwidth: measured / declared"));
