@@ -174,11 +174,20 @@ fn another_machines_topology_shows_its_cpuless_nodes_and_distances() {
     // The distance heatmap has a row label per node, and HMAT attributes
     // are listed.
     assert!(html.contains("The firmware&#39;s node distances"));
+    let distances = &html[html.find("<h4>Distances</h4>").unwrap()..html.find("<h4>HMAT").unwrap()];
     assert_eq!(
-        html.matches(&format!("\nnode {}\n", nodes.len() - 1))
+        distances
+            .matches(&format!("\nnode {}\n", nodes.len() - 1))
             .count(),
         2,
         "{html}"
     );
     assert!(html.contains("HMAT memory attributes"));
+    // Each declared attribute is a heatmap, with the note that no matrix
+    // measured it beside (no records given).
+    assert!(
+        html.contains("<h5>HMAT latency</h5><div class=\"pair\">"),
+        "{html}"
+    );
+    assert!(html.contains("No matrix-latency latency record"));
 }

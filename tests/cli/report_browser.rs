@@ -211,3 +211,141 @@ fn a_one_node_matrix_heatmap_is_not_blank() {
     // The cell is about 200 x 130 px; 5,000 px leaves room for fonts and scale.
     assert!(cell > 5_000, "{cell} pixels of the cell's colour");
 }
+
+/// Opens `page` in headless Chromium at `width` x `height` with `script`
+/// run at the end of the body (on a copy of the page: the report itself
+/// has no script), and returns the text the script left in the element
+/// `#probe` of the DOM Chromium dumps after layout.
+fn probe(page: &Path, script: &str, (width, height): (u32, u32)) -> String {
+    let html = std::fs::read_to_string(page).unwrap();
+    let probed = page.with_extension("probe.html");
+    std::fs::write(
+        &probed,
+        html.replace(
+            "</body>",
+            &format!("<pre id=\"probe\"></pre><script>{script}</script></body>"),
+        ),
+    )
+    .unwrap();
+    let output = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("--window-size={width},{height}"))
+        .arg(format!("file://{}", probed.display()))
+        .output()
+        .expect("chromium must be installed (scripts/setup installs Debian's chromium)");
+    assert!(output.status.success(), "chromium failed");
+    let dom = String::from_utf8_lossy(&output.stdout);
+    let start = dom.find("<pre id=\"probe\">").expect("probe in the DOM") + 16;
+    dom[start..start + dom[start..].find("</pre>").unwrap()].to_string()
+}
+
+/// Tables do not scroll sideways (issue 23): in a real browser 1280 px
+/// wide, with every collapsed table opened, no table of a report of a
+/// characterization, doctor, topology, cluster, placement study and run
+/// is wider than its box, and the page itself does not scroll sideways.
+/// Before: record tables had a `params` column of `key=value` dumps whose
+/// long words (simd_calibration={...}) made them scroll.
+#[test]
+fn report_tables_fit_the_page_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("all.html");
+    let mut arguments = vec!["report".to_string()];
+    for input in [
+        "characterize.jsonl",
+        "characterize-summary.jsonl",
+        "topology.json",
+        "doctor.json",
+        "cluster.jsonl",
+        "placement-study-stream.jsonl",
+        "run.jsonl",
+        "overdecompose.jsonl",
+    ] {
+        arguments.push(format!("{REPORT_FIXTURES}{input}"));
+    }
+    arguments.extend(["-o".to_string(), page.to_str().unwrap().to_string()]);
+    succeeding(&arguments.iter().map(String::as_str).collect::<Vec<_>>());
+    let script = "document.querySelectorAll('details').forEach(d => d.open = true);\
+        const wide = [...document.querySelectorAll('.scroll')]\
+          .filter(b => b.scrollWidth > b.clientWidth + 1)\
+          .map(b => (b.closest('section') || {}).id + ': ' + b.scrollWidth + ' > ' + b.clientWidth\
+            + ' [' + [...b.querySelectorAll('th')].map(h => h.textContent).join('|') + ']');\
+        const root = document.documentElement;\
+        if (root.scrollWidth > root.clientWidth) wide.push('page: ' + root.scrollWidth);\
+        document.getElementById('probe').textContent =\
+          document.querySelectorAll('.scroll').length + ' tables; ' + wide.join('\\n');";
+    let result = probe(&page, script, (1280, 800));
+    let (count, wide) = result.split_once(" tables; ").expect(&result);
+    assert!(
+        count.parse::<usize>().unwrap() > 20,
+        "the tables were found: {result}"
+    );
+    assert!(wide.is_empty(), "tables wider than the page:\n{wide}");
+}
+
+/// Pixels of a PNG within 40 per channel of `target` (anti-aliased text
+/// keeps its colour only at the strokes' cores).
+fn pixels_of(png: &Path, target: [u8; 3]) -> usize {
+    let decoder = png::Decoder::new(File::open(png).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    buffer[..info.buffer_size()]
+        .chunks(info.color_type.samples())
+        .filter(|p| p[..3].iter().zip(target).all(|(a, b)| a.abs_diff(b) <= 40))
+        .count()
+}
+
+/// The report's first screen shows the findings (issue 23): in a 1280 x 800
+/// Chromium screenshot of a characterization's report whose input had 40
+/// lines skipped (40 notes on the input), the findings' text, painted
+/// magenta in a copy of the page, is on screen. Before: the notes and the
+/// contents came first and pushed the findings below the first screen.
+#[test]
+fn the_first_screen_shows_the_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("characterize.jsonl");
+    let mut text =
+        std::fs::read_to_string(format!("{REPORT_FIXTURES}characterize-summary.jsonl")).unwrap();
+    for line in 0..40 {
+        text.push_str(&format!("{{\"type\":\"record\",\"broken\":{line}\n"));
+    }
+    std::fs::write(&results, text).unwrap();
+    let page = dir.path().join("report.html");
+    succeeding(&[
+        "report",
+        results.to_str().unwrap(),
+        &format!("{REPORT_FIXTURES}topology.json"),
+        &format!("{REPORT_FIXTURES}doctor.json"),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.matches("<li>").count() > 40,
+        "the notes are on the page"
+    );
+    let painted = dir.path().join("painted.html");
+    std::fs::write(
+        &painted,
+        html.replace(
+            "</head>",
+            "<style>ul.findings li{color:#ff00ff}</style></head>",
+        ),
+    )
+    .unwrap();
+    let png = dir.path().join("first-screen.png");
+    let output = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .arg("--window-size=1280,800")
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", painted.display()))
+        .output()
+        .expect("chromium must be installed (scripts/setup installs Debian's chromium)");
+    assert!(output.status.success(), "chromium failed");
+    // One line of 13 px text holds a few hundred pixels of its colour.
+    let magenta = pixels_of(&png, [255, 0, 255]);
+    assert!(
+        magenta > 500,
+        "{magenta} pixels of the findings' text in the first 1280 x 800"
+    );
+}

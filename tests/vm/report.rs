@@ -72,7 +72,7 @@ fn report_of_the_four_node_vm_records() {
         "{html}"
     );
     let other = section(&html, "other");
-    let rows = other.matches("<tr><td>").count();
+    let rows = other.matches("<tr><td").count();
     assert!(rows > 0, "{other}");
     assert_eq!(
         other.matches("<td>latency_cycles</td>").count(),
@@ -83,7 +83,9 @@ fn report_of_the_four_node_vm_records() {
     // Both matrices: three CPU nodes as rows, four memory nodes as columns,
     // the CPU-less node 3 a target only, every cell measured.
     let matrices = section(&html, "matrices");
-    assert_eq!(matrices.matches("<svg").count(), 2, "{matrices}");
+    // Each measured heatmap and its ratio-to-local view.
+    assert_eq!(matrices.matches("<svg").count(), 4, "{matrices}");
+    assert_eq!(matrices.matches("ratio to local</h4>").count(), 2);
     for table in matrices.split("<table>").skip(1) {
         let header = "<th>from \\ memory</th><th>node 0</th><th>node 1</th><th>node 2</th><th>node 3</th></tr>";
         assert!(table.contains(header), "{table}");
@@ -105,6 +107,14 @@ fn report_of_the_four_node_vm_records() {
     let metadata = section(&html, "metadata");
     assert_eq!(metadata.matches("none (CPU-less)").count(), 1, "{metadata}");
     assert!(metadata.contains("HMAT memory attributes"), "{metadata}");
+    // HMAT's declared latency and bandwidth, each with the measured /
+    // declared ratio of the matrix cells beside it.
+    for attribute in ["latency", "bandwidth"] {
+        assert!(
+            metadata.contains(&format!("HMAT {attribute}: measured / declared")),
+            "{metadata}"
+        );
+    }
     assert!(metadata.contains("node diagram"), "{metadata}");
 
     // Latency: one curve per memory node, both sizes on each.

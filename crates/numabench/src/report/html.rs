@@ -22,6 +22,9 @@ pub fn escape(text: &str) -> String {
 pub struct Table {
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    /// The table's CSS class (`records`, `doctor`: their long cells wrap
+    /// anywhere); empty for none.
+    pub class: &'static str,
 }
 
 impl Table {
@@ -29,6 +32,7 @@ impl Table {
         Self {
             header: header.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
+            class: "",
         }
     }
 
@@ -42,10 +46,15 @@ impl Table {
     }
 
     /// The table as HTML, every cell escaped. Long cells wrap at spaces
-    /// (and inside a word too long for the page); a table still too wide
-    /// scrolls inside its own box on screen and is printed whole.
+    /// (and inside a word too long for the page; anywhere in the notes
+    /// cell of record tables and every cell of the doctor's), so that a
+    /// table fits the page; one still too wide scrolls inside its own box
+    /// on screen and is printed whole.
     pub fn to_html(&self) -> String {
-        let mut out = String::from("<div class=\"scroll\"><table><thead><tr>");
+        let mut out = match self.class {
+            "" => String::from("<div class=\"scroll\"><table><thead><tr>"),
+            class => format!("<div class=\"scroll\"><table class=\"{class}\"><thead><tr>"),
+        };
         for cell in &self.header {
             out.push_str(&format!("<th>{}</th>", escape(cell)));
         }
@@ -53,7 +62,10 @@ impl Table {
         for row in &self.rows {
             out.push_str("<tr>");
             for cell in row {
-                out.push_str(&format!("<td>{}</td>", escape(cell)));
+                out.push_str(&match long_word(cell) {
+                    true => format!("<td class=\"long\">{}</td>", escape(cell)),
+                    false => format!("<td>{}</td>", escape(cell)),
+                });
             }
             out.push_str("</tr>");
         }
@@ -61,6 +73,17 @@ impl Table {
         out
     }
 }
+
+/// Whether a cell holds a word (no space) too long to keep whole in a
+/// column (a command line, a JSON value): such cells wrap anywhere, other
+/// cells only at spaces, so that numbers are never split.
+fn long_word(cell: &str) -> bool {
+    cell.split_whitespace()
+        .any(|word| word.chars().count() > LONG_WORD)
+}
+
+/// Characters of the longest word a cell keeps whole.
+const LONG_WORD: usize = 16;
 
 /// A plot (inline SVG) with its caption and its data in a collapsible table.
 pub fn figure(svg: &str, caption: &str, data: &Table) -> String {
@@ -116,16 +139,23 @@ h1{font-size:1.5em}h2{border-bottom:1px solid #999;margin-top:1.6em}\
 table{border-collapse:collapse;font-size:.85em;margin:.4em 0}\
 th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top;overflow-wrap:break-word}\
 .scroll{max-width:100%;overflow-x:auto}\
-th{background:#eee}figure.plot{margin:1em 0;break-inside:avoid}\
+th{background:#eee}td.long,table.records td:last-child,table.doctor td{overflow-wrap:anywhere}\
+table.records td:last-child{min-width:10em;font-size:.9em;color:#333}table.doctor{table-layout:auto;width:100%}\
+figure.plot{margin:1em 0;break-inside:avoid}\
 figcaption{font-size:.9em;color:#333}.svg svg{max-width:100%;height:auto}\
 .warning{font-weight:bold}.notes li{color:#7a3b00}\
 nav ul{columns:2}\
 ul.findings li{margin:.3em 0}\
+.pair{display:flex;flex-wrap:wrap;gap:1em}.pair>figure{flex:1 1 480px;min-width:0}\
 @media print{details{display:block}details>*{display:block}nav{display:none}\
 .scroll{overflow:visible}table{font-size:.7em}}";
 
-/// The whole page: a title, notes about the input, a table of contents and
-/// the sections.
+/// The id of the findings section: first on the page, right under the
+/// title, so that the first screen shows what the machine's NUMA costs.
+pub const LEAD: &str = "summary";
+
+/// The whole page: a title, the findings ([`LEAD`]) when there are some,
+/// notes about the input, a table of contents and the other sections.
 pub fn page(title: &str, notes: &[String], sections: &[(String, String, String)]) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\
@@ -133,6 +163,16 @@ pub fn page(title: &str, notes: &[String], sections: &[(String, String, String)]
         escape(title),
         escape(title)
     );
+    let section = |(id, heading, body): &(String, String, String)| {
+        format!(
+            "<section id=\"{}\"><h2>{}</h2>{body}</section>",
+            escape(id),
+            escape(heading)
+        )
+    };
+    for lead in sections.iter().filter(|s| s.0 == LEAD) {
+        out.push_str(&section(lead));
+    }
     if !notes.is_empty() {
         out.push_str("<section id=\"notes\"><h2>Notes on the input</h2><ul class=\"notes\">");
         for note in notes {
@@ -149,12 +189,8 @@ pub fn page(title: &str, notes: &[String], sections: &[(String, String, String)]
         ));
     }
     out.push_str("</ul></nav>");
-    for (id, heading, body) in sections {
-        out.push_str(&format!(
-            "<section id=\"{}\"><h2>{}</h2>{body}</section>",
-            escape(id),
-            escape(heading)
-        ));
+    for other in sections.iter().filter(|s| s.0 != LEAD) {
+        out.push_str(&section(other));
     }
     out.push_str("</body></html>\n");
     out
@@ -186,6 +222,45 @@ mod tests {
         assert!(STYLE.contains(".scroll{max-width:100%;overflow-x:auto}"));
         let print = &STYLE[STYLE.find("@media print").unwrap()..];
         assert!(print.contains(".scroll{overflow:visible}"), "{print}");
+    }
+
+    /// Only cells with a word too long to keep whole wrap anywhere (a
+    /// number is never split); the doctor's and the record tables' notes
+    /// cells always may.
+    #[test]
+    fn long_words_wrap_anywhere_and_short_ones_stay_whole() {
+        let mut table = Table::new(&["a", "b"]);
+        table.class = "doctor";
+        table.push(vec![
+            "123456.7".into(),
+            "--topology=/a/long/path/to.xml".into(),
+        ]);
+        let html = table.to_html();
+        assert!(html.contains("<table class=\"doctor\">"), "{html}");
+        assert!(html.contains("<td>123456.7</td>"), "{html}");
+        assert!(html.contains("<td class=\"long\">--topology"), "{html}");
+        assert!(STYLE.contains(
+            "td.long,table.records td:last-child,table.doctor td{overflow-wrap:anywhere}"
+        ));
+    }
+
+    /// The findings come right under the title, before the notes on the
+    /// input (one per skipped line, possibly many) and the contents.
+    #[test]
+    fn findings_come_first_under_the_title() {
+        let part = |id: &str| (id.to_string(), id.to_string(), String::new());
+        let html = page(
+            "t",
+            &["a note".into()],
+            &[part("metadata"), part(LEAD), part("latency")],
+        );
+        let at = |text: &str| html.find(text).unwrap();
+        assert!(at("<h1>t</h1>") < at("<section id=\"summary\">"));
+        assert!(at("<section id=\"summary\">") < at("<section id=\"notes\">"));
+        assert!(at("<section id=\"notes\">") < at("<nav>"));
+        assert!(at("<nav>") < at("<section id=\"metadata\">"));
+        assert!(at("<section id=\"metadata\">") < at("<section id=\"latency\">"));
+        assert_eq!(html.matches("<section id=\"summary\">").count(), 1);
     }
 
     #[test]

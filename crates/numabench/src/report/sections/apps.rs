@@ -131,7 +131,20 @@ pub fn build(data: &Dataset) -> Option<Section> {
             .collect();
         if !verdict.is_empty() {
             body.push_str("<h4>Verdict</h4>");
-            body.push_str(&records_table(verdict.into_iter()).to_html());
+            body.push_str(
+                &records_table(
+                    verdict.into_iter(),
+                    &[
+                        "configuration",
+                        "placement",
+                        "threads_placement",
+                        "threads",
+                        "significantly_fastest",
+                        "p_value",
+                    ],
+                )
+                .to_html(),
+            );
         }
         let rest: Vec<&Rec> = data
             .of(kernel)

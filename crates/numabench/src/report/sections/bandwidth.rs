@@ -51,7 +51,20 @@ pub fn build(data: &Dataset) -> Option<Section> {
     }
     if !others.is_empty() {
         body.push_str("<h3>Per-CPU bandwidth</h3>");
-        body.push_str(&records_table(others.into_iter()).to_html());
+        body.push_str(
+            &records_table(
+                others.into_iter(),
+                &[
+                    "cpu",
+                    "cpu_node",
+                    "mem_node",
+                    "kernel",
+                    "threads",
+                    "size_bytes",
+                ],
+            )
+            .to_html(),
+        );
     }
     Some(section(
         "bandwidth",

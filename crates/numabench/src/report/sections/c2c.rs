@@ -40,6 +40,7 @@ pub fn c2c_matrix(data: &Dataset) -> Option<Matrix> {
         columns: labels,
         values,
         inferred: Vec::new(),
+        local: Vec::new(),
     })
 }
 

@@ -134,12 +134,39 @@ pub fn build(data: &Dataset) -> Option<Section> {
     let findings: Vec<&Rec> = data.of("cluster").collect();
     if !findings.is_empty() {
         body.push_str("<h3>Verdict, outliers, differing settings, failures</h3>");
-        body.push_str(&records_table(findings.into_iter()).to_html());
+        body.push_str(
+            &records_table(
+                findings.into_iter(),
+                &[
+                    "unit",
+                    "host",
+                    "key",
+                    "direction",
+                    "median",
+                    "relative",
+                    "robust_z",
+                    "outliers",
+                    "failed",
+                ],
+            )
+            .to_html(),
+        );
     }
     body.push_str(&format!(
         "<details><summary>every cluster record ({})</summary>{}</details>",
         all.len(),
-        records_table(all.into_iter()).to_html()
+        records_table(
+            all.into_iter(),
+            &[
+                "host",
+                "rank",
+                "part",
+                "size_bytes",
+                "kernel",
+                "message_bytes"
+            ],
+        )
+        .to_html()
     ));
     Some(section("cluster", "Cluster", body))
 }

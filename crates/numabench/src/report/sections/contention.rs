@@ -34,6 +34,12 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &table,
         ));
     }
-    body.push_str(&records_table(records.into_iter().filter(|r| r.unit != "GB/s")).to_html());
+    body.push_str(
+        &records_table(
+            records.into_iter().filter(|r| r.unit != "GB/s"),
+            &["meaning"],
+        )
+        .to_html(),
+    );
     Some(section("contention", "Contention", body))
 }

@@ -41,6 +41,8 @@ pub fn findings_table(data: &Dataset) -> Table {
     }
     rows.sort_by_key(|(rank, _)| *rank);
     let mut table = Table::new(&["severity", "check", "found", "advice", "why", "file"]);
+    // Long findings wrap inside their cells (issue 23): the table fits the page.
+    table.class = "doctor";
     for (_, row) in rows {
         table.push(row);
     }

@@ -1,7 +1,7 @@
 //! Node x node (and CPU x node) latency and bandwidth matrices as annotated
 //! heatmaps.
 
-use super::{section, Section};
+use super::{matrix_ratio, section, Section};
 use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::hatched_heatmap;
@@ -18,6 +18,10 @@ pub struct Matrix {
     /// Cells inferred from their symmetry class's representative
     /// (`params.cell` `inferred`), not measured: drawn hatched.
     pub inferred: Vec<Vec<bool>>,
+    /// Each row's local column: memory on the node its threads run on
+    /// (`params.cpu_node`), when the matrix has that column. Empty for
+    /// matrices that are not CPU x memory (distances, c2c).
+    pub local: Vec<Option<usize>>,
 }
 
 /// Groups matrix records (by benchmark, metric, mode, per-CPU or not, file,
@@ -93,6 +97,7 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
                     inferred[row][column] = r.text("cell").as_deref() == Some("inferred");
                 }
             }
+            let local = records_local(&records, &rows, &columns, row_of);
             Matrix {
                 title,
                 unit: records[0].unit.clone(),
@@ -100,7 +105,27 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
                 columns: columns.into_iter().map(|c| c.1).collect(),
                 values,
                 inferred,
+                local,
             }
+        })
+        .collect()
+}
+
+/// The local column of each row: the column of the row's records'
+/// `cpu_node` (a per-CPU row's node, a node row's own node).
+fn records_local(
+    records: &[&Rec],
+    rows: &[(f64, String)],
+    columns: &[(f64, String)],
+    row_of: impl Fn(&Rec) -> (f64, String),
+) -> Vec<Option<usize>> {
+    rows.iter()
+        .map(|row| {
+            let node = records
+                .iter()
+                .find(|r| row_of(r) == *row)
+                .and_then(|r| r.num("cpu_node"))?;
+            columns.iter().position(|c| c.0 == node)
         })
         .collect()
 }
@@ -111,13 +136,14 @@ pub fn matrix_table(m: &Matrix) -> Table {
     header.extend(m.columns.iter().cloned());
     let mut table = Table {
         header,
-        rows: Vec::new(),
+        ..Table::default()
     };
-    for ((label, row), inferred) in m.rows.iter().zip(&m.values).zip(&m.inferred) {
+    // Matrices with nothing inferred (distances, c2c) have no `inferred` rows.
+    for (r, (label, row)) in m.rows.iter().zip(&m.values).enumerate() {
         let mut cells = vec![label.clone()];
-        cells.extend(row.iter().zip(inferred).map(|(v, &inferred)| {
+        cells.extend(row.iter().enumerate().map(|(c, v)| {
             let text = v.map(html::number).unwrap_or_else(|| "-".into());
-            match inferred {
+            match m.inferred.get(r).and_then(|i| i.get(c)) == Some(&true) {
                 true => format!("{text} (inferred)"),
                 false => text,
             }
@@ -143,6 +169,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
             "memory on",
             &m.unit,
         );
+        let ratio = matrix_ratio::figure_of(m).unwrap_or_default();
         let hatched = match m.inferred.iter().flatten().any(|&inferred| inferred) {
             true => " Hatched: inferred from its symmetry class's representative cell, not measured (characterize's time budget; --full-matrix measures every cell).",
             false => "",
@@ -156,6 +183,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
             ),
             &matrix_table(m),
         ));
+        body.push_str(&ratio);
     }
     if all.iter().any(|m| m.title.contains(", host ")) {
         body.insert_str(

@@ -1,7 +1,7 @@
 //! Run metadata of every file and the topology summary (nodes, CPUs,
 //! distances, HMAT attributes, memory-side caches) from `topo --json`.
 
-use super::{section, Section};
+use super::{hmat, section, Section};
 use crate::report::diagram;
 use crate::report::html::{self, escape, Table};
 use crate::report::load::Dataset;
@@ -52,13 +52,13 @@ pub fn build(data: &Dataset) -> Option<Section> {
         body.push_str(&table.to_html());
     }
     for (file, topology) in &data.topologies {
-        body.push_str(&topology_summary(file, topology));
+        body.push_str(&topology_summary(file, topology, data));
     }
     Some(section("metadata", "Runs and topology", body))
 }
 
 /// Nodes, distances and memory attributes of one `topo --json` document.
-pub fn topology_summary(file: &str, t: &Value) -> String {
+pub fn topology_summary(file: &str, t: &Value, data: &Dataset) -> String {
     let count = |key: &str| t.get(key).and_then(Value::as_u64).unwrap_or(0);
     let mut out = format!(
         "<h3>Topology ({})</h3><p>{} CPU(s), {} core(s), {} NUMA node(s); source: {}</p>",
@@ -126,15 +126,18 @@ pub fn topology_summary(file: &str, t: &Value) -> String {
             .and_then(Value::as_array)
             .filter(|a| !a.is_empty())
         {
-            out.push_str(&format!(
-                "<h4>{}</h4>",
-                if key == "memory_attributes" {
-                    "HMAT memory attributes"
-                } else {
-                    "Memory-side caches"
-                }
-            ));
-            out.push_str(&json_table(&Value::Array(items.clone())));
+            if key == "memory_attributes" {
+                out.push_str("<h4>HMAT memory attributes</h4>");
+                out.push_str(&hmat::hmat_html(t, data));
+                out.push_str(&format!(
+                    "<details><summary>every declared value ({})</summary>{}</details>",
+                    items.len(),
+                    json_table(&Value::Array(items.clone()))
+                ));
+            } else {
+                out.push_str("<h4>Memory-side caches</h4>");
+                out.push_str(&json_table(&Value::Array(items.clone())));
+            }
         }
     }
     out
@@ -177,6 +180,7 @@ pub fn distance_matrix(t: &Value) -> Option<Matrix> {
         columns: indexes,
         values,
         inferred: Vec::new(),
+        local: Vec::new(),
     })
 }
 
@@ -203,7 +207,7 @@ pub fn json_table(value: &Value) -> String {
                 .unwrap_or_default();
             let mut table = Table {
                 header: header.clone(),
-                rows: Vec::new(),
+                ..Table::default()
             };
             for row in rows {
                 table.push(

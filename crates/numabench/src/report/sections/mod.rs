@@ -11,14 +11,17 @@ pub mod c2c;
 pub mod cluster;
 pub mod contention;
 pub mod doctor;
+pub mod hmat;
 pub mod latency;
 pub mod loaded_latency;
 pub mod matrix;
+pub mod matrix_ratio;
 pub mod meta;
 pub mod mlp;
 pub mod observe;
 pub mod other;
 pub mod per_cpu;
+pub mod record_table;
 pub mod run;
 pub mod scaling;
 pub mod summary;
@@ -30,6 +33,7 @@ use super::html::{self, Table};
 use super::load::{Dataset, Rec};
 use super::plot::Series;
 use super::Section;
+pub use record_table::records_table;
 use std::collections::BTreeMap;
 
 /// A kind of section: the benchmarks whose records it shows and its builder.
@@ -164,47 +168,6 @@ pub fn section(id: &str, heading: &str, body: String) -> Section {
         heading: heading.to_string(),
         body,
     }
-}
-
-/// Every record as a table row (for sections drawn as tables).
-pub fn records_table<'a>(records: impl Iterator<Item = &'a Rec>) -> Table {
-    let mut table = Table::new(&[
-        "file",
-        "benchmark",
-        "metric",
-        "value",
-        "unit",
-        "params",
-        "n",
-        "min",
-        "median",
-        "max",
-    ]);
-    for r in records {
-        let stat = |key| r.stat(key).map(html::number).unwrap_or_default();
-        let params = r
-            .params
-            .iter()
-            .map(|(k, v)| match v {
-                serde_json::Value::String(text) => format!("{k}={text}"),
-                other => format!("{k}={other}"),
-            })
-            .collect::<Vec<_>>()
-            .join(" ");
-        table.push(vec![
-            r.file.clone(),
-            r.benchmark.clone(),
-            r.metric.clone(),
-            html::number(r.value),
-            r.unit.clone(),
-            params,
-            stat("n"),
-            stat("min"),
-            stat("median"),
-            stat("max"),
-        ]);
-    }
-    table
 }
 
 /// Curves: records grouped by `label`, each point (`x` param, value),

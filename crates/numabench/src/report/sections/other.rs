@@ -18,7 +18,18 @@ pub fn build(data: &Dataset) -> Option<Section> {
             "<p>{} of {} records are drawn or tabled by no section above; every one is here.</p>{}",
             rest.len(),
             data.records.len(),
-            records_table(rest.into_iter()).to_html()
+            records_table(
+                rest.into_iter(),
+                &[
+                    "size_bytes",
+                    "kernel",
+                    "threads",
+                    "cpu",
+                    "cpu_node",
+                    "mem_node"
+                ],
+            )
+            .to_html()
         ),
     ))
 }

@@ -47,7 +47,20 @@ pub fn build(data: &Dataset) -> Option<Section> {
         .collect();
     if !ratios.is_empty() {
         body.push_str("<h3>Each CPU against its node's median</h3>");
-        body.push_str(&records_table(ratios.into_iter()).to_html());
+        body.push_str(
+            &records_table(
+                ratios.into_iter(),
+                &[
+                    "cpu",
+                    "cpu_node",
+                    "mem_node",
+                    "kernel",
+                    "size_bytes",
+                    "deviation_from_node_median",
+                ],
+            )
+            .to_html(),
+        );
     }
     Some(section("per-cpu", "Every CPU on its own", body))
 }

@@ -6,7 +6,13 @@ use crate::report::html::{self, figure};
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::{lines, Series};
 
-fn table_of(data: &Dataset, benchmarks: &[&str], keep: impl Fn(&Rec) -> bool) -> Option<String> {
+/// The records of `benchmarks` that `keep` accepts, `keys` as columns.
+fn table_of(
+    data: &Dataset,
+    benchmarks: &[&str],
+    keys: &[&str],
+    keep: impl Fn(&Rec) -> bool,
+) -> Option<String> {
     let rows: Vec<&Rec> = data
         .records
         .iter()
@@ -15,9 +21,23 @@ fn table_of(data: &Dataset, benchmarks: &[&str], keep: impl Fn(&Rec) -> bool) ->
     if rows.is_empty() {
         None
     } else {
-        Some(records_table(rows.into_iter()).to_html())
+        Some(records_table(rows.into_iter(), keys).to_html())
     }
 }
+
+/// The over-decomposition table's columns: the sweep's coordinates.
+const OVERDECOMPOSE_KEYS: &[&str] = &[
+    "phase",
+    "ranks_per_core",
+    "cores",
+    "ranks",
+    "target_comm_share",
+    "predicted_comm_share",
+    "verified",
+];
+
+/// The MPI monitor tables' columns: where each rank ran.
+const MONITOR_KEYS: &[&str] = &["host", "rank", "local_rank", "ranks", "program"];
 
 /// The K sweep's curves of one metric: (K, median) per target share (and
 /// per metric when several are asked, as for the TLP figures).
@@ -42,7 +62,7 @@ pub fn sweep_curves(data: &Dataset, metrics: &[&str]) -> Vec<Series> {
 /// The over-decomposition sweep against K per target share: time, speedup
 /// and TLP_1..4, and every record.
 pub fn overdecompose(data: &Dataset) -> Option<Section> {
-    let all = table_of(data, &["overdecompose"], |_| true)?;
+    let all = table_of(data, &["overdecompose"], OVERDECOMPOSE_KEYS, |_| true)?;
     let mut body = String::new();
     let plots: [(&[&str], &str, &str); 3] = [
         (
@@ -80,11 +100,15 @@ pub fn overdecompose(data: &Dataset) -> Option<Section> {
 /// MPI monitor: per-host TLP records, then per-rank records.
 pub fn mpi_monitor(data: &Dataset) -> Option<Section> {
     let mut body = String::new();
-    if let Some(hosts) = table_of(data, &["mpi-monitor"], |r| r.metric.starts_with("tlp_")) {
+    if let Some(hosts) = table_of(data, &["mpi-monitor"], MONITOR_KEYS, |r| {
+        r.metric.starts_with("tlp_")
+    }) {
         body.push_str("<h3>Per host: TLP</h3>");
         body.push_str(&hosts);
     }
-    if let Some(ranks) = table_of(data, &["mpi-monitor"], |r| !r.metric.starts_with("tlp_")) {
+    if let Some(ranks) = table_of(data, &["mpi-monitor"], MONITOR_KEYS, |r| {
+        !r.metric.starts_with("tlp_")
+    }) {
         body.push_str("<h3>Per rank</h3>");
         body.push_str(&ranks);
     }

@@ -711,3 +711,197 @@ fn inferred_matrix_cells_are_hatched() {
         "nine hatch lines in the inferred cell"
     );
 }
+
+/// Node matrices have a second view, the ratio to each row's local cell
+/// (issue 23): two CPU nodes and a CPU-less node 2 (a column only, relative
+/// to the initiator row's local memory); a per-CPU row's local cell is its
+/// own node's. Before: the section had only the measured heatmap.
+#[test]
+fn node_matrices_have_a_ratio_to_local_view() {
+    let cell = |cpu: u32, mem: u32, value: f64| {
+        record(
+            "matrix-latency",
+            "latency",
+            value,
+            "ns",
+            &format!(r#"{{"cpu_node":{cpu},"mem_node":{mem}}}"#),
+        )
+    };
+    let data = lines(&[
+        cell(0, 0, 100.0),
+        cell(0, 1, 190.0),
+        cell(0, 2, 250.0),
+        cell(1, 0, 200.0),
+        cell(1, 1, 80.0),
+        cell(1, 2, 240.0),
+    ]);
+    let m = &matrix::matrices(&data)[0];
+    assert_eq!(m.local, [Some(0), Some(1)]);
+    let ratio = matrix_ratio::ratio_to_local(m).unwrap();
+    assert_eq!(
+        ratio.values,
+        [
+            [Some(1.0), Some(1.9), Some(2.5)],
+            [Some(2.5), Some(1.0), Some(3.0)]
+        ]
+    );
+    assert_eq!(ratio.unit, "x");
+    let html = matrix::build(&data).unwrap().body;
+    assert_eq!(
+        html.matches("<svg").count(),
+        2,
+        "measured and ratio heatmaps"
+    );
+    assert!(html.contains("ratio to local</h4>"), "{html}");
+    assert!(
+        html.contains("divided by its row&#39;s local cell"),
+        "{html}"
+    );
+    assert!(html.contains("relative to the initiator&#39;s own local node"));
+    assert!(html.contains("above 1: slower than local memory"));
+    assert!(html.contains("<td>1.9</td>"), "ratio table: {html}");
+
+    // Per CPU: CPU 3 runs on node 1, so its local cell is memory on node 1.
+    let per_cpu = lines(&[
+        record(
+            "matrix-bandwidth",
+            "read_bandwidth",
+            4.0,
+            "GB/s",
+            r#"{"per_cpu":true,"cpu":3,"cpu_node":1,"mem_node":0}"#,
+        ),
+        record(
+            "matrix-bandwidth",
+            "read_bandwidth",
+            8.0,
+            "GB/s",
+            r#"{"per_cpu":true,"cpu":3,"cpu_node":1,"mem_node":1}"#,
+        ),
+    ]);
+    let m = &matrix::matrices(&per_cpu)[0];
+    let ratio = matrix_ratio::ratio_to_local(m).unwrap();
+    assert_eq!(ratio.values, [[Some(0.5), Some(1.0)]]);
+    let html = matrix::build(&per_cpu).unwrap().body;
+    assert!(html.contains("below 1: less bandwidth"), "{html}");
+
+    // No local cell measured on any row: no ratio view, nothing invented.
+    let remote_only = lines(&[cell(0, 1, 190.0)]);
+    let m = &matrix::matrices(&remote_only)[0];
+    assert!(matrix_ratio::ratio_to_local(m).is_none());
+    let html = matrix::build(&remote_only).unwrap().body;
+    assert_eq!(html.matches("<svg").count(), 1);
+}
+
+/// Where HMAT declares values, the measured/declared ratio is drawn beside
+/// them (issue 23): node 0's threads on node 0 measured 90 ns against 100
+/// declared, on CPU-less node 2 150 ns against 120; parallel read bandwidth
+/// 16.384 GB/s against 20000 MiB/s (20.97152 GB/s). Initiator CPUs that are
+/// no node get a row of their own and no ratio. Before: the attributes were
+/// only listed, with no heatmap and no ratio.
+#[test]
+fn hmat_values_get_a_measured_over_declared_view() {
+    let attribute = |name: &str, unit: &str, node: &str, target: u32, value: u32| {
+        format!(
+            r#"{{"name":"{name}","unit":"{unit}","initiator_cpus":[0,1],"initiator_node":{node},"target_node":{target},"value":{value}}}"#
+        )
+    };
+    let topology = format!(
+        r#"{{"cpu_count":2,"core_count":2,"node_count":3,"nodes":[{{"index":0,"cpus":[0,1]}},{{"index":2,"cpus":[]}}],"memory_attributes":[{},{},{},{}]}}"#,
+        attribute("latency", "ns", "0", 0, 100),
+        attribute("latency", "ns", "0", 2, 120),
+        attribute("bandwidth", "MiB/s", "0", 0, 20000),
+        attribute("latency", "ns", "null", 2, 300),
+    );
+    let mut data = Dataset::default();
+    data.load("topo.json", &topology);
+    data.load(
+        "m.jsonl",
+        &[
+            record(
+                "matrix-latency",
+                "latency",
+                90.0,
+                "ns",
+                r#"{"cpu_node":0,"mem_node":0}"#,
+            ),
+            record(
+                "matrix-latency",
+                "latency",
+                150.0,
+                "ns",
+                r#"{"cpu_node":0,"mem_node":2}"#,
+            ),
+            record(
+                "matrix-bandwidth",
+                "read_bandwidth",
+                5.0,
+                "GB/s",
+                r#"{"cpu_node":0,"mem_node":0,"mode":"serial"}"#,
+            ),
+            record(
+                "matrix-bandwidth",
+                "read_bandwidth",
+                16.384,
+                "GB/s",
+                r#"{"cpu_node":0,"mem_node":0,"mode":"parallel"}"#,
+            ),
+        ]
+        .join("\n"),
+    );
+    let declared = hmat::declared(&data.topologies[0].1);
+    assert_eq!(declared.len(), 2, "latency and bandwidth");
+    let latency = &declared[0];
+    assert_eq!(latency.matrix.rows, ["node 0", "CPUs 0-1"]);
+    assert_eq!(latency.matrix.columns, ["node 0", "node 2"]);
+    assert_eq!(
+        latency.matrix.values,
+        [[Some(100.0), Some(120.0)], [None, Some(300.0)]]
+    );
+    let (ratio, what) = hmat::measured_ratio(latency, &data).unwrap();
+    assert_eq!(ratio.values, [[Some(0.9), Some(1.25)], [None, None]]);
+    assert_eq!(what, "matrix-latency latency");
+    let (ratio, what) = hmat::measured_ratio(&declared[1], &data).unwrap();
+    let bandwidth = ratio.values[0][0].unwrap();
+    assert!((bandwidth - 16.384 / 20.97152).abs() < 1e-12, "{bandwidth}");
+    assert!(what.contains("parallel mode"), "{what}");
+
+    let mut serial_only = Dataset::default();
+    serial_only.load("topo.json", &topology);
+    serial_only.load(
+        "s.jsonl",
+        &record(
+            "matrix-bandwidth",
+            "read_bandwidth",
+            5.0,
+            "GB/s",
+            r#"{"cpu_node":0,"mem_node":0,"mode":"serial"}"#,
+        ),
+    );
+    let (_, what) = hmat::measured_ratio(&declared[1], &serial_only).unwrap();
+    assert!(what.contains("serial mode: no parallel run"), "{what}");
+    let html = meta::build(&data).unwrap().body;
+    assert!(html.contains("HMAT latency: measured / declared"), "{html}");
+    assert!(html.contains("HMAT bandwidth: measured / declared"));
+    assert_eq!(html.matches("<div class=\"pair\">").count(), 2);
+    assert!(html.contains("<td>1.25</td>"), "{html}");
+    // Without measurements the declared heatmap stands alone, said so.
+    let mut declared_only = Dataset::default();
+    declared_only.load("topo.json", &topology);
+    let html = meta::build(&declared_only).unwrap().body;
+    assert!(!html.contains("measured / declared"));
+    assert!(html.contains("No matrix-latency latency record"), "{html}");
+}
+
+/// A matrix with nothing inferred (distances, c2c: `inferred` empty) keeps
+/// every row in its data table. Before: the table zipped rows with the
+/// empty `inferred` and came out with no row ("data (0 rows)").
+#[test]
+fn matrices_without_inferred_cells_keep_their_table_rows() {
+    let topology = serde_json::json!({"nodes": [{"index": 0}, {"index": 1}],
+        "distances": [[10, 21], [21, 10]]});
+    let m = meta::distance_matrix(&topology).unwrap();
+    assert!(m.inferred.is_empty());
+    let table = matrix::matrix_table(&m);
+    assert_eq!(table.rows.len(), m.rows.len());
+    assert_eq!(table.rows[1], ["node 1", "21", "10"]);
+}
