@@ -16,6 +16,8 @@
 //! programs need OpenMPI's runtime in the guest: use
 //! [`check_topology_with`] with `VmOptions { mpi: true }` (see `mpi.rs`).
 
+/// characterize's node matrix by symmetry class in a symmetric four-node VM.
+mod classes;
 /// `cluster --per numa` in the four-node VM (MPI build only).
 #[cfg(feature = "mpi")]
 mod cluster;
@@ -35,6 +37,8 @@ mod numastat;
 mod plugins;
 /// `numabench report` on records made in the four-node VM.
 mod report;
+/// The main job's last screen in the two-socket and four-node VMs (ignored).
+mod screens;
 /// `cache`'s Shared state on a guest with SMT.
 mod smt;
 /// Node splits in the four-node VM.

@@ -130,3 +130,20 @@ pub fn one_socket_smt() -> VmTopology {
         hmat: Vec::new(),
     }
 }
+
+/// Four sockets of one CPU each, equal memory, SLIT 10 local and 20
+/// between any two: a symmetric machine whose node matrix has two classes
+/// of cells (4 local, 12 remote), for the budget's matrix sampling.
+pub fn four_symmetric_nodes() -> VmTopology {
+    let distances: Vec<Vec<u8>> = (0..4)
+        .map(|i| (0..4).map(|j| if i == j { 10 } else { 20 }).collect())
+        .collect();
+    VmTopology {
+        name: "four_symmetric_nodes",
+        nodes: (0..4).map(|node| VmNode::new([node], 512)).collect(),
+        sockets: Some(4),
+        threads: 1,
+        distances: Some(distances),
+        hmat: Vec::new(),
+    }
+}

@@ -31,27 +31,53 @@ pub struct CellClass {
     pub cells: Vec<Cell>,
 }
 
-/// Memory sizes within an eighth of a power of two are the same size (the
-/// firmware reserves a little on some nodes).
-fn size_bucket(bytes: u64) -> i64 {
-    if bytes == 0 {
-        return -1;
+/// The share of the largest size of a group that a node's memory may fall
+/// short of and still count as the same size: the firmware and the kernel
+/// reserve a little on some nodes (node 0 most), so equal DIMMs never give
+/// equal totals.
+const SAME_SIZE_SHARE: f64 = 7.0 / 8.0;
+
+/// A size group for each of `sizes` (in their order): sorted from the
+/// largest, a size within [`SAME_SIZE_SHARE`] of its group's largest joins
+/// it, else starts the next group; no memory is a group of its own (-1).
+/// Groups, not fixed buckets: 188 and 193 GiB are one size wherever they
+/// fall, where rounding a logarithm splits a pair straddling a boundary.
+fn size_groups(sizes: &[u64]) -> Vec<i64> {
+    let mut distinct: Vec<u64> = sizes.iter().copied().filter(|&size| size > 0).collect();
+    distinct.sort_unstable_by(|a, b| b.cmp(a));
+    distinct.dedup();
+    let mut heads: Vec<u64> = Vec::new();
+    for &size in &distinct {
+        match heads.last() {
+            Some(&head) if size as f64 >= head as f64 * SAME_SIZE_SHARE => {}
+            _ => heads.push(size),
+        }
     }
-    ((bytes as f64).log2() * 8.0).round() as i64
+    sizes
+        .iter()
+        .map(|&size| match size {
+            0 => -1,
+            // The group whose head is the smallest head at or above it.
+            _ => heads.iter().rposition(|&head| head >= size).unwrap_or(0) as i64,
+        })
+        .collect()
 }
 
 /// Each node's colour (by position in `topology.nodes`) after refinement.
 fn node_colours(topology: &TopologyReport) -> Vec<u64> {
     let nodes = &topology.nodes;
+    let sizes: Vec<u64> = nodes.iter().map(|node| node.memory_total_bytes).collect();
+    let groups = size_groups(&sizes);
     let initial = nodes
         .iter()
-        .map(|node| {
+        .zip(groups)
+        .map(|(node, group)| {
             colour_of((
                 node.cpus.len(),
                 topology.cpu_cache_bytes(&node.cpus),
                 node.cpuless,
                 &node.kind,
-                size_bucket(node.memory_total_bytes),
+                group,
                 topology.memory_side_cache_bytes(&[node.index]),
             ))
         })

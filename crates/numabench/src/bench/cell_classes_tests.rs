@@ -129,3 +129,21 @@ fn draws_are_seeded() {
         assert_eq!(a.len(), 3.min(class.cells.len()));
     }
 }
+
+/// Node memory totals that the firmware's and kernel's reservations made
+/// unequal are one size; half the memory is another; no memory is its own.
+/// (The bucketing this replaced rounded log2(size) x 8, and split a
+/// 470/512 MiB pair that a symmetric four-node guest showed: every local
+/// cell became its own class.)
+#[test]
+fn reserved_memory_does_not_split_a_size() {
+    const GIB: u64 = 1 << 30;
+    assert_eq!(
+        size_groups(&[193 * GIB, 188 * GIB, 0, 96 * GIB, 90 * GIB]),
+        vec![0, 0, -1, 1, 1]
+    );
+    assert_eq!(size_groups(&[470 << 20, 512 << 20]), vec![0, 0]);
+    // Seven of eight equal DIMMs: still one size (the measurement, not the
+    // topology, finds the missing channel); less is another size.
+    assert_eq!(size_groups(&[8 * GIB, 7 * GIB, 6 * GIB]), vec![0, 0, 1]);
+}

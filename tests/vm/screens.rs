@@ -1,0 +1,46 @@
+//! The end of the main job's screen in the two-socket and four-node
+//! guests: `characterize` as `scripts/run` starts it (default settings but
+//! a shorter budget: TCG runs memory ten times slower than a real machine),
+//! in a 100-column terminal. Prints the last 40 lines for a person to read
+//! (the closing notes paste them) and checks they hold the findings and fit.
+//! Ignored: five minutes or more a guest; run them with `--ignored`.
+
+use super::{harness, numabench, topologies};
+use crate::harness::VmTopology;
+
+const SCREEN_LINES: usize = 40;
+
+fn last_screen(topo: &VmTopology) {
+    let commands = ["COLUMNS=100 numabench characterize --budget 4m --jsonl /tmp/c.jsonl 2>&1"];
+    let run = harness::run_in_vm(topo, &[numabench()], &commands).unwrap_or_else(|e| panic!("{e}"));
+    let stdout = run.stdout_ok(0);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let screen = &lines[lines.len().saturating_sub(SCREEN_LINES)..];
+    eprintln!(
+        "[{}] the last {SCREEN_LINES} lines ({:.0} s in the guest):\n{}",
+        topo.name,
+        run.duration.as_secs_f64(),
+        screen.join("\n")
+    );
+    let text = screen.join("\n");
+    assert!(text.contains("What this machine's NUMA costs:"), "{text}");
+    assert!(
+        text.contains("What to do about it:") || text.contains("This run:"),
+        "{text}"
+    );
+    for line in screen {
+        assert!(line.chars().count() <= 100, "over 100 columns: {line}");
+    }
+}
+
+#[test]
+#[ignore = "five minutes or more under TCG; prints the screens the closing note shows"]
+fn two_sockets_main_job_screen() {
+    last_screen(&topologies::two_sockets());
+}
+
+#[test]
+#[ignore = "five minutes or more under TCG; prints the screens the closing note shows"]
+fn four_nodes_main_job_screen() {
+    last_screen(&topologies::four_nodes_cpuless_hmat());
+}
