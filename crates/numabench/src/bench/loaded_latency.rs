@@ -15,7 +15,7 @@ use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::run_pinned;
 use serde_json::{json, Map};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Delays (nop iterations, about one cycle each, between a generator's
 /// cache-line requests) from light to full load.
@@ -76,9 +76,20 @@ fn delay(iterations: u32) {
     }
 }
 
+/// The longest the chase waits for every generator to start moving
+/// memory before it is timed, seconds.
+const GENERATOR_START_SECONDS: f64 = 1.0;
+
 /// Streams through `words` one cache line per request, waiting `wait`
 /// iterations between requests, until `stop`; counts bytes (64 per request).
-fn generate(words: &mut [u64], wait: u32, mix: TrafficMix, stop: &AtomicBool, bytes: &AtomicU64) {
+fn generate(
+    words: &mut [u64],
+    wait: u32,
+    mix: TrafficMix,
+    stop: &AtomicBool,
+    bytes: &AtomicU64,
+    started: &AtomicUsize,
+) {
     const WORDS_PER_LINE: usize = 8;
     const BATCH: u64 = 256;
     let lines = words.len() / WORDS_PER_LINE;
@@ -90,6 +101,7 @@ fn generate(words: &mut [u64], wait: u32, mix: TrafficMix, stop: &AtomicBool, by
     let mut sum = 0u64;
     let mut until_write = writes_every;
     let mut line = 0usize;
+    let mut first = true;
     while !stop.load(Ordering::Relaxed) {
         for _ in 0..BATCH {
             // SAFETY: line < lines, so the word index is inside `words`; volatile keeps the access.
@@ -110,6 +122,10 @@ fn generate(words: &mut [u64], wait: u32, mix: TrafficMix, stop: &AtomicBool, by
             delay(wait);
         }
         bytes.fetch_add(BATCH * 64, Ordering::Relaxed);
+        if first {
+            first = false;
+            started.fetch_add(1, Ordering::Release);
+        }
     }
     std::hint::black_box(sum);
 }
@@ -159,6 +175,7 @@ fn measure_point(
 ) -> Result<LoadedPoint, BenchError> {
     let stop = AtomicBool::new(false);
     let bytes = AtomicU64::new(0);
+    let started = AtomicUsize::new(0);
     let mut cpus = vec![config.chaser_cpu];
     cpus.extend_from_slice(generators);
     let repeat = context.repeat.max(1);
@@ -183,6 +200,16 @@ fn measure_point(
                 // start (its error is reported from its own result).
                 if worker.barrier.wait().is_err() {
                     return Ok(None);
+                }
+                // The load is on before the chase is timed: every generator
+                // has moved its first batch (a generator's thread may not
+                // have been scheduled yet where CPUs are shared), or a
+                // second has passed.
+                let waiting = Stopwatch::start();
+                while started.load(Ordering::Acquire) < generators.len()
+                    && waiting.seconds() < GENERATOR_START_SECONDS
+                {
+                    std::thread::yield_now();
                 }
                 let stopwatch = Stopwatch::start();
                 let bytes_before = bytes.load(Ordering::Relaxed);
@@ -212,6 +239,7 @@ fn measure_point(
                     config.mix,
                     &stop,
                     &bytes,
+                    &started,
                 );
                 Ok(None)
             }
