@@ -429,8 +429,14 @@ fn cut_cpus(
         for step in steps.iter_mut() {
             let curve = scaling_curve(context, &step.work);
             if let Work::Scaling { stride, .. } = &mut step.work {
-                if scaling_counts(curve, *stride * 2).len() >= MIN_SCALING_COUNTS.min(curve) {
-                    *stride *= 2;
+                // Doubled only where that measures fewer counts and keeps
+                // the floor (a curve of 2 or 3 has nothing to cut).
+                let doubled = stride.saturating_mul(2);
+                let fewer = scaling_counts(curve, doubled).len();
+                if fewer < scaling_counts(curve, *stride).len()
+                    && fewer >= MIN_SCALING_COUNTS.min(curve)
+                {
+                    *stride = doubled;
                     changed = true;
                 }
             }

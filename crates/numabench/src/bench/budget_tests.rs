@@ -295,3 +295,29 @@ fn a_huge_memory_side_cache_fits_by_capped_working_sets_and_says_so() {
         .iter()
         .any(|step| step.plan(&context).size_bytes == 192 << 30));
 }
+
+/// A budget nothing fits on a machine whose scaling curve is too short to
+/// cut (this one: a node of 2 CPUs, or 1) ends its cuts: the scaling
+/// stride is never doubled without measuring fewer counts (it doubled until
+/// it overflowed: a panic in a debug build, a hang in a release one; seen
+/// in the four-node VM, nodes of 2 CPUs, under `--budget 4m`).
+#[test]
+fn a_budget_nothing_fits_ends_on_a_short_scaling_curve() {
+    let mut context = Context::new(crate::topology::discover_this_system().unwrap());
+    let mut steps = characterize_plan(&context, &select(&[], &[]).unwrap());
+    let outcome = fit_budget(
+        &mut context,
+        &mut steps,
+        Budget::Seconds(0.001),
+        MatrixCut::Seeded(1),
+    );
+    assert!(!outcome.fits);
+    for step in &steps {
+        if let Work::Scaling { stride, .. } = &step.work {
+            assert!(
+                *stride <= context.topology.allowed.cpus.len().max(1),
+                "{stride}"
+            );
+        }
+    }
+}
