@@ -230,6 +230,9 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
                 let elapsed = started.elapsed().as_secs_f64();
                 sentences.push(run_time_sentence(estimated.get(), elapsed, &rates.get()));
             }
+            // Records in the order the lists print them (findings, this
+            // run, advice), so both read alike.
+            sentences.sort_by_key(|sentence| Group::of(sentence) as u8);
             for record in summary_records(&sentences) {
                 pipeline.emit(&record)?;
             }
