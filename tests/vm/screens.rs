@@ -11,7 +11,7 @@ use crate::harness::VmTopology;
 const SCREEN_LINES: usize = 40;
 
 fn last_screen(topo: &VmTopology) {
-    let commands = ["COLUMNS=100 numabench characterize --budget 4m --jsonl /tmp/c.jsonl 2>&1"];
+    let commands = ["COLUMNS=100 numabench characterize --budget 3m --jsonl /tmp/c.jsonl 2>&1"];
     let run = harness::run_in_vm(topo, &[numabench()], &commands).unwrap_or_else(|e| panic!("{e}"));
     let stdout = run.stdout_ok(0);
     let lines: Vec<&str> = stdout.lines().collect();
