@@ -6,6 +6,7 @@
 //! About half a second on a desktop; `--plan` never runs it.
 
 use super::bandwidth::{measure_bandwidth, BandwidthConfig};
+use super::c2c::measure_c2c;
 use super::context::Context;
 use super::error::BenchError;
 use super::estimate::{CostModel, CALIBRATION_PASSES, MIN_SAMPLE_SECONDS};
@@ -24,6 +25,9 @@ const MAX_SIZE: u64 = 512 << 20;
 /// The largest chase measured (chains are slow to lay; its rate per byte does not
 /// depend on the size).
 const CHASE: u64 = 64 << 20;
+
+/// Timed samples of the cache-to-cache pair (after its warm-up).
+const C2C_SAMPLES: usize = 2;
 
 /// Bounds a calibration's rates are kept within (a noisy or disturbed
 /// calibration must not make a plan of hours look like seconds).
@@ -113,6 +117,17 @@ pub fn calibrate_cost_model(context: &Context) -> Result<CostModel, BenchError> 
     let samples = nanoseconds.len().max(1) as f64;
     let sampling = samples * MIN_SAMPLE_SECONDS.max(chase.loads_per_sample as f64 * median * 1e-9);
     let chase_setup = (chase_seconds - fixed - sampling).max(chase_bytes as f64 / MAX_RATE);
+    // One cache-to-cache pair, where there are two CPUs: its repetitions
+    // cost what the line's round trips do (milliseconds on a server, far
+    // more where virtual CPUs share host cores).
+    let c2c_repetition_seconds = match all.len() > 1 {
+        true => {
+            let start = Instant::now();
+            measure_c2c(all[0], all[1], C2C_SAMPLES)?;
+            start.elapsed().as_secs_f64() / (C2C_SAMPLES + 1) as f64
+        }
+        false => CostModel::ASSUMED.c2c_repetition_seconds,
+    };
     Ok(CostModel {
         setup_bytes_per_second: setup_rate,
         chase_setup_bytes_per_second: (chase_bytes as f64 / chase_setup).clamp(MIN_RATE, MAX_RATE),
@@ -120,6 +135,7 @@ pub fn calibrate_cost_model(context: &Context) -> Result<CostModel, BenchError> 
         all_threads_bytes_per_second: all_rate,
         load_seconds,
         measurement_seconds: fixed,
+        c2c_repetition_seconds,
         source: "calibrated",
     })
 }
@@ -148,6 +164,7 @@ mod tests {
             "{model:?}"
         );
         assert!((0.0..=MAX_FIXED_SECONDS).contains(&model.measurement_seconds));
+        assert!(model.c2c_repetition_seconds > 0.0 && model.c2c_repetition_seconds < 10.0);
         assert_ne!(model, CostModel::ASSUMED);
     }
 }

@@ -61,6 +61,8 @@ pub struct CostModel {
     /// Fixed cost of one measurement (threads started and pinned, pages
     /// verified, the record written), seconds.
     pub measurement_seconds: f64,
+    /// One repetition of one cache-to-cache pair, seconds.
+    pub c2c_repetition_seconds: f64,
     /// `assumed` or `calibrated`.
     pub source: &'static str,
 }
@@ -75,6 +77,7 @@ impl CostModel {
         all_threads_bytes_per_second: None,
         load_seconds: ASSUMED_LOAD_SECONDS,
         measurement_seconds: 0.0,
+        c2c_repetition_seconds: ASSUMED_C2C_REPETITION_SECONDS,
         source: "assumed",
     };
 
@@ -98,8 +101,8 @@ impl Default for CostModel {
 /// (repeat + 1) x [`MIN_SAMPLE_SECONDS`] and one walk of every line (with
 /// k chains at once, each walks 1/k of them, the buffer built once); a
 /// bandwidth run reads its bytes (repeat + 1 + calibration passes) times
-/// at the threads' rate; a cache-to-cache pair costs (repeat + 1) x
-/// [`ASSUMED_C2C_REPETITION_SECONDS`]. An estimate, not a promise.
+/// at the threads' rate; a cache-to-cache pair costs (repeat + 1)
+/// repetitions. An estimate, not a promise.
 pub(super) fn estimate(cost: Cost, repeat: usize, model: &CostModel) -> f64 {
     let passes = (repeat + 1) as f64;
     let fixed = model.measurement_seconds;
@@ -127,7 +130,7 @@ pub(super) fn estimate(cost: Cost, repeat: usize, model: &CostModel) -> f64 {
                     .map(|k| (walk / k as f64).max(passes * MIN_SAMPLE_SECONDS))
                     .sum::<f64>()
         }
-        Cost::PingPong { pairs } => pairs as f64 * passes * ASSUMED_C2C_REPETITION_SECONDS,
+        Cost::PingPong { pairs } => pairs as f64 * passes * model.c2c_repetition_seconds,
         Cost::Setup { bytes } => bytes as f64 / model.setup_bytes_per_second,
     }
 }
