@@ -149,33 +149,9 @@ fn pin_k_per_core_puts_both_ranks_on_one_core() {
     }
 }
 
-/// An MPI + OpenMP program (tests/mpi/programs/omp_ranks.c) under
-/// `mpirun --bind-to none -np 2`: each rank's team under every pin policy is
-/// the team it runs as-is (the run's `threads_seen` and no
-/// `thread_count_warning`).
-///
-/// Ignored: NOT fixed yet. The launcher (`mpirun`, no OpenMP runtime) has its
-/// main thread pinned to one CPU when it loads, and its forked children take
-/// one CPU each at fork, so each rank execs with a one-CPU mask and libgomp's
-/// constructor (which runs before the shim's) makes a one-thread team: as-is
-/// shows 12 threads seen per run, pin-compact and pin-scatter 10 (each rank
-/// "team 1"), and numabench prints the thread-count warning. Tried and
-/// withdrawn: an interposed `execve` that execs with all of the list's CPUs
-/// gives each rank a team of 2, but each team then spins on its one-CPU block
-/// (137 s a run against 2 s as-is); the exec'd mask must be the rank's block
-/// (its local rank is in the `envp` passed to execve).
-/// Note for whoever fixes it: on a 2-CPU machine with `-np 2`, each rank's
-/// block under pin-compact/pin-scatter is ONE CPU, so exec'ing with the
-/// rank's block still gives libgomp a one-thread team (threads_seen 10, as
-/// today) against as-is's 2 per rank (12): this assertion cannot hold with
-/// `OMP_NUM_THREADS` unset and `-np 2` here. With `-np 1` (block = both
-/// CPUs) it tells the fix apart: 1 thread today, 2 after, as-is 2.
-#[test]
-#[ignore = "ranks still exec with a one-CPU mask: issue 21 item A, MPI + OpenMP part, open"]
-fn mpi_openmp_ranks_run_their_team_under_pin_policies() {
-    let _alone = crate::alone();
-    let dir = tempfile::tempdir().unwrap();
-    let program = dir.path().join("omp_ranks");
+/// tests/mpi/programs/omp_ranks.c, compiled with mpicc into `dir`.
+fn omp_ranks_program(dir: &Path) -> PathBuf {
+    let program = dir.join("omp_ranks");
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mpi/programs/omp_ranks.c");
     let output = Command::new("mpicc")
         .args(["-O1", "-fopenmp", "-o"])
@@ -188,42 +164,154 @@ fn mpi_openmp_ranks_run_their_team_under_pin_policies() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let output = Command::new(env!("CARGO_BIN_EXE_numabench"))
-        .args(["run", "--repeat", "3", "--warmup", "0", "--json"])
-        .args([
-            "--policy",
-            "as-is",
-            "--policy",
-            "pin-compact",
-            "--policy",
-            "pin-scatter",
-        ])
-        .args(["--", "mpirun", "--allow-run-as-root", "--oversubscribe"])
-        .args(["-np", "2", "--bind-to", "none"])
-        .arg(&program)
-        .env("NUMABENCH_PIN_LIB", shim())
-        .env_remove("OMP_NUM_THREADS")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let summaries: Vec<&serde_json::Value> = document["records"]
-        .as_array()
-        .unwrap()
+    program
+}
+
+/// One policy's figures: each run's `threads_seen` and voluntary switches,
+/// and each rank's OpenMP team (its last run).
+#[derive(Debug)]
+struct OmpFigures {
+    policy: String,
+    threads_seen: Vec<u64>,
+    switches: Vec<u64>,
+    teams: Vec<usize>,
+}
+
+/// Runs omp_ranks under `mpirun --bind-to none -np RANKS`, each policy in
+/// its own `numabench run` (3 runs, so each leaves its teams in the files),
+/// `OMP_NUM_THREADS` as given (removed when `None`).
+fn omp_ranks(policies: &[&str], ranks: usize, threads: Option<&str>) -> Vec<OmpFigures> {
+    let dir = tempfile::tempdir().unwrap();
+    let program = omp_ranks_program(dir.path());
+    policies
         .iter()
-        .filter(|record| record["metric"] == "wall_time")
-        .collect();
-    assert_eq!(summaries.len(), 3);
-    for summary in &summaries {
-        assert_eq!(
-            summary["params"]["threads_seen"], summaries[0]["params"]["threads_seen"],
-            "{}",
-            summary["params"]["policy"]
-        );
-        assert!(
-            summary["params"]["thread_count_warning"].is_null(),
-            "{stderr}"
-        );
+        .map(|policy| {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_numabench"));
+            command
+                .args(["run", "--repeat", "3", "--warmup", "1", "--json"])
+                .args(["--policy", policy])
+                .args(["--", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+                .args(["-np", &ranks.to_string(), "--bind-to", "none"])
+                .arg(&program)
+                .env("NUMABENCH_PIN_LIB", shim())
+                .env("OMP_RANKS_DIR", dir.path());
+            match threads {
+                Some(threads) => command.env("OMP_NUM_THREADS", threads),
+                None => command.env_remove("OMP_NUM_THREADS"),
+            };
+            let output = command.output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(output.status.success(), "{policy}: {stderr}");
+            let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+            let records = document["records"].as_array().unwrap();
+            let runs: Vec<&serde_json::Value> = records
+                .iter()
+                .filter(|record| record["metric"] == "run_wall_time")
+                .collect();
+            let field = |name: &str| -> Vec<u64> {
+                runs.iter()
+                    .map(|run| run["params"][name].as_f64().unwrap() as u64)
+                    .collect()
+            };
+            for run in &runs {
+                let warnings = &run["params"]["pin_warnings"];
+                assert!(
+                    warnings.is_null() || warnings == &serde_json::json!([]),
+                    "{policy}: {warnings}"
+                );
+            }
+            let teams = (0..ranks)
+                .map(|rank| {
+                    let path = dir.path().join(format!("rank-{rank}"));
+                    std::fs::read_to_string(&path)
+                        .unwrap_or_else(|error| panic!("{policy}: {}: {error}", path.display()))
+                        .trim()
+                        .parse()
+                        .unwrap()
+                })
+                .collect();
+            OmpFigures {
+                policy: policy.to_string(),
+                threads_seen: field("threads_seen"),
+                switches: field("voluntary_switches"),
+                teams,
+            }
+        })
+        .collect()
+}
+
+fn median(values: &[u64]) -> u64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted[sorted.len() / 2]
+}
+
+/// An MPI + OpenMP program (tests/mpi/programs/omp_ranks.c) under
+/// `mpirun --bind-to none -np 1`: under pin-compact and pin-scatter the rank's
+/// block is every CPU, and its team, the threads seen per run and its waiting
+/// (voluntary switches) are those of as-is, `OMP_NUM_THREADS` unset and set.
+///
+/// What pin policies mean for ranks (README "MPI ranks"): each rank runs on
+/// its own block of the policy's CPUs, and an OpenMP rank's default team is
+/// its block's size, as with likwid-mpirun or `mpirun --map-by slot:PE=N`.
+/// The launcher's forked child is pinned to one CPU by the shim; the shim's
+/// `execve` gives the rank its whole block before exec, so the runtime sizes
+/// its team (and chooses to spin) from the block, and the shim pins the
+/// rank's main thread at the runtime's first thread (MPI_Init's own threads
+/// take no slot of the block). With one rank the block is what as-is gives.
+///
+/// Before the fix the rank was exec'd on the one CPU of its forked child:
+/// team 1 against as-is's 2 (threads seen 7 against 8 per run); with
+/// `OMP_NUM_THREADS=2` the team of 2 on one CPU slept in futex waits (about
+/// 5,600 switches a run against 1,400 as-is). An earlier try, exec'ing with every CPU of the
+/// list, made the team spin on a one-CPU block (137 s a run against 2 s).
+#[test]
+fn mpi_openmp_rank_runs_its_team_and_waits_as_as_is() {
+    let _alone = crate::alone();
+    let allowed = CpuOrder::Compact
+        .all_allowed(&discover_this_system().unwrap())
+        .len();
+    assert!(allowed >= 2, "needs 2 CPUs");
+    for threads in [None, Some("2")] {
+        let figures = omp_ranks(&["as-is", "pin-compact", "pin-scatter"], 1, threads);
+        let as_is = &figures[0];
+        let team = threads.map_or(allowed, |threads| threads.parse().unwrap());
+        assert_eq!(as_is.teams, [team], "{threads:?}: {figures:#?}");
+        // A spinning team makes a few voluntary switches per run, a sleeping
+        // one one or more per barrier (5,000 barriers here: about 5,000 more
+        // per run); mpirun and MPI_Init make about 1,200 either way. Room for
+        // a loaded two-core machine, far below what sleeping waits add.
+        let ceiling = as_is.switches.iter().max().unwrap() + 1500;
+        for pinned in &figures[1..] {
+            assert_eq!(pinned.teams, as_is.teams, "{threads:?}: {figures:#?}");
+            assert_eq!(
+                median(&pinned.threads_seen),
+                median(&as_is.threads_seen),
+                "{threads:?}: {figures:#?}"
+            );
+            assert!(
+                median(&pinned.switches) <= ceiling,
+                "{threads:?}, {}: voluntary switches {figures:#?}",
+                pinned.policy
+            );
+        }
+    }
+}
+
+/// Two OpenMP ranks under `mpirun --bind-to none -np 2` and pin-compact or
+/// pin-scatter: each rank's default team is the size of its own block (half
+/// the CPUs each), not the whole machine's as with as-is, where the two
+/// unbound ranks' teams share every CPU. On this 2-CPU machine each block is
+/// one CPU, which is also what ranks exec'd on the forked child's pin got
+/// before the fix, so this test does not tell the fix apart here (the one
+/// above does); on a machine with 4 or more CPUs it does (1 before, N/2 after).
+#[test]
+fn mpi_openmp_ranks_run_a_team_the_size_of_their_block() {
+    let _alone = crate::alone();
+    let order = CpuOrder::Compact.all_allowed(&discover_this_system().unwrap());
+    assert!(order.len() >= 2, "needs 2 CPUs");
+    let blocks = [order.len() / 2, order.len() - order.len() / 2];
+    for figures in omp_ranks(&["pin-compact", "pin-scatter"], 2, None) {
+        assert_eq!(figures.teams, blocks, "{figures:#?}");
     }
 }

@@ -426,6 +426,7 @@ pub struct RunCommandArgs {
     /// their threads are pinned within it: compact consecutive CPUs, scatter dealt round
     /// robin, k-per-core:K local rank r on core r/K; a rank keeps to the cpuset its launcher
     /// gave it (launch with --bind-to none / --cpu-bind=none to let numabench place ranks).
+    /// A rank starts on its whole block, so an OpenMP rank's default team is its block's size.
     #[arg(long = "policy", value_name = "POLICY")]
     pub policies: Vec<String>,
     /// Parameter scan (repeatable), like hyperfine's --parameter-list: NAME=V1,V2,... replaces

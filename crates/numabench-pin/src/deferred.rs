@@ -9,8 +9,12 @@
 //! (all of the policy's CPUs) and pins it at its first `pthread_create`, which comes
 //! after the runtime has read its mask. A process that never creates a thread then stays
 //! unpinned; the shim says so in a warning at exit, so the run's record shows it.
+//!
+//! In an MPI rank, the MPI library starts threads of its own (progress threads) in
+//! `MPI_Init`, often before the runtime's first team: the shim tells them apart by the
+//! object their start routine lives in ([`started_by_runtime`]).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The OpenMP runtimes recognised (sonames as linked by gcc, gfortran, clang, icx).
 const RUNTIMES: [&std::ffi::CStr; 4] = [
@@ -23,8 +27,21 @@ const RUNTIMES: [&std::ffi::CStr; 4] = [
 /// Whether the main thread's pin is still to be made.
 static PENDING: AtomicBool = AtomicBool::new(false);
 
-/// The OpenMP runtime loaded in this process, if any. At load every `DT_NEEDED`
-/// library is mapped already, so `RTLD_NOLOAD` finds it without loading anything.
+/// Load address of the OpenMP runtime found by [`openmp_runtime`]; 0 when none.
+static RUNTIME_BASE: AtomicUsize = AtomicUsize::new(0);
+
+/// The load address of the object that holds `address`, if any.
+fn object_base(address: *const libc::c_void) -> Option<usize> {
+    // SAFETY: Dl_info is plain data (pointers and addresses); all-zero is a valid value.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr only reads the loader's tables and writes `info`.
+    let found = unsafe { libc::dladdr(address, &mut info) };
+    (found != 0 && !info.dli_fbase.is_null()).then_some(info.dli_fbase as usize)
+}
+
+/// The OpenMP runtime loaded in this process, if any (and records where it is loaded,
+/// for [`started_by_runtime`]). At load every `DT_NEEDED` library is mapped already,
+/// so `RTLD_NOLOAD` finds it without loading anything.
 pub fn openmp_runtime() -> Option<&'static std::ffi::CStr> {
     RUNTIMES.into_iter().find(|name| {
         // SAFETY: a NUL-terminated name; RTLD_NOLOAD only looks up a loaded object.
@@ -32,10 +49,22 @@ pub fn openmp_runtime() -> Option<&'static std::ffi::CStr> {
         if handle.is_null() {
             return false;
         }
+        // SAFETY: a live handle and a NUL-terminated name; every runtime exports it.
+        let symbol = unsafe { libc::dlsym(handle, c"omp_get_num_threads".as_ptr()) };
+        if let Some(base) = (!symbol.is_null()).then(|| object_base(symbol)).flatten() {
+            RUNTIME_BASE.store(base, Ordering::Relaxed);
+        }
         // SAFETY: drops the reference RTLD_NOLOAD took on an object that stays loaded.
         unsafe { libc::dlclose(handle) };
         true
     })
+}
+
+/// Whether a thread starting at `routine` is one of the OpenMP runtime's (its start
+/// routine lives in the runtime); `None` when no runtime was found.
+pub fn started_by_runtime(routine: usize) -> Option<bool> {
+    let base = RUNTIME_BASE.load(Ordering::Relaxed);
+    (base != 0).then(|| object_base(routine as *const libc::c_void) == Some(base))
 }
 
 /// Marks the main thread's pin as deferred, and arranges the warning at exit if it
@@ -60,7 +89,7 @@ pub fn claim_on_main_thread() -> bool {
 extern "C" fn warn_if_still_pending() {
     if PENDING.load(Ordering::Acquire) {
         crate::diag::warn(&format!(
-            "process {}: the main thread was not pinned (it has an OpenMP runtime, whose pin waits for its first thread, and created none); it ran on all of the policy's CPUs",
+            "process {}: the main thread was not pinned (it has an OpenMP runtime, whose pin waits for its first thread, and created none); it ran on all of the CPUs it started with",
             std::process::id()
         ));
     }

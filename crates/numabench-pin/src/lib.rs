@@ -9,7 +9,9 @@
 //!   With `NUMABENCH_PIN_COUNTER` (a file shared by the processes of a run, [`counter`])
 //!   the count goes on across processes: each process's main thread, at load or at
 //!   fork, and each new thread take the next CPU. With `NUMABENCH_PIN_RANKS`, a process
-//!   an MPI launcher names a rank gets its own block of the list instead ([`ranks`]).
+//!   an MPI launcher names a rank gets its own block of the list instead ([`ranks`]),
+//!   and starts on that whole block: the shim also exports `execve` (`exec`), which
+//!   widens the launcher's forked child from its one-CPU pin to the rank's block.
 //! - **C API** ([`capi`], `include/numabench_pin.h`): `numabench_pin_thread`,
 //!   `numabench_pin_self_to_node`, `numabench_pin_cpu_count`.
 //!
@@ -23,5 +25,6 @@ pub mod counter;
 pub mod cpulist;
 mod deferred;
 mod diag;
+pub mod exec;
 pub mod ranks;
 pub mod shim;

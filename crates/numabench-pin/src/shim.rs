@@ -39,6 +39,11 @@
 //! thread's index at its first `pthread_create` instead (see [`crate::deferred`]):
 //! `numabench run` gives the process all of the list's CPUs at exec, and the runtime
 //! sizes its team from that mask.
+//!
+//! An MPI rank is exec'd on its whole block (the shim's `execve`, [`crate::exec`]), and
+//! with an OpenMP runtime loaded its main thread is pinned when the runtime starts its
+//! first thread; threads whose start routine is not the runtime's (the MPI library's,
+//! started in `MPI_Init`) run on the whole block and take no slot of it.
 
 use crate::counter::Counter;
 use crate::ranks::{self, Block, Rule};
@@ -160,6 +165,7 @@ fn pin_process(plan: &Plan, counter: &Counter, pid: u32) {
     let cpu = plan.cpu_at(index);
     let pinned = match affinity::set_self(&[cpu]) {
         Ok(()) => {
+            OWN_PIN.store(cpu, Ordering::Relaxed);
             if plan.verbose {
                 diag::note(&format!("process {pid} main thread {index} -> CPU {cpu}"));
             }
@@ -202,7 +208,15 @@ const GIVEN_VARIABLE: &str = "NUMABENCH_PIN_RANK_GIVEN";
 /// The cpuset this rank was given, `None` when it is not narrower than the list; and
 /// whether a process of the same rank found it before this program was exec'd (and
 /// warned about it if need be).
-fn given_cpuset(plan: &Plan, rank: usize, size: usize) -> (Option<Vec<usize>>, bool) {
+///
+/// A mask equal to the rank's block is not a given cpuset either: it is the one the
+/// shim's `execve` gave the rank (see [`exec_cpus`]).
+fn given_cpuset(
+    plan: &Plan,
+    rank: usize,
+    size: usize,
+    block: &[usize],
+) -> (Option<Vec<usize>>, bool) {
     let inherited = std::env::var(GIVEN_VARIABLE).ok().and_then(|text| {
         let mut parts = text.splitn(3, ':');
         let same = parts.next()? == rank.to_string() && parts.next()? == size.to_string();
@@ -220,8 +234,14 @@ fn given_cpuset(plan: &Plan, rank: usize, size: usize) -> (Option<Vec<usize>>, b
         // The run's first process: numabench pinned it to the list's first CPU.
         None => !counter.is_registered(pid) && counter.registered() == 0 && given == plan.cpus[..1],
     });
+    let mut block = block.to_vec();
+    block.sort_unstable();
+    block.dedup();
     let narrower = !plan.cpus.iter().all(|cpu| given.binary_search(cpu).is_ok());
-    ((narrower && !own_pin).then_some(given), false)
+    (
+        (narrower && !own_pin && given != block).then_some(given),
+        false,
+    )
 }
 
 /// The rank this process is, when a rank rule is set and its launcher names its local
@@ -243,7 +263,7 @@ fn rank(plan: &Plan) -> Option<&'static Rank> {
             }
         };
         let mut block = ranks::block(&rule, &plan.cpus, rank, size);
-        let (given, inherited) = given_cpuset(plan, rank, size);
+        let (given, inherited) = given_cpuset(plan, rank, size, &block.cpus);
         let list = |cpus: &[usize]| -> String {
             cpus.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
         };
@@ -281,20 +301,68 @@ fn rank(plan: &Plan) -> Option<&'static Rank> {
     .as_ref()
 }
 
-/// Pins the calling thread of this rank to the CPU of its in-rank `index`.
+/// The CPU the shim pinned this process's main thread (or this forked child) to;
+/// `usize::MAX` when it pinned none. An `execve` from a process still on it hands the
+/// new program a wider mask ([`exec_cpus`]).
+static OWN_PIN: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Pins the calling thread, the main thread of a process of this rank (or a forked
+/// child), to the CPU of its in-rank `index`.
 fn pin_in_rank(rank: &Rank, block: &Block, index: usize, verbose: bool, who: &str) {
     let cpu = block.cpu(index);
     match affinity::set_self(&[cpu]) {
-        Ok(()) if verbose => diag::note(&format!(
-            "rank {} of {} {who} -> CPU {cpu}",
-            rank.rank, rank.size
-        )),
-        Ok(()) => {}
+        Ok(()) => {
+            OWN_PIN.store(cpu, Ordering::Relaxed);
+            if verbose {
+                diag::note(&format!(
+                    "rank {} of {} {who} -> CPU {cpu}",
+                    rank.rank, rank.size
+                ));
+            }
+        }
         Err(error) => diag::warn(&format!(
             "cannot pin rank {} {who} to CPU {cpu}: {error}",
             rank.rank
         )),
     }
+}
+
+/// The CPUs a program this process execs should start on, when the shim should widen
+/// its mask: only when the calling thread is still on the one CPU the shim pinned the
+/// process to (a launcher that bound the process itself is left alone), and the new
+/// program is an MPI rank under a rank rule (`env` reads the environment passed to
+/// execve). The result is the rank's block: the caller's own block when the caller is
+/// that rank already (`sh -c 'exec prog'` as the rank), else the block the new program
+/// will compute. An OpenMP runtime in the new program then sizes its team, and chooses
+/// how it waits, from the rank's CPUs, as it would from a launcher's binding.
+pub(crate) fn exec_cpus(env: &dyn Fn(&str) -> Option<String>) -> Option<Vec<usize>> {
+    let own = OWN_PIN.load(Ordering::Relaxed);
+    if own == usize::MAX || affinity::get_self().ok()? != [own] {
+        return None;
+    }
+    let (local, size) = ranks::local_rank(env).ok()??;
+    if let Some(caller) = plan().and_then(rank) {
+        if (caller.rank, caller.size) == (local, size) {
+            return caller.block.as_ref().map(|block| block.cpus.clone());
+        }
+    }
+    let plan = Plan::from_values(
+        env("NUMABENCH_PIN_CPUS").as_deref(),
+        env("NUMABENCH_PIN_SKIP").as_deref(),
+        None,
+    )
+    .ok()??;
+    let rule = Rule::from_values(
+        env("NUMABENCH_PIN_RANKS").as_deref(),
+        env("NUMABENCH_PIN_CORES").as_deref(),
+    )
+    .ok()??;
+    Some(ranks::block(&rule, &plan.cpus, local, size).cpus)
+}
+
+/// The CPU the shim pinned this process to, if any (restored when an exec fails).
+pub(crate) fn own_pin() -> Option<usize> {
+    Some(OWN_PIN.load(Ordering::Relaxed)).filter(|cpu| *cpu != usize::MAX)
 }
 
 /// Runs when the shim is loaded into a program (before its `main`): with a plan and a
@@ -305,9 +373,14 @@ extern "C" fn at_load() {
     let Some(plan) = plan() else { return };
     let pid = std::process::id();
     // Read once here, while the process has one thread (it sets a variable).
-    let _ = rank(plan);
+    let in_block = rank(plan).is_some_and(|rank| rank.block.is_some());
+    // Looked up now: a forked child that execs should not need the loader's locks.
+    let _ = crate::exec::real_execve();
     let registered = shared_counter().is_some_and(|counter| counter.is_registered(pid));
-    if !registered && deferred::openmp_runtime().is_some() {
+    // A rank starts on its whole block (the shim's execve gives it), a first process
+    // on the whole list; a process pinned at fork is on one CPU already.
+    let wide = affinity::get_self().is_ok_and(|cpus| cpus.len() > 1);
+    if (in_block || !registered) && wide && deferred::openmp_runtime().is_some() {
         // Pinned at its first pthread_create, after the runtime read its mask.
         deferred::defer();
     } else {
@@ -386,8 +459,11 @@ static NEXT: AtomicUsize = AtomicUsize::new(0);
 struct Start {
     routine: StartRoutine,
     arg: *mut c_void,
-    index: usize,
-    cpu: usize,
+    /// The thread's index; `None` for a helper thread of an OpenMP rank, which takes
+    /// no slot of the block.
+    index: Option<usize>,
+    /// One CPU, or a helper thread's whole block.
+    cpus: Vec<usize>,
     verbose: bool,
 }
 
@@ -402,14 +478,26 @@ unsafe extern "C-unwind" fn trampoline(data: *mut c_void) -> *mut c_void {
         routine,
         arg,
         index,
-        cpu,
+        cpus,
         verbose,
     } = *start;
-    match affinity::set_self(&[cpu]) {
-        Ok(()) if verbose => diag::note(&format!("thread {index} -> CPU {cpu}")),
-        Ok(()) => {}
-        Err(error) => diag::warn(&format!("cannot pin thread to CPU {cpu}: {error}")),
+    match (affinity::set_self(&cpus), index) {
+        (Ok(()), Some(index)) if verbose => {
+            diag::note(&format!("thread {index} -> CPU {}", cpus[0]))
+        }
+        (Ok(()), None) if verbose => diag::note(&format!(
+            "helper thread (not the OpenMP runtime's) -> CPUs {cpus:?}"
+        )),
+        (Ok(()), _) => {}
+        (Err(error), Some(_)) => {
+            diag::warn(&format!("cannot pin thread to CPU {}: {error}", cpus[0]))
+        }
+        (Err(error), None) => diag::warn(&format!(
+            "cannot move a helper thread to its rank's CPUs {cpus:?}: {error}"
+        )),
     }
+    // The box's Vec is freed here, before the user's code runs.
+    drop(cpus);
     // SAFETY: the routine and argument the caller handed to pthread_create, called on
     // the new thread as pthread_create would.
     unsafe { routine(arg) }
@@ -434,14 +522,21 @@ pub unsafe extern "C" fn pthread_create(
         // SAFETY: forwarding the caller's arguments unchanged.
         return unsafe { real(thread, attr, start_routine, arg) };
     };
-    if deferred::claim_on_main_thread() {
+    let rank = rank(plan);
+    // In a rank with an OpenMP runtime, the MPI library's own threads (started in
+    // MPI_Init, before the team) neither take a slot of the block nor end the main
+    // thread's deferred pin: the team's threads take the block's CPUs in order.
+    let helper = rank.is_some_and(|rank| rank.block.is_some())
+        && deferred::started_by_runtime(routine as usize) == Some(false);
+    if !helper && deferred::claim_on_main_thread() {
         pin_main_thread(plan, std::process::id());
     }
-    let (index, cpu) = match (rank(plan), shared_counter()) {
+    let (index, cpus) = match (rank, shared_counter()) {
         (Some(rank), _) => match &rank.block {
+            Some(block) if helper => (None, block.cpus.clone()),
             Some(block) => {
                 let index = RANK_NEXT.fetch_add(1, Ordering::Relaxed);
-                (index, block.cpu(index))
+                (Some(index), vec![block.cpu(index)])
             }
             // The rank keeps its given cpuset: nothing to pin.
             // SAFETY: forwarding the caller's arguments unchanged.
@@ -449,18 +544,18 @@ pub unsafe extern "C" fn pthread_create(
         },
         (None, Some(counter)) => {
             let index = counter.take();
-            (index, plan.cpu_at(index))
+            (Some(index), vec![plan.cpu_at(index)])
         }
         (None, None) => {
             let index = NEXT.fetch_add(1, Ordering::Relaxed);
-            (index, plan.cpu_for(index))
+            (Some(index), vec![plan.cpu_for(index)])
         }
     };
     let start = Box::into_raw(Box::new(Start {
         routine,
         arg,
         index,
-        cpu,
+        cpus,
         verbose: plan.verbose,
     }));
     // SAFETY: the caller's thread and attr pointers, our trampoline and its boxed data;

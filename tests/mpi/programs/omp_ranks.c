@@ -1,9 +1,12 @@
 /* An unmodified MPI + OpenMP program for `run`'s pinning tests: each rank runs an
  * OpenMP parallel region of 5,000 steps of about 1,000 dependent adds with a barrier
- * after each, then the ranks meet in MPI_Barrier. Rank 0 prints each rank's team. */
+ * after each, then the ranks meet in MPI_Barrier. Rank 0 prints each rank's team; with
+ * OMP_RANKS_DIR set, each rank also writes its team to DIR/rank-R (numabench run keeps
+ * the program's output to itself). */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -18,6 +21,16 @@ int main(int argc, char **argv) {
         for (int step = 0; step < 5000; step++) {
             for (int i = 0; i < 1000; i++) x += i;
             #pragma omp barrier
+        }
+    }
+    const char *dir = getenv("OMP_RANKS_DIR");
+    if (dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/rank-%d", dir, rank);
+        FILE *out = fopen(path, "w");
+        if (out) {
+            fprintf(out, "%d\n", team);
+            fclose(out);
         }
     }
     int teams[64] = {0};
