@@ -11,8 +11,16 @@ use crate::harness::VmTopology;
 const SCREEN_LINES: usize = 40;
 
 fn last_screen(topo: &VmTopology) {
-    let commands = ["COLUMNS=100 numabench characterize --budget 3m --jsonl /tmp/c.jsonl 2>&1"];
+    let commands = [
+        "COLUMNS=100 timeout 900 numabench characterize --budget 3m --jsonl /tmp/c.jsonl 2>&1",
+        // Each step's last record, for where the time went.
+        "grep -o '\"benchmark\":\"[a-z-]*\"' /tmp/c.jsonl | uniq -c",
+    ];
     let run = harness::run_in_vm(topo, &[numabench()], &commands).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "[{}] records by benchmark:\n{}",
+        topo.name, run.commands[1].stdout
+    );
     let stdout = run.stdout_ok(0);
     let lines: Vec<&str> = stdout.lines().collect();
     let screen = &lines[lines.len().saturating_sub(SCREEN_LINES)..];

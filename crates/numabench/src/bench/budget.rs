@@ -488,6 +488,18 @@ fn cut_cpus(
 /// while over `limit`; says which, and how many cells each measures.
 fn cut_matrices(context: &Context, steps: &mut [Step], limit: f64, seed: u64) -> Option<String> {
     let mut parts = Vec::new();
+    // Where every class has a single cell (an asymmetric SLIT, or a matrix
+    // of 1 or 2 cells) a sample is every cell: nothing to cut, nothing said.
+    let whole = MatrixSample::new(&context.topology, seed);
+    if whole.cells().len()
+        >= whole
+            .classes
+            .iter()
+            .map(|class| class.cells.len())
+            .sum::<usize>()
+    {
+        return None;
+    }
     while estimate(context, steps) > limit {
         let costliest = steps
             .iter()

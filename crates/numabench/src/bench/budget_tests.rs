@@ -101,7 +101,8 @@ fn a_tight_budget_cuts_down_to_each_floor() {
     let (after, steps, outcome) = planned("two-socket-smt", Budget::Seconds(1.0));
     assert!(!outcome.fits);
     let whats: Vec<&str> = outcome.cuts.iter().map(|cut| cut.what).collect();
-    assert_eq!(whats, ["sizes", "repetitions", "cpus", "matrix-classes"]);
+    // Its 2x2 matrix has a class per cell: nothing to sample.
+    assert_eq!(whats, ["sizes", "repetitions", "cpus"]);
     let sweep = |steps: &[Step]| -> Vec<u64> {
         latency_sweep(steps)
             .into_iter()
@@ -318,6 +319,27 @@ fn a_budget_nothing_fits_ends_on_a_short_scaling_curve() {
                 *stride <= context.topology.allowed.cpus.len().max(1),
                 "{stride}"
             );
+        }
+    }
+}
+
+/// A matrix whose classes all have one cell (the ladder's asymmetric SLIT,
+/// a 2-socket machine's 4 cells) cannot be sampled: the cut leaves it
+/// whole and says nothing, instead of "16 of 16 cells measured ..., the
+/// rest inferred".
+#[test]
+fn a_matrix_of_single_cell_classes_is_not_cut() {
+    for name in ["four-socket-ladder", "two-socket-smt", "cxl-hmat"] {
+        let (_, steps, outcome) = planned(name, Budget::Seconds(1.0));
+        assert!(
+            outcome.cuts.iter().all(|cut| cut.what != "matrix-classes"),
+            "{name}: {:?}",
+            outcome.sentences()
+        );
+        for step in &steps {
+            if let Work::Matrix(_, _, sample) = &step.work {
+                assert!(sample.is_none(), "{name}");
+            }
         }
     }
 }
