@@ -33,6 +33,8 @@ mod mpi_guest;
 mod numastat;
 /// A benchmark plugin run in the VM.
 mod plugins;
+/// The four-node VM's characterize records for `compare`'s fixture.
+mod records_fixture;
 /// `numabench report` on records made in the four-node VM.
 mod report;
 /// `cache`'s Shared state on a guest with SMT.

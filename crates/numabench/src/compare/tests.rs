@@ -34,6 +34,7 @@ fn set(name: &str, records: Vec<Record>) -> ResultSet {
     ResultSet {
         name: name.into(),
         records,
+        machine: None,
     }
 }
 
