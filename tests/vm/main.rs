@@ -33,7 +33,7 @@ mod mpi_guest;
 mod numastat;
 /// A benchmark plugin run in the VM.
 mod plugins;
-/// The four-node VM's characterize records for `compare`'s fixture.
+/// Records fixtures of characterize in a VM, for `compare` (ignored test).
 mod records_fixture;
 /// `numabench report` on records made in the four-node VM.
 mod report;

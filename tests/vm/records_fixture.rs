@@ -6,7 +6,8 @@
 //! - `NUMABENCH_VM_RECORDS_OUT=FILE`: where the records go (required);
 //! - `NUMABENCH_VM_RECORDS_TOPOLOGY`: `four_nodes` (default: nodes 0-2 with
 //!   CPUs, node 3 CPU-less, asymmetric SLIT, HMAT) or `two_sockets`;
-//! - `NUMABENCH_VM_RECORDS_ONLY=NAME,...`: characterize's `--only`.
+//! - `NUMABENCH_VM_RECORDS_ARGS`: more arguments for characterize, e.g.
+//!   `--only latency,bandwidth,matrix-latency,matrix-bandwidth --repeat 1`.
 //!
 //! `NUMABENCH_VM_RECORDS_OUT=FILE NUMABENCH_VM_TIMEOUT_SECS=2400 cargo test -p numabench-cli --test vm records_fixture -- --ignored --nocapture`
 
@@ -23,15 +24,15 @@ fn records_fixture_characterize() {
         Ok("four_nodes") | Err(_) => topologies::four_nodes_cpuless_hmat(),
         Ok(other) => panic!("NUMABENCH_VM_RECORDS_TOPOLOGY: no topology '{other}'"),
     };
-    let only = std::env::var("NUMABENCH_VM_RECORDS_ONLY")
-        .map(|names| format!(" --only {names}"))
+    let more = std::env::var("NUMABENCH_VM_RECORDS_ARGS")
+        .map(|args| format!(" {args}"))
         .unwrap_or_default();
     // NUMA balancing off (it would move pages during the matrices), then
     // characterize with a one-minute budget; its terminal output goes to
     // stderr so the results port carries only the records.
     let characterize = format!(
         "echo 0 > /proc/sys/kernel/numa_balancing && \
-         numabench characterize --budget 1m{only} --jsonl /tmp/c.jsonl >&2 && cat /tmp/c.jsonl"
+         numabench characterize --budget 1m{more} --jsonl /tmp/c.jsonl >&2 && cat /tmp/c.jsonl"
     );
     let run = harness::run_in_vm(&topo, &[numabench()], &[&characterize])
         .unwrap_or_else(|e| panic!("{e}"));
