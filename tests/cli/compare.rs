@@ -337,3 +337,53 @@ fn two_machines_match_by_role() {
         "{unmatched_here}"
     );
 }
+
+/// `--by role` on the four-node VM's records twice: the matrices' remote
+/// cells take their rank by SLIT distance per row (nearest and farthest
+/// remote, latency and both bandwidth modes), each row naming its role,
+/// within 100 columns; a set against itself gives ratio 1.
+#[test]
+fn the_four_node_matrices_match_local_and_remote_by_rank() {
+    let output = numabench()
+        .env("COLUMNS", "100")
+        .args([
+            "compare",
+            FOUR_NODE_VM,
+            FOUR_NODE_VM,
+            "--by",
+            "role",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let compared = document["records"].as_array().unwrap().clone();
+    let matched = roles(&compared);
+    for rank in ["local", "remote (nearest)", "remote (farthest)"] {
+        for role in [
+            format!("DRAM latency {rank}"),
+            format!("read bandwidth, 1 thread, DRAM {rank}"),
+            format!("read bandwidth, all threads of a node, DRAM {rank}"),
+        ] {
+            assert!(matched.contains(&role), "{role}: {matched:?}");
+        }
+    }
+    for record in compared.iter().filter(|r| r["metric"] != "unmatched") {
+        assert_eq!(record["value"], 1.0, "{record}");
+    }
+    let table = numabench()
+        .env("COLUMNS", "100")
+        .args(["compare", FOUR_NODE_VM, FOUR_NODE_VM, "--by", "role"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        table.contains("| DRAM latency remote (nearest) "),
+        "{table}"
+    );
+    assert!(
+        table.lines().all(|line| line.chars().count() <= 100),
+        "{table}"
+    );
+}
