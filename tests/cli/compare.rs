@@ -161,6 +161,10 @@ fn bad_inputs_are_one_line_and_status_2() {
             vec![path(&good), path(&good), "--jsonl".into(), path(&good)],
             "--jsonl".into(),
         ),
+        (
+            vec![path(&good), path(&good), "--by".into(), "nope".into()],
+            "invalid value 'nope' for '--by <HOW>'".into(),
+        ),
     ];
     for (arguments, expected) in cases {
         let output = numabench()
@@ -175,4 +179,211 @@ fn bad_inputs_are_one_line_and_status_2() {
         assert!(stderr.contains(&expected), "{arguments:?}: {stderr}");
         assert!(!out.exists(), "{arguments:?} created the output");
     }
+}
+
+/// Records of a real `characterize` in the emulated four-node VM
+/// (crates/numabench/tests/fixtures/records/README.md says how it was made).
+const FOUR_NODE_VM: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../numabench/tests/fixtures/records/four-node-vm.jsonl"
+);
+
+/// Per `compare` record, its role (`params.role`).
+fn roles(records: &[serde_json::Value]) -> Vec<String> {
+    records
+        .iter()
+        .filter_map(|record| record["params"]["role"].as_str())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The roles a set's records give its latency sweep's levels and its
+/// bandwidth kernels at DRAM size, from the records themselves.
+fn levels_and_kernels(records: &[serde_json::Value]) -> (Vec<String>, Vec<String>) {
+    let mut levels: Vec<String> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "latency" && r["metric"] == "latency")
+        .map(|r| match r["params"]["cache_level"].as_str().unwrap() {
+            "memory" => "DRAM".to_string(),
+            level => level.to_string(),
+        })
+        .collect();
+    levels.dedup();
+    let kernels = records
+        .iter()
+        .filter(|r| r["benchmark"] == "bandwidth" && r["params"]["cache_level"] == "memory")
+        .map(|r| r["params"]["kernel"].as_str().unwrap().to_string())
+        .collect();
+    (levels, kernels)
+}
+
+/// This machine's characterize (run here, now) against the four-node VM's:
+/// their working sets, CPUs and nodes differ, so exact matching pairs
+/// almost nothing; matched by role (chosen automatically: the metadata name
+/// different machines), every latency level, every bandwidth kernel at DRAM
+/// size and the local matrix figures pair up, the VM's remote ones are
+/// counted as unmatched (this machine has one node), the findings stand
+/// side by side, and every line fits 100 columns.
+#[test]
+fn two_machines_match_by_role() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path().join("here.jsonl");
+    succeeding(&[
+        "characterize",
+        "--only",
+        "latency,bandwidth,matrix-latency,matrix-bandwidth",
+        "--repeat",
+        "1",
+        "--jsonl",
+        here.to_str().unwrap(),
+    ]);
+    let out = dir.path().join("compare.jsonl");
+    let output = numabench()
+        .env("COLUMNS", "100")
+        .args(["compare", here.to_str().unwrap(), FOUR_NODE_VM, "--jsonl"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let table = String::from_utf8(output.stdout).unwrap();
+    eprintln!("{table}");
+    for line in table.lines() {
+        assert!(line.chars().count() <= 100, "over 100 columns: {line}");
+    }
+    let compared = records(&out);
+    assert!(compared.iter().all(|r| r["params"]["matched_by"] == "role"));
+    let matched = roles(&compared);
+    let (vm, mine) = (records(Path::new(FOUR_NODE_VM)), records(&here));
+    let (my_levels, my_kernels) = levels_and_kernels(&mine);
+    let (vm_levels, vm_kernels) = levels_and_kernels(&vm);
+    assert!(
+        my_levels.len() >= 3 && my_kernels.len() >= 4,
+        "{my_levels:?} {my_kernels:?}"
+    );
+    for level in my_levels.iter().filter(|level| vm_levels.contains(level)) {
+        for role in [
+            format!("{level} latency"),
+            format!("{level} latency, cycles"),
+        ] {
+            assert!(matched.contains(&role), "{role} not matched: {table}");
+            assert!(table.contains(&format!("| {role} ")), "{table}");
+        }
+    }
+    assert!(vm_levels.contains(&"L1".to_string()) && vm_levels.contains(&"DRAM".to_string()));
+    assert_eq!(my_kernels, vm_kernels, "the same kernels on both machines");
+    for kernel in &my_kernels {
+        let role = format!("{kernel} bandwidth, all threads, DRAM");
+        assert!(matched.contains(&role), "{role} not matched: {table}");
+    }
+    for role in [
+        "DRAM latency local",
+        "read bandwidth, 1 thread, DRAM local",
+        "read bandwidth, all threads of a node, DRAM local",
+    ] {
+        assert!(
+            matched.iter().any(|m| m == role),
+            "{role} not matched: {table}"
+        );
+    }
+    // Each ratio is the VM's figure over this machine's.
+    for record in &compared {
+        if record["metric"] != "unmatched" {
+            let (set, baseline) = (
+                record["params"]["set_value"].as_f64().unwrap(),
+                record["params"]["baseline_value"].as_f64().unwrap(),
+            );
+            assert!((record["value"].as_f64().unwrap() - set / baseline).abs() < 1e-9);
+        }
+    }
+    // The VM's remote cells have no counterpart on a one-node machine.
+    let remote_cells = vm
+        .iter()
+        .filter(|r| r["benchmark"] == "matrix-latency" && r["metric"] == "latency")
+        .filter(|r| r["params"]["cpu_node"] != r["params"]["mem_node"])
+        .count();
+    let unmatched_vm = compared
+        .iter()
+        .find(|r| r["metric"] == "unmatched" && r["params"]["set"] == 2)
+        .unwrap();
+    assert!(remote_cells > 0);
+    assert!(
+        unmatched_vm["value"].as_f64().unwrap() >= remote_cells as f64,
+        "{unmatched_vm}"
+    );
+    assert!(
+        !matched.iter().any(|role| role.contains("remote")),
+        "{table}"
+    );
+    assert!(table.contains("Findings side by side:"), "{table}");
+    assert!(table.contains("idle_latency:"), "{table}");
+
+    // Forced exact: the per-machine params keep most records apart.
+    let output = succeeding(&[
+        "compare",
+        here.to_str().unwrap(),
+        FOUR_NODE_VM,
+        "--by",
+        "exact",
+        "--json",
+    ]);
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let exact = document["records"].as_array().unwrap();
+    let unmatched_here = exact
+        .iter()
+        .find(|r| r["metric"] == "unmatched" && r["params"]["set"] == 1)
+        .unwrap();
+    assert!(
+        2.0 * unmatched_here["value"].as_f64().unwrap() > mine.len() as f64,
+        "{unmatched_here}"
+    );
+}
+
+/// `--by role` on the four-node VM's records twice: the matrices' remote
+/// cells take their rank by SLIT distance per row (nearest and farthest
+/// remote, latency and both bandwidth modes), each row naming its role,
+/// within 100 columns; a set against itself gives ratio 1.
+#[test]
+fn the_four_node_matrices_match_local_and_remote_by_rank() {
+    let output = numabench()
+        .env("COLUMNS", "100")
+        .args([
+            "compare",
+            FOUR_NODE_VM,
+            FOUR_NODE_VM,
+            "--by",
+            "role",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let compared = document["records"].as_array().unwrap().clone();
+    let matched = roles(&compared);
+    for rank in ["local", "remote (nearest)", "remote (farthest)"] {
+        for role in [
+            format!("DRAM latency {rank}"),
+            format!("read bandwidth, 1 thread, DRAM {rank}"),
+            format!("read bandwidth, all threads of a node, DRAM {rank}"),
+        ] {
+            assert!(matched.contains(&role), "{role}: {matched:?}");
+        }
+    }
+    for record in compared.iter().filter(|r| r["metric"] != "unmatched") {
+        assert_eq!(record["value"], 1.0, "{record}");
+    }
+    let table = numabench()
+        .env("COLUMNS", "100")
+        .args(["compare", FOUR_NODE_VM, FOUR_NODE_VM, "--by", "role"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        table.contains("| DRAM latency remote (nearest) "),
+        "{table}"
+    );
+    assert!(
+        table.lines().all(|line| line.chars().count() <= 100),
+        "{table}"
+    );
 }

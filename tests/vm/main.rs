@@ -35,6 +35,8 @@ mod mpi_guest;
 mod numastat;
 /// A benchmark plugin run in the VM.
 mod plugins;
+/// Records fixtures of characterize in a VM, for `compare` (ignored test).
+mod records_fixture;
 /// `numabench report` on records made in the four-node VM.
 mod report;
 /// The main job's last screen in the two-socket and four-node VMs (ignored).

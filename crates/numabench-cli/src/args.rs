@@ -286,14 +286,16 @@ pub enum Command {
     Cluster(ClusterArgs),
     /// Match measurements across result sets, side by side.
     ///
-    /// Example: numabench compare before.jsonl after.jsonl
+    /// Example: numabench compare this-machine.jsonl other-machine.jsonl
     ///
-    /// Matches the same benchmarks and parameters across result sets (JSON
-    /// Lines or JSON files from any machine: two machines, two BIOS
-    /// settings, before and after a kernel upgrade) and shows each figure
-    /// side by side, its ratio to the first set, and a Mann-Whitney p-value
-    /// where both sets hold repetitions (else n/a). Host, rank, repetition,
-    /// timings and machine-derived details are not part of the match (see
+    /// Two runs of one machine (before and after a kernel upgrade, two BIOS
+    /// settings) match exactly: the same benchmarks and parameters, each
+    /// figure side by side with its ratio to the first set and a
+    /// Mann-Whitney p-value where both sets hold repetitions (else n/a).
+    /// Two machines' runs (their metadata's host, CPU model or topology
+    /// differ) match by role: cache level or DRAM, kernel, one thread or
+    /// all threads of a node, local or remote by distance rank, and the
+    /// findings side by side. --by exact|role overrides the choice (see
     /// README, "Comparing result sets"); what only some sets have is counted.
     Compare(CompareArgs),
     /// One self-contained HTML page of plots from results files.
@@ -947,8 +949,23 @@ pub struct CompareArgs {
     /// --json), two or more; the first is the baseline of every ratio.
     #[arg(value_name = "RESULTS")]
     pub files: Vec<PathBuf>,
+    /// How records are matched: exact (same benchmark and params: two runs
+    /// of one machine), role (what each figure is on its machine: two
+    /// machines), auto (role when the files' metadata name different
+    /// machines; without metadata, role when exact matching leaves more than
+    /// half of a file's records unmatched)
+    #[arg(long, value_enum, value_name = "HOW", default_value = "auto")]
+    pub by: MatchByArg,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `compare --by`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatchByArg {
+    Auto,
+    Exact,
+    Role,
 }
 
 #[derive(Debug, Args)]

@@ -2,13 +2,18 @@
 //! side (or, with --json, the comparison records) and writes the records
 //! to --csv/--jsonl. Measures nothing and never looks at this machine.
 
-use crate::args::CompareArgs;
+use crate::args::{CompareArgs, MatchByArg};
 use crate::exit::{CliError, Status};
-use numabench::compare::{compare, comparison_records, render_table, ResultSet};
-use numabench::output::{
-    check_distinct_files, read_results, CsvSink, JsonDocumentSink, JsonLinesSink, OutputError,
-    Pipeline, RunMetadata, Sink,
+use crate::tables::{render, terminal_width, wrapped};
+use numabench::compare::{
+    compare, compare_by_role, comparison_records, findings_side_by_side, render_table, role_table,
+    MatchBy, ResultSet,
 };
+use numabench::output::{
+    check_distinct_files, read_results, read_results_lenient, CsvSink, JsonDocumentSink,
+    JsonLinesSink, OutputError, Pipeline, RunMetadata, Sink,
+};
+use serde_json::Value;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
@@ -25,16 +30,78 @@ pub fn run(args: &CompareArgs) -> Result<Status, CliError> {
         .iter()
         .map(|path| read_set(path))
         .collect::<Result<Vec<_>, _>>()?;
-    let comparison = compare(&sets);
+    let by = match args.by {
+        MatchByArg::Auto => MatchBy::choose(&sets),
+        MatchByArg::Exact => MatchBy::Exact,
+        MatchByArg::Role => MatchBy::Role,
+    };
+    let comparison = match by {
+        MatchBy::Exact => compare(&sets),
+        MatchBy::Role => compare_by_role(&sets),
+    };
     let mut pipeline = open_outputs(args)?;
     if !args.output.json {
-        print!("{}", render_table(&comparison));
+        match by {
+            MatchBy::Exact => print!("{}", render_table(&comparison)),
+            MatchBy::Role => print!("{}", by_role_text(&sets, &comparison)),
+        }
     }
     for record in comparison_records(&comparison) {
         pipeline.emit(&record).map_err(CliError::system)?;
     }
     pipeline.finish().map_err(CliError::system)?;
     Ok(Status::Clean)
+}
+
+/// The sets named, the role table fitted to the terminal, then the
+/// findings side by side, every line within the width.
+fn by_role_text(sets: &[ResultSet], comparison: &numabench::compare::Comparison) -> String {
+    let width = terminal_width();
+    let mut text = String::new();
+    for (index, set) in sets.iter().enumerate() {
+        let baseline = if index == 0 { " (baseline)" } else { "" };
+        let machine = set.machine.as_deref().unwrap_or("machine not named");
+        let line = format!("set {}: {}{baseline}: {machine}", index + 1, set.name);
+        text.push_str(&wrapped(&line, width));
+        text.push('\n');
+    }
+    if comparison.matched.is_empty() {
+        text.push_str("no role is in every set\n");
+    }
+    text.push_str(&render(&role_table(comparison), width));
+    let findings = findings_side_by_side(sets);
+    if !findings.is_empty() {
+        text.push_str("\nFindings side by side:\n");
+        for (kind, per_set) in findings {
+            text.push_str(&format!("{kind}:\n"));
+            for (index, sentences) in per_set.iter().enumerate() {
+                let said = if sentences.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    sentences.join("; ")
+                };
+                let line = wrapped(&format!("set {}: {said}", index + 1), width - 2);
+                for part in line.lines() {
+                    text.push_str(&format!("  {part}\n"));
+                }
+            }
+        }
+    }
+    text
+}
+
+/// The machine a results file's metadata names: host, CPU model and
+/// topology (None without metadata).
+fn machine(text: &str) -> Option<String> {
+    let file = read_results_lenient(text).ok()?;
+    let metadata = file.metadata.first()?;
+    let field = |name: &str| metadata.get(name).and_then(Value::as_str).unwrap_or("?");
+    Some(format!(
+        "{}, {}, {}",
+        field("host"),
+        field("cpu_model"),
+        field("topology")
+    ))
 }
 
 /// One results file, or the one line saying why it cannot be compared.
@@ -45,6 +112,7 @@ fn read_set(path: &Path) -> Result<ResultSet, CliError> {
         .map_err(|error| CliError::usage(format!("'{}': {error}", path.display())))?;
     Ok(ResultSet {
         name: path.display().to_string(),
+        machine: machine(&text),
         records,
     })
 }

@@ -7,8 +7,7 @@ mod render;
 mod sink;
 mod width;
 
-/// `cluster`'s host table (built with the `mpi` feature).
-#[cfg(feature = "mpi")]
+/// `cluster`'s host table, `compare`'s role table.
 pub use render::render;
 pub use render::wrapped;
 pub use sink::{StdoutView, TablesSink};

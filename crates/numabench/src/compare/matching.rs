@@ -1,5 +1,6 @@
 //! Matching records across result sets by [`MeasurementKey`].
 
+use super::by_role::MatchBy;
 use super::key::MeasurementKey;
 use crate::output::Record;
 use crate::stats::{mann_whitney_u, Sample};
@@ -10,6 +11,9 @@ use std::collections::HashMap;
 pub struct ResultSet {
     pub name: String,
     pub records: Vec<Record>,
+    /// The machine the set's metadata names (host, CPU model, topology),
+    /// None when the file has no metadata; [`MatchBy::choose`] reads it.
+    pub machine: Option<String>,
 }
 
 /// One measurement in one set.
@@ -23,7 +27,7 @@ pub struct Figure {
 }
 
 impl Figure {
-    fn of(values: Vec<f64>) -> Self {
+    pub(super) fn of(values: Vec<f64>) -> Self {
         let value = match Sample::new(values.iter().copied()) {
             Ok(sample) if values.len() > 1 => sample.median(),
             _ => values[0],
@@ -48,7 +52,9 @@ impl MatchedFigure {
     }
 
     /// Two-sided Mann-Whitney p-value of set `index`'s repetitions against
-    /// the first set's; None unless both have at least two.
+    /// the first set's; None unless both have at least two. (Matched by
+    /// role, a figure's values are different measurements, not
+    /// repetitions: the comparison gives no p-value there.)
     pub fn p_value(&self, index: usize) -> Option<f64> {
         let sample = |figure: &Figure| {
             (figure.values.len() >= 2)
@@ -75,6 +81,8 @@ pub struct Unmatched {
 pub struct Comparison {
     /// The sets' names, in the order given.
     pub sets: Vec<String>,
+    /// How the records were matched.
+    pub by: MatchBy,
     /// Measurements in every set, in the first set's order.
     pub matched: Vec<MatchedFigure>,
     /// Per set, what some other set lacks.
@@ -138,6 +146,7 @@ pub fn compare(sets: &[ResultSet]) -> Comparison {
         .collect();
     Comparison {
         sets: sets.iter().map(|set| set.name.clone()).collect(),
+        by: MatchBy::Exact,
         matched,
         unmatched,
     }

@@ -1,6 +1,7 @@
 //! A comparison as records of the results schema (benchmark `compare`,
 //! documented in docs/results.md).
 
+use super::by_role::MatchBy;
 use super::matching::Comparison;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
@@ -51,7 +52,12 @@ pub fn comparison_records(comparison: &Comparison) -> Vec<Record> {
                     matched.figures[index].values.len()
                 ]),
             );
-            params.insert("p_value".into(), json!(matched.p_value(index)));
+            let p_value = match comparison.by {
+                MatchBy::Exact => matched.p_value(index),
+                MatchBy::Role => None,
+            };
+            params.insert("p_value".into(), json!(p_value));
+            params.insert("matched_by".into(), json!(comparison.by.name()));
             records.extend(record(&matched.key.metric, ratio, Unit::Ratio, params));
         }
     }
@@ -59,6 +65,7 @@ pub fn comparison_records(comparison: &Comparison) -> Vec<Record> {
         let mut params = Map::new();
         params.insert("set".into(), json!(index + 1));
         params.insert("file".into(), json!(comparison.sets[index]));
+        params.insert("matched_by".into(), json!(comparison.by.name()));
         records.extend(record(
             "unmatched",
             unmatched.records as f64,

@@ -34,6 +34,7 @@ fn set(name: &str, records: Vec<Record>) -> ResultSet {
     ResultSet {
         name: name.into(),
         records,
+        machine: None,
     }
 }
 
@@ -148,4 +149,121 @@ fn repetitions_get_a_rank_test() {
     );
     assert!(matched.p_value(1).unwrap() < 0.05);
     assert!(matched.p_value(2).unwrap() > 0.5);
+}
+
+/// A `matrix-latency` cell (params as characterize writes them).
+fn cell(cpu_node: u64, mem_node: u64, distance: u64, value: f64) -> Record {
+    record(
+        "matrix-latency",
+        "latency",
+        value,
+        json!({"cpu_node": cpu_node, "mem_node": mem_node, "slit_distance": distance,
+               "size_bytes": 1u64 << 28, "cache_level": "memory", "cpu": cpu_node * 2}),
+    )
+}
+
+/// Local is the diagonal; of each row's other cells those at the row's
+/// smallest distance are the nearest remote, those at its largest the
+/// farthest (the four-node VM's asymmetric SLIT rows); a two-node row's
+/// one remote cell is both.
+#[test]
+fn matrix_cells_take_their_rank_by_row_distance() {
+    let four = [
+        cell(0, 0, 10, 100.0),
+        cell(0, 1, 21, 150.0),
+        cell(0, 2, 31, 170.0),
+        cell(0, 3, 32, 200.0),
+        cell(1, 0, 24, 210.0),
+        cell(1, 1, 10, 110.0),
+        cell(1, 3, 17, 140.0),
+    ];
+    let roles = roles::roles(&four);
+    assert_eq!(roles[0], ["DRAM latency local"]);
+    assert_eq!(roles[1], ["DRAM latency remote (nearest)"]);
+    assert!(roles[2].is_empty(), "a distance between: {:?}", roles[2]);
+    assert_eq!(roles[3], ["DRAM latency remote (farthest)"]);
+    assert_eq!(roles[4], ["DRAM latency remote (farthest)"]);
+    assert_eq!(roles[6], ["DRAM latency remote (nearest)"]);
+    let two = [cell(0, 0, 10, 90.0), cell(0, 1, 21, 180.0)];
+    let comparison = compare_by_role(&[set("four", four.to_vec()), set("two", two.to_vec())]);
+    let matched: Vec<(String, f64, f64)> = comparison
+        .matched
+        .iter()
+        .map(|m| {
+            (
+                m.key.params[0].1.as_str().unwrap().to_string(),
+                m.figures[0].value,
+                m.figures[1].value,
+            )
+        })
+        .collect();
+    assert_eq!(
+        matched,
+        [
+            ("DRAM latency local".to_string(), 105.0, 90.0),
+            ("DRAM latency remote (nearest)".to_string(), 145.0, 180.0),
+            ("DRAM latency remote (farthest)".to_string(), 205.0, 180.0),
+        ]
+    );
+    // 0 -> 2 (distance 31) has no role: unmatched.
+    assert_eq!(comparison.unmatched[0].records, 1);
+    assert_eq!(comparison.unmatched[1].records, 0);
+    let records = comparison_records(&comparison);
+    assert_eq!(records[0].params["role"], "DRAM latency local");
+    assert_eq!(records[0].params["matched_by"], "role");
+    assert_eq!(records[0].params["p_value"], Value::Null);
+}
+
+/// The sweep's levels: a cache level by its first size, DRAM by its
+/// largest; records without `cache_level` are DRAM when not
+/// cache-affected. Two machines' different sizes then match level by level.
+#[test]
+fn latency_levels_match_across_sweep_sizes() {
+    let sweep = |sizes: &[(u64, &str, f64)]| -> Vec<Record> {
+        sizes
+            .iter()
+            .map(|&(size, level, value)| {
+                record(
+                    "latency",
+                    "latency",
+                    value,
+                    json!({"size_bytes": size, "cache_level": level, "cpu": 0, "cpu_node": 0}),
+                )
+            })
+            .collect()
+    };
+    let a = sweep(&[
+        (16384, "L1", 1.0),
+        (65536, "L2", 4.0),
+        (262144, "L2", 5.0),
+        (1 << 26, "memory", 90.0),
+        (1 << 28, "memory", 95.0),
+    ]);
+    let mut b = sweep(&[(8192, "L1", 2.0), (131072, "L2", 8.0)]);
+    b.push(latency(1 << 30, 190.0, "b", 1 << 20));
+    b[2].params.insert("cache_affected".into(), json!(false));
+    let comparison = compare_by_role(&[set("a", a), set("b", b)]);
+    let values: Vec<(f64, f64)> = comparison
+        .matched
+        .iter()
+        .map(|m| (m.figures[0].value, m.figures[1].value))
+        .collect();
+    assert_eq!(values, [(1.0, 2.0), (4.0, 8.0), (95.0, 190.0)]);
+    assert_eq!(comparison.unmatched[0].records, 2, "L2 256K and DRAM 64M");
+}
+
+/// Auto: exact for one machine, role for two; without metadata, role only
+/// when exact matching leaves most of a set unmatched.
+#[test]
+fn auto_matches_by_role_only_across_machines() {
+    let named = |machine: &str| ResultSet {
+        machine: Some(machine.into()),
+        ..set("x", vec![latency(65536, 4.0, "a", 1 << 20)])
+    };
+    assert_eq!(MatchBy::choose(&[named("a"), named("a")]), MatchBy::Exact);
+    assert_eq!(MatchBy::choose(&[named("a"), named("b")]), MatchBy::Role);
+    let same = || set("x", vec![latency(65536, 4.0, "a", 1 << 20)]);
+    assert_eq!(MatchBy::choose(&[same(), same()]), MatchBy::Exact);
+    let other = set("y", vec![latency(131072, 4.0, "b", 1 << 21)]);
+    assert_eq!(MatchBy::choose(&[same(), other]), MatchBy::Role);
 }
