@@ -97,7 +97,8 @@ impl Default for CostModel {
 
 /// Seconds a measurement of `cost` is estimated to take with `repeat`
 /// timed repetitions at `model`'s rates: each measurement's fixed cost,
-/// plus building each buffer; a chase's samples take the longer of
+/// plus building each buffer (a bandwidth run's threads build theirs
+/// together, as much faster as they read); a chase's samples take the longer of
 /// (repeat + 1) x [`MIN_SAMPLE_SECONDS`] and one walk of every line (with
 /// k chains at once, each walks 1/k of them, the buffer built once); a
 /// bandwidth run reads its bytes (repeat + 1 + calibration passes) times
@@ -117,7 +118,10 @@ pub(super) fn estimate(cost: Cost, repeat: usize, model: &CostModel) -> f64 {
             threads,
             count,
         } => {
-            let setup = bytes as f64 / model.setup_bytes_per_second;
+            // The threads place and touch their own shares at once: the
+            // build speeds up as the reading does.
+            let speedup = model.rate(threads) / model.rate(1);
+            let setup = bytes as f64 / (model.setup_bytes_per_second * speedup);
             let pass = bytes as f64 / model.rate(threads);
             count as f64 * (fixed + setup + (passes + CALIBRATION_PASSES) * pass)
         }
