@@ -57,7 +57,7 @@ fn a_mix_of_real_runs_gets_the_sections_its_records_have() {
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("(5 records: 3 drawn or tabled, 2 under Other records;"),
+        stdout.contains("(5 records: 3 drawn or tabled, 2 under Other records)"),
         "{stdout}"
     );
     // The latency curve has both sizes, the bandwidth one its size; the

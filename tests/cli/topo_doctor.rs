@@ -100,3 +100,25 @@ fn doctor_reports_real_settings_and_gates_on_warnings() {
     }
     assert_eq!(report["findings"].as_array().unwrap().len(), 14);
 }
+
+/// doctor's text fits the terminal (`$COLUMNS`): a long finding, why or
+/// fix wraps under its label; only a single word wider than the width (a
+/// path to copy) may stand out. Its lines ran to 282 columns here.
+#[test]
+fn doctor_text_fits_the_terminal_width() {
+    for width in [80usize, 100] {
+        let output = numabench()
+            .arg("doctor")
+            .env("COLUMNS", width.to_string())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert!(stdout.lines().count() > 3, "{stdout}");
+        for line in stdout.lines() {
+            let one_word = line.split_whitespace().count() == 1
+                || line.trim_start().starts_with("why: ") && line.split_whitespace().count() == 2
+                || line.trim_start().starts_with("fix: ") && line.split_whitespace().count() == 2;
+            assert!(line.chars().count() <= width || one_word, "{width}: {line}");
+        }
+    }
+}

@@ -12,7 +12,11 @@ pub fn run(args: &DoctorArgs, topology: &TopologyReport) -> Result<Status, CliEr
         let text = serde_json::to_string_pretty(&report).map_err(CliError::system)?;
         println!("{text}");
     } else {
-        print!("{}", report.render_text());
+        let width = usize::from(crate::tables::terminal_width());
+        print!(
+            "{}",
+            crate::tables::wrap_lines(&report.render_text(), width)
+        );
     }
     Ok(if report.warnings == 0 {
         Status::Clean

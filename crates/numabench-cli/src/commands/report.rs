@@ -62,8 +62,8 @@ pub fn run(args: &ReportArgs) -> Result<Status, CliError> {
     fs::write(&args.output, &built.html).map_err(|error| {
         CliError::usage(format!("cannot write {}: {error}", args.output.display()))
     })?;
-    println!(
-        "report: {} ({} records: {} drawn or tabled, {} under Other records; {} sections: {})",
+    let summary = format!(
+        "report: {} ({} records: {} drawn or tabled, {} under Other records)\n  {} sections: {}",
         args.output.display(),
         data.records.len(),
         built.shown,
@@ -71,5 +71,7 @@ pub fn run(args: &ReportArgs) -> Result<Status, CliError> {
         built.section_ids.len(),
         built.section_ids.join(", ")
     );
+    let width = usize::from(crate::tables::terminal_width());
+    print!("{}", crate::tables::wrap_lines(&summary, width));
     Ok(Status::Clean)
 }

@@ -6,9 +6,11 @@
 mod render;
 mod sink;
 mod width;
+mod wrap;
 
 /// `cluster`'s host table, `compare`'s role table.
 pub use render::render;
 pub use render::wrapped;
 pub use sink::{StdoutView, TablesSink};
 pub use width::terminal_width;
+pub use wrap::wrap_lines;
