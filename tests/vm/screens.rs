@@ -14,7 +14,7 @@ const SCREEN_LINES: usize = 40;
 
 fn last_screen(topo: &VmTopology) {
     let commands = [
-        "COLUMNS=100 timeout 900 numabench characterize --budget 3m --jsonl /tmp/c.jsonl 2>&1",
+        "COLUMNS=100 timeout 1700 numabench characterize --budget 3m --jsonl /tmp/c.jsonl 2>&1",
         // Each step's last record, for where the time went.
         "grep -o '\"benchmark\":\"[a-z-]*\"' /tmp/c.jsonl | uniq -c",
     ];
