@@ -93,21 +93,29 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
                 "; all {threads} threads of a node: local {}",
                 figure_span(all_span, "GB/s")
             ));
+            // Against the reading node's own local figure, else (scaling
+            // reads one node's memory from its node and the farthest) the
+            // memory node's local figure: the same memory read locally.
             let all_remote: Vec<f64> = all
                 .iter()
                 .filter(|((cpu_node, mem_node), _)| cpu_node != mem_node)
-                .filter_map(|(&(row, _), &(value, _))| Some(value / all.get(&(row, row))?.0))
+                .filter_map(|(&(row, column), &(value, _))| {
+                    let local = all
+                        .get(&(row, row))
+                        .or_else(|| all.get(&(column, column)))?
+                        .0;
+                    (local > 0.0).then(|| value / local)
+                })
                 .collect();
             if let Some(remote_all) = span(
                 all.iter()
                     .filter(|((cpu_node, mem_node), _)| cpu_node != mem_node)
                     .map(|(_, (value, _))| *value),
             ) {
-                text.push_str(&format!(
-                    ", remote {} ({} local)",
-                    figure_span(remote_all, "GB/s"),
-                    factor_range(&all_remote)
-                ));
+                text.push_str(&format!(", remote {}", figure_span(remote_all, "GB/s")));
+                if !all_remote.is_empty() {
+                    text.push_str(&format!(" ({} local)", factor_range(&all_remote)));
+                }
             }
             params.insert("all_threads".into(), json!(threads));
             params.insert(

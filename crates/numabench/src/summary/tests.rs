@@ -323,3 +323,29 @@ fn the_slowest_node_pair_is_named_only_beyond_the_noise() {
     assert!(cells(260.0, 0.2).is_empty());
     assert!(cells(210.0, 0.01).is_empty());
 }
+
+/// Scaling reads one node's memory from its own node and from the
+/// farthest: the remote all-threads figure is compared with that memory
+/// read locally. The reading node has no local curve of its own, and the
+/// sentence said "(infx--infx local)" (a ratio of no values), seen on the
+/// two-socket VM's screen.
+#[test]
+fn all_threads_remote_is_against_the_memory_read_locally() {
+    let mut records = vec![
+        matrix_cell("matrix-bandwidth", 0, 0, 10.0),
+        matrix_cell("matrix-bandwidth", 0, 1, 5.0),
+        matrix_cell("matrix-bandwidth", 1, 0, 5.0),
+        matrix_cell("matrix-bandwidth", 1, 1, 10.0),
+    ];
+    for (cpu_node, threads, value) in [(0, 1, 10.0), (0, 2, 16.0), (1, 1, 6.0), (1, 2, 8.0)] {
+        let mut point = scaling_point(threads, value);
+        point.params.insert("cpu_node".into(), json!(cpu_node));
+        records.push(point);
+    }
+    let text = &super::bandwidth::sentences(&records)[0].text;
+    assert!(!text.contains("inf"), "{text}");
+    assert!(
+        text.ends_with("all 2 threads of a node: local 16.0 GB/s, remote 8.00 GB/s (0.50x local)"),
+        "{text}"
+    );
+}
