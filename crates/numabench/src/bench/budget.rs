@@ -104,7 +104,7 @@ impl BudgetOutcome {
 
 /// One kind of cut: it changes the steps or the context while the
 /// estimate is over the limit and says what it cut (`None`: nothing).
-type Stage = fn(&mut Context, &mut Vec<Step>, f64) -> Option<(&'static str, String)>;
+type Stage<'a> = &'a dyn Fn(&mut Context, &mut Vec<Step>, f64) -> Option<(&'static str, String)>;
 
 /// Seconds as the sentences write them: a tenth below 10 s, else whole.
 fn seconds_text(seconds: f64) -> String {
@@ -153,42 +153,30 @@ pub fn fit_budget(
             }
         }
     };
+    // Every cut in its order, each made only while the plan is over.
+    let matrix_classes = |context: &mut Context, steps: &mut Vec<Step>, limit: f64| match matrix {
+        MatrixCut::Seeded(seed) => {
+            cut_matrices(context, steps, limit, seed).map(|text| ("matrix-classes", text))
+        }
+        MatrixCut::Never => None,
+    };
+    let working_sets = |context: &mut Context, steps: &mut Vec<Step>, limit: f64| {
+        super::working_set_cut::cut_working_sets(context, steps, limit, estimate)
+    };
+    let stages: [Stage; 5] = [
+        &cut_sizes,
+        &cut_repetitions,
+        &cut_cpus,
+        &matrix_classes,
+        &working_sets,
+    ];
     let mut cuts = Vec::new();
     let mut current = uncut;
-    let stages: [Stage; 3] = [cut_sizes, cut_repetitions, cut_cpus];
     for stage in stages {
         if current <= limit {
             break;
         }
         if let Some((what, text)) = stage(context, steps, limit) {
-            let after = estimate(context, steps);
-            cuts.push(Cut {
-                what,
-                text,
-                before_seconds: current,
-                after_seconds: after,
-            });
-            current = after;
-        }
-    }
-    if current > limit {
-        if let MatrixCut::Seeded(seed) = matrix {
-            if let Some(text) = cut_matrices(context, steps, limit, seed) {
-                let after = estimate(context, steps);
-                cuts.push(Cut {
-                    what: "matrix-classes",
-                    text,
-                    before_seconds: current,
-                    after_seconds: after,
-                });
-                current = after;
-            }
-        }
-    }
-    if current > limit {
-        if let Some((what, text)) =
-            super::working_set_cut::cut_working_sets(context, steps, limit, estimate)
-        {
             let after = estimate(context, steps);
             cuts.push(Cut {
                 what,
