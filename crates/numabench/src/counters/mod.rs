@@ -9,7 +9,9 @@ mod tlp;
 mod usage;
 
 pub use numastat::{numastat_delta, read_numastat, NodeNumastat, NUMASTAT_FIELDS};
-pub use perf::{perf_paranoid, EventCounts, PerfEvent, PerfGroup, PerfReport, EVENTS};
+pub use perf::{
+    perf_paranoid, EventCounts, PerfEvent, PerfGroup, PerfReport, PerfSnapshot, EVENTS,
+};
 pub use tlp::{
     distinct_cores, thread_affinity, RunnableHistogram, Sampled, TaskLister, Tlp, TlpSampler,
     APP_TLP_INTERVAL, TLP_INTERVAL,

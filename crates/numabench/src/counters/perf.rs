@@ -265,11 +265,12 @@ impl PerfGroup {
         self.ioctl_all(PERF_EVENT_IOC_DISABLE);
     }
 
-    /// The counts so far (inherited children's included).
-    pub fn read(&self) -> PerfReport {
-        let mut report = PerfReport {
-            unavailable: self.unavailable.clone(),
-            ..PerfReport::default()
+    /// Every event's raw values now: count (inherited children's included),
+    /// time enabled, time running.
+    pub fn snapshot(&self) -> PerfSnapshot {
+        let mut snapshot = PerfSnapshot {
+            values: BTreeMap::new(),
+            failed: BTreeMap::new(),
         };
         for (name, fd) in &self.opened {
             let mut values = [0u64; 3];
@@ -283,13 +284,41 @@ impl PerfGroup {
             };
             if read != std::mem::size_of_val(&values) as isize {
                 let error = std::io::Error::last_os_error();
-                report.unavailable.insert(
-                    name.to_string(),
-                    format!("reading the counter failed: {error}"),
-                );
+                snapshot
+                    .failed
+                    .insert(name, format!("reading the counter failed: {error}"));
                 continue;
             }
-            let [count, enabled, running] = values;
+            snapshot.values.insert(name, values);
+        }
+        snapshot
+    }
+
+    /// The counts so far (inherited children's included).
+    pub fn read(&self) -> PerfReport {
+        self.read_since(&PerfSnapshot::default())
+    }
+
+    /// What the events counted since `before` (a [`PerfGroup::snapshot`]
+    /// of this group): for counters kept open across several runs, each
+    /// run's own counts.
+    pub fn read_since(&self, before: &PerfSnapshot) -> PerfReport {
+        let now = self.snapshot();
+        let mut report = PerfReport {
+            unavailable: self.unavailable.clone(),
+            ..PerfReport::default()
+        };
+        for (name, why) in now.failed.iter().chain(&before.failed) {
+            report.unavailable.insert(name.to_string(), why.clone());
+        }
+        for (name, values) in &now.values {
+            if report.unavailable.contains_key(*name) {
+                continue;
+            }
+            let [count, enabled, running] = match before.values.get(name) {
+                Some(earlier) => [0, 1, 2].map(|at| values[at].saturating_sub(earlier[at])),
+                None => *values,
+            };
             report.counts.insert(name.to_string(), count);
             if running < enabled {
                 report
@@ -299,6 +328,15 @@ impl PerfGroup {
         }
         report
     }
+}
+
+/// A group's raw values at one moment (see [`PerfGroup::snapshot`]).
+#[derive(Debug, Clone, Default)]
+pub struct PerfSnapshot {
+    /// Event name -> count, time enabled, time running.
+    values: BTreeMap<&'static str, [u64; 3]>,
+    /// Event name -> why it could not be read.
+    failed: BTreeMap<&'static str, String>,
 }
 
 impl PerfReport {
