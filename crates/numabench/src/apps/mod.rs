@@ -49,9 +49,7 @@ pub use splits::{
 };
 pub use stream::StreamKernel;
 pub use study::{render_study, StudyRow};
-pub use study_run::{
-    run_placement_study, study_schedule, verdict_record, PlacementStudyError, ScheduledRun,
-};
+pub use study_run::{run_placement_study, verdict_record, PlacementStudyError};
 pub use study_verdict::{
     exclusion, fastest, repeatability, smallest_p_value, Exclusion, Fastest, Repeatability,
     MIN_RUNS_FOR_REPEATABILITY, SIGNIFICANCE,
