@@ -37,20 +37,8 @@ fn find_program(program: &str) -> Option<PathBuf> {
 /// beside this executable, in its `deps/` or in the install prefix's `lib/`
 /// (`numabench::companions`).
 fn pin_library() -> Result<Option<PathBuf>, CliError> {
-    if let Some(path) = std::env::var_os("NUMABENCH_PIN_LIB") {
-        let path = PathBuf::from(path);
-        if !path.is_file() {
-            return Err(CliError::usage(format!(
-                "NUMABENCH_PIN_LIB: '{}' is not a file (it should name libnumabench_pin.so)",
-                path.display()
-            )));
-        }
-        return Ok(Some(path));
-    }
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| numabench::companions::find(exe.parent()?, "libnumabench_pin.so"));
-    Ok(beside)
+    numabench::companions::locate_here("NUMABENCH_PIN_LIB", "libnumabench_pin.so")
+        .map_err(CliError::usage)
 }
 
 /// The real executor, printing each distinct warning of the pinning shim on

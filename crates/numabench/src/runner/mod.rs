@@ -10,6 +10,7 @@ mod observe;
 mod pin_files;
 mod policy;
 mod rank_blocks;
+mod rounds;
 mod scan;
 mod scan_params;
 mod study;
