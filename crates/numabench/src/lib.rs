@@ -9,6 +9,7 @@
 //! - [`output`]: result records and the sinks that write them;
 //! - [`overdecompose`]: the over-decomposition study (SOR over MPI, K ranks per core);
 //! - [`stats`]: samples and their statistics;
+//! - [`study`]: the study engine (interleaved repetitions, comparisons, verdicts);
 //! - [`bench`]: the benchmark registry and selection;
 //! - [`cluster`]: `numabench cluster` over MPI (the exchange behind feature `mpi`);
 //! - [`counters`]: per-thread time, TLP, numastat and perf events of a run;
@@ -51,6 +52,7 @@ pub mod private_dir;
 pub mod report;
 pub mod runner;
 pub mod stats;
+pub mod study;
 pub mod summary;
 pub mod threads;
 pub mod topology;

@@ -31,26 +31,13 @@ const BUILD: &str = "cargo build --release -p numabench-mpi --features mpi";
 /// workspace build makes an empty one, which would monitor nothing): a
 /// usage error (exit 2), before anything runs.
 pub fn library() -> Result<PathBuf, CliError> {
-    let path = match std::env::var_os(LIBRARY_ENV).filter(|path| !path.is_empty()) {
-        Some(path) => {
-            let path = PathBuf::from(path);
-            if !path.is_file() {
-                return Err(CliError::usage(format!(
-                    "{LIBRARY_ENV}: '{}' is not a file (it should name {LIBRARY})",
-                    path.display()
-                )));
-            }
-            path
-        }
-        None => std::env::current_exe()
-            .ok()
-            .and_then(|exe| numabench::companions::find(exe.parent()?, LIBRARY))
-            .ok_or_else(|| {
-                CliError::usage(format!(
-                    "--mpi-monitor: {LIBRARY} not found beside numabench: build it with `{BUILD}` or set {LIBRARY_ENV}"
-                ))
-            })?,
-    };
+    let path = numabench::companions::locate_here(LIBRARY_ENV, LIBRARY)
+        .map_err(CliError::usage)?
+        .ok_or_else(|| {
+            CliError::usage(format!(
+                "--mpi-monitor: {LIBRARY} not found beside numabench: build it with `{BUILD}` or set {LIBRARY_ENV}"
+            ))
+        })?;
     // Only the monitoring build reads the output variable.
     let monitors = std::fs::read(&path).is_ok_and(|bytes| {
         bytes

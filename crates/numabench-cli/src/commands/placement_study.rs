@@ -9,10 +9,9 @@ use crate::plan::print_plan;
 use crate::progress::Progress;
 use crate::tables::StdoutView;
 use numabench::apps::{
-    one_node_config, placement_note, render_study, run_placement_study, AppChoice, AppRunConfig,
-    NpbClass, PlacementScheme, ThreadScheme,
+    render_study, run_placement_study, run_study_baselines, study_baselines, study_grid,
+    study_placements, AppChoice, NpbClass, StudyGrid, StudyGridRequest,
 };
-use numabench::topology::TopologyReport;
 
 /// The kernel and its size from `KERNEL`, `--class` and `--size` (a class
 /// for STREAM or a size for CG/MG is a usage error, not silently ignored).
@@ -54,85 +53,28 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
         plan: args.plan,
     })?;
     let topology = &context.topology;
-    let mut placements = crate::args::all_items(&args.placements);
-    if placements.is_empty() && args.node_splits {
-        placements = vec![PlacementScheme::FirstTouch];
-    }
-    if placements.is_empty() {
-        placements = PlacementScheme::study_set();
-        if placement_note(&PlacementScheme::AutoNuma).is_none() {
-            placements.push(PlacementScheme::AutoNuma);
-        }
-    }
-    let thread_schemes = if args.threads_placements.is_empty() {
-        vec![
-            ThreadScheme::Compact,
-            ThreadScheme::Scatter,
-            ThreadScheme::Unpinned,
-        ]
-    } else {
-        args.threads_placements.clone()
-    };
+    let placements = study_placements(crate::args::all_items(&args.placements), args.node_splits);
     for placement in &placements {
         validate_placement(topology, placement, choice.memory_bytes()).map_err(bench_error)?;
     }
     let base_threads = base_threads(topology, args.threads, "--oversubscribe")?;
-    let mut grid: Vec<AppRunConfig> = Vec::new();
-    let splits = args.node_splits.then(|| {
-        numabench::apps::enumerate_node_splits(topology, base_threads, args.max_splits as usize)
-    });
-    if let Some(splits) = &splits {
-        if splits.splits.is_empty() {
-            return Err(CliError::usage(format!(
-                "--node-splits: no split of {base_threads} threads fits on this machine's nodes"
-            )));
-        }
-    }
-    for placement in &placements {
-        for split in splits.iter().flat_map(|splits| &splits.splits) {
-            grid.push(AppRunConfig {
-                threads: base_threads,
-                thread_scheme: ThreadScheme::Compact,
-                placement: placement.clone(),
-                threads_per_cpu: 1,
-                repeat: args.repeat as usize,
-                placement_threshold: context.placement_threshold,
-                cpus: Some(split.cpus.clone()),
-                one_node_baseline: None,
-                hugepages: args.hugepages,
-            });
-        }
-        if splits.is_some() {
-            continue;
-        }
-        for &thread_scheme in &thread_schemes {
-            grid.push(AppRunConfig {
-                threads: base_threads,
-                thread_scheme,
-                placement: placement.clone(),
-                threads_per_cpu: 1,
-                repeat: args.repeat as usize,
-                placement_threshold: context.placement_threshold,
-                cpus: None,
-                one_node_baseline: None,
-                hugepages: args.hugepages,
-            });
-        }
-    }
-    for &per_cpu in &args.oversubscribe {
-        let per_cpu = per_cpu as usize;
-        grid.push(AppRunConfig {
-            threads: base_threads * per_cpu,
-            thread_scheme: ThreadScheme::Compact,
-            placement: PlacementScheme::FirstTouch,
-            threads_per_cpu: per_cpu,
+    let StudyGrid {
+        configurations: mut grid,
+        splits,
+    } = study_grid(
+        topology,
+        &StudyGridRequest {
+            placements,
+            thread_schemes: args.threads_placements.clone(),
+            node_splits: args.node_splits.then_some(args.max_splits as usize),
+            oversubscribe: args.oversubscribe.iter().map(|&k| k as usize).collect(),
+            threads: base_threads,
             repeat: args.repeat as usize,
             placement_threshold: context.placement_threshold,
-            cpus: None,
-            one_node_baseline: None,
             hugepages: args.hugepages,
-        });
-    }
+        },
+    )
+    .map_err(CliError::usage)?;
     if args.plan {
         let mut plan: Vec<_> = grid
             .iter()
@@ -159,16 +101,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     }
     let mut pipeline = pipeline_with_view(&args.output, &context, StdoutView::Quiet)?;
     if args.baseline.is_some() {
-        for config in study_baselines(topology, &grid) {
-            let outcome =
-                numabench::apps::run_one_node_baseline(topology, &config, &|| choice.make())
-                    .map_err(CliError::system)?;
-            for entry in grid.iter_mut() {
-                if same_baseline(topology, entry, &config) {
-                    entry.one_node_baseline = Some(outcome.clone());
-                }
-            }
-        }
+        run_study_baselines(topology, &choice, &mut grid).map_err(CliError::system)?;
     }
     let repeat = args.repeat as usize;
     let mut progress = Progress::new(grid.len() * repeat);
@@ -198,30 +131,4 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     } else {
         Status::Warnings
     })
-}
-
-/// The configurations whose one-node baselines the study needs: one per
-/// distinct (threads, threads per CPU, first worker's node), each the
-/// first of the grid that has it.
-fn study_baselines(topology: &TopologyReport, grid: &[AppRunConfig]) -> Vec<AppRunConfig> {
-    let mut chosen: Vec<AppRunConfig> = Vec::new();
-    for config in grid {
-        if !chosen
-            .iter()
-            .any(|known| same_baseline(topology, known, config))
-        {
-            chosen.push(config.clone());
-        }
-    }
-    chosen
-}
-
-/// Whether two configurations share their one-node baseline.
-fn same_baseline(topology: &TopologyReport, a: &AppRunConfig, b: &AppRunConfig) -> bool {
-    let node = |config: &AppRunConfig| {
-        one_node_config(topology, config)
-            .ok()
-            .and_then(|baseline| baseline.cpus)
-    };
-    a.threads == b.threads && a.threads_per_cpu == b.threads_per_cpu && node(a) == node(b)
 }

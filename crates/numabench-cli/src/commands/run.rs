@@ -7,50 +7,18 @@ use crate::progress::Progress;
 use crate::tables::StdoutView;
 use numabench::output::check_distinct_files;
 use numabench::runner::{
-    parse_policy, render_comparison, run_study, Executor, Invocation, ProcessExecutor, RunError,
-    RunOutcome, RunStudyConfig, StudyError,
+    find_program, parse_policy, policy_texts, programs, render_comparison, run_command, Executor,
+    Invocation, ProcessExecutor, RunCommand, RunError, RunOutcome, RunStudyConfig, StudyError,
 };
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-const DEFAULT_POLICIES: [&str; 4] = ["as-is", "pin-compact", "pin-scatter", "interleave:all"];
-
-/// Finds the program as exec would (a path, or a name on PATH).
-fn find_program(program: &str) -> Option<PathBuf> {
-    let executable = |path: &Path| {
-        std::fs::metadata(path).is_ok_and(|meta| {
-            meta.is_file()
-                && std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0
-        })
-    };
-    if program.contains('/') {
-        return executable(Path::new(program)).then(|| PathBuf::from(program));
-    }
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
-            .find(|path| executable(path))
-    })
-}
+use std::path::PathBuf;
 
 /// libnumabench_pin.so: `$NUMABENCH_PIN_LIB` (which must name a file), or
 /// beside this executable, in its `deps/` or in the install prefix's `lib/`
 /// (`numabench::companions`).
 fn pin_library() -> Result<Option<PathBuf>, CliError> {
-    if let Some(path) = std::env::var_os("NUMABENCH_PIN_LIB") {
-        let path = PathBuf::from(path);
-        if !path.is_file() {
-            return Err(CliError::usage(format!(
-                "NUMABENCH_PIN_LIB: '{}' is not a file (it should name libnumabench_pin.so)",
-                path.display()
-            )));
-        }
-        return Ok(Some(path));
-    }
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| numabench::companions::find(exe.parent()?, "libnumabench_pin.so"));
-    Ok(beside)
+    numabench::companions::locate_here("NUMABENCH_PIN_LIB", "libnumabench_pin.so")
+        .map_err(CliError::usage)
 }
 
 /// The real executor, printing each distinct warning of the pinning shim on
@@ -97,8 +65,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let topology = &context.topology;
     let scan = super::run_scan::parse(args)?;
     // A plan may be made for another machine, where the program may live.
-    let programs = super::run_scan::programs(scan.as_deref(), &args.command);
-    if let Some(program) = programs
+    if let Some(program) = programs(scan.as_deref(), &args.command)
         .iter()
         .find(|p| !args.plan && find_program(p).is_none())
     {
@@ -106,26 +73,31 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
             "cannot run '{program}': no such executable"
         )));
     }
-    let texts: Vec<String> = if args.policies.is_empty() && (scan.is_some() || args.mpi_monitor) {
-        vec!["as-is".to_string()]
-    } else if args.policies.is_empty() {
-        DEFAULT_POLICIES
-            .iter()
-            .map(|policy| policy.to_string())
-            .collect()
-    } else {
-        args.policies.clone()
-    };
+    let texts = policy_texts(&args.policies, scan.is_some(), args.mpi_monitor);
     let policies = texts
         .iter()
         .map(|text| parse_policy(text, topology))
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::usage)?;
+    let command = RunCommand {
+        study: RunStudyConfig {
+            command: args.command.clone(),
+            policies,
+            repeat: args.repeat as usize,
+            warmup: args.warmup as usize,
+            show_output: args.show_output,
+            ignore_failure: args.ignore_failure,
+            observe: args.observe,
+            pin_library,
+        },
+        scan,
+    };
+    let policies = &command.study.policies;
     if args.plan {
-        let plan = match &scan {
-            Some(params) => super::run_scan::plan(topology, args, params, &policies),
+        let plan = match &command.scan {
+            Some(params) => super::run_scan::plan(topology, args, params, policies),
             None => {
-                crate::plan::run_plan(topology, &args.command, &policies, args.repeat, args.warmup)
+                crate::plan::run_plan(topology, &args.command, policies, args.repeat, args.warmup)
             }
         };
         if args.output.json {
@@ -150,22 +122,13 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         )),
         None => None,
     };
-    if pin_library.is_none() && policies.iter().any(|policy| policy.pin_order.is_some()) {
+    if command.study.pin_library.is_none() && policies.iter().any(|p| p.pin_order.is_some()) {
         eprintln!("numabench: warning: libnumabench_pin.so not found beside numabench nor in ../lib (install it with scripts/install, or set NUMABENCH_PIN_LIB): pthreads are not pinned individually; the main thread and OpenMP threads (OMP_PLACES) are");
     }
-    let config = RunStudyConfig {
-        command: args.command.clone(),
-        policies,
-        repeat: args.repeat as usize,
-        warmup: args.warmup as usize,
-        show_output: args.show_output,
-        ignore_failure: args.ignore_failure,
-        observe: args.observe,
-        pin_library,
-    };
     let mut pipeline = pipeline_with_view(&args.output, &context, StdoutView::Quiet)?;
-    let configurations = super::run_scan::configurations(scan.as_deref(), &config);
-    let mut progress = Progress::new(configurations * (config.repeat + config.warmup));
+    let configurations = command.configurations();
+    let study = &command.study;
+    let mut progress = Progress::new(configurations * (study.repeat + study.warmup));
     let mut executor = WarningExecutor {
         seen: BTreeSet::new(),
     };
@@ -178,7 +141,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
                     seen: BTreeSet::new(),
                 }),
                 out,
-                config.warmup * configurations,
+                study.warmup * configurations,
             )
         });
     let chosen: &mut dyn Executor = match monitor.as_mut() {
@@ -186,21 +149,16 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         None => &mut executor,
     };
     let mut step = |label: &str| progress.step(label);
-    let (result, note) = match scan {
-        Some(params) => {
-            super::run_scan::execute(chosen, config, params, topology, &mut pipeline, &mut step)
-        }
-        None => (
-            run_study(chosen, &config, topology, &mut pipeline, &mut step),
-            String::new(),
-        ),
-    };
+    let result = run_command(chosen, &command, topology, &mut pipeline, &mut step);
     if let Some(monitor) = monitor {
         monitor.finish(&mut pipeline, args.output.json)?;
     }
     pipeline.finish().map_err(CliError::system)?;
-    let summaries = match result {
-        Ok(summaries) => summaries,
+    let (summaries, note) = match result {
+        Ok(result) => (
+            result.summaries,
+            command.efficiency_note(&result.efficiencies),
+        ),
         Err(StudyError::Failed { .. }) => {
             let error = result.unwrap_err();
             crate::exit::error_line(&error);

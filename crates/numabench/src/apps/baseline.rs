@@ -9,8 +9,8 @@ use super::kernel::AppKernel;
 use super::placement::PlacementScheme;
 use super::splits::{node_split_of_cpus, one_node_cpus};
 use super::team::TeamError;
-use crate::interrupt::interrupted;
 use crate::stats::Sample;
+use crate::study::{Interrupt, Schedule};
 use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
 use serde_json::{json, Map, Value};
@@ -62,7 +62,8 @@ pub fn run_one_node_baseline(
 /// second in even ones, so a change of load on a shared machine touches
 /// both alike (as `scripts/bench-npb` interleaves numabench and the
 /// reference). Without a baseline (the threads do not fit on one node)
-/// just `config`'s runs. Stops early on Ctrl-C after a whole repetition.
+/// just `config`'s runs. Stops early on Ctrl-C after a whole repetition
+/// ([`Schedule::rotated`], [`Interrupt::BetweenRepetitions`]).
 pub fn run_with_one_node_baseline(
     topology: &TopologyReport,
     config: &AppRunConfig,
@@ -77,20 +78,17 @@ pub fn run_with_one_node_baseline(
             ));
         }
     };
-    let (mut runs, mut baseline_runs) = (Vec::new(), Vec::new());
-    for repetition in 0..config.repeat.max(1) {
-        if interrupted() && !runs.is_empty() {
-            break;
-        }
-        let baseline_first = repetition % 2 == 0;
-        if baseline_first {
-            baseline_runs.push(run_once(topology, &baseline, make().as_mut())?);
-        }
-        runs.push(run_once(topology, config, make().as_mut())?);
-        if !baseline_first {
-            baseline_runs.push(run_once(topology, &baseline, make().as_mut())?);
-        }
+    // Configuration 0 is the baseline, 1 the run; rotated, the baseline
+    // goes first in repetitions 0, 2, ...
+    let pair = [&baseline, config];
+    let mut runs: [Vec<AppRun>; 2] = [Vec::new(), Vec::new()];
+    let schedule =
+        Schedule::rotated(2, config.repeat.max(1)).interrupted_at(Interrupt::BetweenRepetitions);
+    for slot in schedule.slots() {
+        let which = slot.configuration;
+        runs[which].push(run_once(topology, pair[which], make().as_mut())?);
     }
+    let [baseline_runs, runs] = runs;
     Ok((runs, baseline_outcome(&baseline, &baseline_runs)?))
 }
 

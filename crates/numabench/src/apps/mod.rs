@@ -19,6 +19,7 @@ mod shared_array;
 mod splits;
 mod stream;
 mod study;
+mod study_grid;
 mod study_run;
 mod study_verdict;
 mod team;
@@ -49,9 +50,10 @@ pub use splits::{
 };
 pub use stream::StreamKernel;
 pub use study::{render_study, StudyRow};
-pub use study_run::{
-    run_placement_study, study_schedule, verdict_record, PlacementStudyError, ScheduledRun,
+pub use study_grid::{
+    run_study_baselines, study_baselines, study_grid, study_placements, StudyGrid, StudyGridRequest,
 };
+pub use study_run::{run_placement_study, verdict_record, PlacementStudyError};
 pub use study_verdict::{
     exclusion, fastest, repeatability, smallest_p_value, Exclusion, Fastest, Repeatability,
     MIN_RUNS_FOR_REPEATABILITY, SIGNIFICANCE,

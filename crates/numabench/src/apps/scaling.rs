@@ -1,6 +1,6 @@
 //! Thread-count scaling of the application kernels (`--threads 1,2,4` or
 //! `--threads-sweep`): one configuration per thread count, run
-//! interleaved ([`study_schedule`]), each with its normal records plus
+//! interleaved ([`Schedule::round_robin`]), each with its normal records plus
 //! `speedup` and `parallel_efficiency` against the smallest count.
 //!
 //! CPUs are taken cores-first, as the micro-benchmark `scaling` takes
@@ -14,11 +14,10 @@
 use super::catalog::AppChoice;
 use super::execute::{emit_app_records, run_once, AppRun, AppRunConfig, AppSummary};
 use super::placement::ThreadScheme;
-use super::study_run::study_schedule;
 use super::team::TeamError;
-use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
+use crate::study::Schedule;
 use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
 use serde_json::{json, Map};
@@ -192,10 +191,7 @@ pub fn run_thread_scaling(
     let mut runs: Vec<Vec<AppRun>> = vec![Vec::new(); configs.len()];
     let mut rows: Vec<Option<ScalingRow>> = vec![None; configs.len()];
     let mut reference: Option<(usize, f64)> = None;
-    for scheduled in study_schedule(configs.len(), repeat) {
-        if interrupted() {
-            break;
-        }
+    for scheduled in Schedule::round_robin(configs.len(), repeat).slots() {
         let index = scheduled.configuration;
         before_run(scheduled.repetition, &configs[index]);
         let mut run = run_once(topology, &configs[index], choice.make().as_mut())?;
@@ -203,7 +199,7 @@ pub fn run_thread_scaling(
             run.extra_params.insert("cpu_order".into(), json!(order));
         }
         runs[index].push(run);
-        if scheduled.repetition + 1 == repeat {
+        if scheduled.last {
             rows[index] = scaling_records(
                 topology,
                 choice,

@@ -11,8 +11,8 @@ use super::splits::node_split_of_cpus;
 use super::study::StudyRow;
 use super::study_verdict::{exclusion, fastest, repeatability, Fastest};
 use super::team::TeamError;
-use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
+use crate::study::{Schedule, Slot};
 use crate::topology::TopologyReport;
 use serde_json::{json, Map};
 use thiserror::Error;
@@ -26,30 +26,9 @@ pub enum PlacementStudyError {
     Output(#[from] OutputError),
 }
 
-/// One run of the schedule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScheduledRun {
-    /// 0-based repetition.
-    pub repetition: usize,
-    /// Index of the configuration in the grid.
-    pub configuration: usize,
-}
-
-/// The interleaved order: for each repetition, every configuration once.
-pub fn study_schedule(configurations: usize, repeat: usize) -> Vec<ScheduledRun> {
-    (0..repeat)
-        .flat_map(|repetition| {
-            (0..configurations).map(move |configuration| ScheduledRun {
-                repetition,
-                configuration,
-            })
-        })
-        .collect()
-}
-
 /// Runs every configuration of `grid` `repeat` times (at least once),
-/// interleaved, with a fresh kernel each run. `before_run` is told about
-/// each run before it starts. Ctrl-C stops the schedule; configurations
+/// interleaved ([`Schedule::round_robin`]), with a fresh kernel each run.
+/// `before_run` is told about each run before it starts. Ctrl-C stops the schedule; configurations
 /// with at least one run still get their records. Returns one row per
 /// configuration that ran, in grid order.
 pub fn run_placement_study(
@@ -58,20 +37,17 @@ pub fn run_placement_study(
     grid: &[AppRunConfig],
     repeat: usize,
     pipeline: &mut Pipeline,
-    before_run: &mut dyn FnMut(ScheduledRun, &AppRunConfig),
+    before_run: &mut dyn FnMut(Slot, &AppRunConfig),
 ) -> Result<Vec<StudyRow>, PlacementStudyError> {
     let repeat = repeat.max(1);
     let class = choice.class().map(|class| class.to_string());
     let mut runs: Vec<Vec<AppRun>> = vec![Vec::new(); grid.len()];
     let mut rows: Vec<Option<StudyRow>> = vec![None; grid.len()];
-    for scheduled in study_schedule(grid.len(), repeat) {
-        if interrupted() {
-            break;
-        }
+    for scheduled in Schedule::round_robin(grid.len(), repeat).slots() {
         let index = scheduled.configuration;
         before_run(scheduled, &grid[index]);
         runs[index].push(run_once(topology, &grid[index], choice.make().as_mut())?);
-        if scheduled.repetition + 1 == repeat {
+        if scheduled.last {
             rows[index] = study_row(topology, choice, &grid[index], &runs[index], pipeline)?;
         }
     }
@@ -211,15 +187,6 @@ mod tests {
         fn finish(&mut self) -> io::Result<()> {
             Ok(())
         }
-    }
-
-    #[test]
-    fn the_schedule_interleaves_repetitions() {
-        let order: Vec<(usize, usize)> = study_schedule(3, 2)
-            .into_iter()
-            .map(|run| (run.repetition, run.configuration))
-            .collect();
-        assert_eq!(order, [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]);
     }
 
     /// Real runs of a small STREAM: configurations start round-robin, each

@@ -5,10 +5,8 @@
 //! other one by a rank test, as `numabench run` judges its policies.
 
 use super::study::StudyRow;
-use crate::stats::{mann_whitney_u, Sample};
-
-/// Two-sided significance level of the Mann-Whitney test on run times.
-pub const SIGNIFICANCE: f64 = 0.05;
+use crate::stats::Sample;
+pub use crate::study::{smallest_p_value, Fastest, SIGNIFICANCE};
 
 /// The fewest runs a configuration needs before its coefficient of
 /// variation is compared: with two runs the CV is one difference.
@@ -46,85 +44,14 @@ pub fn exclusion(row: &StudyRow) -> Option<Exclusion> {
     }
 }
 
-/// The "fastest" verdict; indices are into the study's rows.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Fastest {
-    /// `fastest` has the lowest median and its run times are significantly
-    /// lower than those of every other eligible configuration; `p_value` is
-    /// the largest p of those tests, against `closest`.
-    Significant {
-        fastest: usize,
-        closest: usize,
-        p_value: f64,
-    },
-    /// `best` has the lowest median but is not significantly faster than
-    /// `closest` (p = `p_value`, or its runs are not the lower ones).
-    NotSignificant {
-        best: usize,
-        closest: usize,
-        p_value: f64,
-    },
-    /// Fewer than two eligible configurations: nothing to compare
-    /// (`best` is the one there is, if any).
-    TooFew { best: Option<usize> },
-}
-
-/// Names the fastest eligible configuration when the runs support it.
+/// Names the fastest eligible configuration when the runs support it
+/// ([`crate::study::fastest`] of the rows [`exclusion`] lets through).
 pub fn fastest(rows: &[StudyRow]) -> Fastest {
-    let eligible: Vec<usize> = (0..rows.len())
-        .filter(|&index| exclusion(&rows[index]).is_none())
-        .collect();
-    let time = |index: usize| &rows[index].summary.time;
-    let Some(&best) = eligible
+    let times: Vec<Option<&Sample>> = rows
         .iter()
-        .min_by(|&&a, &&b| time(a).median().total_cmp(&time(b).median()))
-    else {
-        return Fastest::TooFew { best: None };
-    };
-    // For each rival: (p-value, whether best's runs are significantly lower).
-    let tests: Vec<(usize, f64, bool)> = eligible
-        .iter()
-        .filter(|&&index| index != best)
-        .map(|&index| {
-            let test = mann_whitney_u(time(best), time(index));
-            let half = (time(best).len() * time(index).len()) as f64 / 2.0;
-            (
-                index,
-                test.p_value,
-                test.u < half && test.p_value < SIGNIFICANCE,
-            )
-        })
+        .map(|row| exclusion(row).is_none().then_some(&row.summary.time))
         .collect();
-    let closest_of = |tests: &mut dyn Iterator<Item = &(usize, f64, bool)>| {
-        tests
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|&(index, p_value, _)| (index, p_value))
-    };
-    if let Some((closest, p_value)) = closest_of(&mut tests.iter().filter(|test| !test.2)) {
-        return Fastest::NotSignificant {
-            best,
-            closest,
-            p_value,
-        };
-    }
-    match closest_of(&mut tests.iter()) {
-        Some((closest, p_value)) => Fastest::Significant {
-            fastest: best,
-            closest,
-            p_value,
-        },
-        None => Fastest::TooFew { best: Some(best) },
-    }
-}
-
-/// The smallest two-sided p-value the Mann-Whitney test can give samples
-/// of these sizes (completely separated ones): when it is not below
-/// [`SIGNIFICANCE`], no number of configurations can be told apart.
-pub fn smallest_p_value(first: usize, second: usize) -> f64 {
-    let ranks = |from: usize, count: usize| {
-        Sample::new((from..from + count.max(1)).map(|rank| rank as f64)).expect("finite ranks")
-    };
-    mann_whitney_u(&ranks(0, first), &ranks(first.max(1), second)).p_value
+    crate::study::fastest(&times)
 }
 
 /// The most and least repeatable configurations.

@@ -19,17 +19,14 @@ use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, ChaseOrder};
 use crate::memory::{MemoryPlacement, PlacementCheck};
 use crate::output::{Pipeline, Placement, Record, Unit};
-use crate::stats::{mann_whitney_u, Sample};
+use crate::stats::Sample;
+use crate::study::{Comparison, Schedule};
 use crate::threads::{current_cpu, pin_current_thread};
 use crate::topology::TopologyReport;
 use serde_json::{json, Map};
 use std::collections::BTreeMap;
 use std::sync::Barrier;
 use std::time::Instant;
-
-/// p below which pinned and unpinned rates count as different (the
-/// placement study's level).
-const SIGNIFICANCE: f64 = 0.05;
 
 /// Where each thread's buffer lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,18 +188,6 @@ pub(crate) fn combined_check(checks: &[PlacementCheck]) -> PlacementCheck {
     }
 }
 
-/// The order the `count` pinnings run in at `repetition`: rotated by one
-/// each repetition (pinned first, then unpinned first, ...), so that
-/// neither always runs on a cache and a frequency the other left behind,
-/// as `run` alternates its policies. With the same order every time, the
-/// `--repeat 3` samples of each side would differ by a constant bias and
-/// the rank test would test the order.
-pub fn modes_in_repetition(count: usize, repetition: usize) -> Vec<usize> {
-    (0..count)
-        .map(|i| (i + repetition) % count.max(1))
-        .collect()
-}
-
 /// Measures and emits, per k and pinning, `aggregate_loads` (Mop/s) and
 /// `load_latency` (ns) records over the repetitions; with both pinnings,
 /// a `pinned_over_unpinned` record per k (ratio of median rates, with a
@@ -264,17 +249,21 @@ pub fn run_mlp_threads(
         let rounds = rounds_per_sample(probe, lines, k, repeat);
         let mut runs: Vec<Vec<RunResult>> = modes.iter().map(|_| Vec::new()).collect();
         let mut first_runs = Vec::new();
-        'repetitions: for repetition in 0..repeat {
-            for mode in modes_in_repetition(modes.len(), repetition) {
-                if interrupted() {
-                    break 'repetitions;
-                }
-                let pinned = modes[mode];
-                if runs.iter().all(|done| done.len() == repetition) {
-                    first_runs.push(if pinned { "pinned" } else { "unpinned" });
-                }
-                runs[mode].push(run_threads(&config.cpus, pinned, &mut positions, rounds)?);
+        // Rotated: pinned first, then unpinned first, ..., so that neither
+        // always runs on a cache and a frequency the other left behind; with
+        // the same order every time the samples of each side would differ
+        // by a constant bias and the rank test would test the order.
+        for slot in Schedule::rotated(modes.len(), repeat).slots() {
+            let pinned = modes[slot.configuration];
+            if slot.position == 0 {
+                first_runs.push(if pinned { "pinned" } else { "unpinned" });
             }
+            runs[slot.configuration].push(run_threads(
+                &config.cpus,
+                pinned,
+                &mut positions,
+                rounds,
+            )?);
         }
         let mut rates = Vec::new();
         for (mode, &pinned) in modes.iter().enumerate() {
@@ -345,13 +334,13 @@ pub fn run_mlp_threads(
             rates.push(rate);
         }
         if let [pinned, unpinned] = rates.as_slice() {
-            let ratio = pinned.summary().median / unpinned.summary().median;
-            let test = mann_whitney_u(pinned, unpinned);
+            let test = Comparison::between(pinned, unpinned);
+            let ratio = test.ratio;
             let mut params = Map::new();
             params.insert("threads".into(), json!(config.cpus.len()));
             params.insert("chains".into(), json!(k));
             params.insert("p_value".into(), json!(test.p_value));
-            params.insert("significant".into(), json!(test.p_value < SIGNIFICANCE));
+            params.insert("significant".into(), json!(test.significant()));
             let summary = Sample::new([ratio]).expect("finite").summary();
             pipeline.emit(&Record {
                 benchmark: "mlp".into(),
@@ -366,19 +355,4 @@ pub fn run_mlp_threads(
     }
     drop(buffers);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::modes_in_repetition;
-
-    /// Pinned against unpinned: each goes first every other repetition;
-    /// one pinning runs alone every time.
-    #[test]
-    fn the_first_pinning_alternates_per_repetition() {
-        let firsts: Vec<usize> = (0..4).map(|r| modes_in_repetition(2, r)[0]).collect();
-        assert_eq!(firsts, [0, 1, 0, 1]);
-        assert_eq!(modes_in_repetition(2, 1), [1, 0]);
-        assert_eq!(modes_in_repetition(1, 3), [0]);
-    }
 }

@@ -3,7 +3,8 @@
 use super::by_role::MatchBy;
 use super::key::MeasurementKey;
 use crate::output::Record;
-use crate::stats::{mann_whitney_u, Sample};
+use crate::stats::Sample;
+use crate::study;
 use std::collections::HashMap;
 
 /// One result set: a file's records, named after the file.
@@ -63,7 +64,7 @@ impl MatchedFigure {
         };
         let first = sample(&self.figures[0])?;
         let other = sample(&self.figures[index])?;
-        Some(mann_whitney_u(&other, &first).p_value)
+        Some(study::Comparison::between(&other, &first).p_value)
     }
 }
 

@@ -20,30 +20,23 @@ pub const MONITOR_OUT_ENV: &str = "NUMABENCH_MPI_MONITOR_OUT";
 /// Why the monitor library cannot be used.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum MonitorLibraryError {
-    #[error("{MONITOR_LIBRARY_ENV}: '{0}' is not a file (it should name {MONITOR_LIBRARY})")]
-    NotAFile(String),
+    #[error(transparent)]
+    NotAFile(#[from] crate::companions::NotAFile),
     #[error("the MPI monitor {MONITOR_LIBRARY} was not found beside numabench ({0}), in its deps/ nor in ../lib: build it with `cargo build -p numabench-mpi --features mpi` (same profile) or set {MONITOR_LIBRARY_ENV}")]
     NotFound(String),
 }
 
 /// The monitor library: `env` (the value of [`MONITOR_LIBRARY_ENV`],
 /// which must name a file), else where [`crate::companions`] looks beside
-/// the executable `exe`.
+/// the executable `exe` ([`crate::companions::locate`]).
 pub fn find_monitor_library(
     env: Option<OsString>,
     exe: Option<&Path>,
 ) -> Result<PathBuf, MonitorLibraryError> {
-    if let Some(path) = env {
-        let path = PathBuf::from(path);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(MonitorLibraryError::NotAFile(path.display().to_string()))
-        };
-    }
-    let dir = exe.and_then(Path::parent).unwrap_or(Path::new("."));
-    crate::companions::find(dir, MONITOR_LIBRARY)
-        .ok_or_else(|| MonitorLibraryError::NotFound(dir.display().to_string()))
+    crate::companions::locate(MONITOR_LIBRARY_ENV, env, exe, MONITOR_LIBRARY)?.ok_or_else(|| {
+        let dir = exe.and_then(Path::parent).unwrap_or(Path::new("."));
+        MonitorLibraryError::NotFound(dir.display().to_string())
+    })
 }
 
 /// What one monitored run adds up to.

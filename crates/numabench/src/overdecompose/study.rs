@@ -1,7 +1,8 @@
 //! The study itself: calibrate at one rank per core, size a grid per
 //! target share, then run every (share, K) `repeat` times, interleaved
-//! round-robin, each run under the monitor; one record per run as it
-//! finishes, then the summary records of every configuration.
+//! round-robin by the study engine ([`crate::study::Schedule`]), each
+//! run under the monitor; one record per run as it finishes, then the
+//! summary records of every configuration.
 
 use super::config::StudyConfig;
 use super::launch::LaunchError;
@@ -9,9 +10,9 @@ use super::model::{choose_rows, iterations_for, Calibration};
 use super::monitor::{parse_monitor_output, MonitorOutputError};
 use super::summary::{ConfigSummary, RunResult};
 use super::worker_config::WorkerConfig;
-use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
+use crate::study::Schedule;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -159,58 +160,55 @@ pub fn run_overdecompose(
             }
         })
         .collect();
-    let mut stopped = false;
-    'rounds: for repetition in 0..config.repeat {
-        for summary in summaries.iter_mut() {
-            if interrupted() {
-                stopped = true;
-                break 'rounds;
-            }
-            let configuration = summary.configuration.clone();
-            progress(&format!(
-                "share {:.0}% K={} ({} ranks), run {}/{}",
-                configuration.share * 100.0,
-                configuration.ranks_per_core,
-                configuration.ranks,
-                repetition + 1,
-                config.repeat
-            ));
-            let worker = WorkerConfig {
-                nx: config.nx,
-                ny: summary.ny,
-                iterations: summary.iterations,
-                omega: config.omega,
-                ranks_per_core: configuration.ranks_per_core,
-                verify: true,
-                skip_exchange: None,
-            };
-            let out = temp.0.join("monitor.jsonl");
-            let run = monitored_run(config, &worker, configuration.ranks, &monitor, &out)?;
-            let mut params = summary.params(config.cores, config.nx, config.omega);
-            params.remove("repetitions");
-            params.insert("repetition".into(), json!(repetition));
-            params.insert(
-                "verified".into(),
-                json!(run
-                    .report
-                    .verification
-                    .as_ref()
-                    .is_some_and(|check| check.identical)),
-            );
-            if let Ok(sample) = Sample::new([run.report.time_s]) {
-                pipeline.emit(&Record {
-                    benchmark: "overdecompose".into(),
-                    metric: "run_time".into(),
-                    value: run.report.time_s,
-                    unit: Unit::Seconds,
-                    params,
-                    placement: Placement::default(),
-                    stats: sample.summary(),
-                })?;
-            }
-            summary.runs.push(run);
+    let mut slots = Schedule::round_robin(summaries.len(), config.repeat).slots();
+    for slot in &mut slots {
+        let repetition = slot.repetition;
+        let summary = &mut summaries[slot.configuration];
+        let configuration = summary.configuration.clone();
+        progress(&format!(
+            "share {:.0}% K={} ({} ranks), run {}/{}",
+            configuration.share * 100.0,
+            configuration.ranks_per_core,
+            configuration.ranks,
+            repetition + 1,
+            config.repeat
+        ));
+        let worker = WorkerConfig {
+            nx: config.nx,
+            ny: summary.ny,
+            iterations: summary.iterations,
+            omega: config.omega,
+            ranks_per_core: configuration.ranks_per_core,
+            verify: true,
+            skip_exchange: None,
+        };
+        let out = temp.0.join("monitor.jsonl");
+        let run = monitored_run(config, &worker, configuration.ranks, &monitor, &out)?;
+        let mut params = summary.params(config.cores, config.nx, config.omega);
+        params.remove("repetitions");
+        params.insert("repetition".into(), json!(repetition));
+        params.insert(
+            "verified".into(),
+            json!(run
+                .report
+                .verification
+                .as_ref()
+                .is_some_and(|check| check.identical)),
+        );
+        if let Ok(sample) = Sample::new([run.report.time_s]) {
+            pipeline.emit(&Record {
+                benchmark: "overdecompose".into(),
+                metric: "run_time".into(),
+                value: run.report.time_s,
+                unit: Unit::Seconds,
+                params,
+                placement: Placement::default(),
+                stats: sample.summary(),
+            })?;
         }
+        summary.runs.push(run);
     }
+    let stopped = slots.interrupted();
     set_speedups(&mut summaries);
     for summary in &summaries {
         for record in summary.records(config.cores, config.nx, config.omega, &config.core_cpus) {

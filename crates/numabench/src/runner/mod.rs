@@ -4,18 +4,24 @@
 //! RSS and context switches per run, observation of page placement and
 //! thread migration, and the comparison across policies.
 
+mod command;
 mod counted;
 mod executor;
 mod observe;
 mod pin_files;
 mod policy;
 mod rank_blocks;
+mod rounds;
 mod scan;
 mod scan_params;
 mod study;
 mod team;
 mod thread_setup;
 
+pub use command::{
+    find_program, policy_texts, programs, run_command, RunCommand, RunCommandResult,
+    DEFAULT_POLICIES,
+};
 pub use counted::{counts_params, Counting, ProgramCounts};
 pub use executor::{
     policy_environment, Executor, Invocation, ProcessExecutor, RunError, RunOutcome,

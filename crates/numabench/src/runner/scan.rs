@@ -4,15 +4,13 @@
 //! summary per configuration and, for one numeric parameter (a worker count),
 //! speedup and parallel efficiency against its smallest value.
 
-use super::executor::{Executor, Invocation, RunOutcome};
+use super::executor::{Executor, RunOutcome};
 use super::policy::RunPolicy;
+use super::rounds::{run_rounds, Runnable};
 use super::scan_params::{numeric_values, scan_points, ScanParam, ScanPoint};
-use super::study::{
-    resource_means, run_record, status_text, PolicySummary, RunStudyConfig, StudyError,
-};
-use crate::interrupt::interrupted;
+use super::study::{policy_summaries, resource_means, PolicySummary, RunStudyConfig, StudyError};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
-use crate::stats::{mann_whitney_u, Sample};
+use crate::stats::Sample;
 use crate::topology::TopologyReport;
 use serde_json::{json, Map, Value};
 
@@ -93,14 +91,6 @@ fn scan_object(point: &ScanPoint) -> Value {
     )
 }
 
-/// The study of one configuration: the command with its values.
-fn study_of(config: &ScanConfig, configuration: &ScanConfiguration) -> RunStudyConfig {
-    RunStudyConfig {
-        command: configuration.point.command.clone(),
-        ..config.study.clone()
-    }
-}
-
 /// Runs the scan. `progress` is told about each run before it starts.
 pub fn run_scan(
     executor: &mut dyn Executor,
@@ -109,72 +99,37 @@ pub fn run_scan(
     pipeline: &mut Pipeline,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ScanResult, StudyError> {
-    let node_of_cpu = |cpu: u32| topology.node_of_cpu(cpu);
     let configurations = config.configurations();
-    let study = &config.study;
-    let invocation = |configuration: &ScanConfiguration, observe| Invocation {
-        command: configuration.point.command.clone(),
-        policy: configuration.policy.clone(),
-        show_output: study.show_output,
-        pin_library: study.pin_library.clone(),
-        observe,
-    };
-    for _ in 0..study.warmup {
-        for configuration in &configurations {
-            progress(&format!("warm-up, {}", configuration.label));
-            executor.execute(&invocation(configuration, None), &node_of_cpu)?;
-        }
-    }
-    let mut outcomes: Vec<Vec<RunOutcome>> = vec![Vec::new(); configurations.len()];
-    'rounds: for repetition in 0..study.repeat {
-        for (index, configuration) in configurations.iter().enumerate() {
-            if interrupted() {
-                break 'rounds;
-            }
-            progress(&format!(
-                "run {}/{}, {}",
-                repetition + 1,
-                study.repeat,
-                configuration.label
-            ));
-            let outcome =
-                executor.execute(&invocation(configuration, study.observe), &node_of_cpu)?;
-            let mut record = run_record(
-                &study_of(config, configuration),
-                &configuration.policy,
-                repetition,
-                &outcome,
-            );
-            record
-                .params
-                .insert("scan".into(), scan_object(&configuration.point));
-            record
-                .params
-                .insert("configuration".into(), json!(configuration.label));
-            pipeline.emit(&record)?;
-            let failed = !outcome.succeeded();
-            let status = status_text(&outcome);
-            outcomes[index].push(outcome);
-            if failed && !study.ignore_failure && !interrupted() {
-                summarise_and_emit(config, &configurations, outcomes, pipeline)?;
-                return Err(StudyError::Failed {
-                    command: configuration.point.command.join(" "),
-                    policy: format!(
-                        "{} with {}",
-                        configuration.policy.label,
-                        configuration.point.label()
-                    ),
-                    status,
-                });
-            }
-        }
-    }
-    Ok(summarise_and_emit(
-        config,
-        &configurations,
-        outcomes,
+    let runnables: Vec<Runnable> = configurations
+        .iter()
+        .map(|configuration| Runnable {
+            command: &configuration.point.command,
+            policy: &configuration.policy,
+            label: &configuration.label,
+            extra: Map::from_iter([
+                ("scan".to_string(), scan_object(&configuration.point)),
+                ("configuration".to_string(), json!(configuration.label)),
+            ]),
+            failure_name: format!(
+                "{} with {}",
+                configuration.policy.label,
+                configuration.point.label()
+            ),
+        })
+        .collect();
+    let rounds = run_rounds(
+        executor,
+        &config.study,
+        &runnables,
+        topology,
         pipeline,
-    )?)
+        progress,
+    )?;
+    let result = summarise_and_emit(config, &configurations, rounds.outcomes, pipeline)?;
+    match rounds.failure {
+        Some(failure) => Err(failure),
+        None => Ok(result),
+    }
 }
 
 /// The configuration with the smallest worker count under the same policy.
@@ -210,34 +165,11 @@ fn summarise_and_emit(
     outcomes: Vec<Vec<RunOutcome>>,
     pipeline: &mut Pipeline,
 ) -> Result<ScanResult, OutputError> {
-    let mut summaries: Vec<PolicySummary> = configurations
-        .iter()
-        .zip(outcomes)
-        .map(|(configuration, outcomes)| PolicySummary {
-            policy: configuration.label.clone(),
-            failures: outcomes.iter().filter(|o| !o.succeeded()).count(),
-            wall: Sample::new(
-                outcomes
-                    .iter()
-                    .filter(|outcome| outcome.succeeded())
-                    .map(|outcome| outcome.wall_seconds),
-            )
-            .ok(),
-            outcomes,
-            speedup: None,
-            p_value: None,
-        })
-        .collect();
     let baselines: Vec<Option<usize>> = (0..configurations.len())
         .map(|index| baseline_of(configurations, index))
         .collect();
-    for (index, baseline) in baselines.iter().enumerate() {
-        let base = baseline.and_then(|baseline| summaries[baseline].wall.clone());
-        if let (Some(base), Some(wall)) = (base, summaries[index].wall.clone()) {
-            summaries[index].speedup = Some(base.median() / wall.median());
-            summaries[index].p_value = Some(mann_whitney_u(&base, &wall).p_value);
-        }
-    }
+    let labels = configurations.iter().map(|c| c.label.clone());
+    let summaries = policy_summaries(labels, outcomes, |index| baselines[index]);
     let mut efficiencies = Vec::new();
     for (index, (configuration, summary)) in configurations.iter().zip(&summaries).enumerate() {
         let Some(wall) = &summary.wall else { continue };

@@ -2,12 +2,13 @@
 //! drift in the machine's speed does not favour one policy; one record per
 //! run as it finishes, then one summary record per policy.
 
-use super::executor::{Executor, Invocation, RunError, RunOutcome};
+use super::executor::{Executor, RunError, RunOutcome};
 use super::observe::Observation;
 use super::policy::RunPolicy;
-use crate::interrupt::interrupted;
+use super::rounds::{run_rounds, Runnable};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
-use crate::stats::{mann_whitney_u, Sample};
+use crate::stats::Sample;
+use crate::study::against_baselines;
 use crate::topology::TopologyReport;
 use serde_json::{json, Map};
 use std::path::PathBuf;
@@ -65,7 +66,7 @@ pub(super) fn status_text(outcome: &RunOutcome) -> String {
 }
 
 pub(super) fn run_record(
-    config: &RunStudyConfig,
+    command: &[String],
     policy: &RunPolicy,
     repetition: usize,
     outcome: &RunOutcome,
@@ -75,7 +76,7 @@ pub(super) fn run_record(
     if let Some(order) = policy.cpu_order {
         params.insert("cpu_order".into(), json!(order.name()));
     }
-    params.insert("command".into(), json!(config.command.join(" ")));
+    params.insert("command".into(), json!(command.join(" ")));
     params.insert("repetition".into(), json!(repetition));
     params.insert("exit_code".into(), json!(outcome.exit_code));
     params.insert("signal".into(), json!(outcome.signal));
@@ -135,48 +136,59 @@ pub fn run_study(
     pipeline: &mut Pipeline,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<PolicySummary>, StudyError> {
-    let node_of_cpu = |cpu: u32| topology.node_of_cpu(cpu);
-    let invocation = |policy: &RunPolicy, observe: Option<Duration>| Invocation {
-        command: config.command.clone(),
-        policy: policy.clone(),
-        show_output: config.show_output,
-        pin_library: config.pin_library.clone(),
-        observe,
-    };
-    for _ in 0..config.warmup {
-        for policy in &config.policies {
-            progress(&format!("warm-up, {}", policy.label));
-            executor.execute(&invocation(policy, None), &node_of_cpu)?;
-        }
+    let runnables: Vec<Runnable> = config
+        .policies
+        .iter()
+        .map(|policy| Runnable {
+            command: &config.command,
+            policy,
+            label: &policy.label,
+            extra: Map::new(),
+            failure_name: policy.label.clone(),
+        })
+        .collect();
+    let rounds = run_rounds(executor, config, &runnables, topology, pipeline, progress)?;
+    let summaries = summarise_and_emit(config, rounds.outcomes, pipeline)?;
+    match rounds.failure {
+        Some(failure) => Err(failure),
+        None => Ok(summaries),
     }
-    let mut outcomes: Vec<Vec<RunOutcome>> = vec![Vec::new(); config.policies.len()];
-    'rounds: for repetition in 0..config.repeat {
-        for (index, policy) in config.policies.iter().enumerate() {
-            if interrupted() {
-                break 'rounds;
-            }
-            progress(&format!(
-                "run {}/{}, {}",
-                repetition + 1,
-                config.repeat,
-                policy.label
-            ));
-            let outcome = executor.execute(&invocation(policy, config.observe), &node_of_cpu)?;
-            pipeline.emit(&run_record(config, policy, repetition, &outcome))?;
-            let failed = !outcome.succeeded();
-            let status = status_text(&outcome);
-            outcomes[index].push(outcome);
-            if failed && !config.ignore_failure && !interrupted() {
-                summarise_and_emit(config, outcomes, pipeline)?;
-                return Err(StudyError::Failed {
-                    command: config.command.join(" "),
-                    policy: policy.label.clone(),
-                    status,
-                });
-            }
-        }
+}
+
+/// One summary per configuration (`labels`), each compared with its
+/// baseline's (`baseline_of`): the median speedup and the Mann-Whitney
+/// p-value of the successful runs' wall times ([`against_baselines`]).
+pub(super) fn policy_summaries(
+    labels: impl Iterator<Item = String>,
+    outcomes: Vec<Vec<RunOutcome>>,
+    baseline_of: impl Fn(usize) -> Option<usize>,
+) -> Vec<PolicySummary> {
+    let mut summaries: Vec<PolicySummary> = labels
+        .zip(outcomes)
+        .map(|(policy, outcomes)| PolicySummary {
+            policy,
+            failures: outcomes.iter().filter(|o| !o.succeeded()).count(),
+            wall: Sample::new(
+                outcomes
+                    .iter()
+                    .filter(|outcome| outcome.succeeded())
+                    .map(|outcome| outcome.wall_seconds),
+            )
+            .ok(),
+            outcomes,
+            speedup: None,
+            p_value: None,
+        })
+        .collect();
+    let walls: Vec<Option<Sample>> = summaries.iter().map(|s| s.wall.clone()).collect();
+    for (summary, comparison) in summaries
+        .iter_mut()
+        .zip(against_baselines(&walls, baseline_of))
+    {
+        summary.speedup = comparison.map(|c| c.ratio);
+        summary.p_value = comparison.map(|c| c.p_value);
     }
-    Ok(summarise_and_emit(config, outcomes, pipeline)?)
+    summaries
 }
 
 /// The resources of a configuration's successful runs, as summary
@@ -215,42 +227,13 @@ fn summarise_and_emit(
     outcomes: Vec<Vec<RunOutcome>>,
     pipeline: &mut Pipeline,
 ) -> Result<Vec<PolicySummary>, OutputError> {
-    let mut summaries: Vec<PolicySummary> = config
+    let baseline = config
         .policies
         .iter()
-        .zip(outcomes)
-        .map(|(policy, outcomes)| {
-            let wall = Sample::new(
-                outcomes
-                    .iter()
-                    .filter(|outcome| outcome.succeeded())
-                    .map(|outcome| outcome.wall_seconds),
-            )
-            .ok();
-            PolicySummary {
-                policy: policy.label.clone(),
-                failures: outcomes
-                    .iter()
-                    .filter(|outcome| !outcome.succeeded())
-                    .count(),
-                outcomes,
-                wall,
-                speedup: None,
-                p_value: None,
-            }
-        })
-        .collect();
-    let baseline = summaries
-        .iter()
-        .position(|summary| summary.policy == "as-is")
+        .position(|policy| policy.label == "as-is")
         .unwrap_or(0);
-    let baseline_wall = summaries[baseline].wall.clone();
-    for summary in &mut summaries {
-        if let (Some(base), Some(wall)) = (&baseline_wall, &summary.wall) {
-            summary.speedup = Some(base.median() / wall.median());
-            summary.p_value = Some(mann_whitney_u(base, wall).p_value);
-        }
-    }
+    let labels = config.policies.iter().map(|policy| policy.label.clone());
+    let summaries = policy_summaries(labels, outcomes, |_| Some(baseline));
     let thread_warning = super::team::thread_count_warning(&summaries);
     for summary in &summaries {
         let Some(wall) = &summary.wall else { continue };
@@ -456,7 +439,7 @@ mod tests {
             ("preferred:0", libc::MPOL_PREFERRED),
         ] {
             let policy = parse_policy(text, &topology).unwrap();
-            let record = run_record(&config, &policy, 0, &outcome);
+            let record = run_record(&config.command, &policy, 0, &outcome);
             assert_eq!(
                 record.placement.requested["memory"],
                 json!({"mode": mode, "nodes": policy.memory.unwrap().nodes}),
@@ -464,7 +447,7 @@ mod tests {
             );
         }
         let as_is = parse_policy("as-is", &topology).unwrap();
-        let record = run_record(&config, &as_is, 0, &outcome);
+        let record = run_record(&config.command, &as_is, 0, &outcome);
         assert_eq!(
             record.placement.requested["memory"],
             serde_json::Value::Null

@@ -55,23 +55,11 @@ pub fn mann_whitney_u(first: &Sample, second: &Sample) -> RankTest {
     }
 }
 
-/// P(Z > z) for a standard normal Z, via erfc (W. J. Cody's rational
-/// approximation is overkill here; Abramowitz-Stegun 7.1.26 has error
-/// below 1.5e-7, ample for a p-value).
+/// P(Z > z) for a standard normal Z: `statrs`'s complementary error
+/// function, accurate to about 1e-15 (the Abramowitz-Stegun formula it
+/// replaced was off by up to 1.5e-7).
 fn normal_upper_tail(z: f64) -> f64 {
-    0.5 * erfc(z / std::f64::consts::SQRT_2)
-}
-
-fn erfc(x: f64) -> f64 {
-    if x < 0.0 {
-        return 2.0 - erfc(-x);
-    }
-    let t = 1.0 / (1.0 + 0.327_591_1 * x);
-    let polynomial = t
-        * (0.254_829_592
-            + t * (-0.284_496_736
-                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
-    polynomial * (-x * x).exp()
+    0.5 * statrs::function::erf::erfc(z / std::f64::consts::SQRT_2)
 }
 
 #[cfg(test)]
@@ -84,7 +72,9 @@ mod tests {
 
     /// Expected values computed independently in Python (statistics.NormalDist,
     /// the same asymptotic formula scipy.stats.mannwhitneyu uses with
-    /// use_continuity=True); the first is scipy's documented 0.01219.
+    /// use_continuity=True); the first is scipy's documented 0.01219. Equal
+    /// to 10 decimal places: the hand-written Abramowitz-Stegun tail this replaced
+    /// missed by 3e-8 to 1e-7 on these cases and failed here.
     #[test]
     fn matches_independently_computed_p_values() {
         let cases: [(&[f64], &[f64], f64, f64); 3] = [
@@ -110,7 +100,7 @@ mod tests {
         for (first, second, u, p) in cases {
             let test = mann_whitney_u(&sample(first), &sample(second));
             assert_eq!(test.u, u);
-            assert!((test.p_value - p).abs() < 1e-6, "{} vs {p}", test.p_value);
+            assert!((test.p_value - p).abs() < 1e-10, "{} vs {p}", test.p_value);
         }
     }
 

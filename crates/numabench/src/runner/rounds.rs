@@ -1,0 +1,92 @@
+//! The runs of `numabench run` and of its `--param` scans, through the
+//! study engine ([`crate::study::Schedule`]): the warm-up rounds, then
+//! every configuration `repeat` times round robin, one record per run as
+//! it finishes. A failed run stops the study unless failures are ignored.
+
+use super::executor::{Executor, Invocation, RunOutcome};
+use super::policy::RunPolicy;
+use super::study::{run_record, status_text, RunStudyConfig, StudyError};
+use crate::interrupt::interrupted;
+use crate::output::Pipeline;
+use crate::study::{Interrupt, Schedule};
+use crate::topology::TopologyReport;
+use serde_json::{Map, Value};
+
+/// One configuration: a command under a policy.
+pub(super) struct Runnable<'a> {
+    pub command: &'a [String],
+    pub policy: &'a RunPolicy,
+    /// As progress shows it.
+    pub label: &'a str,
+    /// Params each run record gets after [`run_record`]'s (a scan's
+    /// `scan` and `configuration`).
+    pub extra: Map<String, Value>,
+    /// How the failure message names it ("pin-compact", "as-is with t=4").
+    pub failure_name: String,
+}
+
+/// What the rounds gave: each configuration's outcomes, in run order, and
+/// the failure that stopped them, if one did.
+pub(super) struct Rounds {
+    pub outcomes: Vec<Vec<RunOutcome>>,
+    pub failure: Option<StudyError>,
+}
+
+/// Runs the warm-up rounds, then the measured ones. `progress` is told
+/// about each run before it starts.
+pub(super) fn run_rounds(
+    executor: &mut dyn Executor,
+    study: &RunStudyConfig,
+    runnables: &[Runnable],
+    topology: &TopologyReport,
+    pipeline: &mut Pipeline,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Rounds, StudyError> {
+    let node_of_cpu = |cpu: u32| topology.node_of_cpu(cpu);
+    let invocation = |runnable: &Runnable, observe| Invocation {
+        command: runnable.command.to_vec(),
+        policy: runnable.policy.clone(),
+        show_output: study.show_output,
+        pin_library: study.pin_library.clone(),
+        observe,
+    };
+    let warm_up =
+        Schedule::round_robin(runnables.len(), study.warmup).interrupted_at(Interrupt::Never);
+    for slot in warm_up.slots() {
+        let runnable = &runnables[slot.configuration];
+        progress(&format!("warm-up, {}", runnable.label));
+        executor.execute(&invocation(runnable, None), &node_of_cpu)?;
+    }
+    let mut outcomes: Vec<Vec<RunOutcome>> = vec![Vec::new(); runnables.len()];
+    for slot in Schedule::round_robin(runnables.len(), study.repeat).slots() {
+        let runnable = &runnables[slot.configuration];
+        progress(&format!(
+            "run {}/{}, {}",
+            slot.repetition + 1,
+            study.repeat,
+            runnable.label
+        ));
+        let outcome = executor.execute(&invocation(runnable, study.observe), &node_of_cpu)?;
+        let mut record = run_record(runnable.command, runnable.policy, slot.repetition, &outcome);
+        record.params.extend(runnable.extra.clone());
+        pipeline.emit(&record)?;
+        let failed = !outcome.succeeded();
+        let status = status_text(&outcome);
+        outcomes[slot.configuration].push(outcome);
+        if failed && !study.ignore_failure && !interrupted() {
+            let failure = StudyError::Failed {
+                command: runnable.command.join(" "),
+                policy: runnable.failure_name.clone(),
+                status,
+            };
+            return Ok(Rounds {
+                outcomes,
+                failure: Some(failure),
+            });
+        }
+    }
+    Ok(Rounds {
+        outcomes,
+        failure: None,
+    })
+}

@@ -1,0 +1,25 @@
+//! The study engine: how every study of numabench runs its configurations
+//! and judges them. One place for what `placement-study`, `run` (and its
+//! `--param` scans), `overdecompose`, `mlp --threads` (pinned against
+//! unpinned) and `--baseline one-node` share:
+//!
+//! - [`schedule`]: repetition r of every configuration before repetition
+//!   r + 1 of any (round robin), optionally rotated so that each
+//!   configuration of a pair goes first every other repetition, with
+//!   Ctrl-C ending the schedule at a chosen point;
+//! - [`compare`]: a configuration against its baseline (ratio of medians,
+//!   Mann-Whitney p-value, significance);
+//! - [`verdict`]: which configuration is significantly fastest.
+//!
+//! Interleaving spreads a drift in the machine's speed (a neighbour
+//! starting, the clock warming) over all configurations instead of
+//! favouring the ones that happened to run first; the rank test then
+//! says whether a difference of medians is more than noise.
+
+pub mod compare;
+pub mod schedule;
+pub mod verdict;
+
+pub use compare::{against_baselines, Comparison, SIGNIFICANCE};
+pub use schedule::{Interrupt, Order, Schedule, Slot, Slots};
+pub use verdict::{fastest, smallest_p_value, Fastest};

@@ -1,0 +1,70 @@
+//! One study engine (`numabench::study`): every study interleaves its
+//! configurations through `study::Schedule` and judges them through
+//! `study::Comparison` and `study::fastest`, and every shared library is
+//! found by `companions::locate`. Five hand-written round-robin loops, two
+//! summaries calling the rank test and three library look-ups had grown
+//! apart before; these checks keep new code from writing them again.
+//! Structural (read from the sources): what the rules protect, the same
+//! interleaving order and p-values everywhere, is not observable on one
+//! machine run.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `directory`.
+fn sources(directory: &Path, found: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(directory).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, found);
+        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// Files of the library and the CLI (outside `allowed`) whose text
+/// contains `needle`, relative to the library's manifest.
+fn offenders(needle: &str, allowed: &[&str]) -> Vec<String> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    sources(&manifest.join("src"), &mut files);
+    sources(&manifest.join("../numabench-cli/src"), &mut files);
+    files
+        .iter()
+        .filter(|path| {
+            let relative = path.strip_prefix(manifest).unwrap().to_string_lossy();
+            !allowed.iter().any(|prefix| relative.starts_with(prefix))
+        })
+        .filter(|path| fs::read_to_string(path).unwrap().contains(needle))
+        .map(|path| path.display().to_string())
+        .collect()
+}
+
+/// The rank test is run by the engine's comparison and verdict only.
+#[test]
+fn only_the_study_engine_runs_the_rank_test() {
+    let found = offenders("mann_whitney_u(", &["src/stats/", "src/study/"]);
+    assert!(
+        found.is_empty(),
+        "call study::Comparison instead: {found:?}"
+    );
+}
+
+/// No study nests its own repetition and configuration loops (the five
+/// copies were labelled `'rounds:` and `'repetitions:`).
+#[test]
+fn no_study_writes_its_own_round_robin() {
+    for label in ["'rounds:", "'repetitions:"] {
+        let found = offenders(label, &["src/study/"]);
+        assert!(found.is_empty(), "iterate study::Schedule: {found:?}");
+    }
+}
+
+/// Shared libraries are found by one rule (variable, then beside the
+/// executable).
+#[test]
+fn shared_libraries_are_located_in_one_place() {
+    let found = offenders("companions::find(", &["src/companions.rs"]);
+    assert!(found.is_empty(), "use companions::locate: {found:?}");
+}
