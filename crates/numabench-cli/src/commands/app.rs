@@ -119,7 +119,7 @@ pub fn app_plan(topology: &TopologyReport, choice: &AppChoice, config: &AppRunCo
         Some(policy) if !policy.nodes.is_empty() => policy.nodes.clone(),
         // First touch and the like: the workers' nodes (unpinned: any CPU node);
         // serial: the node of worker 0, which touches every page.
-        _ if cpus.is_empty() => numabench::bench::cpu_nodes(topology),
+        _ if cpus.is_empty() => numabench::topology::cpu_nodes(topology),
         _ if config.placement == PlacementScheme::Serial => {
             topology.node_of_cpu(cpus[0]).into_iter().collect()
         }

@@ -5,10 +5,10 @@ use super::kernel::{AppKernel, Verification};
 use super::migration_cost::migration_cost_seconds;
 use super::observed::{observation_params, Observer, RunObservation};
 use super::placement::{PlacementScheme, ThreadScheme};
-use super::rusage::{usage_now, Usage};
 use super::team::{plan_cpus, PageReport, Team, TeamError};
 use crate::bench::HUGE_PAGE_THRESHOLD;
 use crate::clock::Stopwatch;
+use crate::counters::{usage_now, Usage};
 use crate::interrupt::interrupted;
 use crate::memory::HugePageCheck;
 use crate::output::{
@@ -279,7 +279,7 @@ fn placement_check(
         }
         // An empty list is every allowed node with memory, as the team places it.
         PlacementScheme::Policy(policy) => policy
-            .or_nodes(&crate::bench::memory_nodes(topology))
+            .or_nodes(&crate::topology::memory_nodes(topology))
             .fraction_placed(&pages.pages_per_node, total, 1),
     };
     Some(PlacementCheck {

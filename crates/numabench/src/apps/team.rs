@@ -138,7 +138,7 @@ impl Team {
         }
         let policy = scheme
             .memory_policy()
-            .map(|policy| policy.or_nodes(&crate::bench::memory_nodes(topology)));
+            .map(|policy| policy.or_nodes(&crate::topology::memory_nodes(topology)));
         let shared = Arc::new(Shared {
             generation: AtomicU64::new(0),
             completed: AtomicUsize::new(0),
@@ -209,7 +209,7 @@ impl Team {
                 nodes.dedup();
                 nodes
             }
-            None => crate::bench::memory_nodes(topology),
+            None => crate::topology::memory_nodes(topology),
         };
         let team = Self {
             cpus,

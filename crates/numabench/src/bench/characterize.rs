@@ -10,13 +10,14 @@ use super::loaded_latency::{LoadedLatencyConfig, TrafficMix};
 use super::matrix::{MatrixKind, MatrixMode, MATRIX_ORDER};
 use super::mlp::MlpConfig;
 use super::per_cpu::{per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure, PER_CPU_ORDER};
-use super::placed::{cpu_nodes, memory_nodes, working_set_for, working_set_of_buffers};
+use super::placed::{working_set_for, working_set_of_buffers};
 use super::registry::BenchmarkInfo;
 use super::scaling::SCALING_ORDER;
 use crate::kernels::{kernel_by_name, ChaseOrder, KernelSpec, KERNELS};
 use crate::memory::MemoryPlacement;
 use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
+use crate::topology::{cpu_nodes, memory_nodes};
 
 /// One unit of work of a command or a characterization: `--plan` shows
 /// it, a run executes it ([`super::StepRunner`]).

@@ -10,7 +10,7 @@ use super::context::Context;
 use super::declared::{insert_declared, Declared};
 use super::error::BenchError;
 use super::latency::{emit_latency, measure_latency, LatencyConfig};
-use super::placed::{cpu_nodes, cpus_of_node, memory_nodes};
+use super::placed::cpus_of_node;
 use crate::interrupt::interrupted;
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
@@ -18,6 +18,7 @@ use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
+use crate::topology::{cpu_nodes, memory_nodes};
 use serde_json::{json, Map};
 
 /// Rows are CPU nodes (or CPUs, `matrix ... --per-cpu`), columns memory

@@ -219,31 +219,6 @@ pub fn cpus_of_node(topology: &TopologyReport, node: u32) -> Result<Vec<u32>, Be
     Ok(cpus)
 }
 
-/// Nodes this process can run threads on (nodes with allowed CPUs).
-pub fn cpu_nodes(topology: &TopologyReport) -> Vec<u32> {
-    topology
-        .nodes
-        .iter()
-        .filter(|node| {
-            node.cpus
-                .iter()
-                .any(|cpu| topology.allowed.cpus.contains(cpu))
-        })
-        .map(|node| node.index)
-        .collect()
-}
-
-/// Nodes this process can place memory on (allowed nodes with memory),
-/// CPU-less ones included.
-pub fn memory_nodes(topology: &TopologyReport) -> Vec<u32> {
-    topology
-        .nodes
-        .iter()
-        .filter(|node| node.memory_total_bytes > 0 && topology.allowed.nodes.contains(&node.index))
-        .map(|node| node.index)
-        .collect()
-}
-
 /// A DRAM-sized working set is at least this many times the capacity of
 /// the caches in front of the memory it measures.
 pub const CACHE_MULTIPLE: u64 = 4;

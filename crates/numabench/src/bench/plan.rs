@@ -13,10 +13,11 @@ use super::estimate::{
 use super::matrix::{matrix_cpus, MatrixKind, MatrixMode, MatrixSample};
 use super::mlp::MAX_CHAINS;
 use super::per_cpu::PerCpuMeasure;
-use super::placed::{cpu_nodes, memory_nodes, CACHE_MULTIPLE};
+use super::placed::CACHE_MULTIPLE;
 use super::scaling::{reader_nodes, scaling_counts, scaling_cpus};
 use crate::threads::CpuOrder;
 use crate::topology::TopologyReport;
+use crate::topology::{cpu_nodes, memory_nodes};
 use serde::Serialize;
 
 /// The facts of one step of a plan, as `--plan` prints them

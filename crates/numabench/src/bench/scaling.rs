@@ -6,12 +6,13 @@
 use super::bandwidth::{run_bandwidth, BandwidthConfig};
 use super::context::Context;
 use super::error::BenchError;
-use super::placed::{cpu_nodes, cpus_of_node};
+use super::placed::cpus_of_node;
 use crate::interrupt::interrupted;
 use crate::kernels::KernelSpec;
 use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;
 use crate::threads::CpuOrder;
+use crate::topology::cpu_nodes;
 use crate::topology::TopologyReport;
 use serde_json::{json, Map};
 

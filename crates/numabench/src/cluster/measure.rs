@@ -7,14 +7,15 @@ use super::parts::{Part, Per};
 use super::report::single;
 use super::settings::host_settings;
 use crate::bench::{
-    check_memory_fits, cpu_nodes, cpus_of_node, memory_nodes, run_bandwidth, run_bandwidth_matrix,
-    run_latency, working_set_for, BandwidthConfig, BenchError, Context, LatencyConfig, MatrixMode,
+    check_memory_fits, cpus_of_node, run_bandwidth, run_bandwidth_matrix, run_latency,
+    working_set_for, BandwidthConfig, BenchError, Context, LatencyConfig, MatrixMode,
 };
 use crate::doctor::{run_doctor, SystemFiles};
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::{Placement, Record, RunMetadata, Sink, Unit};
 use crate::threads::CpuOrder;
+use crate::topology::{cpu_nodes, memory_nodes};
 use serde_json::{json, Map};
 use std::io;
 use std::sync::mpsc::{channel, Receiver, Sender};

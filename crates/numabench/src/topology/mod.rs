@@ -14,21 +14,17 @@
 pub mod colours;
 mod discover;
 mod kernel_nodes;
-mod memattrs_export;
 pub mod memory_limit;
 mod report;
 mod source;
 mod table;
+mod usable_nodes;
 
 #[cfg(test)]
 pub(crate) use discover::synthetic;
 pub use discover::{
     discover_this_system, keep_memory_side_caches, load_hwloc_topology, report_from_hwloc,
     TopologyError,
-};
-pub use memattrs_export::{
-    export_memattrs, measured_pairs, ExportSummary, MeasuredPair, MemattrsError,
-    BANDWIDTH_ATTRIBUTE, LATENCY_ATTRIBUTE,
 };
 pub use memory_limit::MemoryLimit;
 pub use report::{
@@ -39,6 +35,7 @@ pub use source::{
     check_measurable, discover, discover_from_xml, foreign_topology_variable, Purpose,
 };
 pub use table::render_table;
+pub use usable_nodes::{cpu_nodes, memory_nodes};
 #[cfg(test)]
 pub(crate) mod fixture_tests;
 #[cfg(test)]
