@@ -165,6 +165,29 @@ fn lib_doc_lists_every_module() {
     );
 }
 
+/// Files named like a top-level module they are not part of, where the
+/// name meant something else: `summary` is characterize's findings
+/// (`crate::summary`), nothing else is called that.
+fn borrowed_names(files: &[(String, String)]) -> Vec<String> {
+    files
+        .iter()
+        .map(|(path, _)| path)
+        .filter(|path| path.ends_with("/summary.rs") && !path.starts_with("summary/"))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn one_module_is_called_summary() {
+    let files = library();
+    assert!(files.iter().any(|(path, _)| path == "summary/mod.rs"));
+    let offences = borrowed_names(&files);
+    assert!(
+        offences.is_empty(),
+        "files called summary.rs outside the summary module: {offences:?}"
+    );
+}
+
 #[test]
 fn each_check_catches_an_offence() {
     let files = vec![
@@ -201,6 +224,13 @@ fn each_check_catches_an_offence() {
     assert_eq!(
         questions_elsewhere(&files),
         ["bench/placed.rs:1: pub fn memory_nodes(topology: &TopologyReport) -> Vec<u32> {"]
+    );
+    assert_eq!(
+        borrowed_names(&[
+            ("mpi_monitor/summary.rs".to_string(), String::new()),
+            ("summary/doctor.rs".to_string(), String::new()),
+        ]),
+        ["mpi_monitor/summary.rs"]
     );
     assert_eq!(
         modules_missing_from_doc("//! - [`parse`]: lists\npub mod parse;\npub mod units;\n"),

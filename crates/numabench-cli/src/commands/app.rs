@@ -177,7 +177,7 @@ pub fn run_app(
     args: &AppRunArgs,
     output: &crate::args::OutputArgs,
 ) -> Result<Status, CliError> {
-    let context = context(&crate::args::RunArgs {
+    let context = context(&crate::args::MeasureArgs {
         repeat: args.repeat,
         hugepages: args.hugepages,
         plan: args.plan,
