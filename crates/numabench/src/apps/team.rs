@@ -14,6 +14,8 @@ use crate::memory::{
 };
 use crate::threads::{current_cpu, pin_current_thread, PinError};
 use crate::topology::TopologyReport;
+use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -83,7 +85,7 @@ pub struct Team {
     policy: Option<MemoryPolicy>,
     shared: Arc<Shared>,
     handles: Vec<JoinHandle<()>>,
-    caller_affinity: Option<libc::cpu_set_t>,
+    caller_affinity: Option<CpuSet>,
     regions: Mutex<Vec<ArrayRegion>>,
     /// The nodes the arrays' pages may land on (the policy's, else the
     /// workers'; every memory node when a worker is unpinned): where a
@@ -148,18 +150,10 @@ impl Team {
         });
         let caller_affinity = match cpus[0] {
             Some(cpu) => {
-                // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it for this thread.
-                let mut previous: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-                // SAFETY: pid 0 = this thread; the size matches the set.
-                unsafe {
-                    libc::sched_getaffinity(
-                        0,
-                        std::mem::size_of::<libc::cpu_set_t>(),
-                        &mut previous,
-                    )
-                };
+                // Pid 0 is this thread; a mask it cannot read is not restored.
+                let previous = sched_getaffinity(Pid::from_raw(0)).ok();
                 pin_current_thread(cpu)?;
-                Some(previous)
+                previous
             }
             None => None,
         };
@@ -536,10 +530,8 @@ impl Drop for Team {
             let _ = handle.join();
         }
         if let Some(previous) = self.caller_affinity {
-            // SAFETY: restores this thread's saved affinity mask.
-            unsafe {
-                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &previous)
-            };
+            // Restores this thread's saved affinity mask (pid 0: this thread).
+            let _ = sched_setaffinity(Pid::from_raw(0), &previous);
         }
     }
 }
