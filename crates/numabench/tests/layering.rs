@@ -206,11 +206,11 @@ fn each_check_catches_an_offence() {
         ),
         (
             "bench/placed.rs".to_string(),
-            "pub fn memory_nodes(topology: &TopologyReport) -> Vec<u32> {".to_string(),
+            "pub fn memory_nodes(topology: &Machine) -> Vec<u32> {".to_string(),
         ),
         (
             "topology/usable_nodes.rs".to_string(),
-            "pub fn memory_nodes(topology: &TopologyReport) -> Vec<u32> {".to_string(),
+            "pub fn memory_nodes(topology: &Machine) -> Vec<u32> {".to_string(),
         ),
     ];
     assert_eq!(
@@ -223,7 +223,7 @@ fn each_check_catches_an_offence() {
     );
     assert_eq!(
         questions_elsewhere(&files),
-        ["bench/placed.rs:1: pub fn memory_nodes(topology: &TopologyReport) -> Vec<u32> {"]
+        ["bench/placed.rs:1: pub fn memory_nodes(topology: &Machine) -> Vec<u32> {"]
     );
     assert_eq!(
         borrowed_names(&[

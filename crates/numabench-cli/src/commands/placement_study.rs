@@ -12,7 +12,7 @@ use numabench::apps::{
     one_node_config, placement_note, render_study, run_placement_study, AppChoice, AppRunConfig,
     NpbClass, PlacementScheme, ThreadScheme,
 };
-use numabench::topology::TopologyReport;
+use numabench::topology::Machine;
 
 /// The kernel and its size from `KERNEL`, `--class` and `--size` (a class
 /// for STREAM or a size for CG/MG is a usage error, not silently ignored).
@@ -203,7 +203,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
 /// The configurations whose one-node baselines the study needs: one per
 /// distinct (threads, threads per CPU, first worker's node), each the
 /// first of the grid that has it.
-fn study_baselines(topology: &TopologyReport, grid: &[AppRunConfig]) -> Vec<AppRunConfig> {
+fn study_baselines(topology: &Machine, grid: &[AppRunConfig]) -> Vec<AppRunConfig> {
     let mut chosen: Vec<AppRunConfig> = Vec::new();
     for config in grid {
         if !chosen
@@ -217,7 +217,7 @@ fn study_baselines(topology: &TopologyReport, grid: &[AppRunConfig]) -> Vec<AppR
 }
 
 /// Whether two configurations share their one-node baseline.
-fn same_baseline(topology: &TopologyReport, a: &AppRunConfig, b: &AppRunConfig) -> bool {
+fn same_baseline(topology: &Machine, a: &AppRunConfig, b: &AppRunConfig) -> bool {
     let node = |config: &AppRunConfig| {
         one_node_config(topology, config)
             .ok()

@@ -8,7 +8,7 @@ use numabench::runner::{
     parse_scan, run_scan, scan_points, Executor, PolicySummary, RunPolicy, RunStudyConfig,
     ScanConfig, ScanParam, StudyError,
 };
-use numabench::topology::TopologyReport;
+use numabench::topology::Machine;
 
 /// The scan's parameters, checked against the command (None without
 /// `--param`); a bad one is a usage error naming it.
@@ -46,7 +46,7 @@ pub fn configurations(params: Option<&[ScanParam]>, config: &RunStudyConfig) -> 
 /// The plan of a scan: the plan of `run` for each configuration, labelled
 /// with its values, in the order the configurations run.
 pub fn plan(
-    topology: &TopologyReport,
+    topology: &Machine,
     args: &RunCommandArgs,
     params: &[ScanParam],
     policies: &[RunPolicy],
@@ -77,7 +77,7 @@ pub fn execute(
     executor: &mut dyn Executor,
     study: RunStudyConfig,
     params: Vec<ScanParam>,
-    topology: &TopologyReport,
+    topology: &Machine,
     pipeline: &mut Pipeline,
     progress: &mut dyn FnMut(&str),
 ) -> (Result<Vec<PolicySummary>, StudyError>, String) {

@@ -13,7 +13,7 @@ use super::study_verdict::{exclusion, fastest, repeatability, Fastest};
 use super::team::TeamError;
 use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 use thiserror::Error;
 
@@ -53,7 +53,7 @@ pub fn study_schedule(configurations: usize, repeat: usize) -> Vec<ScheduledRun>
 /// with at least one run still get their records. Returns one row per
 /// configuration that ran, in grid order.
 pub fn run_placement_study(
-    topology: &TopologyReport,
+    topology: &Machine,
     choice: &AppChoice,
     grid: &[AppRunConfig],
     repeat: usize,
@@ -90,7 +90,7 @@ pub fn run_placement_study(
 
 /// Emits one configuration's records over its runs and returns its row.
 fn study_row(
-    topology: &TopologyReport,
+    topology: &Machine,
     choice: &AppChoice,
     config: &AppRunConfig,
     runs: &[AppRun],

@@ -13,7 +13,7 @@ use crate::memory::{
     huge_page_check_range, HugePageCheck, MemoryError, MemoryPolicy, HUGE_PAGE_SIZE, PAGE_SIZE,
 };
 use crate::threads::{current_cpu, pin_current_thread, PinError};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
 use nix::unistd::Pid;
 use std::ops::Range;
@@ -109,7 +109,7 @@ impl std::fmt::Debug for Team {
 /// `per_cpu` of them sharing each CPU (over-decomposition), CPUs taken in
 /// the scheme's [`crate::threads::CpuOrder`].
 pub fn plan_cpus(
-    topology: &TopologyReport,
+    topology: &Machine,
     scheme: ThreadScheme,
     threads: usize,
     per_cpu: usize,
@@ -129,7 +129,7 @@ impl Team {
     /// unpinned). The calling thread becomes worker 0 and is pinned too (its
     /// previous affinity is restored when the team is dropped).
     pub fn new(
-        topology: &TopologyReport,
+        topology: &Machine,
         cpus: Vec<Option<u32>>,
         scheme: PlacementScheme,
     ) -> Result<Self, TeamError> {

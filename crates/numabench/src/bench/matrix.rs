@@ -17,7 +17,7 @@ use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use crate::topology::{cpu_nodes, memory_nodes};
 use serde_json::{json, Map};
 
@@ -73,7 +73,7 @@ pub const MATRIX_ORDER: CpuOrder = CpuOrder::Compact;
 /// [`MATRIX_ORDER`] (serial, and the latency matrix), or all of its allowed
 /// CPUs in that order (parallel).
 pub fn matrix_cpus(
-    topology: &TopologyReport,
+    topology: &Machine,
     cpu_node: u32,
     mode: MatrixMode,
 ) -> Result<Vec<u32>, BenchError> {
@@ -218,7 +218,7 @@ fn run_grid(
 }
 
 /// Each CPU node's row: its [`matrix_cpus`] in the mode `kind` measures.
-fn node_rows(topology: &TopologyReport, kind: MatrixKind) -> Result<Vec<GridRow>, BenchError> {
+fn node_rows(topology: &Machine, kind: MatrixKind) -> Result<Vec<GridRow>, BenchError> {
     let mode = match kind {
         MatrixKind::Latency => MatrixMode::Serial,
         MatrixKind::Bandwidth(mode) => mode,
@@ -260,7 +260,7 @@ pub struct MatrixSample {
 
 impl MatrixSample {
     /// The classes of this topology's node matrix, members drawn with `seed`.
-    pub fn new(topology: &TopologyReport, seed: u64) -> Self {
+    pub fn new(topology: &Machine, seed: u64) -> Self {
         Self {
             seed,
             classes: cell_classes(topology, &cpu_nodes(topology), &memory_nodes(topology)),
@@ -492,7 +492,7 @@ pub fn run_cpu_row(
 /// The SLIT distance from the row's CPUs to `memory_node`, when they sit on
 /// one node and the firmware declares distances: what the findings compare
 /// the measured ratios with.
-fn row_distance(topology: &TopologyReport, cpus: &[u32], memory_node: u32) -> Option<u64> {
+fn row_distance(topology: &Machine, cpus: &[u32], memory_node: u32) -> Option<u64> {
     let node = topology.node_of_cpu(*cpus.first()?)?;
     cpus.iter()
         .all(|&cpu| topology.node_of_cpu(cpu) == Some(node))

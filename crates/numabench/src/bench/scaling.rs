@@ -13,7 +13,7 @@ use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;
 use crate::threads::CpuOrder;
 use crate::topology::cpu_nodes;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 
 /// One point of a scaling curve.
@@ -31,7 +31,7 @@ pub const SCALING_ORDER: CpuOrder = CpuOrder::CoresFirst;
 /// The allowed CPUs of `cpu_node` in the order a scaling curve adds them:
 /// `n` threads run on the first `n`.
 pub fn scaling_cpus(
-    topology: &TopologyReport,
+    topology: &Machine,
     cpu_node: u32,
     order: CpuOrder,
 ) -> Result<Vec<u32>, BenchError> {
@@ -40,7 +40,7 @@ pub fn scaling_cpus(
 
 /// The CPU nodes to read `memory_node` from: the local one (if it has CPUs)
 /// and the farthest by SLIT distance.
-pub fn reader_nodes(topology: &TopologyReport, memory_node: u32) -> Vec<u32> {
+pub fn reader_nodes(topology: &Machine, memory_node: u32) -> Vec<u32> {
     let candidates = cpu_nodes(topology);
     let mut readers = Vec::new();
     if candidates.contains(&memory_node) {

@@ -155,7 +155,7 @@ fn stream_key(per: Per, metric: &str, node: u32) -> String {
 /// The comparison key of a latency from node `from` to memory on `to`:
 /// the node pair, or with `--per numa` local / remote at the firmware's
 /// distance (so nodes are compared with nodes as far from their memory).
-fn latency_key(per: Per, topology: &crate::topology::TopologyReport, from: u32, to: u32) -> String {
+fn latency_key(per: Per, topology: &crate::topology::Machine, from: u32, to: u32) -> String {
     match per {
         Per::Numa if from == to => "latency local".to_string(),
         Per::Numa => match topology.distance(from, to) {

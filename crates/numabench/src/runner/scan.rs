@@ -13,7 +13,7 @@ use super::study::{
 use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::{mann_whitney_u, Sample};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map, Value};
 
 /// A validated scan: the study (its command with placeholders) and the
@@ -105,7 +105,7 @@ fn study_of(config: &ScanConfig, configuration: &ScanConfiguration) -> RunStudyC
 pub fn run_scan(
     executor: &mut dyn Executor,
     config: &ScanConfig,
-    topology: &TopologyReport,
+    topology: &Machine,
     pipeline: &mut Pipeline,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ScanResult, StudyError> {

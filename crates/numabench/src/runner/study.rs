@@ -8,7 +8,7 @@ use super::policy::RunPolicy;
 use crate::interrupt::interrupted;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::{mann_whitney_u, Sample};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -131,7 +131,7 @@ pub(super) fn run_record(
 pub fn run_study(
     executor: &mut dyn Executor,
     config: &RunStudyConfig,
-    topology: &TopologyReport,
+    topology: &Machine,
     pipeline: &mut Pipeline,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<PolicySummary>, StudyError> {

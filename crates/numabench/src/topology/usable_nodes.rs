@@ -2,10 +2,10 @@
 //! threads can run on and the nodes its memory can be placed on. Every
 //! measuring module asks these two questions of the same report.
 
-use super::TopologyReport;
+use super::Machine;
 
 /// Nodes this process can run threads on (nodes with allowed CPUs).
-pub fn cpu_nodes(topology: &TopologyReport) -> Vec<u32> {
+pub fn cpu_nodes(topology: &Machine) -> Vec<u32> {
     topology
         .nodes
         .iter()
@@ -20,7 +20,7 @@ pub fn cpu_nodes(topology: &TopologyReport) -> Vec<u32> {
 
 /// Nodes this process can place memory on (allowed nodes with memory),
 /// CPU-less ones included.
-pub fn memory_nodes(topology: &TopologyReport) -> Vec<u32> {
+pub fn memory_nodes(topology: &Machine) -> Vec<u32> {
     topology
         .nodes
         .iter()
