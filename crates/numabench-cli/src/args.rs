@@ -684,7 +684,7 @@ pub struct MatrixArgs {
     #[arg(long)]
     pub per_cpu: bool,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -722,7 +722,7 @@ pub struct ContentionArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -743,7 +743,7 @@ pub struct ScalingArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -770,7 +770,7 @@ pub struct LoadedLatencyArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -811,7 +811,7 @@ pub struct MlpArgs {
     #[arg(long)]
     pub pinned: bool,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -819,7 +819,7 @@ pub struct MlpArgs {
 #[derive(Debug, Args)]
 pub struct C2cArgs {
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -845,7 +845,7 @@ pub struct CharacterizeArgs {
     #[arg(long, value_name = "N")]
     pub class_seed: Option<u64>,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -1007,7 +1007,7 @@ pub struct CacheArgs {
     #[arg(long, value_name = "LEVEL,...", value_delimiter = ',', default_values_t = ["L1".to_string(), "L2".to_string(), "L3".to_string(), "DRAM".to_string()])]
     pub levels: Vec<String>,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -1061,7 +1061,7 @@ pub struct PluginArgs {
     #[arg(long, value_name = "DURATION", default_value = PLUGIN_TIMEOUT, value_parser = parse_timeout_arg)]
     pub timeout: std::time::Duration,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -1090,7 +1090,7 @@ pub struct OutputArgs {
 
 /// How measurements are repeated (every measuring command has these).
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub struct MeasureArgs {
     /// Timed repetitions per measurement, after one warm-up. For latency
     /// and bandwidth measurements (latency, bandwidth, matrix, contention,
     /// scaling, per-cpu, one-thread mlp, characterize) the most taken: they stop after 3
@@ -1187,7 +1187,7 @@ pub struct LatencyArgs {
     #[arg(long, value_name = "C", conflicts_with = "each_cpu")]
     pub writer_cpu: Option<u32>,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -1227,7 +1227,7 @@ pub struct BandwidthArgs {
     #[arg(long, value_name = "LEVEL", value_parser = parse_simd_arg)]
     pub simd: Option<SimdLevel>,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -3,7 +3,7 @@
 
 use crate::exit::CliError;
 use numabench::parse::parse_id_list;
-use numabench::topology::TopologyReport;
+use numabench::topology::Machine;
 
 /// CPUs in the order given on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ fn parse_cpu_sequence(text: &str) -> Result<Vec<u32>, String> {
 /// Checks `--cpus` against the allowed CPUs and `--threads`; returns the
 /// number of base threads (the list's length).
 pub fn check_cpus(
-    topology: &TopologyReport,
+    topology: &Machine,
     cpus: &[u32],
     threads: Option<u32>,
 ) -> Result<usize, CliError> {

@@ -4,7 +4,7 @@
 use crate::progress::clock;
 use numabench::bench::{total_seconds, BudgetOutcome, PlanStep};
 use numabench::runner::RunPolicy;
-use numabench::topology::TopologyReport;
+use numabench::topology::Machine;
 use numabench::units::format_bytes;
 use serde_json::json;
 
@@ -18,14 +18,14 @@ pub fn plan_json(source: &str, plan: &[PlanStep]) -> serde_json::Value {
 }
 
 /// Prints a plan as `--plan` does (a JSON document with `json`).
-pub fn print_plan(topology: &TopologyReport, plan: &[PlanStep], json: bool) {
+pub fn print_plan(topology: &Machine, plan: &[PlanStep], json: bool) {
     print_budgeted_plan(topology, plan, None, json);
 }
 
 /// [`print_plan`], with what a time budget cut (`budget` in the JSON
 /// document; lines after the total in the table).
 pub fn print_budgeted_plan(
-    topology: &TopologyReport,
+    topology: &Machine,
     plan: &[PlanStep],
     budget: Option<&BudgetOutcome>,
     json: bool,
@@ -137,7 +137,7 @@ pub fn plan_text(source: &str, plan: &[PlanStep]) -> String {
 /// robin. A program's threads, size and duration are its own: `threads`,
 /// `size_bytes` and `estimated_seconds` are null.
 pub fn run_plan(
-    topology: &TopologyReport,
+    topology: &Machine,
     command: &[String],
     policies: &[RunPolicy],
     repeat: u32,

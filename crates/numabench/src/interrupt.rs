@@ -12,6 +12,8 @@
 //! signal kills the groups at once before exiting, so nothing a command
 //! started outlives it.
 
+use nix::sys::signal::{killpg, signal as set_handler, SigHandler, Signal};
+use nix::unistd::{alarm, Pid};
 use std::sync::atomic::{AtomicI32, Ordering};
 
 /// The first SIGINT or SIGTERM received (0: none).
@@ -29,29 +31,32 @@ static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
 pub const GRACE_SECONDS: u32 = 5;
 
 /// Sends `signal` to every registered group. Async-signal-safe.
-fn signal_groups(signal: libc::c_int) {
+fn signal_groups(signal: Signal) {
     for slot in &GROUPS {
         let group = slot.load(Ordering::SeqCst);
         if group > 0 {
-            // SAFETY: kill is async-signal-safe; a negative pid names a process group.
-            unsafe { libc::kill(-group, signal) };
+            // killpg is kill(-group): async-signal-safe.
+            let _ = killpg(Pid::from_raw(group), signal);
         }
     }
 }
 
 extern "C" fn on_signal(signal: libc::c_int) {
     if let Err(first) = SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst) {
-        signal_groups(libc::SIGKILL);
+        signal_groups(Signal::SIGKILL);
         // SAFETY: _exit is async-signal-safe.
         unsafe { libc::_exit(128 + first) };
     }
-    signal_groups(signal);
-    // SAFETY: alarm is async-signal-safe; SIGALRM kills what ignored the signal.
-    unsafe { libc::alarm(GRACE_SECONDS) };
+    // The handler is installed for SIGINT and SIGTERM only, both valid.
+    if let Ok(signal) = Signal::try_from(signal) {
+        signal_groups(signal);
+    }
+    // alarm is async-signal-safe; SIGALRM kills what ignored the signal.
+    alarm::set(GRACE_SECONDS);
 }
 
 extern "C" fn on_alarm(_signal: libc::c_int) {
-    signal_groups(libc::SIGKILL);
+    signal_groups(Signal::SIGKILL);
 }
 
 /// Installs the SIGINT, SIGTERM and SIGALRM handlers (once: later calls,
@@ -60,11 +65,12 @@ pub fn install_interrupt_handler() {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         // SAFETY: the handlers only touch atomics and call kill, alarm and _exit,
-        // all async-signal-safe. glibc's signal() restarts interrupted system calls.
+        // all async-signal-safe. nix's signal() is glibc's, which restarts
+        // interrupted system calls.
         unsafe {
-            libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-            libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-            libc::signal(libc::SIGALRM, on_alarm as *const () as libc::sighandler_t);
+            let _ = set_handler(Signal::SIGINT, SigHandler::Handler(on_signal));
+            let _ = set_handler(Signal::SIGTERM, SigHandler::Handler(on_signal));
+            let _ = set_handler(Signal::SIGALRM, SigHandler::Handler(on_alarm));
         }
     });
 }
@@ -112,9 +118,9 @@ impl ChildGroup {
             slot.compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
                 .is_ok()
         });
-        if let Some(signal) = signal() {
-            // SAFETY: signalling the group of our own child.
-            unsafe { libc::kill(-group, signal) };
+        if let Some(signal) = signal().and_then(|signal| Signal::try_from(signal).ok()) {
+            // Signalling the group of our own child.
+            let _ = killpg(Pid::from_raw(group), signal);
         }
         ChildGroup {
             group,
@@ -142,8 +148,8 @@ impl Drop for ChildGroup {
             GROUPS[slot].store(0, Ordering::SeqCst);
         }
         if self.kill_on_drop || interrupted() {
-            // SAFETY: signalling the group of our own child; ESRCH (gone) is fine.
-            unsafe { libc::kill(-self.group, libc::SIGKILL) };
+            // Signalling the group of our own child; ESRCH (gone) is fine.
+            let _ = killpg(Pid::from_raw(self.group), Signal::SIGKILL);
         }
     }
 }

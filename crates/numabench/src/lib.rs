@@ -2,24 +2,35 @@
 //! memory placement makes a program fast and repeatable.
 //!
 //! The library holds every capability; the `numabench` binary only parses
-//! flags and calls into it. One module per concern:
-//! - [`parse`]: sizes and CPU/node lists as users type them;
-//! - [`topology`]: the machine as hwloc sees it;
+//! flags and calls into it. One module per concern (a test checks that this
+//! list names every module):
+//! - [`topology`]: the machine as hwloc sees it, and the nodes this process may use;
 //! - [`doctor`]: system settings that change NUMA results;
-//! - [`output`]: result records and the sinks that write them;
+//! - [`memory`]: buffers, memory policies, page placement and its checks (the
+//!   NUMA system calls live in `memory::syscalls` only);
+//! - [`threads`]: pinning, CPU orders, the spin barrier and the pinned pool;
+//! - [`kernels`]: pointer-chase orders and bandwidth loops (kernels as data);
+//! - [`bench`]: the micro-benchmarks, their registry, plans and estimates;
+//! - [`apps`]: STREAM, NPB CG and MG on a team of pinned workers, placement
+//!   schemes, node splits, thread scaling and placement studies;
+//! - [`runner`]: `numabench run`: any program under pinning and memory policies;
 //! - [`overdecompose`]: the over-decomposition study (SOR over MPI, K ranks per core);
-//! - [`stats`]: samples and their statistics;
 //! - [`study`]: the study engine (interleaved repetitions, comparisons, verdicts);
-//! - [`bench`]: the benchmark registry and selection;
 //! - [`cluster`]: `numabench cluster` over MPI (the exchange behind feature `mpi`);
-//! - [`counters`]: per-thread time, TLP, numastat and perf events of a run;
+//! - [`counters`]: per-thread and process time, TLP, numastat and perf events of a run;
+//! - [`stats`]: samples and their statistics;
+//! - [`output`]: result records and the sinks that write them;
+//! - [`summary`]: characterize's sentences, computed from a run's records;
+//! - [`compare`]: matching the records of several result sets;
+//! - [`report`]: the HTML report of results files (plots and tables);
+//! - [`memattrs`]: measured matrix figures as hwloc memory attributes (`export-memattrs`);
+//! - [`mpi_monitor`]: reading the MPI runtime monitor's records and summing them up;
 //! - [`companions`]: where numabench's own shared libraries are found;
 //! - [`clock`]: the stopwatch and TSC, for benchmarks, applications and runs;
 //! - [`interrupt`]: Ctrl-C and SIGTERM, checked between measurements by every command,
 //!   and forwarded to the process group of the program a command started;
 //! - [`private_dir`]: the private folder (mode 0700) that holds every temporary file;
-//! - [`mpi_monitor`]: reading the MPI runtime monitor's records and summing them up;
-//! - [`report`]: the HTML report of results files (plots and tables);
+//! - [`parse`]: sizes and CPU/node lists as users type them;
 //! - [`units`]: unit formatting, in one place.
 
 /// The commit this build was made from (the build script's `NUMABENCH_COMMIT`).
@@ -43,6 +54,7 @@ pub mod counters;
 pub mod doctor;
 pub mod interrupt;
 pub mod kernels;
+pub mod memattrs;
 pub mod memory;
 pub mod mpi_monitor;
 pub mod output;

@@ -8,14 +8,14 @@ use numabench::apps::{
     AppRunConfig, PlacementScheme,
 };
 use numabench::bench::{app_plan_step, resolve_node_with_memory, BenchError, Context, PlanStep};
-use numabench::topology::TopologyReport;
+use numabench::topology::Machine;
 use numabench::units::format_bytes;
 
 /// Checks nodes named by the placement and that the arrays fit in the
 /// free memory of the nodes they may use and under this process's memory
 /// limit, before anything is allocated.
 pub fn validate_placement(
-    topology: &TopologyReport,
+    topology: &Machine,
     placement: &PlacementScheme,
     bytes: u64,
 ) -> Result<(), BenchError> {
@@ -50,7 +50,7 @@ pub fn validate_placement(
 /// when the threads cannot be started. Over-decomposition on purpose is
 /// `--threads-per-core` (or placement-study's `--oversubscribe`).
 pub fn base_threads(
-    topology: &TopologyReport,
+    topology: &Machine,
     threads: Option<u32>,
     over_decomposition: &str,
 ) -> Result<usize, CliError> {
@@ -113,13 +113,13 @@ pub fn run_config_for(context: &Context, args: &AppRunArgs, base: usize) -> AppR
 /// scheme's order or the explicit ones (the team's own
 /// [`AppRunConfig::worker_cpus`]), the nodes its placement
 /// puts the arrays on, their bytes, the runs.
-pub fn app_plan(topology: &TopologyReport, choice: &AppChoice, config: &AppRunConfig) -> PlanStep {
+pub fn app_plan(topology: &Machine, choice: &AppChoice, config: &AppRunConfig) -> PlanStep {
     let cpus: Vec<u32> = config.worker_cpus(topology).into_iter().flatten().collect();
     let mem_nodes = match config.placement.memory_policy() {
         Some(policy) if !policy.nodes.is_empty() => policy.nodes.clone(),
         // First touch and the like: the workers' nodes (unpinned: any CPU node);
         // serial: the node of worker 0, which touches every page.
-        _ if cpus.is_empty() => numabench::bench::cpu_nodes(topology),
+        _ if cpus.is_empty() => numabench::topology::cpu_nodes(topology),
         _ if config.placement == PlacementScheme::Serial => {
             topology.node_of_cpu(cpus[0]).into_iter().collect()
         }
@@ -177,7 +177,7 @@ pub fn run_app(
     args: &AppRunArgs,
     output: &crate::args::OutputArgs,
 ) -> Result<Status, CliError> {
-    let context = context(&crate::args::RunArgs {
+    let context = context(&crate::args::MeasureArgs {
         repeat: args.repeat,
         hugepages: args.hugepages,
         plan: args.plan,

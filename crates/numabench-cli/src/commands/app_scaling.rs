@@ -13,13 +13,13 @@ use numabench::apps::{
     ScalingRow,
 };
 use numabench::bench::Context;
-use numabench::topology::TopologyReport;
+use numabench::topology::Machine;
 
 /// The thread counts of a scaling run (`--threads-sweep`, or a `--threads`
 /// list of more than one count), each checked against the allowed CPUs;
 /// `None` for a run of one count.
 pub fn scaling_counts(
-    topology: &TopologyReport,
+    topology: &Machine,
     args: &AppRunArgs,
 ) -> Result<Option<Vec<usize>>, CliError> {
     let counts = match (&args.threads, args.threads_sweep) {
@@ -34,7 +34,7 @@ pub fn scaling_counts(
 }
 
 /// `count` threads, refused (exit 2) when more than the allowed CPUs.
-pub fn checked_threads(topology: &TopologyReport, count: usize) -> Result<usize, CliError> {
+pub fn checked_threads(topology: &Machine, count: usize) -> Result<usize, CliError> {
     match u32::try_from(count) {
         Ok(count) => base_threads(topology, Some(count), "--threads-per-core"),
         Err(_) => Err(CliError::usage(format!(

@@ -4,12 +4,12 @@
 use super::app::app_plan;
 use numabench::apps::{one_node_config, AppChoice, AppRunConfig};
 use numabench::bench::PlanStep;
-use numabench::topology::TopologyReport;
+use numabench::topology::Machine;
 
 /// The baseline step of `config` (labelled as such), or `None` after
 /// saying on stderr why it would not run.
 pub fn baseline_plan(
-    topology: &TopologyReport,
+    topology: &Machine,
     choice: &AppChoice,
     config: &AppRunConfig,
 ) -> Option<PlanStep> {

@@ -140,10 +140,11 @@ mod with_mpi {
     use crate::args::{ClusterArgs, PairingArg, PerArg};
     use crate::exit::{CliError, Status};
     use crate::tables::StdoutView;
-    use numabench::bench::{check_node_memory_fits, memory_nodes, Context};
+    use numabench::bench::{check_node_memory_fits, Context};
     use numabench::cluster::{
         select_parts, ClusterConfig, ClusterSession, OutlierRule, Pairing, Per,
     };
+    use numabench::topology::memory_nodes;
 
     /// Flags into a configuration; nothing has started yet.
     fn validate(args: &ClusterArgs, context: &Context) -> Result<ClusterConfig, CliError> {

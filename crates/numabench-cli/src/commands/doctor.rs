@@ -3,10 +3,10 @@
 use crate::args::DoctorArgs;
 use crate::exit::{CliError, Status};
 use numabench::doctor::{run_doctor, SystemFiles};
-use numabench::topology::TopologyReport;
+use numabench::topology::Machine;
 
 /// Audits this machine, or what a `--topology` file shows of another one.
-pub fn run(args: &DoctorArgs, topology: &TopologyReport) -> Result<Status, CliError> {
+pub fn run(args: &DoctorArgs, topology: &Machine) -> Result<Status, CliError> {
     let report = run_doctor(&SystemFiles::real(), topology);
     if args.json {
         let text = serde_json::to_string_pretty(&report).map_err(CliError::system)?;

@@ -39,7 +39,7 @@ pub fn bandwidth(args: &BandwidthArgs, list: Option<&IdList>) -> Result<Status, 
 }
 
 fn run(
-    run: &crate::args::RunArgs,
+    run: &crate::args::MeasureArgs,
     output: &crate::args::OutputArgs,
     build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
 ) -> Result<Status, CliError> {

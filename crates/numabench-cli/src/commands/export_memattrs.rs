@@ -3,10 +3,10 @@
 
 use crate::args::ExportMemattrsArgs;
 use crate::exit::{CliError, Status};
-use numabench::output::read_results_lenient;
-use numabench::topology::{
+use numabench::memattrs::{
     export_memattrs, measured_pairs, MemattrsError, BANDWIDTH_ATTRIBUTE, LATENCY_ATTRIBUTE,
 };
+use numabench::output::read_results_lenient;
 use std::fs;
 use std::path::Path;
 

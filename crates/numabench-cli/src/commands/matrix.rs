@@ -3,7 +3,8 @@
 use super::measuring::{measure_steps, size_or_dram};
 use crate::args::{MatrixArgs, MatrixCommand, MatrixModeArg};
 use crate::exit::{CliError, Status};
-use numabench::bench::{memory_nodes, MatrixKind, MatrixMode, Step};
+use numabench::bench::{MatrixKind, MatrixMode, Step};
+use numabench::topology::memory_nodes;
 
 pub fn run(command: &MatrixCommand) -> Result<Status, CliError> {
     match command {

@@ -1,7 +1,7 @@
 //! What every measuring command shares: the topology, the context, and the
 //! output pipeline opened before anything is measured.
 
-use crate::args::{OutputArgs, RunArgs};
+use crate::args::{MeasureArgs, OutputArgs};
 use crate::exit::{CliError, Status};
 use crate::placement_warnings::PlacementWarnings;
 use crate::progress::Progress;
@@ -14,15 +14,15 @@ use numabench::interrupt::{install_interrupt_handler, interrupted};
 use numabench::output::tables::CacheLadder;
 use numabench::output::{CollectSink, OutputConfig, OutputError, Pipeline, Record, RunMetadata};
 use numabench::threads::CpuOrder;
-use numabench::topology::{Purpose, TopologyReport};
+use numabench::topology::{Machine, Purpose};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// This machine's topology, to measure on. (`commands::run` has refused a
 /// `--topology` file before any measuring command starts; this refuses
 /// whatever else makes hwloc describe another machine.)
-pub fn this_machine() -> Result<TopologyReport, CliError> {
-    super::topology::topology_for(None, Purpose::Measure)
+pub fn this_machine() -> Result<Machine, CliError> {
+    super::topology_source::topology_for(None, Purpose::Measure)
 }
 
 /// The `--topology FILE` of this invocation, set once by `commands::run`
@@ -37,10 +37,10 @@ pub fn set_topology_file(file: Option<&Path>) {
 
 /// This machine's topology to measure on, or with `plan` the topology to
 /// describe (a `--topology` file, HWLOC_XMLFILE, ...).
-pub fn topology(plan: bool) -> Result<TopologyReport, CliError> {
+pub fn topology(plan: bool) -> Result<Machine, CliError> {
     if plan {
         let file = TOPOLOGY_FILE.get().and_then(Option::as_deref);
-        super::topology::topology_for(file, Purpose::Describe)
+        super::topology_source::topology_for(file, Purpose::Describe)
     } else {
         this_machine()
     }
@@ -49,7 +49,7 @@ pub fn topology(plan: bool) -> Result<TopologyReport, CliError> {
 /// The benchmark context from the common flags: this machine's topology
 /// to measure on, or with `--plan` the topology to describe (a
 /// `--topology` file, HWLOC_XMLFILE, ...).
-pub fn context(run: &RunArgs) -> Result<Context, CliError> {
+pub fn context(run: &MeasureArgs) -> Result<Context, CliError> {
     let topology = topology(run.plan)?;
     let mut context = Context::new(topology);
     context.repeat = run.repeat as usize;
@@ -122,7 +122,7 @@ pub const FIRST_CPU_ORDER: CpuOrder = CpuOrder::Compact;
 /// `--cpu N`, or the first allowed CPU of `--cpu-node` in
 /// [`FIRST_CPU_ORDER`], or the first allowed CPU in that order.
 pub fn choose_cpu(
-    topology: &TopologyReport,
+    topology: &Machine,
     cpu: Option<u32>,
     cpu_node: Option<u32>,
 ) -> Result<u32, BenchError> {
@@ -145,7 +145,7 @@ pub fn chosen_cpu_step(step: Step, cpu: Option<u32>) -> Step {
 
 /// `--mem-node`, or the node of `cpu`.
 pub fn choose_memory_node(
-    topology: &TopologyReport,
+    topology: &Machine,
     mem_node: Option<u32>,
     cpu: u32,
 ) -> Result<u32, BenchError> {
@@ -158,7 +158,7 @@ pub fn choose_memory_node(
 /// `--size`, or the DRAM-sized working set of threads on `cpus` measuring
 /// `nodes` ([`working_set_for`]); either must fit in `nodes`.
 pub fn size_or_dram(
-    topology: &TopologyReport,
+    topology: &Machine,
     size: Option<u64>,
     cpus: &[u32],
     nodes: &[u32],
@@ -174,7 +174,7 @@ pub fn size_or_dram(
 /// outputs are opened and the very same steps run, each one's result (a
 /// matrix, for matrix steps) handed to `after`.
 pub fn measure_steps(
-    run: &RunArgs,
+    run: &MeasureArgs,
     output: &OutputArgs,
     build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
     before: impl FnOnce(&Context, &[PlanStep]),
@@ -197,7 +197,7 @@ pub fn measure_steps(
 /// its steps into a time budget: `budget` says what the budget cut, for
 /// `--plan`.
 pub fn measure_budgeted_steps(
-    run: &RunArgs,
+    run: &MeasureArgs,
     output: &OutputArgs,
     build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
     before: impl FnOnce(&Context, &[PlanStep]),
@@ -211,7 +211,7 @@ pub fn measure_budgeted_steps(
 /// Both of the above: the records are kept in memory only when there is a
 /// `closing` to hand them to.
 fn run_steps(
-    run: &RunArgs,
+    run: &MeasureArgs,
     output: &OutputArgs,
     build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
     before: impl FnOnce(&Context, &[PlanStep]),

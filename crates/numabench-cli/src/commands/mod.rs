@@ -32,12 +32,12 @@ mod run_scan;
 mod scaling;
 mod stream;
 mod topo;
-mod topology;
+mod topology_source;
 
 use crate::args::{Cli, Command};
 use crate::exit::{CliError, Status};
 use numabench::topology::Purpose;
-use topology::{refuse_unless_this_machine, topology_for};
+use topology_source::{refuse_unless_this_machine, topology_for};
 
 /// Runs the parsed command line. A measuring command given `--topology`,
 /// or started with HWLOC_XMLFILE or HWLOC_SYNTHETIC set, is refused here,

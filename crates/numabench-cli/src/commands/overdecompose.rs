@@ -2,7 +2,7 @@
 //! hidden `overdecompose-worker` (each MPI rank).
 
 use super::measuring::{context, pipeline_with_view};
-use crate::args::{OverdecomposeArgs, OverdecomposeWorkerArgs, RunArgs};
+use crate::args::{MeasureArgs, OverdecomposeArgs, OverdecomposeWorkerArgs};
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use crate::tables::StdoutView;
@@ -40,7 +40,7 @@ fn require_mpi_build() -> Result<(), CliError> {
 }
 
 pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
-    let context = context(&RunArgs {
+    let context = context(&MeasureArgs {
         repeat: args.repeat,
         hugepages: false,
         plan: args.plan,

@@ -6,9 +6,10 @@ use super::measuring::measure_steps;
 use crate::args::MatrixArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
-    check_memory_fits, memory_nodes, working_set_for, BenchError, MatrixKind, MatrixMode,
-    NodeMatrix, Step, MATRIX_ORDER,
+    check_memory_fits, working_set_for, BenchError, MatrixKind, MatrixMode, NodeMatrix, Step,
+    MATRIX_ORDER,
 };
+use numabench::topology::memory_nodes;
 
 /// Runs the per-CPU matrix of `kind`; bandwidth only in `serial` mode
 /// (one thread per CPU).

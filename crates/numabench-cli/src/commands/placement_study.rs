@@ -47,7 +47,7 @@ fn study_kernel(args: &PlacementStudyArgs) -> Result<AppChoice, CliError> {
 
 pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     let choice = study_kernel(args)?;
-    let context = context(&crate::args::RunArgs {
+    let context = context(&crate::args::MeasureArgs {
         repeat: args.repeat,
         hugepages: args.hugepages,
         plan: args.plan,

@@ -1,7 +1,7 @@
 //! `numabench run -- COMMAND`.
 
 use super::measuring::{context, pipeline_with_view};
-use crate::args::{RunArgs, RunCommandArgs};
+use crate::args::{MeasureArgs, RunCommandArgs};
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use crate::tables::StdoutView;
@@ -57,7 +57,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         true => Some(super::mpi_monitor::library()?),
         false => None,
     };
-    let context = context(&RunArgs {
+    let context = context(&MeasureArgs {
         repeat: args.repeat,
         hugepages: false,
         plan: args.plan,

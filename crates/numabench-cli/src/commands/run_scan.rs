@@ -5,7 +5,7 @@
 use crate::args::RunCommandArgs;
 use crate::exit::CliError;
 use numabench::runner::{parse_scan, scan_points, RunPolicy, ScanParam};
-use numabench::topology::TopologyReport;
+use numabench::topology::Machine;
 
 /// The scan's parameters, checked against the command (None without
 /// `--param`); a bad one is a usage error naming it.
@@ -21,7 +21,7 @@ pub fn parse(args: &RunCommandArgs) -> Result<Option<Vec<ScanParam>>, CliError> 
 /// The plan of a scan: the plan of `run` for each configuration, labelled
 /// with its values, in the order the configurations run.
 pub fn plan(
-    topology: &TopologyReport,
+    topology: &Machine,
     args: &RunCommandArgs,
     params: &[ScanParam],
     policies: &[RunPolicy],

@@ -19,7 +19,7 @@ pub fn stream_elements(size: Option<u64>, plan: bool) -> Result<usize, CliError>
         Some(bytes) => (bytes / 8).max(1) as usize,
         None => {
             // The team runs on the allowed CPUs, its memory on their nodes.
-            let nodes = numabench::bench::cpu_nodes(&topology);
+            let nodes = numabench::topology::cpu_nodes(&topology);
             let in_front = topology.cache_bytes_in_front(&topology.allowed.cpus, &nodes);
             // Half the free memory, less under this process's memory limit.
             let budget = numabench::bench::within_memory_limit(&topology, free / 2);

@@ -12,15 +12,12 @@ use super::team::TeamError;
 use crate::stats::Sample;
 use crate::study::{Interrupt, Schedule};
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map, Value};
 
 /// The baseline's configuration for `config`, or why it cannot run (the
 /// threads do not fit on one node).
-pub fn one_node_config(
-    topology: &TopologyReport,
-    config: &AppRunConfig,
-) -> Result<AppRunConfig, String> {
+pub fn one_node_config(topology: &Machine, config: &AppRunConfig) -> Result<AppRunConfig, String> {
     let per_cpu = config.threads_per_cpu.max(1);
     let base = config.threads.div_ceil(per_cpu);
     let first = worker_cpus(topology, config)
@@ -45,7 +42,7 @@ pub fn one_node_config(
 /// Runs the baseline of `config` (its `repeat` runs) when the threads fit
 /// on one node; says why not otherwise.
 pub fn run_one_node_baseline(
-    topology: &TopologyReport,
+    topology: &Machine,
     config: &AppRunConfig,
     make: &dyn Fn() -> Box<dyn AppKernel>,
 ) -> Result<OneNodeBaseline, TeamError> {
@@ -65,7 +62,7 @@ pub fn run_one_node_baseline(
 /// just `config`'s runs. Stops early on Ctrl-C after a whole repetition
 /// ([`Schedule::rotated`], [`Interrupt::BetweenRepetitions`]).
 pub fn run_with_one_node_baseline(
-    topology: &TopologyReport,
+    topology: &Machine,
     config: &AppRunConfig,
     make: &dyn Fn() -> Box<dyn AppKernel>,
 ) -> Result<(Vec<AppRun>, OneNodeBaseline), TeamError> {
@@ -115,7 +112,7 @@ fn baseline_outcome(
 /// `params.node_split` ("2/2/0/0": workers per node in node order), when
 /// the workers are pinned.
 pub fn insert_split_params(
-    topology: &TopologyReport,
+    topology: &Machine,
     config: &AppRunConfig,
     workers: &[Option<u32>],
     params: &mut Map<String, Value>,
@@ -174,7 +171,7 @@ mod tests {
     use super::*;
     use crate::apps::ThreadScheme;
 
-    fn config(threads: usize) -> (TopologyReport, AppRunConfig) {
+    fn config(threads: usize) -> (Machine, AppRunConfig) {
         let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
         let config = AppRunConfig {
             threads,

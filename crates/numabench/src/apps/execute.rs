@@ -5,17 +5,17 @@ use super::kernel::{AppKernel, Verification};
 use super::migration_cost::migration_cost_seconds;
 use super::observed::{observation_params, Observer, RunObservation};
 use super::placement::{PlacementScheme, ThreadScheme};
-use super::rusage::{usage_now, Usage};
 use super::team::{plan_cpus, PageReport, Team, TeamError};
 use crate::bench::HUGE_PAGE_THRESHOLD;
 use crate::clock::Stopwatch;
+use crate::counters::{usage_now, Usage};
 use crate::interrupt::interrupted;
 use crate::memory::HugePageCheck;
 use crate::output::{
     OutputError, Pipeline, Placement, PlacementCheck, PlacementStatus, Record, Unit,
 };
 use crate::stats::Sample;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -57,14 +57,14 @@ pub enum OneNodeBaseline {
 }
 
 /// The CPU of each worker: [`AppRunConfig::worker_cpus`].
-pub fn worker_cpus(topology: &TopologyReport, config: &AppRunConfig) -> Vec<Option<u32>> {
+pub fn worker_cpus(topology: &Machine, config: &AppRunConfig) -> Vec<Option<u32>> {
     config.worker_cpus(topology)
 }
 
 impl AppRunConfig {
     /// The CPU of each worker: the explicit [`AppRunConfig::cpus`], or the
     /// thread scheme's ([`plan_cpus`]).
-    pub fn worker_cpus(&self, topology: &TopologyReport) -> Vec<Option<u32>> {
+    pub fn worker_cpus(&self, topology: &Machine) -> Vec<Option<u32>> {
         match &self.cpus {
             Some(cpus) if !cpus.is_empty() => (0..self.threads)
                 .map(|worker| Some(cpus[(worker / self.threads_per_cpu.max(1)) % cpus.len()]))
@@ -154,7 +154,7 @@ fn next_touch_note(unprotected: u64) -> Option<String> {
 
 /// Runs `kernel` once.
 pub fn run_once(
-    topology: &TopologyReport,
+    topology: &Machine,
     config: &AppRunConfig,
     kernel: &mut dyn AppKernel,
 ) -> Result<AppRun, TeamError> {
@@ -219,7 +219,7 @@ pub fn run_once(
 /// Repeats `run_once` with fresh kernels from `make` (stops early on
 /// Ctrl-C).
 pub fn run_repeated(
-    topology: &TopologyReport,
+    topology: &Machine,
     config: &AppRunConfig,
     make: &dyn Fn() -> Box<dyn AppKernel>,
 ) -> Result<Vec<AppRun>, TeamError> {
@@ -249,7 +249,7 @@ fn pages_json(report: &PageReport) -> Value {
 /// losing its check (first touch has no remote share then) or calling the
 /// pages misplaced.
 fn placement_check(
-    topology: &TopologyReport,
+    topology: &Machine,
     config: &AppRunConfig,
     pages: &PageReport,
     huge_pages: Option<&HugePageCheck>,
@@ -279,7 +279,7 @@ fn placement_check(
         }
         // An empty list is every allowed node with memory, as the team places it.
         PlacementScheme::Policy(policy) => policy
-            .or_nodes(&crate::bench::memory_nodes(topology))
+            .or_nodes(&crate::topology::memory_nodes(topology))
             .fraction_placed(&pages.pages_per_node, total, 1),
     };
     Some(PlacementCheck {
@@ -323,7 +323,7 @@ impl AppSummary {
 /// (s, headline median), `mops` (Mop/s at the median time), STREAM's
 /// per-kernel bandwidths, `first_iteration_time` (s), and returns a summary.
 pub fn emit_app_records(
-    topology: &TopologyReport,
+    topology: &Machine,
     kernel: &str,
     class: Option<&str>,
     config: &AppRunConfig,
@@ -572,7 +572,7 @@ mod tests {
         );
     }
 
-    fn two_node_config(placement: PlacementScheme) -> (TopologyReport, AppRunConfig) {
+    fn two_node_config(placement: PlacementScheme) -> (Machine, AppRunConfig) {
         let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
         let config = AppRunConfig {
             threads: 2,

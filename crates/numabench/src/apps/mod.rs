@@ -13,7 +13,6 @@ mod migration_cost;
 mod next_touch;
 mod observed;
 mod placement;
-mod rusage;
 mod scaling;
 mod shared_array;
 mod splits;
@@ -34,11 +33,8 @@ pub use execute::{
 pub use kernel::{AppKernel, NpbClass, Verification};
 pub use mg::MgKernel;
 pub use migration_cost::migration_cost_seconds;
-pub use observed::{
-    numastat_json, observation_params, perf_params, Observer, RunObservation, WorkerUsage,
-};
+pub use observed::{observation_params, Observer, RunObservation, WorkerUsage};
 pub use placement::{PlacementScheme, ThreadScheme};
-pub use rusage::{usage_now, Usage};
 pub use scaling::{
     nodes_used, parse_thread_counts, run_thread_scaling, scaling_configs, scaling_cpus,
     scaling_order_name, sweep_counts, ScalingError, ScalingRow, CORES_FIRST_BY_NODE,

@@ -11,6 +11,7 @@ use crate::counters::{
     EventCounts, NodeNumastat, PerfGroup, PerfReport, ThreadUsage, Tlp, TlpSampler,
     APP_TLP_INTERVAL,
 };
+use crate::counters::{numastat_json, perf_params};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -187,26 +188,5 @@ pub fn observation_params(observation: &RunObservation) -> Map<String, Value> {
     params.insert("numastat_scope".into(), json!("system"));
     params.extend(perf_params(&observation.perf));
     params.insert("perf_per_worker".into(), json!(observation.perf_per_worker));
-    params
-}
-
-/// numastat deltas as `{"<node>": {counter: pages}}`.
-pub fn numastat_json(delta: &BTreeMap<u32, NodeNumastat>) -> Value {
-    Value::Object(
-        delta
-            .iter()
-            .map(|(node, counters)| (node.to_string(), json!(counters)))
-            .collect(),
-    )
-}
-
-/// `perf`, `perf_unavailable` and (when not empty) `perf_multiplexed`.
-pub fn perf_params(report: &PerfReport) -> Map<String, Value> {
-    let mut params = Map::new();
-    params.insert("perf".into(), json!(report.counts));
-    params.insert("perf_unavailable".into(), json!(report.unavailable));
-    if !report.multiplexed.is_empty() {
-        params.insert("perf_multiplexed".into(), json!(report.multiplexed));
-    }
     params
 }

@@ -19,7 +19,7 @@ use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::study::Schedule;
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 use thiserror::Error;
 
@@ -82,7 +82,7 @@ pub fn scaling_order_name(scheme: ThreadScheme) -> Option<&'static str> {
 
 /// Every allowed CPU in the order a scaling run adds them under `scheme`
 /// (module doc); `None` when unpinned.
-pub fn scaling_cpus(topology: &TopologyReport, scheme: ThreadScheme) -> Option<Vec<u32>> {
+pub fn scaling_cpus(topology: &Machine, scheme: ThreadScheme) -> Option<Vec<u32>> {
     match scheme {
         ThreadScheme::Compact => Some(cores_first_by_node(topology)),
         ThreadScheme::Scatter => Some(CpuOrder::Scatter.all_allowed(topology)),
@@ -93,7 +93,7 @@ pub fn scaling_cpus(topology: &TopologyReport, scheme: ThreadScheme) -> Option<V
 /// For each thread rank within a core (first threads, then second, ...):
 /// node after node, each node's CPUs of that rank in cores-first order.
 /// CPUs of no node follow, cores-first.
-fn cores_first_by_node(topology: &TopologyReport) -> Vec<u32> {
+fn cores_first_by_node(topology: &Machine) -> Vec<u32> {
     let rank = |cpu: u32| {
         topology
             .cores
@@ -130,7 +130,7 @@ fn cores_first_by_node(topology: &TopologyReport) -> Vec<u32> {
 
 /// The number of distinct nodes the workers are pinned on; `None` when
 /// some worker is unpinned (it may run anywhere).
-pub fn nodes_used(topology: &TopologyReport, cpus: &[Option<u32>]) -> Option<usize> {
+pub fn nodes_used(topology: &Machine, cpus: &[Option<u32>]) -> Option<usize> {
     let mut nodes = Vec::new();
     for cpu in cpus {
         let node = topology.node_of_cpu((*cpu)?);
@@ -145,7 +145,7 @@ pub fn nodes_used(topology: &TopologyReport, cpus: &[Option<u32>]) -> Option<usi
 /// (before over-decomposition: `base.threads_per_cpu` workers per CPU),
 /// its CPUs the first ones of [`scaling_cpus`].
 pub fn scaling_configs(
-    topology: &TopologyReport,
+    topology: &Machine,
     base: &AppRunConfig,
     counts: &[usize],
 ) -> Vec<AppRunConfig> {
@@ -180,7 +180,7 @@ pub struct ScalingRow {
 /// told about each run before it starts. Ctrl-C stops the schedule;
 /// configurations with a run still get their records.
 pub fn run_thread_scaling(
-    topology: &TopologyReport,
+    topology: &Machine,
     choice: &AppChoice,
     configs: &[AppRunConfig],
     repeat: usize,
@@ -228,7 +228,7 @@ pub fn run_thread_scaling(
 /// Emits one thread count's records; the first count to finish is the
 /// reference (the smallest: configurations finish in ascending order).
 fn scaling_records(
-    topology: &TopologyReport,
+    topology: &Machine,
     choice: &AppChoice,
     config: &AppRunConfig,
     runs: &[AppRun],

@@ -37,7 +37,7 @@ fn the_sweep_doubles_and_ends_at_every_allowed_cpu() {
     assert_eq!(sweep_counts(0), Vec::<usize>::new());
 }
 
-fn core_of(topology: &TopologyReport, cpu: u32) -> usize {
+fn core_of(topology: &Machine, cpu: u32) -> usize {
     topology
         .cores
         .iter()

@@ -8,7 +8,7 @@
 
 use crate::threads::CpuOrder;
 use crate::topology::colours::{colour_of, refine};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 
 /// How many candidate assignments the enumeration examines at most (a
 /// machine with many symmetric nodes has a huge number of equivalent
@@ -72,7 +72,7 @@ pub fn split_text(threads_per_node: &[usize]) -> String {
 
 /// The split of a list of worker CPUs (threads per node of the topology,
 /// in node order); `None` when a worker is unpinned or its CPU is in no node.
-pub fn node_split_of_cpus(topology: &TopologyReport, cpus: &[Option<u32>]) -> Option<String> {
+pub fn node_split_of_cpus(topology: &Machine, cpus: &[Option<u32>]) -> Option<String> {
     let mut counts = vec![0usize; topology.nodes.len()];
     for cpu in cpus {
         let node = topology.node_of_cpu((*cpu)?)?;
@@ -84,7 +84,7 @@ pub fn node_split_of_cpus(topology: &TopologyReport, cpus: &[Option<u32>]) -> Op
 
 /// The allowed CPUs of each node, cores first (one hardware thread of
 /// every core before any sibling), in the topology's node order.
-fn allowed_cpus_per_node(topology: &TopologyReport) -> Vec<Vec<u32>> {
+fn allowed_cpus_per_node(topology: &Machine) -> Vec<Vec<u32>> {
     topology
         .nodes
         .iter()
@@ -95,7 +95,7 @@ fn allowed_cpus_per_node(topology: &TopologyReport) -> Vec<Vec<u32>> {
 /// The first `threads` CPUs, cores first, of the node holding `cpu`, or
 /// `Err(max)` with the most that node can take.
 pub fn one_node_cpus(
-    topology: &TopologyReport,
+    topology: &Machine,
     cpu: u32,
     threads: usize,
 ) -> Result<(u32, Vec<u32>), usize> {
@@ -256,7 +256,7 @@ fn previous_permutation(values: &mut [usize]) -> bool {
 /// The distinct splits of `threads` threads over the nodes with allowed
 /// CPUs, at most `max_splits` that fit (see [`SplitEnumeration`]).
 pub fn enumerate_node_splits(
-    topology: &TopologyReport,
+    topology: &Machine,
     threads: usize,
     max_splits: usize,
 ) -> SplitEnumeration {

@@ -7,7 +7,7 @@ fn texts(enumeration: &SplitEnumeration) -> Vec<String> {
     enumeration.splits.iter().map(NodeSplit::text).collect()
 }
 
-fn two_sockets(distances: Option<Vec<Vec<u64>>>) -> TopologyReport {
+fn two_sockets(distances: Option<Vec<Vec<u64>>>) -> Machine {
     let mut topology = synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
     topology.distances = distances;
     topology

@@ -114,7 +114,7 @@ impl StreamKernel {
     /// STREAM's size rule: each array at least 4x the caches (STREAM: "the
     /// sum of all last-level caches"; here every cache in front of the
     /// team's memory, `cache_bytes_in_front`, see
-    /// [`TopologyReport::cache_bytes_in_front`](crate::topology::TopologyReport::cache_bytes_in_front))
+    /// [`Machine::cache_bytes_in_front`](crate::topology::Machine::cache_bytes_in_front))
     /// and at least 10 M elements, capped so the three fit in `budget_bytes`.
     pub fn default_elements(cache_bytes_in_front: u64, budget_bytes: u64) -> usize {
         let wanted = (4 * cache_bytes_in_front / 8).max(10_000_000);

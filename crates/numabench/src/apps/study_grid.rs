@@ -12,7 +12,7 @@ use super::execute::AppRunConfig;
 use super::placement::{PlacementScheme, ThreadScheme};
 use super::splits::{enumerate_node_splits, SplitEnumeration};
 use super::team::TeamError;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 
 /// A placement study's request, validated.
 #[derive(Debug, Clone)]
@@ -61,10 +61,7 @@ pub fn study_placements(asked: Vec<PlacementScheme>, node_splits: bool) -> Vec<P
 /// The grid: per placement, each node split or each thread scheme; then
 /// one first-touch, compact configuration per `--oversubscribe` K. Fails
 /// when `--node-splits` finds no split that fits the nodes.
-pub fn study_grid(
-    topology: &TopologyReport,
-    request: &StudyGridRequest,
-) -> Result<StudyGrid, String> {
+pub fn study_grid(topology: &Machine, request: &StudyGridRequest) -> Result<StudyGrid, String> {
     let thread_schemes = match request.thread_schemes.is_empty() {
         true => vec![
             ThreadScheme::Compact,
@@ -131,7 +128,7 @@ pub fn study_grid(
 /// The configurations whose one-node baselines the study needs: one per
 /// distinct (threads, threads per CPU, first worker's node), each the
 /// first of the grid that has it.
-pub fn study_baselines(topology: &TopologyReport, grid: &[AppRunConfig]) -> Vec<AppRunConfig> {
+pub fn study_baselines(topology: &Machine, grid: &[AppRunConfig]) -> Vec<AppRunConfig> {
     let mut chosen: Vec<AppRunConfig> = Vec::new();
     for config in grid {
         if !chosen
@@ -147,7 +144,7 @@ pub fn study_baselines(topology: &TopologyReport, grid: &[AppRunConfig]) -> Vec<
 /// Runs the one-node baselines of `grid` ([`study_baselines`]) and gives
 /// each configuration its own.
 pub fn run_study_baselines(
-    topology: &TopologyReport,
+    topology: &Machine,
     choice: &AppChoice,
     grid: &mut [AppRunConfig],
 ) -> Result<(), TeamError> {
@@ -163,7 +160,7 @@ pub fn run_study_baselines(
 }
 
 /// Whether two configurations share their one-node baseline.
-fn same_baseline(topology: &TopologyReport, a: &AppRunConfig, b: &AppRunConfig) -> bool {
+fn same_baseline(topology: &Machine, a: &AppRunConfig, b: &AppRunConfig) -> bool {
     let node = |config: &AppRunConfig| {
         one_node_config(topology, config)
             .ok()

@@ -13,7 +13,7 @@ use super::study_verdict::{exclusion, fastest, repeatability, Fastest};
 use super::team::TeamError;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::study::{Schedule, Slot};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 use thiserror::Error;
 
@@ -32,7 +32,7 @@ pub enum PlacementStudyError {
 /// with at least one run still get their records. Returns one row per
 /// configuration that ran, in grid order.
 pub fn run_placement_study(
-    topology: &TopologyReport,
+    topology: &Machine,
     choice: &AppChoice,
     grid: &[AppRunConfig],
     repeat: usize,
@@ -66,7 +66,7 @@ pub fn run_placement_study(
 
 /// Emits one configuration's records over its runs and returns its row.
 fn study_row(
-    topology: &TopologyReport,
+    topology: &Machine,
     choice: &AppChoice,
     config: &AppRunConfig,
     runs: &[AppRun],

@@ -13,7 +13,9 @@ use crate::memory::{
     huge_page_check_range, HugePageCheck, MemoryError, MemoryPolicy, HUGE_PAGE_SIZE, PAGE_SIZE,
 };
 use crate::threads::{current_cpu, pin_current_thread, PinError};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
+use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -83,7 +85,7 @@ pub struct Team {
     policy: Option<MemoryPolicy>,
     shared: Arc<Shared>,
     handles: Vec<JoinHandle<()>>,
-    caller_affinity: Option<libc::cpu_set_t>,
+    caller_affinity: Option<CpuSet>,
     regions: Mutex<Vec<ArrayRegion>>,
     /// The nodes the arrays' pages may land on (the policy's, else the
     /// workers'; every memory node when a worker is unpinned): where a
@@ -107,7 +109,7 @@ impl std::fmt::Debug for Team {
 /// `per_cpu` of them sharing each CPU (over-decomposition), CPUs taken in
 /// the scheme's [`crate::threads::CpuOrder`].
 pub fn plan_cpus(
-    topology: &TopologyReport,
+    topology: &Machine,
     scheme: ThreadScheme,
     threads: usize,
     per_cpu: usize,
@@ -127,7 +129,7 @@ impl Team {
     /// unpinned). The calling thread becomes worker 0 and is pinned too (its
     /// previous affinity is restored when the team is dropped).
     pub fn new(
-        topology: &TopologyReport,
+        topology: &Machine,
         cpus: Vec<Option<u32>>,
         scheme: PlacementScheme,
     ) -> Result<Self, TeamError> {
@@ -138,7 +140,7 @@ impl Team {
         }
         let policy = scheme
             .memory_policy()
-            .map(|policy| policy.or_nodes(&crate::bench::memory_nodes(topology)));
+            .map(|policy| policy.or_nodes(&crate::topology::memory_nodes(topology)));
         let shared = Arc::new(Shared {
             generation: AtomicU64::new(0),
             completed: AtomicUsize::new(0),
@@ -148,18 +150,10 @@ impl Team {
         });
         let caller_affinity = match cpus[0] {
             Some(cpu) => {
-                // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it for this thread.
-                let mut previous: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-                // SAFETY: pid 0 = this thread; the size matches the set.
-                unsafe {
-                    libc::sched_getaffinity(
-                        0,
-                        std::mem::size_of::<libc::cpu_set_t>(),
-                        &mut previous,
-                    )
-                };
+                // Pid 0 is this thread; a mask it cannot read is not restored.
+                let previous = sched_getaffinity(Pid::from_raw(0)).ok();
                 pin_current_thread(cpu)?;
-                Some(previous)
+                previous
             }
             None => None,
         };
@@ -209,7 +203,7 @@ impl Team {
                 nodes.dedup();
                 nodes
             }
-            None => crate::bench::memory_nodes(topology),
+            None => crate::topology::memory_nodes(topology),
         };
         let team = Self {
             cpus,
@@ -536,10 +530,8 @@ impl Drop for Team {
             let _ = handle.join();
         }
         if let Some(previous) = self.caller_affinity {
-            // SAFETY: restores this thread's saved affinity mask.
-            unsafe {
-                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &previous)
-            };
+            // Restores this thread's saved affinity mask (pid 0: this thread).
+            let _ = sched_setaffinity(Pid::from_raw(0), &previous);
         }
     }
 }

@@ -123,7 +123,7 @@ fn next_touch_migrates_on_first_access() {
 
 /// Nodes with memory this process may use.
 fn memory_nodes() -> usize {
-    crate::bench::memory_nodes(&discover_this_system().unwrap()).len()
+    crate::topology::memory_nodes(&discover_this_system().unwrap()).len()
 }
 
 /// serial+migrate counts the pages that changed node, not those found on

@@ -195,8 +195,8 @@ fn every_fixture_fits_the_default_budget() {
         for step in &steps {
             if let Work::Matrix(_, _, Some(sample)) = &step.work {
                 let plan = step.plan(&context);
-                let cells = crate::bench::cpu_nodes(&context.topology).len()
-                    * crate::bench::memory_nodes(&context.topology).len();
+                let cells = crate::topology::cpu_nodes(&context.topology).len()
+                    * crate::topology::memory_nodes(&context.topology).len();
                 assert_eq!(plan.measurements, sample.cells().len(), "{name}");
                 assert!(plan.measurements < cells, "{name}");
                 assert!(plan
@@ -225,8 +225,8 @@ fn full_matrix_and_no_budget_plan_every_cell() {
                 outcome.cuts.iter().all(|cut| cut.what != "matrix-classes"),
                 "{name}"
             );
-            let cells = crate::bench::cpu_nodes(&context.topology).len()
-                * crate::bench::memory_nodes(&context.topology).len();
+            let cells = crate::topology::cpu_nodes(&context.topology).len()
+                * crate::topology::memory_nodes(&context.topology).len();
             for step in &steps {
                 if let Work::Matrix(_, _, sample) = &step.work {
                     assert!(sample.is_none(), "{name}");

@@ -11,7 +11,7 @@ use crate::interrupt::interrupted;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::{run_pinned, CpuOrder};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -34,7 +34,7 @@ pub const C2C_ORDER: CpuOrder = CpuOrder::Compact;
 /// its SMT sibling; sharing its L2 but not its L1; its L3 but not its L2;
 /// the same node with no shared cache; the same package on another node;
 /// another package), then the first CPUs of every pair of nodes.
-pub fn c2c_pairs(topology: &TopologyReport) -> Vec<(u32, u32)> {
+pub fn c2c_pairs(topology: &Machine) -> Vec<(u32, u32)> {
     let cpus = &C2C_ORDER.all_allowed(topology);
     if cpus.len() <= ALL_PAIRS_UP_TO {
         let mut pairs = Vec::new();
@@ -80,7 +80,7 @@ pub struct PairRelation {
 }
 
 impl PairRelation {
-    pub fn of(topology: &TopologyReport, a: u32, b: u32) -> Self {
+    pub fn of(topology: &Machine, a: u32, b: u32) -> Self {
         let same = |x: Option<u32>, y: Option<u32>| x.is_some() && x == y;
         Self {
             shared_cache_level: topology.shared_cache_level(a, b),

@@ -8,7 +8,7 @@
 //! class is measured in full: the firmware hid an asymmetry).
 
 use crate::topology::colours::{colour_of, refine};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde::Serialize;
 
 /// A matrix cell: (CPU node, memory node).
@@ -64,7 +64,7 @@ fn size_groups(sizes: &[u64]) -> Vec<i64> {
 }
 
 /// Each node's colour (by position in `topology.nodes`) after refinement.
-fn node_colours(topology: &TopologyReport) -> Vec<u64> {
+fn node_colours(topology: &Machine) -> Vec<u64> {
     let nodes = &topology.nodes;
     let sizes: Vec<u64> = nodes.iter().map(|node| node.memory_total_bytes).collect();
     let groups = size_groups(&sizes);
@@ -88,7 +88,7 @@ fn node_colours(topology: &TopologyReport) -> Vec<u64> {
 /// What relates node `i` to node `j` (positions): distances both ways,
 /// whether they share a package, and the HMAT values from `i`'s CPUs to
 /// `j`'s memory.
-fn edge(topology: &TopologyReport, i: usize, j: usize) -> u64 {
+fn edge(topology: &Machine, i: usize, j: usize) -> u64 {
     let nodes = &topology.nodes;
     let distance = |a: usize, b: usize| {
         topology
@@ -111,7 +111,7 @@ fn edge(topology: &TopologyReport, i: usize, j: usize) -> u64 {
 
 /// The classes of the cells `rows` x `columns` (CPU nodes x memory nodes,
 /// OS indexes), each class's cells row by row.
-pub fn cell_classes(topology: &TopologyReport, rows: &[u32], columns: &[u32]) -> Vec<CellClass> {
+pub fn cell_classes(topology: &Machine, rows: &[u32], columns: &[u32]) -> Vec<CellClass> {
     let colours = node_colours(topology);
     let position = |node: u32| topology.nodes.iter().position(|info| info.index == node);
     let mut classes: Vec<(u64, CellClass)> = Vec::new();

@@ -2,8 +2,8 @@
 //! a matrix with one planted slow cell.
 
 use super::*;
-use crate::bench::{cpu_nodes, memory_nodes};
 use crate::topology::fixture_tests::load;
+use crate::topology::{cpu_nodes, memory_nodes};
 
 fn classes_of(name: &str) -> Vec<CellClass> {
     let topology = load(name);

@@ -10,13 +10,14 @@ use super::loaded_latency::{LoadedLatencyConfig, TrafficMix};
 use super::matrix::{MatrixKind, MatrixMode, MATRIX_ORDER};
 use super::mlp::MlpConfig;
 use super::per_cpu::{per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure, PER_CPU_ORDER};
-use super::placed::{cpu_nodes, memory_nodes, working_set_for, working_set_of_buffers};
+use super::placed::{working_set_for, working_set_of_buffers};
 use super::registry::BenchmarkInfo;
 use super::scaling::SCALING_ORDER;
 use crate::kernels::{kernel_by_name, ChaseOrder, KernelSpec, KERNELS};
 use crate::memory::MemoryPlacement;
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
+use crate::topology::{cpu_nodes, memory_nodes};
 
 /// One unit of work of a command or a characterization: `--plan` shows
 /// it, a run executes it ([`super::StepRunner`]).
@@ -74,7 +75,7 @@ pub(super) enum Work {
 
 /// Latency sizes for characterize: x4 steps from half the L1 to the DRAM
 /// working set.
-fn latency_sizes(topology: &TopologyReport, dram: u64) -> Vec<u64> {
+fn latency_sizes(topology: &Machine, dram: u64) -> Vec<u64> {
     let l1 = topology
         .caches
         .iter()
@@ -99,7 +100,7 @@ pub const CHARACTERIZE_ORDER: CpuOrder = CpuOrder::Compact;
 /// topology and the sizes and places chosen for it.
 #[derive(Debug)]
 pub struct Defaults<'a> {
-    topology: &'a TopologyReport,
+    topology: &'a Machine,
     memory: Vec<u32>,
     cpu_nodes: Vec<u32>,
     /// The DRAM-sized working set of every allowed CPU over every memory
@@ -112,7 +113,7 @@ pub struct Defaults<'a> {
 }
 
 impl<'a> Defaults<'a> {
-    fn new(topology: &'a TopologyReport) -> Self {
+    fn new(topology: &'a Machine) -> Self {
         let memory = memory_nodes(topology);
         let all_cpus = CHARACTERIZE_ORDER.all_allowed(topology);
         let first_cpu = all_cpus[0];

@@ -12,7 +12,7 @@ use crate::kernels::kernel_by_name;
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 
 /// The three scenarios' aggregate bandwidths, GB/s.
@@ -27,7 +27,7 @@ pub struct ContentionSummary {
 }
 
 fn emit(
-    topology: &TopologyReport,
+    topology: &Machine,
     pipeline: &mut Pipeline,
     config: &BandwidthConfig,
     result: &BandwidthResult,

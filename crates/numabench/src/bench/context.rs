@@ -1,7 +1,7 @@
 //! What every benchmark run shares.
 
 use crate::kernels::{SimdChoice, SimdLevel};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -11,7 +11,7 @@ type CalibrationKey = (&'static str, Vec<u32>, u64);
 /// Settings common to all benchmarks of a run.
 #[derive(Debug, Clone)]
 pub struct Context {
-    pub topology: TopologyReport,
+    pub topology: Machine,
     /// Timed repetitions per measurement (after one warm-up).
     pub repeat: usize,
     /// Ask for huge pages (transparent huge pages via madvise).
@@ -32,7 +32,7 @@ pub struct Context {
 
 impl Context {
     /// Defaults for this topology: 5 repetitions, SIMD by calibration, 95% placed.
-    pub fn new(topology: TopologyReport) -> Self {
+    pub fn new(topology: Machine) -> Self {
         Self {
             topology,
             repeat: 5,

@@ -1,11 +1,11 @@
 //! The firmware's figures beside the measured ones: a `matrix` cell
 //! carries the latency or bandwidth the ACPI HMAT declares for its
 //! initiator x target pair (as hwloc reports them, in
-//! [`TopologyReport::memory_attributes`]) and the ratio measured/declared.
+//! [`Machine::memory_attributes`]) and the ratio measured/declared.
 //! Where the firmware declares nothing for the pair, the fields are absent.
 
 use crate::output::Unit;
-use crate::topology::{MemoryAttributeValue, TopologyReport};
+use crate::topology::{Machine, MemoryAttributeValue};
 use serde_json::{json, Map, Value};
 
 /// Bytes in a MiB (hwloc's bandwidth unit is MiB/s).
@@ -52,7 +52,7 @@ impl Declared {
 /// `target`: the first of `names` that has one, from the narrowest
 /// initiator whose CPUs include every one of `cpus`.
 fn declared_value<'a>(
-    topology: &'a TopologyReport,
+    topology: &'a Machine,
     names: &[&str],
     unit: &str,
     cpus: &[u32],
@@ -79,7 +79,7 @@ fn declared_value<'a>(
 /// firmware declares one; nothing otherwise.
 pub(super) fn insert_declared(
     params: &mut Map<String, Value>,
-    topology: &TopologyReport,
+    topology: &Machine,
     what: Declared,
     cpus: &[u32],
     target: u32,

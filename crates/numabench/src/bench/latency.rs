@@ -16,7 +16,7 @@ use crate::memory::{MemoryPlacement, HUGE_PAGE_SIZE, PAGE_SIZE};
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::{Convergence, Sample, StoppingRule};
 use crate::threads::run_pinned;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 
 /// Cache-line size assumed when the topology does not say.
@@ -48,7 +48,7 @@ pub struct LatencyConfig {
 /// never past what the nodes can safely hold ([`safe_working_set_bytes`]).
 /// The curve through every cache level to DRAM (latency sweeps use one
 /// thread, bandwidth sweeps as many as run).
-pub fn default_sweep_sizes(topology: &TopologyReport, cpus: &[u32], nodes: &[u32]) -> Vec<u64> {
+pub fn default_sweep_sizes(topology: &Machine, cpus: &[u32], nodes: &[u32]) -> Vec<u64> {
     let l1 = topology
         .caches
         .iter()

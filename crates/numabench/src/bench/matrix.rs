@@ -10,14 +10,15 @@ use super::context::Context;
 use super::declared::{insert_declared, Declared};
 use super::error::BenchError;
 use super::latency::{emit_latency, measure_latency, LatencyConfig};
-use super::placed::{cpu_nodes, cpus_of_node, memory_nodes};
+use super::placed::cpus_of_node;
 use crate::interrupt::interrupted;
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
+use crate::topology::{cpu_nodes, memory_nodes};
 use serde_json::{json, Map};
 
 /// Rows are CPU nodes (or CPUs, `matrix ... --per-cpu`), columns memory
@@ -72,7 +73,7 @@ pub const MATRIX_ORDER: CpuOrder = CpuOrder::Compact;
 /// [`MATRIX_ORDER`] (serial, and the latency matrix), or all of its allowed
 /// CPUs in that order (parallel).
 pub fn matrix_cpus(
-    topology: &TopologyReport,
+    topology: &Machine,
     cpu_node: u32,
     mode: MatrixMode,
 ) -> Result<Vec<u32>, BenchError> {
@@ -217,7 +218,7 @@ fn run_grid(
 }
 
 /// Each CPU node's row: its [`matrix_cpus`] in the mode `kind` measures.
-fn node_rows(topology: &TopologyReport, kind: MatrixKind) -> Result<Vec<GridRow>, BenchError> {
+fn node_rows(topology: &Machine, kind: MatrixKind) -> Result<Vec<GridRow>, BenchError> {
     let mode = match kind {
         MatrixKind::Latency => MatrixMode::Serial,
         MatrixKind::Bandwidth(mode) => mode,
@@ -259,7 +260,7 @@ pub struct MatrixSample {
 
 impl MatrixSample {
     /// The classes of this topology's node matrix, members drawn with `seed`.
-    pub fn new(topology: &TopologyReport, seed: u64) -> Self {
+    pub fn new(topology: &Machine, seed: u64) -> Self {
         Self {
             seed,
             classes: cell_classes(topology, &cpu_nodes(topology), &memory_nodes(topology)),
@@ -491,7 +492,7 @@ pub fn run_cpu_row(
 /// The SLIT distance from the row's CPUs to `memory_node`, when they sit on
 /// one node and the firmware declares distances: what the findings compare
 /// the measured ratios with.
-fn row_distance(topology: &TopologyReport, cpus: &[u32], memory_node: u32) -> Option<u64> {
+fn row_distance(topology: &Machine, cpus: &[u32], memory_node: u32) -> Option<u64> {
     let node = topology.node_of_cpu(*cpus.first()?)?;
     cpus.iter()
         .all(|&cpu| topology.node_of_cpu(cpu) == Some(node))

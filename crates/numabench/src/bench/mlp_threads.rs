@@ -22,7 +22,7 @@ use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::study::{Comparison, Schedule};
 use crate::threads::{current_cpu, pin_current_thread};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 use std::collections::BTreeMap;
 use std::sync::Barrier;
@@ -72,7 +72,7 @@ pub struct MlpThreadsConfig {
 
 impl MlpThreadsConfig {
     /// The node of each thread's buffer.
-    pub fn buffer_nodes_of(&self, topology: &TopologyReport) -> Vec<u32> {
+    pub fn buffer_nodes_of(&self, topology: &Machine) -> Vec<u32> {
         self.cpus
             .iter()
             .map(|&cpu| match self.memory {

@@ -16,7 +16,7 @@ use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map, Value};
 
 /// Machines with at most this many allowed CPUs have every one measured
@@ -40,7 +40,7 @@ pub const RULE_SAMPLED: &str =
 /// complex, plus the first and last CPU of every node, so each node is
 /// seen at both ends of its numbering. CPUs this process may not use are
 /// never picked.
-pub fn per_cpu_sample(topology: &TopologyReport) -> (Vec<u32>, &'static str) {
+pub fn per_cpu_sample(topology: &Machine) -> (Vec<u32>, &'static str) {
     let order = PER_CPU_ORDER;
     let allowed = order.all_allowed(topology);
     if allowed.len() <= EVERY_CPU_LIMIT {
@@ -74,11 +74,7 @@ pub fn per_cpu_sample(topology: &TopologyReport) -> (Vec<u32>, &'static str) {
 
 /// Where one CPU's memory goes: bound to `mem_node`, or placed by the
 /// CPU's own first touch on its node.
-pub fn each_cpu_memory(
-    topology: &TopologyReport,
-    cpu: u32,
-    mem_node: Option<u32>,
-) -> MemoryPlacement {
+pub fn each_cpu_memory(topology: &Machine, cpu: u32, mem_node: Option<u32>) -> MemoryPlacement {
     match mem_node {
         Some(node) => MemoryPlacement::bind(node),
         None => MemoryPlacement::FirstTouch {
@@ -89,7 +85,7 @@ pub fn each_cpu_memory(
 
 /// The DRAM-sized working set of one thread on `cpu` with its memory
 /// placed as [`each_cpu_memory`] places it.
-pub fn each_cpu_dram_bytes(topology: &TopologyReport, cpu: u32, mem_node: Option<u32>) -> u64 {
+pub fn each_cpu_dram_bytes(topology: &Machine, cpu: u32, mem_node: Option<u32>) -> u64 {
     let nodes = each_cpu_memory(topology, cpu, mem_node).expected_nodes();
     working_set_for(topology, &[cpu], &nodes).bytes
 }
@@ -143,7 +139,7 @@ pub struct OneCpu {
 
 impl EachCpu {
     /// One [`OneCpu`] per CPU, in order, measuring `measure`.
-    pub fn split(&self, topology: &TopologyReport, measure: &PerCpuMeasure) -> Vec<OneCpu> {
+    pub fn split(&self, topology: &Machine, measure: &PerCpuMeasure) -> Vec<OneCpu> {
         let count = self.cpus.len();
         self.cpus
             .iter()
@@ -183,7 +179,7 @@ impl OneCpu {
     }
 
     /// Where this CPU's memory goes ([`each_cpu_memory`]).
-    pub fn memory(&self, topology: &TopologyReport) -> MemoryPlacement {
+    pub fn memory(&self, topology: &Machine) -> MemoryPlacement {
         each_cpu_memory(topology, self.cpu, self.mem_node)
     }
 }

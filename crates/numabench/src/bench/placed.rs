@@ -8,7 +8,7 @@ use crate::memory::{
 };
 use crate::output::PlacementCheck;
 use crate::parse::format_id_list;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use crate::units::format_bytes;
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -150,7 +150,7 @@ impl PlacedBuffer {
 }
 
 /// Checks that `cpu` exists and this process may run on it.
-pub fn resolve_cpu(topology: &TopologyReport, cpu: u32) -> Result<u32, BenchError> {
+pub fn resolve_cpu(topology: &Machine, cpu: u32) -> Result<u32, BenchError> {
     if topology.node_of_cpu(cpu).is_none() {
         return Err(BenchError::Invalid(format!(
             "CPU {cpu} does not exist (this machine has CPUs {})",
@@ -173,7 +173,7 @@ pub fn resolve_cpu(topology: &TopologyReport, cpu: u32) -> Result<u32, BenchErro
 }
 
 /// Checks that `node` exists and may hold this process's memory.
-pub fn resolve_node_with_memory(topology: &TopologyReport, node: u32) -> Result<u32, BenchError> {
+pub fn resolve_node_with_memory(topology: &Machine, node: u32) -> Result<u32, BenchError> {
     let known: Vec<u32> = topology.nodes.iter().map(|info| info.index).collect();
     if !known.contains(&node) {
         return Err(BenchError::Invalid(format!(
@@ -192,7 +192,7 @@ pub fn resolve_node_with_memory(topology: &TopologyReport, node: u32) -> Result<
 
 /// The allowed CPUs of a node that threads can run on; an error for a
 /// CPU-less node or one whose CPUs are all disallowed.
-pub fn cpus_of_node(topology: &TopologyReport, node: u32) -> Result<Vec<u32>, BenchError> {
+pub fn cpus_of_node(topology: &Machine, node: u32) -> Result<Vec<u32>, BenchError> {
     let known: Vec<u32> = topology.nodes.iter().map(|info| info.index).collect();
     let info = topology.node(node).ok_or_else(|| {
         BenchError::Invalid(format!(
@@ -219,31 +219,6 @@ pub fn cpus_of_node(topology: &TopologyReport, node: u32) -> Result<Vec<u32>, Be
     Ok(cpus)
 }
 
-/// Nodes this process can run threads on (nodes with allowed CPUs).
-pub fn cpu_nodes(topology: &TopologyReport) -> Vec<u32> {
-    topology
-        .nodes
-        .iter()
-        .filter(|node| {
-            node.cpus
-                .iter()
-                .any(|cpu| topology.allowed.cpus.contains(cpu))
-        })
-        .map(|node| node.index)
-        .collect()
-}
-
-/// Nodes this process can place memory on (allowed nodes with memory),
-/// CPU-less ones included.
-pub fn memory_nodes(topology: &TopologyReport) -> Vec<u32> {
-    topology
-        .nodes
-        .iter()
-        .filter(|node| node.memory_total_bytes > 0 && topology.allowed.nodes.contains(&node.index))
-        .map(|node| node.index)
-        .collect()
-}
-
 /// A DRAM-sized working set is at least this many times the capacity of
 /// the caches in front of the memory it measures.
 pub const CACHE_MULTIPLE: u64 = 4;
@@ -260,7 +235,7 @@ pub struct WorkingSet {
     /// Capacity of every distinct cache on the path from the measuring CPUs
     /// to the target memory: their CPU caches of every level, plus the
     /// memory-side caches in front of the target nodes
-    /// ([`TopologyReport::cache_bytes_in_front`]).
+    /// ([`Machine::cache_bytes_in_front`]).
     pub cache_bytes_in_front: u64,
     /// The target nodes cannot safely hold [`CACHE_MULTIPLE`] times the
     /// caches in front, so `bytes` is as much as is safe and the figure is
@@ -284,7 +259,7 @@ impl WorkingSet {
 /// `nodes`: [`CACHE_MULTIPLE`] times the caches in front of that memory,
 /// at least [`MIN_DRAM_WORKING_SET`], at most what the nodes can safely
 /// hold ([`safe_working_set_bytes`]; then marked cache-affected).
-pub fn working_set_for(topology: &TopologyReport, cpus: &[u32], nodes: &[u32]) -> WorkingSet {
+pub fn working_set_for(topology: &Machine, cpus: &[u32], nodes: &[u32]) -> WorkingSet {
     working_set_of_buffers(topology, cpus, nodes, 1)
 }
 
@@ -293,7 +268,7 @@ pub fn working_set_for(topology: &TopologyReport, cpus: &[u32], nodes: &[u32]) -
 /// the caches in front of `cpus`, and all together stay within the safe
 /// limit.
 pub fn working_set_of_buffers(
-    topology: &TopologyReport,
+    topology: &Machine,
     cpus: &[u32],
     nodes: &[u32],
     buffers: u64,
@@ -316,7 +291,7 @@ pub fn working_set_of_buffers(
 /// kernel does not say, as for an XML topology), and at most half of what
 /// this process's memory limit leaves usable ([`limit_usable_bytes`]).
 /// `None` when none of these is known.
-pub fn safe_working_set_bytes(topology: &TopologyReport, nodes: &[u32]) -> Option<u64> {
+pub fn safe_working_set_bytes(topology: &Machine, nodes: &[u32]) -> Option<u64> {
     let of_nodes = nodes
         .iter()
         .filter_map(|node| topology.node(*node))
@@ -339,7 +314,7 @@ pub const PROCESS_HEADROOM: u64 = 24 << 20;
 /// process's tightest memory limit (cgroup, `RLIMIT_AS`, `RLIMIT_DATA`):
 /// 95% of what it leaves available less [`PROCESS_HEADROOM`]. `None` when
 /// nothing limits the process.
-pub fn limit_usable_bytes(topology: &TopologyReport) -> Option<u64> {
+pub fn limit_usable_bytes(topology: &Machine) -> Option<u64> {
     topology
         .allowed
         .memory_available_bytes()
@@ -349,7 +324,7 @@ pub fn limit_usable_bytes(topology: &TopologyReport) -> Option<u64> {
 /// `bytes`, or less where this process's memory limit needs it: a default
 /// size chosen by a rule of its own (1 GiB for latency, an NPB class)
 /// shrunk to what [`safe_working_set_bytes`] allows under the limit.
-pub fn within_memory_limit(topology: &TopologyReport, bytes: u64) -> u64 {
+pub fn within_memory_limit(topology: &Machine, bytes: u64) -> u64 {
     limit_usable_bytes(topology).map_or(bytes, |usable| bytes.min(usable / 2).max(1 << 20))
 }
 
@@ -357,7 +332,7 @@ pub fn within_memory_limit(topology: &TopologyReport, bytes: u64) -> u64 {
 /// and target `nodes`, and whether its `size` is under [`CACHE_MULTIPLE`]
 /// times them (then the figure is partly a cache's), whoever chose the size.
 pub fn insert_cache_params(
-    topology: &TopologyReport,
+    topology: &Machine,
     size: u64,
     cpus: &[u32],
     nodes: &[u32],
@@ -379,11 +354,7 @@ pub fn insert_cache_params(
 /// Refuses a request for more memory than the target nodes have free
 /// (leaving 5% headroom), or than this process's memory limit leaves
 /// usable ([`limit_usable_bytes`]), before anything is allocated.
-pub fn check_memory_fits(
-    topology: &TopologyReport,
-    nodes: &[u32],
-    bytes: u64,
-) -> Result<(), BenchError> {
+pub fn check_memory_fits(topology: &Machine, nodes: &[u32], bytes: u64) -> Result<(), BenchError> {
     check_within_memory_limit(topology, bytes)?;
     check_node_memory_fits(topology, nodes, bytes)
 }
@@ -394,7 +365,7 @@ pub fn check_memory_fits(
 /// checked where its buffers are placed, so one rank's tighter limit fails
 /// its part, named, instead of the whole job).
 pub fn check_node_memory_fits(
-    topology: &TopologyReport,
+    topology: &Machine,
     nodes: &[u32],
     bytes: u64,
 ) -> Result<(), BenchError> {
@@ -419,7 +390,7 @@ pub fn check_node_memory_fits(
 /// Refuses `bytes` of buffers that this process's memory limit cannot
 /// hold ([`limit_usable_bytes`]): naming the size and the limit, before
 /// the OOM killer would end the run with nothing measured.
-pub fn check_within_memory_limit(topology: &TopologyReport, bytes: u64) -> Result<(), BenchError> {
+pub fn check_within_memory_limit(topology: &Machine, bytes: u64) -> Result<(), BenchError> {
     let (Some(usable), Some(limit)) = (
         limit_usable_bytes(topology),
         topology.allowed.memory_limit(),
@@ -444,7 +415,7 @@ pub fn check_within_memory_limit(topology: &TopologyReport, bytes: u64) -> Resul
 mod tests {
     use super::*;
 
-    fn topology() -> TopologyReport {
+    fn topology() -> Machine {
         let mut report = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
         report.nodes[1].cpus.clear();
         report.nodes[1].cpuless = true;

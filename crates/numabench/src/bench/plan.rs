@@ -13,10 +13,11 @@ use super::estimate::{
 use super::matrix::{matrix_cpus, MatrixKind, MatrixMode, MatrixSample};
 use super::mlp::MAX_CHAINS;
 use super::per_cpu::PerCpuMeasure;
-use super::placed::{cpu_nodes, memory_nodes, CACHE_MULTIPLE};
+use super::placed::CACHE_MULTIPLE;
 use super::scaling::{reader_nodes, scaling_counts, scaling_cpus};
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
+use crate::topology::{cpu_nodes, memory_nodes};
 use serde::Serialize;
 
 /// The facts of one step of a plan, as `--plan` prints them
@@ -89,7 +90,7 @@ impl Facts {
 }
 
 /// The CPUs of a matrix's rows, each row's in [`MATRIX_ORDER`].
-fn matrix_rows(topology: &TopologyReport, kind: MatrixKind) -> Vec<Vec<u32>> {
+fn matrix_rows(topology: &Machine, kind: MatrixKind) -> Vec<Vec<u32>> {
     let mode = match kind {
         MatrixKind::Latency => MatrixMode::Serial,
         MatrixKind::Bandwidth(mode) => mode,
@@ -113,7 +114,7 @@ fn row_cost(kind: MatrixKind, bytes: u64, threads: usize, count: usize) -> Cost 
     }
 }
 
-fn facts(topology: &TopologyReport, work: &Work, context: &Context) -> Facts {
+fn facts(topology: &Machine, work: &Work, context: &Context) -> Facts {
     match work {
         Work::OneCpu(one) => {
             let costs = one
@@ -392,7 +393,7 @@ impl Step {
 /// over them at [`ASSUMED_THREAD_BYTES_PER_SECOND`] per thread.
 #[allow(clippy::too_many_arguments)]
 pub fn app_plan_step(
-    topology: &TopologyReport,
+    topology: &Machine,
     benchmark: &'static str,
     label: String,
     threads: usize,

@@ -6,13 +6,14 @@
 use super::bandwidth::{run_bandwidth, BandwidthConfig};
 use super::context::Context;
 use super::error::BenchError;
-use super::placed::{cpu_nodes, cpus_of_node};
+use super::placed::cpus_of_node;
 use crate::interrupt::interrupted;
 use crate::kernels::KernelSpec;
 use crate::memory::MemoryPlacement;
 use crate::output::Pipeline;
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::cpu_nodes;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 
 /// One point of a scaling curve.
@@ -30,7 +31,7 @@ pub const SCALING_ORDER: CpuOrder = CpuOrder::CoresFirst;
 /// The allowed CPUs of `cpu_node` in the order a scaling curve adds them:
 /// `n` threads run on the first `n`.
 pub fn scaling_cpus(
-    topology: &TopologyReport,
+    topology: &Machine,
     cpu_node: u32,
     order: CpuOrder,
 ) -> Result<Vec<u32>, BenchError> {
@@ -39,7 +40,7 @@ pub fn scaling_cpus(
 
 /// The CPU nodes to read `memory_node` from: the local one (if it has CPUs)
 /// and the farthest by SLIT distance.
-pub fn reader_nodes(topology: &TopologyReport, memory_node: u32) -> Vec<u32> {
+pub fn reader_nodes(topology: &Machine, memory_node: u32) -> Vec<u32> {
     let candidates = cpu_nodes(topology);
     let mut readers = Vec::new();
     if candidates.contains(&memory_node) {

@@ -13,7 +13,7 @@ use super::mlp_threads::MlpThreadsConfig;
 use super::per_cpu::{EachCpu, PerCpuMeasure};
 use crate::kernels::KernelSpec;
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use crate::units::format_bytes;
 
 impl Step {
@@ -35,11 +35,7 @@ impl Step {
 
     /// One step per CPU of `each`, in its order, measuring `measure`; the
     /// last also emits every CPU's ratio to its node's median.
-    pub fn each_cpu(
-        topology: &TopologyReport,
-        each: &EachCpu,
-        measure: &PerCpuMeasure,
-    ) -> Vec<Self> {
+    pub fn each_cpu(topology: &Machine, each: &EachCpu, measure: &PerCpuMeasure) -> Vec<Self> {
         let what = match measure {
             PerCpuMeasure::Latency(_) => "latency",
             PerCpuMeasure::Bandwidth(_) => "bandwidth",

@@ -13,7 +13,8 @@
 
 use super::characterize::{Step, Work};
 use super::context::Context;
-use super::placed::{memory_nodes, CACHE_MULTIPLE, MIN_DRAM_WORKING_SET};
+use super::placed::{CACHE_MULTIPLE, MIN_DRAM_WORKING_SET};
+use crate::topology::memory_nodes;
 use crate::units::format_bytes;
 
 /// Every working-set size of `work`, mutable (none for the cache-state and

@@ -7,14 +7,15 @@ use super::parts::{Part, Per};
 use super::report::single;
 use super::settings::host_settings;
 use crate::bench::{
-    check_memory_fits, cpu_nodes, cpus_of_node, memory_nodes, run_bandwidth, run_bandwidth_matrix,
-    run_latency, working_set_for, BandwidthConfig, BenchError, Context, LatencyConfig, MatrixMode,
+    check_memory_fits, cpus_of_node, run_bandwidth, run_bandwidth_matrix, run_latency,
+    working_set_for, BandwidthConfig, BenchError, Context, LatencyConfig, MatrixMode,
 };
 use crate::doctor::{run_doctor, SystemFiles};
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::{Placement, Record, RunMetadata, Sink, Unit};
 use crate::threads::CpuOrder;
+use crate::topology::{cpu_nodes, memory_nodes};
 use serde_json::{json, Map};
 use std::io;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -154,7 +155,7 @@ fn stream_key(per: Per, metric: &str, node: u32) -> String {
 /// The comparison key of a latency from node `from` to memory on `to`:
 /// the node pair, or with `--per numa` local / remote at the firmware's
 /// distance (so nodes are compared with nodes as far from their memory).
-fn latency_key(per: Per, topology: &crate::topology::TopologyReport, from: u32, to: u32) -> String {
+fn latency_key(per: Per, topology: &crate::topology::Machine, from: u32, to: u32) -> String {
     match per {
         Per::Numa if from == to => "latency local".to_string(),
         Per::Numa => match topology.distance(from, to) {

@@ -3,7 +3,7 @@
 //! which hosts differ from the majority.
 
 use crate::doctor::DoctorReport;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -20,7 +20,7 @@ pub const MEMORY_TOLERANCE: f64 = 0.02;
 /// A host's settings to compare: setting name → value. Numbers are
 /// compared as numbers (memory with [`MEMORY_TOLERANCE`]), the rest as
 /// text. Doctor findings appear as `doctor.CHECK` = `severity: found`.
-pub fn host_settings(topology: &TopologyReport, doctor: &DoctorReport) -> Map<String, Value> {
+pub fn host_settings(topology: &Machine, doctor: &DoctorReport) -> Map<String, Value> {
     let mut settings = Map::new();
     settings.insert("cpus".into(), json!(topology.cpu_count));
     settings.insert("cores".into(), json!(topology.core_count));

@@ -1,17 +1,22 @@
 //! What a run's threads and the kernel counted while it ran: per-thread
 //! user/system time and context switches (/proc), sampled thread-level
 //! parallelism (TLP), the kernel's per-node NUMA allocation counters
-//! (numastat) and perf events (perf_event_open).
+//! (numastat), perf events (perf_event_open) and this process's own
+//! CPU time and context switches (getrusage).
 
 mod numastat;
+mod params;
 mod perf;
+mod rusage;
 mod tlp;
 mod usage;
 
 pub use numastat::{numastat_delta, read_numastat, NodeNumastat, NUMASTAT_FIELDS};
+pub use params::{numastat_json, perf_params};
 pub use perf::{
     perf_paranoid, EventCounts, PerfEvent, PerfGroup, PerfReport, PerfSnapshot, EVENTS,
 };
+pub use rusage::{usage_now, Usage};
 pub use tlp::{
     distinct_cores, thread_affinity, RunnableHistogram, Sampled, TaskLister, Tlp, TlpSampler,
     APP_TLP_INTERVAL, TLP_INTERVAL,

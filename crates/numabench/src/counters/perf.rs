@@ -9,6 +9,7 @@
 //! Counts are raw; an event the PMU multiplexed (counted for part of the
 //! time only) is named with the share of the time it counted.
 
+use nix::sys::resource::{getrlimit, setrlimit, Resource};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -171,17 +172,11 @@ fn open(event: &PerfEvent, pid: libc::pid_t, flags: u64) -> std::io::Result<Owne
 /// over-decomposed run pass the usual soft limit of 1024). True when the
 /// limit went up.
 fn raise_open_file_limit() -> bool {
-    // SAFETY: rlimit is plain data, filled by getrlimit.
-    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid resource and pointer.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0
-        || limit.rlim_cur >= limit.rlim_max
-    {
-        return false;
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        // Only the soft limit changes, within the hard one.
+        Ok((soft, hard)) if soft < hard => setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok(),
+        _ => false,
     }
-    limit.rlim_cur = limit.rlim_max;
-    // SAFETY: a valid resource and pointer; only the soft limit changes, within the hard one.
-    unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 }
 }
 
 /// The events opened for one target, and those that could not be, why.

@@ -10,6 +10,8 @@
 //! above mean threads queued for them (over-decomposition).
 
 use super::usage::{micro, parse_stat, parse_switches, tick_seconds, ThreadUsage};
+use nix::sched::{sched_getaffinity, CpuSet};
+use nix::unistd::Pid;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -118,18 +120,11 @@ pub fn distinct_cores(cpus: impl IntoIterator<Item = u32>) -> usize {
 /// The CPUs thread `tid` may run on (its affinity mask; empty when it
 /// cannot be read).
 pub fn thread_affinity(tid: u32) -> Vec<u32> {
-    // SAFETY: cpu_set_t is plain data; all zeroes is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `set` is a valid cpu_set_t of the size passed.
-    let status = unsafe {
-        libc::sched_getaffinity(tid as libc::pid_t, std::mem::size_of_val(&set), &mut set)
-    };
-    if status != 0 {
+    let Ok(set) = sched_getaffinity(Pid::from_raw(tid as libc::pid_t)) else {
         return Vec::new();
-    }
-    (0..libc::CPU_SETSIZE as usize)
-        // SAFETY: cpu < CPU_SETSIZE, and `set` is initialised.
-        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+    };
+    (0..CpuSet::count())
+        .filter(|&cpu| set.is_set(cpu).unwrap_or(false))
         .map(|cpu| cpu as u32)
         .collect()
 }

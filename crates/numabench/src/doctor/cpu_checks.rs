@@ -3,9 +3,9 @@
 use super::finding::{Finding, Severity};
 use super::system_files::SystemFiles;
 use crate::parse::format_id_list;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 
-pub fn frequency_governor(files: &SystemFiles, topology: &TopologyReport) -> Finding {
+pub fn frequency_governor(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "power-saving governors change the clock with load, so single-thread latency and bandwidth depend on what else runs";
     let check = "cpu_governor";
     let mut governors = std::collections::BTreeMap::<String, Vec<u32>>::new();
@@ -43,7 +43,7 @@ pub fn frequency_governor(files: &SystemFiles, topology: &TopologyReport) -> Fin
     }
 }
 
-pub fn smt(files: &SystemFiles, topology: &TopologyReport) -> Finding {
+pub fn smt(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "with SMT two threads share a core's caches and load/store units: pin one thread per core for bandwidth peaks, and say which you used when comparing";
     let check = "smt";
     // This kernel's SMT switch says nothing about another machine's topology.
@@ -71,7 +71,7 @@ pub fn smt(files: &SystemFiles, topology: &TopologyReport) -> Finding {
     )
 }
 
-pub fn process_restriction(topology: &TopologyReport) -> Finding {
+pub fn process_restriction(topology: &Machine) -> Finding {
     const WHY: &str = "a process limited to some CPUs or nodes (cgroup cpuset, taskset, numactl, Slurm) measures only those, and 'all cores' means fewer than the machine has";
     let check = "process_restriction";
     let allowed = &topology.allowed;
@@ -187,7 +187,7 @@ pub fn performance_counters(files: &SystemFiles) -> Finding {
     }
 }
 
-pub fn node_count(topology: &TopologyReport) -> Finding {
+pub fn node_count(topology: &Machine) -> Finding {
     const WHY: &str = "with a single NUMA node there is no remote memory: local-versus-remote results cannot be measured here";
     let check = "numa_nodes";
     let cpuless = topology.nodes.iter().filter(|node| node.cpuless).count();

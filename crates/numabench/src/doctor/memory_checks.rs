@@ -2,10 +2,10 @@
 
 use super::finding::{Finding, Severity};
 use super::system_files::{selected_choice, SystemFiles};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use crate::units::{format_bytes, format_percent};
 
-pub fn numa_balancing(files: &SystemFiles, topology: &TopologyReport) -> Finding {
+pub fn numa_balancing(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "automatic NUMA balancing unmaps pages and migrates them (and threads) while a benchmark runs, so placement you asked for drifts and timings include migration";
     let check = "numa_balancing";
     let path = "/proc/sys/kernel/numa_balancing";
@@ -83,7 +83,7 @@ pub fn transparent_huge_pages_defrag(files: &SystemFiles) -> Finding {
     }
 }
 
-pub fn zone_reclaim(files: &SystemFiles, topology: &TopologyReport) -> Finding {
+pub fn zone_reclaim(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "with zone reclaim on, the kernel reclaims page cache on the local node instead of allocating on a remote one, so allocations stall and placement depends on the page cache";
     let check = "zone_reclaim_mode";
     let path = "/proc/sys/vm/zone_reclaim_mode";
@@ -111,7 +111,7 @@ pub fn zone_reclaim(files: &SystemFiles, topology: &TopologyReport) -> Finding {
     }
 }
 
-pub fn huge_page_pools(files: &SystemFiles, topology: &TopologyReport) -> Finding {
+pub fn huge_page_pools(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "hugetlbfs pools are reserved per node; a pool on one node only cannot back huge-page buffers bound elsewhere";
     let check = "huge_page_pools";
     let mut per_node = Vec::new();
@@ -163,7 +163,7 @@ pub fn huge_page_pools(files: &SystemFiles, topology: &TopologyReport) -> Findin
     }
 }
 
-pub fn node_memory_balance(files: &SystemFiles, topology: &TopologyReport) -> Finding {
+pub fn node_memory_balance(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "a node short of free memory spills allocations to other nodes (or fails them under strict binding), so 'local' buffers end up remote";
     let check = "node_memory";
     let mut problems = Vec::new();
@@ -237,7 +237,7 @@ pub fn node_memory_balance(files: &SystemFiles, topology: &TopologyReport) -> Fi
 
 /// `node_memory` on another machine's topology: the memory of each node
 /// as the topology shows it; free memory is this kernel's, not checked.
-pub fn node_memory_of_other_machine(topology: &TopologyReport) -> Finding {
+pub fn node_memory_of_other_machine(topology: &Machine) -> Finding {
     let mut finding = Finding::not_checked("node_memory", &topology.source);
     let totals: Vec<String> = topology
         .nodes
@@ -352,7 +352,7 @@ pub fn damon(files: &SystemFiles) -> Finding {
 /// `RLIMIT_AS`, `RLIMIT_DATA`): default working sets shrink under it, and
 /// where they must shrink below 4x the caches, DRAM figures become partly
 /// cache figures (`cache_affected`).
-pub fn memory_limit(topology: &TopologyReport) -> Finding {
+pub fn memory_limit(topology: &Machine) -> Finding {
     const WHY: &str = "a process over its memory limit is killed by the OOM killer (exit 137, nothing measured): numabench sizes its default working sets under the limit, and a working set smaller than 4x the caches in front measures partly the caches";
     let check = "memory_limit";
     let Some(limit) = topology.allowed.memory_limit() else {

@@ -10,7 +10,7 @@ mod system_files;
 pub use finding::{DoctorReport, Finding, Severity};
 pub use system_files::SystemFiles;
 
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 
 /// Runs every check against the files under `files` (the real root `/` in
 /// production, a prepared tree in tests) and the topology. On another
@@ -18,7 +18,7 @@ use crate::topology::TopologyReport;
 /// FILE`) only what the topology shows is checked: the settings of the
 /// running kernel are reported as not checked, since they are this
 /// machine's, not that one's.
-pub fn run_doctor(files: &SystemFiles, topology: &TopologyReport) -> DoctorReport {
+pub fn run_doctor(files: &SystemFiles, topology: &Machine) -> DoctorReport {
     let host = |check: &str, run: &dyn Fn() -> Finding| {
         if topology.this_system {
             run()

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 /// A two-node machine taken as this one (the prepared tree plays its kernel).
-fn two_node_topology() -> TopologyReport {
+fn two_node_topology() -> Machine {
     let mut report = crate::topology::synthetic("pack:2 [numa(memory=8GiB)] core:2 pu:2");
     for node in &mut report.nodes {
         node.memory_free_bytes = Some(6 << 30);

@@ -3,7 +3,9 @@
 use super::errors::MemoryError;
 use super::huge_pages::HUGE_PAGE_SIZE;
 use super::syscalls::PAGE_SIZE;
+use nix::sys::mman::{madvise, mmap_anonymous, munmap, MapFlags, MmapAdvise, ProtFlags};
 use std::io;
+use std::num::NonZeroUsize;
 use std::ptr::NonNull;
 
 /// An anonymous private mapping, never touched at creation (so the first
@@ -29,7 +31,7 @@ impl Buffer {
         Self::map(
             bytes,
             PAGE_SIZE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            MapFlags::MAP_PRIVATE | MapFlags::MAP_NORESERVE,
         )
     }
 
@@ -41,7 +43,7 @@ impl Buffer {
         Self::map(
             bytes,
             HUGE_PAGE_SIZE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_HUGETLB | libc::MAP_HUGE_2MB,
+            MapFlags::MAP_PRIVATE | MapFlags::MAP_HUGETLB | MapFlags::MAP_HUGE_2MB,
         )
     }
 
@@ -58,7 +60,7 @@ impl Buffer {
         let raw = Self::map(
             length + HUGE_PAGE_SIZE,
             PAGE_SIZE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            MapFlags::MAP_PRIVATE | MapFlags::MAP_NORESERVE,
         )?;
         let raw_start = raw.as_ptr() as usize;
         let raw_length = raw.length;
@@ -66,14 +68,15 @@ impl Buffer {
         let aligned = raw_start.div_ceil(HUGE_PAGE_SIZE) * HUGE_PAGE_SIZE;
         let head = aligned - raw_start;
         let tail = raw_length - head - length;
+        let start_of = |address: usize| NonNull::new(address as *mut std::ffi::c_void);
         // SAFETY: [raw_start, raw_start + head) and the tail after the aligned range lie inside
         // the mapping just made, which nothing else references (the Buffer was forgotten).
         unsafe {
-            if head > 0 {
-                libc::munmap(raw_start as *mut libc::c_void, head);
+            if let Some(head_start) = start_of(raw_start).filter(|_| head > 0) {
+                let _ = munmap(head_start, head);
             }
-            if tail > 0 {
-                libc::munmap((aligned + length) as *mut libc::c_void, tail);
+            if let Some(tail_start) = start_of(aligned + length).filter(|_| tail > 0) {
+                let _ = munmap(tail_start, tail);
             }
         }
         let buffer = Self {
@@ -85,34 +88,29 @@ impl Buffer {
         Ok(buffer)
     }
 
-    fn map(bytes: usize, page: usize, flags: libc::c_int) -> Result<Self, MemoryError> {
+    /// An anonymous mapping (`MAP_ANONYMOUS` is added) of `bytes` rounded
+    /// up to whole `page`s.
+    fn map(bytes: usize, page: usize, flags: MapFlags) -> Result<Self, MemoryError> {
         let length = bytes.max(1).div_ceil(page) * page;
-        // SAFETY: - anonymous private mapping, no file descriptor, no fixed address;
-        //         - the result is checked against MAP_FAILED before use.
+        let nonzero = NonZeroUsize::new(length).expect("at least one page");
+        // SAFETY: an anonymous private mapping, no file descriptor, no fixed address:
+        // it aliases nothing.
         let address = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                length,
-                libc::PROT_READ | libc::PROT_WRITE,
+            mmap_anonymous(
+                None,
+                nonzero,
+                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
                 flags,
-                -1,
-                0,
             )
-        };
-        if address == libc::MAP_FAILED {
-            return Err(MemoryError::Allocate {
-                bytes,
-                source: io::Error::last_os_error(),
-            });
         }
-        let start = NonNull::new(address.cast::<u8>()).ok_or(MemoryError::Allocate {
+        .map_err(|errno| MemoryError::Allocate {
             bytes,
-            source: io::Error::other("mmap returned NULL"),
+            source: io::Error::from(errno),
         })?;
         Ok(Self {
-            start,
+            start: address.cast::<u8>(),
             length,
-            hugetlb: flags & libc::MAP_HUGETLB != 0,
+            hugetlb: flags.contains(MapFlags::MAP_HUGETLB),
         })
     }
 
@@ -140,13 +138,8 @@ impl Buffer {
     /// Only [`Buffer::new_thp`] buffers are sure to be covered whole.
     pub fn advise_huge_pages(&self) -> Result<(), MemoryError> {
         // SAFETY: the range is exactly our mapping; MADV_HUGEPAGE changes no contents.
-        let result =
-            unsafe { libc::madvise(self.start.as_ptr().cast(), self.length, libc::MADV_HUGEPAGE) };
-        if result == 0 {
-            Ok(())
-        } else {
-            Err(MemoryError::HugePages(io::Error::last_os_error()))
-        }
+        unsafe { madvise(self.start.cast(), self.length, MmapAdvise::MADV_HUGEPAGE) }
+            .map_err(|errno| MemoryError::HugePages(io::Error::from(errno)))
     }
 
     /// Asks for base pages only, so placement is exact to the page even
@@ -154,18 +147,8 @@ impl Buffer {
     /// two threads' shares would land whole on one node).
     pub fn advise_no_huge_pages(&self) -> Result<(), MemoryError> {
         // SAFETY: the range is exactly our mapping; MADV_NOHUGEPAGE changes no contents.
-        let result = unsafe {
-            libc::madvise(
-                self.start.as_ptr().cast(),
-                self.length,
-                libc::MADV_NOHUGEPAGE,
-            )
-        };
-        if result == 0 {
-            Ok(())
-        } else {
-            Err(MemoryError::HugePages(io::Error::last_os_error()))
-        }
+        unsafe { madvise(self.start.cast(), self.length, MmapAdvise::MADV_NOHUGEPAGE) }
+            .map_err(|errno| MemoryError::HugePages(io::Error::from(errno)))
     }
 
     /// The buffer as `u64` words.
@@ -213,8 +196,6 @@ impl Buffer {
 impl Drop for Buffer {
     fn drop(&mut self) {
         // SAFETY: we own exactly this mapping and nothing borrows it past drop.
-        unsafe {
-            libc::munmap(self.start.as_ptr().cast(), self.length);
-        }
+        let _ = unsafe { munmap(self.start.cast(), self.length) };
     }
 }

@@ -3,11 +3,11 @@
 //! itself is the `numabench-mpi` crate; its records follow the results
 //! schema (`docs/results.md`, section "MPI runtime monitor").
 
+mod rank_table;
 mod read;
-mod summary;
 
+pub use rank_table::summary_table;
 pub use read::{partial_files, read_monitor_output, read_records, MonitorOutput, ReadError};
-pub use summary::summary_table;
 
 /// The `benchmark` of every monitor record.
 pub const BENCHMARK: &str = "mpi-monitor";

@@ -1,6 +1,6 @@
 //! Run metadata: what every output file starts with.
 
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -34,7 +34,7 @@ pub struct RunMetadata {
 
 impl RunMetadata {
     /// Collects the metadata of this run on this machine.
-    pub fn collect(command_line: Vec<String>, topology: &TopologyReport) -> Self {
+    pub fn collect(command_line: Vec<String>, topology: &Machine) -> Self {
         Self::collect_described(command_line, topology_summary(topology))
     }
 
@@ -71,7 +71,7 @@ impl RunMetadata {
     }
 }
 
-fn topology_summary(topology: &TopologyReport) -> String {
+fn topology_summary(topology: &Machine) -> String {
     let cpuless = topology.nodes.iter().filter(|node| node.cpuless).count();
     let mut text = format!(
         "{} package(s), {} core(s), {} CPU(s), {} NUMA node(s)",

@@ -21,7 +21,7 @@ mod schedule;
 mod serial;
 mod strips;
 mod study;
-mod summary;
+mod sweep;
 #[cfg(feature = "mpi")]
 mod worker;
 mod worker_config;
@@ -46,7 +46,7 @@ pub use study::{
     calibrate, calibration_records, run_overdecompose, set_speedups, OverdecomposeError,
     StudyOutcome,
 };
-pub use summary::{render_sweep, ConfigSummary, RunResult};
+pub use sweep::{render_sweep, ConfigSummary, RunResult};
 #[cfg(feature = "mpi")]
 pub use worker::{run_worker, WorkerError};
 pub use worker_config::{

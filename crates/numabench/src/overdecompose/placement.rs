@@ -5,11 +5,11 @@
 //! pinned to that core's first allowed CPU.
 
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 
 /// One CPU of each allowed core, cores in cores-first order (round robin
 /// over L3 domains), each core's first allowed hardware thread.
-pub fn core_cpus(topology: &TopologyReport) -> Vec<u32> {
+pub fn core_cpus(topology: &Machine) -> Vec<u32> {
     let mut seen: Vec<Option<usize>> = Vec::new();
     let mut cpus = Vec::new();
     for cpu in CpuOrder::CoresFirst.all_allowed(topology) {

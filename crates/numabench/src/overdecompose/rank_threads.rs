@@ -4,6 +4,9 @@
 //! The rank pins every thread of its process to its CPU and counts those
 //! whose affinity is not exactly that CPU afterwards.
 
+use nix::errno::Errno;
+use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
 use std::io;
 
 /// The ids of this process's threads now (/proc/self/task).
@@ -22,14 +25,9 @@ fn thread_ids() -> io::Result<Vec<libc::pid_t>> {
 }
 
 /// The set holding `cpu` alone (`None` beyond CPU_SETSIZE).
-fn single_cpu_set(cpu: u32) -> Option<libc::cpu_set_t> {
-    if cpu as usize >= libc::CPU_SETSIZE as usize {
-        return None;
-    }
-    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: cpu < CPU_SETSIZE (checked above), so CPU_SET writes within the set.
-    unsafe { libc::CPU_SET(cpu as usize, &mut set) };
+fn single_cpu_set(cpu: u32) -> Option<CpuSet> {
+    let mut set = CpuSet::new();
+    set.set(cpu as usize).ok()?;
     Some(set)
 }
 
@@ -38,15 +36,10 @@ fn single_cpu_set(cpu: u32) -> Option<libc::cpu_set_t> {
 pub fn pin_all_threads(cpu: u32) -> io::Result<()> {
     let set = single_cpu_set(cpu).ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
     for id in thread_ids()? {
-        // SAFETY: `set` is a valid cpu_set_t of the size given; `id` names a
-        // thread of this process (or one that ended: ESRCH).
-        let result =
-            unsafe { libc::sched_setaffinity(id, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-        if result != 0 {
-            let error = io::Error::last_os_error();
-            if error.raw_os_error() != Some(libc::ESRCH) {
-                return Err(error);
-            }
+        // `id` names a thread of this process, or one that ended (ESRCH).
+        match sched_setaffinity(Pid::from_raw(id), &set) {
+            Ok(()) | Err(Errno::ESRCH) => {}
+            Err(error) => return Err(error.into()),
         }
     }
     Ok(())
@@ -59,15 +52,7 @@ pub fn threads_not_on(cpu: u32) -> io::Result<usize> {
     };
     let mut astray = 0;
     for id in thread_ids()? {
-        // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        // SAFETY: `set` is a writable cpu_set_t of the size given.
-        let result = unsafe {
-            libc::sched_getaffinity(id, std::mem::size_of::<libc::cpu_set_t>(), &mut set)
-        };
-        // SAFETY: both sets are valid cpu_set_t values.
-        let same = unsafe { libc::CPU_EQUAL(&set, &wanted) };
-        if result == 0 && !same {
+        if sched_getaffinity(Pid::from_raw(id)).is_ok_and(|set| set != wanted) {
             astray += 1;
         }
     }

@@ -8,7 +8,7 @@ use super::config::StudyConfig;
 use super::launch::LaunchError;
 use super::model::{choose_rows, iterations_for, Calibration};
 use super::monitor::{parse_monitor_output, MonitorOutputError};
-use super::summary::{ConfigSummary, RunResult};
+use super::sweep::{ConfigSummary, RunResult};
 use super::worker_config::WorkerConfig;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;

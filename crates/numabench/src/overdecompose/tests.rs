@@ -2,7 +2,7 @@
 //! size model, monitor output, plan and summaries.
 
 use super::*;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 
 /// Runs the strips of `parts` ranks in one process, following the study's
 /// schedule and exchanging halos by copying rows as the MPI worker does
@@ -236,7 +236,7 @@ fn list_flags_are_checked_and_k_1_is_always_run() {
     }
 }
 
-fn smt_topology() -> TopologyReport {
+fn smt_topology() -> Machine {
     crate::threads::smt_server(2, 2, 2)
 }
 

@@ -10,7 +10,7 @@ use super::schedule::{flips_before, samples_after, Trail};
 use super::serial::{checksum, compare, serial_solve_traced};
 use super::strips::strips;
 use super::worker_config::{Verification, WorkerConfig, WorkerReport};
-use crate::apps::usage_now;
+use crate::counters::usage_now;
 use crate::threads::pin_current_thread;
 use crate::topology::discover_this_system;
 use mpi::collective::SystemOperation;

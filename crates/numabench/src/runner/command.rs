@@ -9,7 +9,7 @@ use super::scan::{run_scan, Efficiency, ScanConfig};
 use super::scan_params::{scan_points, ScanParam};
 use super::study::{run_study, PolicySummary, RunStudyConfig, StudyError};
 use crate::output::Pipeline;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -119,7 +119,7 @@ impl RunCommand {
 pub fn run_command(
     executor: &mut dyn Executor,
     command: &RunCommand,
-    topology: &TopologyReport,
+    topology: &Machine,
     pipeline: &mut Pipeline,
     progress: &mut dyn FnMut(&str),
 ) -> Result<RunCommandResult, StudyError> {

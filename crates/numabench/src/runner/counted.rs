@@ -8,11 +8,11 @@
 //! See [`crate::counters`].
 
 use super::observe::process_tree;
-use crate::apps::{numastat_json, perf_params};
 use crate::counters::{
     numastat_delta, read_numastat, tick_seconds, NodeNumastat, PerfGroup, PerfReport, PerfSnapshot,
     Sampled, ThreadUsage, Tlp, TlpSampler, TLP_INTERVAL,
 };
+use crate::counters::{numastat_json, perf_params};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -12,7 +12,7 @@ use super::rank_blocks::{for_this_process, k_per_core, RankBlocks};
 use crate::memory::{MemoryPolicy, PolicyMode};
 use crate::parse::format_id_list;
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use thiserror::Error;
 
 /// A validated policy.
@@ -44,11 +44,7 @@ pub enum PolicyError {
 
 /// `nodes` checked against the machine: each must exist and be allowed to
 /// this process; none stands for every allowed node (`all`).
-fn nodes_of(
-    policy: &str,
-    nodes: &[u32],
-    topology: &TopologyReport,
-) -> Result<Vec<u32>, PolicyError> {
+fn nodes_of(policy: &str, nodes: &[u32], topology: &Machine) -> Result<Vec<u32>, PolicyError> {
     let invalid = |reason: String| PolicyError::Invalid {
         policy: policy.to_string(),
         reason,
@@ -74,7 +70,7 @@ fn nodes_of(
 }
 
 /// Parses and validates a policy against the topology.
-pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, PolicyError> {
+pub fn parse_policy(text: &str, topology: &Machine) -> Result<RunPolicy, PolicyError> {
     let mut policy = RunPolicy {
         label: text.to_string(),
         pin_order: None,
@@ -157,7 +153,7 @@ pub fn parse_policy(text: &str, topology: &TopologyReport) -> Result<RunPolicy, 
 }
 
 /// The allowed CPUs of a `bind:N` policy's node, or why there are none.
-fn cpus_of(memory: &MemoryPolicy, topology: &TopologyReport) -> Result<Vec<u32>, String> {
+fn cpus_of(memory: &MemoryPolicy, topology: &Machine) -> Result<Vec<u32>, String> {
     let node = memory.single_node()?;
     let cpus: Vec<u32> = topology
         .node(node)
@@ -190,7 +186,7 @@ fn kernel_accepts(policy: &MemoryPolicy) -> bool {
 mod tests {
     use super::*;
 
-    fn two_nodes() -> TopologyReport {
+    fn two_nodes() -> Machine {
         crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1")
     }
 

@@ -5,7 +5,7 @@
 //! itself is the policy's pin order (`NUMABENCH_PIN_CPUS`).
 
 use crate::threads::CpuOrder;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 
 /// The rank rule of a pinning policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +59,7 @@ const LOCAL_RANK_VARIABLES: [&str; 3] = [
 /// then its CPUs are its rank's already, and the programs it runs (which
 /// inherit its local rank) must not be cut a block of them again. `var`
 /// reads an environment variable.
-pub fn confined_rank(topology: &TopologyReport, var: &dyn Fn(&str) -> Option<String>) -> bool {
+pub fn confined_rank(topology: &Machine, var: &dyn Fn(&str) -> Option<String>) -> bool {
     let is_rank = LOCAL_RANK_VARIABLES.iter().any(|name| var(name).is_some());
     let allowed = &topology.allowed;
     is_rank
@@ -72,14 +72,14 @@ pub fn confined_rank(topology: &TopologyReport, var: &dyn Fn(&str) -> Option<Str
 
 /// The rank rule of a pinning policy of this process: `blocks`, unless this
 /// numabench is a rank confined to its own CPUs ([`confined_rank`]).
-pub fn for_this_process(topology: &TopologyReport, blocks: RankBlocks) -> Option<RankBlocks> {
+pub fn for_this_process(topology: &Machine, blocks: RankBlocks) -> Option<RankBlocks> {
     let var = |name: &str| std::env::var(name).ok();
     (!confined_rank(topology, &var)).then_some(blocks)
 }
 
 /// The allowed cores in cores-first order (the order of their first CPU in
 /// [`CpuOrder::CoresFirst`]), each its allowed CPUs in compact order.
-pub fn cores_first_cores(topology: &TopologyReport) -> Vec<Vec<u32>> {
+pub fn cores_first_cores(topology: &Machine) -> Vec<Vec<u32>> {
     let mut cores: Vec<Vec<u32>> = Vec::new();
     for cpu in CpuOrder::CoresFirst.all_allowed(topology) {
         if cores.iter().any(|core| core.contains(&cpu)) {
@@ -99,7 +99,7 @@ pub fn cores_first_cores(topology: &TopologyReport) -> Vec<Vec<u32>> {
 /// `pin-k-per-core:K`: the thread order (K threads on each core in
 /// cores-first order, cycling through the core's CPUs) and the rank rule
 /// (local rank r on core r / K).
-pub fn k_per_core(topology: &TopologyReport, k: usize) -> (Vec<u32>, RankBlocks) {
+pub fn k_per_core(topology: &Machine, k: usize) -> (Vec<u32>, RankBlocks) {
     let cores = cores_first_cores(topology);
     let order = cores
         .iter()

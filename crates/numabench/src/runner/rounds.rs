@@ -9,7 +9,7 @@ use super::study::{run_record, status_text, RunStudyConfig, StudyError};
 use crate::interrupt::interrupted;
 use crate::output::Pipeline;
 use crate::study::{Interrupt, Schedule};
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{Map, Value};
 
 /// One configuration: a command under a policy.
@@ -38,7 +38,7 @@ pub(super) fn run_rounds(
     executor: &mut dyn Executor,
     study: &RunStudyConfig,
     runnables: &[Runnable],
-    topology: &TopologyReport,
+    topology: &Machine,
     pipeline: &mut Pipeline,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Rounds, StudyError> {

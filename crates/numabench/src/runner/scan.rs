@@ -11,7 +11,7 @@ use super::scan_params::{numeric_values, scan_points, ScanParam, ScanPoint};
 use super::study::{policy_summaries, resource_means, PolicySummary, RunStudyConfig, StudyError};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map, Value};
 
 /// A validated scan: the study (its command with placeholders) and the
@@ -95,7 +95,7 @@ fn scan_object(point: &ScanPoint) -> Value {
 pub fn run_scan(
     executor: &mut dyn Executor,
     config: &ScanConfig,
-    topology: &TopologyReport,
+    topology: &Machine,
     pipeline: &mut Pipeline,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ScanResult, StudyError> {

@@ -9,7 +9,7 @@ use super::rounds::{run_rounds, Runnable};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::study::against_baselines;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -132,7 +132,7 @@ pub(super) fn run_record(
 pub fn run_study(
     executor: &mut dyn Executor,
     config: &RunStudyConfig,
-    topology: &TopologyReport,
+    topology: &Machine,
     pipeline: &mut Pipeline,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<PolicySummary>, StudyError> {

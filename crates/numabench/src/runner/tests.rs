@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::output::{Pipeline, RunMetadata};
-use crate::topology::{discover_this_system, TopologyReport};
+use crate::topology::{discover_this_system, Machine};
 use std::collections::VecDeque;
 
 /// Records the order of runs and replays scripted outcomes.
@@ -27,7 +27,7 @@ impl Executor for FakeExecutor {
     }
 }
 
-fn setup() -> (TopologyReport, Pipeline) {
+fn setup() -> (Machine, Pipeline) {
     let topology = discover_this_system().unwrap();
     let pipeline = Pipeline::with_sinks(
         Vec::new(),
@@ -38,7 +38,7 @@ fn setup() -> (TopologyReport, Pipeline) {
 }
 
 fn config(
-    topology: &TopologyReport,
+    topology: &Machine,
     policies: &[&str],
     repeat: usize,
     warmup: usize,

@@ -10,45 +10,35 @@
 use super::executor::Invocation;
 use crate::memory::syscalls::{set_mempolicy, thread_mempolicy};
 use crate::memory::MemoryPolicy;
+use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
 use std::io;
 
 /// What a policy sets on the starting thread (nothing, for as-is).
 #[derive(Debug, Clone)]
 pub(crate) struct ThreadSetup {
-    affinity: Option<libc::cpu_set_t>,
+    affinity: Option<CpuSet>,
     memory: Option<MemoryPolicy>,
 }
 
 /// A CPU set of `cpus` (those below CPU_SETSIZE).
-pub(crate) fn cpu_set(cpus: &[u32]) -> libc::cpu_set_t {
-    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+pub(crate) fn cpu_set(cpus: &[u32]) -> CpuSet {
+    let mut set = CpuSet::new();
     for &cpu in cpus {
-        if (cpu as usize) < libc::CPU_SETSIZE as usize {
-            // SAFETY: cpu < CPU_SETSIZE.
-            unsafe { libc::CPU_SET(cpu as usize, &mut set) };
-        }
+        // A CPU beyond the set's size is left out.
+        let _ = set.set(cpu as usize);
     }
     set
 }
 
-fn get_affinity() -> io::Result<libc::cpu_set_t> {
-    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `set` is a cpu_set_t of the size passed; 0 is the calling thread.
-    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0
-    {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(set)
+/// The calling thread's affinity (pid 0).
+fn get_affinity() -> io::Result<CpuSet> {
+    Ok(sched_getaffinity(Pid::from_raw(0))?)
 }
 
-fn set_affinity(set: &libc::cpu_set_t) -> io::Result<()> {
-    // SAFETY: `set` is a cpu_set_t of the size passed; 0 is the calling thread.
-    if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+/// Sets the calling thread's affinity (pid 0).
+fn set_affinity(set: &CpuSet) -> io::Result<()> {
+    Ok(sched_setaffinity(Pid::from_raw(0), set)?)
 }
 
 impl ThreadSetup {

@@ -6,7 +6,7 @@
 //! `scaling`, `matrix`, `characterize`, the application teams and `run`'s
 //! pin policies; records name the order in `params.cpu_order`.
 
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 
 /// An order of CPUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,7 @@ impl CpuOrder {
     /// The CPUs of `cpus` this process may use, in this order. CPUs the
     /// topology does not place in a core count as cores of their own,
     /// after the others, ascending.
-    pub fn arrange(self, topology: &TopologyReport, cpus: &[u32]) -> Vec<u32> {
+    pub fn arrange(self, topology: &Machine, cpus: &[u32]) -> Vec<u32> {
         let usable: Vec<u32> = cpus
             .iter()
             .copied()
@@ -49,14 +49,14 @@ impl CpuOrder {
     }
 
     /// Every CPU this process may use, in this order.
-    pub fn all_allowed(self, topology: &TopologyReport) -> Vec<u32> {
+    pub fn all_allowed(self, topology: &Machine) -> Vec<u32> {
         self.arrange(topology, &topology.allowed.cpus)
     }
 }
 
 /// The cores holding `cpus`, each reduced to its CPUs in `cpus`, in tree
 /// order; CPUs of no known core follow as single-CPU cores, ascending.
-fn cores_of(topology: &TopologyReport, cpus: &[u32]) -> Vec<Vec<u32>> {
+fn cores_of(topology: &Machine, cpus: &[u32]) -> Vec<Vec<u32>> {
     let mut cores: Vec<Vec<u32>> = topology
         .cores
         .iter()
@@ -81,7 +81,7 @@ fn cores_of(topology: &TopologyReport, cpus: &[u32]) -> Vec<Vec<u32>> {
 
 /// The CPU groups of the domains cores-first spreads over: the L3 caches,
 /// or where there is no L3 the highest CPU cache level below it.
-fn cache_domains(topology: &TopologyReport) -> &[Vec<u32>] {
+fn cache_domains(topology: &Machine) -> &[Vec<u32>] {
     topology
         .caches
         .iter()
@@ -92,7 +92,7 @@ fn cache_domains(topology: &TopologyReport) -> &[Vec<u32>] {
 
 /// `cpus`' cores grouped by cache domain: domains in tree order (of their
 /// first core), cores in tree order within each.
-fn cores_by_domain(topology: &TopologyReport, cpus: &[u32]) -> Vec<Vec<Vec<u32>>> {
+fn cores_by_domain(topology: &Machine, cpus: &[u32]) -> Vec<Vec<Vec<u32>>> {
     let domains = cache_domains(topology);
     let mut grouped: Vec<(Option<usize>, Vec<Vec<u32>>)> = Vec::new();
     for core in cores_of(topology, cpus) {
@@ -107,7 +107,7 @@ fn cores_by_domain(topology: &TopologyReport, cpus: &[u32]) -> Vec<Vec<Vec<u32>>
 
 /// Cores-first: for each thread rank within a core (first threads, then
 /// second threads, ...), the k-th core of every domain in turn.
-fn cores_first(topology: &TopologyReport, cpus: &[u32]) -> Vec<u32> {
+fn cores_first(topology: &Machine, cpus: &[u32]) -> Vec<u32> {
     let domains = cores_by_domain(topology, cpus);
     let ranks = domains.iter().flatten().map(Vec::len).max().unwrap_or(0);
     let depth = domains.iter().map(Vec::len).max().unwrap_or(0);
@@ -126,7 +126,7 @@ fn cores_first(topology: &TopologyReport, cpus: &[u32]) -> Vec<u32> {
 
 /// Scatter: round robin over nodes (by OS index), each node's CPUs in
 /// cores-first order; CPUs of no node follow in cores-first order.
-fn scatter(topology: &TopologyReport, cpus: &[u32]) -> Vec<u32> {
+fn scatter(topology: &Machine, cpus: &[u32]) -> Vec<u32> {
     let per_node: Vec<Vec<u32>> = topology
         .nodes
         .iter()

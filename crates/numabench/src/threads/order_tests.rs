@@ -7,7 +7,7 @@ use crate::topology::synthetic;
 /// `packages` x `l3s` L3 domains x `cores` cores x 2 threads, one node per
 /// package; thread t of core k has OS index k + t * (all cores), so SMT
 /// siblings are numbered that far apart.
-pub(crate) fn smt_server(packages: usize, l3s: usize, cores: usize) -> TopologyReport {
+pub(crate) fn smt_server(packages: usize, l3s: usize, cores: usize) -> Machine {
     let all_cores = packages * l3s * cores;
     let indexes: Vec<String> = (0..all_cores)
         .flat_map(|core| [core, core + all_cores])
@@ -20,7 +20,7 @@ pub(crate) fn smt_server(packages: usize, l3s: usize, cores: usize) -> TopologyR
 }
 
 /// The core (index into `topology.cores`) of `cpu`.
-fn core_of(topology: &TopologyReport, cpu: u32) -> usize {
+fn core_of(topology: &Machine, cpu: u32) -> usize {
     topology
         .cores
         .iter()
@@ -29,7 +29,7 @@ fn core_of(topology: &TopologyReport, cpu: u32) -> usize {
 }
 
 /// The L3 domain (index into the L3's groups) of `cpu`.
-fn l3_of(topology: &TopologyReport, cpu: u32) -> usize {
+fn l3_of(topology: &Machine, cpu: u32) -> usize {
     let l3 = topology
         .caches
         .iter()
@@ -43,7 +43,7 @@ fn l3_of(topology: &TopologyReport, cpu: u32) -> usize {
 
 /// Asserts no CPU of `order` is a second thread of its core before every
 /// core of the set has a thread.
-fn assert_cores_before_siblings(topology: &TopologyReport, order: &[u32]) {
+fn assert_cores_before_siblings(topology: &Machine, order: &[u32]) {
     let mut cores: Vec<usize> = order.iter().map(|&cpu| core_of(topology, cpu)).collect();
     let first_sibling = cores
         .iter()

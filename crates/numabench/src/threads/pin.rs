@@ -1,5 +1,8 @@
 //! Pinning the calling thread to one CPU.
 
+use nix::errno::Errno;
+use nix::sched::{sched_getcpu, sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
 use std::io;
 use thiserror::Error;
 
@@ -25,26 +28,15 @@ pub enum PinError {
 /// Pins the calling thread to `cpu` and checks with sched_getcpu that it
 /// now runs there.
 pub fn pin_current_thread(cpu: u32) -> Result<(), PinError> {
-    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: CPU_SET only writes within the set; cpu is bounds-checked by the macro's caller below.
-    if (cpu as usize) >= libc::CPU_SETSIZE as usize {
-        return Err(PinError::Refused {
-            cpu,
-            source: io::Error::from_raw_os_error(libc::EINVAL),
-        });
-    }
-    // SAFETY: cpu < CPU_SETSIZE (checked above).
-    unsafe { libc::CPU_SET(cpu as usize, &mut set) };
-    // SAFETY: pid 0 is the calling thread; set is a valid cpu_set_t of the size given.
-    let result =
-        unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if result != 0 {
-        return Err(PinError::Refused {
-            cpu,
-            source: io::Error::last_os_error(),
-        });
-    }
+    let refused = |errno: Errno| PinError::Refused {
+        cpu,
+        source: io::Error::from(errno),
+    };
+    // A CPU beyond the set's size is EINVAL, as the kernel says for one it lacks.
+    let mut set = CpuSet::new();
+    set.set(cpu as usize).map_err(refused)?;
+    // Pid 0 is the calling thread.
+    sched_setaffinity(Pid::from_raw(0), &set).map_err(refused)?;
     let actual = current_cpu();
     if actual != cpu {
         return Err(PinError::NotOnCpu {
@@ -57,7 +49,5 @@ pub fn pin_current_thread(cpu: u32) -> Result<(), PinError> {
 
 /// The CPU the calling thread runs on now.
 pub fn current_cpu() -> u32 {
-    // SAFETY: sched_getcpu has no preconditions.
-    let cpu = unsafe { libc::sched_getcpu() };
-    u32::try_from(cpu).unwrap_or(u32::MAX)
+    sched_getcpu().map_or(u32::MAX, |cpu| u32::try_from(cpu).unwrap_or(u32::MAX))
 }

@@ -1,7 +1,7 @@
-//! Builds a [`TopologyReport`] from an hwloc topology.
+//! Builds a [`Machine`] from an hwloc topology.
 
 use super::kernel_nodes;
-use super::report::*;
+use super::machine::*;
 use super::source::OTHER_MACHINE;
 use hwlocality::bitmap::BitmapIndex;
 use hwlocality::cpu::binding::CpuBindingFlags;
@@ -68,19 +68,19 @@ pub fn keep_memory_side_caches(builder: TopologyBuilder) -> Result<TopologyBuild
 }
 
 /// Reports this machine's topology.
-pub fn discover_this_system() -> Result<TopologyReport, TopologyError> {
+pub fn discover_this_system() -> Result<Machine, TopologyError> {
     Ok(report_from_hwloc(&load_hwloc_topology()?))
 }
 
 /// Describes any hwloc topology: this system, or a synthetic or XML one
 /// (then the kernel is not asked and everything is taken as allowed).
-pub fn report_from_hwloc(topology: &Topology) -> TopologyReport {
+pub fn report_from_hwloc(topology: &Topology) -> Machine {
     report_with(topology, topology.is_this_system())
 }
 
 /// [`report_from_hwloc`], told whether the topology is this machine's (a
 /// file is not, even when `HWLOC_THISSYSTEM` makes hwloc say it is).
-pub(crate) fn report_with(topology: &Topology, this_system: bool) -> TopologyReport {
+pub(crate) fn report_with(topology: &Topology, this_system: bool) -> Machine {
     let nodes = describe_nodes(topology, this_system);
     let mut packages = describe_packages(topology);
     // A package's nodes are those inside it: hwloc's package nodeset also
@@ -94,7 +94,7 @@ pub(crate) fn report_with(topology: &Topology, this_system: bool) -> TopologyRep
     }
     let distances = node_distances(topology, &nodes);
     let memory_attributes = memory_attributes(topology, &nodes);
-    TopologyReport {
+    Machine {
         schema_version: TOPOLOGY_SCHEMA_VERSION,
         this_system,
         source: if this_system {
@@ -490,7 +490,7 @@ fn describe_allowed(topology: &Topology, this_system: bool) -> Allowed {
 /// `"pack:2 [numa(memory=8GiB)] l3:1(size=16MiB) core:4 pu:2"`: machines
 /// other than this one, for tests (binding does nothing on them).
 #[cfg(test)]
-pub(crate) fn synthetic(description: &str) -> TopologyReport {
+pub(crate) fn synthetic(description: &str) -> Machine {
     let topology = Topology::builder()
         .from_synthetic(description)
         .expect("valid synthetic description")

@@ -3,9 +3,7 @@
 //! `tests/fixtures/make-fixtures.sh` (its header describes every machine
 //! and the values asserted here).
 
-use super::{
-    keep_memory_side_caches, render_table, report_from_hwloc, MemorySideCache, TopologyReport,
-};
+use super::{keep_memory_side_caches, render_table, report_from_hwloc, Machine, MemorySideCache};
 use crate::bench::{working_set_for, CACHE_MULTIPLE};
 use hwlocality::Topology;
 
@@ -15,7 +13,7 @@ const GIB: u64 = 1 << 30;
 
 /// The report of fixture `name` (`tests/fixtures/<name>.xml`), loaded as
 /// another machine: nothing is asked of this one's kernel.
-pub(crate) fn load(name: &str) -> TopologyReport {
+pub(crate) fn load(name: &str) -> Machine {
     let path = format!("{}/tests/fixtures/{name}.xml", env!("CARGO_MANIFEST_DIR"));
     let topology = keep_memory_side_caches(Topology::builder())
         .unwrap()
@@ -39,7 +37,7 @@ fn smt_cpus(first: u32, cores: u32, threads: u32, stride: u32) -> Vec<u32> {
 }
 
 /// `(level, type, size, count, cpus per cache)` of each CPU cache entry.
-fn cache_shapes(report: &TopologyReport) -> Vec<(u32, &str, u64, usize, usize)> {
+fn cache_shapes(report: &Machine) -> Vec<(u32, &str, u64, usize, usize)> {
     report
         .caches
         .iter()
@@ -55,7 +53,7 @@ fn cache_shapes(report: &TopologyReport) -> Vec<(u32, &str, u64, usize, usize)> 
         .collect()
 }
 
-fn cpuless(report: &TopologyReport) -> Vec<u32> {
+fn cpuless(report: &Machine) -> Vec<u32> {
     report
         .nodes
         .iter()
@@ -68,7 +66,7 @@ fn cpuless(report: &TopologyReport) -> Vec<u32> {
 /// CPUs on every CPU-less node, and of all CPUs on all nodes: sized against
 /// every cache in front, at least 4x them unless the nodes cannot hold it
 /// (then as much as is safe, and marked). Returns the working set of all.
-fn check_working_sets(report: &TopologyReport) -> crate::bench::WorkingSet {
+fn check_working_sets(report: &Machine) -> crate::bench::WorkingSet {
     let all_nodes: Vec<u32> = report.nodes.iter().map(|node| node.index).collect();
     let mut cases: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
     for node in report.nodes.iter().filter(|node| !node.cpuless) {

@@ -10,6 +10,7 @@
 //! Swap limits (`memory.swap.max`, `memory.memsw.limit_in_bytes`) are not
 //! read: numabench's buffers must stay resident to be measured at all.
 
+use nix::sys::resource::{getrlimit, Resource, RLIM_INFINITY};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::Path;
@@ -54,8 +55,8 @@ pub fn discover_memory_limits() -> Vec<MemoryLimit> {
     let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
     let mut limits = cgroup_limits(&membership, &mounts, Path::new("/"));
     for (resource, name, field) in [
-        (libc::RLIMIT_AS, "RLIMIT_AS", "VmSize:"),
-        (libc::RLIMIT_DATA, "RLIMIT_DATA", "VmData:"),
+        (Resource::RLIMIT_AS, "RLIMIT_AS", "VmSize:"),
+        (Resource::RLIMIT_DATA, "RLIMIT_DATA", "VmData:"),
     ] {
         if let Some(limit_bytes) = soft_rlimit(resource) {
             limits.push(MemoryLimit {
@@ -69,16 +70,9 @@ pub fn discover_memory_limits() -> Vec<MemoryLimit> {
 }
 
 /// The soft limit on `resource`, `None` when unlimited or unreadable.
-fn soft_rlimit(resource: libc::__rlimit_resource_t) -> Option<u64> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a valid, writable `rlimit` that outlives the call;
-    // getrlimit only writes it and reports failure by its return value.
-    let status = unsafe { libc::getrlimit(resource, &mut limit) };
-    (status == 0 && limit.rlim_cur != libc::RLIM_INFINITY && limit.rlim_cur < UNLIMITED_FROM)
-        .then_some(limit.rlim_cur)
+fn soft_rlimit(resource: Resource) -> Option<u64> {
+    let (soft, _hard) = getrlimit(resource).ok()?;
+    (soft != RLIM_INFINITY && soft < UNLIMITED_FROM).then_some(soft)
 }
 
 /// A `kB` field of /proc/self/status.

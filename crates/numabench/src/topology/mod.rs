@@ -6,7 +6,7 @@
 //! Everything comes from hwloc through the `hwlocality` crate; the few facts
 //! hwloc does not answer (a node's free memory, the kernel's own list of a
 //! node's CPUs) come from the kernel's node directory in sysfs.
-//! [`TopologyReport`] is plain data with a stable JSON form
+//! [`Machine`] is plain data with a stable JSON form
 //! (`numabench topo --json`, documented in `docs/topology.md`). It may
 //! describe another machine, from an hwloc XML file ([`discover`]); only
 //! this machine's is measured on.
@@ -14,11 +14,11 @@
 pub mod colours;
 mod discover;
 mod kernel_nodes;
-mod memattrs_export;
+mod machine;
 pub mod memory_limit;
-mod report;
 mod source;
 mod table;
+mod usable_nodes;
 
 #[cfg(test)]
 pub(crate) use discover::synthetic;
@@ -26,19 +26,16 @@ pub use discover::{
     discover_this_system, keep_memory_side_caches, load_hwloc_topology, report_from_hwloc,
     TopologyError,
 };
-pub use memattrs_export::{
-    export_memattrs, measured_pairs, ExportSummary, MeasuredPair, MemattrsError,
-    BANDWIDTH_ATTRIBUTE, LATENCY_ATTRIBUTE,
+pub use machine::{
+    Allowed, CacheLevel, Machine, MemoryAttributeValue, MemorySideCache, NodeInfo, PackageInfo,
+    THIS_MACHINE, TOPOLOGY_SCHEMA_VERSION,
 };
 pub use memory_limit::MemoryLimit;
-pub use report::{
-    Allowed, CacheLevel, MemoryAttributeValue, MemorySideCache, NodeInfo, PackageInfo,
-    TopologyReport, THIS_MACHINE, TOPOLOGY_SCHEMA_VERSION,
-};
 pub use source::{
     check_measurable, discover, discover_from_xml, foreign_topology_variable, Purpose,
 };
 pub use table::render_table;
+pub use usable_nodes::{cpu_nodes, memory_nodes};
 #[cfg(test)]
 pub(crate) mod fixture_tests;
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! machine), measuring refuses them.
 
 use super::discover::{discover_this_system, keep_memory_side_caches, report_with, TopologyError};
-use super::report::TopologyReport;
+use super::machine::Machine;
 use hwlocality::topology::builder::BuildFlags;
 use hwlocality::Topology;
 use std::fs;
@@ -40,7 +40,7 @@ pub enum Purpose {
 /// anything else that leads hwloc away from this machine. To describe,
 /// those variables are honoured as hwloc honours them (the synthetic
 /// description first), and the report says it is not this machine.
-pub fn discover(file: Option<&Path>, purpose: Purpose) -> Result<TopologyReport, TopologyError> {
+pub fn discover(file: Option<&Path>, purpose: Purpose) -> Result<Machine, TopologyError> {
     match (purpose, file, foreign_topology_variable()) {
         (Purpose::Measure, _, _) => {
             check_measurable(file)?;
@@ -91,7 +91,7 @@ pub fn foreign_topology_variable() -> Option<(&'static str, String)> {
 /// asked of this kernel, and `source` is the path. A file that cannot be
 /// loaded is named with the reason: missing, unreadable, not a regular
 /// file, not XML, or XML hwloc rejects.
-pub fn discover_from_xml(path: &Path) -> Result<TopologyReport, TopologyError> {
+pub fn discover_from_xml(path: &Path) -> Result<Machine, TopologyError> {
     let fail = |reason: String| TopologyError::Load {
         what: format!("topology file '{}'", path.display()),
         reason,
@@ -129,7 +129,7 @@ pub fn discover_from_xml(path: &Path) -> Result<TopologyReport, TopologyError> {
 }
 
 /// The topology an hwloc environment variable names, labelled with it.
-fn from_environment(variable: &'static str, value: &str) -> Result<TopologyReport, TopologyError> {
+fn from_environment(variable: &'static str, value: &str) -> Result<Machine, TopologyError> {
     let mut report = if variable == SYNTHETIC_VARIABLE {
         let fail = |reason: String| TopologyError::Load {
             what: format!("synthetic topology '{value}' ({variable})"),

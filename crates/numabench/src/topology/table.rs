@@ -1,12 +1,12 @@
 //! The readable form of `numabench topo`.
 
-use super::report::TopologyReport;
+use super::machine::Machine;
 use crate::parse::format_id_list;
 use crate::units::format_bytes;
 use std::fmt::Write;
 
 /// Renders the report as the text `numabench topo` prints.
-pub fn render_table(report: &TopologyReport) -> String {
+pub fn render_table(report: &Machine) -> String {
     let mut out = String::new();
     if !report.this_system {
         let _ = writeln!(

@@ -6,8 +6,7 @@
 //! `tests/fixtures/make-xml.sh` (its header describes the machine).
 
 use super::{
-    report_from_hwloc, Allowed, CacheLevel, MemoryAttributeValue, NodeInfo, PackageInfo,
-    TopologyReport,
+    report_from_hwloc, Allowed, CacheLevel, Machine, MemoryAttributeValue, NodeInfo, PackageInfo,
 };
 use hwlocality::Topology;
 
@@ -18,7 +17,7 @@ const FIXTURE: &str = concat!(
 
 const GIB: u64 = 1 << 30;
 
-fn report() -> TopologyReport {
+fn report() -> Machine {
     let topology = Topology::builder()
         .from_xml_file(FIXTURE)
         .unwrap_or_else(|error| panic!("cannot read {FIXTURE}: {error}"))
@@ -247,7 +246,7 @@ fn xml_memory_attributes_with_initiator_nodes() {
 fn xml_report_round_trips_through_json() {
     let report = report();
     let text = serde_json::to_string(&report).expect("serialisable");
-    let back: TopologyReport = serde_json::from_str(&text).expect("parses back");
+    let back: Machine = serde_json::from_str(&text).expect("parses back");
     assert_eq!(back, report);
     let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!(json["nodes"][4]["cpuless"], true);

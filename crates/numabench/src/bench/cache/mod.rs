@@ -20,7 +20,7 @@ use crate::kernels::{ChaseBlock, ChaseOrder};
 use crate::memory::PlacementCheck;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde_json::{json, Map};
 
 /// A buffer size the owner's caches hold at one level (or DRAM).
@@ -45,7 +45,7 @@ impl LevelSize {
 }
 
 /// The owner's data or unified cache of each level, smallest first.
-fn owner_caches(topology: &TopologyReport, owner: u32) -> Vec<(u32, u64)> {
+fn owner_caches(topology: &Machine, owner: u32) -> Vec<(u32, u64)> {
     let mut caches: Vec<(u32, u64)> = topology
         .caches
         .iter()
@@ -66,7 +66,7 @@ fn owner_caches(topology: &TopologyReport, owner: u32) -> Vec<(u32, u64)> {
 /// are not all in the smaller cache), in whole pages; DRAM: twice the
 /// largest cache, at least 16 MiB. Levels the owner has no cache of are
 /// left out.
-pub fn level_sizes(topology: &TopologyReport, owner: u32, levels: &[u32]) -> Vec<LevelSize> {
+pub fn level_sizes(topology: &Machine, owner: u32, levels: &[u32]) -> Vec<LevelSize> {
     const PAGE: u64 = 4096;
     let caches = owner_caches(topology, owner);
     let round = |bytes: u64| (bytes.div_ceil(PAGE) * PAGE).max(2 * PAGE) as usize;
@@ -111,7 +111,7 @@ pub struct Sharer {
 /// siblings share its L1 and L2) or any L1 or L2. A reader that shares
 /// one with the owner takes the lines from that cache without coherence
 /// traffic, so they stay Exclusive.
-pub fn share_private_cache(topology: &TopologyReport, a: u32, b: u32) -> bool {
+pub fn share_private_cache(topology: &Machine, a: u32, b: u32) -> bool {
     let same_core = topology
         .cores
         .iter()
@@ -129,7 +129,7 @@ pub fn share_private_cache(topology: &TopologyReport, a: u32, b: u32) -> bool {
 /// node. `Err` says why no allowed CPU qualifies (the state is then not
 /// measured: a sibling's reads would leave the lines Exclusive).
 pub fn sharer_for(
-    topology: &TopologyReport,
+    topology: &Machine,
     owner: u32,
     measurer: u32,
     allowed: &[u32],
@@ -400,7 +400,7 @@ mod tests {
     }
 
     /// Whether the sharer is apart from the owner by the relations' own rule.
-    fn relation_of_sharer(topology: &TopologyReport, owner: u32, cpu: u32) -> &'static str {
+    fn relation_of_sharer(topology: &Machine, owner: u32, cpu: u32) -> &'static str {
         match relations::relation_of(topology, owner, cpu) {
             Relation::SmtSibling | Relation::SameL2 => "private",
             _ => "apart",

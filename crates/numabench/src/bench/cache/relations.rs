@@ -2,7 +2,7 @@
 //! to the owner CPU (SMT sibling, a CPU sharing its L2, its L3, its node,
 //! its package, and one in another package per distinct SLIT distance).
 
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 use serde::Serialize;
 
 /// How a measuring CPU relates to the owner.
@@ -46,7 +46,7 @@ pub struct Measurer {
 }
 
 /// How `cpu` relates to `owner`.
-pub fn relation_of(topology: &TopologyReport, owner: u32, cpu: u32) -> Relation {
+pub fn relation_of(topology: &Machine, owner: u32, cpu: u32) -> Relation {
     let same_core = topology
         .cores
         .iter()
@@ -73,11 +73,7 @@ pub fn relation_of(topology: &TopologyReport, owner: u32, cpu: u32) -> Relation 
 /// One measuring CPU per relation present among `candidates` (the allowed
 /// CPUs), the first in `candidates`' order; for cross-node relations one
 /// per distinct distance from the owner's node. Ordered near to far.
-pub fn default_measurers(
-    topology: &TopologyReport,
-    owner: u32,
-    candidates: &[u32],
-) -> Vec<Measurer> {
+pub fn default_measurers(topology: &Machine, owner: u32, candidates: &[u32]) -> Vec<Measurer> {
     let mut chosen: Vec<Measurer> = Vec::new();
     for &cpu in candidates {
         if cpu == owner {
@@ -101,7 +97,7 @@ pub fn default_measurers(
 }
 
 /// `cpu` as a measurer of `owner`'s caches.
-pub fn measurer(topology: &TopologyReport, owner: u32, cpu: u32) -> Measurer {
+pub fn measurer(topology: &Machine, owner: u32, cpu: u32) -> Measurer {
     let distance = match (topology.node_of_cpu(owner), topology.node_of_cpu(cpu)) {
         (Some(from), Some(to)) => topology.distance(from, to),
         _ => None,
@@ -119,7 +115,7 @@ mod tests {
     use crate::topology::discover_from_xml;
     use std::path::Path;
 
-    fn fixture(name: &str) -> TopologyReport {
+    fn fixture(name: &str) -> Machine {
         discover_from_xml(Path::new(&format!(
             "{}/tests/fixtures/{name}",
             env!("CARGO_MANIFEST_DIR")

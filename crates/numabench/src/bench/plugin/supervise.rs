@@ -10,6 +10,10 @@
 //! ones are restored after ([`SignalGuard`]); a Ctrl-C recorded before by
 //! [`crate::interrupt`] counts as a SIGINT.
 
+use nix::sys::signal::{
+    killpg, sigaction, signal as set_handler, SaFlags, SigAction, SigHandler, SigSet, Signal,
+};
+use nix::unistd::{setpgid, Pid};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -31,29 +35,26 @@ extern "C" fn on_signal(signal: libc::c_int) {
 /// SIGINT and SIGTERM handlers that record the signal for the parent to
 /// forward; dropping the guard restores the handlers that were there.
 pub struct SignalGuard {
-    previous: [(libc::c_int, libc::sigaction); 2],
+    previous: [(Signal, Option<SigAction>); 2],
 }
 
 impl SignalGuard {
     /// Installs the recording handlers and clears any earlier signal.
     pub fn install() -> Self {
         SIGNAL.store(0, Ordering::SeqCst);
-        let install = |signal: libc::c_int| {
-            // SAFETY: sigaction structs are plain data; zeroed is a valid empty value.
-            let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
-            action.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-            // SAFETY: as above.
-            let mut previous: libc::sigaction = unsafe { std::mem::zeroed() };
-            // SAFETY: both pointers are valid for the call; the handler only stores
-            // to an atomic, which is async-signal-safe.
-            unsafe {
-                libc::sigemptyset(&mut action.sa_mask);
-                libc::sigaction(signal, &action, &mut previous);
-            }
+        // No flags, nothing masked: as a zeroed sigaction with an empty mask.
+        let action = SigAction::new(
+            SigHandler::Handler(on_signal),
+            SaFlags::empty(),
+            SigSet::empty(),
+        );
+        let install = |signal: Signal| {
+            // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+            let previous = unsafe { sigaction(signal, &action) }.ok();
             (signal, previous)
         };
         Self {
-            previous: [install(libc::SIGINT), install(libc::SIGTERM)],
+            previous: [install(Signal::SIGINT), install(Signal::SIGTERM)],
         }
     }
 }
@@ -61,8 +62,10 @@ impl SignalGuard {
 impl Drop for SignalGuard {
     fn drop(&mut self) {
         for (signal, previous) in &self.previous {
-            // SAFETY: `previous` is what sigaction returned for this signal.
-            unsafe { libc::sigaction(*signal, previous, std::ptr::null_mut()) };
+            if let Some(previous) = previous {
+                // SAFETY: `previous` is what sigaction returned for this signal.
+                let _ = unsafe { sigaction(*signal, previous) };
+            }
         }
     }
 }
@@ -70,19 +73,19 @@ impl Drop for SignalGuard {
 /// In the child, right after fork: its own process group, and the default
 /// action for the signals the parent forwards.
 pub fn in_child() {
-    // SAFETY: plain system calls on this process.
+    let _ = setpgid(Pid::from_raw(0), Pid::from_raw(0));
+    // SAFETY: restoring the default action installs no handler.
     unsafe {
-        libc::setpgid(0, 0);
-        libc::signal(libc::SIGINT, libc::SIG_DFL);
-        libc::signal(libc::SIGTERM, libc::SIG_DFL);
+        let _ = set_handler(Signal::SIGINT, SigHandler::SigDfl);
+        let _ = set_handler(Signal::SIGTERM, SigHandler::SigDfl);
     }
 }
 
 /// In the parent, right after fork: the same process group as
 /// [`in_child`] sets (whichever runs first wins the race; both agree).
 pub fn own_group(pid: libc::pid_t) {
-    // SAFETY: pid is our child; a failure (it already did it) is harmless.
-    unsafe { libc::setpgid(pid, pid) };
+    // pid is our child; a failure (it already did it) is harmless.
+    let _ = setpgid(Pid::from_raw(pid), Pid::from_raw(pid));
 }
 
 /// How the child ended.
@@ -128,14 +131,17 @@ fn reap(pid: libc::pid_t) -> libc::c_int {
 /// SIGKILLs the group (the child, a zombie at worst, still holds its id)
 /// and reaps the child.
 fn stop(pid: libc::pid_t, signal: libc::c_int) {
-    // SAFETY: -pid is the process group of our child, made at fork.
-    unsafe { libc::kill(-pid, signal) };
+    // The process group of our child, made at fork (kill(-pid)); a signal
+    // nix does not name (none is forwarded) goes out as SIGKILL below only.
+    if let Ok(signal) = Signal::try_from(signal) {
+        let _ = killpg(Pid::from_raw(pid), signal);
+    }
     let deadline = Instant::now() + GRACE;
     while !ended(pid) && Instant::now() < deadline {
         std::thread::sleep(TICK);
     }
-    // SAFETY: as above; the unreaped child keeps the group id from reuse.
-    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    // The unreaped child keeps the group id from reuse.
+    let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
     reap(pid);
 }
 

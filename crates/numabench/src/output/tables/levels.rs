@@ -1,7 +1,7 @@
 //! Which cache level a working set falls in.
 
 use crate::output::Record;
-use crate::topology::TopologyReport;
+use crate::topology::Machine;
 
 /// The data caches one CPU sees, smallest first (`L1d 32 KiB`, `L2
 /// 1 MiB`, ...), to name the level a working set fits in. Empty when
@@ -20,7 +20,7 @@ impl CacheLadder {
     }
 
     /// The data and unified CPU caches of a topology, one per level.
-    pub fn of(topology: &TopologyReport) -> Self {
+    pub fn of(topology: &Machine) -> Self {
         let mut levels: Vec<(String, u64)> = Vec::new();
         for cache in &topology.caches {
             let name = match cache.cache_type.as_str() {

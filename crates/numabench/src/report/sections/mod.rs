@@ -11,6 +11,7 @@ pub mod c2c;
 pub mod cluster;
 pub mod contention;
 pub mod doctor;
+pub mod findings;
 pub mod hmat;
 pub mod latency;
 pub mod loaded_latency;
@@ -24,7 +25,6 @@ pub mod per_cpu;
 pub mod record_table;
 pub mod run;
 pub mod scaling;
-pub mod summary;
 pub mod tables;
 #[cfg(test)]
 mod tests;
@@ -76,7 +76,7 @@ pub fn accounted(data: &Dataset) -> (usize, usize) {
 pub const KINDS: &[SectionKind] = &[
     SectionKind {
         benchmarks: &["summary"],
-        build: summary::build,
+        build: findings::build,
         shows: every,
     },
     SectionKind {

@@ -374,7 +374,7 @@ fn summary_sentences_get_their_own_section_first() {
         .map(|r| r.text("sentence").unwrap())
         .collect();
     assert!(!written.is_empty());
-    assert_eq!(summary::sentences(&data), written);
+    assert_eq!(findings::sentences(&data), written);
     let ids = sections_of(&data);
     assert_eq!(ids[0], "summary", "{ids:?}");
     // Summary records are shown by their section, not under "Other records"
@@ -394,7 +394,7 @@ fn summary_sentences_get_their_own_section_first() {
     let mut two = fixture(&["characterize-summary.jsonl"]);
     let text = std::fs::read_to_string(format!("{FIXTURES}characterize-summary.jsonl")).unwrap();
     two.load("second.jsonl", &text);
-    let both = summary::sentences(&two);
+    let both = findings::sentences(&two);
     assert_eq!(both.len(), 2 * written.len());
     assert!(
         both[0].ends_with("(characterize-summary.jsonl)"),

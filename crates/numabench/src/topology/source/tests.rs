@@ -115,7 +115,7 @@ fn older_reports_read_as_this_machine() {
     let object = json.as_object_mut().unwrap();
     object.remove("this_system");
     object.remove("source");
-    let old: crate::topology::TopologyReport = serde_json::from_value(json).unwrap();
+    let old: crate::topology::Machine = serde_json::from_value(json).unwrap();
     assert!(old.this_system);
     assert_eq!(old.source, THIS_MACHINE);
 }

@@ -239,7 +239,7 @@ fn numa_node(topology: &Topology, node: u32) -> Option<&TopologyObject> {
 /// This machine's topology, or the one `xml` describes.
 fn load(xml: Option<&Path>) -> Result<Topology, MemattrsError> {
     let fail = |error: &dyn std::fmt::Display| MemattrsError::Topology(error.to_string());
-    let builder = super::discover::keep_memory_side_caches(Topology::builder())
+    let builder = crate::topology::keep_memory_side_caches(Topology::builder())
         .map_err(|error| fail(&error))?;
     let builder = match xml {
         Some(path) => builder.from_xml_file(path).map_err(|error| fail(&error))?,

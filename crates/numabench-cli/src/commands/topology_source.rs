@@ -3,12 +3,12 @@
 //! another machine's topology for a measurement: status 2).
 
 use crate::exit::CliError;
-use numabench::topology::{check_measurable, discover, Purpose, TopologyError, TopologyReport};
+use numabench::topology::{check_measurable, discover, Machine, Purpose, TopologyError};
 use std::path::Path;
 
 /// The topology for `purpose`: the hwloc XML `file` when given, else this
 /// machine's (see [`numabench::topology::discover`]).
-pub fn topology_for(file: Option<&Path>, purpose: Purpose) -> Result<TopologyReport, CliError> {
+pub fn topology_for(file: Option<&Path>, purpose: Purpose) -> Result<Machine, CliError> {
     discover(file, purpose).map_err(|error| topology_error(error, file))
 }
 

@@ -1,5 +1,8 @@
 //! CPU time and context switches of this process (getrusage).
 
+use nix::sys::resource::{getrusage, UsageWho};
+use nix::sys::time::TimeVal;
+
 /// A difference of two getrusage snapshots.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Usage {
@@ -9,18 +12,18 @@ pub struct Usage {
     pub involuntary_switches: i64,
 }
 
-/// This process's usage so far.
+/// This process's usage so far (all zero in the unlikely case getrusage
+/// fails: RUSAGE_SELF cannot be refused).
 pub fn usage_now() -> Usage {
-    // SAFETY: rusage is plain data; getrusage fills it.
-    let mut raw: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: RUSAGE_SELF with a valid pointer.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut raw) };
-    let seconds = |time: libc::timeval| time.tv_sec as f64 + time.tv_usec as f64 * 1e-6;
+    let Ok(raw) = getrusage(UsageWho::RUSAGE_SELF) else {
+        return Usage::default();
+    };
+    let seconds = |time: TimeVal| time.tv_sec() as f64 + time.tv_usec() as f64 * 1e-6;
     Usage {
-        user_seconds: seconds(raw.ru_utime),
-        system_seconds: seconds(raw.ru_stime),
-        voluntary_switches: raw.ru_nvcsw,
-        involuntary_switches: raw.ru_nivcsw,
+        user_seconds: seconds(raw.user_time()),
+        system_seconds: seconds(raw.system_time()),
+        voluntary_switches: raw.voluntary_context_switches(),
+        involuntary_switches: raw.involuntary_context_switches(),
     }
 }
 

@@ -21,7 +21,7 @@ fn this_machine_by_default() -> String {
 
 /// Everything `numabench topo` reports about a machine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TopologyReport {
+pub struct Machine {
     /// See [`TOPOLOGY_SCHEMA_VERSION`].
     pub schema_version: u32,
     /// True when the report describes the machine numabench runs on;
@@ -196,7 +196,7 @@ impl Allowed {
     }
 }
 
-impl TopologyReport {
+impl Machine {
     /// The node with this OS index.
     pub fn node(&self, index: u32) -> Option<&NodeInfo> {
         self.nodes.iter().find(|node| node.index == index)

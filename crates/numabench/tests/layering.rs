@@ -1,0 +1,239 @@
+//! The library's layering rules that can be read from its sources
+//! (ARCHITECTURE.md states them): a lower module never reaches up into a
+//! module built on it, and the module list a newcomer reads first is
+//! complete. Each rule is checked on the real sources, and each check is
+//! also shown to catch an offence on a made-up file, so it cannot pass by
+//! finding nothing.
+
+use std::fs;
+use std::path::Path;
+
+/// Every `.rs` file under `directory`, with its path relative to `root`.
+fn sources(root: &Path, directory: &Path, files: &mut Vec<(String, String)>) {
+    for entry in fs::read_dir(directory).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(root, &path, files);
+        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            let relative = path.strip_prefix(root).unwrap().display().to_string();
+            files.push((relative, fs::read_to_string(&path).unwrap()));
+        }
+    }
+}
+
+/// The library's sources, paths relative to `src/`.
+fn library() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &root, &mut files);
+    assert!(files.len() > 100, "the sources were not found");
+    files
+}
+
+/// Whether `path` holds only test code (`tests.rs`, `*_tests.rs`).
+fn test_file(path: &str) -> bool {
+    path.ends_with("/tests.rs") || path.ends_with("_tests.rs") || path.contains("/tests/")
+}
+
+/// The non-test part of a source file: up to its `#[cfg(test)]` module,
+/// comments dropped.
+fn code(text: &str) -> String {
+    text.split("#[cfg(test)]")
+        .next()
+        .unwrap_or(text)
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `file:line: text` for each non-test line of the files under `folder`
+/// that names one of `modules` as `crate::MODULE` (or `super::MODULE`
+/// from the folder's own `mod.rs`).
+fn reaches(files: &[(String, String)], folder: &str, modules: &[&str]) -> Vec<String> {
+    let mut offences = Vec::new();
+    for (path, text) in files {
+        if !path.starts_with(&format!("{folder}/")) || test_file(path) {
+            continue;
+        }
+        for (number, line) in code(text).lines().enumerate() {
+            if modules
+                .iter()
+                .any(|module| line.contains(&format!("crate::{module}::")))
+            {
+                offences.push(format!("{path}:{}: {}", number + 1, line.trim()));
+            }
+        }
+    }
+    offences
+}
+
+/// The modules built on records and measurements: `topology` describes the
+/// machine and is read by all of them, so it may name none.
+const ABOVE_TOPOLOGY: [&str; 11] = [
+    "output",
+    "bench",
+    "apps",
+    "runner",
+    "report",
+    "compare",
+    "summary",
+    "cluster",
+    "overdecompose",
+    "memattrs",
+    "stats",
+];
+
+#[test]
+fn topology_builds_no_records_and_measures_nothing() {
+    let offences = reaches(&library(), "topology", &ABOVE_TOPOLOGY);
+    assert!(
+        offences.is_empty(),
+        "topology reaches into modules built on it (records belong to the command's module):\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn runner_and_overdecompose_do_not_go_through_apps() {
+    let files = library();
+    let mut offences = reaches(&files, "runner", &["apps"]);
+    offences.extend(reaches(&files, "overdecompose", &["apps"]));
+    assert!(
+        offences.is_empty(),
+        "runner and overdecompose use apps (counters, clock and memory are shared top-level modules):\n{}",
+        offences.join("\n")
+    );
+}
+
+/// Questions about which nodes this process may use, answered once.
+const TOPOLOGY_QUESTIONS: [&str; 2] = ["fn cpu_nodes(", "fn memory_nodes("];
+
+/// Definitions of a topology question outside `topology/`.
+fn questions_elsewhere(files: &[(String, String)]) -> Vec<String> {
+    let mut offences = Vec::new();
+    for (path, text) in files {
+        if path.starts_with("topology/") || test_file(path) {
+            continue;
+        }
+        for (number, line) in code(text).lines().enumerate() {
+            if TOPOLOGY_QUESTIONS.iter().any(|name| line.contains(name)) {
+                offences.push(format!("{path}:{}: {}", number + 1, line.trim()));
+            }
+        }
+    }
+    offences
+}
+
+#[test]
+fn topology_questions_are_answered_in_topology() {
+    let files = library();
+    assert!(files
+        .iter()
+        .any(|(path, text)| path.starts_with("topology/")
+            && TOPOLOGY_QUESTIONS.iter().all(|name| text.contains(name))));
+    let offences = questions_elsewhere(&files);
+    assert!(
+        offences.is_empty(),
+        "which nodes are usable is a topology question, defined outside topology/:\n{}",
+        offences.join("\n")
+    );
+}
+
+/// The modules `lib.rs` declares that its doc comment does not name.
+fn modules_missing_from_doc(lib: &str) -> Vec<String> {
+    let doc: String = lib
+        .lines()
+        .filter(|line| line.starts_with("//!"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    lib.lines()
+        .filter_map(|line| line.trim().strip_prefix("pub mod "))
+        .map(|rest| rest.trim_end_matches(';').to_string())
+        .filter(|module| !doc.contains(&format!("[`{module}`]")))
+        .collect()
+}
+
+#[test]
+fn lib_doc_lists_every_module() {
+    let lib = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    assert!(lib.contains("pub mod topology;"));
+    let missing = modules_missing_from_doc(&lib);
+    assert!(
+        missing.is_empty(),
+        "lib.rs declares modules its doc list does not name: {missing:?}"
+    );
+}
+
+/// Files named like a top-level module they are not part of, where the
+/// name meant something else: `summary` is characterize's findings
+/// (`crate::summary`), nothing else is called that.
+fn borrowed_names(files: &[(String, String)]) -> Vec<String> {
+    files
+        .iter()
+        .map(|(path, _)| path)
+        .filter(|path| path.ends_with("/summary.rs") && !path.starts_with("summary/"))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn one_module_is_called_summary() {
+    let files = library();
+    assert!(files.iter().any(|(path, _)| path == "summary/mod.rs"));
+    let offences = borrowed_names(&files);
+    assert!(
+        offences.is_empty(),
+        "files called summary.rs outside the summary module: {offences:?}"
+    );
+}
+
+#[test]
+fn each_check_catches_an_offence() {
+    let files = vec![
+        (
+            "topology/export.rs".to_string(),
+            "use crate::output::Record;\n#[cfg(test)]\nmod tests { use crate::bench::x; }\n"
+                .to_string(),
+        ),
+        (
+            "topology/fixture_tests.rs".to_string(),
+            "use crate::bench::working_set_for;\n".to_string(),
+        ),
+        (
+            "runner/counted.rs".to_string(),
+            "// crate::apps:: in a comment\nuse crate::apps::{perf_params};\n".to_string(),
+        ),
+        (
+            "bench/placed.rs".to_string(),
+            "pub fn memory_nodes(topology: &Machine) -> Vec<u32> {".to_string(),
+        ),
+        (
+            "topology/usable_nodes.rs".to_string(),
+            "pub fn memory_nodes(topology: &Machine) -> Vec<u32> {".to_string(),
+        ),
+    ];
+    assert_eq!(
+        reaches(&files, "topology", &ABOVE_TOPOLOGY),
+        ["topology/export.rs:1: use crate::output::Record;"]
+    );
+    assert_eq!(
+        reaches(&files, "runner", &["apps"]),
+        ["runner/counted.rs:2: use crate::apps::{perf_params};"]
+    );
+    assert_eq!(
+        questions_elsewhere(&files),
+        ["bench/placed.rs:1: pub fn memory_nodes(topology: &Machine) -> Vec<u32> {"]
+    );
+    assert_eq!(
+        borrowed_names(&[
+            ("mpi_monitor/summary.rs".to_string(), String::new()),
+            ("summary/doctor.rs".to_string(), String::new()),
+        ]),
+        ["mpi_monitor/summary.rs"]
+    );
+    assert_eq!(
+        modules_missing_from_doc("//! - [`parse`]: lists\npub mod parse;\npub mod units;\n"),
+        ["units"]
+    );
+}
