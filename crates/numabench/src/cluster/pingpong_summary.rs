@@ -16,6 +16,7 @@
 use super::report::single;
 use super::tags;
 use crate::output::{Placement, Record, Unit};
+use numabench_schema::benchmark;
 use serde_json::{json, Map, Value};
 
 /// The `params` keys naming the two ends of a pair record.
@@ -98,7 +99,7 @@ pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
                 }
             }
             Record {
-                benchmark: "mpi-pingpong".into(),
+                benchmark: benchmark::MPI_PINGPONG.into(),
                 metric: format!("{metric}_best_partner"),
                 value,
                 unit: example.unit,

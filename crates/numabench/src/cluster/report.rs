@@ -7,6 +7,7 @@ use super::settings::{differing, Difference};
 use super::tags;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::{Sample, Summary};
+use numabench_schema::benchmark;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -194,7 +195,7 @@ pub fn single(value: f64) -> Summary {
 
 fn record(metric: &str, value: f64, unit: Unit, params: Map<String, Value>) -> Record {
     Record {
-        benchmark: "cluster".to_string(),
+        benchmark: benchmark::CLUSTER.to_string(),
         metric: metric.to_string(),
         value,
         unit,

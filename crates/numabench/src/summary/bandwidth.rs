@@ -4,6 +4,8 @@
 use super::figures::{figure_span, local_and_remote, matrix, of, param_str, param_u64, span};
 use super::{factor_range, Sentence};
 use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 use serde_json::{json, Map};
 use std::collections::BTreeMap;
 
@@ -11,11 +13,11 @@ use std::collections::BTreeMap;
 /// read bandwidth, with the thread count it took: all threads of a node.
 fn all_threads(records: &[Record]) -> BTreeMap<(u64, u64), (f64, u64)> {
     let mut best: BTreeMap<(u64, u64), (f64, u64)> = BTreeMap::new();
-    for record in of(records, "scaling", "read_bandwidth") {
+    for record in of(records, benchmark::SCALING, "read_bandwidth") {
         let (Some(cpu_node), Some(mem_node), Some(threads)) = (
-            param_u64(record, "cpu_node"),
-            param_u64(record, "mem_node"),
-            param_u64(record, "threads"),
+            param_u64(record, key::CPU_NODE),
+            param_u64(record, key::MEM_NODE),
+            param_u64(record, key::THREADS),
         ) else {
             continue;
         };
@@ -30,18 +32,18 @@ fn all_threads(records: &[Record]) -> BTreeMap<(u64, u64), (f64, u64)> {
 /// One thread's read bandwidth per (cpu_node, mem_node): the serial
 /// matrix, else scaling's one-thread points.
 fn one_thread(records: &[Record]) -> BTreeMap<(u64, u64), f64> {
-    let serial = of(records, "matrix-bandwidth", "read_bandwidth")
-        .any(|record| param_str(record, "mode").is_none_or(|mode| mode == "serial"));
+    let serial = of(records, benchmark::MATRIX_BANDWIDTH, "read_bandwidth")
+        .any(|record| param_str(record, key::MODE).is_none_or(|mode| mode == "serial"));
     if serial {
-        return matrix(records, "matrix-bandwidth", "read_bandwidth");
+        return matrix(records, benchmark::MATRIX_BANDWIDTH, "read_bandwidth");
     }
-    of(records, "scaling", "read_bandwidth")
-        .filter(|record| param_u64(record, "threads") == Some(1))
+    of(records, benchmark::SCALING, "read_bandwidth")
+        .filter(|record| param_u64(record, key::THREADS) == Some(1))
         .filter_map(|record| {
             Some((
                 (
-                    param_u64(record, "cpu_node")?,
-                    param_u64(record, "mem_node")?,
+                    param_u64(record, key::CPU_NODE)?,
+                    param_u64(record, key::MEM_NODE)?,
                 ),
                 record.value,
             ))

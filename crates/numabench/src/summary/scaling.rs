@@ -5,6 +5,8 @@
 use super::figures::param_u64;
 use super::Sentence;
 use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -16,12 +18,12 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     let mut curves: BTreeMap<(String, u64, u64), Vec<(u64, f64)>> = BTreeMap::new();
     for record in records
         .iter()
-        .filter(|record| record.benchmark == "scaling")
+        .filter(|record| record.benchmark == benchmark::SCALING)
     {
         let (Some(cpu_node), Some(mem_node), Some(threads)) = (
-            param_u64(record, "cpu_node"),
-            param_u64(record, "mem_node"),
-            param_u64(record, "threads"),
+            param_u64(record, key::CPU_NODE),
+            param_u64(record, key::MEM_NODE),
+            param_u64(record, key::THREADS),
         ) else {
             continue;
         };
