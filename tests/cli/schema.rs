@@ -88,7 +88,17 @@ const COMMANDS: &[&[&str]] = &[
         "--threads-placements",
         "compact",
     ],
-    &["characterize", "--repeat", "1", "--budget", "1m"],
+    // Latency alone: the smallest characterize that still writes its
+    // summary records.
+    &[
+        "characterize",
+        "--only",
+        "latency",
+        "--repeat",
+        "1",
+        "--budget",
+        "1m",
+    ],
 ];
 
 #[test]
@@ -117,6 +127,27 @@ fn every_line_the_commands_write_matches_the_shipped_schema() {
         compared.to_str().unwrap(),
     ]);
     assert!(assert_jsonl_matches(&compared) >= 1);
+}
+
+/// The results files checked in as fixtures (report, records) are real
+/// outputs of earlier versions: they still match.
+#[test]
+fn the_fixture_results_files_match_the_shipped_schema() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../numabench/tests/fixtures");
+    let mut checked = 0;
+    for folder in ["report", "records"] {
+        for entry in std::fs::read_dir(fixtures.join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            if path
+                .extension()
+                .is_some_and(|extension| extension == "jsonl")
+            {
+                assert_jsonl_matches(&path);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} fixture files found");
 }
 
 #[test]

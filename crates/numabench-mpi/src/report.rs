@@ -228,17 +228,7 @@ fn record(metric: &str, value: f64, unit: Unit, params: Map<String, Value>) -> V
         unit,
         params,
         placement: Placement::default(),
-        stats: Summary {
-            n: 1,
-            min: value,
-            median: value,
-            mean: value,
-            max: value,
-            stddev: 0.0,
-            cv: 0.0,
-            p90: value,
-            p99: value,
-        },
+        stats: Summary::single(value),
     };
     serde_json::to_value(Line::Record { record }).expect("a record is JSON")
 }

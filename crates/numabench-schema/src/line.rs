@@ -37,17 +37,7 @@ mod tests {
             unit: Unit::Nanoseconds,
             params: Map::new(),
             placement: Placement::default(),
-            stats: Summary {
-                n: 1,
-                min: 80.5,
-                median: 80.5,
-                mean: 80.5,
-                max: 80.5,
-                stddev: 0.0,
-                cv: 0.0,
-                p90: 80.5,
-                p99: 80.5,
-            },
+            stats: Summary::single(80.5),
         };
         let text = serde_json::to_string(&Line::Record {
             record: record.clone(),

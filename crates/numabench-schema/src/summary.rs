@@ -22,3 +22,21 @@ pub struct Summary {
     /// 99th percentile.
     pub p99: f64,
 }
+
+impl Summary {
+    /// The statistics of a record whose value is one observation, not
+    /// repetitions: `n` 1, every order statistic the value, no spread.
+    pub fn single(value: f64) -> Self {
+        Summary {
+            n: 1,
+            min: value,
+            median: value,
+            mean: value,
+            max: value,
+            stddev: 0.0,
+            cv: 0.0,
+            p90: value,
+            p99: value,
+        }
+    }
+}

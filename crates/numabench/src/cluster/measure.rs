@@ -4,7 +4,6 @@
 //! `topology.allowed` has them) in the `compact` order.
 
 use super::parts::{Part, Per};
-use super::report::single;
 use super::settings::host_settings;
 use crate::bench::{
     check_memory_fits, cpus_of_node, run_bandwidth, run_bandwidth_matrix, run_latency,
@@ -14,6 +13,7 @@ use crate::doctor::{run_doctor, SystemFiles};
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::{CollectRunMetadata, Placement, Record, RunMetadata, Sink, Unit};
+use crate::stats::Summary;
 use crate::threads::CpuOrder;
 use crate::topology::{cpu_nodes, memory_nodes};
 use numabench_schema::benchmark;
@@ -118,7 +118,7 @@ fn topo_record(context: &Context) -> Measured {
             unit: Unit::Count,
             params,
             placement: Placement::default(),
-            stats: single(value),
+            stats: Summary::single(value),
         },
         node: None,
         key: None,

@@ -13,9 +13,9 @@
 //! as their own metric (`same_host_<metric>_best_partner`, compared under
 //! `pingpong same-host <metric>`).
 
-use super::report::single;
 use super::tags;
 use crate::output::{Placement, Record, Unit};
+use crate::stats::Summary;
 use numabench_schema::benchmark;
 use serde_json::{json, Map, Value};
 
@@ -105,7 +105,7 @@ pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
                 unit: example.unit,
                 params,
                 placement: Placement::default(),
-                stats: single(value),
+                stats: Summary::single(value),
             }
         })
         .collect()
@@ -130,7 +130,7 @@ mod tests {
             unit: Unit::Nanoseconds,
             params,
             placement: Placement::default(),
-            stats: single(value),
+            stats: Summary::single(value),
         }
     }
 

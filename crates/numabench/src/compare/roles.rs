@@ -38,7 +38,7 @@ fn number(record: &Record, name: &str) -> Option<u64> {
 
 /// Where the working set sits: a cache level or `DRAM`.
 pub fn level(record: &Record) -> Option<String> {
-    match text(record, key::CACHE_LEVEL) {
+    match record.typed_params().cache_level() {
         Some("memory") => Some("DRAM".into()),
         Some(level) => Some(level.to_string()),
         None => (record.params.get(key::CACHE_AFFECTED) == Some(&Value::Bool(false)))
@@ -60,9 +60,10 @@ fn memory(record: &Record) -> Option<&str> {
 fn local_memory(record: &Record) -> bool {
     match memory(record) {
         None | Some("first-touch") => true,
-        Some(policy) => {
-            number(record, key::CPU_NODE).is_some_and(|node| policy == format!("bind:{node}"))
-        }
+        Some(policy) => record
+            .typed_params()
+            .cpu_node()
+            .is_some_and(|node| policy == format!("bind:{node}")),
     }
 }
 
@@ -78,11 +79,11 @@ impl Threads {
     fn of(records: &[Record]) -> Self {
         let mut threads = Self::default();
         for record in records {
-            let Some(count) = number(record, key::THREADS) else {
+            let Some(count) = record.typed_params().threads() else {
                 continue;
             };
             threads.most = threads.most.max(count);
-            if let Some(node) = number(record, key::CPU_NODE) {
+            if let Some(node) = record.typed_params().cpu_node() {
                 let most = threads.per_node.entry(node).or_default();
                 *most = (*most).max(count);
             }
@@ -92,7 +93,7 @@ impl Threads {
 
     /// `1 thread`, `all threads` or `N threads`.
     fn of_machine(&self, record: &Record) -> Option<String> {
-        let count = number(record, key::THREADS)?;
+        let count = record.typed_params().threads()?;
         Some(match count {
             1 => "1 thread".into(),
             _ if count == self.most => "all threads".into(),
@@ -102,8 +103,8 @@ impl Threads {
 
     /// `1 thread` or `all threads of a node`; None for counts between.
     fn of_node(&self, record: &Record) -> Option<String> {
-        let count = number(record, key::THREADS)?;
-        let node = number(record, key::CPU_NODE)?;
+        let count = record.typed_params().threads()?;
+        let node = record.typed_params().cpu_node()?;
         match count {
             1 => Some("1 thread".into()),
             _ if Some(&count) == self.per_node.get(&node) => Some("all threads of a node".into()),
@@ -120,18 +121,18 @@ struct Distances {
 
 impl Distances {
     fn row(record: &Record) -> Option<(String, u64)> {
-        Some((record.benchmark.clone(), number(record, key::CPU_NODE)?))
+        Some((record.benchmark.clone(), record.typed_params().cpu_node()?))
     }
 
     fn of(records: &[Record]) -> Self {
         let mut distances = Self::default();
         for record in records.iter().filter(|r| r.benchmark.starts_with("matrix")) {
-            let (Some(row), Some(column)) = (Self::row(record), number(record, key::MEM_NODE))
+            let (Some(row), Some(column)) = (Self::row(record), record.typed_params().mem_node())
             else {
                 continue;
             };
             if row.1 != column {
-                let distance = number(record, key::SLIT_DISTANCE).unwrap_or(0);
+                let distance = record.typed_params().slit_distance().unwrap_or(0);
                 distances.per_row.entry(row).or_default().push(distance);
             }
         }
@@ -141,13 +142,14 @@ impl Distances {
     /// `local`, or the remote ranks of the cell: `remote (nearest)`,
     /// `remote (farthest)`, both, or none (a distance between).
     fn ranks(&self, record: &Record) -> Vec<&'static str> {
-        let (Some(row), Some(column)) = (Self::row(record), number(record, key::MEM_NODE)) else {
+        let (Some(row), Some(column)) = (Self::row(record), record.typed_params().mem_node())
+        else {
             return Vec::new();
         };
         if row.1 == column {
             return vec!["local"];
         }
-        let distance = number(record, key::SLIT_DISTANCE).unwrap_or(0);
+        let distance = record.typed_params().slit_distance().unwrap_or(0);
         let Some(remote) = self.per_row.get(&row) else {
             return Vec::new();
         };
@@ -168,13 +170,13 @@ fn sweep_sizes(records: &[Record]) -> HashMap<(String, String), u64> {
     let cpu = records
         .iter()
         .find(|record| record.benchmark == benchmark::LATENCY)
-        .and_then(|record| number(record, key::CPU));
+        .and_then(|record| record.typed_params().cpu());
     let mut sizes: HashMap<(String, String), u64> = HashMap::new();
     for record in records {
-        if record.benchmark != benchmark::LATENCY || number(record, key::CPU) != cpu {
+        if record.benchmark != benchmark::LATENCY || record.typed_params().cpu() != cpu {
             continue;
         }
-        let (Some(level), Some(size)) = (level(record), number(record, key::SIZE_BYTES)) else {
+        let (Some(level), Some(size)) = (level(record), record.typed_params().size_bytes()) else {
             continue;
         };
         let dram = level == "DRAM";
@@ -204,7 +206,7 @@ fn latency_metric(metric: &str) -> Option<&'static str> {
 
 /// `read_bandwidth` as `read bandwidth`.
 fn bandwidth_metric(record: &Record) -> Option<String> {
-    let kernel = text(record, key::KERNEL)?;
+    let kernel = record.typed_params().kernel()?;
     (record.metric == format!("{kernel}_bandwidth")).then(|| format!("{kernel} bandwidth"))
 }
 
@@ -231,7 +233,7 @@ fn roles_of(
         "latency" => one((|| {
             let metric = latency_metric(&record.metric)?;
             let level = level(record)?;
-            let size = number(record, key::SIZE_BYTES)?;
+            let size = record.typed_params().size_bytes()?;
             let chosen = sizes.get(&(record.metric.clone(), level.clone()))?;
             (size == *chosen && local_memory(record)).then(|| format!("{level} latency{metric}"))
         })()),

@@ -146,6 +146,16 @@ mod tests {
         );
     }
 
+    #[test]
+    fn one_value_summarises_as_the_schema_single_summary() {
+        for value in [0.0, 3.5, -2.0, 1e12] {
+            assert_eq!(
+                Sample::new([value]).unwrap().summary(),
+                Summary::single(value)
+            );
+        }
+    }
+
     proptest! {
         #[test]
         fn order_statistics_are_ordered(values in proptest::collection::vec(-1e6f64..1e6, 1..50)) {

@@ -7,7 +7,6 @@ use super::figures::{figure, nodes_seen, of};
 use super::Sentence;
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
 use serde_json::{json, Map};
 
 pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
@@ -28,7 +27,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     };
     let threads = of(records, benchmark::CONTENTION, "contended_bandwidth")
         .next()
-        .and_then(|record| super::figures::param_u64(record, key::THREADS))
+        .and_then(|record| record.typed_params().threads())
         .unwrap_or(0);
     let mut params = Map::new();
     params.insert("contended_gbs".into(), json!(contended));

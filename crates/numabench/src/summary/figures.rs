@@ -54,8 +54,8 @@ pub(super) fn matrix_records<'a>(
         .filter_map(|record| {
             Some((
                 (
-                    param_u64(record, key::CPU_NODE)?,
-                    param_u64(record, key::MEM_NODE)?,
+                    record.typed_params().cpu_node()?,
+                    record.typed_params().mem_node()?,
                 ),
                 record,
             ))

@@ -8,7 +8,6 @@ use super::figures::{matrix_records, of, param_u64};
 use super::Sentence;
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
 use serde_json::{json, Map};
 
 /// The smallest gap named as an outlier (10%).
@@ -42,14 +41,14 @@ fn slow_cpus(records: &[Record]) -> Vec<Sentence> {
                 } else {
                     1.0 - record.value
                 };
-                Some((param_u64(record, key::CPU)?, gap, record))
+                Some((record.typed_params().cpu()?, gap, record))
             })
             .reduce(|a, b| if b.1 > a.1 { b } else { a });
         let Some((cpu, gap, ratio_record)) = worst else {
             continue;
         };
         let Some(measurement) = of(records, benchmark::PER_CPU, measured)
-            .find(|record| param_u64(record, key::CPU) == Some(cpu))
+            .find(|record| record.typed_params().cpu() == Some(cpu))
         else {
             continue;
         };
@@ -88,7 +87,7 @@ fn slow_pair(records: &[Record]) -> Option<Sentence> {
     for (&(row, column), &record) in &cells {
         if row != column && cells.contains_key(&(column, column)) {
             groups
-                .entry(param_u64(record, key::SLIT_DISTANCE))
+                .entry(record.typed_params().slit_distance())
                 .or_default()
                 .push(((row, column), record));
         }

@@ -17,7 +17,12 @@ fn mlp(records: &[Record]) -> Option<Sentence> {
     // One core's curve: records without a thread count (mlp --threads
     // writes `threads`), of the first CPU seen.
     let curve: Vec<(u64, f64)> = of(records, benchmark::MLP, "mlp")
-        .filter(|record| param_u64(record, key::THREADS).is_none_or(|threads| threads == 1))
+        .filter(|record| {
+            record
+                .typed_params()
+                .threads()
+                .is_none_or(|threads| threads == 1)
+        })
         .filter_map(|record| Some((param_u64(record, key::CHAINS)?, record.value)))
         .collect();
     if curve.len() < 2 {

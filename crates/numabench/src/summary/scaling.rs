@@ -2,11 +2,9 @@
 //! memory node), the fewest threads that reach 90% of the curve's peak,
 //! and the share of that peak one thread gets.
 
-use super::figures::param_u64;
 use super::Sentence;
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -21,9 +19,9 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         .filter(|record| record.benchmark == benchmark::SCALING)
     {
         let (Some(cpu_node), Some(mem_node), Some(threads)) = (
-            param_u64(record, key::CPU_NODE),
-            param_u64(record, key::MEM_NODE),
-            param_u64(record, key::THREADS),
+            record.typed_params().cpu_node(),
+            record.typed_params().mem_node(),
+            record.typed_params().threads(),
         ) else {
             continue;
         };
