@@ -8,6 +8,7 @@ use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::{lines, range_key, ranges, Range3, Series};
 use numabench_schema::benchmark;
+use numabench_schema::params::key;
 
 /// A configuration's label: placement + thread scheme (x threads per CPU).
 pub fn configuration(r: &Rec) -> String {
@@ -139,7 +140,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
                         "configuration",
                         "placement",
                         "threads_placement",
-                        "threads",
+                        key::THREADS,
                         "significantly_fastest",
                         "p_value",
                     ],

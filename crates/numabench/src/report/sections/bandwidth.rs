@@ -22,7 +22,7 @@ pub fn bandwidth_curves(data: &Dataset) -> Vec<Series> {
     curves(
         data.of(benchmark::BANDWIDTH)
             .filter(|r| r.metric.ends_with("_bandwidth") && r.params.get("each_cpu").is_none()),
-        "size_bytes",
+        key::SIZE_BYTES,
         curve_label,
     )
 }
@@ -57,12 +57,12 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &records_table(
                 others.into_iter(),
                 &[
-                    "cpu",
-                    "cpu_node",
-                    "mem_node",
-                    "kernel",
-                    "threads",
-                    "size_bytes",
+                    key::CPU,
+                    key::CPU_NODE,
+                    key::MEM_NODE,
+                    key::KERNEL,
+                    key::THREADS,
+                    key::SIZE_BYTES,
                 ],
             )
             .to_html(),

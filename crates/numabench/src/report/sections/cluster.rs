@@ -8,6 +8,7 @@ use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
 use crate::report::strip_plot::{key, strips, Strip};
 use numabench_schema::benchmark;
+use numabench_schema::params::key;
 use std::collections::BTreeMap;
 
 /// The median of some values (mean of the middle two for an even count).
@@ -159,11 +160,11 @@ pub fn build(data: &Dataset) -> Option<Section> {
         records_table(
             all.into_iter(),
             &[
-                "host",
+                key::HOST,
                 "rank",
                 "part",
-                "size_bytes",
-                "kernel",
+                key::SIZE_BYTES,
+                key::KERNEL,
                 "message_bytes"
             ],
         )

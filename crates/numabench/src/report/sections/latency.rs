@@ -56,7 +56,7 @@ pub fn latency_curves(data: &Dataset) -> Vec<Series> {
             .any(|setting| setting[part].1 != settings[0][part].1)
     };
     let varying: Vec<usize> = (0..5).filter(|&part| varies(part)).collect();
-    curves(records.iter().copied(), "size_bytes", |r| {
+    curves(records.iter().copied(), key::SIZE_BYTES, |r| {
         let setting = setting(data, r);
         let mut label = curve_label(r);
         for &part in &varying {
@@ -103,10 +103,10 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &records_table(
                 ratios.into_iter(),
                 &[
-                    "cpu",
-                    "cpu_node",
-                    "mem_node",
-                    "size_bytes",
+                    key::CPU,
+                    key::CPU_NODE,
+                    key::MEM_NODE,
+                    key::SIZE_BYTES,
                     "deviation_from_node_median",
                 ],
             )

@@ -14,7 +14,7 @@ use numabench_schema::params::key;
 pub fn mlp_curves(data: &Dataset, metric: &str) -> Vec<Series> {
     curves(
         data.of(benchmark::MLP).filter(|r| r.metric == metric),
-        "chains",
+        key::CHAINS,
         |r| {
             format!(
                 "{} on CPU {}",
@@ -42,7 +42,7 @@ pub fn shows(r: &Rec) -> bool {
 pub fn threads_curves(data: &Dataset, metric: &str) -> Vec<Series> {
     curves(
         data.of(benchmark::MLP).filter(|r| r.metric == metric),
-        "chains",
+        key::CHAINS,
         |r| {
             let pinned = match r.params.get("pinned").and_then(|v| v.as_bool()) {
                 Some(true) => "pinned",

@@ -12,7 +12,7 @@ pub fn scaling_curves(data: &Dataset) -> Vec<Series> {
     curves(
         data.of(benchmark::SCALING)
             .filter(|r| r.metric.ends_with("_bandwidth")),
-        "threads",
+        key::THREADS,
         |r| {
             format!(
                 "{} {}, {}",
