@@ -17,6 +17,7 @@ fn latency_set(path: &Path, sizes: &str) {
 }
 
 fn records(path: &Path) -> Vec<serde_json::Value> {
+    super::schema::assert_jsonl_matches(path);
     std::fs::read_to_string(path)
         .unwrap()
         .lines()

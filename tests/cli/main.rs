@@ -31,6 +31,7 @@ mod run;
 mod run_omp;
 mod run_scan;
 mod run_spawn;
+mod schema;
 mod setup_script;
 mod signals;
 mod splits;
@@ -67,10 +68,13 @@ pub fn succeeding(arguments: &[&str]) -> std::process::Output {
 }
 
 /// Runs numabench with `--json` appended, asserts success, and returns the
-/// JSON document it printed.
+/// JSON document it printed, after checking a results document against
+/// the shipped schema ([`schema::assert_document_matches`]).
 pub fn json_document(arguments: &[&str]) -> serde_json::Value {
     let output = succeeding(&[arguments, &["--json"]].concat());
-    serde_json::from_slice(&output.stdout).unwrap()
+    let document = serde_json::from_slice(&output.stdout).unwrap();
+    schema::assert_document_matches(&document, &format!("{arguments:?}"));
+    document
 }
 
 /// Every command that measures on this machine, with the arguments it needs

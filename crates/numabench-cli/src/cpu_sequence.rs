@@ -37,7 +37,7 @@ pub fn check_cpus(
     cpus: &[u32],
     threads: Option<u32>,
 ) -> Result<usize, CliError> {
-    let list = crate::plan::cpu_list_text(cpus);
+    let list = numabench::parse::format_in_order(cpus);
     if let Some(cpu) = cpus.iter().find(|cpu| !topology.allowed.cpus.contains(cpu)) {
         return Err(CliError::usage(format!(
             "--cpus {list}: CPU {cpu} is not one this process may use (allowed: {})",

@@ -3,6 +3,7 @@
 
 use crate::progress::clock;
 use numabench::bench::{total_seconds, BudgetOutcome, PlanStep};
+use numabench::parse::format_in_order;
 use numabench::runner::RunPolicy;
 use numabench::topology::Machine;
 use numabench::units::format_bytes;
@@ -67,26 +68,6 @@ pub fn budget_text(budget: &BudgetOutcome) -> String {
     out
 }
 
-/// `cpus` in their order, runs of consecutive numbers written `a-b`.
-pub fn cpu_list_text(cpus: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut index = 0;
-    while index < cpus.len() {
-        let start = cpus[index];
-        let mut end = index;
-        while end + 1 < cpus.len() && cpus[end + 1] == cpus[end] + 1 {
-            end += 1;
-        }
-        parts.push(if end == index {
-            start.to_string()
-        } else {
-            format!("{start}-{}", cpus[end])
-        });
-        index = end + 1;
-    }
-    parts.join(",")
-}
-
 /// The plan as a table, one block per step, ending with the total.
 pub fn plan_text(source: &str, plan: &[PlanStep]) -> String {
     let mut out = format!("Plan ({} steps) on {source}; nothing runs.\n", plan.len());
@@ -107,11 +88,11 @@ pub fn plan_text(source: &str, plan: &[PlanStep]) -> String {
             step.benchmark,
             step.label,
             step.threads,
-            cpu_list_text(&step.cpus),
+            format_in_order(&step.cpus),
             if step.mem_nodes.is_empty() {
                 "none (cache lines between cores)".to_string()
             } else {
-                cpu_list_text(&step.mem_nodes)
+                format_in_order(&step.mem_nodes)
             },
             sizes.join(", "),
             format_bytes(step.cache_bytes_in_front),
@@ -202,9 +183,9 @@ pub fn run_plan_text(plan: &serde_json::Value) -> String {
             (Some(true), false) => format!(
                 "threads pinned in {} order: {}",
                 step["cpu_order"].as_str().unwrap_or("?"),
-                cpu_list_text(&cpus)
+                format_in_order(&cpus)
             ),
-            _ => format!("restricted to {}", cpu_list_text(&cpus)),
+            _ => format!("restricted to {}", format_in_order(&cpus)),
         };
         out.push_str(&format!(
             "{:>3}. {} — CPUs: {cpu_text}; memory: {}; {} runs after {} warm-up\n",
@@ -218,16 +199,4 @@ pub fn run_plan_text(plan: &serde_json::Value) -> String {
         ));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cpu_lists_keep_their_order_and_fold_runs() {
-        assert_eq!(cpu_list_text(&[0, 64, 1, 65]), "0,64,1,65");
-        assert_eq!(cpu_list_text(&[0, 1, 2, 3, 8, 9]), "0-3,8-9");
-        assert_eq!(cpu_list_text(&[]), "");
-    }
 }

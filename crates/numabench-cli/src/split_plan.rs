@@ -1,8 +1,8 @@
 //! `placement-study --node-splits --plan`: the splits that would run, the
 //! ones found equivalent to each by SLIT symmetry, the skipped ones.
 
-use crate::plan::cpu_list_text;
 use numabench::apps::{split_text, SplitEnumeration};
+use numabench::parse::format_in_order;
 use serde_json::{json, Value};
 
 /// The listing printed before the plan's steps.
@@ -35,7 +35,7 @@ pub fn splits_text(threads: usize, splits: &SplitEnumeration) -> String {
             "  {:>2}. {}  CPUs {}{equivalent}\n",
             index + 1,
             split.text(),
-            cpu_list_text(&split.cpus)
+            format_in_order(&split.cpus)
         ));
     }
     for skipped in &splits.skipped {

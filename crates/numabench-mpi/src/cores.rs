@@ -2,21 +2,24 @@
 //! `cores` of a host in TLP_N is the number of distinct (package, core)
 //! pairs its ranks may run on.
 
+use numabench_schema::affinity::{cpus_in_mask, WORD_BITS};
 use std::collections::BTreeSet;
 
-/// The CPUs of this process's affinity mask (`sched_getaffinity`).
+/// The CPUs of this process's affinity mask (`sched_getaffinity`, glibc's
+/// `cpu_set_t` size: 1024 CPUs), decoded by the schema crate.
 pub fn allowed_cpus() -> Vec<u32> {
-    // SAFETY: cpu_set_t is plain data; all zeroes is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `set` is a valid cpu_set_t of the size passed.
-    let status = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) };
+    let mut mask = vec![0u64; libc::CPU_SETSIZE as usize / WORD_BITS];
+    let bytes = mask.len() * std::mem::size_of::<u64>();
+    // SAFETY: `mask` is a writable, 8-byte-aligned buffer of `bytes` bytes
+    // (a cpu_set_t's size); the kernel writes at most `bytes` bytes into it.
+    let status =
+        unsafe { libc::sched_getaffinity(0, bytes, mask.as_mut_ptr().cast::<libc::cpu_set_t>()) };
     if status != 0 {
         return Vec::new();
     }
-    (0..libc::CPU_SETSIZE as usize)
-        // SAFETY: cpu < CPU_SETSIZE, and `set` is initialised.
-        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
-        .map(|cpu| cpu as u32)
+    cpus_in_mask(&mask)
+        .into_iter()
+        .filter_map(|cpu| u32::try_from(cpu).ok())
         .collect()
 }
 

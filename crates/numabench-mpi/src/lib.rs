@@ -34,7 +34,6 @@ pub mod levels;
 pub mod output_file;
 pub mod report;
 pub mod transition_log;
-pub mod utc;
 
 #[cfg(feature = "mpi")]
 mod c_api;

@@ -216,10 +216,10 @@ impl Partial {
         let mut metadata = report::metadata_line(
             &self.command_line,
             &self.host,
-            &crate::utc::timestamp(self.started),
+            &numabench_schema::utc_timestamp(self.started),
         );
         metadata["partial"] = true.into();
-        metadata["flushed_utc"] = crate::utc::timestamp(SystemTime::now()).into();
+        metadata["flushed_utc"] = numabench_schema::utc_timestamp(SystemTime::now()).into();
         let mut text = metadata.to_string();
         text.push('\n');
         for mut line in report::records(std::slice::from_ref(&report)) {
@@ -434,7 +434,7 @@ fn write(texts: &[Vec<u8>], session: &Session) -> bool {
     let mut metadata = report::metadata_line(
         &command_line(),
         &hostname(),
-        &crate::utc::timestamp(session.started),
+        &numabench_schema::utc_timestamp(session.started),
     );
     metadata["partial"] = false.into();
     let mut text = metadata.to_string();

@@ -3,6 +3,9 @@
 //! then per-host TLP records. No MPI here: rank 0 builds the file from the
 //! per-rank reports it gathered.
 
+use numabench_schema::{
+    benchmark, Line, Placement, Record, RunMetadata, Summary, Unit, RESULTS_SCHEMA_VERSION,
+};
 use serde_json::{json, Map, Value};
 
 /// Messages smaller than this many bytes are small.
@@ -198,36 +201,36 @@ pub fn metadata_line(command_line: &[String], host: &str, utc_time: &str) -> Val
                 .map(|(_, model)| model.trim().to_string())
         })
         .unwrap_or_else(|| "unknown".to_string());
-    json!({
-        "type": "metadata",
-        "tool": "numabench-mpi-monitor",
-        "version": env!("CARGO_PKG_VERSION"),
-        "schema_version": 1,
-        "command_line": command_line,
-        "host": host,
-        "kernel": read("/proc/sys/kernel/osrelease"),
-        "cpu_model": cpu_model,
-        "topology": "",
-        "utc_time": utc_time,
-    })
+    let metadata = RunMetadata {
+        tool: "numabench-mpi-monitor".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        // Not recorded: the monitor is built without the library's build
+        // script (an empty commit is not written).
+        commit: String::new(),
+        schema_version: RESULTS_SCHEMA_VERSION,
+        command_line: command_line.to_vec(),
+        host: host.to_string(),
+        kernel: read("/proc/sys/kernel/osrelease"),
+        cpu_model,
+        topology: String::new(),
+        utc_time: utc_time.to_string(),
+    };
+    serde_json::to_value(Line::Metadata(metadata)).expect("metadata is JSON")
 }
 
 /// One `mpi-monitor` record: a single observation, so every statistic is
 /// the value itself.
-fn record(metric: &str, value: f64, unit: &str, params: Map<String, Value>) -> Value {
-    json!({
-        "type": "record",
-        "benchmark": "mpi-monitor",
-        "metric": metric,
-        "value": value,
-        "unit": unit,
-        "params": params,
-        "placement": { "requested": {}, "verified": null },
-        "stats": {
-            "n": 1, "min": value, "median": value, "mean": value, "max": value,
-            "stddev": 0.0, "cv": 0.0, "p90": value, "p99": value,
-        },
-    })
+fn record(metric: &str, value: f64, unit: Unit, params: Map<String, Value>) -> Value {
+    let record = Record {
+        benchmark: benchmark::MPI_MONITOR.to_string(),
+        metric: metric.to_string(),
+        value,
+        unit,
+        params,
+        placement: Placement::default(),
+        stats: Summary::single(value),
+    };
+    serde_json::to_value(Line::Record { record }).expect("a record is JSON")
 }
 
 /// The records of every rank (in rank order), then of every host (in
@@ -250,28 +253,32 @@ pub fn records(reports: &[RankReport]) -> Vec<Value> {
         } else {
             0.0
         };
-        let metrics: [(&str, f64, &str); 14] = [
-            ("wall_time", report.wall_time, "s"),
-            ("mpi_time", report.mpi_time(), "s"),
-            ("p2p_time", report.p2p_time, "s"),
-            ("wait_time", report.wait_time, "s"),
-            ("collective_time", report.collective_time, "s"),
-            ("mpi_share", share, "ratio"),
-            ("small_messages", report.small_messages as f64, "count"),
-            ("medium_messages", report.medium_messages as f64, "count"),
-            ("large_messages", report.large_messages as f64, "count"),
-            ("bytes_sent", report.bytes_sent as f64, "count"),
-            ("user_time", report.user_time, "s"),
-            ("system_time", report.system_time, "s"),
+        let metrics: [(&str, f64, Unit); 14] = [
+            ("wall_time", report.wall_time, Unit::Seconds),
+            ("mpi_time", report.mpi_time(), Unit::Seconds),
+            ("p2p_time", report.p2p_time, Unit::Seconds),
+            ("wait_time", report.wait_time, Unit::Seconds),
+            ("collective_time", report.collective_time, Unit::Seconds),
+            ("mpi_share", share, Unit::Ratio),
+            ("small_messages", report.small_messages as f64, Unit::Count),
+            (
+                "medium_messages",
+                report.medium_messages as f64,
+                Unit::Count,
+            ),
+            ("large_messages", report.large_messages as f64, Unit::Count),
+            ("bytes_sent", report.bytes_sent as f64, Unit::Count),
+            ("user_time", report.user_time, Unit::Seconds),
+            ("system_time", report.system_time, Unit::Seconds),
             (
                 "voluntary_switches",
                 report.voluntary_switches as f64,
-                "count",
+                Unit::Count,
             ),
             (
                 "involuntary_switches",
                 report.involuntary_switches as f64,
-                "count",
+                Unit::Count,
             ),
         ];
         for (metric, value, unit) in metrics {
@@ -315,7 +322,12 @@ pub fn records(reports: &[RankReport]) -> Vec<Value> {
         params.insert("cores_allowed".into(), allowed.into());
         for n in 1..=4 {
             if let Some(value) = tlp(&levels.level_ns, levels.total_ns, cores, n) {
-                lines.push(record(&format!("tlp_{n}"), value, "ratio", params.clone()));
+                lines.push(record(
+                    &format!("tlp_{n}"),
+                    value,
+                    Unit::Ratio,
+                    params.clone(),
+                ));
             }
         }
     }
@@ -391,6 +403,34 @@ mod tests {
     }
 
     #[test]
+    fn the_metadata_line_keeps_its_fields_in_order() {
+        let line = metadata_line(&["prog".to_string()], "h", "2026-11-21T23:52:00Z");
+        let keys: Vec<&str> = line
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "type",
+                "tool",
+                "version",
+                "schema_version",
+                "command_line",
+                "host",
+                "kernel",
+                "cpu_model",
+                "topology",
+                "utc_time"
+            ]
+        );
+        assert_eq!(line["tool"], "numabench-mpi-monitor");
+        assert_eq!(line["schema_version"], 1);
+    }
+
+    #[test]
     fn records_follow_the_shared_contract() {
         let reports = [report(2, 2, "b"), report(0, 0, "a"), report(1, 0, "a")];
         let lines = records(&reports);
@@ -404,6 +444,12 @@ mod tests {
         assert_eq!(share["value"], 0.5);
         assert_eq!(share["unit"], "ratio");
         assert_eq!(share["stats"]["p99"], 0.5);
+        assert_eq!(share["type"], "record");
+        assert_eq!(share["benchmark"], "mpi-monitor");
+        assert_eq!(
+            share["placement"],
+            json!({"requested": {}, "verified": null})
+        );
         let host_a: Vec<&Value> = lines
             .iter()
             .filter(|line| line["params"]["host"] == "a" && line["params"].get("cores").is_some())

@@ -1,15 +1,16 @@
 //! The calling thread's CPU affinity, with masks sized for any number of CPUs.
 
+use numabench_schema::affinity::{cpus_in_mask, mask_of_cpus, WORD_BITS};
 use std::io;
 
-/// Bits in one mask word.
-const WORD_BITS: usize = u64::BITS as usize;
+/// Words of glibc's `cpu_set_t` (1024 CPUs), the smallest mask passed.
+const CPU_SET_WORDS: usize = 1024 / WORD_BITS;
 
 /// The CPUs the calling thread may run on, ascending.
 pub fn get_self() -> io::Result<Vec<usize>> {
     // Start at glibc's cpu_set_t (1024 CPUs); the kernel refuses (EINVAL) a mask
     // smaller than its nr_cpu_ids, so grow until it fits.
-    let mut words = 1024 / WORD_BITS;
+    let mut words = CPU_SET_WORDS;
     loop {
         let mut mask = vec![0u64; words];
         let bytes = words * std::mem::size_of::<u64>();
@@ -19,9 +20,7 @@ pub fn get_self() -> io::Result<Vec<usize>> {
             libc::sched_getaffinity(0, bytes, mask.as_mut_ptr().cast::<libc::cpu_set_t>())
         };
         if result == 0 {
-            return Ok((0..words * WORD_BITS)
-                .filter(|&cpu| mask[cpu / WORD_BITS] & (1u64 << (cpu % WORD_BITS)) != 0)
-                .collect());
+            return Ok(cpus_in_mask(&mask));
         }
         let error = io::Error::last_os_error();
         if error.raw_os_error() != Some(libc::EINVAL) || words >= (1 << 20) / WORD_BITS {
@@ -33,16 +32,12 @@ pub fn get_self() -> io::Result<Vec<usize>> {
 
 /// Restricts the calling thread to `cpus` (any order, repeats allowed).
 pub fn set_self(cpus: &[usize]) -> io::Result<()> {
-    let Some(&highest) = cpus.iter().max() else {
+    if cpus.is_empty() {
         return Err(io::Error::from_raw_os_error(libc::EINVAL));
-    };
-    // At least a cpu_set_t's worth, like glibc callers pass.
-    let words = (highest / WORD_BITS + 1).max(1024 / WORD_BITS);
-    let mut mask = vec![0u64; words];
-    for &cpu in cpus {
-        mask[cpu / WORD_BITS] |= 1u64 << (cpu % WORD_BITS);
     }
-    let bytes = words * std::mem::size_of::<u64>();
+    // At least a cpu_set_t's worth, like glibc callers pass.
+    let mask = mask_of_cpus(cpus, CPU_SET_WORDS);
+    let bytes = mask.len() * std::mem::size_of::<u64>();
     // SAFETY: `mask` is a readable, 8-byte-aligned buffer of `bytes` bytes.
     let result =
         unsafe { libc::sched_setaffinity(0, bytes, mask.as_ptr().cast::<libc::cpu_set_t>()) };

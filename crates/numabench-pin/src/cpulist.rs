@@ -1,49 +1,18 @@
-//! CPU lists in numactl / sysfs syntax: `0,2,1,3`, `0-3`, `0-3,8,10-11`.
-//!
-//! Order is kept (it is the order threads get CPUs in) and so are repeats (`0,0,1,1`
-//! puts two threads on each CPU). Ranges expand ascending.
+//! CPU lists as the shim reads them (`NUMABENCH_PIN_CPUS`, `NUMABENCH_PIN_CORES`,
+//! sysfs `cpulist` files): the schema crate's parser, in the order given with repeats
+//! kept (it is the order threads get CPUs in), as CPU indices. Unlike a command-line
+//! list, a blank list is allowed here and means no CPU (a CPU-less node's `cpulist`).
 
-/// CPU numbers at or above this are rejected (Linux's NR_CPUS tops out at 8192).
-pub const MAX_CPU: usize = 1 << 16;
+use numabench_schema::cpulist::parse_in_order;
 
-/// Parses a CPU list; an empty (or all-blank) string is the empty list.
+/// Parses a CPU list in order; a blank string is the empty list.
 pub fn parse(text: &str) -> Result<Vec<usize>, String> {
-    let text = text.trim();
-    let mut cpus = Vec::new();
-    if text.is_empty() {
-        return Ok(cpus);
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
     }
-    for item in text.split(',') {
-        let item = item.trim();
-        if item.is_empty() {
-            return Err(format!("empty entry in CPU list '{text}'"));
-        }
-        match item.split_once('-') {
-            Some((first, last)) => {
-                let first = number(first, text)?;
-                let last = number(last, text)?;
-                if first > last {
-                    return Err(format!("descending range '{item}' in CPU list '{text}'"));
-                }
-                cpus.extend(first..=last);
-            }
-            None => cpus.push(number(item, text)?),
-        }
-    }
-    Ok(cpus)
-}
-
-fn number(text: &str, list: &str) -> Result<usize, String> {
-    let text = text.trim();
-    if text.is_empty() || !text.bytes().all(|byte| byte.is_ascii_digit()) {
-        return Err(format!(
-            "'{text}' is not a CPU number (in CPU list '{list}')"
-        ));
-    }
-    match text.parse::<usize>() {
-        Ok(cpu) if cpu < MAX_CPU => Ok(cpu),
-        _ => Err(format!("CPU {text} out of range (in CPU list '{list}')")),
-    }
+    parse_in_order(text)
+        .map(|cpus| cpus.into_iter().map(|cpu| cpu as usize).collect())
+        .map_err(|error| error.to_string())
 }
 
 #[cfg(test)]
@@ -51,30 +20,9 @@ mod tests {
     use super::parse;
 
     #[test]
-    fn keeps_order_and_repeats() {
-        assert_eq!(parse("0,2,1,3").unwrap(), vec![0, 2, 1, 3]);
-        assert_eq!(parse("1,1,0,0").unwrap(), vec![1, 1, 0, 0]);
-    }
-
-    #[test]
-    fn ranges_and_mixtures() {
-        assert_eq!(parse("0-3").unwrap(), vec![0, 1, 2, 3]);
-        assert_eq!(parse(" 0-1, 8 ,10-11\n").unwrap(), vec![0, 1, 8, 10, 11]);
-        assert_eq!(parse("5-5").unwrap(), vec![5]);
-    }
-
-    #[test]
-    fn empty_is_empty() {
-        assert!(parse("").unwrap().is_empty());
+    fn blank_is_no_cpu_and_order_is_kept() {
         assert!(parse(" \n").unwrap().is_empty());
-    }
-
-    #[test]
-    fn rejects_malformed() {
-        for bad in [
-            "a", "1,", ",1", "1,,2", "3-1", "-1", "1-", "1-2-3", "+1", "99999999", "0-70000",
-        ] {
-            assert!(parse(bad).is_err(), "{bad:?} accepted");
-        }
+        assert_eq!(parse("4-5,0,0\n").unwrap(), vec![4, 5, 0, 0]);
+        assert!(parse("1,,2").unwrap_err().contains("'1,,2'"));
     }
 }

@@ -10,8 +10,8 @@ use numabench::compare::{
     MatchBy, ResultSet,
 };
 use numabench::output::{
-    check_distinct_files, read_results, read_results_lenient, CsvSink, JsonDocumentSink,
-    JsonLinesSink, OutputError, Pipeline, RunMetadata, Sink,
+    check_distinct_files, read_results, read_results_lenient, CollectRunMetadata, CsvSink,
+    JsonDocumentSink, JsonLinesSink, OutputError, Pipeline, RunMetadata, Sink,
 };
 use serde_json::Value;
 use std::fs::File;

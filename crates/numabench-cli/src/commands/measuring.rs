@@ -12,7 +12,9 @@ use numabench::bench::{
 };
 use numabench::interrupt::{install_interrupt_handler, interrupted};
 use numabench::output::tables::CacheLadder;
-use numabench::output::{CollectSink, OutputConfig, OutputError, Pipeline, Record, RunMetadata};
+use numabench::output::{
+    CollectRunMetadata, CollectSink, OutputConfig, OutputError, Pipeline, Record, RunMetadata,
+};
 use numabench::threads::CpuOrder;
 use numabench::topology::{Machine, Purpose};
 use std::path::{Path, PathBuf};

@@ -167,6 +167,7 @@ fn counts_run_round_robin_and_derive_from_their_medians() {
         simd: None,
     };
     let records = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    use crate::output::CollectRunMetadata;
     let metadata = crate::output::RunMetadata::collect(vec!["test".into()], &topology);
     let mut pipeline =
         Pipeline::with_sinks(vec![Box::new(Collect(records.clone()))], &metadata).unwrap();

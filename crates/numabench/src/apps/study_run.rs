@@ -167,7 +167,7 @@ pub fn verdict_record(kernel: &str, class: Option<&str>, rows: &[StudyRow]) -> O
 mod tests {
     use super::*;
     use crate::apps::{PlacementScheme, ThreadScheme};
-    use crate::output::{RunMetadata, Sink};
+    use crate::output::{CollectRunMetadata, RunMetadata, Sink};
     use crate::topology::discover_this_system;
     use std::cell::RefCell;
     use std::io;

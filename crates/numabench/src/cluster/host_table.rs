@@ -112,7 +112,7 @@ mod tests {
             unit,
             params,
             placement: Placement::default(),
-            stats: crate::cluster::single(value),
+            stats: crate::stats::Summary::single(value),
         }
     }
 

@@ -4,7 +4,6 @@
 //! `topology.allowed` has them) in the `compact` order.
 
 use super::parts::{Part, Per};
-use super::report::single;
 use super::settings::host_settings;
 use crate::bench::{
     check_memory_fits, cpus_of_node, run_bandwidth, run_bandwidth_matrix, run_latency,
@@ -13,9 +12,11 @@ use crate::bench::{
 use crate::doctor::{run_doctor, SystemFiles};
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
-use crate::output::{Placement, Record, RunMetadata, Sink, Unit};
+use crate::output::{CollectRunMetadata, Placement, Record, RunMetadata, Sink, Unit};
+use crate::stats::Summary;
 use crate::threads::CpuOrder;
 use crate::topology::{cpu_nodes, memory_nodes};
+use numabench_schema::benchmark;
 use serde_json::{json, Map};
 use std::io;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -111,13 +112,13 @@ fn topo_record(context: &Context) -> Measured {
     let value = topology.node_count as f64;
     Measured {
         record: Record {
-            benchmark: "cluster-topo".into(),
+            benchmark: benchmark::CLUSTER_TOPO.into(),
             metric: "numa_nodes".into(),
             value,
             unit: Unit::Count,
             params,
             placement: Placement::default(),
-            stats: single(value),
+            stats: Summary::single(value),
         },
         node: None,
         key: None,
@@ -258,8 +259,8 @@ fn matrix(
         context,
         |pipeline| run_bandwidth_matrix(context, MatrixMode::Serial, size, pipeline).map(|_| ()),
         |record| {
-            let cpu_node = record.params.get("cpu_node").and_then(|v| v.as_u64());
-            let mem_node = record.params.get("mem_node").and_then(|v| v.as_u64());
+            let cpu_node = record.typed_params().cpu_node();
+            let mem_node = record.typed_params().mem_node();
             let key = match (sizing.per, cpu_node, mem_node) {
                 (Per::Numa, ..) => None,
                 (_, Some(a), Some(b)) => Some(format!("matrix {} node {a}->{b}", record.metric)),

@@ -35,6 +35,6 @@ pub use mpi_run::{ClusterConfig, ClusterOutcome, ClusterSession};
 pub use outlier::{median, Deviation, OutlierRule, MAD_SCALE, MIN_UNITS};
 pub use parts::{pingpong_pairs, pingpong_rule, select_parts, Part, Per, ALL_PAIRS_UP_TO, PARTS};
 pub use pingpong_summary::pingpong_summaries;
-pub use report::{analyze, single, ClusterReport, Failure, OutlierFinding};
+pub use report::{analyze, ClusterReport, Failure, OutlierFinding};
 pub use settings::{differing, host_settings, Difference, MEMORY_TOLERANCE};
 pub use tags::{host_name, Origin};

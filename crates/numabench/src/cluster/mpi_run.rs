@@ -38,6 +38,7 @@ use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Threading;
+use numabench_schema::benchmark;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map};
 use std::time::{Duration, Instant};
@@ -439,7 +440,7 @@ impl ClusterSession {
             };
             params.insert("pair_rule".into(), json!(rule));
             let mut record = Record {
-                benchmark: "mpi-pingpong".into(),
+                benchmark: benchmark::MPI_PINGPONG.into(),
                 metric: metric.into(),
                 value,
                 unit,
@@ -764,7 +765,7 @@ impl Root<'_> {
         }
         Ok(self.records[before..]
             .iter()
-            .filter(|record| record.benchmark == "mpi-pingpong")
+            .filter(|record| record.benchmark == benchmark::MPI_PINGPONG)
             .cloned()
             .collect())
     }

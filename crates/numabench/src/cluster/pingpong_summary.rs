@@ -13,9 +13,10 @@
 //! as their own metric (`same_host_<metric>_best_partner`, compared under
 //! `pingpong same-host <metric>`).
 
-use super::report::single;
 use super::tags;
 use crate::output::{Placement, Record, Unit};
+use crate::stats::Summary;
+use numabench_schema::benchmark;
 use serde_json::{json, Map, Value};
 
 /// The `params` keys naming the two ends of a pair record.
@@ -98,13 +99,13 @@ pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
                 }
             }
             Record {
-                benchmark: "mpi-pingpong".into(),
+                benchmark: benchmark::MPI_PINGPONG.into(),
                 metric: format!("{metric}_best_partner"),
                 value,
                 unit: example.unit,
                 params,
                 placement: Placement::default(),
-                stats: single(value),
+                stats: Summary::single(value),
             }
         })
         .collect()
@@ -129,7 +130,7 @@ mod tests {
             unit: Unit::Nanoseconds,
             params,
             placement: Placement::default(),
-            stats: single(value),
+            stats: Summary::single(value),
         }
     }
 

@@ -6,7 +6,8 @@ use super::outlier::{Deviation, OutlierRule, MIN_UNITS};
 use super::settings::{differing, Difference};
 use super::tags;
 use crate::output::{Placement, Record, Unit};
-use crate::stats::{Sample, Summary};
+use crate::stats::Summary;
+use numabench_schema::benchmark;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -175,32 +176,15 @@ pub fn analyze(
     report
 }
 
-/// The stats of a record whose value is one figure, not repetitions.
-pub fn single(value: f64) -> Summary {
-    Sample::new([value])
-        .map(|sample| sample.summary())
-        .unwrap_or(Summary {
-            n: 1,
-            min: value,
-            median: value,
-            mean: value,
-            max: value,
-            stddev: 0.0,
-            cv: 0.0,
-            p90: value,
-            p99: value,
-        })
-}
-
 fn record(metric: &str, value: f64, unit: Unit, params: Map<String, Value>) -> Record {
     Record {
-        benchmark: "cluster".to_string(),
+        benchmark: benchmark::CLUSTER.to_string(),
         metric: metric.to_string(),
         value,
         unit,
         params,
         placement: Placement::default(),
-        stats: single(value),
+        stats: Summary::single(value),
     }
 }
 

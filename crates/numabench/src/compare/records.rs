@@ -5,10 +5,11 @@ use super::by_role::MatchBy;
 use super::matching::Comparison;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
+use numabench_schema::benchmark;
 use serde_json::{json, Map, Value};
 
 /// The `benchmark` of comparison records.
-pub const BENCHMARK: &str = "compare";
+pub const BENCHMARK: &str = benchmark::COMPARE;
 
 fn record(metric: &str, value: f64, unit: Unit, params: Map<String, Value>) -> Option<Record> {
     let stats = Sample::new([value]).ok()?.summary();

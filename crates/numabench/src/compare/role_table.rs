@@ -5,6 +5,8 @@
 use super::matching::{Comparison, ResultSet};
 use crate::output::tables::TableModel;
 use crate::units::format_value;
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 use serde_json::Value;
 
 /// The table: role, unit, then per set its figure (and, after the first,
@@ -69,8 +71,12 @@ pub fn role_table(comparison: &Comparison) -> TableModel {
 pub fn findings_side_by_side(sets: &[ResultSet]) -> Vec<(String, Vec<Vec<String>>)> {
     let mut kinds: Vec<(String, Vec<Vec<String>>)> = Vec::new();
     for (index, set) in sets.iter().enumerate() {
-        for record in set.records.iter().filter(|r| r.benchmark == "summary") {
-            let Some(sentence) = record.params.get("sentence").and_then(Value::as_str) else {
+        for record in set
+            .records
+            .iter()
+            .filter(|r| r.benchmark == benchmark::SUMMARY)
+        {
+            let Some(sentence) = record.params.get(key::SENTENCE).and_then(Value::as_str) else {
                 continue;
             };
             let position = match kinds.iter().position(|(kind, _)| *kind == record.metric) {

@@ -23,6 +23,8 @@
 //! every CPU alone in `contention`) give one figure: their median.
 
 use crate::output::Record;
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -36,10 +38,10 @@ fn number(record: &Record, name: &str) -> Option<u64> {
 
 /// Where the working set sits: a cache level or `DRAM`.
 pub fn level(record: &Record) -> Option<String> {
-    match text(record, "cache_level") {
+    match record.typed_params().cache_level() {
         Some("memory") => Some("DRAM".into()),
         Some(level) => Some(level.to_string()),
-        None => (record.params.get("cache_affected") == Some(&Value::Bool(false)))
+        None => (record.params.get(key::CACHE_AFFECTED) == Some(&Value::Bool(false)))
             .then(|| "DRAM".into()),
     }
 }
@@ -58,9 +60,10 @@ fn memory(record: &Record) -> Option<&str> {
 fn local_memory(record: &Record) -> bool {
     match memory(record) {
         None | Some("first-touch") => true,
-        Some(policy) => {
-            number(record, "cpu_node").is_some_and(|node| policy == format!("bind:{node}"))
-        }
+        Some(policy) => record
+            .typed_params()
+            .cpu_node()
+            .is_some_and(|node| policy == format!("bind:{node}")),
     }
 }
 
@@ -76,11 +79,11 @@ impl Threads {
     fn of(records: &[Record]) -> Self {
         let mut threads = Self::default();
         for record in records {
-            let Some(count) = number(record, "threads") else {
+            let Some(count) = record.typed_params().threads() else {
                 continue;
             };
             threads.most = threads.most.max(count);
-            if let Some(node) = number(record, "cpu_node") {
+            if let Some(node) = record.typed_params().cpu_node() {
                 let most = threads.per_node.entry(node).or_default();
                 *most = (*most).max(count);
             }
@@ -90,7 +93,7 @@ impl Threads {
 
     /// `1 thread`, `all threads` or `N threads`.
     fn of_machine(&self, record: &Record) -> Option<String> {
-        let count = number(record, "threads")?;
+        let count = record.typed_params().threads()?;
         Some(match count {
             1 => "1 thread".into(),
             _ if count == self.most => "all threads".into(),
@@ -100,8 +103,8 @@ impl Threads {
 
     /// `1 thread` or `all threads of a node`; None for counts between.
     fn of_node(&self, record: &Record) -> Option<String> {
-        let count = number(record, "threads")?;
-        let node = number(record, "cpu_node")?;
+        let count = record.typed_params().threads()?;
+        let node = record.typed_params().cpu_node()?;
         match count {
             1 => Some("1 thread".into()),
             _ if Some(&count) == self.per_node.get(&node) => Some("all threads of a node".into()),
@@ -118,17 +121,18 @@ struct Distances {
 
 impl Distances {
     fn row(record: &Record) -> Option<(String, u64)> {
-        Some((record.benchmark.clone(), number(record, "cpu_node")?))
+        Some((record.benchmark.clone(), record.typed_params().cpu_node()?))
     }
 
     fn of(records: &[Record]) -> Self {
         let mut distances = Self::default();
         for record in records.iter().filter(|r| r.benchmark.starts_with("matrix")) {
-            let (Some(row), Some(column)) = (Self::row(record), number(record, "mem_node")) else {
+            let (Some(row), Some(column)) = (Self::row(record), record.typed_params().mem_node())
+            else {
                 continue;
             };
             if row.1 != column {
-                let distance = number(record, "slit_distance").unwrap_or(0);
+                let distance = record.typed_params().slit_distance().unwrap_or(0);
                 distances.per_row.entry(row).or_default().push(distance);
             }
         }
@@ -138,13 +142,14 @@ impl Distances {
     /// `local`, or the remote ranks of the cell: `remote (nearest)`,
     /// `remote (farthest)`, both, or none (a distance between).
     fn ranks(&self, record: &Record) -> Vec<&'static str> {
-        let (Some(row), Some(column)) = (Self::row(record), number(record, "mem_node")) else {
+        let (Some(row), Some(column)) = (Self::row(record), record.typed_params().mem_node())
+        else {
             return Vec::new();
         };
         if row.1 == column {
             return vec!["local"];
         }
-        let distance = number(record, "slit_distance").unwrap_or(0);
+        let distance = record.typed_params().slit_distance().unwrap_or(0);
         let Some(remote) = self.per_row.get(&row) else {
             return Vec::new();
         };
@@ -164,14 +169,14 @@ impl Distances {
 fn sweep_sizes(records: &[Record]) -> HashMap<(String, String), u64> {
     let cpu = records
         .iter()
-        .find(|record| record.benchmark == "latency")
-        .and_then(|record| number(record, "cpu"));
+        .find(|record| record.benchmark == benchmark::LATENCY)
+        .and_then(|record| record.typed_params().cpu());
     let mut sizes: HashMap<(String, String), u64> = HashMap::new();
     for record in records {
-        if record.benchmark != "latency" || number(record, "cpu") != cpu {
+        if record.benchmark != benchmark::LATENCY || record.typed_params().cpu() != cpu {
             continue;
         }
-        let (Some(level), Some(size)) = (level(record), number(record, "size_bytes")) else {
+        let (Some(level), Some(size)) = (level(record), record.typed_params().size_bytes()) else {
             continue;
         };
         let dram = level == "DRAM";
@@ -201,7 +206,7 @@ fn latency_metric(metric: &str) -> Option<&'static str> {
 
 /// `read_bandwidth` as `read bandwidth`.
 fn bandwidth_metric(record: &Record) -> Option<String> {
-    let kernel = text(record, "kernel")?;
+    let kernel = record.typed_params().kernel()?;
     (record.metric == format!("{kernel}_bandwidth")).then(|| format!("{kernel} bandwidth"))
 }
 
@@ -228,7 +233,7 @@ fn roles_of(
         "latency" => one((|| {
             let metric = latency_metric(&record.metric)?;
             let level = level(record)?;
-            let size = number(record, "size_bytes")?;
+            let size = record.typed_params().size_bytes()?;
             let chosen = sizes.get(&(record.metric.clone(), level.clone()))?;
             (size == *chosen && local_memory(record)).then(|| format!("{level} latency{metric}"))
         })()),
@@ -268,7 +273,7 @@ fn roles_of(
             let kernel = bandwidth_metric(record)?;
             let level = level(record)?;
             let threads = threads.of_node(record)?;
-            let locality = text(record, "locality").unwrap_or("local");
+            let locality = text(record, key::LOCALITY).unwrap_or("local");
             Some(format!("scaling: {kernel}, {threads}, {level} {locality}"))
         })()),
         "per-cpu" => one((|| {
@@ -289,7 +294,7 @@ fn roles_of(
             }
         })()),
         "c2c" => {
-            one(text(record, "relation")
+            one(text(record, key::RELATION)
                 .map(|relation| format!("core-to-core latency, {relation}")))
         }
         "summary" => vec![match text(record, "check") {

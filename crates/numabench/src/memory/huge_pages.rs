@@ -4,8 +4,8 @@
 //! claims huge pages it did not have.
 
 use super::buffer::Buffer;
-use super::check::HugePageCheck;
 use super::errors::MemoryError;
+use numabench_schema::HugePageCheck;
 use std::path::Path;
 
 /// The huge page size numabench uses: 2 MiB, the x86-64 and arm64 (4K

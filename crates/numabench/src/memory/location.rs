@@ -1,11 +1,11 @@
 //! Where pages really are: the kernel's answer to move_pages in query mode.
 
 use super::buffer::Buffer;
-use super::check::PlacementCheck;
 use super::errors::MemoryError;
 use super::huge_pages::HUGE_PAGE_SIZE;
 use super::placement::MemoryPlacement;
 use super::syscalls::{move_pages, PAGE_SIZE};
+use numabench_schema::PlacementCheck;
 use std::collections::BTreeMap;
 
 /// Page counts per node for a range.

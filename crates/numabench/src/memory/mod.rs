@@ -11,18 +11,17 @@ mod location;
 mod page_flags;
 mod placement;
 mod policy;
-mod status;
 pub(crate) mod syscalls;
 
 pub use buffer::Buffer;
-pub use check::{interleave_fraction, HugePageCheck, PlacementCheck};
+pub use check::interleave_fraction;
 pub use errors::MemoryError;
 pub use huge_pages::{
     free_pool_pages, huge_page_check, huge_page_check_range, pools_can_hold, HUGE_PAGE_SIZE,
 };
 pub use location::{check_placement, page_nodes, page_statuses, PageNodes};
+pub use numabench_schema::{HugePageCheck, PlacementCheck, PlacementStatus};
 pub use page_flags::PageFlags;
 pub use placement::MemoryPlacement;
 pub use policy::{MemoryPolicy, PolicyMode};
-pub use status::PlacementStatus;
 pub use syscalls::{allowed_memory_nodes, PAGE_SIZE};

@@ -10,7 +10,7 @@ pub use rank_table::summary_table;
 pub use read::{partial_files, read_monitor_output, read_records, MonitorOutput, ReadError};
 
 /// The `benchmark` of every monitor record.
-pub const BENCHMARK: &str = "mpi-monitor";
+pub const BENCHMARK: &str = numabench_schema::benchmark::MPI_MONITOR;
 
 #[cfg(test)]
 mod tests;

@@ -20,19 +20,21 @@ mod sink;
 mod table_sink;
 pub mod tables;
 
-/// The placement-check types live in `memory`; re-exported here because
-/// records carry them.
-pub use crate::memory::{HugePageCheck, PlacementCheck, PlacementStatus};
 pub use collect_sink::CollectSink;
 pub use csv_sink::{parse_delimiter, CsvSink, DelimiterError};
 pub use json_sink::JsonDocumentSink;
 pub use jsonl_sink::JsonLinesSink;
-pub use metadata::{utc_timestamp, RunMetadata};
-pub use params_text::params_text;
+pub use metadata::CollectRunMetadata;
+/// The wire types are the schema crate's; re-exported here, where records
+/// are made and written.
+pub use numabench_schema::{
+    utc_timestamp, HugePageCheck, Placement, PlacementCheck, PlacementStatus, Record, RunMetadata,
+    Unit, RESULTS_SCHEMA_VERSION,
+};
+pub use params_text::{params_text, RecordText};
 pub use paths::{check_distinct_files, file_identity};
 pub use pipeline::{OutputConfig, OutputError, Pipeline};
 pub use read::{read_results, ResultsError};
 pub use read_lenient::{read_results_lenient, ResultsFile};
-pub use record::{Placement, Record, Unit, RESULTS_SCHEMA_VERSION};
 pub use sink::Sink;
 pub use table_sink::TableSink;

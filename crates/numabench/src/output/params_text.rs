@@ -27,6 +27,21 @@ use super::counters_text;
 use crate::units::{format_bytes, format_value};
 use serde_json::{Map, Value};
 
+/// A record's `params` as table text (the record type is the schema
+/// crate's, which knows no table): `record.params_text()` with this trait
+/// in scope.
+pub trait RecordText {
+    /// `params` as compact `key=value` text for tables, long arrays and
+    /// objects summarised ([`params_text`]).
+    fn params_text(&self) -> String;
+}
+
+impl RecordText for numabench_schema::Record {
+    fn params_text(&self) -> String {
+        params_text(&self.params)
+    }
+}
+
 /// Longest string printed whole.
 pub const MAX_STRING: usize = 48;
 /// Most array items or object entries printed inline.

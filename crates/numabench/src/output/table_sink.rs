@@ -2,6 +2,7 @@
 //! (summary sentences excepted: they follow the table as plain lines).
 
 use super::metadata::RunMetadata;
+use super::params_text::RecordText;
 use super::record::Record;
 use super::sink::Sink;
 use crate::memory::PlacementStatus;

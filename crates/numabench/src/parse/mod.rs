@@ -5,9 +5,10 @@
 //! print one clear line and exit with status 2.
 
 mod duration;
-mod id_list;
 mod size;
 
 pub use duration::{parse_interval, DurationError};
-pub use id_list::{format_id_list, parse_id_list, IdListError};
+pub use numabench_schema::cpulist::{
+    format_id_list, format_in_order, parse_id_list, parse_in_order, IdListError,
+};
 pub use size::{parse_size, SizeError};

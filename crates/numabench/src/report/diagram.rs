@@ -5,6 +5,7 @@
 //! plotters' drawing primitives (rectangles and text).
 
 use super::html;
+use crate::parse::format_id_list;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use serde_json::Value;
@@ -33,32 +34,21 @@ impl NodeBox {
 /// A package (or `None`: not known) and its nodes, in node order.
 pub type PackageBox = (Option<u64>, Vec<NodeBox>);
 
-/// CPU numbers as ranges: `0-3,6`.
-pub fn cpu_ranges(cpus: &[u64]) -> String {
-    let mut sorted = cpus.to_vec();
-    sorted.sort_unstable();
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let start = sorted[i];
-        while i + 1 < sorted.len() && sorted[i + 1] == sorted[i] + 1 {
-            i += 1;
-        }
-        parts.push(if sorted[i] == start {
-            start.to_string()
-        } else {
-            format!("{start}-{}", sorted[i])
-        });
-        i += 1;
-    }
-    parts.join(",")
-}
-
 fn numbers(value: Option<&Value>) -> Vec<u64> {
     value
         .and_then(Value::as_array)
         .map(|items| items.iter().filter_map(Value::as_u64).collect())
         .unwrap_or_default()
+}
+
+/// CPU numbers as a set of ranges (`0-3,6`); numbers beyond `u32` are no
+/// CPU and are left out.
+pub fn cpu_ranges(value: Option<&Value>) -> String {
+    let cpus: Vec<u32> = numbers(value)
+        .into_iter()
+        .filter_map(|cpu| u32::try_from(cpu).ok())
+        .collect();
+    format_id_list(&cpus)
 }
 
 /// The packages and their nodes of a `topo --json` document (packages in
@@ -68,20 +58,20 @@ pub fn package_boxes(t: &Value) -> Option<Vec<PackageBox>> {
     let distances = t.get("distances").and_then(Value::as_array);
     let mut packages: Vec<PackageBox> = Vec::new();
     for (position, node) in nodes.iter().enumerate() {
-        let cpus = numbers(node.get("cpus"));
+        let cpu_count = numbers(node.get("cpus")).len();
         let boxed = NodeBox {
             index: node
                 .get("index")
                 .and_then(Value::as_u64)
                 .unwrap_or(position as u64),
-            cpus: cpu_ranges(&cpus),
-            cpu_count: cpus.len(),
+            cpus: cpu_ranges(node.get("cpus")),
+            cpu_count,
             memory: node
                 .get("memory_total_bytes")
                 .and_then(Value::as_f64)
                 .map(html::bytes)
                 .unwrap_or_default(),
-            near_cpus: cpu_ranges(&numbers(node.get("locality_cpus"))),
+            near_cpus: cpu_ranges(node.get("locality_cpus")),
             distances: numbers(distances.and_then(|d| d.get(position))),
         };
         let package = node.get("package").and_then(Value::as_u64);
@@ -258,7 +248,7 @@ mod tests {
         assert_eq!(cpuless.distances, [32, 17, 28, 10]);
         assert_eq!(packages[0].1[0].memory, "1 GiB");
         assert_eq!(packages[0].1[0].cpus, "0-1");
-        assert_eq!(cpu_ranges(&[5, 0, 1, 2, 7]), "0-2,5,7");
+        assert_eq!(cpu_ranges(Some(&json!([5, 0, 1, 2, 7]))), "0-2,5,7");
         assert!(package_boxes(&json!({"nodes": []})).is_none());
     }
 

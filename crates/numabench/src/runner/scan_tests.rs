@@ -2,7 +2,7 @@
 //! worker count: order of runs, failures, speedup and efficiency.
 
 use super::*;
-use crate::output::{Pipeline, RunMetadata};
+use crate::output::{CollectRunMetadata, Pipeline, RunMetadata};
 use crate::topology::discover_this_system;
 
 /// Runs take 1 / sqrt(workers) seconds (the command's last word), or fail

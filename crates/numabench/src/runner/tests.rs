@@ -2,7 +2,7 @@
 //! kernel's own view of the child.
 
 use super::*;
-use crate::output::{Pipeline, RunMetadata};
+use crate::output::{CollectRunMetadata, Pipeline, RunMetadata};
 use crate::topology::{discover_this_system, Machine};
 use std::collections::VecDeque;
 

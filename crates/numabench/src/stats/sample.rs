@@ -1,7 +1,7 @@
 //! A sample newtype that carries its invariant (non-empty, every value
 //! finite), so statistics never divide by zero or propagate NaN.
 
-use serde::{Deserialize, Serialize};
+use numabench_schema::Summary;
 use thiserror::Error;
 
 /// Why values could not form a sample.
@@ -19,25 +19,6 @@ pub enum SampleError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
     sorted: Vec<f64>,
-}
-
-/// The statistics every record carries.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    /// Number of values.
-    pub n: usize,
-    pub min: f64,
-    pub median: f64,
-    pub mean: f64,
-    pub max: f64,
-    /// Sample standard deviation (n - 1 in the denominator; 0 when n = 1).
-    pub stddev: f64,
-    /// Coefficient of variation, stddev / mean (0 when the mean is 0).
-    pub cv: f64,
-    /// 90th percentile.
-    pub p90: f64,
-    /// 99th percentile.
-    pub p99: f64,
 }
 
 impl Sample {
@@ -163,6 +144,16 @@ mod tests {
             (single.stddev(), single.cv(), single.median()),
             (0.0, 0.0, 3.0)
         );
+    }
+
+    #[test]
+    fn one_value_summarises_as_the_schema_single_summary() {
+        for value in [0.0, 3.5, -2.0, 1e12] {
+            assert_eq!(
+                Sample::new([value]).unwrap().summary(),
+                Summary::single(value)
+            );
+        }
     }
 
     proptest! {

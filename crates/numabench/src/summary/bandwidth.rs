@@ -1,9 +1,10 @@
 //! Read bandwidth findings: one thread and all threads of a node, local
 //! and remote (`matrix-bandwidth` cells, `scaling` curves), with ratios.
 
-use super::figures::{figure_span, local_and_remote, matrix, of, param_str, param_u64, span};
+use super::figures::{figure_span, local_and_remote, matrix, of, span};
 use super::{factor_range, Sentence};
 use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
 use serde_json::{json, Map};
 use std::collections::BTreeMap;
 
@@ -11,11 +12,11 @@ use std::collections::BTreeMap;
 /// read bandwidth, with the thread count it took: all threads of a node.
 fn all_threads(records: &[Record]) -> BTreeMap<(u64, u64), (f64, u64)> {
     let mut best: BTreeMap<(u64, u64), (f64, u64)> = BTreeMap::new();
-    for record in of(records, "scaling", "read_bandwidth") {
+    for record in of(records, benchmark::SCALING, "read_bandwidth") {
         let (Some(cpu_node), Some(mem_node), Some(threads)) = (
-            param_u64(record, "cpu_node"),
-            param_u64(record, "mem_node"),
-            param_u64(record, "threads"),
+            record.typed_params().cpu_node(),
+            record.typed_params().mem_node(),
+            record.typed_params().threads(),
         ) else {
             continue;
         };
@@ -30,18 +31,22 @@ fn all_threads(records: &[Record]) -> BTreeMap<(u64, u64), (f64, u64)> {
 /// One thread's read bandwidth per (cpu_node, mem_node): the serial
 /// matrix, else scaling's one-thread points.
 fn one_thread(records: &[Record]) -> BTreeMap<(u64, u64), f64> {
-    let serial = of(records, "matrix-bandwidth", "read_bandwidth")
-        .any(|record| param_str(record, "mode").is_none_or(|mode| mode == "serial"));
+    let serial = of(records, benchmark::MATRIX_BANDWIDTH, "read_bandwidth").any(|record| {
+        record
+            .typed_params()
+            .mode()
+            .is_none_or(|mode| mode == "serial")
+    });
     if serial {
-        return matrix(records, "matrix-bandwidth", "read_bandwidth");
+        return matrix(records, benchmark::MATRIX_BANDWIDTH, "read_bandwidth");
     }
-    of(records, "scaling", "read_bandwidth")
-        .filter(|record| param_u64(record, "threads") == Some(1))
+    of(records, benchmark::SCALING, "read_bandwidth")
+        .filter(|record| record.typed_params().threads() == Some(1))
         .filter_map(|record| {
             Some((
                 (
-                    param_u64(record, "cpu_node")?,
-                    param_u64(record, "mem_node")?,
+                    record.typed_params().cpu_node()?,
+                    record.typed_params().mem_node()?,
                 ),
                 record.value,
             ))

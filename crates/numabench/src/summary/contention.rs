@@ -6,13 +6,18 @@
 use super::figures::{figure, nodes_seen, of};
 use super::Sentence;
 use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
 use serde_json::{json, Map};
 
 pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     if nodes_seen(records).len() < 2 {
         return Vec::new();
     }
-    let value = |metric: &str| of(records, "contention", metric).next().map(|r| r.value);
+    let value = |metric: &str| {
+        of(records, benchmark::CONTENTION, metric)
+            .next()
+            .map(|r| r.value)
+    };
     let (Some(gain), Some(contended), Some(local)) = (
         value("local_over_contended"),
         value("contended_bandwidth"),
@@ -20,9 +25,9 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     ) else {
         return Vec::new();
     };
-    let threads = of(records, "contention", "contended_bandwidth")
+    let threads = of(records, benchmark::CONTENTION, "contended_bandwidth")
         .next()
-        .and_then(|record| super::figures::param_u64(record, "threads"))
+        .and_then(|record| record.typed_params().threads())
         .unwrap_or(0);
     let mut params = Map::new();
     params.insert("contended_gbs".into(), json!(contended));

@@ -6,6 +6,7 @@
 use super::figures::{matrix_records, param_f64};
 use super::Sentence;
 use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
 use serde_json::{json, Map};
 
 /// Measured latencies closer than this (5%) count as equal.
@@ -22,7 +23,7 @@ struct Disagreement {
 /// The strongest disagreement per row between a declared param and the
 /// measured latency: the pair whose measured ratio far/near is lowest.
 fn disagreements(records: &[Record], declared: &str) -> Vec<Disagreement> {
-    let cells = matrix_records(records, "matrix-latency", "latency");
+    let cells = matrix_records(records, benchmark::MATRIX_LATENCY, "latency");
     let rows: std::collections::BTreeSet<u64> = cells.keys().map(|(row, _)| *row).collect();
     let mut found = Vec::new();
     for row in rows {

@@ -2,6 +2,7 @@
 //! params by name, and the nodes a run touched.
 
 use crate::output::Record;
+use numabench_schema::params::key;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -42,16 +43,19 @@ pub(super) fn matrix_records<'a>(
     benchmark: &'a str,
     metric: &'a str,
 ) -> BTreeMap<(u64, u64), &'a Record> {
-    let cells =
-        || of(records, benchmark, metric).filter(|record| record.params.get("per_cpu").is_none());
-    let mode = cells().next().and_then(|record| record.params.get("mode"));
+    let cells = || {
+        of(records, benchmark, metric).filter(|record| record.params.get(key::PER_CPU).is_none())
+    };
+    let mode = cells()
+        .next()
+        .and_then(|record| record.params.get(key::MODE));
     cells()
-        .filter(|record| record.params.get("mode") == mode)
+        .filter(|record| record.params.get(key::MODE) == mode)
         .filter_map(|record| {
             Some((
                 (
-                    param_u64(record, "cpu_node")?,
-                    param_u64(record, "mem_node")?,
+                    record.typed_params().cpu_node()?,
+                    record.typed_params().mem_node()?,
                 ),
                 record,
             ))

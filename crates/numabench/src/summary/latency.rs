@@ -2,29 +2,28 @@
 //! (the `latency` sweep, each size's `cache_level`), and memory latency
 //! local against remote over every pair of CPU nodes (`matrix-latency`).
 
-use super::figures::{
-    figure, figure_span, local_and_remote, matrix, of, param_str, param_u64, span,
-};
+use super::figures::{figure, figure_span, local_and_remote, matrix, of, span};
 use super::{factor_range, Sentence};
 use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
 use serde_json::{json, Map};
 
 /// Per cache level, the first size of the sweep that the level holds (and
 /// the level below does not): the level's own figure, least mixed with the
 /// next. Levels in the sweep's order, `memory` last.
 fn levels(records: &[Record]) -> Vec<(String, f64, u64)> {
-    let mut sweep: Vec<&Record> = of(records, "latency", "latency")
-        .filter(|record| param_str(record, "cache_level").is_some())
+    let mut sweep: Vec<&Record> = of(records, benchmark::LATENCY, "latency")
+        .filter(|record| record.typed_params().cache_level().is_some())
         .collect();
     // One CPU's sweep: the first record's.
-    let cpu = sweep.first().and_then(|record| param_u64(record, "cpu"));
-    sweep.retain(|record| param_u64(record, "cpu") == cpu);
-    sweep.sort_by_key(|record| param_u64(record, "size_bytes"));
+    let cpu = sweep.first().and_then(|record| record.typed_params().cpu());
+    sweep.retain(|record| record.typed_params().cpu() == cpu);
+    sweep.sort_by_key(|record| record.typed_params().size_bytes());
     let mut levels: Vec<(String, f64, u64)> = Vec::new();
     for record in sweep {
-        let level = param_str(record, "cache_level").unwrap_or_default();
+        let level = record.typed_params().cache_level().unwrap_or_default();
         if !levels.iter().any(|(seen, _, _)| seen == level) {
-            let size = param_u64(record, "size_bytes").unwrap_or(0);
+            let size = record.typed_params().size_bytes().unwrap_or(0);
             levels.push((level.to_string(), record.value, size));
         }
     }
@@ -35,8 +34,8 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     let mut sentences = Vec::new();
     let levels = levels(records);
     if let Some((_, memory_ns, _)) = levels.last() {
-        let cpu = of(records, "latency", "latency")
-            .find_map(|record| param_u64(record, "cpu"))
+        let cpu = of(records, benchmark::LATENCY, "latency")
+            .find_map(|record| record.typed_params().cpu())
             .unwrap_or(0);
         let parts: Vec<String> = levels
             .iter()
@@ -57,7 +56,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             params,
         });
     }
-    let latency = matrix(records, "matrix-latency", "latency");
+    let latency = matrix(records, benchmark::MATRIX_LATENCY, "latency");
     let (local, remote) = local_and_remote(&latency);
     if let (Some(local_span), Some(remote_span)) = (
         span(local.iter().map(|cell| cell.2)),

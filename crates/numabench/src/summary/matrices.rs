@@ -6,12 +6,13 @@
 use super::figures::{matrix, ratio, Matrix};
 use super::{factor, Sentence};
 use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
 use serde_json::json;
 use std::collections::BTreeSet;
 
 pub(super) fn sentences(records: &[Record]) -> Vec<super::Sentence> {
-    let latency = matrix(records, "matrix-latency", "latency");
-    let bandwidth = matrix(records, "matrix-bandwidth", "read_bandwidth");
+    let latency = matrix(records, benchmark::MATRIX_LATENCY, "latency");
+    let bandwidth = matrix(records, benchmark::MATRIX_BANDWIDTH, "read_bandwidth");
     let rows: BTreeSet<u64> = latency
         .keys()
         .chain(bandwidth.keys())

@@ -27,10 +27,12 @@ pub use budget::{budget_sentences, run_time_sentence};
 
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 use serde_json::{json, Map, Value};
 
 /// The `benchmark` of summary records.
-pub const BENCHMARK: &str = "summary";
+pub const BENCHMARK: &str = benchmark::SUMMARY;
 
 /// One finding: its text and its headline figure.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,7 +85,7 @@ pub fn summary_records(sentences: &[Sentence]) -> Vec<Record> {
         .iter()
         .filter_map(|sentence| {
             let mut params = Map::new();
-            params.insert("sentence".into(), json!(sentence.text));
+            params.insert(key::SENTENCE.into(), json!(sentence.text));
             params.extend(sentence.params.clone());
             Some(Record {
                 benchmark: BENCHMARK.to_string(),

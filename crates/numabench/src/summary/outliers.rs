@@ -7,6 +7,7 @@
 use super::figures::{matrix_records, of, param_u64};
 use super::Sentence;
 use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
 use serde_json::{json, Map};
 
 /// The smallest gap named as an outlier (10%).
@@ -33,21 +34,21 @@ fn slow_cpus(records: &[Record]) -> Vec<Sentence> {
             "read bandwidth",
         ),
     ] {
-        let worst = of(records, "per-cpu", metric)
+        let worst = of(records, benchmark::PER_CPU, metric)
             .filter_map(|record| {
                 let gap = if slower_is_higher {
                     record.value - 1.0
                 } else {
                     1.0 - record.value
                 };
-                Some((param_u64(record, "cpu")?, gap, record))
+                Some((record.typed_params().cpu()?, gap, record))
             })
             .reduce(|a, b| if b.1 > a.1 { b } else { a });
         let Some((cpu, gap, ratio_record)) = worst else {
             continue;
         };
-        let Some(measurement) =
-            of(records, "per-cpu", measured).find(|record| param_u64(record, "cpu") == Some(cpu))
+        let Some(measurement) = of(records, benchmark::PER_CPU, measured)
+            .find(|record| record.typed_params().cpu() == Some(cpu))
         else {
             continue;
         };
@@ -80,13 +81,13 @@ fn slow_cpus(records: &[Record]) -> Vec<Sentence> {
 type Pair<'a> = ((u64, u64), &'a Record);
 
 fn slow_pair(records: &[Record]) -> Option<Sentence> {
-    let cells = matrix_records(records, "matrix-latency", "latency");
+    let cells = matrix_records(records, benchmark::MATRIX_LATENCY, "latency");
     // Remote pairs grouped by SLIT distance (all in one group without it).
     let mut groups: std::collections::BTreeMap<Option<u64>, Vec<Pair>> = Default::default();
     for (&(row, column), &record) in &cells {
         if row != column && cells.contains_key(&(column, column)) {
             groups
-                .entry(param_u64(record, "slit_distance"))
+                .entry(record.typed_params().slit_distance())
                 .or_default()
                 .push(((row, column), record));
         }

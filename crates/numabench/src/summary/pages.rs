@@ -7,6 +7,7 @@ use crate::compare::key::identifies;
 use crate::memory::HugePageCheck;
 use crate::output::{Record, Unit};
 use crate::units::format_percent;
+use numabench_schema::benchmark;
 use serde_json::json;
 
 /// One record per measurement: the metrics of one measurement (`latency`
@@ -52,7 +53,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         else {
             continue;
         };
-        let what = if benchmark == "latency" {
+        let what = if benchmark == benchmark::LATENCY {
             "the latency chain".to_string()
         } else {
             format!("the {benchmark} buffers")

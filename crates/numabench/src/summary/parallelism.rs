@@ -5,6 +5,8 @@
 use super::figures::{figure_span, of, param_str, param_u64, span};
 use super::Sentence;
 use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 use serde_json::{json, Map};
 use std::collections::BTreeMap;
 
@@ -14,9 +16,14 @@ const REACHED: f64 = 0.9;
 fn mlp(records: &[Record]) -> Option<Sentence> {
     // One core's curve: records without a thread count (mlp --threads
     // writes `threads`), of the first CPU seen.
-    let curve: Vec<(u64, f64)> = of(records, "mlp", "mlp")
-        .filter(|record| param_u64(record, "threads").is_none_or(|threads| threads == 1))
-        .filter_map(|record| Some((param_u64(record, "chains")?, record.value)))
+    let curve: Vec<(u64, f64)> = of(records, benchmark::MLP, "mlp")
+        .filter(|record| {
+            record
+                .typed_params()
+                .threads()
+                .is_none_or(|threads| threads == 1)
+        })
+        .filter_map(|record| Some((param_u64(record, key::CHAINS)?, record.value)))
         .collect();
     if curve.len() < 2 {
         return None;
@@ -48,8 +55,10 @@ fn mlp(records: &[Record]) -> Option<Sentence> {
 fn c2c(records: &[Record]) -> Option<Sentence> {
     let mut by_relation: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
-    for record in of(records, "c2c", "c2c_latency") {
-        let relation = param_str(record, "relation").unwrap_or("pair").to_string();
+    for record in of(records, benchmark::C2C, "c2c_latency") {
+        let relation = param_str(record, key::RELATION)
+            .unwrap_or("pair")
+            .to_string();
         if !order.contains(&relation) {
             order.push(relation.clone());
         }

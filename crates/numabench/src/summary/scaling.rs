@@ -2,9 +2,9 @@
 //! memory node), the fewest threads that reach 90% of the curve's peak,
 //! and the share of that peak one thread gets.
 
-use super::figures::param_u64;
 use super::Sentence;
 use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -16,12 +16,12 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     let mut curves: BTreeMap<(String, u64, u64), Vec<(u64, f64)>> = BTreeMap::new();
     for record in records
         .iter()
-        .filter(|record| record.benchmark == "scaling")
+        .filter(|record| record.benchmark == benchmark::SCALING)
     {
         let (Some(cpu_node), Some(mem_node), Some(threads)) = (
-            param_u64(record, "cpu_node"),
-            param_u64(record, "mem_node"),
-            param_u64(record, "threads"),
+            record.typed_params().cpu_node(),
+            record.typed_params().mem_node(),
+            record.typed_params().threads(),
         ) else {
             continue;
         };

@@ -7,6 +7,8 @@ use super::{records_table, section, Section};
 use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::{lines, range_key, ranges, Range3, Series};
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 
 /// A configuration's label: placement + thread scheme (x threads per CPU).
 pub fn configuration(r: &Rec) -> String {
@@ -69,7 +71,7 @@ pub fn variability(data: &Dataset, kernel: &str) -> Vec<Range3> {
 
 pub fn build(data: &Dataset) -> Option<Section> {
     let mut body = String::new();
-    for kernel in ["stream", "cg", "mg"] {
+    for kernel in benchmark::APP_KERNELS {
         if data.of(kernel).next().is_none() {
             continue;
         }
@@ -138,7 +140,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
                         "configuration",
                         "placement",
                         "threads_placement",
-                        "threads",
+                        key::THREADS,
                         "significantly_fastest",
                         "p_value",
                     ],

@@ -5,22 +5,24 @@ use super::{cache_marks, curves, curves_table, memory_of, records_table, section
 use crate::report::html::figure;
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::{lines, Series};
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 
 /// The curve of a bandwidth record: kernel, threads and memory.
 pub fn curve_label(r: &Rec) -> String {
     let kernel = r
-        .text("kernel")
+        .text(key::KERNEL)
         .unwrap_or_else(|| r.metric.trim_end_matches("_bandwidth").to_string());
-    let threads = r.text("threads").unwrap_or_else(|| "?".into());
+    let threads = r.text(key::THREADS).unwrap_or_else(|| "?".into());
     format!("{kernel}, {threads} thread(s), {}", memory_of(r))
 }
 
 /// Bandwidth (GB/s) against size, per kernel.
 pub fn bandwidth_curves(data: &Dataset) -> Vec<Series> {
     curves(
-        data.of("bandwidth")
+        data.of(benchmark::BANDWIDTH)
             .filter(|r| r.metric.ends_with("_bandwidth") && r.params.get("each_cpu").is_none()),
-        "size_bytes",
+        key::SIZE_BYTES,
         curve_label,
     )
 }
@@ -28,7 +30,7 @@ pub fn bandwidth_curves(data: &Dataset) -> Vec<Series> {
 pub fn build(data: &Dataset) -> Option<Section> {
     let series = bandwidth_curves(data);
     let others: Vec<&Rec> = data
-        .of("bandwidth")
+        .of(benchmark::BANDWIDTH)
         .filter(|r| !(r.metric.ends_with("_bandwidth") && r.params.get("each_cpu").is_none()))
         .collect();
     if series.is_empty() && others.is_empty() {
@@ -55,12 +57,12 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &records_table(
                 others.into_iter(),
                 &[
-                    "cpu",
-                    "cpu_node",
-                    "mem_node",
-                    "kernel",
-                    "threads",
-                    "size_bytes",
+                    key::CPU,
+                    key::CPU_NODE,
+                    key::MEM_NODE,
+                    key::KERNEL,
+                    key::THREADS,
+                    key::SIZE_BYTES,
                 ],
             )
             .to_html(),

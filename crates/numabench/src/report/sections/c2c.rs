@@ -5,12 +5,13 @@ use crate::report::html::figure;
 use crate::report::load::Dataset;
 use crate::report::plot::heatmap;
 use crate::report::sections::matrix::{matrix_table, Matrix};
+use numabench_schema::benchmark;
 
 /// The CPU x CPU matrix of c2c latencies (both directions filled from each
 /// pair; a pair measured twice keeps the last).
 pub fn c2c_matrix(data: &Dataset) -> Option<Matrix> {
     let pairs: Vec<(u64, u64, f64)> = data
-        .of("c2c")
+        .of(benchmark::C2C)
         .filter(|r| r.metric == "c2c_latency")
         .filter_map(|r| {
             Some((

@@ -7,6 +7,8 @@ use super::{records_table, section, Section};
 use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
 use crate::report::strip_plot::{key, strips, Strip};
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 use std::collections::BTreeMap;
 
 /// The median of some values (mean of the middle two for an even count).
@@ -28,7 +30,7 @@ fn median(values: &mut [f64]) -> f64 {
 pub fn cluster_strips(data: &Dataset) -> Vec<Strip> {
     type Named = (String, String, String, Option<String>);
     let outliers: Vec<Named> = data
-        .of("cluster")
+        .of(benchmark::CLUSTER)
         .filter(|r| r.metric == "outlier")
         .filter_map(|r| {
             Some((
@@ -113,7 +115,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
     let all: Vec<&Rec> = data
         .records
         .iter()
-        .filter(|r| ["cluster", "cluster-topo", "mpi-pingpong"].contains(&r.benchmark.as_str()))
+        .filter(|r| benchmark::CLUSTER_BENCHMARKS.contains(&r.benchmark.as_str()))
         .collect();
     let groups = cluster_strips(data);
     if all.is_empty() && groups.is_empty() {
@@ -131,7 +133,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &strips_table(&groups),
         ));
     }
-    let findings: Vec<&Rec> = data.of("cluster").collect();
+    let findings: Vec<&Rec> = data.of(benchmark::CLUSTER).collect();
     if !findings.is_empty() {
         body.push_str("<h3>Verdict, outliers, differing settings, failures</h3>");
         body.push_str(
@@ -158,11 +160,11 @@ pub fn build(data: &Dataset) -> Option<Section> {
         records_table(
             all.into_iter(),
             &[
-                "host",
+                key::HOST,
                 "rank",
                 "part",
-                "size_bytes",
-                "kernel",
+                key::SIZE_BYTES,
+                key::KERNEL,
                 "message_bytes"
             ],
         )

@@ -4,9 +4,11 @@ use super::{records_table, section, Section};
 use crate::report::html::{figure, Table};
 use crate::report::load::Dataset;
 use crate::report::plot::bars;
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 
 pub fn build(data: &Dataset) -> Option<Section> {
-    let records: Vec<_> = data.of("contention").collect();
+    let records: Vec<_> = data.of(benchmark::CONTENTION).collect();
     if records.is_empty() {
         return None;
     }
@@ -17,7 +19,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
             format!(
                 "{} ({} thr)",
                 r.metric.trim_end_matches("_bandwidth"),
-                r.text("threads").unwrap_or_default()
+                r.text(key::THREADS).unwrap_or_default()
             )
         })
         .collect();

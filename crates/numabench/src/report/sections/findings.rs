@@ -7,6 +7,8 @@
 use super::{records_table, section, Section};
 use crate::report::html::escape;
 use crate::report::load::{Dataset, Rec};
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 
 /// The sentence of each summary record, with the file it came from when
 /// several files hold summaries (records without a sentence are left out).
@@ -16,13 +18,13 @@ pub fn sentences(data: &Dataset) -> Vec<String> {
 
 /// [`sentences`] of the summary records whose metric `keep` accepts.
 fn sentences_where(data: &Dataset, keep: impl Fn(&str) -> bool) -> Vec<String> {
-    let records: Vec<&Rec> = data.of("summary").collect();
+    let records: Vec<&Rec> = data.of(benchmark::SUMMARY).collect();
     let several_files = records.iter().any(|r| r.file != records[0].file);
     records
         .iter()
         .filter(|r| keep(&r.metric))
         .filter_map(|r| {
-            let sentence = r.text("sentence")?;
+            let sentence = r.text(key::SENTENCE)?;
             Some(if several_files {
                 format!("{sentence} ({})", r.file)
             } else {
@@ -65,9 +67,9 @@ pub fn build(data: &Dataset) -> Option<Section> {
     }
     body.push_str(&format!(
         "<details><summary>the figures behind them ({} records)</summary>{}</details>",
-        data.of("summary").count(),
+        data.of(benchmark::SUMMARY).count(),
         records_table(
-            data.of("summary"),
+            data.of(benchmark::SUMMARY),
             &[
                 "kernel",
                 "cpu_node",

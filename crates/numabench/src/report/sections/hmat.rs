@@ -9,6 +9,8 @@ use crate::report::diagram::cpu_ranges;
 use crate::report::html::{self, figure};
 use crate::report::load::Dataset;
 use crate::report::plot::heatmap;
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 use serde_json::Value;
 
 /// One declared attribute as a matrix: rows the initiators (`node N`, or
@@ -63,14 +65,7 @@ fn declared_one<'a>(name: &str, items: impl Iterator<Item = &'a Value>) -> Decla
         let node = item.get("initiator_node").and_then(Value::as_u64);
         let label = match node {
             Some(node) => format!("node {node}"),
-            None => {
-                let cpus: Vec<u64> = item
-                    .get("initiator_cpus")
-                    .and_then(Value::as_array)
-                    .map(|c| c.iter().filter_map(Value::as_u64).collect())
-                    .unwrap_or_default();
-                format!("CPUs {}", cpu_ranges(&cpus))
-            }
+            None => format!("CPUs {}", cpu_ranges(item.get("initiator_cpus"))),
         };
         cells.push(((node, label), target, value));
     }
@@ -110,15 +105,15 @@ fn declared_one<'a>(name: &str, items: impl Iterator<Item = &'a Value>) -> Decla
 fn counterpart(name: &str) -> Option<(&'static str, &'static str, Option<&'static str>, f64)> {
     const MIB_TO_GB: f64 = 1_048_576.0 / 1e9;
     match name {
-        "latency" | "read_latency" => Some(("matrix-latency", "latency", None, 1.0)),
+        "latency" | "read_latency" => Some((benchmark::MATRIX_LATENCY, "latency", None, 1.0)),
         "bandwidth" | "read_bandwidth" => Some((
-            "matrix-bandwidth",
+            benchmark::MATRIX_BANDWIDTH,
             "read_bandwidth",
             Some("parallel"),
             MIB_TO_GB,
         )),
         "write_bandwidth" => Some((
-            "matrix-bandwidth",
+            benchmark::MATRIX_BANDWIDTH,
             "write_bandwidth",
             Some("parallel"),
             MIB_TO_GB,
@@ -135,12 +130,12 @@ pub fn measured_ratio(d: &Declared, data: &Dataset) -> Option<(Matrix, String)> 
     let candidates: Vec<_> = data
         .of(benchmark)
         .filter(|r| r.metric == metric)
-        .filter(|r| r.params.get("per_cpu").and_then(Value::as_bool) != Some(true))
+        .filter(|r| r.params.get(key::PER_CPU).and_then(Value::as_bool) != Some(true))
         .collect();
     let measured_mode = mode.filter(|m| {
         candidates
             .iter()
-            .any(|r| r.text("mode").as_deref() == Some(*m))
+            .any(|r| r.text(key::MODE).as_deref() == Some(*m))
     });
     let mut values = d.matrix.values.clone();
     let mut any = false;
@@ -148,9 +143,9 @@ pub fn measured_ratio(d: &Declared, data: &Dataset) -> Option<(Matrix, String)> 
         for (c, cell) in row.iter_mut().enumerate() {
             let found = d.rows_node[r].and_then(|initiator| {
                 candidates.iter().find(|rec| {
-                    rec.num("cpu_node") == Some(initiator as f64)
-                        && rec.num("mem_node") == Some(d.columns_node[c] as f64)
-                        && measured_mode.is_none_or(|m| rec.text("mode").as_deref() == Some(m))
+                    rec.num(key::CPU_NODE) == Some(initiator as f64)
+                        && rec.num(key::MEM_NODE) == Some(d.columns_node[c] as f64)
+                        && measured_mode.is_none_or(|m| rec.text(key::MODE).as_deref() == Some(m))
                 })
             });
             *cell = match (found, *cell) {
@@ -164,7 +159,7 @@ pub fn measured_ratio(d: &Declared, data: &Dataset) -> Option<(Matrix, String)> 
     }
     // Without the preferred mode, say which one stands in (fewer threads
     // than the node's peak HMAT declares).
-    let stand_in = candidates.iter().find_map(|r| r.text("mode"));
+    let stand_in = candidates.iter().find_map(|r| r.text(key::MODE));
     let what = format!(
         "{benchmark} {metric}{}",
         match (measured_mode, mode, stand_in) {

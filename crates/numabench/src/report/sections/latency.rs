@@ -6,10 +6,12 @@ use super::{cache_marks, curves, curves_table, memory_of, records_table, section
 use crate::report::html::figure;
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::{lines, Series};
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 
 /// The curve a latency record belongs to: its CPU and where its memory was.
 pub fn curve_label(r: &Rec) -> String {
-    let cpu = r.text("cpu").unwrap_or_else(|| "?".into());
+    let cpu = r.text(key::CPU).unwrap_or_else(|| "?".into());
     format!("CPU {cpu}, memory {}", memory_of(r))
 }
 
@@ -17,7 +19,7 @@ pub fn curve_label(r: &Rec) -> String {
 /// (a cluster record's `params.host`, else its file's metadata), the file,
 /// the cluster rank, the chase order and the writer CPU (`--writer-cpu`).
 fn setting(data: &Dataset, r: &Rec) -> [(&'static str, String); 5] {
-    let host = r.text("host").or_else(|| {
+    let host = r.text(key::HOST).or_else(|| {
         data.metadata
             .iter()
             .find(|(file, _)| *file == r.file)
@@ -44,7 +46,7 @@ fn setting(data: &Dataset, r: &Rec) -> [(&'static str, String); 5] {
 /// then each part of the setting whose value differs between records.
 pub fn latency_curves(data: &Dataset) -> Vec<Series> {
     let records: Vec<&Rec> = data
-        .of("latency")
+        .of(benchmark::LATENCY)
         .filter(|r| r.metric == "latency")
         .collect();
     let settings: Vec<_> = records.iter().map(|r| setting(data, r)).collect();
@@ -54,7 +56,7 @@ pub fn latency_curves(data: &Dataset) -> Vec<Series> {
             .any(|setting| setting[part].1 != settings[0][part].1)
     };
     let varying: Vec<usize> = (0..5).filter(|&part| varies(part)).collect();
-    curves(records.iter().copied(), "size_bytes", |r| {
+    curves(records.iter().copied(), key::SIZE_BYTES, |r| {
         let setting = setting(data, r);
         let mut label = curve_label(r);
         for &part in &varying {
@@ -68,7 +70,7 @@ pub fn latency_curves(data: &Dataset) -> Vec<Series> {
 pub fn build(data: &Dataset) -> Option<Section> {
     let series = latency_curves(data);
     let ratios: Vec<&Rec> = data
-        .of("latency")
+        .of(benchmark::LATENCY)
         .filter(|r| r.metric.ends_with("_vs_node_median"))
         .collect();
     if series.is_empty() && ratios.is_empty() {
@@ -101,10 +103,10 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &records_table(
                 ratios.into_iter(),
                 &[
-                    "cpu",
-                    "cpu_node",
-                    "mem_node",
-                    "size_bytes",
+                    key::CPU,
+                    key::CPU_NODE,
+                    key::MEM_NODE,
+                    key::SIZE_BYTES,
                     "deviation_from_node_median",
                 ],
             )

@@ -4,11 +4,12 @@ use super::{curves, curves_table, section, Section};
 use crate::report::html::figure;
 use crate::report::load::Dataset;
 use crate::report::plot::{lines, Series};
+use numabench_schema::benchmark;
 
 /// Latency (ns) against `traffic_gbs`, one curve per traffic mix and file.
 pub fn loaded_curves(data: &Dataset) -> Vec<Series> {
     curves(
-        data.of("loaded-latency")
+        data.of(benchmark::LOADED_LATENCY)
             .filter(|r| r.metric == "loaded_latency"),
         "traffic_gbs",
         |r| {

@@ -5,6 +5,8 @@ use super::{matrix_ratio, section, Section};
 use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::hatched_heatmap;
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 use std::collections::BTreeMap;
 
 /// A matrix: row labels, column labels, values[row][column].
@@ -32,17 +34,20 @@ pub struct Matrix {
 pub fn matrices(data: &Dataset) -> Vec<Matrix> {
     let mut groups: BTreeMap<String, Vec<&Rec>> = BTreeMap::new();
     for r in data.records.iter().filter(|r| {
-        (r.benchmark == "matrix-latency" && r.metric == "latency")
-            || (r.benchmark == "matrix-bandwidth" && r.metric.ends_with("_bandwidth"))
+        (r.benchmark == benchmark::MATRIX_LATENCY && r.metric == "latency")
+            || (r.benchmark == benchmark::MATRIX_BANDWIDTH && r.metric.ends_with("_bandwidth"))
     }) {
         let per_cpu = r
             .params
             .get("per_cpu")
             .and_then(|v| v.as_bool())
             .unwrap_or(false);
-        let mode = r.text("mode").map(|m| format!(", {m}")).unwrap_or_default();
+        let mode = r
+            .text(key::MODE)
+            .map(|m| format!(", {m}"))
+            .unwrap_or_default();
         let host = r
-            .text("host")
+            .text(key::HOST)
             .map(|host| format!(", host {host}"))
             .unwrap_or_default();
         let rank = r
@@ -61,14 +66,14 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
     groups
         .into_iter()
         .map(|(title, records)| {
-            let row_of = |r: &Rec| match r.params.get("per_cpu").and_then(|v| v.as_bool()) {
+            let row_of = |r: &Rec| match r.params.get(key::PER_CPU).and_then(|v| v.as_bool()) {
                 Some(true) => (
-                    r.num("cpu").unwrap_or(-1.0),
-                    format!("CPU {}", r.text("cpu").unwrap_or_default()),
+                    r.num(key::CPU).unwrap_or(-1.0),
+                    format!("CPU {}", r.text(key::CPU).unwrap_or_default()),
                 ),
                 _ => (
-                    r.num("cpu_node").unwrap_or(-1.0),
-                    format!("node {}", r.text("cpu_node").unwrap_or_default()),
+                    r.num(key::CPU_NODE).unwrap_or(-1.0),
+                    format!("node {}", r.text(key::CPU_NODE).unwrap_or_default()),
                 ),
             };
             let mut rows: Vec<(f64, String)> = records.iter().map(|r| row_of(r)).collect();
@@ -78,8 +83,8 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
                 .iter()
                 .map(|r| {
                     (
-                        r.num("mem_node").unwrap_or(-1.0),
-                        format!("node {}", r.text("mem_node").unwrap_or_default()),
+                        r.num(key::MEM_NODE).unwrap_or(-1.0),
+                        format!("node {}", r.text(key::MEM_NODE).unwrap_or_default()),
                     )
                 })
                 .collect();
@@ -91,7 +96,7 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
                 let row = rows.iter().position(|x| *x == row_of(r));
                 let column = columns
                     .iter()
-                    .position(|c| c.0 == r.num("mem_node").unwrap_or(-1.0));
+                    .position(|c| c.0 == r.num(key::MEM_NODE).unwrap_or(-1.0));
                 if let (Some(row), Some(column)) = (row, column) {
                     values[row][column] = Some(r.value);
                     inferred[row][column] = r.text("cell").as_deref() == Some("inferred");
@@ -124,7 +129,7 @@ fn records_local(
             let node = records
                 .iter()
                 .find(|r| row_of(r) == *row)
-                .and_then(|r| r.num("cpu_node"))?;
+                .and_then(|r| r.num(key::CPU_NODE))?;
             columns.iter().position(|c| c.0 == node)
         })
         .collect()

@@ -7,17 +7,19 @@ use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
 use crate::report::load::Rec;
 use crate::report::plot::{lines, Series};
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 
 /// `mlp` (ratio) against chains, one curve per size and CPU.
 pub fn mlp_curves(data: &Dataset, metric: &str) -> Vec<Series> {
     curves(
-        data.of("mlp").filter(|r| r.metric == metric),
-        "chains",
+        data.of(benchmark::MLP).filter(|r| r.metric == metric),
+        key::CHAINS,
         |r| {
             format!(
                 "{} on CPU {}",
-                r.num("size_bytes").map(html::bytes).unwrap_or_default(),
-                r.text("cpu").unwrap_or_else(|| "?".into())
+                r.num(key::SIZE_BYTES).map(html::bytes).unwrap_or_default(),
+                r.text(key::CPU).unwrap_or_else(|| "?".into())
             )
         },
     )
@@ -32,15 +34,15 @@ const RATIO: &str = "pinned_over_unpinned";
 /// `mlp` go to "Other records").
 pub fn shows(r: &Rec) -> bool {
     let curve = SINGLE.contains(&r.metric.as_str()) || THREADED.contains(&r.metric.as_str());
-    (curve && r.num("chains").is_some()) || r.metric == RATIO
+    (curve && r.num(key::CHAINS).is_some()) || r.metric == RATIO
 }
 
 /// `mlp --threads` records of `metric` against chains, one curve per
 /// file, thread count and pinning.
 pub fn threads_curves(data: &Dataset, metric: &str) -> Vec<Series> {
     curves(
-        data.of("mlp").filter(|r| r.metric == metric),
-        "chains",
+        data.of(benchmark::MLP).filter(|r| r.metric == metric),
+        key::CHAINS,
         |r| {
             let pinned = match r.params.get("pinned").and_then(|v| v.as_bool()) {
                 Some(true) => "pinned",
@@ -49,7 +51,7 @@ pub fn threads_curves(data: &Dataset, metric: &str) -> Vec<Series> {
             };
             format!(
                 "{} threads, {pinned} ({})",
-                r.num("threads").map(html::number).unwrap_or_default(),
+                r.num(key::THREADS).map(html::number).unwrap_or_default(),
                 r.file
             )
         },
@@ -66,12 +68,12 @@ fn ratio_table(data: &Dataset) -> Table {
         "p (Mann-Whitney)",
         "significant (p < 0.05)",
     ]);
-    for r in data.of("mlp").filter(|r| r.metric == RATIO) {
+    for r in data.of(benchmark::MLP).filter(|r| r.metric == RATIO) {
         let number = |key| r.num(key).map(html::number).unwrap_or_default();
         table.push(vec![
             r.file.clone(),
-            number("threads"),
-            number("chains"),
+            number(key::THREADS),
+            number(key::CHAINS),
             html::number(r.value),
             number("p_value"),
             r.params

@@ -5,13 +5,21 @@ use super::{records_table, section, Section};
 use crate::report::html::{figure, number, Table};
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::bars;
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 
 /// (CPU label, value) of the per-CPU records of one metric, in CPU order.
 pub fn per_cpu_bars(data: &Dataset, metric: &str) -> Vec<(String, f64)> {
     let mut rows: Vec<(f64, String, f64)> = data
-        .of("per-cpu")
+        .of(benchmark::PER_CPU)
         .filter(|r| r.metric == metric)
-        .filter_map(|r| Some((r.num("cpu")?, format!("CPU {}", r.text("cpu")?), r.value)))
+        .filter_map(|r| {
+            Some((
+                r.num(key::CPU)?,
+                format!("CPU {}", r.text(key::CPU)?),
+                r.value,
+            ))
+        })
         .collect();
     rows.sort_by(|a, b| a.0.total_cmp(&b.0));
     rows.into_iter()
@@ -20,7 +28,7 @@ pub fn per_cpu_bars(data: &Dataset, metric: &str) -> Vec<(String, f64)> {
 }
 
 pub fn build(data: &Dataset) -> Option<Section> {
-    data.of("per-cpu").next()?;
+    data.of(benchmark::PER_CPU).next()?;
     let mut body = String::new();
     for (metric, axis) in [
         ("latency", "latency (ns)"),
@@ -42,7 +50,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
         ));
     }
     let ratios: Vec<&Rec> = data
-        .of("per-cpu")
+        .of(benchmark::PER_CPU)
         .filter(|r| r.metric.ends_with("_vs_node_median"))
         .collect();
     if !ratios.is_empty() {

@@ -5,6 +5,7 @@ use super::{curves, curves_table, observe, section, Section};
 use crate::report::html::{self, figure, Table};
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::{lines, range_key, ranges, Range3};
+use numabench_schema::benchmark;
 use std::collections::BTreeMap;
 
 /// The group a run belongs to: its configuration (scans) or policy.
@@ -17,7 +18,10 @@ pub fn group_of(r: &Rec) -> String {
 /// Every run's wall time, grouped, with min/median/max.
 pub fn run_strips(data: &Dataset) -> Vec<Range3> {
     let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for r in data.of("run").filter(|r| r.metric == "run_wall_time") {
+    for r in data
+        .of(benchmark::RUN)
+        .filter(|r| r.metric == "run_wall_time")
+    {
         groups.entry(group_of(r)).or_default().push(r.value);
     }
     groups
@@ -42,7 +46,7 @@ pub fn run_strips(data: &Dataset) -> Vec<Range3> {
 }
 
 pub fn build(data: &Dataset) -> Option<Section> {
-    data.of("run").next()?;
+    data.of(benchmark::RUN).next()?;
     let mut body = String::new();
     let strips = run_strips(data);
     if !strips.is_empty() {
@@ -63,7 +67,10 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &table,
         ));
     }
-    let summaries: Vec<&Rec> = data.of("run").filter(|r| r.metric == "wall_time").collect();
+    let summaries: Vec<&Rec> = data
+        .of(benchmark::RUN)
+        .filter(|r| r.metric == "wall_time")
+        .collect();
     if !summaries.is_empty() {
         let mut table = Table::new(&[
             "policy / configuration",
@@ -93,7 +100,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
     }
     for metric in ["speedup", "parallel_efficiency"] {
         let series = curves(
-            data.of("run").filter(|r| r.metric == metric),
+            data.of(benchmark::RUN).filter(|r| r.metric == metric),
             "workers",
             |r| r.text("policy").unwrap_or_else(|| "?".into()),
         );
@@ -114,7 +121,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
     // The first observed run of each policy or configuration.
     let mut shown: Vec<String> = Vec::new();
     for r in data
-        .of("run")
+        .of(benchmark::RUN)
         .filter(|r| r.metric == "run_wall_time" && r.params.contains_key("observation"))
     {
         let group = group_of(r);

@@ -4,18 +4,20 @@ use super::{curves, curves_table, memory_of, section, Section};
 use crate::report::html::figure;
 use crate::report::load::Dataset;
 use crate::report::plot::{lines, Series};
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
 
 /// Bandwidth (GB/s) against threads, one curve per kernel and locality.
 pub fn scaling_curves(data: &Dataset) -> Vec<Series> {
     curves(
-        data.of("scaling")
+        data.of(benchmark::SCALING)
             .filter(|r| r.metric.ends_with("_bandwidth")),
-        "threads",
+        key::THREADS,
         |r| {
             format!(
                 "{} {}, {}",
                 r.metric.trim_end_matches("_bandwidth"),
-                r.text("locality").unwrap_or_default(),
+                r.text(key::LOCALITY).unwrap_or_default(),
                 memory_of(r)
             )
         },

@@ -5,6 +5,7 @@ use super::{curves, curves_table, records_table, section, Section};
 use crate::report::html::{self, figure};
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::{lines, Series};
+use numabench_schema::benchmark;
 
 /// The records of `benchmarks` that `keep` accepts, `keys` as columns.
 fn table_of(
@@ -43,7 +44,7 @@ const MONITOR_KEYS: &[&str] = &["host", "rank", "local_rank", "ranks", "program"
 /// per metric when several are asked, as for the TLP figures).
 pub fn sweep_curves(data: &Dataset, metrics: &[&str]) -> Vec<Series> {
     curves(
-        data.of("overdecompose")
+        data.of(benchmark::OVERDECOMPOSE)
             .filter(|r| metrics.contains(&r.metric.as_str())),
         "ranks_per_core",
         |r| {
@@ -62,7 +63,12 @@ pub fn sweep_curves(data: &Dataset, metrics: &[&str]) -> Vec<Series> {
 /// The over-decomposition sweep against K per target share: time, speedup
 /// and TLP_1..4, and every record.
 pub fn overdecompose(data: &Dataset) -> Option<Section> {
-    let all = table_of(data, &["overdecompose"], OVERDECOMPOSE_KEYS, |_| true)?;
+    let all = table_of(
+        data,
+        &[benchmark::OVERDECOMPOSE],
+        OVERDECOMPOSE_KEYS,
+        |_| true,
+    )?;
     let mut body = String::new();
     let plots: [(&[&str], &str, &str); 3] = [
         (
@@ -100,13 +106,13 @@ pub fn overdecompose(data: &Dataset) -> Option<Section> {
 /// MPI monitor: per-host TLP records, then per-rank records.
 pub fn mpi_monitor(data: &Dataset) -> Option<Section> {
     let mut body = String::new();
-    if let Some(hosts) = table_of(data, &["mpi-monitor"], MONITOR_KEYS, |r| {
+    if let Some(hosts) = table_of(data, &[benchmark::MPI_MONITOR], MONITOR_KEYS, |r| {
         r.metric.starts_with("tlp_")
     }) {
         body.push_str("<h3>Per host: TLP</h3>");
         body.push_str(&hosts);
     }
-    if let Some(ranks) = table_of(data, &["mpi-monitor"], MONITOR_KEYS, |r| {
+    if let Some(ranks) = table_of(data, &[benchmark::MPI_MONITOR], MONITOR_KEYS, |r| {
         !r.metric.starts_with("tlp_")
     }) {
         body.push_str("<h3>Per rank</h3>");

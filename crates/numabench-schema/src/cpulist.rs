@@ -1,6 +1,9 @@
-//! CPU and node lists in the numactl/taskset syntax: `0-3,8,10-11`.
-
-use std::collections::BTreeSet;
+//! CPU and node lists in the numactl/taskset/sysfs syntax: `0-3,8,10-11`.
+//! The one parser and formatter of every numabench crate: the library's
+//! `--cpus`/`--nodes`, the report, the pinning shim's `NUMABENCH_PIN_CPUS`
+//! and sysfs lists. Two readings: as a set ([`parse_id_list`], sorted and
+//! de-duplicated) or in order ([`parse_in_order`], the order threads get
+//! CPUs in, repeats kept; ranges expand ascending).
 use thiserror::Error;
 
 /// Largest index accepted, far above any real machine (hwloc's bitmaps and
@@ -27,11 +30,20 @@ pub enum IdListError {
 
 /// Parses a list such as `0-3,8,10-11` into sorted, de-duplicated indices.
 pub fn parse_id_list(text: &str) -> Result<Vec<u32>, IdListError> {
+    let mut ids = parse_in_order(text)?;
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
+}
+
+/// Parses a list such as `0,2,1,3` or `4-5,0` keeping the order given and
+/// any repeats (`0,0,1,1` puts two threads on each CPU).
+pub fn parse_in_order(text: &str) -> Result<Vec<u32>, IdListError> {
     let list = text.trim();
     if list.is_empty() {
         return Err(IdListError::Empty);
     }
-    let mut ids = BTreeSet::new();
+    let mut ids = Vec::new();
     for element in list.split(',') {
         let element = element.trim();
         let malformed = || IdListError::Malformed {
@@ -51,9 +63,7 @@ pub fn parse_id_list(text: &str) -> Result<Vec<u32>, IdListError> {
             }
         };
         match element.split_once('-') {
-            None => {
-                ids.insert(parse_one(element)?);
-            }
+            None => ids.push(parse_one(element)?),
             Some((first, last)) => {
                 let (first, last) = (parse_one(first.trim())?, parse_one(last.trim())?);
                 if first > last {
@@ -66,30 +76,39 @@ pub fn parse_id_list(text: &str) -> Result<Vec<u32>, IdListError> {
             }
         }
     }
-    Ok(ids.into_iter().collect())
+    Ok(ids)
 }
 
-/// Formats sorted indices compactly, the inverse of [`parse_id_list`]:
-/// `[0, 1, 2, 3, 8]` becomes `0-3,8`.
+/// Formats indices compactly as a set, the inverse of [`parse_id_list`]:
+/// `[8, 0, 1, 2, 3]` becomes `0-3,8`.
 pub fn format_id_list(ids: &[u32]) -> String {
     let mut sorted: Vec<u32> = ids.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    let mut parts = Vec::new();
+    format_in_order(&sorted)
+}
+
+/// Formats indices in their order, runs of consecutive ascending numbers
+/// written `a-b`: `[4, 5, 6, 0, 2]` becomes `4-6,0,2`, the inverse of
+/// [`parse_in_order`].
+pub fn format_in_order(ids: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
     let mut index = 0;
-    while index < sorted.len() {
-        let start = sorted[index];
-        let mut end = start;
-        while index + 1 < sorted.len() && sorted[index + 1] == end + 1 {
-            index += 1;
-            end = sorted[index];
+    while index < ids.len() {
+        let start = ids[index];
+        let mut end = index;
+        while end + 1 < ids.len()
+            && ids[end + 1] == ids[end].wrapping_add(1)
+            && ids[end] != u32::MAX
+        {
+            end += 1;
         }
-        parts.push(if start == end {
+        parts.push(if end == index {
             start.to_string()
         } else {
-            format!("{start}-{end}")
+            format!("{start}-{}", ids[end])
         });
-        index += 1;
+        index = end + 1;
     }
     parts.join(",")
 }
@@ -130,6 +149,16 @@ mod tests {
     }
 
     #[test]
+    fn keeps_order_and_repeats_when_read_in_order() {
+        assert_eq!(parse_in_order("0,2,1,3"), Ok(vec![0, 2, 1, 3]));
+        assert_eq!(parse_in_order("1,1,0,0"), Ok(vec![1, 1, 0, 0]));
+        assert_eq!(parse_in_order(" 4-6, 0 ,2\n"), Ok(vec![4, 5, 6, 0, 2]));
+        assert_eq!(format_in_order(&[4, 5, 6, 0, 2]), "4-6,0,2");
+        assert_eq!(format_in_order(&[3, 2, 1]), "3,2,1");
+        assert_eq!(parse_in_order(" \n"), Err(IdListError::Empty));
+    }
+
+    #[test]
     fn formats_ranges() {
         assert_eq!(format_id_list(&[0, 1, 2, 3, 8, 10, 11]), "0-3,8,10-11");
         assert_eq!(format_id_list(&[]), "");
@@ -141,6 +170,11 @@ mod tests {
         fn format_then_parse_round_trips(ids in proptest::collection::btree_set(0u32..2048, 1..64)) {
             let ids: Vec<u32> = ids.into_iter().collect();
             prop_assert_eq!(parse_id_list(&format_id_list(&ids)), Ok(ids));
+        }
+
+        #[test]
+        fn in_order_format_then_parse_round_trips(ids in proptest::collection::vec(0u32..2048, 1..64)) {
+            prop_assert_eq!(parse_in_order(&format_in_order(&ids)), Ok(ids));
         }
 
         #[test]

@@ -6,11 +6,12 @@
 //! a table or a test tells a placement that failed from one that could
 //! not be looked at.
 
-use super::check::PlacementCheck;
+use crate::PlacementCheck;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What a placement check concluded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "state", content = "reason", rename_all = "lowercase")]
 pub enum PlacementStatus {
     /// The pages sit where they were asked to be (`achieved`).

@@ -1,0 +1,34 @@
+//! The results schema of numabench, typed: what a results file holds (a
+//! [`Record`] per result, the [`RunMetadata`] once), the placement check
+//! and statistics a record carries, the benchmark names, and typed views
+//! of the parameters that readers share. Writers (the library, the MPI
+//! monitor) and readers (report, compare, summary, cluster) use these
+//! types instead of spelling field names again; `docs/record.schema.json`
+//! is generated from them (`docs/results.md` describes it).
+//!
+//! Also the small helpers every numabench crate needs and none may copy:
+//! UTC timestamps, CPU lists, affinity masks. No hwloc, no plotters, no
+//! libc: the LD_PRELOADed shared libraries link this crate.
+
+pub mod affinity;
+pub mod benchmark;
+pub mod cpulist;
+mod json_schema;
+mod line;
+mod metadata;
+pub mod params;
+mod placement_check;
+mod placement_status;
+mod record;
+mod summary;
+mod utc;
+
+pub use json_schema::{results_line_schema, SCHEMA_PATH};
+pub use line::Line;
+pub use metadata::RunMetadata;
+pub use params::Params;
+pub use placement_check::{HugePageCheck, PlacementCheck};
+pub use placement_status::PlacementStatus;
+pub use record::{Placement, Record, Unit, RESULTS_SCHEMA_VERSION};
+pub use summary::Summary;
+pub use utc::utc_timestamp;

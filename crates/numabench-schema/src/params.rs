@@ -1,0 +1,153 @@
+//! The record params that more than one reader looks at (report, compare,
+//! summary, cluster), typed: their key names as constants in one place
+//! ([`key`]), and [`Params`], a view of a record's `params` with one
+//! accessor per shared field. Records on the wire are unchanged: `params`
+//! stays an open JSON object, and a benchmark may write other keys that
+//! only its own report section reads.
+
+use serde_json::{Map, Value};
+
+/// Key names of the shared params.
+pub mod key {
+    /// The measuring CPU.
+    pub const CPU: &str = "cpu";
+    /// The node of the measuring CPU(s).
+    pub const CPU_NODE: &str = "cpu_node";
+    /// The node the memory was placed on.
+    pub const MEM_NODE: &str = "mem_node";
+    /// Threads that measured.
+    pub const THREADS: &str = "threads";
+    /// Working-set size in bytes.
+    pub const SIZE_BYTES: &str = "size_bytes";
+    /// The cache level the working set sits in (`L1d`, ..., `memory`).
+    pub const CACHE_LEVEL: &str = "cache_level";
+    /// Whether the working set was chosen to be cache-affected.
+    pub const CACHE_AFFECTED: &str = "cache_affected";
+    /// A matrix's mode (`serial`, `parallel`).
+    pub const MODE: &str = "mode";
+    /// A per-CPU matrix row (true) rather than a node row.
+    pub const PER_CPU: &str = "per_cpu";
+    /// The bandwidth kernel (`read`, `copy`, ...).
+    pub const KERNEL: &str = "kernel";
+    /// Pointer chains of an `mlp` record.
+    pub const CHAINS: &str = "chains";
+    /// The firmware's (SLIT) distance between `cpu_node` and `mem_node`.
+    pub const SLIT_DISTANCE: &str = "slit_distance";
+    /// How `cpu_node` and `mem_node` relate (`local`, `remote`, ...).
+    pub const RELATION: &str = "relation";
+    /// Where memory sat relative to the CPU (`local`, `remote`).
+    pub const LOCALITY: &str = "locality";
+    /// A `summary` or `compare` record's sentence.
+    pub const SENTENCE: &str = "sentence";
+    /// The host a record was measured on (cluster, MPI monitor).
+    pub const HOST: &str = "host";
+}
+
+/// A read-only, typed view of a record's `params`.
+#[derive(Debug, Clone, Copy)]
+pub struct Params<'a>(pub &'a Map<String, Value>);
+
+impl<'a> Params<'a> {
+    /// An unsigned integer param.
+    pub fn u64(self, key: &str) -> Option<u64> {
+        self.0.get(key).and_then(Value::as_u64)
+    }
+
+    /// A number param.
+    pub fn f64(self, key: &str) -> Option<f64> {
+        self.0.get(key).and_then(Value::as_f64)
+    }
+
+    /// A text param.
+    pub fn str(self, key: &str) -> Option<&'a str> {
+        self.0.get(key).and_then(Value::as_str)
+    }
+
+    /// A boolean param.
+    pub fn bool(self, key: &str) -> Option<bool> {
+        self.0.get(key).and_then(Value::as_bool)
+    }
+
+    /// [`key::CPU`].
+    pub fn cpu(self) -> Option<u64> {
+        self.u64(key::CPU)
+    }
+
+    /// [`key::CPU_NODE`].
+    pub fn cpu_node(self) -> Option<u64> {
+        self.u64(key::CPU_NODE)
+    }
+
+    /// [`key::MEM_NODE`].
+    pub fn mem_node(self) -> Option<u64> {
+        self.u64(key::MEM_NODE)
+    }
+
+    /// [`key::THREADS`].
+    pub fn threads(self) -> Option<u64> {
+        self.u64(key::THREADS)
+    }
+
+    /// [`key::SIZE_BYTES`].
+    pub fn size_bytes(self) -> Option<u64> {
+        self.u64(key::SIZE_BYTES)
+    }
+
+    /// [`key::CACHE_LEVEL`].
+    pub fn cache_level(self) -> Option<&'a str> {
+        self.str(key::CACHE_LEVEL)
+    }
+
+    /// [`key::MODE`].
+    pub fn mode(self) -> Option<&'a str> {
+        self.str(key::MODE)
+    }
+
+    /// [`key::PER_CPU`]; absent reads as false (a node row).
+    pub fn per_cpu(self) -> bool {
+        self.bool(key::PER_CPU).unwrap_or(false)
+    }
+
+    /// [`key::KERNEL`].
+    pub fn kernel(self) -> Option<&'a str> {
+        self.str(key::KERNEL)
+    }
+
+    /// [`key::SLIT_DISTANCE`].
+    pub fn slit_distance(self) -> Option<u64> {
+        self.u64(key::SLIT_DISTANCE)
+    }
+
+    /// [`key::SENTENCE`].
+    pub fn sentence(self) -> Option<&'a str> {
+        self.str(key::SENTENCE)
+    }
+}
+
+impl crate::Record {
+    /// The typed view of `params`.
+    pub fn typed_params(&self) -> Params<'_> {
+        Params(&self.params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn accessors_read_their_keys_and_types() {
+        let map = json!({"cpu": 3, "cpu_node": 1, "mem_node": 0, "mode": "serial",
+                         "per_cpu": true, "size_bytes": 4096, "cache_level": "L2"});
+        let params = Params(map.as_object().unwrap());
+        assert_eq!(params.cpu(), Some(3));
+        assert_eq!((params.cpu_node(), params.mem_node()), (Some(1), Some(0)));
+        assert_eq!(params.mode(), Some("serial"));
+        assert!(params.per_cpu());
+        assert_eq!(params.size_bytes(), Some(4096));
+        assert_eq!(params.cache_level(), Some("L2"));
+        assert_eq!(params.threads(), None);
+        assert_eq!(params.u64(key::MODE), None, "a string is no number");
+    }
+}
