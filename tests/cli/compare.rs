@@ -141,8 +141,12 @@ fn bad_inputs_are_one_line_and_status_2() {
     let empty = dir.path().join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
     let metadata_only = dir.path().join("metadata.jsonl");
-    let first_line = std::fs::read_to_string(&good).unwrap();
-    std::fs::write(&metadata_only, first_line.lines().next().unwrap()).unwrap();
+    // A version-1 file cut after its metadata line.
+    std::fs::write(
+        &metadata_only,
+        "{\"type\":\"metadata\",\"tool\":\"numabench\",\"schema_version\":1}\n",
+    )
+    .unwrap();
     let missing = dir.path().join("missing.jsonl");
     let out = dir.path().join("out.jsonl");
     let path = |path: &Path| path.to_str().unwrap().to_string();
@@ -151,11 +155,11 @@ fn bad_inputs_are_one_line_and_status_2() {
         (vec![path(&good), path(&missing)], path(&missing)),
         (
             vec![path(&good), path(&empty)],
-            format!("'{}': empty file", path(&empty)),
+            format!("{}: empty file", path(&empty)),
         ),
         (
             vec![path(&good), path(&metadata_only)],
-            format!("'{}': no records", path(&metadata_only)),
+            format!("{}: no records", path(&metadata_only)),
         ),
         (
             vec![path(&good), path(&good), "--jsonl".into(), path(&good)],

@@ -10,8 +10,8 @@ use numabench::compare::{
     MatchBy, ResultSet,
 };
 use numabench::output::{
-    check_distinct_files, read_results, read_results_lenient, CsvSink, JsonDocumentSink,
-    JsonLinesSink, OutputError, Pipeline, RunMetadata, Sink,
+    check_distinct_files, read_results_file, CsvSink, JsonDocumentSink, JsonLinesSink, Mode,
+    OutputError, Pipeline, RunMetadata, Sink,
 };
 use serde_json::Value;
 use std::fs::File;
@@ -92,28 +92,31 @@ fn by_role_text(sets: &[ResultSet], comparison: &numabench::compare::Comparison)
 
 /// The machine a results file's metadata names: host, CPU model and
 /// topology (None without metadata).
-fn machine(text: &str) -> Option<String> {
-    let file = read_results_lenient(text).ok()?;
-    let metadata = file.metadata.first()?;
+fn machine(metadata: &serde_json::Map<String, Value>) -> String {
     let field = |name: &str| metadata.get(name).and_then(Value::as_str).unwrap_or("?");
-    Some(format!(
+    format!(
         "{}, {}, {}",
         field("host"),
         field("cpu_model"),
         field("topology")
-    ))
+    )
 }
 
-/// One results file, or the one line saying why it cannot be compared.
+/// One results file (read strictly), or the one line saying why it cannot
+/// be compared.
 fn read_set(path: &Path) -> Result<ResultSet, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| CliError::usage(format!("cannot read '{}': {error}", path.display())))?;
-    let records = read_results(&text)
-        .map_err(|error| CliError::usage(format!("'{}': {error}", path.display())))?;
+    let results = read_results_file(path, Mode::Strict)
+        .map_err(|error| CliError::usage(error.to_string()))?;
+    if results.records.is_empty() {
+        return Err(CliError::usage(format!("{}: no records", path.display())));
+    }
     Ok(ResultSet {
         name: path.display().to_string(),
-        machine: machine(&text),
-        records,
+        machine: results
+            .metadata
+            .first()
+            .map(|(_, metadata)| machine(metadata)),
+        records: results.into_records(),
     })
 }
 

@@ -5,8 +5,9 @@
 //! a collapsible table.
 
 use super::{records_table, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::escape;
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 
 /// The sentence of each summary record, with the file it came from when
 /// several files hold summaries (records without a sentence are left out).
@@ -16,7 +17,7 @@ pub fn sentences(data: &Dataset) -> Vec<String> {
 
 /// [`sentences`] of the summary records whose metric `keep` accepts.
 fn sentences_where(data: &Dataset, keep: impl Fn(&str) -> bool) -> Vec<String> {
-    let records: Vec<&Rec> = data.of("summary").collect();
+    let records: Vec<&ReadRecord> = data.of("summary").collect();
     let several_files = records.iter().any(|r| r.file != records[0].file);
     records
         .iter()

@@ -2,13 +2,14 @@
 //! speedups and p-values, scan speedup and efficiency.
 
 use super::{curves, curves_table, observe, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::{self, figure, Table};
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 use crate::report::plot::{lines, range_key, ranges, Range3};
 use std::collections::BTreeMap;
 
 /// The group a run belongs to: its configuration (scans) or policy.
-pub fn group_of(r: &Rec) -> String {
+pub fn group_of(r: &ReadRecord) -> String {
     r.text("configuration")
         .or_else(|| r.text("policy"))
         .unwrap_or_else(|| "?".into())
@@ -63,7 +64,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &table,
         ));
     }
-    let summaries: Vec<&Rec> = data.of("run").filter(|r| r.metric == "wall_time").collect();
+    let summaries: Vec<&ReadRecord> = data.of("run").filter(|r| r.metric == "wall_time").collect();
     if !summaries.is_empty() {
         let mut table = Table::new(&[
             "policy / configuration",
