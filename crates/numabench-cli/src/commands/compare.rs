@@ -10,12 +10,9 @@ use numabench::compare::{
     MatchBy, ResultSet,
 };
 use numabench::output::{
-    check_distinct_files, read_results_file, CsvSink, JsonDocumentSink, JsonLinesSink, Mode,
-    OutputError, Pipeline, RunMetadata, Sink,
+    check_distinct_files, read_results_file, Mode, OutputConfig, OutputError, Pipeline, RunMetadata,
 };
 use serde_json::Value;
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::Path;
 
 pub fn run(args: &CompareArgs) -> Result<Status, CliError> {
@@ -133,30 +130,19 @@ fn open_outputs(args: &CompareArgs) -> Result<Pipeline, CliError> {
             check_distinct_files(&[("RESULTS", input), (flag, path)]).map_err(CliError::usage)?;
         }
     }
-    let create = |path: &Path| {
-        File::create(path).map(BufWriter::new).map_err(|source| {
-            CliError::usage(OutputError::Unwritable {
-                path: path.to_path_buf(),
-                source,
-            })
-        })
-    };
-    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
-    if output.json {
-        sinks.push(Box::new(JsonDocumentSink::new(std::io::stdout())));
-    }
-    if let Some(path) = &output.csv {
-        sinks.push(Box::new(CsvSink::new(
-            create(path)?,
-            output.delimiter.unwrap_or(b','),
-        )));
-    }
-    if let Some(path) = &output.jsonl {
-        sinks.push(Box::new(JsonLinesSink::new(create(path)?)));
-    }
     let metadata = RunMetadata::collect_described(
         std::env::args().collect(),
         format!("compares {} result sets", args.files.len()),
     );
-    Pipeline::with_sinks(sinks, &metadata).map_err(CliError::system)
+    let config = OutputConfig {
+        csv: output.csv.clone(),
+        delimiter: output.delimiter,
+        jsonl: output.jsonl.clone(),
+        json_stdout: output.json,
+        records: false,
+    };
+    Pipeline::open(&config, &metadata).map_err(|error| match error {
+        OutputError::Write(_) => CliError::system(error),
+        _ => CliError::usage(error),
+    })
 }

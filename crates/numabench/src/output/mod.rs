@@ -7,6 +7,7 @@
 mod collect_sink;
 mod counters_text;
 mod csv_sink;
+mod flatten;
 mod json_sink;
 mod jsonl_sink;
 mod metadata;
@@ -24,6 +25,7 @@ pub mod tables;
 pub use crate::memory::{HugePageCheck, PlacementCheck, PlacementStatus};
 pub use collect_sink::CollectSink;
 pub use csv_sink::{parse_delimiter, CsvSink, DelimiterError};
+pub use flatten::flatten;
 pub use json_sink::JsonDocumentSink;
 pub use jsonl_sink::JsonLinesSink;
 pub use metadata::{utc_timestamp, RunMetadata};
