@@ -198,7 +198,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     /// A writer whose contents the test can read while the sink holds it.
-    #[derive(Clone, Default)]
+    #[derive(Clone, Debug, Default)]
     struct Shared(Arc<Mutex<Vec<u8>>>);
 
     impl io::Write for Shared {
@@ -313,6 +313,30 @@ mod tests {
             1,
             "no temporary file is left"
         );
+    }
+
+    /// Where the CSV cannot be replaced (a pipe, stdout), the whole table
+    /// is written once, at the end, with the header of every record.
+    #[test]
+    fn a_csv_stream_gets_the_whole_table_at_the_end() {
+        let csv = Shared::default();
+        let sink = CsvSink::to_writer(csv.clone(), b',');
+        let mut pipeline = Pipeline::with_sinks(vec![Box::new(sink)], &metadata()).unwrap();
+        let mut wide = record(90.0);
+        wide.params.insert("threads".into(), 4.into());
+        pipeline.emit(&record(80.0)).unwrap();
+        pipeline.emit(&wide).unwrap();
+        assert_eq!(csv.text(), "", "nothing before the end");
+        pipeline.finish().unwrap();
+        pipeline.finish().unwrap();
+        let text = csv.text();
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let threads = header.iter().position(|column| column == "params.threads");
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 2, "{text}");
+        let threads = threads.expect("the wider header");
+        assert_eq!((&rows[0][threads], &rows[1][threads]), ("", "4"));
     }
 
     /// Common params join every record until cleared, and never replace
