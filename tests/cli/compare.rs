@@ -22,7 +22,6 @@ fn records(path: &Path) -> Vec<serde_json::Value> {
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
-        .filter(|value: &serde_json::Value| value["type"] == "record")
         .collect()
 }
 
@@ -142,8 +141,12 @@ fn bad_inputs_are_one_line_and_status_2() {
     let empty = dir.path().join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
     let metadata_only = dir.path().join("metadata.jsonl");
-    let first_line = std::fs::read_to_string(&good).unwrap();
-    std::fs::write(&metadata_only, first_line.lines().next().unwrap()).unwrap();
+    // A version-1 file cut after its metadata line.
+    std::fs::write(
+        &metadata_only,
+        "{\"type\":\"metadata\",\"tool\":\"numabench\",\"schema_version\":1}\n",
+    )
+    .unwrap();
     let missing = dir.path().join("missing.jsonl");
     let out = dir.path().join("out.jsonl");
     let path = |path: &Path| path.to_str().unwrap().to_string();
@@ -152,11 +155,11 @@ fn bad_inputs_are_one_line_and_status_2() {
         (vec![path(&good), path(&missing)], path(&missing)),
         (
             vec![path(&good), path(&empty)],
-            format!("'{}': empty file", path(&empty)),
+            format!("{}: empty file", path(&empty)),
         ),
         (
             vec![path(&good), path(&metadata_only)],
-            format!("'{}': no records", path(&metadata_only)),
+            format!("{}: no records", path(&metadata_only)),
         ),
         (
             vec![path(&good), path(&good), "--jsonl".into(), path(&good)],
@@ -387,4 +390,52 @@ fn the_four_node_matrices_match_local_and_remote_by_rank() {
         table.lines().all(|line| line.chars().count() <= 100),
         "{table}"
     );
+}
+
+/// A results file of schema version 1 (a metadata line, then typed record
+/// lines, as numabench wrote before version 2) compares with a version-2
+/// file figure by figure.
+#[test]
+fn an_old_file_compares_with_a_new_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (new, old, out) = (
+        dir.path().join("new.jsonl"),
+        dir.path().join("old.jsonl"),
+        dir.path().join("compare.jsonl"),
+    );
+    latency_set(&new, "64K");
+    let mut text = String::new();
+    for (index, mut record) in records(&new).into_iter().enumerate() {
+        let fields = record.as_object_mut().unwrap();
+        let mut run = fields.remove("run").unwrap();
+        if index == 0 {
+            run["schema_version"] = 1.into();
+            let mut metadata = serde_json::json!({"type": "metadata"});
+            metadata
+                .as_object_mut()
+                .unwrap()
+                .extend(run.as_object().unwrap().clone());
+            text.push_str(&format!("{metadata}\n"));
+        }
+        let mut line = serde_json::json!({"type": "record"});
+        line.as_object_mut().unwrap().extend(fields.clone());
+        text.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(&old, text).unwrap();
+    let output = succeeding(&[
+        "compare",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--jsonl",
+        out.to_str().unwrap(),
+    ]);
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(table.contains("size_bytes=65536"), "{table}");
+    assert!(table.contains("unmatched in set 2: 0 record(s)"), "{table}");
+    let ratios: Vec<_> = records(&out)
+        .into_iter()
+        .filter(|record| record["metric"] == "latency")
+        .collect();
+    assert_eq!(ratios.len(), 1, "one latency ratio");
+    assert!((ratios[0]["value"].as_f64().unwrap() - 1.0).abs() < 1e-9);
 }

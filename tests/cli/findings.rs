@@ -40,7 +40,6 @@ fn characterize_summarises_its_own_records() {
     let records: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
         .unwrap()
         .lines()
-        .skip(1)
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     let sentences: Vec<&str> = records

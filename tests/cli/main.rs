@@ -20,6 +20,7 @@ mod memory_limit;
 mod mpi_monitor;
 mod observe;
 mod overdecompose;
+mod pandas;
 mod per_cpu;
 mod plan;
 mod plan_shapes;

@@ -198,7 +198,7 @@ fn bad_inputs_are_refused_with_one_line() {
     let cases: [(Vec<&str>, &str); 4] = [
         (
             vec!["export-memattrs", "/nonexistent/results.jsonl", "-o", out],
-            "cannot read /nonexistent/results.jsonl",
+            "/nonexistent/results.jsonl: cannot read",
         ),
         (
             vec!["export-memattrs", &no_matrix, "-o", out],

@@ -193,7 +193,7 @@ fn ctrl_c_keeps_finished_runs_and_valid_outputs() {
     }
     assert!(
         lines.lines().count() > runs,
-        "metadata, every finished run, and the summary"
+        "every finished run, and the summary"
     );
 }
 

@@ -25,7 +25,6 @@ fn rows_and_records(
     let records = std::fs::read_to_string(jsonl)
         .unwrap()
         .lines()
-        .skip(1)
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     (String::from_utf8(output.stdout).unwrap(), records)

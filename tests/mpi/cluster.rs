@@ -30,15 +30,12 @@ fn mpirun(ranks: usize, args: &[&str]) -> Output {
         .expect("mpirun runs (OpenMPI: scripts/setup installs openmpi-bin)")
 }
 
-/// The records of a `--jsonl` file (the metadata line checked and skipped).
+/// The records of a `--jsonl` file (each carrying its run metadata).
 pub fn records(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).expect("jsonl written");
-    let mut lines = text.lines();
-    let metadata: Value = serde_json::from_str(lines.next().expect("metadata line")).unwrap();
-    assert_eq!(metadata["type"], "metadata");
-    lines
+    text.lines()
         .map(|line| serde_json::from_str::<Value>(line).expect("every line parses"))
-        .inspect(|record| assert_eq!(record["type"], "record"))
+        .inspect(|record| assert_eq!(record["run"]["tool"], "numabench"))
         .collect()
 }
 

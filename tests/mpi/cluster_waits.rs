@@ -73,7 +73,6 @@ fn records_so_far(jsonl: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(jsonl).unwrap_or_default();
     text.lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|value| value["type"] == "record")
         .collect()
 }
 

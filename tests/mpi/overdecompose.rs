@@ -368,7 +368,6 @@ fn the_study_gives_the_k_sweep_with_tlp_figures_and_verified_grids() {
     let text = std::fs::read_to_string(&jsonl).unwrap();
     let records: Vec<serde_json::Value> = text
         .lines()
-        .skip(1)
         .map(|line| serde_json::from_str(line).unwrap())
         .filter(|record: &serde_json::Value| record["benchmark"] == "overdecompose")
         .collect();

@@ -20,7 +20,6 @@ fn cluster_per_numa_covers_each_node() {
     let text = run.stdout_ok(FIRST_EXTRA_COMMAND);
     let records: Vec<Value> = text
         .lines()
-        .skip(1)
         .map(|line| serde_json::from_str(line).expect("jsonl record"))
         .collect();
     let context = || format!("{text}\n{}", run.transcript());

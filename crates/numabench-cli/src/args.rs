@@ -1069,13 +1069,16 @@ pub struct PluginArgs {
 /// Where results go (every measuring command has these).
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Also write results as CSV to FILE (metadata as leading '#' lines).
+    /// Also write results as CSV to FILE (one row per record, run metadata
+    /// as run.* columns, params as params.* columns; loads into pandas
+    /// with no options).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// CSV delimiter: one character, e.g. ';' or '\t'.
     #[arg(long, value_name = "C", value_parser = parse_delimiter_arg)]
     pub delimiter: Option<u8>,
-    /// Also write results as JSON Lines to FILE (first line: metadata).
+    /// Also write results as JSON Lines to FILE (one record per line, each
+    /// with the run metadata as "run").
     #[arg(long, value_name = "FILE")]
     pub jsonl: Option<PathBuf>,
     /// Print a JSON document on stdout instead of the tables.

@@ -1,16 +1,16 @@
 //! The JSON Schema of a results line (`docs/record.schema.json`),
-//! generated from [`Line`]: a record line or the metadata line of a JSON
-//! Lines file (a JSON document's `metadata` and each of its `records` are
+//! generated from [`AnyLine`]: a version-2 record line (with `run`), or a
+//! version-1 record or metadata line of a JSON Lines file (a JSON document's `metadata` and each of its `records` are
 //! the same objects without `"type"`).
 
-use crate::Line;
+use crate::AnyLine;
 
 /// Where the schema is shipped, from the workspace root.
 pub const SCHEMA_PATH: &str = "docs/record.schema.json";
 
 /// The schema as shipped: pretty-printed JSON and a final newline.
 pub fn results_line_schema() -> String {
-    let schema = schemars::schema_for!(Line);
+    let schema = schemars::schema_for!(AnyLine);
     let mut text = serde_json::to_string_pretty(&schema).expect("a schema is JSON");
     text.push('\n');
     text
@@ -46,6 +46,7 @@ mod tests {
         for needle in [
             "\"metadata\"",
             "\"record\"",
+            "\"run\"",
             "schema_version",
             "placement",
             "GB/s",

@@ -24,7 +24,7 @@ mod summary;
 mod utc;
 
 pub use json_schema::{results_line_schema, SCHEMA_PATH};
-pub use line::Line;
+pub use line::{AnyLine, Line, RecordLine};
 pub use metadata::RunMetadata;
 pub use params::Params;
 pub use placement_check::{HugePageCheck, PlacementCheck};

@@ -1,6 +1,9 @@
 //! One line of a JSON Lines results file (`--jsonl`, the MPI monitor's
-//! files): the run metadata or a record, told apart by `"type"`. The JSON
-//! Schema shipped as `docs/record.schema.json` is this type's.
+//! files). Schema version 2 (numabench's `--jsonl`): every line is a record
+//! carrying the run metadata as `"run"` ([`RecordLine`]). Version 1 (older
+//! files, the MPI monitor's): the run metadata or a record, told apart by
+//! `"type"` ([`Line`]). The JSON Schema shipped as
+//! `docs/record.schema.json` is [`AnyLine`]'s: either of the two.
 
 use crate::{Record, RunMetadata};
 use schemars::JsonSchema;
@@ -20,6 +23,26 @@ pub enum Line {
         #[serde(flatten)]
         record: Record,
     },
+}
+
+/// A version-2 line: the record's fields and its run's metadata.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RecordLine {
+    #[serde(flatten)]
+    pub record: Record,
+    /// Who ran what, where and when (the same on every line of a file).
+    pub run: RunMetadata,
+}
+
+/// A line of either version: a version-2 record line, or a version-1
+/// metadata or record line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum AnyLine {
+    /// Schema version 2.
+    Version2(RecordLine),
+    /// Schema version 1 (and the MPI monitor's files).
+    Version1(Line),
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Version of the results schema (`docs/results.md`).
-pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+pub const RESULTS_SCHEMA_VERSION: u32 = 2;
 
 /// Fixed units: records never carry anything else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -10,12 +10,10 @@ use numabench::compare::{
     MatchBy, ResultSet,
 };
 use numabench::output::{
-    check_distinct_files, read_results, read_results_lenient, CollectRunMetadata, CsvSink,
-    JsonDocumentSink, JsonLinesSink, OutputError, Pipeline, RunMetadata, Sink,
+    check_distinct_files, read_results_file, CollectRunMetadata, Mode, OutputConfig, OutputError,
+    Pipeline, RunMetadata,
 };
 use serde_json::Value;
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::Path;
 
 pub fn run(args: &CompareArgs) -> Result<Status, CliError> {
@@ -92,28 +90,31 @@ fn by_role_text(sets: &[ResultSet], comparison: &numabench::compare::Comparison)
 
 /// The machine a results file's metadata names: host, CPU model and
 /// topology (None without metadata).
-fn machine(text: &str) -> Option<String> {
-    let file = read_results_lenient(text).ok()?;
-    let metadata = file.metadata.first()?;
+fn machine(metadata: &serde_json::Map<String, Value>) -> String {
     let field = |name: &str| metadata.get(name).and_then(Value::as_str).unwrap_or("?");
-    Some(format!(
+    format!(
         "{}, {}, {}",
         field("host"),
         field("cpu_model"),
         field("topology")
-    ))
+    )
 }
 
-/// One results file, or the one line saying why it cannot be compared.
+/// One results file (read strictly), or the one line saying why it cannot
+/// be compared.
 fn read_set(path: &Path) -> Result<ResultSet, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| CliError::usage(format!("cannot read '{}': {error}", path.display())))?;
-    let records = read_results(&text)
-        .map_err(|error| CliError::usage(format!("'{}': {error}", path.display())))?;
+    let results = read_results_file(path, Mode::Strict)
+        .map_err(|error| CliError::usage(error.to_string()))?;
+    if results.records.is_empty() {
+        return Err(CliError::usage(format!("{}: no records", path.display())));
+    }
     Ok(ResultSet {
         name: path.display().to_string(),
-        machine: machine(&text),
-        records,
+        machine: results
+            .metadata
+            .first()
+            .map(|(_, metadata)| machine(metadata)),
+        records: results.into_records(),
     })
 }
 
@@ -130,30 +131,19 @@ fn open_outputs(args: &CompareArgs) -> Result<Pipeline, CliError> {
             check_distinct_files(&[("RESULTS", input), (flag, path)]).map_err(CliError::usage)?;
         }
     }
-    let create = |path: &Path| {
-        File::create(path).map(BufWriter::new).map_err(|source| {
-            CliError::usage(OutputError::Unwritable {
-                path: path.to_path_buf(),
-                source,
-            })
-        })
-    };
-    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
-    if output.json {
-        sinks.push(Box::new(JsonDocumentSink::new(std::io::stdout())));
-    }
-    if let Some(path) = &output.csv {
-        sinks.push(Box::new(CsvSink::new(
-            create(path)?,
-            output.delimiter.unwrap_or(b','),
-        )));
-    }
-    if let Some(path) = &output.jsonl {
-        sinks.push(Box::new(JsonLinesSink::new(create(path)?)));
-    }
     let metadata = RunMetadata::collect_described(
         std::env::args().collect(),
         format!("compares {} result sets", args.files.len()),
     );
-    Pipeline::with_sinks(sinks, &metadata).map_err(CliError::system)
+    let config = OutputConfig {
+        csv: output.csv.clone(),
+        delimiter: output.delimiter,
+        jsonl: output.jsonl.clone(),
+        json_stdout: output.json,
+        records: false,
+    };
+    Pipeline::open(&config, &metadata).map_err(|error| match error {
+        OutputError::Write(_) => CliError::system(error),
+        _ => CliError::usage(error),
+    })
 }

@@ -6,7 +6,7 @@ use crate::exit::{CliError, Status};
 use numabench::memattrs::{
     export_memattrs, measured_pairs, MemattrsError, BANDWIDTH_ATTRIBUTE, LATENCY_ATTRIBUTE,
 };
-use numabench::output::read_results_lenient;
+use numabench::output::{read_results_file, Mode};
 use std::fs;
 use std::path::Path;
 
@@ -15,17 +15,15 @@ pub fn run(args: &ExportMemattrsArgs, topology_file: Option<&Path>) -> Result<St
     let mut names = Vec::new();
     for path in &args.inputs {
         let input = path.display().to_string();
-        let text = fs::read_to_string(path)
-            .map_err(|error| CliError::usage(format!("cannot read {input}: {error}")))?;
-        let results = read_results_lenient(&text)
-            .map_err(|error| CliError::usage(format!("{input}: {error}")))?;
+        let results = read_results_file(path, Mode::Lenient)
+            .map_err(|error| CliError::usage(error.to_string()))?;
         for note in &results.notes {
-            eprintln!("numabench: note: {input}: {note}");
+            eprintln!("numabench: note: {note}");
         }
         if topology_file.is_none() {
             refuse_other_hosts(&input, &results.metadata)?;
         }
-        records.extend(results.records);
+        records.extend(results.into_records());
         names.push(input);
     }
     let pairs = measured_pairs(&records);
@@ -48,12 +46,12 @@ pub fn run(args: &ExportMemattrsArgs, topology_file: Option<&Path>) -> Result<St
 /// Results measured on another host cannot go into this machine's topology.
 fn refuse_other_hosts(
     input: &str,
-    metadata: &[serde_json::Map<String, serde_json::Value>],
+    metadata: &[(String, serde_json::Map<String, serde_json::Value>)],
 ) -> Result<(), CliError> {
     let here = fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|name| name.trim().to_string())
         .unwrap_or_default();
-    for entry in metadata {
+    for (_, entry) in metadata {
         if let Some(host) = entry.get("host").and_then(|host| host.as_str()) {
             if !here.is_empty() && host != here {
                 return Err(CliError::usage(format!(

@@ -7,7 +7,7 @@ mod rank_table;
 mod read;
 
 pub use rank_table::summary_table;
-pub use read::{partial_files, read_monitor_output, read_records, MonitorOutput, ReadError};
+pub use read::{partial_files, read_monitor_output, MonitorOutput};
 
 /// The `benchmark` of every monitor record.
 pub const BENCHMARK: &str = numabench_schema::benchmark::MPI_MONITOR;

@@ -1,55 +1,9 @@
-//! JSON Lines back into records: the metadata line is skipped, every
-//! `{"type":"record",...}` line becomes a [`Record`].
+//! Finding what the monitor left for one run: its complete file, or the
+//! ranks' partial files when the job did not reach MPI_Finalize. Each file
+//! is read by the one results reader ([`crate::output::read`]).
 
-use crate::output::Record;
-use serde_json::Value;
+use crate::output::{read_results_file, Mode, ReadError, Record};
 use std::path::{Path, PathBuf};
-use thiserror::Error;
-
-/// A line that is not a record of the results schema.
-#[derive(Debug, Error)]
-pub enum ReadError {
-    #[error("line {line}: not JSON: {source}")]
-    Json {
-        line: usize,
-        source: serde_json::Error,
-    },
-    #[error("line {line}: not a record of the results schema: {source}")]
-    Record {
-        line: usize,
-        source: serde_json::Error,
-    },
-    #[error("line {line}: no \"type\" (metadata or record)")]
-    Untyped { line: usize },
-}
-
-/// The records of a JSON Lines results file, in file order.
-pub fn read_records(text: &str) -> Result<Vec<Record>, ReadError> {
-    let mut records = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let line_number = index + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut value: Value = serde_json::from_str(line).map_err(|source| ReadError::Json {
-            line: line_number,
-            source,
-        })?;
-        let kind = value
-            .as_object_mut()
-            .and_then(|object| object.remove("type"))
-            .ok_or(ReadError::Untyped { line: line_number })?;
-        if kind == "record" {
-            records.push(
-                serde_json::from_value(value).map_err(|source| ReadError::Record {
-                    line: line_number,
-                    source,
-                })?,
-            );
-        }
-    }
-    Ok(records)
-}
 
 /// The partial files the monitor leaves beside `out` when the job did not
 /// reach MPI_Finalize (`<out>.partial-<rank>`), in rank order.
@@ -94,12 +48,14 @@ pub struct MonitorOutput {
 /// The monitor's records for `out`: the complete file when it exists,
 /// else the partial files beside it; `None` when there is neither.
 pub fn read_monitor_output(out: &Path) -> Option<Result<MonitorOutput, ReadError>> {
-    if let Ok(text) = std::fs::read_to_string(out) {
-        return Some(read_records(&text).map(|records| MonitorOutput {
-            records,
-            partial: false,
-            files: vec![out.to_path_buf()],
-        }));
+    if out.exists() {
+        return Some(
+            read_results_file(out, Mode::Strict).map(|results| MonitorOutput {
+                records: results.into_records(),
+                partial: false,
+                files: vec![out.to_path_buf()],
+            }),
+        );
     }
     let files = partial_files(out);
     if files.is_empty() {
@@ -108,9 +64,9 @@ pub fn read_monitor_output(out: &Path) -> Option<Result<MonitorOutput, ReadError
     let mut records = Vec::new();
     for file in &files {
         // A file removed in between (the run finished after all) is skipped.
-        if let Ok(text) = std::fs::read_to_string(file) {
-            match read_records(&text) {
-                Ok(more) => records.extend(more),
+        if file.exists() {
+            match read_results_file(file, Mode::Strict) {
+                Ok(more) => records.extend(more.into_records()),
                 Err(error) => return Some(Err(error)),
             }
         }

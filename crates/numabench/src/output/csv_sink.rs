@@ -1,9 +1,25 @@
-//! CSV: metadata as `#` comment lines, a header, then one row per record.
+//! CSV that `pandas.read_csv(path)` loads with no options: a header, then
+//! one row per record, with the run metadata as `run.<field>` columns on
+//! every row and nested fields flattened as `pandas.json_normalize`
+//! flattens the JSON Lines ([`super::flatten`]), so both give one table.
+//!
+//! The columns are only known as records arrive (each benchmark has its
+//! own params). A row is appended and flushed while the columns stay the
+//! same; a record that brings new columns rewrites the file with the wider
+//! header (a temporary file in the same directory, then a rename), so a
+//! crash keeps every finished record and the file always parses. Where the
+//! file cannot be replaced (a pipe, `/dev/stdout`), the whole table is
+//! written at the end instead.
 
+use super::flatten::flatten;
+use super::jsonl_sink::{record_with_run, run_object};
 use super::metadata::RunMetadata;
 use super::record::Record;
 use super::sink::Sink;
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Why a CSV delimiter was refused.
@@ -31,122 +47,164 @@ pub fn parse_delimiter(text: &str) -> Result<u8, DelimiterError> {
     }
 }
 
-const COLUMNS: [&str; 15] = [
-    "benchmark",
-    "metric",
-    "value",
-    "unit",
-    "params",
-    "placement_requested",
-    "placement_verified",
-    "placement_status",
-    "n",
-    "min",
-    "median",
-    "mean",
-    "max",
-    "stddev",
-    "cv",
-];
+/// The columns every record has before its nested fields.
+const PLAIN_COLUMNS: [&str; 4] = ["benchmark", "metric", "value", "unit"];
 
-/// Writes CSV to any writer; flushes after every row.
+/// Where the table goes.
 #[derive(Debug)]
-pub struct CsvSink<W: Write> {
-    writer: W,
-    delimiter: u8,
+enum Target {
+    /// A regular file: appended to, replaced when the header widens.
+    File { path: PathBuf, file: File },
+    /// Anything else: the table is written once, at the end.
+    Stream(Box<dyn WriteDebug>),
 }
 
-impl<W: Write> CsvSink<W> {
-    pub fn new(writer: W, delimiter: u8) -> Self {
-        Self { writer, delimiter }
-    }
+/// A writer that can be shown in `Debug` output.
+trait WriteDebug: Write + std::fmt::Debug {}
+impl<W: Write + std::fmt::Debug> WriteDebug for W {}
 
-    fn row(&mut self, fields: &[String]) -> io::Result<()> {
-        let separator = (self.delimiter as char).to_string();
-        let line = fields
-            .iter()
-            .map(|field| self.escape(field))
-            .collect::<Vec<_>>()
-            .join(&separator);
-        writeln!(self.writer, "{line}")?;
-        self.writer.flush()
-    }
+/// Writes the CSV table; see the module documentation.
+#[derive(Debug)]
+pub struct CsvSink {
+    target: Target,
+    delimiter: u8,
+    run: serde_json::Map<String, serde_json::Value>,
+    columns: Vec<String>,
+    position: HashMap<String, usize>,
+    /// Every row so far, as wide as `columns` was when it was written.
+    rows: Vec<Vec<String>>,
+}
 
-    fn escape(&self, field: &str) -> String {
-        let needs_quotes = field
-            .bytes()
-            .any(|byte| byte == self.delimiter || matches!(byte, b'"' | b'\n' | b'\r'));
-        if needs_quotes {
-            format!("\"{}\"", field.replace('"', "\"\""))
+impl CsvSink {
+    /// Creates (truncates) the CSV file at `path`.
+    pub fn create(path: &Path, delimiter: u8) -> io::Result<Self> {
+        let file = File::create(path)?;
+        let target = if file.metadata()?.is_file() {
+            Target::File {
+                path: path.to_path_buf(),
+                file,
+            }
         } else {
-            field.to_string()
+            Target::Stream(Box::new(file))
+        };
+        Ok(Self::with_target(target, delimiter))
+    }
+
+    /// A CSV table written to `writer` at the end (it cannot be rewritten).
+    pub fn to_writer(writer: impl Write + std::fmt::Debug + 'static, delimiter: u8) -> Self {
+        Self::with_target(Target::Stream(Box::new(writer)), delimiter)
+    }
+
+    fn with_target(target: Target, delimiter: u8) -> Self {
+        Self {
+            target,
+            delimiter,
+            run: serde_json::Map::new(),
+            columns: Vec::new(),
+            position: HashMap::new(),
+            rows: Vec::new(),
         }
     }
-}
 
-impl<W: Write> Sink for CsvSink<W> {
-    fn begin(&mut self, metadata: &RunMetadata) -> io::Result<()> {
-        let json = serde_json::to_value(metadata).map_err(io::Error::other)?;
-        if let Some(fields) = json.as_object() {
-            for (key, value) in fields {
-                let text = match value {
-                    serde_json::Value::String(text) => text.clone(),
-                    other => other.to_string(),
-                };
-                writeln!(self.writer, "# {key}: {}", text.replace('\n', " "))?;
+    /// Adds the columns not seen before; true when there were some.
+    fn widen<'a>(&mut self, columns: impl Iterator<Item = &'a String>) -> bool {
+        let before = self.columns.len();
+        for column in columns {
+            if !self.position.contains_key(column) {
+                self.position.insert(column.clone(), self.columns.len());
+                self.columns.push(column.clone());
             }
         }
-        let header: Vec<String> = COLUMNS.iter().map(|column| column.to_string()).collect();
-        self.row(&header)
+        self.columns.len() > before
+    }
+
+    /// CSV text of some rows (each padded to the header's width).
+    fn text<'a>(&self, rows: impl Iterator<Item = &'a Vec<String>>) -> io::Result<Vec<u8>> {
+        let mut writer = csv::WriterBuilder::new()
+            .delimiter(self.delimiter)
+            .from_writer(Vec::new());
+        for row in rows {
+            let padding = self.columns.len().saturating_sub(row.len());
+            let cells = row
+                .iter()
+                .map(String::as_str)
+                .chain(std::iter::repeat_n("", padding));
+            writer.write_record(cells).map_err(io::Error::other)?;
+        }
+        writer.into_inner().map_err(|error| error.into_error())
+    }
+
+    /// The whole table: the header, then every row.
+    fn table(&self) -> io::Result<Vec<u8>> {
+        let header = self.columns.clone();
+        self.text(std::iter::once(&header).chain(&self.rows))
+    }
+
+    /// Replaces the file with the whole table, atomically.
+    fn rewrite(&mut self) -> io::Result<()> {
+        let table = self.table()?;
+        let Target::File { path, file } = &mut self.target else {
+            return Ok(());
+        };
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        fs::write(&temporary, &table)?;
+        fs::rename(&temporary, &*path)?;
+        *file = OpenOptions::new().append(true).open(&*path)?;
+        Ok(())
+    }
+
+    /// Appends the last row to the file and flushes it.
+    fn append_last(&mut self) -> io::Result<()> {
+        let text = self.text(self.rows.last().into_iter())?;
+        if let Target::File { file, .. } = &mut self.target {
+            file.write_all(&text)?;
+            file.flush()?;
+        }
+        Ok(())
+    }
+}
+
+impl Sink for CsvSink {
+    /// Writes the header of the columns known now (the plain fields and
+    /// `run.*`): a run that stops before its first record leaves a CSV
+    /// with no rows, which still parses.
+    fn begin(&mut self, metadata: &RunMetadata) -> io::Result<()> {
+        self.run = run_object(metadata)?;
+        let mut known: Vec<String> = PLAIN_COLUMNS.iter().map(|c| c.to_string()).collect();
+        known.extend(self.run.keys().map(|key| format!("run.{key}")));
+        self.widen(known.iter());
+        self.rewrite()
     }
 
     fn record(&mut self, record: &Record) -> io::Result<()> {
-        let json = |value: &dyn erased::ToJson| value.to_json();
-        let stats = &record.stats;
-        let fields = vec![
-            record.benchmark.clone(),
-            record.metric.clone(),
-            record.value.to_string(),
-            record.unit.as_str().to_string(),
-            json(&record.params),
-            json(&record.placement.requested),
-            record
-                .placement
-                .verified
-                .as_ref()
-                .map_or(String::new(), |check| json(check)),
-            // `state` or `state: reason`; empty when nothing was checked.
-            record
-                .placement
-                .status()
-                .map_or(String::new(), |status| match status.reason() {
-                    Some(reason) => format!("{}: {reason}", status.state()),
-                    None => status.state().to_string(),
-                }),
-            stats.n.to_string(),
-            stats.min.to_string(),
-            stats.median.to_string(),
-            stats.mean.to_string(),
-            stats.max.to_string(),
-            stats.stddev.to_string(),
-            stats.cv.to_string(),
-        ];
-        self.row(&fields)
+        let cells = flatten(&record_with_run(record, &self.run)?);
+        let widened = self.widen(cells.iter().map(|(column, _)| column));
+        let mut row = vec![String::new(); self.columns.len()];
+        for (column, cell) in cells {
+            row[self.position[&column]] = cell;
+        }
+        self.rows.push(row);
+        if widened {
+            self.rewrite()
+        } else {
+            self.append_last()
+        }
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        self.writer.flush()
-    }
-}
-
-mod erased {
-    /// Compact JSON of anything serialisable, for one CSV cell.
-    pub trait ToJson {
-        fn to_json(&self) -> String;
-    }
-    impl<T: serde::Serialize> ToJson for T {
-        fn to_json(&self) -> String {
-            serde_json::to_string(self).unwrap_or_default()
+        if matches!(self.target, Target::Stream(_)) && !self.columns.is_empty() {
+            let table = self.table()?;
+            // Written once: a second finish writes nothing.
+            self.columns.clear();
+            self.rows.clear();
+            if let Target::Stream(writer) = &mut self.target {
+                writer.write_all(&table)?;
+            }
+        }
+        match &mut self.target {
+            Target::Stream(writer) => writer.flush(),
+            Target::File { file, .. } => file.flush(),
         }
     }
 }
@@ -163,13 +221,5 @@ mod tests {
         for bad in ["", ",,", "a", "\"", "#", "é"] {
             assert!(parse_delimiter(bad).is_err(), "{bad:?}");
         }
-    }
-
-    #[test]
-    fn quotes_fields_that_need_it() {
-        let sink = CsvSink::new(Vec::new(), b',');
-        assert_eq!(sink.escape("plain"), "plain");
-        assert_eq!(sink.escape("a,b"), "\"a,b\"");
-        assert_eq!(sink.escape("say \"hi\""), "\"say \"\"hi\"\"\"");
     }
 }

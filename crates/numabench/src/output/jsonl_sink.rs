@@ -1,42 +1,69 @@
-//! JSON Lines: a metadata line, then one line per record, each flushed.
+//! JSON Lines, schema version 2: one line per record, each flushed, each
+//! carrying the run metadata as `"run": {...}`, so that every line is a
+//! record (`pandas.read_json(path, lines=True)` has only records). Version
+//! 1 files (a metadata line, then `{"type":"record",...}` lines) are still
+//! read ([`super::read`]).
 
 use super::metadata::RunMetadata;
 use super::record::Record;
 use super::sink::Sink;
-use serde_json::json;
+use serde_json::{Map, Value};
 use std::io::{self, Write};
 
-/// Writes `{"type":"metadata",...}` then `{"type":"record",...}` lines.
+/// Writes one `{...record..., "run": {...}}` line per record.
 #[derive(Debug)]
 pub struct JsonLinesSink<W: Write> {
     writer: W,
+    run: Map<String, Value>,
 }
 
 impl<W: Write> JsonLinesSink<W> {
     pub fn new(writer: W) -> Self {
-        Self { writer }
-    }
-
-    fn line(&mut self, kind: &str, body: serde_json::Value) -> io::Result<()> {
-        let mut object = json!({ "type": kind });
-        if let (Some(target), serde_json::Value::Object(fields)) = (object.as_object_mut(), body) {
-            target.extend(fields);
+        Self {
+            writer,
+            run: Map::new(),
         }
-        serde_json::to_writer(&mut self.writer, &object).map_err(io::Error::other)?;
-        self.writer.write_all(b"\n")?;
-        self.writer.flush()
+    }
+}
+
+/// The record as a JSON object with its run metadata: the record's plain
+/// fields, then `run`, then its nested fields (`params`, `placement`,
+/// `stats`), the order `pandas.json_normalize` gives the columns.
+pub(super) fn record_with_run(
+    record: &Record,
+    run: &Map<String, Value>,
+) -> io::Result<Map<String, Value>> {
+    let Value::Object(fields) = serde_json::to_value(record).map_err(io::Error::other)? else {
+        return Err(io::Error::other("a record is not a JSON object"));
+    };
+    let (plain, nested): (Vec<_>, Vec<_>) = fields
+        .into_iter()
+        .partition(|(_, value)| !value.is_object());
+    let mut object: Map<String, Value> = plain.into_iter().collect();
+    object.insert("run".to_string(), Value::Object(run.clone()));
+    object.extend(nested);
+    Ok(object)
+}
+
+/// The run metadata as a JSON object.
+pub(super) fn run_object(metadata: &RunMetadata) -> io::Result<Map<String, Value>> {
+    match serde_json::to_value(metadata).map_err(io::Error::other)? {
+        Value::Object(run) => Ok(run),
+        _ => Err(io::Error::other("the run metadata is not a JSON object")),
     }
 }
 
 impl<W: Write> Sink for JsonLinesSink<W> {
     fn begin(&mut self, metadata: &RunMetadata) -> io::Result<()> {
-        let body = serde_json::to_value(metadata).map_err(io::Error::other)?;
-        self.line("metadata", body)
+        self.run = run_object(metadata)?;
+        Ok(())
     }
 
     fn record(&mut self, record: &Record) -> io::Result<()> {
-        let body = serde_json::to_value(record).map_err(io::Error::other)?;
-        self.line("record", body)
+        let object = record_with_run(record, &self.run)?;
+        serde_json::to_writer(&mut self.writer, &object).map_err(io::Error::other)?;
+        self.writer.write_all(b"\n")?;
+        self.writer.flush()
     }
 
     fn finish(&mut self) -> io::Result<()> {

@@ -7,14 +7,14 @@
 mod collect_sink;
 mod counters_text;
 mod csv_sink;
+mod flatten;
 mod json_sink;
 mod jsonl_sink;
 mod metadata;
 mod params_text;
 mod paths;
 mod pipeline;
-mod read;
-mod read_lenient;
+pub mod read;
 mod record;
 mod sink;
 mod table_sink;
@@ -22,6 +22,7 @@ pub mod tables;
 
 pub use collect_sink::CollectSink;
 pub use csv_sink::{parse_delimiter, CsvSink, DelimiterError};
+pub use flatten::flatten;
 pub use json_sink::JsonDocumentSink;
 pub use jsonl_sink::JsonLinesSink;
 pub use metadata::CollectRunMetadata;
@@ -34,7 +35,6 @@ pub use numabench_schema::{
 pub use params_text::{params_text, RecordText};
 pub use paths::{check_distinct_files, file_identity};
 pub use pipeline::{OutputConfig, OutputError, Pipeline};
-pub use read::{read_results, ResultsError};
-pub use read_lenient::{read_results_lenient, ResultsFile};
+pub use read::{read_results, read_results_file, Mode, ReadError, ReadRecord, Results};
 pub use sink::Sink;
 pub use table_sink::TableSink;

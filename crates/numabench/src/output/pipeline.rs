@@ -101,10 +101,14 @@ impl Pipeline {
             sinks.push(Box::new(TableSink::new(io::stdout())));
         }
         if let Some(path) = &config.csv {
-            sinks.push(Box::new(CsvSink::new(
-                create(path)?,
-                config.delimiter.unwrap_or(b','),
-            )));
+            let sink =
+                CsvSink::create(path, config.delimiter.unwrap_or(b',')).map_err(|source| {
+                    OutputError::Unwritable {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+            sinks.push(Box::new(sink));
         }
         if let Some(path) = &config.jsonl {
             sinks.push(Box::new(JsonLinesSink::new(create(path)?)));
@@ -189,12 +193,12 @@ impl Drop for Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::{Placement, Unit};
+    use crate::output::{flatten, Placement, Unit};
     use crate::stats::Sample;
     use std::sync::{Arc, Mutex};
 
     /// A writer whose contents the test can read while the sink holds it.
-    #[derive(Clone, Default)]
+    #[derive(Clone, Debug, Default)]
     struct Shared(Arc<Mutex<Vec<u8>>>);
 
     impl io::Write for Shared {
@@ -218,7 +222,7 @@ mod tests {
             tool: "numabench".into(),
             version: "0.1.0".into(),
             commit: "c".into(),
-            schema_version: 1,
+            schema_version: crate::output::RESULTS_SCHEMA_VERSION,
             command_line: vec!["numabench".into(), "latency".into()],
             host: "test".into(),
             kernel: "6.1".into(),
@@ -242,42 +246,97 @@ mod tests {
         }
     }
 
+    /// After each record, each output holds it and parses; the CSV's
+    /// columns are the JSON Lines record's, flattened, and a record with
+    /// new params widens the CSV's header without losing earlier rows.
     #[test]
     fn every_format_is_valid_after_each_record() {
-        let (csv, jsonl, json) = (Shared::default(), Shared::default(), Shared::default());
+        let dir = tempfile::tempdir().unwrap();
+        let csv_path = dir.path().join("r.csv");
+        let (jsonl, json) = (Shared::default(), Shared::default());
         let sinks: Vec<Box<dyn Sink>> = vec![
-            Box::new(CsvSink::new(csv.clone(), b';')),
+            Box::new(CsvSink::create(&csv_path, b';').unwrap()),
             Box::new(JsonLinesSink::new(jsonl.clone())),
             Box::new(JsonDocumentSink::new(json.clone())),
         ];
         let mut pipeline = Pipeline::with_sinks(sinks, &metadata()).unwrap();
-        for (index, value) in [80.0, 90.0].into_iter().enumerate() {
-            pipeline.emit(&record(value)).unwrap();
+        let header = |text: &str| -> Vec<String> {
+            let mut reader = csv::ReaderBuilder::new()
+                .delimiter(b';')
+                .from_reader(text.as_bytes());
+            reader.headers().unwrap().iter().map(String::from).collect()
+        };
+        let csv_text = || std::fs::read_to_string(&csv_path).unwrap();
+        assert_eq!(
+            header(&csv_text())[..5],
+            ["benchmark", "metric", "value", "unit", "run.tool"]
+        );
+        let mut wide = record(90.0);
+        wide.params.insert("threads".into(), 4.into());
+        // The columns of every record so far, in order of first appearance
+        // (as pandas joins records' columns).
+        let mut columns: Vec<String> = Vec::new();
+        for (index, record) in [record(80.0), wide].iter().enumerate() {
+            pipeline.emit(record).unwrap();
             // Nothing is held back: the record is already in each output.
             let lines: Vec<String> = jsonl.text().lines().map(String::from).collect();
-            assert_eq!(lines.len(), index + 2);
+            assert_eq!(lines.len(), index + 1);
             let last: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
-            assert_eq!(last["type"], "record");
-            assert_eq!(last["value"], value);
+            assert_eq!(last["value"], record.value);
             assert_eq!(last["unit"], "ns");
-            let rows = csv
-                .text()
-                .lines()
-                .filter(|line| !line.starts_with('#'))
-                .count();
-            assert_eq!(rows, index + 2, "header plus one row per record");
+            assert_eq!(last["run"]["command_line"][1], "latency");
+            for (column, _) in flatten(last.as_object().unwrap()) {
+                if !columns.contains(&column) {
+                    columns.push(column);
+                }
+            }
+            let text = csv_text();
+            assert_eq!(header(&text), columns, "{text}");
+            let rows: Vec<csv::StringRecord> = csv::ReaderBuilder::new()
+                .delimiter(b';')
+                .from_reader(text.as_bytes())
+                .records()
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(rows.len(), index + 1, "{text}");
+            assert_eq!(
+                &rows[0][columns.iter().position(|c| c == "params.size").unwrap()],
+                "1 GiB, \"big\""
+            );
         }
         pipeline.finish().unwrap();
         let document: serde_json::Value = serde_json::from_str(&json.text()).unwrap();
         assert_eq!(document["records"].as_array().unwrap().len(), 2);
         assert_eq!(document["metadata"]["command_line"][1], "latency");
-        assert!(csv.text().starts_with("# tool: numabench\n"));
-        assert!(
-            csv.text()
-                .contains("\"{\"\"size\"\":\"\"1 GiB, \\\"\"big\\\"\"\"\"}\""),
-            "{}",
-            csv.text()
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file is left"
         );
+    }
+
+    /// Where the CSV cannot be replaced (a pipe, stdout), the whole table
+    /// is written once, at the end, with the header of every record.
+    #[test]
+    fn a_csv_stream_gets_the_whole_table_at_the_end() {
+        let csv = Shared::default();
+        let sink = CsvSink::to_writer(csv.clone(), b',');
+        let mut pipeline = Pipeline::with_sinks(vec![Box::new(sink)], &metadata()).unwrap();
+        let mut wide = record(90.0);
+        wide.params.insert("threads".into(), 4.into());
+        pipeline.emit(&record(80.0)).unwrap();
+        pipeline.emit(&wide).unwrap();
+        assert_eq!(csv.text(), "", "nothing before the end");
+        pipeline.finish().unwrap();
+        pipeline.finish().unwrap();
+        let text = csv.text();
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let threads = header.iter().position(|column| column == "params.threads");
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 2, "{text}");
+        let threads = threads.expect("the wider header");
+        assert_eq!((&rows[0][threads], &rows[1][threads]), ("", "4"));
     }
 
     /// Common params join every record until cleared, and never replace
@@ -297,7 +356,6 @@ mod tests {
         let lines: Vec<serde_json::Value> = jsonl
             .text()
             .lines()
-            .skip(1)
             .map(|line| serde_json::from_str(line).unwrap())
             .collect();
         assert_eq!(lines[0]["params"]["cpu_order"], "cores-first");

@@ -34,8 +34,8 @@ pub use grid::{boundary_value, HaloViews, StripGrid};
 pub use launch::{LaunchError, Launcher};
 pub use model::{choose_rows, iterations_for, Calibration, SizeChoice};
 pub use monitor::{
-    find_monitor_library, parse_monitor_output, MonitorFigures, MonitorLibraryError,
-    MonitorOutputError, MONITOR_LIBRARY, MONITOR_LIBRARY_ENV, MONITOR_OUT_ENV,
+    find_monitor_library, monitor_figures, MonitorFigures, MonitorLibraryError, MonitorOutputError,
+    MONITOR_LIBRARY, MONITOR_LIBRARY_ENV, MONITOR_OUT_ENV,
 };
 pub use placement::{core_cpus, cpu_for_local_rank};
 pub use rank_threads::{pin_all_threads, threads_not_on};

@@ -1,9 +1,9 @@
 //! The MPI runtime monitor's side of the study: finding
-//! `libnumabench_mpi.so`, and reading the records it writes at
-//! MPI_Finalize (JSON Lines, the results schema; per-rank records carry
+//! `libnumabench_mpi.so`, and adding up the records it writes at
+//! MPI_Finalize (read by the one results reader; per-rank records carry
 //! `params.rank`, per-host ones `params.ranks_on_host`).
 
-use serde_json::Value;
+use crate::output::{ReadError, Record};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -60,57 +60,41 @@ pub struct MonitorFigures {
     pub tlp_2: f64,
 }
 
-/// Why the monitor's output could not be read.
+/// Why the monitor's output gave no figures.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum MonitorOutputError {
-    #[error("line {line} of the monitor's output is not JSON: {reason}")]
-    NotJson { line: usize, reason: String },
+    #[error("the monitor's output is not readable: {0}")]
+    Unreadable(#[from] ReadError),
     #[error(
         "the monitor's output has no {0} records (is {MONITOR_LIBRARY} built with --features mpi?)"
     )]
     Missing(&'static str),
 }
 
-/// Reads the monitor's JSON Lines output.
-pub fn parse_monitor_output(text: &str) -> Result<MonitorFigures, MonitorOutputError> {
-    let mut per_rank: Vec<(i64, String, f64)> = Vec::new();
-    let mut per_host: Vec<(String, String, f64)> = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: Value =
-            serde_json::from_str(line).map_err(|error| MonitorOutputError::NotJson {
-                line: index + 1,
-                reason: error.to_string(),
-            })?;
-        if value["type"] != "record" {
-            continue;
-        }
-        let (Some(metric), Some(figure)) = (value["metric"].as_str(), value["value"].as_f64())
-        else {
-            continue;
-        };
-        let params = &value["params"];
-        if let Some(rank) = params["rank"].as_i64() {
-            per_rank.push((rank, metric.to_string(), figure));
-        } else if params.get("ranks_on_host").is_some() {
-            let host = params["host"].as_str().unwrap_or_default().to_string();
-            per_host.push((host, metric.to_string(), figure));
+/// Adds up the monitor's records of one run.
+pub fn monitor_figures(records: &[Record]) -> Result<MonitorFigures, MonitorOutputError> {
+    let mut per_rank: Vec<(i64, &str, f64)> = Vec::new();
+    let mut per_host: Vec<(&str, f64)> = Vec::new();
+    for record in records {
+        let (metric, figure, params) = (record.metric.as_str(), record.value, &record.params);
+        if let Some(rank) = params.get("rank").and_then(|rank| rank.as_i64()) {
+            per_rank.push((rank, metric, figure));
+        } else if params.contains_key("ranks_on_host") {
+            per_host.push((metric, figure));
         }
     }
     let rank_values = |name: &str| -> Vec<f64> {
         per_rank
             .iter()
-            .filter(|(_, metric, _)| metric == name)
+            .filter(|(_, metric, _)| *metric == name)
             .map(|(_, _, value)| *value)
             .collect()
     };
     let host_values = |name: &str| -> Vec<f64> {
         per_host
             .iter()
-            .filter(|(_, metric, _)| metric == name)
-            .map(|(_, _, value)| *value)
+            .filter(|(metric, _)| *metric == name)
+            .map(|(_, value)| *value)
             .collect()
     };
     let require = |values: Vec<f64>, what: &'static str| {

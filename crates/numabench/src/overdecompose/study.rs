@@ -7,9 +7,10 @@
 use super::config::StudyConfig;
 use super::launch::LaunchError;
 use super::model::{choose_rows, iterations_for, Calibration};
-use super::monitor::{parse_monitor_output, MonitorOutputError};
+use super::monitor::{monitor_figures, MonitorOutputError};
 use super::sweep::{ConfigSummary, RunResult};
 use super::worker_config::WorkerConfig;
+use crate::output::{read_results_file, Mode};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::study::Schedule;
@@ -111,12 +112,12 @@ fn monitored_run(
 ) -> Result<RunResult, OverdecomposeError> {
     let _ = std::fs::remove_file(out);
     let report = config.launcher.run(ranks, worker, Some((monitor, out)))?;
-    let text =
-        std::fs::read_to_string(out).map_err(|error| OverdecomposeError::NoMonitorOutput {
-            path: out.display().to_string(),
-            reason: error.to_string(),
-        })?;
-    let monitor = parse_monitor_output(&text)?;
+    std::fs::metadata(out).map_err(|error| OverdecomposeError::NoMonitorOutput {
+        path: out.display().to_string(),
+        reason: error.to_string(),
+    })?;
+    let results = read_results_file(out, Mode::Strict).map_err(MonitorOutputError::from)?;
+    let monitor = monitor_figures(&results.into_records())?;
     Ok(RunResult { report, monitor })
 }
 

@@ -13,7 +13,7 @@ pub mod plot;
 pub mod sections;
 pub mod strip_plot;
 
-pub use load::{Dataset, Rec};
+pub use load::Dataset;
 
 /// A section of the page: an anchor id, a heading and its HTML body.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,14 +4,15 @@
 //! study's verdict.
 
 use super::{records_table, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::{self, figure, Table};
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 use crate::report::plot::{lines, range_key, ranges, Range3, Series};
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
 
 /// A configuration's label: placement + thread scheme (x threads per CPU).
-pub fn configuration(r: &Rec) -> String {
+pub fn configuration(r: &ReadRecord) -> String {
     let per_cpu = r
         .num("threads_per_cpu")
         .filter(|k| *k > 1.0)
@@ -44,7 +45,7 @@ pub fn iteration_series(data: &Dataset, kernel: &str) -> Vec<Series> {
 
 /// Every repetition's run time of a `time` record (`params.run_seconds`;
 /// empty for records written before it existed).
-pub fn run_seconds(r: &Rec) -> Vec<f64> {
+pub fn run_seconds(r: &ReadRecord) -> Vec<f64> {
     r.params
         .get("run_seconds")
         .and_then(|v| v.as_array())
@@ -127,7 +128,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
                 &table,
             ));
         }
-        let verdict: Vec<&Rec> = data
+        let verdict: Vec<&ReadRecord> = data
             .of(kernel)
             .filter(|r| r.metric == "best_median_time")
             .collect();
@@ -148,7 +149,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
                 .to_html(),
             );
         }
-        let rest: Vec<&Rec> = data
+        let rest: Vec<&ReadRecord> = data
             .of(kernel)
             .filter(|r| r.metric != "time" && r.metric != "best_median_time")
             .collect();
@@ -158,7 +159,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
                 configuration(r),
                 r.metric.clone(),
                 html::number(r.value),
-                r.unit.clone(),
+                r.unit.as_str().to_string(),
                 r.file.clone(),
             ]);
         }

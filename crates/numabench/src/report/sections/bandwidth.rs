@@ -2,14 +2,15 @@
 //! memory placement).
 
 use super::{cache_marks, curves, curves_table, memory_of, records_table, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::figure;
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 use crate::report::plot::{lines, Series};
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
 
 /// The curve of a bandwidth record: kernel, threads and memory.
-pub fn curve_label(r: &Rec) -> String {
+pub fn curve_label(r: &ReadRecord) -> String {
     let kernel = r
         .text(key::KERNEL)
         .unwrap_or_else(|| r.metric.trim_end_matches("_bandwidth").to_string());
@@ -29,7 +30,7 @@ pub fn bandwidth_curves(data: &Dataset) -> Vec<Series> {
 
 pub fn build(data: &Dataset) -> Option<Section> {
     let series = bandwidth_curves(data);
-    let others: Vec<&Rec> = data
+    let others: Vec<&ReadRecord> = data
         .of(benchmark::BANDWIDTH)
         .filter(|r| !(r.metric.ends_with("_bandwidth") && r.params.get("each_cpu").is_none()))
         .collect();

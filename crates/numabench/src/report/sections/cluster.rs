@@ -4,8 +4,9 @@
 //! record collapsible.
 
 use super::{records_table, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::{self, figure, Table};
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 use crate::report::strip_plot::{key, strips, Strip};
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
@@ -41,7 +42,7 @@ pub fn cluster_strips(data: &Dataset) -> Vec<Strip> {
             ))
         })
         .collect();
-    let mut groups: BTreeMap<(String, String), Vec<&Rec>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, String), Vec<&ReadRecord>> = BTreeMap::new();
     for r in &data.records {
         if let (Some(key), Some(_)) = (r.text("cluster_key"), r.text("unit")) {
             groups.entry((key, r.file.clone())).or_default().push(r);
@@ -73,7 +74,7 @@ pub fn cluster_strips(data: &Dataset) -> Vec<Strip> {
             Strip {
                 label: match several_files {
                     true => format!("{key} ({file})"),
-                    false => format!("{key} ({})", records[0].unit),
+                    false => format!("{key} ({})", records[0].unit.as_str()),
                 },
                 median: median(&mut values),
                 units,
@@ -112,7 +113,7 @@ fn strips_table(groups: &[Strip]) -> Table {
 }
 
 pub fn build(data: &Dataset) -> Option<Section> {
-    let all: Vec<&Rec> = data
+    let all: Vec<&ReadRecord> = data
         .records
         .iter()
         .filter(|r| benchmark::CLUSTER_BENCHMARKS.contains(&r.benchmark.as_str()))
@@ -133,7 +134,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &strips_table(&groups),
         ));
     }
-    let findings: Vec<&Rec> = data.of(benchmark::CLUSTER).collect();
+    let findings: Vec<&ReadRecord> = data.of(benchmark::CLUSTER).collect();
     if !findings.is_empty() {
         body.push_str("<h3>Verdict, outliers, differing settings, failures</h3>");
         body.push_str(

@@ -1,6 +1,7 @@
 //! Contention: serial, contended and local bandwidth as bars, ratios listed.
 
 use super::{records_table, section, Section};
+use crate::output::Unit;
 use crate::report::html::{figure, Table};
 use crate::report::load::Dataset;
 use crate::report::plot::bars;
@@ -12,7 +13,10 @@ pub fn build(data: &Dataset) -> Option<Section> {
     if records.is_empty() {
         return None;
     }
-    let gbs: Vec<_> = records.iter().filter(|r| r.unit == "GB/s").collect();
+    let gbs: Vec<_> = records
+        .iter()
+        .filter(|r| r.unit == Unit::GigabytesPerSecond)
+        .collect();
     let labels: Vec<String> = gbs
         .iter()
         .map(|r| {
@@ -38,7 +42,9 @@ pub fn build(data: &Dataset) -> Option<Section> {
     }
     body.push_str(
         &records_table(
-            records.into_iter().filter(|r| r.unit != "GB/s"),
+            records
+                .into_iter()
+                .filter(|r| r.unit != Unit::GigabytesPerSecond),
             &["meaning"],
         )
         .to_html(),

@@ -5,8 +5,9 @@
 //! a collapsible table.
 
 use super::{records_table, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::escape;
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
 
@@ -18,7 +19,7 @@ pub fn sentences(data: &Dataset) -> Vec<String> {
 
 /// [`sentences`] of the summary records whose metric `keep` accepts.
 fn sentences_where(data: &Dataset, keep: impl Fn(&str) -> bool) -> Vec<String> {
-    let records: Vec<&Rec> = data.of(benchmark::SUMMARY).collect();
+    let records: Vec<&ReadRecord> = data.of(benchmark::SUMMARY).collect();
     let several_files = records.iter().any(|r| r.file != records[0].file);
     records
         .iter()

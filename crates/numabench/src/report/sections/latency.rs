@@ -3,14 +3,15 @@
 //! writer CPU, CPU and memory placement); per-CPU ratios as a table.
 
 use super::{cache_marks, curves, curves_table, memory_of, records_table, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::figure;
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 use crate::report::plot::{lines, Series};
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
 
 /// The curve a latency record belongs to: its CPU and where its memory was.
-pub fn curve_label(r: &Rec) -> String {
+pub fn curve_label(r: &ReadRecord) -> String {
     let cpu = r.text(key::CPU).unwrap_or_else(|| "?".into());
     format!("CPU {cpu}, memory {}", memory_of(r))
 }
@@ -18,7 +19,7 @@ pub fn curve_label(r: &Rec) -> String {
 /// What tells latency measurements apart besides CPU and memory: the host
 /// (a cluster record's `params.host`, else its file's metadata), the file,
 /// the cluster rank, the chase order and the writer CPU (`--writer-cpu`).
-fn setting(data: &Dataset, r: &Rec) -> [(&'static str, String); 5] {
+fn setting(data: &Dataset, r: &ReadRecord) -> [(&'static str, String); 5] {
     let host = r.text(key::HOST).or_else(|| {
         data.metadata
             .iter()
@@ -26,6 +27,7 @@ fn setting(data: &Dataset, r: &Rec) -> [(&'static str, String); 5] {
             .and_then(|(_, metadata)| metadata.get("host")?.as_str().map(str::to_string))
     });
     let writer = r
+        .placement
         .requested
         .get("writer_cpu")
         .or_else(|| r.params.get("writer_cpu"))
@@ -45,7 +47,7 @@ fn setting(data: &Dataset, r: &Rec) -> [(&'static str, String); 5] {
 /// writers never merge into one curve. The label names CPU and memory,
 /// then each part of the setting whose value differs between records.
 pub fn latency_curves(data: &Dataset) -> Vec<Series> {
-    let records: Vec<&Rec> = data
+    let records: Vec<&ReadRecord> = data
         .of(benchmark::LATENCY)
         .filter(|r| r.metric == "latency")
         .collect();
@@ -69,7 +71,7 @@ pub fn latency_curves(data: &Dataset) -> Vec<Series> {
 
 pub fn build(data: &Dataset) -> Option<Section> {
     let series = latency_curves(data);
-    let ratios: Vec<&Rec> = data
+    let ratios: Vec<&ReadRecord> = data
         .of(benchmark::LATENCY)
         .filter(|r| r.metric.ends_with("_vs_node_median"))
         .collect();

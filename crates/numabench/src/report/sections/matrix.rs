@@ -2,8 +2,9 @@
 //! heatmaps.
 
 use super::{matrix_ratio, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::{self, figure, Table};
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 use crate::report::plot::hatched_heatmap;
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
@@ -32,7 +33,7 @@ pub struct Matrix {
 /// per host (per rank with `--per rank`): its hosts' cells are never
 /// merged or overwritten.
 pub fn matrices(data: &Dataset) -> Vec<Matrix> {
-    let mut groups: BTreeMap<String, Vec<&Rec>> = BTreeMap::new();
+    let mut groups: BTreeMap<String, Vec<&ReadRecord>> = BTreeMap::new();
     for r in data.records.iter().filter(|r| {
         (r.benchmark == benchmark::MATRIX_LATENCY && r.metric == "latency")
             || (r.benchmark == benchmark::MATRIX_BANDWIDTH && r.metric.ends_with("_bandwidth"))
@@ -66,7 +67,8 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
     groups
         .into_iter()
         .map(|(title, records)| {
-            let row_of = |r: &Rec| match r.params.get(key::PER_CPU).and_then(|v| v.as_bool()) {
+            let row_of = |r: &ReadRecord| match r.params.get(key::PER_CPU).and_then(|v| v.as_bool())
+            {
                 Some(true) => (
                     r.num(key::CPU).unwrap_or(-1.0),
                     format!("CPU {}", r.text(key::CPU).unwrap_or_default()),
@@ -105,7 +107,7 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
             let local = records_local(&records, &rows, &columns, row_of);
             Matrix {
                 title,
-                unit: records[0].unit.clone(),
+                unit: records[0].unit.as_str().to_string(),
                 rows: rows.into_iter().map(|r| r.1).collect(),
                 columns: columns.into_iter().map(|c| c.1).collect(),
                 values,
@@ -119,10 +121,10 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
 /// The local column of each row: the column of the row's records'
 /// `cpu_node` (a per-CPU row's node, a node row's own node).
 fn records_local(
-    records: &[&Rec],
+    records: &[&ReadRecord],
     rows: &[(f64, String)],
     columns: &[(f64, String)],
-    row_of: impl Fn(&Rec) -> (f64, String),
+    row_of: impl Fn(&ReadRecord) -> (f64, String),
 ) -> Vec<Option<usize>> {
     rows.iter()
         .map(|row| {

@@ -3,9 +3,9 @@
 //! latency per load, pinned against unpinned, with the p-values.
 
 use super::{curves, curves_table, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
-use crate::report::load::Rec;
 use crate::report::plot::{lines, Series};
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
@@ -32,7 +32,7 @@ const RATIO: &str = "pinned_over_unpinned";
 
 /// Whether this section draws or tables `r` (the others of benchmark
 /// `mlp` go to "Other records").
-pub fn shows(r: &Rec) -> bool {
+pub fn shows(r: &ReadRecord) -> bool {
     let curve = SINGLE.contains(&r.metric.as_str()) || THREADED.contains(&r.metric.as_str());
     (curve && r.num(key::CHAINS).is_some()) || r.metric == RATIO
 }

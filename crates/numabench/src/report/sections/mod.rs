@@ -30,9 +30,10 @@ pub mod tables;
 mod tests;
 
 use super::html::{self, Table};
-use super::load::{Dataset, Rec};
+use super::load::Dataset;
 use super::plot::Series;
 use super::Section;
+use crate::output::ReadRecord;
 pub use record_table::records_table;
 use std::collections::BTreeMap;
 
@@ -42,24 +43,24 @@ pub struct SectionKind {
     pub benchmarks: &'static [&'static str],
     pub build: fn(&Dataset) -> Option<Section>,
     /// Which records of those benchmarks it draws or tables.
-    pub shows: fn(&Rec) -> bool,
+    pub shows: fn(&ReadRecord) -> bool,
 }
 
 /// `shows` of a kind that draws or tables every record of its benchmarks.
-fn every(_: &Rec) -> bool {
+fn every(_: &ReadRecord) -> bool {
     true
 }
 
 /// `shows` of the latency, matrix and per-CPU kinds: they draw the ns
 /// figures; `latency_cycles` (the same chase in TSC ticks) goes to
 /// "Other records".
-fn not_cycles(r: &Rec) -> bool {
+fn not_cycles(r: &ReadRecord) -> bool {
     r.metric != "latency_cycles"
 }
 
 /// Whether some section kind claims `r`'s benchmark and shows `r`; the
 /// rest are listed under "Other records".
-pub fn shown(r: &Rec) -> bool {
+pub fn shown(r: &ReadRecord) -> bool {
     KINDS
         .iter()
         .any(|kind| kind.benchmarks.contains(&r.benchmark.as_str()) && (kind.shows)(r))
@@ -173,9 +174,9 @@ pub fn section(id: &str, heading: &str, body: String) -> Section {
 /// Curves: records grouped by `label`, each point (`x` param, value),
 /// sorted by x; records without the x parameter are left out.
 pub fn curves<'a>(
-    records: impl Iterator<Item = &'a Rec>,
+    records: impl Iterator<Item = &'a ReadRecord>,
     x_key: &str,
-    label: impl Fn(&Rec) -> String,
+    label: impl Fn(&ReadRecord) -> String,
 ) -> Vec<Series> {
     let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     for r in records {
@@ -226,10 +227,10 @@ pub fn cache_marks(data: &Dataset) -> Vec<(f64, String)> {
 }
 
 /// A text label for a record's memory placement (`bind:1`, `first-touch`).
-pub fn memory_of(r: &Rec) -> String {
+pub fn memory_of(r: &ReadRecord) -> String {
     match (
         r.params.get("mem_node").and_then(|v| v.as_u64()),
-        r.requested.get("memory"),
+        r.placement.requested.get("memory"),
     ) {
         (Some(node), _) => format!("node {node}"),
         (None, Some(serde_json::Value::String(memory))) => memory.clone(),

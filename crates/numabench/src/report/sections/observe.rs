@@ -1,14 +1,14 @@
 //! `run --observe` timelines of one run: resident memory per node over
 //! time, and which CPU each thread was on at each sample.
 
-use crate::report::load::Rec;
+use crate::output::ReadRecord;
 use crate::report::plot::Series;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// MiB per node against seconds, one curve per node (a node missing from a
 /// sample holds 0 bytes then).
-pub fn memory_series(r: &Rec) -> Vec<Series> {
+pub fn memory_series(r: &ReadRecord) -> Vec<Series> {
     let samples = samples(r);
     let mut nodes: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
     for sample in samples {
@@ -41,7 +41,7 @@ pub fn memory_series(r: &Rec) -> Vec<Series> {
 }
 
 /// The CPU of each thread at each sample, one series per thread id.
-pub fn thread_series(r: &Rec) -> Vec<Series> {
+pub fn thread_series(r: &ReadRecord) -> Vec<Series> {
     let mut threads: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
     for sample in samples(r) {
         let Some(t) = sample.get("t").and_then(Value::as_f64) else {
@@ -67,7 +67,7 @@ pub fn thread_series(r: &Rec) -> Vec<Series> {
         .collect()
 }
 
-fn samples(r: &Rec) -> &[Value] {
+fn samples(r: &ReadRecord) -> &[Value] {
     r.params
         .get("observation")
         .and_then(|o| o.get("samples"))

@@ -2,8 +2,9 @@
 //! bandwidth as bars, and its ratio to its node's median.
 
 use super::{records_table, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::{figure, number, Table};
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 use crate::report::plot::bars;
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
@@ -49,7 +50,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &table,
         ));
     }
-    let ratios: Vec<&Rec> = data
+    let ratios: Vec<&ReadRecord> = data
         .of(benchmark::PER_CPU)
         .filter(|r| r.metric.ends_with("_vs_node_median"))
         .collect();

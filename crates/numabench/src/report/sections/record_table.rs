@@ -4,8 +4,8 @@
 //! cell that wraps, so that a table fits the page instead of scrolling
 //! sideways with `key=value` dumps.
 
+use crate::output::ReadRecord;
 use crate::report::html::{self, Table};
-use crate::report::load::Rec;
 use serde_json::Value;
 
 /// The CSS class of record tables (their notes cell wraps anywhere).
@@ -36,9 +36,9 @@ pub fn cell(key: &str, value: &Value) -> String {
 /// n, the median when some record's differs from its value, the range
 /// (`min to max`), and the remaining parameters as `key=value` in a
 /// "notes" cell.
-pub fn records_table<'a>(records: impl Iterator<Item = &'a Rec>, keys: &[&str]) -> Table {
-    let records: Vec<&Rec> = records.collect();
-    let varies = |of: fn(&Rec) -> &str| records.iter().any(|r| of(r) != of(records[0]));
+pub fn records_table<'a>(records: impl Iterator<Item = &'a ReadRecord>, keys: &[&str]) -> Table {
+    let records: Vec<&ReadRecord> = records.collect();
+    let varies = |of: fn(&ReadRecord) -> &str| records.iter().any(|r| of(r) != of(records[0]));
     let benchmark = varies(|r| r.benchmark.as_str());
     let file = varies(|r| r.file.as_str());
     let keys: Vec<&str> = keys
@@ -95,7 +95,11 @@ pub fn records_table<'a>(records: impl Iterator<Item = &'a Rec>, keys: &[&str]) 
             .map(|(k, v)| format!("{k}={}", cell(k, v)))
             .collect::<Vec<_>>()
             .join("; ");
-        row.extend([html::number(r.value), r.unit.clone(), stat("n")]);
+        row.extend([
+            html::number(r.value),
+            r.unit.as_str().to_string(),
+            stat("n"),
+        ]);
         if median {
             row.push(stat("median"));
         }

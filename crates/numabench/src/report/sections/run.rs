@@ -2,14 +2,15 @@
 //! speedups and p-values, scan speedup and efficiency.
 
 use super::{curves, curves_table, observe, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::{self, figure, Table};
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 use crate::report::plot::{lines, range_key, ranges, Range3};
 use numabench_schema::benchmark;
 use std::collections::BTreeMap;
 
 /// The group a run belongs to: its configuration (scans) or policy.
-pub fn group_of(r: &Rec) -> String {
+pub fn group_of(r: &ReadRecord) -> String {
     r.text("configuration")
         .or_else(|| r.text("policy"))
         .unwrap_or_else(|| "?".into())
@@ -67,7 +68,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &table,
         ));
     }
-    let summaries: Vec<&Rec> = data
+    let summaries: Vec<&ReadRecord> = data
         .of(benchmark::RUN)
         .filter(|r| r.metric == "wall_time")
         .collect();

@@ -2,8 +2,9 @@
 //! over-decomposition K sweep as curves, and tables.
 
 use super::{curves, curves_table, records_table, section, Section};
+use crate::output::ReadRecord;
 use crate::report::html::{self, figure};
-use crate::report::load::{Dataset, Rec};
+use crate::report::load::Dataset;
 use crate::report::plot::{lines, Series};
 use numabench_schema::benchmark;
 
@@ -12,9 +13,9 @@ fn table_of(
     data: &Dataset,
     benchmarks: &[&str],
     keys: &[&str],
-    keep: impl Fn(&Rec) -> bool,
+    keep: impl Fn(&ReadRecord) -> bool,
 ) -> Option<String> {
-    let rows: Vec<&Rec> = data
+    let rows: Vec<&ReadRecord> = data
         .records
         .iter()
         .filter(|r| benchmarks.contains(&r.benchmark.as_str()) && keep(r))

@@ -413,7 +413,7 @@ fn cluster_strips_put_every_unit_against_the_median_and_mark_the_outliers() {
         .filter(|r| r.params.contains_key("cluster_key"))
         .count();
     assert_eq!(strips.iter().map(|s| s.units.len()).sum::<usize>(), keyed);
-    let outliers: Vec<&Rec> = data
+    let outliers: Vec<&ReadRecord> = data
         .of("cluster")
         .filter(|r| r.metric == "outlier")
         .collect();
