@@ -40,9 +40,9 @@ pub struct RecordLine {
 #[serde(untagged)]
 pub enum AnyLine {
     /// Schema version 2.
-    Version2(RecordLine),
+    Version2(Box<RecordLine>),
     /// Schema version 1 (and the MPI monitor's files).
-    Version1(Line),
+    Version1(Box<Line>),
 }
 
 #[cfg(test)]
