@@ -3,75 +3,22 @@
 //! about a minute and larger servers grow with their node and core counts.
 
 use super::bandwidth::BandwidthConfig;
-use super::c2c::C2C_ORDER;
+use super::contention::ContentionWork;
 use super::context::Context;
 use super::latency::LatencyConfig;
 use super::loaded_latency::{LoadedLatencyConfig, TrafficMix};
-use super::matrix::{MatrixKind, MatrixMode, MATRIX_ORDER};
+use super::matrix::{MatrixKind, MatrixMode, MatrixWork, MATRIX_ORDER};
 use super::mlp::MlpConfig;
 use super::per_cpu::{per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure, PER_CPU_ORDER};
 use super::placed::{working_set_for, working_set_of_buffers};
 use super::registry::BenchmarkInfo;
-use super::scaling::SCALING_ORDER;
-use crate::kernels::{kernel_by_name, ChaseOrder, KernelSpec, KERNELS};
+use super::scaling::{ScalingWork, SCALING_ORDER};
+use super::step::{Step, Work};
+use crate::kernels::{kernel_by_name, ChaseOrder, KERNELS};
 use crate::memory::MemoryPlacement;
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::topology::{cpu_nodes, memory_nodes};
-
-/// One unit of work of a command or a characterization: `--plan` shows
-/// it, a run executes it ([`super::StepRunner`]).
-#[derive(Debug, Clone)]
-pub struct Step {
-    pub benchmark: &'static str,
-    /// What this step measures, e.g. `latency 64 KiB`.
-    pub label: String,
-    /// The order numabench took the step's CPUs in; `None` where the user
-    /// named them. The plan shows it and every record of the step carries
-    /// it (`params.cpu_order`).
-    pub cpu_order: Option<CpuOrder>,
-    pub(super) work: Work,
-}
-
-/// What a step runs; `--plan` reads its facts off the same value.
-#[derive(Debug, Clone)]
-pub(super) enum Work {
-    Latency(LatencyConfig),
-    /// Every CPU node x every memory node; with a sample, each class of
-    /// cells measured at its sample and the rest inferred (a budget's cut).
-    Matrix(MatrixKind, u64, Option<super::matrix::MatrixSample>),
-    /// One row of a per-CPU matrix: one thread on the CPU x every memory node.
-    CpuRow {
-        cpu: u32,
-        kind: MatrixKind,
-        size: u64,
-    },
-    Bandwidth(BandwidthConfig),
-    Contention {
-        cpus: Vec<u32>,
-        /// The CPUs measured alone in turn: `cpus`, or a time budget's sample.
-        alone: Vec<u32>,
-        node: u32,
-        size: u64,
-    },
-    Scaling {
-        kernel: &'static KernelSpec,
-        node: u32,
-        size: u64,
-        order: CpuOrder,
-        /// Thread counts measured: see [`super::scaling_counts`] (1: all).
-        stride: usize,
-    },
-    LoadedLatency(LoadedLatencyConfig),
-    Mlp(MlpConfig),
-    /// Another core's caches by coherence state (`cache`).
-    Cache(super::cache::CacheConfig),
-    /// Many threads chasing at once (`mlp --threads`).
-    MlpThreads(super::mlp_threads::MlpThreadsConfig),
-    C2c,
-    /// One thread on one CPU of an each-CPU run (latency or bandwidth).
-    OneCpu(OneCpu),
-}
 
 /// Latency sizes for characterize: x4 steps from half the L1 to the DRAM
 /// working set.
@@ -100,16 +47,16 @@ pub const CHARACTERIZE_ORDER: CpuOrder = CpuOrder::Compact;
 /// topology and the sizes and places chosen for it.
 #[derive(Debug)]
 pub struct Defaults<'a> {
-    topology: &'a Machine,
-    memory: Vec<u32>,
-    cpu_nodes: Vec<u32>,
+    pub(super) topology: &'a Machine,
+    pub(super) memory: Vec<u32>,
+    pub(super) cpu_nodes: Vec<u32>,
     /// The DRAM-sized working set of every allowed CPU over every memory
     /// node: 4x all their caches and the memory-side caches in front of
     /// any node, so each step's threads and nodes are covered.
-    dram: u64,
-    first_cpu: u32,
-    first_node: u32,
-    all_cpus: Vec<u32>,
+    pub(super) dram: u64,
+    pub(super) first_cpu: u32,
+    pub(super) first_node: u32,
+    pub(super) all_cpus: Vec<u32>,
 }
 
 impl<'a> Defaults<'a> {
@@ -139,13 +86,9 @@ pub struct Steps {
 
 impl Steps {
     /// A step whose CPUs characterize chose in `order`.
-    fn push(&mut self, label: String, work: Work, order: CpuOrder) {
-        self.steps.push(Step {
-            benchmark: self.benchmark,
-            label,
-            cpu_order: Some(order),
-            work,
-        });
+    pub(super) fn push(&mut self, label: String, work: impl Work, order: CpuOrder) {
+        self.steps
+            .push(Step::of(self.benchmark, label, work).in_order(order));
     }
 }
 
@@ -173,7 +116,7 @@ pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
         };
         steps.push(
             format!("latency {}", crate::units::format_bytes(size)),
-            Work::Latency(config),
+            config,
             CHARACTERIZE_ORDER,
         );
     }
@@ -183,7 +126,11 @@ pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
 pub(super) fn plan_matrix_latency(d: &Defaults, steps: &mut Steps) {
     steps.push(
         format!("latency matrix {}x{}", d.cpu_nodes.len(), d.memory.len()),
-        Work::Matrix(MatrixKind::Latency, d.dram, None),
+        MatrixWork {
+            kind: MatrixKind::Latency,
+            size: d.dram,
+            sample: None,
+        },
         MATRIX_ORDER,
     );
 }
@@ -193,7 +140,11 @@ pub(super) fn plan_matrix_bandwidth(d: &Defaults, steps: &mut Steps) {
     for mode in [MatrixMode::Serial, MatrixMode::Parallel] {
         steps.push(
             format!("bandwidth matrix ({})", mode.name()),
-            Work::Matrix(MatrixKind::Bandwidth(mode), d.dram, None),
+            MatrixWork {
+                kind: MatrixKind::Bandwidth(mode),
+                size: d.dram,
+                sample: None,
+            },
             MATRIX_ORDER,
         );
     }
@@ -226,7 +177,7 @@ pub(super) fn plan_bandwidth(d: &Defaults, steps: &mut Steps) {
         .labelled("bandwidth", labels);
         steps.push(
             format!("bandwidth {} x{}", kernel.name, d.all_cpus.len()),
-            Work::Bandwidth(config),
+            config,
             CHARACTERIZE_ORDER,
         );
     }
@@ -236,7 +187,7 @@ pub(super) fn plan_bandwidth(d: &Defaults, steps: &mut Steps) {
 pub(super) fn plan_contention(d: &Defaults, steps: &mut Steps) {
     steps.push(
         format!("contention on node {}", d.first_node),
-        Work::Contention {
+        ContentionWork {
             cpus: d.all_cpus.clone(),
             alone: d.all_cpus.clone(),
             node: d.first_node,
@@ -250,7 +201,7 @@ pub(super) fn plan_contention(d: &Defaults, steps: &mut Steps) {
 pub(super) fn plan_scaling(d: &Defaults, steps: &mut Steps) {
     steps.push(
         format!("scaling of node {}", d.first_node),
-        Work::Scaling {
+        ScalingWork {
             kernel: kernel_by_name("read").expect("read kernel is registered"),
             node: d.first_node,
             size: d.dram,
@@ -285,30 +236,21 @@ pub(super) fn plan_loaded_latency(d: &Defaults, steps: &mut Steps) {
         delays: vec![1000, 250, 60, 0],
         mix: TrafficMix::AllReads,
     };
-    steps.push(
-        "loaded latency".to_string(),
-        Work::LoadedLatency(config),
-        CHARACTERIZE_ORDER,
-    );
+    steps.push("loaded latency".to_string(), config, CHARACTERIZE_ORDER);
 }
 
 /// `mlp`: on the first CPU, memory on its node.
 pub(super) fn plan_mlp(d: &Defaults, steps: &mut Steps) {
     steps.push(
         "memory-level parallelism".to_string(),
-        Work::Mlp(MlpConfig {
+        MlpConfig {
             cpu: d.first_cpu,
             memory: MemoryPlacement::bind(d.first_node),
             size: d.dram,
             order: ChaseOrder::default(),
-        }),
+        },
         CHARACTERIZE_ORDER,
     );
-}
-
-/// `c2c`: every pair (or a sample of them) in one step.
-pub(super) fn plan_c2c(_: &Defaults, steps: &mut Steps) {
-    steps.push("cache-to-cache latency".to_string(), Work::C2c, C2C_ORDER);
 }
 
 /// Timed repetitions of characterize's per-CPU steps: few, since they
@@ -337,7 +279,7 @@ pub(super) fn plan_per_cpu(d: &Defaults, steps: &mut Steps) {
         ("read bandwidth", PerCpuMeasure::Bandwidth(vec![read])),
     ] {
         for one in each.split(d.topology, &measure) {
-            steps.push(one_cpu_label(what, &one), Work::OneCpu(one), PER_CPU_ORDER);
+            steps.push(one_cpu_label(what, &one), one, PER_CPU_ORDER);
         }
     }
 }
@@ -397,23 +339,22 @@ mod tests {
         let steps = characterize_plan(&context, &select(&[], &[]).unwrap());
         let mut checked = 0;
         for step in &steps {
-            match &step.work {
-                Work::Bandwidth(config) => {
-                    assert_eq!(config.cpus, compact);
-                    assert_eq!(config.labels["cpu_order"], "compact");
-                    checked += 1;
-                }
-                Work::Contention { cpus, .. } => {
-                    assert_eq!(*cpus, compact);
-                    checked += 1;
-                }
-                Work::LoadedLatency(config) => {
-                    assert_eq!(config.chaser_cpu, compact[0]);
-                    assert_eq!(config.generator_cpus, compact[1..]);
-                    checked += 1;
-                }
-                Work::Latency(config) => assert_eq!(config.cpu, compact[0]),
-                _ => {}
+            if let Some(config) = step.work::<BandwidthConfig>() {
+                assert_eq!(config.cpus, compact);
+                assert_eq!(config.labels["cpu_order"], "compact");
+                checked += 1;
+            }
+            if let Some(work) = step.work::<ContentionWork>() {
+                assert_eq!(work.cpus, compact);
+                checked += 1;
+            }
+            if let Some(config) = step.work::<LoadedLatencyConfig>() {
+                assert_eq!(config.chaser_cpu, compact[0]);
+                assert_eq!(config.generator_cpus, compact[1..]);
+                checked += 1;
+            }
+            if let Some(config) = step.work::<LatencyConfig>() {
+                assert_eq!(config.cpu, compact[0]);
             }
         }
         assert!(checked >= 3, "{checked}");
@@ -431,7 +372,7 @@ mod tests {
         for (half, steps) in steps.chunks(sample.len()).enumerate() {
             let mut cpus = Vec::new();
             for (index, step) in steps.iter().enumerate() {
-                let Work::OneCpu(one) = &step.work else {
+                let Some(one) = step.work::<OneCpu>() else {
                     panic!("{}", step.label);
                 };
                 assert_eq!(one.labels["sample_rule"], rule);

@@ -9,6 +9,7 @@ use super::declared::insert_measured_over_declared;
 use super::error::BenchError;
 use super::latency_writer::{insert_writer_params, measure_written, WriterPasses};
 use super::placed::{insert_cache_params, safe_working_set_bytes, working_set_for, PlacedBuffer};
+use crate::bench::step::{Ran, StepRun};
 use crate::clock::{tsc_ghz, Stopwatch};
 use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, core_clock_ghz, ChaseBlock, ChaseOrder};
@@ -332,6 +333,31 @@ pub(super) fn insert_order(
     params.insert("order_measures".into(), json!(order.measures()));
     params.insert("block_bytes".into(), json!(block.bytes));
     params.insert("block_source".into(), json!(block.source));
+}
+
+impl crate::bench::step::Work for LatencyConfig {
+    fn run(&self, run: &mut StepRun) -> Ran {
+        run_latency(run.context, self, run.pipeline).map(|()| None)
+    }
+}
+
+impl crate::bench::step::Planned for LatencyConfig {
+    fn facts(&self, _: &Machine, _: &Context) -> crate::bench::plan::Facts {
+        crate::bench::plan::Facts::new(
+            1,
+            vec![self.cpu],
+            self.memory.expected_nodes(),
+            self.sizes.clone(),
+            self.sizes
+                .iter()
+                .map(|&bytes| crate::bench::estimate::Cost::Chase { bytes, count: 1 })
+                .collect(),
+        )
+    }
+
+    fn working_sets(&mut self) -> Vec<&mut u64> {
+        self.sizes.iter_mut().collect()
+    }
 }
 
 #[cfg(test)]

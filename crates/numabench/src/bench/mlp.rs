@@ -13,6 +13,7 @@ use super::context::Context;
 use super::error::BenchError;
 use super::latency::{chase_page_bytes, insert_order, loads_per_sample};
 use super::placed::{insert_cache_params, PlacedBuffer};
+use crate::bench::step::{Ran, StepRun};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, chase_many, ChaseOrder};
@@ -238,6 +239,31 @@ pub fn run_mlp(
         })?;
     }
     Ok(())
+}
+
+impl crate::bench::step::Work for MlpConfig {
+    fn run(&self, run: &mut StepRun) -> Ran {
+        run_mlp(run.context, self, run.pipeline).map(|()| None)
+    }
+}
+
+impl crate::bench::step::Planned for MlpConfig {
+    fn facts(&self, _: &crate::topology::Machine, _: &Context) -> crate::bench::plan::Facts {
+        crate::bench::plan::Facts::new(
+            1,
+            vec![self.cpu],
+            self.memory.expected_nodes(),
+            vec![self.size],
+            vec![crate::bench::estimate::Cost::Chains {
+                bytes: self.size,
+                chains: MAX_CHAINS,
+            }],
+        )
+    }
+
+    fn working_sets(&mut self) -> Vec<&mut u64> {
+        vec![&mut self.size]
+    }
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ mod plan;
 pub mod plugin;
 mod registry;
 mod scaling;
+mod step;
 mod step_runner;
 mod steps;
 mod working_set_cut;
@@ -41,7 +42,7 @@ pub use budget::{
     fit_budget, Budget, BudgetOutcome, Cut, MatrixCut, DEFAULT_BUDGET_SECONDS, REPEAT_FLOOR,
 };
 pub use c2c::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};
-pub use characterize::{characterize_plan, Defaults, Step, Steps, CHARACTERIZE_ORDER};
+pub use characterize::{characterize_plan, Defaults, Steps, CHARACTERIZE_ORDER};
 pub use contention::{run_contention, ContentionSummary};
 pub use context::Context;
 pub use cost_calibration::calibrate_cost_model;
@@ -77,4 +78,5 @@ pub use registry::{registry, select, BenchmarkInfo, SelectionError};
 pub use scaling::{
     reader_nodes, run_scaling, scaling_counts, scaling_cpus, ScalingPoint, SCALING_ORDER,
 };
+pub use step::Step;
 pub use step_runner::StepRunner;

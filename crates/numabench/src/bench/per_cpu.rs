@@ -10,6 +10,7 @@ use super::context::Context;
 use super::error::BenchError;
 use super::latency::{emit_latency, measure_latency, LatencyConfig};
 use super::placed::working_set_for;
+use crate::bench::step::{Ran, StepRun};
 use crate::interrupt::interrupted;
 use crate::kernels::{ChaseOrder, KernelSpec};
 use crate::memory::MemoryPlacement;
@@ -323,6 +324,58 @@ pub(super) fn measure_one_cpu(
         }
     }
     Ok(figures)
+}
+
+impl crate::bench::step::Work for OneCpu {
+    fn run(&self, run: &mut StepRun) -> Ran {
+        run.runner
+            .figures
+            .extend(measure_one_cpu(run.context, self, run.pipeline)?);
+        if self.last && !interrupted() {
+            let figures = std::mem::take(&mut run.runner.figures);
+            emit_node_median_ratios(self.benchmark, &figures, run.pipeline)?;
+        }
+        Ok(None)
+    }
+}
+
+impl crate::bench::step::Planned for OneCpu {
+    fn facts(&self, topology: &Machine, context: &Context) -> crate::bench::plan::Facts {
+        use crate::bench::estimate::Cost;
+        let costs = self
+            .sizes
+            .iter()
+            .map(|&bytes| match &self.measure {
+                PerCpuMeasure::Bandwidth(kernels) => Cost::Stream {
+                    bytes,
+                    threads: 1,
+                    count: kernels.len(),
+                },
+                PerCpuMeasure::Latency(_) => Cost::Chase { bytes, count: 1 },
+            })
+            .collect();
+        crate::bench::plan::Facts {
+            repeat: Some(self.repeat(context)),
+            ..crate::bench::plan::Facts::new(
+                1,
+                vec![self.cpu],
+                self.memory(topology).expected_nodes(),
+                self.sizes.clone(),
+                costs,
+            )
+        }
+    }
+
+    fn sample_rule(&self) -> Option<String> {
+        self.labels
+            .get("sample_rule")
+            .and_then(|rule| rule.as_str())
+            .map(str::to_string)
+    }
+
+    fn working_sets(&mut self) -> Vec<&mut u64> {
+        self.sizes.iter_mut().collect()
+    }
 }
 
 #[cfg(test)]

@@ -1,38 +1,24 @@
 //! Steps of the single-benchmark commands: each command builds its steps
-//! from the same [`Work`] values as `characterize`, then either prints
+//! from the same work values as `characterize`, then either prints
 //! their plan (`--plan`) or runs them ([`super::StepRunner`]).
 
 use super::bandwidth::BandwidthConfig;
-use super::c2c::C2C_ORDER;
-use super::characterize::{one_cpu_label, Step, Work};
+use super::characterize::one_cpu_label;
+use super::contention::ContentionWork;
 use super::latency::LatencyConfig;
 use super::loaded_latency::LoadedLatencyConfig;
-use super::matrix::{MatrixKind, MatrixMode, MATRIX_ORDER};
+use super::matrix::{CpuRow, MatrixKind, MatrixMode, MatrixWork, MATRIX_ORDER};
 use super::mlp::MlpConfig;
 use super::mlp_threads::MlpThreadsConfig;
 use super::per_cpu::{EachCpu, PerCpuMeasure};
+use super::scaling::ScalingWork;
+use super::step::Step;
 use crate::kernels::KernelSpec;
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::units::format_bytes;
 
 impl Step {
-    fn of(benchmark: &'static str, label: String, work: Work) -> Self {
-        Step {
-            benchmark,
-            label,
-            cpu_order: None,
-            work,
-        }
-    }
-
-    /// The same step, its CPUs chosen by numabench in `order` (shown in
-    /// the plan, recorded as `params.cpu_order`).
-    pub fn in_order(mut self, order: CpuOrder) -> Self {
-        self.cpu_order = Some(order);
-        self
-    }
-
     /// One step per CPU of `each`, in its order, measuring `measure`; the
     /// last also emits every CPU's ratio to its node's median.
     pub fn each_cpu(topology: &Machine, each: &EachCpu, measure: &PerCpuMeasure) -> Vec<Self> {
@@ -42,7 +28,7 @@ impl Step {
         };
         each.split(topology, measure)
             .into_iter()
-            .map(|one| Self::of(each.benchmark, one_cpu_label(what, &one), Work::OneCpu(one)))
+            .map(|one| Self::of(each.benchmark, one_cpu_label(what, &one), one))
             .collect()
     }
 
@@ -56,7 +42,7 @@ impl Step {
         Self::of(
             benchmark,
             format!("{what} matrix row of CPU {cpu}"),
-            Work::CpuRow { cpu, kind, size },
+            CpuRow { cpu, kind, size },
         )
         .in_order(MATRIX_ORDER)
     }
@@ -65,7 +51,7 @@ impl Step {
     pub fn latency(config: LatencyConfig) -> Self {
         let sizes: Vec<String> = config.sizes.iter().map(|&s| format_bytes(s)).collect();
         let label = format!("latency {}", sizes.join(", "));
-        Self::of("latency", label, Work::Latency(config))
+        Self::of("latency", label, config)
     }
 
     /// A bandwidth run of one kernel, CPU set and size.
@@ -77,7 +63,7 @@ impl Step {
             config.cpus.len(),
             format_bytes(config.size)
         );
-        Self::of(config.benchmark, label, Work::Bandwidth(config))
+        Self::of(config.benchmark, label, config)
     }
 
     /// The latency matrix, every CPU node x every memory node.
@@ -85,7 +71,11 @@ impl Step {
         Self::of(
             "matrix-latency",
             "latency matrix".to_string(),
-            Work::Matrix(MatrixKind::Latency, size, None),
+            MatrixWork {
+                kind: MatrixKind::Latency,
+                size,
+                sample: None,
+            },
         )
         .in_order(MATRIX_ORDER)
     }
@@ -95,7 +85,11 @@ impl Step {
         Self::of(
             "matrix-bandwidth",
             format!("bandwidth matrix ({})", mode.name()),
-            Work::Matrix(MatrixKind::Bandwidth(mode), size, None),
+            MatrixWork {
+                kind: MatrixKind::Bandwidth(mode),
+                size,
+                sample: None,
+            },
         )
         .in_order(MATRIX_ORDER)
     }
@@ -105,7 +99,7 @@ impl Step {
         Self::of(
             "contention",
             format!("contention on node {node}"),
-            Work::Contention {
+            ContentionWork {
                 alone: cpus.clone(),
                 cpus,
                 node,
@@ -120,7 +114,7 @@ impl Step {
         Self::of(
             "scaling",
             format!("scaling of node {node}"),
-            Work::Scaling {
+            ScalingWork {
                 kernel,
                 node,
                 size,
@@ -133,20 +127,12 @@ impl Step {
 
     /// A loaded-latency run.
     pub fn loaded_latency(config: LoadedLatencyConfig) -> Self {
-        Self::of(
-            "loaded-latency",
-            "loaded latency".to_string(),
-            Work::LoadedLatency(config),
-        )
+        Self::of("loaded-latency", "loaded latency".to_string(), config)
     }
 
     /// Memory-level parallelism.
     pub fn mlp(config: MlpConfig) -> Self {
-        Self::of(
-            "mlp",
-            "memory-level parallelism".to_string(),
-            Work::Mlp(config),
-        )
+        Self::of("mlp", "memory-level parallelism".to_string(), config)
     }
 
     /// Another core's caches, by state x level x relation.
@@ -158,7 +144,7 @@ impl Step {
                 config.owner,
                 config.measurers.len()
             ),
-            Work::Cache(config),
+            config,
         )
     }
 
@@ -175,12 +161,7 @@ impl Step {
                     super::mlp_threads::Pinning::Both => "pinned against unpinned",
                 }
             ),
-            Work::MlpThreads(config),
+            config,
         )
-    }
-
-    /// Cache-to-cache latency of every pair (or a sample).
-    pub fn c2c() -> Self {
-        Self::of("c2c", "cache-to-cache latency".to_string(), Work::C2c).in_order(C2C_ORDER)
     }
 }

@@ -17,13 +17,21 @@ fn fixture(names: &[&str]) -> Dataset {
     data
 }
 
-fn record(benchmark: &str, metric: &str, value: f64, unit: &str, params: &str) -> String {
+/// One record line with `params`, as numabench writes it.
+pub(crate) fn record(
+    benchmark: &str,
+    metric: &str,
+    value: f64,
+    unit: &str,
+    params: &str,
+) -> String {
     format!(
         r#"{{"type":"record","benchmark":"{benchmark}","metric":"{metric}","value":{value},"unit":"{unit}","params":{params},"placement":{{"requested":{{}},"verified":null}},"stats":{{"n":1,"min":{value},"median":{value},"mean":{value},"max":{value},"stddev":0,"cv":0,"p90":{value},"p99":{value}}}}}"#
     )
 }
 
-fn lines(records: &[String]) -> Dataset {
+/// A dataset of `records`.
+pub(crate) fn lines(records: &[String]) -> Dataset {
     let mut data = Dataset::default();
     data.load("t.jsonl", &records.join("\n"));
     data
@@ -165,25 +173,6 @@ fn efficiency_is_bandwidth_over_linear_scaling() {
 }
 
 #[test]
-fn c2c_matrix_is_symmetric() {
-    let data = lines(&[
-        record("c2c", "c2c_latency", 50.0, "ns", r#"{"cpu_a":0,"cpu_b":1}"#),
-        record(
-            "c2c",
-            "c2c_latency",
-            120.0,
-            "ns",
-            r#"{"cpu_a":0,"cpu_b":4}"#,
-        ),
-    ]);
-    let m = c2c::c2c_matrix(&data).unwrap();
-    assert_eq!(m.rows, vec!["CPU 0", "CPU 1", "CPU 4"]);
-    assert_eq!(m.values[0][2], Some(120.0));
-    assert_eq!(m.values[2][0], Some(120.0));
-    assert_eq!(m.values[1][2], None);
-}
-
-#[test]
 fn mlp_curves_follow_chains() {
     let data = fixture(&["characterize.jsonl"]);
     let series = mlp::mlp_curves(&data, "mlp");
@@ -267,12 +256,13 @@ fn sections_appear_only_for_the_records_given() {
             "latency",
             "bandwidth",
             "matrices",
-            "per-cpu",
-            "loaded-latency",
+            // the benchmarks' sections in registry (characterize) order
+            "contention",
             "scaling",
+            "loaded-latency",
             "mlp",
             "c2c",
-            "contention",
+            "per-cpu",
             // latency_cycles: drawn by no section
             "other"
         ]

@@ -4,8 +4,8 @@
 //! moving a modified line between those cores — what MLC's c2c latency and
 //! multichase's pingpong measure.
 
-use super::context::Context;
-use super::error::BenchError;
+use crate::bench::context::Context;
+use crate::bench::error::BenchError;
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::output::{Pipeline, Placement, Record, Unit};

@@ -1,10 +1,12 @@
-//! Cache-to-cache latency as a CPU x CPU heatmap.
+//! c2c's report section: cache-to-cache latency as a CPU x CPU heatmap,
+//! built from the records alone.
 
-use super::{section, Section};
 use crate::report::html::figure;
 use crate::report::load::Dataset;
 use crate::report::plot::heatmap;
 use crate::report::sections::matrix::{matrix_table, Matrix};
+use crate::report::sections::section;
+use crate::report::Section;
 
 /// The CPU x CPU matrix of c2c latencies (both directions filled from each
 /// pair; a pair measured twice keeps the last).
@@ -56,4 +58,29 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &matrix_table(&m),
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sections::tests::{lines, record};
+
+    #[test]
+    fn c2c_matrix_is_symmetric() {
+        let data = lines(&[
+            record("c2c", "c2c_latency", 50.0, "ns", r#"{"cpu_a":0,"cpu_b":1}"#),
+            record(
+                "c2c",
+                "c2c_latency",
+                120.0,
+                "ns",
+                r#"{"cpu_a":0,"cpu_b":4}"#,
+            ),
+        ]);
+        let m = c2c_matrix(&data).unwrap();
+        assert_eq!(m.rows, vec!["CPU 0", "CPU 1", "CPU 4"]);
+        assert_eq!(m.values[0][2], Some(120.0));
+        assert_eq!(m.values[2][0], Some(120.0));
+        assert_eq!(m.values[1][2], None);
+    }
 }
