@@ -2,41 +2,16 @@
 //! with defaults derived from the topology, sized so a 2-core machine takes
 //! about a minute and larger servers grow with their node and core counts.
 
-use super::bandwidth::BandwidthConfig;
-use super::contention::ContentionWork;
 use super::context::Context;
-use super::latency::LatencyConfig;
-use super::loaded_latency::{LoadedLatencyConfig, TrafficMix};
 use super::matrix::{MatrixKind, MatrixMode, MatrixWork, MATRIX_ORDER};
-use super::mlp::MlpConfig;
 use super::per_cpu::{per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure, PER_CPU_ORDER};
-use super::placed::{working_set_for, working_set_of_buffers};
+use super::placed::working_set_for;
 use super::registry::BenchmarkInfo;
-use super::scaling::{ScalingWork, SCALING_ORDER};
 use super::step::{Step, Work};
-use crate::kernels::{kernel_by_name, ChaseOrder, KERNELS};
-use crate::memory::MemoryPlacement;
+use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::topology::{cpu_nodes, memory_nodes};
-
-/// Latency sizes for characterize: x4 steps from half the L1 to the DRAM
-/// working set.
-fn latency_sizes(topology: &Machine, dram: u64) -> Vec<u64> {
-    let l1 = topology
-        .caches
-        .iter()
-        .find(|cache| cache.level == 1 && cache.cache_type != "instruction")
-        .map_or(32 << 10, |cache| cache.size_bytes);
-    let mut sizes = Vec::new();
-    let mut size = (l1 / 2).next_power_of_two().max(4096);
-    while size < dram {
-        sizes.push(size);
-        size *= 4;
-    }
-    sizes.push(dram);
-    sizes
-}
 
 /// The order characterize takes the allowed CPUs in: its single-thread
 /// steps run on the first, its all-CPU steps on all of them in this order.
@@ -104,24 +79,6 @@ pub fn characterize_plan(context: &Context, selected: &[&BenchmarkInfo]) -> Vec<
     steps.steps
 }
 
-/// `latency`: one step per size, x4 apart, from half the L1 to DRAM.
-pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
-    for size in latency_sizes(d.topology, d.dram) {
-        let config = LatencyConfig {
-            sizes: vec![size],
-            cpu: d.first_cpu,
-            memory: MemoryPlacement::bind(d.first_node),
-            order: ChaseOrder::default(),
-            writer_cpu: None,
-        };
-        steps.push(
-            format!("latency {}", crate::units::format_bytes(size)),
-            config,
-            CHARACTERIZE_ORDER,
-        );
-    }
-}
-
 /// `matrix-latency`: the whole matrix in one step.
 pub(super) fn plan_matrix_latency(d: &Defaults, steps: &mut Steps) {
     steps.push(
@@ -148,109 +105,6 @@ pub(super) fn plan_matrix_bandwidth(d: &Defaults, steps: &mut Steps) {
             MATRIX_ORDER,
         );
     }
-}
-
-/// `bandwidth`: every kernel on every allowed CPU, first-touch placement.
-pub(super) fn plan_bandwidth(d: &Defaults, steps: &mut Steps) {
-    for kernel in KERNELS {
-        let nodes: Vec<u32> = {
-            let mut nodes: Vec<u32> = d
-                .all_cpus
-                .iter()
-                .filter_map(|&cpu| d.topology.node_of_cpu(cpu))
-                .collect();
-            nodes.sort_unstable();
-            nodes.dedup();
-            nodes
-        };
-        let mut labels = serde_json::Map::new();
-        labels.insert(
-            "cpu_order".into(),
-            serde_json::json!(CHARACTERIZE_ORDER.name()),
-        );
-        let config = BandwidthConfig::new(
-            kernel,
-            d.all_cpus.clone(),
-            d.dram,
-            MemoryPlacement::FirstTouch { nodes },
-        )
-        .labelled("bandwidth", labels);
-        steps.push(
-            format!("bandwidth {} x{}", kernel.name, d.all_cpus.len()),
-            config,
-            CHARACTERIZE_ORDER,
-        );
-    }
-}
-
-/// `contention`: every allowed CPU against the first CPU's node.
-pub(super) fn plan_contention(d: &Defaults, steps: &mut Steps) {
-    steps.push(
-        format!("contention on node {}", d.first_node),
-        ContentionWork {
-            cpus: d.all_cpus.clone(),
-            alone: d.all_cpus.clone(),
-            node: d.first_node,
-            size: d.dram,
-        },
-        CHARACTERIZE_ORDER,
-    );
-}
-
-/// `scaling`: of the first CPU's node.
-pub(super) fn plan_scaling(d: &Defaults, steps: &mut Steps) {
-    steps.push(
-        format!("scaling of node {}", d.first_node),
-        ScalingWork {
-            kernel: kernel_by_name("read").expect("read kernel is registered"),
-            node: d.first_node,
-            size: d.dram,
-            order: SCALING_ORDER,
-            stride: 1,
-        },
-        SCALING_ORDER,
-    );
-}
-
-/// `loaded-latency`: the first CPU chases, every other one generates traffic.
-pub(super) fn plan_loaded_latency(d: &Defaults, steps: &mut Steps) {
-    let generators: Vec<u32> = d
-        .all_cpus
-        .iter()
-        .copied()
-        .filter(|&cpu| cpu != d.first_cpu)
-        .collect();
-    // The chase and every generator each hold a buffer of this size.
-    let size = working_set_of_buffers(
-        d.topology,
-        &[d.first_cpu],
-        &[d.first_node],
-        1 + generators.len() as u64,
-    )
-    .bytes;
-    let config = LoadedLatencyConfig {
-        chaser_cpu: d.first_cpu,
-        generator_cpus: generators,
-        memory: MemoryPlacement::bind(d.first_node),
-        size,
-        delays: vec![1000, 250, 60, 0],
-        mix: TrafficMix::AllReads,
-    };
-    steps.push("loaded latency".to_string(), config, CHARACTERIZE_ORDER);
-}
-
-/// `mlp`: on the first CPU, memory on its node.
-pub(super) fn plan_mlp(d: &Defaults, steps: &mut Steps) {
-    steps.push(
-        "memory-level parallelism".to_string(),
-        MlpConfig {
-            cpu: d.first_cpu,
-            memory: MemoryPlacement::bind(d.first_node),
-            size: d.dram,
-            order: ChaseOrder::default(),
-        },
-        CHARACTERIZE_ORDER,
-    );
 }
 
 /// Timed repetitions of characterize's per-CPU steps: few, since they
@@ -297,6 +151,10 @@ pub(super) fn one_cpu_label(what: &str, one: &OneCpu) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::bandwidth::BandwidthConfig;
+    use crate::bench::contention::ContentionWork;
+    use crate::bench::latency::LatencyConfig;
+    use crate::bench::loaded_latency::LoadedLatencyConfig;
     use crate::bench::{registry, select};
 
     fn context() -> Context {

@@ -2,21 +2,12 @@
 //! from the same work values as `characterize`, then either prints
 //! their plan (`--plan`) or runs them ([`super::StepRunner`]).
 
-use super::bandwidth::BandwidthConfig;
 use super::characterize::one_cpu_label;
-use super::contention::ContentionWork;
-use super::latency::LatencyConfig;
-use super::loaded_latency::LoadedLatencyConfig;
 use super::matrix::{CpuRow, MatrixKind, MatrixMode, MatrixWork, MATRIX_ORDER};
-use super::mlp::MlpConfig;
 use super::mlp_threads::MlpThreadsConfig;
 use super::per_cpu::{EachCpu, PerCpuMeasure};
-use super::scaling::ScalingWork;
 use super::step::Step;
-use crate::kernels::KernelSpec;
-use crate::threads::CpuOrder;
 use crate::topology::Machine;
-use crate::units::format_bytes;
 
 impl Step {
     /// One step per CPU of `each`, in its order, measuring `measure`; the
@@ -47,25 +38,6 @@ impl Step {
         .in_order(MATRIX_ORDER)
     }
 
-    /// A latency run of every size of `config`, in order.
-    pub fn latency(config: LatencyConfig) -> Self {
-        let sizes: Vec<String> = config.sizes.iter().map(|&s| format_bytes(s)).collect();
-        let label = format!("latency {}", sizes.join(", "));
-        Self::of("latency", label, config)
-    }
-
-    /// A bandwidth run of one kernel, CPU set and size.
-    pub fn bandwidth(config: BandwidthConfig) -> Self {
-        let label = format!(
-            "{} {} x{} {}",
-            config.benchmark,
-            config.kernel.name,
-            config.cpus.len(),
-            format_bytes(config.size)
-        );
-        Self::of(config.benchmark, label, config)
-    }
-
     /// The latency matrix, every CPU node x every memory node.
     pub fn latency_matrix(size: u64) -> Self {
         Self::of(
@@ -92,47 +64,6 @@ impl Step {
             },
         )
         .in_order(MATRIX_ORDER)
-    }
-
-    /// Contention of `cpus` on `node`.
-    pub fn contention(cpus: Vec<u32>, node: u32, size: u64) -> Self {
-        Self::of(
-            "contention",
-            format!("contention on node {node}"),
-            ContentionWork {
-                alone: cpus.clone(),
-                cpus,
-                node,
-                size,
-            },
-        )
-    }
-
-    /// Bandwidth scaling of `kernel` for memory on `node`, threads added
-    /// in `order`.
-    pub fn scaling(kernel: &'static KernelSpec, node: u32, size: u64, order: CpuOrder) -> Self {
-        Self::of(
-            "scaling",
-            format!("scaling of node {node}"),
-            ScalingWork {
-                kernel,
-                node,
-                size,
-                order,
-                stride: 1,
-            },
-        )
-        .in_order(order)
-    }
-
-    /// A loaded-latency run.
-    pub fn loaded_latency(config: LoadedLatencyConfig) -> Self {
-        Self::of("loaded-latency", "loaded latency".to_string(), config)
-    }
-
-    /// Memory-level parallelism.
-    pub fn mlp(config: MlpConfig) -> Self {
-        Self::of("mlp", "memory-level parallelism".to_string(), config)
     }
 
     /// Another core's caches, by state x level x relation.

@@ -8,24 +8,18 @@
 //! fixture to that.
 
 pub mod apps;
-pub mod bandwidth;
 pub mod cluster;
-pub mod contention;
 pub mod doctor;
 pub mod findings;
 pub mod hmat;
-pub mod latency;
-pub mod loaded_latency;
 pub mod matrix;
 pub mod matrix_ratio;
 pub mod meta;
-pub mod mlp;
 pub mod observe;
 pub mod other;
 pub mod per_cpu;
 pub mod record_table;
 pub mod run;
-pub mod scaling;
 pub mod tables;
 #[cfg(test)]
 pub(crate) mod tests;

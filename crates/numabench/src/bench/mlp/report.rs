@@ -2,11 +2,12 @@
 //! `mlp` and `ns_per_load`, and `mlp --threads`' aggregate loads and
 //! latency per load, pinned against unpinned, with the p-values.
 
-use super::{curves, curves_table, section, Section};
 use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
 use crate::report::load::Rec;
 use crate::report::plot::{lines, Series};
+use crate::report::sections::{curves, curves_table, section};
+use crate::report::Section;
 
 /// `mlp` (ratio) against chains, one curve per size and CPU.
 pub fn mlp_curves(data: &Dataset, metric: &str) -> Vec<Series> {
@@ -158,4 +159,20 @@ pub fn build(data: &Dataset) -> Option<Section> {
         ));
     }
     Some(section("mlp", "Memory-level parallelism", body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sections::tests::fixture;
+
+    #[test]
+    fn mlp_curves_follow_chains() {
+        let data = fixture(&["characterize.jsonl"]);
+        let series = mlp_curves(&data, "mlp");
+        let count = data.of("mlp").filter(|r| r.metric == "mlp").count();
+        assert!(count > 1);
+        assert_eq!(series.iter().map(|s| s.points.len()).sum::<usize>(), count);
+        assert_eq!(series[0].points[0].0, 1.0, "k starts at 1");
+    }
 }

@@ -4,11 +4,12 @@
 //! thread reading memory on its own node (local). Reports aggregate and
 //! per-thread bandwidth and the ratios.
 
-use super::bandwidth::{bandwidth_record, measure_bandwidth, BandwidthConfig, BandwidthResult};
-use super::context::Context;
-use super::error::BenchError;
-use super::placed::insert_cache_params;
-use crate::bench::step::{Ran, StepRun};
+use crate::bench::bandwidth::{
+    bandwidth_record, measure_bandwidth, BandwidthConfig, BandwidthResult,
+};
+use crate::bench::context::Context;
+use crate::bench::error::BenchError;
+use crate::bench::placed::insert_cache_params;
 use crate::kernels::kernel_by_name;
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
@@ -181,63 +182,4 @@ pub fn run_contention(
         )?;
     }
     Ok(summary)
-}
-
-/// A contention step: `cpus` against memory on `node`, working set `size`.
-#[derive(Debug, Clone)]
-pub(super) struct ContentionWork {
-    pub(super) cpus: Vec<u32>,
-    /// The CPUs measured alone in turn: `cpus`, or a time budget's sample.
-    pub(super) alone: Vec<u32>,
-    pub(super) node: u32,
-    pub(super) size: u64,
-}
-
-impl crate::bench::step::Work for ContentionWork {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        run_contention(
-            run.context,
-            &self.cpus,
-            &self.alone,
-            self.node,
-            self.size,
-            run.pipeline,
-        )
-        .map(|_| None)
-    }
-}
-
-impl crate::bench::step::Planned for ContentionWork {
-    fn facts(&self, topology: &Machine, _: &Context) -> crate::bench::plan::Facts {
-        use crate::bench::estimate::Cost;
-        let mut mem_nodes: Vec<u32> = self
-            .cpus
-            .iter()
-            .filter_map(|&cpu| topology.node_of_cpu(cpu))
-            .chain([self.node])
-            .collect();
-        mem_nodes.sort_unstable();
-        mem_nodes.dedup();
-        let alone = Cost::Stream {
-            bytes: self.size,
-            threads: 1,
-            count: self.alone.len(),
-        };
-        let together = Cost::Stream {
-            bytes: self.size,
-            threads: self.cpus.len(),
-            count: 2,
-        };
-        crate::bench::plan::Facts::new(
-            self.cpus.len(),
-            self.cpus.clone(),
-            mem_nodes,
-            vec![self.size],
-            vec![alone, together],
-        )
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        vec![&mut self.size]
-    }
 }

@@ -1,9 +1,10 @@
 //! Contention: serial, contended and local bandwidth as bars, ratios listed.
 
-use super::{records_table, section, Section};
 use crate::report::html::{figure, Table};
 use crate::report::load::Dataset;
 use crate::report::plot::bars;
+use crate::report::sections::{records_table, section};
+use crate::report::Section;
 
 pub fn build(data: &Dataset) -> Option<Section> {
     let records: Vec<_> = data.of("contention").collect();

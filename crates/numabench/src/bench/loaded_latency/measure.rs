@@ -3,11 +3,10 @@
 //! between requests — the latency-versus-bandwidth curve that MLC's loaded
 //! latency and the Mess benchmark draw.
 
-use super::context::Context;
-use super::error::BenchError;
-use super::latency::{chase_page_bytes, insert_order};
-use super::placed::{insert_cache_params, PlacedBuffer};
-use crate::bench::step::{Ran, StepRun};
+use crate::bench::context::Context;
+use crate::bench::error::BenchError;
+use crate::bench::latency::{chase_page_bytes, insert_order};
+use crate::bench::placed::{insert_cache_params, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
@@ -329,39 +328,4 @@ fn emit(
         stats: summary,
     })?;
     Ok(())
-}
-
-impl crate::bench::step::Work for LoadedLatencyConfig {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        run_loaded_latency(run.context, self, run.pipeline).map(|_| None)
-    }
-}
-
-impl crate::bench::step::Planned for LoadedLatencyConfig {
-    fn facts(&self, _: &crate::topology::Machine, _: &Context) -> crate::bench::plan::Facts {
-        let mut cpus = vec![self.chaser_cpu];
-        cpus.extend(&self.generator_cpus);
-        let generators = self.generator_cpus.len() as u64;
-        // The chase at idle and at every delay; the generators' buffers built once.
-        let costs = vec![
-            crate::bench::estimate::Cost::Chase {
-                bytes: self.size,
-                count: 1 + self.delays.len(),
-            },
-            crate::bench::estimate::Cost::Setup {
-                bytes: self.size * generators,
-            },
-        ];
-        crate::bench::plan::Facts::new(
-            cpus.len(),
-            cpus,
-            self.memory.expected_nodes(),
-            vec![self.size],
-            costs,
-        )
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        vec![&mut self.size]
-    }
 }

@@ -1,12 +1,11 @@
 //! `bandwidth`: pinned threads run one kernel over their own share of the
 //! arrays, started together; the best repetition is the headline.
 
-use super::calibration::TeamCalibration;
-use super::context::Context;
-use super::declared::insert_measured_over_declared;
-use super::error::BenchError;
-use super::placed::{insert_cache_params, OwnedRange, PlacedBuffer};
-use crate::bench::step::{Ran, StepRun};
+use crate::bench::calibration::TeamCalibration;
+use crate::bench::context::Context;
+use crate::bench::declared::insert_measured_over_declared;
+use crate::bench::error::BenchError;
+use crate::bench::placed::{insert_cache_params, OwnedRange, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::kernels::{run_kernel, KernelSpec, SimdChoice, SimdLevel};
@@ -404,31 +403,5 @@ pub fn bandwidth_record(
             verified: Some(result.check.clone()),
         },
         stats: summary,
-    }
-}
-
-impl crate::bench::step::Work for BandwidthConfig {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        run_bandwidth(run.context, self, run.pipeline).map(|_| None)
-    }
-}
-
-impl crate::bench::step::Planned for BandwidthConfig {
-    fn facts(&self, _: &crate::topology::Machine, _: &Context) -> crate::bench::plan::Facts {
-        crate::bench::plan::Facts::new(
-            self.cpus.len(),
-            self.cpus.clone(),
-            self.memory.expected_nodes(),
-            vec![self.size],
-            vec![crate::bench::estimate::Cost::Stream {
-                bytes: self.size,
-                threads: self.cpus.len(),
-                count: 1,
-            }],
-        )
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        vec![&mut self.size]
     }
 }

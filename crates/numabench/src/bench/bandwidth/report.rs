@@ -1,10 +1,13 @@
 //! Bandwidth against working-set size, one curve per kernel (and threads,
 //! memory placement).
 
-use super::{cache_marks, curves, curves_table, memory_of, records_table, section, Section};
 use crate::report::html::figure;
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::{lines, Series};
+use crate::report::sections::{
+    cache_marks, curves, curves_table, memory_of, records_table, section,
+};
+use crate::report::Section;
 
 /// The curve of a bandwidth record: kernel, threads and memory.
 pub fn curve_label(r: &Rec) -> String {

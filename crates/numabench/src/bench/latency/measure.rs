@@ -4,12 +4,13 @@
 //! within TLB-sized blocks (the idle memory latency), or over the whole
 //! buffer (plus the page-walk cost), or within pages.
 
-use super::context::Context;
-use super::declared::insert_measured_over_declared;
-use super::error::BenchError;
-use super::latency_writer::{insert_writer_params, measure_written, WriterPasses};
-use super::placed::{insert_cache_params, safe_working_set_bytes, working_set_for, PlacedBuffer};
-use crate::bench::step::{Ran, StepRun};
+use crate::bench::context::Context;
+use crate::bench::declared::insert_measured_over_declared;
+use crate::bench::error::BenchError;
+use crate::bench::latency_writer::{insert_writer_params, measure_written, WriterPasses};
+use crate::bench::placed::{
+    insert_cache_params, safe_working_set_bytes, working_set_for, PlacedBuffer,
+};
 use crate::clock::{tsc_ghz, Stopwatch};
 use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, core_clock_ghz, ChaseBlock, ChaseOrder};
@@ -38,7 +39,7 @@ pub struct LatencyConfig {
     pub order: ChaseOrder,
     /// `--writer-cpu`: a thread on this CPU writes the chain and rewrites
     /// it before every pass, which the chasing CPU follows without a flush
-    /// (the remote-cache chase, [`super::latency_writer`]).
+    /// (the remote-cache chase, [`crate::bench::latency_writer`]).
     pub writer_cpu: Option<u32>,
 }
 
@@ -168,7 +169,7 @@ pub fn measure_latency(
 
 /// The page size a chase's blocks are measured in: 2 MiB with
 /// `--hugepages`, else the base page.
-pub(super) fn chase_page_bytes(context: &Context) -> u64 {
+pub(in crate::bench) fn chase_page_bytes(context: &Context) -> u64 {
     if context.hugepages {
         HUGE_PAGE_SIZE as u64
     } else {
@@ -187,7 +188,7 @@ pub(super) fn chase_page_bytes(context: &Context) -> u64 {
 /// [`MAX_LOADS_PER_SAMPLE`] loads (about 13 s at 200 ns; Ctrl-C is seen
 /// between samples), so the samples cover the whole chain up to
 /// `repeat` x 4 GiB of 64-byte lines.
-pub(super) fn loads_per_sample(seconds_per_load: f64, lines: u64, repeat: usize) -> u64 {
+pub(in crate::bench) fn loads_per_sample(seconds_per_load: f64, lines: u64, repeat: usize) -> u64 {
     let by_time = (SAMPLE_SECONDS / seconds_per_load.max(1e-10)) as u64;
     let by_coverage = lines.div_ceil(repeat.max(1) as u64);
     by_time
@@ -324,7 +325,7 @@ const CYCLES_MEASURE: &str = "core cycles: ns per load x the chasing CPU's core 
 
 /// Records the chase order, what it measures, and the block it was random
 /// within (`order`, `order_measures`, `block_bytes`, `block_source`).
-pub(super) fn insert_order(
+pub(in crate::bench) fn insert_order(
     params: &mut Map<String, serde_json::Value>,
     order: ChaseOrder,
     block: &ChaseBlock,
@@ -333,31 +334,6 @@ pub(super) fn insert_order(
     params.insert("order_measures".into(), json!(order.measures()));
     params.insert("block_bytes".into(), json!(block.bytes));
     params.insert("block_source".into(), json!(block.source));
-}
-
-impl crate::bench::step::Work for LatencyConfig {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        run_latency(run.context, self, run.pipeline).map(|()| None)
-    }
-}
-
-impl crate::bench::step::Planned for LatencyConfig {
-    fn facts(&self, _: &Machine, _: &Context) -> crate::bench::plan::Facts {
-        crate::bench::plan::Facts::new(
-            1,
-            vec![self.cpu],
-            self.memory.expected_nodes(),
-            self.sizes.clone(),
-            self.sizes
-                .iter()
-                .map(|&bytes| crate::bench::estimate::Cost::Chase { bytes, count: 1 })
-                .collect(),
-        )
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        self.sizes.iter_mut().collect()
-    }
 }
 
 #[cfg(test)]

@@ -9,11 +9,10 @@
 //! every line of the buffer once (a chain that restarted each sample would
 //! re-read the same lines from the cache and report more than k).
 
-use super::context::Context;
-use super::error::BenchError;
-use super::latency::{chase_page_bytes, insert_order, loads_per_sample};
-use super::placed::{insert_cache_params, PlacedBuffer};
-use crate::bench::step::{Ran, StepRun};
+use crate::bench::context::Context;
+use crate::bench::error::BenchError;
+use crate::bench::latency::{chase_page_bytes, insert_order, loads_per_sample};
+use crate::bench::placed::{insert_cache_params, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, chase_many, ChaseOrder};
@@ -27,10 +26,10 @@ use serde_json::{json, Map};
 pub const MAX_CHAINS: usize = 16;
 
 /// Line size of the chase.
-pub(super) const LINE_BYTES: u64 = 64;
+pub(in crate::bench) const LINE_BYTES: u64 = 64;
 
 /// Rounds of the probe that sizes the samples (it also warms the chains).
-pub(super) const PROBE_ROUNDS: u64 = 1 << 12;
+pub(in crate::bench) const PROBE_ROUNDS: u64 = 1 << 12;
 
 /// A validated mlp run.
 #[derive(Debug, Clone)]
@@ -67,7 +66,7 @@ unsafe fn advance_chains<const K: usize>(positions: &mut [*const u64], rounds: u
 ///
 /// # Safety
 /// As [`advance_chains`].
-pub(super) unsafe fn advance(positions: &mut [*const u64], rounds: u64) -> f64 {
+pub(in crate::bench) unsafe fn advance(positions: &mut [*const u64], rounds: u64) -> f64 {
     if let [position] = positions {
         let stopwatch = Stopwatch::start();
         // SAFETY: the position points into a live chain (caller's contract).
@@ -97,7 +96,7 @@ fn chain_offsets(lines: u64, k: usize) -> Vec<u64> {
 ///
 /// # Safety
 /// `start` must point into a live, unmodified chain of `lines` lines.
-pub(super) unsafe fn spread_chains(
+pub(in crate::bench) unsafe fn spread_chains(
     start: *const u64,
     lines: u64,
     max_chains: usize,
@@ -130,7 +129,7 @@ pub(super) unsafe fn spread_chains(
 /// Rounds per sample for `k` chains over `lines`: at least the minimum
 /// sample time, and enough that the `repeat` samples together take each
 /// chain across its `lines / k` share of the cycle.
-pub(super) fn rounds_per_sample(
+pub(in crate::bench) fn rounds_per_sample(
     seconds_per_round: f64,
     lines: u64,
     k: usize,
@@ -239,31 +238,6 @@ pub fn run_mlp(
         })?;
     }
     Ok(())
-}
-
-impl crate::bench::step::Work for MlpConfig {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        run_mlp(run.context, self, run.pipeline).map(|()| None)
-    }
-}
-
-impl crate::bench::step::Planned for MlpConfig {
-    fn facts(&self, _: &crate::topology::Machine, _: &Context) -> crate::bench::plan::Facts {
-        crate::bench::plan::Facts::new(
-            1,
-            vec![self.cpu],
-            self.memory.expected_nodes(),
-            vec![self.size],
-            vec![crate::bench::estimate::Cost::Chains {
-                bytes: self.size,
-                chains: MAX_CHAINS,
-            }],
-        )
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        vec![&mut self.size]
-    }
 }
 
 #[cfg(test)]

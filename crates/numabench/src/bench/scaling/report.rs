@@ -1,9 +1,10 @@
 //! Bandwidth against threads, and parallel efficiency.
 
-use super::{curves, curves_table, memory_of, section, Section};
 use crate::report::html::figure;
 use crate::report::load::Dataset;
 use crate::report::plot::{lines, Series};
+use crate::report::sections::{curves, curves_table, memory_of, section};
+use crate::report::Section;
 
 /// Bandwidth (GB/s) against threads, one curve per kernel and locality.
 pub fn scaling_curves(data: &Dataset) -> Vec<Series> {
@@ -61,4 +62,47 @@ pub fn build(data: &Dataset) -> Option<Section> {
         &curves_table(&efficiency, "threads", "efficiency (ratio)"),
     ));
     Some(section("scaling", "Scaling", body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sections::tests::{lines, record};
+
+    #[test]
+    fn efficiency_is_bandwidth_over_linear_scaling() {
+        let data = lines(&[
+            record(
+                "scaling",
+                "read_bandwidth",
+                10.0,
+                "GB/s",
+                r#"{"threads":1,"locality":"local","mem_node":0}"#,
+            ),
+            record(
+                "scaling",
+                "read_bandwidth",
+                15.0,
+                "GB/s",
+                r#"{"threads":2,"locality":"local","mem_node":0}"#,
+            ),
+            record(
+                "scaling",
+                "read_bandwidth",
+                20.0,
+                "GB/s",
+                r#"{"threads":4,"locality":"local","mem_node":0}"#,
+            ),
+        ]);
+        let series = scaling_curves(&data);
+        assert_eq!(
+            series[0].points,
+            vec![(1.0, 10.0), (2.0, 15.0), (4.0, 20.0)]
+        );
+        let efficiency = efficiency(&series);
+        assert_eq!(
+            efficiency[0].points,
+            vec![(1.0, 1.0), (2.0, 0.75), (4.0, 0.5)]
+        );
+    }
 }

@@ -1,9 +1,10 @@
 //! Loaded latency against the bandwidth the traffic generators reached.
 
-use super::{curves, curves_table, section, Section};
 use crate::report::html::figure;
 use crate::report::load::Dataset;
 use crate::report::plot::{lines, Series};
+use crate::report::sections::{curves, curves_table, section};
+use crate::report::Section;
 
 /// Latency (ns) against `traffic_gbs`, one curve per traffic mix and file.
 pub fn loaded_curves(data: &Dataset) -> Vec<Series> {

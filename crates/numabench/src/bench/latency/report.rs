@@ -2,10 +2,13 @@
 //! curve per measurement setting (host, file, cluster rank, chase order,
 //! writer CPU, CPU and memory placement); per-CPU ratios as a table.
 
-use super::{cache_marks, curves, curves_table, memory_of, records_table, section, Section};
 use crate::report::html::figure;
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::{lines, Series};
+use crate::report::sections::{
+    cache_marks, curves, curves_table, memory_of, records_table, section,
+};
+use crate::report::Section;
 
 /// The curve a latency record belongs to: its CPU and where its memory was.
 pub fn curve_label(r: &Rec) -> String {
@@ -112,4 +115,89 @@ pub fn build(data: &Dataset) -> Option<Section> {
         );
     }
     Some(section("latency", "Latency against working-set size", body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sections::tests::{fixture, record};
+
+    #[test]
+    fn latency_curves_follow_size_with_every_record_once() {
+        let data = fixture(&["characterize.jsonl"]);
+        let records: Vec<_> = data
+            .of("latency")
+            .filter(|r| r.metric == "latency")
+            .collect();
+        let series = latency_curves(&data);
+        assert_eq!(series.len(), 1, "one CPU and one memory node: {series:?}");
+        assert_eq!(series[0].label, "CPU 0, memory bind:0");
+        assert_eq!(series[0].points.len(), records.len());
+        assert!(
+            series[0].points.windows(2).all(|w| w[0].0 < w[1].0),
+            "sorted by size"
+        );
+        for r in records {
+            assert!(series[0]
+                .points
+                .contains(&(r.num("size_bytes").unwrap(), r.value)));
+        }
+    }
+
+    /// Latency curves were keyed on CPU and memory only: the same CPU and node
+    /// measured on two hosts, in two files, in two orders or with and without a
+    /// writer CPU fell into one curve (its points interleaved). Each of those
+    /// now makes its own curve, and a single file keeps its short label.
+    #[test]
+    fn latency_curves_keep_hosts_files_orders_and_writers_apart() {
+        let point = |size: u64, value: f64, extra: &str| {
+            record(
+                "latency",
+                "latency",
+                value,
+                "ns",
+                &format!(r#"{{"size_bytes":{size},"cpu":0,"mem_node":0{extra}}}"#),
+            )
+        };
+        let mut data = Dataset::default();
+        data.load(
+            "a.jsonl",
+            &[
+                r#"{"type":"metadata","tool":"numabench","host":"h1"}"#.to_string(),
+                point(1024, 1.0, r#","order":"tlb-block""#),
+                point(2048, 2.0, r#","order":"tlb-block""#),
+                point(1024, 3.0, r#","order":"random""#),
+                point(1024, 4.0, r#","order":"tlb-block","host":"h2","rank":1"#),
+            ]
+            .join("\n"),
+        );
+        data.load(
+            "b.jsonl",
+            &[
+                r#"{"type":"metadata","tool":"numabench","host":"h1"}"#.to_string(),
+                point(1024, 5.0, r#","order":"tlb-block""#),
+                point(1024, 6.0, r#","order":"tlb-block","writer_cpu":1"#),
+            ]
+            .join("\n"),
+        );
+        let series = latency_curves(&data);
+        let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(series.len(), 5, "{labels:#?}");
+        assert_eq!(
+            series.iter().map(|s| s.points.len()).sum::<usize>(),
+            6,
+            "{labels:#?}"
+        );
+        let two = series.iter().find(|s| s.points.len() == 2).unwrap();
+        assert_eq!(two.points, [(1024.0, 1.0), (2048.0, 2.0)]);
+        assert!(two.label.contains("host h1") && two.label.contains("file a.jsonl"));
+        assert!(
+            labels.iter().any(|l| l.contains("writer CPU 1")),
+            "{labels:#?}"
+        );
+        assert!(
+            labels.iter().any(|l| l.contains("order random")),
+            "{labels:#?}"
+        );
+    }
 }

@@ -3,11 +3,10 @@
 //! where the memory controller and the interconnect saturate. Threads are
 //! added in a [`CpuOrder`], by default cores-first ([`SCALING_ORDER`]).
 
-use super::bandwidth::{run_bandwidth, BandwidthConfig};
-use super::context::Context;
-use super::error::BenchError;
-use super::placed::cpus_of_node;
-use crate::bench::step::{Ran, StepRun};
+use crate::bench::bandwidth::{run_bandwidth, BandwidthConfig};
+use crate::bench::context::Context;
+use crate::bench::error::BenchError;
+use crate::bench::placed::cpus_of_node;
 use crate::interrupt::interrupted;
 use crate::kernels::KernelSpec;
 use crate::memory::MemoryPlacement;
@@ -121,65 +120,6 @@ pub fn run_scaling(
         }
     }
     Ok(points)
-}
-
-/// A scaling step: `kernel` over memory on `node`, threads added in
-/// `order`.
-#[derive(Debug, Clone)]
-pub(super) struct ScalingWork {
-    pub(super) kernel: &'static KernelSpec,
-    pub(super) node: u32,
-    pub(super) size: u64,
-    pub(super) order: CpuOrder,
-    /// Thread counts measured: see [`scaling_counts`] (1: all).
-    pub(super) stride: usize,
-}
-
-impl crate::bench::step::Work for ScalingWork {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        run_scaling(
-            run.context,
-            self.kernel,
-            self.node,
-            self.size,
-            self.order,
-            self.stride,
-            run.pipeline,
-        )
-        .map(|_| None)
-    }
-}
-
-impl crate::bench::step::Planned for ScalingWork {
-    fn facts(&self, topology: &Machine, _: &Context) -> crate::bench::plan::Facts {
-        let per_node: Vec<Vec<u32>> = reader_nodes(topology, self.node)
-            .into_iter()
-            .filter_map(|reader| scaling_cpus(topology, reader, self.order).ok())
-            .collect();
-        let costs = per_node
-            .iter()
-            .flat_map(|cpus| {
-                scaling_counts(cpus.len(), self.stride)
-                    .into_iter()
-                    .map(|threads| crate::bench::estimate::Cost::Stream {
-                        bytes: self.size,
-                        threads,
-                        count: 1,
-                    })
-            })
-            .collect();
-        crate::bench::plan::Facts::new(
-            per_node.iter().map(Vec::len).max().unwrap_or(0),
-            per_node.concat(),
-            vec![self.node],
-            vec![self.size],
-            costs,
-        )
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        vec![&mut self.size]
-    }
 }
 
 #[cfg(test)]
