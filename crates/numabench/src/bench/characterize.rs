@@ -3,12 +3,9 @@
 //! about a minute and larger servers grow with their node and core counts.
 
 use super::context::Context;
-use super::matrix::{MatrixKind, MatrixMode, MatrixWork, MATRIX_ORDER};
-use super::per_cpu::{per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure, PER_CPU_ORDER};
 use super::placed::working_set_for;
 use super::registry::BenchmarkInfo;
 use super::step::{Step, Work};
-use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::topology::{cpu_nodes, memory_nodes};
@@ -79,75 +76,6 @@ pub fn characterize_plan(context: &Context, selected: &[&BenchmarkInfo]) -> Vec<
     steps.steps
 }
 
-/// `matrix-latency`: the whole matrix in one step.
-pub(super) fn plan_matrix_latency(d: &Defaults, steps: &mut Steps) {
-    steps.push(
-        format!("latency matrix {}x{}", d.cpu_nodes.len(), d.memory.len()),
-        MatrixWork {
-            kind: MatrixKind::Latency,
-            size: d.dram,
-            sample: None,
-        },
-        MATRIX_ORDER,
-    );
-}
-
-/// `matrix-bandwidth`: the serial matrix, then the parallel one.
-pub(super) fn plan_matrix_bandwidth(d: &Defaults, steps: &mut Steps) {
-    for mode in [MatrixMode::Serial, MatrixMode::Parallel] {
-        steps.push(
-            format!("bandwidth matrix ({})", mode.name()),
-            MatrixWork {
-                kind: MatrixKind::Bandwidth(mode),
-                size: d.dram,
-                sample: None,
-            },
-            MATRIX_ORDER,
-        );
-    }
-}
-
-/// Timed repetitions of characterize's per-CPU steps: few, since they
-/// run once per sampled CPU.
-const PER_CPU_REPEAT: usize = 3;
-
-/// `per-cpu`: local latency on each CPU [`per_cpu_sample`] picks, then
-/// local read bandwidth on each, one step per CPU at its own one-thread
-/// DRAM working set, at most [`PER_CPU_REPEAT`] repetitions; the rule is
-/// named in every record (`params.sample_rule`) and in the plan.
-pub(super) fn plan_per_cpu(d: &Defaults, steps: &mut Steps) {
-    let (cpus, rule) = per_cpu_sample(d.topology);
-    let mut labels = serde_json::Map::new();
-    labels.insert("sample_rule".into(), serde_json::json!(rule));
-    let each = EachCpu {
-        cpus,
-        mem_node: None,
-        sizes: Vec::new(),
-        max_repeat: Some(PER_CPU_REPEAT),
-        benchmark: "per-cpu",
-        labels,
-    };
-    let read = kernel_by_name("read").expect("read kernel is registered");
-    for (what, measure) in [
-        ("latency", PerCpuMeasure::Latency(ChaseOrder::default())),
-        ("read bandwidth", PerCpuMeasure::Bandwidth(vec![read])),
-    ] {
-        for one in each.split(d.topology, &measure) {
-            steps.push(one_cpu_label(what, &one), one, PER_CPU_ORDER);
-        }
-    }
-}
-
-/// The label of one CPU's step: what, where, and on the last CPU the
-/// ratios that follow.
-pub(super) fn one_cpu_label(what: &str, one: &OneCpu) -> String {
-    let mut label = format!("per-CPU {what}, CPU {}", one.cpu);
-    if one.last {
-        label.push_str(", then every CPU's ratio to its node's median");
-    }
-    label
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +83,9 @@ mod tests {
     use crate::bench::contention::ContentionWork;
     use crate::bench::latency::LatencyConfig;
     use crate::bench::loaded_latency::LoadedLatencyConfig;
+    use crate::bench::per_cpu::{
+        per_cpu_sample, OneCpu, PerCpuMeasure, PER_CPU_ORDER, PER_CPU_REPEAT,
+    };
     use crate::bench::{registry, select};
 
     fn context() -> Context {

@@ -1,10 +1,8 @@
 //! The benchmark registry: names, descriptions, what `characterize` runs
 //! for each, and `--only`/`--skip` selection.
 
-use super::characterize::{
-    plan_matrix_bandwidth, plan_matrix_latency, plan_per_cpu, Defaults, Steps,
-};
-use crate::report::sections::{self, not_cycles, SectionKind};
+use super::characterize::{Defaults, Steps};
+use crate::report::sections::SectionKind;
 use thiserror::Error;
 
 /// A registered benchmark. Its `characterize` steps are a field, so an
@@ -37,40 +35,14 @@ impl Eq for BenchmarkInfo {}
 const REGISTRY: &[BenchmarkInfo] = &[
     super::latency::BENCHMARK,
     super::bandwidth::BENCHMARK,
-    BenchmarkInfo {
-        name: "matrix-latency",
-        summary: "N x N idle latency matrix: a thread on each CPU node, memory on each node (CPU-less ones too), ns",
-        description: "For every node with CPUs this process may use, a thread pinned to its first allowed CPU chases a random pointer cycle through a DRAM-sized buffer (twice the last-level cache, at least 256 MiB, at most a quarter of the smallest node's free memory) bound to each memory node in turn, CPU-less memory nodes (CXL, HBM) included as targets. Each cell is the median ns per load, as the latency benchmark measures it, with the buffer's placement verified. The diagonal is local latency; off-diagonal cells show what remote access costs, to set beside the SLIT distances and HMAT values of `numabench topo`. With --per-cpu the rows are every allowed CPU instead, one thread on each (params.per_cpu, params.cpu): a CPU that differs from its node shows in its own row.",
-        plan: plan_matrix_latency,
-        report: Some(SectionKind {
-            benchmarks: &["matrix-latency", "matrix-bandwidth"],
-            build: sections::matrix::build,
-            shows: not_cycles,
-        }),
-    },
-    BenchmarkInfo {
-        name: "matrix-bandwidth",
-        summary: "N x N read-bandwidth matrix, one thread (serial) or all cores of the CPU node (parallel), GB/s",
-        description: "For every node with CPUs and every memory node (CPU-less included), the read kernel streams through a DRAM-sized buffer bound to the memory node: with --mode serial one thread (the first allowed CPU of the CPU node) reads, with --mode parallel every allowed CPU of the CPU node reads its share at once. Cells are the best repetition in GB/s (10^9 bytes/s), 8 bytes counted per element loaded. Serial cells show what one core can pull across each link; parallel cells show what the node's memory controller and the interconnect deliver. With --per-cpu (serial only) the rows are every allowed CPU, one thread on each (params.per_cpu, params.cpu).",
-        plan: plan_matrix_bandwidth,
-        report: None,
-    },
+    super::matrix::LATENCY,
+    super::matrix::BANDWIDTH,
     super::contention::BENCHMARK,
     super::scaling::BENCHMARK,
     super::loaded_latency::BENCHMARK,
     super::mlp::BENCHMARK,
     super::c2c::BENCHMARK,
-    BenchmarkInfo {
-        name: "per-cpu",
-        summary: "local latency and read bandwidth of one thread on each CPU in turn, and each CPU's ratio to its node's median",
-        description: "One thread, pinned to each CPU in turn, chases a random pointer cycle through a DRAM-sized buffer on its own node (as the latency benchmark, with at most 3 samples), then reads a DRAM-sized buffer there (as the read kernel of the bandwidth benchmark, one thread). Machines with at most 32 allowed CPUs have every CPU measured; larger ones a sample: the first CPU of every last-level-cache domain plus the first and last CPU of every node, named in params.sample_rule. Every record carries params.each_cpu, cpu, cpu_node and mem_node; after all CPUs, one ratio record per CPU (latency_vs_node_median, read_bandwidth_vs_node_median) gives its figure over the median of its node's CPUs, and params.deviation_from_node_median that ratio minus one: a slow core or cache slice stands out. `latency --each-cpu` and `bandwidth --each-cpu` measure any list of CPUs the same way.",
-        plan: plan_per_cpu,
-        report: Some(SectionKind {
-            benchmarks: &["per-cpu"],
-            build: sections::per_cpu::build,
-            shows: not_cycles,
-        }),
-    },
+    super::per_cpu::BENCHMARK,
 ];
 
 /// Every registered benchmark, in the order `characterize` runs them.

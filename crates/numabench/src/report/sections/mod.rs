@@ -17,7 +17,6 @@ pub mod matrix_ratio;
 pub mod meta;
 pub mod observe;
 pub mod other;
-pub mod per_cpu;
 pub mod record_table;
 pub mod run;
 pub mod tables;

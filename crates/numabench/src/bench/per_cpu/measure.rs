@@ -5,12 +5,11 @@
 //! figures; here it gets a record of its own and a ratio to its node's
 //! median.
 
-use super::bandwidth::{run_bandwidth, BandwidthConfig};
-use super::context::Context;
-use super::error::BenchError;
-use super::latency::{emit_latency, measure_latency, LatencyConfig};
-use super::placed::working_set_for;
-use crate::bench::step::{Ran, StepRun};
+use crate::bench::bandwidth::{run_bandwidth, BandwidthConfig};
+use crate::bench::context::Context;
+use crate::bench::error::BenchError;
+use crate::bench::latency::{emit_latency, measure_latency, LatencyConfig};
+use crate::bench::placed::working_set_for;
 use crate::interrupt::interrupted;
 use crate::kernels::{ChaseOrder, KernelSpec};
 use crate::memory::MemoryPlacement;
@@ -187,7 +186,7 @@ impl OneCpu {
 
 /// One measured figure of one CPU, for the node-median ratios.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Figure {
+pub(in crate::bench) struct Figure {
     cpu: u32,
     node: Option<u32>,
     size: u64,
@@ -221,7 +220,7 @@ fn node_median_ratios(figures: &[Figure]) -> Vec<f64> {
 /// over its node's median (`latency_vs_node_median`, or
 /// `<kernel>_bandwidth_vs_node_median`), with the CPU's params and
 /// `deviation_from_node_median`.
-pub(super) fn emit_node_median_ratios(
+pub(in crate::bench) fn emit_node_median_ratios(
     benchmark: &str,
     figures: &[Figure],
     pipeline: &mut Pipeline,
@@ -249,7 +248,7 @@ pub(super) fn emit_node_median_ratios(
 /// Measures one CPU: latency of each size, or bandwidth of each size and
 /// kernel, one pinned thread, each record flushed as measured. Returns
 /// the figures for the node-median ratios.
-pub(super) fn measure_one_cpu(
+pub(in crate::bench) fn measure_one_cpu(
     context: &Context,
     one: &OneCpu,
     pipeline: &mut Pipeline,
@@ -324,58 +323,6 @@ pub(super) fn measure_one_cpu(
         }
     }
     Ok(figures)
-}
-
-impl crate::bench::step::Work for OneCpu {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        run.runner
-            .figures
-            .extend(measure_one_cpu(run.context, self, run.pipeline)?);
-        if self.last && !interrupted() {
-            let figures = std::mem::take(&mut run.runner.figures);
-            emit_node_median_ratios(self.benchmark, &figures, run.pipeline)?;
-        }
-        Ok(None)
-    }
-}
-
-impl crate::bench::step::Planned for OneCpu {
-    fn facts(&self, topology: &Machine, context: &Context) -> crate::bench::plan::Facts {
-        use crate::bench::estimate::Cost;
-        let costs = self
-            .sizes
-            .iter()
-            .map(|&bytes| match &self.measure {
-                PerCpuMeasure::Bandwidth(kernels) => Cost::Stream {
-                    bytes,
-                    threads: 1,
-                    count: kernels.len(),
-                },
-                PerCpuMeasure::Latency(_) => Cost::Chase { bytes, count: 1 },
-            })
-            .collect();
-        crate::bench::plan::Facts {
-            repeat: Some(self.repeat(context)),
-            ..crate::bench::plan::Facts::new(
-                1,
-                vec![self.cpu],
-                self.memory(topology).expected_nodes(),
-                self.sizes.clone(),
-                costs,
-            )
-        }
-    }
-
-    fn sample_rule(&self) -> Option<String> {
-        self.labels
-            .get("sample_rule")
-            .and_then(|rule| rule.as_str())
-            .map(str::to_string)
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        self.sizes.iter_mut().collect()
-    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! `characterize`'s per-CPU steps: each CPU's local latency and read
 //! bandwidth as bars, and its ratio to its node's median.
 
-use super::{records_table, section, Section};
 use crate::report::html::{figure, number, Table};
 use crate::report::load::{Dataset, Rec};
 use crate::report::plot::bars;
+use crate::report::sections::{records_table, section};
+use crate::report::Section;
 
 /// (CPU label, value) of the per-CPU records of one metric, in CPU order.
 pub fn per_cpu_bars(data: &Dataset, metric: &str) -> Vec<(String, f64)> {

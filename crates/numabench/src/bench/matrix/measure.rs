@@ -1,19 +1,16 @@
 //! `matrix latency` and `matrix bandwidth`: a thread on each CPU node with
 //! memory on each memory node (CPU-less ones included as targets).
 
-use super::bandwidth::{run_bandwidth, BandwidthConfig};
-use super::cell_classes::{
+use crate::bench::bandwidth::{run_bandwidth, BandwidthConfig};
+use crate::bench::cell_classes::{
     cell_classes, measure_classes, sample_of, Cell, CellClass, CellSource, ClassOutcome,
     CLASS_DRAWS, CLASS_TOLERANCE,
 };
-use super::context::Context;
-use super::declared::{insert_declared, Declared};
-use super::error::BenchError;
-use super::estimate::Cost;
-use super::latency::{emit_latency, measure_latency, LatencyConfig};
-use super::placed::cpus_of_node;
-use super::plan::Facts;
-use crate::bench::step::{Ran, StepRun};
+use crate::bench::context::Context;
+use crate::bench::declared::{insert_declared, Declared};
+use crate::bench::error::BenchError;
+use crate::bench::latency::{emit_latency, measure_latency, LatencyConfig};
+use crate::bench::placed::cpus_of_node;
 use crate::interrupt::interrupted;
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
@@ -501,113 +498,6 @@ fn row_distance(topology: &Machine, cpus: &[u32], memory_node: u32) -> Option<u6
         .all(|&cpu| topology.node_of_cpu(cpu) == Some(node))
         .then(|| topology.distance(node, memory_node))
         .flatten()
-}
-
-/// A node matrix step: every CPU node x every memory node, working set
-/// `size`; with a sample, each class of cells measured at its sample and
-/// the rest inferred (a budget's cut).
-#[derive(Debug, Clone)]
-pub(super) struct MatrixWork {
-    pub(super) kind: MatrixKind,
-    pub(super) size: u64,
-    pub(super) sample: Option<MatrixSample>,
-}
-
-/// One row of a per-CPU matrix: one thread on `cpu` x every memory node.
-#[derive(Debug, Clone)]
-pub(super) struct CpuRow {
-    pub(super) cpu: u32,
-    pub(super) kind: MatrixKind,
-    pub(super) size: u64,
-}
-
-/// The CPUs of a matrix's rows, each row's in [`MATRIX_ORDER`].
-fn matrix_rows(topology: &Machine, kind: MatrixKind) -> Vec<Vec<u32>> {
-    let mode = match kind {
-        MatrixKind::Latency => MatrixMode::Serial,
-        MatrixKind::Bandwidth(mode) => mode,
-    };
-    cpu_nodes(topology)
-        .into_iter()
-        .filter_map(|node| matrix_cpus(topology, node, mode).ok())
-        .collect()
-}
-
-/// One matrix row's cells: a chase, or a read by the row's threads, per
-/// memory node.
-fn row_cost(kind: MatrixKind, bytes: u64, threads: usize, count: usize) -> Cost {
-    match kind {
-        MatrixKind::Latency => Cost::Chase { bytes, count },
-        MatrixKind::Bandwidth(_) => Cost::Stream {
-            bytes,
-            threads,
-            count,
-        },
-    }
-}
-
-impl crate::bench::step::Work for MatrixWork {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        match &self.sample {
-            None => run_node_matrix(run.context, self.kind, self.size, run.pipeline),
-            Some(sample) => {
-                run_sampled_matrix(run.context, self.kind, self.size, sample, run.pipeline)
-            }
-        }
-        .map(Some)
-    }
-}
-
-impl crate::bench::step::Work for CpuRow {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        run_cpu_row(run.context, self.cpu, self.kind, self.size, run.pipeline).map(Some)
-    }
-}
-
-impl crate::bench::step::Planned for MatrixWork {
-    fn facts(&self, topology: &Machine, _: &Context) -> Facts {
-        let mem_nodes = memory_nodes(topology);
-        let rows = matrix_rows(topology, self.kind);
-        // Sampled: each row's cells of the classes' samples only.
-        let sampled = self.sample.as_ref().map(MatrixSample::cells);
-        let costs = cpu_nodes(topology)
-            .iter()
-            .zip(&rows)
-            .map(|(node, cpus)| {
-                let cells = sampled.as_ref().map_or(mem_nodes.len(), |cells| {
-                    cells.iter().filter(|(row, _)| row == node).count()
-                });
-                row_cost(self.kind, self.size, cpus.len(), cells)
-            })
-            .collect();
-        Facts::new(
-            rows.iter().map(Vec::len).max().unwrap_or(0),
-            rows.concat(),
-            mem_nodes,
-            vec![self.size],
-            costs,
-        )
-    }
-
-    fn sample_rule(&self) -> Option<String> {
-        self.sample.as_ref().map(MatrixSample::rule)
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        vec![&mut self.size]
-    }
-}
-
-impl crate::bench::step::Planned for CpuRow {
-    fn facts(&self, topology: &Machine, _: &Context) -> Facts {
-        let mem_nodes = memory_nodes(topology);
-        let cost = row_cost(self.kind, self.size, 1, mem_nodes.len());
-        Facts::new(1, vec![self.cpu], mem_nodes, vec![self.size], vec![cost])
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        vec![&mut self.size]
-    }
 }
 
 #[cfg(test)]
