@@ -21,7 +21,6 @@ mod latency_writer;
 mod loaded_latency;
 mod matrix;
 mod mlp;
-pub(crate) mod mlp_threads;
 mod per_cpu;
 #[cfg(test)]
 mod per_cpu_tests;
@@ -32,7 +31,6 @@ mod registry;
 mod scaling;
 mod step;
 mod step_runner;
-mod steps;
 mod working_set_cut;
 
 pub use bandwidth::{
@@ -60,8 +58,9 @@ pub use matrix::{
     matrix_cpus, run_bandwidth_matrix, run_cpu_row, run_latency_matrix, run_node_matrix,
     run_sampled_matrix, MatrixKind, MatrixMode, MatrixSample, NodeMatrix, MATRIX_ORDER,
 };
-pub use mlp::{run_mlp, MlpConfig, MAX_CHAINS};
-pub use mlp_threads::{run_mlp_threads, MlpThreadsConfig, Pinning, ThreadMemory};
+pub use mlp::{
+    run_mlp, run_mlp_threads, MlpConfig, MlpThreadsConfig, Pinning, ThreadMemory, MAX_CHAINS,
+};
 pub use per_cpu::{
     each_cpu_dram_bytes, each_cpu_memory, per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure,
     EVERY_CPU_LIMIT, PER_CPU_ORDER, RULE_EVERY_CPU, RULE_SAMPLED,

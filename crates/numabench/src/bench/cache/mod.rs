@@ -8,14 +8,15 @@
 //! [`measure`] for how the states are made.
 
 mod measure;
+mod plan;
 mod relations;
+mod run;
 
 pub use measure::{State, LINE_BYTES};
 pub use relations::{default_measurers, measurer, Measurer, Relation};
 
 use super::context::Context;
 use super::error::BenchError;
-use crate::bench::step::{Ran, StepRun};
 use crate::interrupt::interrupted;
 use crate::kernels::{ChaseBlock, ChaseOrder};
 use crate::memory::PlacementCheck;
@@ -342,39 +343,6 @@ fn emit(
         })?;
     }
     Ok(())
-}
-
-impl crate::bench::step::Work for CacheConfig {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        run_cache(run.context, self, run.pipeline).map(|_| None)
-    }
-}
-
-impl crate::bench::step::Planned for CacheConfig {
-    fn facts(&self, topology: &Machine, _: &Context) -> crate::bench::plan::Facts {
-        let mut cpus: Vec<u32> = std::iter::once(self.owner)
-            .chain(self.measurers.iter().map(|m| m.cpu))
-            .collect();
-        cpus.sort_unstable();
-        cpus.dedup();
-        let sizes: Vec<u64> = self.levels.iter().map(|l| l.bytes as u64).collect();
-        let count = self.measurers.len() * (self.states.len() + 1);
-        crate::bench::plan::Facts::new(
-            3.min(cpus.len()),
-            cpus,
-            topology.node_of_cpu(self.owner).into_iter().collect(),
-            sizes.clone(),
-            sizes
-                .iter()
-                .map(|&bytes| crate::bench::estimate::Cost::Chase { bytes, count })
-                .collect(),
-        )
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        // The caches' own sizes: nothing a budget may cut.
-        Vec::new()
-    }
 }
 
 #[cfg(test)]

@@ -10,12 +10,11 @@
 //! the latency of one load (each chain's loads depend on each other, so a
 //! chain advances one load per latency: a thread's time over its rounds).
 
-use super::context::Context;
-use super::error::BenchError;
-use super::latency::{chase_page_bytes, insert_order};
-use super::mlp::{advance, rounds_per_sample, spread_chains, LINE_BYTES, PROBE_ROUNDS};
-use super::placed::PlacedBuffer;
-use crate::bench::step::{Ran, StepRun};
+use crate::bench::context::Context;
+use crate::bench::error::BenchError;
+use crate::bench::latency::{chase_page_bytes, insert_order};
+use crate::bench::mlp::{advance, rounds_per_sample, spread_chains, LINE_BYTES, PROBE_ROUNDS};
+use crate::bench::placed::PlacedBuffer;
 use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, ChaseOrder};
 use crate::memory::{MemoryPlacement, PlacementCheck};
@@ -356,32 +355,4 @@ pub fn run_mlp_threads(
     }
     drop(buffers);
     Ok(())
-}
-
-impl crate::bench::step::Work for MlpThreadsConfig {
-    fn run(&self, run: &mut StepRun) -> Ran {
-        run_mlp_threads(run.context, self, run.pipeline).map(|()| None)
-    }
-}
-
-impl crate::bench::step::Planned for MlpThreadsConfig {
-    fn facts(&self, topology: &Machine, _: &Context) -> crate::bench::plan::Facts {
-        let mut nodes = self.buffer_nodes_of(topology);
-        nodes.sort_unstable();
-        nodes.dedup();
-        crate::bench::plan::Facts::new(
-            self.cpus.len(),
-            self.cpus.clone(),
-            nodes,
-            vec![self.size],
-            vec![crate::bench::estimate::Cost::Chase {
-                bytes: self.size,
-                count: self.chains.len() * self.pinning_count(),
-            }],
-        )
-    }
-
-    fn working_sets(&mut self) -> Vec<&mut u64> {
-        vec![&mut self.size]
-    }
 }
