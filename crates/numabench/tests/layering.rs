@@ -188,6 +188,99 @@ fn one_module_is_called_summary() {
     );
 }
 
+/// `report.rs` files in benchmark folders whose non-test code names a
+/// module other than `report`: a benchmark's section builds from records
+/// and the report's helpers only, never from what measured them.
+fn sections_reaching_past_records(files: &[(String, String)]) -> Vec<String> {
+    let mut offences = Vec::new();
+    for (path, text) in files {
+        let in_a_benchmark = path.starts_with("bench/") && path.ends_with("/report.rs");
+        if !in_a_benchmark {
+            continue;
+        }
+        for (number, line) in code(text).lines().enumerate() {
+            let outside = line
+                .split("crate::")
+                .skip(1)
+                .any(|rest| !rest.starts_with("report::"));
+            if outside || line.contains("super::") {
+                offences.push(format!("{path}:{}: {}", number + 1, line.trim()));
+            }
+        }
+    }
+    offences
+}
+
+#[test]
+fn benchmark_sections_build_from_records_only() {
+    let files = library();
+    assert!(files.iter().any(|(path, _)| path == "bench/c2c/report.rs"));
+    let offences = sections_reaching_past_records(&files);
+    assert!(
+        offences.is_empty(),
+        "a benchmark's report section uses more than records and the report's helpers:\n{}",
+        offences.join("\n")
+    );
+}
+
+/// The files every benchmark folder holds.
+const BENCHMARK_FILES: [&str; 4] = ["describe.rs", "plan.rs", "run.rs", "measure.rs"];
+
+/// What breaks "a benchmark is one folder, listed once": a registry entry
+/// written anywhere but a folder's `describe.rs`, a `REGISTRY` line whose
+/// folder lacks one of [`BENCHMARK_FILES`], and a folder with a
+/// `describe.rs` that `REGISTRY` does not list.
+fn benchmarks_outside_their_folders(files: &[(String, String)]) -> Vec<String> {
+    let mut offences = Vec::new();
+    let registry = files
+        .iter()
+        .find(|(path, _)| path == "bench/registry.rs")
+        .map(|(_, text)| code(text))
+        .unwrap_or_default();
+    let listed: Vec<&str> = registry
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("super::"))
+        .filter_map(|rest| rest.split("::").next())
+        .collect();
+    for (path, text) in files {
+        let literal = code(text).contains("BenchmarkInfo {");
+        let allowed = path.ends_with("/describe.rs") || path == "bench/registry.rs";
+        if literal && !allowed && !test_file(path) {
+            offences.push(format!("{path}: writes a registry entry"));
+        }
+        if let Some(folder) = path
+            .strip_prefix("bench/")
+            .and_then(|rest| rest.strip_suffix("/describe.rs"))
+        {
+            if !listed.contains(&folder) {
+                offences.push(format!("{path}: not listed in REGISTRY"));
+            }
+        }
+    }
+    for folder in &listed {
+        for file in BENCHMARK_FILES {
+            let path = format!("bench/{folder}/{file}");
+            if !files.iter().any(|(have, _)| *have == path) {
+                offences.push(format!("{path}: missing"));
+            }
+        }
+    }
+    if listed.is_empty() || registry.contains("    BenchmarkInfo {") {
+        offences.push("bench/registry.rs: REGISTRY lists entries inline".into());
+    }
+    offences
+}
+
+#[test]
+fn a_benchmark_is_one_folder_listed_once() {
+    let offences = benchmarks_outside_their_folders(&library());
+    assert!(
+        offences.is_empty(),
+        "a benchmark lives in bench/<name>/ and is listed once in REGISTRY (docs/adding-a-benchmark.md):\n{}",
+        offences.join("\n")
+    );
+}
+
 #[test]
 fn each_check_catches_an_offence() {
     let files = vec![
@@ -235,5 +328,51 @@ fn each_check_catches_an_offence() {
     assert_eq!(
         modules_missing_from_doc("//! - [`parse`]: lists\npub mod parse;\npub mod units;\n"),
         ["units"]
+    );
+    assert_eq!(
+        sections_reaching_past_records(&[
+            (
+                "bench/c2c/report.rs".to_string(),
+                "use crate::report::load::Dataset;\nuse crate::bench::c2c_pairs;\n".to_string(),
+            ),
+            (
+                "report/sections/meta.rs".to_string(),
+                "use crate::topology::Machine;\n".to_string(),
+            ),
+        ]),
+        ["bench/c2c/report.rs:2: use crate::bench::c2c_pairs;"]
+    );
+    let folder = |name: &str, files: &[&str]| -> Vec<(String, String)> {
+        files
+            .iter()
+            .map(|file| {
+                let text = if *file == "describe.rs" {
+                    "BenchmarkInfo {"
+                } else {
+                    ""
+                };
+                (format!("bench/{name}/{file}"), text.to_string())
+            })
+            .collect()
+    };
+    let mut tree = vec![(
+        "bench/registry.rs".to_string(),
+        "const REGISTRY: &[BenchmarkInfo] = &[\n    super::c2c::BENCHMARK,\n    super::mlp::BENCHMARK,\n];\n"
+            .to_string(),
+    )];
+    tree.extend(folder(
+        "c2c",
+        &["describe.rs", "plan.rs", "run.rs", "measure.rs"],
+    ));
+    tree.extend(folder("mlp", &["describe.rs", "plan.rs", "measure.rs"]));
+    tree.extend(folder("cache", &["describe.rs"]));
+    tree.push(("bench/steps.rs".to_string(), "BenchmarkInfo {".to_string()));
+    assert_eq!(
+        benchmarks_outside_their_folders(&tree),
+        [
+            "bench/cache/describe.rs: not listed in REGISTRY",
+            "bench/steps.rs: writes a registry entry",
+            "bench/mlp/run.rs: missing",
+        ]
     );
 }

@@ -7,11 +7,16 @@
 //! the plan and the run's summary can name it: nothing is dropped silently.
 
 use super::cell_classes::CLASS_DRAWS;
-use super::characterize::{Step, Work};
+use super::contention::ContentionWork;
 use super::context::Context;
+use super::latency::LatencyConfig;
 use super::matrix::MatrixSample;
+use super::matrix::MatrixWork;
+use super::per_cpu::OneCpu;
 use super::plan::{plan_of, total_seconds};
+use super::scaling::ScalingWork;
 use super::scaling::{reader_nodes, scaling_counts, scaling_cpus};
+use super::step::Step;
 use serde::Serialize;
 
 /// Whether a budget may measure the node matrices by symmetry class.
@@ -202,7 +207,8 @@ fn latency_sweep(steps: &[Step]) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, step)| {
-            matches!(&step.work, Work::Latency(config) if config.sizes.len() == 1)
+            step.work::<LatencyConfig>()
+                .is_some_and(|config| config.sizes.len() == 1)
                 && step.benchmark == "latency"
         })
         .map(|(index, _)| index)
@@ -217,9 +223,9 @@ fn cut_sizes(
     limit: f64,
 ) -> Option<(&'static str, String)> {
     let before = latency_sweep(steps).len();
-    let size_of = |step: &Step| match &step.work {
-        Work::Latency(config) => config.sizes[0],
-        _ => 0,
+    let size_of = |step: &Step| {
+        step.work::<LatencyConfig>()
+            .map_or(0, |config| config.sizes[0])
     };
     let mut dropped: Vec<u64> = Vec::new();
     while estimate(context, steps) > limit {
@@ -299,7 +305,7 @@ fn per_cpu_groups(steps: &[Step]) -> Vec<std::ops::Range<usize>> {
     let mut groups = Vec::new();
     let mut start = None;
     for (index, step) in steps.iter().enumerate() {
-        if let Work::OneCpu(one) = &step.work {
+        if let Some(one) = step.work::<OneCpu>() {
             let first = *start.get_or_insert(index);
             if one.last {
                 groups.push(first..index + 1);
@@ -316,13 +322,13 @@ fn per_cpu_groups(steps: &[Step]) -> Vec<std::ops::Range<usize>> {
 const MIN_SCALING_COUNTS: usize = 4;
 
 /// The longest curve of a scaling step: its reader nodes' CPU counts.
-fn scaling_curve(context: &Context, work: &Work) -> usize {
-    let Work::Scaling { node, order, .. } = work else {
+fn scaling_curve(context: &Context, step: &Step) -> usize {
+    let Some(work) = step.work::<ScalingWork>() else {
         return 0;
     };
-    reader_nodes(&context.topology, *node)
+    reader_nodes(&context.topology, work.node)
         .into_iter()
-        .filter_map(|reader| scaling_cpus(&context.topology, reader, *order).ok())
+        .filter_map(|reader| scaling_cpus(&context.topology, reader, work.order).ok())
         .map(|cpus| cpus.len())
         .max()
         .unwrap_or(0)
@@ -340,10 +346,7 @@ fn halve_per_cpu_group(
 ) -> bool {
     let cpus: Vec<u32> = steps[group.clone()]
         .iter()
-        .filter_map(|step| match &step.work {
-            Work::OneCpu(one) => Some(one.cpu),
-            _ => None,
-        })
+        .filter_map(|step| step.work::<OneCpu>().map(|one| one.cpu))
         .collect();
     let floor = cpu_floor(context, &cpus);
     let keep_count = cpus.len().div_ceil(2).max(floor);
@@ -357,7 +360,7 @@ fn halve_per_cpu_group(
         .collect();
     let count = kept.len();
     for (index, step) in kept.iter_mut().enumerate() {
-        if let Work::OneCpu(one) = &mut step.work {
+        if let Some(one) = step.work.downcast_mut::<OneCpu>() {
             one.last = index + 1 == count;
             if let Some(rule) = one.labels.get("sample_rule").and_then(|r| r.as_str()) {
                 if !rule.contains("time budget") {
@@ -390,10 +393,7 @@ fn cut_cpus(
 ) -> Option<(&'static str, String)> {
     let alone_before: Vec<usize> = steps
         .iter()
-        .filter_map(|step| match &step.work {
-            Work::Contention { alone, .. } => Some(alone.len()),
-            _ => None,
-        })
+        .filter_map(|step| step.work::<ContentionWork>().map(|work| work.alone.len()))
         .collect();
     let per_cpu_before = per_cpu_groups(steps)
         .iter()
@@ -402,11 +402,11 @@ fn cut_cpus(
     while estimate(context, steps) > limit {
         let mut changed = false;
         for step in steps.iter_mut() {
-            if let Work::Contention { cpus, alone, .. } = &mut step.work {
-                let floor = cpu_floor(context, cpus);
-                let target = alone.len().div_ceil(2).max(floor);
-                if target < alone.len() {
-                    *alone = spread(cpus, target);
+            if let Some(work) = step.work_mut::<ContentionWork>() {
+                let floor = cpu_floor(context, &work.cpus);
+                let target = work.alone.len().div_ceil(2).max(floor);
+                if target < work.alone.len() {
+                    work.alone = spread(&work.cpus, target);
                     changed = true;
                 }
             }
@@ -415,8 +415,8 @@ fn cut_cpus(
             changed |= halve_per_cpu_group(context, steps, group);
         }
         for step in steps.iter_mut() {
-            let curve = scaling_curve(context, &step.work);
-            if let Work::Scaling { stride, .. } = &mut step.work {
+            let curve = scaling_curve(context, step);
+            if let Some(ScalingWork { stride, .. }) = step.work_mut::<ScalingWork>() {
                 // Doubled only where that measures fewer counts and keeps
                 // the floor (a curve of 2 or 3 has nothing to cut).
                 let doubled = stride.saturating_mul(2);
@@ -435,10 +435,7 @@ fn cut_cpus(
     }
     let alone_after: Vec<usize> = steps
         .iter()
-        .filter_map(|step| match &step.work {
-            Work::Contention { alone, .. } => Some(alone.len()),
-            _ => None,
-        })
+        .filter_map(|step| step.work::<ContentionWork>().map(|work| work.alone.len()))
         .collect();
     let per_cpu_after = per_cpu_groups(steps)
         .iter()
@@ -453,9 +450,9 @@ fn cut_cpus(
         }
     }
     for step in steps.iter() {
-        if let Work::Scaling { stride, .. } = &step.work {
+        if let Some(ScalingWork { stride, .. }) = step.work::<ScalingWork>() {
             if *stride > 1 {
-                let curve = scaling_curve(context, &step.work);
+                let curve = scaling_curve(context, step);
                 parts.push(format!(
                     "{} measures {} of its {curve} thread counts (1, the multiples of {stride}, all)",
                     step.label,
@@ -492,7 +489,10 @@ fn cut_matrices(context: &Context, steps: &mut [Step], limit: f64, seed: u64) ->
         let costliest = steps
             .iter()
             .enumerate()
-            .filter(|(_, step)| matches!(step.work, Work::Matrix(_, _, None)))
+            .filter(|(_, step)| {
+                step.work::<MatrixWork>()
+                    .is_some_and(|work| work.sample.is_none())
+            })
             .map(|(index, step)| (index, step.plan(context).estimated_seconds))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let Some((index, _)) = costliest else {
@@ -507,8 +507,8 @@ fn cut_matrices(context: &Context, steps: &mut [Step], limit: f64, seed: u64) ->
             sample.cells().len(),
             sample.classes.len()
         ));
-        if let Work::Matrix(_, _, slot) = &mut steps[index].work {
-            *slot = Some(sample);
+        if let Some(work) = steps[index].work_mut::<MatrixWork>() {
+            work.sample = Some(sample);
         }
     }
     (!parts.is_empty()).then(|| format!("{}; --full-matrix measures every cell", parts.join("; ")))

@@ -106,10 +106,7 @@ fn a_tight_budget_cuts_down_to_each_floor() {
     let sweep = |steps: &[Step]| -> Vec<u64> {
         latency_sweep(steps)
             .into_iter()
-            .map(|index| match &steps[index].work {
-                Work::Latency(config) => config.sizes[0],
-                _ => unreachable!(),
-            })
+            .map(|index| steps[index].work::<LatencyConfig>().unwrap().sizes[0])
             .collect()
     };
     let (before, kept) = (sweep(&all), sweep(&steps));
@@ -130,7 +127,7 @@ fn a_tight_budget_cuts_down_to_each_floor() {
         nodes
     };
     for step in &steps {
-        if let Work::Contention { cpus, alone, .. } = &step.work {
+        if let Some(ContentionWork { cpus, alone, .. }) = step.work::<ContentionWork>() {
             assert_eq!(alone.len(), nodes(cpus).len().max(2));
             assert_eq!(nodes(alone), nodes(cpus), "one per node");
             assert!(alone.iter().all(|cpu| cpus.contains(cpu)));
@@ -139,12 +136,9 @@ fn a_tight_budget_cuts_down_to_each_floor() {
     let groups = per_cpu_groups(&steps);
     assert_eq!(groups.len(), 2, "latency, then read bandwidth");
     for group in groups {
-        let ones: Vec<&crate::bench::OneCpu> = steps[group]
+        let ones: Vec<&OneCpu> = steps[group]
             .iter()
-            .map(|step| match &step.work {
-                Work::OneCpu(one) => one,
-                _ => unreachable!(),
-            })
+            .map(|step| step.work::<OneCpu>().unwrap())
             .collect();
         let cpus: Vec<u32> = ones.iter().map(|one| one.cpu).collect();
         assert_eq!(cpus.len(), nodes(&cpus).len().max(2));
@@ -193,7 +187,7 @@ fn every_fixture_fits_the_default_budget() {
             "{name}"
         );
         for step in &steps {
-            if let Work::Matrix(_, _, Some(sample)) = &step.work {
+            if let Some(sample) = step.work::<MatrixWork>().and_then(|w| w.sample.as_ref()) {
                 let plan = step.plan(&context);
                 let cells = crate::topology::cpu_nodes(&context.topology).len()
                     * crate::topology::memory_nodes(&context.topology).len();
@@ -228,7 +222,7 @@ fn full_matrix_and_no_budget_plan_every_cell() {
             let cells = crate::topology::cpu_nodes(&context.topology).len()
                 * crate::topology::memory_nodes(&context.topology).len();
             for step in &steps {
-                if let Work::Matrix(_, _, sample) = &step.work {
+                if let Some(MatrixWork { sample, .. }) = step.work::<MatrixWork>() {
                     assert!(sample.is_none(), "{name}");
                     assert_eq!(step.plan(&context).measurements, cells, "{name}");
                 }
@@ -245,7 +239,7 @@ fn twenty_four_nodes_fit_by_class() {
     assert!(outcome.fits);
     assert_eq!(outcome.cuts.last().unwrap().what, "matrix-classes");
     for step in &steps {
-        if let Work::Matrix(_, _, sample) = &step.work {
+        if let Some(MatrixWork { sample, .. }) = step.work::<MatrixWork>() {
             let sample = sample.as_ref().expect("sampled");
             assert_eq!(sample.classes.len(), 4);
             assert_eq!(sample.cells().len(), 12);
@@ -314,7 +308,7 @@ fn a_budget_nothing_fits_ends_on_a_short_scaling_curve() {
     );
     assert!(!outcome.fits);
     for step in &steps {
-        if let Work::Scaling { stride, .. } = &step.work {
+        if let Some(ScalingWork { stride, .. }) = step.work::<ScalingWork>() {
             assert!(
                 *stride <= context.topology.allowed.cpus.len().max(1),
                 "{stride}"
@@ -337,7 +331,7 @@ fn a_matrix_of_single_cell_classes_is_not_cut() {
             outcome.sentences()
         );
         for step in &steps {
-            if let Work::Matrix(_, _, sample) = &step.work {
+            if let Some(MatrixWork { sample, .. }) = step.work::<MatrixWork>() {
                 assert!(sample.is_none(), "{name}");
             }
         }

@@ -2,94 +2,13 @@
 //! with defaults derived from the topology, sized so a 2-core machine takes
 //! about a minute and larger servers grow with their node and core counts.
 
-use super::bandwidth::BandwidthConfig;
-use super::c2c::C2C_ORDER;
 use super::context::Context;
-use super::latency::LatencyConfig;
-use super::loaded_latency::{LoadedLatencyConfig, TrafficMix};
-use super::matrix::{MatrixKind, MatrixMode, MATRIX_ORDER};
-use super::mlp::MlpConfig;
-use super::per_cpu::{per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure, PER_CPU_ORDER};
-use super::placed::{working_set_for, working_set_of_buffers};
+use super::placed::working_set_for;
 use super::registry::BenchmarkInfo;
-use super::scaling::SCALING_ORDER;
-use crate::kernels::{kernel_by_name, ChaseOrder, KernelSpec, KERNELS};
-use crate::memory::MemoryPlacement;
+use super::step::{Step, Work};
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::topology::{cpu_nodes, memory_nodes};
-
-/// One unit of work of a command or a characterization: `--plan` shows
-/// it, a run executes it ([`super::StepRunner`]).
-#[derive(Debug, Clone)]
-pub struct Step {
-    pub benchmark: &'static str,
-    /// What this step measures, e.g. `latency 64 KiB`.
-    pub label: String,
-    /// The order numabench took the step's CPUs in; `None` where the user
-    /// named them. The plan shows it and every record of the step carries
-    /// it (`params.cpu_order`).
-    pub cpu_order: Option<CpuOrder>,
-    pub(super) work: Work,
-}
-
-/// What a step runs; `--plan` reads its facts off the same value.
-#[derive(Debug, Clone)]
-pub(super) enum Work {
-    Latency(LatencyConfig),
-    /// Every CPU node x every memory node; with a sample, each class of
-    /// cells measured at its sample and the rest inferred (a budget's cut).
-    Matrix(MatrixKind, u64, Option<super::matrix::MatrixSample>),
-    /// One row of a per-CPU matrix: one thread on the CPU x every memory node.
-    CpuRow {
-        cpu: u32,
-        kind: MatrixKind,
-        size: u64,
-    },
-    Bandwidth(BandwidthConfig),
-    Contention {
-        cpus: Vec<u32>,
-        /// The CPUs measured alone in turn: `cpus`, or a time budget's sample.
-        alone: Vec<u32>,
-        node: u32,
-        size: u64,
-    },
-    Scaling {
-        kernel: &'static KernelSpec,
-        node: u32,
-        size: u64,
-        order: CpuOrder,
-        /// Thread counts measured: see [`super::scaling_counts`] (1: all).
-        stride: usize,
-    },
-    LoadedLatency(LoadedLatencyConfig),
-    Mlp(MlpConfig),
-    /// Another core's caches by coherence state (`cache`).
-    Cache(super::cache::CacheConfig),
-    /// Many threads chasing at once (`mlp --threads`).
-    MlpThreads(super::mlp_threads::MlpThreadsConfig),
-    C2c,
-    /// One thread on one CPU of an each-CPU run (latency or bandwidth).
-    OneCpu(OneCpu),
-}
-
-/// Latency sizes for characterize: x4 steps from half the L1 to the DRAM
-/// working set.
-fn latency_sizes(topology: &Machine, dram: u64) -> Vec<u64> {
-    let l1 = topology
-        .caches
-        .iter()
-        .find(|cache| cache.level == 1 && cache.cache_type != "instruction")
-        .map_or(32 << 10, |cache| cache.size_bytes);
-    let mut sizes = Vec::new();
-    let mut size = (l1 / 2).next_power_of_two().max(4096);
-    while size < dram {
-        sizes.push(size);
-        size *= 4;
-    }
-    sizes.push(dram);
-    sizes
-}
 
 /// The order characterize takes the allowed CPUs in: its single-thread
 /// steps run on the first, its all-CPU steps on all of them in this order.
@@ -100,16 +19,16 @@ pub const CHARACTERIZE_ORDER: CpuOrder = CpuOrder::Compact;
 /// topology and the sizes and places chosen for it.
 #[derive(Debug)]
 pub struct Defaults<'a> {
-    topology: &'a Machine,
-    memory: Vec<u32>,
-    cpu_nodes: Vec<u32>,
+    pub(super) topology: &'a Machine,
+    pub(super) memory: Vec<u32>,
+    pub(super) cpu_nodes: Vec<u32>,
     /// The DRAM-sized working set of every allowed CPU over every memory
     /// node: 4x all their caches and the memory-side caches in front of
     /// any node, so each step's threads and nodes are covered.
-    dram: u64,
-    first_cpu: u32,
-    first_node: u32,
-    all_cpus: Vec<u32>,
+    pub(super) dram: u64,
+    pub(super) first_cpu: u32,
+    pub(super) first_node: u32,
+    pub(super) all_cpus: Vec<u32>,
 }
 
 impl<'a> Defaults<'a> {
@@ -139,13 +58,9 @@ pub struct Steps {
 
 impl Steps {
     /// A step whose CPUs characterize chose in `order`.
-    fn push(&mut self, label: String, work: Work, order: CpuOrder) {
-        self.steps.push(Step {
-            benchmark: self.benchmark,
-            label,
-            cpu_order: Some(order),
-            work,
-        });
+    pub(super) fn push(&mut self, label: String, work: impl Work, order: CpuOrder) {
+        self.steps
+            .push(Step::of(self.benchmark, label, work).in_order(order));
     }
 }
 
@@ -161,200 +76,16 @@ pub fn characterize_plan(context: &Context, selected: &[&BenchmarkInfo]) -> Vec<
     steps.steps
 }
 
-/// `latency`: one step per size, x4 apart, from half the L1 to DRAM.
-pub(super) fn plan_latency(d: &Defaults, steps: &mut Steps) {
-    for size in latency_sizes(d.topology, d.dram) {
-        let config = LatencyConfig {
-            sizes: vec![size],
-            cpu: d.first_cpu,
-            memory: MemoryPlacement::bind(d.first_node),
-            order: ChaseOrder::default(),
-            writer_cpu: None,
-        };
-        steps.push(
-            format!("latency {}", crate::units::format_bytes(size)),
-            Work::Latency(config),
-            CHARACTERIZE_ORDER,
-        );
-    }
-}
-
-/// `matrix-latency`: the whole matrix in one step.
-pub(super) fn plan_matrix_latency(d: &Defaults, steps: &mut Steps) {
-    steps.push(
-        format!("latency matrix {}x{}", d.cpu_nodes.len(), d.memory.len()),
-        Work::Matrix(MatrixKind::Latency, d.dram, None),
-        MATRIX_ORDER,
-    );
-}
-
-/// `matrix-bandwidth`: the serial matrix, then the parallel one.
-pub(super) fn plan_matrix_bandwidth(d: &Defaults, steps: &mut Steps) {
-    for mode in [MatrixMode::Serial, MatrixMode::Parallel] {
-        steps.push(
-            format!("bandwidth matrix ({})", mode.name()),
-            Work::Matrix(MatrixKind::Bandwidth(mode), d.dram, None),
-            MATRIX_ORDER,
-        );
-    }
-}
-
-/// `bandwidth`: every kernel on every allowed CPU, first-touch placement.
-pub(super) fn plan_bandwidth(d: &Defaults, steps: &mut Steps) {
-    for kernel in KERNELS {
-        let nodes: Vec<u32> = {
-            let mut nodes: Vec<u32> = d
-                .all_cpus
-                .iter()
-                .filter_map(|&cpu| d.topology.node_of_cpu(cpu))
-                .collect();
-            nodes.sort_unstable();
-            nodes.dedup();
-            nodes
-        };
-        let mut labels = serde_json::Map::new();
-        labels.insert(
-            "cpu_order".into(),
-            serde_json::json!(CHARACTERIZE_ORDER.name()),
-        );
-        let config = BandwidthConfig::new(
-            kernel,
-            d.all_cpus.clone(),
-            d.dram,
-            MemoryPlacement::FirstTouch { nodes },
-        )
-        .labelled("bandwidth", labels);
-        steps.push(
-            format!("bandwidth {} x{}", kernel.name, d.all_cpus.len()),
-            Work::Bandwidth(config),
-            CHARACTERIZE_ORDER,
-        );
-    }
-}
-
-/// `contention`: every allowed CPU against the first CPU's node.
-pub(super) fn plan_contention(d: &Defaults, steps: &mut Steps) {
-    steps.push(
-        format!("contention on node {}", d.first_node),
-        Work::Contention {
-            cpus: d.all_cpus.clone(),
-            alone: d.all_cpus.clone(),
-            node: d.first_node,
-            size: d.dram,
-        },
-        CHARACTERIZE_ORDER,
-    );
-}
-
-/// `scaling`: of the first CPU's node.
-pub(super) fn plan_scaling(d: &Defaults, steps: &mut Steps) {
-    steps.push(
-        format!("scaling of node {}", d.first_node),
-        Work::Scaling {
-            kernel: kernel_by_name("read").expect("read kernel is registered"),
-            node: d.first_node,
-            size: d.dram,
-            order: SCALING_ORDER,
-            stride: 1,
-        },
-        SCALING_ORDER,
-    );
-}
-
-/// `loaded-latency`: the first CPU chases, every other one generates traffic.
-pub(super) fn plan_loaded_latency(d: &Defaults, steps: &mut Steps) {
-    let generators: Vec<u32> = d
-        .all_cpus
-        .iter()
-        .copied()
-        .filter(|&cpu| cpu != d.first_cpu)
-        .collect();
-    // The chase and every generator each hold a buffer of this size.
-    let size = working_set_of_buffers(
-        d.topology,
-        &[d.first_cpu],
-        &[d.first_node],
-        1 + generators.len() as u64,
-    )
-    .bytes;
-    let config = LoadedLatencyConfig {
-        chaser_cpu: d.first_cpu,
-        generator_cpus: generators,
-        memory: MemoryPlacement::bind(d.first_node),
-        size,
-        delays: vec![1000, 250, 60, 0],
-        mix: TrafficMix::AllReads,
-    };
-    steps.push(
-        "loaded latency".to_string(),
-        Work::LoadedLatency(config),
-        CHARACTERIZE_ORDER,
-    );
-}
-
-/// `mlp`: on the first CPU, memory on its node.
-pub(super) fn plan_mlp(d: &Defaults, steps: &mut Steps) {
-    steps.push(
-        "memory-level parallelism".to_string(),
-        Work::Mlp(MlpConfig {
-            cpu: d.first_cpu,
-            memory: MemoryPlacement::bind(d.first_node),
-            size: d.dram,
-            order: ChaseOrder::default(),
-        }),
-        CHARACTERIZE_ORDER,
-    );
-}
-
-/// `c2c`: every pair (or a sample of them) in one step.
-pub(super) fn plan_c2c(_: &Defaults, steps: &mut Steps) {
-    steps.push("cache-to-cache latency".to_string(), Work::C2c, C2C_ORDER);
-}
-
-/// Timed repetitions of characterize's per-CPU steps: few, since they
-/// run once per sampled CPU.
-const PER_CPU_REPEAT: usize = 3;
-
-/// `per-cpu`: local latency on each CPU [`per_cpu_sample`] picks, then
-/// local read bandwidth on each, one step per CPU at its own one-thread
-/// DRAM working set, at most [`PER_CPU_REPEAT`] repetitions; the rule is
-/// named in every record (`params.sample_rule`) and in the plan.
-pub(super) fn plan_per_cpu(d: &Defaults, steps: &mut Steps) {
-    let (cpus, rule) = per_cpu_sample(d.topology);
-    let mut labels = serde_json::Map::new();
-    labels.insert("sample_rule".into(), serde_json::json!(rule));
-    let each = EachCpu {
-        cpus,
-        mem_node: None,
-        sizes: Vec::new(),
-        max_repeat: Some(PER_CPU_REPEAT),
-        benchmark: "per-cpu",
-        labels,
-    };
-    let read = kernel_by_name("read").expect("read kernel is registered");
-    for (what, measure) in [
-        ("latency", PerCpuMeasure::Latency(ChaseOrder::default())),
-        ("read bandwidth", PerCpuMeasure::Bandwidth(vec![read])),
-    ] {
-        for one in each.split(d.topology, &measure) {
-            steps.push(one_cpu_label(what, &one), Work::OneCpu(one), PER_CPU_ORDER);
-        }
-    }
-}
-
-/// The label of one CPU's step: what, where, and on the last CPU the
-/// ratios that follow.
-pub(super) fn one_cpu_label(what: &str, one: &OneCpu) -> String {
-    let mut label = format!("per-CPU {what}, CPU {}", one.cpu);
-    if one.last {
-        label.push_str(", then every CPU's ratio to its node's median");
-    }
-    label
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::bandwidth::BandwidthConfig;
+    use crate::bench::contention::ContentionWork;
+    use crate::bench::latency::LatencyConfig;
+    use crate::bench::loaded_latency::LoadedLatencyConfig;
+    use crate::bench::per_cpu::{
+        per_cpu_sample, OneCpu, PerCpuMeasure, PER_CPU_ORDER, PER_CPU_REPEAT,
+    };
     use crate::bench::{registry, select};
 
     fn context() -> Context {
@@ -397,23 +128,22 @@ mod tests {
         let steps = characterize_plan(&context, &select(&[], &[]).unwrap());
         let mut checked = 0;
         for step in &steps {
-            match &step.work {
-                Work::Bandwidth(config) => {
-                    assert_eq!(config.cpus, compact);
-                    assert_eq!(config.labels["cpu_order"], "compact");
-                    checked += 1;
-                }
-                Work::Contention { cpus, .. } => {
-                    assert_eq!(*cpus, compact);
-                    checked += 1;
-                }
-                Work::LoadedLatency(config) => {
-                    assert_eq!(config.chaser_cpu, compact[0]);
-                    assert_eq!(config.generator_cpus, compact[1..]);
-                    checked += 1;
-                }
-                Work::Latency(config) => assert_eq!(config.cpu, compact[0]),
-                _ => {}
+            if let Some(config) = step.work::<BandwidthConfig>() {
+                assert_eq!(config.cpus, compact);
+                assert_eq!(config.labels["cpu_order"], "compact");
+                checked += 1;
+            }
+            if let Some(work) = step.work::<ContentionWork>() {
+                assert_eq!(work.cpus, compact);
+                checked += 1;
+            }
+            if let Some(config) = step.work::<LoadedLatencyConfig>() {
+                assert_eq!(config.chaser_cpu, compact[0]);
+                assert_eq!(config.generator_cpus, compact[1..]);
+                checked += 1;
+            }
+            if let Some(config) = step.work::<LatencyConfig>() {
+                assert_eq!(config.cpu, compact[0]);
             }
         }
         assert!(checked >= 3, "{checked}");
@@ -431,7 +161,7 @@ mod tests {
         for (half, steps) in steps.chunks(sample.len()).enumerate() {
             let mut cpus = Vec::new();
             for (index, step) in steps.iter().enumerate() {
-                let Work::OneCpu(one) = &step.work else {
+                let Some(one) = step.work::<OneCpu>() else {
                     panic!("{}", step.label);
                 };
                 assert_eq!(one.labels["sample_rule"], rule);

@@ -21,7 +21,6 @@ mod latency_writer;
 mod loaded_latency;
 mod matrix;
 mod mlp;
-pub(crate) mod mlp_threads;
 mod per_cpu;
 #[cfg(test)]
 mod per_cpu_tests;
@@ -30,8 +29,8 @@ mod plan;
 pub mod plugin;
 mod registry;
 mod scaling;
+mod step;
 mod step_runner;
-mod steps;
 mod working_set_cut;
 
 pub use bandwidth::{
@@ -41,7 +40,7 @@ pub use budget::{
     fit_budget, Budget, BudgetOutcome, Cut, MatrixCut, DEFAULT_BUDGET_SECONDS, REPEAT_FLOOR,
 };
 pub use c2c::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};
-pub use characterize::{characterize_plan, Defaults, Step, Steps, CHARACTERIZE_ORDER};
+pub use characterize::{characterize_plan, Defaults, Steps, CHARACTERIZE_ORDER};
 pub use contention::{run_contention, ContentionSummary};
 pub use context::Context;
 pub use cost_calibration::calibrate_cost_model;
@@ -59,8 +58,9 @@ pub use matrix::{
     matrix_cpus, run_bandwidth_matrix, run_cpu_row, run_latency_matrix, run_node_matrix,
     run_sampled_matrix, MatrixKind, MatrixMode, MatrixSample, NodeMatrix, MATRIX_ORDER,
 };
-pub use mlp::{run_mlp, MlpConfig, MAX_CHAINS};
-pub use mlp_threads::{run_mlp_threads, MlpThreadsConfig, Pinning, ThreadMemory};
+pub use mlp::{
+    run_mlp, run_mlp_threads, MlpConfig, MlpThreadsConfig, Pinning, ThreadMemory, MAX_CHAINS,
+};
 pub use per_cpu::{
     each_cpu_dram_bytes, each_cpu_memory, per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure,
     EVERY_CPU_LIMIT, PER_CPU_ORDER, RULE_EVERY_CPU, RULE_SAMPLED,
@@ -77,4 +77,5 @@ pub use registry::{registry, select, BenchmarkInfo, SelectionError};
 pub use scaling::{
     reader_nodes, run_scaling, scaling_counts, scaling_cpus, ScalingPoint, SCALING_ORDER,
 };
+pub use step::Step;
 pub use step_runner::StepRunner;

@@ -3,21 +3,15 @@
 //! allocated, pinned or measured, so a plan can be made for a topology that
 //! is not this machine's (`--topology FILE`).
 
-use super::c2c::c2c_pairs;
-use super::characterize::{Step, Work};
 use super::context::Context;
 use super::estimate::{
     estimate, Cost, ASSUMED_APP_PASSES, ASSUMED_SETUP_BYTES_PER_SECOND,
     ASSUMED_THREAD_BYTES_PER_SECOND,
 };
-use super::matrix::{matrix_cpus, MatrixKind, MatrixMode, MatrixSample};
-use super::mlp::MAX_CHAINS;
-use super::per_cpu::PerCpuMeasure;
 use super::placed::CACHE_MULTIPLE;
-use super::scaling::{reader_nodes, scaling_counts, scaling_cpus};
+use super::step::Step;
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
-use crate::topology::{cpu_nodes, memory_nodes};
 use serde::Serialize;
 
 /// The facts of one step of a plan, as `--plan` prints them
@@ -59,19 +53,21 @@ pub struct PlanStep {
     pub sample_rule: Option<String>,
 }
 
-/// The facts of a step before the cache and estimate fields are filled in.
-struct Facts {
-    threads: usize,
-    cpus: Vec<u32>,
-    mem_nodes: Vec<u32>,
-    sizes: Vec<u64>,
-    costs: Vec<Cost>,
+/// The facts of a step before the cache and estimate fields are filled
+/// in: what each benchmark's work says of itself
+/// ([`super::step::Work::facts`]).
+pub(super) struct Facts {
+    pub(super) threads: usize,
+    pub(super) cpus: Vec<u32>,
+    pub(super) mem_nodes: Vec<u32>,
+    pub(super) sizes: Vec<u64>,
+    pub(super) costs: Vec<Cost>,
     /// The step's own repetitions where it caps the run's.
-    repeat: Option<usize>,
+    pub(super) repeat: Option<usize>,
 }
 
 impl Facts {
-    fn new(
+    pub(super) fn new(
         threads: usize,
         cpus: Vec<u32>,
         mem_nodes: Vec<u32>,
@@ -89,268 +85,15 @@ impl Facts {
     }
 }
 
-/// The CPUs of a matrix's rows, each row's in [`MATRIX_ORDER`].
-fn matrix_rows(topology: &Machine, kind: MatrixKind) -> Vec<Vec<u32>> {
-    let mode = match kind {
-        MatrixKind::Latency => MatrixMode::Serial,
-        MatrixKind::Bandwidth(mode) => mode,
-    };
-    cpu_nodes(topology)
-        .into_iter()
-        .filter_map(|node| matrix_cpus(topology, node, mode).ok())
-        .collect()
-}
-
-/// One matrix row's cells: a chase, or a read by the row's threads, per
-/// memory node.
-fn row_cost(kind: MatrixKind, bytes: u64, threads: usize, count: usize) -> Cost {
-    match kind {
-        MatrixKind::Latency => Cost::Chase { bytes, count },
-        MatrixKind::Bandwidth(_) => Cost::Stream {
-            bytes,
-            threads,
-            count,
-        },
-    }
-}
-
-fn facts(topology: &Machine, work: &Work, context: &Context) -> Facts {
-    match work {
-        Work::OneCpu(one) => {
-            let costs = one
-                .sizes
-                .iter()
-                .map(|&bytes| match &one.measure {
-                    PerCpuMeasure::Bandwidth(kernels) => Cost::Stream {
-                        bytes,
-                        threads: 1,
-                        count: kernels.len(),
-                    },
-                    PerCpuMeasure::Latency(_) => Cost::Chase { bytes, count: 1 },
-                })
-                .collect();
-            Facts {
-                repeat: Some(one.repeat(context)),
-                ..Facts::new(
-                    1,
-                    vec![one.cpu],
-                    one.memory(topology).expected_nodes(),
-                    one.sizes.clone(),
-                    costs,
-                )
-            }
-        }
-        Work::Matrix(kind, size, sample) => {
-            let mem_nodes = memory_nodes(topology);
-            let rows = matrix_rows(topology, *kind);
-            // Sampled: each row's cells of the classes' samples only.
-            let sampled = sample.as_ref().map(MatrixSample::cells);
-            let costs = cpu_nodes(topology)
-                .iter()
-                .zip(&rows)
-                .map(|(node, cpus)| {
-                    let cells = sampled.as_ref().map_or(mem_nodes.len(), |cells| {
-                        cells.iter().filter(|(row, _)| row == node).count()
-                    });
-                    row_cost(*kind, *size, cpus.len(), cells)
-                })
-                .collect();
-            Facts::new(
-                rows.iter().map(Vec::len).max().unwrap_or(0),
-                rows.concat(),
-                mem_nodes,
-                vec![*size],
-                costs,
-            )
-        }
-        Work::CpuRow { cpu, kind, size } => {
-            let mem_nodes = memory_nodes(topology);
-            let cost = row_cost(*kind, *size, 1, mem_nodes.len());
-            Facts::new(1, vec![*cpu], mem_nodes, vec![*size], vec![cost])
-        }
-        Work::Latency(config) => Facts::new(
-            1,
-            vec![config.cpu],
-            config.memory.expected_nodes(),
-            config.sizes.clone(),
-            config
-                .sizes
-                .iter()
-                .map(|&bytes| Cost::Chase { bytes, count: 1 })
-                .collect(),
-        ),
-        Work::Bandwidth(config) => Facts::new(
-            config.cpus.len(),
-            config.cpus.clone(),
-            config.memory.expected_nodes(),
-            vec![config.size],
-            vec![Cost::Stream {
-                bytes: config.size,
-                threads: config.cpus.len(),
-                count: 1,
-            }],
-        ),
-        Work::Contention {
-            cpus,
-            alone,
-            node,
-            size,
-        } => {
-            let mut mem_nodes: Vec<u32> = cpus
-                .iter()
-                .filter_map(|&cpu| topology.node_of_cpu(cpu))
-                .chain([*node])
-                .collect();
-            mem_nodes.sort_unstable();
-            mem_nodes.dedup();
-            let alone = Cost::Stream {
-                bytes: *size,
-                threads: 1,
-                count: alone.len(),
-            };
-            let together = Cost::Stream {
-                bytes: *size,
-                threads: cpus.len(),
-                count: 2,
-            };
-            Facts::new(
-                cpus.len(),
-                cpus.clone(),
-                mem_nodes,
-                vec![*size],
-                vec![alone, together],
-            )
-        }
-        Work::Scaling {
-            node,
-            size,
-            order,
-            stride,
-            ..
-        } => {
-            let per_node: Vec<Vec<u32>> = reader_nodes(topology, *node)
-                .into_iter()
-                .filter_map(|reader| scaling_cpus(topology, reader, *order).ok())
-                .collect();
-            let costs = per_node
-                .iter()
-                .flat_map(|cpus| {
-                    scaling_counts(cpus.len(), *stride)
-                        .into_iter()
-                        .map(|threads| Cost::Stream {
-                            bytes: *size,
-                            threads,
-                            count: 1,
-                        })
-                })
-                .collect();
-            Facts::new(
-                per_node.iter().map(Vec::len).max().unwrap_or(0),
-                per_node.concat(),
-                vec![*node],
-                vec![*size],
-                costs,
-            )
-        }
-        Work::LoadedLatency(config) => {
-            let mut cpus = vec![config.chaser_cpu];
-            cpus.extend(&config.generator_cpus);
-            let generators = config.generator_cpus.len() as u64;
-            // The chase at idle and at every delay; the generators' buffers built once.
-            let costs = vec![
-                Cost::Chase {
-                    bytes: config.size,
-                    count: 1 + config.delays.len(),
-                },
-                Cost::Setup {
-                    bytes: config.size * generators,
-                },
-            ];
-            Facts::new(
-                cpus.len(),
-                cpus,
-                config.memory.expected_nodes(),
-                vec![config.size],
-                costs,
-            )
-        }
-        Work::Cache(config) => {
-            let mut cpus: Vec<u32> = std::iter::once(config.owner)
-                .chain(config.measurers.iter().map(|m| m.cpu))
-                .collect();
-            cpus.sort_unstable();
-            cpus.dedup();
-            let sizes: Vec<u64> = config.levels.iter().map(|l| l.bytes as u64).collect();
-            let count = config.measurers.len() * (config.states.len() + 1);
-            Facts::new(
-                3.min(cpus.len()),
-                cpus,
-                topology.node_of_cpu(config.owner).into_iter().collect(),
-                sizes.clone(),
-                sizes
-                    .iter()
-                    .map(|&bytes| Cost::Chase { bytes, count })
-                    .collect(),
-            )
-        }
-        Work::MlpThreads(config) => {
-            let mut nodes = config.buffer_nodes_of(topology);
-            nodes.sort_unstable();
-            nodes.dedup();
-            Facts::new(
-                config.cpus.len(),
-                config.cpus.clone(),
-                nodes,
-                vec![config.size],
-                vec![Cost::Chase {
-                    bytes: config.size,
-                    count: config.chains.len() * config.pinning_count(),
-                }],
-            )
-        }
-        Work::Mlp(config) => Facts::new(
-            1,
-            vec![config.cpu],
-            config.memory.expected_nodes(),
-            vec![config.size],
-            vec![Cost::Chains {
-                bytes: config.size,
-                chains: MAX_CHAINS,
-            }],
-        ),
-        Work::C2c => {
-            let pairs = c2c_pairs(topology);
-            let mut cpus: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
-            cpus.sort_unstable();
-            cpus.dedup();
-            Facts::new(
-                2,
-                cpus,
-                Vec::new(),
-                vec![64],
-                vec![Cost::PingPong { pairs: pairs.len() }],
-            )
-        }
-    }
-}
-
 impl Step {
     /// What this step would do on `context`'s topology, and how long it is
     /// estimated to take. Allocates and measures nothing.
     pub fn plan(&self, context: &Context) -> PlanStep {
         let topology = &context.topology;
-        let facts = facts(topology, &self.work, context);
+        let facts = self.work.facts(topology, context);
         let size_bytes = facts.sizes.iter().copied().max().unwrap_or(0);
         let repeat = facts.repeat.unwrap_or(context.repeat);
-        let sample_rule = match &self.work {
-            Work::OneCpu(one) => one
-                .labels
-                .get("sample_rule")
-                .and_then(|rule| rule.as_str())
-                .map(str::to_string),
-            Work::Matrix(_, _, Some(sample)) => Some(sample.rule()),
-            _ => None,
-        };
+        let sample_rule = self.work.sample_rule();
         let cache_bytes_in_front = topology.cache_bytes_in_front(&facts.cpus, &facts.mem_nodes);
         let measurements = facts
             .costs
@@ -444,7 +187,12 @@ pub fn total_seconds(plan: &[PlanStep]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::bandwidth::BandwidthConfig;
+    use crate::bench::matrix::MatrixWork;
+    use crate::bench::per_cpu::OneCpu;
+    use crate::bench::scaling::{scaling_cpus, ScalingWork};
     use crate::bench::{characterize_plan, registry, CostModel};
+    use crate::topology::{cpu_nodes, memory_nodes};
 
     fn context() -> Context {
         Context::new(crate::threads::smt_server(2, 8, 4))
@@ -465,47 +213,43 @@ mod tests {
                 assert!(plan.estimated_seconds > 0.0, "{plan:?}");
                 // characterize chose every step's CPUs, and says in what order.
                 assert!(plan.cpu_order.is_some(), "{plan:?}");
-                match &step.work {
-                    Work::Matrix(..) => {
-                        assert_eq!(plan.mem_nodes, memory_nodes(topology));
-                        assert_eq!(
-                            plan.measurements,
-                            cpu_nodes(topology).len() * memory_nodes(topology).len()
-                        );
-                    }
-                    Work::Scaling { node, order, .. } => {
-                        let first = scaling_cpus(topology, *node, *order).unwrap();
-                        assert_eq!(plan.cpus[..first.len()], first);
-                        assert_eq!(plan.cpu_order, Some(crate::bench::SCALING_ORDER.name()));
-                    }
-                    Work::Bandwidth(config) => {
-                        assert_eq!(plan.cpus, config.cpus);
-                        assert_eq!(plan.size_bytes, config.size);
-                        assert_eq!(plan.cpu_order, Some("compact"));
-                    }
-                    Work::OneCpu(one) => {
-                        // One CPU, its own node, its own one-thread DRAM
-                        // working set, at most 3 repetitions, the rule shown.
-                        assert_eq!(plan.cpus, [one.cpu]);
-                        assert_eq!(plan.threads, 1);
-                        assert_eq!(plan.mem_nodes, [topology.node_of_cpu(one.cpu).unwrap()]);
-                        assert_eq!(
-                            plan.size_bytes,
-                            crate::bench::each_cpu_dram_bytes(topology, one.cpu, None)
-                        );
-                        assert_eq!(
-                            plan.cache_bytes_in_front,
-                            topology.cache_bytes_in_front(&[one.cpu], &plan.mem_nodes)
-                        );
-                        assert!(plan.size_bytes >= 4 * plan.cache_bytes_in_front);
-                        assert!(!plan.cache_affected);
-                        assert_eq!(plan.repeat, context.repeat.min(3));
-                        assert_eq!(
-                            plan.sample_rule.as_deref(),
-                            Some(crate::bench::RULE_SAMPLED)
-                        );
-                    }
-                    _ => assert_eq!(plan.repeat, context.repeat),
+                if step.work::<MatrixWork>().is_some() {
+                    assert_eq!(plan.mem_nodes, memory_nodes(topology));
+                    assert_eq!(
+                        plan.measurements,
+                        cpu_nodes(topology).len() * memory_nodes(topology).len()
+                    );
+                } else if let Some(work) = step.work::<ScalingWork>() {
+                    let first = scaling_cpus(topology, work.node, work.order).unwrap();
+                    assert_eq!(plan.cpus[..first.len()], first);
+                    assert_eq!(plan.cpu_order, Some(crate::bench::SCALING_ORDER.name()));
+                } else if let Some(config) = step.work::<BandwidthConfig>() {
+                    assert_eq!(plan.cpus, config.cpus);
+                    assert_eq!(plan.size_bytes, config.size);
+                    assert_eq!(plan.cpu_order, Some("compact"));
+                } else if let Some(one) = step.work::<OneCpu>() {
+                    // One CPU, its own node, its own one-thread DRAM
+                    // working set, at most 3 repetitions, the rule shown.
+                    assert_eq!(plan.cpus, [one.cpu]);
+                    assert_eq!(plan.threads, 1);
+                    assert_eq!(plan.mem_nodes, [topology.node_of_cpu(one.cpu).unwrap()]);
+                    assert_eq!(
+                        plan.size_bytes,
+                        crate::bench::each_cpu_dram_bytes(topology, one.cpu, None)
+                    );
+                    assert_eq!(
+                        plan.cache_bytes_in_front,
+                        topology.cache_bytes_in_front(&[one.cpu], &plan.mem_nodes)
+                    );
+                    assert!(plan.size_bytes >= 4 * plan.cache_bytes_in_front);
+                    assert!(!plan.cache_affected);
+                    assert_eq!(plan.repeat, context.repeat.min(3));
+                    assert_eq!(
+                        plan.sample_rule.as_deref(),
+                        Some(crate::bench::RULE_SAMPLED)
+                    );
+                } else {
+                    assert_eq!(plan.repeat, context.repeat);
                 }
             }
         }

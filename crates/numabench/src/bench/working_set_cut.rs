@@ -11,35 +11,18 @@
 //! sentence says it is that cache's figure (the records say so too:
 //! `cache_affected`, `cache_level`).
 
-use super::characterize::{Step, Work};
 use super::context::Context;
+use super::latency::LatencyConfig;
 use super::placed::{CACHE_MULTIPLE, MIN_DRAM_WORKING_SET};
+use super::step::Step;
 use crate::topology::memory_nodes;
 use crate::units::format_bytes;
-
-/// Every working-set size of `work`, mutable (none for the cache-state and
-/// cache-to-cache steps, which are sized by the CPU caches).
-fn sizes_of(work: &mut Work) -> Vec<&mut u64> {
-    match work {
-        Work::Latency(config) => config.sizes.iter_mut().collect(),
-        Work::Matrix(_, size, _) => vec![size],
-        Work::CpuRow { size, .. } | Work::Contention { size, .. } | Work::Scaling { size, .. } => {
-            vec![size]
-        }
-        Work::Bandwidth(config) => vec![&mut config.size],
-        Work::LoadedLatency(config) => vec![&mut config.size],
-        Work::Mlp(config) => vec![&mut config.size],
-        Work::MlpThreads(config) => vec![&mut config.size],
-        Work::OneCpu(one) => one.sizes.iter_mut().collect(),
-        Work::Cache(_) | Work::C2c => Vec::new(),
-    }
-}
 
 /// The largest working set any step measures.
 fn largest(steps: &mut [Step]) -> u64 {
     steps
         .iter_mut()
-        .flat_map(|step| sizes_of(&mut step.work).into_iter().map(|size| *size))
+        .flat_map(|step| step.work.working_sets().into_iter().map(|size| *size))
         .max()
         .unwrap_or(0)
 }
@@ -48,18 +31,18 @@ fn largest(steps: &mut [Step]) -> u64 {
 /// relabelled, and a sweep step that now repeats an earlier size dropped.
 fn apply_cap(steps: &mut Vec<Step>, cap: u64) {
     for step in steps.iter_mut() {
-        for size in sizes_of(&mut step.work) {
+        for size in step.work.working_sets() {
             *size = (*size).min(cap);
         }
-        if let Work::Latency(config) = &step.work {
+        if let Some(config) = step.work::<LatencyConfig>() {
             if step.benchmark == "latency" && config.sizes.len() == 1 {
                 step.label = format!("latency {}", format_bytes(config.sizes[0]));
             }
         }
     }
     let mut seen = Vec::new();
-    steps.retain(|step| match &step.work {
-        Work::Latency(config) if step.benchmark == "latency" && config.sizes.len() == 1 => {
+    steps.retain(|step| match step.work::<LatencyConfig>() {
+        Some(config) if step.benchmark == "latency" && config.sizes.len() == 1 => {
             let fresh = !seen.contains(&config.sizes[0]);
             seen.push(config.sizes[0]);
             fresh

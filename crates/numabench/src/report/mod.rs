@@ -2,9 +2,10 @@
 //! script, no network) of plots and tables built from results files only,
 //! never from the machine the report is made on.
 //!
-//! Sections are independent: each kind lives in its own file under
-//! [`sections`] and is listed in [`sections::KINDS`]; a kind shows only when
-//! the records it draws exist.
+//! Sections are independent: a benchmark's section lives in its folder
+//! (`bench/<name>/report.rs`) and is listed in its registry entry, the
+//! others in their own files under [`sections`]; [`sections::kinds`] lists
+//! them all. A kind shows only when the records it draws exist.
 
 pub mod diagram;
 pub mod html;
@@ -37,7 +38,7 @@ pub struct Report {
 /// Builds the page from everything read.
 pub fn build(data: &Dataset) -> Report {
     let mut built: Vec<Section> = Vec::new();
-    for kind in sections::KINDS {
+    for kind in sections::kinds() {
         if let Some(section) = (kind.build)(data) {
             built.push(section);
         }

@@ -8,7 +8,9 @@
 //! [`measure`] for how the states are made.
 
 mod measure;
+mod plan;
 mod relations;
+mod run;
 
 pub use measure::{State, LINE_BYTES};
 pub use relations::{default_measurers, measurer, Measurer, Relation};

@@ -198,7 +198,7 @@ fn child(context: &Context, plugin: &Plugin, config: &PluginRunConfig) -> Vec<St
             }
         }
     }
-    let check = crate::bench::mlp_threads::combined_check(&checks);
+    let check = crate::bench::mlp::combined_check(&checks);
     lines.push(json!({"placement": check}).to_string());
     let params: Vec<(CString, CString)> = plugin
         .params

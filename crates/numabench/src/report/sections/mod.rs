@@ -1,33 +1,27 @@
-//! The report's section kinds, one file each. To add a kind: write a file
-//! with a `build(&Dataset) -> Option<Section>` and list it in [`KINDS`] with
-//! the benchmarks it draws and `shows`, which of their records it draws or
-//! tables. Every record is either shown by a kind that claims its benchmark
+//! The report's section kinds, one file each, and the shared helpers a
+//! benchmark's own section (`bench/<name>/report.rs`) builds with. A
+//! benchmark's section is listed in its registry entry; the other kinds
+//! (findings, metadata, applications, studies) are listed here
+//! ([`kinds`]). Each kind names the benchmarks it draws and `shows`,
+//! which of their records it draws or tables. Every record is either shown by a kind that claims its benchmark
 //! or listed under "Other records" ([`accounted`]); a test holds every
 //! fixture to that.
 
 pub mod apps;
-pub mod bandwidth;
-pub mod c2c;
 pub mod cluster;
-pub mod contention;
 pub mod doctor;
 pub mod findings;
 pub mod hmat;
-pub mod latency;
-pub mod loaded_latency;
 pub mod matrix;
 pub mod matrix_ratio;
 pub mod meta;
-pub mod mlp;
 pub mod observe;
 pub mod other;
-pub mod per_cpu;
 pub mod record_table;
 pub mod run;
-pub mod scaling;
 pub mod tables;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use super::html::{self, Table};
 use super::load::Dataset;
@@ -47,23 +41,21 @@ pub struct SectionKind {
 }
 
 /// `shows` of a kind that draws or tables every record of its benchmarks.
-fn every(_: &ReadRecord) -> bool {
+pub fn every(_: &ReadRecord) -> bool {
     true
 }
 
 /// `shows` of the latency, matrix and per-CPU kinds: they draw the ns
 /// figures; `latency_cycles` (the same chase in TSC ticks) goes to
 /// "Other records".
-fn not_cycles(r: &ReadRecord) -> bool {
+pub fn not_cycles(r: &ReadRecord) -> bool {
     r.metric != "latency_cycles"
 }
 
 /// Whether some section kind claims `r`'s benchmark and shows `r`; the
 /// rest are listed under "Other records".
 pub fn shown(r: &ReadRecord) -> bool {
-    KINDS
-        .iter()
-        .any(|kind| kind.benchmarks.contains(&r.benchmark.as_str()) && (kind.shows)(r))
+    kinds().any(|kind| kind.benchmarks.contains(&r.benchmark.as_str()) && (kind.shows)(r))
 }
 
 /// How the records of a dataset are accounted for: (shown by a section,
@@ -73,8 +65,9 @@ pub fn accounted(data: &Dataset) -> (usize, usize) {
     (shown, data.records.len() - shown)
 }
 
-/// Every section kind, in page order.
-pub const KINDS: &[SectionKind] = &[
+/// The kinds before the benchmarks' sections: findings, the run's
+/// metadata, the doctor's checks.
+const LEADING: &[SectionKind] = &[
     SectionKind {
         benchmarks: &["summary"],
         build: findings::build,
@@ -90,51 +83,11 @@ pub const KINDS: &[SectionKind] = &[
         build: doctor::build,
         shows: every,
     },
-    SectionKind {
-        benchmarks: &["latency"],
-        build: latency::build,
-        shows: not_cycles,
-    },
-    SectionKind {
-        benchmarks: &["bandwidth"],
-        build: bandwidth::build,
-        shows: every,
-    },
-    SectionKind {
-        benchmarks: &["matrix-latency", "matrix-bandwidth"],
-        build: matrix::build,
-        shows: not_cycles,
-    },
-    SectionKind {
-        benchmarks: &["per-cpu"],
-        build: per_cpu::build,
-        shows: not_cycles,
-    },
-    SectionKind {
-        benchmarks: &["loaded-latency"],
-        build: loaded_latency::build,
-        shows: every,
-    },
-    SectionKind {
-        benchmarks: &["scaling"],
-        build: scaling::build,
-        shows: every,
-    },
-    SectionKind {
-        benchmarks: &["mlp"],
-        build: mlp::build,
-        shows: mlp::shows,
-    },
-    SectionKind {
-        benchmarks: &["c2c"],
-        build: c2c::build,
-        shows: every,
-    },
-    SectionKind {
-        benchmarks: &["contention"],
-        build: contention::build,
-        shows: every,
-    },
+];
+
+/// The kinds after the benchmarks' sections: applications, studies,
+/// clusters.
+const TRAILING: &[SectionKind] = &[
     SectionKind {
         benchmarks: &["stream", "cg", "mg"],
         build: apps::build,
@@ -161,6 +114,20 @@ pub const KINDS: &[SectionKind] = &[
         shows: every,
     },
 ];
+
+/// Every section kind, in page order: each registered benchmark's own
+/// section (in registry order, the order `characterize` runs them)
+/// between the leading and the trailing kinds.
+pub fn kinds() -> impl Iterator<Item = SectionKind> {
+    let benchmarks = crate::bench::registry()
+        .iter()
+        .filter_map(|info| info.report);
+    LEADING
+        .iter()
+        .copied()
+        .chain(benchmarks)
+        .chain(TRAILING.iter().copied())
+}
 
 /// A section from its parts.
 pub fn section(id: &str, heading: &str, body: String) -> Section {

@@ -7,7 +7,8 @@ use crate::report::load::Dataset;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/report/");
 
-fn fixture(names: &[&str]) -> Dataset {
+/// The report fixtures `names`, loaded without a note.
+pub(crate) fn fixture(names: &[&str]) -> Dataset {
     let mut data = Dataset::default();
     for name in names {
         let text = std::fs::read_to_string(format!("{FIXTURES}{name}")).unwrap();
@@ -17,38 +18,24 @@ fn fixture(names: &[&str]) -> Dataset {
     data
 }
 
-fn record(benchmark: &str, metric: &str, value: f64, unit: &str, params: &str) -> String {
+/// One record line with `params`, as numabench writes it.
+pub(crate) fn record(
+    benchmark: &str,
+    metric: &str,
+    value: f64,
+    unit: &str,
+    params: &str,
+) -> String {
     format!(
         r#"{{"type":"record","benchmark":"{benchmark}","metric":"{metric}","value":{value},"unit":"{unit}","params":{params},"placement":{{"requested":{{}},"verified":null}},"stats":{{"n":1,"min":{value},"median":{value},"mean":{value},"max":{value},"stddev":0,"cv":0,"p90":{value},"p99":{value}}}}}"#
     )
 }
 
-fn lines(records: &[String]) -> Dataset {
+/// A dataset of `records`.
+pub(crate) fn lines(records: &[String]) -> Dataset {
     let mut data = Dataset::default();
     data.load("t.jsonl", &records.join("\n"));
     data
-}
-
-#[test]
-fn latency_curves_follow_size_with_every_record_once() {
-    let data = fixture(&["characterize.jsonl"]);
-    let records: Vec<_> = data
-        .of("latency")
-        .filter(|r| r.metric == "latency")
-        .collect();
-    let series = latency::latency_curves(&data);
-    assert_eq!(series.len(), 1, "one CPU and one memory node: {series:?}");
-    assert_eq!(series[0].label, "CPU 0, memory bind:0");
-    assert_eq!(series[0].points.len(), records.len());
-    assert!(
-        series[0].points.windows(2).all(|w| w[0].0 < w[1].0),
-        "sorted by size"
-    );
-    for r in records {
-        assert!(series[0]
-            .points
-            .contains(&(r.num("size_bytes").unwrap(), r.value)));
-    }
 }
 
 #[test]
@@ -128,72 +115,6 @@ fn per_cpu_matrices_have_a_row_per_cpu() {
 }
 
 #[test]
-fn efficiency_is_bandwidth_over_linear_scaling() {
-    let data = lines(&[
-        record(
-            "scaling",
-            "read_bandwidth",
-            10.0,
-            "GB/s",
-            r#"{"threads":1,"locality":"local","mem_node":0}"#,
-        ),
-        record(
-            "scaling",
-            "read_bandwidth",
-            15.0,
-            "GB/s",
-            r#"{"threads":2,"locality":"local","mem_node":0}"#,
-        ),
-        record(
-            "scaling",
-            "read_bandwidth",
-            20.0,
-            "GB/s",
-            r#"{"threads":4,"locality":"local","mem_node":0}"#,
-        ),
-    ]);
-    let series = scaling::scaling_curves(&data);
-    assert_eq!(
-        series[0].points,
-        vec![(1.0, 10.0), (2.0, 15.0), (4.0, 20.0)]
-    );
-    let efficiency = scaling::efficiency(&series);
-    assert_eq!(
-        efficiency[0].points,
-        vec![(1.0, 1.0), (2.0, 0.75), (4.0, 0.5)]
-    );
-}
-
-#[test]
-fn c2c_matrix_is_symmetric() {
-    let data = lines(&[
-        record("c2c", "c2c_latency", 50.0, "ns", r#"{"cpu_a":0,"cpu_b":1}"#),
-        record(
-            "c2c",
-            "c2c_latency",
-            120.0,
-            "ns",
-            r#"{"cpu_a":0,"cpu_b":4}"#,
-        ),
-    ]);
-    let m = c2c::c2c_matrix(&data).unwrap();
-    assert_eq!(m.rows, vec!["CPU 0", "CPU 1", "CPU 4"]);
-    assert_eq!(m.values[0][2], Some(120.0));
-    assert_eq!(m.values[2][0], Some(120.0));
-    assert_eq!(m.values[1][2], None);
-}
-
-#[test]
-fn mlp_curves_follow_chains() {
-    let data = fixture(&["characterize.jsonl"]);
-    let series = mlp::mlp_curves(&data, "mlp");
-    let count = data.of("mlp").filter(|r| r.metric == "mlp").count();
-    assert!(count > 1);
-    assert_eq!(series.iter().map(|s| s.points.len()).sum::<usize>(), count);
-    assert_eq!(series[0].points[0].0, 1.0, "k starts at 1");
-}
-
-#[test]
 fn app_iterations_and_spread_come_from_each_configuration() {
     let data = fixture(&["placement-study-stream.jsonl"]);
     let times: Vec<_> = data.of("stream").filter(|r| r.metric == "time").collect();
@@ -267,12 +188,13 @@ fn sections_appear_only_for_the_records_given() {
             "latency",
             "bandwidth",
             "matrices",
-            "per-cpu",
-            "loaded-latency",
+            // the benchmarks' sections in registry (characterize) order
+            "contention",
             "scaling",
+            "loaded-latency",
             "mlp",
             "c2c",
-            "contention",
+            "per-cpu",
             // latency_cycles: drawn by no section
             "other"
         ]
@@ -538,63 +460,6 @@ fn every_record_is_drawn_tabled_or_listed_under_other_records() {
     }
     assert!(report.html.contains("aggregate loads (Mop/s)"));
     assert!(report.html.contains("p (Mann-Whitney)"));
-}
-
-/// Latency curves were keyed on CPU and memory only: the same CPU and node
-/// measured on two hosts, in two files, in two orders or with and without a
-/// writer CPU fell into one curve (its points interleaved). Each of those
-/// now makes its own curve, and a single file keeps its short label.
-#[test]
-fn latency_curves_keep_hosts_files_orders_and_writers_apart() {
-    let point = |size: u64, value: f64, extra: &str| {
-        record(
-            "latency",
-            "latency",
-            value,
-            "ns",
-            &format!(r#"{{"size_bytes":{size},"cpu":0,"mem_node":0{extra}}}"#),
-        )
-    };
-    let mut data = Dataset::default();
-    data.load(
-        "a.jsonl",
-        &[
-            r#"{"type":"metadata","tool":"numabench","host":"h1"}"#.to_string(),
-            point(1024, 1.0, r#","order":"tlb-block""#),
-            point(2048, 2.0, r#","order":"tlb-block""#),
-            point(1024, 3.0, r#","order":"random""#),
-            point(1024, 4.0, r#","order":"tlb-block","host":"h2","rank":1"#),
-        ]
-        .join("\n"),
-    );
-    data.load(
-        "b.jsonl",
-        &[
-            r#"{"type":"metadata","tool":"numabench","host":"h1"}"#.to_string(),
-            point(1024, 5.0, r#","order":"tlb-block""#),
-            point(1024, 6.0, r#","order":"tlb-block","writer_cpu":1"#),
-        ]
-        .join("\n"),
-    );
-    let series = latency::latency_curves(&data);
-    let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
-    assert_eq!(series.len(), 5, "{labels:#?}");
-    assert_eq!(
-        series.iter().map(|s| s.points.len()).sum::<usize>(),
-        6,
-        "{labels:#?}"
-    );
-    let two = series.iter().find(|s| s.points.len() == 2).unwrap();
-    assert_eq!(two.points, [(1024.0, 1.0), (2048.0, 2.0)]);
-    assert!(two.label.contains("host h1") && two.label.contains("file a.jsonl"));
-    assert!(
-        labels.iter().any(|l| l.contains("writer CPU 1")),
-        "{labels:#?}"
-    );
-    assert!(
-        labels.iter().any(|l| l.contains("order random")),
-        "{labels:#?}"
-    );
 }
 
 /// A cluster file's matrix records of two hosts: before the fix they made

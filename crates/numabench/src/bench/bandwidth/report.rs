@@ -1,0 +1,80 @@
+//! Bandwidth against working-set size, one curve per kernel (and threads,
+//! memory placement).
+
+use crate::output::ReadRecord;
+use crate::report::html::figure;
+use crate::report::load::Dataset;
+use crate::report::plot::{lines, Series};
+use crate::report::sections::{
+    cache_marks, curves, curves_table, memory_of, records_table, section,
+};
+use crate::report::Section;
+use numabench_schema::benchmark;
+use numabench_schema::params::key;
+
+/// The curve of a bandwidth record: kernel, threads and memory.
+pub fn curve_label(r: &ReadRecord) -> String {
+    let kernel = r
+        .text(key::KERNEL)
+        .unwrap_or_else(|| r.metric.trim_end_matches("_bandwidth").to_string());
+    let threads = r.text(key::THREADS).unwrap_or_else(|| "?".into());
+    format!("{kernel}, {threads} thread(s), {}", memory_of(r))
+}
+
+/// Bandwidth (GB/s) against size, per kernel.
+pub fn bandwidth_curves(data: &Dataset) -> Vec<Series> {
+    curves(
+        data.of(benchmark::BANDWIDTH)
+            .filter(|r| r.metric.ends_with("_bandwidth") && r.params.get("each_cpu").is_none()),
+        key::SIZE_BYTES,
+        curve_label,
+    )
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    let series = bandwidth_curves(data);
+    let others: Vec<&ReadRecord> = data
+        .of(benchmark::BANDWIDTH)
+        .filter(|r| !(r.metric.ends_with("_bandwidth") && r.params.get("each_cpu").is_none()))
+        .collect();
+    if series.is_empty() && others.is_empty() {
+        return None;
+    }
+    let mut body = String::new();
+    if !series.is_empty() {
+        let svg = lines(
+            &series,
+            "working set (bytes, log scale; kB = 1000 B)",
+            "bandwidth (GB/s)",
+            true,
+            &cache_marks(data),
+        );
+        body.push_str(&figure(
+            &svg,
+            "Best-repetition bandwidth against working-set size, per kernel (GB/s = 10^9 bytes/s).",
+            &curves_table(&series, "size (bytes)", "bandwidth (GB/s)"),
+        ));
+    }
+    if !others.is_empty() {
+        body.push_str("<h3>Per-CPU bandwidth</h3>");
+        body.push_str(
+            &records_table(
+                others.into_iter(),
+                &[
+                    key::CPU,
+                    key::CPU_NODE,
+                    key::MEM_NODE,
+                    key::KERNEL,
+                    key::THREADS,
+                    key::SIZE_BYTES,
+                ],
+            )
+            .to_html(),
+        );
+    }
+    Some(section(
+        "bandwidth",
+        "Bandwidth against working-set size",
+        body,
+    ))
+}

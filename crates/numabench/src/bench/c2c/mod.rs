@@ -1,0 +1,13 @@
+//! `c2c`: cache-to-cache transfer latency, one benchmark in one folder:
+//! its registry entry ([`describe`]), its plan ([`plan`]), what a step
+//! runs ([`run`]), the measurement itself ([`measure`]) and its report
+//! section ([`report`]).
+
+mod describe;
+mod measure;
+mod plan;
+pub mod report;
+mod run;
+
+pub(super) use describe::BENCHMARK;
+pub use measure::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};

@@ -1,0 +1,11 @@
+//! latency's work: what a step of it runs (the step runner calls
+//! [`Work::run`]).
+
+use super::measure::*;
+use crate::bench::step::{Ran, StepRun, Work};
+
+impl Work for LatencyConfig {
+    fn run(&self, run: &mut StepRun) -> Ran {
+        run_latency(run.context, self, run.pipeline).map(|()| None)
+    }
+}

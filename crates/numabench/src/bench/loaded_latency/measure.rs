@@ -1,0 +1,331 @@
+//! `loaded-latency`: the latency one chasing thread sees while the other
+//! CPUs generate memory traffic to the same node with a decreasing delay
+//! between requests — the latency-versus-bandwidth curve that MLC's loaded
+//! latency and the Mess benchmark draw.
+
+use crate::bench::context::Context;
+use crate::bench::error::BenchError;
+use crate::bench::latency::{chase_page_bytes, insert_order};
+use crate::bench::placed::{insert_cache_params, PlacedBuffer};
+use crate::clock::Stopwatch;
+use crate::interrupt::interrupted;
+use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
+use crate::memory::MemoryPlacement;
+use crate::output::{Pipeline, Placement, Record, Unit};
+use crate::stats::Sample;
+use crate::threads::run_pinned;
+use serde_json::{json, Map};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+/// Delays (nop iterations, about one cycle each, between a generator's
+/// cache-line requests) from light to full load.
+pub const DEFAULT_DELAYS: &[u32] = &[2000, 1000, 500, 250, 120, 60, 30, 0];
+
+/// Read:write ratio of the generated traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrafficMix {
+    /// Loads only.
+    AllReads,
+    /// Reads per write, e.g. 3 for 3:1.
+    ReadsPerWrite(u32),
+}
+
+impl TrafficMix {
+    /// Parses `reads`, `3:1`, `2:1`, `1:1`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "reads" | "all-reads" => Some(TrafficMix::AllReads),
+            "3:1" => Some(TrafficMix::ReadsPerWrite(3)),
+            "2:1" => Some(TrafficMix::ReadsPerWrite(2)),
+            "1:1" => Some(TrafficMix::ReadsPerWrite(1)),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> String {
+        match self {
+            TrafficMix::AllReads => "reads".to_string(),
+            TrafficMix::ReadsPerWrite(reads) => format!("{reads}:1"),
+        }
+    }
+}
+
+/// A validated loaded-latency run.
+#[derive(Debug, Clone)]
+pub struct LoadedLatencyConfig {
+    pub chaser_cpu: u32,
+    pub generator_cpus: Vec<u32>,
+    pub memory: MemoryPlacement,
+    /// Working set of the chase and of each generator, bytes.
+    pub size: u64,
+    pub delays: Vec<u32>,
+    pub mix: TrafficMix,
+}
+
+/// Waits about `iterations` cycles (one `nop` and a loop branch each).
+#[inline(always)]
+fn delay(iterations: u32) {
+    for _ in 0..iterations {
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        // SAFETY: a nop touches no register or memory.
+        unsafe {
+            std::arch::asm!("nop", options(nomem, nostack, preserves_flags));
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        std::hint::spin_loop();
+    }
+}
+
+/// The longest the chase waits for every generator to start moving
+/// memory before it is timed, seconds.
+const GENERATOR_START_SECONDS: f64 = 1.0;
+
+/// Streams through `words` one cache line per request, waiting `wait`
+/// iterations between requests, until `stop`; counts bytes (64 per request).
+fn generate(
+    words: &mut [u64],
+    wait: u32,
+    mix: TrafficMix,
+    stop: &AtomicBool,
+    bytes: &AtomicU64,
+    started: &AtomicUsize,
+) {
+    const WORDS_PER_LINE: usize = 8;
+    const BATCH: u64 = 256;
+    let lines = words.len() / WORDS_PER_LINE;
+    let writes_every = match mix {
+        TrafficMix::AllReads => u32::MAX,
+        TrafficMix::ReadsPerWrite(reads) => reads + 1,
+    };
+    let pointer = words.as_mut_ptr();
+    let mut sum = 0u64;
+    let mut until_write = writes_every;
+    let mut line = 0usize;
+    let mut first = true;
+    while !stop.load(Ordering::Relaxed) {
+        for _ in 0..BATCH {
+            // SAFETY: line < lines, so the word index is inside `words`; volatile keeps the access.
+            unsafe {
+                let word = pointer.add(line * WORDS_PER_LINE);
+                until_write -= 1;
+                if until_write == 0 {
+                    until_write = writes_every;
+                    std::ptr::write_volatile(word, sum);
+                } else {
+                    sum = sum.wrapping_add(std::ptr::read_volatile(word));
+                }
+            }
+            line += 1;
+            if line == lines {
+                line = 0;
+            }
+            delay(wait);
+        }
+        bytes.fetch_add(BATCH * 64, Ordering::Relaxed);
+        if first {
+            first = false;
+            started.fetch_add(1, Ordering::Release);
+        }
+    }
+    std::hint::black_box(sum);
+}
+
+/// One point: latency under load and the traffic's bandwidth.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedPoint {
+    /// `None` for the idle point (no generators).
+    pub delay: Option<u32>,
+    pub latency_ns: Sample,
+    pub traffic_gigabytes_per_second: f64,
+    /// Where the chased buffer's pages are.
+    pub check: crate::output::PlacementCheck,
+}
+
+/// Measures the idle point, then one point per delay.
+pub fn run_loaded_latency(
+    context: &Context,
+    config: &LoadedLatencyConfig,
+    pipeline: &mut Pipeline,
+) -> Result<Vec<LoadedPoint>, BenchError> {
+    let mut points = Vec::new();
+    let steps: Vec<Option<u32>> = std::iter::once(None)
+        .chain(config.delays.iter().copied().map(Some))
+        .collect();
+    for delay in steps {
+        if interrupted() {
+            break;
+        }
+        let generators = if delay.is_some() {
+            config.generator_cpus.clone()
+        } else {
+            Vec::new()
+        };
+        let point = measure_point(context, config, delay, &generators)?;
+        emit(context, config, &point, pipeline)?;
+        points.push(point);
+    }
+    Ok(points)
+}
+
+fn measure_point(
+    context: &Context,
+    config: &LoadedLatencyConfig,
+    delay: Option<u32>,
+    generators: &[u32],
+) -> Result<LoadedPoint, BenchError> {
+    let stop = AtomicBool::new(false);
+    let bytes = AtomicU64::new(0);
+    let started = AtomicUsize::new(0);
+    let mut cpus = vec![config.chaser_cpu];
+    cpus.extend_from_slice(generators);
+    let repeat = context.repeat.max(1);
+    let results = run_pinned(
+        &cpus,
+        |worker| -> Result<Option<(Vec<f64>, f64, crate::output::PlacementCheck)>, BenchError> {
+            let mut placed = PlacedBuffer::allocate(
+                config.size as usize,
+                config.memory.clone(),
+                context.hugepages,
+            )?;
+            if worker.index == 0 {
+                let block = chase_block(context, config).bytes as usize;
+                let start = build_chase(placed.buffer.words_mut(), 64, block, 0x10ad);
+                let check = placed.verify(context.placement_threshold)?;
+                let words = placed.buffer.words();
+                // SAFETY: `start` indexes the chain just built.
+                let mut pointer = unsafe { words.as_ptr().add(start) };
+                // SAFETY: following the live chain.
+                pointer = unsafe { chase(pointer, (config.size / 64).min(1 << 22)) };
+                // Generators are running from here; a failed wait means one of them could not
+                // start (its error is reported from its own result).
+                if worker.barrier.wait().is_err() {
+                    return Ok(None);
+                }
+                // The load is on before the chase is timed: every generator
+                // has moved its first batch (a generator's thread may not
+                // have been scheduled yet where CPUs are shared), or a
+                // second has passed.
+                let waiting = Stopwatch::start();
+                while started.load(Ordering::Acquire) < generators.len()
+                    && waiting.seconds() < GENERATOR_START_SECONDS
+                {
+                    std::thread::yield_now();
+                }
+                let stopwatch = Stopwatch::start();
+                let bytes_before = bytes.load(Ordering::Relaxed);
+                let loads = 1 << 16;
+                let mut samples = Vec::with_capacity(repeat);
+                for _ in 0..repeat {
+                    let sample = Stopwatch::start();
+                    // SAFETY: as above.
+                    pointer = unsafe { chase(pointer, loads) };
+                    samples.push(sample.seconds() * 1e9 / loads as f64);
+                }
+                let traffic = (bytes.load(Ordering::Relaxed) - bytes_before) as f64
+                    / stopwatch.seconds()
+                    / 1e9;
+                stop.store(true, Ordering::Relaxed);
+                std::hint::black_box(pointer);
+                Ok(Some((samples, traffic, check)))
+            } else {
+                placed.buffer.touch_pages();
+                // Failed: the chaser or another generator left with an error; nothing to load.
+                if worker.barrier.wait().is_err() {
+                    return Ok(None);
+                }
+                generate(
+                    placed.buffer.words_mut(),
+                    delay.unwrap_or(0),
+                    config.mix,
+                    &stop,
+                    &bytes,
+                    &started,
+                );
+                Ok(None)
+            }
+        },
+    )?;
+    let mut found = None;
+    for result in results {
+        if let Some(value) = result? {
+            found = Some(value);
+        }
+    }
+    let (samples, traffic, check) = found
+        .ok_or_else(|| BenchError::Invalid("the chasing worker stopped before measuring".into()))?;
+    Ok(LoadedPoint {
+        delay,
+        latency_ns: Sample::new(samples).map_err(|error| BenchError::Invalid(error.to_string()))?,
+        traffic_gigabytes_per_second: traffic,
+        check,
+    })
+}
+
+/// The chase's block: `latency`'s default order (random within TLB-sized
+/// blocks), so the idle point is the idle latency `latency` reports.
+fn chase_block(context: &Context, config: &LoadedLatencyConfig) -> ChaseBlock {
+    ChaseOrder::default().block(config.size, chase_page_bytes(context))
+}
+
+fn emit(
+    context: &Context,
+    config: &LoadedLatencyConfig,
+    point: &LoadedPoint,
+    pipeline: &mut Pipeline,
+) -> Result<(), BenchError> {
+    let mut params = Map::new();
+    params.insert("delay".into(), json!(point.delay));
+    params.insert("mix".into(), json!(config.mix.name()));
+    params.insert("chaser_cpu".into(), json!(config.chaser_cpu));
+    params.insert(
+        "cpu_node".into(),
+        json!(context.topology.node_of_cpu(config.chaser_cpu)),
+    );
+    params.insert(
+        "generators".into(),
+        json!(if point.delay.is_some() {
+            config.generator_cpus.len()
+        } else {
+            0
+        }),
+    );
+    params.insert(
+        "traffic_gbs".into(),
+        json!(point.traffic_gigabytes_per_second),
+    );
+    params.insert("size_bytes".into(), json!(config.size));
+    // The chaser measures; the generators' buffers only load the memory.
+    insert_cache_params(
+        &context.topology,
+        config.size,
+        &[config.chaser_cpu],
+        &config.memory.expected_nodes(),
+        &mut params,
+    );
+    insert_order(
+        &mut params,
+        ChaseOrder::default(),
+        &chase_block(context, config),
+    );
+    let mut requested = Map::new();
+    let mut cpus = vec![config.chaser_cpu];
+    if point.delay.is_some() {
+        cpus.extend(&config.generator_cpus);
+    }
+    requested.insert("cpus".into(), json!(cpus));
+    requested.insert("memory".into(), config.memory.to_json());
+    let summary = point.latency_ns.summary();
+    pipeline.emit(&Record {
+        benchmark: "loaded-latency".into(),
+        metric: "loaded_latency".into(),
+        value: summary.median,
+        unit: Unit::Nanoseconds,
+        params,
+        placement: Placement {
+            requested,
+            verified: Some(point.check.clone()),
+        },
+        stats: summary,
+    })?;
+    Ok(())
+}

@@ -1,0 +1,47 @@
+//! Loaded latency against the bandwidth the traffic generators reached.
+
+use crate::report::html::figure;
+use crate::report::load::Dataset;
+use crate::report::plot::{lines, Series};
+use crate::report::sections::{curves, curves_table, section};
+use crate::report::Section;
+use numabench_schema::benchmark;
+
+/// Latency (ns) against `traffic_gbs`, one curve per traffic mix and file.
+pub fn loaded_curves(data: &Dataset) -> Vec<Series> {
+    curves(
+        data.of(benchmark::LOADED_LATENCY)
+            .filter(|r| r.metric == "loaded_latency"),
+        "traffic_gbs",
+        |r| {
+            format!(
+                "mix {} ({})",
+                r.text("mix").unwrap_or_else(|| "?".into()),
+                r.file
+            )
+        },
+    )
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    let series = loaded_curves(data);
+    if series.is_empty() {
+        return None;
+    }
+    let svg = lines(
+        &series,
+        "traffic bandwidth (GB/s)",
+        "loaded latency (ns)",
+        false,
+        &[],
+    );
+    Some(section(
+        "loaded-latency",
+        "Loaded latency against bandwidth",
+        figure(
+            &svg,
+            "Median latency of one chasing thread while the other cores generate traffic (idle point at the lowest bandwidth).",
+            &curves_table(&series, "traffic (GB/s)", "latency (ns)"),
+        ),
+    ))
+}

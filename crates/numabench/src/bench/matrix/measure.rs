@@ -1,0 +1,523 @@
+//! `matrix latency` and `matrix bandwidth`: a thread on each CPU node with
+//! memory on each memory node (CPU-less ones included as targets).
+
+use crate::bench::bandwidth::{run_bandwidth, BandwidthConfig};
+use crate::bench::cell_classes::{
+    cell_classes, measure_classes, sample_of, Cell, CellClass, CellSource, ClassOutcome,
+    CLASS_DRAWS, CLASS_TOLERANCE,
+};
+use crate::bench::context::Context;
+use crate::bench::declared::{insert_declared, Declared};
+use crate::bench::error::BenchError;
+use crate::bench::latency::{emit_latency, measure_latency, LatencyConfig};
+use crate::bench::placed::cpus_of_node;
+use crate::interrupt::interrupted;
+use crate::kernels::{kernel_by_name, ChaseOrder};
+use crate::memory::MemoryPlacement;
+use crate::output::{Pipeline, Placement, Record, Unit};
+use crate::stats::Sample;
+use crate::threads::CpuOrder;
+use crate::topology::Machine;
+use crate::topology::{cpu_nodes, memory_nodes};
+use serde_json::{json, Map};
+
+/// Rows are CPU nodes (or CPUs, `matrix ... --per-cpu`), columns memory
+/// nodes; `None` where not measured (interrupted).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeMatrix {
+    /// What a row is: `CPU node`, or `CPU`.
+    pub row_name: &'static str,
+    /// The row keys (CPU nodes or CPUs), in order.
+    pub rows: Vec<u32>,
+    pub memory_nodes: Vec<u32>,
+    pub values: Vec<Vec<Option<f64>>>,
+    pub unit: &'static str,
+}
+
+impl NodeMatrix {
+    /// The rows of `other` (same columns) after this matrix's, so a
+    /// per-CPU matrix measured row by row is printed whole.
+    pub fn append(&mut self, other: NodeMatrix) {
+        self.rows.extend(other.rows);
+        self.values.extend(other.values);
+    }
+
+    /// The matrix as text: rows down, memory nodes across.
+    pub fn render(&self, title: &str) -> String {
+        let mut out = format!(
+            "{title} ({}), {} down, memory node across:\n",
+            self.unit, self.row_name
+        );
+        out.push_str(&format!("{:>8}", "cpu\\mem"));
+        for node in &self.memory_nodes {
+            out.push_str(&format!("{node:>10}"));
+        }
+        out.push('\n');
+        for (row, key) in self.values.iter().zip(&self.rows) {
+            out.push_str(&format!("{key:>8}"));
+            for value in row {
+                let cell = value.map_or("-".to_string(), crate::units::format_value);
+                out.push_str(&format!("{cell:>10}"));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// The order a node's measuring CPUs are taken in: tree order, so one
+/// thread runs on the node's first CPU of the object tree.
+pub const MATRIX_ORDER: CpuOrder = CpuOrder::Compact;
+
+/// The CPUs of `cpu_node` that measure in `mode`: the first of the node in
+/// [`MATRIX_ORDER`] (serial, and the latency matrix), or all of its allowed
+/// CPUs in that order (parallel).
+pub fn matrix_cpus(
+    topology: &Machine,
+    cpu_node: u32,
+    mode: MatrixMode,
+) -> Result<Vec<u32>, BenchError> {
+    let mut cpus = MATRIX_ORDER.arrange(topology, &cpus_of_node(topology, cpu_node)?);
+    if mode == MatrixMode::Serial {
+        cpus.truncate(1);
+    }
+    Ok(cpus)
+}
+
+/// How many threads read in `matrix bandwidth`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatrixMode {
+    /// One thread (the CPU node's first allowed CPU in [`MATRIX_ORDER`]).
+    Serial,
+    /// Every allowed CPU of the CPU node at once, in [`MATRIX_ORDER`].
+    Parallel,
+}
+
+impl MatrixMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            MatrixMode::Serial => "serial",
+            MatrixMode::Parallel => "parallel",
+        }
+    }
+}
+
+/// What a matrix cell measures: idle latency (one thread), or read
+/// bandwidth of the row's threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatrixKind {
+    Latency,
+    Bandwidth(MatrixMode),
+}
+
+/// One row of a grid: its key, the CPUs that measure, and the params
+/// every cell of the row records.
+struct GridRow {
+    key: u32,
+    cpus: Vec<u32>,
+    labels: Map<String, serde_json::Value>,
+}
+
+/// One cell: `row`'s CPUs against memory bound on `memory_node`, its
+/// record carrying the row's params, `extra`, `mem_node`, `cpu_order` and,
+/// for bandwidth, `mode`. The figure: the latency's, or the best bandwidth.
+fn measure_cell(
+    context: &Context,
+    row: &GridRow,
+    memory_node: u32,
+    kind: MatrixKind,
+    size: u64,
+    extra: &Map<String, serde_json::Value>,
+    pipeline: &mut Pipeline,
+) -> Result<Option<f64>, BenchError> {
+    let mut labels = row.labels.clone();
+    labels.extend(extra.clone());
+    labels.insert("mem_node".into(), json!(memory_node));
+    labels.insert("cpu_order".into(), json!(MATRIX_ORDER.name()));
+    if let Some(distance) = row_distance(&context.topology, &row.cpus, memory_node) {
+        labels.insert("slit_distance".into(), json!(distance));
+    }
+    let memory = MemoryPlacement::bind(memory_node);
+    Ok(match kind {
+        MatrixKind::Latency => {
+            let (topology, cpu) = (&context.topology, &row.cpus[..1]);
+            insert_declared(&mut labels, topology, Declared::Latency, cpu, memory_node);
+            let config = LatencyConfig {
+                sizes: vec![size],
+                cpu: row.cpus[0],
+                memory,
+                order: ChaseOrder::default(),
+                writer_cpu: None,
+            };
+            let measured = measure_latency(context, &config, size)?;
+            emit_latency(
+                context,
+                &config,
+                size,
+                &measured,
+                "matrix-latency",
+                &labels,
+                pipeline,
+            )?
+        }
+        MatrixKind::Bandwidth(mode) => {
+            labels.insert("mode".into(), json!(mode.name()));
+            let (topology, cpus) = (&context.topology, &row.cpus);
+            insert_declared(
+                &mut labels,
+                topology,
+                Declared::Bandwidth,
+                cpus,
+                memory_node,
+            );
+            let read = kernel_by_name("read").expect("read kernel is registered");
+            let config = BandwidthConfig::new(read, row.cpus.clone(), size, memory)
+                .labelled("matrix-bandwidth", labels);
+            Some(
+                run_bandwidth(context, &config, pipeline)?
+                    .gigabytes_per_second
+                    .max(),
+            )
+        }
+    })
+}
+
+/// The one grid runner of every matrix: each row's CPUs against memory
+/// bound on each memory node (CPU-less ones included), cell by cell,
+/// each cell's record flushed as measured; the cells carry the row's
+/// params, `mem_node`, `cpu_order` and, for bandwidth, `mode`.
+fn run_grid(
+    context: &Context,
+    row_name: &'static str,
+    rows: Vec<GridRow>,
+    kind: MatrixKind,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    let memory_nodes = memory_nodes(&context.topology);
+    let mut matrix = NodeMatrix {
+        row_name,
+        rows: rows.iter().map(|row| row.key).collect(),
+        values: vec![vec![None; memory_nodes.len()]; rows.len()],
+        memory_nodes: memory_nodes.clone(),
+        unit: match kind {
+            MatrixKind::Latency => "ns",
+            MatrixKind::Bandwidth(_) => "GB/s",
+        },
+    };
+    for (index, row) in rows.iter().enumerate() {
+        for (column, &memory_node) in memory_nodes.iter().enumerate() {
+            if interrupted() {
+                return Ok(matrix);
+            }
+            matrix.values[index][column] =
+                measure_cell(context, row, memory_node, kind, size, &Map::new(), pipeline)?;
+        }
+    }
+    Ok(matrix)
+}
+
+/// Each CPU node's row: its [`matrix_cpus`] in the mode `kind` measures.
+fn node_rows(topology: &Machine, kind: MatrixKind) -> Result<Vec<GridRow>, BenchError> {
+    let mode = match kind {
+        MatrixKind::Latency => MatrixMode::Serial,
+        MatrixKind::Bandwidth(mode) => mode,
+    };
+    cpu_nodes(topology)
+        .into_iter()
+        .map(|node| {
+            let mut labels = Map::new();
+            labels.insert("cpu_node".into(), json!(node));
+            Ok(GridRow {
+                key: node,
+                cpus: matrix_cpus(topology, node, mode)?,
+                labels,
+            })
+        })
+        .collect()
+}
+
+/// The matrix of `kind` from each CPU node (its [`matrix_cpus`]) to each
+/// memory node, working set `size`.
+pub fn run_node_matrix(
+    context: &Context,
+    kind: MatrixKind,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    let rows = node_rows(&context.topology, kind)?;
+    run_grid(context, "CPU node", rows, kind, size, pipeline)
+}
+
+/// A node matrix measured by symmetry class (a time budget's cut): the
+/// classes of (CPU node, memory node) cells and the seed that draws each
+/// class's members ([`super::cell_classes`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatrixSample {
+    pub seed: u64,
+    pub classes: Vec<CellClass>,
+}
+
+impl MatrixSample {
+    /// The classes of this topology's node matrix, members drawn with `seed`.
+    pub fn new(topology: &Machine, seed: u64) -> Self {
+        Self {
+            seed,
+            classes: cell_classes(topology, &cpu_nodes(topology), &memory_nodes(topology)),
+        }
+    }
+
+    /// The cells measured unless a class's members disagree.
+    pub fn cells(&self) -> Vec<Cell> {
+        self.classes
+            .iter()
+            .flat_map(|class| sample_of(class, self.seed, CLASS_DRAWS))
+            .collect()
+    }
+
+    /// The rule, as the plan and the records state it.
+    pub fn rule(&self) -> String {
+        let cells: usize = self.classes.iter().map(|class| class.cells.len()).sum();
+        format!(
+            "by symmetry class: {} classes of {cells} cells, each measured at its \
+             representative and {CLASS_DRAWS} members drawn with seed {}, the rest inferred; \
+             a class whose members differ by more than {:.0}% is measured in full \
+             (not in this estimate)",
+            self.classes.len(),
+            self.seed,
+            CLASS_TOLERANCE * 100.0
+        )
+    }
+}
+
+/// [`run_node_matrix`] by symmetry class: each class measured at its
+/// sample, in full where its members disagree beyond [`CLASS_TOLERANCE`];
+/// measured cells' records say `cell: "measured"`, the others' records
+/// (no measurement: the representative's figure, n = 1) `cell: "inferred"`
+/// and `inferred_from`; every one names its `cell_class` and `class_seed`.
+/// A class measured in full also emits a `class_asymmetry` record.
+pub fn run_sampled_matrix(
+    context: &Context,
+    kind: MatrixKind,
+    size: u64,
+    sample: &MatrixSample,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    let rows = node_rows(&context.topology, kind)?;
+    let columns = memory_nodes(&context.topology);
+    let class_labels = |class: &CellClass, cell: &str| {
+        let mut labels = Map::new();
+        labels.insert("cell".into(), json!(cell));
+        labels.insert("cell_class".into(), json!(class.id));
+        labels.insert("class_cells".into(), json!(class.cells.len()));
+        labels.insert("class_seed".into(), json!(sample.seed));
+        labels
+    };
+    let row_of = |node: u32| rows.iter().position(|row| row.key == node);
+    let outcomes = measure_classes(
+        &sample.classes,
+        sample.seed,
+        CLASS_DRAWS,
+        CLASS_TOLERANCE,
+        false,
+        |(cpu_node, memory_node), class| {
+            let Some(index) = row_of(cpu_node) else {
+                return Ok(None);
+            };
+            if interrupted() {
+                return Ok(None);
+            }
+            let extra = class_labels(class, "measured");
+            measure_cell(
+                context,
+                &rows[index],
+                memory_node,
+                kind,
+                size,
+                &extra,
+                pipeline,
+            )
+        },
+    )?;
+    let mut matrix = NodeMatrix {
+        row_name: "CPU node",
+        rows: rows.iter().map(|row| row.key).collect(),
+        values: vec![vec![None; columns.len()]; rows.len()],
+        memory_nodes: columns.clone(),
+        unit: match kind {
+            MatrixKind::Latency => "ns",
+            MatrixKind::Bandwidth(_) => "GB/s",
+        },
+    };
+    for outcome in &outcomes {
+        for &((cpu_node, memory_node), value, source) in &outcome.cells {
+            let (Some(index), Some(column)) = (
+                row_of(cpu_node),
+                columns.iter().position(|&node| node == memory_node),
+            ) else {
+                continue;
+            };
+            matrix.values[index][column] = value;
+            if let (CellSource::InferredFrom(from), Some(value)) = (source, value) {
+                let mut params = rows[index].labels.clone();
+                params.extend(class_labels(&outcome.class, "inferred"));
+                params.insert(
+                    "inferred_from".into(),
+                    json!({"cpu_node": from.0, "mem_node": from.1}),
+                );
+                params.insert("mem_node".into(), json!(memory_node));
+                params.insert("cpu_order".into(), json!(MATRIX_ORDER.name()));
+                params.insert("size_bytes".into(), json!(size));
+                let (benchmark, metric, unit) = match kind {
+                    MatrixKind::Latency => ("matrix-latency", "latency", Unit::Nanoseconds),
+                    MatrixKind::Bandwidth(mode) => {
+                        params.insert("mode".into(), json!(mode.name()));
+                        (
+                            "matrix-bandwidth",
+                            "read_bandwidth",
+                            Unit::GigabytesPerSecond,
+                        )
+                    }
+                };
+                pipeline.emit(&Record {
+                    benchmark: benchmark.into(),
+                    metric: metric.into(),
+                    value,
+                    unit,
+                    params,
+                    placement: Placement::default(),
+                    stats: Sample::new([value])
+                        .expect("a measured, finite figure")
+                        .summary(),
+                })?;
+            }
+        }
+        if outcome.measured_in_full {
+            emit_asymmetry(kind, outcome, sample.seed, pipeline)?;
+        }
+    }
+    Ok(matrix)
+}
+
+/// A class whose members disagreed: the largest difference from the
+/// representative, as a ratio of it, and the cells that differ.
+fn emit_asymmetry(
+    kind: MatrixKind,
+    outcome: &ClassOutcome,
+    seed: u64,
+    pipeline: &mut Pipeline,
+) -> Result<(), BenchError> {
+    let reference = outcome.cells[0].1.unwrap_or(0.0);
+    let deviation = |value: f64| ((value - reference) / reference).abs();
+    let differing: Vec<serde_json::Value> = outcome
+        .cells
+        .iter()
+        .filter_map(|&((cpu_node, mem_node), value, _)| {
+            let value = value?;
+            (deviation(value) > CLASS_TOLERANCE)
+                .then(|| json!({"cpu_node": cpu_node, "mem_node": mem_node, "value": value}))
+        })
+        .collect();
+    let worst = outcome
+        .cells
+        .iter()
+        .filter_map(|cell| cell.1)
+        .map(deviation)
+        .fold(0.0, f64::max);
+    let mut params = Map::new();
+    params.insert("cell_class".into(), json!(outcome.class.id));
+    params.insert("class_cells".into(), json!(outcome.class.cells.len()));
+    params.insert("class_seed".into(), json!(seed));
+    params.insert("representative".into(), json!({"cpu_node": outcome.class.cells[0].0, "mem_node": outcome.class.cells[0].1, "value": reference}));
+    params.insert("differing_cells".into(), json!(differing));
+    params.insert("tolerance".into(), json!(CLASS_TOLERANCE));
+    pipeline.emit(&Record {
+        benchmark: match kind {
+            MatrixKind::Latency => "matrix-latency",
+            MatrixKind::Bandwidth(_) => "matrix-bandwidth",
+        }
+        .into(),
+        metric: "class_asymmetry".into(),
+        value: worst,
+        unit: Unit::Ratio,
+        params,
+        placement: Placement::default(),
+        stats: Sample::new([worst]).expect("a finite ratio").summary(),
+    })?;
+    Ok(())
+}
+
+/// The idle latency matrix: [`run_node_matrix`] of [`MatrixKind::Latency`].
+pub fn run_latency_matrix(
+    context: &Context,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    run_node_matrix(context, MatrixKind::Latency, size, pipeline)
+}
+
+/// The read-bandwidth matrix in `mode`: [`run_node_matrix`] of
+/// [`MatrixKind::Bandwidth`].
+pub fn run_bandwidth_matrix(
+    context: &Context,
+    mode: MatrixMode,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    run_node_matrix(context, MatrixKind::Bandwidth(mode), size, pipeline)
+}
+
+/// One row of a per-CPU matrix (`matrix ... --per-cpu`): one thread on
+/// `cpu` against every memory node; its cells carry `per_cpu: true`,
+/// `cpu` and `cpu_node`.
+pub fn run_cpu_row(
+    context: &Context,
+    cpu: u32,
+    kind: MatrixKind,
+    size: u64,
+    pipeline: &mut Pipeline,
+) -> Result<NodeMatrix, BenchError> {
+    let mut labels = Map::new();
+    labels.insert("per_cpu".into(), json!(true));
+    labels.insert("cpu".into(), json!(cpu));
+    labels.insert("cpu_node".into(), json!(context.topology.node_of_cpu(cpu)));
+    let row = GridRow {
+        key: cpu,
+        cpus: vec![cpu],
+        labels,
+    };
+    run_grid(context, "CPU", vec![row], kind, size, pipeline)
+}
+
+/// The SLIT distance from the row's CPUs to `memory_node`, when they sit on
+/// one node and the firmware declares distances: what the findings compare
+/// the measured ratios with.
+fn row_distance(topology: &Machine, cpus: &[u32], memory_node: u32) -> Option<u64> {
+    let node = topology.node_of_cpu(*cpus.first()?)?;
+    cpus.iter()
+        .all(|&cpu| topology.node_of_cpu(cpu) == Some(node))
+        .then(|| topology.distance(node, memory_node))
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::threads::smt_server;
+
+    /// Each node measures from its first CPU of the object tree, and in
+    /// parallel from all its CPUs in tree order (siblings together), not in
+    /// OS-index order.
+    #[test]
+    fn each_node_measures_from_its_cpus_in_tree_order() {
+        let topology = smt_server(2, 8, 4);
+        for node in [0, 1] {
+            let all = matrix_cpus(&topology, node, MatrixMode::Parallel).unwrap();
+            let node_cpus = cpus_of_node(&topology, node).unwrap();
+            assert_eq!(all, CpuOrder::Compact.arrange(&topology, &node_cpus));
+            assert_eq!(all[..2], [node * 32, node * 32 + 64]);
+            let serial = matrix_cpus(&topology, node, MatrixMode::Serial).unwrap();
+            assert_eq!(serial, all[..1]);
+        }
+    }
+}

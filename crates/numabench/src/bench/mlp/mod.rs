@@ -1,0 +1,14 @@
+//! `mlp`, one benchmark in one folder: its registry entry
+//! ([`describe`]), its plan ([`plan`]), what a step runs ([`run`]), the
+//! measurement ([`measure`], and [`threads`] for `mlp --threads`) and its report section ([`report`]).
+
+mod describe;
+mod measure;
+mod plan;
+pub mod report;
+mod run;
+mod threads;
+
+pub(super) use describe::BENCHMARK;
+pub use measure::*;
+pub use threads::*;

@@ -1,0 +1,14 @@
+//! `per-cpu`, one benchmark in one folder: its registry entry
+//! ([`describe`]), its plan ([`plan`]), what a step runs ([`run`]), the
+//! measurement ([`measure`]) and its report section ([`report`]).
+
+mod describe;
+mod measure;
+mod plan;
+pub mod report;
+mod run;
+
+pub(super) use describe::BENCHMARK;
+pub use measure::*;
+#[cfg(test)]
+pub(super) use plan::PER_CPU_REPEAT;
