@@ -3,11 +3,12 @@
 //! flags into a library configuration.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use numabench::apps::{NpbClass, PlacementScheme, ThreadScheme};
 use numabench::bench::{Budget, TrafficMix};
 use numabench::kernels::{kernel_by_name, ChaseOrder, KernelSpec, SimdLevel, KERNELS};
 use numabench::parse::{parse_id_list, parse_size};
+use numabench::runtime::{PlacementScheme, ThreadScheme};
 use numabench::threads::CpuOrder;
+use numabench::workloads::NpbClass;
 use std::path::PathBuf;
 
 /// Measure what NUMA costs on this machine and which thread and memory
@@ -585,7 +586,7 @@ pub enum BaselineArg {
 pub struct ThreadCounts(pub Vec<usize>);
 
 fn parse_thread_counts_arg(text: &str) -> Result<ThreadCounts, String> {
-    numabench::apps::parse_thread_counts(text).map(ThreadCounts)
+    numabench::experiments::parse_thread_counts(text).map(ThreadCounts)
 }
 
 #[derive(Debug, Args)]

@@ -1,7 +1,7 @@
 //! `placement-study --node-splits --plan`: the splits that would run, the
 //! ones found equivalent to each by SLIT symmetry, the skipped ones.
 
-use numabench::apps::{split_text, SplitEnumeration};
+use numabench::experiments::{split_text, SplitEnumeration};
 use numabench::parse::format_in_order;
 use serde_json::{json, Value};
 

@@ -11,8 +11,11 @@
 //! - [`threads`]: pinning, CPU orders, the spin barrier and the pinned pool;
 //! - [`kernels`]: pointer-chase orders and bandwidth loops (kernels as data);
 //! - [`bench`]: the micro-benchmarks, their registry, plans and estimates;
-//! - [`apps`]: STREAM, NPB CG and MG on a team of pinned workers, placement
-//!   schemes, node splits, thread scaling and placement studies;
+//! - [`workloads`]: the applications (NPB CG and MG, STREAM) and their catalog;
+//! - [`runtime`]: the team of workers they run on, shared arrays and placement
+//!   schemes (first touch, interleave, migrate, next-touch), huge pages;
+//! - [`experiments`]: runs of the workloads and their records, the one-node
+//!   baseline, node splits, thread scaling and placement studies;
 //! - [`runner`]: `numabench run`: any program under pinning and memory policies;
 //! - [`overdecompose`]: the over-decomposition study (SOR over MPI, K ranks per core);
 //! - [`study`]: the study engine (interleaved repetitions, comparisons, verdicts);
@@ -44,7 +47,6 @@ pub const VERSION_LINE: &str = concat!(
     ")"
 );
 
-pub mod apps;
 pub mod bench;
 pub mod clock;
 pub mod cluster;
@@ -52,6 +54,7 @@ pub mod companions;
 pub mod compare;
 pub mod counters;
 pub mod doctor;
+pub mod experiments;
 pub mod interrupt;
 pub mod kernels;
 pub mod memattrs;
@@ -63,9 +66,11 @@ pub mod parse;
 pub mod private_dir;
 pub mod report;
 pub mod runner;
+pub mod runtime;
 pub mod stats;
 pub mod study;
 pub mod summary;
 pub mod threads;
 pub mod topology;
 pub mod units;
+pub mod workloads;

@@ -70,10 +70,12 @@ fn reaches(files: &[(String, String)], folder: &str, modules: &[&str]) -> Vec<St
 
 /// The modules built on records and measurements: `topology` describes the
 /// machine and is read by all of them, so it may name none.
-const ABOVE_TOPOLOGY: [&str; 11] = [
+const ABOVE_TOPOLOGY: [&str; 13] = [
     "output",
     "bench",
-    "apps",
+    "workloads",
+    "runtime",
+    "experiments",
     "runner",
     "report",
     "compare",
@@ -95,13 +97,13 @@ fn topology_builds_no_records_and_measures_nothing() {
 }
 
 #[test]
-fn runner_and_overdecompose_do_not_go_through_apps() {
+fn runner_and_overdecompose_do_not_go_through_the_applications() {
     let files = library();
-    let mut offences = reaches(&files, "runner", &["apps"]);
-    offences.extend(reaches(&files, "overdecompose", &["apps"]));
+    let mut offences = reaches(&files, "runner", &APPLICATIONS);
+    offences.extend(reaches(&files, "overdecompose", &APPLICATIONS));
     assert!(
         offences.is_empty(),
-        "runner and overdecompose use apps (counters, clock and memory are shared top-level modules):\n{}",
+        "runner and overdecompose use the application modules (counters, clock and memory are shared top-level modules):\n{}",
         offences.join("\n")
     );
 }
@@ -295,7 +297,7 @@ fn each_check_catches_an_offence() {
         ),
         (
             "runner/counted.rs".to_string(),
-            "// crate::apps:: in a comment\nuse crate::apps::{perf_params};\n".to_string(),
+            "// crate::runtime:: in a comment\nuse crate::runtime::{perf_params};\n".to_string(),
         ),
         (
             "bench/placed.rs".to_string(),
@@ -311,8 +313,8 @@ fn each_check_catches_an_offence() {
         ["topology/export.rs:1: use crate::output::Record;"]
     );
     assert_eq!(
-        reaches(&files, "runner", &["apps"]),
-        ["runner/counted.rs:2: use crate::apps::{perf_params};"]
+        reaches(&files, "runner", &APPLICATIONS),
+        ["runner/counted.rs:2: use crate::runtime::{perf_params};"]
     );
     assert_eq!(
         questions_elsewhere(&files),
@@ -373,6 +375,58 @@ fn each_check_catches_an_offence() {
             "bench/cache/describe.rs: not listed in REGISTRY",
             "bench/steps.rs: writes a registry entry",
             "bench/mlp/run.rs: missing",
+        ]
+    );
+}
+
+/// The application modules, bottom up: the runtime (team, shared arrays,
+/// placement), the workloads on it, the experiments with them.
+const APPLICATIONS: [&str; 3] = ["runtime", "workloads", "experiments"];
+
+/// Each application module reaches only the ones below it in
+/// [`APPLICATIONS`]: `file:line: text` of each offence.
+fn application_layers(files: &[(String, String)]) -> Vec<String> {
+    let mut offences = Vec::new();
+    for (level, module) in APPLICATIONS.iter().enumerate() {
+        offences.extend(reaches(files, module, &APPLICATIONS[level + 1..]));
+    }
+    offences
+}
+
+#[test]
+fn runtime_then_workloads_then_experiments() {
+    let files = library();
+    assert!(files.iter().any(|(path, _)| path == "runtime/team.rs"));
+    let offences = application_layers(&files);
+    assert!(
+        offences.is_empty(),
+        "an application module reaches one built on it (runtime <- workloads <- experiments):\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn application_layers_catch_an_offence() {
+    let files = vec![
+        (
+            "runtime/team.rs".to_string(),
+            "use crate::workloads::AppKernel;\n#[cfg(test)]\nmod tests { use crate::experiments::x; }\n"
+                .to_string(),
+        ),
+        (
+            "workloads/cg/mod.rs".to_string(),
+            "use crate::runtime::Team;\nuse crate::experiments::run_once;\n".to_string(),
+        ),
+        (
+            "experiments/execute.rs".to_string(),
+            "use crate::workloads::AppKernel;\nuse crate::runtime::Team;\n".to_string(),
+        ),
+    ];
+    assert_eq!(
+        application_layers(&files),
+        [
+            "runtime/team.rs:1: use crate::workloads::AppKernel;",
+            "workloads/cg/mod.rs:2: use crate::experiments::run_once;"
         ]
     );
 }

@@ -52,17 +52,17 @@ const KEPT: [(&str, &str, &str); 6] = [
         "as waitid: the raw status feeds strsignal",
     ),
     (
-        "apps/next_touch.rs",
+        "runtime/next_touch.rs",
         "sigaction",
         "the previous SIGSEGV action is read before ours replaces it; nix cannot read one without setting one",
     ),
     (
-        "apps/next_touch.rs",
+        "runtime/next_touch.rs",
         "signal",
         "inside that SIGSEGV handler, with the raw actions it chains to",
     ),
     (
-        "apps/next_touch.rs",
+        "runtime/next_touch.rs",
         "mprotect",
         "inside that SIGSEGV handler, on raw addresses",
     ),

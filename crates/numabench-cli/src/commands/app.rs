@@ -3,13 +3,14 @@
 use super::measuring::{context, pipeline};
 use crate::args::AppRunArgs;
 use crate::exit::{CliError, Status};
-use numabench::apps::{
-    emit_app_records, node_split_of_cpus, placement_note, run_repeated, worker_cpus, AppChoice,
-    AppRunConfig, PlacementScheme,
-};
 use numabench::bench::{app_plan_step, resolve_node_with_memory, BenchError, Context, PlanStep};
+use numabench::experiments::{
+    emit_app_records, node_split_of_cpus, placement_note, run_repeated, worker_cpus, AppRunConfig,
+};
+use numabench::runtime::PlacementScheme;
 use numabench::topology::Machine;
 use numabench::units::format_bytes;
+use numabench::workloads::AppChoice;
 
 /// Checks nodes named by the placement and that the arrays fit in the
 /// free memory of the nodes they may use and under this process's memory
@@ -208,8 +209,10 @@ pub fn run_app(
     let mut pipeline = pipeline(output, &context)?;
     let runs = if args.baseline.is_some() {
         let (runs, baseline) =
-            numabench::apps::run_with_one_node_baseline(topology, &config, &|| choice.make())
-                .map_err(CliError::system)?;
+            numabench::experiments::run_with_one_node_baseline(topology, &config, &|| {
+                choice.make()
+            })
+            .map_err(CliError::system)?;
         config.one_node_baseline = Some(baseline);
         runs
     } else {

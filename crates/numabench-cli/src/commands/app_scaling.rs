@@ -1,5 +1,5 @@
 //! `stream`, `cg`, `mg` with `--threads 1,2,4` or `--threads-sweep`:
-//! thread-count scaling (numabench::apps::run_thread_scaling), its plan
+//! thread-count scaling (numabench::experiments::run_thread_scaling), its plan
 //! and its table.
 
 use super::app::{app_plan, base_threads, run_config_for};
@@ -8,12 +8,12 @@ use crate::args::{AppRunArgs, OutputArgs};
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use crate::tables::StdoutView;
-use numabench::apps::{
-    run_thread_scaling, scaling_configs, scaling_order_name, sweep_counts, AppChoice, AppRunConfig,
-    ScalingRow,
-};
 use numabench::bench::Context;
+use numabench::experiments::{
+    run_thread_scaling, scaling_configs, scaling_order_name, sweep_counts, AppRunConfig, ScalingRow,
+};
 use numabench::topology::Machine;
+use numabench::workloads::AppChoice;
 
 /// The thread counts of a scaling run (`--threads-sweep`, or a `--threads`
 /// list of more than one count), each checked against the allowed CPUs;
@@ -66,7 +66,8 @@ pub fn run_scaling(
             .map(|config| {
                 let mut step = app_plan(topology, &choice, config);
                 step.cpu_order = scaling_order_name(config.thread_scheme);
-                let nodes = numabench::apps::nodes_used(topology, &config.worker_cpus(topology));
+                let nodes =
+                    numabench::experiments::nodes_used(topology, &config.worker_cpus(topology));
                 if let Some(nodes) = nodes {
                     step.label = format!("{}, {nodes} node(s)", step.label);
                 }

@@ -2,9 +2,10 @@
 //! stderr when the threads do not fit on one node.
 
 use super::app::app_plan;
-use numabench::apps::{one_node_config, AppChoice, AppRunConfig};
 use numabench::bench::PlanStep;
+use numabench::experiments::{one_node_config, AppRunConfig};
 use numabench::topology::Machine;
+use numabench::workloads::AppChoice;
 
 /// The baseline step of `config` (labelled as such), or `None` after
 /// saying on stderr why it would not run.

@@ -3,7 +3,7 @@
 use super::app::run_app;
 use crate::args::NpbArgs;
 use crate::exit::{CliError, Status};
-use numabench::apps::{AppChoice, CgKernel, MgKernel, NpbClass};
+use numabench::workloads::{AppChoice, CgKernel, MgKernel, NpbClass};
 
 /// Half the free memory of the allowed nodes, less under this process's
 /// memory limit: what the default class may take (`plan`: of the topology

@@ -8,10 +8,11 @@ use crate::exit::{CliError, Status};
 use crate::plan::print_plan;
 use crate::progress::Progress;
 use crate::tables::StdoutView;
-use numabench::apps::{
+use numabench::experiments::{
     render_study, run_placement_study, run_study_baselines, study_baselines, study_grid,
-    study_placements, AppChoice, NpbClass, StudyGrid, StudyGridRequest,
+    study_placements, StudyGrid, StudyGridRequest,
 };
+use numabench::workloads::{AppChoice, NpbClass};
 
 /// The kernel and its size from `KERNEL`, `--class` and `--size` (a class
 /// for STREAM or a size for CG/MG is a usage error, not silently ignored).

@@ -3,7 +3,7 @@
 use super::app::run_app;
 use crate::args::StreamArgs;
 use crate::exit::{CliError, Status};
-use numabench::apps::{AppChoice, StreamKernel};
+use numabench::workloads::{AppChoice, StreamKernel};
 
 /// STREAM's array size from `--size` or its rule.
 /// (`plan`: of the topology a plan describes; a topology file that gives

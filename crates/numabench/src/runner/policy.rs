@@ -255,7 +255,7 @@ mod tests {
     fn apps_and_run_read_the_shared_forms_as_one_policy() {
         let topology = two_nodes();
         for text in ["bind:1", "interleave:0-1", "interleave:1"] {
-            let placement = crate::apps::PlacementScheme::parse(text).unwrap();
+            let placement = crate::runtime::PlacementScheme::parse(text).unwrap();
             let run = parse_policy(text, &topology).unwrap();
             assert_eq!(placement.memory_policy(), run.memory.as_ref(), "{text}");
             assert_eq!(placement.to_string(), run.label);

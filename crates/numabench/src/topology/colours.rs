@@ -1,6 +1,6 @@
 //! Colour refinement (1-dimensional Weisfeiler-Leman): items that no
 //! label-preserving permutation of the topology can tell apart end with
-//! the same colour. Node splits (`apps::splits`) and the classes of matrix
+//! the same colour. Node splits (`experiments::splits`) and the classes of matrix
 //! cells (`bench::cell_classes`) both refine node colours with it.
 
 use std::collections::hash_map::DefaultHasher;

@@ -4,12 +4,12 @@
 //! in [`super::study_verdict`]).
 
 use super::execute::AppSummary;
-use super::placement::{PlacementScheme, ThreadScheme};
 use super::study_verdict::{
     fastest, repeatability, smallest_p_value, Exclusion, Fastest, MIN_RUNS_FOR_REPEATABILITY,
     SIGNIFICANCE,
 };
 use crate::memory::PlacementStatus;
+use crate::runtime::{PlacementScheme, ThreadScheme};
 use crate::units::{format_percent, format_value};
 use std::fmt::Write;
 

@@ -13,7 +13,7 @@ mod spmv;
 pub use class::{CgParams, CG_ITERATIONS, EPSILON, RCOND};
 
 use super::kernel::{AppKernel, NpbClass, Verification};
-use super::team::{Team, TeamError};
+use crate::runtime::{Team, TeamError};
 use makea::MatrixGenerator;
 use solver::CgArrays;
 

@@ -8,7 +8,7 @@
 //! NPB's numbers bit for bit.
 
 use super::grid::Grid;
-use crate::apps::Team;
+use crate::runtime::Team;
 use std::sync::Mutex;
 
 /// NPB's multiplier 5^13.

@@ -6,13 +6,12 @@
 //! and node, shared by every configuration that has it.
 
 use super::baseline::{one_node_config, run_one_node_baseline};
-use super::catalog::AppChoice;
 use super::execute::placement_note;
 use super::execute::AppRunConfig;
-use super::placement::{PlacementScheme, ThreadScheme};
 use super::splits::{enumerate_node_splits, SplitEnumeration};
-use super::team::TeamError;
+use crate::runtime::{PlacementScheme, TeamError, ThreadScheme};
 use crate::topology::Machine;
+use crate::workloads::AppChoice;
 
 /// A placement study's request, validated.
 #[derive(Debug, Clone)]

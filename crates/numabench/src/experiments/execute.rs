@@ -1,11 +1,7 @@
 //! Runs an application kernel under a placement scheme and a thread
 //! scheme, repeatedly, and turns the runs into records.
 
-use super::kernel::{AppKernel, Verification};
 use super::migration_cost::migration_cost_seconds;
-use super::observed::{observation_params, Observer, RunObservation};
-use super::placement::{PlacementScheme, ThreadScheme};
-use super::team::{plan_cpus, PageReport, Team, TeamError};
 use crate::bench::HUGE_PAGE_THRESHOLD;
 use crate::clock::Stopwatch;
 use crate::counters::{usage_now, Usage};
@@ -14,8 +10,13 @@ use crate::memory::HugePageCheck;
 use crate::output::{
     OutputError, Pipeline, Placement, PlacementCheck, PlacementStatus, Record, Unit,
 };
+use crate::runtime::{
+    observation_params, plan_cpus, Observer, PageReport, PlacementScheme, RunObservation, Team,
+    TeamError, ThreadScheme,
+};
 use crate::stats::Sample;
 use crate::topology::Machine;
+use crate::workloads::{AppKernel, Verification};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 

@@ -159,8 +159,9 @@ pub fn write_slowest(out: &mut String, rows: &[StudyRow]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apps::{AppSummary, PlacementScheme, ThreadScheme};
+    use crate::experiments::AppSummary;
     use crate::memory::PlacementStatus;
+    use crate::runtime::{PlacementScheme, ThreadScheme};
 
     fn row(times: &[f64], verified: bool, achieved: Option<bool>) -> StudyRow {
         StudyRow {
@@ -200,7 +201,7 @@ mod tests {
         assert_eq!(exclusion(&unseen), None);
         let misplaced = row(&[1.0, 1.1, 1.2], true, Some(false));
         assert_eq!(exclusion(&misplaced), Some(Exclusion::PlacementNotAchieved));
-        let text = crate::apps::render_study("cg", &[unseen, placed(&[2.0, 2.1, 2.2])]);
+        let text = crate::experiments::render_study("cg", &[unseen, placed(&[2.0, 2.1, 2.2])]);
         let first_row = text
             .lines()
             .find(|line| line.starts_with("first-touch"))

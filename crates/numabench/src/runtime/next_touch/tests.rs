@@ -136,7 +136,7 @@ fn crash(kind: &str) -> Output {
     Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "apps::next_touch::tests::crash_child",
+            "runtime::next_touch::tests::crash_child",
             "--ignored",
             "--nocapture",
             "--test-threads=1",

@@ -1,7 +1,7 @@
 //! Thread lists, the sweep rule, the scaling order and its node counts.
 
 use super::*;
-use crate::apps::PlacementScheme;
+use crate::runtime::PlacementScheme;
 use crate::threads::smt_server;
 
 #[test]

@@ -6,8 +6,9 @@ use super::grid::Grid;
 use super::operators::{interp, norm2u3, psinv, psinv_then_resid, resid, rprj3};
 use super::zran3::{multiply, power, randlc, zran3, MULTIPLIER, SEED};
 use super::MgKernel;
-use crate::apps::{plan_cpus, AppKernel, NpbClass, PlacementScheme, Team, ThreadScheme};
+use crate::runtime::{plan_cpus, PlacementScheme, Team, ThreadScheme};
 use crate::topology::discover_this_system;
+use crate::workloads::{AppKernel, NpbClass};
 use std::time::Instant;
 
 fn team_with(threads: usize, scheme: PlacementScheme) -> Team {

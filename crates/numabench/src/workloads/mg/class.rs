@@ -1,7 +1,7 @@
 //! NPB MG problem classes: grid size, iteration count, the smoother's
 //! coefficients and the verification value of the final residual norm.
 
-use crate::apps::NpbClass;
+use crate::workloads::NpbClass;
 
 /// The residual operator A's coefficients (NPB: a(0..3)); a(1) is zero and
 /// NPB's stencil leaves its term out.

@@ -6,7 +6,7 @@ use super::class::CgParams;
 use super::makea::{MatrixGenerator, RowScratch};
 use super::randlc::{randlc, Randlc, AMULT, SEED};
 use super::*;
-use crate::apps::{plan_cpus, PlacementScheme, ThreadScheme};
+use crate::runtime::{plan_cpus, PlacementScheme, ThreadScheme};
 use crate::topology::discover_this_system;
 
 const MODULUS: u128 = 1 << 46;

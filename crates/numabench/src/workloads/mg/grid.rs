@@ -3,7 +3,7 @@
 //! Worker w owns the planes `team.block(m, w)` (the same blocks first touch
 //! gave it) and computes the interior planes among them.
 
-use crate::apps::{SharedArray, Team, TeamError};
+use crate::runtime::{SharedArray, Team, TeamError};
 use std::ops::Range;
 
 #[derive(Debug)]

@@ -11,15 +11,14 @@
 //! the threads do; `scatter` deals CPUs round robin over the nodes
 //! ([`CpuOrder::Scatter`], cores-first within each node).
 
-use super::catalog::AppChoice;
 use super::execute::{emit_app_records, run_once, AppRun, AppRunConfig, AppSummary};
-use super::placement::ThreadScheme;
-use super::team::TeamError;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
+use crate::runtime::{TeamError, ThreadScheme};
 use crate::stats::Sample;
 use crate::study::Schedule;
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
+use crate::workloads::AppChoice;
 use serde_json::{json, Map};
 use thiserror::Error;
 

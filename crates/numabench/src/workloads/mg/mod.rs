@@ -21,7 +21,7 @@ mod zran3;
 mod tests;
 
 use super::kernel::{AppKernel, NpbClass, Verification};
-use super::team::{Team, TeamError};
+use crate::runtime::{Team, TeamError};
 use class::{MgParameters, A_COEFFICIENTS, EPSILON};
 use grid::Grid;
 use operators::{interp, norm2u3, psinv, psinv_then_resid, resid, rprj3};

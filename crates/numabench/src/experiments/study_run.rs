@@ -5,15 +5,15 @@
 //! configuration's records are emitted once its last run is done; the
 //! verdict record comes last.
 
-use super::catalog::AppChoice;
 use super::execute::{emit_app_records, run_once, worker_cpus, AppRun, AppRunConfig};
 use super::splits::node_split_of_cpus;
 use super::study::StudyRow;
 use super::study_verdict::{exclusion, fastest, repeatability, Fastest};
-use super::team::TeamError;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
+use crate::runtime::TeamError;
 use crate::study::{Schedule, Slot};
 use crate::topology::Machine;
+use crate::workloads::AppChoice;
 use serde_json::{json, Map};
 use thiserror::Error;
 
@@ -166,8 +166,8 @@ pub fn verdict_record(kernel: &str, class: Option<&str>, rows: &[StudyRow]) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apps::{PlacementScheme, ThreadScheme};
     use crate::output::{CollectRunMetadata, RunMetadata, Sink};
+    use crate::runtime::{PlacementScheme, ThreadScheme};
     use crate::topology::discover_this_system;
     use std::cell::RefCell;
     use std::io;

@@ -6,7 +6,7 @@
 use super::class::CG_ITERATIONS;
 use super::makea::{MatrixGenerator, RowScratch};
 use super::spmv::{self, RowsMatrix};
-use crate::apps::{SharedArray, Team, TeamError};
+use crate::runtime::{SharedArray, Team, TeamError};
 use std::ops::Range;
 
 /// The matrix in compressed rows and the solver's vectors. The matrix is

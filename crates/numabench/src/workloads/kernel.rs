@@ -1,6 +1,6 @@
 //! What an application kernel (CG, MG, STREAM) provides to the runner.
 
-use super::team::{Team, TeamError};
+use crate::runtime::{Team, TeamError};
 use std::fmt;
 
 /// NPB problem class.

@@ -8,11 +8,10 @@
 //! iteration finds fastest for each loop, unless one is forced.
 
 use super::kernel::{AppKernel, Verification};
-use super::shared_array::SharedArray;
-use super::team::{Team, TeamError};
 use crate::clock::Stopwatch;
 use crate::kernels::{run_loop, KernelLoop, SimdChoice, SimdLevel};
 use crate::output::Unit;
+use crate::runtime::{SharedArray, Team, TeamError};
 use serde_json::{json, Map, Value};
 
 const SCALAR: f64 = 3.0;
@@ -270,7 +269,7 @@ impl AppKernel for StreamKernel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apps::{plan_cpus, PlacementScheme, ThreadScheme};
+    use crate::runtime::{plan_cpus, PlacementScheme, ThreadScheme};
 
     #[test]
     fn stream_validates_under_every_scheme() {

@@ -5,14 +5,13 @@
 //! the record parameters that say which CPUs and node split a run used.
 
 use super::execute::{run_once, run_repeated, worker_cpus, AppRun, AppRunConfig, OneNodeBaseline};
-use super::kernel::AppKernel;
-use super::placement::PlacementScheme;
 use super::splits::{node_split_of_cpus, one_node_cpus};
-use super::team::TeamError;
+use crate::runtime::{PlacementScheme, TeamError};
 use crate::stats::Sample;
 use crate::study::{Interrupt, Schedule};
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
+use crate::workloads::AppKernel;
 use serde_json::{json, Map, Value};
 
 /// The baseline's configuration for `config`, or why it cannot run (the
@@ -169,7 +168,7 @@ pub fn insert_baseline_params(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apps::ThreadScheme;
+    use crate::runtime::ThreadScheme;
 
     fn config(threads: usize) -> (Machine, AppRunConfig) {
         let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
@@ -228,10 +227,9 @@ mod tests {
 #[cfg(test)]
 mod interleave_tests {
     use super::*;
-    use crate::apps::kernel::Verification;
-    use crate::apps::placement::ThreadScheme;
-    use crate::apps::team::Team;
+    use crate::runtime::{Team, ThreadScheme};
     use crate::topology::discover_this_system;
+    use crate::workloads::Verification;
     use std::sync::{Arc, Mutex};
 
     /// A kernel that only notes, at setup, whether its team is the

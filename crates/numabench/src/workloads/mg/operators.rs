@@ -4,7 +4,7 @@
 //! values do not depend on how the planes are split among workers.
 
 use super::grid::{wrap_in_plane, Grid};
-use crate::apps::Team;
+use crate::runtime::Team;
 use std::sync::Mutex;
 
 /// Defines `$baseline`, an `#[inline(always)]` function with `$body`, and

@@ -1,7 +1,7 @@
 //! CG class parameters and verification values (NPB 3.x; see
 //! `/work/shared/npb/verification.md`).
 
-use crate::apps::NpbClass;
+use crate::workloads::NpbClass;
 
 /// The generator's condition-number bound: every eigenvalue of the
 /// generated matrix (before the shift) is at least `RCOND`.
