@@ -191,8 +191,10 @@ fn one_module_is_called_summary() {
 }
 
 /// `report.rs` files in benchmark folders whose non-test code names a
-/// module other than `report`: a benchmark's section builds from records
-/// and the report's helpers only, never from what measured them.
+/// module other than `report` (or the reader's record type,
+/// `output::ReadRecord`; the schema crate is outside `crate::`): a
+/// benchmark's section builds from records and the report's helpers only,
+/// never from what measured them.
 fn sections_reaching_past_records(files: &[(String, String)]) -> Vec<String> {
     let mut offences = Vec::new();
     for (path, text) in files {
@@ -201,10 +203,9 @@ fn sections_reaching_past_records(files: &[(String, String)]) -> Vec<String> {
             continue;
         }
         for (number, line) in code(text).lines().enumerate() {
-            let outside = line
-                .split("crate::")
-                .skip(1)
-                .any(|rest| !rest.starts_with("report::"));
+            let outside = line.split("crate::").skip(1).any(|rest| {
+                !rest.starts_with("report::") && !rest.starts_with("output::ReadRecord")
+            });
             if outside || line.contains("super::") {
                 offences.push(format!("{path}:{}: {}", number + 1, line.trim()));
             }

@@ -1,6 +1,5 @@
 //! Contention: serial, contended and local bandwidth as bars, ratios listed.
 
-use crate::output::Unit;
 use crate::report::html::{figure, Table};
 use crate::report::load::Dataset;
 use crate::report::plot::bars;
@@ -8,6 +7,7 @@ use crate::report::sections::{records_table, section};
 use crate::report::Section;
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
+use numabench_schema::Unit;
 
 pub fn build(data: &Dataset) -> Option<Section> {
     let records: Vec<_> = data.of(benchmark::CONTENTION).collect();
