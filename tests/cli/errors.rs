@@ -165,7 +165,7 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (
         &["compare", "/nonexistent/a.jsonl", "/nonexistent/b.jsonl"],
-        "cannot read '/nonexistent/a.jsonl'",
+        "/nonexistent/a.jsonl: cannot read",
     ),
     (&["matrix", "bandwidth", "--mode", "sideways"], "sideways"),
     (&["matrix", "latency", "--size", "0"], "zero"),

@@ -113,8 +113,9 @@ fn every_line_the_commands_write_matches_the_shipped_schema() {
             None => (*arguments, &[][..]),
         };
         succeeding(&[command, &["--jsonl", &path_text], program].concat());
+        // Every line of a version-2 file is a record (with its run).
         let lines = assert_jsonl_matches(&path);
-        assert!(lines >= 2, "{arguments:?} wrote {lines} lines");
+        assert!(lines >= 1, "{arguments:?} wrote no record");
         files.push(path_text);
     }
     // compare reads two of those files and writes records of its own.

@@ -4,7 +4,7 @@
 //! per-rank reports it gathered.
 
 use numabench_schema::{
-    benchmark, Line, Placement, Record, RunMetadata, Summary, Unit, RESULTS_SCHEMA_VERSION,
+    benchmark, Line, Placement, Record, RunMetadata, Summary, Unit, TYPED_LINES_SCHEMA_VERSION,
 };
 use serde_json::{json, Map, Value};
 
@@ -207,7 +207,8 @@ pub fn metadata_line(command_line: &[String], host: &str, utc_time: &str) -> Val
         // Not recorded: the monitor is built without the library's build
         // script (an empty commit is not written).
         commit: String::new(),
-        schema_version: RESULTS_SCHEMA_VERSION,
+        // Its lines are version 1's: a metadata line, then typed records.
+        schema_version: TYPED_LINES_SCHEMA_VERSION,
         command_line: command_line.to_vec(),
         host: host.to_string(),
         kernel: read("/proc/sys/kernel/osrelease"),

@@ -29,6 +29,6 @@ pub use metadata::RunMetadata;
 pub use params::Params;
 pub use placement_check::{HugePageCheck, PlacementCheck};
 pub use placement_status::PlacementStatus;
-pub use record::{Placement, Record, Unit, RESULTS_SCHEMA_VERSION};
+pub use record::{Placement, Record, Unit, RESULTS_SCHEMA_VERSION, TYPED_LINES_SCHEMA_VERSION};
 pub use summary::Summary;
 pub use utc::utc_timestamp;

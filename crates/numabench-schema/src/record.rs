@@ -8,6 +8,11 @@ use serde_json::{Map, Value};
 /// Version of the results schema (`docs/results.md`).
 pub const RESULTS_SCHEMA_VERSION: u32 = 2;
 
+/// The version of JSON Lines files whose lines are told apart by `"type"`,
+/// a metadata line first ([`crate::Line`]): every file before version 2,
+/// and the MPI monitor's files still.
+pub const TYPED_LINES_SCHEMA_VERSION: u32 = 1;
+
 /// Fixed units: records never carry anything else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum Unit {
