@@ -85,18 +85,28 @@ pub(crate) fn run(command: &mut Command) -> std::process::Output {
     output
 }
 
-/// The records of a JSON Lines file (its first line is the metadata).
+/// The run metadata and the records of a JSON Lines file of either
+/// version: the monitor's own (1: a metadata line first) or numabench's
+/// `--jsonl` (2: every line a record carrying its `run`).
 pub(crate) fn records(path: &Path) -> (Value, Vec<Value>) {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-    let mut lines = text
+    let lines: Vec<Value> = text
         .lines()
-        .map(|line| serde_json::from_str::<Value>(line).unwrap());
-    let metadata = lines.next().expect("a metadata line");
-    (
-        metadata,
-        lines.filter(|line| line["type"] == "record").collect(),
-    )
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .collect();
+    let first = lines.first().expect("a line");
+    if first["type"] == "metadata" {
+        // Version 1 (the monitor's own files): a metadata line, then records.
+        let records = lines[1..]
+            .iter()
+            .filter(|line| line["type"] == "record")
+            .cloned()
+            .collect();
+        return (first.clone(), records);
+    }
+    // Version 2 (numabench's --jsonl): every line a record with its run.
+    (first["run"].clone(), lines)
 }
 
 /// The value of `metric` for `rank`.
