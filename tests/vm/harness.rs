@@ -27,9 +27,10 @@
 //! under TCG on a loaded host; nothing of numabench has run yet) is killed
 //! and booted once more, saying so on stderr; a second stall is an error.
 //! The same holds for a guest that stops as a whole later: `/init` keeps a
-//! heartbeat going on a third serial port, and [`STALL_LIMIT`] without one
-//! means the emulated machine stalled (a hung command leaves the heartbeat
-//! going; it fails by the time limit, with the kernel's task states).
+//! heartbeat going on QEMU's debug console (I/O port 0xe9, see
+//! [`HEARTBEAT_PORT`]), and [`STALL_LIMIT`] without one means the emulated
+//! machine stalled (a hung command leaves the heartbeat going; it fails by
+//! the time limit, with the kernel's task states).
 //!
 //! How output comes back: the kernel console is on the first serial port
 //! (`ttyS0`, saved as `console.log`, attached to every error). The `/init`
@@ -70,14 +71,22 @@ pub const KERNEL_CMDLINE: &str = "console=ttyS0 quiet panic=-1 nokaslr rdinit=/i
 /// report shows where every thread was (the command is not stopped).
 const COMMAND_WATCHDOG_SECS: u32 = 240;
 
-/// Guest seconds between two heartbeats: `/init` writes a byte on the
-/// third serial port (`heartbeat.log`) this often while the commands run.
+/// Guest seconds between two heartbeats: `/init` writes a byte to
+/// [`HEARTBEAT_PORT`] (`heartbeat.log`) this often while the commands run.
 const HEARTBEAT_SECS: u32 = 5;
 
+/// The I/O port of QEMU's `isa-debugcon` that carries the heartbeat. Not a
+/// third serial port: ISA serial ports 0 and 2 share IRQ 4, so the heartbeat
+/// and the console would depend on each other's interrupts; a port write is
+/// synchronous and needs no interrupt (`/dev/port`, CONFIG_DEVPORT).
+const HEARTBEAT_PORT: u16 = 0xe9;
+
 /// Host time without a heartbeat after which the guest counts as stalled:
-/// its clock or vCPUs stopped under TCG, which no command (however hung)
-/// causes, since the heartbeat is a separate shell sleeping on the guest's
-/// timers. The run is then killed and made once more, like a stalled boot.
+/// its clock or vCPUs stopped or livelocked under TCG. A hung command does
+/// not do that (the heartbeat is a separate shell sleeping on the guest's
+/// timers), but kernel text patching can (see `hold_perf_keys.c`, which
+/// every guest runs for that reason). The run is then killed and made once
+/// more, like a stalled boot, saying where the vCPUs were.
 const STALL_LIMIT: Duration = Duration::from_secs(90);
 
 /// Marker prefix used on the results serial port.
@@ -684,10 +693,12 @@ R=/dev/ttyS1
 stty -F $R raw -echo 2>/dev/null
 say() {{ echo "numabench-vm [$(cut -d' ' -f1 /proc/uptime) s]: $*" > /dev/console; }}
 say "init started"
-( while :; do echo . > /dev/ttyS2; sleep {heartbeat}; done ) &
+( while :; do printf . | dd of=/dev/port bs=1 seek={port} count=1 conv=notrunc 2>/dev/null; sleep {heartbeat}; done ) &
 echo $! > /vm/heartbeat.pid
+/bin/hold-perf-keys &
 echo "{MARK} READY@@" > $R"#,
         heartbeat = HEARTBEAT_SECS,
+        port = HEARTBEAT_PORT,
         libs = lib_dirs.join(":")
     );
     if options.mpi {
@@ -717,6 +728,24 @@ sync
 poweroff -f"#
     );
     s
+}
+
+/// Compiles `hold_perf_keys.c` (static, so it needs no library in the
+/// guest) to `out`. See that file for why every guest runs it.
+fn build_hold_perf_keys(out: &Path) -> Result<(), String> {
+    let source = out.with_extension("c");
+    write_file(&source, include_str!("hold_perf_keys.c"), 0o644)?;
+    let status = Command::new("cc")
+        .args(["-O2", "-static", "-o"])
+        .arg(out)
+        .arg(&source)
+        .status()
+        .map_err(|e| format!("cannot run cc (Debian package gcc): {e}"))?;
+    let _ = fs::remove_file(&source);
+    match status.success() {
+        true => Ok(()),
+        false => Err(format!("cc {} failed: {status}", source.display())),
+    }
 }
 
 /// Builds the initramfs tree under `root` and packs it into `out` (cpio newc,
@@ -779,6 +808,7 @@ fn build_initramfs(
             }
         }
     }
+    build_hold_perf_keys(&root.join("bin/hold-perf-keys"))?;
     if options.mpi {
         for lib in crate::mpi_guest::install(root)? {
             install_file(root, &lib, &lib, 0o755)?;
@@ -947,14 +977,17 @@ pub fn qemu_args(
     console: &Path,
     results: &Path,
     heartbeat: &Path,
+    monitor: &Path,
 ) -> Vec<String> {
     let mut a = topo.qemu_machine_args();
+    // A human monitor on a socket in the run's directory: on a stall the
+    // harness asks it where the vCPUs are (see [`monitor_registers`]).
+    a.push("-monitor".into());
+    a.push(format!("unix:{},server,nowait", monitor.display()));
     for s in [
         "-nodefaults",
         "-no-user-config",
         "-display",
-        "none",
-        "-monitor",
         "none",
         "-no-reboot",
         "-net",
@@ -966,8 +999,12 @@ pub fn qemu_args(
     a.push(format!("file:{}", console.display()));
     a.push("-serial".into());
     a.push(format!("file:{}", results.display()));
-    a.push("-serial".into());
-    a.push(format!("file:{}", heartbeat.display()));
+    a.push("-chardev".into());
+    a.push(format!("file,id=heartbeat,path={}", heartbeat.display()));
+    a.push("-device".into());
+    a.push(format!(
+        "isa-debugcon,iobase={HEARTBEAT_PORT:#x},chardev=heartbeat"
+    ));
     a.push("-kernel".into());
     a.push(kernel.display().to_string());
     a.push("-initrd".into());
@@ -1077,6 +1114,7 @@ fn run_once(
     let console_path = dir.join("console.log");
     let results_path = dir.join("results.log");
     let heartbeat_path = dir.join("heartbeat.log");
+    let monitor_path = dir.join("monitor.sock");
     let args = qemu_args(
         topo,
         &pre.kernel,
@@ -1084,6 +1122,7 @@ fn run_once(
         &console_path,
         &results_path,
         &heartbeat_path,
+        &monitor_path,
     );
     let qemu_command = std::iter::once(pre.qemu.display().to_string())
         .chain(args.iter().map(|a| shell_quote(a)))
@@ -1123,6 +1162,7 @@ fn run_once(
         }
         let mut booted = false;
         let mut stalled = false;
+        let mut stall_state = String::new();
         let mut beats = (0u64, Instant::now());
         let status = loop {
             match child.try_wait() {
@@ -1147,6 +1187,11 @@ fn run_once(
                     beats = (now, Instant::now());
                 } else if beats.1.elapsed() > STALL_LIMIT {
                     stalled = true;
+                    stall_state = format!(
+                        "{}; vCPUs: {}",
+                        qemu_threads_state(child.id()),
+                        monitor_registers(&monitor_path)
+                    );
                     break None;
                 }
             }
@@ -1159,7 +1204,7 @@ fn run_once(
             let _ = child.wait();
             match stalled {
                 true => eprintln!(
-                    "[{}] the guest stalled: no heartbeat for {} s (attempt {attempt}); its console:\n{}\nrunning it again",
+                    "[{}] the guest stalled: no heartbeat for {} s (attempt {attempt}); QEMU's threads then: {stall_state}; its console:\n{}\nrunning it again",
                     topo.name,
                     STALL_LIMIT.as_secs(),
                     read_log(&console_path)
@@ -1180,7 +1225,7 @@ fn run_once(
             let _ = child.kill();
             let _ = child.wait();
             return Err(format!(
-                "[{}] the guest stalled twice: no heartbeat for {} s (TCG stopped its clock or vCPUs; numabench's commands cannot have caused that alone)\n--- serial console ---\n{}",
+                "[{}] the guest stalled twice: no heartbeat for {} s (TCG stopped or livelocked its vCPUs); QEMU's threads then: {stall_state}\n--- serial console ---\n{}",
                 topo.name,
                 STALL_LIMIT.as_secs(),
                 read_log(&console_path)
@@ -1240,6 +1285,65 @@ fn run_once(
         qemu_command,
         duration,
     })
+}
+
+/// Each QEMU thread's name, scheduler state and kernel wait channel
+/// (`/proc/PID/task/*/{comm,stat,wchan}`), said when a guest stalls: a
+/// stopped process (`T`), threads asleep in the host kernel, or vCPUs
+/// running (`R`) tell an emulator stall from a host one.
+fn qemu_threads_state(pid: u32) -> String {
+    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
+        return "unreadable".into();
+    };
+    let mut out = Vec::new();
+    for task in tasks.flatten() {
+        let dir = task.path();
+        let read = |f: &str| fs::read_to_string(dir.join(f)).unwrap_or_default();
+        let stat = read("stat");
+        let state = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .unwrap_or("?")
+            .to_string();
+        out.push(format!(
+            "{} {state} {}",
+            read("comm").trim(),
+            read("wchan").trim()
+        ));
+    }
+    out.join(", ")
+}
+
+/// Each vCPU's instruction pointer and halted flag, asked of QEMU's human
+/// monitor (`info registers -a`) when a guest stalls. With `nokaslr` the
+/// kernel addresses map through the kernel package's `System.map`.
+fn monitor_registers(monitor: &Path) -> String {
+    use std::io::Read as _;
+    use std::os::unix::net::UnixStream;
+    let Ok(mut stream) = UnixStream::connect(monitor) else {
+        return format!("monitor {} unreachable", monitor.display());
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let _ = stream.write_all(b"info registers -a\n");
+    let mut text = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = stream.read(&mut chunk) {
+        if n == 0 {
+            break;
+        }
+        text.extend_from_slice(&chunk[..n]);
+    }
+    let text = String::from_utf8_lossy(&text);
+    let mut out = Vec::new();
+    for word in text.split_whitespace() {
+        if word.starts_with("CPU#") || word.starts_with("RIP=") || word.starts_with("HLT=") {
+            out.push(word.to_string());
+        }
+    }
+    match out.is_empty() {
+        true => "no answer".into(),
+        false => out.join(" "),
+    }
 }
 
 fn read_log(p: &Path) -> String {

@@ -129,18 +129,7 @@ mod tests {
     }
 
     fn metadata() -> RunMetadata {
-        RunMetadata {
-            tool: "numabench".into(),
-            version: "0".into(),
-            commit: "c".into(),
-            schema_version: 1,
-            command_line: Vec::new(),
-            host: "test".into(),
-            kernel: "6".into(),
-            cpu_model: "cpu".into(),
-            topology: "2 nodes".into(),
-            utc_time: "2026-01-01T00:00:00Z".into(),
-        }
+        RunMetadata::example()
     }
 
     /// Through the pipeline, as the command uses it: a record whose

@@ -33,3 +33,22 @@ pub struct RunMetadata {
     /// Start of the run, UTC, RFC 3339.
     pub utc_time: String,
 }
+
+impl RunMetadata {
+    /// A fixed metadata, the same every time: for tests and examples that
+    /// need a pipeline or a file but not this machine's facts.
+    pub fn example() -> Self {
+        Self {
+            tool: "numabench".into(),
+            version: "0.1.0".into(),
+            commit: "c".into(),
+            schema_version: crate::RESULTS_SCHEMA_VERSION,
+            command_line: vec!["numabench".into(), "latency".into()],
+            host: "test".into(),
+            kernel: "6.1".into(),
+            cpu_model: "cpu".into(),
+            topology: "1 node".into(),
+            utc_time: "2026-11-21T00:00:00Z".into(),
+        }
+    }
+}

@@ -689,18 +689,7 @@ mod tests {
     /// many pages it left in place.
     #[test]
     fn next_touch_records_say_how_many_pages_it_left_in_place() {
-        let metadata = crate::output::RunMetadata {
-            tool: "numabench".into(),
-            version: "0".into(),
-            commit: "c".into(),
-            schema_version: 1,
-            command_line: Vec::new(),
-            host: "test".into(),
-            kernel: "6".into(),
-            cpu_model: "cpu".into(),
-            topology: "2 nodes".into(),
-            utc_time: "2026-01-01T00:00:00Z".into(),
-        };
+        let metadata = crate::output::RunMetadata::example();
         let records = std::rc::Rc::default();
         let mut pipeline = Pipeline::with_sinks(
             vec![Box::new(Collect(std::rc::Rc::clone(&records)))],

@@ -218,18 +218,7 @@ mod tests {
     }
 
     fn metadata() -> RunMetadata {
-        RunMetadata {
-            tool: "numabench".into(),
-            version: "0.1.0".into(),
-            commit: "c".into(),
-            schema_version: crate::output::RESULTS_SCHEMA_VERSION,
-            command_line: vec!["numabench".into(), "latency".into()],
-            host: "test".into(),
-            kernel: "6.1".into(),
-            cpu_model: "cpu".into(),
-            topology: "1 node".into(),
-            utc_time: "2026-11-21T00:00:00Z".into(),
-        }
+        RunMetadata::example()
     }
 
     fn record(value: f64) -> Record {

@@ -1,0 +1,44 @@
+/*
+ * hold_perf_keys: opens, on itself, one software perf event of each kind
+ * numabench counts (page-faults, context-switches, cpu-migrations), then
+ * sleeps until killed. Run in the background by the VM harness's /init.
+ *
+ * Why: the first such event opened in the system enables kernel static keys
+ * and the last one closed disables them; each flip patches kernel text with
+ * int3 breakpoints and IPIs (text_poke_bp). Under QEMU's multi-threaded TCG
+ * that patching sometimes livelocks the guest: vCPUs found spinning in
+ * exc_int3 and native_queued_spin_lock_slowpath, no timer firing, the
+ * heartbeat silent (two_sockets_applications stalled in 5 of 9 first runs).
+ * Holding one event of each kind open for the whole run keeps the keys on,
+ * so numabench's own opens and closes only move reference counts.
+ * Real CPUs patch text correctly; this is for the emulator only.
+ */
+#define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int main(void) {
+    const unsigned long long kinds[] = {
+        PERF_COUNT_SW_PAGE_FAULTS,
+        PERF_COUNT_SW_CONTEXT_SWITCHES,
+        PERF_COUNT_SW_CPU_MIGRATIONS,
+    };
+    for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        struct perf_event_attr attr;
+        memset(&attr, 0, sizeof attr);
+        attr.size = sizeof attr;
+        attr.type = PERF_TYPE_SOFTWARE;
+        attr.config = kinds[i];
+        /* A per-task event, as numabench's are (they also enable the
+         * scheduler's perf_sched_events key). */
+        if (syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0) < 0) {
+            perror("hold_perf_keys: perf_event_open");
+            return 1;
+        }
+    }
+    for (;;)
+        pause();
+}
