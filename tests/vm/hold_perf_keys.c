@@ -8,7 +8,8 @@
  * int3 breakpoints and IPIs (text_poke_bp). Under QEMU's multi-threaded TCG
  * that patching sometimes livelocks the guest: vCPUs found spinning in
  * exc_int3 and native_queued_spin_lock_slowpath, no timer firing, the
- * heartbeat silent (two_sockets_applications stalled in 5 of 9 first runs).
+ * heartbeat silent (two_sockets_applications stalled in 4 of its first 5
+ * runs on an idle 2-core host).
  * Holding one event of each kind open for the whole run keeps the keys on,
  * so numabench's own opens and closes only move reference counts.
  * Real CPUs patch text correctly; this is for the emulator only.
