@@ -37,7 +37,7 @@ const WRAPPED: [&str; 19] = [
 /// Raw calls kept on purpose: (file, call, why).
 const KEPT: [(&str, &str, &str); 6] = [
     (
-        "runner/executor.rs",
+        "runner/wait.rs",
         "wait4",
         "nix has no wait4: the child's rusage comes with its status",
     ),

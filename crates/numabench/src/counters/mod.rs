@@ -18,8 +18,8 @@ pub use perf::{
 };
 pub use rusage::{usage_now, Usage};
 pub use tlp::{
-    distinct_cores, thread_affinity, RunnableHistogram, Sampled, TaskLister, Tlp, TlpSampler,
-    APP_TLP_INTERVAL, TLP_INTERVAL,
+    distinct_cores, thread_affinity, RunnableHistogram, Sampled, TaskLister, TaskSampler, Tlp,
+    TlpSampler, APP_TLP_INTERVAL, TLP_INTERVAL,
 };
 pub use usage::{
     current_tid, own_threads, parse_stat, parse_switches, read_own_thread, read_task, tick_seconds,

@@ -213,56 +213,9 @@ fn sample_until(
     with_usage: bool,
     done: &AtomicBool,
 ) -> Sampled {
-    let mut sampled = Sampled::default();
-    let mut seen = BTreeSet::new();
-    let tick = tick_seconds();
-    let mut first: Option<Instant> = None;
+    let mut sampler = TaskSampler::new(with_usage);
     while !done.load(Ordering::Acquire) {
-        let began = Instant::now();
-        let cpu_before = thread_cpu_time();
-        let mut runnable = 0;
-        let mut read_any = false;
-        for (tid, dir) in list() {
-            let Some(stat) = std::fs::read_to_string(dir.join("stat"))
-                .ok()
-                .and_then(|text| parse_stat(&text))
-            else {
-                continue;
-            };
-            read_any = true;
-            if stat.state == 'R' {
-                runnable += 1;
-            }
-            if seen.insert(tid) {
-                sampled.allowed_cpus.extend(thread_affinity(tid));
-            }
-            if with_usage {
-                let switches = std::fs::read_to_string(dir.join("status"))
-                    .ok()
-                    .and_then(|text| parse_switches(&text));
-                if let Some((voluntary, involuntary)) = switches {
-                    sampled.last_usage.insert(
-                        tid,
-                        ThreadUsage {
-                            tid,
-                            cpu: stat.processor,
-                            user_seconds: micro(stat.utime_ticks as f64 * tick),
-                            system_seconds: micro(stat.stime_ticks as f64 * tick),
-                            voluntary_switches: voluntary,
-                            involuntary_switches: involuntary,
-                        },
-                    );
-                }
-            }
-        }
-        // No thread left to read (the program has ended): no sample.
-        if read_any {
-            sampled.runnable.add(runnable);
-            let first = *first.get_or_insert(began);
-            sampled.sampled_seconds = (began - first).as_secs_f64();
-        }
-        let cost = thread_cpu_time().saturating_sub(cpu_before);
-        let wake = began + interval.max(cost * MAX_SAMPLER_SHARE);
+        let wake = sampler.sample(list(), interval);
         // One sleep per interval (every wake-up takes a CPU from the program
         // measured); `TlpSampler::stop` unparks the sampler, so the end of
         // the run is noticed at once. A spurious wake-up just sleeps again.
@@ -273,7 +226,92 @@ fn sample_until(
             std::thread::park_timeout(wait);
         }
     }
-    sampled
+    sampler.finish()
+}
+
+/// Samples a list of tasks one sample at a time, for whoever drives it: the
+/// sampler thread of [`TlpSampler`], or a thread that waits for a program
+/// and samples it between waits (`numabench run`, which so starts no
+/// thread per run).
+#[derive(Debug)]
+pub struct TaskSampler {
+    sampled: Sampled,
+    seen: BTreeSet<u32>,
+    first: Option<Instant>,
+    tick: f64,
+    with_usage: bool,
+}
+
+impl TaskSampler {
+    /// With `with_usage`, each thread's latest user/system time and context
+    /// switches are kept too (for programs whose threads end before the
+    /// program, as in `numabench run`).
+    pub fn new(with_usage: bool) -> TaskSampler {
+        TaskSampler {
+            sampled: Sampled::default(),
+            seen: BTreeSet::new(),
+            first: None,
+            tick: tick_seconds(),
+            with_usage,
+        }
+    }
+
+    /// Takes one sample of `tasks` (thread id, /proc task directory) and
+    /// returns when the next one is due: `interval` after this one began,
+    /// or later when sampling took more than 1/[`MAX_SAMPLER_SHARE`] of it.
+    /// A list of which no task could be read (the program has ended) adds
+    /// no sample.
+    pub fn sample(&mut self, tasks: Vec<(u32, PathBuf)>, interval: Duration) -> Instant {
+        let began = Instant::now();
+        let cpu_before = thread_cpu_time();
+        let mut runnable = 0;
+        let mut read_any = false;
+        for (tid, dir) in tasks {
+            let Some(stat) = std::fs::read_to_string(dir.join("stat"))
+                .ok()
+                .and_then(|text| parse_stat(&text))
+            else {
+                continue;
+            };
+            read_any = true;
+            if stat.state == 'R' {
+                runnable += 1;
+            }
+            if self.seen.insert(tid) {
+                self.sampled.allowed_cpus.extend(thread_affinity(tid));
+            }
+            if self.with_usage {
+                let switches = std::fs::read_to_string(dir.join("status"))
+                    .ok()
+                    .and_then(|text| parse_switches(&text));
+                if let Some((voluntary, involuntary)) = switches {
+                    self.sampled.last_usage.insert(
+                        tid,
+                        ThreadUsage {
+                            tid,
+                            cpu: stat.processor,
+                            user_seconds: micro(stat.utime_ticks as f64 * self.tick),
+                            system_seconds: micro(stat.stime_ticks as f64 * self.tick),
+                            voluntary_switches: voluntary,
+                            involuntary_switches: involuntary,
+                        },
+                    );
+                }
+            }
+        }
+        if read_any {
+            self.sampled.runnable.add(runnable);
+            let first = *self.first.get_or_insert(began);
+            self.sampled.sampled_seconds = (began - first).as_secs_f64();
+        }
+        let cost = thread_cpu_time().saturating_sub(cpu_before);
+        began + interval.max(cost * MAX_SAMPLER_SHARE)
+    }
+
+    /// What the samples saw.
+    pub fn finish(self) -> Sampled {
+        self.sampled
+    }
 }
 
 #[cfg(test)]

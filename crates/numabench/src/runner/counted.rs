@@ -7,7 +7,7 @@
 //! starting thread opens with `inherit`, enabled when the child calls exec).
 //! See [`crate::counters`].
 
-use super::observe::process_tree;
+use super::wait::tree_tasks;
 use crate::counters::{
     numastat_delta, read_numastat, tick_seconds, NodeNumastat, PerfGroup, PerfReport, PerfSnapshot,
     Sampled, ThreadUsage, Tlp, TlpSampler, TLP_INTERVAL,
@@ -15,7 +15,6 @@ use crate::counters::{
 use crate::counters::{numastat_json, perf_params};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -63,23 +62,6 @@ thread_local! {
         _keep_warm: PerfGroup::for_thread(0),
         inherited: PerfGroup::for_exec_of_children(),
     };
-}
-
-/// The task directories of a process tree.
-fn tree_tasks(pid: u32) -> Vec<(u32, PathBuf)> {
-    process_tree(pid)
-        .into_iter()
-        .flat_map(|process| {
-            std::fs::read_dir(format!("/proc/{process}/task"))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter_map(|task| {
-                    let tid = task.file_name().to_string_lossy().parse().ok()?;
-                    Some((tid, task.path()))
-                })
-        })
-        .collect()
 }
 
 impl Counting {

@@ -8,6 +8,8 @@ use super::pin_files::PinFiles;
 use super::policy::RunPolicy;
 use super::rank_blocks::RankBlocks;
 use super::thread_setup::ThreadSetup;
+use super::wait::{pidfd_supported, wait_for_child, Waited};
+use crate::counters::TLP_INTERVAL;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -89,7 +91,8 @@ pub trait Executor {
     ) -> Result<RunOutcome, RunError>;
 }
 
-/// The real thing: posix_spawn from a thread set up with the policy, wait4.
+/// The real thing: posix_spawn from a thread set up with the policy, wait4
+/// (sampling the program's threads between waits).
 #[derive(Debug, Default)]
 pub struct ProcessExecutor;
 
@@ -175,9 +178,14 @@ impl Executor for ProcessExecutor {
         let setup = ThreadSetup::for_invocation(invocation);
         // Opened by the thread that starts the program, so the child inherits the counters.
         let counting = Counting::before_start();
-        // Started before the clock, told the program's pid after the spawn.
+        // The program's threads are sampled by this thread while it waits
+        // (wait.rs); where the kernel has no pidfd, by a sampler thread
+        // started before the clock and told the program's pid after the spawn.
+        let inline_sampling = pidfd_supported();
         let sampled_pid = Arc::new(AtomicU32::new(0));
-        let sampler = Counting::sampler(Arc::clone(&sampled_pid));
+        let sampler = (!inline_sampling)
+            .then(|| Counting::sampler(Arc::clone(&sampled_pid)))
+            .flatten();
         // The clock starts just before the spawn and stops when wait4 returns, as hyperfine's:
         // everything prepared above (files, environment, counters, numastat) is outside, and
         // so is the thread's setup, applied before and restored after.
@@ -212,27 +220,22 @@ impl Executor for ProcessExecutor {
             let observer = invocation.observe.map(|interval| {
                 scope.spawn(move || observe(pid, interval, started, done, node_of_cpu))
             });
-            let mut status = 0;
-            // SAFETY: rusage is plain data filled by wait4.
-            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-            let result = loop {
-                // SAFETY: waits for our own child; pointers are valid for the call.
-                let result = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
-                if result >= 0
-                    || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
-                {
-                    break result;
-                }
-            };
-            let wall = started.elapsed().as_secs_f64();
+            let waited = wait_for_child(pid, started, inline_sampling.then_some(TLP_INTERVAL));
             done.store(true, Ordering::Release);
             let observation = observer.map(|handle| handle.join().unwrap_or_default());
-            ((result, status, usage, wall), observation)
+            (waited, observation)
         });
-        let (result, status, usage, wall_seconds) = waited;
+        let Waited {
+            result,
+            status,
+            usage,
+            wall_seconds,
+            sampled,
+        } = waited;
         let interrupted = crate::interrupt::interrupted();
         drop(group);
-        let counts = counting.after_exit(sampler.map(|sampler| sampler.stop()));
+        let sampled = sampled.or_else(|| sampler.map(|sampler| sampler.stop()));
+        let counts = counting.after_exit(sampled);
         if result < 0 {
             return Err(RunError::Wait {
                 command: program.clone(),

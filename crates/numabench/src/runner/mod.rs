@@ -17,6 +17,7 @@ mod scan_params;
 mod study;
 mod team;
 mod thread_setup;
+mod wait;
 
 pub use command::{
     find_program, policy_texts, programs, run_command, RunCommand, RunCommandResult,
