@@ -730,22 +730,44 @@ poweroff -f"#
     s
 }
 
-/// Compiles `hold_perf_keys.c` (static, so it needs no library in the
-/// guest) to `out`. See that file for why every guest runs it.
-fn build_hold_perf_keys(out: &Path) -> Result<(), String> {
-    let source = out.with_extension("c");
-    write_file(&source, include_str!("hold_perf_keys.c"), 0o644)?;
-    let status = Command::new("cc")
-        .args(["-O2", "-static", "-o"])
-        .arg(out)
-        .arg(&source)
-        .status()
-        .map_err(|e| format!("cannot run cc (Debian package gcc): {e}"))?;
-    let _ = fs::remove_file(&source);
-    match status.success() {
-        true => Ok(()),
-        false => Err(format!("cc {} failed: {status}", source.display())),
-    }
+/// `hold_perf_keys.c` compiled (static, so it needs no library in the
+/// guest), once: into the VM cache directory under a name that carries a
+/// hash of the source, so every VM run of every test process reuses it and
+/// an edited source is compiled again. See that file for why every guest
+/// runs it.
+fn hold_perf_keys_binary() -> Result<&'static Path, String> {
+    static BUILT: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            use std::hash::{Hash, Hasher};
+            let source_text = include_str!("hold_perf_keys.c");
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            source_text.hash(&mut hasher);
+            let dir = vm_dir();
+            fs::create_dir_all(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
+            let out = dir.join(format!("hold-perf-keys-{:016x}", hasher.finish()));
+            if out.is_file() {
+                return Ok(out);
+            }
+            // Built beside it and renamed: a process that finds the name finds a whole binary.
+            let partial = dir.join(format!("hold-perf-keys.{}.partial", std::process::id()));
+            let source = partial.with_extension("c");
+            write_file(&source, source_text, 0o644)?;
+            let status = Command::new("cc")
+                .args(["-O2", "-static", "-o"])
+                .arg(&partial)
+                .arg(&source)
+                .status()
+                .map_err(|e| format!("cannot run cc (Debian package gcc): {e}"))?;
+            let _ = fs::remove_file(&source);
+            if !status.success() {
+                return Err(format!("cc {} failed: {status}", source.display()));
+            }
+            fs::rename(&partial, &out).map_err(|e| format!("rename to {}: {e}", out.display()))?;
+            Ok(out)
+        })
+        .as_deref()
+        .map_err(Clone::clone)
 }
 
 /// Builds the initramfs tree under `root` and packs it into `out` (cpio newc,
@@ -808,7 +830,11 @@ fn build_initramfs(
             }
         }
     }
-    build_hold_perf_keys(&root.join("bin/hold-perf-keys"))?;
+    let hold_perf_keys = root.join("bin/hold-perf-keys");
+    fs::copy(hold_perf_keys_binary()?, &hold_perf_keys)
+        .map_err(|e| format!("copy hold-perf-keys: {e}"))?;
+    fs::set_permissions(&hold_perf_keys, fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("chmod hold-perf-keys: {e}"))?;
     if options.mpi {
         for lib in crate::mpi_guest::install(root)? {
             install_file(root, &lib, &lib, 0o755)?;
@@ -981,9 +1007,14 @@ pub fn qemu_args(
 ) -> Vec<String> {
     let mut a = topo.qemu_machine_args();
     // A human monitor on a socket in the run's directory: on a stall the
-    // harness asks it where the vCPUs are (see [`monitor_registers`]).
-    a.push("-monitor".into());
-    a.push(format!("unix:{},server,nowait", monitor.display()));
+    // harness asks it where the vCPUs are (see [`monitor_registers`]). A
+    // unix socket's path holds at most 107 bytes: under a longer $TMPDIR
+    // the guest runs without one (QEMU would refuse to start), and a stall
+    // report says the monitor is unreachable.
+    if monitor.as_os_str().len() <= MAX_UNIX_SOCKET_PATH {
+        a.push("-monitor".into());
+        a.push(format!("unix:{},server,nowait", monitor.display()));
+    }
     for s in [
         "-nodefaults",
         "-no-user-config",
@@ -1314,6 +1345,10 @@ fn qemu_threads_state(pid: u32) -> String {
     out.join(", ")
 }
 
+/// The longest path a unix socket address holds (`sun_path` is 108 bytes,
+/// one of them the terminating NUL).
+const MAX_UNIX_SOCKET_PATH: usize = 107;
+
 /// Each vCPU's instruction pointer and halted flag, asked of QEMU's human
 /// monitor (`info registers -a`) when a guest stalls. With `nokaslr` the
 /// kernel addresses map through the kernel package's `System.map`.
@@ -1418,4 +1453,20 @@ fn a_lost_done_marker_counts_only_when_the_console_says_every_command_ended() {
     // A command whose END never arrived fails whatever the console says.
     let cut = port.split(&format!("{MARK} END 0")).next().unwrap();
     assert!(parse_results(cut, &["cmd"], true).is_err());
+}
+
+/// QEMU gets a monitor socket only where its path fits a unix socket
+/// address (107 bytes): under a long $TMPDIR it would refuse to start.
+#[test]
+fn the_monitor_socket_is_left_out_where_its_path_is_too_long() {
+    let topo = crate::topologies::two_sockets();
+    let path = Path::new("/x");
+    let with_monitor = |monitor: &Path| {
+        qemu_args(&topo, path, path, path, path, path, monitor)
+            .iter()
+            .any(|arg| arg == "-monitor")
+    };
+    assert!(with_monitor(&Path::new("/tmp").join("monitor.sock")));
+    let long = Path::new("/tmp").join("d".repeat(100)).join("monitor.sock");
+    assert!(!with_monitor(&long));
 }

@@ -463,6 +463,10 @@ pub struct RunCommandArgs {
     /// policy, repetitions, interleaving) and run nothing; see docs/plan.md.
     #[arg(long)]
     pub plan: bool,
+    /// The global `--topology FILE` (clap copies it here): the machine a
+    /// plan describes.
+    #[arg(from_global)]
+    pub topology: Option<PathBuf>,
     /// Preload the MPI runtime monitor (libnumabench_mpi.so, beside numabench or at
     /// $NUMABENCH_MPI_LIB) into the ranks the command starts (`mpirun ...`, `srun ...`)
     /// and report its per-rank records (wall and blocking-MPI time, messages, rusage)
@@ -502,6 +506,10 @@ pub struct OverdecomposeArgs {
     /// Print the configurations (ranks, K, each rank's CPU, grid columns) and run nothing.
     #[arg(long)]
     pub plan: bool,
+    /// The global `--topology FILE` (clap copies it here): the machine a
+    /// plan describes.
+    #[arg(from_global)]
+    pub topology: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -550,6 +558,10 @@ pub struct AppRunArgs {
     /// bytes, runs, estimate) and allocate nothing; see docs/plan.md.
     #[arg(long)]
     pub plan: bool,
+    /// The global `--topology FILE` (clap copies it here): the machine a
+    /// plan describes.
+    #[arg(from_global)]
+    pub topology: Option<PathBuf>,
     /// Thread-count scaling over 1, 2, 4, ... up to every allowed CPU (and
     /// all of them when that is not a power of two), as a --threads list.
     #[arg(long, conflicts_with = "threads")]
@@ -651,6 +663,10 @@ pub struct PlacementStudyArgs {
     /// nothing; see docs/plan.md.
     #[arg(long)]
     pub plan: bool,
+    /// The global `--topology FILE` (clap copies it here): the machine a
+    /// plan describes.
+    #[arg(from_global)]
+    pub topology: Option<PathBuf>,
     /// Compare node splits of --threads T instead of thread schemes: all on one node, evenly over
     /// 2, 4, ... nodes, then uneven splits, deduplicated by SLIT symmetry, each cores first per
     /// node, under each placement (default first-touch); names the best and the worst split.
@@ -1114,6 +1130,10 @@ pub struct MeasureArgs {
     /// --topology FILE: a plan describes, never measures.
     #[arg(long)]
     pub plan: bool,
+    /// The global `--topology FILE` (clap copies it here): the machine a
+    /// plan describes.
+    #[arg(from_global)]
+    pub topology: Option<PathBuf>,
 }
 
 /// The chase orders of `latency` and `mlp` (records name the block each

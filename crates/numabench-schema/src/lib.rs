@@ -4,7 +4,9 @@
 //! of the parameters that readers share. Writers (the library, the MPI
 //! monitor) and readers (report, compare, summary, cluster) use these
 //! types instead of spelling field names again; `docs/record.schema.json`
-//! is generated from them (`docs/results.md` describes it).
+//! is generated from them (`docs/results.md` describes it). The one
+//! reader of results files ([`read`]: strict or lenient, every format
+//! numabench and its MPI monitor write) lives here too.
 //!
 //! Also the small helpers every numabench crate needs and none may copy:
 //! UTC timestamps, CPU lists, affinity masks. No hwloc, no plotters, no
@@ -19,6 +21,7 @@ mod metadata;
 pub mod params;
 mod placement_check;
 mod placement_status;
+pub mod read;
 mod record;
 mod summary;
 mod utc;

@@ -182,6 +182,7 @@ pub fn run_app(
         repeat: args.repeat,
         hugepages: args.hugepages,
         plan: args.plan,
+        topology: args.topology.clone(),
     })?;
     let topology = &context.topology;
     let mut config = run_config(&context, args)?;

@@ -17,8 +17,7 @@ use numabench::output::{
 };
 use numabench::threads::CpuOrder;
 use numabench::topology::{Machine, Purpose};
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
 /// This machine's topology, to measure on. (`commands::run` has refused a
 /// `--topology` file before any measuring command starts; this refuses
@@ -27,22 +26,12 @@ pub fn this_machine() -> Result<Machine, CliError> {
     super::topology_source::topology_for(None, Purpose::Measure)
 }
 
-/// The `--topology FILE` of this invocation, set once by `commands::run`
-/// before any command starts: a plan describes that machine.
-static TOPOLOGY_FILE: OnceLock<Option<PathBuf>> = OnceLock::new();
-
-/// Records `--topology FILE` for [`context`] (called once, by `commands::run`).
-pub fn set_topology_file(file: Option<&Path>) {
-    // A second call (none is made) would keep the first value.
-    let _ = TOPOLOGY_FILE.set(file.map(Path::to_path_buf));
-}
-
 /// This machine's topology to measure on, or with `plan` the topology to
-/// describe (a `--topology` file, HWLOC_XMLFILE, ...).
-pub fn topology(plan: bool) -> Result<Machine, CliError> {
+/// describe (`topology_file`, the `--topology FILE` given, or
+/// HWLOC_XMLFILE, ...).
+pub fn topology(plan: bool, topology_file: Option<&Path>) -> Result<Machine, CliError> {
     if plan {
-        let file = TOPOLOGY_FILE.get().and_then(Option::as_deref);
-        super::topology_source::topology_for(file, Purpose::Describe)
+        super::topology_source::topology_for(topology_file, Purpose::Describe)
     } else {
         this_machine()
     }
@@ -52,7 +41,7 @@ pub fn topology(plan: bool) -> Result<Machine, CliError> {
 /// to measure on, or with `--plan` the topology to describe (a
 /// `--topology` file, HWLOC_XMLFILE, ...).
 pub fn context(run: &MeasureArgs) -> Result<Context, CliError> {
-    let topology = topology(run.plan)?;
+    let topology = topology(run.plan, run.topology.as_deref())?;
     let mut context = Context::new(topology);
     context.repeat = run.repeat as usize;
     context.hugepages = run.hugepages;

@@ -47,7 +47,6 @@ pub fn run(cli: Cli) -> Result<Status, CliError> {
     if cli.command.measures() && !cli.command.plans() {
         refuse_unless_this_machine(file)?;
     }
-    measuring::set_topology_file(file);
     match cli.command {
         Command::Topo(args) => topo::run(&args, &topology_for(file, Purpose::Describe)?),
         Command::Doctor(args) => doctor::run(&args, &topology_for(file, Purpose::Describe)?),

@@ -44,6 +44,7 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
         repeat: args.repeat,
         hugepages: false,
         plan: args.plan,
+        topology: args.topology.clone(),
     })?;
     let cores_available = core_cpus(&context.topology);
     let cores = match args.cores {

@@ -26,7 +26,7 @@ fn study_kernel(args: &PlacementStudyArgs) -> Result<AppChoice, CliError> {
                 )));
             }
             Ok(AppChoice::Stream {
-                elements: stream_elements(args.size, args.plan)?,
+                elements: stream_elements(args.size, args.plan, args.topology.as_deref())?,
                 iterations: 10,
                 simd: None,
             })
@@ -52,6 +52,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
         repeat: args.repeat,
         hugepages: args.hugepages,
         plan: args.plan,
+        topology: args.topology.clone(),
     })?;
     let topology = &context.topology;
     let placements = study_placements(crate::args::all_items(&args.placements), args.node_splits);

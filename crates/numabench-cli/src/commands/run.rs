@@ -61,6 +61,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         repeat: args.repeat,
         hugepages: false,
         plan: args.plan,
+        topology: args.topology.clone(),
     })?;
     let topology = &context.topology;
     let scan = super::run_scan::parse(args)?;

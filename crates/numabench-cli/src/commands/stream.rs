@@ -4,12 +4,17 @@ use super::app::run_app;
 use crate::args::StreamArgs;
 use crate::exit::{CliError, Status};
 use numabench::workloads::{AppChoice, StreamKernel};
+use std::path::Path;
 
 /// STREAM's array size from `--size` or its rule.
 /// (`plan`: of the topology a plan describes; a topology file that gives
 /// no free memory counts its nodes' total.)
-pub fn stream_elements(size: Option<u64>, plan: bool) -> Result<usize, CliError> {
-    let topology = super::measuring::topology(plan)?;
+pub fn stream_elements(
+    size: Option<u64>,
+    plan: bool,
+    topology_file: Option<&Path>,
+) -> Result<usize, CliError> {
+    let topology = super::measuring::topology(plan, topology_file)?;
     let free: u64 = topology
         .nodes
         .iter()
@@ -30,7 +35,7 @@ pub fn stream_elements(size: Option<u64>, plan: bool) -> Result<usize, CliError>
 
 pub fn run(args: &StreamArgs) -> Result<Status, CliError> {
     let choice = AppChoice::Stream {
-        elements: stream_elements(args.size, args.app.plan)?,
+        elements: stream_elements(args.size, args.app.plan, args.app.topology.as_deref())?,
         iterations: args.iterations as usize,
         simd: args.simd,
     };

@@ -14,7 +14,6 @@ mod metadata;
 mod params_text;
 mod paths;
 mod pipeline;
-pub mod read;
 mod record;
 mod sink;
 mod table_sink;
@@ -26,6 +25,9 @@ pub use flatten::flatten;
 pub use json_sink::JsonDocumentSink;
 pub use jsonl_sink::JsonLinesSink;
 pub use metadata::CollectRunMetadata;
+/// The one reader lives in the schema crate (the shared libraries and other
+/// tools can read results without the library); re-exported here.
+pub use numabench_schema::read;
 /// The wire types are the schema crate's; re-exported here, where records
 /// are made and written.
 pub use numabench_schema::{

@@ -15,7 +15,7 @@ mod lines;
 #[cfg(test)]
 mod tests;
 
-use numabench_schema::{Record, RESULTS_SCHEMA_VERSION};
+use crate::{Record, RESULTS_SCHEMA_VERSION};
 use serde_json::{Map, Value};
 use std::ops::Deref;
 use std::path::Path;
