@@ -137,7 +137,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         .map(|library| super::mpi_monitor::prepare(&library))
         .transpose()?
         .map(|out| {
-            super::mpi_monitor::MonitorExecutor::new(
+            numabench::mpi_monitor::MonitorExecutor::new(
                 Box::new(WarningExecutor {
                     seen: BTreeSet::new(),
                 }),
@@ -152,7 +152,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let mut step = |label: &str| progress.step(label);
     let result = run_command(chosen, &command, topology, &mut pipeline, &mut step);
     if let Some(monitor) = monitor {
-        monitor.finish(&mut pipeline, args.output.json)?;
+        super::mpi_monitor::finish(monitor.finish(), &mut pipeline, args.output.json)?;
     }
     pipeline.finish().map_err(CliError::system)?;
     let (summaries, note) = match result {

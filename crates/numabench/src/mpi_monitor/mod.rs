@@ -1,11 +1,17 @@
-//! Reading what the MPI runtime monitor (`libnumabench_mpi.so`) wrote, and
-//! the per-rank summary `numabench run --mpi-monitor` prints. The monitor
+//! Running a launch under the MPI runtime monitor (`libnumabench_mpi.so`),
+//! reading what it wrote, and the per-rank summary `numabench run
+//! --mpi-monitor` prints. The monitor
 //! itself is the `numabench-mpi` crate; its records follow the results
 //! schema (`docs/results.md`, section "MPI runtime monitor").
 
+mod launch;
 mod rank_table;
 mod read;
 
+pub use launch::{
+    locate_library, monitor_environment, LibraryError, MonitorExecutor, MonitorResults,
+    OMPI_FORWARD_ENV, OUT_ENV,
+};
 pub use rank_table::summary_table;
 pub use read::{partial_files, read_monitor_output, MonitorOutput};
 
