@@ -669,38 +669,19 @@ mod tests {
         }
     }
 
-    /// Collects the records a pipeline emits.
-    struct Collect(std::rc::Rc<std::cell::RefCell<Vec<Record>>>);
-
-    impl crate::output::Sink for Collect {
-        fn begin(&mut self, _: &crate::output::RunMetadata) -> std::io::Result<()> {
-            Ok(())
-        }
-        fn record(&mut self, record: &Record) -> std::io::Result<()> {
-            self.0.borrow_mut().push(record.clone());
-            Ok(())
-        }
-        fn finish(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
     /// When next-touch gave up on an array, the records say so and how
     /// many pages it left in place.
     #[test]
     fn next_touch_records_say_how_many_pages_it_left_in_place() {
         let metadata = crate::output::RunMetadata::example();
-        let records = std::rc::Rc::default();
-        let mut pipeline = Pipeline::with_sinks(
-            vec![Box::new(Collect(std::rc::Rc::clone(&records)))],
-            &metadata,
-        )
-        .unwrap();
+        let collected = crate::output::CollectSink::default();
+        let mut pipeline =
+            Pipeline::with_sinks(vec![Box::new(collected.clone())], &metadata).unwrap();
         let (topology, config) = two_node_config(PlacementScheme::NextTouch);
         let mut run = run_with(vec![Some(0), Some(2)], vec![0, 2]);
         run.next_touch_unprotected_pages = 7;
         emit_app_records(&topology, "stream", None, &config, &[run], &mut pipeline).unwrap();
-        let records = records.borrow();
+        let records = collected.records();
         let params = &records[0].params;
         assert_eq!(params["next_touch_unprotected_pages"], 7);
         let note = params["note"].as_str().unwrap();

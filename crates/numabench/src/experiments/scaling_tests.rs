@@ -125,22 +125,6 @@ fn scaling_configs_take_the_first_cpus_of_the_order() {
     assert_eq!(workers[7], Some(order[3]));
 }
 
-/// Collects the records a pipeline emits.
-struct Collect(std::rc::Rc<std::cell::RefCell<Vec<Record>>>);
-
-impl crate::output::Sink for Collect {
-    fn begin(&mut self, _: &crate::output::RunMetadata) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn record(&mut self, record: &Record) -> std::io::Result<()> {
-        self.0.borrow_mut().push(record.clone());
-        Ok(())
-    }
-    fn finish(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Real runs of a small STREAM at 1 and 2 threads (1 only on a one-CPU
 /// machine): the counts run round-robin, each count's records (time, then
 /// speedup and parallel efficiency against the smallest count) come after
@@ -166,11 +150,10 @@ fn counts_run_round_robin_and_derive_from_their_medians() {
         iterations: 2,
         simd: None,
     };
-    let records = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let collected = crate::output::CollectSink::default();
     use crate::output::CollectRunMetadata;
     let metadata = crate::output::RunMetadata::collect(vec!["test".into()], &topology);
-    let mut pipeline =
-        Pipeline::with_sinks(vec![Box::new(Collect(records.clone()))], &metadata).unwrap();
+    let mut pipeline = Pipeline::with_sinks(vec![Box::new(collected.clone())], &metadata).unwrap();
     let mut started = Vec::new();
     let rows = run_thread_scaling(
         &topology,
@@ -179,7 +162,7 @@ fn counts_run_round_robin_and_derive_from_their_medians() {
         3,
         &mut pipeline,
         &mut |repetition, config| {
-            started.push((repetition, config.threads, records.borrow().len()));
+            started.push((repetition, config.threads, collected.records().len()));
         },
     )
     .unwrap();
@@ -193,7 +176,7 @@ fn counts_run_round_robin_and_derive_from_their_medians() {
         .iter()
         .all(|&(_, _, emitted)| emitted == 0));
     assert_eq!(rows.len(), counts.len());
-    let records = records.borrow();
+    let records = collected.records();
     let value = |metric: &str, threads: usize| {
         records
             .iter()

@@ -166,28 +166,9 @@ pub fn verdict_record(kernel: &str, class: Option<&str>, rows: &[StudyRow]) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::{CollectRunMetadata, RunMetadata, Sink};
+    use crate::output::{CollectRunMetadata, RunMetadata};
     use crate::runtime::{PlacementScheme, ThreadScheme};
     use crate::topology::discover_this_system;
-    use std::cell::RefCell;
-    use std::io;
-    use std::rc::Rc;
-
-    /// Keeps the records it is sent, in order.
-    struct Collect(Rc<RefCell<Vec<Record>>>);
-
-    impl Sink for Collect {
-        fn begin(&mut self, _: &RunMetadata) -> io::Result<()> {
-            Ok(())
-        }
-        fn record(&mut self, record: &Record) -> io::Result<()> {
-            self.0.borrow_mut().push(record.clone());
-            Ok(())
-        }
-        fn finish(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
 
     /// Real runs of a small STREAM: configurations start round-robin, each
     /// configuration's records come after its last run and cover all of
@@ -215,10 +196,10 @@ mod tests {
             iterations: 2,
             simd: None,
         };
-        let records = Rc::new(RefCell::new(Vec::new()));
+        let collected = crate::output::CollectSink::default();
         let metadata = RunMetadata::collect(vec!["test".into()], &topology);
         let mut pipeline =
-            Pipeline::with_sinks(vec![Box::new(Collect(records.clone()))], &metadata).unwrap();
+            Pipeline::with_sinks(vec![Box::new(collected.clone())], &metadata).unwrap();
         // (repetition, configuration, records emitted before the run)
         let mut started = Vec::new();
         let rows = run_placement_study(
@@ -228,7 +209,7 @@ mod tests {
             3,
             &mut pipeline,
             &mut |run, _| {
-                started.push((run.repetition, run.configuration, records.borrow().len()));
+                started.push((run.repetition, run.configuration, collected.records().len()));
             },
         )
         .unwrap();
@@ -241,7 +222,7 @@ mod tests {
             "configuration 0's records before the last run"
         );
         assert_eq!(rows.len(), 2);
-        let records = records.borrow();
+        let records = collected.records();
         let times: Vec<&Record> = records
             .iter()
             .filter(|record| record.metric == "time")
