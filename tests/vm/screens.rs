@@ -25,6 +25,24 @@ fn last_screen(topo: &VmTopology) {
         topo.name, run.commands[1].stdout
     );
     let stdout = run.stdout_ok(0);
+    // The whole closing block too (the run's cuts, caveats, findings,
+    // advice), for a person to read beyond the last screen.
+    if let Some(start) = [
+        "\nThis run:\n",
+        "\nCaveats",
+        "\nWhat this machine's NUMA costs:\n",
+    ]
+    .iter()
+    .filter_map(|heading| stdout.find(heading))
+    .min()
+    {
+        eprintln!(
+            "[{}] the closing block ({} lines):\n{}",
+            topo.name,
+            stdout[start..].lines().count(),
+            &stdout[start..]
+        );
+    }
     let lines: Vec<&str> = stdout.lines().collect();
     let screen = &lines[lines.len().saturating_sub(SCREEN_LINES)..];
     eprintln!(
@@ -35,8 +53,11 @@ fn last_screen(topo: &VmTopology) {
     );
     let text = screen.join("\n");
     assert!(text.contains("What this machine's NUMA costs:"), "{text}");
+    // The answer ends the output: nothing but the advice (when there is
+    // any) and characterize's time line come after the findings.
+    let (_, after) = text.split_once("What this machine's NUMA costs:").unwrap();
     assert!(
-        text.contains("What to do about it:") || text.contains("This run:"),
+        !after.contains("This run:") && !after.contains("Caveats"),
         "{text}"
     );
     for line in screen {

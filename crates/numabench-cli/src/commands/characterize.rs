@@ -53,8 +53,10 @@ fn split_names<'a>(
     Ok((builtins, plugin_names))
 }
 
-/// The findings, what this run cut and took, then the advice, as wrapped
-/// headings, each line at most `width` columns.
+/// What this run cut and took, the doctor's caveats, then the findings and
+/// the advice last (the end of the output is what a person reads first, so
+/// the answer stays on the last screen however many caveats a machine
+/// has), as wrapped headings, each line at most `width` columns.
 fn findings_text(sentences: &[Sentence], width: usize) -> String {
     let options = textwrap::Options::new(width.max(40))
         .initial_indent("  - ")
@@ -62,8 +64,12 @@ fn findings_text(sentences: &[Sentence], width: usize) -> String {
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
     let mut text = String::new();
     for (heading, group) in [
-        ("What this machine's NUMA costs:", Group::Finding),
         ("This run:", Group::Run),
+        (
+            "Caveats (doctor warnings that bear on the findings):",
+            Group::Caveat,
+        ),
+        ("What this machine's NUMA costs:", Group::Finding),
         ("What to do about it:", Group::Advice),
     ] {
         let list: Vec<&Sentence> = sentences
@@ -88,6 +94,8 @@ enum Group {
     Finding,
     /// What the budget cut and how long the run took.
     Run,
+    /// A doctor warning and the findings it bears on.
+    Caveat,
     Advice,
 }
 
@@ -96,6 +104,7 @@ impl Group {
         match sentence.kind {
             "advice" => Group::Advice,
             "budget_cut" | "over_budget" | "run_time" => Group::Run,
+            "doctor_warning" => Group::Caveat,
             _ => Group::Finding,
         }
     }
@@ -274,18 +283,29 @@ mod tests {
         }
     }
 
-    /// Findings first, advice under its own heading, every line within the
-    /// width, and the words unchanged once the wrapping is undone.
+    /// The run's cuts and the caveats first, then the findings and the
+    /// advice last, each under its heading, every line within the width,
+    /// and the words unchanged once the wrapping is undone.
     #[test]
     fn findings_wrap_to_the_width_under_their_headings() {
         let long = "latency-bound code: keep data on the node of the threads that read it (bind:NODE, or first touch by that thread): remote memory costs up to 1.90x local latency";
         let text = findings_text(
             &[
                 sentence("memory_latency", "memory latency: local 100 ns"),
+                sentence("doctor_warning", "doctor: SMT on"),
+                sentence("run_time", "the run took 1 s"),
                 sentence("advice", long),
             ],
             60,
         );
+        let (before, text) = text
+            .split_once("\nWhat this machine's NUMA costs:")
+            .unwrap();
+        assert_eq!(
+            before,
+            "\nThis run:\n  - the run took 1 s\n\nCaveats (doctor warnings that bear on the findings):\n  - doctor: SMT on\n"
+        );
+        let text = format!("\nWhat this machine's NUMA costs:{text}");
         assert!(
             text.lines().all(|line| line.chars().count() <= 60),
             "{text}"
