@@ -138,7 +138,7 @@ fn the_scan_finds_a_raw_call_and_spares_the_kept_ones() {
             "unsafe { libc::sched_setaffinity(0, size, &set) };\n// libc::kill(1, 9)\n#[cfg(test)]\nlibc::mmap(".to_string(),
         ),
         (
-            "runner/executor.rs".to_string(),
+            "runner/wait.rs".to_string(),
             "libc::wait4(pid, &mut status, 0, &mut usage)\nlibc::getrusage(0, &mut usage)"
                 .to_string(),
         ),
@@ -151,7 +151,7 @@ fn the_scan_finds_a_raw_call_and_spares_the_kept_ones() {
         raw_calls(&files),
         [
             "threads/pin.rs:1: libc::sched_setaffinity",
-            "runner/executor.rs:2: libc::getrusage",
+            "runner/wait.rs:2: libc::getrusage",
         ]
     );
 }
