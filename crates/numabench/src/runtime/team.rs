@@ -1,7 +1,8 @@
-//! A persistent team of worker threads for application kernels. The caller
-//! is worker 0; workers 1.. wait for jobs. Workers are pinned (in compact or
-//! scatter order, see [`crate::threads::CpuOrder`]) before the team
-//! allocates anything, or left unpinned. The team allocates the kernel's
+//! A persistent team of worker threads for application kernels, on the
+//! one thread pool ([`crate::threads::Pool`]): the caller is worker 0;
+//! workers 1.. wait for jobs. Workers are pinned (in compact or scatter
+//! order, see [`crate::threads::CpuOrder`]) before the team allocates
+//! anything, or left unpinned. The team allocates the kernel's
 //! main arrays and places them by the scheme.
 
 use super::huge_pages::HugeSnapshot;
@@ -12,14 +13,11 @@ use super::shared_array::SharedArray;
 use crate::memory::{
     huge_page_check_range, HugePageCheck, MemoryError, MemoryPolicy, HUGE_PAGE_SIZE, PAGE_SIZE,
 };
-use crate::threads::{current_cpu, pin_current_thread, PinError};
+use crate::threads::{current_cpu, PinError, Pool};
 use crate::topology::Machine;
-use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
-use nix::unistd::Pid;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
-use std::thread::JoinHandle;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
 use thiserror::Error;
 
 /// Why a team could not be formed or place its arrays.
@@ -31,22 +29,6 @@ pub enum TeamError {
     Memory(#[from] MemoryError),
     #[error("{0}")]
     Invalid(String),
-}
-
-/// A job: a borrowed closure, valid while `Team::run` waits for it.
-#[derive(Clone, Copy)]
-struct JobPointer(*const (dyn Fn(usize) + Sync));
-// SAFETY: the pointee is Sync and outlives every use (run waits for all workers).
-unsafe impl Send for JobPointer {}
-// SAFETY: as above.
-unsafe impl Sync for JobPointer {}
-
-struct Shared {
-    generation: AtomicU64,
-    completed: AtomicUsize,
-    job: RwLock<Option<JobPointer>>,
-    stop: AtomicBool,
-    panicked: AtomicBool,
 }
 
 /// Where one array lives, for migration and page statistics.
@@ -62,30 +44,15 @@ struct ArrayRegion {
     mapped: usize,
 }
 
-/// Spins briefly, then yields (threads may outnumber CPUs).
-fn wait_until(condition: impl Fn() -> bool) {
-    let mut spins = 0u32;
-    while !condition() {
-        if spins < 2000 {
-            spins += 1;
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
-    }
-}
-
 /// The team.
 pub struct Team {
-    cpus: Vec<Option<u32>>,
+    /// The workers; the caller is worker 0.
+    workers: Pool,
     scheme: PlacementScheme,
     nodes_of_workers: Vec<Option<u32>>,
     /// The scheme's memory policy, its nodes filled in (an interleave
     /// over every allowed node with memory when the scheme names none).
     policy: Option<MemoryPolicy>,
-    shared: Arc<Shared>,
-    handles: Vec<JoinHandle<()>>,
-    caller_affinity: Option<CpuSet>,
     regions: Mutex<Vec<ArrayRegion>>,
     /// The nodes the arrays' pages may land on (the policy's, else the
     /// workers'; every memory node when a worker is unpinned): where a
@@ -99,7 +66,7 @@ impl std::fmt::Debug for Team {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter
             .debug_struct("Team")
-            .field("cpus", &self.cpus)
+            .field("cpus", &self.workers.cpus())
             .field("scheme", &self.scheme)
             .finish()
     }
@@ -141,56 +108,7 @@ impl Team {
         let policy = scheme
             .memory_policy()
             .map(|policy| policy.or_nodes(&crate::topology::memory_nodes(topology)));
-        let shared = Arc::new(Shared {
-            generation: AtomicU64::new(0),
-            completed: AtomicUsize::new(0),
-            job: RwLock::new(None),
-            stop: AtomicBool::new(false),
-            panicked: AtomicBool::new(false),
-        });
-        let caller_affinity = match cpus[0] {
-            Some(cpu) => {
-                // Pid 0 is this thread; a mask it cannot read is not restored.
-                let previous = sched_getaffinity(Pid::from_raw(0)).ok();
-                pin_current_thread(cpu)?;
-                previous
-            }
-            None => None,
-        };
-        let pinned = Arc::new(AtomicUsize::new(0));
-        let pin_failed = Arc::new(Mutex::new(None::<PinError>));
-        let mut handles = Vec::new();
-        let mut spawn_failed = None;
-        for (index, cpu) in cpus.iter().enumerate().skip(1) {
-            let (shared, pinned, pin_failed, cpu) = (
-                Arc::clone(&shared),
-                Arc::clone(&pinned),
-                Arc::clone(&pin_failed),
-                *cpu,
-            );
-            let started = std::thread::Builder::new().spawn(move || {
-                if let Some(cpu) = cpu {
-                    if let Err(error) = pin_current_thread(cpu) {
-                        *pin_failed.lock().expect("pin lock") = Some(error);
-                    }
-                }
-                pinned.fetch_add(1, Ordering::SeqCst);
-                worker_loop(index, &shared);
-            });
-            match started {
-                Ok(handle) => handles.push(handle),
-                Err(source) => {
-                    // The workers already started are stopped and joined when `team` drops.
-                    spawn_failed = Some(PinError::Spawn {
-                        threads: cpus.len(),
-                        source,
-                    });
-                    break;
-                }
-            }
-        }
-        let started = handles.len();
-        wait_until(|| pinned.load(Ordering::SeqCst) == started);
+        let workers = Pool::new(cpus.clone())?;
         let nodes_of_workers: Vec<Option<u32>> = cpus
             .iter()
             .map(|cpu| cpu.and_then(|cpu| topology.node_of_cpu(cpu)))
@@ -205,25 +123,15 @@ impl Team {
             }
             None => crate::topology::memory_nodes(topology),
         };
-        let team = Self {
-            cpus,
+        Ok(Self {
+            workers,
             scheme,
             nodes_of_workers,
             policy,
-            shared,
-            handles,
-            caller_affinity,
             regions: Mutex::new(Vec::new()),
             pool_nodes,
             hugepages: false,
-        };
-        if let Some(error) = spawn_failed {
-            return Err(error.into());
-        }
-        if let Some(error) = pin_failed.lock().expect("pin lock").take() {
-            return Err(error.into());
-        }
-        Ok(team)
+        })
     }
 
     /// Backs the arrays allocated from now on with 2 MiB huge pages: from
@@ -267,12 +175,12 @@ impl Team {
 
     /// Number of workers.
     pub fn threads(&self) -> usize {
-        self.cpus.len()
+        self.workers.threads()
     }
 
     /// The CPU each worker is pinned to (`None` when unpinned).
     pub fn cpus(&self) -> &[Option<u32>] {
-        &self.cpus
+        self.workers.cpus()
     }
 
     /// The CPU each worker runs on now (sched_getcpu inside each worker):
@@ -301,23 +209,7 @@ impl Team {
 
     /// Runs `job(worker)` on every worker and returns when all are done.
     pub fn run<F: Fn(usize) + Sync>(&self, job: F) {
-        let job_reference: &(dyn Fn(usize) + Sync) = &job;
-        // SAFETY: the lifetime is erased only for the duration of this call: we wait below
-        // until every worker has finished with the pointer, then clear it.
-        let pointer: *const (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(job_reference) };
-        *self.shared.job.write().expect("job lock") = Some(JobPointer(pointer));
-        self.shared.completed.store(0, Ordering::SeqCst);
-        self.shared.generation.fetch_add(1, Ordering::SeqCst);
-        let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(0)));
-        let others = self.threads() - 1;
-        wait_until(|| self.shared.completed.load(Ordering::Acquire) == others);
-        *self.shared.job.write().expect("job lock") = None;
-        if let Err(panic) = own {
-            std::panic::resume_unwind(panic);
-        }
-        if self.shared.panicked.swap(false, Ordering::SeqCst) {
-            panic!("a team worker panicked");
-        }
+        self.workers.run(job);
     }
 
     /// Runs `job(worker)` on every worker and sums the results.
@@ -498,40 +390,5 @@ fn touch(start: usize, bytes: usize, from: usize, to: usize) {
         // SAFETY: offset < bytes, inside the mapping; a volatile byte write of 0 keeps contents zero.
         unsafe { std::ptr::write_volatile((start + offset) as *mut u8, 0) };
         offset += PAGE_SIZE;
-    }
-}
-
-fn worker_loop(index: usize, shared: &Shared) {
-    let mut seen = 0u64;
-    loop {
-        wait_until(|| {
-            shared.generation.load(Ordering::Acquire) != seen || shared.stop.load(Ordering::Acquire)
-        });
-        if shared.stop.load(Ordering::Acquire) {
-            return;
-        }
-        seen = shared.generation.load(Ordering::Acquire);
-        let job = *shared.job.read().expect("job lock");
-        if let Some(JobPointer(pointer)) = job {
-            // SAFETY: Team::run keeps the closure alive until `completed` counts this worker.
-            let job = unsafe { &*pointer };
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(index))).is_err() {
-                shared.panicked.store(true, Ordering::SeqCst);
-            }
-        }
-        shared.completed.fetch_add(1, Ordering::Release);
-    }
-}
-
-impl Drop for Team {
-    fn drop(&mut self) {
-        self.shared.stop.store(true, Ordering::SeqCst);
-        for handle in self.handles.drain(..) {
-            let _ = handle.join();
-        }
-        if let Some(previous) = self.caller_affinity {
-            // Restores this thread's saved affinity mask (pid 0: this thread).
-            let _ = sched_setaffinity(Pid::from_raw(0), &previous);
-        }
     }
 }
