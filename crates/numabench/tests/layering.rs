@@ -5,27 +5,15 @@
 //! also shown to catch an offence on a made-up file, so it cannot pass by
 //! finding nothing.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
-
-/// Every `.rs` file under `directory`, with its path relative to `root`.
-fn sources(root: &Path, directory: &Path, files: &mut Vec<(String, String)>) {
-    for entry in fs::read_dir(directory).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(root, &path, files);
-        } else if path.extension().is_some_and(|extension| extension == "rs") {
-            let relative = path.strip_prefix(root).unwrap().display().to_string();
-            files.push((relative, fs::read_to_string(&path).unwrap()));
-        }
-    }
-}
 
 /// The library's sources, paths relative to `src/`.
 fn library() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&root, &root, &mut files);
+    let files = common::sources(&root, &root);
     assert!(files.len() > 100, "the sources were not found");
     files
 }

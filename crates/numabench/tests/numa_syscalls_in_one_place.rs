@@ -3,7 +3,8 @@
 //! copy of a wrapper or of a constant can drift from the first (a mask
 //! size, a flag value) without any test noticing.
 
-use std::fs;
+mod common;
+
 use std::path::Path;
 
 /// The system calls that only `memory/syscalls.rs` may make.
@@ -16,19 +17,6 @@ const NUMA_SYSCALLS: [&str; 7] = [
     "SYS_getcpu",
     "SYS_set_mempolicy_home_node",
 ];
-
-/// Every `.rs` file under `directory`, with its path relative to `root`.
-fn sources(root: &Path, directory: &Path, files: &mut Vec<(String, String)>) {
-    for entry in fs::read_dir(directory).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(root, &path, files);
-        } else if path.extension().is_some_and(|extension| extension == "rs") {
-            let relative = path.strip_prefix(root).unwrap().display().to_string();
-            files.push((relative, fs::read_to_string(&path).unwrap()));
-        }
-    }
-}
 
 /// Lines outside `memory/syscalls.rs` that name a NUMA system call number
 /// or define an MPOL_* constant (test code included).
@@ -56,8 +44,7 @@ fn offences(files: &[(String, String)]) -> Vec<String> {
 #[test]
 fn numa_system_calls_are_made_only_in_memory_syscalls() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&root, &root, &mut files);
+    let files = common::sources(&root, &root);
     assert!(files.iter().any(|(path, _)| path == "memory/syscalls.rs"));
     let offences = offences(&files);
     assert!(

@@ -8,36 +8,16 @@
 //! interleaving order and p-values everywhere, is not observable on one
 //! machine run.
 
-use std::fs;
-use std::path::{Path, PathBuf};
-
-/// Every `.rs` file under `directory`.
-fn sources(directory: &Path, found: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(directory).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, found);
-        } else if path.extension().is_some_and(|extension| extension == "rs") {
-            found.push(path);
-        }
-    }
-}
+mod common;
 
 /// Files of the library and the CLI (outside `allowed`) whose text
 /// contains `needle`, relative to the library's manifest.
 fn offenders(needle: &str, allowed: &[&str]) -> Vec<String> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    sources(&manifest.join("src"), &mut files);
-    sources(&manifest.join("../numabench-cli/src"), &mut files);
-    files
-        .iter()
-        .filter(|path| {
-            let relative = path.strip_prefix(manifest).unwrap().to_string_lossy();
-            !allowed.iter().any(|prefix| relative.starts_with(prefix))
-        })
-        .filter(|path| fs::read_to_string(path).unwrap().contains(needle))
-        .map(|path| path.display().to_string())
+    common::library_and_cli()
+        .into_iter()
+        .filter(|(path, _)| !allowed.iter().any(|prefix| path.starts_with(prefix)))
+        .filter(|(_, text)| text.contains(needle))
+        .map(|(path, _)| path)
         .collect()
 }
 

@@ -8,7 +8,8 @@
 //! (`numabench-pin`) and the MPI monitor link libc only and are not
 //! checked. Test code is not checked either.
 
-use std::fs;
+mod common;
+
 use std::path::Path;
 
 /// Calls nix wraps.
@@ -68,19 +69,6 @@ const KEPT: [(&str, &str, &str); 6] = [
     ),
 ];
 
-/// Every `.rs` file under `directory`, with its path relative to `root`.
-fn sources(root: &Path, directory: &Path, files: &mut Vec<(String, String)>) {
-    for entry in fs::read_dir(directory).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(root, &path, files);
-        } else if path.extension().is_some_and(|extension| extension == "rs") {
-            let relative = path.strip_prefix(root).unwrap().display().to_string();
-            files.push((relative, fs::read_to_string(&path).unwrap()));
-        }
-    }
-}
-
 /// `file:line: call` for each raw libc call of a wrapped function in the
 /// non-test code of `files`, except `memory/syscalls.rs` and [`KEPT`].
 fn raw_calls(files: &[(String, String)]) -> Vec<String> {
@@ -109,12 +97,10 @@ fn raw_calls(files: &[(String, String)]) -> Vec<String> {
 #[test]
 fn wrapped_posix_calls_go_through_nix() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
     let library = manifest.join("src");
-    sources(&library, &library, &mut files);
+    let mut files = common::sources(&library, &library);
     let cli = manifest.join("../numabench-cli/src");
-    let mut cli_files = Vec::new();
-    sources(&cli, &cli, &mut cli_files);
+    let cli_files = common::sources(&cli, &cli);
     assert!(files.iter().any(|(path, _)| path == "threads/pin.rs"));
     assert!(!cli_files.is_empty());
     files.extend(

@@ -21,11 +21,11 @@ use crate::memory::{MemoryPlacement, PlacementCheck};
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::study::{Comparison, Schedule};
-use crate::threads::{current_cpu, pin_current_thread};
+use crate::threads::{current_cpu, Pool};
 use crate::topology::Machine;
 use serde_json::{json, Map};
 use std::collections::BTreeMap;
-use std::sync::Barrier;
+use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
 /// Where each thread's buffer lives.
@@ -90,8 +90,9 @@ impl MlpThreadsConfig {
 
 /// Chain positions handed to one thread.
 struct Positions(Vec<*const u64>);
-// SAFETY: the positions point into a buffer that outlives the threads
-// (scoped), and each set is used by exactly one thread at a time.
+// SAFETY: the positions point into a buffer that outlives every use
+// (`Pool::run` returns only when all threads are done), and each set is
+// used by exactly one thread at a time (behind its own slot's lock).
 unsafe impl Send for Positions {}
 
 /// One thread's run: its start and end, seconds chasing, CPU at start and end.
@@ -108,44 +109,48 @@ struct RunResult {
 }
 
 /// Runs `positions.len()` threads, each advancing its chains by `rounds`
-/// from a common start barrier; pinned to `cpus` when `pinned`.
+/// from a common start barrier; pinned to `cpus` when `pinned`, else left
+/// where the scheduler puts them (the threads of [`Pool`], the calling
+/// thread the first, pinned before the work starts).
 fn run_threads(
     cpus: &[u32],
     pinned: bool,
     positions: &mut [Positions],
     rounds: u64,
 ) -> Result<RunResult, BenchError> {
-    let barrier = Barrier::new(positions.len());
-    let outcomes: Vec<Result<ThreadOutcome, BenchError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = positions
-            .iter_mut()
-            .zip(cpus)
-            .map(|(chains, &cpu)| {
-                let barrier = &barrier;
-                scope.spawn(move || {
-                    let pin = if pinned {
-                        pin_current_thread(cpu).map_err(BenchError::from)
-                    } else {
-                        Ok(())
-                    };
-                    // Every thread reaches the barrier, pinned or not, so none waits forever.
-                    barrier.wait();
-                    pin?;
-                    let first_cpu = current_cpu();
-                    let began = Instant::now();
-                    // SAFETY: the positions point into this thread's live, unmodified chain.
-                    let seconds = unsafe { advance(&mut chains.0, rounds) };
-                    let ended = Instant::now();
-                    Ok((began, ended, seconds, [first_cpu, current_cpu()]))
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| handle.join().expect("an mlp thread panicked"))
-            .collect()
+    let plan: Vec<Option<u32>> = cpus
+        .iter()
+        .take(positions.len())
+        .map(|&cpu| pinned.then_some(cpu))
+        .collect();
+    let pool = Pool::new(plan)?;
+    let barrier = Barrier::new(pool.threads());
+    // One slot per thread: its chains in, its outcome out.
+    let slots: Vec<Mutex<(&mut Positions, Option<ThreadOutcome>)>> = positions
+        .iter_mut()
+        .take(pool.threads())
+        .map(|chains| Mutex::new((chains, None)))
+        .collect();
+    pool.run(|index| {
+        let mut slot = slots[index].lock().expect("mlp slot");
+        barrier.wait();
+        let first_cpu = current_cpu();
+        let began = Instant::now();
+        // SAFETY: the positions point into this thread's live, unmodified chain.
+        let seconds = unsafe { advance(&mut slot.0 .0, rounds) };
+        let ended = Instant::now();
+        slot.1 = Some((began, ended, seconds, [first_cpu, current_cpu()]));
     });
-    let outcomes = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
+    drop(pool);
+    let outcomes: Vec<ThreadOutcome> = slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .expect("mlp slot")
+                .1
+                .expect("every thread ran")
+        })
+        .collect();
     let first = outcomes.iter().map(|o| o.0).min().expect("threads");
     let last = outcomes.iter().map(|o| o.1).max().expect("threads");
     let wall = last.duration_since(first).as_secs_f64().max(1e-9);
