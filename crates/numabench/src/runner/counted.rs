@@ -7,7 +7,7 @@
 //! starting thread opens with `inherit`, enabled when the child calls exec).
 //! See [`crate::counters`].
 
-use super::wait::tree_tasks;
+use super::observe::tree_tasks;
 use crate::counters::{
     numastat_delta, read_numastat, tick_seconds, NodeNumastat, PerfGroup, PerfReport, PerfSnapshot,
     Sampled, ThreadUsage, Tlp, TlpSampler, TLP_INTERVAL,

@@ -182,10 +182,10 @@ impl Executor for ProcessExecutor {
         // (wait.rs); where the kernel has no pidfd, by a sampler thread
         // started before the clock and told the program's pid after the spawn.
         let inline_sampling = pidfd_supported();
-        let sampled_pid = Arc::new(AtomicU32::new(0));
-        let sampler = (!inline_sampling)
-            .then(|| Counting::sampler(Arc::clone(&sampled_pid)))
-            .flatten();
+        let sampled_pid = (!inline_sampling).then(|| Arc::new(AtomicU32::new(0)));
+        let sampler = sampled_pid
+            .as_ref()
+            .and_then(|pid| Counting::sampler(Arc::clone(pid)));
         // The clock starts just before the spawn and stops when wait4 returns, as hyperfine's:
         // everything prepared above (files, environment, counters, numastat) is outside, and
         // so is the thread's setup, applied before and restored after.
@@ -211,8 +211,8 @@ impl Executor for ProcessExecutor {
         let pid = child.id();
         let group = crate::interrupt::ChildGroup::new(pid);
         let done = AtomicBool::new(false);
-        sampled_pid.store(pid, Ordering::Release);
-        if let Some(sampler) = &sampler {
+        if let (Some(sampled_pid), Some(sampler)) = (&sampled_pid, &sampler) {
+            sampled_pid.store(pid, Ordering::Release);
             sampler.wake();
         }
         let (waited, observation) = std::thread::scope(|scope| {

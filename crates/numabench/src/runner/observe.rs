@@ -7,6 +7,7 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -59,21 +60,47 @@ pub const MIGRATIONS_FROM_CPU_CHANGES: &str = "cpu-changes-between-samples";
 
 /// The process and all its descendants.
 pub(super) fn process_tree(pid: u32) -> Vec<u32> {
-    let mut tree = vec![pid];
+    walk_process_tree(pid).processes
+}
+
+/// The task directories (thread id, `/proc/PID/task/TID`) of a process and
+/// all its descendants.
+pub(super) fn tree_tasks(pid: u32) -> Vec<(u32, PathBuf)> {
+    walk_process_tree(pid).tasks
+}
+
+/// A process tree as one walk of `/proc` finds it.
+struct ProcessTree {
+    processes: Vec<u32>,
+    tasks: Vec<(u32, PathBuf)>,
+}
+
+/// Reads each process's task directory once: its threads, and each
+/// thread's `children` (the kernel lists a child under the thread that
+/// started it), so the sampler's one walk at 1 kHz gives both.
+fn walk_process_tree(pid: u32) -> ProcessTree {
+    let mut tree = ProcessTree {
+        processes: vec![pid],
+        tasks: Vec::new(),
+    };
     let mut index = 0;
-    while index < tree.len() {
-        let current = tree[index];
+    while index < tree.processes.len() {
+        let current = tree.processes[index];
         for task in fs::read_dir(format!("/proc/{current}/task"))
             .into_iter()
             .flatten()
             .flatten()
         {
-            if let Ok(children) = fs::read_to_string(task.path().join("children")) {
-                tree.extend(
+            let path = task.path();
+            if let Ok(children) = fs::read_to_string(path.join("children")) {
+                tree.processes.extend(
                     children
                         .split_whitespace()
                         .filter_map(|child| child.parse::<u32>().ok()),
                 );
+            }
+            if let Some(tid) = task.file_name().to_str().and_then(|tid| tid.parse().ok()) {
+                tree.tasks.push((tid, path));
             }
         }
         index += 1;

@@ -15,12 +15,11 @@
 //! Kernels before Linux 5.3 have no pidfd: there the caller samples from a
 //! thread of its own ([`pidfd_supported`] tells it which).
 
-use super::observe::process_tree;
+use super::observe::tree_tasks;
 use crate::counters::{Sampled, TaskSampler};
 use nix::poll::{ppoll, PollFd, PollFlags};
 use nix::sys::time::TimeSpec;
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
-use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -53,23 +52,6 @@ pub(super) fn pidfd_supported() -> bool {
     static SUPPORTED: OnceLock<bool> = OnceLock::new();
     // SAFETY: getpid has no preconditions.
     *SUPPORTED.get_or_init(|| pidfd_open(unsafe { libc::getpid() }).is_ok())
-}
-
-/// The task directories of a process tree.
-pub(super) fn tree_tasks(pid: u32) -> Vec<(u32, PathBuf)> {
-    process_tree(pid)
-        .into_iter()
-        .flat_map(|process| {
-            std::fs::read_dir(format!("/proc/{process}/task"))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter_map(|task| {
-                    let tid = task.file_name().to_string_lossy().parse().ok()?;
-                    Some((tid, task.path()))
-                })
-        })
-        .collect()
 }
 
 /// Waits until the child `pid` ends (wait4, retried on EINTR), taking a

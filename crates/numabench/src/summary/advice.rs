@@ -60,10 +60,7 @@ pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
         let enough = saturation.value as u64;
         if enough < measured {
             advice_list.push(advice(
-                format!(
-                    "{enough} threads per node reach 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other {} of the {measured} measured",
-                    measured - enough
-                ),
+                saturation_advice(enough, measured),
                 saturation.value,
                 Unit::Count,
                 &["bandwidth_saturation"],
@@ -84,4 +81,39 @@ pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
         ));
     }
     advice_list
+}
+
+/// "N threads per node reach 90% ...", with the verbs and nouns agreeing
+/// with the counts (one thread reaches; the other 3 threads).
+fn saturation_advice(enough: u64, measured: u64) -> String {
+    let (threads, reach) = if enough == 1 {
+        ("thread", "reaches")
+    } else {
+        ("threads", "reach")
+    };
+    let rest = measured - enough;
+    let others = if rest == 1 { "thread" } else { "threads" };
+    format!(
+        "{enough} {threads} per node {reach} 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other {rest} {others} of the {measured} measured"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::saturation_advice;
+
+    /// One thread reaches, several reach; "the other 1 thread", not "the
+    /// other 1 of": the two-CPU machine's screen read "1 threads per node
+    /// reach ... the other 1 of the 2 measured".
+    #[test]
+    fn the_saturation_advice_agrees_with_its_counts() {
+        assert_eq!(
+            saturation_advice(1, 2),
+            "1 thread per node reaches 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other 1 thread of the 2 measured"
+        );
+        assert_eq!(
+            saturation_advice(3, 8),
+            "3 threads per node reach 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other 5 threads of the 8 measured"
+        );
+    }
 }

@@ -158,7 +158,7 @@ fn remote_and_cpuless_costs_come_from_the_matrices() {
             "read bandwidth, one thread: local 10.0 GB/s, remote 4.00-4.50 GB/s (0.40x-0.45x local); all 5 threads of a node: local 9.80 GB/s",
             "node 2 is CPU-less: 2.40x latency and 0.30x bandwidth of node 0's local memory, from node 0",
             "node 0's local read bandwidth saturates at 3 of 5 threads (90% of its peak, 10.0 GB/s); one thread gets 50% of it",
-            "3 threads per node reach 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other 2 of the 5 measured",
+            "3 threads per node reach 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other 2 threads of the 5 measured",
             "latency-bound code (pointer chasing, small random reads): keep data on the node of the threads that read it (bind:NODE, or first touch by that thread): remote memory costs up to 2.10x local latency",
         ]
     );
@@ -279,7 +279,7 @@ fn a_planted_machine_gives_exactly_its_findings_and_advice() {
             "memory-level parallelism: one core keeps about 6.6 misses in flight (16 chains; 90% of that from 8)",
             "core-to-core latency: same-node 30.0-34.0 ns, cross-node 120-140 ns",
             "bandwidth-bound OpenMP code: pin its threads (OMP_PROC_BIND=spread OMP_PLACES=cores, or numabench run --policy pin-scatter -- PROGRAM) and initialise its data in parallel, so each thread's pages land on its own node: that gave 1.80x the bandwidth of data first touched by one thread; a remote read gets as little as 0.50x of local bandwidth",
-            "3 threads per node reach 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other 1 of the 4 measured",
+            "3 threads per node reach 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other 1 thread of the 4 measured",
             "latency-bound code (pointer chasing, small random reads): keep data on the node of the threads that read it (bind:NODE, or first touch by that thread): remote memory costs up to 1.90x local latency",
         ]
     );
