@@ -386,33 +386,6 @@ impl Command {
                 | Command::Man(_)
         )
     }
-
-    /// True when `--plan` asks only for what would run: nothing is
-    /// measured, so another machine's topology is allowed.
-    pub fn plans(&self) -> bool {
-        let run = match self {
-            Command::Latency(args) => &args.run,
-            Command::Bandwidth(args) => &args.run,
-            Command::Matrix(MatrixCommand::Latency(args)) => &args.run,
-            Command::Matrix(MatrixCommand::Bandwidth(args)) => &args.matrix.run,
-            Command::Contention(args) => &args.run,
-            Command::Scaling(args) => &args.run,
-            Command::LoadedLatency(args) => &args.run,
-            Command::Mlp(args) => &args.run,
-            Command::Cache(args) => &args.run,
-            Command::Plugin(args) => &args.run,
-            Command::C2c(args) => &args.run,
-            Command::Characterize(args) => &args.run,
-            Command::Stream(args) => return args.app.plan,
-            Command::Mg(args) | Command::Cg(args) => return args.app.plan,
-            Command::PlacementStudy(args) => return args.plan,
-            Command::Run(args) => return args.plan,
-            Command::Overdecompose(args) => return args.plan,
-            Command::Cluster(args) => return args.plan,
-            _ => return false,
-        };
-        run.plan
-    }
 }
 
 #[derive(Debug, Args)]
@@ -1452,6 +1425,18 @@ fn parse_simd_arg(text: &str) -> Result<SimdLevel, String> {
     Ok(level)
 }
 
+/// True when the command line asks only for what would run (`--plan` given
+/// to the innermost subcommand): nothing is measured, so another machine's
+/// topology is allowed. Read from clap's matches, so a command that gains
+/// a `--plan` flag needs no entry anywhere else.
+pub fn asks_for_plan(matches: &clap::ArgMatches) -> bool {
+    let mut innermost = matches;
+    while let Some((_, sub)) = innermost.subcommand() {
+        innermost = sub;
+    }
+    matches!(innermost.try_get_one::<bool>("plan"), Ok(Some(true)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1481,5 +1466,59 @@ mod tests {
                 "{name} is grouped but not a visible command"
             );
         }
+    }
+
+    /// `--plan` is found on any command that has it, nested (`matrix
+    /// bandwidth`) or flattened from shared flags (`latency`, `stream`), and
+    /// nowhere else.
+    #[test]
+    fn a_plan_is_asked_for_by_any_command_with_the_flag() {
+        let asks = |line: &[&str]| {
+            let matches = command()
+                .try_get_matches_from(std::iter::once("numabench").chain(line.iter().copied()))
+                .unwrap();
+            asks_for_plan(&matches)
+        };
+        for line in [
+            &["latency", "--plan"][..],
+            &["matrix", "bandwidth", "--plan"],
+            &["stream", "--plan"],
+            &["characterize", "--plan"],
+            &["placement-study", "--plan", "cg"],
+            &["run", "--plan", "--", "true"],
+            &["--topology", "x.xml", "cg", "--plan"],
+        ] {
+            assert!(asks(line), "{line:?}");
+        }
+        for line in [
+            &["latency"][..],
+            &["matrix", "bandwidth"],
+            &["topo"],
+            &["run", "--", "true"],
+        ] {
+            assert!(!asks(line), "{line:?}");
+        }
+    }
+
+    /// Every `plan` argument of every (sub)command is a plain flag, so
+    /// [`asks_for_plan`] reads it as a bool wherever a new command adds it.
+    #[test]
+    fn every_plan_argument_is_a_flag() {
+        fn check(command: &clap::Command, found: &mut usize) {
+            for argument in command.get_arguments().filter(|a| a.get_id() == "plan") {
+                *found += 1;
+                assert!(
+                    matches!(argument.get_action(), clap::ArgAction::SetTrue),
+                    "{}: --plan is not a flag",
+                    command.get_name()
+                );
+            }
+            for sub in command.get_subcommands() {
+                check(sub, found);
+            }
+        }
+        let mut found = 0;
+        check(&command(), &mut found);
+        assert!(found >= 18, "only {found} commands have --plan");
     }
 }

@@ -16,14 +16,15 @@ use clap::FromArgMatches;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let parsed = args::command()
-        .try_get_matches()
-        .and_then(|matches| args::Cli::from_arg_matches(&matches));
-    let cli = match parsed {
-        Ok(cli) => cli,
+    let parsed = args::command().try_get_matches().and_then(|matches| {
+        let plan_only = args::asks_for_plan(&matches);
+        args::Cli::from_arg_matches(&matches).map(|cli| (cli, plan_only))
+    });
+    let (cli, plan_only) = match parsed {
+        Ok(parsed) => parsed,
         Err(error) => return exit::clap_error(&error),
     };
-    let result = commands::run(cli);
+    let result = commands::run(cli, plan_only);
     // Every temporary file lives in the private folder: gone on every way out.
     numabench::private_dir::remove();
     let status = match result {

@@ -41,10 +41,11 @@ use topology_source::{refuse_unless_this_machine, topology_for};
 
 /// Runs the parsed command line. A measuring command given `--topology`,
 /// or started with HWLOC_XMLFILE or HWLOC_SYNTHETIC set, is refused here,
-/// before it reads anything else, unless it only plans (`--plan`).
-pub fn run(cli: Cli) -> Result<Status, CliError> {
+/// before it reads anything else, unless it only plans (`plan_only`:
+/// [`crate::args::asks_for_plan`]).
+pub fn run(cli: Cli, plan_only: bool) -> Result<Status, CliError> {
     let file = cli.topology.as_deref();
-    if cli.command.measures() && !cli.command.plans() {
+    if cli.command.measures() && !plan_only {
         refuse_unless_this_machine(file)?;
     }
     match cli.command {
