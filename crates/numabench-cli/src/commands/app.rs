@@ -1,6 +1,6 @@
 //! `numabench stream` (and cg, mg): one kernel, one configuration, repeated.
 
-use super::measuring::{context, pipeline};
+use super::measuring::{context_of, pipeline};
 use crate::args::AppRunArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{app_plan_step, resolve_node_with_memory, BenchError, Context, PlanStep};
@@ -124,15 +124,7 @@ pub fn app_plan(topology: &Machine, choice: &AppChoice, config: &AppRunConfig) -
         _ if config.placement == PlacementScheme::Serial => {
             topology.node_of_cpu(cpus[0]).into_iter().collect()
         }
-        _ => {
-            let mut nodes: Vec<u32> = cpus
-                .iter()
-                .filter_map(|&cpu| topology.node_of_cpu(cpu))
-                .collect();
-            nodes.sort_unstable();
-            nodes.dedup();
-            nodes
-        }
+        _ => topology.nodes_of_cpus(&cpus),
     };
     let class = choice
         .class()
@@ -178,12 +170,12 @@ pub fn run_app(
     args: &AppRunArgs,
     output: &crate::args::OutputArgs,
 ) -> Result<Status, CliError> {
-    let context = context(&crate::args::MeasureArgs {
-        repeat: args.repeat,
-        hugepages: args.hugepages,
-        plan: args.plan,
-        topology: args.topology.clone(),
-    })?;
+    let context = context_of(
+        args.repeat,
+        args.hugepages,
+        args.plan,
+        args.topology.as_deref(),
+    )?;
     let topology = &context.topology;
     let mut config = run_config(&context, args)?;
     validate_placement(topology, &config.placement, choice.memory_bytes())

@@ -65,13 +65,9 @@ fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConf
                 .collect::<Result<_, _>>()?,
         )
     } else {
-        let mut nodes: Vec<u32> = cpus
-            .iter()
-            .filter_map(|&cpu| topology.node_of_cpu(cpu))
-            .collect();
-        nodes.sort_unstable();
-        nodes.dedup();
-        MemoryPlacement::FirstTouch { nodes }
+        MemoryPlacement::FirstTouch {
+            nodes: topology.nodes_of_cpus(&cpus),
+        }
     };
     let nodes = memory.expected_nodes();
     let sizes = if args.sweep {

@@ -16,15 +16,7 @@ fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
         .hosts
         .ok_or_else(|| CliError::usage("cluster --plan needs --hosts N: the hosts to plan for"))?
         as usize;
-    let message_bytes = usize::try_from(args.pingpong_size)
-        .ok()
-        .filter(|&bytes| (8..=1 << 30).contains(&bytes))
-        .ok_or_else(|| {
-            CliError::usage(format!(
-                "--pingpong-size {} must be between 8 bytes and 1 GiB",
-                args.pingpong_size
-            ))
-        })?;
+    let message_bytes = pingpong_bytes(args.pingpong_size)?;
     let cost = pingpong_cost(
         hosts,
         message_bytes,
@@ -162,15 +154,7 @@ mod with_mpi {
                 args.timeout
             )));
         }
-        let pingpong_bytes = usize::try_from(args.pingpong_size)
-            .ok()
-            .filter(|&bytes| (8..=1 << 30).contains(&bytes))
-            .ok_or_else(|| {
-                CliError::usage(format!(
-                    "--pingpong-size {} must be between 8 bytes and 1 GiB",
-                    args.pingpong_size
-                ))
-            })?;
+        let pingpong_bytes = super::pingpong_bytes(args.pingpong_size)?;
         Ok(ClusterConfig {
             parts,
             per: match args.per {
@@ -278,4 +262,16 @@ mod with_mpi {
             Status::Warnings
         })
     }
+}
+
+/// `--pingpong-size` as a message size: 8 bytes to 1 GiB.
+fn pingpong_bytes(size: u64) -> Result<usize, CliError> {
+    usize::try_from(size)
+        .ok()
+        .filter(|&bytes| (8..=1 << 30).contains(&bytes))
+        .ok_or_else(|| {
+            CliError::usage(format!(
+                "--pingpong-size {size} must be between 8 bytes and 1 GiB"
+            ))
+        })
 }

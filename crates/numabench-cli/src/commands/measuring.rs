@@ -41,10 +41,20 @@ pub fn topology(plan: bool, topology_file: Option<&Path>) -> Result<Machine, Cli
 /// to measure on, or with `--plan` the topology to describe (a
 /// `--topology` file, HWLOC_XMLFILE, ...).
 pub fn context(run: &MeasureArgs) -> Result<Context, CliError> {
-    let topology = topology(run.plan, run.topology.as_deref())?;
-    let mut context = Context::new(topology);
-    context.repeat = run.repeat as usize;
-    context.hugepages = run.hugepages;
+    context_of(run.repeat, run.hugepages, run.plan, run.topology.as_deref())
+}
+
+/// [`context`] for the commands whose flags are not [`MeasureArgs`] (run,
+/// overdecompose, placement-study, the applications): the same settings.
+pub fn context_of(
+    repeat: u32,
+    hugepages: bool,
+    plan: bool,
+    topology_file: Option<&Path>,
+) -> Result<Context, CliError> {
+    let mut context = Context::new(topology(plan, topology_file)?);
+    context.repeat = repeat as usize;
+    context.hugepages = hugepages;
     Ok(context)
 }
 

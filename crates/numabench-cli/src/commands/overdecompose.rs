@@ -1,8 +1,8 @@
 //! `numabench overdecompose` (the study, which starts mpirun) and its
 //! hidden `overdecompose-worker` (each MPI rank).
 
-use super::measuring::{context, pipeline_with_view};
-use crate::args::{MeasureArgs, OverdecomposeArgs, OverdecomposeWorkerArgs};
+use super::measuring::{context_of, pipeline_with_view};
+use crate::args::{OverdecomposeArgs, OverdecomposeWorkerArgs};
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use crate::tables::StdoutView;
@@ -40,12 +40,7 @@ fn require_mpi_build() -> Result<(), CliError> {
 }
 
 pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
-    let context = context(&MeasureArgs {
-        repeat: args.repeat,
-        hugepages: false,
-        plan: args.plan,
-        topology: args.topology.clone(),
-    })?;
+    let context = context_of(args.repeat, false, args.plan, args.topology.as_deref())?;
     let cores_available = core_cpus(&context.topology);
     let cores = match args.cores {
         Some(cores) if cores as usize > cores_available.len() => {

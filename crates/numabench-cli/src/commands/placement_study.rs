@@ -1,7 +1,7 @@
 //! `numabench placement-study`.
 
 use super::app::{app_plan, base_threads, validate_placement};
-use super::measuring::{bench_error, context, pipeline_with_view};
+use super::measuring::{bench_error, context_of, pipeline_with_view};
 use super::stream::stream_elements;
 use crate::args::PlacementStudyArgs;
 use crate::exit::{CliError, Status};
@@ -48,12 +48,12 @@ fn study_kernel(args: &PlacementStudyArgs) -> Result<AppChoice, CliError> {
 
 pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     let choice = study_kernel(args)?;
-    let context = context(&crate::args::MeasureArgs {
-        repeat: args.repeat,
-        hugepages: args.hugepages,
-        plan: args.plan,
-        topology: args.topology.clone(),
-    })?;
+    let context = context_of(
+        args.repeat,
+        args.hugepages,
+        args.plan,
+        args.topology.as_deref(),
+    )?;
     let topology = &context.topology;
     let placements = study_placements(crate::args::all_items(&args.placements), args.node_splits);
     for placement in &placements {

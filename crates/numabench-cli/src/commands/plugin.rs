@@ -84,15 +84,10 @@ pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
         .map(|node| resolve_node_with_memory(topology, node))
         .transpose()
         .map_err(bench_error)?;
-    let mut nodes: Vec<u32> = match mem_node {
+    let nodes: Vec<u32> = match mem_node {
         Some(node) => vec![node],
-        None => cpus
-            .iter()
-            .filter_map(|&cpu| topology.node_of_cpu(cpu))
-            .collect(),
+        None => topology.nodes_of_cpus(&cpus),
     };
-    nodes.sort_unstable();
-    nodes.dedup();
     check_memory_fits(
         topology,
         &nodes,

@@ -1,7 +1,7 @@
 //! `numabench run -- COMMAND`.
 
-use super::measuring::{context, pipeline_with_view};
-use crate::args::{MeasureArgs, RunCommandArgs};
+use super::measuring::{context_of, pipeline_with_view};
+use crate::args::RunCommandArgs;
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use crate::tables::StdoutView;
@@ -57,12 +57,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         true => Some(super::mpi_monitor::library()?),
         false => None,
     };
-    let context = context(&MeasureArgs {
-        repeat: args.repeat,
-        hugepages: false,
-        plan: args.plan,
-        topology: args.topology.clone(),
-    })?;
+    let context = context_of(args.repeat, false, args.plan, args.topology.as_deref())?;
     let topology = &context.topology;
     let scan = super::run_scan::parse(args)?;
     // A plan may be made for another machine, where the program may live.

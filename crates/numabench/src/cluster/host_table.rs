@@ -96,45 +96,14 @@ pub fn host_table(records: &[Record], report: &ClusterReport) -> TableModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::report::fixtures::four_hosts_one_slow;
     use crate::cluster::{analyze, OutlierRule};
-    use crate::output::{Placement, Unit};
-    use serde_json::{json, Map};
-
-    fn tagged(host: &str, key: &str, value: f64, unit: Unit) -> Record {
-        let mut params = Map::new();
-        params.insert(tags::HOST.into(), json!(host));
-        params.insert(tags::UNIT.into(), json!(host));
-        params.insert(tags::KEY.into(), json!(key));
-        Record {
-            benchmark: "stream".into(),
-            metric: "x".into(),
-            value,
-            unit,
-            params,
-            placement: Placement::default(),
-            stats: crate::stats::Summary::single(value),
-        }
-    }
 
     /// Golden: the slow host comes first with its figures marked, the
     /// others after in the order they were seen.
     #[test]
     fn flagged_hosts_come_first() {
-        let mut records = Vec::new();
-        for (host, bandwidth, latency) in [
-            ("a", 10.0, 90.0),
-            ("b", 10.2, 91.0),
-            ("c", 3.0, 300.0),
-            ("d", 9.9, 89.0),
-        ] {
-            records.push(tagged(
-                host,
-                "triad node 0",
-                bandwidth,
-                Unit::GigabytesPerSecond,
-            ));
-            records.push(tagged(host, "latency local", latency, Unit::Nanoseconds));
-        }
+        let records = four_hosts_one_slow();
         let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
         assert_eq!(
             host_table(&records, &report).plain(),

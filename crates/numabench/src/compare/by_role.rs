@@ -142,10 +142,7 @@ pub fn compare_by_role(sets: &[ResultSet]) -> Comparison {
                     None => keys.push((key, 1)),
                 }
             }
-            Unmatched {
-                records: keys.iter().map(|(_, count)| count).sum(),
-                keys,
-            }
+            Unmatched::of(keys)
         })
         .collect();
     Comparison {

@@ -77,6 +77,16 @@ pub struct Unmatched {
     pub keys: Vec<(MeasurementKey, usize)>,
 }
 
+impl Unmatched {
+    /// The unmatched measurements of one set, each with its record count.
+    pub fn of(keys: Vec<(MeasurementKey, usize)>) -> Self {
+        Unmatched {
+            records: keys.iter().map(|(_, count)| count).sum(),
+            keys,
+        }
+    }
+}
+
 /// Every set side by side.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
@@ -139,10 +149,7 @@ pub fn compare(sets: &[ResultSet]) -> Comparison {
                 .filter(|key| !in_every_set(&key.identity()))
                 .map(|key| (key.clone(), values[&key.identity()].len()))
                 .collect();
-            Unmatched {
-                records: keys.iter().map(|(_, count)| count).sum(),
-                keys,
-            }
+            Unmatched::of(keys)
         })
         .collect();
     Comparison {

@@ -172,17 +172,7 @@ mod tests {
 
     fn config(threads: usize) -> (Machine, AppRunConfig) {
         let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
-        let config = AppRunConfig {
-            threads,
-            thread_scheme: ThreadScheme::Scatter,
-            placement: PlacementScheme::FirstTouch,
-            threads_per_cpu: 1,
-            repeat: 1,
-            placement_threshold: 0.95,
-            cpus: None,
-            one_node_baseline: None,
-            hugepages: false,
-        };
+        let config = AppRunConfig::new(threads, ThreadScheme::Scatter, PlacementScheme::FirstTouch);
         (topology, config)
     }
 
@@ -276,15 +266,9 @@ mod interleave_tests {
     fn baseline_runs_alternate_with_the_runs() {
         let topology = discover_this_system().unwrap();
         let config = AppRunConfig {
-            threads: 1,
-            thread_scheme: ThreadScheme::Compact,
-            placement: PlacementScheme::FirstTouch,
-            threads_per_cpu: 1,
             repeat: 3,
             placement_threshold: 0.9,
-            cpus: None,
-            one_node_baseline: None,
-            hugepages: false,
+            ..AppRunConfig::new(1, ThreadScheme::Compact, PlacementScheme::FirstTouch)
         };
         let order = Arc::new(Mutex::new(Vec::new()));
         let make = || Box::new(Recorder(Arc::clone(&order))) as Box<dyn AppKernel>;

@@ -63,6 +63,24 @@ pub fn worker_cpus(topology: &Machine, config: &AppRunConfig) -> Vec<Option<u32>
 }
 
 impl AppRunConfig {
+    /// `threads` workers placed by `thread_scheme` with data placed by
+    /// `placement`, one worker per CPU, one run, the usual 95% placement
+    /// threshold, no explicit CPUs, no baseline, normal pages: set the rest
+    /// with struct update syntax (`AppRunConfig { repeat: 3, ..new(..) }`).
+    pub fn new(threads: usize, thread_scheme: ThreadScheme, placement: PlacementScheme) -> Self {
+        AppRunConfig {
+            threads,
+            thread_scheme,
+            placement,
+            threads_per_cpu: 1,
+            repeat: 1,
+            placement_threshold: 0.95,
+            cpus: None,
+            one_node_baseline: None,
+            hugepages: false,
+        }
+    }
+
     /// The CPU of each worker: the explicit [`AppRunConfig::cpus`], or the
     /// thread scheme's ([`plan_cpus`]).
     pub fn worker_cpus(&self, topology: &Machine) -> Vec<Option<u32>> {
@@ -575,17 +593,7 @@ mod tests {
 
     fn two_node_config(placement: PlacementScheme) -> (Machine, AppRunConfig) {
         let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
-        let config = AppRunConfig {
-            threads: 2,
-            thread_scheme: ThreadScheme::Scatter,
-            placement,
-            threads_per_cpu: 1,
-            repeat: 1,
-            placement_threshold: 0.95,
-            cpus: None,
-            one_node_baseline: None,
-            hugepages: false,
-        };
+        let config = AppRunConfig::new(2, ThreadScheme::Scatter, placement);
         (topology, config)
     }
 

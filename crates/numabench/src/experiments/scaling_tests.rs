@@ -105,15 +105,9 @@ fn scatter_scaling_alternates_nodes_and_unpinned_has_no_cpus() {
 fn scaling_configs_take_the_first_cpus_of_the_order() {
     let topology = smt_server(2, 4, 4);
     let base = AppRunConfig {
-        threads: 1,
-        thread_scheme: ThreadScheme::Compact,
-        placement: PlacementScheme::FirstTouch,
         threads_per_cpu: 2,
         repeat: 3,
-        placement_threshold: 0.95,
-        cpus: None,
-        one_node_baseline: None,
-        hugepages: false,
+        ..AppRunConfig::new(1, ThreadScheme::Compact, PlacementScheme::FirstTouch)
     };
     let configs = scaling_configs(&topology, &base, &[1, 4]);
     let order = scaling_cpus(&topology, ThreadScheme::Compact).unwrap();
@@ -134,15 +128,8 @@ fn counts_run_round_robin_and_derive_from_their_medians() {
     let topology = crate::topology::discover_this_system().unwrap();
     let counts = sweep_counts(topology.allowed.cpus.len().min(2));
     let base = AppRunConfig {
-        threads: 1,
-        thread_scheme: ThreadScheme::Compact,
-        placement: PlacementScheme::FirstTouch,
-        threads_per_cpu: 1,
         repeat: 3,
-        placement_threshold: 0.95,
-        cpus: None,
-        one_node_baseline: None,
-        hugepages: false,
+        ..AppRunConfig::new(1, ThreadScheme::Compact, PlacementScheme::FirstTouch)
     };
     let configs = scaling_configs(&topology, &base, &counts);
     let choice = AppChoice::Stream {

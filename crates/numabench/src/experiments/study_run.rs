@@ -177,15 +177,8 @@ mod tests {
     fn a_study_runs_configurations_round_robin() {
         let topology = discover_this_system().unwrap();
         let config = |placement: PlacementScheme| AppRunConfig {
-            threads: 1,
-            thread_scheme: ThreadScheme::Compact,
-            placement,
-            threads_per_cpu: 1,
             repeat: 3,
-            placement_threshold: 0.95,
-            cpus: None,
-            one_node_baseline: None,
-            hugepages: false,
+            ..AppRunConfig::new(1, ThreadScheme::Compact, placement)
         };
         let grid = [
             config(PlacementScheme::FirstTouch),

@@ -223,6 +223,32 @@ pub(crate) fn slots(n: usize) -> Range<i32> {
     }
 }
 
+/// Draws the mesh of a chart whose x axis is named categories (one per
+/// segment, labelled by `name`) in the report's style.
+pub(crate) fn draw_category_mesh<X, Y>(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    (x_label, y_label): (&str, &str),
+    categories: usize,
+    name: &dyn Fn(&X::ValueType) -> String,
+) -> Result<()>
+where
+    X: Ranged<FormatOption = plotters::coord::ranged1d::NoDefaultFormatting>
+        + ValueFormatter<X::ValueType>,
+    Y: Ranged + ValueFormatter<Y::ValueType>,
+{
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_labels(categories)
+        .x_label_formatter(name)
+        .axis_desc_style((FONT, 14))
+        .label_style((FONT, 12))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    Ok(())
+}
+
 /// The legend, beside the plot so it never hides data: each series' colour,
 /// line and marker with its label.
 fn legend<DB: DrawingBackend>(
@@ -472,16 +498,7 @@ fn draw_ranges(svg: &mut String, groups: &[Range3], y_label: &str, x_label: &str
             .unwrap_or_default(),
         _ => String::new(),
     };
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .x_labels(groups.len())
-        .x_label_formatter(&name)
-        .axis_desc_style((FONT, 14))
-        .label_style((FONT, 12))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()?;
+    draw_category_mesh(&mut chart, (x_label, y_label), groups.len(), &name)?;
     let ink = colour(4);
     for (i, group) in groups.iter().enumerate() {
         let at = SegmentValue::CenterOf(i as i32);
@@ -572,16 +589,7 @@ fn draw_bars(
         SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
         _ => String::new(),
     };
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .x_labels(labels.len())
-        .x_label_formatter(&name)
-        .axis_desc_style((FONT, 14))
-        .label_style((FONT, 12))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()?;
+    draw_category_mesh(&mut chart, (x_label, y_label), labels.len(), &name)?;
     for (i, value) in values.iter().enumerate() {
         let i = i as i32;
         chart.draw_series(std::iter::once(Rectangle::new(

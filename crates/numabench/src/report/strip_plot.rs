@@ -3,7 +3,7 @@
 //! median the line at 1, outliers drawn apart (a large orange cross with
 //! the unit's name) so they read in greyscale too.
 
-use super::plot::{colour, failed, slots, span, Result, FONT, HEIGHT};
+use super::plot::{colour, draw_category_mesh, failed, slots, span, Result, FONT, HEIGHT};
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
@@ -80,16 +80,12 @@ fn draw(svg: &mut String, groups: &[Strip], x_label: &str) -> Result<()> {
         },
         _ => String::new(),
     };
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc("value / cluster median (ratio)")
-        .x_labels(groups.len())
-        .x_label_formatter(&name)
-        .axis_desc_style((FONT, 14))
-        .label_style((FONT, 12))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()?;
+    draw_category_mesh(
+        &mut chart,
+        (x_label, "value / cluster median (ratio)"),
+        groups.len(),
+        &name,
+    )?;
     let orange = colour(5);
     for (i, group) in groups.iter().enumerate() {
         let at = SegmentValue::CenterOf(i as i32);

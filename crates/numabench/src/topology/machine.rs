@@ -217,6 +217,17 @@ impl Machine {
             .map(|node| node.index)
     }
 
+    /// The nodes of `cpus`, ascending, each once (CPUs of no node left out).
+    pub fn nodes_of_cpus(&self, cpus: &[u32]) -> Vec<u32> {
+        let mut nodes: Vec<u32> = cpus
+            .iter()
+            .filter_map(|&cpu| self.node_of_cpu(cpu))
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
+    }
+
     /// The lowest level of data (or unified) cache that CPUs `a` and `b`
     /// share, `None` when they share none (or the topology does not say).
     pub fn shared_cache_level(&self, a: u32, b: u32) -> Option<u32> {

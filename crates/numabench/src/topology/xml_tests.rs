@@ -181,6 +181,9 @@ fn xml_nodes_cpuless_ones_own_no_cpus() {
     for cpu in 0..8 {
         assert_eq!(report.node_of_cpu(cpu), Some(cpu / 4), "CPU {cpu}");
     }
+    // Ascending, each node once, a CPU of no node (99) left out.
+    assert_eq!(report.nodes_of_cpus(&[7, 1, 5, 0, 99]), vec![0, 1]);
+    assert_eq!(report.nodes_of_cpus(&[]), Vec::<u32>::new());
 }
 
 #[test]

@@ -134,8 +134,6 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
                 && !record.metric.ends_with("_bandwidth")
         })
         .collect();
-    if !others.is_empty() {
-        tables.extend(generic::tables(&others));
-    }
+    tables.extend(generic::tables(&others));
     tables
 }

@@ -86,9 +86,7 @@ pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
         table.notes.extend(placement_note(&measured));
         tables.push(table);
     }
-    if !others.is_empty() {
-        tables.extend(generic::tables(&others));
-    }
+    tables.extend(generic::tables(&others));
     tables
 }
 

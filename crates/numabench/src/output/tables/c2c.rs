@@ -33,9 +33,7 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
         table.notes.extend(placement_note(&pairs));
         tables.push(table);
     }
-    if !others.is_empty() {
-        tables.extend(generic::tables(&others));
-    }
+    tables.extend(generic::tables(&others));
     tables
 }
 

@@ -113,8 +113,6 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
         .copied()
         .filter(|record| record.metric != "latency" && record.metric != "read_bandwidth")
         .collect();
-    if !others.is_empty() {
-        models.extend(super::generic::tables(&others));
-    }
+    models.extend(super::generic::tables(&others));
     models
 }

@@ -46,8 +46,6 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
     } else if !ratios.is_empty() {
         tables.extend(generic::tables(&ratios));
     }
-    if !others.is_empty() {
-        tables.extend(generic::tables(&others));
-    }
+    tables.extend(generic::tables(&others));
     tables
 }

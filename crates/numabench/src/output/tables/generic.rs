@@ -13,7 +13,13 @@ const CELL_CHARS: usize = 24;
 /// Most param columns; the rest of the differing params go to notes.
 const PARAM_COLUMNS: usize = 4;
 
-/// One table of every record given.
+/// A command's own table (when it has rows of its own) followed by the
+/// table of the records it does not draw (none when there are none).
+pub fn followed_by_others(own: Option<TableModel>, others: &[&Record]) -> Vec<TableModel> {
+    own.into_iter().chain(tables(others)).collect()
+}
+
+/// One table of every record given (none for no records).
 pub fn tables(records: &[&Record]) -> Vec<TableModel> {
     let Some(first) = records.first() else {
         return Vec::new();

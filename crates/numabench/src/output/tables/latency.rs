@@ -66,12 +66,5 @@ pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
         .copied()
         .filter(|record| record.metric != "latency" && record.metric != "latency_cycles")
         .collect();
-    let mut tables = Vec::new();
-    if !chases.is_empty() {
-        tables.push(table);
-    }
-    if !others.is_empty() {
-        tables.extend(generic::tables(&others));
-    }
-    tables
+    generic::followed_by_others((!chases.is_empty()).then_some(table), &others)
 }

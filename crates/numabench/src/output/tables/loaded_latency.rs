@@ -55,12 +55,5 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
         }
     }
     table.notes.extend(placement_note(&points));
-    let mut tables = Vec::new();
-    if !points.is_empty() {
-        tables.push(table);
-    }
-    if !others.is_empty() {
-        tables.extend(generic::tables(&others));
-    }
-    tables
+    generic::followed_by_others((!points.is_empty()).then_some(table), &others)
 }

@@ -41,9 +41,7 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
         .into_iter()
         .filter(|record| !record.metric.ends_with("_cycles"))
         .collect();
-    if !others.is_empty() {
-        tables.extend(generic::tables(&others));
-    }
+    tables.extend(generic::tables(&others));
     tables
 }
 

@@ -49,9 +49,7 @@ pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     for group in groups.iter().filter(|group| !group.is_empty()) {
         tables.push(cpu_table(records, &figures, group));
     }
-    if !others.is_empty() {
-        tables.extend(generic::tables(&others));
-    }
+    tables.extend(generic::tables(&others));
     tables
 }
 
