@@ -4,7 +4,8 @@
 //! per-rank reports it gathered.
 
 use numabench_schema::{
-    benchmark, Line, Placement, Record, RunMetadata, Summary, Unit, TYPED_LINES_SCHEMA_VERSION,
+    benchmark, Line, MachineFacts, Placement, Record, RunMetadata, Summary, Unit,
+    TYPED_LINES_SCHEMA_VERSION,
 };
 use serde_json::{json, Map, Value};
 
@@ -187,20 +188,7 @@ impl RankReport {
 /// The metadata line's fields (numabench's run metadata, tool
 /// `numabench-mpi-monitor`).
 pub fn metadata_line(command_line: &[String], host: &str, utc_time: &str) -> Value {
-    let read = |path: &str| {
-        std::fs::read_to_string(path)
-            .map(|text| text.trim().to_string())
-            .unwrap_or_else(|_| "unknown".to_string())
-    };
-    let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|line| line.starts_with("model name"))
-                .and_then(|line| line.split_once(':'))
-                .map(|(_, model)| model.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".to_string());
+    let facts = MachineFacts::read();
     let metadata = RunMetadata {
         tool: "numabench-mpi-monitor".to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
@@ -211,8 +199,8 @@ pub fn metadata_line(command_line: &[String], host: &str, utc_time: &str) -> Val
         schema_version: TYPED_LINES_SCHEMA_VERSION,
         command_line: command_line.to_vec(),
         host: host.to_string(),
-        kernel: read("/proc/sys/kernel/osrelease"),
-        cpu_model,
+        kernel: facts.kernel,
+        cpu_model: facts.cpu_model,
         topology: String::new(),
         utc_time: utc_time.to_string(),
     };

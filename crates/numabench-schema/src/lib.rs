@@ -28,7 +28,7 @@ mod utc;
 
 pub use json_schema::{results_line_schema, SCHEMA_PATH};
 pub use line::{AnyLine, Line, RecordLine};
-pub use metadata::RunMetadata;
+pub use metadata::{MachineFacts, RunMetadata};
 pub use params::Params;
 pub use placement_check::{HugePageCheck, PlacementCheck};
 pub use placement_status::PlacementStatus;

@@ -2,9 +2,8 @@
 //! starts with. The type is the schema crate's ([`RunMetadata`]).
 
 use crate::topology::Machine;
-use numabench_schema::utc_timestamp;
 pub(crate) use numabench_schema::RunMetadata;
-use std::fs;
+use numabench_schema::{utc_timestamp, MachineFacts};
 use std::time::SystemTime;
 
 /// Collecting [`RunMetadata`] from this machine (the type lives in the
@@ -26,29 +25,16 @@ impl CollectRunMetadata for RunMetadata {
     }
 
     fn collect_described(command_line: Vec<String>, topology: String) -> Self {
-        let read = |path: &str| {
-            fs::read_to_string(path)
-                .map(|text| text.trim().to_string())
-                .unwrap_or_else(|_| "unknown".to_string())
-        };
-        let cpu_model = fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|text| {
-                text.lines()
-                    .find(|line| line.starts_with("model name"))
-                    .and_then(|line| line.split_once(':'))
-                    .map(|(_, model)| model.trim().to_string())
-            })
-            .unwrap_or_else(|| "unknown".to_string());
+        let facts = MachineFacts::read();
         Self {
             tool: "numabench".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             commit: crate::BUILD_COMMIT.to_string(),
             schema_version: numabench_schema::RESULTS_SCHEMA_VERSION,
             command_line,
-            host: read("/proc/sys/kernel/hostname"),
-            kernel: read("/proc/sys/kernel/osrelease"),
-            cpu_model,
+            host: facts.host,
+            kernel: facts.kernel,
+            cpu_model: facts.cpu_model,
             topology,
             utc_time: utc_timestamp(SystemTime::now()),
         }
