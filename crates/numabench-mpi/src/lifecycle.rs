@@ -187,31 +187,20 @@ impl Partial {
         let (class_ticks, messages) = state::mirrored();
         let now = Reading::now();
         let ns_per_tick = self.start.ns_per_tick(&now);
-        let class = |index: usize| class_ticks[index] as f64 * ns_per_tick / 1e9;
-        let usage = usage();
-        let cpus = allowed_cpus();
         let report = RankReport {
             host: self.host.clone(),
             rank: i64::from(self.world_rank),
             ranks: i64::from(self.world_size),
             local_rank: i64::from(self.local_rank),
             leader: i64::from(self.leader),
-            core_keys: cpus.iter().map(|&cpu| core_key(cpu)).collect(),
-            cpus_allowed: cpus,
             program: self.command_line.first().cloned().unwrap_or_default(),
-            wall_time: seconds(now.ns.saturating_sub(self.start.ns)),
-            p2p_time: class(0),
-            wait_time: class(1),
-            collective_time: class(2),
-            small_messages: messages[0],
-            medium_messages: messages[1],
-            large_messages: messages[2],
-            bytes_sent: messages[3],
-            user_time: timeval(usage.ru_utime),
-            system_time: timeval(usage.ru_stime),
-            voluntary_switches: usage.ru_nvcsw as u64,
-            involuntary_switches: usage.ru_nivcsw as u64,
-            ..RankReport::default()
+            ..counted(Counted {
+                class_ticks,
+                messages,
+                ns_per_tick,
+                wall_ns: now.ns.saturating_sub(self.start.ns),
+                usage: usage(),
+            })
         };
         let mut metadata = report::metadata_line(
             &self.command_line,
@@ -233,6 +222,43 @@ impl Partial {
                 self.path.display()
             );
         }
+    }
+}
+
+/// What a rank counted, as a partial snapshot and the final report both
+/// read it.
+struct Counted {
+    /// Ticks spent in blocking point-to-point, wait and collective calls.
+    class_ticks: [u64; 3],
+    /// Small, medium and large messages sent, and the bytes.
+    messages: [u64; 4],
+    ns_per_tick: f64,
+    wall_ns: u64,
+    usage: libc::rusage,
+}
+
+/// The figures of a rank's report that come from its counts (times,
+/// messages, rusage) and its allowed CPUs now; the caller adds who the
+/// rank is.
+fn counted(counted: Counted) -> RankReport {
+    let class = |index: usize| counted.class_ticks[index] as f64 * counted.ns_per_tick / 1e9;
+    let cpus = allowed_cpus();
+    RankReport {
+        core_keys: cpus.iter().map(|&cpu| core_key(cpu)).collect(),
+        cpus_allowed: cpus,
+        wall_time: seconds(counted.wall_ns),
+        p2p_time: class(0),
+        wait_time: class(1),
+        collective_time: class(2),
+        small_messages: counted.messages[0],
+        medium_messages: counted.messages[1],
+        large_messages: counted.messages[2],
+        bytes_sent: counted.messages[3],
+        user_time: timeval(counted.usage.ru_utime),
+        system_time: timeval(counted.usage.ru_stime),
+        voluntary_switches: counted.usage.ru_nvcsw as u64,
+        involuntary_switches: counted.usage.ru_nivcsw as u64,
+        ..RankReport::default()
     }
 }
 
@@ -315,32 +341,23 @@ pub unsafe fn finish() {
         None
     };
     drop(log);
-    let cpus = allowed_cpus();
-    let class = |index: usize| class_ticks[index] as f64 * ns_per_tick / 1e9;
     let report = RankReport {
         host: hostname(),
         rank: i64::from(session.world_rank),
         ranks: i64::from(session.world_size),
         local_rank: i64::from(session.local_rank),
         leader: i64::from(session.leader),
-        core_keys: cpus.iter().map(|&cpu| core_key(cpu)).collect(),
-        cpus_allowed: cpus,
         ran_core_keys: ran.iter().map(|&cpu| core_key(cpu)).collect(),
         cpus_ran: ran,
         program: command_line().into_iter().next().unwrap_or_default(),
-        wall_time: seconds(wall_ns),
-        p2p_time: class(0),
-        wait_time: class(1),
-        collective_time: class(2),
-        small_messages: messages[0],
-        medium_messages: messages[1],
-        large_messages: messages[2],
-        bytes_sent: messages[3],
-        user_time: timeval(usage.ru_utime),
-        system_time: timeval(usage.ru_stime),
-        voluntary_switches: usage.ru_nvcsw as u64,
-        involuntary_switches: usage.ru_nivcsw as u64,
         host_levels,
+        ..counted(Counted {
+            class_ticks,
+            messages,
+            ns_per_tick,
+            wall_ns,
+            usage,
+        })
     };
     let bytes = report.to_json().to_string().into_bytes();
     // SAFETY: collectives over MPI_COMM_WORLD with buffers sized for them.
