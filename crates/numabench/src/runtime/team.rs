@@ -92,6 +92,18 @@ pub fn plan_cpus(
 }
 
 impl Team {
+    /// A team of `threads` workers on this machine's CPUs in compact order,
+    /// data placed by `scheme`: what the workloads' tests run on.
+    #[cfg(test)]
+    pub(crate) fn compact_here(threads: usize, scheme: super::PlacementScheme) -> Team {
+        let topology = crate::topology::discover_this_system().unwrap();
+        Team::new(
+            &topology,
+            super::plan_cpus(&topology, super::ThreadScheme::Compact, threads, 1),
+            scheme,
+        )
+        .unwrap()
+    }
     /// Forms a team with one worker per entry of `cpus` (`None` =
     /// unpinned). The calling thread becomes worker 0 and is pinned too (its
     /// previous affinity is restored when the team is dropped).

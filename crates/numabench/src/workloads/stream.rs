@@ -273,15 +273,9 @@ mod tests {
 
     #[test]
     fn stream_validates_under_every_scheme() {
-        let topology = crate::topology::discover_this_system().unwrap();
         for scheme in PlacementScheme::study_set() {
             for threads in [1, 3] {
-                let team = Team::new(
-                    &topology,
-                    plan_cpus(&topology, ThreadScheme::Compact, threads, 1),
-                    scheme.clone(),
-                )
-                .unwrap();
+                let team = Team::compact_here(threads, scheme.clone());
                 let mut kernel = StreamKernel::new(100_003, 3, None);
                 kernel.setup(&team).unwrap();
                 team.start_compute().unwrap();

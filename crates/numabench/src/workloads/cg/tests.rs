@@ -6,19 +6,13 @@ use super::class::CgParams;
 use super::makea::{MatrixGenerator, RowScratch};
 use super::randlc::{randlc, Randlc, AMULT, SEED};
 use super::*;
-use crate::runtime::{plan_cpus, PlacementScheme, ThreadScheme};
+use crate::runtime::PlacementScheme;
 use crate::topology::discover_this_system;
 
 const MODULUS: u128 = 1 << 46;
 
 fn team(threads: usize, scheme: PlacementScheme) -> Team {
-    let topology = discover_this_system().unwrap();
-    Team::new(
-        &topology,
-        plan_cpus(&topology, ThreadScheme::Compact, threads, 1),
-        scheme,
-    )
-    .unwrap()
+    Team::compact_here(threads, scheme)
 }
 
 /// Setup, start_compute, every iteration, finish_compute, verify: as the runner does.

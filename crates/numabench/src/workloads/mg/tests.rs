@@ -6,19 +6,12 @@ use super::grid::Grid;
 use super::operators::{interp, norm2u3, psinv, psinv_then_resid, resid, rprj3};
 use super::zran3::{multiply, power, randlc, zran3, MULTIPLIER, SEED};
 use super::MgKernel;
-use crate::runtime::{plan_cpus, PlacementScheme, Team, ThreadScheme};
-use crate::topology::discover_this_system;
+use crate::runtime::{PlacementScheme, Team};
 use crate::workloads::{AppKernel, NpbClass};
 use std::time::Instant;
 
 fn team_with(threads: usize, scheme: PlacementScheme) -> Team {
-    let topology = discover_this_system().unwrap();
-    Team::new(
-        &topology,
-        plan_cpus(&topology, ThreadScheme::Compact, threads, 1),
-        scheme,
-    )
-    .unwrap()
+    Team::compact_here(threads, scheme)
 }
 
 fn team(threads: usize) -> Team {
