@@ -121,6 +121,29 @@ pub struct Record {
     pub stats: Summary,
 }
 
+impl Record {
+    /// A measured figure: its value is the median of its repetitions'
+    /// `stats`.
+    pub fn of_median(
+        benchmark: &str,
+        metric: &str,
+        unit: Unit,
+        stats: Summary,
+        params: Map<String, Value>,
+        placement: Placement,
+    ) -> Record {
+        Record {
+            benchmark: benchmark.to_string(),
+            metric: metric.to_string(),
+            value: stats.median,
+            unit,
+            params,
+            placement,
+            stats,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Structural: how a placement is written, from counts given here.
@@ -156,5 +179,24 @@ mod tests {
     fn an_unchecked_placement_has_no_status() {
         let json = serde_json::to_value(placement(None)).unwrap();
         assert_eq!(json, serde_json::json!({"requested": {}, "verified": null}));
+    }
+
+    /// A measured figure's value is its median.
+    #[test]
+    fn a_figure_of_a_median_takes_its_value_from_the_stats() {
+        let stats = Summary::single(7.5);
+        let record = Record::of_median(
+            "latency",
+            "latency",
+            Unit::Nanoseconds,
+            stats,
+            Map::new(),
+            placement(None),
+        );
+        assert_eq!((record.value, record.stats), (7.5, stats));
+        assert_eq!(
+            (record.benchmark.as_str(), record.metric.as_str()),
+            ("latency", "latency")
+        );
     }
 }

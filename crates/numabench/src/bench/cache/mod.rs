@@ -332,15 +332,14 @@ fn emit(
             continue;
         };
         let summary = sample.summary();
-        pipeline.emit(&Record {
-            benchmark: "cache".into(),
-            metric: metric.into(),
-            value: summary.median,
+        pipeline.emit(&Record::of_median(
+            "cache",
+            metric,
             unit,
-            params: params.clone(),
-            placement: placement.clone(),
-            stats: summary,
-        })?;
+            summary,
+            params.clone(),
+            placement.clone(),
+        ))?;
     }
     Ok(())
 }

@@ -274,15 +274,14 @@ pub fn emit_latency(
     };
     let summary = sample.summary();
     insert_measured_over_declared(&mut params, summary.median, Unit::Nanoseconds);
-    pipeline.emit(&Record {
-        benchmark: benchmark.into(),
-        metric: "latency".into(),
-        value: summary.median,
-        unit: Unit::Nanoseconds,
-        params: params.clone(),
-        placement: placement.clone(),
-        stats: summary,
-    })?;
+    pipeline.emit(&Record::of_median(
+        benchmark,
+        "latency",
+        Unit::Nanoseconds,
+        summary,
+        params.clone(),
+        placement.clone(),
+    ))?;
     // Core cycles: each sample's ns times the core clock measured on the
     // chasing CPU right after it (not the TSC, which ticks at the nominal
     // clock however fast the core runs).

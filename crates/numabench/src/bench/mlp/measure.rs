@@ -215,15 +215,14 @@ pub fn run_mlp(
         params.insert("hugepages".into(), json!(hugepages));
         params.insert("rounds_per_sample".into(), json!(rounds));
         params.insert("convergence".into(), json!(convergence));
-        pipeline.emit(&Record {
-            benchmark: "mlp".into(),
-            metric: "ns_per_load".into(),
-            value: summary.median,
-            unit: Unit::Nanoseconds,
-            params: params.clone(),
-            placement: placement.clone(),
-            stats: summary,
-        })?;
+        pipeline.emit(&Record::of_median(
+            "mlp",
+            "ns_per_load",
+            Unit::Nanoseconds,
+            summary,
+            params.clone(),
+            placement.clone(),
+        ))?;
         let base = *single_chain.get_or_insert(summary.median);
         let parallelism = Sample::new(sample.values().iter().map(|ns| base / ns)).expect("finite");
         let parallelism_summary = parallelism.summary();

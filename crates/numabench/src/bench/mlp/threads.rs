@@ -326,15 +326,14 @@ pub fn run_mlp_threads(
                 ("load_latency", &latency, Unit::Nanoseconds),
             ] {
                 let summary = sample.summary();
-                pipeline.emit(&Record {
-                    benchmark: "mlp".into(),
-                    metric: metric.into(),
-                    value: summary.median,
+                pipeline.emit(&Record::of_median(
+                    "mlp",
+                    metric,
                     unit,
-                    params: params.clone(),
-                    placement: placement.clone(),
-                    stats: summary,
-                })?;
+                    summary,
+                    params.clone(),
+                    placement.clone(),
+                ))?;
             }
             rates.push(rate);
         }
