@@ -3,6 +3,7 @@
 //! (`placement.verified.huge_pages`, as for the micro-benchmarks), how many
 //! pages moved as huge pages, and the first iteration's extra cost.
 
+use super::apps::{cg_study, STREAM_PLACEMENTS};
 use super::json_document as document;
 use serde_json::Value;
 
@@ -54,15 +55,7 @@ fn assert_huge_pages_recorded(record: &Value, what: &str) {
 
 #[test]
 fn stream_gets_huge_pages_under_every_placement_scheme() {
-    for placement in [
-        "first-touch",
-        "serial",
-        "interleave",
-        "bind:0",
-        "serial+migrate",
-        "next-touch",
-        "autonuma",
-    ] {
+    for &placement in STREAM_PLACEMENTS {
         let record = time_record(&[
             "stream",
             "--size",
@@ -108,19 +101,10 @@ fn cg_and_mg_get_huge_pages_under_first_touch_and_serial_migrate() {
 
 #[test]
 fn the_placement_study_passes_hugepages_to_every_run() {
-    let document = document(&[
-        "placement-study",
-        "cg",
-        "--class",
-        "S",
-        "--repeat",
-        "1",
-        "--placements",
+    let document = document(&cg_study(
         "first-touch,serial+migrate",
-        "--threads-placements",
-        "compact",
-        "--hugepages",
-    ]);
+        &["--threads-placements", "compact", "--hugepages"],
+    ));
     let times: Vec<&Value> = document["records"]
         .as_array()
         .unwrap()

@@ -3,6 +3,7 @@
 //! efficiency that follow from the time records, the table, the plan.
 
 use super::plan::{fixture, numbers, plan_on, steps};
+use super::plan_shapes::{group_of, topology};
 use super::{json_document, succeeding};
 use serde_json::Value;
 
@@ -88,21 +89,6 @@ fn stream_scaling_prints_a_table() {
     assert_eq!(rows.len(), 2, "{text}");
     assert_eq!((rows[0][0], rows[1][0]), ("1", "2"), "{text}");
     assert_eq!(rows[0][3], "1.00", "{text}");
-}
-
-/// `topo --json` of a fixture.
-fn topology(file: &str) -> Value {
-    serde_json::from_slice(&succeeding(&["--topology", file, "topo", "--json"]).stdout).unwrap()
-}
-
-/// The index of the group of `groups` (lists of CPUs) holding `cpu`.
-fn group_of(groups: &Value, cpu: u64) -> usize {
-    groups
-        .as_array()
-        .unwrap()
-        .iter()
-        .position(|group| numbers(group).contains(&cpu))
-        .unwrap_or_else(|| panic!("CPU {cpu} in no group"))
 }
 
 /// `--threads-sweep --plan` on the two-socket SMT fixture: a step per

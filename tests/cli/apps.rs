@@ -1,19 +1,85 @@
 //! Application kernels on this machine: verification, placement records,
 //! the placement study.
 
-use super::{json_document as document, numabench};
+use super::{json_document as document, numabench, succeeded};
+
+/// Every placement scheme STREAM accepts.
+pub const STREAM_PLACEMENTS: &[&str] = &[
+    "first-touch",
+    "serial",
+    "interleave",
+    "bind:0",
+    "serial+migrate",
+    "next-touch",
+    "autonuma",
+];
+
+/// Asserts that an application kernel's `time` record passed its
+/// verification of `quantity` and timed `iterations` iterations.
+fn assert_verified_time(time: &serde_json::Value, quantity: &str, iterations: usize) {
+    assert_eq!(time["params"]["verification"]["quantity"], quantity);
+    assert_eq!(time["params"]["verification"]["passed"], true);
+    assert_eq!(
+        time["params"]["iteration_seconds"]
+            .as_array()
+            .unwrap()
+            .len(),
+        iterations
+    );
+}
+
+/// One STREAM run of two iterations over 1M.
+const SHORT_STREAM: &[&str] = &[
+    "stream",
+    "--size",
+    "1M",
+    "--repeat",
+    "1",
+    "--iterations",
+    "2",
+];
+
+/// The arguments of a placement study of CG at class S, one run of each
+/// of `placements` (comma-separated), followed by `rest`.
+pub fn cg_study<'a>(placements: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    [
+        &[
+            "placement-study",
+            "cg",
+            "--class",
+            "S",
+            "--repeat",
+            "1",
+            "--placements",
+            placements,
+        ],
+        rest,
+    ]
+    .concat()
+}
+
+/// A small placement study of STREAM: two placements, three runs of each
+/// configuration (callers add the thread placements).
+const SMALL_STREAM_STUDY: &[&str] = &[
+    "placement-study",
+    "stream",
+    "--size",
+    "1M",
+    "--repeat",
+    "3",
+    "--placements",
+    "first-touch,serial",
+];
+
+/// The arguments that run the application kernel `kernel` at class S
+/// `repeat` times, followed by `rest`.
+pub fn class_s<'a>(kernel: &'a str, repeat: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    [&[kernel, "--class", "S", "--repeat", repeat], rest].concat()
+}
 
 #[test]
 fn stream_validates_and_records_placement_and_usage() {
-    for placement in [
-        "first-touch",
-        "serial",
-        "interleave",
-        "bind:0",
-        "serial+migrate",
-        "next-touch",
-        "autonuma",
-    ] {
+    for &placement in STREAM_PLACEMENTS {
         let document = document(&[
             "stream",
             "--size",
@@ -86,17 +152,7 @@ fn stream_records_the_simd_level_of_each_loop() {
         (&[][..], "calibration"),
         (&["--simd", "sse2"][..], "forced"),
     ] {
-        let mut all = vec![
-            "stream",
-            "--size",
-            "1M",
-            "--repeat",
-            "1",
-            "--iterations",
-            "2",
-        ];
-        all.extend(arguments);
-        let document = document(&all);
+        let document = document(&[SHORT_STREAM, arguments].concat());
         let copy = document["records"]
             .as_array()
             .unwrap()
@@ -119,18 +175,7 @@ fn stream_records_the_simd_level_of_each_loop() {
 
 #[test]
 fn stream_prints_npb_style_verification() {
-    let output = numabench()
-        .args([
-            "stream",
-            "--size",
-            "1M",
-            "--repeat",
-            "1",
-            "--iterations",
-            "2",
-        ])
-        .output()
-        .unwrap();
+    let output = numabench().args(SHORT_STREAM).output().unwrap();
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("VERIFICATION SUCCESSFUL"), "{text}");
@@ -141,28 +186,12 @@ fn stream_prints_npb_style_verification() {
 /// why); the most repeatable is named by its rule (three runs suffice).
 #[test]
 fn placement_study_names_a_fastest_only_when_significant() {
-    let output = numabench()
-        .args([
-            "placement-study",
-            "stream",
-            "--size",
-            "1M",
-            "--repeat",
-            "3",
-            "--placements",
-            "first-touch,serial",
-            "--threads-placements",
-            "compact,unpinned",
-            "--oversubscribe",
-            "2",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = succeeded(numabench().args(SMALL_STREAM_STUDY).args([
+        "--threads-placements",
+        "compact,unpinned",
+        "--oversubscribe",
+        "2",
+    ]));
     let text = String::from_utf8(output.stdout).unwrap();
     for row in [
         "first-touch + compact",
@@ -188,18 +217,7 @@ fn placement_study_names_a_fastest_only_when_significant() {
 /// runs, then the verdict record.
 #[test]
 fn placement_study_records_its_verdict() {
-    let document = document(&[
-        "placement-study",
-        "stream",
-        "--size",
-        "1M",
-        "--repeat",
-        "3",
-        "--placements",
-        "first-touch,serial",
-        "--threads-placements",
-        "compact",
-    ]);
+    let document = document(&[SMALL_STREAM_STUDY, &["--threads-placements", "compact"]].concat());
     let records = document["records"].as_array().unwrap();
     let times: Vec<&serde_json::Value> = records
         .iter()
@@ -241,18 +259,10 @@ fn placement_study_records_its_verdict() {
 
 #[test]
 fn placement_study_runs_cg_under_every_scheme_it_names() {
-    let document = document(&[
-        "placement-study",
-        "cg",
-        "--class",
-        "S",
-        "--repeat",
-        "1",
-        "--placements",
+    let document = document(&cg_study(
         "first-touch,serial,interleave,bind:0,serial+migrate,next-touch",
-        "--threads-placements",
-        "compact",
-    ]);
+        &["--threads-placements", "compact"],
+    ));
     let times: Vec<&serde_json::Value> = document["records"]
         .as_array()
         .unwrap()
@@ -283,72 +293,27 @@ fn placement_study_runs_cg_under_every_scheme_it_names() {
 
 #[test]
 fn mg_verifies_and_prints_its_residual() {
-    let output = numabench()
-        .args([
-            "mg",
-            "--class",
-            "S",
-            "--repeat",
-            "2",
-            "--placement",
-            "next-touch",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = succeeded(numabench().args(class_s("mg", "2", &["--placement", "next-touch"])));
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(
         text.contains("VERIFICATION SUCCESSFUL") && text.contains("rnm2"),
         "{text}"
     );
     // Three workers (an odd count) on one CPU, so on any machine.
-    let document = document(&[
+    let document = document(&class_s(
         "mg",
-        "--class",
-        "S",
-        "--repeat",
         "2",
-        "--threads",
-        "1",
-        "--threads-per-core",
-        "3",
-    ]);
+        &["--threads", "1", "--threads-per-core", "3"],
+    ));
     let time = &document["records"][0];
     assert_eq!(time["params"]["class"], "S");
-    assert_eq!(time["params"]["verification"]["quantity"], "rnm2");
-    assert_eq!(time["params"]["verification"]["passed"], true);
-    assert_eq!(
-        time["params"]["iteration_seconds"]
-            .as_array()
-            .unwrap()
-            .len(),
-        4
-    );
+    assert_verified_time(time, "rnm2", 4);
 }
 
 #[test]
 fn cg_verifies_and_prints_zeta() {
-    let output = numabench()
-        .args([
-            "cg",
-            "--class",
-            "S",
-            "--repeat",
-            "2",
-            "--placement",
-            "serial+migrate",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output =
+        succeeded(numabench().args(class_s("cg", "2", &["--placement", "serial+migrate"])));
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(
         text.contains("VERIFICATION SUCCESSFUL") && text.contains("zeta"),
@@ -363,25 +328,9 @@ fn cg_verifies_and_prints_zeta() {
     ] {
         assert!(text.contains(&line), "no `{line}` in\n{text}");
     }
-    let document = document(&[
-        "cg",
-        "--class",
-        "S",
-        "--repeat",
-        "1",
-        "--threads-per-core",
-        "2",
-    ]);
+    let document = document(&class_s("cg", "1", &["--threads-per-core", "2"]));
     let time = &document["records"][0];
-    assert_eq!(time["params"]["verification"]["quantity"], "zeta");
-    assert_eq!(time["params"]["verification"]["passed"], true);
-    assert_eq!(
-        time["params"]["iteration_seconds"]
-            .as_array()
-            .unwrap()
-            .len(),
-        15
-    );
+    assert_verified_time(time, "zeta", 15);
     // By default one thread per allowed CPU; --threads-per-core 2 doubles it.
     assert_eq!(time["params"]["threads"], 2 * allowed);
     assert_eq!(time["params"]["threads_per_cpu"], 2);

@@ -2,19 +2,8 @@
 //! chased and what that measures. (That `mlp` with one chain measures what
 //! `latency` does is timed, so it runs alone, in tests/agreement.)
 
-use super::json_document;
+use super::{json_document, records_of};
 use serde_json::Value;
-
-/// The records of `arguments` (with `--json`) whose metric is `metric`.
-fn metric(arguments: &[&str], metric: &str) -> Vec<Value> {
-    json_document(arguments)["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|record| record["metric"] == metric)
-        .cloned()
-        .collect()
-}
 
 /// The base page size, bytes.
 fn page_bytes() -> u64 {
@@ -31,7 +20,7 @@ fn page_bytes() -> u64 {
 /// there only the `core_ghz` and `cycles_measures` checks tell them apart.)
 #[test]
 fn latency_cycles_are_core_cycles() {
-    let records = metric(
+    let records = records_of(
         &["latency", "--size", "16K", "--repeat", "5"],
         "latency_cycles",
     );
@@ -57,7 +46,7 @@ fn latency_cycles_are_core_cycles() {
 #[test]
 fn latency_records_name_the_order_and_its_block() {
     let page = page_bytes();
-    let default = metric(&["latency", "--size", "1M", "--repeat", "2"], "latency");
+    let default = records_of(&["latency", "--size", "1M", "--repeat", "2"], "latency");
     let params = &default[0]["params"];
     assert_eq!(params["order"], "tlb-block", "the default order");
     let block = params["block_bytes"].as_u64().unwrap();
@@ -74,7 +63,7 @@ fn latency_records_name_the_order_and_its_block() {
         ("random", 1 << 20, "page-walk"),
         ("page-local", page, "one TLB miss per page"),
     ] {
-        let records = metric(
+        let records = records_of(
             &["latency", "--size", "1M", "--repeat", "2", "--order", order],
             "latency",
         );
@@ -86,7 +75,7 @@ fn latency_records_name_the_order_and_its_block() {
             "{params}"
         );
     }
-    let mlp = metric(
+    let mlp = records_of(
         &[
             "mlp",
             "--size",
@@ -112,7 +101,7 @@ fn the_remote_cache_chase_names_its_writer_and_ran_on_the_intended_cpus() {
     let allowed = super::run::allowed_cpus();
     let chaser = allowed[0].to_string();
     let writer = allowed.get(1).unwrap_or(&allowed[0]).to_string();
-    let records = metric(
+    let records = records_of(
         &[
             "latency",
             "--writer-cpu",

@@ -1,7 +1,7 @@
 //! `numabench cluster` outside mpirun: without the `mpi` feature it says
 //! how to build it (status 2); with it, a lone process is a one-rank job.
 
-use crate::numabench;
+use crate::{numabench, refusal};
 
 /// The default build names the build command in one line, status 2.
 #[cfg(not(feature = "mpi"))]
@@ -11,9 +11,7 @@ fn cluster_without_mpi_says_how_to_build_it() {
         .args(["cluster", "--sequential"])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = refusal(&output);
     assert!(stderr.contains("built without MPI"), "{stderr}");
     assert!(
         stderr.contains("cargo build --release -p numabench-cli --features mpi"),
@@ -51,9 +49,7 @@ fn cluster_refuses_another_machines_topology() {
         .args(["--topology", crate::OTHER_MACHINE_XML, "cluster"])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = refusal(&output);
     assert!(stderr.contains("two-sockets-hbm-cxl.xml"), "{stderr}");
 }
 

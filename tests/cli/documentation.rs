@@ -2,7 +2,7 @@
 //! every page renders with `man -l`, every visible subcommand has one, and
 //! bash completes what a user types.
 
-use super::numabench;
+use super::{numabench, succeeded};
 use std::process::Command;
 
 /// `numabench man DIR` writes numabench.1 and a page per visible
@@ -97,15 +97,7 @@ fn bash_completes_commands_and_flags() {
             words[words.len() - 1],
             words[words.len() - 2],
         );
-        let output = Command::new("bash")
-            .args(["-c", &program])
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let output = succeeded(Command::new("bash").args(["-c", &program]));
         String::from_utf8(output.stdout).unwrap()
     };
     assert_eq!(complete(&["numabench", "lat"]).trim(), "latency");

@@ -3,6 +3,7 @@
 //! `--uninstall` removing exactly what was installed. Installs the binaries
 //! this test run built (`--build-dir`), so no release build is needed.
 
+use super::succeeded;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,6 +23,19 @@ fn install(arguments: &[&str]) -> std::process::Output {
         .args(arguments)
         .output()
         .expect("scripts/install runs")
+}
+
+/// Runs `true` once under pin-compact with `binary` (`extra` options
+/// added) and NUMABENCH_PIN_LIB unset, so that the binary finds the shim
+/// itself; asserts the run succeeded.
+fn run_pinned(binary: &Path, extra: &[&str]) -> std::process::Output {
+    succeeded(
+        Command::new(binary)
+            .args(["run", "--policy", "pin-compact", "--repeat", "1"])
+            .args(extra)
+            .args(["--", "true"])
+            .env_remove("NUMABENCH_PIN_LIB"),
+    )
 }
 
 fn files_below(dir: &Path) -> Vec<String> {
@@ -83,25 +97,7 @@ fn install_move_run_and_uninstall() {
     // preloads the shim (a run through the shim carries pin_warnings).
     let moved = root.path().join("moved");
     std::fs::rename(&first, &moved).unwrap();
-    let output = Command::new(moved.join("bin/numabench"))
-        .args([
-            "run",
-            "--policy",
-            "pin-compact",
-            "--repeat",
-            "1",
-            "--json",
-            "--",
-            "true",
-        ])
-        .env_remove("NUMABENCH_PIN_LIB")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = run_pinned(&moved.join("bin/numabench"), &["--json"]);
     let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let record = &document["records"][0];
     assert!(
@@ -140,24 +136,7 @@ fn the_binary_alone_names_what_installs_the_shim() {
     let alone = dir.path().join("bin/numabench");
     std::fs::create_dir_all(alone.parent().unwrap()).unwrap();
     super::copy_executable(Path::new(env!("CARGO_BIN_EXE_numabench")), &alone);
-    let output = Command::new(&alone)
-        .args([
-            "run",
-            "--policy",
-            "pin-compact",
-            "--repeat",
-            "1",
-            "--",
-            "true",
-        ])
-        .env_remove("NUMABENCH_PIN_LIB")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = run_pinned(&alone, &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("libnumabench_pin.so not found") && stderr.contains("scripts/install"),

@@ -68,6 +68,43 @@ pub fn succeeding(arguments: &[&str]) -> std::process::Output {
     output
 }
 
+/// A prepared command that [`succeeded`] and [`json_of`] can run: the
+/// `assert_cmd` builder of [`numabench`] or a plain `std::process::Command`.
+pub trait Runnable {
+    /// Runs the command to completion and collects what it printed.
+    fn collect_output(&mut self) -> std::io::Result<std::process::Output>;
+}
+
+impl Runnable for Command {
+    fn collect_output(&mut self) -> std::io::Result<std::process::Output> {
+        self.output()
+    }
+}
+
+impl Runnable for std::process::Command {
+    fn collect_output(&mut self) -> std::io::Result<std::process::Output> {
+        self.output()
+    }
+}
+
+/// Runs a prepared command, asserts it exited successfully (showing its
+/// stderr if not), and returns what it printed.
+pub fn succeeded(command: &mut impl Runnable) -> std::process::Output {
+    let output = command.collect_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Runs a prepared command like [`succeeded`] and returns the JSON document
+/// it printed on stdout (without checking it against the schema).
+pub fn json_of(command: &mut impl Runnable) -> serde_json::Value {
+    serde_json::from_slice(&succeeded(command).stdout).unwrap()
+}
+
 /// Runs numabench with `--json` appended, asserts success, and returns the
 /// JSON document it printed, after checking a results document against
 /// the shipped schema ([`schema::assert_document_matches`]).
@@ -76,6 +113,32 @@ pub fn json_document(arguments: &[&str]) -> serde_json::Value {
     let document = serde_json::from_slice(&output.stdout).unwrap();
     schema::assert_document_matches(&document, &format!("{arguments:?}"));
     document
+}
+
+/// Asserts that a run was refused with exit status 2 and one line on
+/// stderr, and returns stderr for the caller to check what the line names.
+pub fn refusal(output: &std::process::Output) -> String {
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr
+}
+
+/// The records of `arguments` (run by [`json_document`]) whose metric is
+/// `metric`.
+pub fn records_of(arguments: &[&str], metric: &str) -> Vec<serde_json::Value> {
+    metric_records(&json_document(arguments), metric)
+}
+
+/// The records of a results `document` whose metric is `metric`.
+pub fn metric_records(document: &serde_json::Value, metric: &str) -> Vec<serde_json::Value> {
+    document["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["metric"] == metric)
+        .cloned()
+        .collect()
 }
 
 /// Every command that measures on this machine, with the arguments it needs

@@ -1,7 +1,7 @@
 //! Measuring commands on this machine: records reach every output, with
 //! verified placement, and files are complete after the run.
 
-use super::numabench;
+use super::{json_of, numabench};
 
 #[test]
 fn list_names_every_benchmark_and_describes_them() {
@@ -20,29 +20,23 @@ fn list_names_every_benchmark_and_describes_them() {
 fn latency_writes_verified_records_to_every_output() {
     let dir = tempfile::tempdir().unwrap();
     let (csv, jsonl) = (dir.path().join("r.csv"), dir.path().join("r.jsonl"));
-    let output = numabench()
-        .args([
-            "latency",
-            "--size",
-            "64K,4M",
-            "--repeat",
-            "3",
-            "--json",
-            "--mem-node",
-            "0",
-        ])
-        .arg("--csv")
-        .arg(&csv)
-        .arg("--jsonl")
-        .arg(&jsonl)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let document = json_of(
+        numabench()
+            .args([
+                "latency",
+                "--size",
+                "64K,4M",
+                "--repeat",
+                "3",
+                "--json",
+                "--mem-node",
+                "0",
+            ])
+            .arg("--csv")
+            .arg(&csv)
+            .arg("--jsonl")
+            .arg(&jsonl),
     );
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let records = document["records"].as_array().unwrap();
     let latencies: Vec<&serde_json::Value> = records
         .iter()
@@ -78,25 +72,16 @@ fn latency_writes_verified_records_to_every_output() {
 
 #[test]
 fn bandwidth_reports_every_kernel_with_gigabytes_per_second() {
-    let output = numabench()
-        .args([
-            "bandwidth",
-            "--size",
-            "8M",
-            "--repeat",
-            "2",
-            "--json",
-            "--threads",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let document = json_of(numabench().args([
+        "bandwidth",
+        "--size",
+        "8M",
+        "--repeat",
+        "2",
+        "--json",
+        "--threads",
+        "1",
+    ]));
     let metrics: Vec<&str> = document["records"]
         .as_array()
         .unwrap()
@@ -115,21 +100,25 @@ fn bandwidth_reports_every_kernel_with_gigabytes_per_second() {
     }
 }
 
+/// One single-threaded triad run over 1M: the bandwidth measurement whose
+/// SIMD level is checked calibrated and forced.
+const ONE_TRIAD: &[&str] = &[
+    "bandwidth",
+    "--kernel",
+    "triad",
+    "--size",
+    "1M",
+    "--threads",
+    "1",
+    "--repeat",
+    "1",
+];
+
 /// Unforced, records name the calibrated level and every level's rate;
 /// `--simd` forces one and no calibration runs.
 #[test]
 fn bandwidth_records_the_calibrated_or_forced_simd_level() {
-    let calibrated = records(&[
-        "bandwidth",
-        "--kernel",
-        "triad",
-        "--size",
-        "1M",
-        "--threads",
-        "1",
-        "--repeat",
-        "1",
-    ]);
+    let calibrated = records(ONE_TRIAD);
     let params = &calibrated[0]["params"];
     assert_eq!(params["simd_chosen_by"], "calibration");
     let rates = params["simd_calibration"].as_object().unwrap();
@@ -142,19 +131,7 @@ fn bandwidth_records_the_calibrated_or_forced_simd_level() {
         .max_by(|x, y| x.1.as_f64().unwrap().total_cmp(&y.1.as_f64().unwrap()))
         .unwrap();
     assert_eq!(params["simd"], best.0.as_str());
-    let forced = records(&[
-        "bandwidth",
-        "--kernel",
-        "triad",
-        "--size",
-        "1M",
-        "--threads",
-        "1",
-        "--repeat",
-        "1",
-        "--simd",
-        "scalar",
-    ]);
+    let forced = records(&[ONE_TRIAD, &["--simd", "scalar"]].concat());
     let params = &forced[0]["params"];
     assert_eq!(params["simd"], "scalar");
     assert_eq!(params["simd_chosen_by"], "forced");

@@ -1,7 +1,7 @@
 //! `numabench run --mpi-monitor` without MPI: a monitor library that
 //! cannot be found is one line and exit status 2, before anything runs.
 
-use super::numabench;
+use super::{numabench, refusal};
 
 #[test]
 fn a_monitor_library_that_is_not_a_file_is_named() {
@@ -13,9 +13,7 @@ fn a_monitor_library_that_is_not_a_file_is_named() {
         .env("NUMABENCH_MPI_LIB", "/nonexistent/libnumabench_mpi.so")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = refusal(&output);
     assert!(
         stderr.contains("'/nonexistent/libnumabench_mpi.so'"),
         "{stderr}"
@@ -35,9 +33,7 @@ fn a_library_that_does_not_monitor_is_refused() {
         .env("NUMABENCH_MPI_LIB", &empty)
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = refusal(&output);
     assert!(
         stderr.contains("is not a monitoring libnumabench_mpi.so")
             && stderr.contains("--features mpi"),
@@ -59,9 +55,7 @@ fn a_missing_monitor_library_says_how_to_get_one() {
         .env_remove("NUMABENCH_MPI_LIB")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = refusal(&output);
     assert!(
         stderr.contains("libnumabench_mpi.so not found") && stderr.contains("NUMABENCH_MPI_LIB"),
         "{stderr}"

@@ -2,6 +2,7 @@
 //! switches, TLP, numastat deltas and perf events in the records of app
 //! runs and of `numabench run`.
 
+use super::run::run_args;
 use super::{json_document, succeeding};
 use serde_json::Value;
 
@@ -72,6 +73,17 @@ fn assert_perf_events(params: &Value) {
             }
         }
     }
+}
+
+/// Asserts that `params` counted at least `pages` page faults (the arrays'
+/// first touches) and has the perf events and numastat deltas.
+fn assert_counters(params: &Value, pages: u64) {
+    assert!(
+        params["perf"]["page-faults"].as_u64().unwrap() >= pages,
+        "{params}"
+    );
+    assert_perf_events(params);
+    assert_numastat(params);
 }
 
 fn assert_numastat(params: &Value) {
@@ -204,13 +216,7 @@ fn app_records_have_perf_events_and_numastat_deltas() {
         "1",
     ]);
     let params = &record(&document, "time")["params"];
-    let pages = 3 * 4 * 1024 * 1024 / 4096;
-    assert!(
-        params["perf"]["page-faults"].as_u64().unwrap() >= pages,
-        "{params}"
-    );
-    assert_perf_events(params);
-    assert_numastat(params);
+    assert_counters(params, 3 * 4 * 1024 * 1024 / 4096);
 }
 
 /// `run` records the program tree's threads as last sampled, TLP, numastat
@@ -218,26 +224,24 @@ fn app_records_have_perf_events_and_numastat_deltas() {
 /// STREAM, whose workers fault in its arrays.
 #[test]
 fn run_records_what_the_program_threads_did() {
-    let output = succeeding(&[
-        "run",
-        "--json",
-        "--repeat",
+    let output = succeeding(&run_args(
         "1",
-        "--warmup",
-        "0",
-        "--policy",
-        "as-is",
-        "--",
-        env!("CARGO_BIN_EXE_numabench"),
-        "stream",
-        "--size",
-        "2M",
-        "--iterations",
-        "3",
-        "--repeat",
-        "1",
-        "--json",
-    ]);
+        &[
+            "--json",
+            "--policy",
+            "as-is",
+            "--",
+            env!("CARGO_BIN_EXE_numabench"),
+            "stream",
+            "--size",
+            "2M",
+            "--iterations",
+            "3",
+            "--repeat",
+            "1",
+            "--json",
+        ],
+    ));
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     let params = &record(&document, "run_wall_time")["params"];
     // The program's main thread (worker 0) and its own TLP sampler at least.
@@ -254,13 +258,7 @@ fn run_records_what_the_program_threads_did() {
     );
     assert!(sampled > 0.0, "{params}");
     assert_tlp_levels(&params["tlp"]);
-    let pages = 3 * 2 * 1024 * 1024 / 4096;
-    assert!(
-        params["perf"]["page-faults"].as_u64().unwrap() >= pages,
-        "{params}"
-    );
-    assert_perf_events(params);
-    assert_numastat(params);
+    assert_counters(params, 3 * 2 * 1024 * 1024 / 4096);
 }
 
 /// The `--records` table shows the counters in one short item, not the arrays.

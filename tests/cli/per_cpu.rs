@@ -1,7 +1,7 @@
 //! Every CPU measured on its own: `latency --each-cpu`, `bandwidth
 //! --each-cpu`, `matrix ... --per-cpu` and characterize's `per-cpu`.
 
-use super::json_document;
+use super::{json_document, metric_records, records_of};
 use serde_json::{json, Value};
 
 /// This machine's allowed CPUs and, for each, its node (from `topo --json`).
@@ -22,16 +22,6 @@ fn allowed_cpus_and_nodes() -> Vec<(u64, u64)> {
         .iter()
         .map(|cpu| cpu.as_u64().unwrap())
         .map(|cpu| (cpu, node_of(cpu)))
-        .collect()
-}
-
-fn records_of(arguments: &[&str], metric: &str) -> Vec<Value> {
-    json_document(arguments)["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|record| record["metric"] == metric)
-        .cloned()
         .collect()
 }
 
@@ -245,12 +235,6 @@ fn each_cpu_keeps_to_the_cpus_this_process_may_use() {
     ]);
     assert!(measured.status.success());
     let document: Value = serde_json::from_slice(&measured.stdout).unwrap();
-    let latencies: Vec<Value> = document["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|record| record["metric"] == "latency")
-        .cloned()
-        .collect();
+    let latencies = metric_records(&document, "latency");
     assert_eq!(cpus_and_nodes(&latencies), vec![cpus[0]]);
 }

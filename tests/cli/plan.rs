@@ -3,7 +3,7 @@
 //! real run executes exactly the steps its plan shows.
 
 use super::errors::assert_refused;
-use super::{json_document, numabench, succeeding, MEASURING_COMMANDS};
+use super::{json_document, numabench, records_of, succeeding, MEASURING_COMMANDS};
 
 /// A fixture of a machine shape (hwloc XML written by the project).
 pub fn fixture(name: &str) -> String {
@@ -19,6 +19,14 @@ pub const PLANNING: &[&[&str]] = MEASURING_COMMANDS.split_last().expect("command
 
 pub fn steps(plan: &serde_json::Value) -> &Vec<serde_json::Value> {
     plan["steps"].as_array().expect("a steps array")
+}
+
+/// The label of each of a plan's `steps`, in order.
+pub fn labels(steps: &[serde_json::Value]) -> Vec<&str> {
+    steps
+        .iter()
+        .map(|step| step["label"].as_str().unwrap())
+        .collect()
 }
 
 pub fn numbers(value: &serde_json::Value) -> Vec<u64> {
@@ -204,13 +212,7 @@ fn a_matrix_run_measures_the_cells_its_plan_counts() {
     let arguments = ["matrix", "latency", "--size", "1M", "--repeat", "1"];
     let plan = json_document(&[&arguments[..], &["--plan"]].concat());
     let step = &steps(&plan)[0];
-    let records: Vec<serde_json::Value> = json_document(&arguments)["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|record| record["metric"] == "latency")
-        .cloned()
-        .collect();
+    let records = records_of(&arguments, "latency");
     assert_eq!(records.len() as u64, step["measurements"].as_u64().unwrap());
     let cpus = numbers(&step["cpus"]);
     for record in &records {
@@ -339,10 +341,7 @@ fn run_plans_its_policies() {
     ];
     let plan: serde_json::Value = serde_json::from_slice(&succeeding(&arguments).stdout).unwrap();
     let steps = steps(&plan);
-    let labels: Vec<&str> = steps
-        .iter()
-        .map(|step| step["label"].as_str().unwrap())
-        .collect();
+    let labels = labels(steps);
     assert_eq!(
         labels,
         ["as-is", "pin-compact", "pin-scatter", "interleave:all"]

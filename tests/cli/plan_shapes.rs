@@ -20,13 +20,13 @@ const FIXTURES: &[&str] = &[
 ];
 
 /// `topo --json` of a fixture.
-fn topology(file: &str) -> Value {
+pub fn topology(file: &str) -> Value {
     let output = super::succeeding(&["--topology", file, "topo", "--json"]);
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
 /// The index of the entry of `groups` (lists of CPUs) holding `cpu`.
-fn group_of(groups: &Value, cpu: u64) -> usize {
+pub fn group_of(groups: &Value, cpu: u64) -> usize {
     groups
         .as_array()
         .unwrap()

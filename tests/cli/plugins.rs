@@ -8,6 +8,15 @@ use super::numabench;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Runs numabench with `arguments`, finding plugins only in `path`.
+fn with_plugin_path(path: impl AsRef<Path>, arguments: &[&str]) -> std::process::Output {
+    numabench()
+        .env("NUMABENCH_PLUGIN_PATH", path.as_ref())
+        .args(arguments)
+        .output()
+        .unwrap()
+}
+
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -37,20 +46,9 @@ fn build(directory: &Path) -> [PathBuf; 4] {
         .status()
         .expect("make (scripts/setup installs build-essential)");
     assert!(status.success());
-    let include = repository().join("include");
     let mut built = vec![directory.join("libnumabench_read_bandwidth.so")];
     for name in ["crash", "wrong_version", "no_symbol"] {
-        let out = directory.join(format!("lib{name}.so"));
-        let status = Command::new("cc")
-            .args(["-O1", "-fPIC", "-shared", "-I"])
-            .arg(&include)
-            .arg("-o")
-            .arg(&out)
-            .arg(repository().join(format!("tests/plugins/{name}.c")))
-            .status()
-            .expect("cc");
-        assert!(status.success(), "{name}");
-        built.push(out);
+        built.push(build_one(directory, name));
     }
     built.try_into().unwrap()
 }
@@ -61,11 +59,7 @@ fn the_example_plugin_is_listed_from_the_path_and_from_a_file() {
     let [example, ..] = build(directory.path());
     let only_example = tempfile::tempdir().unwrap();
     std::fs::copy(&example, only_example.path().join("libexample.so")).unwrap();
-    let listed = numabench()
-        .env("NUMABENCH_PLUGIN_PATH", only_example.path())
-        .args(["list", "--describe"])
-        .output()
-        .unwrap();
+    let listed = with_plugin_path(only_example.path(), &["list", "--describe"]);
     assert!(listed.status.success(), "{listed:?}");
     let text = String::from_utf8_lossy(&listed.stdout);
     assert!(text.contains("read-bandwidth (plugin "), "{text}");
@@ -192,11 +186,7 @@ fn bad_plugins_are_refused_with_one_line_naming_the_file() {
         let output = numabench().args(&arguments).output().unwrap();
         assert_refused(&output, &format!("{arguments:?}"), &expected);
     }
-    let output = numabench()
-        .env("NUMABENCH_PLUGIN_PATH", &wrong)
-        .args(["list"])
-        .output()
-        .unwrap();
+    let output = with_plugin_path(&wrong, &["list"]);
     assert_refused(&output, "NUMABENCH_PLUGIN_PATH", "ABI version 99");
 }
 
@@ -309,38 +299,43 @@ fn a_plugin_that_exits_or_reports_nothing_fails_naming_it() {
 /// (state Z) are left out: they have ended and wait for their reaper
 /// (PID 1 for an orphaned grandchild, which in a container may never reap).
 fn group_members(group: u32) -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|stat| {
-                    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-                    if *fields.first()? == "Z" {
-                        return None;
-                    }
-                    fields.get(2)?.parse::<u32>().ok()
-                })
-                == Some(group)
+    process_ids()
+        .filter(|&pid| {
+            stat_fields(pid).and_then(|fields| {
+                if fields.first()? == "Z" {
+                    return None;
+                }
+                fields.get(2)?.parse::<u32>().ok()
+            }) == Some(group)
         })
         .collect()
 }
 
-/// The plugin child's pid: the process in /proc whose parent is `parent`.
-fn child_of(parent: u32) -> Option<u32> {
+/// The ids of the processes in /proc.
+fn process_ids() -> impl Iterator<Item = u32> {
     std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .find(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|stat| {
-                    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-                    fields.get(1)?.parse::<u32>().ok()
-                })
-                == Some(parent)
-        })
+}
+
+/// The fields of /proc/`pid`/stat after the command name (state first),
+/// or None once the process is gone.
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    Some(
+        stat.rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+/// The plugin child's pid: the process in /proc whose parent is `parent`.
+fn child_of(parent: u32) -> Option<u32> {
+    process_ids().find(|&pid| {
+        stat_fields(pid).and_then(|fields| fields.get(1)?.parse::<u32>().ok()) == Some(parent)
+    })
 }
 
 /// A plugin that never returns (and forks a grandchild that never
@@ -432,11 +427,7 @@ fn a_signal_to_numabench_alone_stops_the_plugin_child() {
 #[test]
 fn an_unknown_plugin_name_is_named_even_when_none_is_found() {
     let empty = tempfile::tempdir().unwrap();
-    let output = numabench()
-        .env("NUMABENCH_PLUGIN_PATH", empty.path())
-        .args(["plugin", "no-such-plugin"])
-        .output()
-        .unwrap();
+    let output = with_plugin_path(empty.path(), &["plugin", "no-such-plugin"]);
     assert_refused(&output, "plugin no-such-plugin", "no-such-plugin");
 }
 

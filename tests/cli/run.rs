@@ -1,42 +1,45 @@
 //! `numabench run`: policies, records, comparison, failures.
 
-use super::numabench;
+use super::{json_of, numabench, refusal, succeeded};
 use std::os::unix::process::CommandExt;
+
+/// The arguments of a `numabench run` of `repeat` measured runs with no
+/// warm-up, followed by `rest` (its other options, `--` and the program).
+pub fn run_args<'a>(repeat: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    [&["run", "--repeat", repeat, "--warmup", "0"], rest].concat()
+}
+
+/// A `numabench run` command of `repeat` measured runs with no warm-up;
+/// the caller adds its other options, `--` and the program.
+pub fn run_command(repeat: &str) -> assert_cmd::Command {
+    let mut command = numabench();
+    command.args(run_args(repeat, &[]));
+    command
+}
 
 #[test]
 fn run_compares_policies_and_writes_markdown() {
     let dir = tempfile::tempdir().unwrap();
     let markdown = dir.path().join("table.md");
-    let output = numabench()
-        .args([
-            "run",
-            "--repeat",
-            "3",
-            "--warmup",
-            "0",
-            "--policy",
-            "as-is",
-            "--policy",
-            "pin-scatter+interleave:all",
-            "--json",
-            "--markdown",
-        ])
-        .arg(&markdown)
-        .args([
-            "--",
-            "sh",
-            "-c",
-            "grep -q interleave /proc/self/numa_maps || [ \"$X\" = as-is ]",
-        ])
-        .env("X", "as-is")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let document = json_of(
+        run_command("3")
+            .args([
+                "--policy",
+                "as-is",
+                "--policy",
+                "pin-scatter+interleave:all",
+                "--json",
+                "--markdown",
+            ])
+            .arg(&markdown)
+            .args([
+                "--",
+                "sh",
+                "-c",
+                "grep -q interleave /proc/self/numa_maps || [ \"$X\" = as-is ]",
+            ])
+            .env("X", "as-is"),
     );
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let records = document["records"].as_array().unwrap();
     let runs: Vec<&serde_json::Value> = records
         .iter()
@@ -70,29 +73,15 @@ fn run_compares_policies_and_writes_markdown() {
 
 #[test]
 fn observation_is_saved_with_each_run() {
-    let output = numabench()
-        .args([
-            "run",
-            "--repeat",
-            "1",
-            "--warmup",
-            "0",
-            "--policy",
-            "as-is",
-            "--observe=10ms",
-            "--json",
-            "--",
-            "sleep",
-            "0.1",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let document = json_of(run_command("1").args([
+        "--policy",
+        "as-is",
+        "--observe=10ms",
+        "--json",
+        "--",
+        "sleep",
+        "0.1",
+    ]));
     let run = &document["records"][0];
     let observation = &run["params"]["observation"];
     assert_eq!(observation["interval_ms"], 10);
@@ -123,13 +112,8 @@ fn failures_stop_the_study_with_status_1_unless_ignored() {
         stderr.contains("exit status 3") && stderr.contains("--ignore-failure"),
         "{stderr}"
     );
-    let ignored = numabench()
+    let ignored = run_command("2")
         .args([
-            "run",
-            "--repeat",
-            "2",
-            "--warmup",
-            "0",
             "--policy",
             "as-is",
             "--ignore-failure",
@@ -243,9 +227,7 @@ fn a_pin_library_that_is_not_there_is_refused_before_anything_runs() {
         .env("NUMABENCH_PIN_LIB", "/nonexistent/libnumabench_pin.so")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = refusal(&output);
     assert!(
         stderr.contains("'/nonexistent/libnumabench_pin.so'"),
         "{stderr}"
@@ -260,30 +242,20 @@ fn child_processes_of_a_pinned_program_take_the_next_cpu() {
     let cpus = allowed_cpus();
     let dir = tempfile::tempdir().unwrap();
     let status = dir.path().join("status");
-    let output = numabench()
-        .args([
-            "run",
-            "--repeat",
-            "1",
-            "--warmup",
-            "0",
-            "--policy",
-            "pin-compact",
-            "--json",
-            "--",
-            "sh",
-            "-c",
-            // `; true`: the shell forks for grep instead of exec'ing it.
-            "grep Cpus_allowed_list /proc/self/status > \"$STATUS\"; true",
-        ])
-        .env("STATUS", &status)
-        .env("NUMABENCH_PIN_LIB", shim())
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = succeeded(
+        run_command("1")
+            .args([
+                "--policy",
+                "pin-compact",
+                "--json",
+                "--",
+                "sh",
+                "-c",
+                // `; true`: the shell forks for grep instead of exec'ing it.
+                "grep Cpus_allowed_list /proc/self/status > \"$STATUS\"; true",
+            ])
+            .env("STATUS", &status)
+            .env("NUMABENCH_PIN_LIB", shim()),
     );
     let text = std::fs::read_to_string(&status).unwrap();
     let allowed = text.split(':').nth(1).unwrap().trim();
@@ -299,13 +271,8 @@ fn child_processes_of_a_pinned_program_take_the_next_cpu() {
 #[test]
 fn shim_warnings_reach_the_records_and_stderr_once() {
     // A child given a counter file that does not exist: its shim says so.
-    let output = numabench()
+    let output = run_command("2")
         .args([
-            "run",
-            "--repeat",
-            "2",
-            "--warmup",
-            "0",
             "--policy",
             "pin-compact",
             "--json",

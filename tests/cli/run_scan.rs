@@ -1,7 +1,9 @@
 //! `numabench run --param`: substitution, cartesian product, interleaving,
 //! speedup and parallel efficiency from the measured times, failures.
 
-use super::numabench;
+use super::plan::labels;
+use super::run::run_command;
+use super::{numabench, succeeded};
 use serde_json::Value;
 
 fn records<'a>(document: &'a Value, metric: &str) -> Vec<&'a Value> {
@@ -29,35 +31,25 @@ fn median(values: &mut [f64]) -> f64 {
 fn every_combination_runs_interleaved_with_its_values_substituted() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("log");
-    let output = numabench()
-        .args([
-            "run",
-            "--repeat",
-            "2",
-            "--warmup",
-            "0",
-            "--param",
-            "a=x,y",
-            "--param",
-            "b=1,2",
-            "--policy",
-            "as-is",
-            "--policy",
-            "pin-compact",
-            "--json",
-            "--",
-            "sh",
-            "-c",
-            "echo \"$1 $2\" >> \"$0\"",
-        ])
-        .arg(&log)
-        .args(["{a}", "b{b}"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = succeeded(
+        run_command("2")
+            .args([
+                "--param",
+                "a=x,y",
+                "--param",
+                "b=1,2",
+                "--policy",
+                "as-is",
+                "--policy",
+                "pin-compact",
+                "--json",
+                "--",
+                "sh",
+                "-c",
+                "echo \"$1 $2\" >> \"$0\"",
+            ])
+            .arg(&log)
+            .args(["{a}", "b{b}"]),
     );
     let written = std::fs::read_to_string(&log).unwrap();
     // First parameter slowest; each combination under both policies; then round two.
@@ -111,29 +103,16 @@ fn every_combination_runs_interleaved_with_its_values_substituted() {
 /// smallest value, recomputed here from the run records.
 #[test]
 fn efficiency_is_computed_from_the_measured_times() {
-    let output = numabench()
-        .args([
-            "run",
-            "--repeat",
-            "3",
-            "--warmup",
-            "0",
-            "--param",
-            "t=4,1",
-            "--json",
-            "--",
-            "sh",
-            "-c",
-            "sleep 0.0$0",
-            "{t}",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = succeeded(run_command("3").args([
+        "--param",
+        "t=4,1",
+        "--json",
+        "--",
+        "sh",
+        "-c",
+        "sleep 0.0$0",
+        "{t}",
+    ]));
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     let times = |value: &str| -> f64 {
         let mut times: Vec<f64> = records(&document, "run_wall_time")
@@ -205,37 +184,29 @@ fn a_failing_configuration_is_named_and_finished_runs_are_kept() {
 fn the_plan_of_a_scan_lists_every_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("ran");
-    let output = numabench()
-        .args([
-            "run",
-            "--plan",
-            "--json",
-            "--param",
-            "t=1,2",
-            "--policy",
-            "as-is",
-            "--policy",
-            "pin-scatter",
-            "--",
-            "sh",
-            "-c",
-            "touch \"$0\"",
-        ])
-        .arg(&marker)
-        .arg("{t}")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = succeeded(
+        numabench()
+            .args([
+                "run",
+                "--plan",
+                "--json",
+                "--param",
+                "t=1,2",
+                "--policy",
+                "as-is",
+                "--policy",
+                "pin-scatter",
+                "--",
+                "sh",
+                "-c",
+                "touch \"$0\"",
+            ])
+            .arg(&marker)
+            .arg("{t}"),
     );
     let plan: Value = serde_json::from_slice(&output.stdout).unwrap();
     let steps = plan["steps"].as_array().unwrap();
-    let labels: Vec<&str> = steps
-        .iter()
-        .map(|step| step["label"].as_str().unwrap())
-        .collect();
+    let labels = labels(steps);
     assert_eq!(
         labels,
         [

@@ -9,7 +9,7 @@
 //!   by `NUMABENCH_TMPDIR`, removed after a run, an error and a signal; a
 //!   symbolic link planted at the old predictable names is never followed.
 
-use super::run::shim;
+use super::run::{run_args, shim};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -86,16 +86,7 @@ fn stop_run_with(signal: libc::c_int, ignore_term: bool) {
     );
     let started = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_numabench"))
-        .args([
-            "run",
-            "--repeat",
-            "3",
-            "--warmup",
-            "0",
-            "--policy",
-            "pin-compact",
-            "--jsonl",
-        ])
+        .args(run_args("3", &["--policy", "pin-compact", "--jsonl"]))
         .arg(&jsonl)
         .args(["--", "sh", "-c", &script])
         .env("MARKER", &marker)
@@ -176,16 +167,7 @@ fn temporary_files_live_in_a_fresh_private_folder_removed_after_the_run() {
         let dir = tempfile::tempdir().unwrap();
         let seen = dir.path().join("seen");
         let output = Command::new(env!("CARGO_BIN_EXE_numabench"))
-            .args([
-                "run",
-                "--repeat",
-                "1",
-                "--warmup",
-                "0",
-                "--policy",
-                "pin-compact",
-                "--",
-            ])
+            .args(run_args("1", &["--policy", "pin-compact", "--"]))
             .args([
                 "sh",
                 "-c",

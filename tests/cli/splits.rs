@@ -4,20 +4,26 @@
 use super::plan::{fixture, numbers, plan_on, steps};
 use super::{json_document, numabench, succeeding};
 
-/// Four threads on AMD NPS4 (2 sockets x 4 nodes): 11 distinct splits,
-/// the others listed as equivalent to them, one plan step per split.
-#[test]
-fn node_splits_are_planned_on_a_big_fixture() {
-    let file = fixture("amd-nps4.xml");
-    let arguments = [
+/// The arguments of a CG placement study over the node splits of
+/// `threads` threads.
+fn cg_node_splits(threads: &str) -> [&str; 7] {
+    [
         "placement-study",
         "cg",
         "--class",
         "S",
         "--node-splits",
         "--threads",
-        "4",
-    ];
+        threads,
+    ]
+}
+
+/// Four threads on AMD NPS4 (2 sockets x 4 nodes): 11 distinct splits,
+/// the others listed as equivalent to them, one plan step per split.
+#[test]
+fn node_splits_are_planned_on_a_big_fixture() {
+    let file = fixture("amd-nps4.xml");
+    let arguments = cg_node_splits("4");
     let text = succeeding(&[&["--topology", &file], &arguments[..], &["--plan"]].concat());
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("Node splits of 4 threads"), "{text}");
@@ -63,18 +69,14 @@ fn node_splits_are_planned_on_a_big_fixture() {
     assert!(limited.contains("Plan (3 steps)"), "{limited}");
     assert!(limited.contains("raise --max-splits"), "{limited}");
     // Five threads where every node has 4 CPUs: all on one node cannot fit.
-    let skipped = succeeding(&[
-        "--topology",
-        &fixture("two-sockets-hbm-cxl.xml"),
-        "placement-study",
-        "cg",
-        "--class",
-        "S",
-        "--node-splits",
-        "--threads",
-        "5",
-        "--plan",
-    ]);
+    let skipped = succeeding(
+        &[
+            &["--topology", &fixture("two-sockets-hbm-cxl.xml")][..],
+            &cg_node_splits("5"),
+            &["--plan"],
+        ]
+        .concat(),
+    );
     let skipped = String::from_utf8(skipped.stdout).unwrap();
     assert!(skipped.contains("skipped: 5/"), "{skipped}");
     assert!(

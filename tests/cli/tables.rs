@@ -2,6 +2,7 @@
 //! (a `run --observe` timeline, STREAM's per-iteration times and
 //! calibration), while JSON Lines keep every value.
 
+use super::run::run_args;
 use super::succeeding;
 
 /// Widest table row allowed: the fixed columns take about 80 characters;
@@ -45,20 +46,18 @@ fn assert_narrow(table: &str, benchmark: &str) {
 fn a_run_observe_row_summarises_its_timeline() {
     let dir = tempfile::tempdir().unwrap();
     let (table, records) = rows_and_records(
-        &[
-            "run",
-            "--observe",
-            "--repeat",
+        &run_args(
             "1",
-            "--warmup",
-            "0",
-            "--policy",
-            "as-is",
-            "--",
-            "sh",
-            "-c",
-            "sleep 0.5",
-        ],
+            &[
+                "--observe",
+                "--policy",
+                "as-is",
+                "--",
+                "sh",
+                "-c",
+                "sleep 0.5",
+            ],
+        ),
         &dir.path().join("run.jsonl"),
     );
     assert_narrow(&table, "run");
