@@ -268,9 +268,14 @@ impl Machine {
     /// them, each counted once however many of `cpus` share it.
     /// Instruction caches hold no data and are left out.
     pub fn cpu_cache_bytes(&self, cpus: &[u32]) -> u64 {
+        self.data_cache_bytes(cpus, |_| true)
+    }
+
+    /// [`Machine::cpu_cache_bytes`] of the levels `level` keeps.
+    fn data_cache_bytes(&self, cpus: &[u32], level: impl Fn(u32) -> bool) -> u64 {
         self.caches
             .iter()
-            .filter(|cache| cache.cache_type != "instruction")
+            .filter(|cache| cache.cache_type != "instruction" && level(cache.level))
             .map(|cache| {
                 let used = cache
                     .cpu_groups
@@ -308,19 +313,7 @@ impl Machine {
         levels.sort_unstable();
         levels.dedup();
         for level in levels {
-            let capacity: u64 = self
-                .caches
-                .iter()
-                .filter(|cache| cache.level == level && cache.cache_type != "instruction")
-                .map(|cache| {
-                    let used = cache
-                        .cpu_groups
-                        .iter()
-                        .filter(|group| group.iter().any(|cpu| cpus.contains(cpu)))
-                        .count();
-                    used as u64 * cache.size_bytes
-                })
-                .sum();
+            let capacity = self.data_cache_bytes(cpus, |of| of == level);
             if capacity > 0 && bytes <= capacity / 2 {
                 return format!("L{level}");
             }
