@@ -259,15 +259,14 @@ mod tests {
         let mut params = serde_json::Map::new();
         params.insert("cpu_node".into(), json!(initiator));
         params.insert("mem_node".into(), json!(target));
-        Record {
-            benchmark: benchmark.into(),
-            metric: metric.into(),
-            value,
-            unit: Unit::Nanoseconds,
+        Record::of_median(
+            benchmark,
+            metric,
+            Unit::Nanoseconds,
+            Sample::new([value]).unwrap().summary(),
             params,
-            placement: Placement::default(),
-            stats: Sample::new([value]).unwrap().summary(),
-        }
+            Placement::default(),
+        )
     }
 
     /// Latencies as measured, bandwidths from GB/s to MiB/s, a pair

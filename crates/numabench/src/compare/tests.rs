@@ -5,15 +5,14 @@ use serde_json::{json, Map, Value};
 
 fn record(benchmark: &str, metric: &str, value: f64, params: Value) -> Record {
     let params: Map<String, Value> = params.as_object().unwrap().clone();
-    Record {
-        benchmark: benchmark.into(),
-        metric: metric.into(),
-        value,
-        unit: Unit::Nanoseconds,
+    Record::of_median(
+        benchmark,
+        metric,
+        Unit::Nanoseconds,
+        Sample::new([value]).unwrap().summary(),
         params,
-        placement: Placement::default(),
-        stats: Sample::new([value]).unwrap().summary(),
-    }
+        Placement::default(),
+    )
 }
 
 /// A latency record as `latency --jsonl` writes it (params copied from a
