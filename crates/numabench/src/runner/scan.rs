@@ -173,11 +173,7 @@ fn summarise_and_emit(
     let mut efficiencies = Vec::new();
     for (index, (configuration, summary)) in configurations.iter().zip(&summaries).enumerate() {
         let Some(wall) = &summary.wall else { continue };
-        let successful: Vec<&RunOutcome> = summary
-            .outcomes
-            .iter()
-            .filter(|outcome| outcome.succeeded())
-            .collect();
+        let successful: Vec<&RunOutcome> = summary.successful().collect();
         let mut params = Map::new();
         params.insert("scan".into(), scan_object(&configuration.point));
         params.insert("configuration".into(), json!(configuration.label));

@@ -57,6 +57,13 @@ pub struct PolicySummary {
     pub p_value: Option<f64>,
 }
 
+impl PolicySummary {
+    /// The runs that succeeded (exit status 0), in run order.
+    pub fn successful(&self) -> impl Iterator<Item = &RunOutcome> {
+        self.outcomes.iter().filter(|outcome| outcome.succeeded())
+    }
+}
+
 pub(super) fn status_text(outcome: &RunOutcome) -> String {
     match (outcome.exit_code, outcome.signal) {
         (Some(code), _) => format!("exit status {code}"),
@@ -237,11 +244,7 @@ fn summarise_and_emit(
     let thread_warning = super::team::thread_count_warning(&summaries);
     for summary in &summaries {
         let Some(wall) = &summary.wall else { continue };
-        let successful: Vec<&RunOutcome> = summary
-            .outcomes
-            .iter()
-            .filter(|outcome| outcome.succeeded())
-            .collect();
+        let successful: Vec<&RunOutcome> = summary.successful().collect();
         let mean = |value: &dyn Fn(&RunOutcome) -> f64| {
             successful.iter().map(|outcome| value(outcome)).sum::<f64>() / successful.len() as f64
         };
@@ -322,11 +325,7 @@ pub fn render_comparison(summaries: &[PolicySummary], markdown: bool) -> String 
     ];
     let mut rows: Vec<Vec<String>> = Vec::new();
     for summary in summaries {
-        let successful: Vec<&RunOutcome> = summary
-            .outcomes
-            .iter()
-            .filter(|outcome| outcome.succeeded())
-            .collect();
+        let successful: Vec<&RunOutcome> = summary.successful().collect();
         let count = successful.len().max(1) as f64;
         let mean = |value: &dyn Fn(&RunOutcome) -> f64| {
             successful.iter().map(|outcome| value(outcome)).sum::<f64>() / count

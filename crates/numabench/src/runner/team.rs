@@ -19,9 +19,7 @@ pub fn threads_seen(outcome: &RunOutcome) -> Option<usize> {
 /// middle value for an even count); `None` when no run saw any.
 pub fn policy_threads(summary: &PolicySummary) -> Option<usize> {
     let mut seen: Vec<usize> = summary
-        .outcomes
-        .iter()
-        .filter(|outcome| outcome.succeeded())
+        .successful()
         .filter_map(threads_seen)
         .filter(|threads| *threads > 0)
         .collect();
