@@ -37,6 +37,27 @@ impl Executor for FakeExecutor {
     }
 }
 
+/// Runs `config` on this machine's topology with a fake executor whose
+/// worker count `fail` fails: the scan's result and the commands run.
+fn run_fake_scan(
+    config: &ScanConfig,
+    fail: Option<&str>,
+) -> (Result<ScanResult, StudyError>, Vec<String>) {
+    let mut executor = FakeExecutor {
+        calls: Vec::new(),
+        fail: fail.map(str::to_string),
+    };
+    let topology = discover_this_system().unwrap();
+    let result = run_scan(
+        &mut executor,
+        config,
+        &topology,
+        &mut pipeline(),
+        &mut |_| {},
+    );
+    (result, executor.calls)
+}
+
 fn scan(policies: &[&str], params: &[&str], repeat: usize) -> ScanConfig {
     let topology = discover_this_system().unwrap();
     let command = vec!["prog".to_string(), "{t}".to_string()];
@@ -71,19 +92,8 @@ fn pipeline() -> Pipeline {
 #[test]
 fn configurations_interleave_and_efficiency_follows_the_times() {
     let config = scan(&["as-is", "pin-compact"], &["t=4,1"], 2);
-    let mut executor = FakeExecutor {
-        calls: Vec::new(),
-        fail: None,
-    };
-    let topology = discover_this_system().unwrap();
-    let result = run_scan(
-        &mut executor,
-        &config,
-        &topology,
-        &mut pipeline(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let (result, calls) = run_fake_scan(&config, None);
+    let result = result.unwrap();
     let round = [
         "prog 4 as-is",
         "prog 4 pin-compact",
@@ -91,7 +101,7 @@ fn configurations_interleave_and_efficiency_follows_the_times() {
         "prog 1 pin-compact",
     ];
     // One warm-up round, then two timed rounds.
-    assert_eq!(executor.calls, round.repeat(3));
+    assert_eq!(calls, round.repeat(3));
     let labels: Vec<&str> = result
         .summaries
         .iter()
@@ -118,24 +128,12 @@ fn configurations_interleave_and_efficiency_follows_the_times() {
 
 #[test]
 fn several_parameters_give_no_efficiency() {
-    let topology = discover_this_system().unwrap();
     let command = vec!["prog".to_string(), "{n}".to_string(), "{t}".to_string()];
     let params = vec!["n=a,b".to_string(), "t=1,2".to_string()];
     let mut config = scan(&["as-is"], &["t=1"], 1);
     config.study.command = command.clone();
     config.params = parse_scan(&params, &command).unwrap();
-    let mut executor = FakeExecutor {
-        calls: Vec::new(),
-        fail: None,
-    };
-    let result = run_scan(
-        &mut executor,
-        &config,
-        &topology,
-        &mut pipeline(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let result = run_fake_scan(&config, None).0.unwrap();
     let labels: Vec<&str> = result.summaries.iter().map(|s| s.policy.as_str()).collect();
     assert_eq!(labels, ["n=a, t=1", "n=a, t=2", "n=b, t=1", "n=b, t=2"]);
     assert!(result.efficiencies.is_empty());
@@ -144,24 +142,12 @@ fn several_parameters_give_no_efficiency() {
 #[test]
 fn a_failing_configuration_is_named_and_stops_the_scan() {
     let config = scan(&["as-is"], &["t=1,2,4"], 3);
-    let mut executor = FakeExecutor {
-        calls: Vec::new(),
-        fail: Some("2".into()),
-    };
-    let topology = discover_this_system().unwrap();
-    let error = run_scan(
-        &mut executor,
-        &config,
-        &topology,
-        &mut pipeline(),
-        &mut |_| {},
-    )
-    .unwrap_err()
-    .to_string();
+    let (result, calls) = run_fake_scan(&config, Some("2"));
+    let error = result.unwrap_err().to_string();
     assert_eq!(
         error,
         "'prog 2' failed under policy as-is with t=2 (exit status 3); use --ignore-failure to go on"
     );
     // Stopped at the first timed failure (warm-ups are not checked).
-    assert_eq!(executor.calls.len(), 3 + 2);
+    assert_eq!(calls.len(), 3 + 2);
 }
