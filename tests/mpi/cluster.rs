@@ -46,13 +46,31 @@ pub fn this_host() -> String {
         .to_string()
 }
 
-fn text(output: &Output) -> String {
+/// An output's status, stdout and stderr, for a failed assertion's message.
+pub fn text(output: &Output) -> String {
     format!(
         "status {:?}\nstdout:\n{}\nstderr:\n{}",
         output.status,
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     )
+}
+
+/// The `failed` records of a cluster run: one per rank and part that failed.
+pub fn failed(records: &[Value]) -> Vec<&Value> {
+    records
+        .iter()
+        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
+        .collect()
+}
+
+/// `mpirun` with `ranks` ranks of `numabench cluster ARGS --jsonl JSONL` on
+/// this machine.
+fn mpirun_cluster(ranks: usize, args: &[&str], jsonl: &Path) -> Output {
+    let mut full = vec![numabench().to_str().unwrap(), "cluster"];
+    full.extend_from_slice(args);
+    full.extend(["--jsonl", jsonl.to_str().unwrap()]);
+    mpirun(ranks, &full)
 }
 
 /// The verdict record (last), and the exit status it implies.
@@ -72,24 +90,8 @@ fn every_rank_measures_and_its_records_arrive_tagged() {
     let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("cluster.jsonl");
-    let output = mpirun(
-        3,
-        &[
-            numabench().to_str().unwrap(),
-            "cluster",
-            "--sequential",
-            "--per",
-            "rank",
-            "--size",
-            "4M",
-            "--repeat",
-            "2",
-            "--pingpong-size",
-            "64K",
-            "--jsonl",
-            jsonl.to_str().unwrap(),
-        ],
-    );
+    let args = [&["--sequential", "--per", "rank"][..], &QUICK].concat();
+    let output = mpirun_cluster(3, &args, &jsonl);
     let records = records(&jsonl);
     let host = this_host();
     for rank in 0..3 {
@@ -175,20 +177,10 @@ fn extra_ranks_of_a_host_stay_idle_and_one_unit_flags_nothing() {
     let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("node.jsonl");
-    let output = mpirun(
+    let output = mpirun_cluster(
         2,
-        &[
-            numabench().to_str().unwrap(),
-            "cluster",
-            "--only",
-            "topo,latency",
-            "--size",
-            "4M",
-            "--repeat",
-            "2",
-            "--jsonl",
-            jsonl.to_str().unwrap(),
-        ],
+        &["--only", "topo,latency", "--size", "4M", "--repeat", "2"],
+        &jsonl,
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     let records = records(&jsonl);
@@ -267,7 +259,27 @@ fn mpirun_mpmd(options: &[&str], args: &[&str], rank1: &str) -> Output {
         .expect("mpirun runs")
 }
 
-const SMALL: [&str; 9] = [
+/// Sizes for a quick run: a 4 MiB working set, 2 repetitions, a 64 KiB
+/// ping-pong.
+pub const QUICK: [&str; 6] = ["--size", "4M", "--repeat", "2", "--pingpong-size", "64K"];
+
+/// `cluster` of the ping-pong only, every rank its own unit, with a short
+/// exchange (2 repetitions of 64 KiB); further options follow.
+pub const PINGPONG: [&str; 9] = [
+    "cluster",
+    "--per",
+    "rank",
+    "--only",
+    "pingpong",
+    "--repeat",
+    "2",
+    "--pingpong-size",
+    "64K",
+];
+
+/// A small `cluster` run of every rank measured one at a time, topology
+/// and stream only, its working-set size to follow (`--size` last).
+pub const SMALL: [&str; 9] = [
     "cluster",
     "--sequential",
     "--per",
@@ -299,10 +311,7 @@ fn a_failing_rank_is_named_and_the_others_records_are_kept() {
     let output = mpirun_mpmd(&[], &args, &rank1);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     let records = records(&jsonl);
-    let failed: Vec<&Value> = records
-        .iter()
-        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
-        .collect();
+    let failed = failed(&records);
     assert_eq!(failed.len(), 1, "{}", text(&output));
     assert_eq!(failed[0]["params"]["host"], this_host().as_str());
     assert_eq!(failed[0]["params"]["rank"], 1);
@@ -354,10 +363,7 @@ fn a_killed_rank_is_named_after_the_timeout() {
     );
     assert_ne!(output.status.code(), Some(0), "{}", text(&output));
     let records = records(&jsonl);
-    let failed: Vec<&Value> = records
-        .iter()
-        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
-        .collect();
+    let failed = failed(&records);
     assert_eq!(failed.len(), 1, "{}", text(&output));
     assert_eq!(failed[0]["params"]["rank"], 1);
     assert!(failed[0]["params"]["error"]
@@ -419,11 +425,9 @@ fn per_numa_measures_each_node_as_a_unit() {
     let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("numa.jsonl");
-    let output = mpirun(
+    let output = mpirun_cluster(
         1,
         &[
-            numabench().to_str().unwrap(),
-            "cluster",
             "--per",
             "numa",
             "--only",
@@ -432,9 +436,8 @@ fn per_numa_measures_each_node_as_a_unit() {
             "4M",
             "--repeat",
             "2",
-            "--jsonl",
-            jsonl.to_str().unwrap(),
         ],
+        &jsonl,
     );
     let records = records(&jsonl);
     let nodes: Vec<u64> = records

@@ -4,7 +4,7 @@
 //! nothing, a host under a CPU quota is flagged and named (exit 1), and a
 //! host whose transparent huge pages are off is reported as differing.
 
-use crate::cluster::{alone, numabench, records, verdict};
+use crate::cluster::{alone, numabench, records, text, verdict, PINGPONG};
 use crate::hosts::{Hosts, HostsConfig};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -19,13 +19,27 @@ use std::process::Output;
 /// ping-pong latency over 100 times.
 const MIN_DEVIATION: &str = "2.0";
 
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
+/// Creates `config`'s hosts, of which host `odd` differs (slowed, or THP
+/// off), runs [`cluster`] with `extra` on them and asserts that it ends
+/// with status 1 (something flagged); returns the hosts, the odd host's
+/// name, the output and the records.
+fn cluster_flagging(
+    config: HostsConfig,
+    odd: usize,
+    extra: &[&str],
+) -> (Hosts, String, Output, Vec<Value>) {
+    let hosts = hosts(config);
+    let name = hosts.names()[odd].clone();
+    let (output, records) = cluster(&hosts, extra);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    (hosts, name, output, records)
+}
+
+/// Asserts that `output`'s stdout holds `needle`, showing the whole
+/// output where it does not.
+fn assert_stdout_has(output: &Output, needle: &str) {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains(needle), "{}", text(output));
 }
 
 fn hosts(config: HostsConfig) -> Hosts {
@@ -110,14 +124,12 @@ fn undisturbed_hosts_are_all_tagged_and_nothing_is_flagged() {
 #[test]
 fn a_slowed_host_is_flagged_and_named() {
     let _alone = alone();
-    let hosts = hosts(HostsConfig {
+    let config = HostsConfig {
         count: 3,
         slow_host: Some(1),
         ..HostsConfig::default()
-    });
-    let slow = hosts.names()[1].clone();
-    let (output, records) = cluster(&hosts, &[]);
-    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    };
+    let (hosts, slow, output, records) = cluster_flagging(config, 1, &[]);
     let flagged = named(&records, "outlier");
     assert_eq!(flagged, BTreeSet::from([slow.clone()]), "{}", text(&output));
     assert!(records
@@ -125,12 +137,8 @@ fn a_slowed_host_is_flagged_and_named() {
         .filter(|r| r["metric"] == "outlier")
         .all(|r| r["params"]["direction"] == "slower"));
     assert!(named(&records, "differing_setting").is_empty());
+    assert_stdout_has(&output, &format!("OUTLIER  {slow}"));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        stdout.contains(&format!("OUTLIER  {slow}")),
-        "{}",
-        text(&output)
-    );
     // The output ends with the host table, the slow host its first row
     // (the line after the header's `|---|` separator), the others after.
     let table: Vec<&str> = stdout
@@ -161,14 +169,12 @@ fn a_slowed_host_is_flagged_and_named() {
 #[test]
 fn a_host_with_thp_off_differs_from_the_majority() {
     let _alone = alone();
-    let hosts = hosts(HostsConfig {
+    let config = HostsConfig {
         count: 3,
         thp_never_host: Some(2),
         ..HostsConfig::default()
-    });
-    let odd = hosts.names()[2].clone();
-    let (output, records) = cluster(&hosts, &["--only", "topo"]);
-    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    };
+    let (_hosts, odd, output, records) = cluster_flagging(config, 2, &["--only", "topo"]);
     let differing: Vec<&Value> = records
         .iter()
         .filter(|r| r["metric"] == "differing_setting")
@@ -182,11 +188,9 @@ fn a_host_with_thp_off_differs_from_the_majority() {
             && r["params"]["value"].as_str().unwrap().contains("never")
             && r["params"]["majority_hosts"] == 2
     ));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        stdout.contains(&format!("DIFFERS  {odd}: doctor.transparent_huge_pages")),
-        "{}",
-        text(&output)
+    assert_stdout_has(
+        &output,
+        &format!("DIFFERS  {odd}: doctor.transparent_huge_pages"),
     );
 }
 
@@ -204,19 +208,7 @@ fn host_to_host_pingpong_comes_from_pairs_on_different_hosts() {
         ..HostsConfig::default()
     });
     let jsonl = hosts.shared_dir().join("pairs.jsonl");
-    let args = [
-        "cluster",
-        "--per",
-        "rank",
-        "--only",
-        "pingpong",
-        "--repeat",
-        "2",
-        "--pingpong-size",
-        "64K",
-        "--jsonl",
-        jsonl.to_str().unwrap(),
-    ];
+    let args = [&PINGPONG[..], &["--jsonl", jsonl.to_str().unwrap()]].concat();
     let output = hosts.mpirun(2, numabench(), &args).output().unwrap();
     assert!(jsonl.exists(), "{}", text(&output));
     let records = records(&jsonl);

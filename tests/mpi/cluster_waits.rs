@@ -4,7 +4,7 @@
 //! ping-pong is named, skipped for the rest of the run, and does not hang
 //! the job.
 
-use crate::cluster::{alone, numabench, records, verdict};
+use crate::cluster::{alone, failed, numabench, records, verdict, PINGPONG};
 use serde_json::Value;
 use std::fs::File;
 use std::path::Path;
@@ -177,21 +177,7 @@ fn a_rank_stopped_mid_pingpong_is_named_and_skipped() {
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("stopped.jsonl");
     let marker = jsonl.to_str().unwrap();
-    let args = [
-        "cluster",
-        "--per",
-        "rank",
-        "--only",
-        "pingpong",
-        "--repeat",
-        "2",
-        "--pingpong-size",
-        "64K",
-        "--timeout",
-        "3s",
-        "--jsonl",
-        marker,
-    ];
+    let args = [&PINGPONG[..], &["--timeout", "3s", "--jsonl", marker]].concat();
     let start = Instant::now();
     let mut child = spawn_mpirun(dir.path(), 4, &args);
     let pair = |records: &[Value], a: i64, b: i64| {
@@ -244,10 +230,7 @@ fn a_rank_stopped_mid_pingpong_is_named_and_skipped() {
         output_text(dir.path())
     );
     let records = records(&jsonl);
-    let failed: Vec<&Value> = records
-        .iter()
-        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
-        .collect();
+    let failed = failed(&records);
     assert_eq!(failed.len(), 1, "{failed:?}\n{}", output_text(dir.path()));
     assert_eq!(failed[0]["params"]["rank"], 2);
     assert_eq!(failed[0]["params"]["part"], "pingpong");
@@ -277,21 +260,12 @@ fn rounds_measure_disjoint_pairs_at_once() {
     let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("rounds.jsonl");
+    let jsonl_arg = jsonl.to_str().unwrap();
     let args = [
-        "cluster",
-        "--per",
-        "rank",
-        "--only",
-        "pingpong",
-        "--pairing",
-        "rounds",
-        "--repeat",
-        "2",
-        "--pingpong-size",
-        "64K",
-        "--jsonl",
-        jsonl.to_str().unwrap(),
-    ];
+        &PINGPONG[..],
+        &["--pairing", "rounds", "--jsonl", jsonl_arg],
+    ]
+    .concat();
     let mut child = spawn_mpirun(dir.path(), 4, &args);
     let status = child.wait().unwrap();
     assert!(

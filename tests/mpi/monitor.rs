@@ -74,6 +74,30 @@ pub(crate) fn mpirun(np: usize) -> Command {
     command
 }
 
+/// [`mpirun`] of `np` ranks with the monitor preloaded into them (`-x
+/// LD_PRELOAD`) and writing its records to `out` (`-x
+/// NUMABENCH_MPI_MONITOR_OUT`); more mpirun options, then the program, follow.
+pub(crate) fn mpirun_monitored(np: usize, out: &Path) -> Command {
+    let mut command = mpirun(np);
+    command
+        .arg("-x")
+        .arg(format!("LD_PRELOAD={}", library().display()))
+        .arg("-x")
+        .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", out.display()));
+    command
+}
+
+/// Runs `program ARGS` under the monitor (records to `out`) on 2 ranks
+/// that share one CPU (`taskset` to [`first_cpu`], OpenMPI told to yield
+/// when idle): the host has one core. Asserts that it succeeds.
+pub(crate) fn run_on_one_cpu(program: &Path, args: &[String], out: &Path) -> std::process::Output {
+    run(mpirun_monitored(2, out)
+        .args(["--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"])
+        .args(["taskset", "-c", &first_cpu().to_string()])
+        .arg(program)
+        .args(args))
+}
+
 pub(crate) fn run(command: &mut Command) -> std::process::Output {
     let output = command.output().expect("mpirun runs");
     assert!(
@@ -167,20 +191,16 @@ fn blocking_time_messages_and_tlp_match_a_program_built_for_them() {
     let (rounds, tc, phase2, tb) = (10u32, 0.030f64, 4u32, 0.100f64);
     let before = shm_tables();
     // LD_PRELOAD set by hand, forwarded to the ranks with -x.
-    run(mpirun(2)
-        .args(["--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"])
-        .arg("-x")
-        .arg(format!("LD_PRELOAD={}", library().display()))
-        .arg("-x")
-        .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", out.display()))
-        .args(["taskset", "-c", &first_cpu().to_string()])
-        .arg(&program)
-        .args([
+    run_on_one_cpu(
+        &program,
+        &[
             rounds.to_string(),
             (tc * 1e3).to_string(),
             phase2.to_string(),
             (tb * 1e3).to_string(),
-        ]));
+        ],
+        &out,
+    );
     let (metadata, records) = records(&out);
     assert_eq!(metadata["tool"], "numabench-mpi-monitor");
     assert_eq!(metadata["schema_version"], 1);
@@ -457,11 +477,7 @@ fn rarer_blocking_calls_are_timed_in_c_and_fortran() {
     for (compiler, source) in [("mpicc", "missed_calls.c"), ("mpif90", "missed_calls.f90")] {
         let program = compile(compiler, source, dir.path());
         let jsonl = dir.path().join(format!("{source}.jsonl"));
-        run(mpirun(2)
-            .arg("-x")
-            .arg(format!("LD_PRELOAD={}", library().display()))
-            .arg("-x")
-            .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+        run(mpirun_monitored(2, &jsonl)
             .args(["-x", "NUMABENCH_MPI_FLUSH=0.1"])
             .arg(&program));
         let (metadata, records) = records(&jsonl);
@@ -504,12 +520,8 @@ fn cores_are_where_the_ranks_ran_whatever_the_binding() {
     let program = compile("mpicc", "busy.c", dir.path());
     for bind in ["socket", "core", "none"] {
         let jsonl = dir.path().join(format!("{bind}.jsonl"));
-        run(mpirun(1)
+        run(mpirun_monitored(1, &jsonl)
             .args(["--bind-to", bind])
-            .arg("-x")
-            .arg(format!("LD_PRELOAD={}", library().display()))
-            .arg("-x")
-            .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
             .arg(&program));
         let (_, records) = records(&jsonl);
         let tlp = host_records(&records, "tlp_1");
@@ -534,11 +546,7 @@ fn start_long_busy(
     rank: usize,
 ) -> (std::process::Child, i32) {
     let program = compile("mpicc", "long_busy.c", dir);
-    let mut child = mpirun(2)
-        .arg("-x")
-        .arg(format!("LD_PRELOAD={}", library().display()))
-        .arg("-x")
-        .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+    let mut child = mpirun_monitored(2, jsonl)
         .arg("-x")
         .arg(format!("NUMABENCH_MPI_FLUSH={flush}"))
         .arg(&program)
@@ -643,11 +651,7 @@ fn a_symlink_planted_at_the_output_is_not_followed() {
     let jsonl = dir.path().join("out.jsonl");
     std::os::unix::fs::symlink(&victim, &jsonl).unwrap();
     std::os::unix::fs::symlink(&victim, dir.path().join("out.jsonl.partial-0")).unwrap();
-    run(mpirun(1)
-        .arg("-x")
-        .arg(format!("LD_PRELOAD={}", library().display()))
-        .arg("-x")
-        .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", jsonl.display()))
+    run(mpirun_monitored(1, &jsonl)
         .args(["-x", "NUMABENCH_MPI_FLUSH=0.1"])
         .arg(&program));
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");

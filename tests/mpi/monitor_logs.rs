@@ -8,22 +8,14 @@
 //! a share of the host's monitored time, which differs from the ranks'
 //! wall times by the skew of two barriers: the bounds leave 5% for it.
 
-use crate::monitor::{compile, first_cpu, host_records, library, mpirun, rank_value, records, run};
+use crate::monitor::{compile, host_records, rank_value, records, run_on_one_cpu};
 use serde_json::Value;
 use std::path::Path;
 
 /// Runs `program ARGS` on 2 ranks pinned to one CPU under the monitor;
 /// returns the ranks' stdout and the records.
 fn monitored(program: &Path, args: &[String], out: &Path) -> (String, Vec<Value>) {
-    let output = run(mpirun(2)
-        .args(["--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"])
-        .arg("-x")
-        .arg(format!("LD_PRELOAD={}", library().display()))
-        .arg("-x")
-        .arg(format!("NUMABENCH_MPI_MONITOR_OUT={}", out.display()))
-        .args(["taskset", "-c", &first_cpu().to_string()])
-        .arg(program)
-        .args(args));
+    let output = run_on_one_cpu(program, args, out);
     let (_, records) = records(out);
     (
         String::from_utf8_lossy(&output.stdout).into_owned(),

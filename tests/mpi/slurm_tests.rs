@@ -6,25 +6,15 @@
 //! that fails. A Slurm that cannot start or launch ranks fails the test,
 //! saying why.
 
-use crate::cluster::{numabench, records, this_host, verdict};
+use crate::cluster::{failed, numabench, records, text, this_host, verdict, QUICK, SMALL};
 use crate::slurm::{processes_with_conf, Slurm, MPI_PLUGIN};
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::Output;
 
 /// A running private Slurm, or a failed test saying why not.
 fn slurm() -> Slurm {
     Slurm::start().unwrap_or_else(|why| panic!("a private Slurm did not start: {why}"))
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 /// `-N1 -n <ranks> --mpi=pmix` followed by `program` and its arguments.
@@ -59,21 +49,12 @@ fn srun_launches_cluster_ranks_whose_records_arrive_tagged() {
         "2",
         numabench().to_str().unwrap(),
         &[
-            "cluster",
-            "--sequential",
-            "--per",
-            "rank",
-            "--only",
-            "topo,latency,pingpong",
-            "--size",
-            "4M",
-            "--repeat",
-            "2",
-            "--pingpong-size",
-            "64K",
-            "--jsonl",
-            jsonl_arg,
-        ],
+            &["cluster", "--sequential", "--per", "rank"][..],
+            &["--only", "topo,latency,pingpong"],
+            &QUICK,
+            &["--jsonl", jsonl_arg],
+        ]
+        .concat(),
     ));
     assert_eq!(
         output.status.code(),
@@ -304,35 +285,22 @@ fn slurm_check_drains_the_node_numabench_flags() {
         &wrapper,
         format!(
             "#!/bin/sh\nif [ \"$SLURM_PROCID\" = 1 ]; then\n  ulimit -v 1500000\n  \
-             exec {0} cluster --sequential --per rank --only topo,stream --repeat 2 --size 2G\nfi\n\
+             exec {0} {1} 2G\nfi\n\
              exec {0} \"$@\"\n",
-            numabench().display()
+            numabench().display(),
+            SMALL.join(" ")
         ),
     )
     .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     let failing = dir.path().join("failing.jsonl");
-    let output = check(
-        &wrapper,
-        "2",
-        &failing,
-        &[
-            "--per",
-            "rank",
-            "--only",
-            "topo,stream",
-            "--repeat",
-            "2",
-            "--size",
-            "4M",
-        ],
-    );
+    // SMALL at 4M, less the `cluster --sequential` that the script adds.
+    let mut args: Vec<&str> = SMALL[2..].to_vec();
+    args.push("4M");
+    let output = check(&wrapper, "2", &failing, &args);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     let records = records(&failing);
-    let failed: Vec<&Value> = records
-        .iter()
-        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
-        .collect();
+    let failed = failed(&records);
     assert_eq!(failed.len(), 1, "{}", text(&output));
     assert_eq!(failed[0]["params"]["rank"], 1);
     assert_eq!(failed[0]["params"]["host"], slurm.node());
