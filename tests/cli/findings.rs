@@ -22,15 +22,7 @@ fn characterize_summarises_its_own_records() {
     let stdout = String::from_utf8(output.stdout).unwrap();
     // The end of the output: the run's cuts and time ("This run:"), the
     // doctor's caveats, the findings, the advice last.
-    let start = [
-        "\nThis run:\n",
-        "\nCaveats",
-        "\nWhat this machine's NUMA costs:\n",
-    ]
-    .iter()
-    .filter_map(|heading| stdout.find(heading))
-    .min()
-    .expect(&stdout);
+    let start = crate::shared::closing_block_start(&stdout).expect(&stdout);
     let summary = &stdout[start..];
     assert!(
         summary.contains("\nWhat this machine's NUMA costs:\n"),

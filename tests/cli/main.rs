@@ -34,6 +34,8 @@ mod run_scan;
 mod run_spawn;
 mod schema;
 mod setup_script;
+#[path = "../shared/mod.rs"]
+mod shared;
 mod signals;
 mod splits;
 mod tables;

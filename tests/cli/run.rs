@@ -186,20 +186,11 @@ fn ctrl_c_keeps_finished_runs_and_valid_outputs() {
 /// build` copies it beside the binary, so on a clean checkout the `deps/`
 /// one is the current one: prefer it, and fall back to the copy.
 pub fn shim() -> std::path::PathBuf {
-    let profile = std::path::Path::new(env!("CARGO_BIN_EXE_numabench"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    [profile.join("deps"), profile.clone()]
-        .into_iter()
-        .map(|dir| dir.join("libnumabench_pin.so"))
-        .find(|path| path.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "libnumabench_pin.so not in {}/deps or beside it: run `cargo build -p numabench-pin`",
-                profile.display()
-            )
-        })
+    crate::shared::pin_shim(
+        std::path::Path::new(env!("CARGO_BIN_EXE_numabench"))
+            .parent()
+            .unwrap(),
+    )
 }
 
 /// The CPUs numabench may use, ascending: pin-compact's (tree) order on

@@ -14,6 +14,8 @@ mod monitor;
 mod monitor_logs;
 mod overdecompose;
 mod run_ranks;
+#[path = "../shared/mod.rs"]
+mod shared;
 /// A private single-node Slurm (munged, slurmctld, slurmd) for `srun` tests.
 mod slurm;
 mod slurm_tests;

@@ -11,17 +11,7 @@ use std::process::Command;
 /// The built pinning shim: `<profile>/deps/` (where `cargo test` builds it) or
 /// beside the binary.
 fn shim() -> PathBuf {
-    let profile = Path::new(env!("CARGO_BIN_EXE_numabench")).parent().unwrap();
-    [profile.join("deps"), profile.to_path_buf()]
-        .into_iter()
-        .map(|dir| dir.join("libnumabench_pin.so"))
-        .find(|path| path.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "libnumabench_pin.so not in {}/deps or beside it: run `cargo build -p numabench-pin`",
-                profile.display()
-            )
-        })
+    crate::shared::pin_shim(Path::new(env!("CARGO_BIN_EXE_numabench")).parent().unwrap())
 }
 
 /// examples/pthreads_report.c, compiled into `dir`.

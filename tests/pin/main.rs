@@ -7,6 +7,8 @@
 //! `pthread_create` into this test binary.
 
 mod ranks;
+#[path = "../shared/mod.rs"]
+mod shared;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -36,17 +38,7 @@ fn profile_dir() -> PathBuf {
 /// test into `deps/` but only `cargo build` copies it up to `<target>/<profile>/`, so
 /// prefer the `deps/` one (it is current) and fall back to the copy.
 fn shim() -> PathBuf {
-    let profile = profile_dir();
-    [profile.join("deps"), profile]
-        .into_iter()
-        .map(|dir| dir.join("libnumabench_pin.so"))
-        .find(|path| path.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "libnumabench_pin.so not in {}/deps or beside it: run `cargo build -p numabench-pin`",
-                profile_dir().display()
-            )
-        })
+    shared::pin_shim(&profile_dir())
 }
 
 /// The C example programs, compiled once per test run.

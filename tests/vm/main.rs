@@ -16,7 +16,6 @@
 //! programs need OpenMPI's runtime in the guest: use
 //! [`check_topology_with`] with `VmOptions { mpi: true }` (see `mpi.rs`).
 
-/// characterize's node matrix by symmetry class in a symmetric four-node VM.
 mod classes;
 /// `cluster --per numa` in the four-node VM (MPI build only).
 #[cfg(feature = "mpi")]
@@ -41,6 +40,9 @@ mod records_fixture;
 mod report;
 /// The main job's last screen in the two-socket and four-node VMs (ignored).
 mod screens;
+/// characterize's node matrix by symmetry class in a symmetric four-node VM.
+#[path = "../shared/mod.rs"]
+mod shared;
 /// `cache`'s Shared state on a guest with SMT.
 mod smt;
 /// Node splits in the four-node VM.

@@ -27,15 +27,7 @@ fn last_screen(topo: &VmTopology) {
     let stdout = run.stdout_ok(0);
     // The whole closing block too (the run's cuts, caveats, findings,
     // advice), for a person to read beyond the last screen.
-    if let Some(start) = [
-        "\nThis run:\n",
-        "\nCaveats",
-        "\nWhat this machine's NUMA costs:\n",
-    ]
-    .iter()
-    .filter_map(|heading| stdout.find(heading))
-    .min()
-    {
+    if let Some(start) = crate::shared::closing_block_start(stdout) {
         eprintln!(
             "[{}] the closing block ({} lines):\n{}",
             topo.name,
