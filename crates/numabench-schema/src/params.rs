@@ -88,6 +88,12 @@ impl<'a> Params<'a> {
         self.u64(key::THREADS)
     }
 
+    /// A scaling point's (CPU node, memory node, threads), when the record
+    /// has all three.
+    pub fn node_pair_threads(self) -> Option<(u64, u64, u64)> {
+        Some((self.cpu_node()?, self.mem_node()?, self.threads()?))
+    }
+
     /// [`key::SIZE_BYTES`].
     pub fn size_bytes(self) -> Option<u64> {
         self.u64(key::SIZE_BYTES)
@@ -148,6 +154,12 @@ mod tests {
         assert_eq!(params.size_bytes(), Some(4096));
         assert_eq!(params.cache_level(), Some("L2"));
         assert_eq!(params.threads(), None);
+        assert_eq!(params.node_pair_threads(), None, "no thread count");
         assert_eq!(params.u64(key::MODE), None, "a string is no number");
+        let map = json!({"cpu_node": 1, "mem_node": 0, "threads": 4});
+        assert_eq!(
+            Params(map.as_object().unwrap()).node_pair_threads(),
+            Some((1, 0, 4))
+        );
     }
 }

@@ -13,11 +13,7 @@ use std::collections::BTreeMap;
 fn all_threads(records: &[Record]) -> BTreeMap<(u64, u64), (f64, u64)> {
     let mut best: BTreeMap<(u64, u64), (f64, u64)> = BTreeMap::new();
     for record in of(records, benchmark::SCALING, "read_bandwidth") {
-        let (Some(cpu_node), Some(mem_node), Some(threads)) = (
-            record.typed_params().cpu_node(),
-            record.typed_params().mem_node(),
-            record.typed_params().threads(),
-        ) else {
+        let Some((cpu_node, mem_node, threads)) = record.typed_params().node_pair_threads() else {
             continue;
         };
         let entry = best.entry((cpu_node, mem_node)).or_insert((0.0, 0));

@@ -18,11 +18,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         .iter()
         .filter(|record| record.benchmark == benchmark::SCALING)
     {
-        let (Some(cpu_node), Some(mem_node), Some(threads)) = (
-            record.typed_params().cpu_node(),
-            record.typed_params().mem_node(),
-            record.typed_params().threads(),
-        ) else {
+        let Some((cpu_node, mem_node, threads)) = record.typed_params().node_pair_threads() else {
             continue;
         };
         let kernel = record

@@ -88,3 +88,16 @@ pub trait AppKernel {
         false
     }
 }
+
+/// Sets `kernel` up, runs every iteration and verifies, in the runner's
+/// order (untimed): how the workloads' tests run a kernel.
+#[cfg(test)]
+pub(crate) fn run_untimed(kernel: &mut dyn AppKernel, team: &Team) -> Verification {
+    kernel.setup(team).unwrap();
+    team.start_compute().unwrap();
+    for iteration in 0..kernel.iterations() {
+        kernel.iterate(team, iteration);
+    }
+    team.finish_compute();
+    kernel.verify(team)
+}

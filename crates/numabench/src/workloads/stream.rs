@@ -277,13 +277,7 @@ mod tests {
             for threads in [1, 3] {
                 let team = Team::compact_here(threads, scheme.clone());
                 let mut kernel = StreamKernel::new(100_003, 3, None);
-                kernel.setup(&team).unwrap();
-                team.start_compute().unwrap();
-                for iteration in 0..kernel.iterations() {
-                    kernel.iterate(&team, iteration);
-                }
-                team.finish_compute();
-                let verification = kernel.verify(&team);
+                let verification = crate::workloads::kernel::run_untimed(&mut kernel, &team);
                 assert!(verification.passed, "{scheme} x{threads}: {verification:?}");
                 assert_eq!(kernel.extra_metrics().len(), 4);
             }

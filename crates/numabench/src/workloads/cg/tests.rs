@@ -20,13 +20,7 @@ fn run(class: NpbClass, threads: usize, scheme: PlacementScheme) -> (CgKernel, V
     let started = std::time::Instant::now();
     let team = team(threads, scheme);
     let mut kernel = CgKernel::new(class);
-    kernel.setup(&team).unwrap();
-    team.start_compute().unwrap();
-    for iteration in 0..kernel.iterations() {
-        kernel.iterate(&team, iteration);
-    }
-    team.finish_compute();
-    let verification = kernel.verify(&team);
+    let verification = crate::workloads::kernel::run_untimed(&mut kernel, &team);
     println!(
         "CG class {class} x{threads} {}: zeta {:.16e}, ||r|| {:.6e} ({:.2} s)",
         team.scheme(),

@@ -21,14 +21,7 @@ fn team(threads: usize) -> Team {
 /// Sets up, runs every iteration and verifies, as the runner does; returns
 /// rnm2 after checking it passed.
 fn run_and_verify(class: NpbClass, team: &Team) -> f64 {
-    let mut kernel = MgKernel::new(class);
-    kernel.setup(team).unwrap();
-    team.start_compute().unwrap();
-    for iteration in 0..kernel.iterations() {
-        kernel.iterate(team, iteration);
-    }
-    team.finish_compute();
-    let verification = kernel.verify(team);
+    let verification = crate::workloads::kernel::run_untimed(&mut MgKernel::new(class), team);
     assert_eq!(verification.quantity, "rnm2");
     assert!(
         verification.passed,
