@@ -190,6 +190,14 @@ pub fn run_thread_scaling(
     let mut runs: Vec<Vec<AppRun>> = vec![Vec::new(); configs.len()];
     let mut rows: Vec<Option<ScalingRow>> = vec![None; configs.len()];
     let mut reference: Option<(usize, f64)> = None;
+    // A configuration's records, emitted after its last run (or, stopped
+    // early, after the schedule).
+    let records_of = |index: usize,
+                      runs: &[AppRun],
+                      reference: &mut Option<(usize, f64)>,
+                      pipeline: &mut Pipeline| {
+        scaling_records(topology, choice, &configs[index], runs, reference, pipeline)
+    };
     for scheduled in Schedule::round_robin(configs.len(), repeat).slots() {
         let index = scheduled.configuration;
         before_run(scheduled.repetition, &configs[index]);
@@ -199,26 +207,12 @@ pub fn run_thread_scaling(
         }
         runs[index].push(run);
         if scheduled.last {
-            rows[index] = scaling_records(
-                topology,
-                choice,
-                &configs[index],
-                &runs[index],
-                &mut reference,
-                pipeline,
-            )?;
+            rows[index] = records_of(index, &runs[index], &mut reference, pipeline)?;
         }
     }
     for index in 0..configs.len() {
         if rows[index].is_none() && !runs[index].is_empty() {
-            rows[index] = scaling_records(
-                topology,
-                choice,
-                &configs[index],
-                &runs[index],
-                &mut reference,
-                pipeline,
-            )?;
+            rows[index] = records_of(index, &runs[index], &mut reference, pipeline)?;
         }
     }
     Ok(rows.into_iter().flatten().collect())

@@ -38,11 +38,7 @@ fn the_sweep_doubles_and_ends_at_every_allowed_cpu() {
 }
 
 fn core_of(topology: &Machine, cpu: u32) -> usize {
-    topology
-        .cores
-        .iter()
-        .position(|core| core.contains(&cpu))
-        .unwrap()
+    topology.core_of_cpu(cpu).unwrap()
 }
 
 /// Compact: node 0's cores, then node 1's, then the second threads; so

@@ -107,13 +107,7 @@ fn a_two_socket_eight_node_fixture_dedups_by_socket_symmetry() {
     let cores: std::collections::BTreeSet<usize> = found.splits[0]
         .cpus
         .iter()
-        .map(|cpu| {
-            topology
-                .cores
-                .iter()
-                .position(|core| core.contains(cpu))
-                .unwrap()
-        })
+        .map(|&cpu| topology.core_of_cpu(cpu).unwrap())
         .collect();
     assert_eq!(cores.len(), 4);
 }

@@ -28,6 +28,19 @@ pub struct StripGrid {
 }
 
 impl StripGrid {
+    /// The whole grid as one strip (rows 1 to `ny`), at its starting
+    /// values: what one process without neighbours iterates.
+    pub fn whole(nx: usize, ny: usize) -> Self {
+        Self::new(
+            nx,
+            ny,
+            Strip {
+                first_row: 1,
+                rows: ny,
+            },
+        )
+    }
+
     /// The strip at its starting values: boundary values on the grid's
     /// boundary, zero inside (halos of inner strips included, as their
     /// neighbours' rows start at zero).

@@ -13,7 +13,7 @@ pub fn core_cpus(topology: &Machine) -> Vec<u32> {
     let mut seen: Vec<Option<usize>> = Vec::new();
     let mut cpus = Vec::new();
     for cpu in CpuOrder::CoresFirst.all_allowed(topology) {
-        let core = topology.cores.iter().position(|core| core.contains(&cpu));
+        let core = topology.core_of_cpu(cpu);
         // A CPU of no known core counts as a core of its own.
         if core.is_none() || !seen.contains(&core) {
             seen.push(core);

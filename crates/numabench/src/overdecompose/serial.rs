@@ -21,14 +21,7 @@ pub fn serial_solve_traced(
     omega: f64,
     strips: &[Strip],
 ) -> (StripGrid, Vec<Trail>) {
-    let mut grid = StripGrid::new(
-        nx,
-        ny,
-        Strip {
-            first_row: 1,
-            rows: ny,
-        },
-    );
+    let mut grid = StripGrid::whole(nx, ny);
     let mut trails = vec![Trail::default(); strips.len()];
     for iteration in 0..iterations {
         if flips_before(iteration) {

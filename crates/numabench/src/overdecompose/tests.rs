@@ -108,14 +108,7 @@ fn a_half_sweep_updates_only_its_colour_and_keeps_the_boundary() {
 fn sor_converges_to_the_harmonic_boundary_function() {
     let (nx, ny) = (12, 10);
     // The plain SOR iteration, without the study's sign changes.
-    let mut grid = StripGrid::new(
-        nx,
-        ny,
-        Strip {
-            first_row: 1,
-            rows: ny,
-        },
-    );
+    let mut grid = StripGrid::whole(nx, ny);
     for _ in 0..400 {
         grid.half_sweep(0, 1.5);
         grid.half_sweep(1, 1.5);
@@ -247,12 +240,9 @@ fn k_ranks_of_a_core_share_its_cpu_and_cores_are_distinct() {
     assert!(!cores.is_empty());
     // One CPU per core: no two share a core.
     for (index, cpu) in cores.iter().enumerate() {
-        let core = topology.cores.iter().position(|core| core.contains(cpu));
+        let core = topology.core_of_cpu(*cpu);
         for other in &cores[index + 1..] {
-            assert_ne!(
-                core,
-                topology.cores.iter().position(|core| core.contains(other))
-            );
+            assert_ne!(core, topology.core_of_cpu(*other));
         }
     }
     assert_eq!(cores.len(), topology.cores.len());

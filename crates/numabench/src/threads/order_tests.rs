@@ -21,11 +21,7 @@ pub(crate) fn smt_server(packages: usize, l3s: usize, cores: usize) -> Machine {
 
 /// The core (index into `topology.cores`) of `cpu`.
 fn core_of(topology: &Machine, cpu: u32) -> usize {
-    topology
-        .cores
-        .iter()
-        .position(|core| core.contains(&cpu))
-        .expect("every CPU is in a core")
+    topology.core_of_cpu(cpu).expect("every CPU is in a core")
 }
 
 /// The L3 domain (index into the L3's groups) of `cpu`.

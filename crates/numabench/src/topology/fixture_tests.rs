@@ -401,9 +401,7 @@ fn cpu_orders_on_every_machine_shape() {
         assert!(!report.cores.is_empty(), "{name}: cores");
         let core_of = |cpu: u32| {
             report
-                .cores
-                .iter()
-                .position(|core| core.contains(&cpu))
+                .core_of_cpu(cpu)
                 .unwrap_or_else(|| panic!("{name}: CPU {cpu} in no core"))
         };
         let mut sets: Vec<Vec<u32>> = vec![report.allowed.cpus.clone()];

@@ -217,6 +217,11 @@ impl Machine {
             .map(|node| node.index)
     }
 
+    /// The index in [`Machine::cores`] of the core holding `cpu`.
+    pub fn core_of_cpu(&self, cpu: u32) -> Option<usize> {
+        self.cores.iter().position(|core| core.contains(&cpu))
+    }
+
     /// The nodes of `cpus`, ascending, each once (CPUs of no node left out).
     pub fn nodes_of_cpus(&self, cpus: &[u32]) -> Vec<u32> {
         let mut nodes: Vec<u32> = cpus

@@ -139,13 +139,7 @@ mod tests {
             let cores_used = |threads: usize| {
                 let mut cores: Vec<usize> = cpus[..threads]
                     .iter()
-                    .map(|cpu| {
-                        topology
-                            .cores
-                            .iter()
-                            .position(|core| core.contains(cpu))
-                            .unwrap()
-                    })
+                    .map(|&cpu| topology.core_of_cpu(cpu).unwrap())
                     .collect();
                 cores.sort_unstable();
                 cores.dedup();
