@@ -52,6 +52,13 @@ impl MatchedFigure {
         (base != 0.0).then(|| self.figures[index].value / base)
     }
 
+    /// [`MatchedFigure::ratio`] as a table cell: `1.23x` with `digits`
+    /// decimals, `n/a` without a ratio.
+    pub fn ratio_text(&self, index: usize, digits: usize) -> String {
+        self.ratio(index)
+            .map_or("n/a".into(), |ratio| format!("{ratio:.digits$}x"))
+    }
+
     /// Two-sided Mann-Whitney p-value of set `index`'s repetitions against
     /// the first set's; None unless both have at least two. (Matched by
     /// role, a figure's values are different measurements, not

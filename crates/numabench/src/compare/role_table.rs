@@ -37,11 +37,7 @@ pub fn role_table(comparison: &Comparison) -> TableModel {
         for (index, figure) in matched.figures.iter().enumerate() {
             row.push(format_value(figure.value));
             if index > 0 {
-                row.push(
-                    matched
-                        .ratio(index)
-                        .map_or("n/a".into(), |ratio| format!("{ratio:.2}x")),
-                );
+                row.push(matched.ratio_text(index, 2));
             }
         }
         model.push(row);

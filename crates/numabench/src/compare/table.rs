@@ -35,11 +35,7 @@ pub fn render_table(comparison: &Comparison) -> String {
         for (index, figure) in matched.figures.iter().enumerate() {
             row.push(format_value(figure.value));
             if index > 0 {
-                row.push(
-                    matched
-                        .ratio(index)
-                        .map_or("n/a".into(), |ratio| format!("{ratio:.3}x")),
-                );
+                row.push(matched.ratio_text(index, 3));
                 row.push(
                     matched
                         .p_value(index)

@@ -31,6 +31,18 @@ pub(crate) fn record(
     )
 }
 
+/// A `matrix-latency` latency record of CPU node `cpu_node` reading
+/// `mem_node`'s memory, in ns.
+fn matrix_latency(cpu_node: u32, mem_node: u32, ns: f64) -> String {
+    record(
+        "matrix-latency",
+        "latency",
+        ns,
+        "ns",
+        &format!(r#"{{"cpu_node":{cpu_node},"mem_node":{mem_node}}}"#),
+    )
+}
+
 /// A dataset of `records`.
 pub(crate) fn lines(records: &[String]) -> Dataset {
     let mut data = Dataset::default();
@@ -50,27 +62,9 @@ fn cache_marks_come_from_the_topology_file() {
 #[test]
 fn matrices_put_each_value_in_its_cell_and_leave_gaps_empty() {
     let data = lines(&[
-        record(
-            "matrix-latency",
-            "latency",
-            90.0,
-            "ns",
-            r#"{"cpu_node":0,"mem_node":0}"#,
-        ),
-        record(
-            "matrix-latency",
-            "latency",
-            140.0,
-            "ns",
-            r#"{"cpu_node":0,"mem_node":2}"#,
-        ),
-        record(
-            "matrix-latency",
-            "latency",
-            95.0,
-            "ns",
-            r#"{"cpu_node":1,"mem_node":2}"#,
-        ),
+        matrix_latency(0, 0, 90.0),
+        matrix_latency(0, 2, 140.0),
+        matrix_latency(1, 2, 95.0),
         record(
             "matrix-latency",
             "latency_cycles",
@@ -682,20 +676,8 @@ fn hmat_values_get_a_measured_over_declared_view() {
     data.load(
         "m.jsonl",
         &[
-            record(
-                "matrix-latency",
-                "latency",
-                90.0,
-                "ns",
-                r#"{"cpu_node":0,"mem_node":0}"#,
-            ),
-            record(
-                "matrix-latency",
-                "latency",
-                150.0,
-                "ns",
-                r#"{"cpu_node":0,"mem_node":2}"#,
-            ),
+            matrix_latency(0, 0, 90.0),
+            matrix_latency(0, 2, 150.0),
             record(
                 "matrix-bandwidth",
                 "read_bandwidth",
