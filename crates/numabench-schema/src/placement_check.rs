@@ -64,6 +64,16 @@ impl HugePageCheck {
 }
 
 impl PlacementCheck {
+    /// A `fraction_as_requested`: `as_requested` pages of `pages` (0 for
+    /// no pages: nothing was placed as requested).
+    pub fn fraction(as_requested: f64, pages: u64) -> f64 {
+        if pages == 0 {
+            0.0
+        } else {
+            as_requested / pages as f64
+        }
+    }
+
     /// The check of several buffers measured together (a kernel's arrays):
     /// achieved only when every buffer's own check is, so one misplaced
     /// array is not hidden behind well-placed ones. `fraction_as_requested`

@@ -98,11 +98,7 @@ mod tests {
         PlacementCheck {
             pages,
             pages_per_node,
-            fraction_as_requested: if pages == 0 {
-                0.0
-            } else {
-                resident as f64 / pages as f64
-            },
+            fraction_as_requested: PlacementCheck::fraction(resident as f64, pages),
             achieved,
             huge_pages: None,
         }

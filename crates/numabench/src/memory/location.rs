@@ -51,11 +51,7 @@ impl PageNodes {
     /// all pages are; pages not yet present count as misplaced.
     pub fn check(self, as_requested: u64, threshold: f64) -> PlacementCheck {
         let pages = self.pages();
-        let fraction = if pages == 0 {
-            0.0
-        } else {
-            as_requested as f64 / pages as f64
-        };
+        let fraction = PlacementCheck::fraction(as_requested as f64, pages);
         self.check_fraction(fraction, threshold)
     }
 

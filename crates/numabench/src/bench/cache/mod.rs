@@ -301,11 +301,7 @@ fn emit(
     let home = context.topology.node_of_cpu(config.owner);
     let pages = measured.pages.resident();
     let at_home = home.map_or(0, |node| measured.pages.on_nodes(&[node]));
-    let fraction = if pages == 0 {
-        0.0
-    } else {
-        at_home as f64 / pages as f64
-    };
+    let fraction = PlacementCheck::fraction(at_home as f64, pages);
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!([measurer.cpu]));
     requested.insert("owner_cpu".into(), json!(config.owner));

@@ -181,11 +181,7 @@ pub(crate) fn combined_check(checks: &[PlacementCheck]) -> PlacementCheck {
     PlacementCheck {
         pages,
         pages_per_node,
-        fraction_as_requested: if pages == 0 {
-            0.0
-        } else {
-            as_requested / pages as f64
-        },
+        fraction_as_requested: PlacementCheck::fraction(as_requested, pages),
         achieved: checks.iter().all(|c| c.achieved),
         huge_pages: crate::memory::HugePageCheck::combine(
             checks.iter().filter_map(|c| c.huge_pages.as_ref()),
