@@ -60,13 +60,16 @@ fn the_machine_is_numbered_with_siblings_far_apart() {
     assert_eq!(topology.nodes[0].cpus, vec![0, 1, 2, 3, 8, 9, 10, 11]);
 }
 
+/// Every CPU of the small SMT server (2 packages x 2 L3s x 2 cores, two
+/// threads each) in `order`.
+fn small_server_in(order: CpuOrder) -> Vec<u32> {
+    order.all_allowed(&smt_server(2, 2, 2))
+}
+
 #[test]
 fn compact_is_tree_order_with_siblings_together() {
-    let topology = smt_server(2, 2, 2);
-    assert_eq!(
-        CpuOrder::Compact.all_allowed(&topology),
-        vec![0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15]
-    );
+    let expected = vec![0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15];
+    assert_eq!(small_server_in(CpuOrder::Compact), expected);
 }
 
 #[test]
@@ -81,11 +84,8 @@ fn cores_first_spreads_over_l3_domains_before_any_sibling() {
 
 #[test]
 fn scatter_round_robins_nodes_then_l3_domains() {
-    let topology = smt_server(2, 2, 2);
-    assert_eq!(
-        CpuOrder::Scatter.all_allowed(&topology),
-        vec![0, 4, 2, 6, 1, 5, 3, 7, 8, 12, 10, 14, 9, 13, 11, 15]
-    );
+    let expected = vec![0, 4, 2, 6, 1, 5, 3, 7, 8, 12, 10, 14, 9, 13, 11, 15];
+    assert_eq!(small_server_in(CpuOrder::Scatter), expected);
 }
 
 /// The shape of the issue: 2 sockets, 8 L3 domains each, siblings 64 apart.
