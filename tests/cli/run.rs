@@ -1,6 +1,6 @@
 //! `numabench run`: policies, records, comparison, failures.
 
-use super::{json_of, numabench, refusal, succeeded};
+use super::{json_of, numabench, refusal};
 use std::os::unix::process::CommandExt;
 
 /// The arguments of a `numabench run` of `repeat` measured runs with no
@@ -233,7 +233,7 @@ fn child_processes_of_a_pinned_program_take_the_next_cpu() {
     let cpus = allowed_cpus();
     let dir = tempfile::tempdir().unwrap();
     let status = dir.path().join("status");
-    let output = succeeded(
+    let document = json_of(
         run_command("1")
             .args([
                 "--policy",
@@ -251,7 +251,6 @@ fn child_processes_of_a_pinned_program_take_the_next_cpu() {
     let text = std::fs::read_to_string(&status).unwrap();
     let allowed = text.split(':').nth(1).unwrap().trim();
     assert_eq!(allowed, cpus[1 % cpus.len()].to_string(), "{text}");
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
         document["records"][0]["params"]["pin_warnings"],
         serde_json::json!([])
