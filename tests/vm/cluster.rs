@@ -16,7 +16,14 @@ fn cluster_per_numa_covers_each_node() {
     let command = "numabench cluster --per numa --sequential --only stream,latency \
                    --size 4M --repeat 1 --jsonl /tmp/cluster.jsonl > /dev/null; \
                    cat /tmp/cluster.jsonl";
-    let run = check_topology_with(&topo, &[command], VmOptions { mpi: true });
+    let run = check_topology_with(
+        &topo,
+        &[command],
+        VmOptions {
+            mpi: true,
+            ..VmOptions::default()
+        },
+    );
     let text = run.stdout_ok(FIRST_EXTRA_COMMAND);
     let records: Vec<Value> = text
         .lines()

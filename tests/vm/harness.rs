@@ -30,7 +30,11 @@
 //! heartbeat going on QEMU's debug console (I/O port 0xe9, see
 //! [`HEARTBEAT_PORT`]), and [`STALL_LIMIT`] without one means the emulated
 //! machine stalled (a hung command leaves the heartbeat going; it fails by
-//! the time limit, with the kernel's task states).
+//! the time limit, with the kernel's task states). The second attempt runs
+//! every vCPU on one host thread (single-threaded TCG, about 1.8 times
+//! slower, with twice the time limit). The one known cause of stalls,
+//! kernel text patching with several vCPUs running, is avoided at its
+//! source: see [`KERNEL_CMDLINE`].
 //!
 //! How output comes back: the kernel console is on the first serial port
 //! (`ttyS0`, saved as `console.log`, attached to every error). The `/init`
@@ -61,10 +65,28 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Where requested host binaries are put inside the VM (first in `PATH`).
 pub const GUEST_BIN_DIR: &str = "/usr/local/bin";
 
-/// Kernel command line. `nokaslr` keeps the kernel image (~45 MiB reserved
-/// until power-off) at its default physical address, i.e. on node 0, instead
-/// of a random node, so per-node `MemTotal` is reproducible.
-pub const KERNEL_CMDLINE: &str = "console=ttyS0 quiet panic=-1 nokaslr rdinit=/init";
+/// Kernel command line.
+/// - `nokaslr` keeps the kernel image (~45 MiB reserved until power-off) at
+///   its default physical address, i.e. on node 0, instead of a random node,
+///   so per-node `MemTotal` is reproducible.
+/// - `irqaffinity=0` keeps every interrupt on CPU 0, so that `/init` can
+///   take the other CPUs offline and back without moving one (under TCG a
+///   moved interrupt can be lost, see [`LOST_INTERRUPT`]).
+///
+/// `/init` sets every kernel static key a run flips while CPU 0 is the only
+/// one online, then brings the others back (see [`init_script`]). Flipping
+/// a static key patches kernel text (`text_poke_bp`: int3 plus IPIs), and
+/// with several vCPUs running, QEMU's multi-threaded TCG sometimes
+/// livelocks on it: every vCPU looping through `asm_exc_int3` and
+/// `exc_int3` from `finish_task_switch`, no timer firing (the
+/// `splits::four_nodes_node_splits` stall of CI, twice in a row, mapped
+/// through the guest's `/proc/kallsyms`). With one CPU online the patching
+/// has no other vCPU to race. The CPUs are not simply booted later
+/// (`maxcpus=1`): the kernel links HMAT initiators at boot to the nodes
+/// whose CPUs are online then. Automatic NUMA balancing is such a key too:
+/// it is off unless a run asks for it ([`VmOptions::numa_balancing`]), and
+/// commands may not switch it (see [`refuse_static_key_writes`]).
+pub const KERNEL_CMDLINE: &str = "console=ttyS0 quiet panic=-1 nokaslr irqaffinity=0 rdinit=/init";
 
 /// Guest seconds after which a command still running has the kernel's
 /// task states (sysrq w and t) written to the console, so a hung run's
@@ -674,6 +696,28 @@ pub(crate) fn write_file(path: &Path, content: &str, mode: u32) -> Result<(), St
 /// written to the results port.
 const GUEST_FINISHED: &str = "all commands done";
 
+/// What `/init` says on the console once the static keys are set, before
+/// the CPUs it took offline come back, followed by the CPUs online then.
+const KEYS_SET: &str = "static keys set with CPUs online:";
+
+/// Checks that the guest set its static keys while CPU 0 alone was online
+/// (see [`KERNEL_CMDLINE`]): otherwise the run had no protection against
+/// the text-patching livelock, and says so rather than passing by luck.
+pub fn keys_set_on_one_cpu(console: &str) -> Result<(), String> {
+    let online = console
+        .lines()
+        .find_map(|line| line.split_once(KEYS_SET))
+        .map(|(_, cpus)| cpus.trim());
+    match online {
+        Some("0") => Ok(()),
+        Some(cpus) => Err(format!(
+            "the guest set its kernel static keys with CPUs {cpus} online, not CPU 0 alone: \
+             could a CPU not go offline? Text patching may then livelock TCG"
+        )),
+        None => Err(format!("the guest's console never said \"{KEYS_SET}\"")),
+    }
+}
+
 /// The `/init` script: mounts, runs `/vm/cmd/<i>.sh` one by one, reports on
 /// `ttyS1`, powers off.
 fn init_script(n_commands: usize, lib_dirs: &[String], options: VmOptions) -> String {
@@ -693,12 +737,28 @@ R=/dev/ttyS1
 stty -F $R raw -echo 2>/dev/null
 say() {{ echo "numabench-vm [$(cut -d' ' -f1 /proc/uptime) s]: $*" > /dev/console; }}
 say "init started"
+# Every static key a run flips is set while CPU 0 is the only one online
+# (see KERNEL_CMDLINE in tests/vm/harness.rs): the perf keys, held for the
+# whole run, and NUMA balancing.
+others=
+for cpu in /sys/devices/system/cpu/cpu[1-9]*; do
+    [ -f $cpu/online ] && echo 0 > $cpu/online && others="$others $cpu"
+done
+/bin/hold-perf-keys > /vm/perf-keys-held &
+n=0
+while [ ! -s /vm/perf-keys-held ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done
+[ -s /vm/perf-keys-held ] || say "hold-perf-keys did not start: perf events will patch kernel text with every CPU online"
+echo {balancing} > /proc/sys/kernel/numa_balancing
+say "{KEYS_SET} $(cat /sys/devices/system/cpu/online)"
+for cpu in $others; do echo 1 > $cpu/online; done
+[ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/present)" ] || say "CPUs online: $(cat /sys/devices/system/cpu/online), present: $(cat /sys/devices/system/cpu/present)"
+say "CPUs online: $(cat /sys/devices/system/cpu/online), numa_balancing $(cat /proc/sys/kernel/numa_balancing)"
 ( while :; do printf . | dd of=/dev/port bs=1 seek={port} count=1 conv=notrunc 2>/dev/null; sleep {heartbeat}; done ) &
 echo $! > /vm/heartbeat.pid
-/bin/hold-perf-keys &
 echo "{MARK} READY@@" > $R"#,
         heartbeat = HEARTBEAT_SECS,
         port = HEARTBEAT_PORT,
+        balancing = u8::from(options.numa_balancing),
         libs = lib_dirs.join(":")
     );
     if options.mpi {
@@ -987,6 +1047,16 @@ const BOOT_LIMIT: Duration = Duration::from_secs(240);
 /// Boots tried when a guest stalls before `/init` (never once commands ran).
 const BOOT_ATTEMPTS: u32 = 2;
 
+/// `args` with TCG on one host thread for every vCPU (`-accel
+/// tcg,thread=single`) instead of one thread each.
+fn single_threaded(args: &[String]) -> Vec<String> {
+    let mut args = args.to_vec();
+    if let Some(i) = args.iter().position(|a| a == "-accel") {
+        args[i + 1] = "tcg,thread=single".into();
+    }
+    args
+}
+
 fn timeout() -> Duration {
     std::env::var("NUMABENCH_VM_TIMEOUT_SECS")
         .ok()
@@ -1071,6 +1141,34 @@ pub struct VmOptions {
     /// `mpirun -np N PROGRAM` (no `--allow-run-as-root` needed). Off by
     /// default: it adds about 35 MiB to the initramfs.
     pub mpi: bool,
+    /// Automatic NUMA balancing (`kernel.numa_balancing`) on for the whole
+    /// boot, switched by `/init` while one CPU is online (see
+    /// [`KERNEL_CMDLINE`]). Off by default: only a test that studies
+    /// balancing wants its hinting faults moving pages, and a command may
+    /// not switch it itself.
+    pub numa_balancing: bool,
+}
+
+/// Fails naming the first command that writes `kernel.numa_balancing`:
+/// that flips a kernel static key with every vCPU online, which can
+/// livelock the emulator (see [`KERNEL_CMDLINE`]). The run asks for
+/// balancing through [`VmOptions::numa_balancing`] instead.
+pub fn refuse_static_key_writes(commands: &[&str]) -> Result<(), String> {
+    const PATH: &str = "/proc/sys/kernel/numa_balancing";
+    for command in commands {
+        let redirected = command
+            .split('>')
+            .skip(1)
+            .any(|target| target.trim_start().starts_with(PATH));
+        if redirected || command.contains("kernel.numa_balancing=") {
+            return Err(format!(
+                "VM command `{command}` switches NUMA balancing, a kernel static key: with \
+                 every vCPU online that patches kernel text, which can livelock QEMU's TCG. \
+                 Set VmOptions::numa_balancing instead (applied while one CPU is online)."
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The kernel's line when an interrupt reached a CPU vector with no handler
@@ -1115,6 +1213,7 @@ fn run_once(
     options: VmOptions,
 ) -> Result<VmRun, String> {
     topo.validate()?;
+    refuse_static_key_writes(commands)?;
     let pre = prerequisites()?;
     let tmp = tempfile::Builder::new()
         .prefix(&format!("numabench-vm-{}-", topo.name))
@@ -1155,10 +1254,6 @@ fn run_once(
         &heartbeat_path,
         &monitor_path,
     );
-    let qemu_command = std::iter::once(pre.qemu.display().to_string())
-        .chain(args.iter().map(|a| shell_quote(a)))
-        .collect::<Vec<_>>()
-        .join(" ");
 
     // One guest at a time: TCG runs every vCPU as a host thread, and two
     // guests on this 2-core host starved each other (a guest's threads that
@@ -1170,10 +1265,21 @@ fn run_once(
     let _one_guest = ONE_GUEST
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let limit = timeout();
     let ready = format!("{MARK} READY@@");
     let mut attempt = 1;
-    let (child, _qemu_group, start, status) = loop {
+    let (child, _qemu_group, start, status, limit, qemu_command) = loop {
+        // A second attempt follows a stall, an emulator fault: it runs
+        // every vCPU on one host thread (`thread=single`), where no vCPU
+        // races another's kernel text patching, and gets twice the time
+        // limit (it runs about 1.8 times slower).
+        let (args, limit) = match attempt {
+            1 => (args.clone(), timeout()),
+            _ => (single_threaded(&args), 2 * timeout()),
+        };
+        let qemu_command = std::iter::once(pre.qemu.display().to_string())
+            .chain(args.iter().map(|a| shell_quote(a)))
+            .collect::<Vec<_>>()
+            .join(" ");
         let start = Instant::now();
         let mut child = Command::new(&pre.qemu)
             .args(&args)
@@ -1235,13 +1341,13 @@ fn run_once(
             let _ = child.wait();
             match stalled {
                 true => eprintln!(
-                    "[{}] the guest stalled: no heartbeat for {} s (attempt {attempt}); QEMU's threads then: {stall_state}; its console:\n{}\nrunning it again",
+                    "[{}] the guest stalled: no heartbeat for {} s (attempt {attempt}); QEMU's threads then: {stall_state}; its console:\n{}\nrunning it again with single-threaded TCG",
                     topo.name,
                     STALL_LIMIT.as_secs(),
                     read_log(&console_path)
                 ),
                 false => eprintln!(
-                    "[{}] the guest did not reach /init within {} s (attempt {attempt}); booting it again",
+                    "[{}] the guest did not reach /init within {} s (attempt {attempt}); booting it again with single-threaded TCG",
                     topo.name,
                     BOOT_LIMIT.as_secs()
                 ),
@@ -1262,7 +1368,7 @@ fn run_once(
                 read_log(&console_path)
             ));
         }
-        break (child, qemu_group, start, status);
+        break (child, qemu_group, start, status, limit, qemu_command);
     };
     let duration = start.elapsed();
     let out = child.wait_with_output().ok();
@@ -1300,6 +1406,7 @@ fn run_once(
             context()
         ));
     }
+    keys_set_on_one_cpu(&console).map_err(|e| format!("[{}] {e}{}", topo.name, context()))?;
     let finished = console.contains(GUEST_FINISHED);
     let parsed = parse_results(&results, commands, finished).map_err(|e| {
         let why = if console.contains(LOST_INTERRUPT) {

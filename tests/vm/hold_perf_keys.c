@@ -1,7 +1,9 @@
 /*
  * hold_perf_keys: opens, on itself, one software perf event of each kind
  * numabench counts (page-faults, context-switches, cpu-migrations), then
- * sleeps until killed. Run in the background by the VM harness's /init.
+ * says "holding" on stdout and sleeps until killed. Run in the background
+ * by the VM harness's /init, which waits for that line while one CPU is
+ * online, then brings the others online.
  *
  * Why: the first such event opened in the system enables kernel static keys
  * and the last one closed disables them; each flip patches kernel text with
@@ -11,7 +13,10 @@
  * heartbeat silent (two_sockets_applications stalled in 4 of its first 5
  * runs on an idle 2-core host).
  * Holding one event of each kind open for the whole run keeps the keys on,
- * so numabench's own opens and closes only move reference counts.
+ * so numabench's own opens and closes only move reference counts; and the
+ * one flip that is left, this program's own opens, happens before a second
+ * vCPU runs (the stall once hit that flip too: splits::four_nodes_node_splits
+ * in CI, both attempts).
  * Real CPUs patch text correctly; this is for the emulator only.
  */
 #define _GNU_SOURCE
@@ -40,6 +45,8 @@ int main(void) {
             return 1;
         }
     }
+    printf("holding\n");
+    fflush(stdout);
     for (;;)
         pause();
 }

@@ -14,7 +14,7 @@ const POOL: &str = "for n in 0 1; do echo 40 > /sys/devices/system/node/node$n/h
 
 fn commands() -> Vec<String> {
     vec![
-        format!("echo 0 > /proc/sys/kernel/numa_balancing && echo madvise > /sys/kernel/mm/transparent_hugepage/enabled && {STREAM} --placement serial+migrate"),
+        format!("echo madvise > /sys/kernel/mm/transparent_hugepage/enabled && {STREAM} --placement serial+migrate"),
         format!("{STREAM} --placement first-touch"),
         format!("{POOL} && {STREAM} --placement serial+migrate"),
         format!("{STREAM} --placement first-touch"),

@@ -155,11 +155,11 @@ fn check_topology_with(topo: &VmTopology, extra: &[&str], options: VmOptions) ->
 /// and the nodes hold 256-512 MiB.
 const TWO_SOCKET_PLACEMENT: [&str; 19] = [
     // Remote binding: chase from node 0 through memory bound to node 1.
-    // Automatic NUMA balancing goes off first, for every command of this
-    // boot: none studies it, and on the guest's kernel (6.1) move_pages
-    // reads a page its scanner has just made PROT_NONE as not present (see
-    // docs/results.md, `placement.status`).
-    "echo 0 > /proc/sys/kernel/numa_balancing && numabench latency --size 16M --repeat 2 --cpu-node 0 --mem-node 1 --json",
+    // Automatic NUMA balancing is off for the whole boot (the harness's
+    // default): none of these studies it, and on the guest's kernel (6.1)
+    // move_pages reads a page its scanner has just made PROT_NONE as not
+    // present (see docs/results.md, `placement.status`).
+    "numabench latency --size 16M --repeat 2 --cpu-node 0 --mem-node 1 --json",
     // Interleave over both nodes: pages split evenly. (Two threads via
     // `--cpus`: `--threads` conflicts with `--cpus` by design.)
     "numabench bandwidth --kernel copy --size 32M --repeat 2 --cpus 0,2 --interleave 0-1 --json",
@@ -404,9 +404,9 @@ fn check_huge_pages(run: &VmRun, first: usize) {
 /// Application kernels in a second boot of the two-socket VM: STREAM, MG
 /// and CG under every placement scheme, one worker per node (scatter:
 /// worker 0 on CPU 0, worker 1 on CPU 2).
-const TWO_SOCKET_APPS: [&str; 11] = [
-    // Automatic NUMA balancing off for the explicit schemes (see TWO_SOCKET_PLACEMENT).
-    "echo 0 > /proc/sys/kernel/numa_balancing && numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement serial --json",
+const TWO_SOCKET_APPS: [&str; 8] = [
+    // Automatic NUMA balancing is off for the explicit schemes (see TWO_SOCKET_PLACEMENT).
+    "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement serial --json",
     "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement first-touch --json",
     "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement interleave --json",
     "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement serial+migrate --json",
@@ -415,8 +415,13 @@ const TWO_SOCKET_APPS: [&str; 11] = [
     // NPB MG and CG under every explicit placement scheme, verified; MG under every thread scheme too.
     "numabench placement-study mg --class S --repeat 1 --threads 2 --threads-placements scatter,compact,unpinned --placements first-touch,serial,interleave,bind:1,serial+migrate,next-touch --json",
     "numabench placement-study cg --class S --repeat 1 --threads 2 --threads-placements scatter --placements first-touch,serial,interleave,bind:1,serial+migrate,next-touch --json",
-    // autonuma with the kernel's balancing switched back on: verified, no "balancing is off" note.
-    "echo 1 > /proc/sys/kernel/numa_balancing && numabench mg --class S --repeat 1 --threads 2 --threads-placement scatter --placement autonuma --json",
+];
+
+/// The autonuma scheme in a boot of the two-socket VM with the kernel's
+/// balancing on (`VmOptions::numa_balancing`, set while one CPU is online):
+/// verified, and no "balancing is off" note.
+const TWO_SOCKET_AUTONUMA: [&str; 3] = [
+    "numabench mg --class S --repeat 1 --threads 2 --threads-placement scatter --placement autonuma --json",
     "numabench cg --class S --repeat 1 --threads 2 --threads-placement scatter --placement autonuma --json",
     "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --placement autonuma --json",
 ];
@@ -435,8 +440,17 @@ fn two_sockets_applications() {
     }
     check_npb_study(&run, cmd(6), "mg");
     check_npb_study(&run, cmd(7), "cg");
-    for (k, benchmark) in [(8, "mg"), (9, "cg"), (10, "stream")] {
-        let time = app_time(&run, cmd(k), benchmark);
+}
+
+#[test]
+fn two_sockets_autonuma() {
+    let options = VmOptions {
+        numa_balancing: true,
+        ..VmOptions::default()
+    };
+    let run = check_topology_with(&topologies::two_sockets(), &TWO_SOCKET_AUTONUMA, options);
+    for (k, benchmark) in [(0, "mg"), (1, "cg"), (2, "stream")] {
+        let time = app_time(&run, FIRST_EXTRA_COMMAND + k, benchmark);
         assert_eq!(time["placement"], "autonuma");
         assert!(
             time.get("note").is_none(),
@@ -843,8 +857,7 @@ fn check_run_policies(run: &VmRun, first: usize) {
 /// attached to node 1), in this order after the standard ones.
 const FOUR_NODE_PLACEMENT: [&str; 7] = [
     // The memory-only node as a memory target, from its initiator's node.
-    // NUMA balancing off for the whole boot, as in TWO_SOCKET_PLACEMENT.
-    "echo 0 > /proc/sys/kernel/numa_balancing && numabench latency --size 8M --repeat 2 --cpu-node 1 --mem-node 3 --json",
+    "numabench latency --size 8M --repeat 2 --cpu-node 1 --mem-node 3 --json",
     // Bad input: a CPU-less node as the CPU node.
     "numabench latency --size 1M --repeat 2 --cpu-node 3 --json",
     // Bad input: a node that does not exist.
@@ -1212,6 +1225,41 @@ fn harness_rejects_topologies_linux_would_renumber() {
     t.hmat.clear();
     let err = t.validate().unwrap_err();
     assert!(err.contains("Linux would number"), "{err}");
+}
+
+/// A command may not switch NUMA balancing: that flips a kernel static key
+/// with every vCPU online (see `harness::KERNEL_CMDLINE`). Reading it is fine.
+#[test]
+fn harness_refuses_commands_that_switch_numa_balancing() {
+    for command in [
+        "echo 0 > /proc/sys/kernel/numa_balancing && numabench latency",
+        "echo 1 >/proc/sys/kernel/numa_balancing",
+        "sysctl -w kernel.numa_balancing=1",
+    ] {
+        let err = harness::refuse_static_key_writes(&["true", command]).unwrap_err();
+        assert!(err.contains("VmOptions::numa_balancing"), "{err}");
+        assert!(err.contains(command), "{err}");
+    }
+    harness::refuse_static_key_writes(&[
+        "cat /proc/sys/kernel/numa_balancing",
+        "numabench stream > /tmp/out",
+    ])
+    .unwrap();
+}
+
+/// Every run checks that `/init` set the kernel's static keys while CPU 0
+/// alone was online; a guest that could not take its CPUs offline fails
+/// saying so instead of passing unprotected.
+#[test]
+fn harness_checks_static_keys_were_set_on_one_cpu() {
+    let said = |cpus: &str| {
+        format!("init started\nnumabench-vm [7.7 s]: static keys set with CPUs online: {cpus}\r\n")
+    };
+    harness::keys_set_on_one_cpu(&said("0")).unwrap();
+    let err = harness::keys_set_on_one_cpu(&said("0-5")).unwrap_err();
+    assert!(err.contains("CPUs 0-5 online"), "{err}");
+    let err = harness::keys_set_on_one_cpu("init started\n").unwrap_err();
+    assert!(err.contains("never said"), "{err}");
 }
 
 // ---------------------------------------------------------------------------

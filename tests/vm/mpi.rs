@@ -60,8 +60,16 @@ fn mpi_hello_runs_in_vm() {
     let (_dir, hello) = build_hello();
     let topo = topologies::two_sockets();
     let commands = ["mpi_hello", "mpirun -np 2 mpi_hello"];
-    let run = harness::run_in_vm_with(&topo, &[&hello], &commands, VmOptions { mpi: true })
-        .unwrap_or_else(|e| panic!("{e}"));
+    let run = harness::run_in_vm_with(
+        &topo,
+        &[&hello],
+        &commands,
+        VmOptions {
+            mpi: true,
+            ..VmOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     eprintln!(
         "[{}] VM run took {:.1} s\n{}",
         topo.name,

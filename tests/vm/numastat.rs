@@ -14,7 +14,7 @@ use serde_json::Value;
 const ARRAY_PAGES: u64 = 3 * 8 * 1024 * 1024 / 4096;
 
 const COMMANDS: [&str; 2] = [
-    "echo 0 > /proc/sys/kernel/numa_balancing && numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement compact --placement bind:1 --json",
+    "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement compact --placement bind:1 --json",
     "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement compact --placement first-touch --json",
 ];
 
