@@ -751,8 +751,7 @@ while [ ! -s /vm/perf-keys-held ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); d
 echo {balancing} > /proc/sys/kernel/numa_balancing
 say "{KEYS_SET} $(cat /sys/devices/system/cpu/online)"
 for cpu in $others; do echo 1 > $cpu/online; done
-[ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/present)" ] || say "CPUs online: $(cat /sys/devices/system/cpu/online), present: $(cat /sys/devices/system/cpu/present)"
-say "CPUs online: $(cat /sys/devices/system/cpu/online), numa_balancing $(cat /proc/sys/kernel/numa_balancing)"
+say "CPUs online: $(cat /sys/devices/system/cpu/online) of $(cat /sys/devices/system/cpu/present), numa_balancing $(cat /proc/sys/kernel/numa_balancing)"
 ( while :; do printf . | dd of=/dev/port bs=1 seek={port} count=1 conv=notrunc 2>/dev/null; sleep {heartbeat}; done ) &
 echo $! > /vm/heartbeat.pid
 echo "{MARK} READY@@" > $R"#,
