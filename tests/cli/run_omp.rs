@@ -33,16 +33,26 @@ fn compile(compiler: &str, flags: &[&str], source: &str, dir: &Path) -> PathBuf 
 /// Per policy: the threads seen and the voluntary switches of each run.
 type Figures = Vec<(String, Vec<u64>, Vec<u64>)>;
 
+/// The policies compared, and the runs each makes (`--warmup 1 --repeat 3`).
+const POLICIES: [&str; 4] = ["as-is", "pin-compact", "pin-scatter", "pin-k-per-core:1"];
+const RUNS_PER_POLICY: usize = 4;
+
 /// Runs `command` as-is and under every pin policy, `OMP_NUM_THREADS` as
-/// given (removed when `None`); returns each policy's figures and stderr.
-fn run_policies(command: &[&str], threads: Option<&str>) -> (Figures, String) {
-    let policies = ["as-is", "pin-compact", "pin-scatter", "pin-k-per-core:1"];
+/// given (removed when `None`); returns each policy's figures, the team of
+/// every run (warm-ups included) as the program wrote it to `OMP_TEAM_FILE`,
+/// and stderr.
+fn run_policies(command: &[&str], threads: Option<&str>) -> (Figures, Vec<u64>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let teams_file = dir.path().join("teams");
     let mut cmd = numabench();
     cmd.args(["run", "--repeat", "3", "--warmup", "1", "--json"]);
-    for policy in policies {
+    for policy in POLICIES {
         cmd.args(["--policy", policy]);
     }
-    cmd.arg("--").args(command).env("NUMABENCH_PIN_LIB", shim());
+    cmd.arg("--")
+        .args(command)
+        .env("NUMABENCH_PIN_LIB", shim())
+        .env("OMP_TEAM_FILE", &teams_file);
     match threads {
         Some(threads) => cmd.env("OMP_NUM_THREADS", threads),
         None => cmd.env_remove("OMP_NUM_THREADS"),
@@ -50,8 +60,9 @@ fn run_policies(command: &[&str], threads: Option<&str>) -> (Figures, String) {
     let output = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     assert!(output.status.success(), "{stderr}");
+    let teams = read_teams(&teams_file);
     let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let figures = policies
+    let figures = POLICIES
         .iter()
         .map(|policy| {
             let runs: Vec<&serde_json::Value> = document["records"]
@@ -72,7 +83,16 @@ fn run_policies(command: &[&str], threads: Option<&str>) -> (Figures, String) {
             )
         })
         .collect();
-    (figures, stderr)
+    (figures, teams, stderr)
+}
+
+/// The teams the runs wrote to `OMP_TEAM_FILE`, one line each, in run order.
+fn read_teams(path: &Path) -> Vec<u64> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+        .lines()
+        .map(|line| line.trim().parse().unwrap())
+        .collect()
 }
 
 fn median(values: &[u64]) -> u64 {
@@ -81,16 +101,23 @@ fn median(values: &[u64]) -> u64 {
     sorted[sorted.len() / 2]
 }
 
-/// The team and the waiting match as-is under every pin policy. Team: the
-/// median threads seen per run is the same (and the program's team, the
-/// CPUs numabench may use or `OMP_NUM_THREADS`, is at least that many).
+/// The team and the waiting match as-is under every pin policy. Team: every
+/// run of every policy made the program's team (the CPUs numabench may use,
+/// or `OMP_NUM_THREADS`), as the program itself reports it, and the median
+/// threads seen per run is the same as as-is's (the program runs its team
+/// for 0.3 s, long enough for the sampler however busy the machine).
 /// Waiting: a spinning team makes a few voluntary switches per run, a
-/// sleeping one one or more per barrier (20,000 barriers); a pinned
-/// policy's median may exceed as-is's largest by at most 300, room for a
-/// loaded two-core machine, far below what sleeping waits make.
+/// sleeping one one or more per barrier (thousands of barriers in 0.3 s);
+/// a pinned policy's median may exceed as-is's largest by at most 300,
+/// room for a loaded two-core machine, far below what sleeping waits make.
 fn assert_like_as_is(command: &[&str], threads: Option<&str>) {
-    let (figures, stderr) = run_policies(command, threads);
+    let (figures, teams, stderr) = run_policies(command, threads);
     let expected = threads.map_or(allowed_cpus().len(), |t| t.parse().unwrap()) as u64;
+    assert_eq!(
+        teams,
+        vec![expected; POLICIES.len() * RUNS_PER_POLICY],
+        "the team of every run, in run order"
+    );
     let (_, as_is_threads, as_is_switches) = &figures[0];
     assert!(median(as_is_threads) >= expected, "{figures:?}");
     let ceiling = as_is_switches.iter().max().unwrap() + 300;
@@ -140,4 +167,56 @@ fn llvm_libomp_runs_its_team_and_spins_under_every_pin_policy() {
     let program = program.to_str().unwrap();
     assert_like_as_is(&[program], None);
     assert_like_as_is(&[program], Some(&allowed_cpus().len().to_string()));
+}
+
+/// A job script that sizes the team from its binding (`nproc` reads the
+/// affinity mask) runs a team of one under pin-compact, where the shim pins
+/// the shell and each process it forks to one CPU, against one per CPU
+/// as-is: a different experiment, which numabench names on stderr and in
+/// every summary record's `thread_count_warning`, with each policy's team.
+#[test]
+fn a_team_sized_from_the_binding_is_named_as_a_different_experiment() {
+    let cpus = allowed_cpus().len();
+    assert!(cpus >= 2, "needs 2 CPUs");
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile("gcc", &["-O1", "-fopenmp"], "omp_team.c", dir.path());
+    let teams_file = dir.path().join("teams");
+    let script = format!(
+        "OMP_NUM_THREADS=$(nproc) exec {}",
+        program.to_str().unwrap()
+    );
+    let output = numabench()
+        .args(["run", "--repeat", "3", "--warmup", "0", "--json"])
+        .args(["--policy", "as-is", "--policy", "pin-compact"])
+        .args(["--", "sh", "-c", &script])
+        .env("NUMABENCH_PIN_LIB", shim())
+        .env("OMP_TEAM_FILE", &teams_file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let mut teams = read_teams(&teams_file);
+    teams.sort_unstable();
+    let cpus = cpus as u64;
+    assert_eq!(teams, [1, 1, 1, cpus, cpus, cpus], "each run's team");
+    assert!(
+        stderr.contains("the policies ran different numbers of threads"),
+        "{stderr}"
+    );
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let summaries: Vec<&serde_json::Value> = document["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["metric"] == "wall_time")
+        .collect();
+    assert_eq!(summaries.len(), 2, "{document}");
+    for summary in summaries {
+        let warning = summary["params"]["thread_count_warning"].as_str().unwrap();
+        assert!(warning.contains("pin-compact 1"), "{warning}");
+        assert!(
+            stderr.contains(warning),
+            "{warning} not on stderr: {stderr}"
+        );
+    }
 }

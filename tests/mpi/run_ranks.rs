@@ -268,8 +268,8 @@ fn mpi_openmp_rank_runs_its_team_and_waits_as_as_is() {
         let team = threads.map_or(allowed, |threads| threads.parse().unwrap());
         assert_eq!(as_is.teams, [team], "{threads:?}: {figures:#?}");
         // A spinning team makes a few voluntary switches per run, a sleeping
-        // one one or more per barrier (5,000 barriers here: about 5,000 more
-        // per run); mpirun and MPI_Init make about 1,200 either way. Room for
+        // one one or more per barrier (thousands in the program's 0.2 s of
+        // barriers); mpirun and MPI_Init make about 1,200 either way. Room for
         // a loaded two-core machine, far below what sleeping waits add.
         let ceiling = as_is.switches.iter().max().unwrap() + 1500;
         for pinned in &figures[1..] {

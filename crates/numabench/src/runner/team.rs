@@ -15,19 +15,35 @@ pub fn threads_seen(outcome: &RunOutcome) -> Option<usize> {
         .map(|counts| counts.threads_usage.len())
 }
 
-/// The median threads seen over a policy's successful runs (the lower
-/// middle value for an even count); `None` when no run saw any.
+/// The fewest samples a run needs for its threads seen to count towards its
+/// policy's team. The sampler asks for one sample a millisecond, but when the
+/// program keeps every CPU busy the scheduler can hold it off for 10 ms and
+/// more: a 30 ms run of a two-thread team on two CPUs was sampled twice,
+/// before the team started and after it ended, and showed one thread.
+pub const MIN_SAMPLES_FOR_TEAM: u64 = 10;
+
+/// The threads seen in a run sampled at least [`MIN_SAMPLES_FOR_TEAM`] times.
+fn well_sampled_threads(outcome: &RunOutcome) -> Option<usize> {
+    let counts = outcome.counts.as_ref()?;
+    let samples = counts.tlp.map_or(0, |tlp| tlp.samples);
+    (samples >= MIN_SAMPLES_FOR_TEAM).then_some(counts.threads_usage.len())
+}
+
+/// The median threads seen over a policy's successful runs that were
+/// sampled at least [`MIN_SAMPLES_FOR_TEAM`] times (the lower middle value
+/// for an even count); `None` when no such run saw any.
 pub fn policy_threads(summary: &PolicySummary) -> Option<usize> {
     let mut seen: Vec<usize> = summary
         .successful()
-        .filter_map(threads_seen)
+        .filter_map(well_sampled_threads)
         .filter(|threads| *threads > 0)
         .collect();
     seen.sort_unstable();
     seen.get(seen.len().saturating_sub(1) / 2).copied()
 }
 
-/// One line naming each policy's thread count when they differ.
+/// One line naming each policy's thread count when they differ (policies
+/// without a count, every run too short to tell, are left out).
 pub fn thread_count_warning(summaries: &[PolicySummary]) -> Option<String> {
     let counts: Vec<(&str, usize)> = summaries
         .iter()
@@ -50,16 +66,32 @@ pub fn thread_count_warning(summaries: &[PolicySummary]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counters::ThreadUsage;
+    use crate::counters::{ThreadUsage, Tlp};
     use crate::runner::ProgramCounts;
 
+    /// A policy's summary from its runs' threads seen, each run sampled 100 times.
     fn summary(policy: &str, threads: &[usize]) -> PolicySummary {
-        let outcomes = threads
+        let runs: Vec<(usize, u64)> = threads.iter().map(|&n| (n, 100)).collect();
+        sampled_summary(policy, &runs)
+    }
+
+    /// A policy's summary from its runs' (threads seen, samples taken).
+    fn sampled_summary(policy: &str, runs: &[(usize, u64)]) -> PolicySummary {
+        let outcomes = runs
             .iter()
-            .map(|&n| RunOutcome {
+            .map(|&(n, samples)| RunOutcome {
                 exit_code: Some(0),
                 counts: Some(ProgramCounts {
                     threads_usage: vec![ThreadUsage::default(); n],
+                    tlp: Some(Tlp {
+                        tlp_1: 0.0,
+                        tlp_2: 0.0,
+                        tlp_3: 0.0,
+                        tlp_4: 0.0,
+                        samples,
+                        cores: 2,
+                        mean_interval_ms: None,
+                    }),
                     ..ProgramCounts::default()
                 }),
                 ..RunOutcome::default()
@@ -87,5 +119,26 @@ mod tests {
             thread_count_warning(&[summary("as-is", &[2, 3]), summary("pin-scatter", &[2, 2])]),
             None
         );
+    }
+
+    /// A run sampled too few times (a starved sampler, or a run of a few
+    /// milliseconds) does not count: two samples can fall before a team
+    /// starts and after it ends.
+    #[test]
+    fn runs_sampled_too_few_times_do_not_count() {
+        let starved = sampled_summary("pin-compact", &[(2, 40), (1, 2), (1, 2)]);
+        assert_eq!(policy_threads(&starved), Some(2));
+        assert_eq!(
+            thread_count_warning(&[summary("as-is", &[2, 2, 2]), starved]),
+            None
+        );
+        let short = sampled_summary("pin-scatter", &[(1, 9), (1, 3)]);
+        assert_eq!(policy_threads(&short), None);
+        assert_eq!(
+            thread_count_warning(&[summary("as-is", &[2, 2]), short]),
+            None
+        );
+        let enough = sampled_summary("pin-scatter", &[(1, MIN_SAMPLES_FOR_TEAM)]);
+        assert!(thread_count_warning(&[summary("as-is", &[2]), enough]).is_some());
     }
 }
