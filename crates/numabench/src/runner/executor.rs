@@ -8,7 +8,7 @@ use super::pin_files::PinFiles;
 use super::policy::RunPolicy;
 use super::rank_blocks::RankBlocks;
 use super::thread_setup::ThreadSetup;
-use super::wait::{pidfd_supported, wait_for_child, Waited};
+use super::wait::{wait_for_child, SampleTicks, Waited};
 use crate::counters::TLP_INTERVAL;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
@@ -178,11 +178,12 @@ impl Executor for ProcessExecutor {
         let setup = ThreadSetup::for_invocation(invocation);
         // Opened by the thread that starts the program, so the child inherits the counters.
         let counting = Counting::before_start();
-        // The program's threads are sampled by this thread while it waits
-        // (wait.rs); where the kernel has no pidfd, by a sampler thread
-        // started before the clock and told the program's pid after the spawn.
-        let inline_sampling = pidfd_supported();
-        let sampled_pid = (!inline_sampling).then(|| Arc::new(AtomicU32::new(0)));
+        // The program's threads are sampled by this thread while it waits,
+        // woken by its timer (wait.rs), armed here before the clock; where no
+        // timer can be made, by a sampler thread started before the clock and
+        // told the program's pid after the spawn.
+        let ticks = SampleTicks::start(TLP_INTERVAL);
+        let sampled_pid = ticks.is_none().then(|| Arc::new(AtomicU32::new(0)));
         let sampler = sampled_pid
             .as_ref()
             .and_then(|pid| Counting::sampler(Arc::clone(pid)));
@@ -220,11 +221,13 @@ impl Executor for ProcessExecutor {
             let observer = invocation.observe.map(|interval| {
                 scope.spawn(move || observe(pid, interval, started, done, node_of_cpu))
             });
-            let waited = wait_for_child(pid, started, inline_sampling.then_some(TLP_INTERVAL));
+            let waited = wait_for_child(pid, started, ticks.as_ref());
             done.store(true, Ordering::Release);
             let observation = observer.map(|handle| handle.join().unwrap_or_default());
             (waited, observation)
         });
+        // Disarmed once the clock has stopped.
+        drop(ticks);
         let Waited {
             result,
             status,
