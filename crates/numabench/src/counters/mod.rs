@@ -7,6 +7,7 @@
 mod numastat;
 mod params;
 mod perf;
+mod proc_file;
 mod rusage;
 mod tlp;
 mod usage;
@@ -16,6 +17,7 @@ pub use params::{numastat_json, perf_params};
 pub use perf::{
     perf_paranoid, EventCounts, PerfEvent, PerfGroup, PerfReport, PerfSnapshot, EVENTS,
 };
+pub use proc_file::read_proc_file;
 pub use rusage::{usage_now, Usage};
 pub use tlp::{
     distinct_cores, thread_affinity, RunnableHistogram, Sampled, TaskLister, TaskSampler, Tlp,

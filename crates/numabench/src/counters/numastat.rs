@@ -11,7 +11,10 @@
 //!   remote placement such as `bind` to the other node shows here).
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// The counters of one node, in file order.
 pub const NUMASTAT_FIELDS: [&str; 6] = [
@@ -38,8 +41,47 @@ pub fn parse_numastat(text: &str) -> NodeNumastat {
 
 /// Every node's counters under `root` (/sys/devices/system/node); empty
 /// where the kernel has no NUMA statistics.
-pub fn read_numastat_under(root: &Path) -> BTreeMap<u32, NodeNumastat> {
-    std::fs::read_dir(root)
+#[cfg(test)]
+fn read_numastat_under(root: &Path) -> BTreeMap<u32, NodeNumastat> {
+    read_node_files(&open_node_files(root))
+}
+
+/// Every node's counters now.
+///
+/// `run` reads them before and after every run, so the node list is read
+/// once per process and each node's file is kept open and read again from
+/// its start (`pread` at offset 0 makes sysfs produce the counters afresh).
+/// Listing the directory and opening every node's file per read cost
+/// several system calls per node per run, outside the timed region but in
+/// every run's marginal cost (#21 item 25). A node brought online while
+/// numabench runs (memory hot-plug) is not in its figures. The kernel's
+/// side grows with the machine: reading any node's file folds every
+/// populated zone's per-CPU NUMA counters on every online CPU
+/// (`fold_vm_numa_events`), so one read of all nodes costs nodes x zones
+/// x CPUs counter exchanges.
+pub fn read_numastat() -> BTreeMap<u32, NodeNumastat> {
+    static NODE_FILES: OnceLock<Vec<(u32, File)>> = OnceLock::new();
+    read_node_files(
+        NODE_FILES.get_or_init(|| open_node_files(Path::new("/sys/devices/system/node"))),
+    )
+}
+
+/// Reads each open node file from its start.
+fn read_node_files(files: &[(u32, File)]) -> BTreeMap<u32, NodeNumastat> {
+    let mut buffer = [0u8; 4096];
+    files
+        .iter()
+        .filter_map(|(node, file)| {
+            let length = file.read_at(&mut buffer, 0).ok()?;
+            let text = std::str::from_utf8(&buffer[..length]).ok()?;
+            Some((*node, parse_numastat(text)))
+        })
+        .collect()
+}
+
+/// Every node's numastat file under `root`, open, in node order.
+fn open_node_files(root: &Path) -> Vec<(u32, File)> {
+    let mut files: Vec<(u32, File)> = std::fs::read_dir(root)
         .into_iter()
         .flatten()
         .flatten()
@@ -50,15 +92,11 @@ pub fn read_numastat_under(root: &Path) -> BTreeMap<u32, NodeNumastat> {
                 .strip_prefix("node")?
                 .parse::<u32>()
                 .ok()?;
-            let text = std::fs::read_to_string(entry.path().join("numastat")).ok()?;
-            Some((node, parse_numastat(&text)))
+            Some((node, File::open(entry.path().join("numastat")).ok()?))
         })
-        .collect()
-}
-
-/// Every node's counters now.
-pub fn read_numastat() -> BTreeMap<u32, NodeNumastat> {
-    read_numastat_under(Path::new("/sys/devices/system/node"))
+        .collect();
+    files.sort_by_key(|(node, _)| *node);
+    files
 }
 
 /// `after - before` per node and counter (nodes and counters in both).
@@ -108,6 +146,57 @@ mod tests {
         for field in NUMASTAT_FIELDS {
             assert!(delta[&0].contains_key(field), "{field}");
         }
+    }
+
+    /// This process's descriptors open on a node's numastat file in sysfs.
+    fn numastat_descriptors() -> Vec<(String, std::path::PathBuf)> {
+        let mut open: Vec<_> = std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .flatten()
+            .filter_map(|entry| {
+                let target = std::fs::read_link(entry.path()).ok()?;
+                target
+                    .starts_with("/sys/devices/system/node")
+                    .then(|| (entry.file_name().to_string_lossy().into_owned(), target))
+            })
+            .collect();
+        open.sort();
+        open
+    }
+
+    /// Structural (#21 item 25): the node files are opened once and kept,
+    /// and what is read through them again is current, not the first
+    /// read's text: touching 64 MiB of fresh memory raises the machine's
+    /// `numa_hit` by at least its 16,384 pages. Before, every read listed
+    /// the directory and opened each node's file afresh.
+    #[test]
+    fn node_files_are_kept_open_and_read_afresh() {
+        if !Path::new("/sys/devices/system/node/node0/numastat").exists() {
+            return;
+        }
+        let hits = |counters: &BTreeMap<u32, NodeNumastat>| -> u64 {
+            counters.values().map(|node| node["numa_hit"]).sum()
+        };
+        let first = read_numastat();
+        let open = numastat_descriptors();
+        assert!(!open.is_empty(), "no node file is kept open");
+        let mut memory = vec![0u8; 64 << 20];
+        for page in memory.chunks_mut(4096) {
+            page[0] = 1;
+        }
+        std::hint::black_box(&memory);
+        let second = read_numastat();
+        assert_eq!(
+            numastat_descriptors(),
+            open,
+            "a later read opened its files again"
+        );
+        assert!(
+            hits(&second) >= hits(&first) + 16_384,
+            "numa_hit {} -> {}",
+            hits(&first),
+            hits(&second)
+        );
     }
 
     #[test]

@@ -298,7 +298,12 @@ impl PerfGroup {
     /// of this group): for counters kept open across several runs, each
     /// run's own counts.
     pub fn read_since(&self, before: &PerfSnapshot) -> PerfReport {
-        let now = self.snapshot();
+        self.between(before, &self.snapshot())
+    }
+
+    /// What the events counted from `before` to `now` (two snapshots of
+    /// this group, `now` the later).
+    pub fn between(&self, before: &PerfSnapshot, now: &PerfSnapshot) -> PerfReport {
         let mut report = PerfReport {
             unavailable: self.unavailable.clone(),
             ..PerfReport::default()

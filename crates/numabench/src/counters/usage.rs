@@ -4,6 +4,7 @@
 //! The kernel reports times in clock ticks (`sysconf(_SC_CLK_TCK)`, 100 per
 //! second on Linux): a thread's figure is exact to one tick.
 
+use super::proc_file::read_proc_file;
 use serde::Serialize;
 use std::path::Path;
 
@@ -67,9 +68,10 @@ pub fn parse_switches(status: &str) -> Option<(u64, u64)> {
 /// The counters of the task whose /proc directory is `task_dir`
 /// (`/proc/PID/task/TID`); `None` when it has gone.
 pub fn read_task(task_dir: &Path, tid: u32) -> Option<ThreadUsage> {
-    let stat = parse_stat(&std::fs::read_to_string(task_dir.join("stat")).ok()?)?;
+    let mut buffer = Vec::new();
+    let stat = parse_stat(read_proc_file(&task_dir.join("stat"), &mut buffer)?)?;
     let (voluntary, involuntary) =
-        parse_switches(&std::fs::read_to_string(task_dir.join("status")).ok()?)?;
+        parse_switches(read_proc_file(&task_dir.join("status"), &mut buffer)?)?;
     let tick = tick_seconds();
     Some(ThreadUsage {
         tid,

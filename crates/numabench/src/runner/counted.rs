@@ -14,6 +14,7 @@ use crate::counters::{
 };
 use crate::counters::{numastat_json, perf_params};
 use serde_json::{json, Map, Value};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -52,15 +53,45 @@ pub struct Counting {
 /// child owns the original counters, and they die with it: reused
 /// counters then read 0 for some runs). A process a run leaves behind adds
 /// its counts to the run during which it ends.
+///
+/// `last` is the snapshot the previous run ended with. Between two runs
+/// nothing this thread starts is alive, so the counters stand still (the
+/// thread's own counting is never enabled) and that snapshot is also the
+/// next run's start: reading it again cost each run one more read of
+/// every counter (#21 item 25). A process a run left behind that ends
+/// between two runs adds its counts to the next run.
 struct InheritedPerf {
     _keep_warm: PerfGroup,
     inherited: PerfGroup,
+    last: RefCell<Option<PerfSnapshot>>,
+}
+
+impl InheritedPerf {
+    /// The snapshot a run starts from: the previous run's last one, or
+    /// the counters now (at a thread's first run, or after a run that
+    /// could not start).
+    fn start(&self) -> PerfSnapshot {
+        self.last
+            .borrow_mut()
+            .take()
+            .unwrap_or_else(|| self.inherited.snapshot())
+    }
+
+    /// What the counters counted since `before`, keeping the snapshot it
+    /// ends with as the next run's start.
+    fn finish(&self, before: &PerfSnapshot) -> PerfReport {
+        let now = self.inherited.snapshot();
+        let report = self.inherited.between(before, &now);
+        *self.last.borrow_mut() = Some(now);
+        report
+    }
 }
 
 thread_local! {
     static INHERITED_PERF: InheritedPerf = InheritedPerf {
         _keep_warm: PerfGroup::for_thread(0),
         inherited: PerfGroup::for_exec_of_children(),
+        last: RefCell::new(None),
     };
 }
 
@@ -70,7 +101,7 @@ impl Counting {
     /// the one that calls [`Counting::after_exit`]) and numastat.
     pub fn before_start() -> Counting {
         Counting {
-            perf_before: INHERITED_PERF.with(|perf| perf.inherited.snapshot()),
+            perf_before: INHERITED_PERF.with(InheritedPerf::start),
             numastat_before: read_numastat(),
         }
     }
@@ -94,7 +125,7 @@ impl Counting {
             threads_usage: sampled.last_usage.values().copied().collect(),
             tlp: sampled.tlp(),
             numastat_delta: numastat_delta(&self.numastat_before, &read_numastat()),
-            perf: INHERITED_PERF.with(|perf| perf.inherited.read_since(&self.perf_before)),
+            perf: INHERITED_PERF.with(|perf| perf.finish(&self.perf_before)),
         }
     }
 }
@@ -167,6 +198,26 @@ mod tests {
             let second = Counting::before_start();
             assert_eq!(open_descriptors(), open, "a second run opened counters");
             drop((first, second));
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// Structural (#21 item 25): the snapshot a run ends with is the next
+    /// run's start, taken, not read again; a thread's first run (or one
+    /// after a run that could not start) reads the counters itself.
+    #[test]
+    fn a_run_starts_from_the_snapshot_the_last_one_ended_with() {
+        std::thread::spawn(|| {
+            let kept = || INHERITED_PERF.with(|perf| perf.last.borrow().is_some());
+            assert!(!kept());
+            let first = Counting::before_start();
+            first.after_exit(None);
+            assert!(kept(), "a finished run kept no snapshot");
+            let second = Counting::before_start();
+            assert!(!kept(), "the next run did not take the kept snapshot");
+            second.after_exit(None);
+            assert!(kept());
         })
         .join()
         .unwrap();

@@ -4,6 +4,7 @@
 //! (/proc/PID/task/TID/sched), sampled at an interval, for the whole process
 //! tree.
 
+use crate::counters::read_proc_file;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs;
@@ -83,6 +84,7 @@ fn walk_process_tree(pid: u32) -> ProcessTree {
         processes: vec![pid],
         tasks: Vec::new(),
     };
+    let mut buffer = Vec::new();
     let mut index = 0;
     while index < tree.processes.len() {
         let current = tree.processes[index];
@@ -92,7 +94,7 @@ fn walk_process_tree(pid: u32) -> ProcessTree {
             .flatten()
         {
             let path = task.path();
-            if let Ok(children) = fs::read_to_string(path.join("children")) {
+            if let Some(children) = read_proc_file(&path.join("children"), &mut buffer) {
                 tree.processes.extend(
                     children
                         .split_whitespace()
@@ -163,10 +165,12 @@ fn sample(pid: u32, started: Instant, with_memory: bool) -> ObservationSample {
     let mut bytes_per_node = BTreeMap::new();
     let mut thread_cpus = BTreeMap::new();
     let mut thread_kernel_migrations = BTreeMap::new();
+    let mut buffer = Vec::new();
     for process in process_tree(pid) {
         if with_memory {
-            if let Ok(text) = fs::read_to_string(format!("/proc/{process}/numa_maps")) {
-                parse_numa_maps(&text, &mut bytes_per_node);
+            let path = PathBuf::from(format!("/proc/{process}/numa_maps"));
+            if let Some(text) = read_proc_file(&path, &mut buffer) {
+                parse_numa_maps(text, &mut bytes_per_node);
             }
         }
         for task in fs::read_dir(format!("/proc/{process}/task"))
@@ -175,14 +179,12 @@ fn sample(pid: u32, started: Instant, with_memory: bool) -> ObservationSample {
             .flatten()
         {
             let tid = task.file_name().to_string_lossy().parse::<u32>().ok();
-            let cpu = fs::read_to_string(task.path().join("stat"))
-                .ok()
-                .and_then(|stat| parse_processor(&stat));
+            let cpu =
+                read_proc_file(&task.path().join("stat"), &mut buffer).and_then(parse_processor);
             if let (Some(tid), Some(cpu)) = (tid, cpu) {
                 thread_cpus.insert(tid, cpu);
-                if let Some(migrations) = fs::read_to_string(task.path().join("sched"))
-                    .ok()
-                    .and_then(|sched| parse_nr_migrations(&sched))
+                if let Some(migrations) = read_proc_file(&task.path().join("sched"), &mut buffer)
+                    .and_then(parse_nr_migrations)
                 {
                     thread_kernel_migrations.insert(tid, migrations);
                 }

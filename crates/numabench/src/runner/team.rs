@@ -24,9 +24,8 @@ pub const MIN_SAMPLES_FOR_TEAM: u64 = 10;
 
 /// The threads seen in a run sampled at least [`MIN_SAMPLES_FOR_TEAM`] times.
 fn well_sampled_threads(outcome: &RunOutcome) -> Option<usize> {
-    let counts = outcome.counts.as_ref()?;
-    let samples = counts.tlp.map_or(0, |tlp| tlp.samples);
-    (samples >= MIN_SAMPLES_FOR_TEAM).then_some(counts.threads_usage.len())
+    let samples = outcome.counts.as_ref()?.tlp.map_or(0, |tlp| tlp.samples);
+    (samples >= MIN_SAMPLES_FOR_TEAM).then(|| threads_seen(outcome))?
 }
 
 /// The median threads seen over a policy's successful runs that were

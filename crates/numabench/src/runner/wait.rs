@@ -150,13 +150,7 @@ impl Drop for SampleTicks {
 /// interval from `started + interval` on. Without ticks it only waits. The
 /// wall time runs from `started` to wait4's return.
 pub(super) fn wait_for_child(pid: u32, started: Instant, ticks: Option<&SampleTicks>) -> Waited {
-    let mut sampling = ticks.map(|ticks| {
-        (
-            TaskSampler::new(true),
-            started + ticks.interval,
-            ticks.interval,
-        )
-    });
+    let mut sampling = ticks.map(|ticks| (TaskSampler::new(true), started + ticks.interval));
     let mut status = 0;
     // SAFETY: rusage is plain data filled by wait4.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -168,9 +162,9 @@ pub(super) fn wait_for_child(pid: u32, started: Instant, ticks: Option<&SampleTi
             break result;
         }
         // A tick (or another signal): sample if one is due, then wait again.
-        if let Some((sampler, due, interval)) = &mut sampling {
+        if let (Some((sampler, due)), Some(ticks)) = (&mut sampling, ticks) {
             if Instant::now() >= *due {
-                *due = sampler.sample(tree_tasks(pid), *interval);
+                *due = sampler.sample(tree_tasks(pid), ticks.interval);
             }
         }
     };
@@ -180,7 +174,7 @@ pub(super) fn wait_for_child(pid: u32, started: Instant, ticks: Option<&SampleTi
         status,
         usage,
         wall_seconds,
-        sampled: sampling.map(|(sampler, _, _)| sampler.finish()),
+        sampled: sampling.map(|(sampler, _)| sampler.finish()),
     }
 }
 
