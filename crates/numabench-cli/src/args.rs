@@ -419,8 +419,9 @@ pub struct RunCommandArgs {
     /// Untimed runs per policy first.
     #[arg(long, value_name = "W", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub warmup: u32,
-    /// Sample the program's per-node memory (numa_maps) and its threads' CPUs every INTERVAL
-    /// (default 20ms); thread migrations come from the kernel's per-thread count where it has one.
+    /// Sample the program's threads' CPUs every INTERVAL (default 20ms) and its per-node memory
+    /// (numa_maps) every 100ms or INTERVAL if longer, less often where reading numa_maps costs more
+    /// than 2% of a CPU; thread migrations come from the kernel's per-thread count where it has one.
     #[arg(long, value_name = "INTERVAL", num_args = 0..=1, default_missing_value = "20ms", require_equals = true, value_parser = parse_interval_arg)]
     pub observe: Option<std::time::Duration>,
     /// Show the program's own output (hidden by default).

@@ -20,8 +20,8 @@ pub use perf::{
 pub use proc_file::read_proc_file;
 pub use rusage::{usage_now, Usage};
 pub use tlp::{
-    distinct_cores, thread_affinity, RunnableHistogram, Sampled, TaskLister, TaskSampler, Tlp,
-    TlpSampler, APP_TLP_INTERVAL, TLP_INTERVAL,
+    distinct_cores, thread_affinity, thread_cpu_time, RunnableHistogram, Sampled, TaskLister,
+    TaskSampler, Tlp, TlpSampler, APP_TLP_INTERVAL, MAX_SAMPLER_SHARE, TLP_INTERVAL,
 };
 pub use usage::{
     current_tid, own_threads, parse_stat, parse_switches, read_own_thread, read_task, tick_seconds,

@@ -209,7 +209,7 @@ impl TlpSampler {
 }
 
 /// The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID).
-fn thread_cpu_time() -> Duration {
+pub fn thread_cpu_time() -> Duration {
     // SAFETY: timespec is plain data, filled by clock_gettime.
     let mut time: libc::timespec = unsafe { std::mem::zeroed() };
     // SAFETY: a valid clock id and pointer.

@@ -223,7 +223,10 @@ impl Executor for ProcessExecutor {
             });
             let waited = wait_for_child(pid, started, ticks.as_ref());
             done.store(true, Ordering::Release);
-            let observation = observer.map(|handle| handle.join().unwrap_or_default());
+            let observation = observer.map(|handle| {
+                handle.thread().unpark();
+                handle.join().unwrap_or_default()
+            });
             (waited, observation)
         });
         // Disarmed once the clock has stopped.
