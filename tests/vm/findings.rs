@@ -63,9 +63,16 @@ fn two_sockets_findings_name_local_and_remote_memory() {
     let latency_advice = sentences
         .iter()
         .any(|sentence| sentence.starts_with("latency-bound code"));
-    assert_eq!(latency_advice, worst > 1.05, "{sentences:#?}");
-    if worst <= 1.05 {
-        assert!(mismatch, "{sentences:#?}");
+    // The ratio is shown to two decimals and the advice rests on the
+    // unrounded one (above 1.05): a shown 1.05 (1.045 to 1.055) may fall on
+    // either side of the line: the CI of 71804e0 met a ratio above 1.05
+    // shown as 1.05, with the advice. Below or above it, the rule must hold.
+    let shown_at_the_line = (worst - 1.05).abs() < 1e-9;
+    if !shown_at_the_line {
+        assert_eq!(latency_advice, worst > 1.05, "{sentences:#?}");
+        if worst < 1.05 {
+            assert!(mismatch, "{sentences:#?}");
+        }
     }
     // Every line of the terminal's findings fits 100 columns.
     assert!(
