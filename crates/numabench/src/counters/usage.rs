@@ -162,13 +162,9 @@ mod tests {
         assert_eq!(parse_switches("Name:\tx\n"), None);
     }
 
-    /// This thread's CPU time (CLOCK_THREAD_CPUTIME_ID), in seconds.
+    /// This thread's CPU time, in seconds.
     fn thread_cpu_seconds() -> f64 {
-        // SAFETY: timespec is plain data, filled by clock_gettime.
-        let mut time: libc::timespec = unsafe { std::mem::zeroed() };
-        // SAFETY: a valid clock id and pointer.
-        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
-        time.tv_sec as f64 + time.tv_nsec as f64 * 1e-9
+        crate::counters::thread_cpu_time().as_secs_f64()
     }
 
     /// A thread that spins for 5 ticks of CPU time is seen using them, to

@@ -319,13 +319,7 @@ fn class_w_verifies_under_every_placement_scheme() {
 /// CPU time of the calling thread (worker 0): on a loaded machine, how
 /// long it actually ran.
 fn thread_cpu_seconds() -> f64 {
-    let mut time = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
-    time.tv_sec as f64 + time.tv_nsec as f64 * 1e-9
+    crate::counters::thread_cpu_time().as_secs_f64()
 }
 
 /// `cargo test --release -p numabench mg -- --ignored --nocapture`
