@@ -507,6 +507,54 @@ fn rarer_blocking_calls_are_timed_in_c_and_fortran() {
     }
 }
 
+/// Issue 21 item 11: `MPI_Pcontrol(0)` and `MPI_Pcontrol(1)` bound the
+/// host's TLP window, as they bound mpiP's profile. pcontrol.c/.f90: 0.6 s
+/// with both ranks computing (paused), then 0.5 s with rank 0 in MPI_Recv
+/// and rank 1 outside MPI (the window). Both ranks share one CPU (`cores`
+/// 1), so TLP_2 is the share of the window with both ranks outside: about
+/// 0.5 without the calls (0.6 s of 1.1), about 0 with them, while TLP_1
+/// stays about 1 (one rank is always outside). Before, the monitor did not
+/// wrap MPI_Pcontrol and both runs read about 0.5.
+#[test]
+fn pcontrol_bounds_the_tlp_window_in_c_and_fortran() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    // Each in its own folder: both would be named `pcontrol`.
+    let folder = |name: &str| {
+        let folder = dir.path().join(name);
+        std::fs::create_dir(&folder).unwrap();
+        folder
+    };
+    let c = compile("mpicc", "pcontrol.c", &folder("c"));
+    let fortran = compile("mpif90", "pcontrol.f90", &folder("fortran"));
+    let tlp = |program: &Path, args: &[String], name: &str| {
+        let jsonl = dir.path().join(format!("{name}.jsonl"));
+        run_on_one_cpu(program, args, &jsonl);
+        let (_, records) = records(&jsonl);
+        let value = |metric: &str| {
+            let host = host_records(&records, metric);
+            assert_eq!(host.len(), 1, "{name}: {metric}");
+            assert_eq!(
+                host[0]["params"]["cores"], 1,
+                "{name}: {}",
+                host[0]["params"]
+            );
+            host[0]["value"].as_f64().unwrap()
+        };
+        (value("tlp_1"), value("tlp_2"))
+    };
+    let (_, whole) = tlp(&c, &[], "whole");
+    assert!(whole > 0.3, "without MPI_Pcontrol: TLP_2 {whole}");
+    for (name, program, args) in [
+        ("c", &c, vec!["window".to_string()]),
+        ("fortran", &fortran, Vec::new()),
+    ] {
+        let (tlp_1, tlp_2) = tlp(program, &args, name);
+        assert!(tlp_2 < 0.1, "{name}: TLP_2 of the window {tlp_2}");
+        assert!(tlp_1 > 0.9, "{name}: TLP_1 of the window {tlp_1}");
+    }
+}
+
 /// Issue 21 item 6: a host's `cores` is the cores its ranks ran on
 /// (sampled with sched_getcpu), not the union of their affinity masks.
 /// One busy rank bound to the package (both CPUs here), to a core, and

@@ -243,3 +243,28 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     // SAFETY: forwards the call.
     unsafe { ffi::PMPI_Finalize() }
 }
+
+/// `MPI_Pcontrol(level, ...)`: level 0 pauses this rank's part of the
+/// host's TLP window, any other level resumes it ([`crate::state::pcontrol`]);
+/// then forwarded to `PMPI_Pcontrol`.
+///
+/// Defined without the standard's variadic tail (stable Rust cannot define
+/// a variadic function): the monitor reads no argument after `level`, and
+/// on the System V x86-64 and AAPCS64 calling conventions a named `int`
+/// argument is passed the same way to a variadic and to a non-variadic
+/// function, so a caller's extra arguments are simply not read.
+///
+/// # Safety
+/// The MPI standard's contract for MPI_Pcontrol.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Pcontrol(level: c_int) -> c_int {
+    let call = Call::immediate();
+    if call.counting() {
+        crate::state::pcontrol(level);
+    }
+    // SAFETY: forwards the level; the MPI library reads no further argument
+    // for the levels it defines (it only profiles through them).
+    let status = unsafe { ffi::PMPI_Pcontrol(level) };
+    drop(call);
+    status
+}

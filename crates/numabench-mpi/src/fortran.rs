@@ -203,3 +203,25 @@ pub unsafe extern "C" fn mpi_finalize_(ierr: Arg) {
     // SAFETY: the caller's argument, forwarded unchanged.
     unsafe { forward(ierr) };
 }
+
+/// Fortran `mpi_pcontrol_(level)`: as C's `MPI_Pcontrol` (OpenMPI's
+/// Fortran binding calls `PMPI_Pcontrol` itself, so the C wrapper never
+/// sees it), then forwarded to `pmpi_pcontrol_`.
+///
+/// # Safety
+/// The MPI standard's contract for MPI_PCONTROL.
+#[no_mangle]
+pub unsafe extern "C" fn mpi_pcontrol_(level: Arg) {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let call = Call::immediate();
+    if call.counting() {
+        // SAFETY: `level` is the caller's INTEGER.
+        crate::state::pcontrol(unsafe { *level.cast::<c_int>() });
+    }
+    let address = next(&NEXT, c"pmpi_pcontrol_");
+    // SAFETY: the MPI library's binding of MPI_PCONTROL (OpenMPI's takes
+    // the level alone: its binding is not variadic).
+    let forward: unsafe extern "C" fn(Arg) = unsafe { std::mem::transmute(address) };
+    // SAFETY: the caller's argument, forwarded unchanged.
+    unsafe { forward(level) };
+}

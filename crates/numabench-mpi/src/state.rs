@@ -53,7 +53,15 @@ pub struct Process {
     pub ran: [u64; RAN_CPUS / 64],
     /// Entries into blocking MPI from outside, for [`SAMPLE_EVERY`].
     entries: u64,
+    /// True between `MPI_Pcontrol(0)` and the next `MPI_Pcontrol` with
+    /// another level ([`Process::pcontrol`]).
+    pub paused: bool,
 }
+
+/// Marks a time in the log as a pause or a resume (`MPI_Pcontrol`), not an
+/// entry into or exit from blocking MPI. Ticks never reach bit 63 (2^63
+/// nanoseconds is 292 years; a TSC at 5 GHz takes 58 years).
+pub const PAUSE_MARK: u64 = 1 << 63;
 
 /// The CPU is sampled at the first entry into blocking MPI and every
 /// this many after it.
@@ -78,6 +86,7 @@ impl Process {
             bytes: 0,
             ran: [0; RAN_CPUS / 64],
             entries: 0,
+            paused: false,
         }
     }
 
@@ -139,6 +148,21 @@ impl Process {
         if self.inside == 0 {
             self.log.push(now);
         }
+    }
+
+    /// `MPI_Pcontrol(level)` at `now`: level 0 pauses this rank's part of
+    /// the host's TLP window, any other level resumes it (as mpiP's
+    /// `MPI_Pcontrol` stops and restarts its profiling). A change is logged
+    /// as a time marked with [`PAUSE_MARK`]; a repeated level changes
+    /// nothing. The host's levels count only the time during which none of
+    /// its ranks is paused ([`crate::levels`]).
+    pub fn pcontrol(&mut self, level: i32, now: u64) {
+        let pause = level == 0;
+        if self.closed || pause == self.paused {
+            return;
+        }
+        self.log.push(now | PAUSE_MARK);
+        self.paused = pause;
     }
 
     /// Counts one sent message of `bytes` bytes.
@@ -307,6 +331,11 @@ pub fn count_message(bytes: u64) {
     with_process(|process| process.message(bytes));
 }
 
+/// `MPI_Pcontrol(level)` now ([`Process::pcontrol`]).
+pub fn pcontrol(level: i32) {
+    with_process(|process| process.pcontrol(level, ticks()));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,6 +386,25 @@ mod tests {
         let here = unsafe { libc::sched_getcpu() } as u32;
         let ran = with_process(|process| process.ran_cpus());
         assert!(!ran.is_empty(), "no CPU sampled (here {here})");
+    }
+
+    /// Issue 21 item 11: `MPI_Pcontrol` logs a marked time when a rank
+    /// pauses (level 0) or resumes (any other level), once per change, and
+    /// nothing after MPI_Finalize closed the log.
+    #[test]
+    fn pcontrol_marks_each_pause_and_resume_once() {
+        let mut process = Process::new();
+        process.pcontrol(1, 5); // not paused: nothing changes
+        process.pcontrol(0, 10);
+        process.pcontrol(0, 20);
+        process.enter(30);
+        process.pcontrol(2, 40);
+        process.pcontrol(1, 50);
+        process.closed = true;
+        process.pcontrol(0, 60);
+        let log = process.log.to_vec().unwrap();
+        assert_eq!(log, vec![10 | PAUSE_MARK, 30, 40 | PAUSE_MARK]);
+        assert!(!process.paused);
     }
 
     /// Several threads in blocking calls at once (MPI_THREAD_MULTIPLE):

@@ -1,5 +1,7 @@
 //! One process's log of the times (ticks) at which it entered and left
 //! blocking MPI, in order: entries alternate enter, leave, enter, ...
+//! Times marked with [`crate::state::PAUSE_MARK`] are its `MPI_Pcontrol`
+//! pauses and resumes, in time order with the others.
 //!
 //! Appending is a store into process-private memory, so a call touches no
 //! cache line another rank writes. The log grows in chunks of
