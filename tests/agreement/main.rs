@@ -78,10 +78,19 @@ fn one_round(size: &str) -> (f64, f64, Vec<(f64, f64)>) {
 }
 
 /// `mlp` with one chain agrees with `latency` at the same size and order
-/// within 5%, and k chains are never more than k times (plus noise) faster
-/// than one. Before its chains continued where they stopped, every sample
+/// within 5%, and k chains are never much more than k times faster than
+/// one. Before its chains continued where they stopped, every sample
 /// re-read the same 65,536 lines from the cache: k = 1 read several times
-/// faster than `latency`, and the ratio at k = 16 exceeded 16.
+/// faster than `latency`, and the ratio at k = 16 exceeded 16 (cache hits
+/// are many times faster than DRAM loads, so a re-read shows as a ratio of
+/// several times k).
+///
+/// "Much more" is 1.5 x k: a loaded memory system can answer each load
+/// sooner than an idle one. On an Intel Xeon VM (2 vCPUs, 2026-11-27) two
+/// chains of this debug build read 2.53-2.56x one chain in every round
+/// (about 40 ns per load against 99), while one chain agreed with
+/// `latency` within 2%: the bound of 1.1 x k failed there for no defect
+/// of the chase.
 #[test]
 fn mlp_with_one_chain_measures_the_latency_and_k_chains_at_most_k_times_faster() {
     let _alone = ALONE
@@ -97,7 +106,7 @@ fn mlp_with_one_chain_measures_the_latency_and_k_chains_at_most_k_times_faster()
         let (round_latency, round_one_chain, ratios) = one_round(&size);
         latency = latency.min(round_latency);
         one_chain = one_chain.min(round_one_chain);
-        within_k |= ratios.iter().all(|(k, ratio)| *ratio <= k * 1.1);
+        within_k |= ratios.iter().all(|(k, ratio)| *ratio <= k * 1.5);
         if (one_chain / latency - 1.0).abs() <= 0.05 && within_k {
             return;
         }
