@@ -994,7 +994,7 @@ pub struct CacheArgs {
     /// States to prepare: modified, exclusive, shared (M, E, S). Shared: a third CPU, sharing no core, L1 or L2 with the owner or the measurer (an SMT sibling would leave the lines Exclusive), reads them too; without one the state is not measured and a warning says why.
     #[arg(long, value_name = "STATE,...", value_delimiter = ',', default_values_t = ["M".to_string(), "E".to_string(), "S".to_string()])]
     pub states: Vec<String>,
-    /// Buffer sizes: L1, L2, L3 (half the owner's cache of that level, above the level below) and/or DRAM (twice the largest cache, at least 16 MiB); levels the owner lacks are left out.
+    /// Buffer sizes: L1, L2, L3 (half the owner's cache of that level, above the level below) and/or DRAM (twice the largest cache, at least 16 MiB); levels the owner lacks are left out. Under a memory limit a cache level's buffer is cut to fit (above the level below) and a level that cannot fit is left out with a warning.
     #[arg(long, value_name = "LEVEL,...", value_delimiter = ',', default_values_t = ["L1".to_string(), "L2".to_string(), "L3".to_string(), "DRAM".to_string()])]
     pub levels: Vec<String>,
     #[command(flatten)]

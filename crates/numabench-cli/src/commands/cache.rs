@@ -5,7 +5,7 @@ use super::measuring::measure_steps;
 use crate::args::CacheArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::cache::{
-    default_measurers, level_sizes, measurer, sharer_for, CacheConfig, State,
+    default_measurers, fit_memory_limit, level_sizes, measurer, sharer_for, CacheConfig, State,
 };
 use numabench::bench::{resolve_cpu, BenchError, Context, Step};
 use numabench::threads::CpuOrder;
@@ -96,11 +96,22 @@ fn validate(args: &CacheArgs, context: &Context) -> Result<CacheConfig, BenchErr
             }
         }
     }
+    let (fitted, left_out) =
+        fit_memory_limit(topology, owner, level_sizes(topology, owner, &levels));
+    if fitted.is_empty() && !left_out.is_empty() {
+        return Err(BenchError::Invalid(format!(
+            "cache: {}",
+            left_out.join("; ")
+        )));
+    }
+    for line in left_out {
+        eprintln!("numabench: warning: {line}");
+    }
     Ok(CacheConfig {
         owner,
         measurers,
         states,
-        levels: level_sizes(topology, owner, &levels),
+        levels: fitted,
         allowed,
     })
 }

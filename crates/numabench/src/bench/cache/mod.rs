@@ -197,6 +197,62 @@ pub struct CacheConfig {
 }
 
 /// What could not be measured, one sentence each.
+/// The level sizes that fit under this process's memory limit (half of
+/// [`limit_usable_bytes`](crate::bench::limit_usable_bytes), the share a
+/// default working set takes), and one line for each level left out and
+/// why. A cache level's buffer is cut to what fits while it stays at least
+/// twice the level below (so its own level, not the one below, holds it);
+/// DRAM's is never cut, since a buffer smaller than twice the largest cache
+/// would be held by that cache. Without a limit every size is kept. (A
+/// 480 MiB L3 asked for 240 MiB and DRAM for 960 MiB: under a 150 MiB
+/// cgroup `cache` was killed by the OOM killer.)
+pub fn fit_memory_limit(
+    topology: &Machine,
+    owner: u32,
+    sizes: Vec<LevelSize>,
+) -> (Vec<LevelSize>, Skipped) {
+    const PAGE: usize = 4096;
+    let Some(usable) = crate::bench::limit_usable_bytes(topology) else {
+        return (sizes, Vec::new());
+    };
+    let cap = (usable / 2) as usize / PAGE * PAGE;
+    let caches = owner_caches(topology, owner);
+    let mut fitted = Vec::new();
+    let mut skipped = Vec::new();
+    for mut size in sizes {
+        if size.bytes <= cap {
+            fitted.push(size);
+            continue;
+        }
+        let below = size.level.map_or(0, |level| {
+            caches
+                .iter()
+                .filter(|cache| cache.0 < level)
+                .map(|cache| cache.1)
+                .max()
+                .unwrap_or(0)
+        }) as usize;
+        if size.level.is_some() && cap >= 2 * below.max(PAGE) {
+            size.bytes = cap;
+            fitted.push(size);
+            continue;
+        }
+        skipped.push(format!(
+            "{} is not measured: its buffer ({}) does not fit under this process's memory limit \
+             (at most {} per buffer){}",
+            size.name(),
+            crate::units::format_bytes(size.bytes as u64),
+            crate::units::format_bytes(cap as u64),
+            if size.level.is_some() {
+                " while staying above twice the level below"
+            } else {
+                ", and a smaller one would be held by the largest cache"
+            }
+        ));
+    }
+    (fitted, skipped)
+}
+
 pub type Skipped = Vec<String>;
 
 /// Measures every level x state x measurer, then, when DRAM is among the
@@ -402,6 +458,44 @@ mod tests {
             Relation::SmtSibling | Relation::SameL2 => "private",
             _ => "apart",
         }
+    }
+
+    /// Under a 150 MiB memory limit, a host with a 480 MiB L3 (the Intel
+    /// Xeon VM of 2026-11-27): the L3 buffer is cut to half of what the
+    /// limit leaves usable, still above twice the L2, and DRAM (960 MiB,
+    /// never cut) is left out with its reason. Before, both sizes were
+    /// kept and `cache` was killed by the OOM killer.
+    #[test]
+    fn levels_fit_under_a_memory_limit_or_are_left_out_with_why() {
+        let mut topology = crate::topology::synthetic(
+            "pack:1 [numa(memory=16GiB)] l3:1(size=480MiB) l2:2(size=2MiB) l1d:2(size=48KiB) core:2 pu:1",
+        );
+        let owner = topology.cores[0][0];
+        let sizes = level_sizes(&topology, owner, &[1, 2, 3, 0]);
+        assert_eq!(sizes.len(), 4, "{sizes:?}");
+        let (kept, left_out) = fit_memory_limit(&topology, owner, sizes.clone());
+        assert_eq!(
+            (kept, left_out.len()),
+            (sizes.clone(), 0),
+            "no limit: all kept"
+        );
+        topology.allowed.memory_limits = vec![crate::topology::MemoryLimit {
+            source: "cgroup v2 memory.max (/sys/fs/cgroup/job)".into(),
+            limit_bytes: 150 << 20,
+            used_bytes: 10 << 20,
+        }];
+        let cap = (crate::bench::limit_usable_bytes(&topology).unwrap() / 2) as usize / 4096 * 4096;
+        let (kept, left_out) = fit_memory_limit(&topology, owner, sizes.clone());
+        assert_eq!(kept.len(), 3, "{kept:?}");
+        assert_eq!(kept[..2], sizes[..2], "L1 and L2 fit as they were");
+        assert_eq!((kept[2].level, kept[2].bytes), (Some(3), cap));
+        assert!(kept[2].bytes > 2 * (2 << 20) && kept[2].bytes < 480 << 20);
+        assert_eq!(left_out.len(), 1, "{left_out:?}");
+        assert!(
+            left_out[0].starts_with("DRAM is not measured"),
+            "{left_out:?}"
+        );
+        assert!(left_out[0].contains("960 MiB"), "{left_out:?}");
     }
 
     /// Level buffers fit their level and not the one below, on a server
