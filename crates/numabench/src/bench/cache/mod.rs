@@ -196,30 +196,27 @@ pub struct CacheConfig {
     pub allowed: Vec<u32>,
 }
 
-/// What could not be measured, one sentence each.
-/// The level sizes that fit under this process's memory limit (half of
-/// [`limit_usable_bytes`](crate::bench::limit_usable_bytes), the share a
-/// default working set takes), and one line for each level left out and
-/// why. A cache level's buffer is cut to what fits while it stays at least
-/// twice the level below (so its own level, not the one below, holds it);
-/// DRAM's is never cut, since a buffer smaller than twice the largest cache
-/// would be held by that cache. Without a limit every size is kept. (A
-/// 480 MiB L3 asked for 240 MiB and DRAM for 960 MiB: under a 150 MiB
-/// cgroup `cache` was killed by the OOM killer.)
+/// The level sizes that fit under this process's memory limit (cut as
+/// every default working set is, [`within_memory_limit`](crate::bench::within_memory_limit)),
+/// and one line for each level left out and why. A cache level's buffer is
+/// cut to what fits while it stays at least twice the level below (so its
+/// own level, not the one below, holds it); DRAM's is never cut, since a
+/// buffer smaller than twice the largest cache would be held by that cache.
+/// Without a limit every size is kept. (A 480 MiB L3 asked for 240 MiB and
+/// DRAM for 960 MiB: under a 150 MiB cgroup `cache` was killed by the OOM
+/// killer.)
 pub fn fit_memory_limit(
     topology: &Machine,
     owner: u32,
     sizes: Vec<LevelSize>,
 ) -> (Vec<LevelSize>, Skipped) {
     const PAGE: usize = 4096;
-    let Some(usable) = crate::bench::limit_usable_bytes(topology) else {
-        return (sizes, Vec::new());
-    };
-    let cap = (usable / 2) as usize / PAGE * PAGE;
     let caches = owner_caches(topology, owner);
     let mut fitted = Vec::new();
     let mut skipped = Vec::new();
     for mut size in sizes {
+        let cap =
+            crate::bench::within_memory_limit(topology, size.bytes as u64) as usize / PAGE * PAGE;
         if size.bytes <= cap {
             fitted.push(size);
             continue;
@@ -253,6 +250,7 @@ pub fn fit_memory_limit(
     (fitted, skipped)
 }
 
+/// What could not be measured, one sentence each.
 pub type Skipped = Vec<String>;
 
 /// Measures every level x state x measurer, then, when DRAM is among the
