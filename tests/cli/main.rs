@@ -30,6 +30,7 @@ mod report;
 mod report_browser;
 mod run;
 mod run_omp;
+mod run_processes;
 mod run_scan;
 mod run_spawn;
 mod schema;

@@ -102,16 +102,19 @@ fn run_prints_only_its_summary_unless_records() {
     assert!(text.contains("median s"), "{text}");
 }
 
-/// A private tmux server (its own socket), killed when dropped.
-struct Tmux {
+/// A private tmux server (its own socket, one per server this test process
+/// starts), killed when dropped.
+pub struct Tmux {
     socket: String,
 }
 
 impl Tmux {
     /// A detached session with a `width` x `height` window.
-    fn start(width: u16, height: u16) -> Self {
+    pub fn start(width: u16, height: u16) -> Self {
+        static SERVERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let server = SERVERS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let tmux = Tmux {
-            socket: format!("numabench-test-{}", std::process::id()),
+            socket: format!("numabench-test-{}-{server}", std::process::id()),
         };
         let status = tmux
             .command()
@@ -130,7 +133,7 @@ impl Tmux {
     }
 
     /// Types `line` and Enter into the window.
-    fn send(&self, line: &str) {
+    pub fn send(&self, line: &str) {
         let status = self
             .command()
             .args(["send-keys", "-t", "t", line, "Enter"])
@@ -141,13 +144,33 @@ impl Tmux {
 
     /// Everything the pane shows and scrolled past, wrapped lines joined
     /// back (so a line wider than the window shows as one long line).
-    fn capture(&self) -> String {
+    pub fn capture(&self) -> String {
         let output = self
             .command()
             .args(["capture-pane", "-p", "-J", "-S", "-", "-E", "-", "-t", "t"])
             .output()
             .unwrap();
         String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+}
+
+impl Tmux {
+    /// The pane once it shows `marker`; fails the test with the pane if it
+    /// does not within `patience` (a hang detector, far above the time the
+    /// command needs).
+    pub fn wait_for(&self, marker: &str, patience: Duration) -> String {
+        let started = Instant::now();
+        loop {
+            let pane = self.capture();
+            if pane.contains(marker) {
+                return pane;
+            }
+            assert!(
+                started.elapsed() < patience,
+                "no {marker} after {patience:?}:\n{pane}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 }
 
@@ -170,18 +193,7 @@ fn characterize_fits_a_100_column_terminal() {
         // The marker is split in the typed line, so only the echo shows it whole.
         "{binary} characterize --repeat 1; echo \"characterize\"\"-exit=$?\""
     ));
-    let started = Instant::now();
-    let pane = loop {
-        let pane = tmux.capture();
-        if pane.contains("characterize-exit=") {
-            break pane;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(900),
-            "characterize did not finish:\n{pane}"
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    };
+    let pane = tmux.wait_for("characterize-exit=", Duration::from_secs(900));
     assert!(pane.contains("characterize-exit=0"), "{pane}");
     let output: Vec<&str> = pane
         .lines()

@@ -424,9 +424,18 @@ pub struct RunCommandArgs {
     /// than 2% of a CPU; thread migrations come from the kernel's per-thread count where it has one.
     #[arg(long, value_name = "INTERVAL", num_args = 0..=1, default_missing_value = "20ms", require_equals = true, value_parser = parse_interval_arg)]
     pub observe: Option<std::time::Duration>,
-    /// Show the program's own output (hidden by default).
+    /// Show the program's own output (hidden by default). Where numabench holds its terminal
+    /// (the shell's foreground job), each run's program gets the terminal for its run, so it
+    /// can set the terminal up or read from it (an editor, a pager, stty); Ctrl-C then reaches
+    /// the program, and a program that dies of it stops numabench as Ctrl-C would.
     #[arg(long)]
     pub show_output: bool,
+    /// End what each run leaves running after its program ended (its process group, and
+    /// processes that left the group, such as setsid() daemons): SIGTERM, 2 s, then SIGKILL,
+    /// after the run's clock stopped. Without it they are counted (leftover_processes in each
+    /// run record, one warning) and left running.
+    #[arg(long)]
+    pub kill_leftovers: bool,
     /// Go on when a run exits non-zero (it is counted and not timed).
     #[arg(long)]
     pub ignore_failure: bool,

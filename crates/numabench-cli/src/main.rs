@@ -16,6 +16,8 @@ use clap::FromArgMatches;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Inherited as ignored, it would make every wait for a started program fail.
+    numabench::interrupt::reset_child_signal();
     let parsed = args::command().try_get_matches().and_then(|matches| {
         let plan_only = args::asks_for_plan(&matches);
         args::Cli::from_arg_matches(&matches).map(|cli| (cli, plan_only))

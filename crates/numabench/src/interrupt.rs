@@ -75,9 +75,28 @@ pub fn install_interrupt_handler() {
     });
 }
 
+/// Sets SIGCHLD back to its default disposition. A process started with
+/// SIGCHLD ignored (some supervisors and CI runners start their jobs so,
+/// and an ignored disposition survives exec) has its children reaped by
+/// the kernel as they end: every wait for one fails with ECHILD ("No child
+/// processes"), and the programs it starts inherit the same. Called once
+/// at start-up, before any program is started.
+pub fn reset_child_signal() {
+    // SAFETY: the default disposition installs no handler.
+    let _ = unsafe { set_handler(Signal::SIGCHLD, SigHandler::SigDfl) };
+}
+
 /// Whether the user (or a batch system) asked to stop.
 pub fn interrupted() -> bool {
     SIGNAL.load(Ordering::SeqCst) != 0
+}
+
+/// Stops as if numabench had received `signal` (unless a signal came
+/// before), forwarding nothing: a program that held the terminal got the
+/// terminal's Ctrl-C itself and ended of it, and numabench stops as it would
+/// have, had the terminal's signal reached it (`run --show-output`).
+pub fn stop_as_if_received(signal: i32) {
+    let _ = SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
 }
 
 /// The signal that asked to stop (SIGINT or SIGTERM), if any.

@@ -7,8 +7,9 @@ use crate::progress::Progress;
 use crate::tables::StdoutView;
 use numabench::output::check_distinct_files;
 use numabench::runner::{
-    find_program, parse_policy, policy_texts, programs, render_comparison, run_command, Executor,
-    Invocation, ProcessExecutor, RunCommand, RunError, RunOutcome, RunStudyConfig, StudyError,
+    become_subreaper, find_program, parse_policy, policy_texts, programs, render_comparison,
+    run_command, Executor, Invocation, LeftoverReport, ProcessExecutor, RunCommand, RunError,
+    RunOutcome, RunStudyConfig, StudyError,
 };
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -22,9 +23,16 @@ fn pin_library() -> Result<Option<PathBuf>, CliError> {
 }
 
 /// The real executor, printing each distinct warning of the pinning shim on
-/// stderr the first time a run reports it (the runs' records carry them all).
+/// stderr the first time a run reports it (the runs' records carry them all),
+/// one warning at the first run that leaves processes running, and with
+/// `--ignore-failure` one for each run whose program stopped (without it,
+/// the study ends on that run and its error line says so).
+#[derive(Default)]
 struct WarningExecutor {
+    executor: ProcessExecutor,
     seen: BTreeSet<String>,
+    leftovers_told: bool,
+    ignore_failure: bool,
 }
 
 impl Executor for WarningExecutor {
@@ -33,7 +41,7 @@ impl Executor for WarningExecutor {
         invocation: &Invocation,
         node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
     ) -> Result<RunOutcome, RunError> {
-        let outcome = ProcessExecutor.execute(invocation, node_of_cpu)?;
+        let outcome = self.executor.execute(invocation, node_of_cpu)?;
         for warning in outcome.pin_warnings.iter().flatten() {
             if self.seen.insert(warning.clone()) {
                 eprintln!(
@@ -42,7 +50,41 @@ impl Executor for WarningExecutor {
                 );
             }
         }
+        if outcome.stop_signal.is_some() && self.ignore_failure {
+            eprintln!(
+                "numabench: warning: a run (policy {}): {}",
+                invocation.policy.label,
+                numabench::runner::status_text(&outcome)
+            );
+        }
+        if let Some(leftovers) = outcome.leftovers.as_ref().filter(|l| l.count > 0) {
+            if !self.leftovers_told {
+                self.leftovers_told = true;
+                eprintln!(
+                    "numabench: warning: {}",
+                    leftover_warning(&invocation.policy.label, leftovers)
+                );
+            }
+        }
         Ok(outcome)
+    }
+}
+
+/// The warning for the first run that left processes running (later runs
+/// count theirs in their records).
+fn leftover_warning(policy: &str, leftovers: &LeftoverReport) -> String {
+    let processes = match leftovers.count {
+        1 => "1 process".to_string(),
+        count => format!("{count} processes"),
+    };
+    let names = leftovers.names.join(", ");
+    let what = format!(
+        "a run (policy {policy}) left {processes} running after its program ended ({names})"
+    );
+    match (leftovers.killed, leftovers.survivors) {
+        (false, _) => format!("{what}: they compete with every later run; each run record counts its own (leftover_processes); --kill-leftovers ends them after each run"),
+        (true, 0) => format!("{what}: killed (--kill-leftovers); each run record counts its own (leftover_processes)"),
+        (true, survivors) => format!("{what}: {survivors} survived SIGKILL; each run record counts its own (leftover_processes)"),
     }
 }
 
@@ -85,6 +127,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
             ignore_failure: args.ignore_failure,
             observe: args.observe,
             pin_library,
+            kill_leftovers: args.kill_leftovers,
         },
         scan,
     };
@@ -125,8 +168,12 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let configurations = command.configurations();
     let study = &command.study;
     let mut progress = Progress::new(configurations * (study.repeat + study.warmup));
+    // A daemon a run starts (setsid) becomes numabench's child when its parent ends, so it can
+    // be counted and ended. Without it (an old kernel) only the run's process group is checked.
+    become_subreaper();
     let mut executor = WarningExecutor {
-        seen: BTreeSet::new(),
+        ignore_failure: args.ignore_failure,
+        ..WarningExecutor::default()
     };
     let mut monitor = monitor_library
         .map(|library| super::mpi_monitor::prepare(&library))
@@ -134,7 +181,8 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         .map(|out| {
             numabench::mpi_monitor::MonitorExecutor::new(
                 Box::new(WarningExecutor {
-                    seen: BTreeSet::new(),
+                    ignore_failure: args.ignore_failure,
+                    ..WarningExecutor::default()
                 }),
                 out,
                 study.warmup * configurations,

@@ -236,10 +236,13 @@ mod tests {
             show_output: false,
             pin_library: None,
             observe: None,
+            kill_leftovers: false,
         };
         let perfs: Vec<PerfReport> = (0..40)
             .map(|_| {
-                let outcome = ProcessExecutor.execute(&invocation, &|_| Some(0)).unwrap();
+                let outcome = ProcessExecutor::default()
+                    .execute(&invocation, &|_| Some(0))
+                    .unwrap();
                 outcome.counts.unwrap().perf
             })
             .collect();

@@ -3,13 +3,17 @@
 //! study loop (interleaving, failures) is tested without processes.
 
 use super::counted::{Counting, ProgramCounts};
+use super::leftovers::{LeftoverReport, Leftovers};
 use super::observe::{observe, Observation};
 use super::pin_files::PinFiles;
 use super::policy::RunPolicy;
 use super::rank_blocks::RankBlocks;
+use super::terminal::{ends_like_the_keyboard, Foreground};
 use super::thread_setup::ThreadSetup;
 use super::wait::{wait_for_child, SampleTicks, Waited};
 use crate::counters::TLP_INTERVAL;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -42,6 +46,13 @@ pub struct RunOutcome {
     /// signal was forwarded to the program's process group and the run
     /// did not end on its own.
     pub interrupted: bool,
+    /// The signal that stopped the program (SIGSTOP, SIGTSTP, SIGTTOU,
+    /// SIGTTIN): a stopped program can never end, so its process group was
+    /// killed (`signal` is then SIGKILL).
+    pub stop_signal: Option<i32>,
+    /// What the run left running after its program ended (`None` from
+    /// executors that start no process).
+    pub leftovers: Option<LeftoverReport>,
 }
 
 impl RunOutcome {
@@ -80,6 +91,9 @@ pub struct Invocation {
     pub pin_library: Option<PathBuf>,
     /// Observation interval, if observing.
     pub observe: Option<Duration>,
+    /// End what the run leaves running after its program ended
+    /// (`--kill-leftovers`; see [`Leftovers::check`]).
+    pub kill_leftovers: bool,
 }
 
 /// Runs programs.
@@ -92,9 +106,14 @@ pub trait Executor {
 }
 
 /// The real thing: posix_spawn from a thread set up with the policy, wait4
-/// (sampling the program's threads between waits).
+/// (sampling the program's threads between waits), then a check of what
+/// the run left running. With `--show-output` the program gets the
+/// terminal for its run ([`Foreground`]).
 #[derive(Debug, Default)]
-pub struct ProcessExecutor;
+pub struct ProcessExecutor {
+    /// What earlier runs left, so each leftover counts once.
+    leftovers: Leftovers,
+}
 
 /// The environment a policy adds. With the pinning shim, the shim pins
 /// every new thread (OpenMP's workers included) to the next CPU of the
@@ -211,6 +230,32 @@ impl Executor for ProcessExecutor {
         };
         let pid = child.id();
         let group = crate::interrupt::ChildGroup::new(pid);
+        let program_group = Pid::from_raw(pid as i32);
+        let foreground = invocation
+            .show_output
+            .then(|| Foreground::give(program_group))
+            .flatten();
+        let mut resumed = false;
+        let mut stop_signal = None;
+        let mut on_stop = |signal: i32| {
+            let touched_terminal =
+                signal == Signal::SIGTTOU as i32 || signal == Signal::SIGTTIN as i32;
+            // Stopped for touching the terminal in the instant between its start and the
+            // handover: it holds the terminal now, so it may go on (once).
+            if touched_terminal
+                && !resumed
+                && foreground
+                    .as_ref()
+                    .is_some_and(Foreground::program_holds_it)
+            {
+                resumed = true;
+                let _ = killpg(program_group, Signal::SIGCONT);
+            } else {
+                // A stopped program never ends: end its group (SIGKILL ends stopped processes).
+                stop_signal = Some(signal);
+                let _ = killpg(program_group, Signal::SIGKILL);
+            }
+        };
         let done = AtomicBool::new(false);
         if let (Some(sampled_pid), Some(sampler)) = (&sampled_pid, &sampler) {
             sampled_pid.store(pid, Ordering::Release);
@@ -221,7 +266,7 @@ impl Executor for ProcessExecutor {
             let observer = invocation.observe.map(|interval| {
                 scope.spawn(move || observe(pid, interval, started, done, node_of_cpu))
             });
-            let waited = wait_for_child(pid, started, ticks.as_ref());
+            let waited = wait_for_child(pid, started, ticks.as_ref(), &mut on_stop);
             done.store(true, Ordering::Release);
             let observation = observer.map(|handle| {
                 handle.thread().unpark();
@@ -238,17 +283,28 @@ impl Executor for ProcessExecutor {
             wall_seconds,
             sampled,
         } = waited;
+        let wait_error = (result < 0).then(std::io::Error::last_os_error);
+        let held_terminal = foreground.is_some();
+        // Numabench's terminal again, before anything is written to it.
+        drop(foreground);
+        let exit = std::process::ExitStatus::from_raw(status);
+        if held_terminal && wait_error.is_none() && ends_like_the_keyboard(exit.signal()) {
+            crate::interrupt::stop_as_if_received(exit.signal().unwrap_or_default());
+        }
         let interrupted = crate::interrupt::interrupted();
+        // Outside the timed region; after an interruption nothing of the run may outlive it.
+        let leftovers = self
+            .leftovers
+            .check(pid as i32, invocation.kill_leftovers || interrupted);
         drop(group);
         let sampled = sampled.or_else(|| sampler.map(|sampler| sampler.stop()));
         let counts = counting.after_exit(sampled);
-        if result < 0 {
+        if let Some(source) = wait_error {
             return Err(RunError::Wait {
                 command: program.clone(),
-                source: std::io::Error::last_os_error(),
+                source,
             });
         }
-        let exit = std::process::ExitStatus::from_raw(status);
         let seconds = |time: libc::timeval| time.tv_sec as f64 + time.tv_usec as f64 * 1e-6;
         Ok(RunOutcome {
             wall_seconds,
@@ -263,6 +319,8 @@ impl Executor for ProcessExecutor {
             pin_warnings: pin_files.map(|files| files.warnings()),
             counts: Some(counts),
             interrupted,
+            stop_signal,
+            leftovers: Some(leftovers),
         })
     }
 }

@@ -7,6 +7,7 @@
 mod command;
 mod counted;
 mod executor;
+mod leftovers;
 mod observe;
 mod pin_files;
 mod policy;
@@ -16,6 +17,7 @@ mod scan;
 mod scan_params;
 mod study;
 mod team;
+mod terminal;
 mod thread_setup;
 mod wait;
 
@@ -27,6 +29,7 @@ pub use counted::{counts_params, Counting, ProgramCounts};
 pub use executor::{
     policy_environment, Executor, Invocation, ProcessExecutor, RunError, RunOutcome,
 };
+pub use leftovers::{become_subreaper, LeftoverReport, KILL_GRACE};
 pub use observe::{
     parse_nr_migrations, parse_numa_maps, parse_processor, Observation, ObservationSample,
 };
@@ -36,7 +39,9 @@ pub use scan::{run_scan, Efficiency, ScanConfig, ScanConfiguration, ScanResult};
 pub use scan_params::{
     numeric_values, parse_param, parse_scan, scan_points, ScanError, ScanParam, ScanPoint,
 };
-pub use study::{render_comparison, run_study, PolicySummary, RunStudyConfig, StudyError};
+pub use study::{
+    render_comparison, run_study, status_text, PolicySummary, RunStudyConfig, StudyError,
+};
 pub use team::{thread_count_warning, threads_seen};
 
 #[cfg(test)]

@@ -49,6 +49,7 @@ pub(super) fn run_rounds(
         show_output: study.show_output,
         pin_library: study.pin_library.clone(),
         observe,
+        kill_leftovers: study.kill_leftovers,
     };
     let warm_up =
         Schedule::round_robin(runnables.len(), study.warmup).interrupted_at(Interrupt::Never);

@@ -76,6 +76,7 @@ fn scan(policies: &[&str], params: &[&str], repeat: usize) -> ScanConfig {
             ignore_failure: false,
             observe: None,
             pin_library: None,
+            kill_leftovers: false,
         },
     }
 }

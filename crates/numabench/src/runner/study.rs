@@ -26,6 +26,8 @@ pub struct RunStudyConfig {
     pub ignore_failure: bool,
     pub observe: Option<Duration>,
     pub pin_library: Option<PathBuf>,
+    /// End what each run leaves running after its program ended.
+    pub kill_leftovers: bool,
 }
 
 /// Why a study stopped.
@@ -64,7 +66,19 @@ impl PolicySummary {
     }
 }
 
-pub(super) fn status_text(outcome: &RunOutcome) -> String {
+/// How a run ended, in words: its exit status, the signal that killed it,
+/// or the signal that stopped it.
+pub fn status_text(outcome: &RunOutcome) -> String {
+    if let Some(stop) = outcome.stop_signal {
+        let name = nix::sys::signal::Signal::try_from(stop).map_or("a signal", |s| s.as_str());
+        let why = match name {
+            "SIGTTOU" | "SIGTTIN" => {
+                ": it used a terminal its process group did not hold (with --show-output, numabench hands over its own terminal when it holds it)"
+            }
+            _ => "",
+        };
+        return format!("stopped by {name}{why}; its process group was killed");
+    }
     match (outcome.exit_code, outcome.signal) {
         (Some(code), _) => format!("exit status {code}"),
         (None, Some(signal)) => format!("killed by signal {signal}"),
@@ -88,6 +102,12 @@ pub(super) fn run_record(
     params.insert("exit_code".into(), json!(outcome.exit_code));
     params.insert("signal".into(), json!(outcome.signal));
     params.insert("interrupted".into(), json!(outcome.interrupted));
+    params.insert("stop_signal".into(), json!(outcome.stop_signal));
+    if let Some(leftovers) = &outcome.leftovers {
+        params.insert("leftover_processes".into(), json!(leftovers.count));
+        params.insert("leftover_commands".into(), json!(leftovers.names));
+        params.insert("leftovers_killed".into(), json!(leftovers.killed));
+    }
     params.insert("user_seconds".into(), json!(outcome.user_seconds));
     params.insert("system_seconds".into(), json!(outcome.system_seconds));
     params.insert("max_rss_kib".into(), json!(outcome.max_rss_kib));
@@ -426,6 +446,7 @@ mod tests {
             ignore_failure: false,
             observe: None,
             pin_library: None,
+            kill_leftovers: false,
         };
         let outcome = RunOutcome {
             wall_seconds: 1.0,

@@ -56,6 +56,7 @@ fn config(
         ignore_failure,
         observe: None,
         pin_library: None,
+        kill_leftovers: false,
     }
 }
 
@@ -177,8 +178,11 @@ fn run(policy: &str, script: &str) -> RunOutcome {
         show_output: false,
         pin_library: None,
         observe: None,
+        kill_leftovers: false,
     };
-    ProcessExecutor.execute(&invocation, &|_| Some(0)).unwrap()
+    ProcessExecutor::default()
+        .execute(&invocation, &|_| Some(0))
+        .unwrap()
 }
 
 #[test]
@@ -217,8 +221,11 @@ fn outcomes_carry_status_times_and_usage() {
         show_output: false,
         pin_library: None,
         observe: None,
+        kill_leftovers: false,
     };
-    let error = ProcessExecutor.execute(&invocation, &|_| None).unwrap_err();
+    let error = ProcessExecutor::default()
+        .execute(&invocation, &|_| None)
+        .unwrap_err();
     assert!(error.to_string().contains("/nonexistent/program"));
 }
 
@@ -235,8 +242,9 @@ fn observation_sees_threads_and_resident_memory() {
         show_output: false,
         pin_library: None,
         observe: Some(std::time::Duration::from_millis(20)),
+        kill_leftovers: false,
     };
-    let outcome = ProcessExecutor
+    let outcome = ProcessExecutor::default()
         .execute(&invocation, &|cpu| topology.node_of_cpu(cpu))
         .unwrap();
     let observation = outcome.observation.unwrap();
@@ -295,8 +303,9 @@ fn migrations_between_samples_are_counted_by_the_kernel() {
         show_output: false,
         pin_library: None,
         observe: Some(std::time::Duration::from_millis(500)),
+        kill_leftovers: false,
     };
-    let outcome = ProcessExecutor
+    let outcome = ProcessExecutor::default()
         .execute(&invocation, &|cpu| topology.node_of_cpu(cpu))
         .unwrap();
     assert!(outcome.succeeded());
@@ -353,6 +362,7 @@ fn the_program_inherits_the_policy_and_the_starting_thread_gets_its_own_back() {
         show_output: true,
         pin_library: None,
         observe: None,
+        kill_leftovers: false,
     };
     let (status, own_affinity, own_memory, after_affinity, after_memory) =
         std::thread::spawn(move || {

@@ -149,14 +149,30 @@ impl Drop for SampleTicks {
 /// tree each time `ticks` interrupts the wait once a sample is due: every
 /// interval from `started + interval` on. Without ticks it only waits. The
 /// wall time runs from `started` to wait4's return.
-pub(super) fn wait_for_child(pid: u32, started: Instant, ticks: Option<&SampleTicks>) -> Waited {
+///
+/// The wait also returns when the child stops (`WUNTRACED`: SIGSTOP,
+/// SIGTSTP, or SIGTTOU/SIGTTIN for touching a terminal from the
+/// background), which would otherwise leave numabench waiting for a
+/// program that can never end: `on_stop` is told the signal, and must
+/// resume the child or end it; the wait goes on.
+pub(super) fn wait_for_child(
+    pid: u32,
+    started: Instant,
+    ticks: Option<&SampleTicks>,
+    on_stop: &mut dyn FnMut(i32),
+) -> Waited {
     let mut sampling = ticks.map(|ticks| (TaskSampler::new(true), started + ticks.interval));
     let mut status = 0;
     // SAFETY: rusage is plain data filled by wait4.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let result = loop {
         // SAFETY: waits for our own child; pointers are valid for the call.
-        let result = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+        let result =
+            unsafe { libc::wait4(pid as libc::pid_t, &mut status, libc::WUNTRACED, &mut usage) };
+        if result >= 0 && libc::WIFSTOPPED(status) {
+            on_stop(libc::WSTOPSIG(status));
+            continue;
+        }
         if result >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
         {
             break result;
@@ -192,7 +208,7 @@ mod tests {
         let ticks = SampleTicks::start(Duration::from_millis(10)).expect("a timer");
         let started = Instant::now();
         let child = Command::new("sleep").arg("0.2").spawn().unwrap();
-        let waited = wait_for_child(child.id(), started, Some(&ticks));
+        let waited = wait_for_child(child.id(), started, Some(&ticks), &mut |_| {});
         assert_eq!(waited.result, child.id() as libc::pid_t);
         assert_eq!(waited.status, 0);
         assert!(waited.wall_seconds >= 0.2, "{}", waited.wall_seconds);
@@ -211,10 +227,30 @@ mod tests {
         let ticks = SampleTicks::start(Duration::from_secs(30)).expect("a timer");
         let started = Instant::now();
         let child = Command::new("true").spawn().unwrap();
-        let waited = wait_for_child(child.id(), started, Some(&ticks));
+        let waited = wait_for_child(child.id(), started, Some(&ticks), &mut |_| {});
         assert_eq!(waited.result, child.id() as libc::pid_t);
         assert!(waited.wall_seconds < 10.0, "{}", waited.wall_seconds);
         assert_eq!(waited.sampled.expect("sampled").runnable.samples(), 0);
+    }
+
+    /// A program that stops itself is reported to `on_stop` with the
+    /// signal, and the wait goes on after it is resumed. Before the fix the
+    /// wait (without WUNTRACED) never returned for a stopped program.
+    #[test]
+    fn a_stopped_program_is_reported_and_the_wait_goes_on() {
+        let child = Command::new("sh")
+            .args(["-c", "kill -STOP $$; exit 3"])
+            .spawn()
+            .unwrap();
+        let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+        let mut stops = Vec::new();
+        let waited = wait_for_child(child.id(), Instant::now(), None, &mut |signal| {
+            stops.push(signal);
+            nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGCONT).unwrap();
+        });
+        assert_eq!(stops, [libc::SIGSTOP]);
+        assert_eq!(waited.result, child.id() as libc::pid_t);
+        assert!(libc::WIFEXITED(waited.status) && libc::WEXITSTATUS(waited.status) == 3);
     }
 
     /// Sleeps 20 ms in nanosleep, which a handled signal always interrupts;
