@@ -194,7 +194,8 @@ const PREEXISTING_LINK: &str = "/etc/systemd/system/multi-user.target.wants/pree
 
 /// The install path end to end: one line for the set however much apt and
 /// dpkg print (the stub prints 120 lines), libudev-dev asked for at the
-/// installed libudev1's version (which the archive has: nothing upgraded),
+/// installed libudev1's version (which the archive has, as the package
+/// lists show once `apt-get update` has run: nothing upgraded),
 /// the links of the package the install brought (fake-daemon's unit) removed
 /// and the link someone else made meanwhile kept, and the policy there
 /// during the install and gone after. Before (#34 items 17 and 21): 122
@@ -249,11 +250,18 @@ fn setup_says_when_libudev_dev_upgrades_libudev1() {
         install.split(' ').any(|word| word == "libudev-dev"),
         "{install}"
     );
+    let lines: Vec<&str> = run.stdout.lines().collect();
     assert!(
-        run.stderr.contains("libudev-dev 252.38-1~deb12u1 (the installed libudev1's version) is not in the archive: the newest libudev-dev upgrades libudev1"),
+        lines[0].ends_with(" libudev-dev gcc libc6-dev ... done"),
         "{}",
-        run.stderr
+        run.stdout
     );
+    assert!(
+        lines[1].starts_with("setup: libudev-dev 252.38-1~deb12u1 (the installed libudev1's version) is not in the archive: the newest libudev-dev upgrades libudev1"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
 }
 
 /// A failed install prints apt's output (only then), exits with its
