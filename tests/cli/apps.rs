@@ -183,7 +183,7 @@ fn stream_prints_npb_style_verification() {
 
 /// The study's verdict: with three runs per configuration the rank test
 /// cannot reach 5%, so no configuration is named fastest (and the line says
-/// why); the most repeatable is named by its rule (three runs suffice).
+/// why); the lowest cv is given, called descriptive (three runs suffice).
 #[test]
 fn placement_study_names_a_fastest_only_when_significant() {
     let output = succeeded(numabench().args(SMALL_STREAM_STUDY).args([
@@ -206,7 +206,7 @@ fn placement_study_names_a_fastest_only_when_significant() {
         "placed",
         "fastest: no configuration was significantly fastest: ",
         "with 3 and 3 runs the test cannot go below p = 0.081",
-        "most repeatable: ",
+        "lowest cv (descriptive, not tested): ",
         "among 5 eligible configuration(s) (verified, placement not failed) with at least 3 runs",
     ] {
         assert!(text.contains(line), "no `{line}` in:\n{text}");

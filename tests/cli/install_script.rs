@@ -143,3 +143,81 @@ fn the_binary_alone_names_what_installs_the_shim() {
         "{stderr}"
     );
 }
+
+/// `sudo scripts/install` (no --build-dir) builds as the user who called
+/// sudo, through `sudo -u USER`, never as root in their checkout. Run with
+/// the stand-ins of tests/cli/install-stubs (root by `id -u`, a logging
+/// sudo, a cargo that builds nothing). Before (#34 item 17): cargo ran
+/// directly, as root.
+#[test]
+fn install_under_sudo_builds_as_the_invoking_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log");
+    let mut search = vec![repo().join("tests/cli/install-stubs")];
+    search.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
+    let prefix = dir.path().join("prefix");
+    // What it installs afterwards does not matter here (target/release may
+    // or may not hold a build): into a temporary prefix either way.
+    Command::new(repo().join("scripts/install"))
+        .args(["--prefix", prefix.to_str().unwrap()])
+        .env("PATH", std::env::join_paths(search).unwrap())
+        .env("STUB_LOG", &log)
+        .env("SUDO_USER", "nobody")
+        .output()
+        .expect("scripts/install runs");
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+    let builds: Vec<&str> = log
+        .lines()
+        .filter(|line| line.starts_with("cargo build"))
+        .collect();
+    assert!(!builds.is_empty(), "no build: {log}");
+    assert!(
+        builds.iter().all(|build| build.ends_with("via sudo: 1)")),
+        "a build ran as root: {log}"
+    );
+    assert!(
+        log.lines()
+            .any(|line| line.starts_with("sudo -u nobody -H -- ") && line.contains(" cargo build ")),
+        "{log}"
+    );
+}
+
+/// A reinstall merges the manifest: after an --mpi install and a plain one,
+/// --uninstall also removes the MPI monitor the first one installed. Before
+/// (#34 item 17): the second install's manifest replaced the first's, and
+/// lib/libnumabench_mpi.so stayed behind.
+#[test]
+fn a_reinstall_keeps_the_earlier_files_in_the_manifest() {
+    let root = tempfile::tempdir().unwrap();
+    // A build directory with an MPI monitor (any file does: install copies it).
+    let build = root.path().join("build");
+    std::fs::create_dir(&build).unwrap();
+    super::copy_executable(
+        Path::new(env!("CARGO_BIN_EXE_numabench")),
+        &build.join("numabench"),
+    );
+    let shim = build_dir().join("libnumabench_pin.so");
+    let shim = if shim.exists() {
+        shim
+    } else {
+        build_dir().join("deps/libnumabench_pin.so")
+    };
+    std::fs::copy(&shim, build.join("libnumabench_pin.so")).unwrap();
+    std::fs::copy(&shim, build.join("libnumabench_mpi.so")).unwrap();
+    let prefix = root.path().join("prefix");
+    let prefix = prefix.to_str().unwrap();
+    let build = build.to_str().unwrap();
+    for arguments in [
+        &["--prefix", prefix, "--build-dir", build, "--mpi"][..],
+        &["--prefix", prefix, "--build-dir", build][..],
+        &["--prefix", prefix, "--uninstall"][..],
+    ] {
+        let output = install(arguments);
+        assert!(
+            output.status.success(),
+            "{arguments:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    assert_eq!(files_below(Path::new(prefix)), Vec::<String>::new());
+}

@@ -225,21 +225,24 @@ pub enum Command {
     /// (params threads_usage, tlp, numastat_delta, perf, perf_unavailable;
     /// docs/results.md).
     Cg(NpbArgs),
-    /// Which placement makes a kernel fastest and most repeatable.
+    /// Which placement makes a kernel fastest, and how much its runs vary.
     ///
     /// Example: numabench placement-study cg --repeat 5
     ///
     /// Runs a kernel (stream, cg, mg) under every placement scheme x thread
-    /// scheme (and over-decomposition levels), interleaved, side by side,
-    /// naming the fastest (Mann-Whitney) and the most repeatable.
+    /// scheme (and over-decomposition levels), interleaved (the order
+    /// rotated every repetition), side by side, naming the fastest
+    /// (Mann-Whitney) and giving the lowest cv (descriptive, not tested).
     PlacementStudy(PlacementStudyArgs),
     /// Run any program under NUMA policies and compare them.
     ///
     /// Example: numabench run --policy as-is --policy pin-compact -- ./bt.A.x
     ///
-    /// Runs the program repeatedly, interleaving the policies, and compares
-    /// wall time, CPU time, RSS and context switches (with a Mann-Whitney
-    /// test against as-is). Records also say what the threads were doing:
+    /// Runs the program repeatedly, interleaving the policies (the order
+    /// rotated every repetition, so no policy always runs first), and
+    /// compares wall time, CPU time, RSS and context switches (with a
+    /// Mann-Whitney test against as-is, its p-values adjusted by Holm's
+    /// method for the number of policies compared: * marks Holm p < 0.05). Records also say what the threads were doing:
     /// per-thread user and system time and context switches, TLP_1..TLP_4
     /// (sampled runnable threads per core), the kernel's per-node numastat
     /// deltas (system-wide) and perf event counts; events this machine

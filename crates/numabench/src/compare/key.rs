@@ -52,6 +52,7 @@ pub const RUN_SPECIFIC: &[&str] = &[
     "note",
     "meaning",
     "p_value",
+    "p_value_holm",
     "speedup",
     "significantly_fastest",
     "workers_stayed_pinned",

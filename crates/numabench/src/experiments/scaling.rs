@@ -1,6 +1,6 @@
 //! Thread-count scaling of the application kernels (`--threads 1,2,4` or
 //! `--threads-sweep`): one configuration per thread count, run
-//! interleaved ([`Schedule::round_robin`]), each with its normal records plus
+//! interleaved ([`Schedule::rotated`]), each with its normal records plus
 //! `speedup` and `parallel_efficiency` against the smallest count.
 //!
 //! CPUs are taken cores-first, as the micro-benchmark `scaling` takes
@@ -190,6 +190,8 @@ pub fn run_thread_scaling(
     let mut runs: Vec<Vec<AppRun>> = vec![Vec::new(); configs.len()];
     let mut rows: Vec<Option<ScalingRow>> = vec![None; configs.len()];
     let mut reference: Option<(usize, f64)> = None;
+    let mut finished = vec![false; configs.len()];
+    let mut next = 0;
     // A configuration's records, emitted after its last run (or, stopped
     // early, after the schedule).
     let records_of = |index: usize,
@@ -198,7 +200,7 @@ pub fn run_thread_scaling(
                       pipeline: &mut Pipeline| {
         scaling_records(topology, choice, &configs[index], runs, reference, pipeline)
     };
-    for scheduled in Schedule::round_robin(configs.len(), repeat).slots() {
+    for scheduled in Schedule::rotated(configs.len(), repeat).slots() {
         let index = scheduled.configuration;
         before_run(scheduled.repetition, &configs[index]);
         let mut run = run_once(topology, &configs[index], choice.make().as_mut())?;
@@ -206,8 +208,13 @@ pub fn run_thread_scaling(
             run.extra_params.insert("cpu_order".into(), json!(order));
         }
         runs[index].push(run);
-        if scheduled.last {
-            rows[index] = records_of(index, &runs[index], &mut reference, pipeline)?;
+        // The rotated schedule ends configurations in any order: records
+        // go out in ascending count order, each once its own and every
+        // smaller count's last run are done.
+        finished[index] |= scheduled.last;
+        while next < configs.len() && finished[next] {
+            rows[next] = records_of(next, &runs[next], &mut reference, pipeline)?;
+            next += 1;
         }
     }
     for index in 0..configs.len() {

@@ -116,11 +116,11 @@ fn scaling_configs_take_the_first_cpus_of_the_order() {
 }
 
 /// Real runs of a small STREAM at 1 and 2 threads (1 only on a one-CPU
-/// machine): the counts run round-robin, each count's records (time, then
+/// machine): the counts run interleaved, rotated, each count's records (time, then
 /// speedup and parallel efficiency against the smallest count) come after
 /// its last run, and the derived values follow from the time records.
 #[test]
-fn counts_run_round_robin_and_derive_from_their_medians() {
+fn counts_run_interleaved_and_derive_from_their_medians() {
     let topology = crate::topology::discover_this_system().unwrap();
     let counts = sweep_counts(topology.allowed.cpus.len().min(2));
     let base = AppRunConfig {
@@ -149,8 +149,13 @@ fn counts_run_round_robin_and_derive_from_their_medians() {
         },
     )
     .unwrap();
+    // Rotated: repetition r starts with count r mod n.
+    let n = counts.len();
     let expected: Vec<(usize, usize)> = (0..3)
-        .flat_map(|repetition| counts.iter().map(move |&count| (repetition, count)))
+        .flat_map(|repetition| {
+            let counts = &counts;
+            (0..n).map(move |position| (repetition, counts[(position + repetition) % n]))
+        })
         .collect();
     let order: Vec<(usize, usize)> = started.iter().map(|&(r, t, _)| (r, t)).collect();
     assert_eq!(order, expected);

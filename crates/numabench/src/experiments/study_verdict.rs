@@ -1,5 +1,6 @@
-//! The verdict of a placement study: which configuration is fastest and
-//! which is most repeatable, named only when the runs support it. Run
+//! The verdict of a placement study: which configuration is fastest, named
+//! only when the runs support it, and which has the lowest coefficient of
+//! variation (descriptive: no test is made, see [`repeatability`]). Run
 //! times are noisy, so "lowest median" alone would name a winner among
 //! configurations that are really equal; the fastest must beat every
 //! other one by a rank test, as `numabench run` judges its policies.
@@ -66,9 +67,12 @@ pub struct Repeatability {
 }
 
 /// The rule: among eligible configurations with at least
-/// [`MIN_RUNS_FOR_REPEATABILITY`] runs, the lowest CV of run times is the
-/// most repeatable (ties: the earlier configuration). `None` when no
-/// configuration qualifies.
+/// [`MIN_RUNS_FOR_REPEATABILITY`] runs, the lowest and highest CV of run
+/// times (ties: the earlier configuration). `None` when no configuration
+/// qualifies. Descriptive only: a CV of 3 to 5 runs is too uncertain for
+/// the lowest one to show a steadier configuration, and no test of the
+/// dispersions is made, so outputs call it "lowest cv (descriptive, not
+/// tested)" and never "most repeatable".
 pub fn repeatability(rows: &[StudyRow]) -> Option<Repeatability> {
     let qualified: Vec<usize> = (0..rows.len())
         .filter(|&index| {
@@ -356,6 +360,31 @@ mod tests {
             row(&[2.0, 2.1, 2.2], true, Some(false)),
         ];
         assert_eq!(fastest(&rows), Fastest::TooFew { best: Some(0) });
+    }
+
+    /// The lowest cv is described, never claimed: the study's line says
+    /// it is descriptive and untested, and no line names a "most
+    /// repeatable" configuration. Before (#34 item 18): "most repeatable:
+    /// first-touch + compact (cv ...)" from the CVs of three runs each.
+    #[test]
+    fn the_lowest_cv_is_called_descriptive_not_most_repeatable() {
+        let rows = [placed(&[1.0, 1.01, 1.02]), placed(&[2.0, 2.5, 3.0])];
+        let text = crate::experiments::render_study("stream", &rows);
+        let line = text
+            .lines()
+            .find(|line| line.starts_with("lowest cv (descriptive, not tested): "))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            line.contains("first-touch + compact (cv ")
+                && line.contains("a lower cv over so few runs is no evidence"),
+            "{line}"
+        );
+        assert!(!text.to_lowercase().contains("most repeatable"), "{text}");
+        let none = crate::experiments::render_study("stream", &[placed(&[1.0, 1.1])]);
+        assert!(
+            none.contains("lowest cv (descriptive, not tested): none"),
+            "{none}"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The study itself: calibrate at one rank per core, size a grid per
 //! target share, then run every (share, K) `repeat` times, interleaved
-//! round-robin by the study engine ([`crate::study::Schedule`]), each
+//! by the study engine, the order rotated every repetition
+//! ([`crate::study::Schedule::rotated`]), each
 //! run under the monitor; one record per run as it finishes, then the
 //! summary records of every configuration.
 
@@ -161,7 +162,7 @@ pub fn run_overdecompose(
             }
         })
         .collect();
-    let mut slots = Schedule::round_robin(summaries.len(), config.repeat).slots();
+    let mut slots = Schedule::rotated(summaries.len(), config.repeat).slots();
     for slot in &mut slots {
         let repetition = slot.repetition;
         let summary = &mut summaries[slot.configuration];

@@ -1,7 +1,9 @@
 //! The runs of `numabench run` and of its `--param` scans, through the
 //! study engine ([`crate::study::Schedule`]): the warm-up rounds, then
-//! every configuration `repeat` times round robin, one record per run as
-//! it finishes. A failed run stops the study unless failures are ignored.
+//! every configuration `repeat` times interleaved, repetition r starting
+//! with configuration r mod n ([`Schedule::rotated`]: with a baseline and
+//! one policy, each goes first every other repetition), one record per
+//! run as it finishes. A failed run stops the study unless failures are ignored.
 
 use super::executor::{Executor, Invocation, RunOutcome};
 use super::policy::RunPolicy;
@@ -59,7 +61,7 @@ pub(super) fn run_rounds(
         executor.execute(&invocation(runnable, None), &node_of_cpu)?;
     }
     let mut outcomes: Vec<Vec<RunOutcome>> = vec![Vec::new(); runnables.len()];
-    for slot in Schedule::round_robin(runnables.len(), study.repeat).slots() {
+    for slot in Schedule::rotated(runnables.len(), study.repeat).slots() {
         let runnable = &runnables[slot.configuration];
         progress(&format!(
             "run {}/{}, {}",

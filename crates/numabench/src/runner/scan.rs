@@ -1,5 +1,5 @@
 //! `numabench run --param ...`: a parameter scan. Every configuration
-//! (parameter values x policy) runs N times, interleaved round robin as the
+//! (parameter values x policy) runs N times, interleaved and rotated as the
 //! policies of a plain `run` are; one record per run as it finishes, then a
 //! summary per configuration and, for one numeric parameter (a worker count),
 //! speedup and parallel efficiency against its smallest value.
@@ -190,6 +190,8 @@ fn summarise_and_emit(
         summary_params.extend(resource_means(&successful));
         summary_params.insert("speedup".into(), json!(summary.speedup));
         summary_params.insert("p_value".into(), json!(summary.p_value));
+        summary_params.insert("p_value_holm".into(), json!(summary.adjusted_p_value));
+        summary_params.insert("significant".into(), json!(summary.significant()));
         pipeline.emit(&Record {
             benchmark: "run".into(),
             metric: "wall_time".into(),

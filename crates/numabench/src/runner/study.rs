@@ -1,6 +1,7 @@
-//! `numabench run`: every policy, N times, interleaved round-robin so
-//! drift in the machine's speed does not favour one policy; one record per
-//! run as it finishes, then one summary record per policy.
+//! `numabench run`: every policy, N times, interleaved (the order rotated
+//! every repetition) so drift in the machine's speed does not favour one
+//! policy; one record per run as it finishes, then one summary record per
+//! policy, compared with the baseline (p-values Holm-adjusted together).
 
 use super::executor::{Executor, RunError, RunOutcome};
 use super::observe::Observation;
@@ -8,7 +9,7 @@ use super::policy::RunPolicy;
 use super::rounds::{run_rounds, Runnable};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
-use crate::study::against_baselines;
+use crate::study::{against_baselines, SIGNIFICANCE};
 use crate::topology::Machine;
 use serde_json::{json, Map};
 use std::path::PathBuf;
@@ -57,6 +58,17 @@ pub struct PolicySummary {
     pub speedup: Option<f64>,
     /// Mann-Whitney p-value against the baseline.
     pub p_value: Option<f64>,
+    /// `p_value` adjusted by Holm's method for every configuration
+    /// compared with a baseline in this study ([`against_baselines`]).
+    pub adjusted_p_value: Option<f64>,
+}
+
+impl PolicySummary {
+    /// Whether this configuration differs from its baseline: Holm-adjusted
+    /// p below [`SIGNIFICANCE`]; `None` when it was not compared.
+    pub fn significant(&self) -> Option<bool> {
+        self.adjusted_p_value.map(|p| p < SIGNIFICANCE)
+    }
 }
 
 impl PolicySummary {
@@ -184,7 +196,8 @@ pub fn run_study(
 
 /// One summary per configuration (`labels`), each compared with its
 /// baseline's (`baseline_of`): the median speedup and the Mann-Whitney
-/// p-value of the successful runs' wall times ([`against_baselines`]).
+/// p-value of the successful runs' wall times, and that p-value adjusted
+/// by Holm's method for all of them ([`against_baselines`]).
 pub(super) fn policy_summaries(
     labels: impl Iterator<Item = String>,
     outcomes: Vec<Vec<RunOutcome>>,
@@ -205,6 +218,7 @@ pub(super) fn policy_summaries(
             outcomes,
             speedup: None,
             p_value: None,
+            adjusted_p_value: None,
         })
         .collect();
     let walls: Vec<Option<Sample>> = summaries.iter().map(|s| s.wall.clone()).collect();
@@ -214,6 +228,7 @@ pub(super) fn policy_summaries(
     {
         summary.speedup = comparison.map(|c| c.ratio);
         summary.p_value = comparison.map(|c| c.p_value);
+        summary.adjusted_p_value = comparison.map(|c| c.adjusted_p_value);
     }
     summaries
 }
@@ -274,10 +289,8 @@ fn summarise_and_emit(
         params.insert("baseline".into(), json!(config.policies[baseline].label));
         params.insert("speedup".into(), json!(summary.speedup));
         params.insert("p_value".into(), json!(summary.p_value));
-        params.insert(
-            "significant".into(),
-            json!(summary.p_value.map(|p| p < 0.05)),
-        );
+        params.insert("p_value_holm".into(), json!(summary.adjusted_p_value));
+        params.insert("significant".into(), json!(summary.significant()));
         params.insert("failures".into(), json!(summary.failures));
         params.insert(
             "threads_seen".into(),
@@ -341,6 +354,7 @@ pub fn render_comparison(summaries: &[PolicySummary], markdown: bool) -> String 
         "ctx sw",
         "speedup",
         "p-value",
+        "Holm p",
         "failed",
     ];
     let mut rows: Vec<Vec<String>> = Vec::new();
@@ -359,10 +373,11 @@ pub fn render_comparison(summaries: &[PolicySummary], markdown: bool) -> String 
             ),
             None => ("-".into(), "-".into(), "-".into(), "-".into()),
         };
-        let significance = match summary.p_value {
-            Some(p) if p < 0.05 => format!("{p:.3} *"),
-            Some(p) => format!("{p:.3}"),
-            None => "-".into(),
+        let p_value = summary.p_value.map_or("-".into(), |p| format!("{p:.3}"));
+        let significance = match (summary.adjusted_p_value, summary.significant()) {
+            (Some(p), Some(true)) => format!("{p:.3} *"),
+            (Some(p), _) => format!("{p:.3}"),
+            _ => "-".into(),
         };
         rows.push(vec![
             summary.policy.clone(),
@@ -388,6 +403,7 @@ pub fn render_comparison(summaries: &[PolicySummary], markdown: bool) -> String 
             summary
                 .speedup
                 .map_or("-".into(), |speedup| format!("{speedup:.3}x")),
+            p_value,
             significance,
             format!("{}/{}", summary.failures, summary.outcomes.len()),
         ]);
@@ -423,7 +439,7 @@ pub fn render_comparison(summaries: &[PolicySummary], markdown: bool) -> String 
             out.push_str(&line(row));
         }
     }
-    out.push_str("\nspeedup: median of the baseline / median of the policy; p-value: Mann-Whitney U against the baseline (* significant at 5%)\n");
+    out.push_str(&format!("\nspeedup: median of the baseline / median of the policy; p-value: Mann-Whitney U against the baseline; Holm p: that p adjusted by Holm's method for every policy compared with the baseline (* significant at {}%)\n", SIGNIFICANCE * 100.0));
     out
 }
 

@@ -103,6 +103,7 @@ mod tests {
             wall: None,
             speedup: None,
             p_value: None,
+            adjusted_p_value: None,
         }
     }
 

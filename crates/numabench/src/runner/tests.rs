@@ -68,14 +68,24 @@ fn outcome(seconds: f64, code: i32) -> RunOutcome {
     }
 }
 
+/// After the warm-up round (grid order), the measured repetitions rotate:
+/// repetition r starts with policy r mod n, so over 3 repetitions each of 3
+/// policies runs first, second and third once. Before (#34 item 18): the
+/// same order every repetition, as-is always first.
 #[test]
-fn policies_are_interleaved_round_robin_after_warm_up() {
+fn policies_are_interleaved_and_rotated_after_warm_up() {
     let (topology, mut pipeline) = setup();
     let mut executor = FakeExecutor {
         calls: Vec::new(),
         outcomes: VecDeque::new(),
     };
-    let config = config(&topology, &["as-is", "pin-compact"], 3, 1, false);
+    let config = config(
+        &topology,
+        &["as-is", "pin-compact", "pin-scatter"],
+        3,
+        1,
+        false,
+    );
     let summaries = run_study(
         &mut executor,
         &config,
@@ -84,7 +94,23 @@ fn policies_are_interleaved_round_robin_after_warm_up() {
         &mut |_| {},
     )
     .unwrap();
-    assert_eq!(executor.calls, ["as-is", "pin-compact"].repeat(4));
+    assert_eq!(
+        executor.calls,
+        [
+            "as-is",
+            "pin-compact",
+            "pin-scatter", // warm-up
+            "as-is",
+            "pin-compact",
+            "pin-scatter",
+            "pin-compact",
+            "pin-scatter",
+            "as-is",
+            "pin-scatter",
+            "as-is",
+            "pin-compact",
+        ]
+    );
     assert!(
         summaries.iter().all(|summary| summary.outcomes.len() == 3),
         "warm-up runs are not counted"
@@ -143,9 +169,18 @@ fn a_failing_run_stops_the_study_unless_ignored() {
 fn speedup_and_significance_are_against_as_is() {
     let (topology, mut pipeline) = setup();
     let mut script = VecDeque::new();
+    // as-is takes about 2 s, pin-compact 1 s; the rotated schedule runs
+    // pin-compact first in odd rounds.
     for round in 0..6 {
-        script.push_back(outcome(2.0 + round as f64 * 0.01, 0));
-        script.push_back(outcome(1.0 + round as f64 * 0.01, 0));
+        let (as_is, pinned) = (
+            outcome(2.0 + round as f64 * 0.01, 0),
+            outcome(1.0 + round as f64 * 0.01, 0),
+        );
+        if round % 2 == 0 {
+            script.extend([as_is, pinned]);
+        } else {
+            script.extend([pinned, as_is]);
+        }
     }
     let mut executor = FakeExecutor {
         calls: Vec::new(),
@@ -394,4 +429,46 @@ fn the_program_inherits_the_policy_and_the_starting_thread_gets_its_own_back() {
         format!("Cpus_allowed_list:\t{last_cpu}"),
         "needs two CPUs to tell"
     );
+}
+
+/// Five policies each clearly faster than the baseline over 5 runs (each
+/// test alone p = 0.0122) are five tests: Holm's adjustment makes each
+/// 5 x 0.0122 = 0.061, so none is starred, and the table shows both
+/// p-values. Before (#34 item 18): every one was starred at p = 0.012.
+#[test]
+fn several_policies_against_the_baseline_are_judged_by_holm_p() {
+    let runs = |from: f64| {
+        (0..5)
+            .map(|i| outcome(from + i as f64, 0))
+            .collect::<Vec<_>>()
+    };
+    let mut outcomes = vec![runs(6.0)];
+    outcomes.extend((0..5).map(|_| runs(1.0)));
+    let labels = ["as-is", "a", "b", "c", "d", "e"].map(String::from);
+    let summaries = super::study::policy_summaries(labels.into_iter(), outcomes, |_| Some(0));
+    for summary in &summaries[1..] {
+        let p = summary.p_value.unwrap();
+        assert!((p - 0.012_185_780_355_344_9).abs() < 1e-10, "{p}");
+        assert!((summary.adjusted_p_value.unwrap() - 5.0 * p).abs() < 1e-12);
+        assert_eq!(summary.significant(), Some(false));
+    }
+    assert_eq!(summaries[0].adjusted_p_value, Some(1.0));
+    let table = render_comparison(&summaries, true);
+    let row = table
+        .lines()
+        .find(|line| line.starts_with("| a |"))
+        .unwrap();
+    assert!(row.contains("| 0.012 | 0.061 |"), "{row}");
+    assert!(!table.contains(" * |"), "{table}");
+    assert!(table.contains("Holm p"), "{table}");
+    // Three such policies stay significant after adjustment (3 x 0.0122 = 0.037).
+    let mut outcomes = vec![runs(6.0)];
+    outcomes.extend((0..3).map(|_| runs(1.0)));
+    let labels = ["as-is", "a", "b", "c"].map(String::from);
+    let summaries = super::study::policy_summaries(labels.into_iter(), outcomes, |_| Some(0));
+    assert!(summaries[1..]
+        .iter()
+        .all(|summary| summary.significant() == Some(true)));
+    let table = render_comparison(&summaries, true);
+    assert!(table.contains("| 0.012 | 0.037 * |"), "{table}");
 }

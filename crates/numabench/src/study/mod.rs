@@ -4,11 +4,12 @@
 //! unpinned) and `--baseline one-node` share:
 //!
 //! - [`schedule`]: repetition r of every configuration before repetition
-//!   r + 1 of any (round robin), optionally rotated so that each
-//!   configuration of a pair goes first every other repetition, with
-//!   Ctrl-C ending the schedule at a chosen point;
+//!   r + 1 of any, the order rotated every repetition so that every
+//!   configuration takes every position (of a pair, each goes first every
+//!   other repetition), with Ctrl-C ending the schedule at a chosen point;
 //! - [`compare`]: a configuration against its baseline (ratio of medians,
-//!   Mann-Whitney p-value, significance);
+//!   Mann-Whitney p-value, significance after Holm's adjustment for the
+//!   other configurations compared with it);
 //! - [`verdict`]: which configuration is significantly fastest.
 //!
 //! Interleaving spreads a drift in the machine's speed (a neighbour
@@ -20,6 +21,6 @@ pub mod compare;
 pub mod schedule;
 pub mod verdict;
 
-pub use compare::{against_baselines, Comparison, SIGNIFICANCE};
+pub use compare::{against_baselines, holm, Comparison, SIGNIFICANCE};
 pub use schedule::{Interrupt, Order, Schedule, Slot, Slots};
 pub use verdict::{fastest, smallest_p_value, Fastest};

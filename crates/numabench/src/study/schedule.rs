@@ -1,9 +1,13 @@
 //! The order a study's runs come in: `repeat` repetitions, each running
-//! every configuration once. [`Order::Same`] runs them in grid order every
-//! repetition (round robin); [`Order::Rotated`] starts repetition r with
-//! configuration r mod n, so that of two configurations (a run and its
-//! baseline, pinned and unpinned) each goes first every other repetition
-//! and neither always inherits the caches and clock the other left behind.
+//! every configuration once. [`Order::Rotated`], what every study's
+//! measured runs use, starts repetition r with configuration r mod n and
+//! goes on in grid order (r, r + 1, ..., wrapping): over n repetitions
+//! every configuration takes every position once, so none always runs
+//! first (on a cold cache, after an idle machine) or always last, and of
+//! two configurations (a run and its baseline, pinned and unpinned) each
+//! goes first every other repetition, neither always inheriting the caches
+//! and clock the other left behind. [`Order::Same`] (grid order every
+//! repetition) is left for warm-up runs, which record nothing.
 //!
 //! [`Schedule::slots`] is the loop every study iterates; it checks Ctrl-C
 //! ([`crate::interrupt`]) where the schedule's [`Interrupt`] says and
@@ -204,6 +208,42 @@ mod tests {
             .map(|slot| slot.configuration)
             .collect();
         assert_eq!(firsts, [0, 1, 2]);
+    }
+
+    /// Over n repetitions of a rotated schedule every configuration takes
+    /// every position exactly once (a Latin square), for every grid size;
+    /// every repetition still runs each configuration once, and `position`
+    /// is the place in the repetition. Round robin keeps one order.
+    #[test]
+    fn rotated_order_puts_every_configuration_in_every_position() {
+        for n in 1..=7 {
+            let slots = Schedule::rotated(n, n).order();
+            let mut seen = vec![vec![0; n]; n];
+            for repetition in slots.chunks(n) {
+                let mut configurations: Vec<usize> =
+                    repetition.iter().map(|slot| slot.configuration).collect();
+                for (place, slot) in repetition.iter().enumerate() {
+                    assert_eq!(slot.position, place);
+                    seen[slot.configuration][slot.position] += 1;
+                }
+                configurations.sort_unstable();
+                assert_eq!(configurations, (0..n).collect::<Vec<_>>());
+            }
+            assert!(
+                seen.iter().flatten().all(|&count| count == 1),
+                "n = {n}: {seen:?}"
+            );
+        }
+        let firsts = |schedule: Schedule| -> Vec<usize> {
+            schedule
+                .order()
+                .into_iter()
+                .filter(|slot| slot.position == 0)
+                .map(|slot| slot.configuration)
+                .collect()
+        };
+        assert_eq!(firsts(Schedule::rotated(4, 6)), [0, 1, 2, 3, 0, 1]);
+        assert_eq!(firsts(Schedule::round_robin(4, 3)), [0, 0, 0]);
     }
 
     #[test]

@@ -78,6 +78,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
             "median (s)",
             "speedup",
             "p-value",
+            "Holm p",
             "significant",
             "failures",
         ]);
@@ -92,11 +93,14 @@ pub fn build(data: &Dataset) -> Option<Section> {
                 r.num("p_value")
                     .map(crate::report::html::number)
                     .unwrap_or_else(|| "-".into()),
+                r.num("p_value_holm")
+                    .map(crate::report::html::number)
+                    .unwrap_or_else(|| "-".into()),
                 text("significant"),
                 text("failures"),
             ]);
         }
-        body.push_str("<h3>Speedups against the baseline (two-sided Mann-Whitney U)</h3>");
+        body.push_str("<h3>Speedups against the baseline (two-sided Mann-Whitney U; Holm p: adjusted for every policy compared, significant where below 0.05)</h3>");
         body.push_str(&table.to_html());
     }
     for metric in ["speedup", "parallel_efficiency"] {
