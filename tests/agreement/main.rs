@@ -41,29 +41,30 @@ fn dram_size() -> String {
     format!("{mib}M")
 }
 
-/// Runs latency and mlp once each over `size`; returns the fastest sample
-/// of each (ns per load; mlp's with one chain) and mlp's ratios by k.
-fn one_round(size: &str) -> (f64, f64, Vec<(f64, f64)>) {
-    let fastest = |record: &Value| record["stats"]["min"].as_f64().unwrap();
-    let latency = json_document(&["latency", "--size", size, "--repeat", "10"]);
-    let latency = latency["records"]
+/// The median sample (ns per load) of one `latency` run over `size`, and
+/// its record (for the chase's order and block).
+fn latency_run(size: &str) -> (f64, Value) {
+    let document = json_document(&["latency", "--size", size, "--repeat", "10"]);
+    let record = document["records"]
         .as_array()
         .unwrap()
         .iter()
         .find(|record| record["metric"] == "latency")
         .unwrap()
         .clone();
+    (typical(&record), record)
+}
+
+/// One `mlp` run over `size`: the median one-chain sample (ns per load),
+/// its record, and the `mlp` ratio by k.
+fn mlp_run(size: &str) -> (f64, Value, Vec<(f64, f64)>) {
     let document = json_document(&["mlp", "--size", size, "--repeat", "10"]);
     let records = document["records"].as_array().unwrap();
     let one_chain = records
         .iter()
         .find(|record| record["metric"] == "ns_per_load" && record["params"]["chains"] == 1)
-        .unwrap();
-    assert_eq!(one_chain["params"]["order"], latency["params"]["order"]);
-    assert_eq!(
-        one_chain["params"]["block_bytes"],
-        latency["params"]["block_bytes"]
-    );
+        .unwrap()
+        .clone();
     let ratios = records
         .iter()
         .filter(|record| record["metric"] == "mlp")
@@ -74,8 +75,61 @@ fn one_round(size: &str) -> (f64, f64, Vec<(f64, f64)>) {
             )
         })
         .collect();
-    (fastest(&latency), fastest(one_chain), ratios)
+    (typical(&one_chain), one_chain, ratios)
 }
+
+/// A record's median sample. Of two runs back to back, each median stands
+/// for the CPU share its run had; the fastest sample is whichever one the
+/// scheduler happened to leave alone, a matter of luck on a loaded host (on
+/// this 2-CPU VM at load 10 the rounds' ratios of fastest samples ranged
+/// 0.80-1.09, of medians 0.96-1.07).
+fn typical(record: &Value) -> f64 {
+    record["stats"]["median"].as_f64().unwrap()
+}
+
+/// The median of `values` (the mean of the middle two of an even count).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    if sorted.len().is_multiple_of(2) {
+        (sorted[middle - 1] + sorted[middle]) / 2.0
+    } else {
+        sorted[middle]
+    }
+}
+
+/// One round: `latency` and `mlp` back to back over `size`, `latency` first
+/// when `latency_first`. Returns mlp's median one-chain sample over
+/// latency's median sample, and mlp's largest ratio over its k.
+fn one_round(size: &str, latency_first: bool) -> (f64, f64) {
+    let (latency, latency_record, (one_chain, one_chain_record, ratios)) = if latency_first {
+        let latency = latency_run(size);
+        (latency.0, latency.1, mlp_run(size))
+    } else {
+        let mlp = mlp_run(size);
+        let latency = latency_run(size);
+        (latency.0, latency.1, mlp)
+    };
+    assert_eq!(
+        one_chain_record["params"]["order"],
+        latency_record["params"]["order"]
+    );
+    assert_eq!(
+        one_chain_record["params"]["block_bytes"],
+        latency_record["params"]["block_bytes"]
+    );
+    let worst_over_k = ratios
+        .iter()
+        .map(|(k, ratio)| ratio / k)
+        .fold(0.0, f64::max);
+    (one_chain / latency, worst_over_k)
+}
+
+/// Rounds taken at most; the test stops earlier, after an even number of
+/// rounds (as many with `latency` first as with `mlp` first), once the
+/// medians agree.
+const ROUNDS: usize = 8;
 
 /// `mlp` with one chain agrees with `latency` at the same size and order
 /// within 5%, and k chains are never much more than k times faster than
@@ -91,26 +145,78 @@ fn one_round(size: &str) -> (f64, f64, Vec<(f64, f64)>) {
 /// (about 40 ns per load against 99), while one chain agreed with
 /// `latency` within 2%: the bound of 1.1 x k failed there for no defect
 /// of the chase.
+///
+/// The two commands are compared round by round: each round runs them back
+/// to back (which goes first alternates), its figure is the ratio of the
+/// two runs' median samples, and the test takes the median of the rounds'
+/// ratios. Another job
+/// on the machine slows both sides of a round alike, so it leaves the
+/// ratio alone; one that starts or stops within a round skews that round
+/// only, each way in turn, and the median sets it aside. The former test
+/// compared the fastest sample of each side over all rounds, taken at
+/// different times: with another job on a 2-CPU host, latency's quiet
+/// moment had no counterpart in mlp's rounds and it failed (103.5 ns
+/// against 112.3 ns).
 #[test]
 fn mlp_with_one_chain_measures_the_latency_and_k_chains_at_most_k_times_faster() {
     let _alone = ALONE
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    // The fastest sample of each side over up to six rounds: anything else
-    // running on the machine only slows samples down.
     let size = dram_size();
-    let (mut latency, mut one_chain) = (f64::INFINITY, f64::INFINITY);
-    let mut within_k = false;
-    let mut seen = Vec::new();
-    for _ in 0..6 {
-        let (round_latency, round_one_chain, ratios) = one_round(&size);
-        latency = latency.min(round_latency);
-        one_chain = one_chain.min(round_one_chain);
-        within_k |= ratios.iter().all(|(k, ratio)| *ratio <= k * 1.5);
-        if (one_chain / latency - 1.0).abs() <= 0.05 && within_k {
+    let mut rounds = Vec::new();
+    for round in 0..ROUNDS {
+        rounds.push(one_round(&size, round.is_multiple_of(2)));
+        if round % 2 == 1 && agree(&rounds) {
             return;
         }
-        seen.push((round_latency, round_one_chain, ratios));
     }
-    panic!("fastest latency and mlp one-chain samples (ns), and mlp by k, in each round over {size}: {seen:?}");
+    let (ratios, worst): (Vec<f64>, Vec<f64>) = rounds.iter().copied().unzip();
+    panic!(
+        "over {size}, per round (latency first in odd rounds): mlp one chain / latency \
+         (median samples) {ratios:?}, median {:.3} (must be within 5% of 1); \
+         largest mlp ratio / k {worst:?}, median {:.3} (at most 1.5)",
+        median(&ratios),
+        median(&worst)
+    );
+}
+
+/// Whether the rounds so far agree: the median of the per-round ratios of
+/// mlp's one chain to latency within 5% of 1, and the median of the
+/// per-round largest mlp ratio over k at most 1.5.
+fn agree(rounds: &[(f64, f64)]) -> bool {
+    let (ratios, worst): (Vec<f64>, Vec<f64>) = rounds.iter().copied().unzip();
+    (median(&ratios) - 1.0).abs() <= 0.05 && median(&worst) <= 1.5
+}
+
+/// The failure this test once had, in figures like its own: another job
+/// started during the first round's mlp run and ran to the end, so only
+/// latency's first run had a quiet moment (103.5 ns) and mlp's fastest
+/// sample was 112.3 ns. Comparing each side's fastest over all rounds, as
+/// the test did, finds 8.5% apart and fails; every round but the first
+/// agrees within 2%, and the median of the rounds' ratios passes.
+#[test]
+fn a_neighbour_that_loads_one_side_of_one_round_is_set_aside() {
+    let rounds = [
+        (103.5, 124.0),
+        (113.0, 112.3),
+        (112.5, 114.0),
+        (115.0, 113.5),
+        (113.2, 114.1),
+        (114.0, 113.0),
+    ];
+    let across_rounds =
+        |side: fn(&(f64, f64)) -> f64| rounds.iter().map(side).fold(f64::INFINITY, f64::min);
+    let (latency, one_chain) = (across_rounds(|r| r.0), across_rounds(|r| r.1));
+    assert!((one_chain / latency - 1.0).abs() > 0.05, "the former rule");
+    let per_round: Vec<(f64, f64)> = rounds
+        .iter()
+        .map(|(latency, one_chain)| (one_chain / latency, 1.0))
+        .collect();
+    assert!(agree(&per_round));
+}
+
+#[test]
+fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+    assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+    assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
 }

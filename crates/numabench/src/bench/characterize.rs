@@ -32,7 +32,7 @@ pub struct Defaults<'a> {
 }
 
 impl<'a> Defaults<'a> {
-    fn new(topology: &'a Machine) -> Self {
+    pub(super) fn new(topology: &'a Machine) -> Self {
         let memory = memory_nodes(topology);
         let all_cpus = CHARACTERIZE_ORDER.all_allowed(topology);
         let first_cpu = all_cpus[0];

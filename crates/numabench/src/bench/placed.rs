@@ -329,8 +329,11 @@ pub fn within_memory_limit(topology: &Machine, bytes: u64) -> u64 {
 }
 
 /// Adds to a record's params the caches in front of its measuring `cpus`
-/// and target `nodes`, and whether its `size` is under [`CACHE_MULTIPLE`]
-/// times them (then the figure is partly a cache's), whoever chose the size.
+/// and target `nodes`, whether its `size` is under [`CACHE_MULTIPLE`]
+/// times them (then the figure is partly a cache's), whoever chose the
+/// size, and the level that holds it (`cache_level`, with that level's
+/// declared capacity `cache_level_bytes` when it is a cache:
+/// [`Machine::level_holding`]).
 pub fn insert_cache_params(
     topology: &Machine,
     size: u64,
@@ -345,10 +348,11 @@ pub fn insert_cache_params(
         cache_affected: size < CACHE_MULTIPLE * cache_bytes_in_front,
     }
     .insert_params(params);
-    params.insert(
-        "cache_level".into(),
-        json!(topology.cache_level_holding(size, cpus, nodes)),
-    );
+    let (level, level_bytes) = topology.level_holding(size, cpus, nodes);
+    params.insert("cache_level".into(), json!(level));
+    if let Some(bytes) = level_bytes {
+        params.insert("cache_level_bytes".into(), json!(bytes));
+    }
 }
 
 /// Refuses a request for more memory than the target nodes have free

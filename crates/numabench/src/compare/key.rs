@@ -61,6 +61,7 @@ pub const RUN_SPECIFIC: &[&str] = &[
     "sentence",
     "threads_usage",
     "cache_level",
+    "cache_level_bytes",
     "slit_distance",
     "threads_seen",
     "other_threads_usage",

@@ -17,12 +17,13 @@
 //!   (a row with one remote distance has cells that are both);
 //! - for the findings (`summary` records), their kind.
 //!
-//! Within a set, a level's latency is the sweep's first size the level
-//! holds (as the findings take it), DRAM's the sweep's largest (the least
-//! cache-affected); several records of one role (every node's local cell,
+//! Within a set, a level's latency is the sweep's middle size of those
+//! the level holds (the lower of two; as the findings take it), DRAM's the
+//! sweep's largest (the least cache-affected); several records of one role (every node's local cell,
 //! every CPU alone in `contention`) give one figure: their median.
 
 use crate::output::Record;
+use crate::topology::levels::standing_for_level;
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
 use serde_json::Value;
@@ -165,13 +166,14 @@ impl Distances {
 }
 
 /// For the latency sweep: per (metric, level) the size whose record
-/// stands for the level (the first the level holds; DRAM's largest).
+/// stands for the level ([`standing_for_level`]: a cache's middle size,
+/// DRAM's largest, as the findings take them).
 fn sweep_sizes(records: &[Record]) -> HashMap<(String, String), u64> {
     let cpu = records
         .iter()
         .find(|record| record.benchmark == benchmark::LATENCY)
         .and_then(|record| record.typed_params().cpu());
-    let mut sizes: HashMap<(String, String), u64> = HashMap::new();
+    let mut sizes: HashMap<(String, String), Vec<u64>> = HashMap::new();
     for record in records {
         if record.benchmark != benchmark::LATENCY || record.typed_params().cpu() != cpu {
             continue;
@@ -179,19 +181,18 @@ fn sweep_sizes(records: &[Record]) -> HashMap<(String, String), u64> {
         let (Some(level), Some(size)) = (level(record), record.typed_params().size_bytes()) else {
             continue;
         };
-        let dram = level == "DRAM";
         sizes
             .entry((record.metric.clone(), level))
-            .and_modify(|chosen| {
-                *chosen = if dram {
-                    (*chosen).max(size)
-                } else {
-                    (*chosen).min(size)
-                }
-            })
-            .or_insert(size);
+            .or_default()
+            .push(size);
     }
     sizes
+        .into_iter()
+        .filter_map(|(key, of_level)| {
+            let chosen = standing_for_level(key.1 == "DRAM", &of_level)?;
+            Some((key, chosen))
+        })
+        .collect()
 }
 
 /// What follows a latency role's words: nothing for `latency` (ns),

@@ -213,8 +213,8 @@ fn matrix_cells_take_their_rank_by_row_distance() {
     assert_eq!(records[0].params["p_value"], Value::Null);
 }
 
-/// The sweep's levels: a cache level by its first size, DRAM by its
-/// largest; records without `cache_level` are DRAM when not
+/// The sweep's levels: a cache level by its middle size (the lower of
+/// two), DRAM by its largest; records without `cache_level` are DRAM when not
 /// cache-affected. Two machines' different sizes then match level by level.
 #[test]
 fn latency_levels_match_across_sweep_sizes() {

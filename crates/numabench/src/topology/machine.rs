@@ -277,7 +277,7 @@ impl Machine {
     }
 
     /// [`Machine::cpu_cache_bytes`] of the levels `level` keeps.
-    fn data_cache_bytes(&self, cpus: &[u32], level: impl Fn(u32) -> bool) -> u64 {
+    pub(super) fn data_cache_bytes(&self, cpus: &[u32], level: impl Fn(u32) -> bool) -> u64 {
         self.caches
             .iter()
             .filter(|cache| cache.cache_type != "instruction" && level(cache.level))
@@ -299,35 +299,6 @@ impl Machine {
             .filter(|cache| cache.nodes.iter().any(|node| nodes.contains(node)))
             .map(|cache| cache.size_bytes)
             .sum()
-    }
-
-    /// The level whose figure a working set of `bytes` read from `cpus`
-    /// out of the memory of `nodes` gives: `L1`, `L2`, ... for the smallest
-    /// CPU data cache level whose caches used by `cpus` hold it with room to
-    /// spare (at most half their capacity, so that a size at a level's
-    /// boundary, which mixes two levels, counts for the larger one),
-    /// `memory-side cache` likewise for the memory-side caches of `nodes`,
-    /// else `memory`.
-    pub fn cache_level_holding(&self, bytes: u64, cpus: &[u32], nodes: &[u32]) -> String {
-        let mut levels: Vec<u32> = self
-            .caches
-            .iter()
-            .filter(|cache| cache.cache_type != "instruction")
-            .map(|cache| cache.level)
-            .collect();
-        levels.sort_unstable();
-        levels.dedup();
-        for level in levels {
-            let capacity = self.data_cache_bytes(cpus, |of| of == level);
-            if capacity > 0 && bytes <= capacity / 2 {
-                return format!("L{level}");
-            }
-        }
-        let memory_side = self.memory_side_cache_bytes(nodes);
-        if memory_side > 0 && bytes <= memory_side / 2 {
-            return "memory-side cache".into();
-        }
-        "memory".into()
     }
 
     /// Every cache on the path from `cpus` to the memory of `nodes`: their

@@ -14,6 +14,7 @@
 pub mod colours;
 mod discover;
 mod kernel_nodes;
+pub mod levels;
 mod machine;
 pub mod memory_limit;
 mod source;
@@ -26,6 +27,7 @@ pub use discover::{
     discover_this_system, keep_memory_side_caches, load_hwloc_topology, report_from_hwloc,
     TopologyError,
 };
+pub use levels::HoldingLevel;
 pub use machine::{
     Allowed, CacheLevel, Machine, MemoryAttributeValue, MemorySideCache, NodeInfo, PackageInfo,
     THIS_MACHINE, TOPOLOGY_SCHEMA_VERSION,

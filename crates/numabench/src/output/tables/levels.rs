@@ -1,47 +1,48 @@
-//! Which cache level a working set falls in.
+//! Which cache level a working set falls in, as the tables name it: the
+//! record's own `cache_level` ([`Machine::level_holding`], the one rule),
+//! or the same rule over a ladder of declared sizes for records made
+//! before they carried it.
 
 use crate::output::Record;
-use crate::topology::Machine;
+use crate::topology::levels::{holding, MEMORY};
+use crate::topology::{HoldingLevel, Machine};
 
-/// The data caches one CPU sees, smallest first (`L1d 32 KiB`, `L2
-/// 1 MiB`, ...), to name the level a working set fits in. Empty when
-/// unknown (records read from a file): then only "cache" or "DRAM" is
-/// said, from the record's `cache_affected`.
+/// The levels one CPU sees, smallest first (`L1 32 KiB`, `L2 1 MiB`, ...),
+/// to name the level of a record without `cache_level`. Empty when unknown
+/// (records read from a file): then only "cache" or "DRAM" is said, from
+/// the record's `cache_affected`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CacheLadder {
-    levels: Vec<(String, u64)>,
+    levels: Vec<HoldingLevel>,
 }
 
 impl CacheLadder {
     /// The ladder from named sizes, in any order.
-    pub fn new(mut levels: Vec<(String, u64)>) -> Self {
-        levels.sort_by_key(|(_, size)| *size);
+    pub fn new(levels: Vec<(String, u64)>) -> Self {
+        let mut levels: Vec<HoldingLevel> = levels
+            .into_iter()
+            .map(|(name, bytes)| HoldingLevel { name, bytes })
+            .collect();
+        levels.sort_by_key(|level| level.bytes);
         Self { levels }
     }
 
-    /// The data and unified CPU caches of a topology, one per level.
+    /// The CPU caches the first allowed CPU of a topology uses
+    /// ([`Machine::holding_levels`]).
     pub fn of(topology: &Machine) -> Self {
-        let mut levels: Vec<(String, u64)> = Vec::new();
-        for cache in &topology.caches {
-            let name = match cache.cache_type.as_str() {
-                "instruction" => continue,
-                "data" => format!("L{}d", cache.level),
-                _ => format!("L{}", cache.level),
-            };
-            match levels.iter_mut().find(|(known, _)| *known == name) {
-                Some(known) => known.1 = known.1.max(cache.size_bytes),
-                None => levels.push((name, cache.size_bytes)),
-            }
+        let cpu = topology.allowed.cpus.first().copied().unwrap_or(0);
+        Self {
+            levels: topology.holding_levels(&[cpu], &[]),
         }
-        Self::new(levels)
     }
 
-    /// The level a record's working set (`size_bytes`) falls in: the
-    /// smallest cache that holds it; `L3+DRAM` when the caches in front
-    /// still hold a good part of it (`cache_affected`) but no one cache
-    /// holds all; `DRAM` when the caches hold too little to matter.
+    /// The level a record's working set falls in: its `cache_level` (for a
+    /// record without one, the level of the ladder holding its
+    /// `size_bytes`, by the same rule); `L3+DRAM` when no cache holds it
+    /// but the caches in front still hold a good part of it
+    /// (`cache_affected`); `DRAM` when the caches hold too little to
+    /// matter.
     pub fn level_of(&self, record: &Record) -> String {
-        let size = super::cells::u64_param(record, "size_bytes");
         let affected = record
             .params
             .get("cache_affected")
@@ -49,16 +50,20 @@ impl CacheLadder {
         if affected == Some(false) {
             return "DRAM".to_string();
         }
-        let Some(size) = size else {
-            return "-".to_string();
+        let level = match record.typed_params().cache_level() {
+            Some(level) => (level != MEMORY).then(|| level.to_string()),
+            None => {
+                let Some(size) = super::cells::u64_param(record, "size_bytes") else {
+                    return "-".to_string();
+                };
+                holding(&self.levels, size).map(|level| level.name.clone())
+            }
         };
-        if let Some((name, _)) = self.levels.iter().find(|(_, bytes)| *bytes >= size) {
-            return name.clone();
-        }
-        match (self.levels.last(), affected) {
-            (Some((last, _)), _) => format!("{last}+DRAM"),
-            (None, Some(true)) => "cache".to_string(),
-            (None, _) => "-".to_string(),
+        match (level, self.levels.last(), affected) {
+            (Some(level), _, _) => level,
+            (None, Some(last), _) => format!("{}+DRAM", last.name),
+            (None, None, Some(true)) => "cache".to_string(),
+            (None, None, _) => "-".to_string(),
         }
     }
 }

@@ -21,7 +21,7 @@ fn record(benchmark: &str, metric: &str, value: f64, unit: Unit, params: Value) 
 
 fn ladder() -> CacheLadder {
     CacheLadder::new(vec![
-        ("L1d".into(), 32 << 10),
+        ("L1".into(), 32 << 10),
         ("L2".into(), 1 << 20),
         ("L3".into(), 32 << 20),
     ])
@@ -71,7 +71,7 @@ fn latency_sweep_is_size_against_ns_with_the_level() {
         "\
 Latency by working-set size (cpu 0, idle)
 size | level | ns | cycles | cv
-16 KiB | L1d | 1.20 | 3.60 | 1.0%
+16 KiB | L1 | 1.20 | 3.60 | 1.0%
 16 MiB | L3 | 30.50 | 91.50 | 1.0%
 64 MiB | L3+DRAM | 80.00 | 240.0 | 1.0%
 1 GiB | DRAM | 95.25 | 285.8 | 1.0%
@@ -189,6 +189,50 @@ fn mlp_records() -> Vec<Record> {
     records
 }
 
+/// The table names a level by the rule the record's `cache_level` was
+/// made with, so the two agree at every size. On a host declaring L1d
+/// 48 KiB, L2 2 MiB and L3 480 MiB, the table said `32 KiB | L1d | 1.23`
+/// while the record (and the summary from it) said `L2`.
+#[test]
+fn the_table_and_the_record_name_one_level() {
+    let topology = crate::topology::synthetic(
+        "pack:1 [numa(memory=8GiB)] l3:1(size=480MiB) l2:1(size=2MiB) l1d:1(size=48KiB) core:1 pu:1",
+    );
+    let ladder = CacheLadder::of(&topology);
+    for (size, level) in [
+        (16u64 << 10, "L1"),
+        (32 << 10, "L1"),
+        (64 << 10, "L2"),
+        (2 << 20, "L2"),
+        (32 << 20, "L3"),
+        (1 << 30, "L3+DRAM"),
+        (4 << 30, "DRAM"),
+    ] {
+        let mut params = serde_json::Map::new();
+        params.insert("size_bytes".into(), json!(size));
+        crate::bench::insert_cache_params(&topology, size, &[0], &[0], &mut params);
+        let made = record(
+            "latency",
+            "latency",
+            1.0,
+            Unit::Nanoseconds,
+            Value::Object(params.clone()),
+        );
+        assert_eq!(ladder.level_of(&made), level, "{size}");
+        // A record without `cache_level` (made before it existed) is named
+        // by the same rule from the ladder.
+        params.remove("cache_level");
+        let older = record(
+            "latency",
+            "latency",
+            1.0,
+            Unit::Nanoseconds,
+            Value::Object(params),
+        );
+        assert_eq!(ladder.level_of(&older), level, "{size} without cache_level");
+    }
+}
+
 fn c2c_records(cpus: u64) -> Vec<Record> {
     let mut records = Vec::new();
     for a in 0..cpus {
@@ -207,7 +251,7 @@ fn bandwidth_is_kernel_against_size() {
         plain(&bandwidth_records()),
         "\
 Bandwidth GB/s by kernel and working-set size
-kernel | 16 KiB L1d | 1 GiB DRAM
+kernel | 16 KiB L1 | 1 GiB DRAM
 read | 200.0 | 12.50
 copy | 160.0 | 10.00
 threads: 2
