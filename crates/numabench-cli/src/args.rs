@@ -1062,7 +1062,9 @@ pub struct PluginArgs {
 pub struct OutputArgs {
     /// Also write results as CSV to FILE (one row per record, run metadata
     /// as run.* columns, params as params.* columns; loads into pandas
-    /// with no options).
+    /// with no options). A regular file is replaced whole, its mode kept; a
+    /// symbolic link is written through and kept; a pipe or /dev/stdout gets
+    /// the table at the end.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// CSV delimiter: one character, e.g. ';' or '\t'.
