@@ -96,7 +96,7 @@ pub enum Command {
     /// Shows packages, NUMA nodes (CPU-less ones marked), CPUs, caches, the
     /// node distance matrix, HMAT latency/bandwidth, memory-side caches and
     /// what this process may use (cgroup, taskset, Slurm) and its memory
-    /// limit (memory cgroup, RLIMIT_AS, RLIMIT_DATA: default sizes fit
+    /// limit (memory cgroup memory.max or memory.high, RLIMIT_AS, RLIMIT_DATA: default sizes fit
     /// under it, an explicit --size that cannot is refused), of this machine
     /// or of the machine a --topology file describes.
     Topo(TopoArgs),
