@@ -61,6 +61,33 @@ fn a_csv_to_proc_self_fd_1_reaches_the_file_stdout_goes_to() {
 }
 
 #[test]
+fn json_lines_to_proc_self_fd_1_follow_what_stdout_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    std::fs::write(&results, "earlier\n").unwrap();
+    // As `>> results.jsonl` gives it.
+    let stdout = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&results)
+        .unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_numabench"));
+    command
+        .args(["latency", "--size", "64K", "--repeat", "3", "--jsonl"])
+        .arg("/proc/self/fd/1")
+        .stdout(stdout);
+    succeeded(&mut command);
+    let text = std::fs::read_to_string(&results).unwrap();
+    assert!(text.starts_with("earlier\n"), "{text}");
+    let records = text
+        .lines()
+        .filter(|line| line.starts_with('{'))
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|line| line["benchmark"] == "latency")
+        .count();
+    assert_eq!(records, 2, "{text}");
+}
+
+#[test]
 fn a_rewritten_csv_keeps_its_mode() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("r.csv");
