@@ -19,6 +19,7 @@ mod memattrs;
 mod memory_limit;
 mod mpi_monitor;
 mod observe;
+mod output_files;
 mod overdecompose;
 mod pandas;
 mod per_cpu;

@@ -96,7 +96,7 @@ pub enum Command {
     /// Shows packages, NUMA nodes (CPU-less ones marked), CPUs, caches, the
     /// node distance matrix, HMAT latency/bandwidth, memory-side caches and
     /// what this process may use (cgroup, taskset, Slurm) and its memory
-    /// limit (memory cgroup, RLIMIT_AS, RLIMIT_DATA: default sizes fit
+    /// limit (memory cgroup memory.max or memory.high, RLIMIT_AS, RLIMIT_DATA: default sizes fit
     /// under it, an explicit --size that cannot is refused), of this machine
     /// or of the machine a --topology file describes.
     Topo(TopoArgs),
@@ -1074,7 +1074,9 @@ pub struct PluginArgs {
 pub struct OutputArgs {
     /// Also write results as CSV to FILE (one row per record, run metadata
     /// as run.* columns, params as params.* columns; loads into pandas
-    /// with no options).
+    /// with no options). A regular file is replaced whole, its mode kept; a
+    /// symbolic link is written through and kept; a pipe or /dev/stdout gets
+    /// the table at the end.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// CSV delimiter: one character, e.g. ';' or '\t'.

@@ -8,7 +8,7 @@
 //! [`CHUNK`] times (512 KiB); past [`MEMORY_CHUNKS`] chunks (32 MiB) in
 //! memory, each further full chunk is written to an unlinked temporary
 //! file (in `NUMABENCH_TMPDIR`, else `TMPDIR`, else /tmp; made with O_EXCL and
-//! O_NOFOLLOW, mode 0600) and its buffer reused, so memory stays
+//! never through a symbolic link, mode 0600) and its buffer reused, so memory stays
 //! bounded however long the run. If no such file can be made the chunks
 //! stay in memory and one stderr line says so. At MPI_Finalize the
 //! host's logs are merged ([`crate::levels`]).
@@ -214,7 +214,7 @@ pub fn temporary_dir() -> std::path::PathBuf {
         .map_or_else(std::env::temp_dir, std::path::PathBuf::from)
 }
 
-/// A new spill file, opened with O_CREAT | O_EXCL | O_NOFOLLOW, mode
+/// A new spill file, opened with O_CREAT | O_EXCL (never through a symbolic link), mode
 /// 0600 (a name planted by someone else is skipped, never followed),
 /// and unlinked at once.
 fn temporary_file() -> io::Result<File> {

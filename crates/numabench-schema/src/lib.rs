@@ -9,7 +9,8 @@
 //! numabench and its MPI monitor write) lives here too.
 //!
 //! Also the small helpers every numabench crate needs and none may copy:
-//! UTC timestamps, CPU lists, affinity masks. No hwloc, no plotters, no
+//! UTC timestamps, CPU lists, affinity masks, and writing an output file
+//! without clobbering what its path is ([`output_file`]). No hwloc, no plotters, no
 //! libc: the LD_PRELOADed shared libraries link this crate.
 
 pub mod affinity;
@@ -18,6 +19,7 @@ pub mod cpulist;
 mod json_schema;
 mod line;
 mod metadata;
+pub mod output_file;
 pub mod params;
 mod placement_check;
 mod placement_status;

@@ -220,12 +220,19 @@ pub fn export_memattrs(
         }
         Ok(())
     })?;
-    topology
-        .export_xml_file(Some(out), XMLExportFlags::empty())
-        .map_err(|error| MemattrsError::Write {
-            path: out.display().to_string(),
-            reason: error.to_string(),
-        })?;
+    // Written as every output file is (a regular file replaced whole, its
+    // mode kept; a link written through), not by hwloc's own fopen.
+    let xml = topology
+        .export_xml(XMLExportFlags::empty())
+        .map_err(|error| error.to_string())
+        .and_then(|xml| {
+            crate::output::output_file::write_whole(out, xml.as_bytes())
+                .map_err(|error| error.to_string())
+        });
+    xml.map_err(|reason| MemattrsError::Write {
+        path: out.display().to_string(),
+        reason,
+    })?;
     Ok(summary)
 }
 

@@ -155,7 +155,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let markdown = match &args.markdown {
         Some(path) => Some((
             path.clone(),
-            std::fs::File::create(path).map_err(|error| {
+            numabench::output::output_file::open(path).map_err(|error| {
                 CliError::usage(format!("cannot write '{}': {error}", path.display()))
             })?,
         )),
@@ -217,9 +217,9 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     if !args.output.json {
         println!("\n{}{note}", render_comparison(&summaries, false));
     }
-    if let Some((path, mut file)) = markdown {
-        use std::io::Write;
-        file.write_all(format!("{}{note}", render_comparison(&summaries, true)).as_bytes())
+    if let Some((path, output)) = markdown {
+        output
+            .write_whole(format!("{}{note}", render_comparison(&summaries, true)).as_bytes())
             .map_err(|error| CliError::system(format!("writing '{}': {error}", path.display())))?;
     }
     Ok(if summaries.iter().any(|summary| summary.failures > 0) {

@@ -76,7 +76,12 @@ pub(super) fn measure_written(
 ) -> Result<LatencyMeasurement, BenchError> {
     let repeat = context.repeat.max(1);
     // Mapped here, touched only by the pinned threads below.
-    let placed = PlacedBuffer::allocate(size as usize, config.memory.clone(), context.hugepages)?;
+    let placed = PlacedBuffer::allocate(
+        &context.topology,
+        size as usize,
+        config.memory.clone(),
+        context.hugepages,
+    )?;
     let placed = Mutex::new(placed);
     let words_per_line = (line_bytes / 8).max(1) as usize;
     let lines = (size / line_bytes).max(2);

@@ -66,8 +66,8 @@ pub use per_cpu::{
     EVERY_CPU_LIMIT, PER_CPU_ORDER, RULE_EVERY_CPU, RULE_SAMPLED,
 };
 pub use placed::{
-    check_memory_fits, check_node_memory_fits, check_within_memory_limit, cpus_of_node,
-    insert_cache_params, limit_usable_bytes, resolve_cpu, resolve_node_with_memory,
+    check_allocation, check_memory_fits, check_node_memory_fits, check_within_memory_limit,
+    cpus_of_node, insert_cache_params, limit_usable_bytes, resolve_cpu, resolve_node_with_memory,
     safe_working_set_bytes, within_memory_limit, working_set_for, working_set_of_buffers,
     PlacedBuffer, WorkingSet, CACHE_MULTIPLE, HUGE_PAGE_THRESHOLD, MIN_DRAM_WORKING_SET,
     PROCESS_HEADROOM,

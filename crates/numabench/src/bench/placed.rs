@@ -53,12 +53,16 @@ impl PlacedBuffer {
     /// the buffer comes from the hugetlbfs pools when every node it may
     /// land on has enough free pages reserved, otherwise it is advised for
     /// transparent huge pages; without, it is advised for base pages only.
-    /// Pages are placed when first touched.
+    /// Pages are placed when first touched. Refused, before anything is
+    /// mapped, when `topology`'s memory limits, read again now, cannot hold
+    /// it ([`check_allocation`]).
     pub fn allocate(
+        topology: &Machine,
         bytes: usize,
         placement: MemoryPlacement,
         hugepages: bool,
     ) -> Result<Self, BenchError> {
+        check_allocation(topology, bytes as u64)?;
         let from_pool =
             hugepages && pools_can_hold(Path::new("/"), &placement.expected_nodes(), bytes);
         let buffer = match from_pool {
@@ -306,19 +310,20 @@ pub fn safe_working_set_bytes(topology: &Machine, nodes: &[u32]) -> Option<u64> 
     }
 }
 
-/// Bytes numabench keeps for itself under a process memory limit (its
-/// code, heap, thread stacks and records) before sizing working sets.
-pub const PROCESS_HEADROOM: u64 = 24 << 20;
+pub use crate::topology::PROCESS_HEADROOM;
 
 /// The most all the buffers of one measurement may take under this
-/// process's tightest memory limit (cgroup, `RLIMIT_AS`, `RLIMIT_DATA`):
-/// 95% of what it leaves available less [`PROCESS_HEADROOM`]. `None` when
-/// nothing limits the process.
+/// process's tightest memory limit (cgroup `memory.max` or `memory.high`,
+/// `RLIMIT_AS`, `RLIMIT_DATA`), each limit read now: 95% of what it leaves
+/// available less what numabench and its worker threads need
+/// ([`crate::topology::MemoryLimit::usable_bytes`]). `None` when nothing
+/// limits the process.
 pub fn limit_usable_bytes(topology: &Machine) -> Option<u64> {
+    let threads = topology.allowed.worker_threads();
     topology
         .allowed
-        .memory_available_bytes()
-        .map(|available| available.saturating_sub(PROCESS_HEADROOM) / 20 * 19)
+        .memory_usable_now(threads)
+        .map(|(_, usable)| usable)
 }
 
 /// `bytes`, or less where this process's memory limit needs it: a default
@@ -395,10 +400,25 @@ pub fn check_node_memory_fits(
 /// hold ([`limit_usable_bytes`]): naming the size and the limit, before
 /// the OOM killer would end the run with nothing measured.
 pub fn check_within_memory_limit(topology: &Machine, bytes: u64) -> Result<(), BenchError> {
-    let (Some(usable), Some(limit)) = (
-        limit_usable_bytes(topology),
-        topology.allowed.memory_limit(),
-    ) else {
+    let threads = topology.allowed.worker_threads();
+    refuse_over_limit(topology.allowed.memory_usable_now(threads), bytes)
+}
+
+/// Refuses, just before they are mapped, `bytes` of buffer that this
+/// process's memory limit cannot hold now, each limit read again (what
+/// the other processes of its group took since the run began counts).
+/// The worker threads that run now are in the usage already, so only
+/// [`PROCESS_HEADROOM`] is kept beside the buffer.
+pub fn check_allocation(topology: &Machine, bytes: u64) -> Result<(), BenchError> {
+    refuse_over_limit(topology.allowed.memory_usable_now(0), bytes)
+}
+
+/// The refusal of `bytes` over what the tightest limit leaves `usable`.
+fn refuse_over_limit(
+    tightest: Option<(crate::topology::MemoryLimit, u64)>,
+    bytes: u64,
+) -> Result<(), BenchError> {
+    let Some((limit, usable)) = tightest else {
         return Ok(());
     };
     if bytes > usable {
@@ -524,7 +544,8 @@ mod tests {
         let this = crate::topology::discover_this_system().unwrap();
         let node = this.node_of_cpu(this.allowed.cpus[0]).unwrap();
         let mut placed =
-            PlacedBuffer::allocate(3 * PAGE_SIZE, MemoryPlacement::bind(node), false).unwrap();
+            PlacedBuffer::allocate(&this, 3 * PAGE_SIZE, MemoryPlacement::bind(node), false)
+                .unwrap();
         placed.buffer.touch_pages();
         let elsewhere = node + 1;
         let split = 5440; // inside the second page
@@ -553,6 +574,52 @@ mod tests {
         assert!((small.fraction_as_requested - 1.0 / 3.0).abs() < 1e-12);
     }
 
+    /// Issue 34 item 16: a limit is read again each time a size is checked
+    /// against it (a fake v1 cgroup tree): what the group's other
+    /// processes take during a long run, or a lowered limit, counts.
+    #[test]
+    fn the_memory_limit_is_read_again_before_each_allocation() {
+        let root = tempfile::tempdir().unwrap();
+        let group = root.path().join("sys/fs/cgroup/memory/job");
+        std::fs::create_dir_all(&group).unwrap();
+        let set = |name: &str, bytes: u64| {
+            std::fs::write(group.join(name), format!("{bytes}\n")).unwrap()
+        };
+        set("memory.limit_in_bytes", 1 << 30);
+        set("memory.usage_in_bytes", 100 << 20);
+        let mountinfo = "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n";
+        let mut topology = crate::topology::synthetic("pack:1 [numa(memory=16GiB)] core:2 pu:1");
+        topology.allowed.memory_limits =
+            crate::topology::memory_limit::cgroup_limits("4:memory:/job\n", mountinfo, root.path());
+        let before = limit_usable_bytes(&topology).unwrap();
+        assert!(check_within_memory_limit(&topology, 600 << 20).is_ok());
+        // Another process of the job takes 400 MiB meanwhile.
+        set("memory.usage_in_bytes", 500 << 20);
+        let after = limit_usable_bytes(&topology).unwrap();
+        assert_eq!(
+            before - after,
+            (400 << 20) / 20 * 19,
+            "{before} then {after}"
+        );
+        let refused = check_within_memory_limit(&topology, 600 << 20).unwrap_err();
+        assert!(
+            refused.to_string().contains("524 MiB available"),
+            "{refused}"
+        );
+        // The buffer itself is refused before it is mapped.
+        let first_touch = MemoryPlacement::FirstTouch { nodes: vec![0] };
+        let refused =
+            PlacedBuffer::allocate(&topology, 600 << 20, first_touch.clone(), false).unwrap_err();
+        assert!(
+            refused.to_string().contains("524 MiB available"),
+            "{refused}"
+        );
+        assert!(PlacedBuffer::allocate(&topology, 1 << 20, first_touch, false).is_ok());
+        // The limit lowered below the usage: nothing is usable.
+        set("memory.limit_in_bytes", 400 << 20);
+        assert_eq!(limit_usable_bytes(&topology), Some(0));
+    }
+
     /// A 150 MiB memory cgroup (as Slurm's `--mem` gives): default working
     /// sets shrink under it and are flagged cache-affected, explicit sizes
     /// beyond it are refused naming the limit.
@@ -568,9 +635,14 @@ mod tests {
             source: "cgroup v1 memory.limit_in_bytes (/sys/fs/cgroup/memory/job)".into(),
             limit_bytes: 150 << 20,
             used_bytes: 10 << 20,
+            origin: None,
         }];
         let usable = limit_usable_bytes(&topology).unwrap();
-        assert_eq!(usable, ((140 << 20) - PROCESS_HEADROOM) / 20 * 19);
+        // 24 MiB and 1 MiB per worker thread (2 CPUs) kept for numabench.
+        assert_eq!(
+            usable,
+            ((140 << 20) - PROCESS_HEADROOM - (2 << 20)) / 20 * 19
+        );
         let limited = working_set_for(&topology, &[0], &[0]);
         assert_eq!(limited.bytes, usable / 2);
         assert!(limited.cache_affected, "{limited:?}");

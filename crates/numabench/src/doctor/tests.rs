@@ -353,6 +353,7 @@ fn the_memory_limit_is_reported_and_a_tight_one_warns() {
         source: "cgroup v2 memory.max (/sys/fs/cgroup/job)".into(),
         limit_bytes: 150 << 20,
         used_bytes: 10 << 20,
+        origin: None,
     }];
     let limited = run_doctor(&SystemFiles::under(dir.path()), &topology);
     let found = finding(&limited, "memory_limit");

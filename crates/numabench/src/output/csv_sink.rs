@@ -5,19 +5,22 @@
 //!
 //! The columns are only known as records arrive (each benchmark has its
 //! own params). A row is appended and flushed while the columns stay the
-//! same; a record that brings new columns rewrites the file with the wider
-//! header (a temporary file in the same directory, then a rename), so a
-//! crash keeps every finished record and the file always parses. Where the
-//! file cannot be replaced (a pipe, `/dev/stdout`), the whole table is
-//! written at the end instead.
+//! same; a record that brings new columns rewrites a regular file with the
+//! wider header (the safe replace of [`numabench_schema::output_file`]:
+//! an unguessable temporary beside it, its mode and owner kept, synced,
+//! renamed over it), so a crash keeps every finished record and the file
+//! always parses. Anything else the path names (a symbolic link, a pipe,
+//! `/dev/stdout`, `/proc/self/fd/1`) is written through, the whole table at
+//! the end, and a link stays a link.
 
 use super::flatten::flatten;
 use super::jsonl_sink::{record_with_run, run_object};
 use super::metadata::RunMetadata;
 use super::record::Record;
 use super::sink::Sink;
+use numabench_schema::output_file::{self, Output};
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -53,9 +56,13 @@ const PLAIN_COLUMNS: [&str; 4] = ["benchmark", "metric", "value", "unit"];
 /// Where the table goes.
 #[derive(Debug)]
 enum Target {
-    /// A regular file: appended to, replaced when the header widens.
-    File { path: PathBuf, file: File },
-    /// Anything else: the table is written once, at the end.
+    /// A regular file: appended to, replaced when the header widens
+    /// (`file` is `None` until the first rewrite).
+    File { path: PathBuf, file: Option<File> },
+    /// Anything else the path names: the table is written through, once,
+    /// at the end ([`output_file::Stream::write_whole`]).
+    Through(output_file::Stream),
+    /// A writer given by the caller: the table is written once, at the end.
     Stream(Box<dyn WriteDebug>),
 }
 
@@ -76,16 +83,12 @@ pub struct CsvSink {
 }
 
 impl CsvSink {
-    /// Creates (truncates) the CSV file at `path`.
+    /// Opens the CSV output at `path` ([`output_file::open`]: a path that
+    /// cannot be written fails now, before anything is measured).
     pub fn create(path: &Path, delimiter: u8) -> io::Result<Self> {
-        let file = File::create(path)?;
-        let target = if file.metadata()?.is_file() {
-            Target::File {
-                path: path.to_path_buf(),
-                file,
-            }
-        } else {
-            Target::Stream(Box::new(file))
+        let target = match output_file::open(path)? {
+            Output::Regular(path) => Target::File { path, file: None },
+            Output::Stream(stream) => Target::Through(stream),
         };
         Ok(Self::with_target(target, delimiter))
     }
@@ -140,24 +143,24 @@ impl CsvSink {
         self.text(std::iter::once(&header).chain(&self.rows))
     }
 
-    /// Replaces the file with the whole table, atomically.
+    /// Replaces the file with the whole table, atomically
+    /// ([`output_file::rewrite`]); rows are then appended to the new file.
     fn rewrite(&mut self) -> io::Result<()> {
         let table = self.table()?;
         let Target::File { path, file } = &mut self.target else {
             return Ok(());
         };
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        fs::write(&temporary, &table)?;
-        fs::rename(&temporary, &*path)?;
-        *file = OpenOptions::new().append(true).open(&*path)?;
+        *file = Some(output_file::rewrite(path, &table)?);
         Ok(())
     }
 
     /// Appends the last row to the file and flushes it.
     fn append_last(&mut self) -> io::Result<()> {
         let text = self.text(self.rows.last().into_iter())?;
-        if let Target::File { file, .. } = &mut self.target {
+        if let Target::File {
+            file: Some(file), ..
+        } = &mut self.target
+        {
             file.write_all(&text)?;
             file.flush()?;
         }
@@ -193,18 +196,25 @@ impl Sink for CsvSink {
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        if matches!(self.target, Target::Stream(_)) && !self.columns.is_empty() {
+        let at_end = matches!(self.target, Target::Stream(_) | Target::Through(_));
+        if at_end && !self.columns.is_empty() {
             let table = self.table()?;
             // Written once: a second finish writes nothing.
             self.columns.clear();
             self.rows.clear();
-            if let Target::Stream(writer) = &mut self.target {
-                writer.write_all(&table)?;
+            match &mut self.target {
+                Target::Stream(writer) => writer.write_all(&table)?,
+                Target::Through(stream) => stream.write_whole(&table)?,
+                Target::File { .. } => {}
             }
         }
         match &mut self.target {
             Target::Stream(writer) => writer.flush(),
-            Target::File { file, .. } => file.flush(),
+            Target::Through(_) => Ok(()),
+            Target::File { file: None, .. } => Ok(()),
+            Target::File {
+                file: Some(file), ..
+            } => file.sync_all(),
         }
     }
 }

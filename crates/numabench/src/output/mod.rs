@@ -25,6 +25,9 @@ pub use flatten::flatten;
 pub use json_sink::JsonDocumentSink;
 pub use jsonl_sink::JsonLinesSink;
 pub use metadata::CollectRunMetadata;
+/// Writing an output file without clobbering what its path is (the one
+/// place the library, the command line and the MPI monitor write from).
+pub use numabench_schema::output_file;
 /// The one reader lives in the schema crate (the shared libraries and other
 /// tools can read results without the library); re-exported here.
 pub use numabench_schema::read;

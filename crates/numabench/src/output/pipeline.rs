@@ -8,7 +8,6 @@ use super::paths::check_distinct_files;
 use super::record::Record;
 use super::sink::Sink;
 use super::table_sink::TableSink;
-use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -87,7 +86,7 @@ impl Pipeline {
     pub fn open(config: &OutputConfig, metadata: &RunMetadata) -> Result<Self, OutputError> {
         check_distinct_files(&config.files())?;
         let create = |path: &PathBuf| {
-            File::create(path)
+            numabench_schema::output_file::open_stream(path)
                 .map(BufWriter::new)
                 .map_err(|source| OutputError::Unwritable {
                     path: path.clone(),

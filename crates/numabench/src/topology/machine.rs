@@ -184,15 +184,35 @@ pub struct Allowed {
 }
 
 impl Allowed {
-    /// The limit with the fewest bytes still available, if any.
-    pub fn memory_limit(&self) -> Option<&MemoryLimit> {
-        tightest(&self.memory_limits)
+    /// How many worker threads numabench may run here: one per allowed CPU.
+    pub fn worker_threads(&self) -> usize {
+        self.cpus.len().max(1)
     }
 
-    /// Bytes this process may still allocate under its tightest memory
-    /// limit; `None` when nothing limits it.
-    pub fn memory_available_bytes(&self) -> Option<u64> {
-        self.memory_limit().map(MemoryLimit::available_bytes)
+    /// The limit leaving the fewest bytes usable for buffers, as it was
+    /// read with the topology, if any.
+    pub fn memory_limit(&self) -> Option<&MemoryLimit> {
+        tightest(&self.memory_limits, self.worker_threads())
+    }
+
+    /// Every memory limit as it is now, each read again where it was read
+    /// ([`MemoryLimit::now`]: a few small files): what a size is checked
+    /// against before it is allocated, however long the run has lasted.
+    pub fn memory_limits_now(&self) -> Vec<MemoryLimit> {
+        self.memory_limits
+            .iter()
+            .filter_map(MemoryLimit::now)
+            .collect()
+    }
+
+    /// The limit leaving the fewest bytes usable for buffers now with
+    /// `threads` worker threads still to start, and those bytes
+    /// ([`MemoryLimit::usable_bytes`]); `None` when nothing limits this
+    /// process.
+    pub fn memory_usable_now(&self, threads: usize) -> Option<(MemoryLimit, u64)> {
+        let limit = tightest(&self.memory_limits_now(), threads)?.clone();
+        let usable = limit.usable_bytes(threads);
+        Some((limit, usable))
     }
 }
 

@@ -32,7 +32,7 @@ pub use machine::{
     Allowed, CacheLevel, Machine, MemoryAttributeValue, MemorySideCache, NodeInfo, PackageInfo,
     THIS_MACHINE, TOPOLOGY_SCHEMA_VERSION,
 };
-pub use memory_limit::MemoryLimit;
+pub use memory_limit::{LimitOrigin, MemoryLimit, PROCESS_HEADROOM};
 pub use source::{
     check_measurable, discover, discover_from_xml, foreign_topology_variable, Purpose,
 };

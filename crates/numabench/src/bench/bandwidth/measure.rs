@@ -124,6 +124,7 @@ pub fn measure_bandwidth(
     let buffers: Vec<PlacedBuffer> = (0..arrays)
         .map(|array| {
             PlacedBuffer::allocate(
+                &context.topology,
                 elements * 8 + array * ARRAY_STAGGER_BYTES,
                 config.memory.clone(),
                 context.hugepages,

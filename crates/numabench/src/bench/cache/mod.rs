@@ -481,6 +481,7 @@ mod tests {
             source: "cgroup v2 memory.max (/sys/fs/cgroup/job)".into(),
             limit_bytes: 150 << 20,
             used_bytes: 10 << 20,
+            origin: None,
         }];
         let cap = (crate::bench::limit_usable_bytes(&topology).unwrap() / 2) as usize / 4096 * 4096;
         let (kept, left_out) = fit_memory_limit(&topology, owner, sizes.clone());

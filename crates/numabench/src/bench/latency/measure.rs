@@ -111,8 +111,12 @@ pub fn measure_latency(
     let results = run_pinned(
         &[config.cpu],
         |_worker| -> Result<LatencyMeasurement, BenchError> {
-            let mut placed =
-                PlacedBuffer::allocate(size as usize, config.memory.clone(), context.hugepages)?;
+            let mut placed = PlacedBuffer::allocate(
+                &context.topology,
+                size as usize,
+                config.memory.clone(),
+                context.hugepages,
+            )?;
             // Building the chain writes every line from this pinned thread: the first touch.
             let start = build_chase(
                 placed.buffer.words_mut(),

@@ -183,6 +183,7 @@ fn measure_point(
         &cpus,
         |worker| -> Result<Option<(Vec<f64>, f64, crate::output::PlacementCheck)>, BenchError> {
             let mut placed = PlacedBuffer::allocate(
+                &context.topology,
                 config.size as usize,
                 config.memory.clone(),
                 context.hugepages,

@@ -150,7 +150,12 @@ pub fn run_mlp(
     let size = config.size;
     let block = config.order.block(size, chase_page_bytes(context));
     let results = run_pinned(&[config.cpu], |_| -> Result<_, BenchError> {
-        let mut placed = PlacedBuffer::allocate(size as usize, config.memory.clone(), hugepages)?;
+        let mut placed = PlacedBuffer::allocate(
+            &context.topology,
+            size as usize,
+            config.memory.clone(),
+            hugepages,
+        )?;
         let start = build_chase(
             placed.buffer.words_mut(),
             LINE_BYTES as usize,

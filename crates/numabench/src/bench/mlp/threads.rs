@@ -211,6 +211,7 @@ pub fn run_mlp_threads(
     let mut chain_sets = Vec::new();
     for &node in &nodes {
         let mut placed = PlacedBuffer::allocate(
+            &context.topology,
             size as usize,
             MemoryPlacement::bind(node),
             context.hugepages,

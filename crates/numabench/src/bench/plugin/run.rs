@@ -163,7 +163,8 @@ fn child(context: &Context, plugin: &Plugin, config: &PluginRunConfig) -> Vec<St
                     nodes: context.topology.node_of_cpu(cpu).into_iter().collect(),
                 },
             };
-            PlacedBuffer::allocate(config.size, placement, context.hugepages).map(Mutex::new)
+            PlacedBuffer::allocate(&context.topology, config.size, placement, context.hugepages)
+                .map(Mutex::new)
         })
         .collect::<Result<Vec<_>, _>>()
     {
