@@ -2,7 +2,7 @@
 //! (the `latency` sweep, each size's `cache_level`), and memory latency
 //! local against remote over every pair of CPU nodes (`matrix-latency`).
 
-use super::figures::{figure, figure_span, local_and_remote, matrix, of, span};
+use super::figures::{coverage_text, figure, figure_span, local_and_remote, matrix, of, span};
 use super::{factor_range, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
@@ -84,8 +84,9 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         );
         if let Some((row, column, ratio)) = worst {
             text.push_str(&format!(
-                " ({} local; worst node {row}'s CPUs reading node {column})",
-                factor_range(&values)
+                " ({} local; worst node {row}'s CPUs reading node {column}{})",
+                factor_range(&values),
+                coverage_text(records, benchmark::MATRIX_LATENCY, "latency")
             ));
             params.insert("worst_cpu_node".into(), json!(row));
             params.insert("worst_mem_node".into(), json!(column));
