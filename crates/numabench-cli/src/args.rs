@@ -838,13 +838,13 @@ pub struct CharacterizeArgs {
     /// A plugin file to load (repeatable), besides NUMABENCH_PLUGIN_PATH's; plugins run after the built-ins, one thread on the first allowed CPU, 64 MiB, their default parameters.
     #[arg(long, value_name = "FILE")]
     pub plugin: Vec<PathBuf>,
-    /// Time budget (90s, 10m, 2h; none runs everything): where the estimate is over it, cut in this order, each only as far as needed: latency sizes (down to 3), repetitions (down to 3), CPUs sampled (contention's threads alone in turn and per-cpu's CPUs, down to one per node; scaling's thread counts, down to 4), then the node matrices measured by symmetry class (unless --full-matrix), then the largest working sets halved together (never below 4x the CPU caches; behind a huge memory-side cache the capped figures are that cache's). --plan and the run's summary name every cut. Plugins are not counted.
+    /// Time budget (90s, 10m, 2h; none runs everything): where the estimate is over it, cut in this order, each only as far as needed and only where it saves 1% of the estimate or more: latency sizes (down to 3), repetitions (down to 3), CPUs sampled (contention's threads alone in turn, down to one per node; per-cpu's CPUs halved within each node, down to 2 per node; scaling's thread counts, down to 4), then the node matrices measured by symmetry class (every node's own cell always, about sqrt(n) members of each other class; unless --full-matrix), then the largest working sets halved together (never below 4x the CPU caches; behind a huge memory-side cache the capped figures are that cache's). What the cuts leave of the budget draws more class members and pays for measuring classes whose members disagree. --plan and the run's summary name every cut and what the cut plan cannot find (a slow CPU not measured, a slow pair not measured) with the budget that buys it back. Plugins are not counted.
     #[arg(long, value_name = "DURATION", default_value = CHARACTERIZE_BUDGET, value_parser = parse_budget_arg)]
     pub budget: Budget,
     /// Measure every cell of the node matrices, whatever the budget (never measure them by symmetry class).
     #[arg(long)]
     pub full_matrix: bool,
-    /// Seed that draws the members of each matrix class measured besides its representative (default: from the clock; the plan and every record name it).
+    /// Seed that draws the members of each matrix class measured besides its representative (default 1, so --plan shows the cells the run measures and two runs measure the same cells; the plan and the budget's cut line name it).
     #[arg(long, value_name = "N")]
     pub class_seed: Option<u64>,
     #[command(flatten)]

@@ -24,6 +24,9 @@
 //! - [`stats`]: samples and their statistics;
 //! - [`output`]: result records and the sinks that write them;
 //! - [`summary`]: characterize's sentences, computed from a run's records;
+//! - [`simulate`]: a model of any topology with planted faults that answers the
+//!   measurements instead of the hardware, to prove characterize's plan and findings
+//!   (tests and `scripts/simulate-findings` only);
 //! - [`compare`]: matching the records of several result sets;
 //! - [`report`]: the HTML report of results files (plots and tables);
 //! - [`memattrs`]: measured matrix figures as hwloc memory attributes (`export-memattrs`);
@@ -67,6 +70,7 @@ pub mod private_dir;
 pub mod report;
 pub mod runner;
 pub mod runtime;
+pub mod simulate;
 pub mod stats;
 pub mod study;
 pub mod summary;

@@ -6,13 +6,13 @@
 //! cut is returned with what it removed and why, so
 //! the plan and the run's summary can name it: nothing is dropped silently.
 
-use super::cell_classes::CLASS_DRAWS;
 use super::contention::ContentionWork;
 use super::context::Context;
 use super::latency::LatencyConfig;
 use super::matrix::MatrixSample;
 use super::matrix::MatrixWork;
 use super::per_cpu::OneCpu;
+use super::plan::PlanStep;
 use super::plan::{plan_of, total_seconds};
 use super::scaling::ScalingWork;
 use super::scaling::{reader_nodes, scaling_counts, scaling_cpus};
@@ -75,6 +75,14 @@ pub struct BudgetOutcome {
     pub cuts: Vec<Cut>,
     /// The estimate fits the budget (after the cuts).
     pub fits: bool,
+    /// What the budget the cuts left was spent on (more members of the
+    /// sampled matrices' classes, and the allowance for classes whose
+    /// members disagree), as a sentence; `None` where nothing was sampled.
+    pub leftover: Option<String>,
+    /// What the cut plan cannot find, each as a sentence naming what
+    /// `--budget` buys it back (a slow CPU among CPUs not measured, a
+    /// slow pair among cells inferred).
+    pub blind_spots: Vec<String>,
 }
 
 impl BudgetOutcome {
@@ -95,6 +103,12 @@ impl BudgetOutcome {
                 )
             })
             .collect();
+        if let Some(leftover) = &self.leftover {
+            lines.push(format!("budget left by the cuts: {leftover}"));
+        }
+        for spot in &self.blind_spots {
+            lines.push(format!("cannot find at this budget: {spot}"));
+        }
         if let (false, Some(budget)) = (self.fits, self.budget_seconds) {
             lines.push(format!(
                 "over budget: estimated {} after every cut against a budget of {}; \
@@ -155,6 +169,8 @@ pub fn fit_budget(
                 estimated_seconds: uncut,
                 cuts: Vec::new(),
                 fits: true,
+                leftover: None,
+                blind_spots: Vec::new(),
             }
         }
     };
@@ -168,21 +184,39 @@ pub fn fit_budget(
     let working_sets = |context: &mut Context, steps: &mut Vec<Step>, limit: f64| {
         super::working_set_cut::cut_working_sets(context, steps, limit, estimate)
     };
+    // Matrices by class before CPUs: a class's members repeat what its
+    // representative says (the topology cannot tell them apart), where a
+    // CPU left out is a CPU a slow one may hide among.
+    // Repetitions after both: fewer repetitions blur every figure (a
+    // bandwidth's 3% noise over 3 repetitions hides a node 8% slow).
     let stages: [Stage; 5] = [
         &cut_sizes,
-        &cut_repetitions,
-        &cut_cpus,
         &matrix_classes,
+        &cut_cpus,
+        &cut_repetitions,
         &working_sets,
     ];
+    let original_per_cpu: Vec<Vec<Step>> = per_cpu_groups(steps)
+        .into_iter()
+        .map(|group| steps[group].to_vec())
+        .collect();
     let mut cuts = Vec::new();
     let mut current = uncut;
     for stage in stages {
         if current <= limit {
             break;
         }
-        if let Some((what, text)) = stage(context, steps, limit) {
-            let after = estimate(context, steps);
+        // Tried on a copy: a stage that saves under MIN_STAGE_SAVING of
+        // the estimate loses figures for nothing and is not made (the L2
+        // and L3 latency sizes cost 0.03-0.3% of a big server's plan).
+        let (mut tried_context, mut tried_steps) = (context.clone(), steps.clone());
+        if let Some((what, text)) = stage(&mut tried_context, &mut tried_steps, limit) {
+            let after = estimate(&tried_context, &tried_steps);
+            if current - after < MIN_STAGE_SAVING * current && after > limit {
+                continue;
+            }
+            *context = tried_context;
+            *steps = tried_steps;
             cuts.push(Cut {
                 what,
                 text,
@@ -192,13 +226,206 @@ pub fn fit_budget(
             current = after;
         }
     }
+    if let Some(text) = restore_cpus(context, steps, &original_per_cpu, limit) {
+        let after = estimate(context, steps);
+        if let Some(cut) = cuts.iter_mut().find(|cut| cut.what == "cpus") {
+            cut.text
+                .push_str(&format!("; then {text} with what the later cuts left"));
+            cut.after_seconds = after;
+        }
+        current = after;
+    }
+    let leftover = spend_leftover(context, steps, limit);
+    if leftover.is_some() {
+        current = estimate(context, steps);
+    }
     BudgetOutcome {
         budget_seconds: Some(limit),
         uncut_seconds: uncut,
         estimated_seconds: current,
         cuts,
         fits: current <= limit,
+        leftover,
+        blind_spots: blind_spots(context, steps),
     }
+}
+
+/// Gives per-cpu back as many of the CPUs the "cpus" cut dropped as the
+/// budget now allows (the cuts after it may have left room: the cut is
+/// made while contention and scaling are still whole), the same share of
+/// each node's; says how many it measures then.
+fn restore_cpus(
+    context: &Context,
+    steps: &mut Vec<Step>,
+    original: &[Vec<Step>],
+    limit: f64,
+) -> Option<String> {
+    let current = per_cpu_groups(steps);
+    if current.len() != original.len()
+        || current
+            .iter()
+            .zip(original)
+            .all(|(now, all)| now.len() == all.len())
+        || estimate(context, steps) >= limit
+    {
+        return None;
+    }
+    let with_share = |share: f64| {
+        let mut tried = steps.clone();
+        for (group, all) in per_cpu_groups(&tried).into_iter().zip(original).rev() {
+            let start = group.start;
+            tried.splice(group, all.iter().cloned());
+            if share < 1.0 {
+                trim_per_cpu_group(context, &mut tried, start..start + all.len(), share);
+            }
+        }
+        tried
+    };
+    let before: usize = current.iter().map(|group| group.len()).sum();
+    let mut best = None;
+    for step in (1..=20).rev() {
+        let share = step as f64 / 20.0;
+        let tried = with_share(share);
+        let kept: usize = per_cpu_groups(&tried).iter().map(|group| group.len()).sum();
+        if kept > before && estimate(context, &tried) <= limit {
+            best = Some((tried, kept));
+            break;
+        }
+    }
+    let (tried, kept) = best?;
+    *steps = tried;
+    let all: usize = original.iter().map(Vec::len).sum();
+    Some(format!("per-cpu measures {kept} of its {all} CPU steps"))
+}
+
+/// A cut stage that saves less than this share of the estimate is not
+/// made (unless it alone brings the plan within the budget).
+const MIN_STAGE_SAVING: f64 = 0.01;
+
+/// The sampled matrices among `steps` (indices), with each one's seconds
+/// per measured cell by the estimate.
+fn sampled_matrices(context: &Context, steps: &[Step]) -> Vec<(usize, f64)> {
+    steps
+        .iter()
+        .enumerate()
+        .filter_map(|(index, step)| {
+            let sample = step.work::<MatrixWork>()?.sample.as_ref()?;
+            let seconds = step.plan(context).estimated_seconds;
+            Some((index, seconds / sample.cells().len().max(1) as f64))
+        })
+        .collect()
+}
+
+/// What the cuts left of the budget, spent on the sampled matrices: half
+/// on more members of their classes (round robin over the matrices, the
+/// least measured class of each first), the rest as the allowance of
+/// further cells for classes whose members disagree. Says what it added.
+fn spend_leftover(context: &Context, steps: &mut [Step], limit: f64) -> Option<String> {
+    let sampled = sampled_matrices(context, steps);
+    let spare = limit - estimate(context, steps);
+    if sampled.is_empty() || spare <= 0.0 {
+        return None;
+    }
+    let mut spent = 0.0;
+    let mut added = 0;
+    loop {
+        let mut progress = false;
+        for &(index, per_cell) in &sampled {
+            if spent + per_cell > spare / 2.0 {
+                continue;
+            }
+            let sample = steps[index]
+                .work_mut::<MatrixWork>()
+                .and_then(|work| work.sample.as_mut())?;
+            if sample.draw_more() {
+                spent += per_cell;
+                added += 1;
+                progress = true;
+            }
+        }
+        if !progress {
+            break;
+        }
+    }
+    let rest = spare - spent;
+    let mut allowances = Vec::new();
+    for &(index, per_cell) in &sampled {
+        let label = steps[index].label.clone();
+        let sample = steps[index]
+            .work_mut::<MatrixWork>()
+            .and_then(|work| work.sample.as_mut())?;
+        sample.allowance = (rest / sampled.len() as f64 / per_cell).floor() as usize;
+        if sample.cells().len() == sample.total_cells() {
+            // Every member drawn: the matrix is measured whole.
+            allowances.push(format!("{label}: every cell"));
+            if let Some(work) = steps[index].work_mut::<MatrixWork>() {
+                work.sample = None;
+            }
+            continue;
+        }
+        allowances.push(format!(
+            "{label}: {} of {} cells, up to {} more where a class's members disagree",
+            sample.cells().len(),
+            sample.total_cells(),
+            sample.allowance
+        ));
+    }
+    Some(format!(
+        "{} spent on the sampled matrices: {added} more class members drawn; {}",
+        seconds_text(spare),
+        allowances.join("; ")
+    ))
+}
+
+/// What the cut plan cannot find, and what buys it back: a slow CPU
+/// among the CPUs per-cpu does not measure, a slow node pair among the
+/// cells a sampled matrix infers.
+fn blind_spots(context: &Context, steps: &[Step]) -> Vec<String> {
+    let plan: Vec<PlanStep> = plan_of(context, steps);
+    let total = total_seconds(&plan);
+    let mut spots = Vec::new();
+    let allowed = context.topology.allowed.cpus.len();
+    let groups = per_cpu_groups(steps);
+    if let Some(group) = groups.first() {
+        let measured = group.len();
+        if measured < allowed {
+            let seconds: f64 = groups
+                .iter()
+                .flat_map(|group| group.clone())
+                .map(|index| plan[index].estimated_seconds)
+                .sum::<f64>()
+                / groups.iter().map(|g| g.len()).sum::<usize>().max(1) as f64;
+            let mut per_node: std::collections::BTreeMap<u32, usize> = Default::default();
+            for step in &steps[group.clone()] {
+                if let Some(node) = step
+                    .work::<OneCpu>()
+                    .and_then(|one| context.topology.node_of_cpu(one.cpu))
+                {
+                    *per_node.entry(node).or_default() += 1;
+                }
+            }
+            let fewest = per_node.values().min().copied().unwrap_or(0);
+            spots.push(format!(
+                "a slow CPU is found only among the {measured} of {allowed} CPUs per-cpu measures (at least {fewest} per node); --budget {} measures every CPU",
+                seconds_text(total + seconds * ((allowed - measured) * groups.len()) as f64)
+            ));
+        }
+    }
+    for (index, per_cell) in sampled_matrices(context, steps) {
+        let Some(sample) = steps[index]
+            .work::<MatrixWork>()
+            .and_then(|work| work.sample.as_ref())
+        else {
+            continue;
+        };
+        let (measured, cells) = (sample.cells().len(), sample.total_cells());
+        spots.push(format!(
+            "{}: a slow node pair is found only among the {measured} of {cells} cells measured (each node's own cell always; the rest sampled by symmetry class); --full-matrix, or --budget {}, measures every cell",
+            steps[index].label,
+            seconds_text(total + per_cell * (cells - measured) as f64)
+        ));
+    }
+    spots
 }
 
 /// Indices of characterize's latency sweep (one size per step).
@@ -337,23 +564,41 @@ fn scaling_curve(context: &Context, step: &Step) -> usize {
 /// The suffix the last per-CPU step's label carries.
 const RATIO_SUFFIX: &str = ", then every CPU's ratio to its node's median";
 
-/// Halves one group of per-CPU steps (spread evenly, the ratios emitted by
-/// the new last one); false where it is at its floor.
-fn halve_per_cpu_group(
+/// The fewest CPUs per node a per-CPU sample keeps: two (or all, where
+/// a node has fewer), so every node is covered and a CPU can be compared
+/// with another of its node.
+const PER_NODE_FLOOR: usize = 2;
+
+/// Trims one group of per-CPU steps within each node (each node keeps
+/// `keep_share` of its CPUs, rounded up, spread evenly in their order, at
+/// least [`PER_NODE_FLOOR`]; the ratios emitted by the new last one);
+/// false where every node is at its floor.
+fn trim_per_cpu_group(
     context: &Context,
     steps: &mut Vec<Step>,
     group: std::ops::Range<usize>,
+    keep_share: f64,
 ) -> bool {
-    let cpus: Vec<u32> = steps[group.clone()]
-        .iter()
-        .filter_map(|step| step.work::<OneCpu>().map(|one| one.cpu))
-        .collect();
-    let floor = cpu_floor(context, &cpus);
-    let keep_count = cpus.len().div_ceil(2).max(floor);
-    if keep_count >= cpus.len() {
+    let mut by_node: std::collections::BTreeMap<Option<u32>, Vec<usize>> = Default::default();
+    for position in 0..group.len() {
+        if let Some(one) = steps[group.start + position].work::<OneCpu>() {
+            by_node
+                .entry(context.topology.node_of_cpu(one.cpu))
+                .or_default()
+                .push(position);
+        }
+    }
+    let mut positions: Vec<usize> = Vec::new();
+    for members in by_node.values() {
+        let keep = ((members.len() as f64 * keep_share).ceil() as usize)
+            .min(members.len().saturating_sub(1))
+            .max(PER_NODE_FLOOR.min(members.len()));
+        positions.extend(spread(members, keep));
+    }
+    if positions.len() >= group.len() {
         return false;
     }
-    let positions = spread(&(0..cpus.len()).collect::<Vec<_>>(), keep_count);
+    positions.sort_unstable();
     let mut kept: Vec<Step> = positions
         .iter()
         .map(|&position| steps[group.start + position].clone())
@@ -364,8 +609,9 @@ fn halve_per_cpu_group(
             one.last = index + 1 == count;
             if let Some(rule) = one.labels.get("sample_rule").and_then(|r| r.as_str()) {
                 if !rule.contains("time budget") {
-                    let rule =
-                        format!("{rule}; then every other CPU dropped to fit the time budget");
+                    let rule = format!(
+                        "{rule}; then each node's CPUs cut (spread evenly, at least {PER_NODE_FLOOR} per node) to fit the time budget"
+                    );
                     one.labels
                         .insert("sample_rule".into(), serde_json::json!(rule));
                 }
@@ -411,8 +657,24 @@ fn cut_cpus(
                 }
             }
         }
-        for group in per_cpu_groups(steps).into_iter().rev() {
-            changed |= halve_per_cpu_group(context, steps, group);
+        // Per-CPU steps: halved while far over; near the budget, only as
+        // many dropped as the excess needs (halving overshot: a 128-CPU
+        // server kept 32 CPUs where 100 fitted).
+        let plan = plan_of(context, steps);
+        let groups = per_cpu_groups(steps);
+        let per_cpu_seconds: f64 = groups
+            .iter()
+            .flat_map(|group| group.clone())
+            .map(|index| plan[index].estimated_seconds)
+            .sum();
+        let excess = total_seconds(&plan) - limit;
+        let keep_share = if per_cpu_seconds > 0.0 && excess < per_cpu_seconds / 2.0 {
+            (per_cpu_seconds - excess) / per_cpu_seconds
+        } else {
+            0.5
+        };
+        for group in groups.into_iter().rev() {
+            changed |= trim_per_cpu_group(context, steps, group, keep_share);
         }
         for step in steps.iter_mut() {
             let curve = scaling_curve(context, step);
@@ -501,8 +763,9 @@ fn cut_matrices(context: &Context, steps: &mut [Step], limit: f64, seed: u64) ->
         let sample = MatrixSample::new(&context.topology, seed);
         let cells: usize = sample.classes.iter().map(|class| class.cells.len()).sum();
         parts.push(format!(
-            "{}: {} of {cells} cells measured ({} classes, each at its representative and {CLASS_DRAWS} \
-             members drawn with seed {seed}), the rest inferred",
+            "{}: {} of {cells} cells measured ({} classes: every node's own cell, each other \
+             class at its representative and about sqrt(n) members drawn with seed {seed}), the \
+             rest inferred",
             steps[index].label,
             sample.cells().len(),
             sample.classes.len()

@@ -3,6 +3,7 @@
 //! come in their stated order, and that an unlimited budget keeps all.
 
 use super::*;
+use crate::bench::cell_classes::default_draws;
 use crate::bench::{characterize_plan, registry, select};
 use crate::topology::fixture_tests::load;
 
@@ -50,9 +51,9 @@ fn an_unlimited_budget_cuts_nothing() {
 fn cuts_come_in_order_and_each_lowers_the_estimate() {
     let order = [
         "sizes",
-        "repetitions",
-        "cpus",
         "matrix-classes",
+        "cpus",
+        "repetitions",
         "working-sets",
     ];
     for name in FIXTURES {
@@ -84,16 +85,19 @@ fn cuts_come_in_order_and_each_lowers_the_estimate() {
         assert!(context.repeat >= REPEAT_FLOOR, "{name}");
         assert_eq!(
             outcome.sentences().len(),
-            outcome.cuts.len() + usize::from(!outcome.fits)
+            outcome.cuts.len()
+                + usize::from(outcome.leftover.is_some())
+                + outcome.blind_spots.len()
+                + usize::from(!outcome.fits)
         );
     }
 }
 
-/// A tight budget on the 2-socket SMT server cuts all three in turn:
-/// latency sizes down to three (the smallest and the DRAM one kept),
-/// repetitions to the floor, contention's threads alone to one per node
-/// and the per-CPU steps to one per node, the last still emitting the
-/// ratios; a cut names what it removed.
+/// A tight budget on the 2-socket SMT server cuts in turn, leaving alone
+/// what would save under 1% (its latency sizes: a cut used to drop its
+/// L2 and L3 sizes for 0.03-0.3% of the plan): contention's threads alone to one per node and the per-CPU steps to
+/// two per node, the last still emitting the ratios, then repetitions to
+/// the floor; a cut names what it removed.
 #[test]
 fn a_tight_budget_cuts_down_to_each_floor() {
     let context = Context::new(load("two-socket-smt"));
@@ -102,20 +106,15 @@ fn a_tight_budget_cuts_down_to_each_floor() {
     assert!(!outcome.fits);
     let whats: Vec<&str> = outcome.cuts.iter().map(|cut| cut.what).collect();
     // Its 2x2 matrix has a class per cell: nothing to sample.
-    assert_eq!(whats, ["sizes", "repetitions", "cpus"]);
+    // Dropping latency sizes would save under 1% of the estimate: not made.
+    assert_eq!(whats, ["cpus", "repetitions"]);
     let sweep = |steps: &[Step]| -> Vec<u64> {
         latency_sweep(steps)
             .into_iter()
             .map(|index| steps[index].work::<LatencyConfig>().unwrap().sizes[0])
             .collect()
     };
-    let (before, kept) = (sweep(&all), sweep(&steps));
-    assert_eq!(kept.len(), MIN_LATENCY_SIZES);
-    assert_eq!(kept.first(), before.first());
-    assert_eq!(kept.last(), before.last());
-    assert!(outcome.cuts[0]
-        .text
-        .contains(&format!("at 3 of {} sizes", before.len())));
+    assert_eq!(sweep(&all), sweep(&steps));
     assert_eq!(after.repeat, REPEAT_FLOOR);
     let nodes = |cpus: &[u32]| {
         let mut nodes: Vec<u32> = cpus
@@ -141,7 +140,8 @@ fn a_tight_budget_cuts_down_to_each_floor() {
             .map(|step| step.work::<OneCpu>().unwrap())
             .collect();
         let cpus: Vec<u32> = ones.iter().map(|one| one.cpu).collect();
-        assert_eq!(cpus.len(), nodes(&cpus).len().max(2));
+        assert_eq!(cpus.len(), 2 * nodes(&cpus).len(), "two per node");
+        assert_eq!(nodes(&cpus).len(), 2);
         assert_eq!(ones.iter().filter(|one| one.last).count(), 1);
         assert!(ones.last().unwrap().last);
         assert!(ones[0].labels["sample_rule"]
@@ -232,19 +232,36 @@ fn full_matrix_and_no_budget_plan_every_cell() {
 }
 
 /// The 24-node machine (4 packages x 6 nodes, SLIT 10/12/32/42) has 4
-/// classes of cells: its 576-cell matrices are measured at 12 cells each.
+/// classes of cells: its 576-cell matrices measure every node's own cell
+/// (24), about sqrt(n) members of each other class, and more with what
+/// the cuts leave of the budget, which is spent (the plan used to end at
+/// 347 s of 600 with 12 cells per matrix); the rest of it pays for
+/// classes whose members disagree.
 #[test]
 fn twenty_four_nodes_fit_by_class() {
     let (_, steps, outcome) = planned("twenty-four-nodes", Budget::Seconds(DEFAULT_BUDGET_SECONDS));
     assert!(outcome.fits);
-    assert_eq!(outcome.cuts.last().unwrap().what, "matrix-classes");
+    assert!(outcome.cuts.iter().any(|cut| cut.what == "matrix-classes"));
+    assert!(outcome.leftover.is_some());
+    let mut allowance = 0;
     for step in &steps {
         if let Some(MatrixWork { sample, .. }) = step.work::<MatrixWork>() {
             let sample = sample.as_ref().expect("sampled");
             assert_eq!(sample.classes.len(), 4);
-            assert_eq!(sample.cells().len(), 12);
+            let draws = sample.classes.iter().map(default_draws).sum::<usize>();
+            assert!(
+                sample.cells().len() >= 4 + draws,
+                "{}",
+                sample.cells().len()
+            );
+            assert!(sample.cells().len() >= 24 + 3 * 12);
+            allowance += sample.allowance;
         }
     }
+    assert!(allowance > 0);
+    // Whatever allowance the disagreeing classes use, the run stays
+    // within the budget by the estimate: the draws took half the rest.
+    assert!(outcome.estimated_seconds > 0.75 * DEFAULT_BUDGET_SECONDS);
 }
 
 /// With 96 GiB of memory-side cache in front of each node, every DRAM

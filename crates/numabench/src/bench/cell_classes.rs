@@ -3,10 +3,15 @@
 //! package relation, same HMAT values, same CPU count and caches on the
 //! CPU side, same kind, size and memory-side cache on the memory side —
 //! found by colour refinement ([`crate::topology::colours`]). A budget
-//! may measure each class at its representative and a few seeded random
-//! members, and infer the rest, unless the members disagree (then the
-//! class is measured in full: the firmware hid an asymmetry).
+//! may measure each class at its representative and about sqrt(n) seeded
+//! random members (more where the budget leaves time), and infer the
+//! rest, unless the members disagree beyond their own confidence
+//! intervals: then the class's further members are measured, as far as
+//! the budget allows (the firmware hid an asymmetry). Local cells (a
+//! node's CPUs reading its own memory) are always measured: a slow node
+//! shows there and nowhere else.
 
+use crate::kernels::{mix, SplitMix64};
 use crate::topology::colours::{colour_of, refine};
 use crate::topology::Machine;
 use serde::Serialize;
@@ -14,13 +19,40 @@ use serde::Serialize;
 /// A matrix cell: (CPU node, memory node).
 pub type Cell = (u32, u32);
 
-/// Members drawn at random besides the representative, by default.
+/// The fewest members drawn at random besides the representative.
 pub const CLASS_DRAWS: usize = 2;
 
-/// Members that differ from their class's representative by more than
-/// this fraction (of the representative's value) disagree: the class is
-/// measured in full.
-pub const CLASS_TOLERANCE: f64 = 0.10;
+/// The smallest disagreement between two members of a class that counts
+/// (3%), whatever their confidence intervals: below it a difference is
+/// not worth a finding.
+pub const CLASS_TOLERANCE_FLOOR: f64 = 0.03;
+
+/// Members drawn at random besides the representative of a class of `n`
+/// cells, by default: about sqrt(n), at least [`CLASS_DRAWS`], at most
+/// every other member; every member for a class of local cells.
+pub fn default_draws(class: &CellClass) -> usize {
+    let n = class.cells.len();
+    if class.cells.iter().all(|(cpu, mem)| cpu == mem) {
+        return n.saturating_sub(1);
+    }
+    ((n as f64).sqrt().ceil() as usize)
+        .max(CLASS_DRAWS)
+        .min(n.saturating_sub(1))
+}
+
+/// The tolerance two figures of a class are compared with: twice their
+/// combined 95% intervals (relative), at least [`CLASS_TOLERANCE_FLOOR`].
+pub fn tolerance(a: &Measured, b: &Measured) -> f64 {
+    (2.0 * (a.ci95_rel.powi(2) + b.ci95_rel.powi(2)).sqrt()).max(CLASS_TOLERANCE_FLOOR)
+}
+
+/// A measured cell: its figure and the relative half-width of its 95%
+/// interval (0 where unknown: the floor then decides).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    pub value: f64,
+    pub ci95_rel: f64,
+}
 
 /// One class of cells the topology cannot tell apart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -33,23 +65,32 @@ pub struct CellClass {
 
 /// The share of the largest size of a group that a node's memory may fall
 /// short of and still count as the same size: the firmware and the kernel
-/// reserve a little on some nodes (node 0 most), so equal DIMMs never give
-/// equal totals.
-const SAME_SIZE_SHARE: f64 = 7.0 / 8.0;
+/// reserve a little on some nodes (node 0 most, typically under 1-2% of a
+/// server's node), so equal DIMMs never give equal totals; one DIMM of 12
+/// missing (11/12) makes a size of its own.
+const SAME_SIZE_SHARE: f64 = 31.0 / 32.0;
+
+/// What a small node may fall short by and still count as the same size,
+/// whatever its share: a guest of 512 MiB nodes shows 470 MiB on node 0.
+const SAME_SIZE_BYTES: u64 = 256 << 20;
 
 /// A size group for each of `sizes` (in their order): sorted from the
-/// largest, a size within [`SAME_SIZE_SHARE`] of its group's largest joins
-/// it, else starts the next group; no memory is a group of its own (-1).
-/// Groups, not fixed buckets: 188 and 193 GiB are one size wherever they
-/// fall, where rounding a logarithm splits a pair straddling a boundary.
+/// largest, a size within [`SAME_SIZE_SHARE`] (or [`SAME_SIZE_BYTES`]) of
+/// its group's largest joins it, else starts the next group; no memory is
+/// a group of its own (-1). Groups, not fixed buckets: 188 and 193 GiB are
+/// one size wherever they fall, where rounding a logarithm splits a pair
+/// straddling a boundary.
 fn size_groups(sizes: &[u64]) -> Vec<i64> {
     let mut distinct: Vec<u64> = sizes.iter().copied().filter(|&size| size > 0).collect();
     distinct.sort_unstable_by(|a, b| b.cmp(a));
     distinct.dedup();
+    let same = |size: u64, head: u64| {
+        size as f64 >= head as f64 * SAME_SIZE_SHARE || head - size <= SAME_SIZE_BYTES
+    };
     let mut heads: Vec<u64> = Vec::new();
     for &size in &distinct {
         match heads.last() {
-            Some(&head) if size as f64 >= head as f64 * SAME_SIZE_SHARE => {}
+            Some(&head) if same(size, head) => {}
             _ => heads.push(size),
         }
     }
@@ -145,32 +186,26 @@ pub fn cell_classes(topology: &Machine, rows: &[u32], columns: &[u32]) -> Vec<Ce
     classes.into_iter().map(|(_, class)| class).collect()
 }
 
-/// A small seeded generator (SplitMix64): the same seed draws the same
-/// members on every machine and every run.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+/// Every cell of `class` in the order a sample takes them: its
+/// representative, then the other members shuffled with `seed` (the
+/// class's id mixed in, so classes draw independently). Stable across
+/// builds and machines ([`SplitMix64`]).
+pub fn member_order(class: &CellClass, seed: u64) -> Vec<Cell> {
+    let mut rest: Vec<Cell> = class.cells[1..].to_vec();
+    let mut rng = SplitMix64::new(mix(seed ^ mix(class.id as u64)));
+    rng.shuffle(&mut rest);
+    let mut order = vec![class.cells[0]];
+    order.extend(rest);
+    order
 }
 
 /// The cells of `class` measured first: its representative, then `draws`
-/// other members drawn without replacement with `seed` (the class's id
-/// mixed in, so classes draw independently).
+/// other members drawn without replacement with `seed`
+/// ([`member_order`]'s first ones).
 pub fn sample_of(class: &CellClass, seed: u64, draws: usize) -> Vec<Cell> {
-    let mut rest: Vec<Cell> = class.cells[1..].to_vec();
-    let mut rng = SplitMix(seed ^ colour_of(class.id));
-    let mut sample = vec![class.cells[0]];
-    for _ in 0..draws.min(rest.len()) {
-        let pick = (rng.next() % rest.len() as u64) as usize;
-        sample.push(rest.swap_remove(pick));
-    }
-    sample
+    let mut order = member_order(class, seed);
+    order.truncate(draws + 1);
+    order
 }
 
 /// Where a cell's figure comes from.
@@ -190,53 +225,81 @@ pub struct ClassOutcome {
     /// Every cell of the class, its figure (`None`: not measured, e.g.
     /// interrupted) and where it came from.
     pub cells: Vec<(Cell, Option<f64>, CellSource)>,
-    /// The sampled members disagreed beyond [`CLASS_TOLERANCE`], so every
-    /// cell was measured.
+    /// Sampled members differed from the representative beyond their
+    /// [`tolerance`].
+    pub disagreed: bool,
+    /// Every cell was measured.
     pub measured_in_full: bool,
+    /// Cells of a class that disagreed left unmeasured: the allowance for
+    /// further members ran out (inferred, and said so).
+    pub unfinished: usize,
 }
 
-/// Measures `classes` with `measure`: each class's [`sample_of`] first;
-/// where a sampled member differs from the representative by more than
-/// `tolerance` (a fraction of the representative), every other cell of the
-/// class too (`measured_in_full`); else the unsampled cells are inferred
-/// from the representative. With `full`, every cell is measured.
+/// How a matrix is sampled: the seed of the draws, the members drawn
+/// besides each class's representative (one count per class), and how
+/// many further cells the classes that disagree may measure together.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplePlan {
+    pub seed: u64,
+    pub draws: Vec<usize>,
+    /// Further cells for classes whose sample disagreed, all classes
+    /// together (the budget's remainder); `usize::MAX`: no limit.
+    pub allowance: usize,
+}
+
+/// Measures `classes` with `measure`: each class's sample first (its
+/// representative and `plan.draws` members); where a sampled member
+/// differs from the representative beyond their [`tolerance`], the
+/// class's further members in [`member_order`], while `plan.allowance`
+/// lasts; the cells not measured are inferred from the representative.
+/// With `full`, every cell is measured.
 pub fn measure_classes<E>(
     classes: &[CellClass],
-    seed: u64,
-    draws: usize,
-    tolerance: f64,
+    plan: &SamplePlan,
     full: bool,
-    mut measure: impl FnMut(Cell, &CellClass) -> Result<Option<f64>, E>,
+    mut measure: impl FnMut(Cell, &CellClass) -> Result<Option<Measured>, E>,
 ) -> Result<Vec<ClassOutcome>, E> {
     let mut outcomes = Vec::new();
-    for class in classes {
-        let sample = if full {
-            class.cells.clone()
-        } else {
-            sample_of(class, seed, draws)
+    let mut allowance = plan.allowance;
+    for (index, class) in classes.iter().enumerate() {
+        let order = member_order(class, plan.seed);
+        let draws = match full {
+            true => class.cells.len(),
+            false => plan.draws.get(index).copied().unwrap_or(CLASS_DRAWS) + 1,
         };
-        let mut figures: Vec<(Cell, Option<f64>)> = Vec::new();
-        for &cell in &sample {
+        let mut figures: Vec<(Cell, Option<Measured>)> = Vec::new();
+        for &cell in order.iter().take(draws) {
             figures.push((cell, measure(cell, class)?));
         }
         let representative = figures[0].1;
-        let disagree = match representative {
-            Some(reference) if reference != 0.0 => figures.iter().any(|(_, value)| {
-                value.is_some_and(|v| ((v - reference) / reference).abs() > tolerance)
+        let disagree = |figures: &[(Cell, Option<Measured>)]| match representative {
+            Some(reference) if reference.value != 0.0 => figures.iter().any(|(_, figure)| {
+                figure.is_some_and(|figure| {
+                    ((figure.value - reference.value) / reference.value).abs()
+                        > tolerance(&reference, &figure)
+                })
             }),
             _ => false,
         };
-        let measured_in_full = disagree && !full;
+        let disagreed = disagree(&figures);
+        if disagreed && !full {
+            for &cell in order.iter().skip(figures.len()) {
+                if allowance == 0 {
+                    break;
+                }
+                allowance -= 1;
+                figures.push((cell, measure(cell, class)?));
+            }
+        }
+        let unfinished = class.cells.len() - figures.len();
         let mut cells = Vec::new();
         for &cell in &class.cells {
-            if let Some(&(_, value)) = figures.iter().find(|(c, _)| *c == cell) {
-                cells.push((cell, value, CellSource::Measured));
-            } else if measured_in_full {
-                cells.push((cell, measure(cell, class)?, CellSource::Measured));
+            if let Some(&(_, figure)) = figures.iter().find(|(c, _)| *c == cell) {
+                cells.push((cell, figure.map(|f| f.value), CellSource::Measured));
             } else {
                 cells.push((
                     cell,
-                    representative,
+                    representative.map(|f| f.value),
                     CellSource::InferredFrom(class.cells[0]),
                 ));
             }
@@ -244,7 +307,9 @@ pub fn measure_classes<E>(
         outcomes.push(ClassOutcome {
             class: class.clone(),
             cells,
-            measured_in_full,
+            disagreed,
+            measured_in_full: unfinished == 0,
+            unfinished: if disagreed { unfinished } else { 0 },
         });
     }
     Ok(outcomes)

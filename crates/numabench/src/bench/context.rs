@@ -28,6 +28,10 @@ pub struct Context {
     /// Calibrations already made in this run, so a kernel measured again on
     /// the same CPUs and size (matrix, contention) is not calibrated again.
     calibrations: Arc<Mutex<HashMap<CalibrationKey, SimdChoice>>>,
+    /// What answers the measurements: `None`, the hardware; else a
+    /// simulated machine ([`super::Backend`]; tests and
+    /// `scripts/simulate-findings` only).
+    pub backend: Option<Arc<dyn super::Backend>>,
 }
 
 impl Context {
@@ -41,6 +45,7 @@ impl Context {
             placement_threshold: 0.95,
             cost_model: super::CostModel::ASSUMED,
             calibrations: Arc::default(),
+            backend: None,
         }
     }
 

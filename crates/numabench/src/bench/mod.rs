@@ -3,6 +3,7 @@
 //! and verifies its memory, pins its threads, and emits records through the
 //! output pipeline as each one is measured.
 
+mod backend;
 mod bandwidth;
 mod budget;
 mod c2c;
@@ -33,6 +34,7 @@ mod step;
 mod step_runner;
 mod working_set_cut;
 
+pub use backend::Backend;
 pub use bandwidth::{
     bandwidth_record, measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult,
 };
@@ -63,7 +65,7 @@ pub use mlp::{
 };
 pub use per_cpu::{
     each_cpu_dram_bytes, each_cpu_memory, per_cpu_sample, EachCpu, OneCpu, PerCpuMeasure,
-    EVERY_CPU_LIMIT, PER_CPU_ORDER, RULE_EVERY_CPU, RULE_SAMPLED,
+    PER_CPU_ORDER, RULE_EVERY_CPU,
 };
 pub use placed::{
     check_allocation, check_memory_fits, check_node_memory_fits, check_within_memory_limit,

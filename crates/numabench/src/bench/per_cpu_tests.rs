@@ -1,37 +1,69 @@
 //! The per-CPU sampling rule on the realistic machine shapes of
 //! `tests/fixtures` (see `make-fixtures.sh` for their numbering).
 
-use super::per_cpu::{per_cpu_sample, EVERY_CPU_LIMIT, RULE_EVERY_CPU, RULE_SAMPLED};
+use super::per_cpu::{per_cpu_sample, OneCpu, RULE_EVERY_CPU};
 use crate::threads::CpuOrder;
 use crate::topology::fixture_tests::{load, FIXTURES};
 
-/// Two sockets of 8 L3 domains x 4 cores, siblings 64 apart: the first
-/// core of every L3 domain (CPUs 0, 4, ... 60), plus each node's first
-/// and last CPU in tree order (0 and 95, 32 and 127: the last core's
-/// second thread), in tree order.
+/// The plan starts from every allowed CPU, in tree order, whatever the
+/// machine's size: the budget, not a fixed rule, decides how many are
+/// measured (the 256-CPU NPS4 server's plan used to start from 32 and a
+/// slow CPU elsewhere could never be found, whatever the budget).
 #[test]
-fn two_socket_smt_samples_every_l3_domain_and_both_ends_of_every_node() {
-    let report = load("two-socket-smt");
-    let (cpus, rule) = per_cpu_sample(&report);
-    assert_eq!(rule, RULE_SAMPLED);
-    let mut expected: Vec<u32> = (0..16).map(|domain| domain * 4).collect();
-    expected.extend([95, 127]);
-    expected.sort_unstable();
-    assert_eq!(cpus, CpuOrder::Compact.arrange(&report, &expected));
-    assert_eq!(cpus.first(), Some(&0));
-    assert_eq!(cpus.last(), Some(&127));
+fn the_plan_starts_from_every_allowed_cpu() {
+    for name in ["two-socket-smt", "hybrid-laptop", "amd-nps4"] {
+        let report = load(name);
+        let (cpus, rule) = per_cpu_sample(&report);
+        assert_eq!(rule, RULE_EVERY_CPU);
+        assert_eq!(cpus, CpuOrder::Compact.all_allowed(&report), "{name}");
+    }
 }
 
-/// A 20-CPU laptop is small enough to measure every CPU: P-cores' both
-/// threads and every E-core.
+/// At the default budget, on every fixture, every node with CPUs keeps
+/// at least two of them in each per-CPU group (or all, where it has
+/// fewer), so each CPU has another of its node to be compared with. The
+/// cut used to recompute its one-per-node floor on the halved group and
+/// spread over CPUs, not nodes: the default plan of amd-nps4 measured
+/// nodes 0, 2, 4 and 6 only, and 2 of the 4 nodes of knl-snc4-cache.
 #[test]
-fn hybrid_laptop_measures_every_cpu() {
-    let report = load("hybrid-laptop");
-    assert!(report.allowed.cpus.len() <= EVERY_CPU_LIMIT);
-    let (cpus, rule) = per_cpu_sample(&report);
-    assert_eq!(rule, RULE_EVERY_CPU);
-    assert_eq!(cpus, CpuOrder::Compact.all_allowed(&report));
-    assert_eq!(cpus.len(), 20);
+fn the_budget_keeps_two_cpus_of_every_node() {
+    use crate::bench::{
+        characterize_plan, fit_budget, select, Budget, Context, MatrixCut, DEFAULT_BUDGET_SECONDS,
+    };
+    for name in FIXTURES {
+        let mut context = Context::new(load(name));
+        let mut steps = characterize_plan(&context, &select(&[], &[]).unwrap());
+        fit_budget(
+            &mut context,
+            &mut steps,
+            Budget::Seconds(DEFAULT_BUDGET_SECONDS),
+            MatrixCut::Seeded(1),
+        );
+        let topology = &context.topology;
+        let measured: Vec<u32> = steps
+            .iter()
+            .filter_map(|step| step.work::<OneCpu>())
+            .filter(|one| matches!(one.measure, super::per_cpu::PerCpuMeasure::Latency(_)))
+            .map(|one| one.cpu)
+            .collect();
+        for node in topology.nodes.iter().filter(|node| !node.cpus.is_empty()) {
+            let allowed = node
+                .cpus
+                .iter()
+                .filter(|cpu| topology.allowed.cpus.contains(cpu))
+                .count();
+            let kept = node
+                .cpus
+                .iter()
+                .filter(|cpu| measured.contains(cpu))
+                .count();
+            assert!(
+                kept >= allowed.min(2),
+                "{name}: node {} keeps {kept} of {allowed} CPUs",
+                node.index
+            );
+        }
+    }
 }
 
 /// On every shape: only allowed CPUs, none twice, every CPU node and

@@ -246,7 +246,7 @@ mod tests {
                     assert_eq!(plan.repeat, context.repeat.min(3));
                     assert_eq!(
                         plan.sample_rule.as_deref(),
-                        Some(crate::bench::RULE_SAMPLED)
+                        Some(crate::bench::RULE_EVERY_CPU)
                     );
                 } else {
                     assert_eq!(plan.repeat, context.repeat);

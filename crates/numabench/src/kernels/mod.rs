@@ -16,7 +16,7 @@ pub use chase::{build_chase, chase, chase_many, ChaseBlock, ChaseOrder};
 pub use choice::SimdChoice;
 pub use core_clock::core_clock_ghz;
 pub use loops::KernelLoop;
-pub use rng::SplitMix64;
+pub use rng::{mix, SplitMix64};
 pub use simd::SimdLevel;
 pub use spec::{kernel_by_name, KernelSpec, KERNELS};
 pub use tlb::{tlb_block, DEFAULT_TLB_ENTRIES};

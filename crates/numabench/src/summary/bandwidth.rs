@@ -1,7 +1,7 @@
 //! Read bandwidth findings: one thread and all threads of a node, local
 //! and remote (`matrix-bandwidth` cells, `scaling` curves), with ratios.
 
-use super::figures::{figure_span, local_and_remote, matrix, of, span};
+use super::figures::{coverage_text, figure_span, local_and_remote, matrix, of, span};
 use super::{factor_range, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
@@ -72,9 +72,10 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         .collect();
     if let Some(remote_span) = span(remote.iter().map(|cell| cell.2)) {
         text.push_str(&format!(
-            ", remote {} ({} local)",
+            ", remote {} ({} local{})",
             figure_span(remote_span, "GB/s"),
-            factor_range(&remote_ratios)
+            factor_range(&remote_ratios),
+            coverage_text(records, benchmark::MATRIX_BANDWIDTH, "read_bandwidth")
         ));
         params.insert(
             "one_thread_remote_gbs".into(),

@@ -31,6 +31,28 @@ pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
             }
         })
         .collect();
+    if let Some(leftover) = &outcome.leftover {
+        let mut params = Map::new();
+        params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
+        sentences.push(Sentence {
+            kind: "budget_leftover",
+            text: format!("budget left by the cuts: {leftover}"),
+            value: outcome.estimated_seconds,
+            unit: Unit::Seconds,
+            params,
+        });
+    }
+    for spot in &outcome.blind_spots {
+        let mut params = Map::new();
+        params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
+        sentences.push(Sentence {
+            kind: "blind_spot",
+            text: format!("cannot find at this budget: {spot}"),
+            value: 0.0,
+            unit: Unit::Count,
+            params,
+        });
+    }
     if !outcome.fits {
         let mut params = Map::new();
         params.insert("budget_seconds".into(), json!(outcome.budget_seconds));

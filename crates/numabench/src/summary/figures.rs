@@ -35,22 +35,46 @@ pub(super) fn of<'a>(
         .filter(move |record| record.benchmark == benchmark && record.metric == metric)
 }
 
-/// The node-to-node cells of `benchmark`'s `metric` (per-CPU rows left
-/// out), of one `mode` (`matrix-bandwidth`: the first seen), with the
-/// records behind them.
+/// Whether a matrix cell's record is inferred (a sampled matrix's cell
+/// that was not measured: its class representative's figure, `cell:
+/// "inferred"`). No finding rests on one.
+pub(super) fn is_inferred(record: &Record) -> bool {
+    record.params.get("cell").and_then(Value::as_str) == Some("inferred")
+}
+
+/// The node-to-node cells of `benchmark`'s `metric` that were measured
+/// (per-CPU rows and inferred cells left out), of one `mode`
+/// (`matrix-bandwidth`: the first seen), with the records behind them.
 pub(super) fn matrix_records<'a>(
     records: &'a [Record],
     benchmark: &'a str,
     metric: &'a str,
 ) -> BTreeMap<(u64, u64), &'a Record> {
-    let cells = || {
-        of(records, benchmark, metric).filter(|record| record.params.get(key::PER_CPU).is_none())
-    };
-    let mode = cells()
+    let mode = node_cells(records, benchmark, metric)
         .next()
         .and_then(|record| record.params.get(key::MODE));
-    cells()
-        .filter(|record| record.params.get(key::MODE) == mode)
+    matrix_records_of_mode(records, benchmark, metric, mode)
+}
+
+/// The node-to-node cell records of `benchmark`'s `metric`, inferred ones
+/// included (per-CPU rows left out).
+fn node_cells<'a>(
+    records: &'a [Record],
+    benchmark: &'a str,
+    metric: &'a str,
+) -> impl Iterator<Item = &'a Record> + 'a {
+    of(records, benchmark, metric).filter(|record| record.params.get(key::PER_CPU).is_none())
+}
+
+/// [`matrix_records`] of the given `mode` (`None`: cells without one).
+pub(super) fn matrix_records_of_mode<'a>(
+    records: &'a [Record],
+    benchmark: &'a str,
+    metric: &'a str,
+    mode: Option<&Value>,
+) -> BTreeMap<(u64, u64), &'a Record> {
+    node_cells(records, benchmark, metric)
+        .filter(|record| record.params.get(key::MODE) == mode && !is_inferred(record))
         .filter_map(|record| {
             Some((
                 (
@@ -61,6 +85,49 @@ pub(super) fn matrix_records<'a>(
             ))
         })
         .collect()
+}
+
+/// The modes of `benchmark`'s `metric` cells, in the order first seen
+/// (`None` for cells without one).
+pub(super) fn matrix_modes<'a>(
+    records: &'a [Record],
+    benchmark: &'a str,
+    metric: &'a str,
+) -> Vec<Option<&'a Value>> {
+    let mut modes: Vec<Option<&Value>> = Vec::new();
+    for record in node_cells(records, benchmark, metric) {
+        let mode = record.params.get(key::MODE);
+        if !modes.contains(&mode) {
+            modes.push(mode);
+        }
+    }
+    modes
+}
+
+/// How many of a sampled matrix's cells were measured, of how many
+/// (first mode): `None` where every cell was measured.
+pub(super) fn coverage(
+    records: &[Record],
+    benchmark: &str,
+    metric: &str,
+) -> Option<(usize, usize)> {
+    let mode = node_cells(records, benchmark, metric)
+        .next()
+        .and_then(|record| record.params.get(key::MODE));
+    let cells: Vec<&Record> = node_cells(records, benchmark, metric)
+        .filter(|record| record.params.get(key::MODE) == mode)
+        .collect();
+    let inferred = cells.iter().filter(|record| is_inferred(record)).count();
+    (inferred > 0).then(|| (cells.len() - inferred, cells.len()))
+}
+
+/// ", k of n cells measured" where a matrix was sampled, else nothing:
+/// what every sentence resting on a matrix says.
+pub(super) fn coverage_text(records: &[Record], benchmark: &str, metric: &str) -> String {
+    match coverage(records, benchmark, metric) {
+        Some((measured, total)) => format!("; {measured} of {total} cells measured"),
+        None => String::new(),
+    }
 }
 
 /// The values of [`matrix_records`].

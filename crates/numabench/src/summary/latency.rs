@@ -4,7 +4,7 @@
 //! to be so), and memory latency local against remote over every pair of
 //! CPU nodes (`matrix-latency`).
 
-use super::figures::{figure, figure_span, local_and_remote, matrix, of, span};
+use super::figures::{coverage_text, figure, figure_span, local_and_remote, matrix, of, span};
 use super::{factor_range, Sentence};
 use crate::output::{Record, Unit};
 use crate::topology::levels::{standing_for_level, MEMORY};
@@ -175,8 +175,9 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         );
         if let Some((row, column, ratio)) = worst {
             text.push_str(&format!(
-                " ({} local; worst node {row}'s CPUs reading node {column})",
-                factor_range(&values)
+                " ({} local; worst node {row}'s CPUs reading node {column}{})",
+                factor_range(&values),
+                coverage_text(records, benchmark::MATRIX_LATENCY, "latency")
             ));
             params.insert("worst_cpu_node".into(), json!(row));
             params.insert("worst_mem_node".into(), json!(column));

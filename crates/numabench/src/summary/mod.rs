@@ -12,12 +12,15 @@
 mod advice;
 mod bandwidth;
 mod budget;
+mod classes;
 mod contention;
 mod declared;
 mod doctor;
 mod figures;
 mod latency;
 mod matrices;
+mod nodes;
+mod noise;
 mod outliers;
 mod pages;
 mod parallelism;
@@ -39,7 +42,7 @@ pub const BENCHMARK: &str = benchmark::SUMMARY;
 pub struct Sentence {
     /// What it is about: `idle_latency`, `memory_latency`,
     /// `memory_bandwidth`, `cpuless_node`, `bandwidth_saturation`,
-    /// `serial_init`, `slow_cpu`, `slow_node_pair`, `declared_mismatch`,
+    /// `serial_init`, `slow_node`, `slow_cpu`, `slow_node_pair`, `declared_mismatch`,
     /// `mlp`, `c2c`, `huge_pages`, `placement_verified`, `doctor_warning`,
     /// `advice`.
     pub kind: &'static str,
@@ -67,6 +70,8 @@ pub fn summarize_with_doctor(
     sentences.extend(matrices::sentences(records));
     sentences.extend(scaling::sentences(records));
     sentences.extend(contention::sentences(records));
+    sentences.extend(nodes::sentences(records));
+    sentences.extend(classes::sentences(records));
     sentences.extend(outliers::sentences(records));
     sentences.extend(declared::sentences(records));
     sentences.extend(parallelism::sentences(records));

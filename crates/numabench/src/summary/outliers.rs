@@ -1,14 +1,17 @@
-//! The slowest CPU against the others of its node (`per-cpu` records'
-//! ratio to their node's median) and the slowest node pair against the
-//! pairs at the same SLIT distance (`matrix-latency`), said only when the
-//! gap is beyond the noise: more than [`MARGIN`] and more than three times
-//! the spread of the measurement's own repetitions.
+//! The slowest CPU against the other CPUs of its node (`per-cpu`
+//! measurements) and the slowest node pair against the pairs at the same
+//! SLIT distance (`matrix-latency`, measured cells only: never an
+//! inferred one), said only when the gap is beyond the noise
+//! ([`super::noise`]): more than [`MARGIN`] and more than `z` times the
+//! larger of the figures' own repetition noise and their peers' spread.
 
-use super::figures::{matrix_records, of, param_u64};
+use super::figures::{coverage_text, figure, matrix_records, of, param_u64};
+use super::noise::{median, median_error, robust_spread, stands_out, z_for};
 use super::Sentence;
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use serde_json::{json, Map};
+use std::collections::BTreeMap;
 
 /// The smallest gap named as an outlier (10%).
 pub const MARGIN: f64 = 0.10;
@@ -19,57 +22,98 @@ fn spread(record: &Record) -> f64 {
     record.stats.cv.abs()
 }
 
-fn beyond_noise(gap: f64, record: &Record) -> bool {
-    gap > MARGIN && gap > 3.0 * spread(record)
+/// One CPU's figure against the median of the other measured CPUs of its
+/// node: (cpu, node, gap, record), gap positive where slower.
+type CpuGap<'a> = (u64, u64, f64, f64, &'a Record);
+
+/// Every measured CPU's gap to its node's other CPUs (leave-one-out, so
+/// a node of two CPUs still tells the slow one: the other is faster,
+/// not slower); nodes with one measured CPU have nothing to compare.
+fn cpu_gaps<'a>(
+    records: &'a [Record],
+    measured: &'a str,
+    slower_is_higher: bool,
+) -> Vec<CpuGap<'a>> {
+    let mut by_node: BTreeMap<u64, Vec<(u64, &Record)>> = BTreeMap::new();
+    for record in of(records, benchmark::PER_CPU, measured) {
+        let (Some(cpu), Some(node)) = (record.typed_params().cpu(), param_u64(record, "cpu_node"))
+        else {
+            continue;
+        };
+        by_node.entry(node).or_default().push((cpu, record));
+    }
+    let mut gaps = Vec::new();
+    for (node, cpus) in &by_node {
+        for &(cpu, record) in cpus {
+            let others: Vec<f64> = cpus
+                .iter()
+                .filter(|(other, _)| *other != cpu)
+                .map(|(_, other)| other.stats.median)
+                .collect();
+            let Some(peers) = median(&others).filter(|peers| *peers > 0.0) else {
+                continue;
+            };
+            let ratio = record.stats.median / peers;
+            let gap = if slower_is_higher {
+                ratio - 1.0
+            } else {
+                1.0 - ratio
+            };
+            gaps.push((cpu, *node, gap, peers, record));
+        }
+    }
+    gaps
 }
 
 fn slow_cpus(records: &[Record]) -> Vec<Sentence> {
     let mut sentences = Vec::new();
-    for (metric, measured, slower_is_higher, what) in [
-        ("latency_vs_node_median", "latency", true, "latency"),
-        (
-            "read_bandwidth_vs_node_median",
-            "read_bandwidth",
-            false,
-            "read bandwidth",
-        ),
+    for (measured, slower_is_higher, what, unit) in [
+        ("latency", true, "latency", "ns"),
+        ("read_bandwidth", false, "read bandwidth", "GB/s"),
     ] {
-        let worst = of(records, benchmark::PER_CPU, metric)
-            .filter_map(|record| {
-                let gap = if slower_is_higher {
-                    record.value - 1.0
-                } else {
-                    1.0 - record.value
-                };
-                Some((record.typed_params().cpu()?, gap, record))
-            })
-            .reduce(|a, b| if b.1 > a.1 { b } else { a });
-        let Some((cpu, gap, ratio_record)) = worst else {
-            continue;
-        };
-        let Some(measurement) = of(records, benchmark::PER_CPU, measured)
-            .find(|record| record.typed_params().cpu() == Some(cpu))
-        else {
-            continue;
-        };
-        if !beyond_noise(gap, measurement) {
+        let gaps = cpu_gaps(records, measured, slower_is_higher);
+        if gaps.is_empty() {
             continue;
         }
-        let node = param_u64(ratio_record, "cpu_node").unwrap_or(0);
+        let peers_spread = robust_spread(&gaps.iter().map(|g| g.2).collect::<Vec<_>>());
+        let z = z_for(gaps.len());
+        let worst = gaps
+            .iter()
+            .filter(|(_, _, gap, _, record)| {
+                // The CPU's own noise and its peers' (one other CPU's at
+                // least) together, or the spread of every CPU's gap.
+                let own = median_error(record);
+                stands_out(
+                    *gap,
+                    MARGIN,
+                    peers_spread.max(own * std::f64::consts::SQRT_2),
+                    z,
+                )
+            })
+            .max_by(|a, b| a.2.total_cmp(&b.2));
+        let Some(&(cpu, node, gap, peers, record)) = worst else {
+            continue;
+        };
         let mut params = Map::new();
         params.insert("cpu".into(), json!(cpu));
         params.insert("cpu_node".into(), json!(node));
         params.insert("metric".into(), json!(measured));
-        params.insert("spread".into(), json!(spread(measurement)));
+        params.insert("spread".into(), json!(spread(record)));
+        params.insert("peers_median".into(), json!(peers));
+        let measured_cpus = gaps.iter().filter(|g| g.1 == node).count();
         sentences.push(Sentence {
             kind: "slow_cpu",
             text: format!(
-                "CPU {cpu} is the slowest of node {node} in {what}: {:.0}% {} its node's median (its own repetitions spread {:.1}%)",
+                "CPU {cpu} is the slowest of node {node} in {what}: {:.0}% {} the median of the node's other {} measured {} ({} against {}; its own repetitions spread {:.1}%)",
                 gap * 100.0,
                 if slower_is_higher { "above" } else { "below" },
-                spread(measurement) * 100.0
+                measured_cpus - 1,
+                if measured_cpus == 2 { "CPU" } else { "CPUs" },
+                figure(record.stats.median, unit),
+                figure(peers, unit),
+                spread(record) * 100.0
             ),
-            value: ratio_record.value,
+            value: if slower_is_higher { 1.0 + gap } else { 1.0 - gap },
             unit: Unit::Ratio,
             params,
         });
@@ -83,7 +127,7 @@ type Pair<'a> = ((u64, u64), &'a Record);
 fn slow_pair(records: &[Record]) -> Option<Sentence> {
     let cells = matrix_records(records, benchmark::MATRIX_LATENCY, "latency");
     // Remote pairs grouped by SLIT distance (all in one group without it).
-    let mut groups: std::collections::BTreeMap<Option<u64>, Vec<Pair>> = Default::default();
+    let mut groups: BTreeMap<Option<u64>, Vec<Pair>> = Default::default();
     for (&(row, column), &record) in &cells {
         if row != column && cells.contains_key(&(column, column)) {
             groups
@@ -92,37 +136,44 @@ fn slow_pair(records: &[Record]) -> Option<Sentence> {
                 .push(((row, column), record));
         }
     }
-    // (gap, pair, median of its group, SLIT distance of its group)
-    let mut worst: Option<(f64, Pair, f64, Option<u64>)> = None;
+    let tested: usize = groups.values().filter(|g| g.len() >= 3).map(Vec::len).sum();
+    let z = z_for(tested);
+    // (gap, pair, median of its group, SLIT distance of its group, group size)
+    let mut worst: Option<(f64, Pair, f64, Option<u64>, usize)> = None;
     for (distance, group) in &groups {
         if group.len() < 3 {
             continue;
         }
-        let mut values: Vec<f64> = group.iter().map(|(_, record)| record.value).collect();
-        values.sort_by(f64::total_cmp);
-        let median = values[values.len() / 2];
-        for &pair in group {
-            let gap = pair.1.value / median - 1.0;
-            if beyond_noise(gap, pair.1) && worst.is_none_or(|w| gap > w.0) {
-                worst = Some((gap, pair, median, *distance));
+        let values: Vec<f64> = group.iter().map(|(_, record)| record.value).collect();
+        let Some(middle) = median(&values).filter(|m| *m > 0.0) else {
+            continue;
+        };
+        let gaps: Vec<f64> = values.iter().map(|value| value / middle - 1.0).collect();
+        let peers_spread = robust_spread(&gaps);
+        for (&pair, gap) in group.iter().zip(gaps) {
+            let uncertainty = peers_spread.max(median_error(pair.1));
+            if stands_out(gap, MARGIN, uncertainty, z) && worst.is_none_or(|w| gap > w.0) {
+                worst = Some((gap, pair, middle, *distance, group.len()));
             }
         }
     }
-    let (gap, ((row, column), record), median, distance) = worst?;
-    let peers = match distance {
-        Some(distance) => format!("the pairs at SLIT distance {distance}"),
-        None => "the other remote pairs".to_string(),
+    let (gap, ((row, column), record), median, distance, peers) = worst?;
+    let what = match distance {
+        Some(distance) => format!("the {peers} measured pairs at SLIT distance {distance}"),
+        None => format!("the {peers} measured remote pairs"),
     };
     let mut params = Map::new();
     params.insert("cpu_node".into(), json!(row));
     params.insert("mem_node".into(), json!(column));
     params.insert("peers_median_ns".into(), json!(median));
+    params.insert("pairs_compared".into(), json!(peers));
     Some(Sentence {
         kind: "slow_node_pair",
         text: format!(
-            "node {row}'s CPUs reading node {column} are the slowest pair: {:.0} ns, {:.0}% above the median of {peers} ({median:.0} ns)",
+            "node {row}'s CPUs reading node {column} are the slowest pair: {:.0} ns, {:.0}% above the median of {what} ({median:.0} ns{})",
             record.value,
-            gap * 100.0
+            gap * 100.0,
+            coverage_text(records, benchmark::MATRIX_LATENCY, "latency")
         ),
         value: record.value / median,
         unit: Unit::Ratio,

@@ -274,7 +274,7 @@ fn a_planted_machine_gives_exactly_its_findings_and_advice() {
             "read bandwidth, one thread: local 10.0 GB/s, remote 5.00 GB/s (0.50x local); all 4 threads of a node: local 10.0 GB/s",
             "node 0's local read bandwidth saturates at 3 of 4 threads (90% of its peak, 10.0 GB/s); one thread gets 50% of it",
             "serial initialisation: 16 threads reading data all on one node get 20.0 GB/s, against 36.0 GB/s when each reads its own node's memory (1.80x)",
-            "CPU 7 is the slowest of node 1 in latency: 20% above its node's median (its own repetitions spread 1.0%)",
+            "CPU 7 is the slowest of node 1 in latency: 20% above the median of the node's other 3 measured CPUs (120 ns against 100 ns; its own repetitions spread 1.0%)",
             "from node 2, the SLIT distance says node 3 is farther than node 2 (21 against 10), but it measured equal (1.00x)",
             "memory-level parallelism: one core keeps about 6.6 misses in flight (16 chains; 90% of that from 8)",
             "core-to-core latency: same-node 30.0-34.0 ns, cross-node 120-140 ns",
@@ -318,7 +318,7 @@ fn the_slowest_node_pair_is_named_only_beyond_the_noise() {
     };
     assert_eq!(
         cells(260.0, 0.01),
-        ["node 1's CPUs reading node 2 are the slowest pair: 260 ns, 30% above the median of the pairs at SLIT distance 21 (200 ns)"]
+        ["node 1's CPUs reading node 2 are the slowest pair: 260 ns, 30% above the median of the 6 measured pairs at SLIT distance 21 (200 ns)"]
     );
     assert!(cells(260.0, 0.2).is_empty());
     assert!(cells(210.0, 0.01).is_empty());
@@ -347,5 +347,168 @@ fn all_threads_remote_is_against_the_memory_read_locally() {
     assert!(
         text.ends_with("all 2 threads of a node: local 16.0 GB/s, remote 8.00 GB/s (0.50x local)"),
         "{text}"
+    );
+}
+
+/// Records of a cell whose repetitions spread `spread` around `value`
+/// (three of them, as a cut budget leaves).
+fn spread_cell(benchmark: &str, cpu_node: u64, mem_node: u64, value: f64, spread: f64) -> Record {
+    let mut cell = matrix_cell(benchmark, cpu_node, mem_node, value);
+    cell.stats = Sample::new([value * (1.0 - spread), value, value * (1.0 + spread)])
+        .unwrap()
+        .summary();
+    cell
+}
+
+/// A sampled 6-node latency matrix at SLIT 10/21/42 where one inferred
+/// cell (copied from its class's representative, n = 1, no spread) sits
+/// 40% above the measured distance-21 pairs: no pair finding rests on it
+/// (the slowest-pair finding used to pool inferred cells of every
+/// distance into one group and name a copied cell), and the sentences on
+/// the matrix say how many of its cells were measured.
+#[test]
+fn no_finding_rests_on_an_inferred_cell() {
+    let mut records = Vec::new();
+    for cpu_node in 0..6u64 {
+        for mem_node in 0..6u64 {
+            let (value, distance) = match (cpu_node, mem_node) {
+                (a, b) if a == b => (100.0, 10),
+                (a, b) if a / 3 == b / 3 => (200.0, 21),
+                _ => (280.0, 42),
+            };
+            let mut cell = spread_cell("matrix-latency", cpu_node, mem_node, value, 0.01);
+            cell.params.insert("slit_distance".into(), json!(distance));
+            let inferred = distance == 42 && (cpu_node + mem_node) % 2 == 0;
+            cell.params.insert(
+                "cell".into(),
+                json!(if inferred { "inferred" } else { "measured" }),
+            );
+            if inferred {
+                cell.stats = Sample::new([cell.value]).unwrap().summary();
+            }
+            records.push(cell);
+        }
+    }
+    // The copied cell: its representative's figure, far above its distance's pairs.
+    let copied = records
+        .iter_mut()
+        .find(|r| r.params["cell"] == "inferred")
+        .unwrap();
+    copied.value = 400.0;
+    copied.stats = Sample::new([400.0]).unwrap().summary();
+    let findings = summarize(&records);
+    assert!(
+        findings.iter().all(|f| f.kind != "slow_node_pair"),
+        "{:?}",
+        findings.iter().map(|f| &f.text).collect::<Vec<_>>()
+    );
+    let latency = findings
+        .iter()
+        .find(|f| f.kind == "memory_latency")
+        .unwrap();
+    assert!(
+        latency.text.contains("28 of 36 cells measured"),
+        "{}",
+        latency.text
+    );
+    assert!(!latency.text.contains("400"), "{}", latency.text);
+}
+
+/// Eight nodes whose local latency repeats within 1%: node 5's own
+/// memory 8% slower is named (the slow-DIMM-channel case no finding
+/// named before: the latency matrix's local cells were read only for
+/// their span), and so is node 2's bandwidth 9% lower in both the serial
+/// and the parallel matrix; with no node slow, nothing is named.
+#[test]
+fn a_node_whose_own_memory_is_slow_is_named() {
+    let cells = |slow_latency: Option<u64>, slow_bandwidth: Option<u64>| {
+        let mut records = Vec::new();
+        for node in 0..8u64 {
+            // Healthy nodes differ a little, as real ones do.
+            let healthy = 1.0 + 0.004 * (node as f64 - 3.5) / 3.5;
+            let latency = 90.0
+                * healthy
+                * if Some(node) == slow_latency {
+                    1.08
+                } else {
+                    1.0
+                };
+            records.push(spread_cell("matrix-latency", node, node, latency, 0.01));
+            for (mode, peak) in [("serial", 12.0), ("parallel", 95.0)] {
+                let value = peak / healthy
+                    * if Some(node) == slow_bandwidth {
+                        0.91
+                    } else {
+                        1.0
+                    };
+                let mut cell = spread_cell("matrix-bandwidth", node, node, value, 0.03);
+                cell.params.insert("mode".into(), json!(mode));
+                records.push(cell);
+            }
+        }
+        summarize(&records)
+            .into_iter()
+            .filter(|f| f.kind == "slow_node")
+            .map(|f| {
+                (
+                    f.params["mem_node"].as_u64().unwrap(),
+                    f.params["metric"].clone(),
+                    f.text,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(cells(None, None).is_empty());
+    let named = cells(Some(5), Some(2));
+    assert_eq!(named.len(), 2, "{named:?}");
+    assert_eq!((named[0].0, &named[0].1), (5, &json!("latency")));
+    assert!(
+        named[0]
+            .2
+            .starts_with("node 5's own memory is slow in latency: 8% above"),
+        "{}",
+        named[0].2
+    );
+    assert_eq!((named[1].0, &named[1].1), (2, &json!("read bandwidth")));
+    // A gap within the margin is not named, however steady.
+    let within = {
+        let mut records = Vec::new();
+        for node in 0..8u64 {
+            let latency = if node == 1 { 92.0 } else { 90.0 };
+            records.push(spread_cell("matrix-latency", node, node, latency, 0.001));
+        }
+        summarize(&records)
+    };
+    assert!(within.iter().all(|f| f.kind != "slow_node"));
+}
+
+/// Two measured CPUs per node are enough to tell the slow one: each is
+/// compared with the node's other CPU, so the slow one is 20% below and
+/// its peer is above, not below (against a node median of two, both
+/// were 10% off and neither stood out).
+#[test]
+fn two_cpus_per_node_tell_the_slow_one() {
+    let mut records = Vec::new();
+    for cpu in 0..8u64 {
+        let value = if cpu == 5 { 9.6 } else { 12.0 };
+        let params =
+            json!({"each_cpu": true, "cpu": cpu, "cpu_node": cpu / 2, "size_bytes": 268435456u64});
+        records.push(repeated(
+            record("per-cpu", "read_bandwidth", value, params),
+            value,
+        ));
+    }
+    let slow: Vec<Sentence> = summarize(&records)
+        .into_iter()
+        .filter(|f| f.kind == "slow_cpu")
+        .collect();
+    assert_eq!(slow.len(), 1);
+    assert_eq!(slow[0].params["cpu"], json!(5));
+    assert!(
+        slow[0]
+            .text
+            .contains("20% below the median of the node's other 1 measured CPU"),
+        "{}",
+        slow[0].text
     );
 }

@@ -114,6 +114,9 @@ pub fn measure_bandwidth(
     context: &Context,
     config: &BandwidthConfig,
 ) -> Result<BandwidthResult, BenchError> {
+    if let Some(backend) = &context.backend {
+        return backend.bandwidth(context, config);
+    }
     let kernel = config.kernel;
     let threads = config.cpus.len();
     let arrays = kernel.arrays();

@@ -98,6 +98,9 @@ pub fn measure_latency(
     config: &LatencyConfig,
     size: u64,
 ) -> Result<LatencyMeasurement, BenchError> {
+    if let Some(backend) = &context.backend {
+        return backend.latency(context, config, size);
+    }
     let line_bytes = context
         .topology
         .caches

@@ -3,14 +3,14 @@
 
 use crate::bench::bandwidth::{run_bandwidth, BandwidthConfig};
 use crate::bench::cell_classes::{
-    cell_classes, measure_classes, sample_of, Cell, CellClass, CellSource, ClassOutcome,
-    CLASS_DRAWS, CLASS_TOLERANCE,
+    cell_classes, default_draws, measure_classes, sample_of, Cell, CellClass, CellSource,
+    ClassOutcome, Measured, SamplePlan, CLASS_TOLERANCE_FLOOR,
 };
 use crate::bench::context::Context;
 use crate::bench::declared::{insert_declared, Declared};
 use crate::bench::error::BenchError;
 use crate::bench::latency::{emit_latency, measure_latency, LatencyConfig};
-use crate::bench::placed::cpus_of_node;
+use crate::bench::placed::{cpus_of_node, insert_cache_params};
 use crate::interrupt::interrupted;
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
@@ -32,14 +32,24 @@ pub struct NodeMatrix {
     pub memory_nodes: Vec<u32>,
     pub values: Vec<Vec<Option<f64>>>,
     pub unit: &'static str,
+    /// (row, column) positions whose figure was inferred, not measured
+    /// (a sampled matrix): rendered with `*` and a footnote.
+    pub inferred: Vec<(usize, usize)>,
 }
 
 impl NodeMatrix {
     /// The rows of `other` (same columns) after this matrix's, so a
     /// per-CPU matrix measured row by row is printed whole.
     pub fn append(&mut self, other: NodeMatrix) {
+        let offset = self.rows.len();
         self.rows.extend(other.rows);
         self.values.extend(other.values);
+        self.inferred.extend(
+            other
+                .inferred
+                .into_iter()
+                .map(|(row, column)| (row + offset, column)),
+        );
     }
 
     /// The matrix as text: rows down, memory nodes across.
@@ -53,13 +63,23 @@ impl NodeMatrix {
             out.push_str(&format!("{node:>10}"));
         }
         out.push('\n');
-        for (row, key) in self.values.iter().zip(&self.rows) {
+        for (index, (row, key)) in self.values.iter().zip(&self.rows).enumerate() {
             out.push_str(&format!("{key:>8}"));
-            for value in row {
-                let cell = value.map_or("-".to_string(), crate::units::format_value);
+            for (column, value) in row.iter().enumerate() {
+                let mut cell = value.map_or("-".to_string(), crate::units::format_value);
+                if self.inferred.contains(&(index, column)) {
+                    cell.push('*');
+                }
                 out.push_str(&format!("{cell:>10}"));
             }
             out.push('\n');
+        }
+        if !self.inferred.is_empty() {
+            let cells = self.values.iter().map(Vec::len).sum::<usize>();
+            out.push_str(&format!(
+                "* inferred from its symmetry class's representative, not measured ({} of {cells} cells; --full-matrix measures every cell)\n",
+                self.inferred.len()
+            ));
         }
         out
     }
@@ -118,9 +138,51 @@ struct GridRow {
     labels: Map<String, serde_json::Value>,
 }
 
+/// The params of one cell's record, measured or inferred: the row's
+/// params, `extra`, `mem_node`, `cpu_order`, the cell's SLIT distance and
+/// the firmware's declared values, and for bandwidth `mode`.
+fn cell_labels(
+    context: &Context,
+    row: &GridRow,
+    memory_node: u32,
+    kind: MatrixKind,
+    extra: &Map<String, serde_json::Value>,
+) -> Map<String, serde_json::Value> {
+    let mut labels = row.labels.clone();
+    labels.extend(extra.clone());
+    labels.insert("mem_node".into(), json!(memory_node));
+    labels.insert("cpu_order".into(), json!(MATRIX_ORDER.name()));
+    let topology = &context.topology;
+    if let Some(distance) = row_distance(topology, &row.cpus, memory_node) {
+        labels.insert("slit_distance".into(), json!(distance));
+    }
+    match kind {
+        MatrixKind::Latency => {
+            insert_declared(
+                &mut labels,
+                topology,
+                Declared::Latency,
+                &row.cpus[..1],
+                memory_node,
+            );
+        }
+        MatrixKind::Bandwidth(mode) => {
+            labels.insert("mode".into(), json!(mode.name()));
+            insert_declared(
+                &mut labels,
+                topology,
+                Declared::Bandwidth,
+                &row.cpus,
+                memory_node,
+            );
+        }
+    }
+    labels
+}
+
 /// One cell: `row`'s CPUs against memory bound on `memory_node`, its
-/// record carrying the row's params, `extra`, `mem_node`, `cpu_order` and,
-/// for bandwidth, `mode`. The figure: the latency's, or the best bandwidth.
+/// record carrying [`cell_labels`]. The figure: the latency's median, or
+/// the best bandwidth, with the 95% interval of its repetitions.
 fn measure_cell(
     context: &Context,
     row: &GridRow,
@@ -129,19 +191,11 @@ fn measure_cell(
     size: u64,
     extra: &Map<String, serde_json::Value>,
     pipeline: &mut Pipeline,
-) -> Result<Option<f64>, BenchError> {
-    let mut labels = row.labels.clone();
-    labels.extend(extra.clone());
-    labels.insert("mem_node".into(), json!(memory_node));
-    labels.insert("cpu_order".into(), json!(MATRIX_ORDER.name()));
-    if let Some(distance) = row_distance(&context.topology, &row.cpus, memory_node) {
-        labels.insert("slit_distance".into(), json!(distance));
-    }
+) -> Result<Option<Measured>, BenchError> {
+    let labels = cell_labels(context, row, memory_node, kind, extra);
     let memory = MemoryPlacement::bind(memory_node);
     Ok(match kind {
         MatrixKind::Latency => {
-            let (topology, cpu) = (&context.topology, &row.cpus[..1]);
-            insert_declared(&mut labels, topology, Declared::Latency, cpu, memory_node);
             let config = LatencyConfig {
                 sizes: vec![size],
                 cpu: row.cpus[0],
@@ -150,6 +204,10 @@ fn measure_cell(
                 writer_cpu: None,
             };
             let measured = measure_latency(context, &config, size)?;
+            let ci95_rel = measured
+                .convergence
+                .and_then(|convergence| convergence.ci95_rel)
+                .unwrap_or(0.0);
             emit_latency(
                 context,
                 &config,
@@ -159,25 +217,17 @@ fn measure_cell(
                 &labels,
                 pipeline,
             )?
+            .map(|value| Measured { value, ci95_rel })
         }
-        MatrixKind::Bandwidth(mode) => {
-            labels.insert("mode".into(), json!(mode.name()));
-            let (topology, cpus) = (&context.topology, &row.cpus);
-            insert_declared(
-                &mut labels,
-                topology,
-                Declared::Bandwidth,
-                cpus,
-                memory_node,
-            );
+        MatrixKind::Bandwidth(_) => {
             let read = kernel_by_name("read").expect("read kernel is registered");
             let config = BandwidthConfig::new(read, row.cpus.clone(), size, memory)
                 .labelled("matrix-bandwidth", labels);
-            Some(
-                run_bandwidth(context, &config, pipeline)?
-                    .gigabytes_per_second
-                    .max(),
-            )
+            let result = run_bandwidth(context, &config, pipeline)?;
+            Some(Measured {
+                value: result.gigabytes_per_second.max(),
+                ci95_rel: result.convergence.ci95_rel.unwrap_or(0.0),
+            })
         }
     })
 }
@@ -204,6 +254,7 @@ fn run_grid(
             MatrixKind::Latency => "ns",
             MatrixKind::Bandwidth(_) => "GB/s",
         },
+        inferred: Vec::new(),
     };
     for (index, row) in rows.iter().enumerate() {
         for (column, &memory_node) in memory_nodes.iter().enumerate() {
@@ -211,7 +262,8 @@ fn run_grid(
                 return Ok(matrix);
             }
             matrix.values[index][column] =
-                measure_cell(context, row, memory_node, kind, size, &Map::new(), pipeline)?;
+                measure_cell(context, row, memory_node, kind, size, &Map::new(), pipeline)?
+                    .map(|measured| measured.value);
         }
     }
     Ok(matrix)
@@ -250,20 +302,30 @@ pub fn run_node_matrix(
 }
 
 /// A node matrix measured by symmetry class (a time budget's cut): the
-/// classes of (CPU node, memory node) cells and the seed that draws each
-/// class's members ([`super::cell_classes`]).
+/// classes of (CPU node, memory node) cells, the seed that draws each
+/// class's members ([`super::super::cell_classes`]), how many each class
+/// draws, and how many further cells disagreeing classes may measure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatrixSample {
     pub seed: u64,
     pub classes: Vec<CellClass>,
+    /// Members drawn besides the representative, one count per class.
+    pub draws: Vec<usize>,
+    /// Further cells the classes whose members disagree may measure,
+    /// together (what the budget leaves for it).
+    pub allowance: usize,
 }
 
 impl MatrixSample {
-    /// The classes of this topology's node matrix, members drawn with `seed`.
+    /// The classes of this topology's node matrix, members drawn with
+    /// `seed`, each class's [`default_draws`], no allowance.
     pub fn new(topology: &Machine, seed: u64) -> Self {
+        let classes = cell_classes(topology, &cpu_nodes(topology), &memory_nodes(topology));
         Self {
             seed,
-            classes: cell_classes(topology, &cpu_nodes(topology), &memory_nodes(topology)),
+            draws: classes.iter().map(default_draws).collect(),
+            classes,
+            allowance: 0,
         }
     }
 
@@ -271,31 +333,75 @@ impl MatrixSample {
     pub fn cells(&self) -> Vec<Cell> {
         self.classes
             .iter()
-            .flat_map(|class| sample_of(class, self.seed, CLASS_DRAWS))
+            .zip(&self.draws)
+            .flat_map(|(class, &draws)| sample_of(class, self.seed, draws))
             .collect()
+    }
+
+    /// Every cell of the matrix.
+    pub fn total_cells(&self) -> usize {
+        self.classes.iter().map(|class| class.cells.len()).sum()
+    }
+
+    /// One more member drawn in the class measured least (by share of
+    /// its cells); false when every class is measured in full.
+    pub fn draw_more(&mut self) -> bool {
+        let least = self
+            .classes
+            .iter()
+            .zip(&self.draws)
+            .enumerate()
+            .filter(|(_, (class, &draws))| draws + 1 < class.cells.len())
+            .min_by(|a, b| {
+                let share = |(class, draws): (&CellClass, &usize)| {
+                    (*draws + 1) as f64 / class.cells.len() as f64
+                };
+                share(a.1).total_cmp(&share(b.1))
+            })
+            .map(|(index, _)| index);
+        match least {
+            Some(index) => {
+                self.draws[index] += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// How it samples, as the plan and the records state it.
+    pub fn plan(&self) -> SamplePlan {
+        SamplePlan {
+            seed: self.seed,
+            draws: self.draws.clone(),
+            allowance: self.allowance,
+        }
     }
 
     /// The rule, as the plan and the records state it.
     pub fn rule(&self) -> String {
-        let cells: usize = self.classes.iter().map(|class| class.cells.len()).sum();
         format!(
-            "by symmetry class: {} classes of {cells} cells, each measured at its \
-             representative and {CLASS_DRAWS} members drawn with seed {}, the rest inferred; \
-             a class whose members differ by more than {:.0}% is measured in full \
-             (not in this estimate)",
+            "by symmetry class: {} classes of {} cells, {} measured (local cells all; each other \
+             class at its representative and about sqrt(n) members or more, drawn with seed {}), \
+             the rest inferred; a class whose members differ beyond twice their combined 95% \
+             intervals (at least {:.0}%) measures up to {} further cells",
             self.classes.len(),
+            self.total_cells(),
+            self.cells().len(),
             self.seed,
-            CLASS_TOLERANCE * 100.0
+            CLASS_TOLERANCE_FLOOR * 100.0,
+            self.allowance
         )
     }
 }
 
 /// [`run_node_matrix`] by symmetry class: each class measured at its
-/// sample, in full where its members disagree beyond [`CLASS_TOLERANCE`];
-/// measured cells' records say `cell: "measured"`, the others' records
-/// (no measurement: the representative's figure, n = 1) `cell: "inferred"`
-/// and `inferred_from`; every one names its `cell_class` and `class_seed`.
-/// A class measured in full also emits a `class_asymmetry` record.
+/// sample, further where its members disagree (within the sample's
+/// allowance); measured cells' records say `cell: "measured"`, the
+/// others' records (no measurement: the representative's figure, n = 1)
+/// `cell: "inferred"` and `inferred_from`, with the cell's own SLIT
+/// distance, declared values and cache params; every one names its
+/// `cell_class` and `class_cells`. A class that disagreed also emits a
+/// `class_asymmetry` record.
 pub fn run_sampled_matrix(
     context: &Context,
     kind: MatrixKind,
@@ -310,15 +416,12 @@ pub fn run_sampled_matrix(
         labels.insert("cell".into(), json!(cell));
         labels.insert("cell_class".into(), json!(class.id));
         labels.insert("class_cells".into(), json!(class.cells.len()));
-        labels.insert("class_seed".into(), json!(sample.seed));
         labels
     };
     let row_of = |node: u32| rows.iter().position(|row| row.key == node);
     let outcomes = measure_classes(
         &sample.classes,
-        sample.seed,
-        CLASS_DRAWS,
-        CLASS_TOLERANCE,
+        &sample.plan(),
         false,
         |(cpu_node, memory_node), class| {
             let Some(index) = row_of(cpu_node) else {
@@ -348,6 +451,7 @@ pub fn run_sampled_matrix(
             MatrixKind::Latency => "ns",
             MatrixKind::Bandwidth(_) => "GB/s",
         },
+        inferred: Vec::new(),
     };
     for outcome in &outcomes {
         for &((cpu_node, memory_node), value, source) in &outcome.cells {
@@ -359,25 +463,34 @@ pub fn run_sampled_matrix(
             };
             matrix.values[index][column] = value;
             if let (CellSource::InferredFrom(from), Some(value)) = (source, value) {
-                let mut params = rows[index].labels.clone();
-                params.extend(class_labels(&outcome.class, "inferred"));
+                matrix.inferred.push((index, column));
+                let row = &rows[index];
+                let mut params = cell_labels(
+                    context,
+                    row,
+                    memory_node,
+                    kind,
+                    &class_labels(&outcome.class, "inferred"),
+                );
                 params.insert(
                     "inferred_from".into(),
                     json!({"cpu_node": from.0, "mem_node": from.1}),
                 );
-                params.insert("mem_node".into(), json!(memory_node));
-                params.insert("cpu_order".into(), json!(MATRIX_ORDER.name()));
                 params.insert("size_bytes".into(), json!(size));
+                insert_cache_params(
+                    &context.topology,
+                    size,
+                    &row.cpus,
+                    &[memory_node],
+                    &mut params,
+                );
                 let (benchmark, metric, unit) = match kind {
                     MatrixKind::Latency => ("matrix-latency", "latency", Unit::Nanoseconds),
-                    MatrixKind::Bandwidth(mode) => {
-                        params.insert("mode".into(), json!(mode.name()));
-                        (
-                            "matrix-bandwidth",
-                            "read_bandwidth",
-                            Unit::GigabytesPerSecond,
-                        )
-                    }
+                    MatrixKind::Bandwidth(_) => (
+                        "matrix-bandwidth",
+                        "read_bandwidth",
+                        Unit::GigabytesPerSecond,
+                    ),
                 };
                 pipeline.emit(&Record {
                     benchmark: benchmark.into(),
@@ -392,45 +505,49 @@ pub fn run_sampled_matrix(
                 })?;
             }
         }
-        if outcome.measured_in_full {
-            emit_asymmetry(kind, outcome, sample.seed, pipeline)?;
+        if outcome.disagreed {
+            emit_asymmetry(kind, outcome, pipeline)?;
         }
     }
     Ok(matrix)
 }
 
 /// A class whose members disagreed: the largest difference from the
-/// representative, as a ratio of it, and the cells that differ.
+/// representative, as a ratio of it, the cells that differ beyond
+/// [`CLASS_TOLERANCE_FLOOR`], and how many of the class's cells were
+/// measured (`unfinished`: left inferred when the allowance ran out).
 fn emit_asymmetry(
     kind: MatrixKind,
     outcome: &ClassOutcome,
-    seed: u64,
     pipeline: &mut Pipeline,
 ) -> Result<(), BenchError> {
     let reference = outcome.cells[0].1.unwrap_or(0.0);
     let deviation = |value: f64| ((value - reference) / reference).abs();
-    let differing: Vec<serde_json::Value> = outcome
-        .cells
-        .iter()
+    let measured = || {
+        outcome
+            .cells
+            .iter()
+            .filter(|cell| cell.2 == CellSource::Measured)
+    };
+    let differing: Vec<serde_json::Value> = measured()
         .filter_map(|&((cpu_node, mem_node), value, _)| {
             let value = value?;
-            (deviation(value) > CLASS_TOLERANCE)
+            (deviation(value) > CLASS_TOLERANCE_FLOOR)
                 .then(|| json!({"cpu_node": cpu_node, "mem_node": mem_node, "value": value}))
         })
         .collect();
-    let worst = outcome
-        .cells
-        .iter()
+    let worst = measured()
         .filter_map(|cell| cell.1)
         .map(deviation)
         .fold(0.0, f64::max);
     let mut params = Map::new();
     params.insert("cell_class".into(), json!(outcome.class.id));
     params.insert("class_cells".into(), json!(outcome.class.cells.len()));
-    params.insert("class_seed".into(), json!(seed));
+    params.insert("measured_cells".into(), json!(measured().count()));
+    params.insert("unfinished".into(), json!(outcome.unfinished));
     params.insert("representative".into(), json!({"cpu_node": outcome.class.cells[0].0, "mem_node": outcome.class.cells[0].1, "value": reference}));
     params.insert("differing_cells".into(), json!(differing));
-    params.insert("tolerance".into(), json!(CLASS_TOLERANCE));
+    params.insert("tolerance_floor".into(), json!(CLASS_TOLERANCE_FLOOR));
     pipeline.emit(&Record {
         benchmark: match kind {
             MatrixKind::Latency => "matrix-latency",

@@ -19,57 +19,20 @@ use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use serde_json::{json, Map, Value};
 
-/// Machines with at most this many allowed CPUs have every one measured
-/// by characterize; larger ones are sampled ([`per_cpu_sample`]).
-pub const EVERY_CPU_LIMIT: usize = 32;
-
 /// The order characterize's per-CPU sample is measured in: tree order.
 pub const PER_CPU_ORDER: CpuOrder = CpuOrder::Compact;
 
-/// The rule on machines with at most [`EVERY_CPU_LIMIT`] allowed CPUs.
-pub const RULE_EVERY_CPU: &str = "every allowed CPU (at most 32 allowed)";
-
-/// The rule on larger machines.
-pub const RULE_SAMPLED: &str =
-    "first CPU of every last-level-cache domain, plus the first and last CPU of every node (tree order)";
+/// The rule characterize's per-CPU steps start from: every allowed CPU.
+pub const RULE_EVERY_CPU: &str = "every allowed CPU";
 
 /// The CPUs characterize measures one by one, in tree order, and the rule
-/// that chose them (recorded as `params.sample_rule`): every allowed CPU
-/// on machines with at most [`EVERY_CPU_LIMIT`]; on larger ones the first
-/// CPU of every last-level (L3) cache domain, which covers every core
-/// complex, plus the first and last CPU of every node, so each node is
-/// seen at both ends of its numbering. CPUs this process may not use are
-/// never picked.
+/// that chose them (recorded as `params.sample_rule`): every allowed CPU,
+/// so a slow CPU is found wherever it is. On a large machine the time
+/// budget halves each node's share (spread evenly, at least two per node)
+/// and the plan says which CPUs a slow one would hide among; `--budget`
+/// buys them back. CPUs this process may not use are never picked.
 pub fn per_cpu_sample(topology: &Machine) -> (Vec<u32>, &'static str) {
-    let order = PER_CPU_ORDER;
-    let allowed = order.all_allowed(topology);
-    if allowed.len() <= EVERY_CPU_LIMIT {
-        return (allowed, RULE_EVERY_CPU);
-    }
-    let mut picked: Vec<u32> = Vec::new();
-    let last_level = topology
-        .caches
-        .iter()
-        .filter(|cache| cache.cache_type != "instruction")
-        .map(|cache| cache.level)
-        .max();
-    for cache in topology
-        .caches
-        .iter()
-        .filter(|cache| Some(cache.level) == last_level && cache.cache_type != "instruction")
-    {
-        for group in &cache.cpu_groups {
-            picked.extend(order.arrange(topology, group).first());
-        }
-    }
-    for node in &topology.nodes {
-        let cpus = order.arrange(topology, &node.cpus);
-        picked.extend(cpus.first());
-        picked.extend(cpus.last());
-    }
-    picked.sort_unstable();
-    picked.dedup();
-    (order.arrange(topology, &picked), RULE_SAMPLED)
+    (PER_CPU_ORDER.all_allowed(topology), RULE_EVERY_CPU)
 }
 
 /// Where one CPU's memory goes: bound to `mem_node`, or placed by the

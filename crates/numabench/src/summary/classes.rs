@@ -1,0 +1,40 @@
+//! Classes of a sampled matrix whose members disagreed (`class_asymmetry`
+//! records): where the budget's allowance ran out before every member was
+//! measured, an `over_budget` sentence says how many cells stayed
+//! inferred, so an unfinished class is never taken for a measured one.
+
+use super::figures::{of, param_u64};
+use super::Sentence;
+use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
+use serde_json::{json, Map};
+
+pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
+    let mut sentences = Vec::new();
+    for matrix in [benchmark::MATRIX_LATENCY, benchmark::MATRIX_BANDWIDTH] {
+        for record in of(records, matrix, "class_asymmetry") {
+            let unfinished = param_u64(record, "unfinished").unwrap_or(0);
+            if unfinished == 0 {
+                continue;
+            }
+            let class = param_u64(record, "cell_class").unwrap_or(0);
+            let cells = param_u64(record, "class_cells").unwrap_or(0);
+            let mut params = Map::new();
+            params.insert("benchmark".into(), json!(matrix));
+            params.insert("cell_class".into(), json!(class));
+            params.insert("unfinished".into(), json!(unfinished));
+            params.insert("class_cells".into(), json!(cells));
+            sentences.push(Sentence {
+                kind: "over_budget",
+                text: format!(
+                    "{matrix} class {class}: its members differ (up to {:.0}% from its representative), and {unfinished} of its {cells} cells could not be measured within the budget (inferred, marked *); --full-matrix or a larger --budget measures them",
+                    record.value * 100.0
+                ),
+                value: unfinished as f64,
+                unit: Unit::Count,
+                params,
+            });
+        }
+    }
+    sentences
+}

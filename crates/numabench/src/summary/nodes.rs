@@ -1,0 +1,232 @@
+//! A node whose own memory is slow: its local cell (its CPUs reading its
+//! memory) against the other nodes' local cells, in latency
+//! (`matrix-latency`) and in read bandwidth (`matrix-bandwidth`, the
+//! serial and the parallel matrix as two measurements of the same
+//! memory). The slow-DIMM-channel case: a missing channel or DIMM costs a
+//! node 8-10% of its bandwidth and shows nowhere else. Only measured cells
+//! count (never an inferred one), and only a gap beyond the noise
+//! ([`super::noise`]).
+
+use super::figures::{figure, matrix_modes, matrix_records_of_mode, significant};
+use super::noise::{median, robust_spread, stands_out, z_for};
+use super::Sentence;
+use crate::output::{Record, Unit};
+use numabench_schema::benchmark;
+use serde_json::{json, Map};
+use std::collections::BTreeMap;
+
+/// The smallest gap in local latency named (3%: latency repeats within
+/// about 1%).
+pub const LATENCY_MARGIN: f64 = 0.03;
+/// The smallest gap in local bandwidth named (4%: bandwidth repeats
+/// within about 3%).
+pub const BANDWIDTH_MARGIN: f64 = 0.04;
+
+/// The fewest nodes a comparison needs: with two, neither is "the odd one".
+const MIN_NODES: usize = 3;
+
+/// The fewest nodes whose gaps' spread estimates the nodes' own variation
+/// (a spread of fewer swings with one value).
+const ESTIMATE_NODES: usize = 8;
+
+/// The nodes' own variation where fewer than [`ESTIMATE_NODES`] are
+/// compared (1%: healthy nodes' local figures differ by about that).
+const NODE_VARIATION_ASSUMED: f64 = 0.01;
+
+/// The least variation between nodes assumed where it is estimated.
+const NODE_VARIATION_FLOOR: f64 = 0.005;
+
+/// One matrix's local cells: each node's gap to the nodes' median
+/// (positive: worse) with its uncertainty, and the figures.
+struct Source<'a> {
+    label: String,
+    /// Node -> (gap, uncertainty of the gap).
+    gaps: BTreeMap<u64, (f64, f64)>,
+    median: f64,
+    records: BTreeMap<u64, &'a Record>,
+}
+
+/// The local cells of one matrix (one `mode`), where at least
+/// [`MIN_NODES`] were measured; `higher_is_worse` for latency. Each
+/// node's figure is the mean of its repetitions; a gap's uncertainty is
+/// the repetitions' noise (their coefficient of variation pooled over
+/// every cell, steadier than one cell's of 3-5 values) over its count,
+/// plus the nodes' own variation beyond that noise (from the robust
+/// spread of the gaps).
+fn source<'a>(
+    cells: BTreeMap<(u64, u64), &'a Record>,
+    higher_is_worse: bool,
+    label: String,
+) -> Option<Source<'a>> {
+    let local: BTreeMap<u64, &Record> = cells
+        .into_iter()
+        .filter(|((row, column), _)| row == column)
+        .map(|((row, _), record)| (row, record))
+        .collect();
+    if local.len() < MIN_NODES {
+        return None;
+    }
+    let values: Vec<f64> = local.values().map(|record| record.stats.mean).collect();
+    let middle = median(&values).filter(|middle| *middle > 0.0)?;
+    // Against the median of the other nodes: a slow node does not pull
+    // its own reference down (with 4 nodes it would, by a quarter).
+    let others = |node: u64| {
+        let rest: Vec<f64> = local
+            .iter()
+            .filter(|(other, _)| **other != node)
+            .map(|(_, record)| record.stats.mean)
+            .collect();
+        median(&rest).unwrap_or(middle)
+    };
+    let gap_of = |node: u64, record: &Record| {
+        let ratio = record.stats.mean / others(node);
+        if higher_is_worse {
+            ratio - 1.0
+        } else {
+            1.0 - ratio
+        }
+    };
+    let variance = local
+        .values()
+        .map(|record| record.stats.cv.powi(2))
+        .sum::<f64>()
+        / local.len() as f64;
+    let count = median(&local.values().map(|r| r.stats.n as f64).collect::<Vec<_>>())
+        .unwrap_or(1.0)
+        .max(1.0);
+    // The nodes' own variation beyond the noise: estimated from the
+    // gaps' robust spread where there are enough nodes to estimate it,
+    // else assumed; never below a floor (no two healthy nodes are equal).
+    let between = if local.len() >= ESTIMATE_NODES {
+        let spread = robust_spread(
+            &local
+                .iter()
+                .map(|(&node, r)| gap_of(node, r))
+                .collect::<Vec<_>>(),
+        );
+        (spread.powi(2) - variance / count).max(NODE_VARIATION_FLOOR.powi(2))
+    } else {
+        NODE_VARIATION_ASSUMED.powi(2)
+    };
+    let gaps = local
+        .iter()
+        .map(|(&node, record)| {
+            let noise = variance / record.stats.n.max(1) as f64;
+            (node, (gap_of(node, record), (noise + between).sqrt()))
+        })
+        .collect();
+    Some(Source {
+        label,
+        gaps,
+        median: middle,
+        records: local,
+    })
+}
+
+/// The slow nodes of one metric over its sources (their gaps averaged,
+/// their uncertainties combined), the worst first.
+fn slow_nodes(sources: &[Source], margin: f64, z: f64) -> Vec<(u64, f64, f64)> {
+    let mut nodes: Vec<u64> = sources
+        .iter()
+        .flat_map(|s| s.gaps.keys().copied())
+        .collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let mut slow: Vec<(u64, f64, f64)> = nodes
+        .into_iter()
+        .filter_map(|node| {
+            let parts: Vec<(f64, f64)> = sources
+                .iter()
+                .filter_map(|s| s.gaps.get(&node).copied())
+                .collect();
+            let count = parts.len() as f64;
+            let gap = parts.iter().map(|p| p.0).sum::<f64>() / count;
+            let uncertainty = parts.iter().map(|p| p.1 * p.1).sum::<f64>().sqrt() / count;
+            stands_out(gap, margin, uncertainty, z).then_some((node, gap, uncertainty))
+        })
+        .collect();
+    slow.sort_by(|a, b| b.1.total_cmp(&a.1));
+    slow
+}
+
+pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
+    let latency: Vec<Source> = source(
+        matrix_records_of_mode(records, benchmark::MATRIX_LATENCY, "latency", None),
+        true,
+        "latency".into(),
+    )
+    .into_iter()
+    .collect();
+    let bandwidth: Vec<Source> =
+        matrix_modes(records, benchmark::MATRIX_BANDWIDTH, "read_bandwidth")
+            .into_iter()
+            .filter_map(|mode| {
+                let label = match mode.and_then(|mode| mode.as_str()) {
+                    Some(mode) => format!("read bandwidth ({mode})"),
+                    None => "read bandwidth".into(),
+                };
+                source(
+                    matrix_records_of_mode(
+                        records,
+                        benchmark::MATRIX_BANDWIDTH,
+                        "read_bandwidth",
+                        mode,
+                    ),
+                    false,
+                    label,
+                )
+            })
+            .collect();
+    let tested: usize = [&latency, &bandwidth]
+        .iter()
+        .filter_map(|sources| sources.first().map(|s| s.gaps.len()))
+        .sum();
+    let z = z_for(tested);
+    let mut sentences = Vec::new();
+    for (sources, margin, what, unit, above) in [
+        (&latency, LATENCY_MARGIN, "latency", "ns", "above"),
+        (
+            &bandwidth,
+            BANDWIDTH_MARGIN,
+            "read bandwidth",
+            "GB/s",
+            "below",
+        ),
+    ] {
+        for (node, gap, uncertainty) in slow_nodes(sources, margin, z) {
+            let figures: Vec<String> = sources
+                .iter()
+                .filter_map(|s| {
+                    let record = s.records.get(&node)?;
+                    Some(format!(
+                        "{} {} against a median of {}",
+                        s.label,
+                        figure(record.stats.mean, unit),
+                        figure(s.median, unit)
+                    ))
+                })
+                .collect();
+            let compared = sources.iter().map(|s| s.gaps.len()).max().unwrap_or(0);
+            let mut params = Map::new();
+            params.insert("mem_node".into(), json!(node));
+            params.insert("cpu_node".into(), json!(node));
+            params.insert("metric".into(), json!(what));
+            params.insert("gap".into(), json!(gap));
+            params.insert("uncertainty".into(), json!(uncertainty));
+            params.insert("nodes_compared".into(), json!(compared));
+            sentences.push(Sentence {
+                kind: "slow_node",
+                text: format!(
+                    "node {node}'s own memory is slow in {what}: {:.0}% {above} the median of the {compared} nodes' local cells ({}; beyond the noise, which allows {}%)",
+                    gap * 100.0,
+                    figures.join(", "),
+                    significant(z * uncertainty * 100.0)
+                ),
+                value: if above == "above" { 1.0 + gap } else { 1.0 - gap },
+                unit: Unit::Ratio,
+                params,
+            });
+        }
+    }
+    sentences
+}
