@@ -2,7 +2,7 @@
 //! latency and read bandwidth with their ratios, from the run's own
 //! records. Under TCG emulation remote memory costs what local memory does,
 //! so the findings must also say that the SLIT (10 against 21) orders the
-//! nodes one way while they measured equal, and give no advice that rests
+//! nodes one way while they measured alike, and give no advice that rests
 //! on a remote cost the run did not find.
 
 use super::{harness, numabench, topologies};
@@ -47,7 +47,7 @@ fn two_sockets_findings_name_local_and_remote_memory() {
         "{bandwidth}"
     );
     // Emulated NUMA: remote latency within 5% of local on at least one
-    // row means the SLIT's 21 against 10 is named as measured equal; a
+    // row means the SLIT's 21 against 10 is named as not distinguishable; a
     // latency-bound advice appears only when some remote cell costs more.
     let ratio = |text: &str| -> f64 {
         // "... (1.00x-1.90x local; ...": the highest ratio.
@@ -67,11 +67,15 @@ fn two_sockets_findings_name_local_and_remote_memory() {
     // unrounded one (above 1.05): a shown 1.05 (1.045 to 1.055) may fall on
     // either side of the line: the CI of 71804e0 met a ratio above 1.05
     // shown as 1.05, with the advice. Below or above it, the rule must hold.
+    // The advice also needs the cost beyond twice its 95% interval (#34
+    // item 9): above 1.05 but within the noise there is none.
     let shown_at_the_line = (worst - 1.05).abs() < 1e-9;
     if !shown_at_the_line {
-        assert_eq!(latency_advice, worst > 1.05, "{sentences:#?}");
+        if latency_advice {
+            assert!(worst > 1.05, "{sentences:#?}");
+        }
         if worst < 1.05 {
-            assert!(mismatch, "{sentences:#?}");
+            assert!(!latency_advice && mismatch, "{sentences:#?}");
         }
     }
     // Every line of the terminal's findings fits 100 columns.

@@ -71,9 +71,11 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
                 };
             }
             "--json" => options.json = true,
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "unknown argument '{other}' (use --topology FILE, --seeds N, --budget S, --json)"
-            )),
+            ))
+            }
         }
     }
     if options.topologies.is_empty() {

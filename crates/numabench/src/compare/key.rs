@@ -69,6 +69,15 @@ pub const RUN_SPECIFIC: &[&str] = &[
     "perf_multiplexed",
     "perf_unavailable",
     "numastat_scope",
+    // How a sampled matrix came by a cell (measured or inferred, its
+    // class): the cell is the same cell whichever way (#34 item 10: two
+    // default runs of one machine matched no sampled cell).
+    "cell",
+    "cell_class",
+    "class_cells",
+    "class_seed",
+    "inferred_from",
+    "sample_rule",
 ];
 
 /// Suffixes of run-specific param names.

@@ -266,3 +266,30 @@ fn auto_matches_by_role_only_across_machines() {
     let other = set("y", vec![latency(131072, 4.0, "b", 1 << 21)]);
     assert_eq!(MatchBy::choose(&[same(), other]), MatchBy::Role);
 }
+
+/// A sampled matrix's cell matches the same cell of another run whether
+/// each run measured it or inferred it, whatever class and seed drew it:
+/// `cell`, `cell_class`, `class_cells`, `class_seed` and `inferred_from`
+/// used to be part of the key, and two default runs (seeded from the
+/// clock) matched no cell.
+#[test]
+fn sampled_matrix_cells_match_however_they_were_drawn() {
+    let cell = |value: f64, how: &str, class: u64, seed: u64| {
+        record(
+            "matrix-latency",
+            "latency",
+            value,
+            json!({"cpu_node": 0, "mem_node": 5, "size_bytes": 1 << 26, "slit_distance": 32,
+                   "cell": how, "cell_class": class, "class_cells": 96, "class_seed": seed}),
+        )
+    };
+    let mut inferred = cell(200.0, "inferred", 3, 7);
+    inferred.params.insert(
+        "inferred_from".into(),
+        json!({"cpu_node": 0, "mem_node": 6}),
+    );
+    assert_eq!(
+        MeasurementKey::of(&cell(201.0, "measured", 2, 1)),
+        MeasurementKey::of(&inferred)
+    );
+}

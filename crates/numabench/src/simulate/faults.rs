@@ -71,11 +71,22 @@ fn fault_nodes(topology: &Machine) -> Vec<u32> {
 
 impl Fault {
     /// A fault of `kind` at a place drawn with `seed` (uniformly among the
-    /// places the kind can have); `None` where the machine has none (a
-    /// remote pair on a one-node machine).
+    /// places the kind can have); `None` where no measurement could tell
+    /// it on this machine at any budget: a slow node needs 3 nodes with
+    /// CPUs and memory to compare (of two, neither is the odd one), a slow
+    /// pair 3 pairs at its SLIT distance, a slow CPU another CPU on its
+    /// node.
     pub fn plant(kind: FaultKind, topology: &Machine, seed: u64) -> Option<Fault> {
         let mut rng = SplitMix64::new(mix(seed ^ mix(kind as u64 + 1)));
         let nodes = fault_nodes(topology);
+        let nodes = match kind {
+            FaultKind::SlowNodeLatency | FaultKind::SlowNodeBandwidth | FaultKind::MissingDimm
+                if nodes.len() < 3 =>
+            {
+                Vec::new()
+            }
+            _ => nodes,
+        };
         let node =
             |rng: &mut SplitMix64| (!nodes.is_empty()).then(|| nodes[rng.below(nodes.len())]);
         Some(match kind {
@@ -89,7 +100,19 @@ impl Fault {
                 node: node(&mut rng)?,
             },
             FaultKind::SlowCpuBandwidth => {
-                let cpus = &topology.allowed.cpus;
+                let allowed = &topology.allowed.cpus;
+                let cpus: Vec<u32> = allowed
+                    .iter()
+                    .copied()
+                    .filter(|&cpu| {
+                        let node = topology.node_of_cpu(cpu);
+                        allowed
+                            .iter()
+                            .filter(|&&other| topology.node_of_cpu(other) == node)
+                            .count()
+                            >= 2
+                    })
+                    .collect();
                 if cpus.is_empty() {
                     return None;
                 }
@@ -98,10 +121,21 @@ impl Fault {
                 }
             }
             FaultKind::SlowPairLatency => {
-                let pairs: Vec<(u32, u32)> = nodes
+                let all: Vec<(u32, u32)> = nodes
                     .iter()
                     .flat_map(|&a| nodes.iter().map(move |&b| (a, b)))
                     .filter(|(a, b)| a != b)
+                    .collect();
+                let distance = |&(a, b): &(u32, u32)| topology.distance(a, b);
+                let pairs: Vec<(u32, u32)> = all
+                    .iter()
+                    .copied()
+                    .filter(|pair| {
+                        all.iter()
+                            .filter(|other| distance(other) == distance(pair))
+                            .count()
+                            >= 3
+                    })
                     .collect();
                 if pairs.is_empty() {
                     return None;

@@ -16,3 +16,6 @@ pub use model::{MachineModel, BANDWIDTH_NOISE, CPU_SPREAD, LATENCY_NOISE, NODE_S
 pub use run::{
     simulate_run, simulated_plan, simulation_metadata, SimulatedPlan, SimulatedRun, SIMULATED,
 };
+
+#[cfg(test)]
+mod tests;

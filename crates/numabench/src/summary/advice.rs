@@ -23,31 +23,40 @@ fn advice(text: String, value: f64, unit: Unit, rests_on: &[&str]) -> Sentence {
     }
 }
 
+/// The smallest gain or cost advice rests on (5%).
+const MARGIN: f64 = 0.05;
+
+/// Whether a finding's ratio is distinguishable from 1: beyond [`MARGIN`]
+/// and beyond twice its 95% interval (`params.ci95_rel`, from its
+/// records' repetitions; 0 where unknown).
+fn distinguishable(finding: &Sentence) -> bool {
+    let ci95 = finding
+        .params
+        .get("ci95_rel")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let gap = finding.value - 1.0;
+    gap > MARGIN && gap > 2.0 * ci95
+}
+
 /// The advice the findings support, in a fixed order.
 pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
     let mut advice_list = Vec::new();
-    if let Some(serial) = find(findings, "serial_init").filter(|serial| serial.value > 1.0 + 0.05) {
+    if let Some(serial) = find(findings, "serial_init").filter(|serial| distinguishable(serial)) {
         let mut text = format!(
             "bandwidth-bound OpenMP code: pin its threads (OMP_PROC_BIND=spread OMP_PLACES=cores, or numabench run --policy pin-scatter -- PROGRAM) and initialise its data in parallel, so each thread's pages land on its own node: that gave {:.2}x the bandwidth of data first touched by one thread",
             serial.value
         );
         let mut rests_on = vec!["serial_init"];
-        if let Some(remote) = find(findings, "memory_bandwidth")
-            .and_then(|bandwidth| bandwidth.params.get("one_thread_remote_gbs"))
+        if let Some(ratio) = find(findings, "memory_bandwidth")
+            .and_then(|bandwidth| bandwidth.params.get("one_thread_remote_ratio"))
             .and_then(Value::as_array)
             .and_then(|span| span.first()?.as_f64())
         {
-            let local = find(findings, "memory_bandwidth")
-                .and_then(|bandwidth| bandwidth.params.get("one_thread_local_gbs"))
-                .and_then(Value::as_array)
-                .and_then(|span| span.last()?.as_f64());
-            if let Some(local) = local.filter(|local| *local > 0.0) {
-                text.push_str(&format!(
-                    "; a remote read gets as little as {:.2}x of local bandwidth",
-                    remote / local
-                ));
-                rests_on.push("memory_bandwidth");
-            }
+            text.push_str(&format!(
+                "; a remote read gets as little as {ratio:.2}x of its own node's local bandwidth"
+            ));
+            rests_on.push("memory_bandwidth");
         }
         advice_list.push(advice(text, serial.value, Unit::Ratio, &rests_on));
     }
@@ -58,9 +67,20 @@ pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
             .and_then(Value::as_u64)
             .unwrap_or(0);
         let enough = saturation.value as u64;
+        let node = saturation
+            .params
+            .get("mem_node")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        let counts: Vec<u64> = saturation
+            .params
+            .get("counts_measured")
+            .and_then(Value::as_array)
+            .map(|counts| counts.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default();
         if enough < measured {
             advice_list.push(advice(
-                saturation_advice(enough, measured),
+                saturation_advice(enough, measured, node, &counts),
                 saturation.value,
                 Unit::Count,
                 &["bandwidth_saturation"],
@@ -68,7 +88,7 @@ pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
         }
     }
     if let Some(latency) =
-        find(findings, "memory_latency").filter(|latency| latency.value > 1.0 + 0.05)
+        find(findings, "memory_latency").filter(|latency| distinguishable(latency))
     {
         advice_list.push(advice(
             format!(
@@ -83,37 +103,68 @@ pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
     advice_list
 }
 
-/// "N threads per node reach 90% ...", with the verbs and nouns agreeing
-/// with the counts (one thread reaches; the other 3 threads).
-fn saturation_advice(enough: u64, measured: u64) -> String {
-    let (threads, reach) = if enough == 1 {
-        ("thread", "reaches")
-    } else {
-        ("threads", "reach")
-    };
+/// "By N threads, node M's memory gives 90% ...", the nouns agreeing
+/// with the counts (1 thread; the other 3 threads), naming the curve's node and the counts it measured (a cut
+/// budget measures some only: the saturation is "by" the first count that
+/// reached it, not "at").
+fn saturation_advice(enough: u64, measured: u64, node: u64, counts: &[u64]) -> String {
+    let threads = if enough == 1 { "thread" } else { "threads" };
     let rest = measured - enough;
     let others = if rest == 1 { "thread" } else { "threads" };
+    let counts_text = match counts {
+        [] => String::new(),
+        counts => format!(
+            " (counts measured: {})",
+            counts
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     format!(
-        "{enough} {threads} per node {reach} 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other {rest} {others} of the {measured} measured"
+        "by {enough} {threads}{counts_text}, node {node}'s memory gives 90% of its read bandwidth: a bandwidth-bound code gains little from the other {rest} {others} of the {measured} measured"
     )
 }
 
 #[cfg(test)]
 mod tests {
-    use super::saturation_advice;
+    use super::*;
 
     /// One thread reaches, several reach; "the other 1 thread", not "the
     /// other 1 of": the two-CPU machine's screen read "1 threads per node
-    /// reach ... the other 1 of the 2 measured".
+    /// reach ... the other 1 of the 2 measured". The node and the counts
+    /// measured are named (the advice came from one node's curve and a cut
+    /// set of counts, and said "at 8 threads per node").
     #[test]
     fn the_saturation_advice_agrees_with_its_counts() {
         assert_eq!(
-            saturation_advice(1, 2),
-            "1 thread per node reaches 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other 1 thread of the 2 measured"
+            saturation_advice(1, 2, 0, &[1, 2]),
+            "by 1 thread (counts measured: 1, 2), node 0's memory gives 90% of its read bandwidth: a bandwidth-bound code gains little from the other 1 thread of the 2 measured"
         );
         assert_eq!(
-            saturation_advice(3, 8),
-            "3 threads per node reach 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other 5 threads of the 8 measured"
+            saturation_advice(8, 32, 3, &[1, 8, 16, 24, 32]),
+            "by 8 threads (counts measured: 1, 8, 16, 24, 32), node 3's memory gives 90% of its read bandwidth: a bandwidth-bound code gains little from the other 24 threads of the 32 measured"
         );
+    }
+
+    /// A gain or cost within twice its interval is not distinguishable
+    /// from none, whatever the margin says: no advice rests on it.
+    #[test]
+    fn advice_needs_its_figure_beyond_the_noise() {
+        let finding = |value: f64, ci95: f64| Sentence {
+            kind: "memory_latency",
+            text: String::new(),
+            value,
+            unit: Unit::Ratio,
+            params: [("ci95_rel".to_string(), json!(ci95))]
+                .into_iter()
+                .collect(),
+        };
+        assert!(distinguishable(&finding(1.10, 0.01)));
+        assert!(!distinguishable(&finding(1.10, 0.06)));
+        assert!(!distinguishable(&finding(1.04, 0.0)));
+        assert!(sentences(&[finding(1.08, 0.05)]).is_empty());
+        assert_eq!(sentences(&[finding(1.08, 0.01)]).len(), 1);
     }
 }

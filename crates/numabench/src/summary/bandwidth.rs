@@ -81,6 +81,15 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             "one_thread_remote_gbs".into(),
             json!([remote_span.0, remote_span.1]),
         );
+        // Each remote cell over its own row's local cell: the ratios the
+        // text and the advice quote (never one row's remote over another
+        // row's local).
+        if let Some(ratios) = span(remote_ratios.iter().copied()) {
+            params.insert(
+                "one_thread_remote_ratio".into(),
+                json!([ratios.0, ratios.1]),
+            );
+        }
     }
     let all_local: Vec<(u64, f64, u64)> = all
         .iter()

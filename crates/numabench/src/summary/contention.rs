@@ -25,6 +25,14 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     ) else {
         return Vec::new();
     };
+    // The 95% interval of the ratio, from the two figures' repetitions.
+    let error = |metric: &str| {
+        of(records, benchmark::CONTENTION, metric)
+            .next()
+            .map_or(0.0, super::noise::median_error)
+    };
+    let ci95 =
+        1.96 * (error("contended_bandwidth").powi(2) + error("local_bandwidth").powi(2)).sqrt();
     let threads = of(records, benchmark::CONTENTION, "contended_bandwidth")
         .next()
         .and_then(|record| record.typed_params().threads())
@@ -33,6 +41,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     params.insert("contended_gbs".into(), json!(contended));
     params.insert("local_gbs".into(), json!(local));
     params.insert("threads".into(), json!(threads));
+    params.insert("ci95_rel".into(), json!(ci95));
     vec![Sentence {
         kind: "serial_init",
         text: format!(

@@ -16,8 +16,9 @@ pub const EQUAL: f64 = 0.05;
 /// nearer than `far`, but `far` measured at most [`EQUAL`] slower.
 struct Disagreement {
     row: u64,
-    near: (u64, f64, f64),
-    far: (u64, f64, f64),
+    /// (node, declared, measured, relative standard error of the measured).
+    near: (u64, f64, f64, f64),
+    far: (u64, f64, f64, f64),
 }
 
 /// The strongest disagreement per row between a declared param and the
@@ -27,11 +28,16 @@ fn disagreements(records: &[Record], declared: &str) -> Vec<Disagreement> {
     let rows: std::collections::BTreeSet<u64> = cells.keys().map(|(row, _)| *row).collect();
     let mut found = Vec::new();
     for row in rows {
-        let row_cells: Vec<(u64, f64, f64)> = cells
+        let row_cells: Vec<(u64, f64, f64, f64)> = cells
             .iter()
             .filter(|((cell_row, _), _)| *cell_row == row)
             .filter_map(|(&(_, column), record)| {
-                Some((column, param_f64(record, declared)?, record.value))
+                Some((
+                    column,
+                    param_f64(record, declared)?,
+                    record.value,
+                    super::noise::median_error(record),
+                ))
             })
             .collect();
         let mut best: Option<Disagreement> = None;
@@ -69,15 +75,19 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             params.insert("far_node".into(), json!(found.far.0));
             params.insert("declared_near".into(), json!(found.near.1));
             params.insert("declared_far".into(), json!(found.far.1));
-            let measured = if ratio < 1.0 - EQUAL {
-                format!("measured {:.2}x as fast", 1.0 / ratio)
+            // Faster only beyond the margin and twice the two cells'
+            // combined 95% interval; else the two cannot be told apart.
+            let ci95 = 1.96 * (found.near.3.powi(2) + found.far.3.powi(2)).sqrt();
+            params.insert("ci95_rel".into(), json!(ci95));
+            let measured = if 1.0 - ratio > EQUAL && 1.0 - ratio > 2.0 * ci95 {
+                format!("it measured {:.2}x as fast", 1.0 / ratio)
             } else {
-                format!("measured equal ({ratio:.2}x)")
+                format!("the two are not distinguishable by measurement ({ratio:.2}x)")
             };
             sentences.push(Sentence {
                 kind: "declared_mismatch",
                 text: format!(
-                    "from node {}, the {what} says node {} is farther than node {} ({}{unit} against {}{unit}), but it {measured}",
+                    "from node {}, the {what} says node {} is farther than node {} ({}{unit} against {}{unit}), but {measured}",
                     found.row,
                     found.far.0,
                     found.near.0,

@@ -182,6 +182,16 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             params.insert("worst_cpu_node".into(), json!(row));
             params.insert("worst_mem_node".into(), json!(column));
             params.insert("value_is".into(), json!("worst remote latency over local"));
+            // The worst ratio's 95% interval, from its two cells' repetitions.
+            let cells =
+                super::figures::matrix_records(records, benchmark::MATRIX_LATENCY, "latency");
+            let error = |cell: (u64, u64)| {
+                cells
+                    .get(&cell)
+                    .map_or(0.0, |r| super::noise::median_error(r))
+            };
+            let ci95 = 1.96 * (error((row, column)).powi(2) + error((row, row)).powi(2)).sqrt();
+            params.insert("ci95_rel".into(), json!(ci95));
             sentences.push(Sentence {
                 kind: "memory_latency",
                 text,

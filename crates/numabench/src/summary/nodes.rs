@@ -2,12 +2,13 @@
 //! memory) against the other nodes' local cells, in latency
 //! (`matrix-latency`) and in read bandwidth (`matrix-bandwidth`, the
 //! serial and the parallel matrix as two measurements of the same
-//! memory). The slow-DIMM-channel case: a missing channel or DIMM costs a
+//! memory), and in what the node's CPUs measured one by one on it
+//! (`per-cpu`). The slow-DIMM-channel case: a missing channel or DIMM costs a
 //! node 8-10% of its bandwidth and shows nowhere else. Only measured cells
 //! count (never an inferred one), and only a gap beyond the noise
 //! ([`super::noise`]).
 
-use super::figures::{figure, matrix_modes, matrix_records_of_mode, significant};
+use super::figures::{figure, matrix_modes, matrix_records_of_mode, of, significant};
 use super::noise::{median, robust_spread, stands_out, z_for};
 use super::Sentence;
 use crate::output::{Record, Unit};
@@ -43,7 +44,9 @@ struct Source<'a> {
     /// Node -> (gap, uncertainty of the gap).
     gaps: BTreeMap<u64, (f64, f64)>,
     median: f64,
-    records: BTreeMap<u64, &'a Record>,
+    /// Node -> its figure (the mean of its repetitions, or of its CPUs').
+    figures: BTreeMap<u64, f64>,
+    _records: std::marker::PhantomData<&'a Record>,
 }
 
 /// The local cells of one matrix (one `mode`), where at least
@@ -94,20 +97,15 @@ fn source<'a>(
     let count = median(&local.values().map(|r| r.stats.n as f64).collect::<Vec<_>>())
         .unwrap_or(1.0)
         .max(1.0);
-    // The nodes' own variation beyond the noise: estimated from the
-    // gaps' robust spread where there are enough nodes to estimate it,
-    // else assumed; never below a floor (no two healthy nodes are equal).
-    let between = if local.len() >= ESTIMATE_NODES {
-        let spread = robust_spread(
-            &local
-                .iter()
-                .map(|(&node, r)| gap_of(node, r))
-                .collect::<Vec<_>>(),
-        );
-        (spread.powi(2) - variance / count).max(NODE_VARIATION_FLOOR.powi(2))
-    } else {
-        NODE_VARIATION_ASSUMED.powi(2)
-    };
+    // The nodes' own variation beyond the noise (no two healthy nodes
+    // are equal).
+    let between = between_nodes(
+        &local
+            .iter()
+            .map(|(&node, r)| gap_of(node, r))
+            .collect::<Vec<_>>(),
+        variance / count,
+    );
     let gaps = local
         .iter()
         .map(|(&node, record)| {
@@ -119,7 +117,105 @@ fn source<'a>(
         label,
         gaps,
         median: middle,
-        records: local,
+        figures: local
+            .iter()
+            .map(|(&node, r)| (node, r.stats.mean))
+            .collect(),
+        _records: std::marker::PhantomData,
+    })
+}
+
+/// The nodes' own variation beyond the noise, from the gaps of `count`
+/// nodes whose noise variance is `noise`: estimated where there are
+/// enough nodes, else assumed, never below a floor.
+fn between_nodes(gaps: &[f64], noise: f64) -> f64 {
+    if gaps.len() >= ESTIMATE_NODES {
+        (robust_spread(gaps).powi(2) - noise).max(NODE_VARIATION_FLOOR.powi(2))
+    } else {
+        NODE_VARIATION_ASSUMED.powi(2)
+    }
+}
+
+/// Each node's CPUs measured one by one on their own node's memory
+/// (`per-cpu`, `metric`): a further measurement of the node's memory,
+/// the node's figure the mean of its CPUs', its noise their spread
+/// (pooled over the nodes) over their count. Where at least
+/// [`MIN_NODES`] nodes were measured.
+fn per_cpu_source(
+    records: &[Record],
+    metric: &str,
+    higher_is_worse: bool,
+    label: String,
+) -> Option<Source<'static>> {
+    let mut by_node: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+    for record in of(records, benchmark::PER_CPU, metric) {
+        if record
+            .params
+            .get("mem_node")
+            .is_some_and(|node| !node.is_null())
+        {
+            continue;
+        }
+        if let Some(node) = record.params.get("cpu_node").and_then(|node| node.as_u64()) {
+            by_node.entry(node).or_default().push(record.stats.mean);
+        }
+    }
+    if by_node.len() < MIN_NODES {
+        return None;
+    }
+    let figures: BTreeMap<u64, f64> = by_node
+        .iter()
+        .map(|(&node, values)| (node, values.iter().sum::<f64>() / values.len() as f64))
+        .collect();
+    // The CPUs' spread within a node, relative, pooled over the nodes.
+    let spreads: Vec<f64> = by_node
+        .iter()
+        .filter(|(_, values)| values.len() >= 2)
+        .map(|(node, values)| {
+            let mean = figures[node];
+            values.iter().map(|v| (v / mean - 1.0).powi(2)).sum::<f64>() / (values.len() - 1) as f64
+        })
+        .collect();
+    let within = match spreads.len() {
+        0 => 0.03f64.powi(2),
+        n => spreads.iter().sum::<f64>() / n as f64,
+    };
+    let middle = median(&figures.values().copied().collect::<Vec<_>>()).filter(|m| *m > 0.0)?;
+    let gap_of = |node: u64| {
+        let rest: Vec<f64> = figures
+            .iter()
+            .filter(|(other, _)| **other != node)
+            .map(|(_, value)| *value)
+            .collect();
+        let ratio = figures[&node] / median(&rest).unwrap_or(middle);
+        if higher_is_worse {
+            ratio - 1.0
+        } else {
+            1.0 - ratio
+        }
+    };
+    let all: Vec<f64> = figures.keys().map(|&node| gap_of(node)).collect();
+    let typical =
+        median(&by_node.values().map(|v| v.len() as f64).collect::<Vec<_>>()).unwrap_or(1.0);
+    let between = between_nodes(&all, within / typical);
+    let gaps = by_node
+        .iter()
+        .map(|(&node, values)| {
+            (
+                node,
+                (
+                    gap_of(node),
+                    (within / values.len() as f64 + between).sqrt(),
+                ),
+            )
+        })
+        .collect();
+    Some(Source {
+        label,
+        gaps,
+        median: middle,
+        figures,
+        _records: std::marker::PhantomData,
     })
 }
 
@@ -150,13 +246,19 @@ fn slow_nodes(sources: &[Source], margin: f64, z: f64) -> Vec<(u64, f64, f64)> {
 }
 
 pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
-    let latency: Vec<Source> = source(
+    let mut latency: Vec<Source> = source(
         matrix_records_of_mode(records, benchmark::MATRIX_LATENCY, "latency", None),
         true,
         "latency".into(),
     )
     .into_iter()
     .collect();
+    latency.extend(per_cpu_source(
+        records,
+        "latency",
+        true,
+        "per-CPU latency".into(),
+    ));
     let bandwidth: Vec<Source> =
         matrix_modes(records, benchmark::MATRIX_BANDWIDTH, "read_bandwidth")
             .into_iter()
@@ -177,6 +279,13 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
                 )
             })
             .collect();
+    let mut bandwidth = bandwidth;
+    bandwidth.extend(per_cpu_source(
+        records,
+        "read_bandwidth",
+        false,
+        "per-CPU read bandwidth".into(),
+    ));
     let tested: usize = [&latency, &bandwidth]
         .iter()
         .filter_map(|sources| sources.first().map(|s| s.gaps.len()))
@@ -197,11 +306,11 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             let figures: Vec<String> = sources
                 .iter()
                 .filter_map(|s| {
-                    let record = s.records.get(&node)?;
+                    let value = s.figures.get(&node)?;
                     Some(format!(
                         "{} {} against a median of {}",
                         s.label,
-                        figure(record.stats.mean, unit),
+                        figure(*value, unit),
                         figure(s.median, unit)
                     ))
                 })

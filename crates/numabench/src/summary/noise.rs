@@ -29,7 +29,7 @@ pub(super) fn median(values: &[f64]) -> Option<f64> {
     }
     sorted.sort_by(f64::total_cmp);
     let middle = sorted.len() / 2;
-    Some(if sorted.len() % 2 == 0 {
+    Some(if sorted.len().is_multiple_of(2) {
         (sorted[middle - 1] + sorted[middle]) / 2.0
     } else {
         sorted[middle]

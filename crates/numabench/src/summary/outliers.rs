@@ -16,6 +16,16 @@ use std::collections::BTreeMap;
 /// The smallest gap named as an outlier (10%).
 pub const MARGIN: f64 = 0.10;
 
+/// The fewest measured CPUs whose gaps' spread estimates the CPUs' own
+/// variation.
+const ESTIMATE_CPUS: usize = 16;
+
+/// The CPUs' own variation where fewer are measured (1%).
+const CPU_VARIATION_ASSUMED: f64 = 0.01;
+
+/// The least variation between CPUs assumed where it is estimated.
+const CPU_VARIATION_FLOOR: f64 = 0.005;
+
 /// The relative spread of a record's repetitions (their coefficient of
 /// variation; 0 when there was one).
 fn spread(record: &Record) -> f64 {
@@ -76,20 +86,25 @@ fn slow_cpus(records: &[Record]) -> Vec<Sentence> {
             continue;
         }
         let peers_spread = robust_spread(&gaps.iter().map(|g| g.2).collect::<Vec<_>>());
+        // The CPUs' repetition noise pooled over every CPU (one CPU's
+        // three repetitions say little about its own spread: a slow CPU
+        // with one noisy repetition escaped when judged by its own), for
+        // a CPU against its peers; plus the CPUs' own variation beyond it,
+        // estimated from the gaps' robust spread where there are enough
+        // CPUs (a spread of 8 swings with one value: a slow CPU of an
+        // 8-CPU machine escaped), else assumed.
+        let pooled =
+            gaps.iter().map(|g| median_error(g.4).powi(2)).sum::<f64>() / gaps.len() as f64 * 2.0;
+        let variation = if gaps.len() >= ESTIMATE_CPUS {
+            (peers_spread.powi(2) - pooled).max(CPU_VARIATION_FLOOR.powi(2))
+        } else {
+            CPU_VARIATION_ASSUMED.powi(2)
+        };
+        let uncertainty = (pooled + variation).sqrt();
         let z = z_for(gaps.len());
         let worst = gaps
             .iter()
-            .filter(|(_, _, gap, _, record)| {
-                // The CPU's own noise and its peers' (one other CPU's at
-                // least) together, or the spread of every CPU's gap.
-                let own = median_error(record);
-                stands_out(
-                    *gap,
-                    MARGIN,
-                    peers_spread.max(own * std::f64::consts::SQRT_2),
-                    z,
-                )
-            })
+            .filter(|(_, _, gap, _, _)| stands_out(*gap, MARGIN, uncertainty, z))
             .max_by(|a, b| a.2.total_cmp(&b.2));
         let Some(&(cpu, node, gap, peers, record)) = worst else {
             continue;

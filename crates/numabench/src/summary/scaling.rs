@@ -53,6 +53,10 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             params.insert("cpu_node".into(), json!(cpu_node));
             params.insert("mem_node".into(), json!(mem_node));
             params.insert("threads_measured".into(), json!(most));
+            let mut counts: Vec<u64> = points.iter().map(|point| point.0).collect();
+            counts.sort_unstable();
+            counts.dedup();
+            params.insert("counts_measured".into(), json!(counts));
             params.insert("peak_gbs".into(), json!(peak));
             let one_share = one.filter(|_| peak > 0.0).map(|one| one / peak);
             if let Some(share) = one_share {

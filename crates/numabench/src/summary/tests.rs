@@ -158,7 +158,7 @@ fn remote_and_cpuless_costs_come_from_the_matrices() {
             "read bandwidth, one thread: local 10.0 GB/s, remote 4.00-4.50 GB/s (0.40x-0.45x local); all 5 threads of a node: local 9.80 GB/s",
             "node 2 is CPU-less: 2.40x latency and 0.30x bandwidth of node 0's local memory, from node 0",
             "node 0's local read bandwidth saturates at 3 of 5 threads (90% of its peak, 10.0 GB/s); one thread gets 50% of it",
-            "3 threads per node reach 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other 2 threads of the 5 measured",
+            "by 3 threads (counts measured: 1, 2, 3, 4, 5), node 0's memory gives 90% of its read bandwidth: a bandwidth-bound code gains little from the other 2 threads of the 5 measured",
             "latency-bound code (pointer chasing, small random reads): keep data on the node of the threads that read it (bind:NODE, or first touch by that thread): remote memory costs up to 2.10x local latency",
         ]
     );
@@ -275,11 +275,11 @@ fn a_planted_machine_gives_exactly_its_findings_and_advice() {
             "node 0's local read bandwidth saturates at 3 of 4 threads (90% of its peak, 10.0 GB/s); one thread gets 50% of it",
             "serial initialisation: 16 threads reading data all on one node get 20.0 GB/s, against 36.0 GB/s when each reads its own node's memory (1.80x)",
             "CPU 7 is the slowest of node 1 in latency: 20% above the median of the node's other 3 measured CPUs (120 ns against 100 ns; its own repetitions spread 1.0%)",
-            "from node 2, the SLIT distance says node 3 is farther than node 2 (21 against 10), but it measured equal (1.00x)",
+            "from node 2, the SLIT distance says node 3 is farther than node 2 (21 against 10), but the two are not distinguishable by measurement (1.00x)",
             "memory-level parallelism: one core keeps about 6.6 misses in flight (16 chains; 90% of that from 8)",
             "core-to-core latency: same-node 30.0-34.0 ns, cross-node 120-140 ns",
-            "bandwidth-bound OpenMP code: pin its threads (OMP_PROC_BIND=spread OMP_PLACES=cores, or numabench run --policy pin-scatter -- PROGRAM) and initialise its data in parallel, so each thread's pages land on its own node: that gave 1.80x the bandwidth of data first touched by one thread; a remote read gets as little as 0.50x of local bandwidth",
-            "3 threads per node reach 90% of a node's read bandwidth: a bandwidth-bound code gains little from the other 1 thread of the 4 measured",
+            "bandwidth-bound OpenMP code: pin its threads (OMP_PROC_BIND=spread OMP_PLACES=cores, or numabench run --policy pin-scatter -- PROGRAM) and initialise its data in parallel, so each thread's pages land on its own node: that gave 1.80x the bandwidth of data first touched by one thread; a remote read gets as little as 0.50x of its own node's local bandwidth",
+            "by 3 threads (counts measured: 1, 2, 3, 4), node 0's memory gives 90% of its read bandwidth: a bandwidth-bound code gains little from the other 1 thread of the 4 measured",
             "latency-bound code (pointer chasing, small random reads): keep data on the node of the threads that read it (bind:NODE, or first touch by that thread): remote memory costs up to 1.90x local latency",
         ]
     );

@@ -45,6 +45,11 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
     tables
 }
 
+/// Whether a cell's record was inferred, not measured (`params.cell`).
+fn inferred(record: &&Record) -> bool {
+    text_param(record, "cell").as_deref() == Some("inferred")
+}
+
 /// The figure grid and the ratio-to-local grid of one metric. Rows are
 /// CPU nodes, or CPUs for a per-CPU matrix (`params.per_cpu`), whose local
 /// cell is their node's.
@@ -91,9 +96,15 @@ fn node_grids(grid: &[&Record], what: &str) -> (TableModel, TableModel) {
         let mut ratio_row = vec![label];
         for mem in &columns {
             let found = cell(*row, *mem);
-            value_row.push(found.map_or("-".to_string(), figure));
+            // An inferred cell (a sampled matrix's, its class's
+            // representative's figure) is marked, never shown as measured.
+            let mark = match found.is_some_and(|record| inferred(&record)) {
+                true => "*",
+                false => "",
+            };
+            value_row.push(found.map_or("-".to_string(), |record| figure(record) + mark));
             ratio_row.push(match (found, local) {
-                (Some(record), Some(local)) if local > 0.0 => ratio(record.value / local),
+                (Some(record), Some(local)) if local > 0.0 => ratio(record.value / local) + mark,
                 _ => "-".to_string(),
             });
         }
@@ -101,6 +112,15 @@ fn node_grids(grid: &[&Record], what: &str) -> (TableModel, TableModel) {
         ratios.push(ratio_row);
     }
     values.notes.extend(placement_note(grid));
+    let inferred_cells = grid.iter().filter(|record| inferred(record)).count();
+    if inferred_cells > 0 {
+        let note = format!(
+            "* inferred from its symmetry class's representative, not measured ({inferred_cells} of {} cells; --full-matrix measures every cell)",
+            grid.len()
+        );
+        values.note(&note);
+        ratios.note(&note);
+    }
     ratios.note("local = the row's own node; - where a row has no local cell (CPU-less node)");
     (values, ratios)
 }

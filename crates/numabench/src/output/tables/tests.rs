@@ -543,3 +543,30 @@ triad | 3.00
 "
     );
 }
+
+/// A sampled matrix's inferred cell is marked `*` in both grids, with a
+/// footnote saying how many were inferred; measured cells are not.
+#[test]
+fn inferred_matrix_cells_are_marked() {
+    let mut records = matrix_records();
+    for record in records.iter_mut().filter(|r| r.metric == "latency") {
+        let inferred = record.params["cpu_node"] == 1 && record.params["mem_node"] == 2;
+        record.params.insert(
+            "cell".into(),
+            json!(if inferred { "inferred" } else { "measured" }),
+        );
+    }
+    let text = plain(&records);
+    assert!(text.contains("210.0*") && text.contains("2.10x*"), "{text}");
+    assert_eq!(
+        text.matches('*').count(),
+        4,
+        "two cells and two notes: {text}"
+    );
+    assert!(
+        text.contains(
+            "* inferred from its symmetry class's representative, not measured (1 of 6 cells"
+        ),
+        "{text}"
+    );
+}
