@@ -1,6 +1,7 @@
 //! `scripts/simulate-findings`: how often characterize's findings name a
 //! fault planted in a simulated machine, and how often they name one that
-//! is not there, on hwloc XML topologies (default: the test fixtures).
+//! is not there, on hwloc XML topologies (default: every fixture of
+//! `crates/numabench/tests/fixtures`).
 //!
 //! ```text
 //! simulate_findings [--topology FILE]... [--seeds N] [--budget SECONDS|none] [--json]
@@ -13,20 +14,6 @@ use numabench::simulate::{simulate_findings, FindingsReport};
 use numabench::topology::discover_from_xml;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// The fixtures every default run covers (`crates/numabench/tests/fixtures`).
-const FIXTURES: [&str; 10] = [
-    "amd-nps4",
-    "cxl-hmat",
-    "four-socket-ladder",
-    "hybrid-laptop",
-    "intel-snc2-hbm",
-    "knl-snc4-cache",
-    "memory-mode-400g",
-    "two-socket-smt",
-    "two-sockets-hbm-cxl",
-    "twenty-four-nodes",
-];
 
 struct Options {
     topologies: Vec<PathBuf>,
@@ -79,11 +66,15 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         }
     }
     if options.topologies.is_empty() {
+        // Every fixture of the tests (crates/numabench/tests/fixtures/*.xml).
         let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-        options.topologies = FIXTURES
-            .iter()
-            .map(|name| PathBuf::from(format!("{fixtures}/{name}.xml")))
+        let entries =
+            std::fs::read_dir(fixtures).map_err(|error| format!("{fixtures}: {error}"))?;
+        options.topologies = entries
+            .filter_map(|entry| Some(entry.ok()?.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "xml"))
             .collect();
+        options.topologies.sort();
     }
     Ok(options)
 }

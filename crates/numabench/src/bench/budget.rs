@@ -406,8 +406,9 @@ fn blind_spots(context: &Context, steps: &[Step]) -> Vec<String> {
             }
             let fewest = per_node.values().min().copied().unwrap_or(0);
             spots.push(format!(
-                "a slow CPU is found only among the {measured} of {allowed} CPUs per-cpu measures (at least {fewest} per node); --budget {} measures every CPU",
-                seconds_text(total + seconds * ((allowed - measured) * groups.len()) as f64)
+                "a slow CPU is found only among the {measured} of {allowed} CPUs per-cpu measures (at least {fewest} per node); every CPU would add about {} to the {} of this plan (a --budget that much larger)",
+                seconds_text(seconds * ((allowed - measured) * groups.len()) as f64),
+                seconds_text(total)
             ));
         }
     }
@@ -420,9 +421,9 @@ fn blind_spots(context: &Context, steps: &[Step]) -> Vec<String> {
         };
         let (measured, cells) = (sample.cells().len(), sample.total_cells());
         spots.push(format!(
-            "{}: a slow node pair is found only among the {measured} of {cells} cells measured (each node's own cell always; the rest sampled by symmetry class); --full-matrix, or --budget {}, measures every cell",
+            "{}: a slow node pair is found only among the {measured} of {cells} cells measured (each node's own cell always; the rest sampled by symmetry class); --full-matrix measures every cell, about {} more",
             steps[index].label,
-            seconds_text(total + per_cell * (cells - measured) as f64)
+            seconds_text(per_cell * (cells - measured) as f64)
         ));
     }
     spots
