@@ -1,10 +1,13 @@
 //! A time budget for `characterize`: the plan is estimated, and what does
-//! not fit is cut in a fixed order — fewer latency sizes, fewer
-//! repetitions down to a floor, sampled CPUs, then the node matrices
-//! measured by symmetry class, then working sets capped (see
-//! `working_set_cut`) — until it fits or nothing more may be cut. Every
-//! cut is returned with what it removed and why, so
-//! the plan and the run's summary can name it: nothing is dropped silently.
+//! not fit is cut in a fixed order — fewer latency sizes, the node
+//! matrices measured by symmetry class, sampled CPUs, fewer repetitions
+//! down to a floor, then working sets capped (see `working_set_cut`) —
+//! until it fits or nothing more may be cut; a cut that would save under
+//! 1% is not made. What the cuts leave is spent (per-cpu's CPUs given
+//! back, more class members, an allowance for classes that disagree), and
+//! what the cut plan cannot find is said. Every cut is returned with what
+//! it removed and why, so the plan and the run's summary can name it:
+//! nothing is dropped silently.
 
 use super::contention::ContentionWork;
 use super::context::Context;
@@ -147,12 +150,15 @@ fn spread<T: Clone>(items: &[T], count: usize) -> Vec<T> {
 }
 
 /// Fits `steps` (and `context.repeat`) into `budget`, cutting in order:
-/// latency sizes, repetitions to [`REPEAT_FLOOR`], then CPUs sampled
-/// (contention's threads alone in turn, the per-CPU steps), halving each
-/// until the estimate fits or the cut reaches its floor; then, unless
-/// `matrix` forbids it, the node matrices by symmetry class, the costliest
-/// first, until the estimate fits; last, the working sets halved together
-/// down to their floor (`working_set_cut`).
+/// latency sizes; unless `matrix` forbids it, the node matrices by
+/// symmetry class, the costliest first; CPUs sampled (contention's
+/// threads alone in turn, per-cpu's CPUs within each node down to two,
+/// scaling's counts); repetitions to [`REPEAT_FLOOR`]; last, the working
+/// sets halved together down to their floor (`working_set_cut`). A stage
+/// that saves under 1% of the estimate (and does not make it fit) is not
+/// made. Then per-cpu gets back what now fits, the sampled matrices draw
+/// more members with half the rest and keep the other half as their
+/// allowance, and the outcome names the blind spots.
 pub fn fit_budget(
     context: &mut Context,
     steps: &mut Vec<Step>,
