@@ -39,14 +39,13 @@ const NODE_VARIATION_FLOOR: f64 = 0.005;
 
 /// One matrix's local cells: each node's gap to the nodes' median
 /// (positive: worse) with its uncertainty, and the figures.
-struct Source<'a> {
+struct Source {
     label: String,
     /// Node -> (gap, uncertainty of the gap).
     gaps: BTreeMap<u64, (f64, f64)>,
     median: f64,
     /// Node -> its figure (the mean of its repetitions, or of its CPUs').
     figures: BTreeMap<u64, f64>,
-    _records: std::marker::PhantomData<&'a Record>,
 }
 
 /// The local cells of one matrix (one `mode`), where at least
@@ -56,11 +55,11 @@ struct Source<'a> {
 /// every cell, steadier than one cell's of 3-5 values) over its count,
 /// plus the nodes' own variation beyond that noise (from the robust
 /// spread of the gaps).
-fn source<'a>(
-    cells: BTreeMap<(u64, u64), &'a Record>,
+fn source(
+    cells: BTreeMap<(u64, u64), &Record>,
     higher_is_worse: bool,
     label: String,
-) -> Option<Source<'a>> {
+) -> Option<Source> {
     let local: BTreeMap<u64, &Record> = cells
         .into_iter()
         .filter(|((row, column), _)| row == column)
@@ -121,7 +120,6 @@ fn source<'a>(
             .iter()
             .map(|(&node, r)| (node, r.stats.mean))
             .collect(),
-        _records: std::marker::PhantomData,
     })
 }
 
@@ -146,7 +144,7 @@ fn per_cpu_source(
     metric: &str,
     higher_is_worse: bool,
     label: String,
-) -> Option<Source<'static>> {
+) -> Option<Source> {
     let mut by_node: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for record in of(records, benchmark::PER_CPU, metric) {
         if record
@@ -215,7 +213,6 @@ fn per_cpu_source(
         gaps,
         median: middle,
         figures,
-        _records: std::marker::PhantomData,
     })
 }
 

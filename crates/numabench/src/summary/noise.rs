@@ -10,6 +10,7 @@
 //! small one.
 
 use crate::output::Record;
+use crate::stats::Sample;
 
 /// The relative standard error of a record's median: 1.2533 x cv / sqrt(n);
 /// 0 for a single value (its spread is unknown, so the peers' decides).
@@ -21,19 +22,10 @@ pub(super) fn median_error(record: &Record) -> f64 {
     1.2533 * record.stats.cv.abs() / (n as f64).sqrt()
 }
 
-/// The median of some values (none: `None`).
+/// The median of some values (none, or any not finite: `None`): the
+/// samples' own median ([`Sample`]).
 pub(super) fn median(values: &[f64]) -> Option<f64> {
-    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    if sorted.is_empty() {
-        return None;
-    }
-    sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    Some(if sorted.len().is_multiple_of(2) {
-        (sorted[middle - 1] + sorted[middle]) / 2.0
-    } else {
-        sorted[middle]
-    })
+    Some(Sample::new(values.iter().copied()).ok()?.summary().median)
 }
 
 /// The robust spread of relative deviations around 0 (1.4826 x their

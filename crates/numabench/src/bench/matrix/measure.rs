@@ -76,10 +76,11 @@ impl NodeMatrix {
         }
         if !self.inferred.is_empty() {
             let cells = self.values.iter().map(Vec::len).sum::<usize>();
-            out.push_str(&format!(
-                "* inferred from its symmetry class's representative, not measured ({} of {cells} cells; --full-matrix measures every cell)\n",
-                self.inferred.len()
+            out.push_str(&crate::output::tables::inferred_note(
+                self.inferred.len(),
+                cells,
             ));
+            out.push('\n');
         }
         out
     }

@@ -90,3 +90,12 @@ pub fn shared_text(records: &[&Record], key: &str) -> Option<String> {
         _ => None,
     }
 }
+
+/// The footnote under a node matrix with `inferred` of its `cells` cells
+/// inferred (marked `*`): one wording for the tables and the matrix
+/// commands' grids.
+pub fn inferred_note(inferred: usize, cells: usize) -> String {
+    format!(
+        "* inferred from its symmetry class's representative, not measured ({inferred} of {cells} cells; --full-matrix measures every cell)"
+    )
+}

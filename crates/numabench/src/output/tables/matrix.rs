@@ -1,7 +1,9 @@
 //! A node matrix: CPU nodes as rows, memory nodes as columns, each cell's
 //! figure; then the same grid as each cell's ratio to its row's local cell.
 
-use super::cells::{distinct, figure, flag_param, placement_note, ratio, text_param, u64_param};
+use super::cells::{
+    distinct, figure, flag_param, inferred_note, placement_note, ratio, text_param, u64_param,
+};
 use super::{generic, TableModel};
 use crate::output::Record;
 
@@ -114,10 +116,7 @@ fn node_grids(grid: &[&Record], what: &str) -> (TableModel, TableModel) {
     values.notes.extend(placement_note(grid));
     let inferred_cells = grid.iter().filter(|record| inferred(record)).count();
     if inferred_cells > 0 {
-        let note = format!(
-            "* inferred from its symmetry class's representative, not measured ({inferred_cells} of {} cells; --full-matrix measures every cell)",
-            grid.len()
-        );
+        let note = inferred_note(inferred_cells, grid.len());
         values.note(&note);
         ratios.note(&note);
     }

@@ -26,6 +26,7 @@ mod scaling;
 #[cfg(test)]
 mod tests;
 
+pub use cells::inferred_note;
 pub use levels::CacheLadder;
 pub use model::TableModel;
 
