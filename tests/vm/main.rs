@@ -20,6 +20,8 @@ mod classes;
 /// `cluster --per numa` in the four-node VM (MPI build only).
 #[cfg(feature = "mpi")]
 mod cluster;
+/// The estimate against the time taken in two guests (ignored: a measurement).
+mod estimate;
 /// characterize's findings in the two-socket VM.
 mod findings;
 #[allow(dead_code)]

@@ -540,6 +540,13 @@ pub struct AppRunArgs {
     /// Runs (each a fresh setup and placement), for min/mean/max/stddev/CV.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: u32,
+    /// Time budget (90s, 10m, 2h; none: exactly what the flags say): where the plan's estimate is
+    /// over it, the runs are cut (down to 3), then STREAM's arrays halved together (never below 4x
+    /// the CPU caches or 10M elements; below 4x the caches in front, memory-side caches included,
+    /// the figures are partly those caches' and the cut says so). A CG or MG class is never cut.
+    /// --plan and the run name every cut.
+    #[arg(long, value_name = "DURATION", default_value = DEFAULT_BUDGET, value_parser = parse_budget_arg)]
+    pub budget: Budget,
     /// Print what would run (threads and their CPUs, placement, array
     /// bytes, runs, estimate) and allocate nothing; see docs/plan.md.
     #[arg(long)]
@@ -644,6 +651,13 @@ pub struct PlacementStudyArgs {
     /// Back the arrays with 2 MiB huge pages (as for stream, cg, mg).
     #[arg(long)]
     pub hugepages: bool,
+    /// Time budget (90s, 10m, 2h; none: exactly what the flags say): where the plan's estimate is
+    /// over it, the runs per configuration are cut (down to 5: the study measures their spread),
+    /// then STREAM's arrays halved together (never below 4x the CPU caches or 10M elements; the cut
+    /// says where the figures become partly a cache's). No configuration is dropped; a CG or MG
+    /// class is never cut. --plan and the run name every cut.
+    #[arg(long, value_name = "DURATION", default_value = DEFAULT_BUDGET, value_parser = parse_budget_arg)]
+    pub budget: Budget,
     /// Print the grid that would run (one step per configuration: threads
     /// and their CPUs, placement, array bytes, runs, estimate) and allocate
     /// nothing; see docs/plan.md.
@@ -680,12 +694,15 @@ pub enum MatrixCommand {
 
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// Working set. Default: DRAM-sized (2x last-level cache, at least 256MiB).
+    /// Working set of every cell. Default: 4x the caches in front of one node's CPUs and one memory node (the largest over the cells; at least 256MiB): a cell's threads are one node's.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
     /// A row per allowed CPU (one thread on it, compact order), not per CPU node: CPU x memory node; one step per row in --plan. Default size: each CPU's own one-thread DRAM working set over every memory node.
     #[arg(long)]
     pub per_cpu: bool,
+    /// Measure every cell whatever --budget says. Otherwise, where the matrix is over the budget, it is measured by symmetry class as characterize's are (every node's own cell, about sqrt(n) members of each other class, seed 1; the rest inferred from their class's representative and marked as such).
+    #[arg(long)]
+    pub full_matrix: bool,
     #[command(flatten)]
     pub run: MeasureArgs,
     #[command(flatten)]
@@ -838,9 +855,6 @@ pub struct CharacterizeArgs {
     /// A plugin file to load (repeatable), besides NUMABENCH_PLUGIN_PATH's; plugins run after the built-ins, one thread on the first allowed CPU, 64 MiB, their default parameters.
     #[arg(long, value_name = "FILE")]
     pub plugin: Vec<PathBuf>,
-    /// Time budget (90s, 10m, 2h; none runs everything): where the estimate is over it, cut in this order, each only as far as needed and only where it saves 1% of the estimate or more: latency sizes (down to 3), repetitions (down to 3), CPUs sampled (contention's threads alone in turn, down to one per node; per-cpu's CPUs halved within each node, down to 2 per node; scaling's thread counts, down to 4), then the node matrices measured by symmetry class (every node's own cell always, about sqrt(n) members of each other class; unless --full-matrix), then the largest working sets halved together (never below 4x the CPU caches; behind a huge memory-side cache the capped figures are that cache's). What the cuts leave of the budget draws more class members and pays for measuring classes whose members disagree. --plan and the run's summary name every cut and what the cut plan cannot find (a slow CPU not measured, a slow pair not measured) with the budget that buys it back. Plugins are not counted.
-    #[arg(long, value_name = "DURATION", default_value = CHARACTERIZE_BUDGET, value_parser = parse_budget_arg)]
-    pub budget: Budget,
     /// Measure every cell of the node matrices, whatever the budget (never measure them by symmetry class).
     #[arg(long)]
     pub full_matrix: bool,
@@ -1111,6 +1125,23 @@ pub struct MeasureArgs {
     /// Records say which, and how much of each buffer got them.
     #[arg(long)]
     pub hugepages: bool,
+    /// Time budget (90s, 10m, 2h; none: exactly what the flags say): where the plan's estimate is
+    /// over it, cuts are made in order, each only as far as needed and only where it saves 1% of the
+    /// estimate or more. characterize: latency sizes (down to 3); the node matrices measured by
+    /// symmetry class (every node's own cell always, about sqrt(n) members of each other class;
+    /// unless --full-matrix); CPUs sampled (contention's threads alone in turn, down to one per
+    /// node; per-cpu's CPUs within each node, down to 2 per node; scaling's thread counts, down to
+    /// 4); repetitions (down to 3); then the largest working sets halved together (never below 4x
+    /// the CPU caches; behind a huge memory-side cache the capped figures are that cache's). What
+    /// the cuts leave of the budget draws more class members and pays for measuring classes whose
+    /// members disagree, and the plan names what the cut plan cannot find (a slow CPU not measured,
+    /// a slow pair not measured) with the budget that buys it back; plugins are not counted. Every
+    /// other command: the `matrix` command's cells by symmetry class as above (unless
+    /// --full-matrix), contention's threads alone in turn sampled, repetitions (down to 3), then
+    /// working sets; a request for every CPU (--each-cpu, --per-cpu) keeps every CPU. --plan and
+    /// the run name every cut.
+    #[arg(long, value_name = "DURATION", default_value = DEFAULT_BUDGET, value_parser = parse_budget_arg)]
+    pub budget: Budget,
     /// Print what would run and allocate nothing: each step's benchmark,
     /// threads and their CPUs in order, memory nodes, working-set bytes and
     /// the cache capacity in front, repetitions, estimated duration (with
@@ -1372,8 +1403,14 @@ fn parse_timeout_arg(text: &str) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
-/// The default `characterize --budget`: ten minutes.
-pub const CHARACTERIZE_BUDGET: &str = "10m";
+/// The seed of the matrix classes' draws when none is given
+/// (characterize's --class-seed, the `matrix` command): fixed, so `--plan`
+/// draws the cells the run measures, and runs of one build and of every
+/// later build draw alike (the draws are SplitMix64's).
+pub const DEFAULT_CLASS_SEED: u64 = 1;
+
+/// The default `--budget` of every command that plans: ten minutes.
+pub const DEFAULT_BUDGET: &str = "10m";
 
 /// A time budget: `none` (everything runs) or a duration as for
 /// [`parse_timeout_arg`], from 1 s to 7 days.

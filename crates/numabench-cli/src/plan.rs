@@ -18,13 +18,9 @@ pub fn plan_json(source: &str, plan: &[PlanStep]) -> serde_json::Value {
     })
 }
 
-/// Prints a plan as `--plan` does (a JSON document with `json`).
-pub fn print_plan(topology: &Machine, plan: &[PlanStep], json: bool) {
-    print_budgeted_plan(topology, plan, None, json);
-}
-
-/// [`print_plan`], with what a time budget cut (`budget` in the JSON
-/// document; lines after the total in the table).
+/// Prints a plan as `--plan` does (a JSON document with `json`), with what
+/// its time budget cut (`budget` in the JSON document; lines before the
+/// total in the table).
 pub fn print_budgeted_plan(
     topology: &Machine,
     plan: &[PlanStep],
@@ -54,6 +50,10 @@ pub fn print_budgeted_plan(
 /// What a time budget did, as `--plan` and the run's summary say it.
 pub fn budget_text(budget: &BudgetOutcome) -> String {
     let mut out = match budget.budget_seconds {
+        Some(seconds) if budget.cuts.is_empty() && budget.fits => format!(
+            "Budget: {} (--budget); the plan fits, nothing cut\n",
+            clock(seconds)
+        ),
         Some(seconds) => format!(
             "Budget: {} (--budget); {} before cuts, {} after\n",
             clock(seconds),
@@ -64,6 +64,13 @@ pub fn budget_text(budget: &BudgetOutcome) -> String {
     };
     for line in budget.sentences() {
         out.push_str(&format!("  - {line}\n"));
+    }
+    // characterize's budget rests on its estimate: how far off it was.
+    if budget.calibration_seconds.is_some() {
+        out.push_str(&format!(
+            "  - the estimate's measured error: {}\n",
+            numabench::bench::MEASURED_ERROR
+        ));
     }
     out
 }

@@ -1,5 +1,6 @@
 //! `numabench stream` (and cg, mg): one kernel, one configuration, repeated.
 
+use super::app_budget::{fit_app_plan, say_cuts};
 use super::measuring::{context_of, pipeline};
 use crate::args::AppRunArgs;
 use crate::exit::{CliError, Status};
@@ -178,8 +179,6 @@ pub fn run_app(
     )?;
     let topology = &context.topology;
     let mut config = run_config(&context, args)?;
-    validate_placement(topology, &config.placement, choice.memory_bytes())
-        .map_err(super::measuring::bench_error)?;
     if let Some(counts) = super::app_scaling::scaling_counts(topology, args)? {
         if args.baseline.is_some() {
             return Err(CliError::usage(
@@ -188,14 +187,33 @@ pub fn run_app(
         }
         return super::app_scaling::run_scaling(&context, choice, args, output, &counts);
     }
+    // The plan, fitted into --budget: fewer runs, then smaller STREAM arrays.
+    let mut steps = vec![app_plan(topology, &choice, &config)];
+    let baseline = match args.baseline {
+        Some(_) => super::baseline::baseline_plan(topology, &choice, &config),
+        None => None,
+    };
+    steps.extend(baseline.clone());
+    let (choice, runs, outcome) = fit_app_plan(
+        topology,
+        args.budget,
+        choice,
+        config.repeat,
+        numabench::bench::REPEAT_FLOOR,
+        &steps,
+    );
+    config.repeat = runs;
+    validate_placement(topology, &config.placement, choice.memory_bytes())
+        .map_err(super::measuring::bench_error)?;
     if args.plan {
         let mut steps = vec![app_plan(topology, &choice, &config)];
-        if args.baseline.is_some() {
+        if baseline.is_some() {
             steps.extend(super::baseline::baseline_plan(topology, &choice, &config));
         }
-        crate::plan::print_plan(topology, &steps, output.json);
+        crate::plan::print_budgeted_plan(topology, &steps, Some(&outcome), output.json);
         return Ok(Status::Clean);
     }
+    say_cuts(&outcome);
     if let Some(note) = placement_note(&config.placement) {
         eprintln!("numabench: note: {note}");
     }

@@ -8,7 +8,7 @@ use crate::args::{AppRunArgs, OutputArgs};
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use crate::tables::StdoutView;
-use numabench::bench::Context;
+use numabench::bench::{Context, PlanStep};
 use numabench::experiments::{
     run_thread_scaling, scaling_configs, scaling_order_name, sweep_counts, AppRunConfig, ScalingRow,
 };
@@ -59,12 +59,12 @@ pub fn run_scaling(
     counts: &[usize],
 ) -> Result<Status, CliError> {
     let topology = &context.topology;
-    let configs = configs(context, args, counts);
-    if args.plan {
-        let steps: Vec<_> = configs
+    let mut configs = configs(context, args, counts);
+    let plan = |choice: &AppChoice, configs: &[AppRunConfig]| -> Vec<PlanStep> {
+        configs
             .iter()
             .map(|config| {
-                let mut step = app_plan(topology, &choice, config);
+                let mut step = app_plan(topology, choice, config);
                 step.cpu_order = scaling_order_name(config.thread_scheme);
                 let nodes =
                     numabench::experiments::nodes_used(topology, &config.worker_cpus(topology));
@@ -73,12 +73,33 @@ pub fn run_scaling(
                 }
                 step
             })
-            .collect();
-        crate::plan::print_plan(topology, &steps, output.json);
+            .collect()
+    };
+    // Fitted into --budget: fewer runs, then smaller STREAM arrays.
+    let (choice, repeat, outcome) = super::app_budget::fit_app_plan(
+        topology,
+        args.budget,
+        choice,
+        args.repeat as usize,
+        numabench::bench::REPEAT_FLOOR,
+        &plan(&choice, &configs),
+    );
+    for config in &mut configs {
+        config.repeat = repeat;
+    }
+    super::app::validate_placement(topology, &configs[0].placement, choice.memory_bytes())
+        .map_err(super::measuring::bench_error)?;
+    if args.plan {
+        crate::plan::print_budgeted_plan(
+            topology,
+            &plan(&choice, &configs),
+            Some(&outcome),
+            output.json,
+        );
         return Ok(Status::Clean);
     }
+    super::app_budget::say_cuts(&outcome);
     let mut pipeline = pipeline_with_view(output, context, StdoutView::Quiet)?;
-    let repeat = args.repeat as usize;
     let mut progress = Progress::new(configs.len() * repeat);
     let rows = run_thread_scaling(
         topology,

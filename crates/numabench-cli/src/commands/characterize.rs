@@ -7,8 +7,8 @@ use crate::exit::{CliError, Status};
 use crate::progress::clock;
 use numabench::bench::plugin::{run_plugin, Plugin, PluginRunConfig, PluginRunError};
 use numabench::bench::{
-    calibrate_cost_model, characterize_plan, fit_budget, registry, select, total_seconds,
-    BenchError, BudgetOutcome, CostModel, MatrixCut,
+    calibrate_cost_model, calibration_estimate_seconds, characterize_plan, fit_budget, registry,
+    select, total_seconds, BenchError, Budget, BudgetOutcome, CostModel, MatrixCut,
 };
 use numabench::doctor::{run_doctor, SystemFiles};
 use numabench::summary::{
@@ -112,11 +112,6 @@ impl Group {
     }
 }
 
-/// The seed of the matrix classes' draws when none is given: fixed, so
-/// `--plan` draws the cells the run measures, and runs of one build and
-/// of every later build draw alike (the draws are SplitMix64's).
-const DEFAULT_CLASS_SEED: u64 = 1;
-
 pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
     let plugins = super::plugin::load_plugins(&args.plugin)?;
     let (only_builtins, only_plugins) = split_names(&args.only, &plugins)?;
@@ -141,6 +136,7 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
     let budget: RefCell<Option<BudgetOutcome>> = RefCell::new(None);
     let started = Cell::new(None::<Instant>);
     let estimated = Cell::new(0.0);
+    let calibrated = Cell::new(0.0);
     let rates = Cell::new(CostModel::ASSUMED);
     let status = measure_budgeted_steps(
         &args.run,
@@ -169,15 +165,34 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             let mut steps = characterize_plan(context, &selected);
             let matrix = match args.full_matrix {
                 true => MatrixCut::Never,
-                false => MatrixCut::Seeded(args.class_seed.unwrap_or(DEFAULT_CLASS_SEED)),
+                false => {
+                    MatrixCut::Seeded(args.class_seed.unwrap_or(crate::args::DEFAULT_CLASS_SEED))
+                }
             };
-            *budget.borrow_mut() = Some(fit_budget(context, &mut steps, args.budget, matrix));
+            // The calibration counts against the budget: as it took in a
+            // run, as estimated with the assumed rates for --plan.
+            let calibration = match started.get() {
+                Some(at) => at.elapsed().as_secs_f64(),
+                None => calibration_estimate_seconds(context),
+            };
+            let mut outcome = fit_budget(
+                context,
+                &mut steps,
+                args.run.budget.less(calibration),
+                matrix,
+            );
+            if let (Some(_), Budget::Seconds(seconds)) = (outcome.budget_seconds, args.run.budget) {
+                outcome.budget_seconds = Some(seconds);
+                outcome.calibration_seconds = Some(calibration);
+            }
+            *budget.borrow_mut() = Some(outcome);
             Ok(steps)
         },
         |context, plan| {
             // The run's clock started before the calibration, which the
             // estimate counts as it took.
             let calibration = started.get().map_or(0.0, |at| at.elapsed().as_secs_f64());
+            calibrated.set(calibration);
             if started.get().is_none() {
                 started.set(Some(Instant::now()));
             }
@@ -236,7 +251,12 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             }
             if let Some(started) = started.get() {
                 let elapsed = started.elapsed().as_secs_f64();
-                sentences.push(run_time_sentence(estimated.get(), elapsed, &rates.get()));
+                sentences.push(run_time_sentence(
+                    estimated.get(),
+                    elapsed,
+                    calibrated.get(),
+                    &rates.get(),
+                ));
             }
             // Records in the order the lists print them (findings, this
             // run, advice), so both read alike.

@@ -1,9 +1,11 @@
 //! `numabench matrix latency` and `numabench matrix bandwidth`.
 
-use super::measuring::{measure_steps, size_or_dram};
+use super::measuring::measure_sampled_steps;
 use crate::args::{MatrixArgs, MatrixCommand, MatrixModeArg};
 use crate::exit::{CliError, Status};
-use numabench::bench::{MatrixKind, MatrixMode, Step};
+use numabench::bench::{
+    check_memory_fits, matrix_cell_working_set, MatrixCut, MatrixKind, MatrixMode, Step,
+};
 use numabench::topology::memory_nodes;
 
 pub fn run(command: &MatrixCommand) -> Result<Status, CliError> {
@@ -25,16 +27,22 @@ fn run_matrix(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status
         return super::per_cpu_matrix::run(args, kind);
     }
     let show_grid = args.output.records;
-    measure_steps(
+    let matrix = match args.full_matrix {
+        true => MatrixCut::Never,
+        false => MatrixCut::Seeded(crate::args::DEFAULT_CLASS_SEED),
+    };
+    measure_sampled_steps(
         &args.run,
         &args.output,
+        matrix,
         |context| {
-            let size = size_or_dram(
-                &context.topology,
-                args.size,
-                &context.topology.allowed.cpus,
-                &memory_nodes(&context.topology),
-            )?;
+            // Default: 4x the caches in front of one row's CPUs and one
+            // node, as characterize's matrices (not every CPU's caches).
+            let kind = bandwidth.map_or(MatrixKind::Latency, MatrixKind::Bandwidth);
+            let size = args
+                .size
+                .unwrap_or_else(|| matrix_cell_working_set(&context.topology, kind));
+            check_memory_fits(&context.topology, &memory_nodes(&context.topology), size)?;
             Ok(vec![match bandwidth {
                 None => Step::latency_matrix(size),
                 Some(mode) => Step::bandwidth_matrix(mode, size),

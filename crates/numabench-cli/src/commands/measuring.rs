@@ -7,8 +7,9 @@ use crate::placement_warnings::PlacementWarnings;
 use crate::progress::Progress;
 use crate::tables::{terminal_width, StdoutView, TablesSink};
 use numabench::bench::{
-    check_memory_fits, cpus_of_node, plan_of, resolve_cpu, resolve_node_with_memory,
-    working_set_for, BenchError, BudgetOutcome, Context, NodeMatrix, PlanStep, Step, StepRunner,
+    check_memory_fits, cpus_of_node, fit_measurements, plan_of, resolve_cpu,
+    resolve_node_with_memory, working_set_for, BenchError, BudgetOutcome, Context, MatrixCut,
+    NodeMatrix, PlanStep, Step, StepRunner,
 };
 use numabench::interrupt::{install_interrupt_handler, interrupted};
 use numabench::output::tables::CacheLadder;
@@ -17,6 +18,7 @@ use numabench::output::{
 };
 use numabench::threads::CpuOrder;
 use numabench::topology::{Machine, Purpose};
+use std::cell::RefCell;
 use std::path::Path;
 
 /// This machine's topology, to measure on. (`commands::run` has refused a
@@ -170,10 +172,12 @@ pub fn size_or_dram(
 }
 
 /// Runs a command made of steps: `build` validates the flags into steps
-/// (nothing allocated, no file created on bad input); with `--plan` their
-/// plan is printed and nothing runs, else `before` sees the plan, the
-/// outputs are opened and the very same steps run, each one's result (a
-/// matrix, for matrix steps) handed to `after`.
+/// (nothing allocated, no file created on bad input), which `--budget`
+/// then fits ([`fit_measurements`]: fewer repetitions, smaller working
+/// sets, no measurement dropped); with `--plan` their plan and the cuts
+/// are printed and nothing runs, else the cuts go to stderr, `before` sees
+/// the plan, the outputs are opened and the very same steps run, each
+/// one's result (a matrix, for matrix steps) handed to `after`.
 pub fn measure_steps(
     run: &MeasureArgs,
     output: &OutputArgs,
@@ -181,14 +185,39 @@ pub fn measure_steps(
     before: impl FnOnce(&Context, &[PlanStep]),
     after: impl FnMut(&Context, Option<NodeMatrix>),
 ) -> Result<Status, CliError> {
+    measure_sampled_steps(run, output, MatrixCut::Never, build, before, after)
+}
+
+/// [`measure_steps`] whose node matrices the budget may measure by
+/// symmetry class (`matrix`: the `matrix` command).
+pub fn measure_sampled_steps(
+    run: &MeasureArgs,
+    output: &OutputArgs,
+    matrix: MatrixCut,
+    build: impl FnOnce(&mut Context) -> Result<Vec<Step>, BenchError>,
+    before: impl FnOnce(&Context, &[PlanStep]),
+    after: impl FnMut(&Context, Option<NodeMatrix>),
+) -> Result<Status, CliError> {
+    let outcome: RefCell<Option<BudgetOutcome>> = RefCell::new(None);
     run_steps(
         run,
         output,
-        build,
-        before,
+        |context| {
+            let mut steps = build(context)?;
+            *outcome.borrow_mut() = Some(fit_measurements(context, &mut steps, run.budget, matrix));
+            Ok(steps)
+        },
+        |context, plan| {
+            if let Some(outcome) = outcome.borrow().as_ref() {
+                for line in outcome.sentences() {
+                    eprintln!("numabench: {line}");
+                }
+            }
+            before(context, plan)
+        },
         after,
         None::<fn(&[Record], &mut Pipeline) -> _>,
-        &|| None,
+        &|| outcome.borrow().clone(),
     )
 }
 

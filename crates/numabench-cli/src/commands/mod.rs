@@ -1,6 +1,7 @@
 //! One file per subcommand; `run` dispatches.
 
 mod app;
+mod app_budget;
 mod app_scaling;
 mod bandwidth;
 mod baseline;

@@ -1,18 +1,23 @@
 //! `numabench placement-study`.
 
 use super::app::{app_plan, base_threads, validate_placement};
+use super::app_budget::{fit_app_plan, say_cuts};
 use super::measuring::{bench_error, context_of, pipeline_with_view};
 use super::stream::stream_elements;
 use crate::args::PlacementStudyArgs;
 use crate::exit::{CliError, Status};
-use crate::plan::print_plan;
 use crate::progress::Progress;
 use crate::tables::StdoutView;
+use numabench::experiments::AppRunConfig;
 use numabench::experiments::{
     render_study, run_placement_study, run_study_baselines, study_baselines, study_grid,
     study_placements, StudyGrid, StudyGridRequest,
 };
 use numabench::workloads::{AppChoice, NpbClass};
+
+/// The fewest runs per configuration `--budget` may leave a study: its
+/// point is the runs' spread, which 3 runs barely show.
+const STUDY_RUNS_FLOOR: usize = 5;
 
 /// The kernel and its size from `KERNEL`, `--class` and `--size` (a class
 /// for STREAM or a size for CG/MG is a usage error, not silently ignored).
@@ -56,9 +61,6 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     )?;
     let topology = &context.topology;
     let placements = study_placements(crate::args::all_items(&args.placements), args.node_splits);
-    for placement in &placements {
-        validate_placement(topology, placement, choice.memory_bytes()).map_err(bench_error)?;
-    }
     let base_threads = base_threads(topology, args.threads, "--oversubscribe")?;
     let StudyGrid {
         configurations: mut grid,
@@ -77,35 +79,56 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
         },
     )
     .map_err(CliError::usage)?;
-    if args.plan {
+    let plan_of = |choice: &AppChoice, grid: &[AppRunConfig]| {
         let mut plan: Vec<_> = grid
             .iter()
-            .map(|config| app_plan(topology, &choice, config))
+            .map(|config| app_plan(topology, choice, config))
             .collect();
         if args.baseline.is_some() {
-            for config in study_baselines(topology, &grid) {
-                plan.extend(super::baseline::baseline_plan(topology, &choice, &config));
+            for config in study_baselines(topology, grid) {
+                plan.extend(super::baseline::baseline_plan(topology, choice, &config));
             }
         }
+        plan
+    };
+    // Fitted into --budget: fewer runs (not below STUDY_RUNS_FLOOR), then
+    // smaller STREAM arrays; every configuration stays.
+    let (choice, repeat, outcome) = fit_app_plan(
+        topology,
+        args.budget,
+        choice,
+        args.repeat as usize,
+        STUDY_RUNS_FLOOR,
+        &plan_of(&choice, &grid),
+    );
+    for config in &mut grid {
+        config.repeat = repeat;
+    }
+    for placement in grid.iter().map(|config| &config.placement) {
+        validate_placement(topology, placement, choice.memory_bytes()).map_err(bench_error)?;
+    }
+    if args.plan {
+        let plan = plan_of(&choice, &grid);
         match (&splits, args.output.json) {
             (Some(splits), true) => {
                 let mut document = crate::plan::plan_json(&topology.source, &plan);
                 document["node_splits"] = crate::split_plan::splits_json(base_threads, splits);
+                document["budget"] = serde_json::json!(outcome);
                 println!("{document:#}");
             }
             (Some(splits), false) => {
                 print!("{}", crate::split_plan::splits_text(base_threads, splits));
-                print_plan(topology, &plan, false);
+                crate::plan::print_budgeted_plan(topology, &plan, Some(&outcome), false);
             }
-            (None, json) => print_plan(topology, &plan, json),
+            (None, json) => crate::plan::print_budgeted_plan(topology, &plan, Some(&outcome), json),
         }
         return Ok(Status::Clean);
     }
+    say_cuts(&outcome);
     let mut pipeline = pipeline_with_view(&args.output, &context, StdoutView::Quiet)?;
     if args.baseline.is_some() {
         run_study_baselines(topology, &choice, &mut grid).map_err(CliError::system)?;
     }
-    let repeat = args.repeat as usize;
     let mut progress = Progress::new(grid.len() * repeat);
     let rows = run_placement_study(
         topology,

@@ -1,4 +1,5 @@
-//! A time budget for `characterize`: the plan is estimated, and what does
+//! A time budget for `characterize` (and, with fewer cuts, every other
+//! measuring command: [`fit_measurements`]): the plan is estimated, and what does
 //! not fit is cut in a fixed order — fewer latency sizes, the node
 //! matrices measured by symmetry class, sampled CPUs, fewer repetitions
 //! down to a floor, then working sets capped (see `working_set_cut`) —
@@ -38,6 +39,18 @@ pub enum Budget {
     Seconds(f64),
     /// Everything runs (`--budget none`).
     Unlimited,
+}
+
+impl Budget {
+    /// What is left of this budget once `seconds` are spent (the
+    /// calibration of the estimate's rates, before the plan is fitted);
+    /// at least one second.
+    pub fn less(self, seconds: f64) -> Budget {
+        match self {
+            Budget::Seconds(budget) => Budget::Seconds((budget - seconds.max(0.0)).max(1.0)),
+            Budget::Unlimited => Budget::Unlimited,
+        }
+    }
 }
 
 /// `characterize`'s default budget: ten minutes.
@@ -86,26 +99,66 @@ pub struct BudgetOutcome {
     /// `--budget` buys it back (a slow CPU among CPUs not measured, a
     /// slow pair among cells inferred).
     pub blind_spots: Vec<String>,
+    /// Seconds of the budget the calibration of the estimate's rates
+    /// takes before the steps (characterize: measured in a run, estimated
+    /// by `--plan`); the steps were fitted into the rest. `None`: none.
+    pub calibration_seconds: Option<f64>,
 }
 
 impl BudgetOutcome {
+    /// A budget of `limit` seconds that cut `cuts` from a plan of `uncut`
+    /// seconds to one of `estimated`; nothing spent or missed yet.
+    pub fn fitted(limit: f64, uncut: f64, estimated: f64, cuts: Vec<Cut>) -> Self {
+        Self {
+            budget_seconds: Some(limit),
+            uncut_seconds: uncut,
+            estimated_seconds: estimated,
+            cuts,
+            fits: estimated <= limit,
+            leftover: None,
+            blind_spots: Vec::new(),
+            calibration_seconds: None,
+        }
+    }
+
+    /// No budget (`--budget none`): nothing cut, the plan as estimated.
+    pub fn unlimited(estimated_seconds: f64) -> Self {
+        Self {
+            budget_seconds: None,
+            uncut_seconds: estimated_seconds,
+            estimated_seconds,
+            cuts: Vec::new(),
+            fits: true,
+            leftover: None,
+            blind_spots: Vec::new(),
+            calibration_seconds: None,
+        }
+    }
+
     /// One line per cut, and one more where the plan still does not fit:
     /// what the plan and the run's summary print.
     pub fn sentences(&self) -> Vec<String> {
         let mut lines: Vec<String> = self
-            .cuts
-            .iter()
-            .map(|cut| {
+            .calibration_seconds
+            .filter(|_| self.budget_seconds.is_some())
+            .map(|seconds| {
                 format!(
-                    "budget cut ({}): {} (estimated {}, over the {} budget; {} after this cut)",
-                    cut.what,
-                    cut.text,
-                    seconds_text(cut.before_seconds),
-                    seconds_text(self.budget_seconds.unwrap_or(0.0)),
-                    seconds_text(cut.after_seconds)
+                    "the estimate's calibration: {} of the budget; the steps get the rest",
+                    seconds_text(seconds)
                 )
             })
+            .into_iter()
             .collect();
+        lines.extend(self.cuts.iter().map(|cut| {
+            format!(
+                "budget cut ({}): {} (estimated {}, over the {} budget; {} after this cut)",
+                cut.what,
+                cut.text,
+                seconds_text(cut.before_seconds),
+                seconds_text(self.budget_seconds.unwrap_or(0.0)),
+                seconds_text(cut.after_seconds)
+            )
+        }));
         if let Some(leftover) = &self.leftover {
             lines.push(format!("budget left by the cuts: {leftover}"));
         }
@@ -113,10 +166,17 @@ impl BudgetOutcome {
             lines.push(format!("cannot find at this budget: {spot}"));
         }
         if let (false, Some(budget)) = (self.fits, self.budget_seconds) {
+            let (total, with) = match self.calibration_seconds {
+                Some(calibration) => (
+                    self.estimated_seconds + calibration,
+                    " with the calibration",
+                ),
+                None => (self.estimated_seconds, ""),
+            };
             lines.push(format!(
-                "over budget: estimated {} after every cut against a budget of {}; \
+                "over budget: estimated {}{with} after every cut against a budget of {}; \
                  nothing more may be cut",
-                seconds_text(self.estimated_seconds),
+                seconds_text(total),
                 seconds_text(budget)
             ));
         }
@@ -168,28 +228,10 @@ pub fn fit_budget(
     let uncut = estimate(context, steps);
     let limit = match budget {
         Budget::Seconds(seconds) => seconds,
-        Budget::Unlimited => {
-            return BudgetOutcome {
-                budget_seconds: None,
-                uncut_seconds: uncut,
-                estimated_seconds: uncut,
-                cuts: Vec::new(),
-                fits: true,
-                leftover: None,
-                blind_spots: Vec::new(),
-            }
-        }
+        Budget::Unlimited => return BudgetOutcome::unlimited(uncut),
     };
     // Every cut in its order, each made only while the plan is over.
-    let matrix_classes = |context: &mut Context, steps: &mut Vec<Step>, limit: f64| match matrix {
-        MatrixCut::Seeded(seed) => {
-            cut_matrices(context, steps, limit, seed).map(|text| ("matrix-classes", text))
-        }
-        MatrixCut::Never => None,
-    };
-    let working_sets = |context: &mut Context, steps: &mut Vec<Step>, limit: f64| {
-        super::working_set_cut::cut_working_sets(context, steps, limit, estimate)
-    };
+    let matrix_classes = matrix_stage(matrix);
     // Matrices by class before CPUs: a class's members repeat what its
     // representative says (the topology cannot tell them apart), where a
     // CPU left out is a CPU a slow one may hide among.
@@ -200,14 +242,81 @@ pub fn fit_budget(
         &matrix_classes,
         &cut_cpus,
         &cut_repetitions,
-        &working_sets,
+        &working_sets_stage,
     ];
     let original_per_cpu: Vec<Vec<Step>> = per_cpu_groups(steps)
         .into_iter()
         .map(|group| steps[group].to_vec())
         .collect();
+    let (mut cuts, mut current) = run_stages(context, steps, limit, uncut, &stages);
+    if let Some(text) = restore_cpus(context, steps, &original_per_cpu, limit) {
+        let after = estimate(context, steps);
+        if let Some(cut) = cuts.iter_mut().find(|cut| cut.what == "cpus") {
+            cut.text
+                .push_str(&format!("; then {text} with what the later cuts left"));
+            cut.after_seconds = after;
+        }
+        current = after;
+    }
+    spend_and_say(context, steps, limit, uncut, current, cuts)
+}
+
+/// The stage that measures the node matrices by symmetry class, where
+/// `matrix` allows it.
+fn matrix_stage(
+    matrix: MatrixCut,
+) -> impl Fn(&mut Context, &mut Vec<Step>, f64) -> Option<(&'static str, String)> {
+    move |context: &mut Context, steps: &mut Vec<Step>, limit: f64| match matrix {
+        MatrixCut::Seeded(seed) => {
+            cut_matrices(context, steps, limit, seed).map(|text| ("matrix-classes", text))
+        }
+        MatrixCut::Never => None,
+    }
+}
+
+/// The last cut: working sets halved together (`working_set_cut`).
+fn working_sets_stage(
+    context: &mut Context,
+    steps: &mut Vec<Step>,
+    limit: f64,
+) -> Option<(&'static str, String)> {
+    super::working_set_cut::cut_working_sets(context, steps, limit, estimate)
+}
+
+/// After the cuts: what they left spent on the sampled matrices, and the
+/// outcome with the plan's blind spots.
+fn spend_and_say(
+    context: &mut Context,
+    steps: &mut [Step],
+    limit: f64,
+    uncut: f64,
+    mut current: f64,
+    cuts: Vec<Cut>,
+) -> BudgetOutcome {
+    let leftover = spend_leftover(context, steps, limit);
+    if leftover.is_some() {
+        current = estimate(context, steps);
+    }
+    BudgetOutcome {
+        leftover,
+        blind_spots: blind_spots(context, steps),
+        ..BudgetOutcome::fitted(limit, uncut, current, cuts)
+    }
+}
+
+/// Makes each of `stages` in order while the estimate (`current` to
+/// start with) is over `limit`; a stage is tried on a copy and not made
+/// where it saves under [`MIN_STAGE_SAVING`] of the estimate without
+/// bringing it within the limit. Returns the cuts made and the estimate
+/// after them.
+fn run_stages(
+    context: &mut Context,
+    steps: &mut Vec<Step>,
+    limit: f64,
+    mut current: f64,
+    stages: &[Stage],
+) -> (Vec<Cut>, f64) {
     let mut cuts = Vec::new();
-    let mut current = uncut;
     for stage in stages {
         if current <= limit {
             break;
@@ -232,28 +341,38 @@ pub fn fit_budget(
             current = after;
         }
     }
-    if let Some(text) = restore_cpus(context, steps, &original_per_cpu, limit) {
-        let after = estimate(context, steps);
-        if let Some(cut) = cuts.iter_mut().find(|cut| cut.what == "cpus") {
-            cut.text
-                .push_str(&format!("; then {text} with what the later cuts left"));
-            cut.after_seconds = after;
-        }
-        current = after;
-    }
-    let leftover = spend_leftover(context, steps, limit);
-    if leftover.is_some() {
-        current = estimate(context, steps);
-    }
-    BudgetOutcome {
-        budget_seconds: Some(limit),
-        uncut_seconds: uncut,
-        estimated_seconds: current,
-        cuts,
-        fits: current <= limit,
-        leftover,
-        blind_spots: blind_spots(context, steps),
-    }
+    (cuts, current)
+}
+
+/// Fits the steps of one measuring command (everything but
+/// `characterize`) into `budget`: a node matrix measured by symmetry class
+/// where `matrix` allows it (the `matrix` command, unless --full-matrix:
+/// every cell still has its record, inferred ones marked), contention's
+/// reference threads alone in turn (its own choice, not the user's)
+/// sampled, repetitions down to [`REPEAT_FLOOR`], then the working sets
+/// halved together down to their floor (`working_set_cut`). What the cuts
+/// leave draws more class members; the blind spots are named. A plan
+/// still over says so (`fits` false).
+pub fn fit_measurements(
+    context: &mut Context,
+    steps: &mut Vec<Step>,
+    budget: Budget,
+    matrix: MatrixCut,
+) -> BudgetOutcome {
+    let uncut = estimate(context, steps);
+    let limit = match budget {
+        Budget::Seconds(seconds) => seconds,
+        Budget::Unlimited => return BudgetOutcome::unlimited(uncut),
+    };
+    let matrix_classes = matrix_stage(matrix);
+    let stages: [Stage; 4] = [
+        &matrix_classes,
+        &cut_alone_threads,
+        &cut_repetitions,
+        &working_sets_stage,
+    ];
+    let (cuts, current) = run_stages(context, steps, limit, uncut, &stages);
+    spend_and_say(context, steps, limit, uncut, current, cuts)
 }
 
 /// Gives per-cpu back as many of the CPUs the "cpus" cut dropped as the
@@ -735,6 +854,66 @@ fn cut_cpus(
             "per-cpu measures {per_cpu_after} of its {per_cpu_before} sampled CPU steps"
         ));
     }
+    (!parts.is_empty()).then(|| ("cpus", parts.join("; ")))
+}
+
+/// Contention's threads measured alone in turn, sampled (spread evenly
+/// over its CPUs, at least one per node): the largest common share of them
+/// that brings the plan within `limit`, or the floor where none does.
+fn cut_alone_threads(
+    context: &mut Context,
+    steps: &mut Vec<Step>,
+    limit: f64,
+) -> Option<(&'static str, String)> {
+    let original: Vec<(usize, Vec<u32>, usize)> = steps
+        .iter()
+        .enumerate()
+        .filter_map(|(index, step)| {
+            let work = step.work::<ContentionWork>()?;
+            Some((index, work.cpus.clone(), work.alone.len()))
+        })
+        .collect();
+    if original.is_empty() {
+        return None;
+    }
+    let with_share = |share: f64| {
+        let mut tried = steps.clone();
+        for (index, cpus, alone) in &original {
+            if let Some(work) = tried[*index].work_mut::<ContentionWork>() {
+                let target = ((*alone as f64 * share).ceil() as usize)
+                    .max(cpu_floor(context, cpus))
+                    .min(*alone);
+                if target < *alone {
+                    work.alone = spread(cpus, target);
+                }
+            }
+        }
+        tried
+    };
+    // The estimate grows with the share: bisect for the largest that fits.
+    let (mut low, mut high) = (0.0_f64, 1.0_f64);
+    if estimate(context, &with_share(low)) <= limit {
+        for _ in 0..24 {
+            let middle = (low + high) / 2.0;
+            if estimate(context, &with_share(middle)) <= limit {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+    }
+    *steps = with_share(low);
+    let parts: Vec<String> = original
+        .iter()
+        .filter_map(|(index, _, before)| {
+            let after = steps[*index].work::<ContentionWork>()?.alone.len();
+            (after < *before).then(|| {
+                format!(
+                    "contention measures {after} of {before} threads alone in turn (spread evenly over the CPUs)"
+                )
+            })
+        })
+        .collect();
     (!parts.is_empty()).then(|| ("cpus", parts.join("; ")))
 }
 

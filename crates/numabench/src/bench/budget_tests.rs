@@ -4,12 +4,11 @@
 
 use super::*;
 use crate::bench::cell_classes::default_draws;
-use crate::bench::{characterize_plan, registry, select};
+use crate::bench::{calibration_estimate_seconds, characterize_plan, registry, select};
 use crate::topology::fixture_tests::load;
 
-/// Every fixture of `tests/fixtures` (see make-fixtures.sh) but
-/// memory-mode-400g (see `a_huge_memory_side_cache_stays_over_and_says_so`).
-const FIXTURES: [&str; 10] = [
+/// Every fixture of `tests/fixtures` (see make-fixtures.sh).
+const FIXTURES: [&str; 11] = [
     "amd-nps4",
     "cxl-hmat",
     "four-socket-ladder",
@@ -17,6 +16,7 @@ const FIXTURES: [&str; 10] = [
     "intel-snc2-hbm",
     "knl-snc4-cache",
     "memory-mode-400g",
+    "sgi-uv2000-24n",
     "two-socket-smt",
     "two-sockets-hbm-cxl",
     "twenty-four-nodes",
@@ -43,8 +43,8 @@ fn an_unlimited_budget_cuts_nothing() {
     }
 }
 
-/// Cuts are made in the stated order (sizes, repetitions, CPUs, matrix
-/// classes, working sets), each
+/// Cuts are made in the stated order (sizes, matrix classes, CPUs,
+/// repetitions, working sets), each
 /// only while the estimate is over the budget, each lowering it; the
 /// outcome's estimate is the cut plan's, and a plan that fits is not cut.
 #[test]
@@ -353,4 +353,66 @@ fn a_matrix_of_single_cell_classes_is_not_cut() {
             }
         }
     }
+}
+
+/// A matrix's remote cells are costed slower than its local ones (before
+/// issue #34 item 11 every cell was costed at the local rates the
+/// calibration measures): on the 24-node fixture a full latency matrix is
+/// estimated above 576 local cells, and a matrix of local cells only (a
+/// one-node machine) exactly at them.
+#[test]
+fn remote_cells_cost_more_than_local_ones() {
+    use crate::bench::estimate::{estimate, Cost};
+    for (name, remote) in [("twenty-four-nodes", true), ("hybrid-laptop", false)] {
+        let context = Context::new(load(name));
+        let size = 256 << 20;
+        let step = Step::latency_matrix(size);
+        let plan = step.plan(&context);
+        let cells = plan.measurements;
+        let local = estimate(
+            Cost::Chase {
+                bytes: size,
+                count: cells,
+            },
+            context.repeat,
+            &context.cost_model,
+        );
+        if remote {
+            assert!(plan.estimated_seconds > 1.2 * local, "{name}: {plan:?}");
+        } else {
+            assert!(
+                (plan.estimated_seconds - local).abs() < 1e-9 * local,
+                "{name}"
+            );
+        }
+    }
+}
+
+/// The calibration of the estimate's rates counts against the budget: the
+/// plan estimates it, and the steps are fitted into what is left.
+#[test]
+fn the_calibration_counts_against_the_budget() {
+    for name in FIXTURES {
+        let mut context = Context::new(load(name));
+        let calibration = calibration_estimate_seconds(&context);
+        assert!(
+            calibration > 0.0 && calibration < 60.0,
+            "{name}: {calibration}"
+        );
+        let mut steps = characterize_plan(&context, &select(&[], &[]).unwrap());
+        let budget = Budget::Seconds(DEFAULT_BUDGET_SECONDS);
+        let outcome = fit_budget(
+            &mut context,
+            &mut steps,
+            budget.less(calibration),
+            MatrixCut::Seeded(1),
+        );
+        assert!(
+            !outcome.fits || outcome.estimated_seconds + calibration <= DEFAULT_BUDGET_SECONDS,
+            "{name}: {outcome:?}"
+        );
+    }
+    assert_eq!(Budget::Seconds(10.0).less(4.0), Budget::Seconds(6.0));
+    assert_eq!(Budget::Seconds(10.0).less(40.0), Budget::Seconds(1.0));
+    assert_eq!(Budget::Unlimited.less(4.0), Budget::Unlimited);
 }

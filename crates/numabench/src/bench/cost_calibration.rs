@@ -9,7 +9,7 @@ use super::bandwidth::{measure_bandwidth, BandwidthConfig};
 use super::c2c::measure_c2c;
 use super::context::Context;
 use super::error::BenchError;
-use super::estimate::{CostModel, CALIBRATION_PASSES, MIN_SAMPLE_SECONDS};
+use super::estimate::{estimate, Cost, CostModel, CALIBRATION_PASSES, MIN_SAMPLE_SECONDS};
 use super::latency::{measure_latency, LatencyConfig};
 use super::placed::{working_set_for, CACHE_MULTIPLE};
 use crate::kernels::{kernel_by_name, ChaseOrder};
@@ -30,8 +30,11 @@ const CHASE: u64 = 64 << 20;
 const C2C_SAMPLES: usize = 2;
 
 /// Bounds a calibration's rates are kept within (a noisy or disturbed
-/// calibration must not make a plan of hours look like seconds).
-const MIN_RATE: f64 = 0.1e9;
+/// calibration must not make a plan of hours look like seconds). The
+/// lower one is 10 MB/s: an emulated guest (QEMU TCG) builds and reads
+/// memory below 100 MB/s, and a bound of 100 MB/s there made the estimate
+/// of a two-socket guest's characterize 231 s against the 413 s it took.
+const MIN_RATE: f64 = 0.01e9;
 const MAX_RATE: f64 = 100e9;
 const MAX_FIXED_SECONDS: f64 = 0.5;
 
@@ -57,6 +60,53 @@ fn timed_read(
         result.gigabytes_per_second.median() * 1e9,
         result.convergence.repetitions,
     ))
+}
+
+/// What [`calibrate_cost_model`] is estimated to take on `context`'s
+/// machine with its rates (the assumed ones for `--plan`): the same
+/// measurements costed as a plan's (a tiny read, one thread's and all
+/// threads' reads of one thread's DRAM working set, one chase, one
+/// cache-to-cache pair). A budget is cut to what is left after it.
+pub fn calibration_estimate_seconds(context: &Context) -> f64 {
+    let topology = &context.topology;
+    let Some(&cpu) = topology.allowed.cpus.first() else {
+        return 0.0;
+    };
+    let node = topology.node_of_cpu(cpu).unwrap_or(0);
+    let size = working_set_for(topology, &[cpu], &[node])
+        .bytes
+        .clamp(TINY, MAX_SIZE);
+    let all = topology.allowed.cpus.len();
+    let model = &context.cost_model;
+    let repeat = context.repeat;
+    let mut costs = vec![
+        Cost::Stream {
+            bytes: TINY,
+            threads: 1,
+            count: 1,
+        },
+        Cost::Stream {
+            bytes: size,
+            threads: 1,
+            count: 1,
+        },
+        Cost::Chase {
+            bytes: CHASE.min(size),
+            count: 1,
+        },
+    ];
+    if all > 1 {
+        costs.push(Cost::Stream {
+            bytes: size,
+            threads: all,
+            count: 1,
+        });
+        costs.push(Cost::PingPong { pairs: 1 });
+    }
+    costs
+        .into_iter()
+        .map(|cost| estimate(cost, repeat, model))
+        .sum()
 }
 
 /// Measures this machine's rates for the estimate with `context`'s

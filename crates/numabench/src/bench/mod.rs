@@ -3,6 +3,7 @@
 //! and verifies its memory, pins its threads, and emits records through the
 //! output pipeline as each one is measured.
 
+mod app_budget;
 mod backend;
 mod bandwidth;
 mod budget;
@@ -34,20 +35,22 @@ mod step;
 mod step_runner;
 mod working_set_cut;
 
+pub use app_budget::{fit_app_budget, stream_floor_elements, AppKnobs};
 pub use backend::Backend;
 pub use bandwidth::{
     bandwidth_record, measure_bandwidth, run_bandwidth, BandwidthConfig, BandwidthResult,
 };
 pub use budget::{
-    fit_budget, Budget, BudgetOutcome, Cut, MatrixCut, DEFAULT_BUDGET_SECONDS, REPEAT_FLOOR,
+    fit_budget, fit_measurements, Budget, BudgetOutcome, Cut, MatrixCut, DEFAULT_BUDGET_SECONDS,
+    REPEAT_FLOOR,
 };
 pub use c2c::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};
 pub use characterize::{characterize_plan, Defaults, Steps, CHARACTERIZE_ORDER};
 pub use contention::{run_contention, ContentionSummary};
 pub use context::Context;
-pub use cost_calibration::calibrate_cost_model;
+pub use cost_calibration::{calibrate_cost_model, calibration_estimate_seconds};
 pub use error::BenchError;
-pub use estimate::CostModel;
+pub use estimate::{CostModel, MEASURED_ERROR};
 pub use latency::{
     default_sweep_sizes, emit_latency, measure_latency, run_latency, LatencyConfig,
     LatencyMeasurement,
@@ -57,8 +60,9 @@ pub use loaded_latency::{
     run_loaded_latency, LoadedLatencyConfig, LoadedPoint, TrafficMix, DEFAULT_DELAYS,
 };
 pub use matrix::{
-    matrix_cpus, run_bandwidth_matrix, run_cpu_row, run_latency_matrix, run_node_matrix,
-    run_sampled_matrix, MatrixKind, MatrixMode, MatrixSample, NodeMatrix, MATRIX_ORDER,
+    matrix_cell_working_set, matrix_cpus, run_bandwidth_matrix, run_cpu_row, run_latency_matrix,
+    run_node_matrix, run_sampled_matrix, MatrixKind, MatrixMode, MatrixSample, NodeMatrix,
+    MATRIX_ORDER,
 };
 pub use mlp::{
     run_mlp, run_mlp_threads, MlpConfig, MlpThreadsConfig, Pinning, ThreadMemory, MAX_CHAINS,

@@ -64,6 +64,10 @@ pub(super) struct Facts {
     pub(super) costs: Vec<Cost>,
     /// The step's own repetitions where it caps the run's.
     pub(super) repeat: Option<usize>,
+    /// The caches in front of one measurement, where a step's
+    /// measurements each use part of its CPUs and nodes (a matrix cell:
+    /// one row's CPUs, one node); `None`: those of all its CPUs and nodes.
+    pub(super) caches_in_front: Option<u64>,
 }
 
 impl Facts {
@@ -81,6 +85,7 @@ impl Facts {
             sizes,
             costs,
             repeat: None,
+            caches_in_front: None,
         }
     }
 }
@@ -94,12 +99,17 @@ impl Step {
         let size_bytes = facts.sizes.iter().copied().max().unwrap_or(0);
         let repeat = facts.repeat.unwrap_or(context.repeat);
         let sample_rule = self.work.sample_rule();
-        let cache_bytes_in_front = topology.cache_bytes_in_front(&facts.cpus, &facts.mem_nodes);
+        let cache_bytes_in_front = facts
+            .caches_in_front
+            .unwrap_or_else(|| topology.cache_bytes_in_front(&facts.cpus, &facts.mem_nodes));
         let measurements = facts
             .costs
             .iter()
             .map(|cost| match cost {
-                Cost::Chase { count, .. } | Cost::Stream { count, .. } => *count,
+                Cost::Chase { count, .. }
+                | Cost::Stream { count, .. }
+                | Cost::RemoteChase { count, .. }
+                | Cost::RemoteStream { count, .. } => *count,
                 Cost::Chains { chains, .. } => *chains,
                 Cost::PingPong { pairs } => *pairs,
                 Cost::Setup { .. } => 0,

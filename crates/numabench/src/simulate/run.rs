@@ -6,8 +6,8 @@
 use super::faults::Fault;
 use super::model::MachineModel;
 use crate::bench::{
-    characterize_plan, fit_budget, select, Budget, BudgetOutcome, Context, MatrixCut, Step,
-    StepRunner,
+    calibration_estimate_seconds, characterize_plan, fit_budget, select, Budget, BudgetOutcome,
+    Context, MatrixCut, Step, StepRunner,
 };
 use crate::output::{CollectRunMetadata, CollectSink, Pipeline, Record, RunMetadata};
 use crate::summary::{summarize, Sentence};
@@ -40,13 +40,20 @@ pub struct SimulatedPlan {
 }
 
 /// `characterize`'s default plan for `topology` under `budget`, its matrix
-/// classes drawn with `seed`, as a run would make it (with the assumed
-/// rates: nothing is calibrated).
+/// classes drawn with `seed`, as `--plan` makes it (with the assumed
+/// rates: nothing is calibrated; the calibration's estimated time taken
+/// from the budget first).
 pub fn simulated_plan(topology: &Machine, budget: Budget, seed: u64) -> SimulatedPlan {
     let mut context = Context::new(topology.clone());
     let selected = select(&[], &[]).expect("the default selection is valid");
     let mut steps = characterize_plan(&context, &selected);
-    let outcome = fit_budget(&mut context, &mut steps, budget, MatrixCut::Seeded(seed));
+    let calibration = calibration_estimate_seconds(&context);
+    let outcome = fit_budget(
+        &mut context,
+        &mut steps,
+        budget.less(calibration),
+        MatrixCut::Seeded(seed),
+    );
     SimulatedPlan {
         context,
         steps,

@@ -12,10 +12,13 @@ use serde_json::{json, Map};
 /// cut) where the plan still does not fit.
 pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
     let lines = outcome.sentences();
+    // The calibration's line comes before the cuts' (run_time records it).
+    let calibration =
+        usize::from(outcome.calibration_seconds.is_some() && outcome.budget_seconds.is_some());
     let mut sentences: Vec<Sentence> = outcome
         .cuts
         .iter()
-        .zip(&lines)
+        .zip(lines.iter().skip(calibration))
         .map(|(cut, line)| {
             let mut params = Map::new();
             params.insert("cut".into(), json!(cut.what));
@@ -69,11 +72,13 @@ pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
 
 /// The `run_time` sentence: how long the run took against its estimate
 /// (value: elapsed seconds; params `estimated_seconds`, `elapsed_seconds`,
-/// `elapsed_over_estimate` and `estimate_rates`, the rates the estimate
-/// was made with).
+/// `elapsed_over_estimate`, `calibration_seconds` (the calibration of the
+/// rates, part of both) and `estimate_rates`, the rates the estimate was
+/// made with).
 pub fn run_time_sentence(
     estimated_seconds: f64,
     elapsed_seconds: f64,
+    calibration_seconds: f64,
     rates: &crate::bench::CostModel,
 ) -> Sentence {
     let ratio = if estimated_seconds > 0.0 {
@@ -85,6 +90,7 @@ pub fn run_time_sentence(
     params.insert("estimated_seconds".into(), json!(estimated_seconds));
     params.insert("elapsed_seconds".into(), json!(elapsed_seconds));
     params.insert("elapsed_over_estimate".into(), json!(ratio));
+    params.insert("calibration_seconds".into(), json!(calibration_seconds));
     params.insert("estimate_rates".into(), json!(rates));
     Sentence {
         kind: "run_time",

@@ -63,6 +63,33 @@ impl AppChoice {
         }
     }
 
+    /// STREAM's elements per array (`None` for CG and MG, whose size is
+    /// their class): what a time budget may cut.
+    pub fn stream_elements(&self) -> Option<usize> {
+        match *self {
+            AppChoice::Stream { elements, .. } => Some(elements),
+            AppChoice::Mg { .. } | AppChoice::Cg { .. } => None,
+        }
+    }
+
+    /// The same choice with STREAM's arrays at `elements` (a budget's cut);
+    /// CG and MG, or `None`, unchanged.
+    pub fn with_stream_elements(self, elements: Option<usize>) -> Self {
+        match (self, elements) {
+            (
+                AppChoice::Stream {
+                    iterations, simd, ..
+                },
+                Some(elements),
+            ) => AppChoice::Stream {
+                elements,
+                iterations,
+                simd,
+            },
+            (choice, _) => choice,
+        }
+    }
+
     /// The largest of A, W, S whose arrays fit in `budget_bytes` (the
     /// default class: fits the machine and takes seconds).
     pub fn default_class(memory_for: fn(NpbClass) -> u64, budget_bytes: u64) -> NpbClass {

@@ -10,4 +10,5 @@ mod run;
 
 pub(super) use describe::{BANDWIDTH, LATENCY};
 pub use measure::*;
+pub use plan::matrix_cell_working_set;
 pub(super) use run::*;
