@@ -531,7 +531,7 @@ fn blind_spots(context: &Context, steps: &[Step]) -> Vec<String> {
             }
             let fewest = per_node.values().min().copied().unwrap_or(0);
             spots.push(format!(
-                "a slow CPU is found only among the {measured} of {allowed} CPUs per-cpu measures (at least {fewest} per node); every CPU would add about {} to the {} of this plan (a --budget that much larger)",
+                "a slow CPU is found only among the {measured} of {allowed} CPUs per-cpu measures (at least {fewest} per node); every CPU would add about {} to the {} of this plan (a --budget that much larger at this plan's working sets; --budget none measures every CPU)",
                 seconds_text(seconds * ((allowed - measured) * groups.len()) as f64),
                 seconds_text(total)
             ));
