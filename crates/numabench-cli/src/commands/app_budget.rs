@@ -1,7 +1,7 @@
 //! `--budget` for the application commands (`stream`, `cg`, `mg`,
 //! `placement-study`): the library fits the knobs
-//! ([`numabench::bench::fit_app_budget`]); this applies them and says what
-//! was cut.
+//! ([`numabench::bench::fit_app_budget`]); this applies them. And how every
+//! command but characterize says what its budget cut ([`say_cuts`]).
 
 use numabench::bench::total_seconds;
 use numabench::bench::{fit_app_budget, AppKnobs, Budget, BudgetOutcome, PlanStep};

@@ -209,9 +209,7 @@ pub fn measure_sampled_steps(
         },
         |context, plan| {
             if let Some(outcome) = outcome.borrow().as_ref() {
-                for line in outcome.sentences() {
-                    eprintln!("numabench: {line}");
-                }
+                super::app_budget::say_cuts(outcome);
             }
             before(context, plan)
         },

@@ -13,6 +13,7 @@ use numabench::experiments::{
     render_study, run_placement_study, run_study_baselines, study_baselines, study_grid,
     study_placements, StudyGrid, StudyGridRequest,
 };
+use numabench::runtime::PlacementScheme;
 use numabench::workloads::{AppChoice, NpbClass};
 
 /// The fewest runs per configuration `--budget` may leave a study: its
@@ -104,8 +105,13 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     for config in &mut grid {
         config.repeat = repeat;
     }
+    // Each placement once (the grid repeats it per thread scheme).
+    let mut checked: Vec<&PlacementScheme> = Vec::new();
     for placement in grid.iter().map(|config| &config.placement) {
-        validate_placement(topology, placement, choice.memory_bytes()).map_err(bench_error)?;
+        if !checked.contains(&placement) {
+            validate_placement(topology, placement, choice.memory_bytes()).map_err(bench_error)?;
+            checked.push(placement);
+        }
     }
     if args.plan {
         let plan = plan_of(&choice, &grid);

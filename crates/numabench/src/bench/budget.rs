@@ -226,9 +226,8 @@ pub fn fit_budget(
     matrix: MatrixCut,
 ) -> BudgetOutcome {
     let uncut = estimate(context, steps);
-    let limit = match budget {
-        Budget::Seconds(seconds) => seconds,
-        Budget::Unlimited => return BudgetOutcome::unlimited(uncut),
+    let Budget::Seconds(limit) = budget else {
+        return BudgetOutcome::unlimited(uncut);
     };
     // Every cut in its order, each made only while the plan is over.
     let matrix_classes = matrix_stage(matrix);
@@ -360,9 +359,8 @@ pub fn fit_measurements(
     matrix: MatrixCut,
 ) -> BudgetOutcome {
     let uncut = estimate(context, steps);
-    let limit = match budget {
-        Budget::Seconds(seconds) => seconds,
-        Budget::Unlimited => return BudgetOutcome::unlimited(uncut),
+    let Budget::Seconds(limit) = budget else {
+        return BudgetOutcome::unlimited(uncut);
     };
     let matrix_classes = matrix_stage(matrix);
     let stages: [Stage; 4] = [
