@@ -144,8 +144,9 @@ fn stream_validates_and_records_placement_and_usage() {
     }
 }
 
-/// STREAM's records say which SIMD level each loop ran and how it was
-/// chosen: calibrated by default, forced by `--simd`.
+/// STREAM's records say which SIMD level and variant each loop ran and
+/// how it was chosen: calibrated by default (copy also over streaming
+/// stores and memcpy), forced by `--simd` (the plain loop).
 #[test]
 fn stream_records_the_simd_level_of_each_loop() {
     for (arguments, chosen_by) in [
@@ -163,11 +164,28 @@ fn stream_records_the_simd_level_of_each_loop() {
         assert_eq!(params["simd_chosen_by"], chosen_by);
         for step in ["copy", "scale", "add", "triad"] {
             let level = params["simd"][step].as_str().unwrap();
+            let variant = params["variant"][step].as_str().unwrap();
             if chosen_by == "forced" {
-                assert_eq!(level, "sse2");
+                assert_eq!((level, variant), ("sse2", "sse2"));
                 assert!(params["simd_calibration"].is_null());
             } else {
-                assert!(params["simd_calibration"][step][level].as_f64().unwrap() > 0.0);
+                let rates = params["simd_calibration"][step].as_object().unwrap();
+                assert!(rates[variant].as_f64().unwrap() > 0.0, "{step}: {rates:?}");
+                assert_fastest_ran(rates, variant);
+                match variant {
+                    "memcpy" => assert_eq!(level, "libc"),
+                    _ => assert!(variant.starts_with(level), "{step}: {variant} runs {level}"),
+                }
+                if step == "copy" {
+                    assert!(
+                        rates.contains_key("memcpy"),
+                        "copy weighs memcpy: {rates:?}"
+                    );
+                } else {
+                    assert!(!rates
+                        .keys()
+                        .any(|name| name == "memcpy" || name.ends_with("-nt")));
+                }
             }
         }
     }
@@ -334,6 +352,25 @@ fn cg_verifies_and_prints_zeta() {
     // By default one thread per allowed CPU; --threads-per-core 2 doubles it.
     assert_eq!(time["params"]["threads"], 2 * allowed);
     assert_eq!(time["params"]["threads_per_cpu"], 2);
+    // The product variant that ran is the calibration's fastest, one-load-per-nonzero always
+    // among those weighed.
+    let variant = time["params"]["spmv"].as_str().unwrap();
+    let rates = time["params"]["spmv_calibration"].as_object().unwrap();
+    assert!(rates.contains_key("loads"), "{rates:?}");
+    assert_fastest_ran(rates, variant);
+}
+
+/// `variant` is the fastest of a calibration's `rates` (GB/s by variant).
+fn assert_fastest_ran(rates: &serde_json::Map<String, serde_json::Value>, variant: &str) {
+    let fastest = rates
+        .values()
+        .filter_map(|rate| rate.as_f64())
+        .fold(0.0, f64::max);
+    assert_eq!(
+        rates[variant].as_f64(),
+        Some(fastest),
+        "{variant}: {rates:?}"
+    );
 }
 
 /// How many CPUs this process may use, as `topo --json` says.

@@ -602,7 +602,7 @@ pub struct StreamArgs {
     /// Passes over the four kernels (STREAM's NTIMES).
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     pub iterations: u32,
-    /// Vector instructions of the four loops: avx512, avx2, sse2, scalar. Default: per loop, the fastest in a calibration during the first iteration (whose times STREAM discards).
+    /// Vector instructions of the four loops, all with ordinary stores: avx512, avx2, sse2, scalar. Default: per loop, the fastest in a calibration during the first iteration (whose times STREAM discards); copy also weighs streaming stores and the C library's memcpy (what a compiler makes of STREAM's copy), and params.variant names what ran.
     #[arg(long, value_name = "LEVEL", value_parser = parse_simd_arg)]
     pub simd: Option<SimdLevel>,
     #[command(flatten)]

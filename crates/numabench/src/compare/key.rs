@@ -39,6 +39,7 @@ pub const RUN_SPECIFIC: &[&str] = &[
     "tsc_ghz",
     "core_ghz",
     "simd",
+    "spmv",
     "exit_code",
     "signal",
     "interrupted",

@@ -1,61 +1,73 @@
-//! Which SIMD variant a measurement ran and why: forced by the caller, or
-//! the fastest of a short calibration. On some cores wider vectors stream
-//! memory more slowly (one Zen 4 core's triad: SSE2 ~1.4x AVX-512), so the
-//! widest variant is not always the best one to report.
+//! Which variant of a loop a measurement ran and why: forced by the
+//! caller, or the fastest of a short calibration. On some cores wider
+//! vectors stream memory more slowly (one Zen 4 core's triad: SSE2 ~1.4x
+//! AVX-512), so the widest variant is not always the best one to report;
+//! STREAM's copy also weighs streaming stores and the C library's memcpy
+//! ([`CopyVariant`](super::CopyVariant)).
 
 use super::simd::SimdLevel;
 use serde_json::{json, Map, Value};
 
-/// How the SIMD level of a measurement was chosen.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SimdChoice {
-    /// Chosen by the caller; no calibration ran.
-    Forced(SimdLevel),
-    /// The fastest level of a calibration: GB/s of every level tried.
-    Calibrated {
-        level: SimdLevel,
-        rates: Vec<(SimdLevel, f64)>,
-    },
+/// A way of running a loop that a calibration can choose: a SIMD level, or
+/// a copy variant. Its name keys the calibration's rates in records.
+pub trait Variant: Copy + PartialEq + std::fmt::Debug {
+    /// The name records and tables show.
+    fn name(self) -> &'static str;
 }
 
-impl SimdChoice {
-    /// The fastest of `rates` (GB/s per level); on a tie the one listed
+impl Variant for SimdLevel {
+    fn name(self) -> &'static str {
+        SimdLevel::name(self)
+    }
+}
+
+/// How the variant of a measurement was chosen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Choice<V> {
+    /// Chosen by the caller; no calibration ran.
+    Forced(V),
+    /// The fastest variant of a calibration: GB/s of every variant tried.
+    Calibrated { level: V, rates: Vec<(V, f64)> },
+}
+
+/// The SIMD level of a bandwidth kernel and how it was chosen.
+pub type SimdChoice = Choice<SimdLevel>;
+
+impl<V: Variant> Choice<V> {
+    /// The fastest of `rates` (GB/s per variant); on a tie the one listed
     /// first. Panics if `rates` is empty.
-    pub fn calibrated(rates: Vec<(SimdLevel, f64)>) -> Self {
+    pub fn calibrated(rates: Vec<(V, f64)>) -> Self {
         let level = rates
             .iter()
-            .fold(
-                None::<(SimdLevel, f64)>,
-                |best, &(level, rate)| match best {
-                    Some((_, best_rate)) if best_rate >= rate => best,
-                    _ => Some((level, rate)),
-                },
-            )
-            .expect("at least one level calibrated")
+            .fold(None::<(V, f64)>, |best, &(level, rate)| match best {
+                Some((_, best_rate)) if best_rate >= rate => best,
+                _ => Some((level, rate)),
+            })
+            .expect("at least one variant calibrated")
             .0;
-        SimdChoice::Calibrated { level, rates }
+        Choice::Calibrated { level, rates }
     }
 
-    /// The level that ran.
-    pub fn level(&self) -> SimdLevel {
+    /// The variant that ran.
+    pub fn level(&self) -> V {
         match self {
-            SimdChoice::Forced(level) | SimdChoice::Calibrated { level, .. } => *level,
+            Choice::Forced(level) | Choice::Calibrated { level, .. } => *level,
         }
     }
 
     /// `calibration` or `forced`.
     pub fn chosen_by(&self) -> &'static str {
         match self {
-            SimdChoice::Forced(_) => "forced",
-            SimdChoice::Calibrated { .. } => "calibration",
+            Choice::Forced(_) => "forced",
+            Choice::Calibrated { .. } => "calibration",
         }
     }
 
     /// `{"avx512": GB/s, ...}` for a calibration, null when forced.
     pub fn calibration_json(&self) -> Value {
         match self {
-            SimdChoice::Forced(_) => Value::Null,
-            SimdChoice::Calibrated { rates, .. } => Value::Object(
+            Choice::Forced(_) => Value::Null,
+            Choice::Calibrated { rates, .. } => Value::Object(
                 rates
                     .iter()
                     .map(|(level, rate)| (level.name().to_string(), json!(rate)))
@@ -63,7 +75,9 @@ impl SimdChoice {
             ),
         }
     }
+}
 
+impl SimdChoice {
     /// Records the choice: `simd`, `simd_chosen_by`, `simd_calibration`.
     pub fn insert_params(&self, params: &mut Map<String, Value>) {
         params.insert("simd".into(), json!(self.level().name()));

@@ -51,11 +51,13 @@ pub const MAX_INLINE: usize = 4;
 /// `run_seconds` (each repetition's time) is what the stats columns
 /// summarise; `migration_cost_seconds` is the first iteration against the
 /// others, which `iteration_seconds` prints; `simd_calibration` backs
-/// `simd`; the process's context switches are in `observed=`'s counters.
-pub const SHOWN_BY_COLUMNS: [&str; 5] = [
+/// `simd` and `spmv_calibration` backs `spmv`; the process's context
+/// switches are in `observed=`'s counters.
+pub const SHOWN_BY_COLUMNS: [&str; 6] = [
     "run_seconds",
     "migration_cost_seconds",
     "simd_calibration",
+    "spmv_calibration",
     "voluntary_switches",
     "involuntary_switches",
 ];

@@ -9,7 +9,7 @@
 
 use super::kernel::{AppKernel, Verification};
 use crate::clock::Stopwatch;
-use crate::kernels::{run_loop, KernelLoop, SimdChoice, SimdLevel};
+use crate::kernels::{Choice, KernelLoop, LoopVariant, SimdLevel, Variant};
 use crate::output::Unit;
 use crate::runtime::{SharedArray, Team, TeamError};
 use serde_json::{json, Map, Value};
@@ -27,8 +27,8 @@ pub struct StreamKernel {
     /// Best (shortest) time of each of copy, scale, add, triad, over all
     /// iterations but the first (STREAM's rule).
     best: [f64; 4],
-    /// The SIMD level of each step (`None`: calibrated in iteration 0).
-    choices: [Option<SimdChoice>; 4],
+    /// The variant of each step (`None`: calibrated in iteration 0).
+    choices: [Option<Choice<LoopVariant>>; 4],
 }
 
 /// One of STREAM's four loops: the kernel loop it runs, the array it
@@ -77,20 +77,23 @@ const STEPS: [StreamStep; 4] = [
 ];
 
 impl StreamKernel {
-    /// STREAM over `elements` per array for `iterations` passes, at `simd`
-    /// or (`None`) the level each loop's calibration finds fastest.
+    /// STREAM over `elements` per array for `iterations` passes, every loop
+    /// at `simd` with ordinary stores, or (`None`) the variant each loop's
+    /// calibration finds fastest.
     pub fn new(elements: usize, iterations: usize, simd: Option<SimdLevel>) -> Self {
         Self {
             elements,
             iterations: iterations.max(2),
             arrays: None,
             best: [f64::INFINITY; 4],
-            choices: std::array::from_fn(|_| simd.map(SimdChoice::Forced)),
+            choices: std::array::from_fn(|_| {
+                simd.map(|level| Choice::Forced(LoopVariant::Loop(level)))
+            }),
         }
     }
 
-    /// Runs one step at `level` over the team and returns its seconds.
-    fn run_step(&self, team: &Team, step: &StreamStep, level: SimdLevel) -> f64 {
+    /// Runs one step as `variant` over the team and returns its seconds.
+    fn run_step(&self, team: &Team, step: &StreamStep, variant: LoopVariant) -> f64 {
         let arrays = self.arrays.as_ref().expect("setup ran");
         let n = self.elements;
         let stopwatch = Stopwatch::start();
@@ -105,7 +108,7 @@ impl StreamKernel {
                     &*arrays[step.reads[1]].slice_mut(range),
                 )
             };
-            run_loop(step.kernel_loop, level, false, out, first, second, SCALAR);
+            variant.run(step.kernel_loop, out, first, second, SCALAR);
         });
         stopwatch.seconds()
     }
@@ -164,16 +167,16 @@ impl AppKernel for StreamKernel {
         for (index, step) in STEPS.iter().enumerate() {
             if self.choices[index].is_none() {
                 // STREAM discards the first iteration's times, so calibration runs there: each
-                // level in turn; repeating a loop changes nothing (no step reads what it writes).
+                // variant in turn; repeating a loop changes nothing (no step reads what it writes).
                 let bytes = (step.arrays_moved * 8 * self.elements) as f64;
-                let rates = SimdLevel::supported()
+                let rates = LoopVariant::candidates(step.kernel_loop)
                     .into_iter()
-                    .map(|level| (level, bytes / self.run_step(team, step, level) / 1e9))
+                    .map(|variant| (variant, bytes / self.run_step(team, step, variant) / 1e9))
                     .collect();
-                self.choices[index] = Some(SimdChoice::calibrated(rates));
+                self.choices[index] = Some(Choice::calibrated(rates));
             }
-            let level = self.choices[index].as_ref().expect("chosen").level();
-            times[index] = self.run_step(team, step, level);
+            let variant = self.choices[index].as_ref().expect("chosen").level();
+            times[index] = self.run_step(team, step, variant);
         }
         if iteration > 0 {
             for (best, time) in self.best.iter_mut().zip(times) {
@@ -230,10 +233,12 @@ impl AppKernel for StreamKernel {
             .collect()
     }
 
-    /// `simd` (level per loop), `simd_chosen_by` and `simd_calibration`
-    /// (per loop: GB/s of each level, or null when forced).
+    /// `simd` (level per loop, `libc` for memcpy), `variant` (per loop:
+    /// the level, `-nt` for streaming stores, or `memcpy`), `simd_chosen_by`
+    /// and `simd_calibration` (per loop: GB/s of each variant, or null when
+    /// forced).
     fn extra_params(&self) -> Map<String, Value> {
-        let chosen: Vec<(&str, &SimdChoice)> = STEPS
+        let chosen: Vec<(&str, &Choice<LoopVariant>)> = STEPS
             .iter()
             .zip(&self.choices)
             .filter_map(|(step, choice)| Some((step.name, choice.as_ref()?)))
@@ -242,7 +247,7 @@ impl AppKernel for StreamKernel {
         let Some((_, first)) = chosen.first() else {
             return params;
         };
-        let per_loop = |value: &dyn Fn(&SimdChoice) -> Value| -> Value {
+        let per_loop = |value: &dyn Fn(&Choice<LoopVariant>) -> Value| -> Value {
             Value::Object(
                 chosen
                     .iter()
@@ -252,14 +257,18 @@ impl AppKernel for StreamKernel {
         };
         params.insert(
             "simd".into(),
+            per_loop(&|choice| json!(choice.level().simd_name())),
+        );
+        params.insert(
+            "variant".into(),
             per_loop(&|choice| json!(choice.level().name())),
         );
         params.insert("simd_chosen_by".into(), json!(first.chosen_by()));
         params.insert(
             "simd_calibration".into(),
             match first {
-                SimdChoice::Forced(_) => Value::Null,
-                SimdChoice::Calibrated { .. } => per_loop(&SimdChoice::calibration_json),
+                Choice::Forced(_) => Value::Null,
+                Choice::Calibrated { .. } => per_loop(&Choice::calibration_json),
             },
         );
         params
@@ -310,7 +319,7 @@ mod tests {
     }
 
     /// Every forced level computes STREAM's values; unforced, each loop is
-    /// calibrated over every level and records which ran.
+    /// calibrated over every variant it has and records which ran.
     #[test]
     fn stream_records_its_simd_level_per_loop() {
         let topology = crate::topology::discover_this_system().unwrap();
@@ -331,15 +340,20 @@ mod tests {
             let params = kernel.extra_params();
             for step in STEPS {
                 let level = params["simd"][step.name].as_str().unwrap();
+                let variant = params["variant"][step.name].as_str().unwrap();
                 match simd {
                     Some(forced) => {
                         assert_eq!(level, forced.name());
+                        assert_eq!(variant, forced.name(), "a forced level runs the plain loop");
                         assert_eq!(params["simd_chosen_by"], "forced");
                     }
                     None => {
                         let rates = params["simd_calibration"][step.name].as_object().unwrap();
-                        assert_eq!(rates.len(), levels.len(), "{}", step.name);
-                        assert!(rates.contains_key(level));
+                        let candidates = LoopVariant::candidates(step.kernel_loop);
+                        assert_eq!(rates.len(), candidates.len(), "{}", step.name);
+                        assert!(rates.contains_key(variant));
+                        let ran = candidates.iter().find(|v| v.name() == variant).unwrap();
+                        assert_eq!(level, ran.simd_name());
                         assert_eq!(params["simd_chosen_by"], "calibration");
                     }
                 }

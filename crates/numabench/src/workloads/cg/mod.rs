@@ -13,9 +13,12 @@ mod spmv;
 pub use class::{CgParams, CG_ITERATIONS, EPSILON, RCOND};
 
 use super::kernel::{AppKernel, NpbClass, Verification};
+use crate::kernels::{Choice, Variant};
 use crate::runtime::{Team, TeamError};
 use makea::MatrixGenerator;
+use serde_json::{json, Map, Value};
 use solver::CgArrays;
+use spmv::SpmvVariant;
 
 /// The CG kernel of one class.
 #[derive(Debug)]
@@ -27,6 +30,8 @@ pub struct CgKernel {
     zeta: f64,
     /// The last solve's residual norm ||x - A z||.
     residual_norm: f64,
+    /// The product variant the setup's calibration chose.
+    spmv: Option<Choice<SpmvVariant>>,
 }
 
 impl CgKernel {
@@ -37,6 +42,7 @@ impl CgKernel {
             arrays: None,
             zeta: 0.0,
             residual_norm: 0.0,
+            spmv: None,
         }
     }
 
@@ -81,11 +87,13 @@ impl AppKernel for CgKernel {
 
     fn setup(&mut self, team: &Team) -> Result<(), TeamError> {
         let generator = MatrixGenerator::new(&self.params);
-        let arrays = CgArrays::assemble(team, &generator)?;
+        let mut arrays = CgArrays::assemble(team, &generator)?;
         drop(generator);
 
-        // NPB's untimed warm-up: one solve and normalisation, then x = 1 again.
+        // NPB's untimed warm-up: one solve and normalisation, then x = 1 again; the
+        // product variant is chosen first, with x = 1.
         arrays.reset_x(team);
+        self.spmv = Some(arrays.calibrate_spmv(team));
         arrays.conj_grad(team);
         arrays.normalise(team);
         arrays.reset_x(team);
@@ -120,6 +128,17 @@ impl AppKernel for CgKernel {
 
     fn operations(&self) -> f64 {
         self.params.operations()
+    }
+
+    /// `spmv` (the product variant that ran) and `spmv_calibration` (GB/s
+    /// of matrix streamed by each variant in the setup's calibration).
+    fn extra_params(&self) -> Map<String, Value> {
+        let mut params = Map::new();
+        if let Some(choice) = &self.spmv {
+            params.insert("spmv".into(), json!(choice.level().name()));
+            params.insert("spmv_calibration".into(), choice.calibration_json());
+        }
+        params
     }
 }
 

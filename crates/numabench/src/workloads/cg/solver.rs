@@ -5,7 +5,9 @@
 
 use super::class::CG_ITERATIONS;
 use super::makea::{MatrixGenerator, RowScratch};
-use super::spmv::{self, RowsMatrix};
+use super::spmv::{self, RowsMatrix, SpmvVariant};
+use crate::clock::Stopwatch;
+use crate::kernels::Choice;
 use crate::runtime::{SharedArray, Team, TeamError};
 use std::ops::Range;
 
@@ -27,6 +29,9 @@ pub struct CgArrays {
     p: SharedArray<f64>,
     q: SharedArray<f64>,
     r: SharedArray<f64>,
+    /// How the products run (the widest this CPU has until
+    /// [`CgArrays::calibrate_spmv`] chose).
+    spmv: SpmvVariant,
 }
 
 impl CgArrays {
@@ -50,6 +55,7 @@ impl CgArrays {
             p: team.alloc::<f64>(na, 1)?,
             q: team.alloc::<f64>(na, 1)?,
             r: team.alloc::<f64>(na, 1)?,
+            spmv: SpmvVariant::supported()[0],
         };
         // Rows are independent: each worker assembles its own (the pages were placed at alloc).
         team.run(|worker| {
@@ -124,6 +130,54 @@ impl CgArrays {
         team.block(self.na, worker)
     }
 
+    /// Times q = A x with every product variant this CPU has, each
+    /// [`CALIBRATION_ROUNDS`] times in turn, keeps the fastest round of
+    /// each, and runs the fastest variant from then on. The rates are GB/s
+    /// of matrix streamed (8-byte value and 4-byte column per nonzero). Every
+    /// variant computes the same products bit for bit, so the choice changes
+    /// no result; q is overwritten (conj_grad starts from q = 0).
+    pub fn calibrate_spmv(&mut self, team: &Team) -> Choice<SpmvVariant> {
+        const CALIBRATION_ROUNDS: usize = 2;
+        let variants = SpmvVariant::supported();
+        let mut best = vec![f64::INFINITY; variants.len()];
+        for _ in 0..CALIBRATION_ROUNDS {
+            for (variant, best) in variants.iter().zip(&mut best) {
+                let stopwatch = Stopwatch::start();
+                self.product_into_q(team, *variant);
+                *best = best.min(stopwatch.seconds());
+            }
+        }
+        let bytes = 12.0 * self.nonzeros() as f64;
+        let choice = Choice::calibrated(
+            variants
+                .into_iter()
+                .zip(best)
+                .map(|(variant, seconds)| (variant, bytes / seconds.max(1e-9) / 1e9))
+                .collect(),
+        );
+        self.spmv = choice.level();
+        choice
+    }
+
+    /// q = A x with `variant`, over the team.
+    fn product_into_q(&self, team: &Team, variant: SpmvVariant) {
+        let matrix = self.matrix();
+        team.run(|worker| {
+            let rows = self.rows(team, worker);
+            let x = self.x.as_slice();
+            // SAFETY: each worker writes only its own rows of q; q is not read in this phase.
+            let q = unsafe { self.q.slice_mut(rows.clone()) };
+            let first = rows.start;
+            // SAFETY: every column index is < na = x.len() (checked at assembly); the
+            // variant is a supported one.
+            unsafe {
+                spmv::for_each_row_product(variant, matrix, x, rows, |row, product| {
+                    q[row - first] = product;
+                })
+            };
+        });
+    }
+
     /// NPB's conj_grad: 25 CG iterations on A z = x from z = 0, leaving the
     /// solution in z; returns the explicit residual norm ||x - A z||.
     pub fn conj_grad(&self, team: &Team) -> f64 {
@@ -157,9 +211,10 @@ impl CgArrays {
                 let q = unsafe { self.q.slice_mut(rows.clone()) };
                 let first = rows.start;
                 let mut dot = 0.0;
-                // SAFETY: every column index is < na = p.len() (checked at assembly).
+                // SAFETY: every column index is < na = p.len() (checked at assembly); the
+                // variant is a supported one.
                 unsafe {
-                    spmv::for_each_row_product(matrix, p, rows, |row, product| {
+                    spmv::for_each_row_product(self.spmv, matrix, p, rows, |row, product| {
                         q[row - first] = product;
                         dot += p[row] * product;
                     })
@@ -207,9 +262,10 @@ impl CgArrays {
             let r = unsafe { self.r.slice_mut(rows.clone()) };
             let first = rows.start;
             let mut squares = 0.0;
-            // SAFETY: every column index is < na = z.len() (checked at assembly).
+            // SAFETY: every column index is < na = z.len() (checked at assembly); the
+            // variant is a supported one.
             unsafe {
-                spmv::for_each_row_product(matrix, z, rows, |row, product| {
+                spmv::for_each_row_product(self.spmv, matrix, z, rows, |row, product| {
                     r[row - first] = product;
                     let difference = x[row] - product;
                     squares += difference * difference;

@@ -1,6 +1,6 @@
 //! CG's sparse matrix-vector product, row by row: `sum_k a[k] * v[col[k]]`
-//! with independent partial sums, compiled for the widest vector unit of
-//! this CPU.
+//! with independent partial sums, in the variant ([`SpmvVariant`]) a
+//! calibration finds fastest on this CPU.
 //!
 //! A single running sum makes every multiply-add wait for the previous add
 //! (a chain of `nonzeros` floating-point add latencies per row); NPB's own
@@ -20,7 +20,9 @@
 //! columns, not into arithmetic. One gather instruction issues eight such
 //! loads at once; measured on this project's AMD EPYC VM, class B's
 //! iterations took 20 % less time with the AVX-512 gather than with four
-//! scalar lanes (8-9 % for class A and for class B on two threads).
+//! scalar lanes (8-9 % for class A and for class B on two threads). Where
+//! gathers are slow (microcoded on AMD Zen 1) one load per nonzero wins, so
+//! the choice is measured, not assumed.
 
 use std::ops::Range;
 
@@ -48,30 +50,93 @@ impl RowsMatrix<'_> {
     }
 }
 
+/// How the product loads `v[col[k]]`: gathers of the widest vector unit,
+/// or one load per nonzero into the lanes (compiled for AVX2 where the CPU
+/// has it, else baseline x86-64), with or without software prefetch of the
+/// matrix [`PREFETCH_BYTES`] ahead. Every variant gives the same sums bit
+/// for bit, so which one runs changes the time only; a calibration picks
+/// the fastest ([`calibrate_spmv`](super::solver::CgArrays::calibrate_spmv)).
+/// Neither gathers nor prefetch win everywhere: on an AMD EPYC (Zen 1,
+/// where `vgatherdpd` is microcoded) class A on one thread took 1.39-1.58 s
+/// with AVX2 gathers, 1.15-1.16 s with loads and 1.00-1.02 s with loads and
+/// prefetch (interleaved runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SpmvVariant {
+    Avx512Gather,
+    Avx2Gather,
+    Avx2LoadsPrefetch,
+    LoadsPrefetch,
+    Loads,
+}
+
+/// How far ahead of the nonzero being multiplied the prefetching variants
+/// ask for the matrix's values (its columns half as far: 4 bytes each, not
+/// 8), in bytes. One thread of a Zen 1 core streams CG's matrix at about
+/// half the core's read bandwidth on the hardware prefetcher alone; 1 KiB
+/// ahead (16 cache lines) took class A from 1.15 s to 1.00-1.02 s there
+/// (256 B: 1.10, 512 B: 1.03-1.09, 2 KiB: 1.01-1.06).
+const PREFETCH_BYTES: usize = 1024;
+
+impl SpmvVariant {
+    /// The variants this CPU can run, widest first.
+    pub(super) fn supported() -> Vec<Self> {
+        let mut variants = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                variants.push(SpmvVariant::Avx512Gather);
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                variants.extend([SpmvVariant::Avx2Gather, SpmvVariant::Avx2LoadsPrefetch]);
+            }
+            variants.push(SpmvVariant::LoadsPrefetch);
+        }
+        variants.push(SpmvVariant::Loads);
+        variants
+    }
+}
+
+impl crate::kernels::Variant for SpmvVariant {
+    fn name(self) -> &'static str {
+        match self {
+            SpmvVariant::Avx512Gather => "avx512-gather",
+            SpmvVariant::Avx2Gather => "avx2-gather",
+            SpmvVariant::Avx2LoadsPrefetch => "avx2-loads-prefetch",
+            SpmvVariant::LoadsPrefetch => "loads-prefetch",
+            SpmvVariant::Loads => "loads",
+        }
+    }
+}
+
 /// Calls `each(row, product)` for every row of `rows` in ascending order,
-/// `product` being the row times `v` in the lane order described above.
+/// `product` being the row times `v` in the lane order described above,
+/// computed by `variant`.
 ///
 /// # Safety
-/// Every column index of the rows must be `< v.len()`.
+/// Every column index of the rows must be `< v.len()`, and `variant` must
+/// be one of [`SpmvVariant::supported`].
 pub(super) unsafe fn for_each_row_product(
+    variant: SpmvVariant,
     matrix: RowsMatrix<'_>,
     v: &[f64],
     rows: Range<usize>,
     each: impl FnMut(usize, f64),
 ) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: this CPU has AVX-512F; the caller's guarantee is passed on.
-            return unsafe { x86::rows_avx512(matrix, v, rows, each) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: this CPU has AVX2; the caller's guarantee is passed on.
-            return unsafe { x86::rows_avx2(matrix, v, rows, each) };
+    debug_assert!(SpmvVariant::supported().contains(&variant));
+    // SAFETY: the variant is one this CPU supports (caller's contract, checked in debug
+    // builds); the caller's guarantee on the columns is passed on.
+    unsafe {
+        match variant {
+            #[cfg(target_arch = "x86_64")]
+            SpmvVariant::Avx512Gather => x86::rows_avx512(matrix, v, rows, each),
+            #[cfg(target_arch = "x86_64")]
+            SpmvVariant::Avx2Gather => x86::rows_avx2(matrix, v, rows, each),
+            #[cfg(target_arch = "x86_64")]
+            SpmvVariant::Avx2LoadsPrefetch => x86::rows_avx2_loads_prefetch(matrix, v, rows, each),
+            SpmvVariant::LoadsPrefetch => rows_with(matrix, v, rows, each, scalar_groups::<true>),
+            _ => rows_with(matrix, v, rows, each, scalar_groups::<false>),
         }
     }
-    // SAFETY: the caller's guarantee is passed on.
-    unsafe { rows_with(matrix, v, rows, each, scalar_groups) }
 }
 
 /// The row loop every variant shares: `groups` sums the whole groups of
@@ -116,10 +181,11 @@ unsafe fn finish_row(mut lanes: [f64; LANES], values: &[f64], columns: &[u32], v
         + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
 }
 
-/// Whole groups of nonzeros into scalar lanes (any CPU). Every column must
-/// be `< v.len()` ([`rows_with`]'s contract).
+/// Whole groups of nonzeros into scalar lanes (any CPU), asking for the
+/// matrix [`PREFETCH_BYTES`] ahead when `PREFETCH`. Every column must be
+/// `< v.len()` ([`rows_with`]'s contract).
 #[inline(always)]
-fn scalar_groups(values: &[f64], columns: &[u32], v: &[f64]) -> [f64; LANES] {
+fn scalar_groups<const PREFETCH: bool>(values: &[f64], columns: &[u32], v: &[f64]) -> [f64; LANES] {
     let mut lanes = [0.0f64; LANES];
     for (values, columns) in values
         .as_chunks::<LANES>()
@@ -127,6 +193,22 @@ fn scalar_groups(values: &[f64], columns: &[u32], v: &[f64]) -> [f64; LANES] {
         .iter()
         .zip(columns.as_chunks::<LANES>().0)
     {
+        #[cfg(target_arch = "x86_64")]
+        if PREFETCH {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // A prefetch is a hint: an address past the end (wrapping_add computes it without
+            // dereferencing) neither faults nor reads.
+            let value = values.as_ptr().cast::<i8>().wrapping_add(PREFETCH_BYTES);
+            let column = columns
+                .as_ptr()
+                .cast::<i8>()
+                .wrapping_add(PREFETCH_BYTES / 2);
+            // SAFETY: prefetch instructions only hint; they never fault (SSE, baseline x86-64).
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(value);
+                _mm_prefetch::<_MM_HINT_T0>(column);
+            }
+        }
         for lane in 0..LANES {
             // SAFETY: every column is < v.len() (rows_with's contract).
             let element = unsafe { *v.get_unchecked(columns[lane] as usize) };
@@ -144,14 +226,14 @@ fn scalar_groups(values: &[f64], columns: &[u32], v: &[f64]) -> [f64; LANES] {
 #[cfg(test)]
 unsafe fn row_dot(values: &[f64], columns: &[u32], v: &[f64]) -> f64 {
     let whole = values.len() / LANES * LANES;
-    let lanes = scalar_groups(&values[..whole], &columns[..whole], v);
+    let lanes = scalar_groups::<false>(&values[..whole], &columns[..whole], v);
     // SAFETY: the caller guarantees every column is < v.len().
     unsafe { finish_row(lanes, &values[whole..], &columns[whole..], v) }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{rows_with, RowsMatrix, LANES};
+    use super::{rows_with, scalar_groups, RowsMatrix, LANES};
     use std::arch::x86_64::*;
     use std::ops::Range;
 
@@ -186,6 +268,23 @@ mod x86 {
         };
         // SAFETY: the caller's guarantee is passed on.
         unsafe { rows_with(matrix, v, rows, each, groups) }
+    }
+
+    /// Every row's product with one load per nonzero into the lanes and
+    /// the matrix prefetched, compiled for AVX2 (wider adds and multiplies,
+    /// no gathers).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; every column index must be `< v.len()`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn rows_avx2_loads_prefetch(
+        matrix: RowsMatrix<'_>,
+        v: &[f64],
+        rows: Range<usize>,
+        each: impl FnMut(usize, f64),
+    ) {
+        // SAFETY: the caller's guarantee is passed on.
+        unsafe { rows_with(matrix, v, rows, each, scalar_groups::<true>) }
     }
 
     /// Every row's product with two 4-wide gathers per group of nonzeros
@@ -282,8 +381,8 @@ mod tests {
         }
     }
 
-    /// The vector variants this CPU has give the scalar lanes' result bit
-    /// for bit, row by row, in row order.
+    /// Every variant this CPU has gives the scalar lanes' result bit for
+    /// bit, row by row, in row order.
     #[test]
     fn every_variant_matches_the_scalar_lanes_bit_for_bit() {
         let (v, values, columns, row_starts) = rows();
@@ -301,32 +400,15 @@ mod tests {
                 (row, unsafe { row_dot(values, columns, &v) }.to_bits())
             })
             .collect();
-        let mut dispatched = Vec::new();
-        // SAFETY: as above.
-        unsafe {
-            for_each_row_product(matrix, &v, all.clone(), |row, product| {
-                dispatched.push((row, product.to_bits()))
-            })
-        };
-        assert_eq!(dispatched, expected, "the widest variant of this CPU");
-        #[cfg(target_arch = "x86_64")]
-        for (feature, present) in [
-            ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
-            ("avx2", std::arch::is_x86_feature_detected!("avx2")),
-        ] {
-            if !present {
-                continue;
-            }
+        for variant in SpmvVariant::supported() {
             let mut products = Vec::new();
-            let push = |row, product: f64| products.push((row, product.to_bits()));
-            // SAFETY: the CPU has the feature; every column is < v.len().
+            // SAFETY: a supported variant; every column is < v.len() by construction.
             unsafe {
-                match feature {
-                    "avx512f" => x86::rows_avx512(matrix, &v, all.clone(), push),
-                    _ => x86::rows_avx2(matrix, &v, all.clone(), push),
-                }
-            }
-            assert_eq!(products, expected, "{feature}");
+                for_each_row_product(variant, matrix, &v, all.clone(), |row, product| {
+                    products.push((row, product.to_bits()))
+                })
+            };
+            assert_eq!(products, expected, "{variant:?}");
         }
     }
 }
