@@ -61,11 +61,14 @@ impl CgParams {
             * (3.0 + per_nonzer + CG_ITERATIONS as f64 * (5.0 + per_nonzer) + 3.0)
     }
 
-    /// Bytes of the main arrays: `a` (f64) and `colidx` (u32) at the
-    /// nonzero bound, `rowstr` (usize) and the five vectors x, z, p, q, r.
+    /// Bytes of the main arrays: `a` (f64), `colidx` (u32) and its 16-bit
+    /// gaps at the nonzero bound, `rowstr` (usize), each row's first column
+    /// (u32) and the five vectors x, z, p, q, r.
     pub fn memory_bytes(&self) -> u64 {
         let nonzeros = self.nonzero_bound() as u64;
         let na = self.na as u64;
-        nonzeros * (8 + 4) + (na + 1) * 8 + 5 * na * 8
+        // Values, columns and the columns' 16-bit gaps; row pointers, each row's first
+        // column and the five vectors.
+        nonzeros * (8 + 4 + 2) + (na + 1) * 8 + na * 4 + 5 * na * 8
     }
 }

@@ -5,11 +5,15 @@
 
 use super::class::CG_ITERATIONS;
 use super::makea::{MatrixGenerator, RowScratch};
-use super::spmv::{self, RowsMatrix, SpmvVariant};
+use super::spmv::{self, ColumnGaps, RowsMatrix, SpmvVariant};
 use crate::clock::Stopwatch;
 use crate::kernels::Choice;
 use crate::runtime::{SharedArray, Team, TeamError};
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The columns as 16-bit gaps and each row's first column.
+type GapArrays = (SharedArray<u16>, SharedArray<u32>);
 
 /// The matrix in compressed rows and the solver's vectors. The matrix is
 /// written only while it is assembled (in [`CgArrays::assemble`], which
@@ -29,6 +33,9 @@ pub struct CgArrays {
     p: SharedArray<f64>,
     q: SharedArray<f64>,
     r: SharedArray<f64>,
+    /// The columns as 16-bit gaps and each row's first column
+    /// ([`ColumnGaps`]), when every gap fits.
+    gaps: Option<GapArrays>,
     /// How the products run (the widest this CPU has until
     /// [`CgArrays::calibrate_spmv`] chose).
     spmv: SpmvVariant,
@@ -55,6 +62,7 @@ impl CgArrays {
             p: team.alloc::<f64>(na, 1)?,
             q: team.alloc::<f64>(na, 1)?,
             r: team.alloc::<f64>(na, 1)?,
+            gaps: None,
             spmv: SpmvVariant::supported()[0],
         };
         // Rows are independent: each worker assembles its own (the pages were placed at alloc).
@@ -72,7 +80,37 @@ impl CgArrays {
             generator.fill_rows(rows, values, columns, &mut scratch);
         });
         arrays.check_structure();
-        Ok(arrays)
+        let gaps = arrays.encode_gaps(team)?;
+        Ok(Self { gaps, ..arrays })
+    }
+
+    /// The columns as 16-bit gaps, each worker encoding its own rows (so
+    /// the pages are placed like the matrix's); `None` when a gap does not
+    /// fit (a row with two neighbouring columns 65,536 or more apart).
+    fn encode_gaps(&self, team: &Team) -> Result<Option<GapArrays>, TeamError> {
+        let gaps = team.alloc::<u16>(self.a.len(), 1)?;
+        let first_columns = team.alloc::<u32>(self.na, 1)?;
+        let fits = AtomicBool::new(true);
+        let rowstr = self.rowstr.as_slice();
+        team.run(|worker| {
+            let rows = self.rows(team, worker);
+            let span = rowstr[rows.start]..rowstr[rows.end];
+            let starts: Vec<usize> = rowstr[rows.start..=rows.end]
+                .iter()
+                .map(|start| start - span.start)
+                .collect();
+            // SAFETY: the nonzeros and rows of different workers' blocks are disjoint.
+            let (gaps, first) = unsafe {
+                (
+                    gaps.slice_mut(span.clone()),
+                    first_columns.slice_mut(rows.clone()),
+                )
+            };
+            if !spmv::encode_gaps(&self.colidx.as_slice()[span], &starts, gaps, first) {
+                fits.store(false, Ordering::Relaxed);
+            }
+        });
+        Ok(fits.into_inner().then_some((gaps, first_columns)))
     }
 
     /// The invariants the matrix-vector products rely on: row pointers
@@ -118,6 +156,10 @@ impl CgArrays {
             values: self.a.as_slice(),
             columns: self.colidx.as_slice(),
             row_starts: self.rowstr.as_slice(),
+            gaps: self.gaps.as_ref().map(|(gaps, first_columns)| ColumnGaps {
+                gaps: gaps.as_slice(),
+                first_columns: first_columns.as_slice(),
+            }),
         }
     }
 
@@ -130,15 +172,20 @@ impl CgArrays {
         team.block(self.na, worker)
     }
 
-    /// Times q = A x with every product variant this CPU has, each
+    /// Times q = A x with every product variant this CPU has (and this
+    /// matrix: the gaps variant needs gaps that fit), each
     /// [`CALIBRATION_ROUNDS`] times in turn, keeps the fastest round of
     /// each, and runs the fastest variant from then on. The rates are GB/s
     /// of matrix streamed (8-byte value and 4-byte column per nonzero). Every
     /// variant computes the same products bit for bit, so the choice changes
-    /// no result; q is overwritten (conj_grad starts from q = 0).
+    /// no result; q is overwritten (conj_grad starts from q = 0). The rates
+    /// count 12 bytes a nonzero for every variant (the gaps variant streams
+    /// 10), so the fastest is the one with the highest rate.
     pub fn calibrate_spmv(&mut self, team: &Team) -> Choice<SpmvVariant> {
         const CALIBRATION_ROUNDS: usize = 2;
-        let variants = SpmvVariant::supported();
+        let matrix = self.matrix();
+        let mut variants = SpmvVariant::supported();
+        variants.retain(|variant| variant.can_run(&matrix));
         let mut best = vec![f64::INFINITY; variants.len()];
         for _ in 0..CALIBRATION_ROUNDS {
             for (variant, best) in variants.iter().zip(&mut best) {

@@ -39,6 +39,46 @@ pub(super) struct RowsMatrix<'a> {
     pub columns: &'a [u32],
     /// Row j holds the nonzeros `row_starts[j]..row_starts[j + 1]`.
     pub row_starts: &'a [usize],
+    /// The columns again as 16-bit gaps, when every gap fits.
+    pub gaps: Option<ColumnGaps<'a>>,
+}
+
+/// A matrix's columns as the gap from the previous column of the row
+/// (ascending columns, so no gap is negative), 2 bytes a nonzero instead of
+/// 4: the product then streams 10 bytes a nonzero instead of 12. The first
+/// nonzero of a row has gap 0 and its column in `first_columns`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ColumnGaps<'a> {
+    /// `columns[k] - columns[k - 1]` within a row, 0 at a row's start.
+    pub gaps: &'a [u16],
+    /// The first column of each row (0 for an empty row).
+    pub first_columns: &'a [u32],
+}
+
+/// Writes the gaps and first columns of the rows whose nonzeros `columns`
+/// holds (`row_starts` relative to `columns`, one more entry than rows).
+/// Returns false, leaving the outputs partly written, when a gap does not
+/// fit in 16 bits or the columns of a row are not ascending.
+pub(super) fn encode_gaps(
+    columns: &[u32],
+    row_starts: &[usize],
+    gaps: &mut [u16],
+    first_columns: &mut [u32],
+) -> bool {
+    for (row, first) in first_columns.iter_mut().enumerate() {
+        let span = row_starts[row]..row_starts[row + 1];
+        let columns = &columns[span.clone()];
+        *first = columns.first().copied().unwrap_or(0);
+        let mut previous = *first;
+        for (gap, &column) in gaps[span].iter_mut().zip(columns) {
+            match column.checked_sub(previous).map(u16::try_from) {
+                Some(Ok(fits)) => *gap = fits,
+                _ => return false,
+            }
+            previous = column;
+        }
+    }
+    true
 }
 
 impl RowsMatrix<'_> {
@@ -67,6 +107,9 @@ pub(crate) enum SpmvVariant {
     Avx2LoadsPrefetch,
     LoadsPrefetch,
     Loads,
+    /// Loads with prefetch, the columns read as 16-bit gaps
+    /// ([`ColumnGaps`]): for a matrix whose every gap fits.
+    GapsPrefetch,
 }
 
 /// How far ahead of the nonzero being multiplied the prefetching variants
@@ -92,7 +135,14 @@ impl SpmvVariant {
             variants.push(SpmvVariant::LoadsPrefetch);
         }
         variants.push(SpmvVariant::Loads);
+        variants.push(SpmvVariant::GapsPrefetch);
         variants
+    }
+
+    /// Whether this variant can multiply `matrix` (the gaps variant needs
+    /// its gaps).
+    pub(super) fn can_run(self, matrix: &RowsMatrix<'_>) -> bool {
+        self != SpmvVariant::GapsPrefetch || matrix.gaps.is_some()
     }
 }
 
@@ -104,6 +154,7 @@ impl crate::kernels::Variant for SpmvVariant {
             SpmvVariant::Avx2LoadsPrefetch => "avx2-loads-prefetch",
             SpmvVariant::LoadsPrefetch => "loads-prefetch",
             SpmvVariant::Loads => "loads",
+            SpmvVariant::GapsPrefetch => "gaps-prefetch",
         }
     }
 }
@@ -113,8 +164,9 @@ impl crate::kernels::Variant for SpmvVariant {
 /// computed by `variant`.
 ///
 /// # Safety
-/// Every column index of the rows must be `< v.len()`, and `variant` must
-/// be one of [`SpmvVariant::supported`].
+/// Every column index of the rows must be `< v.len()`, the gaps (if any)
+/// must encode those columns ([`encode_gaps`]), and `variant` must be one
+/// of [`SpmvVariant::supported`]. Panics if `variant` cannot run `matrix`.
 pub(super) unsafe fn for_each_row_product(
     variant: SpmvVariant,
     matrix: RowsMatrix<'_>,
@@ -123,6 +175,10 @@ pub(super) unsafe fn for_each_row_product(
     each: impl FnMut(usize, f64),
 ) {
     debug_assert!(SpmvVariant::supported().contains(&variant));
+    assert!(
+        variant.can_run(&matrix),
+        "{variant:?} cannot multiply this matrix"
+    );
     // SAFETY: the variant is one this CPU supports (caller's contract, checked in debug
     // builds); the caller's guarantee on the columns is passed on.
     unsafe {
@@ -134,6 +190,7 @@ pub(super) unsafe fn for_each_row_product(
             #[cfg(target_arch = "x86_64")]
             SpmvVariant::Avx2LoadsPrefetch => x86::rows_avx2_loads_prefetch(matrix, v, rows, each),
             SpmvVariant::LoadsPrefetch => rows_with(matrix, v, rows, each, scalar_groups::<true>),
+            SpmvVariant::GapsPrefetch => rows_by_gaps(matrix, v, rows, each),
             _ => rows_with(matrix, v, rows, each, scalar_groups::<false>),
         }
     }
@@ -165,6 +222,77 @@ unsafe fn rows_with(
     }
 }
 
+/// [`rows_with`] for the gaps variant: the columns decoded from
+/// [`ColumnGaps`] (a running sum per row), the same lanes and the same
+/// order, so the same bits as every other variant.
+///
+/// # Safety
+/// `matrix.gaps` must be `Some` and encode columns that are all
+/// `< v.len()`.
+#[inline(always)]
+unsafe fn rows_by_gaps(
+    matrix: RowsMatrix<'_>,
+    v: &[f64],
+    rows: Range<usize>,
+    mut each: impl FnMut(usize, f64),
+) {
+    let encoded = matrix.gaps.expect("the gaps variant runs on gaps");
+    for row in rows {
+        let nonzeros = matrix.row_starts[row]..matrix.row_starts[row + 1];
+        let values = &matrix.values[nonzeros.clone()];
+        let gaps = &encoded.gaps[nonzeros];
+        let mut column = encoded.first_columns[row] as usize;
+        let mut lanes = [0.0f64; LANES];
+        let (groups, rest) = values.as_chunks::<LANES>();
+        let (gap_groups, gap_rest) = gaps.as_chunks::<LANES>();
+        for (values, gaps) in groups.iter().zip(gap_groups) {
+            prefetch_ahead(
+                values.as_ptr().cast(),
+                gaps.as_ptr().cast(),
+                PREFETCH_BYTES / 4,
+            );
+            for lane in 0..LANES {
+                column += usize::from(gaps[lane]);
+                // SAFETY: the decoded columns are the matrix's, all < v.len() (caller's contract).
+                lanes[lane] += values[lane] * unsafe { *v.get_unchecked(column) };
+            }
+        }
+        for (&value, &gap) in rest.iter().zip(gap_rest) {
+            column += usize::from(gap);
+            // SAFETY: as above.
+            lanes[0] += value * unsafe { *v.get_unchecked(column) };
+        }
+        each(row, pairwise(lanes));
+    }
+}
+
+/// Hints the cache to fetch the matrix [`PREFETCH_BYTES`] past `values`
+/// and `index_ahead` bytes past `indices` (columns or gaps: fewer bytes a
+/// nonzero, so less far for the same nonzeros). A prefetch never faults,
+/// so addresses past the end are harmless (computed with `wrapping_add`,
+/// never dereferenced).
+#[inline(always)]
+fn prefetch_ahead(values: *const i8, indices: *const i8, index_ahead: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: prefetch instructions only hint; they never fault (SSE, baseline x86-64).
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(values.wrapping_add(PREFETCH_BYTES));
+            _mm_prefetch::<_MM_HINT_T0>(indices.wrapping_add(index_ahead));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (values, indices, index_ahead);
+}
+
+/// The lanes added pairwise, ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)).
+#[inline(always)]
+fn pairwise(lanes: [f64; LANES]) -> f64 {
+    ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+}
+
 /// Adds the nonzeros left after the last whole group of [`LANES`] into
 /// lane 0 in order, then adds the lanes pairwise,
 /// ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)).
@@ -177,8 +305,7 @@ unsafe fn finish_row(mut lanes: [f64; LANES], values: &[f64], columns: &[u32], v
         // SAFETY: the caller guarantees every column is < v.len().
         lanes[0] += value * unsafe { *v.get_unchecked(column as usize) };
     }
-    ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
-        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+    pairwise(lanes)
 }
 
 /// Whole groups of nonzeros into scalar lanes (any CPU), asking for the
@@ -193,21 +320,12 @@ fn scalar_groups<const PREFETCH: bool>(values: &[f64], columns: &[u32], v: &[f64
         .iter()
         .zip(columns.as_chunks::<LANES>().0)
     {
-        #[cfg(target_arch = "x86_64")]
         if PREFETCH {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // A prefetch is a hint: an address past the end (wrapping_add computes it without
-            // dereferencing) neither faults nor reads.
-            let value = values.as_ptr().cast::<i8>().wrapping_add(PREFETCH_BYTES);
-            let column = columns
-                .as_ptr()
-                .cast::<i8>()
-                .wrapping_add(PREFETCH_BYTES / 2);
-            // SAFETY: prefetch instructions only hint; they never fault (SSE, baseline x86-64).
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(value);
-                _mm_prefetch::<_MM_HINT_T0>(column);
-            }
+            prefetch_ahead(
+                values.as_ptr().cast(),
+                columns.as_ptr().cast(),
+                PREFETCH_BYTES / 2,
+            );
         }
         for lane in 0..LANES {
             // SAFETY: every column is < v.len() (rows_with's contract).
@@ -335,14 +453,46 @@ mod x86 {
 mod tests {
     use super::*;
 
+    /// Gaps encode ascending columns; a gap over 16 bits or a descending
+    /// column refuses.
+    #[test]
+    fn gaps_encode_ascending_columns_and_refuse_the_rest() {
+        let row_starts = [0, 3, 3, 5];
+        let (mut gaps, mut first) = ([9; 5], [9; 3]);
+        assert!(!encode_gaps(
+            &[4, 10, 70_000, 1, 1],
+            &row_starts,
+            &mut gaps,
+            &mut first
+        ));
+        assert!(encode_gaps(
+            &[4, 10, 65_545, 1, 1],
+            &row_starts,
+            &mut gaps,
+            &mut first
+        ));
+        assert_eq!((gaps, first), ([0, 6, 65_535, 0, 0], [4, 0, 1]));
+        assert!(!encode_gaps(
+            &[4, 3, 5, 1, 1],
+            &row_starts,
+            &mut gaps,
+            &mut first
+        ));
+    }
+
     /// A vector and a matrix of rows of every length around the lane count.
     fn rows() -> (Vec<f64>, Vec<f64>, Vec<u32>, Vec<usize>) {
         let v: Vec<f64> = (0..50).map(|i| 1.0 / (i as f64 + 1.5)).collect();
         let (mut values, mut columns, mut row_starts) = (Vec::new(), Vec::new(), vec![0]);
         for length in 0..=3 * LANES + 1 {
-            for k in 0..length {
+            let mut row: Vec<u32> = (0..length)
+                .map(|k| ((k * 17 + length * 5 + 3) % v.len()) as u32)
+                .collect();
+            // Ascending within the row, as the generator's (gaps need it).
+            row.sort_unstable();
+            for (k, column) in row.into_iter().enumerate() {
                 values.push(((k + length) as f64 * 0.37).sin());
-                columns.push(((k * 17 + length * 5 + 3) % v.len()) as u32);
+                columns.push(column);
             }
             row_starts.push(values.len());
         }
@@ -381,17 +531,29 @@ mod tests {
         }
     }
 
-    /// Every variant this CPU has gives the scalar lanes' result bit for
-    /// bit, row by row, in row order.
+    /// Every variant this CPU has, the gaps' included, gives the scalar
+    /// lanes' result bit for bit, row by row, in row order.
     #[test]
     fn every_variant_matches_the_scalar_lanes_bit_for_bit() {
         let (v, values, columns, row_starts) = rows();
+        let rows_count = row_starts.len() - 1;
+        let (mut gaps, mut first_columns) = (vec![0; columns.len()], vec![0; rows_count]);
+        assert!(encode_gaps(
+            &columns,
+            &row_starts,
+            &mut gaps,
+            &mut first_columns
+        ));
         let matrix = RowsMatrix {
             values: &values,
             columns: &columns,
             row_starts: &row_starts,
+            gaps: Some(ColumnGaps {
+                gaps: &gaps,
+                first_columns: &first_columns,
+            }),
         };
-        let all = 0..row_starts.len() - 1;
+        let all = 0..rows_count;
         let expected: Vec<(usize, u64)> = all
             .clone()
             .map(|row| {
