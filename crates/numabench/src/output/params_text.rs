@@ -18,7 +18,9 @@
 //!   stopped, e.g. `3/5 ±0.4% converged`;
 //! - left out: null values (nothing to say), and [`SHOWN_BY_COLUMNS`]:
 //!   params the row already shows another way (`run_seconds` by the stats
-//!   columns, `migration_cost_seconds` by `iteration_seconds`, ...);
+//!   columns, `migration_cost_seconds` by `iteration_seconds`, ...), and
+//!   `simd` where a `variant` names it (STREAM's loops: `avx2-nt` says
+//!   `avx2`, `memcpy` says `libc`);
 //! - the counters of a run (`threads_usage`, `tlp`, `numastat_delta`,
 //!   `perf`, ...) as one `observed=` item at the end of the row
 //!   ([`super::counters_text`]).
@@ -68,6 +70,7 @@ pub fn params_text(params: &Map<String, Value>) -> String {
         .iter()
         .filter(|(key, _)| !counters_text::SUMMARISED.contains(&key.as_str()))
         .filter(|(key, _)| !SHOWN_BY_COLUMNS.contains(&key.as_str()))
+        .filter(|(key, _)| !(key.as_str() == "simd" && params.contains_key("variant")))
         .filter(|(_, value)| !value.is_null())
         .map(|(key, value)| format!("{key}={}", param_text(key, value)))
         .chain(counters_text::observed(params).map(|text| format!("observed={text}")))
@@ -258,6 +261,23 @@ mod tests {
                         "run_seconds": [0.5, 0.6]})
             ),
             r#"ratios=[0.562,2.00,0.250] names=["a","b"]"#
+        );
+    }
+
+    /// A `variant` names its SIMD level, so `simd` leaves the row; alone,
+    /// `simd` stays, and calibrations are left to what they back.
+    #[test]
+    fn a_variant_stands_for_its_simd_level() {
+        assert_eq!(
+            text(
+                json!({"simd": {"copy": "libc"}, "variant": {"copy": "memcpy"},
+                        "simd_calibration": {"copy": {"memcpy": 1.0}}})
+            ),
+            "variant={copy:memcpy}"
+        );
+        assert_eq!(
+            text(json!({"simd": "avx2", "spmv": "loads", "spmv_calibration": {"loads": 2.0}})),
+            "simd=avx2 spmv=loads"
         );
     }
 
