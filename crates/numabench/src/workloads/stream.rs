@@ -169,11 +169,10 @@ impl AppKernel for StreamKernel {
                 // STREAM discards the first iteration's times, so calibration runs there: each
                 // variant in turn; repeating a loop changes nothing (no step reads what it writes).
                 let bytes = (step.arrays_moved * 8 * self.elements) as f64;
-                let rates = LoopVariant::candidates(step.kernel_loop)
-                    .into_iter()
-                    .map(|variant| (variant, bytes / self.run_step(team, step, variant) / 1e9))
-                    .collect();
-                self.choices[index] = Some(Choice::calibrated(rates));
+                let variants = LoopVariant::candidates(step.kernel_loop);
+                self.choices[index] = Some(Choice::timed(variants, 1, bytes, |variant| {
+                    self.run_step(team, step, variant)
+                }));
             }
             let variant = self.choices[index].as_ref().expect("chosen").level();
             times[index] = self.run_step(team, step, variant);

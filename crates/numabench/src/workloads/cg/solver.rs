@@ -186,22 +186,12 @@ impl CgArrays {
         let matrix = self.matrix();
         let mut variants = SpmvVariant::supported();
         variants.retain(|variant| variant.can_run(&matrix));
-        let mut best = vec![f64::INFINITY; variants.len()];
-        for _ in 0..CALIBRATION_ROUNDS {
-            for (variant, best) in variants.iter().zip(&mut best) {
-                let stopwatch = Stopwatch::start();
-                self.product_into_q(team, *variant);
-                *best = best.min(stopwatch.seconds());
-            }
-        }
         let bytes = 12.0 * self.nonzeros() as f64;
-        let choice = Choice::calibrated(
-            variants
-                .into_iter()
-                .zip(best)
-                .map(|(variant, seconds)| (variant, bytes / seconds.max(1e-9) / 1e9))
-                .collect(),
-        );
+        let choice = Choice::timed(variants, CALIBRATION_ROUNDS, bytes, |variant| {
+            let stopwatch = Stopwatch::start();
+            self.product_into_q(team, variant);
+            stopwatch.seconds()
+        });
         self.spmv = choice.level();
         choice
     }
