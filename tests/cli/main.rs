@@ -8,6 +8,7 @@ mod apps;
 mod budget;
 mod cache;
 mod chase;
+mod check;
 mod cluster;
 mod compare;
 mod documentation;

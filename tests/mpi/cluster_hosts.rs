@@ -138,7 +138,13 @@ fn a_slowed_host_is_flagged_and_named() {
         .all(|r| r["params"]["direction"] == "slower"));
     assert!(named(&records, "differing_setting").is_empty());
     assert_stdout_has(&output, &format!("OUTLIER  {slow}"));
+    // Ready to drain, the slow host only (nothing is run without --drain).
+    assert_stdout_has(
+        &output,
+        &format!("  scontrol update NodeName={slow} State=DRAIN Reason=\"numabench: "),
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(stdout.matches("scontrol update").count(), 1, "{stdout}");
     // The output ends with the host table, the slow host its first row
     // (the line after the header's `|---|` separator), the others after.
     let table: Vec<&str> = stdout

@@ -1,7 +1,8 @@
 //! MPI behaviour with real OpenMPI processes: `cluster` on one host and on
 //! several hosts (network namespaces joined by TCP), the runtime monitor and
 //! the over-decomposition study, and `cluster` and the monitor under a
-//! private single-node Slurm (`srun`). Built only with the `mpi` feature.
+//! private single-node Slurm (`srun`), and `check` as Slurm's health check
+//! program there. Built only with the `mpi` feature.
 
 mod cluster;
 mod cluster_hosts;
@@ -18,6 +19,7 @@ mod run_ranks;
 mod shared;
 /// A private single-node Slurm (munged, slurmctld, slurmd) for `srun` tests.
 mod slurm;
+mod slurm_health;
 mod slurm_tests;
 
 use std::sync::{Mutex, MutexGuard};

@@ -81,6 +81,12 @@ impl Slurm {
     /// the node to be idle. Fails, saying why (what is missing, or the
     /// daemons' logs), when it cannot; whatever had started is torn down.
     pub fn start() -> Result<Slurm, String> {
+        Self::start_with("")
+    }
+
+    /// [`Slurm::start`] with `extra` lines added to `slurm.conf` (a
+    /// `HealthCheckProgram`, ...).
+    pub fn start_with(extra: &str) -> Result<Slurm, String> {
         // SAFETY: geteuid has no preconditions and only reads.
         if unsafe { libc::geteuid() } != 0 {
             return Err("a private Slurm needs root (slurmd runs jobs as any user)".into());
@@ -106,13 +112,13 @@ impl Slurm {
             node: String::new(),
             daemons: Vec::new(),
         };
-        slurm.launch()?;
+        slurm.launch(extra)?;
         Ok(slurm)
     }
 
     /// Everything of [`Slurm::start`] after the checks; on error the
     /// caller drops `self`, which tears down what had started.
-    fn launch(&mut self) -> Result<(), String> {
+    fn launch(&mut self, extra: &str) -> Result<(), String> {
         let root = self.dir().to_path_buf();
         let io = |error: std::io::Error| format!("{}: {error}", root.display());
         // munged insists that every directory above its socket is
@@ -154,7 +160,7 @@ impl Slurm {
         let [controller_port, node_port] = [free_port()?, free_port()?];
         fs::write(
             &self.conf,
-            config(&root, &self.node, &node_line, controller_port, node_port),
+            config(&root, &self.node, &node_line, controller_port, node_port) + extra,
         )
         .map_err(io)?;
 

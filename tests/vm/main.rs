@@ -26,6 +26,8 @@ mod estimate;
 mod findings;
 #[allow(dead_code)]
 mod harness;
+/// `check` names the node with a CPU taken offline in the two-socket VM.
+mod health_check;
 /// `--hugepages` for the application kernels: THP and hugetlbfs pools.
 mod huge_pages;
 /// MPI programs in the VM (`harness::VmOptions { mpi: true }`).

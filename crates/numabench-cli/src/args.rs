@@ -11,6 +11,9 @@ use numabench::threads::CpuOrder;
 use numabench::workloads::NpbClass;
 use std::path::PathBuf;
 
+mod check;
+pub use check::{CheckArgs, CheckFormat};
+
 /// Measure what NUMA costs on this machine and which thread and memory
 /// placement makes a program fast and repeatable.
 #[derive(Debug, Parser)]
@@ -38,6 +41,7 @@ pub const COMMAND_GROUPS: &[(&str, &[&str])] = &[
     (
         "Measure",
         &[
+            "characterize",
             "latency",
             "bandwidth",
             "matrix",
@@ -50,10 +54,9 @@ pub const COMMAND_GROUPS: &[(&str, &[&str])] = &[
             "plugin",
         ],
     ),
-    ("The whole machine", &["characterize"]),
     ("Applications", &["stream", "cg", "mg"]),
     ("Studies", &["placement-study", "run", "overdecompose"]),
-    ("Cluster", &["cluster"]),
+    ("Operations", &["check", "cluster"]),
     ("Results", &["report", "compare", "export-memattrs"]),
     ("Shell", &["completions", "man"]),
 ];
@@ -273,6 +276,22 @@ pub enum Command {
     /// through mpirun; prints rank 0's report as one JSON line).
     #[command(hide = true)]
     OverdecomposeWorker(OverdecomposeWorkerArgs),
+    /// Health check of each NUMA node against its baseline.
+    ///
+    /// Example: numabench check --baseline /etc/numabench/baseline.json --drain --undrain
+    ///
+    /// Measures each NUMA node on its own (read and triad bandwidth with all
+    /// its CPUs, local latency, latency to the nearest and the farthest
+    /// other node; CPU-less memory nodes from the nearest CPU node) and
+    /// compares with the baseline of this node type (CPU model, packages,
+    /// NUMA nodes), and the node's CPUs and memory per node and doctor
+    /// settings with the baseline's. Healthy: prints nothing, exit 0. Not
+    /// healthy: one `ERROR numabench: <check>: <measured> vs <reference>
+    /// (<tolerance>)` line per problem, exit 1. Could not check (no
+    /// baseline for this node type, unreadable baseline): one line, exit
+    /// 2. Write the baseline first on a healthy node: numabench check
+    /// --write-baseline FILE (default plan fitted to 30 s).
+    Check(CheckArgs),
     /// Check every host of an MPI job, name outliers (MPI build).
     ///
     /// Example: mpirun --map-by ppr:1:node -np 64 numabench cluster --jsonl cluster.jsonl
@@ -937,6 +956,12 @@ pub struct ClusterArgs {
     /// and the rounds of disjoint pairs that would cover every host.
     #[arg(long)]
     pub plan: bool,
+    /// Drain every flagged host in Slurm (rank 0 runs scontrol update
+    /// NodeName=<host> State=DRAIN Reason="numabench: <first problem>";
+    /// a reason that does not start with "numabench:" is kept). Without
+    /// it, the lines are printed, ready to run.
+    #[arg(long)]
+    pub drain: bool,
     /// With --plan: the number of hosts (of ranks with --per rank).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub hosts: Option<u32>,

@@ -43,6 +43,13 @@ impl CliError {
     pub fn system(message: impl std::fmt::Display) -> Self {
         Self::System(message.to_string())
     }
+
+    /// The message, whoever is at fault.
+    pub fn message(&self) -> &str {
+        match self {
+            Self::Usage(message) | Self::System(message) => message,
+        }
+    }
 }
 
 /// Writes `numabench: error: MESSAGE` and its newline to stderr in one

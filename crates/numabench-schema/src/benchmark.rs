@@ -43,6 +43,8 @@ pub const CLUSTER_TOPO: &str = "cluster-topo";
 pub const MPI_PINGPONG: &str = "mpi-pingpong";
 /// The cluster report's benchmarks, in order.
 pub const CLUSTER_BENCHMARKS: [&str; 3] = [CLUSTER, CLUSTER_TOPO, MPI_PINGPONG];
+/// A node health check's metrics (`numabench check`).
+pub const CHECK: &str = "check";
 /// The over-decomposition study.
 pub const OVERDECOMPOSE: &str = "overdecompose";
 /// The records of the MPI runtime monitor (`libnumabench_mpi.so`).

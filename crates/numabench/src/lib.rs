@@ -6,6 +6,8 @@
 //! list names every module):
 //! - [`topology`]: the machine as hwloc sees it, and the nodes this process may use;
 //! - [`doctor`]: system settings that change NUMA results;
+//! - [`check`]: `numabench check`, a per-NUMA-node health check against a baseline
+//!   (Slurm, NHC, node-problem-detector), and draining a node as NHC does;
 //! - [`memory`]: buffers, memory policies, page placement and its checks (the
 //!   NUMA system calls live in `memory::syscalls` only);
 //! - [`threads`]: pinning, CPU orders, the spin barrier and the pinned pool;
@@ -51,6 +53,7 @@ pub const VERSION_LINE: &str = concat!(
 );
 
 pub mod bench;
+pub mod check;
 pub mod clock;
 pub mod cluster;
 pub mod companions;

@@ -128,6 +128,7 @@ pub use with_mpi::run;
 #[cfg(feature = "mpi")]
 mod with_mpi {
     use super::super::measuring::{bench_error, pipeline_with_view, this_machine};
+    use super::drain_text;
     use super::{bandwidth_round_trips, plan, LATENCY_ROUND_TRIPS};
     use crate::args::{ClusterArgs, PairingArg, PerArg};
     use crate::exit::{CliError, Status};
@@ -238,6 +239,7 @@ mod with_mpi {
             outputs.finish().map_err(CliError::system)?;
         }
         let mut text = report.render_text();
+        text.push_str(&drain_text(args, &report));
         // The host table last: flagged hosts first, a column per metric.
         let hosts = numabench::cluster::host_table(&outcome.records, &report);
         text.push('\n');
@@ -262,6 +264,38 @@ mod with_mpi {
             Status::Warnings
         })
     }
+}
+
+/// The flagged hosts as drain commands ready to run, or with `--drain` what
+/// was done to each (a host Slurm does not know, or a failed scontrol, is
+/// said and the others are still drained).
+#[cfg(feature = "mpi")]
+fn drain_text(args: &ClusterArgs, report: &numabench::cluster::ClusterReport) -> String {
+    use numabench::check::slurm;
+    let reasons = report.drain_reasons();
+    if reasons.is_empty() {
+        return String::new();
+    }
+    let mut text = String::new();
+    if !args.drain {
+        text.push_str("to drain the flagged hosts (or run with --drain):\n");
+        for (host, reason) in &reasons {
+            let reason = slurm::reason_for(reason).replace('"', "'");
+            text.push_str(&format!(
+                "  scontrol update NodeName={host} State=DRAIN Reason=\"{reason}\"\n"
+            ));
+        }
+        return text;
+    }
+    for (host, reason) in &reasons {
+        let done = slurm::node_for_host(host)
+            .and_then(|node| slurm::drain(&node, reason).map(|action| action.describe(&node)));
+        match done {
+            Ok(done) => text.push_str(&format!("{done}\n")),
+            Err(error) => text.push_str(&format!("not drained: {host}: {error}\n")),
+        }
+    }
+    text
 }
 
 /// `--pingpong-size` as a message size: 8 bytes to 1 GiB.

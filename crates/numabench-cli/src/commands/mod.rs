@@ -8,6 +8,7 @@ mod baseline;
 mod c2c;
 mod cache;
 mod characterize;
+mod check;
 mod cluster;
 mod compare;
 mod contention;
@@ -75,6 +76,7 @@ pub fn run(cli: Cli, plan_only: bool) -> Result<Status, CliError> {
         Command::Run(args) => run::run(&args),
         Command::Overdecompose(args) => overdecompose::run(&args),
         Command::OverdecomposeWorker(args) => overdecompose::worker(&args),
+        Command::Check(args) => check::run(&args, file),
         Command::Cluster(args) => cluster::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Report(args) => report::run(&args),

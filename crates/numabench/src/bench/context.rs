@@ -14,6 +14,10 @@ pub struct Context {
     pub topology: Machine,
     /// Timed repetitions per measurement (after one warm-up).
     pub repeat: usize,
+    /// Take every one of `repeat` repetitions (latency and bandwidth),
+    /// not stop once the median has converged: for a figure that is the
+    /// fastest of a fixed count (`check`).
+    pub fixed_repetitions: bool,
     /// Ask for huge pages (transparent huge pages via madvise).
     pub hugepages: bool,
     /// Vector instructions the bandwidth kernels use; `None`: the fastest
@@ -40,12 +44,23 @@ impl Context {
         Self {
             topology,
             repeat: 5,
+            fixed_repetitions: false,
             hugepages: false,
             simd: None,
             placement_threshold: 0.95,
             cost_model: super::CostModel::ASSUMED,
             calibrations: Arc::default(),
             backend: None,
+        }
+    }
+
+    /// The stopping rule of a latency or bandwidth measurement: up to
+    /// `repeat`, every one with [`Context::fixed_repetitions`].
+    pub fn stopping_rule(&self) -> crate::stats::StoppingRule {
+        if self.fixed_repetitions {
+            crate::stats::StoppingRule::up_to_fixed(self.repeat, true)
+        } else {
+            crate::stats::StoppingRule::up_to(self.repeat)
         }
     }
 

@@ -198,6 +198,54 @@ fn object(value: impl Serialize) -> Map<String, Value> {
 impl ClusterReport {
     /// Outliers, differing hosts and failed hosts together: the exit
     /// status is 1 when this is above 0.
+    /// Each flagged host once, in the order flagged (failures, outliers,
+    /// differing settings), with its first problem in words: the reason a
+    /// drain gives it.
+    pub fn drain_reasons(&self) -> Vec<(String, String)> {
+        let mut reasons: Vec<(String, String)> = Vec::new();
+        let mut add = |host: &str, reason: String| {
+            if !reasons.iter().any(|(seen, _)| seen == host) {
+                reasons.push((host.to_string(), reason));
+            }
+        };
+        for failure in &self.failures {
+            let part = failure
+                .part
+                .as_ref()
+                .map_or("the host".to_string(), |part| format!("part {part}"));
+            add(&failure.host, format!("{part} failed: {}", failure.error));
+        }
+        for outlier in &self.outliers {
+            let deviation = &outlier.deviation;
+            add(
+                &outlier.host,
+                format!(
+                    "{} {:.4} {} vs the other hosts' median {:.4} ({})",
+                    outlier.key,
+                    deviation.value,
+                    outlier.record_unit.as_str(),
+                    deviation.others_median,
+                    outlier.direction
+                ),
+            );
+        }
+        for difference in &self.differences {
+            add(
+                &difference.host,
+                format!(
+                    "{} = {} (most hosts: {})",
+                    difference.setting,
+                    difference.value,
+                    difference
+                        .majority
+                        .as_ref()
+                        .map_or("no majority".to_string(), |value| value.to_string())
+                ),
+            );
+        }
+        reasons
+    }
+
     pub fn problems(&self) -> usize {
         self.outliers.len() + self.differences.len() + self.failures.len()
     }
@@ -403,6 +451,12 @@ mod tests {
         assert_eq!(first.metric, "outlier");
         assert_eq!(first.params["host"], "c");
         assert!(first.params["robust_z"].as_f64().unwrap() > 3.0);
+        // One drain reason for the host, however many metrics flag it.
+        let reasons = report.drain_reasons();
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert_eq!(reasons[0].0, "c");
+        assert!(reasons[0].1.starts_with("latency local"), "{reasons:?}");
+        assert!(reasons[0].1.ends_with("(slower)"), "{reasons:?}");
     }
 
     #[test]
@@ -425,6 +479,13 @@ mod tests {
         assert_eq!(report.differences.len(), 1);
         assert_eq!(report.differences[0].host, "b");
         assert!(report.render_text().contains("DIFFERS  b: doctor.thp"));
+        assert_eq!(
+            report.drain_reasons(),
+            [(
+                "b".to_string(),
+                "doctor.thp = \"never\" (most hosts: \"madvise\")".to_string()
+            )]
+        );
     }
 
     #[test]

@@ -189,6 +189,11 @@ impl Executor for MonitorExecutor {
                         *repetition
                     ));
                 }
+                let mut tags = serde_json::Map::new();
+                tags.insert("policy".into(), Value::from(label.clone()));
+                tags.insert("repetition".into(), Value::from(*repetition));
+                tags.insert("command".into(), Value::from(command.clone()));
+                let pop = super::pop_records(&output.records, &tags);
                 for mut record in output.records {
                     record
                         .params
@@ -201,6 +206,7 @@ impl Executor for MonitorExecutor {
                         .insert("command".into(), Value::from(command.clone()));
                     self.results.records.push(record);
                 }
+                self.results.records.extend(pop);
             }
             Some(Err(error)) => {
                 self.results.warnings.push(format!(

@@ -1,10 +1,11 @@
 //! Running a launch under the MPI runtime monitor (`libnumabench_mpi.so`),
 //! reading what it wrote, and the per-rank summary `numabench run
-//! --mpi-monitor` prints. The monitor
+//! --mpi-monitor` prints, and the POP efficiencies of each run. The monitor
 //! itself is the `numabench-mpi` crate; its records follow the results
 //! schema (`docs/results.md`, section "MPI runtime monitor").
 
 mod launch;
+mod pop;
 mod rank_table;
 mod read;
 
@@ -12,6 +13,7 @@ pub use launch::{
     locate_library, monitor_environment, LibraryError, MonitorExecutor, MonitorResults,
     OMPI_FORWARD_ENV, OUT_ENV,
 };
+pub use pop::{pop_records, POP_METRICS};
 pub use rank_table::summary_table;
 pub use read::{partial_files, read_monitor_output, MonitorOutput};
 

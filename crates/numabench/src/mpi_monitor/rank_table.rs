@@ -95,5 +95,32 @@ pub fn summary_table(records: &[Record]) -> String {
     if hosts.is_empty() && !ranks.is_empty() {
         text.push_str("no TLP figures: the monitor had no host table\n");
     }
+    // POP efficiencies, the job's and each host's (the last run's, as the rows).
+    let mut pop: BTreeMap<String, BTreeMap<&str, f64>> = BTreeMap::new();
+    for record in records.iter().filter(|record| {
+        record.benchmark == super::BENCHMARK && super::POP_METRICS.contains(&record.metric.as_str())
+    }) {
+        let scope = match record.params.get("scope").and_then(Value::as_str) {
+            Some("host") => format!("host {}", param_text(record, "host")),
+            _ => "job".to_string(),
+        };
+        pop.entry(scope)
+            .or_default()
+            .insert(record.metric.as_str(), record.value);
+    }
+    for (scope, metrics) in &pop {
+        let figure = |metric: &str| {
+            metrics
+                .get(metric)
+                .map_or("-".to_string(), |v| format_percent(*v))
+        };
+        let _ = writeln!(
+            text,
+            "POP {scope}: load balance {}, communication efficiency {}, parallel efficiency {}",
+            figure("load_balance"),
+            figure("communication_efficiency"),
+            figure("parallel_efficiency")
+        );
+    }
     text
 }

@@ -14,7 +14,7 @@ use crate::bench::{
 use crate::kernels::{mix, SplitMix64};
 use crate::kernels::{ChaseBlock, SimdChoice, SimdLevel};
 use crate::output::PlacementCheck;
-use crate::stats::{Sample, StoppingRule};
+use crate::stats::Sample;
 use crate::topology::Machine;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -307,7 +307,7 @@ impl Backend for MachineModel {
     ) -> Result<LatencyMeasurement, BenchError> {
         let nodes = config.memory.expected_nodes();
         let truth = self.latency(config.cpu, &nodes, size);
-        let mut repetitions = StoppingRule::up_to(context.repeat).start();
+        let mut repetitions = context.stopping_rule().start();
         let mut samples = Vec::new();
         while !repetitions.done() {
             let value = self.noisy(truth, LATENCY_NOISE);
@@ -336,7 +336,7 @@ impl Backend for MachineModel {
         let nodes = config.memory.expected_nodes();
         let per_thread = self.bandwidth(&config.cpus, &nodes, config.size);
         let truth: f64 = per_thread.iter().sum();
-        let mut repetitions = StoppingRule::up_to(context.repeat).start();
+        let mut repetitions = context.stopping_rule().start();
         let mut samples = Vec::new();
         while !repetitions.done() {
             let value = self.noisy(truth, BANDWIDTH_NOISE);

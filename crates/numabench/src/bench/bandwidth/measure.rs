@@ -11,7 +11,7 @@ use crate::interrupt::interrupted;
 use crate::kernels::{run_kernel, KernelSpec, SimdChoice, SimdLevel};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
-use crate::stats::{Convergence, Sample, StoppingRule};
+use crate::stats::{Convergence, Sample};
 use crate::threads::run_pinned;
 use serde_json::{json, Map};
 use std::sync::Mutex;
@@ -136,7 +136,7 @@ pub fn measure_bandwidth(
         .collect::<Result<_, _>>()?;
     let bytes_per_pass = kernel.bytes_per_element() * elements as u64;
     let passes = MIN_BYTES_PER_REPETITION.div_ceil(bytes_per_pass).max(1);
-    let rule = StoppingRule::up_to(context.repeat);
+    let rule = context.stopping_rule();
     let repeat = rule.max;
     let repetitions = Mutex::new(rule.start());
     // SIMD level: forced, calibrated earlier in this run, or calibrated below.

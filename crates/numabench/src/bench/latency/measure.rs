@@ -16,7 +16,7 @@ use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, core_clock_ghz, ChaseBlock, ChaseOrder};
 use crate::memory::{MemoryPlacement, HUGE_PAGE_SIZE, PAGE_SIZE};
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
-use crate::stats::{Convergence, Sample, StoppingRule};
+use crate::stats::{Convergence, Sample};
 use crate::threads::run_pinned;
 use crate::topology::Machine;
 use serde_json::{json, Map};
@@ -110,7 +110,7 @@ pub fn measure_latency(
     if let Some(writer_cpu) = config.writer_cpu {
         return measure_written(context, config, writer_cpu, size, line_bytes, &block);
     }
-    let rule = StoppingRule::up_to(context.repeat);
+    let rule = context.stopping_rule();
     let results = run_pinned(
         &[config.cpu],
         |_worker| -> Result<LatencyMeasurement, BenchError> {

@@ -1,0 +1,48 @@
+//! `numabench check` in the two-socket guest (node 0 = CPUs 0-1, node 1 =
+//! CPUs 2-3): a baseline written in the guest, a healthy check against it
+//! (exit 0, nothing printed), then node 1 with one of its CPUs taken
+//! offline: the check names node 1 (its CPUs, and the bandwidths its CPUs
+//! can no longer measure as the baseline did) and never node 0.
+
+use super::{check_topology, topologies, FIRST_EXTRA_COMMAND};
+
+/// Wide tolerances: TCG's emulated memory is slow and noisy; the node is
+/// named here by what changed on it, not by a small drop.
+const WRITE: &str = "numabench check --write-baseline /tmp/b.json --size 2M --repeat 2 --runs 2 \
+                     --tolerance bandwidth=80%,latency=500%";
+const CHECK: &str = "numabench check --baseline /tmp/b.json --retries 0";
+const OFFLINE: &str = "echo 0 > /sys/devices/system/cpu/cpu3/online && \
+                       numabench check --baseline /tmp/b.json --retries 0; status=$?; \
+                       echo 1 > /sys/devices/system/cpu/cpu3/online; exit $status";
+
+#[test]
+fn two_sockets_check_names_the_node_with_a_cpu_offline() {
+    let run = check_topology(&topologies::two_sockets(), &[WRITE, CHECK, OFFLINE]);
+    let written = run.stdout_ok(FIRST_EXTRA_COMMAND);
+    assert!(written.contains("node1.read_bandwidth"), "{written}");
+    let healthy = &run.commands[FIRST_EXTRA_COMMAND + 1];
+    assert_eq!(healthy.status, 0, "{}", run.transcript());
+    assert!(healthy.stdout.is_empty(), "{}", run.transcript());
+    let offline = &run.commands[FIRST_EXTRA_COMMAND + 2];
+    assert_eq!(offline.status, 1, "{}", run.transcript());
+    let lines: Vec<&str> = offline.stdout.lines().collect();
+    assert!(
+        lines.contains(&"ERROR numabench: node 1 CPUs: 1 vs 2 (must match)"),
+        "{}",
+        run.transcript()
+    );
+    assert!(
+        lines.iter().any(
+            |line| line.starts_with("ERROR numabench: node 1 read bandwidth: CPU(s) 3 offline")
+        ),
+        "{}",
+        run.transcript()
+    );
+    for line in &lines {
+        assert!(
+            line.starts_with("ERROR numabench: node 1 "),
+            "a healthy node named: {line}\n{}",
+            run.transcript()
+        );
+    }
+}
