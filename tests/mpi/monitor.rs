@@ -371,8 +371,21 @@ fn run_mpi_monitor_passes_the_records_through() {
         .filter(|record| record["benchmark"] == "mpi-monitor")
         .collect();
     // Two timed runs (the warm-up's records are dropped), each 2 ranks x
-    // 14 metrics and one host's tlp_1..4.
-    assert_eq!(monitor.len(), 2 * (2 * 14 + 4), "{monitor:?}");
+    // 14 metrics, one host's tlp_1..4 and the job's 3 POP efficiencies.
+    assert_eq!(monitor.len(), 2 * (2 * 14 + 4 + 3), "{monitor:?}");
+    for repetition in [1, 2] {
+        let pop: Vec<&&Value> = monitor
+            .iter()
+            .filter(|record| {
+                record["params"]["repetition"] == repetition && record["params"]["scope"] == "job"
+            })
+            .collect();
+        assert_eq!(pop.len(), 3, "{pop:?}");
+        for record in pop {
+            let value = record["value"].as_f64().unwrap();
+            assert!(value > 0.0 && value <= 1.0, "{record}");
+        }
+    }
     for repetition in [1, 2] {
         let small: Vec<f64> = monitor
             .iter()

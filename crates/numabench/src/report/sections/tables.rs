@@ -113,8 +113,14 @@ pub fn mpi_monitor(data: &Dataset) -> Option<Section> {
         body.push_str("<h3>Per host: TLP</h3>");
         body.push_str(&hosts);
     }
+    let pop = |r: &ReadRecord| crate::mpi_monitor::POP_METRICS.contains(&r.metric.as_str());
+    let pop_keys = &["scope", "host", "ranks", "policy", "repetition"];
+    if let Some(efficiencies) = table_of(data, &[benchmark::MPI_MONITOR], pop_keys, pop) {
+        body.push_str("<h3>POP efficiencies (job, and per host)</h3>");
+        body.push_str(&efficiencies);
+    }
     if let Some(ranks) = table_of(data, &[benchmark::MPI_MONITOR], MONITOR_KEYS, |r| {
-        !r.metric.starts_with("tlp_")
+        !r.metric.starts_with("tlp_") && !pop(r)
     }) {
         body.push_str("<h3>Per rank</h3>");
         body.push_str(&ranks);
