@@ -37,6 +37,30 @@ pub mod transition_log;
 
 #[cfg(feature = "mpi")]
 mod c_api;
+
+/// A default build (without `mpi`) makes a library of the same name that
+/// monitors nothing. `numabench run --mpi-monitor` refuses it; preloaded
+/// by hand it says so once, on stderr, when the process starts, instead of
+/// leaving no records and no error.
+#[cfg(not(feature = "mpi"))]
+mod not_monitoring {
+    /// Runs when the library is loaded (an ELF constructor); speaks only
+    /// when `LD_PRELOAD` names this library, not in this crate's tests.
+    extern "C" fn warn_when_preloaded() {
+        let preloaded = std::env::var_os("LD_PRELOAD")
+            .is_some_and(|value| value.to_string_lossy().contains("libnumabench_mpi"));
+        if preloaded {
+            let message = b"numabench-mpi: this libnumabench_mpi.so was built without the mpi feature and monitors nothing: build it with `cargo build --release -p numabench-mpi --features mpi`\n";
+            // SAFETY: write(2) of a static buffer of its own length to
+            // stderr; nothing else is touched.
+            unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
+        }
+    }
+
+    #[used]
+    #[link_section = ".init_array"]
+    static WARN: extern "C" fn() = warn_when_preloaded;
+}
 pub mod flush;
 #[cfg(feature = "mpi")]
 mod fortran;
