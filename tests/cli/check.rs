@@ -86,7 +86,8 @@ fn a_check_against_this_nodes_baseline_is_silent_and_its_json_validates() {
         String::from_utf8_lossy(&output.stdout)
     );
     assert!(output.stdout.is_empty() && output.stderr.is_empty());
-    let output = check(&path, &["--json"]);
+    let jsonl = dir.path().join("check.jsonl");
+    let output = check(&path, &["--json", "--jsonl", jsonl.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0));
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     schema::assert_document_matches(&document, "check --json");
@@ -108,6 +109,18 @@ fn a_check_against_this_nodes_baseline_is_silent_and_its_json_validates() {
     assert!(records
         .iter()
         .any(|record| record["metric"] == "node_type_differences" && record["value"] == 0.0));
+    // The report tables every record in its "Node health check" section.
+    let html = dir.path().join("report.html");
+    let report = succeeded(
+        numabench()
+            .args(["report", jsonl.to_str().unwrap(), "-o"])
+            .arg(&html),
+    );
+    let said = String::from_utf8_lossy(&report.stdout);
+    assert!(said.contains(", 0 under Other records"), "{said}");
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("Node health check"));
     let output = check(&path, &["--format", "npd"]);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 1);

@@ -86,7 +86,7 @@ const LEADING: &[SectionKind] = &[
 ];
 
 /// The kinds after the benchmarks' sections: applications, studies,
-/// clusters.
+/// clusters, node health checks.
 const TRAILING: &[SectionKind] = &[
     SectionKind {
         benchmarks: &["stream", "cg", "mg"],
@@ -111,6 +111,11 @@ const TRAILING: &[SectionKind] = &[
     SectionKind {
         benchmarks: &["mpi-monitor"],
         build: tables::mpi_monitor,
+        shows: every,
+    },
+    SectionKind {
+        benchmarks: &["check"],
+        build: tables::check,
         shows: every,
     },
 ];

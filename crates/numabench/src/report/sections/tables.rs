@@ -130,3 +130,38 @@ pub fn mpi_monitor(data: &Dataset) -> Option<Section> {
     }
     Some(section("mpi-monitor", "MPI monitor", body))
 }
+
+/// The node health check's table columns: the metric, its reference and
+/// bounds, the verdict and every attempt.
+const CHECK_KEYS: &[&str] = &[
+    "check",
+    "reference",
+    "tolerance",
+    "ratio",
+    "verdict",
+    "attempts",
+];
+
+/// `numabench check`: each metric against its baseline, then how the node
+/// differs from its baseline's fingerprint.
+pub fn check(data: &Dataset) -> Option<Section> {
+    let metrics = table_of(data, &[benchmark::CHECK], CHECK_KEYS, |r| {
+        r.metric != "node_type_differences"
+    });
+    let differences = table_of(data, &[benchmark::CHECK], &["differences"], |r| {
+        r.metric == "node_type_differences"
+    });
+    if metrics.is_none() && differences.is_none() {
+        return None;
+    }
+    let mut body = String::new();
+    if let Some(metrics) = metrics {
+        body.push_str("<h3>Each metric against its baseline</h3>");
+        body.push_str(&metrics);
+    }
+    if let Some(differences) = differences {
+        body.push_str("<h3>How the node differs from its baseline's fingerprint</h3>");
+        body.push_str(&differences);
+    }
+    Some(section("check", "Node health check", body))
+}
