@@ -68,16 +68,7 @@ impl Fingerprint {
                 .findings
                 .iter()
                 .filter(|finding| !NOT_NODE_SETTINGS.contains(&finding.check.as_str()))
-                .map(|finding| {
-                    let severity = serde_json::to_value(finding.severity)
-                        .ok()
-                        .and_then(|value| value.as_str().map(String::from))
-                        .unwrap_or_default();
-                    (
-                        finding.check.clone(),
-                        format!("{severity}: {}", finding.found),
-                    )
-                })
+                .map(|finding| (finding.check.clone(), finding.severity.with(&finding.found)))
                 .collect(),
         }
     }

@@ -34,14 +34,10 @@ pub fn host_settings(topology: &Machine, doctor: &DoctorReport) -> Map<String, V
         .sum();
     settings.insert("memory_total_bytes".into(), json!(memory));
     for finding in &doctor.findings {
-        let severity = serde_json::to_value(finding.severity)
-            .ok()
-            .and_then(|value| value.as_str().map(String::from))
-            .unwrap_or_default();
         let value = if SEVERITY_ONLY.contains(&finding.check.as_str()) {
-            severity
+            finding.severity.name().to_string()
         } else {
-            format!("{severity}: {}", finding.found)
+            finding.severity.with(&finding.found)
         };
         settings.insert(format!("doctor.{}", finding.check), json!(value));
     }

@@ -19,6 +19,24 @@ pub enum Severity {
     NotChecked,
 }
 
+impl Severity {
+    /// The name records and settings write (the serialized form).
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Ok => "ok",
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::NotChecked => "not_checked",
+        }
+    }
+
+    /// `severity: found`, how `cluster` and `check` compare a finding
+    /// across hosts and against a baseline.
+    pub fn with(self, found: &str) -> String {
+        format!("{}: {found}", self.name())
+    }
+}
+
 /// One audited setting.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
@@ -145,5 +163,24 @@ impl DoctorReport {
             self.status
         ));
         out
+    }
+}
+
+#[cfg(test)]
+mod severity_tests {
+    use super::Severity;
+
+    /// The name is the serialized form, for every severity.
+    #[test]
+    fn names_are_the_serialized_form() {
+        for severity in [
+            Severity::Ok,
+            Severity::Info,
+            Severity::Warning,
+            Severity::NotChecked,
+        ] {
+            assert_eq!(serde_json::to_value(severity).unwrap(), severity.name());
+        }
+        assert_eq!(Severity::Warning.with("x"), "warning: x");
     }
 }
