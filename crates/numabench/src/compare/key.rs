@@ -65,6 +65,7 @@ pub const RUN_SPECIFIC: &[&str] = &[
     "cache_level_bytes",
     "slit_distance",
     "threads_seen",
+    "team_threads",
     "other_threads_usage",
     "perf_per_worker",
     "perf_multiplexed",

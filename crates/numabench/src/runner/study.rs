@@ -296,6 +296,10 @@ fn summarise_and_emit(
             "threads_seen".into(),
             json!(super::team::policy_threads(summary)),
         );
+        params.insert(
+            "team_threads".into(),
+            json!(super::team::policy_team(summary)),
+        );
         params.insert("thread_count_warning".into(), json!(thread_warning));
         params.extend(resource_means(&successful));
         if config.observe.is_some() {

@@ -5,6 +5,7 @@
 
 use super::executor::RunOutcome;
 use super::study::PolicySummary;
+use crate::counters::tick_seconds;
 
 /// The threads of a run's process tree the sampler saw (distinct thread ids,
 /// main threads included); `None` without counts.
@@ -22,31 +23,63 @@ pub fn threads_seen(outcome: &RunOutcome) -> Option<usize> {
 /// before the team started and after it ended, and showed one thread.
 pub const MIN_SAMPLES_FOR_TEAM: u64 = 10;
 
-/// The threads seen in a run sampled at least [`MIN_SAMPLES_FOR_TEAM`] times.
-fn well_sampled_threads(outcome: &RunOutcome) -> Option<usize> {
-    let samples = outcome.counts.as_ref()?.tlp.map_or(0, |tlp| tlp.samples);
-    (samples >= MIN_SAMPLES_FOR_TEAM).then(|| threads_seen(outcome))?
+/// The threads of a run's team: those of the process tree that ran at
+/// least one clock tick ([`tick_seconds`], 10 ms) of user and system time.
+/// Distinct thread ids alone count a job script's helpers as well (the
+/// `$(nproc)` in `OMP_NUM_THREADS=$(nproc) exec ./app` lives for a
+/// millisecond and is seen by the sampler when a sample lands in it, more
+/// often on a slow host): a team of one and two then read alike.
+/// `None` without counts.
+pub fn team_threads(outcome: &RunOutcome) -> Option<usize> {
+    let tick = tick_seconds();
+    outcome.counts.as_ref().map(|counts| {
+        counts
+            .threads_usage
+            .iter()
+            .filter(|usage| usage.user_seconds + usage.system_seconds >= tick * 0.999)
+            .count()
+    })
 }
 
-/// The median threads seen over a policy's successful runs that were
-/// sampled at least [`MIN_SAMPLES_FOR_TEAM`] times (the lower middle value
-/// for an even count); `None` when no such run saw any.
-pub fn policy_threads(summary: &PolicySummary) -> Option<usize> {
+/// `count` of a run sampled at least [`MIN_SAMPLES_FOR_TEAM`] times.
+fn well_sampled(outcome: &RunOutcome, count: fn(&RunOutcome) -> Option<usize>) -> Option<usize> {
+    let samples = outcome.counts.as_ref()?.tlp.map_or(0, |tlp| tlp.samples);
+    (samples >= MIN_SAMPLES_FOR_TEAM).then(|| count(outcome))?
+}
+
+/// The median of `count` over a policy's successful runs that were sampled
+/// at least [`MIN_SAMPLES_FOR_TEAM`] times (the lower middle value for an
+/// even count); `None` when no such run counted any.
+fn policy_median(
+    summary: &PolicySummary,
+    count: fn(&RunOutcome) -> Option<usize>,
+) -> Option<usize> {
     let mut seen: Vec<usize> = summary
         .successful()
-        .filter_map(well_sampled_threads)
+        .filter_map(|outcome| well_sampled(outcome, count))
         .filter(|threads| *threads > 0)
         .collect();
     seen.sort_unstable();
     seen.get(seen.len().saturating_sub(1) / 2).copied()
 }
 
-/// One line naming each policy's thread count when they differ (policies
-/// without a count, every run too short to tell, are left out).
+/// The median [`threads_seen`] of a policy's well-sampled runs.
+pub fn policy_threads(summary: &PolicySummary) -> Option<usize> {
+    policy_median(summary, threads_seen)
+}
+
+/// The median [`team_threads`] of a policy's well-sampled runs: what the
+/// policies' teams are compared by.
+pub fn policy_team(summary: &PolicySummary) -> Option<usize> {
+    policy_median(summary, team_threads)
+}
+
+/// One line naming each policy's team ([`policy_team`]) when they differ
+/// (policies without a count, every run too short to tell, are left out).
 pub fn thread_count_warning(summaries: &[PolicySummary]) -> Option<String> {
     let counts: Vec<(&str, usize)> = summaries
         .iter()
-        .filter_map(|summary| Some((summary.policy.as_str(), policy_threads(summary)?)))
+        .filter_map(|summary| Some((summary.policy.as_str(), policy_team(summary)?)))
         .collect();
     let first = counts.first()?.1;
     if counts.iter().all(|(_, threads)| *threads == first) {
@@ -57,7 +90,7 @@ pub fn thread_count_warning(summaries: &[PolicySummary]) -> Option<String> {
         .map(|(policy, threads)| format!("{policy} {threads}"))
         .collect();
     Some(format!(
-        "the policies ran different numbers of threads (median threads seen per run: {}): their times compare different experiments",
+        "the policies ran different numbers of threads (median threads that ran 10 ms or more per run: {}): their times compare different experiments",
         list.join(", ")
     ))
 }
@@ -68,7 +101,8 @@ mod tests {
     use crate::counters::{ThreadUsage, Tlp};
     use crate::runner::ProgramCounts;
 
-    /// A policy's summary from its runs' threads seen, each run sampled 100 times.
+    /// A policy's summary from its runs' teams (threads that each ran
+    /// 20 ms), each run sampled 100 times.
     fn summary(policy: &str, threads: &[usize]) -> PolicySummary {
         let runs: Vec<(usize, u64)> = threads.iter().map(|&n| (n, 100)).collect();
         sampled_summary(policy, &runs)
@@ -76,12 +110,16 @@ mod tests {
 
     /// A policy's summary from its runs' (threads seen, samples taken).
     fn sampled_summary(policy: &str, runs: &[(usize, u64)]) -> PolicySummary {
+        let worked = ThreadUsage {
+            user_seconds: 0.02,
+            ..ThreadUsage::default()
+        };
         let outcomes = runs
             .iter()
             .map(|&(n, samples)| RunOutcome {
                 exit_code: Some(0),
                 counts: Some(ProgramCounts {
-                    threads_usage: vec![ThreadUsage::default(); n],
+                    threads_usage: vec![worked; n],
                     tlp: Some(Tlp {
                         tlp_1: 0.0,
                         tlp_2: 0.0,
@@ -119,6 +157,25 @@ mod tests {
             thread_count_warning(&[summary("as-is", &[2, 3]), summary("pin-scatter", &[2, 2])]),
             None
         );
+    }
+
+    /// A job script's helper process (a millisecond of `nproc`) is seen
+    /// but is not one of the team.
+    #[test]
+    fn threads_that_barely_ran_are_not_the_team() {
+        let mut with_helper = summary("pin-compact", &[1, 1, 1]);
+        for outcome in &mut with_helper.outcomes {
+            let counts = outcome.counts.as_mut().unwrap();
+            counts.threads_usage.push(ThreadUsage {
+                user_seconds: 0.0,
+                system_seconds: 0.0,
+                ..ThreadUsage::default()
+            });
+        }
+        assert_eq!(policy_threads(&with_helper), Some(2));
+        assert_eq!(policy_team(&with_helper), Some(1));
+        let warning = thread_count_warning(&[summary("as-is", &[2, 2, 2]), with_helper]).unwrap();
+        assert!(warning.contains("as-is 2, pin-compact 1"), "{warning}");
     }
 
     /// A run sampled too few times (a starved sampler, or a run of a few
