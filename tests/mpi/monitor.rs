@@ -348,8 +348,12 @@ fn fortran_calls_are_counted_once() {
 
 /// `numabench run --mpi-monitor -- mpirun ...`: the library is found
 /// beside numabench, preloaded into the ranks, and its records come out
-/// through --jsonl tagged with the policy and repetition, next to run's
-/// own records; the summary names every rank.
+/// through --jsonl tagged with the policy and repetition, each run's
+/// right after that run's own record (issue 37 item 9: not all after the
+/// last run, so a study stopped later keeps them); the summary names every
+/// rank and the call types. calls.f90 sends 7 messages of 10 integers a
+/// rank (C names for the Fortran calls: 14 MPI_Send of 560 bytes in all)
+/// and makes one MPI_ALLREDUCE of one integer a rank.
 #[test]
 fn run_mpi_monitor_passes_the_records_through() {
     let _alone = crate::alone();
@@ -371,8 +375,49 @@ fn run_mpi_monitor_passes_the_records_through() {
         .filter(|record| record["benchmark"] == "mpi-monitor")
         .collect();
     // Two timed runs (the warm-up's records are dropped), each 2 ranks x
-    // 14 metrics, one host's tlp_1..4 and the job's 3 POP efficiencies.
-    assert_eq!(monitor.len(), 2 * (2 * 14 + 4 + 3), "{monitor:?}");
+    // 14 metrics, 3 call types x 3, one host's tlp_1..4 and the job's 3
+    // POP efficiencies.
+    assert_eq!(monitor.len(), 2 * (2 * 14 + 9 + 4 + 3), "{monitor:?}");
+    let call = |repetition: u64, metric: &str, call: &str| -> f64 {
+        monitor
+            .iter()
+            .find(|record| {
+                record["params"]["repetition"] == repetition
+                    && record["metric"] == metric
+                    && record["params"]["call"] == call
+            })
+            .unwrap_or_else(|| panic!("no {metric} of {call} in run {repetition}"))["value"]
+            .as_f64()
+            .unwrap()
+    };
+    for repetition in [1, 2] {
+        assert_eq!(call(repetition, "call_count", "MPI_Send"), 14.0);
+        assert_eq!(call(repetition, "call_bytes", "MPI_Send"), 560.0);
+        assert_eq!(call(repetition, "call_count", "MPI_Recv"), 14.0);
+        assert_eq!(call(repetition, "call_bytes", "MPI_Allreduce"), 8.0);
+    }
+    // The first run's monitor records come before the second run's record.
+    let position = |matches: &dyn Fn(&Value) -> bool| {
+        records
+            .iter()
+            .enumerate()
+            .filter(|(_, record)| matches(record))
+            .map(|(index, _)| index)
+            .collect::<Vec<usize>>()
+    };
+    let runs = position(&|record| {
+        record["benchmark"] == "run" && record["params"].get("exit_code").is_some()
+    });
+    let first_monitor = position(&|record| {
+        record["benchmark"] == "mpi-monitor" && record["params"]["repetition"] == 1
+    });
+    assert_eq!(runs.len(), 2, "{records:?}");
+    assert!(
+        first_monitor
+            .iter()
+            .all(|&index| runs[0] < index && index < runs[1]),
+        "run records at {runs:?}, the first run's monitor records at {first_monitor:?}"
+    );
     for repetition in [1, 2] {
         let pop: Vec<&&Value> = monitor
             .iter()
@@ -402,6 +447,10 @@ fn run_mpi_monitor_passes_the_records_through() {
     assert!(records.iter().any(|record| record["benchmark"] == "run"));
     assert!(
         stdout.contains("MPI monitor") && stdout.contains("TLP_1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("MPI call") && stdout.contains("MPI_Allreduce"),
         "{stdout}"
     );
 }
@@ -528,6 +577,12 @@ fn rarer_blocking_calls_are_timed_in_c_and_fortran() {
 /// 0.5 without the calls (0.6 s of 1.1), about 0 with them, while TLP_1
 /// stays about 1 (one rank is always outside). Before, the monitor did not
 /// wrap MPI_Pcontrol and both runs read about 0.5.
+///
+/// Issue 37 item 7: the pause also stops every other figure, as it stops
+/// mpiP's: each rank's wall time leaves out the paused 0.6 s (and more:
+/// the barrier), the paused MPI_Barrier is in no figure (blocking time or
+/// the per-call table), while the window's MPI_Recv (rank 0) and MPI_Send
+/// of one 4-byte integer (rank 1) are, with its message.
 #[test]
 fn pcontrol_bounds_the_tlp_window_in_c_and_fortran() {
     let _alone = crate::alone();
@@ -539,11 +594,15 @@ fn pcontrol_bounds_the_tlp_window_in_c_and_fortran() {
         folder
     };
     let c = compile("mpicc", "pcontrol.c", &folder("c"));
+    let profile = std::cell::RefCell::new(Vec::new());
     let fortran = compile("mpif90", "pcontrol.f90", &folder("fortran"));
     let tlp = |program: &Path, args: &[String], name: &str| {
         let jsonl = dir.path().join(format!("{name}.jsonl"));
         run_on_one_cpu(program, args, &jsonl);
         let (_, records) = records(&jsonl);
+        profile
+            .borrow_mut()
+            .push((name.to_string(), records.clone()));
         let value = |metric: &str| {
             let host = host_records(&records, metric);
             assert_eq!(host.len(), 1, "{name}: {metric}");
@@ -565,6 +624,53 @@ fn pcontrol_bounds_the_tlp_window_in_c_and_fortran() {
         let (tlp_1, tlp_2) = tlp(program, &args, name);
         assert!(tlp_2 < 0.1, "{name}: TLP_2 of the window {tlp_2}");
         assert!(tlp_1 > 0.9, "{name}: TLP_1 of the window {tlp_1}");
+    }
+    let runs = profile.into_inner();
+    let calls = |records: &[Value], call: &str| -> Option<f64> {
+        records
+            .iter()
+            .find(|record| record["metric"] == "call_count" && record["params"]["call"] == call)
+            .map(|record| record["value"].as_f64().unwrap())
+    };
+    let (_, whole) = &runs[0];
+    assert_eq!(
+        calls(whole, "MPI_Barrier"),
+        Some(2.0),
+        "without MPI_Pcontrol"
+    );
+    for (name, records) in &runs {
+        assert_eq!(calls(records, "MPI_Recv"), Some(1.0), "{name}");
+        assert_eq!(calls(records, "MPI_Send"), Some(1.0), "{name}");
+        let bytes = records
+            .iter()
+            .find(|record| {
+                record["metric"] == "call_bytes" && record["params"]["call"] == "MPI_Send"
+            })
+            .unwrap();
+        assert_eq!(bytes["value"], 4.0, "{name}");
+        assert_eq!(rank_value(records, 1, "small_messages"), 1.0, "{name}");
+    }
+    for (name, records) in &runs[1..] {
+        assert_eq!(calls(records, "MPI_Barrier"), None, "{name}: paused");
+        for rank in [0, 1] {
+            let wall = rank_value(records, rank, "wall_time");
+            let unpaused = rank_value(whole, rank, "wall_time");
+            assert!(
+                wall < unpaused - 0.4,
+                "{name}: rank {rank} wall time {wall} s, {unpaused} s without the pause"
+            );
+            // Rank 0 waited in MPI_Recv for most of the window.
+            let mpi = rank_value(records, rank, "mpi_time");
+            assert!(
+                mpi <= wall,
+                "{name}: rank {rank} mpi_time {mpi} > wall {wall}"
+            );
+        }
+        let share = rank_value(records, 0, "mpi_share");
+        assert!(
+            share > 0.5,
+            "{name}: rank 0 waited most of the window: {share}"
+        );
     }
 }
 
@@ -721,4 +827,60 @@ fn a_symlink_planted_at_the_output_is_not_followed() {
     assert_eq!(metadata.permissions().mode() & 0o777, 0o600);
     let (_, records) = records(&jsonl);
     assert!(rank_value(&records, 0, "wall_time") > 0.4);
+}
+
+/// Issue 37 item 8: where the MPI buffers live. halo.c's exchanges send and
+/// receive rows of 4096 doubles (32 KiB, above the 16 KiB the monitor
+/// samples): every rank reports `buffer_local_share` with pages sampled
+/// from its sends and receives (one buffer in 16, 4 pages each). The rows
+/// were first touched by the rank itself, so on a machine with one NUMA
+/// node every answered page is on the rank's node; on a larger one the
+/// ranks (unbound) may have moved, so only the bounds hold there.
+#[test]
+fn large_buffers_are_located_per_rank() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let program = compile("mpicc", "halo.c", dir.path());
+    let jsonl = dir.path().join("halo.jsonl");
+    run(mpirun_monitored(2, &jsonl)
+        .args(["--bind-to", "none"])
+        .arg(&program)
+        .args(["4096", "4", "200"]));
+    let (_, records) = records(&jsonl);
+    let nodes = std::fs::read_dir("/sys/devices/system/node")
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|entry| {
+                    let name = entry.file_name();
+                    let name = name.to_string_lossy();
+                    name.strip_prefix("node")
+                        .is_some_and(|n| n.parse::<u32>().is_ok())
+                })
+                .count()
+        })
+        .unwrap_or(1);
+    for rank in [0, 1] {
+        let record = records
+            .iter()
+            .find(|record| {
+                record["metric"] == "buffer_local_share" && record["params"]["rank"] == rank
+            })
+            .unwrap_or_else(|| panic!("no buffer_local_share for rank {rank}: {records:?}"));
+        let params = &record["params"];
+        // 200 sweeps x 2 Sendrecv, each rank's a send and a receive with
+        // the other rank and a send and a receive with MPI_PROC_NULL
+        // (nothing moves: not a buffer): 400 buffers, the first and every
+        // 16th sampled.
+        assert_eq!(params["large_buffers"], 400, "{params}");
+        assert_eq!(params["sampled_buffers"], 25, "{params}");
+        let local = params["pages_local"].as_u64().unwrap();
+        let remote = params["pages_remote"].as_u64().unwrap();
+        assert!(local + remote > 0, "{params}");
+        let share = record["value"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&share), "{record}");
+        if nodes <= 1 {
+            assert_eq!((share, remote), (1.0, 0), "one node: {params}");
+        }
+    }
 }

@@ -2,8 +2,9 @@
 //! forward it to `PMPI_*`. Loaded first (LD_PRELOAD), they are what an
 //! unmodified program's calls reach.
 //!
-//! MPI_Test* and MPI_Irecv return at once and send nothing, so they are
-//! left unwrapped; nonblocking sends count their message when posted.
+//! Calls that return at once (MPI_Isend, MPI_Irecv, MPI_Test*, MPI_Iprobe)
+//! are timed for the per-call table only ([`crate::calls`]): the process is
+//! not waiting in them. Nonblocking sends count their message when posted.
 //! Persistent requests (MPI_Send_init/MPI_Recv_init, then MPI_Start or
 //! MPI_Startall) block only in MPI_Wait*, which is timed; their messages
 //! are not counted (the request does not say its size when started).
@@ -11,7 +12,7 @@
 use crate::lifecycle;
 use crate::state::{count_message, Call, Class};
 use mpi::ffi::{
-    self, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Message, MPI_Op, MPI_Request, MPI_Status,
+    self, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Group, MPI_Message, MPI_Op, MPI_Request, MPI_Status,
 };
 use std::os::raw::{c_char, c_int, c_void};
 
@@ -29,34 +30,62 @@ pub unsafe fn message_bytes(count: c_int, datatype: MPI_Datatype) -> u64 {
     count as u64 * size as u64
 }
 
-/// Counts a message sent to `dest` unless it goes nowhere (MPI_PROC_NULL).
+/// Counts a message sent to `dest` unless it goes nowhere (MPI_PROC_NULL);
+/// returns its bytes (0 for one that goes nowhere).
 ///
 /// # Safety
 /// `datatype` must be a valid datatype handle.
-pub unsafe fn count_send(count: c_int, datatype: MPI_Datatype, dest: c_int) {
+pub unsafe fn count_send(count: c_int, datatype: MPI_Datatype, dest: c_int) -> u64 {
     // SAFETY: PROC_NULL is a constant of the library.
-    if dest != unsafe { ffi::RSMPI_PROC_NULL } {
-        // SAFETY: as the caller promises.
-        count_message(unsafe { message_bytes(count, datatype) });
+    if dest == unsafe { ffi::RSMPI_PROC_NULL } {
+        return 0;
     }
+    // SAFETY: as the caller promises.
+    let bytes = unsafe { message_bytes(count, datatype) };
+    count_message(bytes);
+    bytes
 }
 
-/// Defines an exported wrapper: `blocking(Class)` calls are timed,
-/// `immediate` ones not; `send(count, datatype, dest)` counts a message.
+/// Defines an exported wrapper: `blocking(Class)` calls are timed and the
+/// process is inside MPI during them, `returning` ones are timed for the
+/// per-call table only; `send(buf, count, datatype, dest)` counts a message,
+/// `bytes(count, datatype)` names a collective's send buffer.
 macro_rules! wrap {
     ($name:ident => $pmpi:ident, $kind:ident $(($class:expr))?,
-     ($($arg:ident: $ty:ty),* $(,)?) $(, send($count:ident, $datatype:ident, $dest:ident))?) => {
+     ($($arg:ident: $ty:ty),* $(,)?)
+     $(, send($sbuf:ident, $count:ident, $datatype:ident, $dest:ident))?
+     $(, recv($rbuf:ident, $rcount:ident, $rtype:ident $(, $rsrc:ident)?))?
+     $(, bytes($bcount:ident, $btype:ident))?) => {
         #[doc = concat!("Accounts `", stringify!($name), "` and forwards it to `", stringify!($pmpi), "`.")]
         ///
         /// # Safety
         /// The MPI standard's contract for this function.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
-            let call = Call::$kind($($class)?);
+            const ID: usize = crate::calls::call_id(stringify!($name));
+            #[allow(unused_mut)]
+            let mut call = Call::$kind($($class,)? ID);
             $(
                 if call.counting() {
                     // SAFETY: the caller's datatype, valid per the MPI contract.
-                    unsafe { count_send($count, $datatype, $dest) };
+                    let bytes = unsafe { count_send($count, $datatype, $dest) };
+                    call.add_bytes(bytes);
+                    crate::state::sample_buffer($sbuf as *const c_void, bytes);
+                }
+            )?
+            $(
+                // SAFETY: PROC_NULL is a constant of the library.
+                let from_nowhere = false $(|| $rsrc == unsafe { ffi::RSMPI_PROC_NULL })?;
+                if call.counting() && !from_nowhere {
+                    // SAFETY: the caller's datatype, valid per the MPI contract.
+                    let bytes = unsafe { message_bytes($rcount, $rtype) };
+                    crate::state::sample_buffer($rbuf as *const c_void, bytes);
+                }
+            )?
+            $(
+                if call.counting() {
+                    // SAFETY: the caller's datatype, valid per the MPI contract.
+                    call.add_bytes(unsafe { message_bytes($bcount, $btype) });
                 }
             )?
             // SAFETY: the caller's arguments, forwarded unchanged.
@@ -69,46 +98,48 @@ macro_rules! wrap {
 
 wrap!(MPI_Send => PMPI_Send, blocking(Class::P2p),
     (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm),
-    send(count, datatype, dest));
+    send(buf, count, datatype, dest));
 wrap!(MPI_Ssend => PMPI_Ssend, blocking(Class::P2p),
     (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm),
-    send(count, datatype, dest));
+    send(buf, count, datatype, dest));
 wrap!(MPI_Bsend => PMPI_Bsend, blocking(Class::P2p),
     (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm),
-    send(count, datatype, dest));
+    send(buf, count, datatype, dest));
 wrap!(MPI_Rsend => PMPI_Rsend, blocking(Class::P2p),
     (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm),
-    send(count, datatype, dest));
+    send(buf, count, datatype, dest));
 wrap!(MPI_Recv => PMPI_Recv, blocking(Class::P2p),
     (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm,
-     status: *mut MPI_Status));
+     status: *mut MPI_Status),
+    recv(buf, count, datatype, source));
 wrap!(MPI_Sendrecv => PMPI_Sendrecv, blocking(Class::P2p),
     (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
      recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
      comm: MPI_Comm, status: *mut MPI_Status),
-    send(sendcount, sendtype, dest));
+    send(sendbuf, sendcount, sendtype, dest),
+    recv(recvbuf, recvcount, recvtype, source));
 wrap!(MPI_Sendrecv_replace => PMPI_Sendrecv_replace, blocking(Class::P2p),
     (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, sendtag: c_int, source: c_int,
      recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status),
-    send(count, datatype, dest));
+    send(buf, count, datatype, dest));
 wrap!(MPI_Probe => PMPI_Probe, blocking(Class::P2p),
     (source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status));
-wrap!(MPI_Isend => PMPI_Isend, immediate,
+wrap!(MPI_Isend => PMPI_Isend, returning,
     (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm,
      request: *mut MPI_Request),
-    send(count, datatype, dest));
-wrap!(MPI_Issend => PMPI_Issend, immediate,
+    send(buf, count, datatype, dest));
+wrap!(MPI_Issend => PMPI_Issend, returning,
     (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm,
      request: *mut MPI_Request),
-    send(count, datatype, dest));
-wrap!(MPI_Ibsend => PMPI_Ibsend, immediate,
+    send(buf, count, datatype, dest));
+wrap!(MPI_Ibsend => PMPI_Ibsend, returning,
     (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm,
      request: *mut MPI_Request),
-    send(count, datatype, dest));
-wrap!(MPI_Irsend => PMPI_Irsend, immediate,
+    send(buf, count, datatype, dest));
+wrap!(MPI_Irsend => PMPI_Irsend, returning,
     (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm,
      request: *mut MPI_Request),
-    send(count, datatype, dest));
+    send(buf, count, datatype, dest));
 wrap!(MPI_Wait => PMPI_Wait, blocking(Class::Wait),
     (request: *mut MPI_Request, status: *mut MPI_Status));
 wrap!(MPI_Waitall => PMPI_Waitall, blocking(Class::Wait),
@@ -120,34 +151,41 @@ wrap!(MPI_Waitsome => PMPI_Waitsome, blocking(Class::Wait),
      array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status));
 wrap!(MPI_Barrier => PMPI_Barrier, blocking(Class::Collective), (comm: MPI_Comm));
 wrap!(MPI_Bcast => PMPI_Bcast, blocking(Class::Collective),
-    (buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm));
+    (buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm),
+    bytes(count, datatype));
 wrap!(MPI_Reduce => PMPI_Reduce, blocking(Class::Collective),
     (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op,
-     root: c_int, comm: MPI_Comm));
+     root: c_int, comm: MPI_Comm),
+    bytes(count, datatype));
 wrap!(MPI_Allreduce => PMPI_Allreduce, blocking(Class::Collective),
     (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op,
-     comm: MPI_Comm));
+     comm: MPI_Comm),
+    bytes(count, datatype));
 wrap!(MPI_Gather => PMPI_Gather, blocking(Class::Collective),
     (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
-     recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm));
+     recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm),
+    bytes(sendcount, sendtype));
 wrap!(MPI_Gatherv => PMPI_Gatherv, blocking(Class::Collective),
     (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
      recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm));
 wrap!(MPI_Scatter => PMPI_Scatter, blocking(Class::Collective),
     (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
-     recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm));
+     recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm),
+    bytes(sendcount, sendtype));
 wrap!(MPI_Scatterv => PMPI_Scatterv, blocking(Class::Collective),
     (sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: MPI_Datatype,
      recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm));
 wrap!(MPI_Allgather => PMPI_Allgather, blocking(Class::Collective),
     (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
-     recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm));
+     recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm),
+    bytes(sendcount, sendtype));
 wrap!(MPI_Allgatherv => PMPI_Allgatherv, blocking(Class::Collective),
     (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
      recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm));
 wrap!(MPI_Alltoall => PMPI_Alltoall, blocking(Class::Collective),
     (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void,
-     recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm));
+     recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm),
+    bytes(sendcount, sendtype));
 wrap!(MPI_Alltoallv => PMPI_Alltoallv, blocking(Class::Collective),
     (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype,
      recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype,
@@ -160,16 +198,19 @@ wrap!(MPI_Reduce_scatter_block => PMPI_Reduce_scatter_block, blocking(Class::Col
      op: MPI_Op, comm: MPI_Comm));
 wrap!(MPI_Scan => PMPI_Scan, blocking(Class::Collective),
     (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op,
-     comm: MPI_Comm));
+     comm: MPI_Comm),
+    bytes(count, datatype));
 wrap!(MPI_Exscan => PMPI_Exscan, blocking(Class::Collective),
     (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op,
-     comm: MPI_Comm));
+     comm: MPI_Comm),
+    bytes(count, datatype));
 
 wrap!(MPI_Mprobe => PMPI_Mprobe, blocking(Class::P2p),
     (source: c_int, tag: c_int, comm: MPI_Comm, message: *mut MPI_Message, status: *mut MPI_Status));
 wrap!(MPI_Mrecv => PMPI_Mrecv, blocking(Class::P2p),
     (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, message: *mut MPI_Message,
-     status: *mut MPI_Status));
+     status: *mut MPI_Status),
+    recv(buf, count, datatype));
 wrap!(MPI_Alltoallw => PMPI_Alltoallw, blocking(Class::Collective),
     (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int,
      sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int,
@@ -191,6 +232,30 @@ wrap!(MPI_Neighbor_alltoallw => PMPI_Neighbor_alltoallw, blocking(Class::Collect
     (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const MPI_Aint,
      sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int,
      rdispls: *const MPI_Aint, recvtypes: *const MPI_Datatype, comm: MPI_Comm));
+wrap!(MPI_Irecv => PMPI_Irecv, returning,
+    (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm,
+     request: *mut MPI_Request),
+    recv(buf, count, datatype, source));
+wrap!(MPI_Iprobe => PMPI_Iprobe, returning,
+    (source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status));
+wrap!(MPI_Test => PMPI_Test, returning,
+    (request: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status));
+wrap!(MPI_Testall => PMPI_Testall, returning,
+    (count: c_int, array_of_requests: *mut MPI_Request, flag: *mut c_int,
+     array_of_statuses: *mut MPI_Status));
+wrap!(MPI_Testany => PMPI_Testany, returning,
+    (count: c_int, array_of_requests: *mut MPI_Request, index: *mut c_int, flag: *mut c_int,
+     status: *mut MPI_Status));
+wrap!(MPI_Testsome => PMPI_Testsome, returning,
+    (incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int,
+     array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status));
+// Making a communicator is a collective: a rank waits there for the others.
+wrap!(MPI_Comm_split => PMPI_Comm_split, blocking(Class::Collective),
+    (comm: MPI_Comm, color: c_int, key: c_int, newcomm: *mut MPI_Comm));
+wrap!(MPI_Comm_dup => PMPI_Comm_dup, blocking(Class::Collective),
+    (comm: MPI_Comm, newcomm: *mut MPI_Comm));
+wrap!(MPI_Comm_create => PMPI_Comm_create, blocking(Class::Collective),
+    (comm: MPI_Comm, group: MPI_Group, newcomm: *mut MPI_Comm));
 
 /// Initialises MPI, then starts the monitor.
 ///

@@ -6,7 +6,7 @@
 //! Every argument is a pointer (Fortran passes by reference; handles are
 //! `MPI_Fint`).
 
-use crate::c_api::count_send;
+use crate::c_api::{count_send, message_bytes};
 use crate::lifecycle;
 use crate::state::{Call, Class};
 use mpi::ffi;
@@ -38,22 +38,36 @@ fn next(cache: &AtomicUsize, name: &CStr) -> usize {
 }
 
 /// Counts a Fortran send of `*count` elements of Fortran type `*datatype`
-/// to `*dest`.
+/// to `*dest`; returns its bytes.
 ///
 /// # Safety
 /// The pointers must be the valid Fortran arguments of a send.
-unsafe fn fortran_send(count: Arg, datatype: Arg, dest: Arg) {
+unsafe fn fortran_send(count: Arg, datatype: Arg, dest: Arg) -> u64 {
     // SAFETY: Fortran INTEGER arguments (caller), converted to C handles.
     unsafe {
         let datatype = ffi::PMPI_Type_f2c(*datatype.cast::<c_int>());
-        count_send(*count.cast::<c_int>(), datatype, *dest.cast::<c_int>());
+        count_send(*count.cast::<c_int>(), datatype, *dest.cast::<c_int>())
+    }
+}
+
+/// The bytes of `*count` elements of Fortran type `*datatype`.
+///
+/// # Safety
+/// The pointers must be a valid Fortran count and datatype.
+unsafe fn fortran_bytes(count: Arg, datatype: Arg) -> u64 {
+    // SAFETY: Fortran INTEGER arguments (caller), converted to C handles.
+    unsafe {
+        let datatype = ffi::PMPI_Type_f2c(*datatype.cast::<c_int>());
+        message_bytes(*count.cast::<c_int>(), datatype)
     }
 }
 
 /// Defines an exported Fortran wrapper forwarding to `$next`.
 macro_rules! fortran {
     ($name:ident => $next:literal, $kind:ident $(($class:expr))?, ($($arg:ident),*)
-     $(, send($count:ident, $datatype:ident, $dest:ident))?) => {
+     $(, send($sbuf:ident, $count:ident, $datatype:ident, $dest:ident))?
+     $(, recv($rbuf:ident, $rcount:ident, $rtype:ident $(, $rsrc:ident)?))?
+     $(, bytes($bcount:ident, $btype:ident))?) => {
         #[doc = concat!("Accounts Fortran `", stringify!($name), "` and forwards it to the MPI library's binding.")]
         ///
         /// # Safety
@@ -61,11 +75,31 @@ macro_rules! fortran {
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: Arg),*) {
             static NEXT: AtomicUsize = AtomicUsize::new(0);
-            let call = Call::$kind($($class)?);
+            const ID: usize = crate::calls::call_id(stringify!($name));
+            #[allow(unused_mut)]
+            let mut call = Call::$kind($($class,)? ID);
             $(
                 if call.counting() {
                     // SAFETY: the caller's Fortran arguments.
-                    unsafe { fortran_send($count, $datatype, $dest) };
+                    let bytes = unsafe { fortran_send($count, $datatype, $dest) };
+                    call.add_bytes(bytes);
+                    crate::state::sample_buffer($sbuf as *const c_void, bytes);
+                }
+            )?
+            $(
+                // SAFETY: the caller's Fortran INTEGER source; PROC_NULL is a
+                // constant of the library.
+                let from_nowhere = false $(|| unsafe { *$rsrc.cast::<c_int>() == ffi::RSMPI_PROC_NULL })?;
+                if call.counting() && !from_nowhere {
+                    // SAFETY: the caller's Fortran arguments.
+                    let bytes = unsafe { fortran_bytes($rcount, $rtype) };
+                    crate::state::sample_buffer($rbuf as *const c_void, bytes);
+                }
+            )?
+            $(
+                if call.counting() {
+                    // SAFETY: the caller's Fortran arguments.
+                    call.add_bytes(unsafe { fortran_bytes($bcount, $btype) });
                 }
             )?
             let address = next(&NEXT, $next);
@@ -80,62 +114,73 @@ macro_rules! fortran {
 }
 
 fortran!(mpi_send_ => c"pmpi_send_", blocking(Class::P2p), (buf, count, datatype, dest, tag, comm, ierr),
-    send(count, datatype, dest));
+    send(buf, count, datatype, dest));
 fortran!(mpi_ssend_ => c"pmpi_ssend_", blocking(Class::P2p), (buf, count, datatype, dest, tag, comm, ierr),
-    send(count, datatype, dest));
+    send(buf, count, datatype, dest));
 fortran!(mpi_bsend_ => c"pmpi_bsend_", blocking(Class::P2p), (buf, count, datatype, dest, tag, comm, ierr),
-    send(count, datatype, dest));
+    send(buf, count, datatype, dest));
 fortran!(mpi_rsend_ => c"pmpi_rsend_", blocking(Class::P2p), (buf, count, datatype, dest, tag, comm, ierr),
-    send(count, datatype, dest));
+    send(buf, count, datatype, dest));
 fortran!(mpi_recv_ => c"pmpi_recv_", blocking(Class::P2p),
-    (buf, count, datatype, source, tag, comm, status, ierr));
+    (buf, count, datatype, source, tag, comm, status, ierr),
+    recv(buf, count, datatype, source));
 fortran!(mpi_sendrecv_ => c"pmpi_sendrecv_", blocking(Class::P2p),
     (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
      status, ierr),
-    send(sendcount, sendtype, dest));
+    send(sendbuf, sendcount, sendtype, dest),
+    recv(recvbuf, recvcount, recvtype, source));
 fortran!(mpi_sendrecv_replace_ => c"pmpi_sendrecv_replace_", blocking(Class::P2p),
     (buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierr),
-    send(count, datatype, dest));
-fortran!(mpi_ibsend_ => c"pmpi_ibsend_", immediate,
-    (buf, count, datatype, dest, tag, comm, request, ierr), send(count, datatype, dest));
-fortran!(mpi_irsend_ => c"pmpi_irsend_", immediate,
-    (buf, count, datatype, dest, tag, comm, request, ierr), send(count, datatype, dest));
+    send(buf, count, datatype, dest));
+fortran!(mpi_ibsend_ => c"pmpi_ibsend_", returning,
+    (buf, count, datatype, dest, tag, comm, request, ierr), send(buf, count, datatype, dest));
+fortran!(mpi_irsend_ => c"pmpi_irsend_", returning,
+    (buf, count, datatype, dest, tag, comm, request, ierr), send(buf, count, datatype, dest));
 fortran!(mpi_reduce_scatter_block_ => c"pmpi_reduce_scatter_block_", blocking(Class::Collective),
     (sendbuf, recvbuf, recvcount, datatype, op, comm, ierr));
 fortran!(mpi_scan_ => c"pmpi_scan_", blocking(Class::Collective),
-    (sendbuf, recvbuf, count, datatype, op, comm, ierr));
+    (sendbuf, recvbuf, count, datatype, op, comm, ierr),
+    bytes(count, datatype));
 fortran!(mpi_exscan_ => c"pmpi_exscan_", blocking(Class::Collective),
-    (sendbuf, recvbuf, count, datatype, op, comm, ierr));
+    (sendbuf, recvbuf, count, datatype, op, comm, ierr),
+    bytes(count, datatype));
 fortran!(mpi_probe_ => c"pmpi_probe_", blocking(Class::P2p), (source, tag, comm, status, ierr));
-fortran!(mpi_isend_ => c"pmpi_isend_", immediate,
-    (buf, count, datatype, dest, tag, comm, request, ierr), send(count, datatype, dest));
-fortran!(mpi_issend_ => c"pmpi_issend_", immediate,
-    (buf, count, datatype, dest, tag, comm, request, ierr), send(count, datatype, dest));
+fortran!(mpi_isend_ => c"pmpi_isend_", returning,
+    (buf, count, datatype, dest, tag, comm, request, ierr), send(buf, count, datatype, dest));
+fortran!(mpi_issend_ => c"pmpi_issend_", returning,
+    (buf, count, datatype, dest, tag, comm, request, ierr), send(buf, count, datatype, dest));
 fortran!(mpi_wait_ => c"pmpi_wait_", blocking(Class::Wait), (request, status, ierr));
 fortran!(mpi_waitall_ => c"pmpi_waitall_", blocking(Class::Wait), (count, requests, statuses, ierr));
 fortran!(mpi_waitany_ => c"pmpi_waitany_", blocking(Class::Wait), (count, requests, index, status, ierr));
 fortran!(mpi_waitsome_ => c"pmpi_waitsome_", blocking(Class::Wait),
     (incount, requests, outcount, indices, statuses, ierr));
 fortran!(mpi_barrier_ => c"pmpi_barrier_", blocking(Class::Collective), (comm, ierr));
-fortran!(mpi_bcast_ => c"pmpi_bcast_", blocking(Class::Collective), (buffer, count, datatype, root, comm, ierr));
+fortran!(mpi_bcast_ => c"pmpi_bcast_", blocking(Class::Collective), (buffer, count, datatype, root, comm, ierr),
+    bytes(count, datatype));
 fortran!(mpi_reduce_ => c"pmpi_reduce_", blocking(Class::Collective),
-    (sendbuf, recvbuf, count, datatype, op, root, comm, ierr));
+    (sendbuf, recvbuf, count, datatype, op, root, comm, ierr),
+    bytes(count, datatype));
 fortran!(mpi_allreduce_ => c"pmpi_allreduce_", blocking(Class::Collective),
-    (sendbuf, recvbuf, count, datatype, op, comm, ierr));
+    (sendbuf, recvbuf, count, datatype, op, comm, ierr),
+    bytes(count, datatype));
 fortran!(mpi_gather_ => c"pmpi_gather_", blocking(Class::Collective),
-    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr));
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr),
+    bytes(sendcount, sendtype));
 fortran!(mpi_gatherv_ => c"pmpi_gatherv_", blocking(Class::Collective),
     (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierr));
 fortran!(mpi_scatter_ => c"pmpi_scatter_", blocking(Class::Collective),
-    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr));
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr),
+    bytes(sendcount, sendtype));
 fortran!(mpi_scatterv_ => c"pmpi_scatterv_", blocking(Class::Collective),
     (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr));
 fortran!(mpi_allgather_ => c"pmpi_allgather_", blocking(Class::Collective),
-    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr));
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr),
+    bytes(sendcount, sendtype));
 fortran!(mpi_allgatherv_ => c"pmpi_allgatherv_", blocking(Class::Collective),
     (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr));
 fortran!(mpi_alltoall_ => c"pmpi_alltoall_", blocking(Class::Collective),
-    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr));
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr),
+    bytes(sendcount, sendtype));
 fortran!(mpi_alltoallv_ => c"pmpi_alltoallv_", blocking(Class::Collective),
     (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierr));
 fortran!(mpi_reduce_scatter_ => c"pmpi_reduce_scatter_", blocking(Class::Collective),
@@ -143,7 +188,8 @@ fortran!(mpi_reduce_scatter_ => c"pmpi_reduce_scatter_", blocking(Class::Collect
 
 fortran!(mpi_mprobe_ => c"pmpi_mprobe_", blocking(Class::P2p), (source, tag, comm, message, status, ierr));
 fortran!(mpi_mrecv_ => c"pmpi_mrecv_", blocking(Class::P2p),
-    (buf, count, datatype, message, status, ierr));
+    (buf, count, datatype, message, status, ierr),
+    recv(buf, count, datatype));
 fortran!(mpi_alltoallw_ => c"pmpi_alltoallw_", blocking(Class::Collective),
     (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierr));
 fortran!(mpi_neighbor_allgather_ => c"pmpi_neighbor_allgather_", blocking(Class::Collective),
@@ -156,6 +202,20 @@ fortran!(mpi_neighbor_alltoallv_ => c"pmpi_neighbor_alltoallv_", blocking(Class:
     (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierr));
 fortran!(mpi_neighbor_alltoallw_ => c"pmpi_neighbor_alltoallw_", blocking(Class::Collective),
     (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, ierr));
+fortran!(mpi_irecv_ => c"pmpi_irecv_", returning,
+    (buf, count, datatype, source, tag, comm, request, ierr),
+    recv(buf, count, datatype, source));
+fortran!(mpi_iprobe_ => c"pmpi_iprobe_", returning, (source, tag, comm, flag, status, ierr));
+fortran!(mpi_test_ => c"pmpi_test_", returning, (request, flag, status, ierr));
+fortran!(mpi_testall_ => c"pmpi_testall_", returning, (count, requests, flag, statuses, ierr));
+fortran!(mpi_testany_ => c"pmpi_testany_", returning, (count, requests, index, flag, status, ierr));
+fortran!(mpi_testsome_ => c"pmpi_testsome_", returning,
+    (incount, requests, outcount, indices, statuses, ierr));
+fortran!(mpi_comm_split_ => c"pmpi_comm_split_", blocking(Class::Collective),
+    (comm, color, key, newcomm, ierr));
+fortran!(mpi_comm_dup_ => c"pmpi_comm_dup_", blocking(Class::Collective), (comm, newcomm, ierr));
+fortran!(mpi_comm_create_ => c"pmpi_comm_create_", blocking(Class::Collective),
+    (comm, group, newcomm, ierr));
 
 /// Forwards to `$next`, then starts the monitor if the call succeeded.
 macro_rules! fortran_init {

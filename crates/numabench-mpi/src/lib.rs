@@ -28,6 +28,8 @@
 //! for) its wake-ups are delayed exactly when many ranks are runnable,
 //! which biases the figure it measures, and it takes CPU from the ranks.
 
+pub mod buffers;
+pub mod calls;
 pub mod clock;
 pub mod cores;
 pub mod levels;

@@ -184,9 +184,10 @@ impl Partial {
     /// Writes this rank's figures so far (its per-rank records, marked
     /// partial; no TLP, which needs every rank's log) to its partial file.
     fn write(&self) {
-        let (class_ticks, messages) = state::mirrored();
+        let (class_ticks, messages, paused_ticks) = state::mirrored();
         let now = Reading::now();
         let ns_per_tick = self.start.ns_per_tick(&now);
+        let paused_ns = (paused_ticks as f64 * ns_per_tick) as u64;
         let report = RankReport {
             host: self.host.clone(),
             rank: i64::from(self.world_rank),
@@ -198,7 +199,10 @@ impl Partial {
                 class_ticks,
                 messages,
                 ns_per_tick,
-                wall_ns: now.ns.saturating_sub(self.start.ns),
+                wall_ns: now
+                    .ns
+                    .saturating_sub(self.start.ns)
+                    .saturating_sub(paused_ns),
                 usage: usage(),
             })
         };
@@ -262,6 +266,21 @@ fn counted(counted: Counted) -> RankReport {
     }
 }
 
+/// The call types of `table` that were called, in table order.
+fn call_reports(table: &crate::calls::CallTable, ns_per_tick: f64) -> Vec<report::CallReport> {
+    table
+        .iter()
+        .zip(crate::calls::CALLS)
+        .filter(|(figures, _)| figures.count > 0)
+        .map(|(figures, name)| report::CallReport {
+            call: (*name).to_string(),
+            count: figures.count,
+            time: figures.ticks as f64 * ns_per_tick / 1e9,
+            bytes: figures.bytes,
+        })
+        .collect()
+}
+
 fn usage() -> libc::rusage {
     // SAFETY: rusage is plain data; getrusage fills it.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -295,21 +314,32 @@ pub unsafe fn finish() {
     flush::stop();
     // Finalize waits for the others: from now on this rank is inside MPI,
     // and its figures are final.
-    let (log, class_ticks, messages, ran) = state::with_process(|process| {
-        // No CPU sample here: where the rank ran is known from its run.
-        process.enter(clock::ticks());
-        process.closed = true;
-        (
-            std::mem::take(&mut process.log),
-            process.class_ticks,
-            [process.small, process.medium, process.large, process.bytes],
-            process.ran_cpus(),
-        )
-    });
+    let (log, class_ticks, messages, ran, paused_ticks, calls, buffers) =
+        state::with_process(|process| {
+            // No CPU sample here: where the rank ran is known from its run.
+            let now = clock::ticks();
+            process.end_pause(now);
+            process.enter(now);
+            process.closed = true;
+            (
+                std::mem::take(&mut process.log),
+                process.class_ticks,
+                [process.small, process.medium, process.large, process.bytes],
+                process.ran_cpus(),
+                process.paused_ticks,
+                process.calls,
+                process.buffers,
+            )
+        });
     ACTIVE.store(false, Ordering::Release);
     let end = Reading::now();
-    let wall_ns = end.ns.saturating_sub(session.start.ns);
     let ns_per_tick = session.start.ns_per_tick(&end);
+    // The profiled wall time: MPI_Pcontrol(0) stops it, as it stops mpiP's.
+    let paused_ns = (paused_ticks as f64 * ns_per_tick) as u64;
+    let wall_ns = end
+        .ns
+        .saturating_sub(session.start.ns)
+        .saturating_sub(paused_ns);
     let usage = usage();
     let mut local = session.local;
     // SAFETY: a collective on the host communicator: every local rank has
@@ -351,6 +381,8 @@ pub unsafe fn finish() {
         cpus_ran: ran,
         program: command_line().into_iter().next().unwrap_or_default(),
         host_levels,
+        calls: call_reports(&calls, ns_per_tick),
+        buffers,
         ..counted(Counted {
             class_ticks,
             messages,

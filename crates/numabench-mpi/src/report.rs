@@ -65,6 +65,18 @@ pub struct HostLevels {
     pub total_ns: u64,
 }
 
+/// One call type's figures in a rank's report ([`crate::calls`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallReport {
+    /// The C name (`MPI_Send`), whichever binding the program called.
+    pub call: String,
+    pub count: u64,
+    /// Seconds inside the calls.
+    pub time: f64,
+    /// The bytes their count and datatype arguments named.
+    pub bytes: u64,
+}
+
 /// Everything one rank measured, gathered to rank 0 at MPI_Finalize.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RankReport {
@@ -96,6 +108,12 @@ pub struct RankReport {
     pub involuntary_switches: u64,
     /// Only on a host's first local rank, when the host table worked.
     pub host_levels: Option<HostLevels>,
+    /// The call types the rank called while profiled, in [`crate::calls::CALLS`]
+    /// order (none in a partial snapshot).
+    pub calls: Vec<CallReport>,
+    /// Where its large send and receive buffers were (none in a partial
+    /// snapshot).
+    pub buffers: crate::buffers::BufferPages,
 }
 
 impl RankReport {
@@ -122,6 +140,13 @@ impl RankReport {
             "host_levels": self.host_levels.as_ref().map(|levels| json!({
                 "level_ns": levels.level_ns, "total_ns": levels.total_ns,
             })),
+            "calls": self.calls.iter().map(|call| json!({
+                "call": call.call, "count": call.count, "time": call.time, "bytes": call.bytes,
+            })).collect::<Vec<Value>>(),
+            "buffers": [
+                self.buffers.local, self.buffers.remote, self.buffers.absent,
+                self.buffers.large_buffers, self.buffers.sampled_buffers,
+            ],
         })
     }
 
@@ -150,6 +175,23 @@ impl RankReport {
                     .collect::<Option<_>>()?,
                 total_ns: levels.get("total_ns")?.as_u64()?,
             }),
+        };
+        let calls = value
+            .get("calls")?
+            .as_array()?
+            .iter()
+            .map(|call| {
+                Some(CallReport {
+                    call: call.get("call")?.as_str()?.to_string(),
+                    count: call.get("count")?.as_u64()?,
+                    time: call.get("time")?.as_f64()?,
+                    bytes: call.get("bytes")?.as_u64()?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let buffers = list("buffers")?;
+        let [local, remote, absent, large_buffers, sampled_buffers] = buffers[..] else {
+            return None;
         };
         Some(Self {
             host: text("host")?,
@@ -181,6 +223,14 @@ impl RankReport {
             voluntary_switches: count("voluntary_switches")?,
             involuntary_switches: count("involuntary_switches")?,
             host_levels,
+            calls,
+            buffers: crate::buffers::BufferPages {
+                local,
+                remote,
+                absent,
+                large_buffers,
+                sampled_buffers,
+            },
         })
     }
 }
@@ -273,7 +323,28 @@ pub fn records(reports: &[RankReport]) -> Vec<Value> {
         for (metric, value, unit) in metrics {
             lines.push(record(metric, value, unit, params.clone()));
         }
+        let buffers = &report.buffers;
+        let answered = buffers.local + buffers.remote;
+        if answered > 0 {
+            let mut params = params.clone();
+            params.insert("pages_local".into(), buffers.local.into());
+            params.insert("pages_remote".into(), buffers.remote.into());
+            params.insert("pages_absent".into(), buffers.absent.into());
+            params.insert("large_buffers".into(), buffers.large_buffers.into());
+            params.insert("sampled_buffers".into(), buffers.sampled_buffers.into());
+            params.insert(
+                "min_buffer_bytes".into(),
+                crate::buffers::SAMPLE_BYTES.into(),
+            );
+            lines.push(record(
+                "buffer_local_share",
+                buffers.local as f64 / answered as f64,
+                Unit::Ratio,
+                params,
+            ));
+        }
     }
+    lines.extend(call_records(&sorted));
     let mut leaders: Vec<i64> = sorted.iter().map(|report| report.leader).collect();
     leaders.dedup();
     let mut seen = std::collections::BTreeSet::new();
@@ -318,6 +389,85 @@ pub fn records(reports: &[RankReport]) -> Vec<Value> {
                     params.clone(),
                 ));
             }
+        }
+    }
+    lines
+}
+
+/// One figure of a [`CallReport`].
+type CallFigure = fn(&CallReport) -> f64;
+
+/// The per call type records of a job, as mpiP's aggregate tables give
+/// them: for every call type any rank called, `call_time` (seconds),
+/// `call_count` and `call_bytes`, each the total over the job's ranks,
+/// with `rank_min`, `rank_mean` and `rank_max` over every rank (0 for a
+/// rank that never called it), `ranks` and `ranks_calling`; `call_time`
+/// also has `mpi_share` (of every call type's time) and `app_share` (of
+/// the ranks' wall time added up). Ordered by total time, longest first.
+fn call_records(reports: &[&RankReport]) -> Vec<Value> {
+    let mut names: Vec<&str> = Vec::new();
+    for report in reports {
+        for call in &report.calls {
+            if !names.contains(&call.call.as_str()) {
+                names.push(&call.call);
+            }
+        }
+    }
+    let per_rank = |name: &str, figure: fn(&CallReport) -> f64| -> Vec<f64> {
+        reports
+            .iter()
+            .map(|report| {
+                report
+                    .calls
+                    .iter()
+                    .find(|call| call.call == name)
+                    .map_or(0.0, figure)
+            })
+            .collect()
+    };
+    let all_calls: f64 = reports
+        .iter()
+        .flat_map(|report| report.calls.iter().map(|call| call.time))
+        .sum();
+    let all_wall: f64 = reports.iter().map(|report| report.wall_time).sum();
+    let total_time = |name: &str| per_rank(name, |call| call.time).iter().sum::<f64>();
+    names.sort_by(|a, b| total_time(b).total_cmp(&total_time(a)));
+    let mut lines = Vec::new();
+    for name in names {
+        let figures: [(&str, CallFigure, Unit); 3] = [
+            ("call_time", |call| call.time, Unit::Seconds),
+            ("call_count", |call| call.count as f64, Unit::Count),
+            ("call_bytes", |call| call.bytes as f64, Unit::Count),
+        ];
+        for (metric, figure, unit) in figures {
+            let values = per_rank(name, figure);
+            let total: f64 = values.iter().sum();
+            let mut params = Map::new();
+            params.insert("call".into(), name.into());
+            params.insert("ranks".into(), values.len().into());
+            params.insert(
+                "ranks_calling".into(),
+                per_rank(name, |call| call.count as f64)
+                    .iter()
+                    .filter(|count| **count > 0.0)
+                    .count()
+                    .into(),
+            );
+            params.insert(
+                "rank_min".into(),
+                json!(values.iter().copied().fold(f64::INFINITY, f64::min)),
+            );
+            params.insert("rank_mean".into(), json!(total / values.len() as f64));
+            params.insert(
+                "rank_max".into(),
+                json!(values.iter().copied().fold(0.0, f64::max)),
+            );
+            if metric == "call_time" {
+                let share = |whole: f64| if whole > 0.0 { total / whole } else { 0.0 };
+                params.insert("mpi_share".into(), json!(share(all_calls)));
+                params.insert("app_share".into(), json!(share(all_wall)));
+            }
+            lines.push(record(metric, total, unit, params));
         }
     }
     lines
@@ -380,6 +530,17 @@ mod tests {
                 level_ns: vec![0, 25, 75],
                 total_ns: 100,
             }),
+            calls: vec![CallReport {
+                call: "MPI_Recv".into(),
+                count: 2 + rank as u64,
+                time: 0.5,
+                bytes: 0,
+            }],
+            buffers: crate::buffers::BufferPages {
+                local: if rank == 0 { 3 } else { 0 },
+                remote: if rank == 0 { 1 } else { 0 },
+                ..Default::default()
+            },
             ..RankReport::default()
         }
     }
@@ -423,8 +584,18 @@ mod tests {
     fn records_follow_the_shared_contract() {
         let reports = [report(2, 2, "b"), report(0, 0, "a"), report(1, 0, "a")];
         let lines = records(&reports);
-        // 14 per-rank metrics x 3 ranks, then tlp_1..4 for each of 2 hosts.
-        assert_eq!(lines.len(), 14 * 3 + 8);
+        // 14 per-rank metrics x 3 ranks, rank 0's buffer share (the others
+        // sampled no page), 3 for the one call type, then tlp_1..4 for each
+        // of 2 hosts.
+        assert_eq!(lines.len(), 14 * 3 + 1 + 3 + 8);
+        let buffers: Vec<&Value> = lines
+            .iter()
+            .filter(|line| line["metric"] == "buffer_local_share")
+            .collect();
+        assert_eq!(buffers.len(), 1);
+        assert_eq!(buffers[0]["value"], 0.75);
+        assert_eq!(buffers[0]["params"]["rank"], 0);
+        assert_eq!(buffers[0]["params"]["pages_remote"], 1);
         assert_eq!(lines[0]["params"]["rank"], 0);
         let share = lines
             .iter()
@@ -439,6 +610,21 @@ mod tests {
             share["placement"],
             json!({"requested": {}, "verified": null})
         );
+        let count = lines
+            .iter()
+            .find(|line| line["metric"] == "call_count")
+            .unwrap();
+        assert_eq!(count["params"]["call"], "MPI_Recv");
+        assert_eq!(count["value"], 9.0);
+        assert_eq!(count["params"]["rank_min"], 2.0);
+        assert_eq!(count["params"]["rank_max"], 4.0);
+        assert_eq!(count["params"]["ranks_calling"], 3);
+        let time = lines
+            .iter()
+            .find(|line| line["metric"] == "call_time")
+            .unwrap();
+        assert_eq!(time["params"]["mpi_share"], 1.0);
+        assert_eq!(time["params"]["app_share"], 0.25);
         let host_a: Vec<&Value> = lines
             .iter()
             .filter(|line| line["params"]["host"] == "a" && line["params"].get("cores").is_some())

@@ -14,6 +14,8 @@
 //! call MPI, so no lock and no atomic read-modify-write is needed; with
 //! MPI_THREAD_MULTIPLE a process-local spin lock serialises the updates.
 
+use crate::buffers::{BufferPages, SAMPLE_BYTES};
+use crate::calls::{CallTable, EMPTY_TABLE};
 use crate::clock::ticks;
 use crate::report::SizeClass;
 use crate::transition_log::Log;
@@ -56,6 +58,14 @@ pub struct Process {
     /// True between `MPI_Pcontrol(0)` and the next `MPI_Pcontrol` with
     /// another level ([`Process::pcontrol`]).
     pub paused: bool,
+    /// Ticks spent paused, pauses that ended only.
+    pub paused_ticks: u64,
+    /// When the pause under way began.
+    paused_since: u64,
+    /// Per call type figures ([`crate::calls`]).
+    pub calls: CallTable,
+    /// Where the large send and receive buffers were ([`crate::buffers`]).
+    pub buffers: BufferPages,
 }
 
 /// Marks a time in the log as a pause or a resume (`MPI_Pcontrol`), not an
@@ -87,6 +97,16 @@ impl Process {
             ran: [0; RAN_CPUS / 64],
             entries: 0,
             paused: false,
+            paused_ticks: 0,
+            paused_since: 0,
+            calls: EMPTY_TABLE,
+            buffers: BufferPages {
+                local: 0,
+                remote: 0,
+                absent: 0,
+                large_buffers: 0,
+                sampled_buffers: 0,
+            },
         }
     }
 
@@ -141,21 +161,25 @@ impl Process {
         if self.closed {
             return;
         }
-        let class_ticks = self.class_ticks[class as usize] + now.saturating_sub(start);
-        self.class_ticks[class as usize] = class_ticks;
-        MIRROR[class as usize].store(class_ticks, Ordering::Relaxed);
+        if !self.paused {
+            let class_ticks = self.class_ticks[class as usize] + now.saturating_sub(start);
+            self.class_ticks[class as usize] = class_ticks;
+            MIRROR[class as usize].store(class_ticks, Ordering::Relaxed);
+        }
         self.inside = self.inside.saturating_sub(1);
         if self.inside == 0 {
             self.log.push(now);
         }
     }
 
-    /// `MPI_Pcontrol(level)` at `now`: level 0 pauses this rank's part of
-    /// the host's TLP window, any other level resumes it (as mpiP's
-    /// `MPI_Pcontrol` stops and restarts its profiling). A change is logged
-    /// as a time marked with [`PAUSE_MARK`]; a repeated level changes
-    /// nothing. The host's levels count only the time during which none of
-    /// its ranks is paused ([`crate::levels`]).
+    /// `MPI_Pcontrol(level)` at `now`: level 0 pauses this rank's
+    /// profile, any other level resumes it (as mpiP's `MPI_Pcontrol` stops
+    /// and restarts its profiling and its application clock). While paused
+    /// nothing counts: blocking time, messages, bytes, the per-call table,
+    /// and the rank's wall time (less [`Process::paused_ticks`]). A change
+    /// is logged as a time marked with [`PAUSE_MARK`]; a repeated level
+    /// changes nothing. The host's levels count only the time during which
+    /// none of its ranks is paused ([`crate::levels`]).
     pub fn pcontrol(&mut self, level: i32, now: u64) {
         let pause = level == 0;
         if self.closed || pause == self.paused {
@@ -163,10 +187,28 @@ impl Process {
         }
         self.log.push(now | PAUSE_MARK);
         self.paused = pause;
+        if pause {
+            self.paused_since = now;
+        } else {
+            self.paused_ticks += now.saturating_sub(self.paused_since);
+            MIRROR[7].store(self.paused_ticks, Ordering::Relaxed);
+        }
     }
 
-    /// Counts one sent message of `bytes` bytes.
+    /// Ends a pause under way at `now` (MPI_Finalize while paused), so that
+    /// [`Process::paused_ticks`] holds every pause.
+    pub fn end_pause(&mut self, now: u64) {
+        if self.paused {
+            self.paused_ticks += now.saturating_sub(self.paused_since);
+            self.paused_since = now;
+        }
+    }
+
+    /// Counts one sent message of `bytes` bytes (not while paused).
     fn message(&mut self, bytes: u64) {
+        if self.paused || self.closed {
+            return;
+        }
         let (count, index) = match SizeClass::of(bytes) {
             SizeClass::Small => (&mut self.small, 3),
             SizeClass::Medium => (&mut self.medium, 4),
@@ -181,17 +223,19 @@ impl Process {
 
 /// A copy of the counters that another thread may read while the rank
 /// runs (the periodic partial snapshots): `class_ticks` 0..3, then small,
-/// medium, large and bytes. Plain relaxed stores by the one writer (a
-/// `mov` on x86_64), no read-modify-write, no system call.
-static MIRROR: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
+/// medium, large, bytes and the ticks of the pauses that ended. Plain
+/// relaxed stores by the one writer (a `mov` on x86_64), no
+/// read-modify-write, no system call.
+static MIRROR: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
 
 /// The counters as last stored: (`class_ticks`, [small, medium, large,
-/// bytes]); may lag the calls under way by one.
-pub fn mirrored() -> ([u64; 3], [u64; 4]) {
+/// bytes], paused ticks); may lag the calls under way by one.
+pub fn mirrored() -> ([u64; 3], [u64; 4], u64) {
     let read = |index: usize| MIRROR[index].load(Ordering::Relaxed);
     (
         [read(0), read(1), read(2)],
         [read(3), read(4), read(5), read(6)],
+        read(7),
     )
 }
 
@@ -259,50 +303,77 @@ pub struct Call {
     outermost: bool,
     /// The outermost call of this thread while monitoring.
     counting: bool,
-    blocking: Option<(Class, u64)>,
+    blocking: Option<Class>,
+    /// The call's slot in the per-call table ([`crate::calls::call_id`])
+    /// and the tick it began at, when it is counted there.
+    timed: Option<(usize, u64)>,
+    /// The bytes its arguments name ([`Call::add_bytes`]).
+    bytes: u64,
 }
 
 impl Call {
     #[inline]
-    fn enter(class: Option<Class>) -> Self {
+    fn enter(class: Option<Class>, id: Option<usize>) -> Self {
         let depth = DEPTH.with(|depth| {
             let outer = depth.get();
             depth.set(outer + 1);
             outer
         });
         let counting = depth == 0 && ACTIVE.load(Ordering::Acquire);
-        let blocking = match class {
-            Some(class) if counting => {
+        let mut call = Self {
+            outermost: depth == 0,
+            counting,
+            blocking: None,
+            timed: None,
+            bytes: 0,
+        };
+        if !counting {
+            return call;
+        }
+        let now = match class {
+            Some(class) => {
+                call.blocking = Some(class);
                 // One tick reading for the call's time and the log.
-                let now = with_process(|process| {
+                with_process(|process| {
                     let now = ticks();
                     process.sample_on_entry();
                     process.enter(now);
                     now
-                });
-                Some((class, now))
+                })
             }
-            _ => None,
+            None if id.is_some() => ticks(),
+            None => 0,
         };
-        Self {
-            outermost: depth == 0,
-            counting,
-            blocking,
-        }
+        call.timed = id.map(|id| (id, now));
+        call
     }
 
-    /// A blocking call of `class`: timed, and the process is inside MPI
-    /// until it returns.
+    /// A blocking call of `class`, the wrapper of slot `id`: timed, and
+    /// the process is inside MPI until it returns.
     #[inline]
-    pub fn blocking(class: Class) -> Self {
-        Self::enter(Some(class))
+    pub fn blocking(class: Class, id: usize) -> Self {
+        Self::enter(Some(class), Some(id))
     }
 
-    /// A call that returns at once (MPI_Isend, MPI_Init): not timed, but
-    /// what it reaches inside is not accounted either.
+    /// A call that returns at once (MPI_Isend), the wrapper of slot `id`:
+    /// timed for the per-call table only (the process is not waiting).
+    #[inline]
+    pub fn returning(id: usize) -> Self {
+        Self::enter(None, Some(id))
+    }
+
+    /// A call the monitor does not profile (MPI_Init, MPI_Finalize,
+    /// MPI_Pcontrol): not timed, but what it reaches inside is not
+    /// accounted either.
     #[inline]
     pub fn immediate() -> Self {
-        Self::enter(None)
+        Self::enter(None, None)
+    }
+
+    /// Adds `bytes` to what the call's arguments name (per-call table).
+    #[inline]
+    pub fn add_bytes(&mut self, bytes: u64) {
+        self.bytes += bytes;
     }
 
     /// True when no other wrapped call of this thread is under way.
@@ -319,8 +390,17 @@ impl Call {
 impl Drop for Call {
     #[inline]
     fn drop(&mut self) {
-        if let Some((class, start)) = self.blocking {
-            with_process(|process| process.leave(class, start, ticks()));
+        if let Some((id, start)) = self.timed {
+            let (blocking, bytes) = (self.blocking, self.bytes);
+            with_process(|process| {
+                let now = ticks();
+                if let Some(class) = blocking {
+                    process.leave(class, start, now);
+                }
+                if !process.paused && !process.closed {
+                    process.calls[id].add(now.saturating_sub(start), bytes);
+                }
+            });
         }
         DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
     }
@@ -329,6 +409,21 @@ impl Drop for Call {
 /// Counts one sent message of `bytes` bytes.
 pub fn count_message(bytes: u64) {
     with_process(|process| process.message(bytes));
+}
+
+/// A send or receive buffer of `bytes` bytes at `address`, made by a
+/// counted call: large ones are sampled in turn ([`BufferPages::consider`]),
+/// not while paused.
+#[inline]
+pub fn sample_buffer(address: *const std::os::raw::c_void, bytes: u64) {
+    if bytes < SAMPLE_BYTES {
+        return;
+    }
+    with_process(|process| {
+        if !process.paused && !process.closed {
+            process.buffers.consider(address, bytes);
+        }
+    });
 }
 
 /// `MPI_Pcontrol(level)` now ([`Process::pcontrol`]).
@@ -350,15 +445,15 @@ mod tests {
         let before = with_process(wait);
         let logged = with_process(|process| process.log.len());
         {
-            let call = Call::blocking(Class::Wait);
+            let call = Call::blocking(Class::Wait, crate::calls::call_id("MPI_Wait"));
             assert!(call.outermost() && !call.counting(), "not monitoring yet");
         }
         assert_eq!(with_process(wait), before);
         ACTIVE.store(true, Ordering::Release);
         for multiple in [false, true] {
             set_multiple(multiple);
-            let outer = Call::blocking(Class::Wait);
-            let inner = Call::blocking(Class::Collective);
+            let outer = Call::blocking(Class::Wait, crate::calls::call_id("MPI_Wait"));
+            let inner = Call::blocking(Class::Collective, crate::calls::call_id("MPI_Barrier"));
             assert!(outer.counting() && !inner.counting() && !inner.outermost());
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
@@ -423,7 +518,7 @@ mod tests {
         std::thread::scope(|scope| {
             for _ in 0..4 {
                 scope.spawn(|| {
-                    let _call = Call::blocking(Class::P2p);
+                    let _call = Call::blocking(Class::P2p, crate::calls::call_id("MPI_Recv"));
                     barrier.wait();
                     std::thread::sleep(std::time::Duration::from_millis(5));
                 });

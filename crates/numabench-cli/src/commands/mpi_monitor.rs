@@ -1,11 +1,10 @@
 //! `numabench run --mpi-monitor`: the command line's side of running an MPI
 //! launch under the monitor (`numabench::mpi_monitor` does the work): the
-//! library refused as a usage error, the environment set, the records
-//! passed through run's outputs and the per-rank summary printed.
+//! library refused as a usage error, the environment set and the per-rank
+//! summary printed (the records go through run's outputs as each run ends).
 
 use crate::exit::CliError;
 use numabench::mpi_monitor::{locate_library, monitor_environment, summary_table, MonitorResults};
-use numabench::output::Pipeline;
 use std::path::{Path, PathBuf};
 
 /// libnumabench_mpi.so ([`locate_library`]); not found, or built without
@@ -34,21 +33,13 @@ pub fn prepare(library: &Path) -> Result<PathBuf, CliError> {
     Ok(out)
 }
 
-/// Emits the monitor's records, prints the summary (unless `--json`) and
-/// its warnings.
-pub fn finish(
-    results: MonitorResults,
-    pipeline: &mut Pipeline,
-    json: bool,
-) -> Result<(), CliError> {
-    for record in &results.records {
-        pipeline.emit(record).map_err(CliError::system)?;
-    }
+/// Prints the summary (unless `--json`) and the monitor's warnings; its
+/// records went through run's outputs as each run ended.
+pub fn finish(results: MonitorResults, json: bool) {
     if !json && !results.records.is_empty() {
         println!("\nMPI monitor\n{}", summary_table(&results.records));
     }
     for warning in &results.warnings {
         eprintln!("numabench: warning: {warning}");
     }
-    Ok(())
 }

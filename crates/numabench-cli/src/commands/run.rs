@@ -195,7 +195,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let mut step = |label: &str| progress.step(label);
     let result = run_command(chosen, &command, topology, &mut pipeline, &mut step);
     if let Some(monitor) = monitor {
-        super::mpi_monitor::finish(monitor.finish(), &mut pipeline, args.output.json)?;
+        super::mpi_monitor::finish(monitor.finish(), args.output.json);
     }
     pipeline.finish().map_err(CliError::system)?;
     let (summaries, note) = match result {

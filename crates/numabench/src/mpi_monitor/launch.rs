@@ -91,7 +91,8 @@ pub fn monitor_environment(
 #[derive(Debug, Default)]
 pub struct MonitorResults {
     /// Every timed run's records, tagged with `policy`, `repetition` and
-    /// `command`.
+    /// `command` (for the summary: the rounds emitted them as each run
+    /// ended, [`Executor::take_records`]).
     pub records: Vec<Record>,
     /// Warnings, one line each, in the order they arose.
     pub warnings: Vec<String>,
@@ -108,6 +109,8 @@ pub struct MonitorExecutor {
     runs: usize,
     repetitions: BTreeMap<String, usize>,
     results: MonitorResults,
+    /// The last run's records, until [`Executor::take_records`].
+    pending: Vec<Record>,
     missing: usize,
 }
 
@@ -132,6 +135,7 @@ impl MonitorExecutor {
             runs: 0,
             repetitions: BTreeMap::new(),
             results: MonitorResults::default(),
+            pending: Vec::new(),
             missing: 0,
         }
     }
@@ -165,6 +169,7 @@ impl Executor for MonitorExecutor {
         node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
     ) -> Result<RunOutcome, RunError> {
         self.remove_outputs();
+        self.pending.clear();
         let outcome = self.inner.execute(invocation, node_of_cpu)?;
         self.runs += 1;
         let output = read_monitor_output(&self.out);
@@ -204,9 +209,10 @@ impl Executor for MonitorExecutor {
                     record
                         .params
                         .insert("command".into(), Value::from(command.clone()));
-                    self.results.records.push(record);
+                    self.pending.push(record);
                 }
-                self.results.records.extend(pop);
+                self.pending.extend(pop);
+                self.results.records.extend(self.pending.iter().cloned());
             }
             Some(Err(error)) => {
                 self.results.warnings.push(format!(
@@ -217,6 +223,10 @@ impl Executor for MonitorExecutor {
             _ => self.missing += 1,
         }
         Ok(outcome)
+    }
+
+    fn take_records(&mut self) -> Vec<Record> {
+        std::mem::take(&mut self.pending)
     }
 }
 

@@ -14,7 +14,7 @@ pub use launch::{
     OMPI_FORWARD_ENV, OUT_ENV,
 };
 pub use pop::{pop_records, POP_METRICS};
-pub use rank_table::summary_table;
+pub use rank_table::{call_table, summary_table, CALL_ROWS};
 pub use read::{partial_files, read_monitor_output, MonitorOutput};
 
 /// The `benchmark` of every monitor record.

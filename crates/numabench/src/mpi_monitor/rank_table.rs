@@ -14,6 +14,106 @@ fn param_text(record: &Record, key: &str) -> String {
     }
 }
 
+/// One line on where the ranks' large MPI buffers were (their
+/// `buffer_local_share` records): the share of sampled pages on the node of
+/// the CPU the rank ran on, over every rank, and the rank with the least;
+/// empty when no rank sampled a page.
+fn buffer_line(ranks: &BTreeMap<i64, BTreeMap<&str, &Record>>) -> String {
+    let count = |record: &Record, key: &str| record.params.get(key).and_then(Value::as_u64);
+    let mut local = 0;
+    let mut answered = 0;
+    let mut least: Option<(i64, f64)> = None;
+    let mut min_bytes = None;
+    for (rank, metrics) in ranks {
+        let Some(record) = metrics.get("buffer_local_share") else {
+            continue;
+        };
+        let (Some(here), Some(there)) =
+            (count(record, "pages_local"), count(record, "pages_remote"))
+        else {
+            continue;
+        };
+        local += here;
+        answered += here + there;
+        min_bytes = min_bytes.or(count(record, "min_buffer_bytes"));
+        if least.is_none_or(|(_, share)| record.value < share) {
+            least = Some((*rank, record.value));
+        }
+    }
+    let Some((rank, share)) = least else {
+        return String::new();
+    };
+    format!(
+        "MPI buffers (sends and receives of {} bytes or more, {answered} pages sampled): {} on the rank's own node; least: rank {rank} {}\n",
+        min_bytes.map_or("-".to_string(), |bytes| bytes.to_string()),
+        format_percent(local as f64 / answered as f64),
+        format_percent(share),
+    )
+}
+
+/// The most call types [`call_table`] lists.
+pub const CALL_ROWS: usize = 10;
+
+/// The job's MPI call types, longest total time first (the last run's, as
+/// the rank rows), at most [`CALL_ROWS`]: calls, seconds over all ranks,
+/// share of the job's MPI call time, the least and most seconds a rank
+/// spent, and the bytes their arguments named; empty without `call_*`
+/// records.
+pub fn call_table(records: &[Record]) -> String {
+    let mut calls: Vec<(String, BTreeMap<&str, &Record>)> = Vec::new();
+    for record in records
+        .iter()
+        .filter(|record| record.benchmark == super::BENCHMARK && record.metric.starts_with("call_"))
+    {
+        let call = param_text(record, "call");
+        match calls.iter_mut().find(|(name, _)| *name == call) {
+            Some((_, metrics)) => {
+                metrics.insert(record.metric.as_str(), record);
+            }
+            None => calls.push((call, BTreeMap::from([(record.metric.as_str(), record)]))),
+        }
+    }
+    if calls.is_empty() {
+        return String::new();
+    }
+    let time =
+        |metrics: &BTreeMap<&str, &Record>| metrics.get("call_time").map_or(0.0, |r| r.value);
+    calls.sort_by(|a, b| time(&b.1).total_cmp(&time(&a.1)));
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{:<24} {:>10} {:>9} {:>6} {:>9} {:>9} {:>11}",
+        "MPI call", "calls", "time s", "MPI", "rank min", "rank max", "bytes"
+    );
+    let number = |record: Option<&&Record>, key: &str| {
+        record
+            .and_then(|record| record.params.get(key))
+            .and_then(Value::as_f64)
+    };
+    for (call, metrics) in calls.iter().take(CALL_ROWS) {
+        let timed = metrics.get("call_time");
+        let value = |metric: &str| metrics.get(metric).map(|record| record.value);
+        let _ = writeln!(
+            text,
+            "{call:<24} {:>10} {:>9} {:>6} {:>9} {:>9} {:>11}",
+            value("call_count").map_or("-".to_string(), |v| format!("{v:.0}")),
+            value("call_time").map_or("-".to_string(), format_value),
+            number(timed, "mpi_share").map_or("-".to_string(), format_percent),
+            number(timed, "rank_min").map_or("-".to_string(), format_value),
+            number(timed, "rank_max").map_or("-".to_string(), format_value),
+            value("call_bytes").map_or("-".to_string(), |v| format!("{v:.0}")),
+        );
+    }
+    if calls.len() > CALL_ROWS {
+        let _ = writeln!(
+            text,
+            "... {} more call types in the records",
+            calls.len() - CALL_ROWS
+        );
+    }
+    text
+}
+
 /// One row per rank (wall time, MPI share, time per class, messages by
 /// size class) and one per host (cores, TLP_1..TLP_4), from
 /// `mpi-monitor` records; other records are ignored.
@@ -92,9 +192,11 @@ pub fn summary_table(records: &[Record]) -> String {
             tlp.join(", ")
         );
     }
+    text.push_str(&buffer_line(&ranks));
     if hosts.is_empty() && !ranks.is_empty() {
         text.push_str("no TLP figures: the monitor had no host table\n");
     }
+    text.push_str(&call_table(records));
     // POP efficiencies, the job's and each host's (the last run's, as the rows).
     let mut pop: BTreeMap<String, BTreeMap<&str, f64>> = BTreeMap::new();
     for record in records.iter().filter(|record| {

@@ -77,3 +77,69 @@ fn partial_files_are_read_when_the_job_did_not_finish() {
     assert!(!complete.partial);
     assert_eq!(complete.records.len(), 4);
 }
+
+/// A call type's record as the monitor writes it (issue 37 item 7).
+fn call_record(call: &str, metric: &str, value: f64, rank_max: f64) -> Record {
+    let unit = if metric == "call_time" { "s" } else { "count" };
+    let line = format!(
+        r#"{{"type":"record","benchmark":"mpi-monitor","metric":"{metric}","value":{value},"unit":"{unit}","params":{{"call":"{call}","ranks":2,"ranks_calling":2,"rank_min":0.1,"rank_mean":0.2,"rank_max":{rank_max},"mpi_share":0.5}},"placement":{{"requested":{{}},"verified":null}},"stats":{{"n":1,"min":{value},"median":{value},"mean":{value},"max":{value},"stddev":0.0,"cv":0.0,"p90":{value},"p99":{value}}}}}"#
+    );
+    read_records(&line).remove(0)
+}
+
+/// The call table lists the call types longest first, with their counts,
+/// share of MPI time, the spread over ranks and bytes, and stays out of the
+/// summary when the records have none.
+#[test]
+fn the_call_table_lists_call_types_longest_first() {
+    assert_eq!(call_table(&read_records(MONITOR_FILE)), "");
+    let records = vec![
+        call_record("MPI_Wait", "call_time", 0.25, 0.2),
+        call_record("MPI_Wait", "call_count", 3360.0, 1680.0),
+        call_record("MPI_Send", "call_time", 1.5, 1.0),
+        call_record("MPI_Send", "call_count", 3360.0, 1680.0),
+        call_record("MPI_Send", "call_bytes", 93_200_000.0, 46_600_000.0),
+    ];
+    let table = call_table(&records);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 3, "{table}");
+    assert!(lines[0].starts_with("MPI call"), "{table}");
+    assert!(
+        lines[1].starts_with("MPI_Send") && lines[1].contains("93200000"),
+        "{table}"
+    );
+    assert!(
+        lines[1].contains("3360") && lines[1].contains("50.0%"),
+        "{table}"
+    );
+    assert!(lines[2].starts_with("MPI_Wait"), "{table}");
+    assert!(lines.iter().all(|line| line.len() <= 100), "{table}");
+}
+
+/// Issue 37 item 8: the summary's buffer line adds the ranks' sampled
+/// pages and names the rank with the least on its own node.
+#[test]
+fn the_summary_says_where_the_buffers_were() {
+    let line = |rank: i64, local: u64, remote: u64| {
+        let share = local as f64 / (local + remote) as f64;
+        format!(
+            r#"{{"type":"record","benchmark":"mpi-monitor","metric":"buffer_local_share","value":{share},"unit":"ratio","params":{{"host":"a","rank":{rank},"pages_local":{local},"pages_remote":{remote},"pages_absent":0,"min_buffer_bytes":16384}},"placement":{{"requested":{{}},"verified":null}},"stats":{{"n":1,"min":{share},"median":{share},"mean":{share},"max":{share},"stddev":0.0,"cv":0.0,"p90":{share},"p99":{share}}}}}"#
+        )
+    };
+    let text = format!("{}\n{}\n", line(0, 40, 0), line(1, 10, 30));
+    let table = summary_table(&read_records(&text));
+    let buffers = table
+        .lines()
+        .find(|line| line.starts_with("MPI buffers"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        buffers.contains("16384 bytes or more, 80 pages sampled"),
+        "{buffers}"
+    );
+    assert!(
+        buffers.contains("62.5% on the rank's own node"),
+        "{buffers}"
+    );
+    assert!(buffers.ends_with("least: rank 1 25.0%"), "{buffers}");
+    assert!(!summary_table(&read_records(MONITOR_FILE)).contains("MPI buffers"));
+}

@@ -103,6 +103,13 @@ pub trait Executor {
         invocation: &Invocation,
         node_of_cpu: &(dyn Fn(u32) -> Option<u32> + Sync),
     ) -> Result<RunOutcome, RunError>;
+
+    /// Records the last [`Executor::execute`] made beside its outcome (the
+    /// MPI monitor's), which the rounds emit right after the run's own
+    /// record, so that a study stopped later keeps them; taken once.
+    fn take_records(&mut self) -> Vec<crate::output::Record> {
+        Vec::new()
+    }
 }
 
 /// The real thing: posix_spawn from a thread set up with the policy, wait4

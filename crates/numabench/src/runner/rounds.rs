@@ -73,6 +73,9 @@ pub(super) fn run_rounds(
         let mut record = run_record(runnable.command, runnable.policy, slot.repetition, &outcome);
         record.params.extend(runnable.extra.clone());
         pipeline.emit(&record)?;
+        for record in executor.take_records() {
+            pipeline.emit(&record)?;
+        }
         let failed = !outcome.succeeded();
         let status = status_text(&outcome);
         outcomes[slot.configuration].push(outcome);
