@@ -287,3 +287,87 @@ fn rounds_measure_a_suspect_again_before_naming_it() {
     );
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
 }
+
+/// Issue 37 items 2 and 5: `cluster --write-baseline` on three undisturbed
+/// hosts writes one entry for their node type, each metric the median of
+/// the three hosts' check figures, written by all three. `cluster
+/// --baseline` of that file on three hosts of which host 1 runs under a
+/// 20% CPU quota: host 1 is measured again before the verdict (its check
+/// records of attempt 2), then named against the baseline (exit 1, a
+/// `baseline_problem` record, a `BASELINE` line, its drain line), and only
+/// it. Tolerances of 50% and 100% (`--tolerance`) keep the hosts, which
+/// share this busy machine's CPUs, clear of noise; the quota slows a
+/// bandwidth 5 to 10 times.
+#[test]
+fn a_cluster_baseline_is_written_and_a_slowed_host_fails_it() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("baseline.json");
+    let path = file.to_str().unwrap();
+    let healthy = hosts(HostsConfig {
+        count: 3,
+        ..HostsConfig::default()
+    });
+    let (output, _) = cluster(
+        &healthy,
+        &[
+            "--only",
+            "topo,check",
+            "--write-baseline",
+            path,
+            "--tolerance",
+            "bandwidth=50%,latency=100%",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_stdout_has(&output, &format!("wrote {path}"));
+    let baseline: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let entries = baseline["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{baseline}");
+    assert_eq!(entries[0]["written"]["runs"], 3);
+    let written_by = entries[0]["written"]["host"].as_str().unwrap();
+    for host in healthy.names() {
+        assert!(written_by.contains(&host), "{written_by}");
+    }
+    let metrics = entries[0]["metrics"].as_object().unwrap();
+    assert!(
+        metrics.keys().any(|key| key.ends_with(".triad_bandwidth")),
+        "{baseline}"
+    );
+    drop(healthy);
+
+    let config = HostsConfig {
+        count: 3,
+        slow_host: Some(1),
+        ..HostsConfig::default()
+    };
+    let (_hosts, slow, output, records) =
+        cluster_flagging(config, 1, &["--only", "topo,check", "--baseline", path]);
+    assert_eq!(
+        named(&records, "baseline_problem"),
+        BTreeSet::from([slow.clone()]),
+        "{}",
+        text(&output)
+    );
+    let retested: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["benchmark"] == "check" && r["params"]["attempt"] == 2)
+        .collect();
+    assert!(
+        !retested.is_empty()
+            && retested
+                .iter()
+                .all(|r| r["params"]["host"] == slow.as_str()),
+        "{}",
+        text(&output)
+    );
+    assert!(records
+        .iter()
+        .filter(|r| r["metric"] == "check_plan")
+        .all(|r| r["params"]["plan_from_baseline"] == true));
+    assert_stdout_has(&output, &format!("BASELINE {slow} (rank 1): node "));
+    assert_stdout_has(
+        &output,
+        &format!("  scontrol update NodeName={slow} State=DRAIN Reason=\"numabench: "),
+    );
+}

@@ -177,8 +177,9 @@ fn run_mpi_monitor_monitors_ranks_started_by_srun() {
         .iter()
         .filter(|r| r["benchmark"] == "mpi-monitor")
         .collect();
-    // 2 ranks x 14 metrics, the host's tlp_1..4, the job's 3 POP efficiencies.
-    assert_eq!(monitor.len(), 2 * 14 + 4 + 3, "{}", text(&output));
+    // 2 ranks x 14 metrics, 3 call types (Send, Recv, Allreduce) x 3, the
+    // host's tlp_1..4, the job's 3 POP efficiencies.
+    assert_eq!(monitor.len(), 2 * 14 + 9 + 4 + 3, "{}", text(&output));
     for rank in 0..2 {
         let small = monitor
             .iter()

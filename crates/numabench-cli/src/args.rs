@@ -894,7 +894,9 @@ pub struct ClusterArgs {
     /// rank measures within the CPUs it was given).
     #[arg(long, value_enum, default_value_t = PerArg::Node)]
     pub per: PerArg,
-    /// Run only these parts: topo, stream, latency, matrix, pingpong.
+    /// Run only these parts: topo, stream, latency, matrix, check,
+    /// pingpong (default: all but check, which --baseline and
+    /// --write-baseline add; check measures what `numabench check` does).
     #[arg(long, value_name = "PART,...", value_delimiter = ',')]
     pub only: Vec<String>,
     /// Skip these parts (names as for --only).
@@ -965,6 +967,31 @@ pub struct ClusterArgs {
     /// With --plan: the number of hosts (of ranks with --per rank).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub hosts: Option<u32>,
+    /// Compare every host with the entry of its node type in this baseline
+    /// (written by `numabench check --write-baseline` or `cluster
+    /// --write-baseline`; read on every rank, as a health check reads it
+    /// on every node): adds the check part, which measures that entry's
+    /// plan; a host outside a bound, or of a type the file has no entry
+    /// for, is flagged. Suspects are measured again before the verdict.
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    pub baseline: Option<std::path::PathBuf>,
+    /// Write (or add to) a baseline from this run for `numabench check` on
+    /// every node: adds the check part; per node type (hosts with the
+    /// same CPU model, packages and NUMA nodes) each metric is the median
+    /// of its hosts, with a tolerance of three robust standard deviations
+    /// of the hosts, at least 5% for a bandwidth and 10% for a latency.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<std::path::PathBuf>,
+    /// With --write-baseline: tolerances instead of those from the hosts'
+    /// spread, as KIND=PERCENT: bandwidth=8%, latency=15%, or a metric's
+    /// key (node1.triad_bandwidth=6%).
+    #[arg(
+        long,
+        value_name = "KIND=PERCENT,...",
+        value_delimiter = ',',
+        requires = "write_baseline"
+    )]
+    pub tolerance: Vec<String>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

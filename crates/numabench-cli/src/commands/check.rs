@@ -49,7 +49,7 @@ pub fn run(args: &CheckArgs, topology_file: Option<&Path>) -> Result<Status, Cli
 }
 
 /// `--tolerance bandwidth=8%,latency=15%,node1.triad_bandwidth=6%`.
-fn parse_tolerances(specs: &[String]) -> Result<Tolerances, CliError> {
+pub(crate) fn parse_tolerances(specs: &[String]) -> Result<Tolerances, CliError> {
     let mut tolerances = Tolerances::default();
     for spec in specs {
         let bad = || {

@@ -5,13 +5,35 @@
 use crate::args::{ClusterArgs, PairingArg};
 use crate::exit::{CliError, Status};
 
+/// The parts to run: `--only`/`--skip`, with the check part when a
+/// baseline is compared with or written (named in `--only` if that is
+/// given).
+fn parts(args: &ClusterArgs) -> Result<Vec<numabench::cluster::Part>, CliError> {
+    use numabench::cluster::{select_parts, Part};
+    let mut parts = select_parts(&args.only, &args.skip).map_err(CliError::usage)?;
+    let baseline = args.baseline.is_some() || args.write_baseline.is_some();
+    if baseline && !parts.contains(&Part::Check) {
+        if !args.only.is_empty() || args.skip.iter().any(|name| name.trim() == "check") {
+            return Err(CliError::usage(
+                "--baseline and --write-baseline need the check part: name it in --only (or do not skip it)",
+            ));
+        }
+        let at = parts
+            .iter()
+            .position(|part| *part > Part::Check)
+            .unwrap_or(parts.len());
+        parts.insert(at, Part::Check);
+    }
+    Ok(parts)
+}
+
 /// `cluster --plan`: what a run on `--hosts N` hosts costs, without MPI.
 fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
     use numabench::cluster::{
-        pingpong_cost, select_parts, Part, ASSUMED_LINK_BYTES_PER_SECOND,
-        ASSUMED_LINK_LATENCY_SECONDS, PINGPONG_BUDGET_SECONDS,
+        pingpong_cost, Part, ASSUMED_LINK_BYTES_PER_SECOND, ASSUMED_LINK_LATENCY_SECONDS,
+        PINGPONG_BUDGET_SECONDS,
     };
-    let parts = select_parts(&args.only, &args.skip).map_err(CliError::usage)?;
+    let parts = parts(args)?;
     let hosts = args
         .hosts
         .ok_or_else(|| CliError::usage("cluster --plan needs --hosts N: the hosts to plan for"))?
@@ -129,19 +151,22 @@ pub use with_mpi::run;
 mod with_mpi {
     use super::super::measuring::{bench_error, pipeline_with_view, this_machine};
     use super::drain_text;
-    use super::{bandwidth_round_trips, plan, LATENCY_ROUND_TRIPS};
+    use super::{bandwidth_round_trips, parts, plan, LATENCY_ROUND_TRIPS};
     use crate::args::{ClusterArgs, PairingArg, PerArg};
     use crate::exit::{CliError, Status};
     use crate::tables::StdoutView;
     use numabench::bench::{check_node_memory_fits, Context};
-    use numabench::cluster::{
-        select_parts, ClusterConfig, ClusterSession, OutlierRule, Pairing, Per,
-    };
+    use numabench::check::{Baseline, Tolerances};
+    use numabench::cluster::{ClusterConfig, ClusterSession, OutlierRule, Pairing, Per};
     use numabench::topology::memory_nodes;
 
     /// Flags into a configuration; nothing has started yet.
     fn validate(args: &ClusterArgs, context: &Context) -> Result<ClusterConfig, CliError> {
-        let parts = select_parts(&args.only, &args.skip).map_err(CliError::usage)?;
+        let parts = parts(args)?;
+        let baseline = match &args.baseline {
+            Some(path) => Some(Baseline::read(path).map_err(CliError::usage)?),
+            None => None,
+        };
         if let Some(size) = args.size {
             let nodes = memory_nodes(&context.topology);
             // The nodes' memory only: a rank whose own memory limit cannot
@@ -178,7 +203,63 @@ mod with_mpi {
                 PairingArg::Serial => Pairing::Serial,
                 PairingArg::Rounds => Pairing::Rounds,
             },
+            baseline,
         })
+    }
+
+    /// Rank 0, before anything is measured: `--write-baseline`'s file must
+    /// be a baseline (it is added to, never clobbered) in a writable place.
+    fn baseline_to_write(path: &std::path::Path) -> Result<Baseline, CliError> {
+        let baseline = if path.exists() {
+            Baseline::read(path).map_err(CliError::usage)?
+        } else {
+            Baseline::new()
+        };
+        let probe = path.with_extension("tmp-numabench");
+        std::fs::write(&probe, b"")
+            .and_then(|_| std::fs::remove_file(&probe))
+            .map_err(|error| {
+                CliError::usage(format!("--write-baseline {}: {error}", path.display()))
+            })?;
+        Ok(baseline)
+    }
+
+    /// Rank 0, after the verdict: the baseline of every node type measured,
+    /// added to `baseline` and written; one line says what was written.
+    fn write_baseline(
+        path: &std::path::Path,
+        mut baseline: Baseline,
+        records: &[numabench::output::Record],
+        tolerances: &Tolerances,
+        report: &numabench::cluster::ClusterReport,
+    ) -> Result<String, CliError> {
+        let entries = numabench::cluster::baseline_from_records(records, tolerances)
+            .map_err(CliError::system)?;
+        let mut text = String::new();
+        for entry in entries {
+            text.push_str(&format!(
+                "baseline for {}: {} metric(s), the medians of {} host(s): {}\n",
+                entry.fingerprint.node_type(),
+                entry.metrics.len(),
+                entry.written.runs,
+                entry.written.host
+            ));
+            baseline.put(entry);
+        }
+        let flagged: Vec<String> = report
+            .drain_reasons()
+            .into_iter()
+            .map(|(host, _)| host)
+            .collect();
+        if !flagged.is_empty() {
+            text.push_str(&format!(
+                "warning: flagged hosts are among those the medians were taken over: {}\n",
+                flagged.join(", ")
+            ));
+        }
+        baseline.write(path).map_err(CliError::system)?;
+        text.push_str(&format!("wrote {}\n", path.display()));
+        Ok(text)
     }
 
     /// Rank 0 on SIGTERM (a batch system ending the job, mpirun passing on
@@ -210,9 +291,20 @@ mod with_mpi {
         context.repeat = args.repeat as usize;
         context.hugepages = args.hugepages;
         let config = validate(args, &context)?;
+        let tolerances = super::super::check::parse_tolerances(&args.tolerance)?;
         let session = ClusterSession::start().map_err(CliError::system)?;
         let mut outputs = None;
+        let mut to_write = None;
         if session.rank() == 0 {
+            if let Some(path) = &args.write_baseline {
+                match baseline_to_write(path) {
+                    Ok(baseline) => to_write = Some((path, baseline)),
+                    Err(error) => {
+                        crate::exit::error_line(error.message());
+                        session.abort(2);
+                    }
+                }
+            }
             match pipeline_with_view(&args.output, &context, StdoutView::Quiet) {
                 Ok(opened) => outputs = Some(opened),
                 Err(error) => {
@@ -240,6 +332,15 @@ mod with_mpi {
         }
         let mut text = report.render_text();
         text.push_str(&drain_text(args, &report));
+        if let Some((path, baseline)) = to_write {
+            text.push_str(&write_baseline(
+                path,
+                baseline,
+                &outcome.records,
+                &tolerances,
+                &report,
+            )?);
+        }
         // The host table last: flagged hosts first, a column per metric.
         let hosts = numabench::cluster::host_table(&outcome.records, &report);
         text.push('\n');

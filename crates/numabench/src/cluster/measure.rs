@@ -81,13 +81,18 @@ fn collect(
 }
 
 /// Measures `part` on this host, handing over each record as it is made.
+/// `baseline` (`--baseline`) chooses the check part's plan.
 pub fn measure_part(
     context: &Context,
     part: Part,
     sizing: Sizing,
+    baseline: Option<&crate::check::Baseline>,
     emit: &mut dyn FnMut(Measured),
 ) -> Result<(), BenchError> {
     match part {
+        Part::Check => {
+            super::check_part::measure_check(context, sizing.per, sizing.size, baseline, emit)
+        }
         Part::Topo => {
             emit(topo_record(context));
             Ok(())
@@ -315,9 +320,19 @@ mod tests {
             size: Some(4 << 20),
         };
         let mut made = Vec::new();
-        for part in [Part::Topo, Part::Stream, Part::Latency, Part::Matrix] {
-            measure_part(&context, part, sizing, &mut |m| made.push((part, m))).unwrap();
+        for part in [
+            Part::Topo,
+            Part::Stream,
+            Part::Latency,
+            Part::Matrix,
+            Part::Check,
+        ] {
+            measure_part(&context, part, sizing, None, &mut |m| made.push((part, m))).unwrap();
         }
+        // The check part: its plan record, then check's own keys.
+        assert!(made.iter().any(|(part, m)| *part == Part::Check
+            && m.record.metric == super::super::check_part::PLAN_METRIC
+            && m.record.params["plan_from_baseline"] == false));
         let keys: Vec<&str> = made.iter().filter_map(|(_, m)| m.key.as_deref()).collect();
         let first = cpu_nodes(&context.topology)[0];
         assert!(
@@ -326,6 +341,10 @@ mod tests {
         );
         assert!(
             keys.contains(&format!("latency node {first}->{first}").as_str()),
+            "{keys:?}"
+        );
+        assert!(
+            keys.contains(&format!("node{first}.triad_bandwidth").as_str()),
             "{keys:?}"
         );
         assert!(
@@ -341,7 +360,9 @@ mod tests {
                 >= 1
         );
         for (part, measured) in &made {
-            if *part != Part::Topo {
+            // The check part's plan record says what was measured, no figure.
+            let plan = measured.record.metric == super::super::check_part::PLAN_METRIC;
+            if *part != Part::Topo && !plan {
                 assert!(measured.record.value > 0.0, "{:?}", measured.record);
                 assert!(measured.node.is_some());
             }
@@ -351,7 +372,10 @@ mod tests {
             size: Some(4 << 20),
         };
         let mut local = Vec::new();
-        measure_part(&context, Part::Latency, per_numa, &mut |m| local.push(m)).unwrap();
+        measure_part(&context, Part::Latency, per_numa, None, &mut |m| {
+            local.push(m)
+        })
+        .unwrap();
         assert!(local
             .iter()
             .any(|m| m.key.as_deref() == Some("latency local")));

@@ -9,6 +9,7 @@
 //! MPI-free and unit-tested: the outlier rule, the settings comparison,
 //! the verdict, the parts and what each measures on one host.
 
+mod check_part;
 mod cost;
 mod host_table;
 mod measure;
@@ -23,6 +24,9 @@ mod tags;
 #[cfg(feature = "mpi")]
 mod wait;
 
+pub use check_part::{
+    baseline_from_records, compare_with_baseline, measure_check, BaselineFinding, PLAN_METRIC,
+};
 pub use cost::{
     pingpong_cost, pingpong_rounds, recheck_pairs, Pairing, PingpongCost,
     ASSUMED_LINK_BYTES_PER_SECOND, ASSUMED_LINK_LATENCY_SECONDS, PINGPONG_BUDGET_SECONDS,
@@ -33,8 +37,10 @@ pub use measure::{measure_part, Measured, Sizing, CLUSTER_ORDER};
 #[cfg(feature = "mpi")]
 pub use mpi_run::{ClusterConfig, ClusterOutcome, ClusterSession};
 pub use outlier::{median, Deviation, OutlierRule, MAD_SCALE, MIN_UNITS};
-pub use parts::{pingpong_pairs, pingpong_rule, select_parts, Part, Per, ALL_PAIRS_UP_TO, PARTS};
+pub use parts::{
+    default_part, pingpong_pairs, pingpong_rule, select_parts, Part, Per, ALL_PAIRS_UP_TO, PARTS,
+};
 pub use pingpong_summary::pingpong_summaries;
 pub use report::{analyze, ClusterReport, Failure, OutlierFinding};
 pub use settings::{differing, host_settings, Difference, MEMORY_TOLERANCE};
-pub use tags::{host_name, Origin};
+pub use tags::{host_name, Origin, ATTEMPT};

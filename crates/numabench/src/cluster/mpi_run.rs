@@ -10,7 +10,11 @@
 //! the rank before it is done; else all start at once. Rank 0 measures its
 //! own host first, then receives with a polling loop: a rank silent for
 //! longer than `timeout` is reported as failed by host name and left
-//! behind. Then rank 0 drives the ping-pong, one pair at a time, and
+//! behind. Then rank 0 names the suspects (units the outlier rule flags
+//! in a host part, hosts outside their `--baseline`) and has each measure
+//! those parts again ("retest"; ClusterKit retests before its verdict):
+//! the verdict takes each unit's better attempt, so one noisy measurement
+//! names no one. Then rank 0 drives the ping-pong, one pair at a time, and
 //! finally sends every rank "finish". No rank ever waits in a blocking
 //! MPI call after the start ([`super::wait`]): waiting ranks sleep between
 //! tests for a message, and every ping-pong exchange has a deadline
@@ -73,6 +77,9 @@ pub struct ClusterConfig {
     pub bandwidth_round_trips: usize,
     /// How the ping-pong pairs participants (`--pairing`).
     pub pairing: Pairing,
+    /// `--baseline`: the check part measures each host's entry's plan, and
+    /// the verdict compares each host with its entry. Read on every rank.
+    pub baseline: Option<crate::check::Baseline>,
 }
 
 impl ClusterConfig {
@@ -152,6 +159,8 @@ fn silent_error(peer: usize, limit: Duration) -> String {
 /// What rank 0 tells a waiting rank.
 #[derive(Debug, Serialize, Deserialize)]
 enum Command {
+    /// Measure these parts again (their names), then say done.
+    Retest { parts: Vec<String> },
     /// Ping-pong with `peer`: `lead` measures and reports, the other echoes.
     Pair { peer: i32, lead: bool },
     /// Nothing more: finalize.
@@ -260,6 +269,7 @@ impl ClusterSession {
                     records: Vec::new(),
                     failures: Vec::new(),
                     abandoned: Vec::new(),
+                    retested: Vec::new(),
                 };
                 root.run()
             }
@@ -292,7 +302,8 @@ impl ClusterSession {
                 let mut send = |record: Record| {
                     root.send_with_tag(&encode(&record)[..], TAG_RECORD);
                 };
-                if let Err(error) = measure_tagged(context, config, roles, &origin, part, &mut send)
+                if let Err(error) =
+                    measure_tagged(context, config, roles, &origin, part, 1, &mut send)
                 {
                     let message = FailMessage {
                         part: Some(part.name().to_string()),
@@ -306,6 +317,35 @@ impl ClusterSession {
         }
         while let Ok((bytes, _)) = wait::receive(&root, Some(TAG_COMMAND), Wait::idle()) {
             match serde_json::from_slice::<Command>(&bytes) {
+                Ok(Command::Retest { parts }) => {
+                    let origin = Origin {
+                        host: roles.hosts[rank].clone(),
+                        rank: rank as i32,
+                    };
+                    for part in parts.iter().filter_map(|name| Part::by_name(name)) {
+                        let mut send = |record: Record| {
+                            root.send_with_tag(&encode(&record)[..], TAG_RECORD);
+                        };
+                        let measured = measure_tagged(
+                            context,
+                            config,
+                            roles,
+                            &origin,
+                            part,
+                            RETEST_ATTEMPT,
+                            &mut send,
+                        );
+                        if let Err(error) = measured {
+                            let message = FailMessage {
+                                part: Some(part.name().to_string()),
+                                error: error.to_string(),
+                                silent: None,
+                            };
+                            root.send_with_tag(&encode(&message)[..], TAG_FAIL);
+                        }
+                    }
+                    root.send_with_tag(&[0u8][..], TAG_DONE);
+                }
                 Ok(Command::Pair { peer, lead }) => {
                     if lead {
                         let mut send = |record: Record| {
@@ -465,13 +505,19 @@ impl ClusterSession {
     }
 }
 
-/// Runs `part` on this host and hands over each record tagged.
+/// The attempt a retest's records carry (`params.attempt`; first
+/// attempts carry none).
+const RETEST_ATTEMPT: u32 = 2;
+
+/// Runs `part` on this host and hands over each record tagged (with
+/// `params.attempt` when it is a retest).
 fn measure_tagged(
     context: &Context,
     config: &ClusterConfig,
     roles: &Roles,
     origin: &Origin,
     part: Part,
+    attempt: u32,
     send: &mut dyn FnMut(Record),
 ) -> Result<(), crate::bench::BenchError> {
     let sizing = Sizing {
@@ -479,15 +525,26 @@ fn measure_tagged(
         size: config.size,
     };
     let rank = origin.rank as usize;
-    measure_part(context, part, sizing, &mut |measured: Measured| {
-        let Measured {
-            mut record,
-            node,
-            key,
-        } = measured;
-        origin.tag(&mut record, &roles.unit(rank, node), part.name(), key);
-        send(record);
-    })
+    measure_part(
+        context,
+        part,
+        sizing,
+        config.baseline.as_ref(),
+        &mut |measured: Measured| {
+            let Measured {
+                mut record,
+                node,
+                key,
+            } = measured;
+            origin.tag(&mut record, &roles.unit(rank, node), part.name(), key);
+            if attempt > 1 {
+                record
+                    .params
+                    .insert(super::tags::ATTEMPT.into(), json!(attempt));
+            }
+            send(record);
+        },
+    )
 }
 
 /// What rank 0 keeps while it gathers.
@@ -501,6 +558,8 @@ struct Root<'a> {
     failures: Vec<Failure>,
     /// Ranks left behind (silent past the timeout).
     abandoned: Vec<usize>,
+    /// The units measured again before the verdict, with their parts.
+    retested: Vec<String>,
 }
 
 impl Root<'_> {
@@ -534,6 +593,7 @@ impl Root<'_> {
         } else {
             self.gather(&others, self.config.timeout)?;
         }
+        self.retest_suspects()?;
         if self.config.parts.contains(&Part::Pingpong) {
             self.pingpong()?;
         }
@@ -547,12 +607,16 @@ impl Root<'_> {
             .filter(|&rank| !self.roles.measures(rank))
             .map(|rank| format!("{} (rank {rank})", self.roles.hosts[rank]))
             .collect();
-        let report = analyze(
+        let mut report = analyze(
             &self.records,
             std::mem::take(&mut self.failures),
             idle,
             &self.config.rule,
         );
+        report.retested = std::mem::take(&mut self.retested);
+        if let Some(baseline) = &self.config.baseline {
+            report.baseline = super::check_part::compare_with_baseline(&self.records, baseline);
+        }
         for record in report.records(&self.config.rule) {
             self.pipeline.emit(&record)?;
         }
@@ -564,11 +628,17 @@ impl Root<'_> {
     }
 
     fn measure_own(&mut self) -> Result<(), OutputError> {
+        let parts = self.config.parts.clone();
+        self.measure_own_parts(&parts, 1)
+    }
+
+    /// Rank 0 measures `parts` on its own host (attempt `attempt`).
+    fn measure_own_parts(&mut self, parts: &[Part], attempt: u32) -> Result<(), OutputError> {
         let origin = Origin {
             host: self.roles.hosts[0].clone(),
             rank: 0,
         };
-        for &part in &self.config.parts {
+        for &part in parts {
             let mut written: Result<(), OutputError> = Ok(());
             let result = {
                 let pipeline = &mut *self.pipeline;
@@ -579,6 +649,7 @@ impl Root<'_> {
                     &self.roles,
                     &origin,
                     part,
+                    attempt,
                     &mut |record| {
                         if written.is_ok() {
                             written = pipeline.emit(&record);
@@ -642,6 +713,89 @@ impl Root<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The suspects after the host parts, each with the parts to measure
+    /// again: units the outlier rule flags (the parts of their flagged
+    /// keys) and, with `--baseline`, hosts outside it (the check part); by
+    /// rank, ranks left behind not among them.
+    fn suspects_of_host_parts(&self) -> Vec<(usize, Vec<Part>)> {
+        let mut suspects: Vec<(usize, Vec<Part>)> = Vec::new();
+        let mut add = |rank: usize, part: Part| {
+            if self.abandoned.contains(&rank) || !self.config.parts.contains(&part) {
+                return;
+            }
+            match suspects.iter_mut().find(|(suspect, _)| *suspect == rank) {
+                Some((_, parts)) if parts.contains(&part) => {}
+                Some((_, parts)) => parts.push(part),
+                None => suspects.push((rank, vec![part])),
+            }
+        };
+        let verdict = analyze(&self.records, Vec::new(), Vec::new(), &self.config.rule);
+        for outlier in &verdict.outliers {
+            let flagged = self.records.iter().find(|record| {
+                record.params.get(super::tags::UNIT) == Some(&json!(outlier.unit))
+                    && record.params.get(super::tags::KEY) == Some(&json!(outlier.key))
+            });
+            let Some(record) = flagged else { continue };
+            let rank = record
+                .params
+                .get(super::tags::RANK)
+                .and_then(serde_json::Value::as_u64);
+            let part = record
+                .params
+                .get(super::tags::PART)
+                .and_then(serde_json::Value::as_str)
+                .and_then(Part::by_name);
+            if let (Some(rank), Some(part)) = (rank, part) {
+                if part != Part::Topo && part != Part::Pingpong {
+                    add(rank as usize, part);
+                }
+            }
+        }
+        if let Some(baseline) = &self.config.baseline {
+            for finding in super::check_part::compare_with_baseline(&self.records, baseline) {
+                add(finding.rank as usize, Part::Check);
+            }
+        }
+        for (_, parts) in &mut suspects {
+            parts.sort_unstable();
+        }
+        suspects.sort_by_key(|(rank, _)| *rank);
+        suspects
+    }
+
+    /// Has every suspect of the host parts measure its suspect parts again
+    /// (all at once, or one after another with `--sequential`), so that
+    /// the verdict can take each unit's better attempt.
+    fn retest_suspects(&mut self) -> Result<(), OutputError> {
+        let suspects = self.suspects_of_host_parts();
+        for (rank, parts) in &suspects {
+            let names: Vec<&str> = parts.iter().map(|part| part.name()).collect();
+            self.retested.push(format!(
+                "{} ({})",
+                self.roles.unit(*rank, None),
+                names.join(", ")
+            ));
+        }
+        let mut others = Vec::new();
+        for (rank, parts) in suspects {
+            if rank == 0 {
+                self.measure_own_parts(&parts, RETEST_ATTEMPT)?;
+                continue;
+            }
+            let command = Command::Retest {
+                parts: parts.iter().map(|part| part.name().to_string()).collect(),
+            };
+            let process = self.session.world.process_at_rank(rank as i32);
+            process.send_with_tag(&encode(&command)[..], TAG_COMMAND);
+            if self.config.sequential {
+                self.gather(&[rank], self.config.timeout)?;
+            } else {
+                others.push(rank);
+            }
+        }
+        self.gather(&others, self.config.timeout)
     }
 
     /// The ping-pong: every pair one at a time (the lower rank measures,

@@ -15,19 +15,30 @@ pub enum Part {
     Latency,
     /// A short serial read-bandwidth matrix (CPU node x memory node).
     Matrix,
+    /// What `numabench check` measures on each NUMA node (its baseline's
+    /// plan, or check's own): compared across hosts and with `--baseline`,
+    /// or written as a baseline (`--write-baseline`). Not run by default.
+    Check,
     /// MPI ping-pong latency (8-byte) and bandwidth (large messages)
     /// between pairs of hosts.
     Pingpong,
 }
 
 /// Every part, in running order.
-pub const PARTS: [Part; 5] = [
+pub const PARTS: [Part; 6] = [
     Part::Topo,
     Part::Stream,
     Part::Latency,
     Part::Matrix,
+    Part::Check,
     Part::Pingpong,
 ];
+
+/// The parts run when `--only` names none: every part but `check` (which
+/// `--baseline`, `--write-baseline` or `--only check` ask for).
+pub fn default_part(part: Part) -> bool {
+    part != Part::Check
+}
 
 impl Part {
     /// The name `--only`/`--skip` take and records carry (`params.part`).
@@ -37,6 +48,7 @@ impl Part {
             Part::Stream => "stream",
             Part::Latency => "latency",
             Part::Matrix => "matrix",
+            Part::Check => "check",
             Part::Pingpong => "pingpong",
         }
     }
@@ -53,8 +65,9 @@ impl fmt::Display for Part {
     }
 }
 
-/// The parts `--only` (empty: every part) and `--skip` leave, in running
-/// order; an unknown name is an error naming it and the known ones.
+/// The parts `--only` (empty: every [`default_part`]) and `--skip` leave,
+/// in running order; an unknown name is an error naming it and the known
+/// ones.
 pub fn select_parts(only: &[String], skip: &[String]) -> Result<Vec<Part>, String> {
     let parse = |names: &[String]| -> Result<Vec<Part>, String> {
         names
@@ -74,7 +87,13 @@ pub fn select_parts(only: &[String], skip: &[String]) -> Result<Vec<Part>, Strin
     let skip = parse(skip)?;
     let parts: Vec<Part> = PARTS
         .into_iter()
-        .filter(|part| only.is_empty() || only.contains(part))
+        .filter(|part| {
+            if only.is_empty() {
+                default_part(*part)
+            } else {
+                only.contains(part)
+            }
+        })
         .filter(|part| !skip.contains(part))
         .collect();
     if parts.is_empty() {
@@ -155,7 +174,12 @@ mod tests {
     #[test]
     fn selection_keeps_running_order_and_names_bad_names() {
         let names = |parts: Vec<Part>| parts.iter().map(|p| p.name()).collect::<Vec<_>>();
-        assert_eq!(names(select_parts(&[], &[]).unwrap()).len(), PARTS.len());
+        assert_eq!(
+            names(select_parts(&[], &[]).unwrap()),
+            ["topo", "stream", "latency", "matrix", "pingpong"]
+        );
+        let check = select_parts(&["check".into(), "topo".into()], &[]).unwrap();
+        assert_eq!(names(check), ["topo", "check"]);
         let only = select_parts(&["pingpong".into(), "topo".into()], &[]).unwrap();
         assert_eq!(names(only), ["topo", "pingpong"]);
         let skip = select_parts(&[], &["matrix".into(), "pingpong".into()]).unwrap();

@@ -20,6 +20,9 @@ pub const KEY: &str = "cluster_key";
 /// (`--per numa` remote latencies: `memory node N`); absent when a unit
 /// has one record per key.
 pub const TARGET: &str = "cluster_target";
+/// A retest's attempt (2): the record measures a suspect again; first
+/// attempts carry none. The verdict takes each unit's better attempt.
+pub const ATTEMPT: &str = "attempt";
 /// A host's settings (`topo` part), compared across hosts.
 pub const SETTINGS: &str = "settings";
 

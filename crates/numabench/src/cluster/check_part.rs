@@ -1,0 +1,350 @@
+//! The `check` part: every host measures what `numabench check` measures
+//! (each NUMA node's read and triad bandwidth with all its CPUs, its local
+//! latency, its latency to the nearest and farthest other node), with the
+//! plan of its node type's baseline entry when `--baseline` holds one, else
+//! the plan `check` would write. Rank 0 then compares the hosts with each
+//! other (the outlier rule) and with the baseline ([`compare_with_baseline`]),
+//! or writes a baseline from them ([`baseline_from_records`]): per node
+//! type, the median of its hosts, so that one cluster run gives every node's
+//! health check its references.
+
+use super::measure::Measured;
+use super::parts::Per;
+use super::tags;
+use crate::bench::{BenchError, Context};
+use crate::check::{
+    figure, measure_item, plan_check, Baseline, BaselineEntry, CheckItem, CheckPlan, Fingerprint,
+    Quantity, Reference, Tolerances, Written, DEFAULT_BUDGET_SECONDS,
+};
+use crate::doctor::{run_doctor, SystemFiles};
+use crate::kernels::SimdLevel;
+use crate::output::{Placement, Record, Unit};
+use crate::stats::{Sample, Summary};
+use numabench_schema::benchmark;
+use serde_json::{json, Map, Value};
+
+/// The metric of the one record per measuring rank that says what it
+/// measured: its node's fingerprint and the plan (`params.fingerprint`,
+/// `params.plan`); value: the plan's items.
+pub const PLAN_METRIC: &str = "check_plan";
+
+/// This host's plan: its baseline entry's, else `check`'s own at its
+/// default budget (every working set `size` when given).
+fn host_plan(
+    context: &Context,
+    fingerprint: &Fingerprint,
+    baseline: Option<&Baseline>,
+    size: Option<u64>,
+) -> (CheckPlan, bool) {
+    if let Some(entry) = baseline.and_then(|baseline| baseline.entry_for(fingerprint)) {
+        return (entry.plan.clone(), true);
+    }
+    let plan = plan_check(&context.topology, DEFAULT_BUDGET_SECONDS);
+    let plan = match size {
+        Some(size) => plan.with_size(&context.topology, size),
+        None => plan,
+    };
+    (plan, false)
+}
+
+/// The comparison key of an item: its own key (`node0.triad_bandwidth`),
+/// or with `--per numa` (each node its own unit) what it is to its node:
+/// `triad_bandwidth`, `latency_local`, `latency remote, distance D`.
+fn item_key(per: Per, context: &Context, item: &CheckItem) -> String {
+    match (per, item.quantity) {
+        (Per::Numa, Quantity::ReadBandwidth) => "read_bandwidth".into(),
+        (Per::Numa, Quantity::TriadBandwidth) => "triad_bandwidth".into(),
+        (Per::Numa, Quantity::Latency) if item.cpu_node == item.memory_node => {
+            "latency_local".into()
+        }
+        (Per::Numa, Quantity::Latency) => {
+            match context.topology.distance(item.cpu_node, item.memory_node) {
+                Some(distance) => format!("latency remote, distance {distance}"),
+                None => "latency remote".into(),
+            }
+        }
+        _ => item.key.clone(),
+    }
+}
+
+/// Measures this host's check plan, handing over first the plan record,
+/// then one record per item as it is made (value: the fastest
+/// repetition, as `check` compares).
+pub fn measure_check(
+    context: &Context,
+    per: Per,
+    size: Option<u64>,
+    baseline: Option<&Baseline>,
+    emit: &mut dyn FnMut(Measured),
+) -> Result<(), BenchError> {
+    let doctor = run_doctor(&SystemFiles::real(), &context.topology);
+    let fingerprint = Fingerprint::this_node(&context.topology, &doctor);
+    let (plan, from_baseline) = host_plan(context, &fingerprint, baseline, size);
+    let mut params = Map::new();
+    params.insert("fingerprint".into(), json!(fingerprint));
+    params.insert("node_type".into(), json!(fingerprint.node_type()));
+    params.insert("plan".into(), json!(plan));
+    params.insert("plan_from_baseline".into(), json!(from_baseline));
+    let items = plan.items.len() as f64;
+    emit(Measured {
+        record: Record {
+            benchmark: benchmark::CHECK.into(),
+            metric: PLAN_METRIC.into(),
+            value: items,
+            unit: Unit::Count,
+            params,
+            placement: Placement::default(),
+            stats: Summary::single(items),
+        },
+        node: None,
+        key: None,
+    });
+    // As `check` measures: plain loops at the widest SIMD level, exactly
+    // the plan's repetitions.
+    let mut context = context.clone();
+    context.simd = Some(SimdLevel::detect());
+    context.fixed_repetitions = true;
+    context.repeat = plan.repeat;
+    for item in &plan.items {
+        let attempt = measure_item(&context, item, plan.latency_samples)?;
+        let mut params = Map::new();
+        params.insert("key".into(), json!(item.key));
+        params.insert("check".into(), json!(item.label()));
+        params.insert("quantity".into(), json!(item.quantity));
+        params.insert("node".into(), json!(item.memory_node));
+        params.insert("cpu_node".into(), json!(item.cpu_node));
+        params.insert("threads".into(), json!(item.cpus.len()));
+        params.insert("size_bytes".into(), json!(item.size));
+        params.insert("cache_affected".into(), json!(item.cache_affected));
+        let mut requested = Map::new();
+        requested.insert("cpus".into(), json!(item.cpus));
+        requested.insert("memory".into(), json!(format!("bind:{}", item.memory_node)));
+        let stats = Sample::new(attempt.repetitions.iter().copied())
+            .map(|sample| sample.summary())
+            .unwrap_or_else(|_| Summary::single(attempt.value));
+        emit(Measured {
+            record: Record {
+                benchmark: benchmark::CHECK.into(),
+                metric: quantity_metric(item.quantity).into(),
+                value: attempt.value,
+                unit: match item.quantity {
+                    Quantity::Latency => Unit::Nanoseconds,
+                    _ => Unit::GigabytesPerSecond,
+                },
+                params,
+                placement: Placement {
+                    requested,
+                    verified: Some(attempt.placement.clone()),
+                },
+                stats,
+            },
+            node: Some(item.cpu_node),
+            key: Some(item_key(per, &context, item)),
+        });
+    }
+    Ok(())
+}
+
+/// The metric name of a quantity's records (as `check`'s).
+fn quantity_metric(quantity: Quantity) -> &'static str {
+    match quantity {
+        Quantity::ReadBandwidth => "read_bandwidth",
+        Quantity::TriadBandwidth => "triad_bandwidth",
+        Quantity::Latency => "latency",
+    }
+}
+
+/// One measuring rank's check: who, its fingerprint and plan, and per item
+/// key the best of its attempts (a host measured again keeps the better).
+struct HostCheck {
+    host: String,
+    rank: i64,
+    fingerprint: Fingerprint,
+    plan: CheckPlan,
+    values: Vec<(CheckItem, f64)>,
+}
+
+/// Every measuring rank's check, in rank order, from the tagged records.
+fn host_checks(records: &[Record]) -> Vec<HostCheck> {
+    let rank_of = |record: &Record| record.params.get(tags::RANK).and_then(Value::as_i64);
+    let mut checks: Vec<HostCheck> = Vec::new();
+    for record in records
+        .iter()
+        .filter(|record| record.benchmark == benchmark::CHECK && record.metric == PLAN_METRIC)
+    {
+        let (Some(rank), Some(host)) = (
+            rank_of(record),
+            record.params.get(tags::HOST).and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        let parsed = (
+            record
+                .params
+                .get("fingerprint")
+                .and_then(|value| serde_json::from_value::<Fingerprint>(value.clone()).ok()),
+            record
+                .params
+                .get("plan")
+                .and_then(|value| serde_json::from_value::<CheckPlan>(value.clone()).ok()),
+        );
+        let (Some(fingerprint), Some(plan)) = parsed else {
+            continue;
+        };
+        if checks.iter().any(|check| check.rank == rank) {
+            continue; // a retest's plan record: the same plan
+        }
+        checks.push(HostCheck {
+            host: host.to_string(),
+            rank,
+            fingerprint,
+            plan,
+            values: Vec::new(),
+        });
+    }
+    for check in &mut checks {
+        for item in &check.plan.items {
+            let better = |a: f64, b: f64| {
+                if item.quantity.higher_is_better() {
+                    a.max(b)
+                } else {
+                    a.min(b)
+                }
+            };
+            let best = records
+                .iter()
+                .filter(|record| {
+                    record.benchmark == benchmark::CHECK
+                        && rank_of(record) == Some(check.rank)
+                        && record.params.get("key").and_then(Value::as_str) == Some(&item.key)
+                })
+                .map(|record| record.value)
+                .filter(|value| value.is_finite())
+                .reduce(better);
+            if let Some(value) = best {
+                check.values.push((item.clone(), value));
+            }
+        }
+    }
+    checks.sort_by_key(|check| check.rank);
+    checks
+}
+
+/// A baseline from a cluster's check records: one entry per node type
+/// (hosts whose fingerprints are of the same type), each metric the median
+/// of those hosts with a tolerance from their spread ([`Reference::from_runs`]:
+/// three robust standard deviations, at least 5% for a bandwidth and 10%
+/// for a latency, or `tolerances`), the plan of its first host. `Err` when
+/// no host measured the check.
+pub fn baseline_from_records(
+    records: &[Record],
+    tolerances: &Tolerances,
+) -> Result<Vec<BaselineEntry>, String> {
+    let checks = host_checks(records);
+    if checks.is_empty() {
+        return Err("no host measured the check part: no baseline written".into());
+    }
+    let mut groups: Vec<Vec<&HostCheck>> = Vec::new();
+    for check in &checks {
+        match groups
+            .iter_mut()
+            .find(|group| group[0].fingerprint.same_type(&check.fingerprint))
+        {
+            Some(group) => group.push(check),
+            None => groups.push(vec![check]),
+        }
+    }
+    let mut entries = Vec::new();
+    for group in groups {
+        let first = group[0];
+        let mut metrics = std::collections::BTreeMap::new();
+        for item in &first.plan.items {
+            let values: Vec<f64> = group
+                .iter()
+                .filter_map(|check| {
+                    check
+                        .values
+                        .iter()
+                        .find(|(measured, _)| measured.key == item.key)
+                        .map(|(_, value)| *value)
+                })
+                .collect();
+            if values.is_empty() {
+                continue;
+            }
+            metrics.insert(
+                item.key.clone(),
+                Reference::from_runs(item.quantity, &values, tolerances.for_item(item)),
+            );
+        }
+        let mut hosts: Vec<&str> = group.iter().map(|check| check.host.as_str()).collect();
+        hosts.dedup();
+        let mut written = Written::now(group.len());
+        written.host = hosts.join(", ");
+        entries.push(BaselineEntry {
+            fingerprint: first.fingerprint.clone(),
+            written,
+            plan: first.plan.clone(),
+            metrics,
+        });
+    }
+    Ok(entries)
+}
+
+/// A host whose check does not pass its baseline.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BaselineFinding {
+    pub host: String,
+    pub rank: i64,
+    /// As `check` says it: `node 0 triad bandwidth: 3.10 GB/s vs 10.2
+    /// GB/s (-5%)`, or why there is nothing to compare with.
+    pub problem: String,
+}
+
+/// Every measuring rank's check against `baseline`: each metric outside
+/// its bounds (the best of the rank's attempts: a host measured again is
+/// named only when every attempt failed), a metric of the baseline it did
+/// not measure, and a host of a node type the baseline has no entry for.
+pub fn compare_with_baseline(records: &[Record], baseline: &Baseline) -> Vec<BaselineFinding> {
+    let mut findings = Vec::new();
+    for check in host_checks(records) {
+        let finding = |problem: String| BaselineFinding {
+            host: check.host.clone(),
+            rank: check.rank,
+            problem,
+        };
+        let Some(entry) = baseline.entry_for(&check.fingerprint) else {
+            findings.push(finding(format!(
+                "no baseline for this node type ({}); the baseline holds {}",
+                check.fingerprint.node_type(),
+                baseline.held()
+            )));
+            continue;
+        };
+        for difference in check.fingerprint.differences(&entry.fingerprint) {
+            findings.push(finding(format!(
+                "{}: {} vs {} ({})",
+                difference.what, difference.measured, difference.reference, difference.tolerance
+            )));
+        }
+        for (key, reference) in &entry.metrics {
+            let Some((item, value)) = check.values.iter().find(|(item, _)| item.key == *key) else {
+                findings.push(finding(format!("{key}: not measured")));
+                continue;
+            };
+            if !reference.accepts(*value) {
+                findings.push(finding(format!(
+                    "{}: {} vs {} ({})",
+                    item.label(),
+                    figure(*value, item.quantity),
+                    figure(reference.value, item.quantity),
+                    reference.tolerance_text()
+                )));
+            }
+        }
+    }
+    findings
+}
+
+#[cfg(test)]
+mod tests;
