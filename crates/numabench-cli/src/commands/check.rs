@@ -217,25 +217,31 @@ fn bench_error(error: BenchError) -> CliError {
     super::measuring::bench_error(error)
 }
 
-fn write_baseline(
-    args: &CheckArgs,
-    path: &Path,
-    tolerances: &Tolerances,
-) -> Result<Status, CliError> {
-    let budget = budget_seconds(args)?;
-    // An existing file must be a baseline: it is added to, never clobbered.
-    let mut baseline = if path.exists() {
+/// `--write-baseline FILE`, before anything is measured: an existing file
+/// must be a baseline (it is added to, never clobbered), and the place
+/// must be writable.
+pub(crate) fn baseline_to_extend(path: &Path) -> Result<Baseline, CliError> {
+    let baseline = if path.exists() {
         Baseline::read(path).map_err(CliError::usage)?
     } else {
         Baseline::new()
     };
-    // Refuse an unwritable place before measuring.
     let probe = path.with_extension("tmp-numabench");
     std::fs::write(&probe, b"")
         .and_then(|_| std::fs::remove_file(&probe))
         .map_err(|error| {
             CliError::usage(format!("--write-baseline {}: {error}", path.display()))
         })?;
+    Ok(baseline)
+}
+
+fn write_baseline(
+    args: &CheckArgs,
+    path: &Path,
+    tolerances: &Tolerances,
+) -> Result<Status, CliError> {
+    let budget = budget_seconds(args)?;
+    let mut baseline = baseline_to_extend(path)?;
     let _lock = numabench::check::lock_checks().map_err(CliError::usage)?;
     let (mut context, fingerprint) = this_node()?;
     let mut plan = plan_check(&context.topology, budget);

@@ -207,23 +207,6 @@ mod with_mpi {
         })
     }
 
-    /// Rank 0, before anything is measured: `--write-baseline`'s file must
-    /// be a baseline (it is added to, never clobbered) in a writable place.
-    fn baseline_to_write(path: &std::path::Path) -> Result<Baseline, CliError> {
-        let baseline = if path.exists() {
-            Baseline::read(path).map_err(CliError::usage)?
-        } else {
-            Baseline::new()
-        };
-        let probe = path.with_extension("tmp-numabench");
-        std::fs::write(&probe, b"")
-            .and_then(|_| std::fs::remove_file(&probe))
-            .map_err(|error| {
-                CliError::usage(format!("--write-baseline {}: {error}", path.display()))
-            })?;
-        Ok(baseline)
-    }
-
     /// Rank 0, after the verdict: the baseline of every node type measured,
     /// added to `baseline` and written; one line says what was written.
     fn write_baseline(
@@ -297,7 +280,7 @@ mod with_mpi {
         let mut to_write = None;
         if session.rank() == 0 {
             if let Some(path) = &args.write_baseline {
-                match baseline_to_write(path) {
+                match super::super::check::baseline_to_extend(path) {
                     Ok(baseline) => to_write = Some((path, baseline)),
                     Err(error) => {
                         crate::exit::error_line(error.message());

@@ -13,13 +13,13 @@ use super::parts::Per;
 use super::tags;
 use crate::bench::{BenchError, Context};
 use crate::check::{
-    figure, measure_item, plan_check, Baseline, BaselineEntry, CheckItem, CheckPlan, Fingerprint,
-    Quantity, Reference, Tolerances, Written, DEFAULT_BUDGET_SECONDS,
+    figure, item_record, measure_item, plan_check, Baseline, BaselineEntry, CheckItem, CheckPlan,
+    Fingerprint, Quantity, Reference, Tolerances, Written, DEFAULT_BUDGET_SECONDS,
 };
 use crate::doctor::{run_doctor, SystemFiles};
 use crate::kernels::SimdLevel;
 use crate::output::{Placement, Record, Unit};
-use crate::stats::{Sample, Summary};
+use crate::stats::Summary;
 use numabench_schema::benchmark;
 use serde_json::{json, Map, Value};
 
@@ -107,51 +107,20 @@ pub fn measure_check(
     context.repeat = plan.repeat;
     for item in &plan.items {
         let attempt = measure_item(&context, item, plan.latency_samples)?;
-        let mut params = Map::new();
-        params.insert("key".into(), json!(item.key));
-        params.insert("check".into(), json!(item.label()));
-        params.insert("quantity".into(), json!(item.quantity));
-        params.insert("node".into(), json!(item.memory_node));
-        params.insert("cpu_node".into(), json!(item.cpu_node));
-        params.insert("threads".into(), json!(item.cpus.len()));
-        params.insert("size_bytes".into(), json!(item.size));
-        params.insert("cache_affected".into(), json!(item.cache_affected));
-        let mut requested = Map::new();
-        requested.insert("cpus".into(), json!(item.cpus));
-        requested.insert("memory".into(), json!(format!("bind:{}", item.memory_node)));
-        let stats = Sample::new(attempt.repetitions.iter().copied())
-            .map(|sample| sample.summary())
-            .unwrap_or_else(|_| Summary::single(attempt.value));
+        let mut record = item_record(item, &attempt);
+        record
+            .params
+            .insert("quantity".into(), json!(item.quantity));
+        record
+            .params
+            .insert("cache_affected".into(), json!(item.cache_affected));
         emit(Measured {
-            record: Record {
-                benchmark: benchmark::CHECK.into(),
-                metric: quantity_metric(item.quantity).into(),
-                value: attempt.value,
-                unit: match item.quantity {
-                    Quantity::Latency => Unit::Nanoseconds,
-                    _ => Unit::GigabytesPerSecond,
-                },
-                params,
-                placement: Placement {
-                    requested,
-                    verified: Some(attempt.placement.clone()),
-                },
-                stats,
-            },
+            record,
             node: Some(item.cpu_node),
             key: Some(item_key(per, &context, item)),
         });
     }
     Ok(())
-}
-
-/// The metric name of a quantity's records (as `check`'s).
-fn quantity_metric(quantity: Quantity) -> &'static str {
-    match quantity {
-        Quantity::ReadBandwidth => "read_bandwidth",
-        Quantity::TriadBandwidth => "triad_bandwidth",
-        Quantity::Latency => "latency",
-    }
 }
 
 /// One measuring rank's check: who, its fingerprint and plan, and per item

@@ -294,57 +294,16 @@ impl ClusterSession {
                 // Waiting for its turn without spinning (issue 21, item 17).
                 let _ = wait::receive(&root, Some(TAG_GO), Wait::idle());
             }
-            let origin = Origin {
-                host: roles.hosts[rank].clone(),
-                rank: rank as i32,
-            };
-            for &part in &config.parts {
-                let mut send = |record: Record| {
-                    root.send_with_tag(&encode(&record)[..], TAG_RECORD);
-                };
-                if let Err(error) =
-                    measure_tagged(context, config, roles, &origin, part, 1, &mut send)
-                {
-                    let message = FailMessage {
-                        part: Some(part.name().to_string()),
-                        error: error.to_string(),
-                        silent: None,
-                    };
-                    root.send_with_tag(&encode(&message)[..], TAG_FAIL);
-                }
-            }
-            root.send_with_tag(&[0u8][..], TAG_DONE);
+            self.send_parts(context, config, roles, &config.parts, 1);
         }
         while let Ok((bytes, _)) = wait::receive(&root, Some(TAG_COMMAND), Wait::idle()) {
             match serde_json::from_slice::<Command>(&bytes) {
                 Ok(Command::Retest { parts }) => {
-                    let origin = Origin {
-                        host: roles.hosts[rank].clone(),
-                        rank: rank as i32,
-                    };
-                    for part in parts.iter().filter_map(|name| Part::by_name(name)) {
-                        let mut send = |record: Record| {
-                            root.send_with_tag(&encode(&record)[..], TAG_RECORD);
-                        };
-                        let measured = measure_tagged(
-                            context,
-                            config,
-                            roles,
-                            &origin,
-                            part,
-                            RETEST_ATTEMPT,
-                            &mut send,
-                        );
-                        if let Err(error) = measured {
-                            let message = FailMessage {
-                                part: Some(part.name().to_string()),
-                                error: error.to_string(),
-                                silent: None,
-                            };
-                            root.send_with_tag(&encode(&message)[..], TAG_FAIL);
-                        }
-                    }
-                    root.send_with_tag(&[0u8][..], TAG_DONE);
+                    let parts: Vec<Part> = parts
+                        .iter()
+                        .filter_map(|name| Part::by_name(name))
+                        .collect();
+                    self.send_parts(context, config, roles, &parts, RETEST_ATTEMPT);
                 }
                 Ok(Command::Pair { peer, lead }) => {
                     if lead {
@@ -370,6 +329,40 @@ impl ClusterSession {
                 Ok(Command::Finish) | Err(_) => break,
             }
         }
+    }
+
+    /// A rank other than 0 measures `parts` (attempt `attempt`), sending
+    /// rank 0 each record as it is made and each failed part, then "done".
+    fn send_parts(
+        &self,
+        context: &Context,
+        config: &ClusterConfig,
+        roles: &Roles,
+        parts: &[Part],
+        attempt: u32,
+    ) {
+        let rank = self.rank() as usize;
+        let root = self.world.process_at_rank(0);
+        let origin = Origin {
+            host: roles.hosts[rank].clone(),
+            rank: rank as i32,
+        };
+        for &part in parts {
+            let mut send = |record: Record| {
+                root.send_with_tag(&encode(&record)[..], TAG_RECORD);
+            };
+            if let Err(error) =
+                measure_tagged(context, config, roles, &origin, part, attempt, &mut send)
+            {
+                let message = FailMessage {
+                    part: Some(part.name().to_string()),
+                    error: error.to_string(),
+                    silent: None,
+                };
+                root.send_with_tag(&encode(&message)[..], TAG_FAIL);
+            }
+        }
+        root.send_with_tag(&[0u8][..], TAG_DONE);
     }
 
     /// The echoing end of a ping-pong: send back every message until the

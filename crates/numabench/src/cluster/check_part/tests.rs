@@ -37,7 +37,7 @@ fn host_records(
         let value = value(index, item);
         records.push(tag(Record {
             benchmark: benchmark::CHECK.into(),
-            metric: quantity_metric(item.quantity).into(),
+            metric: "read_bandwidth".into(),
             value,
             unit: Unit::GigabytesPerSecond,
             params: Map::from_iter([("key".to_string(), json!(item.key))]),
