@@ -12,6 +12,7 @@ pub mod cluster;
 pub mod doctor;
 pub mod findings;
 pub mod hmat;
+pub mod hosts;
 pub mod matrix;
 pub mod matrix_ratio;
 pub mod meta;
@@ -117,6 +118,11 @@ const TRAILING: &[SectionKind] = &[
         benchmarks: &["check"],
         build: tables::check,
         shows: every,
+    },
+    SectionKind {
+        benchmarks: &["cluster", "check", "mpi-monitor"],
+        build: hosts::build,
+        shows: hosts::shows,
     },
 ];
 
