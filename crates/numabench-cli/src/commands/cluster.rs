@@ -72,6 +72,12 @@ fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
         "cluster plan for {hosts} host(s): parts {}",
         names.join(", ")
     );
+    if parts.contains(&Part::Check) {
+        println!(
+            "check part: what `numabench check --plan` shows on each host, at most {:.0} s a host (its baseline entry's plan, else check's own; --size sets every working set), and again for each suspect",
+            numabench::check::DEFAULT_BUDGET_SECONDS
+        );
+    }
     let host_parts = parts.iter().any(|&part| part != Part::Pingpong);
     if host_parts {
         if args.sequential {
