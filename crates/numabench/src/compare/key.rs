@@ -66,6 +66,24 @@ pub const RUN_SPECIFIC: &[&str] = &[
     "slit_distance",
     "threads_seen",
     "team_threads",
+    // The MPI monitor's outcomes beside a figure: where a rank ran, the
+    // spread over ranks of a call type, where its buffers were (#37).
+    "cpus_ran",
+    "rank_min",
+    "rank_mean",
+    "rank_max",
+    "ranks_calling",
+    "mpi_share",
+    "app_share",
+    "pages_local",
+    "pages_remote",
+    "pages_absent",
+    "large_buffers",
+    "sampled_buffers",
+    // A cluster retest's attempt, and whether a host's check plan came
+    // from its baseline: the same measurement either way.
+    "attempt",
+    "plan_from_baseline",
     "other_threads_usage",
     "perf_per_worker",
     "perf_multiplexed",
