@@ -74,7 +74,7 @@ fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
     );
     if parts.contains(&Part::Check) {
         println!(
-            "check part: what `numabench check --plan` shows on each host, at most {:.0} s a host (its baseline entry's plan, else check's own; --size sets every working set), and again for each suspect",
+            "check part: at most {:.0} s a host, and again for each suspect (`numabench check --plan`:\n  its baseline entry's plan, else check's own; --size sets every working set)",
             numabench::check::DEFAULT_BUDGET_SECONDS
         );
     }

@@ -44,7 +44,7 @@ fn buffer_line(ranks: &BTreeMap<i64, BTreeMap<&str, &Record>>) -> String {
         return String::new();
     };
     format!(
-        "MPI buffers (sends and receives of {} bytes or more, {answered} pages sampled): {} on the rank's own node; least: rank {rank} {}\n",
+        "MPI buffers >= {} B ({answered} pages sampled): {} on the rank's node; least: rank {rank} {}\n",
         min_bytes.map_or("-".to_string(), |bytes| bytes.to_string()),
         format_percent(local as f64 / answered as f64),
         format_percent(share),
