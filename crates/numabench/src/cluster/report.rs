@@ -123,6 +123,9 @@ pub fn analyze(
     // all records of a unit are compared (`--per numa` has one per target
     // at a distance), each against the other units' records.
     let mut by_key: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
+    // (key, unit, target) → its entry's index in `by_key[key]`.
+    let mut seen: std::collections::HashMap<(String, String, Option<String>), usize> =
+        std::collections::HashMap::new();
     let mut units: Vec<String> = Vec::new();
     let mut hosts: Vec<String> = Vec::new();
     let mut settings: Vec<(String, Map<String, Value>)> = Vec::new();
@@ -146,15 +149,15 @@ pub fn analyze(
             units.push(unit.clone());
         }
         let target = text(&record.params, tags::TARGET);
-        let entries = by_key.entry(key).or_default();
+        let entries = by_key.entry(key.clone()).or_default();
         // A retest of the same unit and target: the better attempt counts.
-        if let Some(earlier) = entries
-            .iter_mut()
-            .find(|entry| entry.unit == unit && entry.target == target)
-        {
+        let place = (key, unit.clone(), target.clone());
+        if let Some(&index) = seen.get(&place) {
+            let earlier: &mut Entry = &mut entries[index];
             earlier.value = better(record.unit, earlier.value, record.value);
             continue;
         }
+        seen.insert(place, entries.len());
         entries.push(Entry {
             unit,
             host,
@@ -493,6 +496,23 @@ mod tests {
             json!({"doctor.thp": thp, "numa_nodes": 1}),
         );
         record("numa_nodes", 1.0, Unit::Count, params)
+    }
+
+    /// A retest (a second record of the same unit and key) that came back
+    /// healthy clears the unit: the better attempt counts, whichever way
+    /// better is (higher bandwidth, lower latency); a slow retest keeps it.
+    #[test]
+    fn the_better_attempt_of_a_retested_unit_counts() {
+        let mut records = four_hosts_one_slow();
+        records.push(tagged("c", "triad node 0", 10.1, Unit::GigabytesPerSecond));
+        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        let keys: Vec<&str> = report.outliers.iter().map(|o| o.key.as_str()).collect();
+        assert_eq!(keys, ["latency local"], "{report:?}");
+        records.push(tagged("c", "latency local", 90.5, Unit::Nanoseconds));
+        records.push(tagged("c", "latency local", 400.0, Unit::Nanoseconds));
+        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert!(report.outliers.is_empty(), "{report:?}");
+        assert_eq!(report.units, 4);
     }
 
     #[test]
