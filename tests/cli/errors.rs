@@ -463,6 +463,18 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["overdecompose", "--cores", "4096"], "--cores 4096: only"),
     (
+        &["overdecompose", "--hostfile", "/nonexistent/hosts"],
+        "cannot read --hostfile /nonexistent/hosts: ",
+    ),
+    (
+        &["overdecompose", "--host", "n1,,n2"],
+        "invalid --host 'n1,,n2': '' is not a host name",
+    ),
+    (
+        &["overdecompose", "--host", "n1", "--hostfile", "/etc/hosts"],
+        "'--host <LIST>' cannot be used with '--hostfile <FILE>'",
+    ),
+    (
         &["overdecompose", "--topology", OTHER_MACHINE_XML],
         "two-sockets-hbm-cxl.xml' is not this machine",
     ),

@@ -20,6 +20,8 @@
 //! environment variables):
 //! - a *slow host* ([`HostsConfig::slow_host`]): its group is limited to
 //!   [`SLOW_HOST_QUOTA_PERCENT`] % of one CPU (CFS quota);
+//! - *private `/dev/shm`* ([`HostsConfig::private_shm`]): every host
+//!   mounts a tmpfs of its own there, as separate machines would have;
 //! - a *THP-never host* ([`HostsConfig::thp_never_host`]): in its private
 //!   mount namespace, `/sys/kernel/mm/transparent_hugepage/enabled` is a
 //!   bind-mounted file reading `always madvise [never]`, so `numabench
@@ -84,6 +86,10 @@ pub struct HostsConfig {
     pub slow_host: Option<usize>,
     /// Index of a host whose processes see transparent huge pages `never`.
     pub thp_never_host: Option<usize>,
+    /// Every host gets a `/dev/shm` of its own (a fresh tmpfs in its mount
+    /// namespace), as the nodes of a real cluster have: a file one host
+    /// writes there is not on the others.
+    pub private_shm: bool,
 }
 
 /// A set of hosts (network namespaces on a private bridge); torn down on drop.
@@ -318,6 +324,27 @@ impl Hosts {
         cmd
     }
 
+    /// OpenMPI's settings of [`Hosts::mpirun`] as environment variables
+    /// (`OMPI_MCA_<name>`, which mpirun reads), for a program that starts
+    /// `mpirun` itself inside a host ([`Hosts::on_host`]): the launch agent,
+    /// TCP on the hosts' subnet.
+    pub fn mca_env(&self) -> Vec<(String, String)> {
+        let subnet = self.subnet();
+        [
+            (
+                "plm_rsh_agent",
+                self.temp_dir().join("agent").display().to_string(),
+            ),
+            ("plm_rsh_no_tree_spawn", "1".to_string()),
+            ("btl", "tcp,self".to_string()),
+            ("btl_tcp_if_include", subnet.clone()),
+            ("oob_tcp_if_include", subnet),
+        ]
+        .into_iter()
+        .map(|(name, value)| (format!("OMPI_MCA_{name}"), value))
+        .collect()
+    }
+
     /// A command run inside host `i` (its namespace, hostname and settings),
     /// without MPI.
     pub fn on_host(&self, i: usize, program: &Path, args: &[&str]) -> Command {
@@ -436,6 +463,9 @@ impl Hosts {
             if let Some(dir) = self.cgroup_dirs.get(i) {
                 let tasks = dir.join("tasks");
                 let _ = write!(setup, "; echo $$ > {} || exit 126", tasks.display());
+            }
+            if self.config.private_shm {
+                setup.push_str("; mount -t tmpfs -o mode=1777 nbshm /dev/shm || exit 126");
             }
             if self.config.thp_never_host == Some(i) {
                 let file = self.temp_dir().join("thp-enabled");

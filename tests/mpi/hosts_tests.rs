@@ -326,6 +326,7 @@ fn teardown_after_a_failed_assertion_leaves_nothing() {
             count: 2,
             slow_host: Some(0),
             thp_never_host: Some(1),
+            private_shm: true,
         });
         *footprint.lock().unwrap() = Some(hosts.footprint());
         assert!(

@@ -14,6 +14,7 @@ mod hosts_tests;
 mod monitor;
 mod monitor_logs;
 mod overdecompose;
+mod overdecompose_hosts;
 mod run_ranks;
 #[path = "../shared/mod.rs"]
 mod shared;

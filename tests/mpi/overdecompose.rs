@@ -234,7 +234,7 @@ fn a_monitor_library_that_is_not_there_is_one_line_and_status_2() {
 /// cargo puts it beside numabench (built with `cargo test --all-features`,
 /// or here with `cargo build -p numabench-mpi --features mpi` when absent).
 /// The study needs crates/numabench-mpi built with its `mpi` feature.
-fn monitor_library() -> PathBuf {
+pub fn monitor_library() -> PathBuf {
     if let Some(path) = std::env::var_os("NUMABENCH_MPI_LIB") {
         return PathBuf::from(path);
     }

@@ -493,9 +493,16 @@ pub struct OverdecomposeArgs {
     /// Ranks per core K, each 1 to 32 (K = 1, the speedups' baseline, is always run).
     #[arg(long, value_name = "LIST", default_value = "1,2,4,8", value_parser = parse_ranks_per_core_arg)]
     pub ranks_per_core: Listed<usize>,
-    /// Cores to run on (the first N allowed cores in cores-first order). Default: every allowed core.
+    /// Cores to run on, on every host (the first N allowed cores in cores-first order). Default: every allowed core of this host.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub cores: Option<u32>,
+    /// Run across the hosts of this OpenMPI hostfile ('name [slots=N]' lines), K x cores ranks on each.
+    /// Default: this host, or every node of the Slurm allocation numabench runs in.
+    #[arg(long, value_name = "FILE", conflicts_with = "host")]
+    pub hostfile: Option<PathBuf>,
+    /// Run across these hosts (a comma-separated list, as mpirun's --host), K x cores ranks on each.
+    #[arg(long, value_name = "LIST")]
+    pub host: Option<String>,
     /// Runs of each configuration, interleaved round-robin.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub repeat: u32,

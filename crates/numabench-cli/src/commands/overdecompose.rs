@@ -7,8 +7,8 @@ use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use crate::tables::StdoutView;
 use numabench::overdecompose::{
-    core_cpus, find_monitor_library, render_sweep, run_overdecompose, Launcher, OverdecomposeError,
-    StudyConfig, DEFAULT_OMEGA, MONITOR_LIBRARY_ENV,
+    core_cpus, find_monitor_library, render_sweep, run_overdecompose, Hosts, Launcher,
+    OverdecomposeError, StudyConfig, DEFAULT_OMEGA, MONITOR_LIBRARY_ENV,
 };
 
 /// Seconds a K = 1 run should take when `--iterations` is not given: long
@@ -39,7 +39,22 @@ fn require_mpi_build() -> Result<(), CliError> {
     }
 }
 
+/// Where the ranks run: `--hostfile`, `--host`, else the Slurm allocation
+/// numabench runs in when it has several nodes, else this host.
+fn hosts_of(args: &OverdecomposeArgs) -> Result<Hosts, CliError> {
+    let hosts = if let Some(path) = &args.hostfile {
+        Hosts::from_hostfile(path)
+    } else if let Some(list) = &args.host {
+        Hosts::from_list(list)
+    } else {
+        Hosts::from_slurm(|name| std::env::var(name).ok())
+            .map(|slurm| slurm.unwrap_or_else(Hosts::local))
+    };
+    hosts.map_err(CliError::usage)
+}
+
 pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
+    let hosts = hosts_of(args)?;
     let context = context_of(args.repeat, false, args.plan, args.topology.as_deref())?;
     let cores_available = core_cpus(&context.topology);
     let cores = match args.cores {
@@ -79,7 +94,10 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
         omega: DEFAULT_OMEGA,
         iterations: args.iterations.map(|n| n as usize),
         run_seconds: RUN_SECONDS,
-        launcher: Launcher::mpirun(program),
+        launcher: Launcher {
+            hosts,
+            ..Launcher::mpirun(program)
+        },
         monitor,
     };
     if args.plan {
@@ -104,7 +122,14 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
             outcome.calibration.compute_per_point * 1e9,
             outcome.calibration.exchange_per_half_sweep * 1e6
         );
-        print!("{}", render_sweep(&outcome.summaries, cores));
+        if config.hosts().several() {
+            println!(
+                "hosts: {}; K x {} ranks on each",
+                config.hosts(),
+                config.cores
+            );
+        }
+        print!("{}", render_sweep(&outcome.summaries, config.all_cores()));
     }
     if outcome.interrupted {
         eprintln!("numabench: warning: interrupted: the summaries cover the runs made");

@@ -43,4 +43,6 @@ pub use parts::{
 pub use pingpong_summary::pingpong_summaries;
 pub use report::{analyze, ClusterReport, Failure, OutlierFinding};
 pub use settings::{differing, host_settings, Difference, MEMORY_TOLERANCE};
+#[cfg(feature = "mpi")]
+pub use tags::every_rank_host;
 pub use tags::{host_name, Origin, ATTEMPT};

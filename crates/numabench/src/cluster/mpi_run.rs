@@ -33,7 +33,7 @@ use super::pingpong_summary::{
     pingpong_summaries, HOST_A, HOST_B, RANK_A, RANK_B, SAME_HOST, UNIT_A, UNIT_B,
 };
 use super::report::{analyze, ClusterReport, Failure};
-use super::tags::{host_name, Origin};
+use super::tags::{every_rank_host, Origin};
 use super::wait::{self, Pace, TimedOut, Wait};
 use crate::bench::Context;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
@@ -54,9 +54,6 @@ const TAG_DONE: i32 = 104;
 const TAG_COMMAND: i32 = 105;
 const TAG_PING: i32 = 106;
 const TAG_PING_END: i32 = 107;
-
-/// Host names travel in fixed slots of this many bytes.
-const HOST_SLOT: usize = 256;
 
 /// What `cluster` was asked to do (validated by the command line).
 #[derive(Debug, Clone)]
@@ -229,22 +226,6 @@ impl ClusterSession {
         self.world.abort(code)
     }
 
-    /// Every rank's host name, by rank.
-    fn host_names(&self) -> Vec<String> {
-        let mut mine = [0u8; HOST_SLOT];
-        let name = host_name();
-        let bytes = &name.as_bytes()[..name.len().min(HOST_SLOT - 1)];
-        mine[..bytes.len()].copy_from_slice(bytes);
-        let mut all = vec![0u8; HOST_SLOT * self.world.size() as usize];
-        self.world.all_gather_into(&mine[..], &mut all[..]);
-        all.chunks(HOST_SLOT)
-            .map(|slot| {
-                let end = slot.iter().position(|&b| b == 0).unwrap_or(slot.len());
-                String::from_utf8_lossy(&slot[..end]).into_owned()
-            })
-            .collect()
-    }
-
     /// Runs `cluster` on every rank. Rank 0 must pass its output
     /// `pipeline`; every record reaches it as it arrives, then the
     /// verdict records.
@@ -255,7 +236,7 @@ impl ClusterSession {
         pipeline: Option<&mut Pipeline>,
     ) -> Result<ClusterOutcome, OutputError> {
         let roles = Roles {
-            hosts: self.host_names(),
+            hosts: every_rank_host(&self.world),
             per: config.per,
         };
         match pipeline {

@@ -61,6 +61,29 @@ pub fn host_name() -> String {
     String::from_utf8_lossy(&buffer[..end]).into_owned()
 }
 
+/// Every rank's host name ([`host_name`]), by rank: one all-gather of
+/// fixed slots of [`HOST_SLOT`] bytes (longer names are cut).
+#[cfg(feature = "mpi")]
+pub fn every_rank_host(world: &mpi::topology::SimpleCommunicator) -> Vec<String> {
+    use mpi::traits::{Communicator, CommunicatorCollectives};
+    let mut mine = [0u8; HOST_SLOT];
+    let name = host_name();
+    let bytes = &name.as_bytes()[..name.len().min(HOST_SLOT - 1)];
+    mine[..bytes.len()].copy_from_slice(bytes);
+    let mut all = vec![0u8; HOST_SLOT * world.size() as usize];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    all.chunks(HOST_SLOT)
+        .map(|slot| {
+            let end = slot.iter().position(|&b| b == 0).unwrap_or(slot.len());
+            String::from_utf8_lossy(&slot[..end]).into_owned()
+        })
+        .collect()
+}
+
+/// Host names travel in fixed slots of this many bytes.
+#[cfg(feature = "mpi")]
+const HOST_SLOT: usize = 256;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! A validated `numabench overdecompose`, and the configurations it runs
 //! (one per target communication share and K), for `--plan` and the run.
 
+use super::hosts::Hosts;
 use super::launch::Launcher;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -22,7 +23,7 @@ pub struct StudyConfig {
     pub shares: Vec<f64>,
     /// Ranks per core, ascending, 1 first (the baseline of the speedups).
     pub ranks_per_core: Vec<usize>,
-    /// Cores used; the ranks of core i run on `core_cpus[i]`.
+    /// Cores used on every host; the ranks of core i run on `core_cpus[i]`.
     pub cores: usize,
     /// The CPU of each core used, in the order the worker ranks pick them
     /// (cores-first over the allowed CPUs).
@@ -36,7 +37,7 @@ pub struct StudyConfig {
     /// run takes about `run_seconds`.
     pub iterations: Option<usize>,
     pub run_seconds: f64,
-    /// How workers start.
+    /// How workers start, and on which hosts.
     pub launcher: Launcher,
     /// libnumabench_mpi.so (`None` only for a plan).
     pub monitor: Option<PathBuf>,
@@ -93,6 +94,16 @@ pub struct Configuration {
 }
 
 impl StudyConfig {
+    /// The hosts the ranks run on.
+    pub fn hosts(&self) -> &Hosts {
+        &self.launcher.hosts
+    }
+
+    /// Cores over every host.
+    pub fn all_cores(&self) -> usize {
+        self.cores * self.hosts().count()
+    }
+
     /// Every (share, K), shares outermost: the order of one round.
     pub fn configurations(&self) -> Vec<Configuration> {
         self.shares
@@ -101,20 +112,18 @@ impl StudyConfig {
                 self.ranks_per_core.iter().map(move |&k| Configuration {
                     share,
                     ranks_per_core: k,
-                    ranks: k * self.cores,
+                    ranks: k * self.all_cores(),
                 })
             })
             .collect()
     }
 
-    /// The CPU of each rank of a configuration, in rank order.
+    /// The CPU of each rank of a configuration on one host, in rank order
+    /// (every host places its ranks alike).
     pub fn rank_cpus(&self, configuration: &Configuration) -> Vec<Option<u32>> {
-        (0..configuration.ranks)
-            .map(|rank| {
-                self.core_cpus
-                    .get(rank / configuration.ranks_per_core)
-                    .copied()
-            })
+        let k = configuration.ranks_per_core.max(1);
+        (0..k * self.cores)
+            .map(|rank| self.core_cpus.get(rank / k).copied())
             .collect()
     }
 
@@ -128,6 +137,7 @@ impl StudyConfig {
                     "target_comm_share": configuration.share,
                     "ranks_per_core": configuration.ranks_per_core,
                     "ranks": configuration.ranks,
+                    "ranks_per_host": configuration.ranks / self.hosts().count(),
                     "rank_cpus": self.rank_cpus(configuration),
                     "nx": self.nx,
                     "rows_per_core": "calibrated at start",
@@ -136,6 +146,9 @@ impl StudyConfig {
             .collect();
         serde_json::json!({
             "benchmark": "overdecompose",
+            "hosts": self.hosts().count(),
+            "host_names": self.hosts().names,
+            "hosts_from": self.hosts().to_string(),
             "cores": self.cores,
             "core_cpus": self.core_cpus,
             "repeat": self.repeat,
@@ -151,12 +164,22 @@ impl StudyConfig {
         let _ = writeln!(
             text,
             "overdecompose: red-black SOR on {} columns x (rows per core x {} cores) rows, omega {}, strips of rows per rank, blocking halo exchange after each colour",
-            self.nx, self.cores, self.omega
+            self.nx,
+            self.all_cores(),
+            self.omega
         );
+        if self.hosts().several() {
+            let _ = writeln!(
+                text,
+                "hosts: {}; each runs K x {} ranks (mpirun --map-by ppr:RANKS:node), consecutive ranks on one host; every run checks where its ranks ran",
+                self.hosts(),
+                self.cores
+            );
+        }
         let _ = writeln!(
             text,
             "calibration first: 1 rank per core ({} ranks) measures compute time per point and exchange time per half-sweep; rows per core for each share follow from it (at least the largest K)",
-            self.cores
+            self.all_cores()
         );
         match self.iterations {
             Some(iterations) => {
@@ -186,10 +209,15 @@ impl StudyConfig {
                 .collect();
             let _ = writeln!(
                 text,
-                "  comm share {:>3.0}%  K={:<2}  ranks {:<3}  CPU per rank (rank order): {}",
+                "  comm share {:>3.0}%  K={:<2}  ranks {:<3}  CPU per rank{} (rank order): {}",
                 configuration.share * 100.0,
                 configuration.ranks_per_core,
                 configuration.ranks,
+                if self.hosts().several() {
+                    " on each host"
+                } else {
+                    ""
+                },
                 cpus.join(",")
             );
         }

@@ -2,7 +2,9 @@
 //! hidden worker subcommand, waiting ranks yielding their CPU
 //! (`mpi_yield_when_idle`), the monitor preloaded into the ranks (not
 //! into mpirun) with `-x`, and the worker's report read from its stdout.
+//! With several hosts ([`Hosts`]) every host gets the same number of ranks.
 
+use super::hosts::Hosts;
 use super::monitor::MONITOR_OUT_ENV;
 use super::worker_config::{WorkerConfig, WorkerReport};
 use std::os::unix::process::CommandExt;
@@ -19,6 +21,8 @@ pub struct Launcher {
     pub program: PathBuf,
     /// Add `--allow-run-as-root` (only when running as root).
     pub allow_root: bool,
+    /// Where the ranks run.
+    pub hosts: Hosts,
 }
 
 /// Why a worker run gave no report.
@@ -49,10 +53,12 @@ impl Launcher {
             mpirun: "mpirun".into(),
             program,
             allow_root: root,
+            hosts: Hosts::local(),
         }
     }
 
-    /// The whole command line of a run of `ranks` ranks; with
+    /// The whole command line of a run of `ranks` ranks (over every host,
+    /// the same number on each); with
     /// `monitor = Some((library, out))` the ranks preload the monitor and
     /// it writes to `out`.
     pub fn command_line(
@@ -81,6 +87,9 @@ impl Launcher {
             .iter()
             .map(|text| text.to_string()),
         );
+        let np = line.pop();
+        line.extend(self.hosts.mpirun_args(ranks / self.hosts.count().max(1)));
+        line.extend(np);
         line.push(ranks.to_string());
         if let Some((library, out)) = monitor {
             line.push("-x".into());

@@ -12,6 +12,7 @@
 
 mod config;
 mod grid;
+mod hosts;
 mod launch;
 mod model;
 mod monitor;
@@ -31,6 +32,7 @@ pub use config::{
     MAX_RANKS_PER_CORE,
 };
 pub use grid::{boundary_value, HaloViews, StripGrid};
+pub use hosts::{HostSource, Hosts, HostsError, Misplaced};
 pub use launch::{LaunchError, Launcher};
 pub use model::{choose_rows, iterations_for, Calibration, SizeChoice};
 pub use monitor::{
@@ -50,7 +52,7 @@ pub use sweep::{render_sweep, ConfigSummary, RunResult};
 #[cfg(feature = "mpi")]
 pub use worker::{run_worker, WorkerError};
 pub use worker_config::{
-    Verification, WorkerConfig, WorkerReport, SKIP_EXCHANGE_ENV, WORKER_SUBCOMMAND,
+    HostRanks, Verification, WorkerConfig, WorkerReport, SKIP_EXCHANGE_ENV, WORKER_SUBCOMMAND,
 };
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! summary records of every configuration.
 
 use super::config::StudyConfig;
+use super::hosts::Misplaced;
 use super::launch::LaunchError;
 use super::model::{choose_rows, iterations_for, Calibration};
 use super::monitor::{monitor_figures, MonitorOutputError};
@@ -35,11 +36,14 @@ pub enum OverdecomposeError {
     Output(#[from] OutputError),
     #[error("{0}")]
     Monitor(#[from] MonitorOutputError),
-    #[error(
-        "the monitor wrote nothing to {path}: {reason} (is {} built with --features mpi?)",
-        super::monitor::MONITOR_LIBRARY
-    )]
-    NoMonitorOutput { path: String, reason: String },
+    #[error(transparent)]
+    Misplaced(#[from] Misplaced),
+    #[error("the monitor wrote nothing to {path}: {reason} ({hint})")]
+    NoMonitorOutput {
+        path: String,
+        reason: String,
+        hint: String,
+    },
     #[error("cannot create the temporary folder {path}: {reason}")]
     TempDir { path: String, reason: String },
 }
@@ -53,17 +57,24 @@ pub struct StudyOutcome {
     pub interrupted: bool,
 }
 
-/// A folder for the monitor's files, fresh (mode 0700) inside numabench's
-/// private folder ([`crate::private_dir`]), removed when dropped.
+/// A folder for the monitor's files, fresh (mode 0700), removed when
+/// dropped: inside numabench's private folder ([`crate::private_dir`]) on
+/// one host; with several hosts in the current folder, which rank 0
+/// (maybe on another host) must see as numabench does: numabench's
+/// private folder is in the host's memory (`/dev/shm`), a current folder
+/// under mpirun is normally on a file system every host shares.
 struct TempDir(PathBuf);
 
 impl TempDir {
-    fn new() -> Result<Self, OverdecomposeError> {
+    fn new(shared: bool) -> Result<Self, OverdecomposeError> {
         static STUDIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let name = format!(
             "overdecompose-{}",
             STUDIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         );
+        if shared {
+            return Self::in_current_folder(&name);
+        }
         crate::private_dir::subdir(&name)
             .map(Self)
             .map_err(|error| OverdecomposeError::TempDir {
@@ -74,6 +85,23 @@ impl TempDir {
                     .to_string(),
                 reason: error.to_string(),
             })
+    }
+
+    /// `.numabench-NAME-XXXXXX` in the current folder (a random name,
+    /// created exclusively, mode 0700).
+    fn in_current_folder(name: &str) -> Result<Self, OverdecomposeError> {
+        use std::os::unix::fs::PermissionsExt;
+        let failed = |reason: std::io::Error| OverdecomposeError::TempDir {
+            path: format!("./.numabench-{name}-*"),
+            reason: reason.to_string(),
+        };
+        let here = std::env::current_dir().map_err(failed)?;
+        let created = tempfile::Builder::new()
+            .prefix(&format!(".numabench-{name}-"))
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir_in(&here)
+            .map_err(failed)?;
+        Ok(Self(created.keep()))
     }
 }
 
@@ -88,14 +116,15 @@ impl Drop for TempDir {
 pub fn calibrate(config: &StudyConfig) -> Result<Calibration, OverdecomposeError> {
     let worker = WorkerConfig {
         nx: config.nx,
-        ny: CALIBRATION_ROWS * config.cores,
+        ny: CALIBRATION_ROWS * config.all_cores(),
         iterations: CALIBRATION_ITERATIONS,
         omega: config.omega,
         ranks_per_core: 1,
         verify: false,
         skip_exchange: None,
     };
-    let report = config.launcher.run(config.cores, &worker, None)?;
+    let report = config.launcher.run(config.all_cores(), &worker, None)?;
+    config.hosts().check(&report.hosts, config.cores)?;
     let points = (worker.iterations * CALIBRATION_ROWS * worker.nx) as f64;
     Ok(Calibration {
         nx: config.nx,
@@ -113,9 +142,20 @@ fn monitored_run(
 ) -> Result<RunResult, OverdecomposeError> {
     let _ = std::fs::remove_file(out);
     let report = config.launcher.run(ranks, worker, Some((monitor, out)))?;
+    config
+        .hosts()
+        .check(&report.hosts, ranks / config.hosts().count())?;
     std::fs::metadata(out).map_err(|error| OverdecomposeError::NoMonitorOutput {
         path: out.display().to_string(),
         reason: error.to_string(),
+        hint: if config.hosts().several() {
+            "rank 0 writes it on its host: run numabench in a folder every host shares".into()
+        } else {
+            format!(
+                "is {} built with --features mpi?",
+                super::monitor::MONITOR_LIBRARY
+            )
+        },
     })?;
     let results = read_results_file(out, Mode::Strict).map_err(MonitorOutputError::from)?;
     let monitor = monitor_figures(&results.into_records())?;
@@ -131,7 +171,7 @@ pub fn run_overdecompose(
     progress: &mut dyn FnMut(&str),
 ) -> Result<StudyOutcome, OverdecomposeError> {
     let monitor = config.monitor.clone().unwrap_or_default();
-    let temp = TempDir::new()?;
+    let temp = TempDir::new(config.hosts().several())?;
     progress("calibration (1 rank per core)");
     let calibration = calibrate(config)?;
     for record in calibration_records(config, &calibration) {
@@ -153,7 +193,7 @@ pub fn run_overdecompose(
                 )
             });
             ConfigSummary {
-                ny: size.rows_per_core * config.cores,
+                ny: size.rows_per_core * config.all_cores(),
                 size,
                 iterations,
                 configuration,
@@ -186,7 +226,7 @@ pub fn run_overdecompose(
         };
         let out = temp.0.join("monitor.jsonl");
         let run = monitored_run(config, &worker, configuration.ranks, &monitor, &out)?;
-        let mut params = summary.params(config.cores, config.nx, config.omega);
+        let mut params = summary.params(config);
         params.remove("repetitions");
         params.insert("repetition".into(), json!(repetition));
         params.insert(
@@ -213,7 +253,7 @@ pub fn run_overdecompose(
     let stopped = slots.interrupted();
     set_speedups(&mut summaries);
     for summary in &summaries {
-        for record in summary.records(config.cores, config.nx, config.omega, &config.core_cpus) {
+        for record in summary.records(config) {
             pipeline.emit(&record)?;
         }
     }
@@ -231,7 +271,10 @@ pub fn calibration_records(config: &StudyConfig, calibration: &Calibration) -> V
     params.insert("phase".into(), json!("calibration"));
     params.insert("ranks_per_core".into(), json!(1));
     params.insert("cores".into(), json!(config.cores));
-    params.insert("ranks".into(), json!(config.cores));
+    if config.hosts().several() {
+        params.insert("hosts".into(), json!(config.hosts().count()));
+    }
+    params.insert("ranks".into(), json!(config.all_cores()));
     params.insert("nx".into(), json!(calibration.nx));
     params.insert("rows_per_rank".into(), json!(CALIBRATION_ROWS));
     params.insert("iterations".into(), json!(CALIBRATION_ITERATIONS));

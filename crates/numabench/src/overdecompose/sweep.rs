@@ -1,7 +1,7 @@
 //! One configuration's runs summed up: the figures of the K-sweep table,
 //! its records and the table itself.
 
-use super::config::Configuration;
+use super::config::{Configuration, StudyConfig};
 use super::model::SizeChoice;
 use super::monitor::MonitorFigures;
 use super::worker_config::WorkerReport;
@@ -66,8 +66,9 @@ impl ConfigSummary {
             .fold(0.0, f64::max)
     }
 
-    /// The parameters every record of this configuration carries.
-    pub fn params(&self, cores: usize, nx: usize, omega: f64) -> Map<String, Value> {
+    /// The parameters every record of this configuration of `study` carries.
+    pub fn params(&self, study: &StudyConfig) -> Map<String, Value> {
+        let (nx, omega) = (study.nx, study.omega);
         let mut params = Map::new();
         let configuration = &self.configuration;
         params.insert("target_comm_share".into(), json!(configuration.share));
@@ -77,7 +78,10 @@ impl ConfigSummary {
         );
         params.insert("share_reachable".into(), json!(self.size.reachable));
         params.insert("ranks_per_core".into(), json!(configuration.ranks_per_core));
-        params.insert("cores".into(), json!(cores));
+        params.insert("cores".into(), json!(study.cores));
+        if study.hosts().several() {
+            params.insert("hosts".into(), json!(study.hosts().count()));
+        }
         params.insert("ranks".into(), json!(configuration.ranks));
         params.insert("nx".into(), json!(nx));
         params.insert("ny".into(), json!(self.ny));
@@ -108,10 +112,11 @@ impl ConfigSummary {
 
     /// The summary records: time, speedup, TLP_1, TLP_2, system time,
     /// context switches, idle share and the measured communication share.
-    pub fn records(&self, cores: usize, nx: usize, omega: f64, cpus: &[u32]) -> Vec<Record> {
-        let params = self.params(cores, nx, omega);
+    pub fn records(&self, study: &StudyConfig) -> Vec<Record> {
+        let params = self.params(study);
+        let cores = study.all_cores();
         let mut requested = Map::new();
-        requested.insert("cpus".into(), json!(cpus));
+        requested.insert("cpus".into(), json!(study.core_cpus));
         requested.insert(
             "ranks_per_core".into(),
             json!(self.configuration.ranks_per_core),

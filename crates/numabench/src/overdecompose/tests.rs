@@ -369,6 +369,7 @@ fn study(ranks_per_core: Vec<usize>, cores: usize) -> StudyConfig {
             mpirun: "mpirun".into(),
             program: "/bin/numabench".into(),
             allow_root: true,
+            hosts: Hosts::local(),
         },
         monitor: None,
     }
@@ -402,6 +403,48 @@ fn the_launch_line_preloads_the_monitor_into_the_ranks_only() {
 }
 
 #[test]
+fn across_hosts_every_host_runs_k_ranks_per_core_and_the_plan_says_so() {
+    let mut config = study(vec![1, 2], 2);
+    config.launcher.hosts =
+        Hosts::from_hostfile_text(std::path::Path::new("/etc/hosts.mpi"), "n1\nn2\nn3\n").unwrap();
+    assert_eq!(config.all_cores(), 6);
+    let k2 = &config.configurations()[1];
+    assert_eq!(k2.ranks, 12);
+    assert_eq!(config.rank_cpus(k2), [Some(0), Some(0), Some(2), Some(2)]);
+    let worker = WorkerConfig {
+        nx: 16,
+        ny: 24,
+        iterations: 5,
+        omega: 1.5,
+        ranks_per_core: 2,
+        verify: false,
+        skip_exchange: None,
+    };
+    let text = config.launcher.command_line(12, &worker, None).join(" ");
+    assert!(text.contains(" --hostfile /etc/hosts.mpi --map-by ppr:4:node -np 12 /bin/numabench overdecompose-worker"), "{text}");
+    let plan = config.plan_text();
+    assert!(
+        plan.contains(
+            "hosts: 3 hosts from --hostfile /etc/hosts.mpi: n1, n2, n3; each runs K x 2 ranks"
+        ),
+        "{plan}"
+    );
+    assert!(plan.contains("(rows per core x 6 cores)"), "{plan}");
+    assert!(
+        plan.contains("K=2   ranks 12   CPU per rank on each host (rank order): 0,0,2,2"),
+        "{plan}"
+    );
+    let json = config.plan_json();
+    assert_eq!(json["hosts"], 3);
+    assert_eq!(json["configurations"][1]["ranks_per_host"], 4);
+    let records = calibration_records(&config, &calibration());
+    assert_eq!(records[0].params["hosts"], 3);
+    assert_eq!(records[0].params["ranks"], 6);
+    let alone = calibration_records(&study(vec![1], 2), &calibration());
+    assert!(!alone[0].params.contains_key("hosts"));
+}
+
+#[test]
 fn the_plan_lists_every_configuration_with_its_cpus() {
     let config = study(vec![1, 2], 2);
     let plan = config.plan_text();
@@ -431,6 +474,10 @@ fn run_with(time: f64, identical: bool) -> RunResult {
             rows_min: 4,
             rows_max: 4,
             cpus: vec![0, 0],
+            hosts: vec![HostRanks {
+                host: "h0".into(),
+                ranks: 2,
+            }],
             user_s: time * 0.5,
             system_s: time * 0.25,
             context_switches: 40.0,
@@ -480,7 +527,7 @@ fn summaries_give_speedups_against_k_1_and_records_for_every_figure() {
     assert_eq!(summaries[1].speedup, Some(2.0));
     assert!(summaries[1].verified());
     assert!(!summaries[3].verified());
-    let records = summaries[1].records(1, 16, 1.5, &[0]);
+    let records = summaries[1].records(&config);
     let metrics: Vec<&str> = records
         .iter()
         .map(|record| record.metric.as_str())
@@ -582,7 +629,7 @@ fn system_time_and_comm_share_are_the_timed_loops_in_record_and_table() {
         ],
         speedup: None,
     };
-    let records = summary.records(1, 16, 1.5, &[0]);
+    let records = summary.records(&config);
     let value = |metric: &str| records.iter().find(|r| r.metric == metric).unwrap().value;
     // The monitor's figures differ: 0.5 s of system time, 37.5% in MPI.
     assert_eq!(summary.runs[0].monitor.system_s, 0.5);

@@ -9,7 +9,8 @@ use super::rank_threads::{pin_all_threads, threads_not_on};
 use super::schedule::{flips_before, samples_after, Trail};
 use super::serial::{checksum, compare, serial_solve_traced};
 use super::strips::strips;
-use super::worker_config::{Verification, WorkerConfig, WorkerReport};
+use super::worker_config::{HostRanks, Verification, WorkerConfig, WorkerReport};
+use crate::cluster::every_rank_host;
 use crate::counters::usage_now;
 use crate::threads::pin_current_thread;
 use crate::topology::discover_this_system;
@@ -138,6 +139,7 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
         });
     };
     let cpu = placed_everywhere(&world, place(&world, config.ranks_per_core))?;
+    let hosts = HostRanks::of(&every_rank_host(&world));
     let strip = all_strips[rank as usize];
     let mut grid = StripGrid::new(config.nx, config.ny, strip);
     let (mut compute, mut communicate) = (0.0, 0.0);
@@ -265,6 +267,7 @@ pub fn run_worker(config: &WorkerConfig) -> Result<Option<WorkerReport>, WorkerE
         rows_min: rows.iter().copied().min().unwrap_or(0),
         rows_max: rows.iter().copied().max().unwrap_or(0),
         cpus: per_rank(3).map(|cpu| cpu as u32).collect(),
+        hosts,
         user_s: per_rank(5).sum(),
         system_s: per_rank(6).sum(),
         context_switches: per_rank(7).sum::<f64>() + per_rank(8).sum::<f64>(),

@@ -75,6 +75,32 @@ pub struct Verification {
     pub serial_checksum: String,
 }
 
+/// One host of a run and how many of its ranks ran there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostRanks {
+    /// The host's name (gethostname of its ranks).
+    pub host: String,
+    pub ranks: usize,
+}
+
+impl HostRanks {
+    /// The hosts of `names` (every rank's host, by rank) in the order of
+    /// their first rank, each with its number of ranks.
+    pub fn of(names: &[String]) -> Vec<HostRanks> {
+        let mut hosts: Vec<HostRanks> = Vec::new();
+        for name in names {
+            match hosts.iter_mut().find(|host| &host.host == name) {
+                Some(host) => host.ranks += 1,
+                None => hosts.push(HostRanks {
+                    host: name.clone(),
+                    ranks: 1,
+                }),
+            }
+        }
+        hosts
+    }
+}
+
 /// What rank 0 prints after MPI_Finalize: one JSON line on stdout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkerReport {
@@ -97,6 +123,8 @@ pub struct WorkerReport {
     pub rows_max: usize,
     /// The CPU each rank was pinned to, in rank order.
     pub cpus: Vec<u32>,
+    /// The hosts the ranks ran on, in the order of their first rank.
+    pub hosts: Vec<HostRanks>,
     /// User and system CPU time over the iterations, summed over ranks, s
     /// (getrusage of each rank's process, its MPI library's threads included).
     pub user_s: f64,
