@@ -20,24 +20,8 @@ fn profile_dir() -> PathBuf {
 /// profile directory beside numabench, where `run --mpi-monitor` finds it.
 pub(crate) fn library() -> &'static Path {
     static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
-    LIBRARY.get_or_init(|| {
-        let profile = profile_dir();
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
-        let mut build = Command::new(cargo);
-        build
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["build", "-p", "numabench-mpi", "--features", "mpi"])
-            .arg("--target-dir")
-            .arg(profile.parent().unwrap());
-        if profile.file_name().is_some_and(|name| name == "release") {
-            build.arg("--release");
-        }
-        let status = build.status().expect("cargo runs");
-        assert!(status.success(), "building libnumabench_mpi.so failed");
-        let library = profile.join("libnumabench_mpi.so");
-        assert!(library.is_file(), "{} not built", library.display());
-        library
-    })
+    LIBRARY
+        .get_or_init(|| crate::shared::monitor_library(&profile_dir(), env!("CARGO_MANIFEST_DIR")))
 }
 
 /// Compiles `tests/mpi/programs/<source>` with `compiler` into `dir`.

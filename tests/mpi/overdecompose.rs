@@ -3,7 +3,7 @@
 //! the whole study produces the K-sweep table with the monitor's TLP
 //! figures.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 const NUMABENCH: &str = env!("CARGO_BIN_EXE_numabench");
@@ -230,48 +230,13 @@ fn a_monitor_library_that_is_not_there_is_one_line_and_status_2() {
     assert!(output.stdout.is_empty());
 }
 
-/// The monitor, libnumabench_mpi.so: NUMABENCH_MPI_LIB if set, else where
-/// cargo puts it beside numabench (built with `cargo test --all-features`,
-/// or here with `cargo build -p numabench-mpi --features mpi` when absent).
-/// The study needs crates/numabench-mpi built with its `mpi` feature.
+/// The monitor, libnumabench_mpi.so: NUMABENCH_MPI_LIB if set, else the
+/// one [`crate::monitor::library`] builds beside numabench.
 pub fn monitor_library() -> PathBuf {
-    if let Some(path) = std::env::var_os("NUMABENCH_MPI_LIB") {
-        return PathBuf::from(path);
+    match std::env::var_os("NUMABENCH_MPI_LIB") {
+        Some(path) => PathBuf::from(path),
+        None => crate::monitor::library().to_path_buf(),
     }
-    let dir = Path::new(NUMABENCH).parent().unwrap();
-    let candidates = [
-        dir.join("libnumabench_mpi.so"),
-        dir.join("deps/libnumabench_mpi.so"),
-    ];
-    if let Some(found) = candidates.iter().find(|path| path.is_file()) {
-        return found.clone();
-    }
-    let profile = dir.file_name().unwrap().to_string_lossy().to_string();
-    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    build.args([
-        "build",
-        "-p",
-        "numabench-mpi",
-        "--features",
-        "mpi",
-        "--manifest-path",
-    ]);
-    build.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml"));
-    build.arg("--target-dir").arg(dir.parent().unwrap());
-    if profile == "release" {
-        build.arg("--release");
-    }
-    let status = build.status().expect("cargo starts");
-    assert!(
-        status.success(),
-        "cargo build -p numabench-mpi --features mpi failed"
-    );
-    candidates
-        .into_iter()
-        .find(|path| path.is_file())
-        .unwrap_or_else(|| {
-            panic!("libnumabench_mpi.so is missing beside {NUMABENCH}: the study needs crates/numabench-mpi built with --features mpi")
-        })
 }
 
 /// The worker's report with the test-only fault hook: every rank skips

@@ -34,3 +34,29 @@ pub fn closing_block_start(stdout: &str) -> Option<usize> {
     .filter_map(|heading| stdout.find(heading))
     .min()
 }
+
+/// The MPI monitor, `libnumabench_mpi.so`, built with its `mpi` feature by
+/// cargo into the build profile folder `profile` (`target/debug`, beside
+/// numabench, where `run --mpi-monitor` finds it); quick when it is up to
+/// date. `manifest_dir` is the calling crate's `CARGO_MANIFEST_DIR`.
+pub fn monitor_library(profile: &Path, manifest_dir: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut build = std::process::Command::new(cargo);
+    build
+        .current_dir(manifest_dir)
+        .args(["build", "-p", "numabench-mpi", "--features", "mpi"])
+        .arg("--target-dir")
+        .arg(
+            profile
+                .parent()
+                .expect("a profile folder inside the target folder"),
+        );
+    if profile.file_name().is_some_and(|name| name == "release") {
+        build.arg("--release");
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(status.success(), "building libnumabench_mpi.so failed");
+    let library = profile.join("libnumabench_mpi.so");
+    assert!(library.is_file(), "{} not built", library.display());
+    library
+}

@@ -1,5 +1,7 @@
 //! MPI programs inside the emulated-NUMA VM: an `mpicc`-built program runs
-//! there as a singleton and under `mpirun -np 2`, with the right ranks.
+//! there as a singleton and under `mpirun -np 2`, with the right ranks; the
+//! MPI monitor finds where the ranks' buffers live, on their own node or
+//! on the other one.
 //!
 //! A VM test whose commands run MPI programs boots with
 //! `VmOptions { mpi: true }` (`harness::run_in_vm_with`, or
@@ -8,24 +10,25 @@
 
 use crate::harness::{self, VmOptions};
 use crate::topologies;
+use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The MPI program `mpi_hello.c` compiled with `mpicc` into a temp dir
-/// (kept alive by the caller).
-fn build_hello() -> (tempfile::TempDir, PathBuf) {
+/// The MPI program `source` (its text) compiled with `mpicc` into a temp
+/// dir (kept alive by the caller) as `name`.
+fn build_program(name: &str, source: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::Builder::new()
         .prefix("numabench-vm-mpi-")
         .tempdir()
         .expect("temp dir");
-    let source = dir.path().join("mpi_hello.c");
-    std::fs::write(&source, include_str!("mpi_hello.c")).expect("write source");
-    let binary = dir.path().join("mpi_hello");
+    let path = dir.path().join(format!("{name}.c"));
+    std::fs::write(&path, source).expect("write source");
+    let binary = dir.path().join(name);
     let out = Command::new("mpicc")
-        .arg("-o")
+        .args(["-O1", "-o"])
         .arg(&binary)
-        .arg(&source)
+        .arg(&path)
         .output()
         .unwrap_or_else(|e| panic!("cannot run mpicc (Debian package libopenmpi-dev): {e}"));
     assert!(
@@ -34,6 +37,11 @@ fn build_hello() -> (tempfile::TempDir, PathBuf) {
         String::from_utf8_lossy(&out.stderr)
     );
     (dir, binary)
+}
+
+/// The MPI program `mpi_hello.c` ([`build_program`]).
+fn build_hello() -> (tempfile::TempDir, PathBuf) {
+    build_program("mpi_hello", include_str!("mpi_hello.c"))
 }
 
 /// `(rank, size, sum, host)` of each `rank=R size=S sum=X host=H` line.
@@ -113,4 +121,79 @@ fn mpi_hello_runs_in_vm() {
             assert_eq!(host, crate::mpi_guest::GUEST_HOSTNAME, "`{}`", commands[i]);
         }
     }
+}
+
+/// The monitor's `run` of the exchange-heavy `halo` (rows of 4096 doubles,
+/// 32 KiB, above the monitor's 16 KiB sampling size). numabench may use
+/// CPUs 0 and 1, node 0's, which the ranks inherit (`pin-compact` keeps
+/// them there), and `membind:N` (the memory policy mpirun and its ranks inherit)
+/// puts their pages on node 0, then on node 1. `--bind-to none`: OpenMPI's
+/// own binding (`--bind-to core`, its default for two ranks) resets each
+/// rank's memory policy to the default one.
+const MONITORED_HALO: &str = "taskset -c 0,1 numabench run --mpi-monitor --policy pin-compact+membind:0 --policy pin-compact+membind:1 --repeat 1 --warmup 0 --json -- mpirun -np 2 --bind-to none halo 4096 4 64";
+
+/// Where the monitor found the ranks' MPI buffers: every sampled page on
+/// the ranks' own node with their memory bound there, every one on the
+/// other node with it bound to node 1 (a serial initialisation on the
+/// other socket looks the same to the ranks).
+#[test]
+fn the_monitor_finds_mpi_buffers_on_the_ranks_node_or_the_other_one() {
+    let (_dir, halo) = build_program("halo", include_str!("../mpi/programs/halo.c"));
+    let numabench = Path::new(env!("CARGO_BIN_EXE_numabench"));
+    let library =
+        crate::shared::monitor_library(numabench.parent().unwrap(), env!("CARGO_MANIFEST_DIR"));
+    let topo = topologies::two_sockets();
+    let run = harness::run_in_vm_with(
+        &topo,
+        &[numabench, &library, &halo],
+        &[MONITORED_HALO],
+        VmOptions {
+            mpi: true,
+            ..VmOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let context = || format!("{}\n{}", run.transcript(), run.console);
+    let doc: Value = serde_json::from_str(run.stdout_ok(0))
+        .unwrap_or_else(|e| panic!("not JSON ({e})\n{}", context()));
+    let shares: Vec<&Value> = doc["records"]
+        .as_array()
+        .map(|records| {
+            records
+                .iter()
+                .filter(|r| r["benchmark"] == "mpi-monitor" && r["metric"] == "buffer_local_share")
+                .collect()
+        })
+        .unwrap_or_default();
+    for (policy, local) in [
+        ("pin-compact+membind:0", 1.0),
+        ("pin-compact+membind:1", 0.0),
+    ] {
+        let ranks: Vec<&&Value> = shares
+            .iter()
+            .filter(|r| r["params"]["policy"] == policy)
+            .collect();
+        assert_eq!(
+            ranks.len(),
+            2,
+            "{policy}: one share per rank\n{}",
+            context()
+        );
+        for record in ranks {
+            let params = &record["params"];
+            assert_eq!(record["value"], local, "{policy}: {record}\n{}", context());
+            let answered =
+                params["pages_local"].as_u64().unwrap() + params["pages_remote"].as_u64().unwrap();
+            assert!(answered >= 4, "{policy}: {record}");
+            // Node 0's CPUs only (numabench's own affinity, which the ranks inherit).
+            let cpus = params["cpus_ran"].as_array().unwrap();
+            assert!(cpus.iter().all(|cpu| cpu == 0 || cpu == 1), "{record}");
+            assert!(params["sampled_buffers"].as_u64().unwrap() >= 1, "{record}");
+        }
+    }
+    eprintln!(
+        "[{}] VM run took {:.1} s",
+        topo.name,
+        run.duration.as_secs_f64()
+    );
 }

@@ -145,7 +145,7 @@ impl MonitorExecutor {
     pub fn finish(mut self) -> MonitorResults {
         if self.missing > 0 {
             self.results.warnings.push(format!(
-                "--mpi-monitor: {} run(s) left no monitor records (not an MPI program, no MPI_Finalize, or the launcher did not pass LD_PRELOAD to the ranks)",
+                "--mpi-monitor: {} run(s) left no monitor records (not an MPI program, no MPI_Finalize, the launcher did not pass LD_PRELOAD to the ranks, or rank 0 ran on another host, which cannot see numabench's folder in /dev/shm: run numabench on rank 0's node)",
                 self.missing
             ));
         }
