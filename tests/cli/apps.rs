@@ -29,7 +29,7 @@ fn assert_verified_time(time: &serde_json::Value, quantity: &str, iterations: us
 }
 
 /// One STREAM run of two iterations over 1M.
-const SHORT_STREAM: &[&str] = &[
+pub const SHORT_STREAM: &[&str] = &[
     "stream",
     "--size",
     "1M",

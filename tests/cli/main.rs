@@ -47,6 +47,7 @@ mod topo_doctor;
 mod topology_file;
 mod unprivileged;
 mod version;
+mod weighted;
 
 use assert_cmd::Command;
 

@@ -186,7 +186,7 @@ fn llvm_libomp_runs_its_team_and_spins_under_every_pin_policy() {
 /// the shell and each process it forks to one CPU, against one per CPU
 /// as-is: a different experiment, which numabench names on stderr and in
 /// every summary record's `thread_count_warning`, with each policy's team
-/// (the threads that ran 10 ms or more: the script's `$(nproc)` child, seen
+/// (the threads that ran 10 ms or more or lived half the run: the script's `$(nproc)` child, seen
 /// by the sampler on a slow host, is not one of them).
 #[test]
 fn a_team_sized_from_the_binding_is_named_as_a_different_experiment() {

@@ -413,8 +413,9 @@ impl Command {
 #[derive(Debug, Args)]
 pub struct RunCommandArgs {
     /// Policy (repeatable): as-is, pin-compact, pin-scatter, pin-k-per-core:K, bind:N, membind:LIST,
-    /// interleave:LIST|all, preferred:N, preferred-many:LIST, or CPU and memory parts
-    /// joined with '+' (pin-scatter+interleave:all). Default: as-is, pin-compact, pin-scatter, interleave:all.
+    /// interleave:LIST|all, weighted:LIST|all (the kernel's weighted interleave with its own weights)
+    /// or weighted:N=W,... (where the kernel holds these weights), preferred:N, preferred-many:LIST,
+    /// or CPU and memory parts joined with '+' (pin-scatter+interleave:all). Default: as-is, pin-compact, pin-scatter, interleave:all.
     /// pin-* pins every thread of every process the command starts to the next CPU of the
     /// order (through libnumabench_pin.so, found beside numabench or at $NUMABENCH_PIN_LIB):
     /// pin-compact in tree order (SMT siblings together, then the next core of the same L3,
@@ -551,7 +552,8 @@ pub struct AppRunArgs {
     /// parallel efficiency against the smallest count.
     #[arg(long, value_name = "N[,N...]", value_parser = parse_thread_counts_arg)]
     pub threads: Option<ThreadCounts>,
-    /// Main arrays: first-touch, serial, interleave[:LIST], bind:N, serial+migrate, next-touch, autonuma.
+    /// Main arrays: first-touch, serial, interleave[:LIST], weighted:N=W,... (or weighted[:LIST]: the
+    /// kernel's weights), bind:N, serial+migrate, next-touch, autonuma.
     #[arg(long, value_name = "SCHEME", default_value = "first-touch", value_parser = parse_placement_arg)]
     pub placement: PlacementScheme,
     /// Threads: compact (tree order: SMT siblings together), scatter (round robin over nodes,
@@ -1319,9 +1321,11 @@ pub struct BandwidthArgs {
     /// Bind the arrays to this node (default: each thread touches its own share first).
     #[arg(long, value_name = "NODE", conflicts_with = "interleave")]
     pub mem_node: Option<u32>,
-    /// Interleave the arrays' pages over these nodes.
-    #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
-    pub interleave: Option<IdList>,
+    /// Interleave the arrays' pages over these nodes (0-3), or weighted by node (0=3,2=1: three
+    /// pages on node 0 for every one on node 2; the kernel's weighted interleave where its own
+    /// weights are these, else emulated, as params.weighted_mode says).
+    #[arg(long, value_name = "LIST", value_parser = parse_interleave_arg)]
+    pub interleave: Option<InterleaveArg>,
     /// Measure one thread on each CPU of LIST in turn (numactl syntax; without LIST every allowed CPU), memory on that CPU's node (or --mem-node); one record per CPU and kernel, then each CPU's ratio to its node's median. Default size: each CPU's DRAM working set.
     #[arg(long, value_name = "LIST", num_args = 0..=1, value_parser = parse_list_arg, conflicts_with_all = ["cpus", "threads", "interleave", "sweep"])]
     pub each_cpu: Option<Option<IdList>>,
@@ -1395,6 +1399,22 @@ fn parse_placements_arg(text: &str) -> Result<Listed<PlacementScheme>, String> {
 /// A parsed CPU or node list (a newtype, so clap treats it as one value).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdList(pub Vec<u32>);
+
+/// `--interleave`: a node list (plain interleave) or `NODE=WEIGHT,...`
+/// (weighted interleave).
+#[derive(Debug, Clone)]
+pub struct InterleaveArg(pub numabench::memory::MemoryPolicy);
+
+fn parse_interleave_arg(text: &str) -> Result<InterleaveArg, String> {
+    use numabench::memory::MemoryPolicy;
+    if text.contains('=') {
+        MemoryPolicy::parse(&format!("weighted:{text}"))
+            .expect("a weighted form")
+            .map(InterleaveArg)
+    } else {
+        parse_list_arg(text).map(|nodes| InterleaveArg(MemoryPolicy::interleave(nodes.0)))
+    }
+}
 
 fn parse_list_arg(text: &str) -> Result<IdList, String> {
     parse_id_list(text)

@@ -56,14 +56,16 @@ fn validate(args: &BandwidthArgs, context: &Context) -> Result<Vec<BandwidthConf
     };
     let memory = if let Some(node) = args.mem_node {
         MemoryPlacement::bind(resolve_node_with_memory(topology, node)?)
-    } else if let Some(nodes) = &args.interleave {
-        MemoryPlacement::interleave(
-            nodes
-                .0
+    } else if let Some(interleave) = &args.interleave {
+        let policy = &interleave.0;
+        MemoryPlacement::Policy(numabench::memory::MemoryPolicy {
+            nodes: policy
+                .nodes
                 .iter()
                 .map(|&node| resolve_node_with_memory(topology, node))
                 .collect::<Result<_, _>>()?,
-        )
+            ..policy.clone()
+        })
     } else {
         MemoryPlacement::FirstTouch {
             nodes: topology.nodes_of_cpus(&cpus),

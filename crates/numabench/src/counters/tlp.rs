@@ -147,6 +147,9 @@ pub struct Sampled {
     /// `with_usage`): a thread's work after that sample, up to one interval,
     /// is not in them.
     pub last_usage: BTreeMap<u32, ThreadUsage>,
+    /// Each thread's first and last sample that read it, seconds from the
+    /// first sample: how long it was seen alive.
+    pub seen_spans: BTreeMap<u32, (f64, f64)>,
     /// The CPUs the sampled threads may run on (union of their affinity
     /// masks, read when each thread was first seen).
     pub allowed_cpus: BTreeSet<u32>,
@@ -279,6 +282,9 @@ impl TaskSampler {
         let cpu_before = thread_cpu_time();
         let mut runnable = 0;
         let mut read_any = false;
+        let offset = self
+            .first
+            .map_or(0.0, |first| (began - first).as_secs_f64());
         for (tid, dir) in tasks {
             let Some(stat) =
                 read_proc_file(&dir.join("stat"), &mut self.buffer).and_then(parse_stat)
@@ -286,6 +292,11 @@ impl TaskSampler {
                 continue;
             };
             read_any = true;
+            self.sampled
+                .seen_spans
+                .entry(tid)
+                .and_modify(|span| span.1 = offset)
+                .or_insert((offset, offset));
             if stat.state == 'R' {
                 runnable += 1;
             }

@@ -380,7 +380,7 @@ pub fn emit_app_records(
             &config.worker_cpus(topology)
         )),
     );
-    params.insert("placement".into(), json!(config.placement.to_string()));
+    config.placement.insert_params(&mut params);
     params.insert(
         "threads_placement".into(),
         json!(config.thread_scheme.name()),

@@ -259,7 +259,7 @@ fn scaling_records(
     params.insert("threads".into(), json!(config.threads));
     params.insert("threads_per_cpu".into(), json!(config.threads_per_cpu));
     params.insert("nodes_used".into(), json!(nodes));
-    params.insert("placement".into(), json!(config.placement.to_string()));
+    config.placement.insert_params(&mut params);
     params.insert(
         "threads_placement".into(),
         json!(config.thread_scheme.name()),

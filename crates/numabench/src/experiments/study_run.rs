@@ -122,7 +122,7 @@ pub fn verdict_record(kernel: &str, class: Option<&str>, rows: &[StudyRow]) -> O
         params.insert("class".into(), json!(class));
     }
     params.insert("configuration".into(), json!(row.label()));
-    params.insert("placement".into(), json!(row.placement.to_string()));
+    row.placement.insert_params(&mut params);
     params.insert("threads_placement".into(), json!(row.thread_scheme.name()));
     params.insert("threads".into(), json!(row.threads));
     params.insert("threads_per_cpu".into(), json!(row.threads_per_cpu));

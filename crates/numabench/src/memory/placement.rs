@@ -52,6 +52,18 @@ impl MemoryPlacement {
         Value::String(self.label())
     }
 
+    /// Adds this placement to a record's `placement.requested`: `memory`
+    /// ([`Self::to_json`]) and, for a weighted interleave, `weighted_mode`
+    /// (`kernel` or `emulated`).
+    pub fn insert_requested(&self, requested: &mut serde_json::Map<String, Value>) {
+        requested.insert("memory".into(), self.to_json());
+        if let MemoryPlacement::Policy(policy) = self {
+            if let Some(mode) = policy.weighted_mode_label() {
+                requested.insert("weighted_mode".into(), mode.into());
+            }
+        }
+    }
+
     /// Sets the policy on the (untouched) buffer (see
     /// [`MemoryPolicy::apply`]); first touch needs nothing.
     pub fn apply(&self, buffer: &Buffer) -> Result<(), MemoryError> {

@@ -1,5 +1,6 @@
-//! A kernel memory policy: the one definition of what bind, interleave and
-//! preferred mean, how they are written (`bind:1`, `interleave:0-3`), how
+//! A kernel memory policy: the one definition of what bind, interleave,
+//! weighted interleave and preferred mean, how they are written (`bind:1`,
+//! `interleave:0-3`, `weighted:0=3,2=1`), how
 //! they are applied (mbind on a buffer, set_mempolicy on a thread) and how
 //! far pages followed them. The micro-benchmarks' [`MemoryPlacement`],
 //! the applications' `PlacementScheme` and `numabench run`'s `RunPolicy`
@@ -10,7 +11,10 @@
 use super::buffer::Buffer;
 use super::check::interleave_fraction;
 use super::errors::MemoryError;
-use super::syscalls::{mbind, set_mempolicy, MPOL_PREFERRED_MANY};
+use super::huge_pages::HUGE_PAGE_SIZE;
+use super::syscalls::{
+    mbind, set_mempolicy, MPOL_PREFERRED_MANY, MPOL_WEIGHTED_INTERLEAVE, PAGE_SIZE,
+};
 use crate::parse::{format_id_list, parse_id_list};
 use std::collections::BTreeMap;
 use std::io;
@@ -27,15 +31,20 @@ pub enum PolicyMode {
     /// Pages on the nearest of the nodes, elsewhere when they are full
     /// (`MPOL_PREFERRED_MANY`, Linux 5.15 or later).
     PreferredMany,
+    /// Pages over the nodes in proportion to weights
+    /// (`MPOL_WEIGHTED_INTERLEAVE`, Linux 6.9 or later, or emulated: see
+    /// [`weighted`]).
+    WeightedInterleave,
 }
 
 impl PolicyMode {
     /// Every mode.
-    pub const ALL: [PolicyMode; 4] = [
+    pub const ALL: [PolicyMode; 5] = [
         PolicyMode::Preferred,
         PolicyMode::Bind,
         PolicyMode::Interleave,
         PolicyMode::PreferredMany,
+        PolicyMode::WeightedInterleave,
     ];
 
     /// The MPOL_* value the kernel takes.
@@ -45,6 +54,7 @@ impl PolicyMode {
             PolicyMode::Bind => libc::MPOL_BIND,
             PolicyMode::Interleave => libc::MPOL_INTERLEAVE,
             PolicyMode::PreferredMany => MPOL_PREFERRED_MANY,
+            PolicyMode::WeightedInterleave => MPOL_WEIGHTED_INTERLEAVE,
         }
     }
 
@@ -64,30 +74,38 @@ impl PolicyMode {
 pub struct MemoryPolicy {
     pub mode: PolicyMode,
     pub nodes: Vec<u32>,
+    /// A weighted interleave's weight of each node (as `nodes`, 1..=255);
+    /// empty for every other mode, and for a weighted interleave with the
+    /// kernel's own weights (`weighted`, `weighted:LIST`).
+    pub weights: Vec<u32>,
 }
 
 impl MemoryPolicy {
     /// All pages on `node` (`bind:N`).
     pub fn bind(node: u32) -> Self {
+        Self::new(PolicyMode::Bind, vec![node])
+    }
+
+    /// A policy of `mode` over `nodes`, without weights.
+    pub fn new(mode: PolicyMode, nodes: Vec<u32>) -> Self {
         Self {
-            mode: PolicyMode::Bind,
-            nodes: vec![node],
+            mode,
+            nodes,
+            weights: Vec::new(),
         }
     }
 
     /// Pages round-robin over `nodes` (`interleave:LIST`; empty: every
     /// allowed node).
     pub fn interleave(nodes: Vec<u32>) -> Self {
-        Self {
-            mode: PolicyMode::Interleave,
-            nodes,
-        }
+        Self::new(PolicyMode::Interleave, nodes)
     }
 
     /// Parses the memory-policy forms shared by `--placement` and `run
     /// --policy`: `bind:N` and `preferred:N` (one node), `membind:LIST`,
-    /// `interleave[:LIST]` and `preferred-many:LIST`, where a LIST may be
-    /// `all` (an empty node list). `None` when `text` is not one of these
+    /// `interleave[:LIST]`, `preferred-many:LIST` and `weighted[:LIST]`,
+    /// where a LIST may be `all` (an empty node list), and
+    /// `weighted:N=W,...` (weights). `None` when `text` is not one of these
     /// forms (the caller says which forms it knows); otherwise the policy
     /// or why its nodes are wrong (without the text, which the caller
     /// names). Nodes are not checked against the machine here.
@@ -102,6 +120,15 @@ impl MemoryPolicy {
             "interleave" => (PolicyMode::Interleave, false),
             "preferred" => (PolicyMode::Preferred, true),
             "preferred-many" => (PolicyMode::PreferredMany, false),
+            "weighted" => {
+                return Some(match list {
+                    None | Some("all") => Ok(Self::new(PolicyMode::WeightedInterleave, Vec::new())),
+                    Some(list) if list.contains('=') => Self::weighted_from(list),
+                    Some(list) => parse_id_list(list)
+                        .map(|nodes| Self::new(PolicyMode::WeightedInterleave, nodes))
+                        .map_err(|error| error.to_string()),
+                })
+            }
             _ => return None,
         };
         let nodes = match list {
@@ -113,13 +140,68 @@ impl MemoryPolicy {
                 Err(error) => return Some(Err(error.to_string())),
             },
         };
-        let policy = Self { mode, nodes };
+        let policy = Self::new(mode, nodes);
         if one_node && !policy.nodes.is_empty() {
             if let Err(reason) = policy.single_node() {
                 return Some(Err(reason));
             }
         }
         Some(Ok(policy))
+    }
+
+    /// A weighted interleave from `N=W,...` (nodes in any order, each
+    /// once, weights 1..=255 as the kernel takes them), nodes ascending.
+    fn weighted_from(list: &str) -> Result<Self, String> {
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for item in list.split(',') {
+            let parsed = item.split_once('=').and_then(|(node, weight)| {
+                Some((
+                    node.trim().parse::<u32>().ok()?,
+                    weight.trim().parse::<u32>().ok()?,
+                ))
+            });
+            let Some((node, weight)) = parsed else {
+                return Err(format!(
+                    "'{item}' is not NODE=WEIGHT (weighted:0=3,2=1 puts 3 pages on node 0 for every 1 on node 2)"
+                ));
+            };
+            if !(1..=weighted::MAX_WEIGHT).contains(&weight) {
+                return Err(format!(
+                    "node {node}'s weight {weight} is not from 1 to {}",
+                    weighted::MAX_WEIGHT
+                ));
+            }
+            if pairs.iter().any(|(seen, _)| *seen == node) {
+                return Err(format!("node {node} is given twice"));
+            }
+            pairs.push((node, weight));
+        }
+        pairs.sort_unstable();
+        Ok(Self {
+            mode: PolicyMode::WeightedInterleave,
+            nodes: pairs.iter().map(|(node, _)| *node).collect(),
+            weights: pairs.iter().map(|(_, weight)| *weight).collect(),
+        })
+    }
+
+    /// How this weighted interleave runs here ([`weighted::mode_for`] with
+    /// this kernel's weights); `None` for every other mode.
+    pub fn weighted_mode(&self) -> Option<Result<weighted::WeightedMode, String>> {
+        (self.mode == PolicyMode::WeightedInterleave).then(|| {
+            weighted::mode_for(
+                &self.nodes,
+                &self.weights,
+                weighted::kernel_weights().as_ref(),
+            )
+        })
+    }
+
+    /// `kernel` or `emulated` for a weighted interleave that can run here
+    /// (what records carry as `weighted_mode`), else `None`.
+    pub fn weighted_mode_label(&self) -> Option<&'static str> {
+        self.weighted_mode()?
+            .ok()
+            .map(weighted::WeightedMode::as_str)
     }
 
     /// The node of a one-node policy (`bind:N`, `preferred:N`), or why it
@@ -139,7 +221,18 @@ impl MemoryPolicy {
     /// `interleave` (every allowed node), `preferred:1`,
     /// `preferred-many:0,2`.
     pub fn label(&self) -> String {
+        if !self.weights.is_empty() {
+            let pairs: Vec<String> = self
+                .nodes
+                .iter()
+                .zip(&self.weights)
+                .map(|(node, weight)| format!("{node}={weight}"))
+                .collect();
+            return format!("weighted:{}", pairs.join(","));
+        }
         let name = match (self.mode, self.nodes.len()) {
+            (PolicyMode::WeightedInterleave, 0) => return "weighted".to_string(),
+            (PolicyMode::WeightedInterleave, _) => "weighted",
             (PolicyMode::Interleave, 0) => return "interleave".to_string(),
             (PolicyMode::Bind, 1) => "bind",
             (PolicyMode::Bind, _) => "membind",
@@ -157,10 +250,7 @@ impl MemoryPolicy {
     /// allowed node).
     pub fn or_nodes(&self, allowed: &[u32]) -> Self {
         match self.nodes.is_empty() {
-            true => Self {
-                mode: self.mode,
-                nodes: allowed.to_vec(),
-            },
+            true => Self::new(self.mode, allowed.to_vec()),
             false => self.clone(),
         }
     }
@@ -170,6 +260,15 @@ impl MemoryPolicy {
     /// the touch fails with SIGBUS/OOM rather than spilling silently, and
     /// the verification step reports anything that still landed elsewhere.
     pub fn apply(&self, buffer: &Buffer) -> Result<(), MemoryError> {
+        if let Some(mode) = self.weighted_mode() {
+            let mode = mode.map_err(|reason| MemoryError::Policy {
+                policy: self.label(),
+                source: io::Error::new(io::ErrorKind::Unsupported, reason),
+            })?;
+            if mode == weighted::WeightedMode::Emulated {
+                return self.apply_emulated(buffer);
+            }
+        }
         // SAFETY: the buffer's range is a page-aligned mapping we own.
         unsafe {
             mbind(
@@ -184,6 +283,36 @@ impl MemoryPolicy {
             policy: self.label(),
             source,
         })
+    }
+
+    /// An emulated weighted interleave ([`weighted`]): the buffer's chunks
+    /// bound to the nodes in the weights' pattern.
+    fn apply_emulated(&self, buffer: &Buffer) -> Result<(), MemoryError> {
+        let granule = if buffer.is_hugetlb() {
+            HUGE_PAGE_SIZE
+        } else {
+            PAGE_SIZE
+        };
+        let chunk = weighted::chunk_bytes(buffer.len(), granule);
+        let pattern = weighted::pattern(&self.nodes, &self.weights);
+        for (offset, length, node) in weighted::runs(buffer.len(), chunk, &pattern) {
+            // SAFETY: every run lies inside the buffer's page-aligned mapping
+            // (offsets are whole chunks of whole granules), which we own.
+            unsafe {
+                mbind(
+                    buffer.as_ptr().add(offset),
+                    length,
+                    PolicyMode::Bind.mpol(),
+                    &[node],
+                    0,
+                )
+            }
+            .map_err(|source| MemoryError::Policy {
+                policy: format!("{} (emulated: node {node})", self.label()),
+                source,
+            })?;
+        }
+        Ok(())
     }
 
     /// Sets the policy for the calling thread's future allocations
@@ -207,6 +336,23 @@ impl MemoryPolicy {
         if self.mode == PolicyMode::Interleave {
             return interleave_fraction(pages_per_node, pages, &self.nodes, granule_pages);
         }
+        if self.mode == PolicyMode::WeightedInterleave {
+            // The kernel's own weights when the policy gives none (equal
+            // ones where it holds none).
+            let weights = match self.weights.is_empty() {
+                false => self.weights.clone(),
+                true => weighted::kernel_weights()
+                    .and_then(|kernel| weighted::kernel_weights_of(&self.nodes, &kernel))
+                    .unwrap_or_else(|| vec![1; self.nodes.len()]),
+            };
+            return weighted::weighted_fraction(
+                pages_per_node,
+                pages,
+                &self.nodes,
+                &weights,
+                granule_pages,
+            );
+        }
         if pages == 0 {
             return 0.0;
         }
@@ -218,6 +364,8 @@ impl MemoryPolicy {
         on_nodes as f64 / pages as f64
     }
 }
+
+pub mod weighted;
 
 #[cfg(test)]
 mod tests;

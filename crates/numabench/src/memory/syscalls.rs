@@ -9,6 +9,9 @@ use std::io;
 /// `MPOL_PREFERRED_MANY` (linux/mempolicy.h, Linux 5.15): allocate on the
 /// nearest of several preferred nodes, falling back to any other.
 pub const MPOL_PREFERRED_MANY: libc::c_int = 5;
+/// `MPOL_WEIGHTED_INTERLEAVE` (linux/mempolicy.h, Linux 6.9): interleave
+/// in proportion to the per-node weights the kernel holds in sysfs.
+pub const MPOL_WEIGHTED_INTERLEAVE: libc::c_int = 6;
 /// `MPOL_MF_MOVE` (linux/mempolicy.h): move_pages/mbind move the pages
 /// only this process maps.
 pub const MPOL_MF_MOVE: libc::c_int = 1 << 1;

@@ -25,6 +25,11 @@ pub struct ProgramCounts {
     /// Every thread of the process tree the sampler saw, in thread-id order,
     /// as last seen.
     pub threads_usage: Vec<ThreadUsage>,
+    /// How long the sampler saw each thread alive (first to last sample
+    /// that read it), seconds, by thread id.
+    pub seen_seconds: BTreeMap<u32, f64>,
+    /// From the first sample to the last, seconds.
+    pub sampled_seconds: f64,
     pub tlp: Option<Tlp>,
     pub numastat_delta: BTreeMap<u32, NodeNumastat>,
     /// The whole process tree's perf counts.
@@ -123,6 +128,12 @@ impl Counting {
         let sampled = sampled.unwrap_or_default();
         ProgramCounts {
             threads_usage: sampled.last_usage.values().copied().collect(),
+            seen_seconds: sampled
+                .seen_spans
+                .iter()
+                .map(|(&tid, &(first, last))| (tid, last - first))
+                .collect(),
+            sampled_seconds: sampled.sampled_seconds,
             tlp: sampled.tlp(),
             numastat_delta: numastat_delta(&self.numastat_before, &read_numastat()),
             perf: INHERITED_PERF.with(|perf| perf.finish(&self.perf_before)),

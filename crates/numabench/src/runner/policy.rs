@@ -9,6 +9,7 @@
 //! changes nothing.
 
 use super::rank_blocks::{for_this_process, k_per_core, RankBlocks};
+use crate::memory::weighted::{self, WeightedMode};
 use crate::memory::{MemoryPolicy, PolicyMode};
 use crate::parse::format_id_list;
 use crate::threads::CpuOrder;
@@ -96,7 +97,7 @@ pub fn parse_policy(text: &str, topology: &Machine) -> Result<RunPolicy, PolicyE
         }
         let memory_part = matches!(
             name,
-            "bind" | "membind" | "interleave" | "preferred" | "preferred-many"
+            "bind" | "membind" | "interleave" | "preferred" | "preferred-many" | "weighted"
         );
         if memory_part && policy.memory.is_some() {
             return Err(invalid("more than one memory policy"));
@@ -139,6 +140,9 @@ pub fn parse_policy(text: &str, topology: &Machine) -> Result<RunPolicy, PolicyE
                     policy.affinity =
                         Some(cpus_of(&memory, topology).map_err(|reason| invalid(&reason))?);
                 }
+                if let Some(mode) = memory.weighted_mode() {
+                    weighted_in_kernel(&memory, mode).map_err(|reason| invalid(&reason))?;
+                }
                 if memory.mode == PolicyMode::PreferredMany && !kernel_accepts(&memory) {
                     return Err(invalid(
                         "this kernel does not support MPOL_PREFERRED_MANY (Linux 5.15 or later)",
@@ -175,6 +179,37 @@ fn cpus_of(memory: &MemoryPolicy, topology: &Machine) -> Result<Vec<u32>, String
 
 /// Whether set_mempolicy accepts `policy`, tried on a throwaway thread (a
 /// memory policy is per thread, so ours is untouched).
+/// A weighted interleave for a program numabench starts: the kernel's
+/// only (nothing can bind that program's buffers chunk by chunk), so its
+/// weights must be the policy's (numabench does not write them).
+fn weighted_in_kernel(
+    memory: &MemoryPolicy,
+    mode: Result<WeightedMode, String>,
+) -> Result<(), String> {
+    match mode? {
+        WeightedMode::Kernel if kernel_accepts(memory) => Ok(()),
+        WeightedMode::Kernel => Err("this kernel refuses MPOL_WEIGHTED_INTERLEAVE".into()),
+        WeightedMode::Emulated => {
+            let held = weighted::kernel_weights()
+                .and_then(|kernel| weighted::kernel_weights_of(&memory.nodes, &kernel));
+            Err(match held {
+                None => format!(
+                    "this kernel has no weighted interleave (Linux 6.9 or later, {}), and a program numabench starts cannot be given an emulated one",
+                    weighted::WEIGHTS_DIR
+                ),
+                Some(held) => format!(
+                    "the kernel's weights for nodes {} are {} ({}/nodeN), not {}: numabench does not change them; write them there (root) or use weighted:{} for the kernel's own",
+                    format_id_list(&memory.nodes),
+                    held.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
+                    weighted::WEIGHTS_DIR,
+                    memory.weights.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
+                    format_id_list(&memory.nodes)
+                ),
+            })
+        }
+    }
+}
+
 fn kernel_accepts(policy: &MemoryPolicy) -> bool {
     let policy = policy.clone();
     std::thread::spawn(move || policy.set_for_this_thread().is_ok())

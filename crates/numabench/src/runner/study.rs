@@ -149,7 +149,12 @@ pub(super) fn run_record(
         json!(policy
             .memory
             .as_ref()
-            .map(|memory| json!({"mode": memory.mode.mpol(), "nodes": memory.nodes}))),
+            .map(|memory| match memory.weights.is_empty() {
+                true => json!({"mode": memory.mode.mpol(), "nodes": memory.nodes}),
+                // Weighted interleave runs in the kernel's mode only (validated).
+                false => json!({"mode": memory.mode.mpol(), "nodes": memory.nodes,
+                    "weights": memory.weights, "weighted_mode": "kernel"}),
+            })),
     );
     Record {
         benchmark: "run".into(),

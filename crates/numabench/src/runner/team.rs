@@ -23,20 +23,34 @@ pub fn threads_seen(outcome: &RunOutcome) -> Option<usize> {
 /// before the team started and after it ended, and showed one thread.
 pub const MIN_SAMPLES_FOR_TEAM: u64 = 10;
 
+/// The share of a run's sampled time a thread that ran less than a clock
+/// tick must have been seen alive to count as a member of the team.
+pub const TEAM_SPAN_SHARE: f64 = 0.5;
+
 /// The threads of a run's team: those of the process tree that ran at
-/// least one clock tick ([`tick_seconds`], 10 ms) of user and system time.
-/// Distinct thread ids alone count a job script's helpers as well (the
-/// `$(nproc)` in `OMP_NUM_THREADS=$(nproc) exec ./app` lives for a
-/// millisecond and is seen by the sampler when a sample lands in it, more
-/// often on a slow host): a team of one and two then read alike.
+/// least one clock tick ([`tick_seconds`], 10 ms) of user and system time,
+/// or that the sampler saw alive for [`TEAM_SPAN_SHARE`] of the run or
+/// more (a team thread a busy machine starved of CPU: a spinning libomp
+/// thread pinned to a CPU that other work held ran under 10 ms of a 0.3 s
+/// run). Distinct thread ids alone count a job script's helpers as well
+/// (the `$(nproc)` in `OMP_NUM_THREADS=$(nproc) exec ./app` lives for a
+/// millisecond, a few more on a slow host, and is seen by the sampler when
+/// a sample lands in it): a team of one and two then read alike.
 /// `None` without counts.
 pub fn team_threads(outcome: &RunOutcome) -> Option<usize> {
     let tick = tick_seconds();
     outcome.counts.as_ref().map(|counts| {
+        let lasting = (counts.sampled_seconds * TEAM_SPAN_SHARE).max(tick);
         counts
             .threads_usage
             .iter()
-            .filter(|usage| usage.user_seconds + usage.system_seconds >= tick * 0.999)
+            .filter(|usage| {
+                usage.user_seconds + usage.system_seconds >= tick * 0.999
+                    || counts
+                        .seen_seconds
+                        .get(&usage.tid)
+                        .is_some_and(|&seen| seen >= lasting)
+            })
             .count()
     })
 }
@@ -90,7 +104,7 @@ pub fn thread_count_warning(summaries: &[PolicySummary]) -> Option<String> {
         .map(|(policy, threads)| format!("{policy} {threads}"))
         .collect();
     Some(format!(
-        "the policies ran different numbers of threads (median threads that ran 10 ms or more per run: {}): their times compare different experiments",
+        "the policies ran different numbers of threads (median threads that ran 10 ms or more, or lived half the run, per run: {}): their times compare different experiments",
         list.join(", ")
     ))
 }
@@ -176,6 +190,38 @@ mod tests {
         assert_eq!(policy_team(&with_helper), Some(1));
         let warning = thread_count_warning(&[summary("as-is", &[2, 2, 2]), with_helper]).unwrap();
         assert!(warning.contains("as-is 2, pin-compact 1"), "{warning}");
+    }
+
+    /// A thread that ran under a clock tick counts when it lived half the
+    /// run (starved of CPU by other work), not when it lived a moment (a
+    /// job script's helper).
+    #[test]
+    fn a_starved_team_thread_counts_and_a_passing_helper_does_not() {
+        let thread = |tid: u32, user_seconds: f64| ThreadUsage {
+            tid,
+            user_seconds,
+            ..ThreadUsage::default()
+        };
+        let outcome = |seen: &[(u32, f64)]| RunOutcome {
+            exit_code: Some(0),
+            counts: Some(ProgramCounts {
+                threads_usage: vec![thread(1, 0.3), thread(2, 0.0), thread(3, 0.0)],
+                seen_seconds: seen.iter().copied().collect(),
+                sampled_seconds: 0.3,
+                ..ProgramCounts::default()
+            }),
+            ..RunOutcome::default()
+        };
+        // Thread 2 spun for the whole run with under 10 ms of CPU; thread 3
+        // lived 20 ms.
+        assert_eq!(
+            team_threads(&outcome(&[(1, 0.3), (2, 0.29), (3, 0.02)])),
+            Some(2)
+        );
+        assert_eq!(
+            team_threads(&outcome(&[(1, 0.3), (2, 0.1), (3, 0.02)])),
+            Some(1)
+        );
     }
 
     /// A run sampled too few times (a starved sampler, or a run of a few

@@ -65,7 +65,7 @@ impl PlacementScheme {
                 }
                 _ => {
                     return Err(format!(
-                        "unknown placement '{text}' (valid: first-touch, serial, interleave[:LIST], bind:N, serial+migrate, next-touch, autonuma)"
+                        "unknown placement '{text}' (valid: first-touch, serial, interleave[:LIST], weighted:N=W,..., bind:N, serial+migrate, next-touch, autonuma)"
                     ))
                 }
             },
@@ -74,9 +74,25 @@ impl PlacementScheme {
     }
 
     /// Whether `text` is written in one of the policy forms applications
-    /// take: `bind:N`, `interleave`, `interleave:LIST`.
+    /// take: `bind:N`, `interleave[:LIST]`, `weighted[:LIST]`,
+    /// `weighted:N=W,...`.
     fn takes_form(text: &str) -> bool {
-        text == "interleave" || text.starts_with("interleave:") || text.starts_with("bind:")
+        ["interleave", "weighted"].contains(&text)
+            || ["interleave:", "bind:", "weighted:"]
+                .iter()
+                .any(|prefix| text.starts_with(prefix))
+    }
+
+    /// Adds this scheme to a record's params: `placement` (its text) and,
+    /// for a weighted interleave, `weighted_mode` (`kernel` or `emulated`).
+    pub fn insert_params(&self, params: &mut serde_json::Map<String, serde_json::Value>) {
+        params.insert("placement".into(), self.to_string().into());
+        if let Some(mode) = self
+            .memory_policy()
+            .and_then(MemoryPolicy::weighted_mode_label)
+        {
+            params.insert("weighted_mode".into(), mode.into());
+        }
     }
 
     /// The kernel memory policy the arrays get before they are touched,

@@ -392,7 +392,7 @@ pub fn bandwidth_record(
 ) -> Record {
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!(config.cpus));
-    requested.insert("memory".into(), config.memory.to_json());
+    config.memory.insert_requested(&mut requested);
     let summary = result.gigabytes_per_second.summary();
     insert_measured_over_declared(&mut params, summary.max, Unit::GigabytesPerSecond);
     params.insert("convergence".into(), json!(result.convergence));

@@ -274,7 +274,7 @@ pub fn emit_latency(
         insert_writer_params(&mut params, writer, writer_node, config.cpu);
         requested.insert("writer_cpu".into(), json!(writer.writer_cpu));
     }
-    requested.insert("memory".into(), config.memory.to_json());
+    config.memory.insert_requested(&mut requested);
     let placement = Placement {
         requested,
         verified: Some(measured.check.clone()),

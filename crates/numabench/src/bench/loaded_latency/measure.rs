@@ -314,7 +314,7 @@ fn emit(
         cpus.extend(&config.generator_cpus);
     }
     requested.insert("cpus".into(), json!(cpus));
-    requested.insert("memory".into(), config.memory.to_json());
+    config.memory.insert_requested(&mut requested);
     let summary = point.latency_ns.summary();
     pipeline.emit(&Record {
         benchmark: "loaded-latency".into(),

@@ -194,7 +194,7 @@ pub fn run_mlp(
     let (per_k, check) = results.into_iter().next().expect("one worker")?;
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!([config.cpu]));
-    requested.insert("memory".into(), config.memory.to_json());
+    config.memory.insert_requested(&mut requested);
     let placement = Placement {
         requested,
         verified: Some(check),

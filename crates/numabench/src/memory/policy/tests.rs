@@ -28,7 +28,7 @@ fn every_form_round_trips_through_its_label() {
         ("preferred-many:0,2", PolicyMode::PreferredMany, vec![0, 2]),
     ] {
         let policy = parsed(text);
-        assert_eq!(policy, MemoryPolicy { mode, nodes }, "{text}");
+        assert_eq!(policy, MemoryPolicy::new(mode, nodes), "{text}");
         assert_eq!(policy.label(), text);
         assert_eq!(parsed(&policy.label()), policy);
     }
@@ -104,10 +104,7 @@ fn a_policy_set_on_a_thread_is_what_the_kernel_holds() {
         PolicyMode::Interleave,
         PolicyMode::Preferred,
     ] {
-        let policy = MemoryPolicy {
-            mode,
-            nodes: vec![0],
-        };
+        let policy = MemoryPolicy::new(mode, vec![0]);
         let held = std::thread::spawn(move || {
             policy.set_for_this_thread().unwrap();
             thread_mempolicy().unwrap()
@@ -147,4 +144,97 @@ fn the_fraction_placed_follows_the_mode() {
         0.75
     );
     assert_eq!(MemoryPolicy::bind(0).fraction_placed(&per_node, 0, 1), 0.0);
+}
+
+#[test]
+fn weighted_forms_round_trip_and_bad_weights_say_why() {
+    for (text, nodes, weights) in [
+        ("weighted:0=3,2=1", vec![0, 2], vec![3, 1]),
+        ("weighted:0=1", vec![0], vec![1]),
+        ("weighted:0,2", vec![0, 2], vec![]),
+        ("weighted", vec![], vec![]),
+    ] {
+        let policy = parsed(text);
+        assert_eq!(policy.mode, PolicyMode::WeightedInterleave, "{text}");
+        assert_eq!(
+            (policy.nodes.clone(), policy.weights.clone()),
+            (nodes, weights)
+        );
+        assert_eq!(policy.label(), text);
+        assert_eq!(parsed(&policy.label()), policy);
+    }
+    // Nodes in any order; the label sorts them.
+    assert_eq!(parsed("weighted:2=1,0=3").label(), "weighted:0=3,2=1");
+    assert_eq!(parsed("weighted:all").label(), "weighted");
+    assert_eq!(PolicyMode::WeightedInterleave.mpol(), 6);
+    for (text, reason) in [
+        ("weighted:0=0", "node 0's weight 0 is not from 1 to 255"),
+        ("weighted:0=256", "node 0's weight 256 is not from 1 to 255"),
+        ("weighted:0=1,0=2", "node 0 is given twice"),
+        ("weighted:0=3,2", "'2' is not NODE=WEIGHT"),
+        ("weighted:x=1", "'x=1' is not NODE=WEIGHT"),
+    ] {
+        let error = MemoryPolicy::parse(text).unwrap().unwrap_err();
+        assert!(error.contains(reason), "{text}: {error}");
+    }
+}
+
+#[test]
+fn a_weighted_policy_is_placed_by_its_weights() {
+    let per_node: BTreeMap<u32, u64> = [(0, 75), (1, 25)].into_iter().collect();
+    assert_eq!(
+        parsed("weighted:0=3,1=1").fraction_placed(&per_node, 100, 1),
+        1.0
+    );
+    assert_eq!(
+        parsed("weighted:0=1,1=1").fraction_placed(&per_node, 100, 1),
+        0.75
+    );
+    // or_nodes keeps a weighted policy's weights, and fills a bare one.
+    assert_eq!(
+        parsed("weighted:0=3,1=1").or_nodes(&[0, 1, 2]),
+        parsed("weighted:0=3,1=1")
+    );
+    assert_eq!(parsed("weighted").or_nodes(&[0, 1]), parsed("weighted:0-1"));
+}
+
+/// The emulation binds the buffer's chunks in the weights' pattern (here
+/// all to node 0, the one node every machine has), and the kernel's mode,
+/// where this kernel has it, places every page on the only node weighted.
+#[test]
+fn a_weighted_buffer_lands_where_its_weights_say_in_either_mode() {
+    use crate::memory::location::page_nodes;
+    let policy = parsed("weighted:0=3");
+    let emulated = Buffer::new(64 * PAGE_SIZE).unwrap();
+    policy.apply_emulated(&emulated).unwrap();
+    let mut emulated = emulated;
+    emulated.touch_pages();
+    let nodes = page_nodes(emulated.as_ptr(), emulated.len()).unwrap();
+    assert_eq!(nodes.per_node.get(&0), Some(&64));
+    match policy.weighted_mode().unwrap() {
+        Ok(weighted::WeightedMode::Kernel) => {
+            let mut buffer = Buffer::new(64 * PAGE_SIZE).unwrap();
+            policy.apply(&buffer).unwrap();
+            buffer.touch_pages();
+            let nodes = page_nodes(buffer.as_ptr(), buffer.len()).unwrap();
+            assert_eq!(
+                policy.fraction_placed(&nodes.per_node, 64, 1),
+                1.0,
+                "{nodes:?}"
+            );
+            let held = std::thread::spawn(move || {
+                policy.set_for_this_thread().unwrap();
+                thread_mempolicy().unwrap()
+            })
+            .join()
+            .unwrap();
+            assert_eq!(held, (6, vec![0]));
+        }
+        // A kernel without weighted interleave (before 6.9), or with
+        // another weight on node 0 than a multiple: emulated, as above.
+        other => assert!(
+            weighted::kernel_weights().is_none() || other == Ok(weighted::WeightedMode::Emulated),
+            "{other:?}"
+        ),
+    }
 }

@@ -1,0 +1,113 @@
+//! Weighted interleave from the command line: a micro-benchmark's
+//! `--interleave NODE=WEIGHT`, an application's `--placement weighted:...`
+//! and `run --policy weighted:...`, each saying how it ran (`kernel` where
+//! this kernel has weighted interleave and holds weights in the policy's
+//! proportions, as any weight of node 0 alone is; else `emulated`, which
+//! `run` cannot do), and bad weights refused before anything runs.
+
+use super::apps::SHORT_STREAM;
+use super::{json_document, numabench};
+use serde_json::Value;
+use std::path::Path;
+
+/// The mode a weighted interleave over node 0 alone runs in here.
+fn expected_mode() -> &'static str {
+    match Path::new("/sys/kernel/mm/mempolicy/weighted_interleave").is_dir() {
+        true => "kernel",
+        false => "emulated",
+    }
+}
+
+fn records(document: &Value) -> &Vec<Value> {
+    document["records"].as_array().expect("records")
+}
+
+#[test]
+fn a_benchmark_and_an_application_say_how_their_weights_were_placed() {
+    let bandwidth = json_document(&[
+        "bandwidth",
+        "--kernel",
+        "read",
+        "--size",
+        "8M",
+        "--repeat",
+        "1",
+        "--threads",
+        "1",
+        "--interleave",
+        "0=3",
+    ]);
+    for record in records(&bandwidth) {
+        let placement = &record["placement"];
+        assert_eq!(placement["requested"]["memory"], "weighted:0=3", "{record}");
+        assert_eq!(placement["requested"]["weighted_mode"], expected_mode());
+        assert_eq!(placement["verified"]["achieved"], true, "{record}");
+        assert_eq!(placement["verified"]["fraction_as_requested"], 1.0);
+    }
+    let stream = json_document(&[SHORT_STREAM, &["--placement", "weighted:0=2"]].concat());
+    let time = records(&stream)
+        .iter()
+        .find(|record| record["metric"] == "time")
+        .expect("a time record");
+    assert_eq!(time["params"]["placement"], "weighted:0=2", "{time}");
+    assert_eq!(time["params"]["weighted_mode"], expected_mode(), "{time}");
+    assert_eq!(time["placement"]["verified"]["achieved"], true, "{time}");
+}
+
+#[test]
+fn run_takes_the_kernels_weighted_interleave_only() {
+    let output = numabench()
+        .args([
+            "run",
+            "--policy",
+            "weighted:0=3",
+            "--repeat",
+            "1",
+            "--warmup",
+            "0",
+            "--json",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if expected_mode() == "emulated" {
+        // No weighted interleave in this kernel: refused, naming why.
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("Linux 6.9"), "{stderr}");
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let record = &records(&document)[0];
+    let memory = &record["placement"]["requested"]["memory"];
+    assert_eq!(memory["mode"], 6, "{record}");
+    assert_eq!(memory["weights"], serde_json::json!([3]), "{record}");
+    assert_eq!(memory["weighted_mode"], "kernel", "{record}");
+}
+
+#[test]
+fn bad_weights_are_one_line_and_status_2() {
+    for (arguments, expected) in [
+        (
+            &["bandwidth", "--interleave", "0=0"][..],
+            "node 0's weight 0 is not from 1 to 255",
+        ),
+        (
+            &["stream", "--placement", "weighted:0=1,0=2"][..],
+            "node 0 is given twice",
+        ),
+        (
+            &["run", "--policy", "weighted:0=3,x", "--", "true"][..],
+            "'x' is not NODE=WEIGHT",
+        ),
+        (&["bandwidth", "--interleave", "0=1,4095=1"][..], "4095"),
+    ] {
+        let output = numabench().args(arguments).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{arguments:?}: {stderr}");
+        assert!(stderr.contains(expected), "{arguments:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{arguments:?}");
+    }
+}
