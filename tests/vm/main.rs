@@ -53,6 +53,8 @@ mod smt;
 mod splits;
 #[allow(dead_code)]
 mod topologies;
+/// Weighted interleave (emulated) splits pages 3:1.
+mod weighted;
 
 use harness::{parse_cpulist, VmOptions, VmRun, VmTopology};
 use serde_json::Value;
