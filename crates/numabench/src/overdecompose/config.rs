@@ -163,7 +163,7 @@ impl StudyConfig {
         let mut text = String::new();
         let _ = writeln!(
             text,
-            "overdecompose: red-black SOR on {} columns x (rows per core x {} cores) rows, omega {}, strips of rows per rank, blocking halo exchange after each colour",
+            "overdecompose: red-black SOR on {} columns x (rows per core x {} cores) rows, omega {},\n  strips of rows per rank, blocking halo exchange after each colour",
             self.nx,
             self.all_cores(),
             self.omega
@@ -171,14 +171,14 @@ impl StudyConfig {
         if self.hosts().several() {
             let _ = writeln!(
                 text,
-                "hosts: {}; each runs K x {} ranks (mpirun --map-by ppr:RANKS:node), consecutive ranks on one host; every run checks where its ranks ran",
+                "hosts: {}; each runs K x {} ranks\n  (mpirun --map-by ppr:RANKS:node: consecutive ranks on one host; every run checks where they ran)",
                 self.hosts(),
                 self.cores
             );
         }
         let _ = writeln!(
             text,
-            "calibration first: 1 rank per core ({} ranks) measures compute time per point and exchange time per half-sweep; rows per core for each share follow from it (at least the largest K)",
+            "calibration first: 1 rank per core ({} ranks) measures compute time per point and\n  exchange time per half-sweep; rows per core for each share follow from it (at least the largest K)",
             self.all_cores()
         );
         match self.iterations {
