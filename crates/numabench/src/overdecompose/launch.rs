@@ -82,14 +82,12 @@ impl Launcher {
                 "--mca",
                 "mpi_yield_when_idle",
                 "1",
-                "-np",
             ]
             .iter()
             .map(|text| text.to_string()),
         );
-        let np = line.pop();
         line.extend(self.hosts.mpirun_args(ranks / self.hosts.count().max(1)));
-        line.extend(np);
+        line.push("-np".into());
         line.push(ranks.to_string());
         if let Some((library, out)) = monitor {
             line.push("-x".into());

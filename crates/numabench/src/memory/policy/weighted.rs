@@ -108,8 +108,7 @@ pub fn mode_for(
     if weights.is_empty() {
         return Ok(WeightedMode::Kernel);
     }
-    let held: Option<Vec<u32>> = nodes.iter().map(|node| kernel.get(node).copied()).collect();
-    Ok(match held {
+    Ok(match kernel_weights_of(nodes, kernel) {
         Some(held) if proportional(&held, weights) => WeightedMode::Kernel,
         _ => WeightedMode::Emulated,
     })
