@@ -195,7 +195,7 @@ impl StudyConfig {
         }
         let _ = writeln!(
             text,
-            "{} configurations x {} repetitions, interleaved; launched as {} -np RANKS ... {}",
+            "{} configurations x {} repetitions, interleaved;\n  launched as {} -np RANKS ... {}",
             self.configurations().len(),
             self.repeat,
             self.launcher.mpirun,
