@@ -543,7 +543,7 @@ fn which(name: &str) -> Option<PathBuf> {
 }
 
 /// Finds everything a VM run needs, or says what is missing and what to run.
-pub fn prerequisites() -> Result<Prerequisites, String> {
+pub fn prerequisites(choice: VmKernel) -> Result<Prerequisites, String> {
     let mut missing = Vec::new();
     let qemu = which("qemu-system-x86_64");
     if qemu.is_none() {
@@ -562,10 +562,14 @@ pub fn prerequisites() -> Result<Prerequisites, String> {
     if cpio.is_none() {
         missing.push("cpio is not in PATH (Debian package cpio)".into());
     }
-    let kernel = vm_dir().join("vmlinuz");
+    let kernel = vm_dir().join(choice.file_name());
     if !kernel.is_file() {
+        let script = match choice {
+            VmKernel::Default => "scripts/vm-kernel",
+            VmKernel::Backports => "VM_KERNEL=backports scripts/vm-kernel",
+        };
         missing.push(format!(
-            "no VM kernel at {} (made by scripts/vm-kernel)",
+            "no VM kernel at {} (made by {script})",
             kernel.display()
         ));
     }
@@ -1146,6 +1150,30 @@ pub struct VmOptions {
     /// balancing wants its hinting faults moving pages, and a command may
     /// not switch it itself.
     pub numa_balancing: bool,
+    /// The guest's kernel.
+    pub kernel: VmKernel,
+}
+
+/// Which kernel a VM boots (both fetched by `scripts/vm-kernel`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum VmKernel {
+    /// Debian bookworm's own (6.1): `vmlinuz`.
+    #[default]
+    Default,
+    /// bookworm-backports' newer one (6.12: weighted interleave, memory
+    /// tiers, demotion): `vmlinuz-backports`, from
+    /// `VM_KERNEL=backports scripts/vm-kernel`.
+    Backports,
+}
+
+impl VmKernel {
+    /// The image's file name in the cache directory.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            VmKernel::Default => "vmlinuz",
+            VmKernel::Backports => "vmlinuz-backports",
+        }
+    }
 }
 
 /// Fails naming the first command that writes `kernel.numa_balancing`:
@@ -1213,7 +1241,7 @@ fn run_once(
 ) -> Result<VmRun, String> {
     topo.validate()?;
     refuse_static_key_writes(commands)?;
-    let pre = prerequisites()?;
+    let pre = prerequisites(options.kernel)?;
     let tmp = tempfile::Builder::new()
         .prefix(&format!("numabench-vm-{}-", topo.name))
         .tempdir()

@@ -51,6 +51,9 @@ mod shared;
 mod smt;
 /// Node splits in the four-node VM.
 mod splits;
+/// Tiered memory on the newer guest kernel: weighted interleave in the
+/// kernel's mode (`--set-weights`).
+mod tiered;
 #[allow(dead_code)]
 mod topologies;
 /// Weighted interleave (emulated) splits pages 3:1.

@@ -113,6 +113,69 @@ pub fn four_nodes_cpuless_hmat() -> VmTopology {
     }
 }
 
+/// Tiered memory: two sockets with DRAM, and behind each a CPU-less node
+/// slower by declaration (HMAT), as CXL expanders appear.
+///
+/// ```text
+/// node 0: cpus 0-1, 384 MiB   package 0 (DRAM)
+/// node 1: cpus 2-3, 256 MiB   package 1 (DRAM)
+/// node 2: no CPU,   256 MiB   attached initiator: node 0 (CXL-like)
+/// node 3: no CPU,   256 MiB   attached initiator: node 1 (CXL-like)
+///        0   1   2   3
+///   0 [ 10, 21, 17, 28 ]
+///   1 [ 21, 10, 28, 17 ]
+///   2 [ 17, 28, 10, 28 ]
+///   3 [ 28, 17, 28, 10 ]
+/// ```
+///
+/// HMAT: 90 ns and 20480 MiB/s from each socket to its DRAM, 250 ns and
+/// 8192 MiB/s to its CPU-less node; other pairs 10 ns x SLIT distance and
+/// 10240 MiB/s (4096 MiB/s towards a CPU-less node). Under TCG the nodes
+/// are equally fast whatever the table says: tests check placement and
+/// what the kernel made of the table (memory tiers), never speed.
+pub fn two_sockets_two_cxl() -> VmTopology {
+    let distances: Vec<Vec<u8>> = vec![
+        vec![10, 21, 17, 28],
+        vec![21, 10, 28, 17],
+        vec![17, 28, 10, 28],
+        vec![28, 17, 28, 10],
+    ];
+    let mut hmat = Vec::new();
+    for initiator in 0u32..2 {
+        for target in 0u32..4 {
+            let local = target % 2 == initiator;
+            let cxl = target >= 2;
+            let (latency, bandwidth) = match (local, cxl) {
+                (true, false) => (90, 20480),
+                (true, true) => (250, 8192),
+                (false, cxl) => (
+                    10 * u64::from(distances[initiator as usize][target as usize]),
+                    if cxl { 4096 } else { 10240 },
+                ),
+            };
+            hmat.push(HmatEntry {
+                initiator,
+                target,
+                latency_ns: Some(latency),
+                bandwidth_mib_s: Some(bandwidth),
+            });
+        }
+    }
+    VmTopology {
+        name: "two_sockets_two_cxl",
+        nodes: vec![
+            VmNode::new([0, 1], 384),
+            VmNode::new([2, 3], 256),
+            VmNode::cpuless(256, 0),
+            VmNode::cpuless(256, 1),
+        ],
+        sockets: Some(2),
+        threads: 1,
+        distances: Some(distances),
+        hmat,
+    }
+}
+
 /// One socket of three cores with two hardware threads each (SMT), one
 /// node: siblings 0-1, 2-3, 4-5 (L1 per thread, L2 per core, one L3), as
 /// QEMU TCG shows them with `-cpu Skylake-Server`.

@@ -30,6 +30,11 @@ pub struct Cli {
     /// topo, list, doctor describe it; measuring commands only --plan for it.
     #[arg(long, global = true, value_name = "FILE")]
     pub topology: Option<PathBuf>,
+    /// Write each weighted interleave's weights (weighted:0=3,2=1, --interleave 0=3,2=1) into
+    /// the kernel's (/sys/kernel/mm/mempolicy/weighted_interleave, system-wide; root, Linux
+    /// 6.9+) just before it is used, so it runs in the kernel's mode; put back at exit.
+    #[arg(long, global = true)]
+    pub set_weights: bool,
     #[command(subcommand)]
     pub command: Command,
 }

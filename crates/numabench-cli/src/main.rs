@@ -15,6 +15,31 @@ mod tables;
 use clap::FromArgMatches;
 use std::process::ExitCode;
 
+/// Puts back the kernel's weights that `--set-weights` wrote, and says so.
+fn weights_restored() {
+    let Some(restored) = numabench::memory::set_weights::restore() else {
+        return;
+    };
+    if !restored.weights.is_empty() {
+        let weights: Vec<String> = restored
+            .weights
+            .iter()
+            .map(|(node, weight)| format!("node {node}: {weight}"))
+            .collect();
+        let auto = match restored.auto_back {
+            Some(true) => " (auto on again)",
+            _ => "",
+        };
+        eprintln!(
+            "numabench: the kernel's interleave weights are back: {}{auto}",
+            weights.join(", ")
+        );
+    }
+    for problem in restored.problems {
+        eprintln!("numabench: warning: --set-weights: {problem}");
+    }
+}
+
 fn main() -> ExitCode {
     // Inherited as ignored, it would make every wait for a started program fail.
     numabench::interrupt::reset_child_signal();
@@ -27,6 +52,7 @@ fn main() -> ExitCode {
         Err(error) => return exit::clap_error(&error),
     };
     let result = commands::run(cli, plan_only);
+    weights_restored();
     // Every temporary file lives in the private folder: gone on every way out.
     numabench::private_dir::remove();
     let status = match result {

@@ -50,6 +50,9 @@ pub fn run(cli: Cli, plan_only: bool) -> Result<Status, CliError> {
     if cli.command.measures() && !plan_only {
         refuse_unless_this_machine(file)?;
     }
+    if cli.set_weights && !plan_only {
+        numabench::memory::set_weights::enable().map_err(CliError::usage)?;
+    }
     match cli.command {
         Command::Topo(args) => topo::run(&args, &topology_for(file, Purpose::Describe)?),
         Command::Doctor(args) => doctor::run(&args, &topology_for(file, Purpose::Describe)?),

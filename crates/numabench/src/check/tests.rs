@@ -148,6 +148,24 @@ fn fingerprints_tell_node_types_and_what_changed() {
     assert_eq!(whats, ["node 1 memory", "setting smt"]);
     let other = Fingerprint::of(&topology, &doctor("on"), "EPYC");
     assert!(!other.same_type(&reference));
+    // A check doctor gained since the baseline was written is not a
+    // difference; a setting the baseline has and this node lacks is.
+    let mut newer = doctor("on");
+    newer.findings.push(Finding::new(
+        "memory_tiers",
+        Severity::Ok,
+        "tier 4: nodes 0-1",
+        "",
+        "",
+    ));
+    let newer = Fingerprint::of(&topology, &newer, "Xeon");
+    assert!(newer.differences(&reference).is_empty());
+    let whats: Vec<String> = reference
+        .differences(&newer)
+        .into_iter()
+        .map(|d| format!("{}: {}", d.what, d.measured))
+        .collect();
+    assert_eq!(whats, ["setting memory_tiers: not read"]);
 }
 
 fn entry_of(topology: &Machine, model: Option<MachineModel>, runs: usize) -> BaselineEntry {

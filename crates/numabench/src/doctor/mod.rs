@@ -6,9 +6,11 @@ mod cpu_checks;
 mod finding;
 mod memory_checks;
 mod system_files;
+mod tiering_checks;
 
 pub use finding::{DoctorReport, Finding, Severity};
 pub use system_files::SystemFiles;
+pub use tiering_checks::{memory_tiers, MemoryTier};
 
 use crate::topology::Machine;
 
@@ -49,6 +51,11 @@ pub fn run_doctor(files: &SystemFiles, topology: &Machine) -> DoctorReport {
         },
         host("memory_limit", &|| memory_checks::memory_limit(topology)),
         host("damon", &|| memory_checks::damon(files)),
+        host("memory_tiers", &|| tiering_checks::tiers(files, topology)),
+        host("demotion", &|| tiering_checks::demotion(files)),
+        host("weighted_interleave", &|| {
+            tiering_checks::weighted_interleave(files)
+        }),
         host("cpu_governor", &|| {
             cpu_checks::frequency_governor(files, topology)
         }),

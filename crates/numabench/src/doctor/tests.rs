@@ -304,6 +304,9 @@ fn another_machines_topology_reports_host_settings_as_not_checked() {
         "node_memory",
         "memory_limit",
         "damon",
+        "memory_tiers",
+        "demotion",
+        "weighted_interleave",
         "cpu_governor",
         "hypervisor",
         "perf_event_paranoid",
@@ -339,7 +342,7 @@ fn another_machines_topology_reports_host_settings_as_not_checked() {
         text.contains("[skip] numa_balancing: not checked"),
         "{text}"
     );
-    assert!(text.contains("11 not checked"), "{text}");
+    assert!(text.contains("14 not checked"), "{text}");
 }
 
 #[test]
@@ -366,4 +369,132 @@ fn the_memory_limit_is_reported_and_a_tight_one_warns() {
             .caches;
     let tight = run_doctor(&SystemFiles::under(dir.path()), &topology);
     assert_eq!(finding(&tight, "memory_limit").severity, Severity::Warning);
+}
+
+/// Two DRAM nodes with CPUs and two CPU-less ones (2, 3), as CXL
+/// expanders appear, in a prepared tree whose tiers and declared figures
+/// each test sets.
+fn tiered_topology() -> Machine {
+    let mut topology = two_node_topology();
+    for index in [2, 3] {
+        let mut node = topology.nodes[0].clone();
+        node.index = index;
+        node.cpus.clear();
+        node.cpuless = true;
+        topology.nodes.push(node);
+    }
+    topology.node_count = 4;
+    topology
+}
+
+fn declare(root: &Path, node: u32, latency: u32, bandwidth: u32) {
+    let base = format!("/sys/devices/system/node/node{node}/access0/initiators");
+    write(
+        root,
+        &format!("{base}/read_latency"),
+        &format!("{latency}\n"),
+    );
+    write(
+        root,
+        &format!("{base}/read_bandwidth"),
+        &format!("{bandwidth}\n"),
+    );
+}
+
+fn tier(root: &Path, tier: u32, nodes: &str) {
+    write(
+        root,
+        &format!("/sys/devices/virtual/memory_tiering/memory_tier{tier}/nodelist"),
+        &format!("{nodes}\n"),
+    );
+}
+
+#[test]
+fn a_slower_node_in_drams_tier_is_a_warning_and_separate_tiers_are_ok() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    clean_tree(root);
+    for node in [0, 1] {
+        declare(root, node, 90, 20480);
+    }
+    for node in [2, 3] {
+        declare(root, node, 250, 8192);
+    }
+    // As skhynix/hmsdk#2 found them: every node in the default tier.
+    tier(root, 4, "0-3");
+    write(root, "/sys/kernel/mm/numa/demotion_enabled", "true\n");
+    let report = run_doctor(&SystemFiles::under(root), &tiered_topology());
+    let tiers = finding(&report, "memory_tiers");
+    assert_eq!(tiers.severity, Severity::Warning, "{tiers:#?}");
+    assert!(
+        tiers.found.contains(
+            "node 2 (250 ns, 8192 MB/s) shares tier 4 with DRAM nodes 0-1 (90 ns, 20480 MB/s)"
+        ),
+        "{}",
+        tiers.found
+    );
+    assert!(tiers.found.contains("node 3 "), "{}", tiers.found);
+    // One tier: nowhere to demote to.
+    assert_eq!(finding(&report, "demotion").severity, Severity::Ok);
+
+    fs::remove_dir_all(root.join("sys/devices/virtual/memory_tiering")).unwrap();
+    tier(root, 4, "0-1");
+    tier(root, 22, "2-3");
+    let report = run_doctor(&SystemFiles::under(root), &tiered_topology());
+    let tiers = finding(&report, "memory_tiers");
+    assert_eq!(tiers.severity, Severity::Ok, "{tiers:#?}");
+    assert_eq!(tiers.found, "tier 4: nodes 0-1; tier 22: nodes 2-3");
+    let demotion = finding(&report, "demotion");
+    assert_eq!(demotion.severity, Severity::Info, "{demotion:#?}");
+    assert!(
+        demotion.found.contains("several memory tiers"),
+        "{}",
+        demotion.found
+    );
+}
+
+#[test]
+fn a_cpuless_node_without_declared_figures_in_drams_tier_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    clean_tree(root);
+    tier(root, 4, "0-3");
+    let report = run_doctor(&SystemFiles::under(root), &tiered_topology());
+    let tiers = finding(&report, "memory_tiers");
+    assert_eq!(tiers.severity, Severity::Info, "{tiers:#?}");
+    assert!(
+        tiers
+            .found
+            .contains("node 2 has no CPUs and no declared figures, in tier 4 with DRAM nodes 0-1"),
+        "{}",
+        tiers.found
+    );
+    // DRAM alike by declaration: no finding.
+    for node in 0..4 {
+        declare(root, node, 100, 20000);
+    }
+    let report = run_doctor(&SystemFiles::under(root), &tiered_topology());
+    assert_eq!(finding(&report, "memory_tiers").severity, Severity::Ok);
+}
+
+#[test]
+fn the_weighted_interleave_weights_and_auto_mode_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    clean_tree(root);
+    let report = run_doctor(&SystemFiles::under(root), &two_node_topology());
+    let weights = finding(&report, "weighted_interleave");
+    assert!(weights.found.contains("not in this kernel"), "{weights:#?}");
+    let base = "/sys/kernel/mm/mempolicy/weighted_interleave";
+    write(root, &format!("{base}/node0"), "3\n");
+    write(root, &format!("{base}/node1"), "1\n");
+    // Linux 6.18's name for the `auto` switch.
+    write(root, &format!("{base}/__auto_type"), "true\n");
+    let report = run_doctor(&SystemFiles::under(root), &two_node_topology());
+    let weights = finding(&report, "weighted_interleave");
+    assert_eq!(
+        weights.found,
+        "weights node 0: 3, node 1: 1; auto: the kernel's, from firmware bandwidth"
+    );
+    assert_eq!(weights.severity, Severity::Info);
 }

@@ -23,5 +23,5 @@ pub use location::{check_placement, page_nodes, page_statuses, PageNodes};
 pub use numabench_schema::{HugePageCheck, PlacementCheck, PlacementStatus};
 pub use page_flags::PageFlags;
 pub use placement::MemoryPlacement;
-pub use policy::{weighted, MemoryPolicy, PolicyMode};
+pub use policy::{set_weights, weighted, MemoryPolicy, PolicyMode};
 pub use syscalls::{allowed_memory_nodes, PAGE_SIZE};

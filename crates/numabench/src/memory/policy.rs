@@ -188,12 +188,23 @@ impl MemoryPolicy {
     /// this kernel's weights); `None` for every other mode.
     pub fn weighted_mode(&self) -> Option<Result<weighted::WeightedMode, String>> {
         (self.mode == PolicyMode::WeightedInterleave).then(|| {
-            weighted::mode_for(
-                &self.nodes,
-                &self.weights,
-                weighted::kernel_weights().as_ref(),
-            )
+            let kernel = weighted::kernel_weights();
+            // --set-weights writes the policy's weights before it is used.
+            if kernel.is_some() && !self.weights.is_empty() && set_weights::enabled() {
+                return Ok(weighted::WeightedMode::Kernel);
+            }
+            weighted::mode_for(&self.nodes, &self.weights, kernel.as_ref())
         })
+    }
+
+    /// Writes this weighted interleave's weights into the kernel's when
+    /// `--set-weights` asked for it ([`set_weights`]); nothing otherwise.
+    /// Called just before the policy is put on a buffer or a program.
+    pub fn write_kernel_weights(&self) -> io::Result<()> {
+        if self.mode == PolicyMode::WeightedInterleave && !self.weights.is_empty() {
+            set_weights::write(&self.nodes, &self.weights)?;
+        }
+        Ok(())
     }
 
     /// `kernel` or `emulated` for a weighted interleave that can run here
@@ -268,6 +279,11 @@ impl MemoryPolicy {
             if mode == weighted::WeightedMode::Emulated {
                 return self.apply_emulated(buffer);
             }
+            self.write_kernel_weights()
+                .map_err(|source| MemoryError::Policy {
+                    policy: self.label(),
+                    source,
+                })?;
         }
         // SAFETY: the buffer's range is a page-aligned mapping we own.
         unsafe {
@@ -365,6 +381,7 @@ impl MemoryPolicy {
     }
 }
 
+pub mod set_weights;
 pub mod weighted;
 
 #[cfg(test)]

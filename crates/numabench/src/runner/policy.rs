@@ -181,7 +181,7 @@ fn cpus_of(memory: &MemoryPolicy, topology: &Machine) -> Result<Vec<u32>, String
 /// memory policy is per thread, so ours is untouched).
 /// A weighted interleave for a program numabench starts: the kernel's
 /// only (nothing can bind that program's buffers chunk by chunk), so its
-/// weights must be the policy's (numabench does not write them).
+/// weights must be the policy's, or `--set-weights` writes them.
 fn weighted_in_kernel(
     memory: &MemoryPolicy,
     mode: Result<WeightedMode, String>,
@@ -198,7 +198,7 @@ fn weighted_in_kernel(
                     weighted::WEIGHTS_DIR
                 ),
                 Some(held) => format!(
-                    "the kernel's weights for nodes {} are {} ({}/nodeN), not {}: numabench does not change them; write them there (root) or use weighted:{} for the kernel's own",
+                    "the kernel's weights for nodes {} are {} ({}/nodeN), not {}: add --set-weights to write them for the run (root), or use weighted:{} for the kernel's own",
                     format_id_list(&memory.nodes),
                     held.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
                     weighted::WEIGHTS_DIR,

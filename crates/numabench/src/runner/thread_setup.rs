@@ -72,7 +72,10 @@ impl ThreadSetup {
         let saved_memory = match &self.memory {
             Some(policy) => {
                 let saved = thread_mempolicy();
-                let applied = saved.and_then(|saved| policy.set_for_this_thread().map(|()| saved));
+                let applied = saved.and_then(|saved| {
+                    policy.write_kernel_weights()?;
+                    policy.set_for_this_thread().map(|()| saved)
+                });
                 match applied {
                     Ok(saved) => Some(saved),
                     Err(error) => {

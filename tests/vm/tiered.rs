@@ -1,0 +1,159 @@
+//! Tiered memory in a guest with a kernel that has weighted interleave and
+//! memory tiers (bookworm-backports' 6.12, `VmKernel::Backports`): two
+//! sockets with DRAM and a CPU-less, slower-by-declaration node behind each
+//! (`topologies::two_sockets_two_cxl`), booted once for every check.
+//!
+//! - `--set-weights` writes 3 and 1 into the kernel's weights, so
+//!   `--interleave 0=3,2=1` runs in the kernel's mode (`MPOL_WEIGHTED_INTERLEAVE`)
+//!   and lands 3:1 on pages, verified; the weights are back to 1 afterwards.
+//! - Without it the kernel's weights are 1 and 1, so the same policy runs
+//!   emulated, and still lands 3:1.
+//! - `run --set-weights --policy weighted:0=3,2=1` gives a program the
+//!   kernel's policy: its memory is 3:1 over nodes 0 and 2 (numa_maps);
+//!   without `--set-weights` it is refused, naming the flag.
+//! - `doctor` reads the tiering state: the kernel put the CPU-less nodes
+//!   in a tier of their own (from the HMAT), demotion, the weights.
+
+use super::harness::{VmKernel, VmOptions};
+use super::{check_topology_with, records, topologies, FIRST_EXTRA_COMMAND};
+use serde_json::Value;
+
+const WEIGHTS: &str = "/sys/kernel/mm/mempolicy/weighted_interleave";
+
+fn commands() -> Vec<String> {
+    vec![
+        // 0: the kernel's mode, weights written for the run.
+        "numabench --set-weights bandwidth --kernel read --size 8M --repeat 1 --cpus 0 \
+         --interleave 0=3,2=1 --json"
+            .into(),
+        // 1: the weights afterwards.
+        format!("cat {WEIGHTS}/node0 {WEIGHTS}/node2"),
+        // 2: emulated: the kernel holds 1 and 1.
+        "numabench bandwidth --kernel read --size 8M --repeat 1 --cpus 0 \
+         --interleave 0=3,2=1 --json"
+            .into(),
+        // 3: a program started under the kernel's weighted interleave.
+        "numabench --set-weights run --policy weighted:0=3,2=1 --repeat 1 --warmup 0 \
+         --observe=20ms --json -- numabench stream --size 24M --repeat 1 --iterations 2 \
+         --threads 1 --placement serial"
+            .into(),
+        // 4: refused without --set-weights.
+        "numabench run --policy weighted:0=3,2=1 --repeat 1 -- true".into(),
+        // 5: the weights after run.
+        format!("cat {WEIGHTS}/node0 {WEIGHTS}/node2"),
+        // 6: doctor's view of the tiering state (status 1 with warnings).
+        "numabench doctor --json; true".into(),
+        // 7: the kernel's own files, for the log.
+        "cd /sys/devices/virtual/memory_tiering && for f in memory_tier*; do echo \"$f: $(cat $f/nodelist)\"; done; \
+         echo \"demotion_enabled: $(cat /sys/kernel/mm/numa/demotion_enabled)\"; \
+         grep -E 'pgpromote|pgdemote' /proc/vmstat; true"
+            .into(),
+    ]
+}
+
+/// Node 0's share of nodes 0 and 2 in a `{"0": n, "2": m}` map.
+fn node0_share(per_node: &Value) -> f64 {
+    let on = |node: &str| per_node[node].as_u64().unwrap_or(0) as f64;
+    on("0") / (on("0") + on("2"))
+}
+
+#[test]
+fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without() {
+    let commands = commands();
+    let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
+    let options = VmOptions {
+        kernel: VmKernel::Backports,
+        ..VmOptions::default()
+    };
+    let run = check_topology_with(&topologies::two_sockets_two_cxl(), &commands, options);
+    let context = || run.transcript();
+
+    for (index, mode) in [(0, "kernel"), (2, "emulated")] {
+        let bandwidth = records(&run, FIRST_EXTRA_COMMAND + index, "bandwidth");
+        assert!(!bandwidth.is_empty(), "{}", context());
+        for record in bandwidth {
+            let placement = &record["placement"];
+            assert_eq!(placement["requested"]["memory"], "weighted:0=3,2=1");
+            assert_eq!(placement["requested"]["weighted_mode"], mode, "{record}");
+            let verified = &placement["verified"];
+            assert_eq!(verified["achieved"], true, "{record}\n{}", context());
+            let share = node0_share(&verified["pages_per_node"]);
+            assert!(
+                (share - 0.75).abs() < 0.01,
+                "{mode}: node 0 holds {share}: {record}"
+            );
+        }
+    }
+    let first = &run.commands[FIRST_EXTRA_COMMAND];
+    assert!(
+        first
+            .stderr
+            .contains("interleave weights are back: node 0: 1, node 2: 1"),
+        "{}",
+        first.stderr
+    );
+    for index in [1, 5] {
+        let weights = run.stdout_ok(FIRST_EXTRA_COMMAND + index);
+        assert_eq!(
+            weights.split_whitespace().collect::<Vec<_>>(),
+            ["1", "1"],
+            "{}",
+            context()
+        );
+    }
+
+    let program = records(&run, FIRST_EXTRA_COMMAND + 3, "run");
+    let record = program.first().unwrap_or_else(|| panic!("{}", context()));
+    let memory = &record["placement"]["requested"]["memory"];
+    assert_eq!(memory["mode"], 6, "{record}");
+    assert_eq!(memory["weighted_mode"], "kernel", "{record}");
+    let peak = &record["params"]["observation"]["peak_bytes_per_node"];
+    let share = node0_share(peak);
+    assert!(
+        (share - 0.75).abs() < 0.05,
+        "node 0 holds {share} of the program's memory: {record}"
+    );
+
+    let doctor: Value = serde_json::from_str(run.stdout_ok(FIRST_EXTRA_COMMAND + 6))
+        .unwrap_or_else(|error| panic!("doctor --json: {error}\n{}", context()));
+    let finding = |check: &str| {
+        doctor["findings"]
+            .as_array()
+            .and_then(|findings| findings.iter().find(|finding| finding["check"] == check))
+            .cloned()
+            .unwrap_or_else(|| panic!("no {check} finding: {doctor}"))
+    };
+    eprintln!(
+        "[tiered] guest's tiering files:\n{}",
+        run.stdout_ok(FIRST_EXTRA_COMMAND + 7)
+    );
+    for check in ["memory_tiers", "demotion", "weighted_interleave"] {
+        let found = finding(check);
+        eprintln!(
+            "[tiered] doctor {check}: {} {}",
+            found["severity"], found["found"]
+        );
+        assert!(
+            !found["found"].as_str().unwrap_or("").starts_with("unknown"),
+            "{found}"
+        );
+    }
+    let tiers = finding("memory_tiers")["found"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(tiers.starts_with("tier "), "{tiers}");
+    assert_eq!(
+        finding("weighted_interleave")["found"],
+        "weights node 0: 1, node 1: 1, node 2: 1, node 3: 1",
+        "the weights --set-weights wrote are back"
+    );
+
+    let refused = &run.commands[FIRST_EXTRA_COMMAND + 4];
+    assert_eq!(refused.status, 2, "{}", context());
+    assert!(
+        refused.stderr.contains("--set-weights"),
+        "{}",
+        refused.stderr
+    );
+}
