@@ -243,3 +243,43 @@ fn many_threads_chase_unpinned_only() {
         "{records:?}"
     );
 }
+
+/// The tail: percentiles of batches timed one by one, ordered, with the
+/// method, the timer's resolution and the subtracted overhead stated; the
+/// histogram only with `--histogram`, its counts adding up to the batches.
+#[test]
+fn latency_records_carry_percentiles_and_on_request_the_histogram() {
+    for (arguments, histogram) in [
+        (&["latency", "--size", "4M", "--repeat", "2"][..], false),
+        (
+            &["latency", "--size", "4M", "--repeat", "2", "--histogram"][..],
+            true,
+        ),
+    ] {
+        let records = records_of(arguments, "latency");
+        let tail = &records[0]["params"]["tail"];
+        let figure = |name: &str| {
+            tail[name]
+                .as_f64()
+                .unwrap_or_else(|| panic!("no {name}: {tail}"))
+        };
+        let ordered = ["p50", "p90", "p99", "p99_9", "max"].map(figure);
+        assert!(ordered[0] > 0.0, "{tail}");
+        assert!(ordered.windows(2).all(|pair| pair[0] <= pair[1]), "{tail}");
+        assert!(figure("timer_resolution_ns") > 0.0, "{tail}");
+        assert!(figure("timing_overhead_ns") >= 0.0, "{tail}");
+        let method = tail["method"].as_str().unwrap();
+        assert!(method.contains("dependent loads"), "{method}");
+        assert!(method.contains("subtracted"), "{method}");
+        let batches = tail["batches"].as_u64().unwrap();
+        assert!(batches >= 4096, "{tail}");
+        match histogram {
+            false => assert!(tail.get("histogram").is_none(), "{tail}"),
+            true => {
+                let bins = tail["histogram"].as_array().expect("histogram");
+                let counted: u64 = bins.iter().map(|bin| bin[1].as_u64().unwrap()).sum();
+                assert_eq!(counted, batches, "{tail}");
+            }
+        }
+    }
+}

@@ -11,6 +11,7 @@
 //! - `run --set-weights --policy weighted:0=3,2=1` gives a program the
 //!   kernel's policy: its memory is 3:1 over nodes 0 and 2 (numa_maps);
 //!   without `--set-weights` it is refused, naming the flag.
+//! - records carry the page-movement counters that grew (`vmstat_delta`).
 //! - `doctor` reads the tiering state: the kernel put the CPU-less nodes
 //!   in a tier of their own (from the HMAT), demotion, the weights.
 
@@ -107,6 +108,7 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
     let memory = &record["placement"]["requested"]["memory"];
     assert_eq!(memory["mode"], 6, "{record}");
     assert_eq!(memory["weighted_mode"], "kernel", "{record}");
+    assert!(record["params"]["vmstat_delta"].is_object(), "{record}");
     let peak = &record["params"]["observation"]["peak_bytes_per_node"];
     let share = node0_share(peak);
     assert!(

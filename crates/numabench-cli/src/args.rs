@@ -1191,6 +1191,10 @@ pub struct MeasureArgs {
     /// Records say which, and how much of each buffer got them.
     #[arg(long)]
     pub hugepages: bool,
+    /// latency, matrix latency: add the histogram of the timed batches' load latencies to
+    /// params.tail (bins 5% wide), besides its percentiles.
+    #[arg(long)]
+    pub histogram: bool,
     /// Time budget (90s, 10m, 2h; none: exactly what the flags say): where the plan's estimate is
     /// over it, cuts are made in order, each only as far as needed and only where it saves 1% of the
     /// estimate or more. characterize: latency sizes (down to 3); the node matrices measured by

@@ -63,12 +63,38 @@ pub fn placement_warning(record: &Record) -> Option<String> {
     Some(line)
 }
 
+/// The warning for a record during whose measurement the kernel demoted
+/// or promoted pages (`params.vmstat_delta`): they moved between memory
+/// tiers, maybe this run's own.
+pub fn movement_warning(record: &Record) -> Option<String> {
+    let delta = record.params.get("vmstat_delta")?.as_object()?;
+    let counted = |wanted: &dyn Fn(&str) -> bool| -> u64 {
+        delta
+            .iter()
+            .filter(|(name, _)| wanted(name))
+            .filter_map(|(_, value)| value.as_u64())
+            .sum()
+    };
+    let demoted = counted(&|name| name.starts_with("pgdemote_"));
+    let promoted = counted(&|name| name == "pgpromote_success");
+    (demoted + promoted > 0).then(|| {
+        format!(
+            "numabench: warning: {}: the kernel demoted {demoted} and promoted {promoted} pages between memory tiers while it ran (/proc/vmstat, system-wide): its pages may have left the placement asked for",
+            record.benchmark
+        )
+    })
+}
+
 impl<W: Write> Sink for PlacementWarnings<W> {
     fn begin(&mut self, _metadata: &RunMetadata) -> io::Result<()> {
         Ok(())
     }
 
     fn record(&mut self, record: &Record) -> io::Result<()> {
+        if let Some(moved) = movement_warning(record) {
+            writeln!(self.out, "{moved}")?;
+            self.out.flush()?;
+        }
         let warning = placement_warning(record);
         if warning.is_some() && warning != self.last {
             writeln!(self.out, "{}", warning.as_deref().unwrap_or_default())?;
@@ -171,5 +197,41 @@ mod tests {
             placement_warning(&unseen).unwrap(),
             "numabench: warning: bandwidth: placement interleave:0-1 could not be verified: all 100 pages not present when read"
         );
+    }
+}
+
+#[cfg(test)]
+mod movement_tests {
+    use super::*;
+    use numabench::output::{Placement, Unit};
+    use numabench::stats::Sample;
+
+    fn with_delta(delta: serde_json::Value) -> Record {
+        let mut params = serde_json::Map::new();
+        params.insert("vmstat_delta".into(), delta);
+        Record {
+            benchmark: "latency".into(),
+            metric: "latency".into(),
+            value: 1.0,
+            unit: Unit::Nanoseconds,
+            params,
+            placement: Placement::default(),
+            stats: Sample::new([1.0]).unwrap().summary(),
+        }
+    }
+
+    /// Pages demoted or promoted during a measurement are named; numa_*
+    /// allocation counts and promotion candidates alone are not moves.
+    #[test]
+    fn pages_moved_between_tiers_are_warned_about() {
+        let moved = with_delta(serde_json::json!({
+            "pgdemote_kswapd": 120, "pgdemote_direct": 2, "pgpromote_success": 3, "numa_hit": 500
+        }));
+        assert_eq!(
+            movement_warning(&moved).unwrap(),
+            "numabench: warning: latency: the kernel demoted 122 and promoted 3 pages between memory tiers while it ran (/proc/vmstat, system-wide): its pages may have left the placement asked for"
+        );
+        let quiet = with_delta(serde_json::json!({"numa_hit": 500, "pgpromote_candidate": 4}));
+        assert_eq!(movement_warning(&quiet), None);
     }
 }

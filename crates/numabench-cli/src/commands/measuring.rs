@@ -43,7 +43,9 @@ pub fn topology(plan: bool, topology_file: Option<&Path>) -> Result<Machine, Cli
 /// to measure on, or with `--plan` the topology to describe (a
 /// `--topology` file, HWLOC_XMLFILE, ...).
 pub fn context(run: &MeasureArgs) -> Result<Context, CliError> {
-    context_of(run.repeat, run.hugepages, run.plan, run.topology.as_deref())
+    let mut context = context_of(run.repeat, run.hugepages, run.plan, run.topology.as_deref())?;
+    context.histogram = run.histogram;
+    Ok(context)
 }
 
 /// [`context`] for the commands whose flags are not [`MeasureArgs`] (run,

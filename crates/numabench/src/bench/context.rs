@@ -20,6 +20,9 @@ pub struct Context {
     pub fixed_repetitions: bool,
     /// Ask for huge pages (transparent huge pages via madvise).
     pub hugepages: bool,
+    /// Latency records carry the histogram of their tail's batches
+    /// (`--histogram`), besides its percentiles.
+    pub histogram: bool,
     /// Vector instructions the bandwidth kernels use; `None`: the fastest
     /// of a short calibration before each measurement.
     pub simd: Option<SimdLevel>,
@@ -46,6 +49,7 @@ impl Context {
             repeat: 5,
             fixed_repetitions: false,
             hugepages: false,
+            histogram: false,
             simd: None,
             placement_threshold: 0.95,
             cost_model: super::CostModel::ASSUMED,

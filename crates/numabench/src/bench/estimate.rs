@@ -137,12 +137,21 @@ impl Default for CostModel {
     }
 }
 
+/// The tail's batches after a chase's samples ([`crate::kernels::tail`]):
+/// as many as fit its time, between its fewest and most.
+fn tail(model: &CostModel) -> f64 {
+    use crate::kernels::tail::{BATCH_LOADS, MAX_BATCHES, MIN_BATCHES, TAIL_SECONDS};
+    let batch = BATCH_LOADS as f64 * model.load_seconds;
+    (MAX_BATCHES as f64 * batch).min(TAIL_SECONDS.max(MIN_BATCHES as f64 * batch))
+}
+
 /// Seconds a measurement of `cost` is estimated to take with `repeat`
 /// timed repetitions at `model`'s rates: each measurement's fixed cost,
 /// plus building each buffer (a bandwidth run's threads build theirs
 /// together, as much faster as they read); a chase's samples take the longer of
 /// (repeat + 1) x [`MIN_SAMPLE_SECONDS`] and one walk of every line (with
 /// k chains at once, each walks 1/k of them, the buffer built once); a
+/// the tail's timed batches follow ([`tail`]); a
 /// bandwidth run reads its bytes (repeat + 1 + calibration passes) times
 /// at the threads' rate; a cache-to-cache pair costs (repeat + 1)
 /// repetitions. An estimate, not a promise.
@@ -153,7 +162,7 @@ pub(super) fn estimate(cost: Cost, repeat: usize, model: &CostModel) -> f64 {
         Cost::Chase { bytes, count } => {
             let setup = bytes as f64 / model.chase_setup_bytes_per_second;
             let walk = (bytes / 64) as f64 * model.load_seconds;
-            count as f64 * (fixed + setup + walk.max(passes * MIN_SAMPLE_SECONDS))
+            count as f64 * (fixed + setup + walk.max(passes * MIN_SAMPLE_SECONDS) + tail(model))
         }
         Cost::Stream {
             bytes,

@@ -172,6 +172,7 @@ pub(super) fn measure_written(
             cpu_seen,
         }),
         convergence: None,
+        tail: None,
     })
 }
 

@@ -39,12 +39,14 @@ impl StepRunner {
             common.insert("cpu_order".into(), json!(order.name()));
         }
         pipeline.set_common_params(common);
+        pipeline.mark_vmstat(true);
         let result = step.work.run(&mut StepRun {
             context,
             pipeline,
             runner: self,
         });
         pipeline.set_common_params(Map::new());
+        pipeline.mark_vmstat(false);
         result
     }
 }

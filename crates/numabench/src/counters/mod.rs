@@ -1,7 +1,7 @@
 //! What a run's threads and the kernel counted while it ran: per-thread
 //! user/system time and context switches (/proc), sampled thread-level
 //! parallelism (TLP), the kernel's per-node NUMA allocation counters
-//! (numastat), perf events (perf_event_open) and this process's own
+//! (numastat), page promotions, demotions and migrations (vmstat), perf events (perf_event_open) and this process's own
 //! CPU time and context switches (getrusage).
 
 mod numastat;
@@ -11,6 +11,7 @@ mod proc_file;
 mod rusage;
 mod tlp;
 mod usage;
+pub mod vmstat;
 
 pub use numastat::{numastat_delta, read_numastat, NodeNumastat, NUMASTAT_FIELDS};
 pub use params::{numastat_json, perf_params};

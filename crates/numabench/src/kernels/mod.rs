@@ -1,4 +1,5 @@
-//! Measurement kernels: the latency chase and the bandwidth kernels, with
+//! Measurement kernels: the latency chase (and its tail, timed in batches)
+//! and the bandwidth kernels, with
 //! SIMD variants chosen at run time for the CPU.
 
 mod bandwidth;
@@ -9,6 +10,7 @@ mod loops;
 mod rng;
 mod simd;
 mod spec;
+pub mod tail;
 mod tlb;
 mod variant;
 

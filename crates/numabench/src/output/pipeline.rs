@@ -8,6 +8,7 @@ use super::paths::check_distinct_files;
 use super::record::Record;
 use super::sink::Sink;
 use super::table_sink::TableSink;
+use crate::counters::vmstat::VmstatMark;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -68,6 +69,9 @@ pub struct Pipeline {
     /// Params every record carries unless it sets them itself
     /// ([`Pipeline::set_common_params`]).
     common_params: serde_json::Map<String, serde_json::Value>,
+    /// Where the page-movement counters stood after the last record
+    /// ([`Pipeline::mark_vmstat`]).
+    vmstat: Option<VmstatMark>,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -127,6 +131,7 @@ impl Pipeline {
             sinks,
             finished: false,
             common_params: serde_json::Map::new(),
+            vmstat: None,
         })
     }
 
@@ -149,13 +154,28 @@ impl Pipeline {
         self.common_params = params;
     }
 
+    /// From now on (`true`) every record also carries `vmstat_delta`: the
+    /// kernel's page-movement counters that grew since the record before,
+    /// or since this call for the first ([`crate::counters::vmstat`]; read
+    /// on machines with several nodes only). `false` stops this.
+    pub fn mark_vmstat(&mut self, on: bool) {
+        self.vmstat = on.then(VmstatMark::now);
+    }
+
     /// Sends one record to every sink, each of which flushes it.
     pub fn emit(&mut self, record: &Record) -> Result<(), OutputError> {
         let completed;
-        let record = if self.common_params.is_empty() {
+        let vmstat = self.vmstat.as_mut().and_then(VmstatMark::take);
+        let record = if self.common_params.is_empty() && vmstat.is_none() {
             record
         } else {
             let mut with_common = record.clone();
+            if let Some(delta) = vmstat {
+                with_common
+                    .params
+                    .entry("vmstat_delta")
+                    .or_insert_with(|| serde_json::json!(delta));
+            }
             for (key, value) in &self.common_params {
                 with_common
                     .params

@@ -8,6 +8,7 @@
 //! See [`crate::counters`].
 
 use super::observe::tree_tasks;
+use crate::counters::vmstat::{read_vmstat, vmstat_delta, Vmstat};
 use crate::counters::{
     numastat_delta, read_numastat, tick_seconds, NodeNumastat, PerfGroup, PerfReport, PerfSnapshot,
     Sampled, ThreadUsage, Tlp, TlpSampler, TLP_INTERVAL,
@@ -32,6 +33,8 @@ pub struct ProgramCounts {
     pub sampled_seconds: f64,
     pub tlp: Option<Tlp>,
     pub numastat_delta: BTreeMap<u32, NodeNumastat>,
+    /// The page-movement counters that grew (`None` on one node).
+    pub vmstat_delta: Option<Vmstat>,
     /// The whole process tree's perf counts.
     pub perf: PerfReport,
 }
@@ -41,6 +44,7 @@ pub struct ProgramCounts {
 pub struct Counting {
     perf_before: PerfSnapshot,
     numastat_before: BTreeMap<u32, NodeNumastat>,
+    vmstat_before: Option<Vmstat>,
 }
 
 /// The perf counters the programs a thread starts inherit, opened at its
@@ -108,6 +112,7 @@ impl Counting {
         Counting {
             perf_before: INHERITED_PERF.with(InheritedPerf::start),
             numastat_before: read_numastat(),
+            vmstat_before: read_vmstat(),
         }
     }
 
@@ -136,6 +141,11 @@ impl Counting {
             sampled_seconds: sampled.sampled_seconds,
             tlp: sampled.tlp(),
             numastat_delta: numastat_delta(&self.numastat_before, &read_numastat()),
+            vmstat_delta: self
+                .vmstat_before
+                .as_ref()
+                .zip(read_vmstat().as_ref())
+                .map(|(before, after)| vmstat_delta(before, after)),
             perf: INHERITED_PERF.with(|perf| perf.finish(&self.perf_before)),
         }
     }
@@ -146,7 +156,8 @@ impl Counting {
 /// many distinct threads of the process tree were seen: an OpenMP program's
 /// team plus its main thread's other threads),
 /// `threads_usage_resolution_seconds`, `tlp`, `numastat_delta`,
-/// `numastat_scope`, `perf`, `perf_unavailable`.
+/// `numastat_scope`, `vmstat_delta` (machines with several nodes), `perf`,
+/// `perf_unavailable`.
 pub fn counts_params(counts: &ProgramCounts) -> Map<String, Value> {
     let mut params = Map::new();
     let threads: Vec<Value> = counts
@@ -180,6 +191,9 @@ pub fn counts_params(counts: &ProgramCounts) -> Map<String, Value> {
         numastat_json(&counts.numastat_delta),
     );
     params.insert("numastat_scope".into(), json!("system"));
+    if let Some(delta) = &counts.vmstat_delta {
+        params.insert("vmstat_delta".into(), json!(delta));
+    }
     params.extend(perf_params(&counts.perf));
     params
 }

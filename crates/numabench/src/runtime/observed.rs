@@ -6,6 +6,7 @@
 //! happens at allocation). See [`crate::counters`].
 
 use super::team::Team;
+use crate::counters::vmstat::{read_vmstat, vmstat_delta, Vmstat};
 use crate::counters::{
     current_tid, numastat_delta, own_threads, read_numastat, read_own_thread, tick_seconds,
     EventCounts, NodeNumastat, PerfGroup, PerfReport, ThreadUsage, Tlp, TlpSampler,
@@ -35,6 +36,8 @@ pub struct RunObservation {
     pub other_threads_usage: Vec<ThreadUsage>,
     pub tlp: Option<Tlp>,
     pub numastat_delta: BTreeMap<u32, NodeNumastat>,
+    /// The page-movement counters that grew (`None` on one node).
+    pub vmstat_delta: Option<Vmstat>,
     /// The workers' perf counts summed.
     pub perf: PerfReport,
     /// Each worker's perf counts, in worker order.
@@ -49,6 +52,7 @@ pub struct Observer {
     tids: Vec<u32>,
     perf: Vec<PerfGroup>,
     numastat_before: BTreeMap<u32, NodeNumastat>,
+    vmstat_before: Option<Vmstat>,
     sampler: Option<TlpSampler>,
     threads_before: BTreeMap<u32, ThreadUsage>,
 }
@@ -78,6 +82,7 @@ impl Observer {
             tids,
             perf,
             numastat_before,
+            vmstat_before: read_vmstat(),
             sampler: None,
             threads_before: BTreeMap::new(),
         }
@@ -103,6 +108,7 @@ impl Observer {
         let sampled = self.sampler.map(TlpSampler::stop).unwrap_or_default();
         self.perf.iter().for_each(PerfGroup::disable);
         let numastat_after = read_numastat();
+        let vmstat_after = read_vmstat();
         let used = |tid: &u32| Some(threads_after.get(tid)?.since(self.threads_before.get(tid)?));
         let threads_usage = self
             .tids
@@ -126,6 +132,11 @@ impl Observer {
             other_threads_usage,
             tlp: sampled.tlp(),
             numastat_delta: numastat_delta(&self.numastat_before, &numastat_after),
+            vmstat_delta: self
+                .vmstat_before
+                .as_ref()
+                .zip(vmstat_after.as_ref())
+                .map(|(before, after)| vmstat_delta(before, after)),
             perf: PerfReport::sum(&reports),
             perf_per_worker: reports.into_iter().map(|report| report.counts).collect(),
         }
@@ -148,7 +159,8 @@ fn usage_json(usage: &ThreadUsage) -> Map<String, Value> {
 
 /// The parameters an observation adds to a run's records:
 /// `threads_usage`, `other_threads_usage`, `threads_usage_resolution_seconds`,
-/// `tlp`, `numastat_delta`, `numastat_scope`, `perf`, `perf_per_worker`,
+/// `tlp`, `numastat_delta`, `numastat_scope`, `vmstat_delta` (machines with
+/// several nodes), `perf`, `perf_per_worker`,
 /// `perf_unavailable` (and `perf_multiplexed` when the PMU multiplexed).
 pub fn observation_params(observation: &RunObservation) -> Map<String, Value> {
     let mut params = Map::new();
@@ -186,6 +198,9 @@ pub fn observation_params(observation: &RunObservation) -> Map<String, Value> {
         numastat_json(&observation.numastat_delta),
     );
     params.insert("numastat_scope".into(), json!("system"));
+    if let Some(delta) = &observation.vmstat_delta {
+        params.insert("vmstat_delta".into(), json!(delta));
+    }
     params.extend(perf_params(&observation.perf));
     params.insert("perf_per_worker".into(), json!(observation.perf_per_worker));
     params

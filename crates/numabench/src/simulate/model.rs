@@ -325,6 +325,7 @@ impl Backend for MachineModel {
             },
             writer: None,
             convergence: Some(repetitions.convergence()),
+            tail: None,
         })
     }
 

@@ -13,6 +13,7 @@ use crate::bench::placed::{
 };
 use crate::clock::{tsc_ghz, Stopwatch};
 use crate::interrupt::interrupted;
+use crate::kernels::tail::{tail_of, time_batches, TailLatency, TailTimer};
 use crate::kernels::{build_chase, chase, core_clock_ghz, ChaseBlock, ChaseOrder};
 use crate::memory::{MemoryPlacement, HUGE_PAGE_SIZE, PAGE_SIZE};
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
@@ -89,6 +90,9 @@ pub struct LatencyMeasurement {
     /// How many samples were taken and the median's interval reached
     /// ([`StoppingRule`]); `None` where a fixed count was taken.
     pub convergence: Option<Convergence>,
+    /// Percentiles of load latency from batches timed one by one after the
+    /// samples ([`crate::kernels::tail`]); `None` where not measured.
+    pub tail: Option<TailLatency>,
 }
 
 /// Measures one size: the buffer is placed, chased by a thread pinned to
@@ -159,6 +163,18 @@ pub fn measure_latency(
                 // The clock the core ran the sample at, on the same CPU straight after it.
                 core_ghz.push(core_clock_ghz());
             }
+            // The tail: the same chain, warm, in batches timed one by one.
+            let timer = TailTimer::best();
+            let seconds_per_load = nanoseconds_per_load
+                .last()
+                .map_or(per_load, |nanoseconds| nanoseconds * 1e-9);
+            // SAFETY: as above.
+            let (position, batches, overhead) =
+                unsafe { time_batches(position, seconds_per_load, timer) };
+            let tail = match interrupted() {
+                true => None,
+                false => tail_of(&batches, timer, overhead, context.histogram),
+            };
             std::hint::black_box(position);
             Ok(LatencyMeasurement {
                 nanoseconds_per_load,
@@ -168,6 +184,7 @@ pub fn measure_latency(
                 block: block.clone(),
                 writer: None,
                 convergence: Some(repetitions.convergence()),
+                tail,
             })
         },
     )?;
@@ -266,6 +283,9 @@ pub fn emit_latency(
     params.insert("loads_per_sample".into(), json!(measured.loads_per_sample));
     if let Some(convergence) = &measured.convergence {
         params.insert("convergence".into(), json!(convergence));
+    }
+    if let Some(tail) = &measured.tail {
+        params.insert("tail".into(), json!(tail));
     }
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!([config.cpu]));

@@ -26,7 +26,14 @@ pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
         .collect();
     let paths = distinct(chases.iter().map(|record| path(record)));
     let several_paths = paths.len() > 1;
+    // Percentiles of the batches timed one by one ([`crate::kernels::tail`]).
+    let tails = chases
+        .iter()
+        .any(|record| record.params.contains_key("tail"));
     let mut header = vec!["size", "level", "ns", "cycles", "cv"];
+    if tails {
+        header.extend(["p50", "p99", "p99.9", "max"]);
+    }
     if several_paths {
         header.insert(0, "where");
     }
@@ -52,6 +59,15 @@ pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
             cycles,
             cv(chase),
         ];
+        if tails {
+            let tail = chase.params.get("tail");
+            for name in ["p50", "p99", "p99_9", "max"] {
+                row.push(
+                    tail.and_then(|tail| tail.get(name)?.as_f64())
+                        .map_or("-".to_string(), format_value),
+                );
+            }
+        }
         if several_paths {
             row.insert(0, path(chase));
         }
@@ -59,6 +75,11 @@ pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
     }
     if let Some(order) = shared_text(&chases, "order_measures") {
         table.note(format!("chase: {order}"));
+    }
+    if tails {
+        table.note(
+            "p50..max: ns per load of batches of dependent loads timed one by one (params.tail.method)",
+        );
     }
     table.notes.extend(placement_note(&chases));
     let others: Vec<&Record> = records
