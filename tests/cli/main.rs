@@ -43,6 +43,7 @@ mod signals;
 mod splits;
 mod tables;
 mod terminal_tables;
+mod tiers;
 mod topo_doctor;
 mod topology_file;
 mod unprivileged;

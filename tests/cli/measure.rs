@@ -514,3 +514,37 @@ fn ctrl_c_stops_every_bandwidth_worker_and_closes_the_outputs() {
         "a record of the finished repetitions: {lines}"
     );
 }
+
+/// A curve family: `--curve` gives every mix 25 points (the idle one and
+/// 24 delays), one curve per mix (non-temporal writes among them), each
+/// point with the tail of the chase's latency under its load.
+#[test]
+fn loaded_latency_draws_a_family_of_curves_with_tails() {
+    let loaded = records(&[
+        "loaded-latency",
+        "--size",
+        "4M",
+        "--curve",
+        "--repeat",
+        "1",
+        "--mix",
+        "reads,1:1-nt",
+    ]);
+    for mix in ["reads", "1:1-nt"] {
+        let curve: Vec<&serde_json::Value> = loaded
+            .iter()
+            .filter(|record| record["params"]["mix"] == mix)
+            .collect();
+        assert_eq!(curve.len(), 25, "{mix}: {curve:?}");
+        assert_eq!(curve[0]["params"]["delay"], serde_json::Value::Null);
+        assert_eq!(curve[24]["params"]["delay"], 0);
+        for point in &curve {
+            let tail = &point["params"]["tail"];
+            assert!(
+                tail["p50"].as_f64().unwrap() <= tail["p99"].as_f64().unwrap(),
+                "{point}"
+            );
+        }
+        assert!(curve[24]["params"]["traffic_gbs"].as_f64().unwrap() > 0.0);
+    }
+}

@@ -12,6 +12,8 @@
 //!   kernel's policy: its memory is 3:1 over nodes 0 and 2 (numa_maps);
 //!   without `--set-weights` it is refused, naming the flag.
 //! - records carry the page-movement counters that grew (`vmstat_delta`).
+//! - `tiers advise` runs end to end: every weighting measured and
+//!   verified, the advice, the measured weights and the lines to apply.
 //! - `doctor` reads the tiering state: the kernel put the CPU-less nodes
 //!   in a tier of their own (from the HMAT), demotion, the weights.
 
@@ -20,6 +22,8 @@ use super::{check_topology_with, records, topologies, FIRST_EXTRA_COMMAND};
 use serde_json::Value;
 
 const WEIGHTS: &str = "/sys/kernel/mm/mempolicy/weighted_interleave";
+/// Where the advisor's records go in the guest.
+const ADVICE: &str = "/tmp/advice.jsonl";
 
 fn commands() -> Vec<String> {
     vec![
@@ -49,6 +53,10 @@ fn commands() -> Vec<String> {
          echo \"demotion_enabled: $(cat /sys/kernel/mm/numa/demotion_enabled)\"; \
          grep -E 'pgpromote|pgdemote' /proc/vmstat; true"
             .into(),
+        // 8: the advisor, end to end (one ratio besides the baselines: TCG is slow).
+        format!("numabench tiers advise --cpu-node 0 --weights 3:1 --mix read --threads all --size 4M --rounds 1 --repeat 1 --jsonl {ADVICE}"),
+        // 9: its records.
+        format!("cat {ADVICE}"),
     ]
 }
 
@@ -149,6 +157,58 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
         finding("weighted_interleave")["found"],
         "weights node 0: 1, node 1: 1, node 2: 1, node 3: 1",
         "the weights --set-weights wrote are back"
+    );
+
+    // The advisor: a sweep table, the advice with its gains, the measured
+    // weights and the lines that apply them; every configuration measured
+    // with its pages verified.
+    let screen = run.stdout_ok(FIRST_EXTRA_COMMAND + 8);
+    eprintln!("[tiered] tiers advise:\n{screen}");
+    for expected in [
+        "Socket 0: GB/s with 2 thread(s), DRAM node 0 and tier node(s) 2",
+        "Socket 0: the fastest ratio per mix and thread count",
+        "weights from measured bandwidth (read, 2 threads): node 0: ",
+        "echo ",
+        "numactl --weighted-interleave=0,2 ./app",
+        "numabench --set-weights run --policy weighted:0=",
+    ] {
+        assert!(screen.contains(expected), "no {expected:?} in:\n{screen}");
+    }
+    let lines: Vec<Value> = run
+        .stdout_ok(FIRST_EXTRA_COMMAND + 9)
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .filter(|line: &Value| line["benchmark"] == "tiers")
+        .collect();
+    let sweep: Vec<&Value> = lines
+        .iter()
+        .filter(|line| line["params"]["phase"] == "sweep")
+        .collect();
+    let weightings: Vec<&str> = sweep
+        .iter()
+        .map(|line| line["params"]["weights"].as_str().unwrap())
+        .collect();
+    for expected in ["3:1", "1:0", "1:1", "0:1", "kernel"] {
+        assert!(weightings.contains(&expected), "{weightings:?}");
+    }
+    for line in &sweep {
+        assert_eq!(line["placement"]["verified"]["achieved"], true, "{line}");
+    }
+    let advice: Vec<&Value> = lines
+        .iter()
+        .filter(|line| line["metric"] == "advice")
+        .collect();
+    assert_eq!(advice.len(), 1, "{lines:?}");
+    for compared in ["vs_dram_only", "vs_interleave", "vs_kernel_weights"] {
+        assert!(
+            advice[0]["params"][compared]["gain"].is_number(),
+            "{}",
+            advice[0]
+        );
+    }
+    assert!(
+        lines.iter().any(|line| line["metric"] == "weights_check"),
+        "{lines:?}"
     );
 
     let refused = &run.commands[FIRST_EXTRA_COMMAND + 4];

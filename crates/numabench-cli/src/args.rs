@@ -12,7 +12,9 @@ use numabench::workloads::NpbClass;
 use std::path::PathBuf;
 
 mod check;
+mod tiers;
 pub use check::{CheckArgs, CheckFormat};
+pub use tiers::{TiersAdviseArgs, TiersCommand};
 
 /// Measure what NUMA costs on this machine and which thread and memory
 /// placement makes a program fast and repeatable.
@@ -60,7 +62,10 @@ pub const COMMAND_GROUPS: &[(&str, &[&str])] = &[
         ],
     ),
     ("Applications", &["stream", "cg", "mg"]),
-    ("Studies", &["placement-study", "run", "overdecompose"]),
+    (
+        "Studies",
+        &["placement-study", "run", "overdecompose", "tiers"],
+    ),
     ("Operations", &["check", "cluster"]),
     ("Results", &["report", "compare", "export-memattrs"]),
     ("Shell", &["completions", "man"]),
@@ -149,6 +154,9 @@ pub enum Command {
     /// targets).
     #[command(subcommand)]
     Matrix(MatrixCommand),
+    /// Tiered memory (CXL, HBM): the interleave ratio to use, measured.
+    #[command(subcommand)]
+    Tiers(TiersCommand),
     /// Cost of a serial initialisation: all threads on one node.
     ///
     /// Example: numabench contention
@@ -810,15 +818,26 @@ pub struct LoadedLatencyArgs {
     /// generators follow in this order: cores-first, compact, scatter.
     #[arg(long, value_enum, value_name = "ORDER", default_value_t = CpuOrderArg::CoresFirst)]
     pub cpu_order: CpuOrderArg,
-    /// Node holding the chased buffer and the traffic (default: the chaser's node).
-    #[arg(long, value_name = "NODE")]
-    pub mem_node: Option<u32>,
-    /// Read:write mix of the traffic: reads, 3:1, 2:1, 1:1.
-    #[arg(long, value_name = "MIX", default_value = "reads", value_parser = parse_mix_arg)]
-    pub mix: TrafficMix,
+    /// Node(s) holding the chased buffer and the traffic, CPU-less ones included (default: the
+    /// chaser's node); one curve per node and mix: a family per node.
+    #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
+    pub mem_node: Option<IdList>,
+    /// Read:write mix(es) of the traffic: reads, 3:1, 2:1, 1:1, writes; with non-temporal
+    /// (streaming) writes: 3:1-nt, 2:1-nt, 1:1-nt, nt-writes. A list draws one curve per mix.
+    #[arg(long, value_name = "MIX,...", default_value = "reads", value_delimiter = ',', value_parser = parse_mix_arg)]
+    pub mix: Vec<TrafficMix>,
     /// Delays between a generator's requests (nop iterations, ~1 cycle each), light to heavy. Default: 2000,1000,500,250,120,60,30,0.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        conflicts_with = "curve"
+    )]
     pub delays: Vec<u32>,
+    /// A full curve from idle to saturation, as Mess draws it: 24 delays (4000 down to 0, about
+    /// 1.35x apart), 25 points with the idle one.
+    #[arg(long)]
+    pub curve: bool,
     /// Working set of the chase and of each generator. Default: DRAM-sized, at most 256MiB.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
@@ -1454,7 +1473,7 @@ fn parse_chains_arg(text: &str) -> Result<usize, String> {
 
 fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {
     TrafficMix::parse(text)
-        .ok_or_else(|| format!("unknown traffic mix '{text}' (valid: reads, 3:1, 2:1, 1:1)"))
+        .ok_or_else(|| format!("unknown traffic mix '{text}' (valid: reads, 3:1, 2:1, 1:1, writes, and with non-temporal writes 3:1-nt, 2:1-nt, 1:1-nt, nt-writes)"))
 }
 
 fn parse_positive_arg(text: &str) -> Result<f64, String> {

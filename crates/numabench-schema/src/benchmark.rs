@@ -25,6 +25,8 @@ pub const C2C: &str = "c2c";
 pub const CONTENTION: &str = "contention";
 /// Cache levels (`numabench cache`).
 pub const CACHE: &str = "cache";
+/// The interleave-ratio advisor (`numabench tiers advise`).
+pub const TIERS: &str = "tiers";
 /// The STREAM kernel of `numabench apps`.
 pub const STREAM: &str = "stream";
 /// NPB CG of `numabench apps`.

@@ -33,6 +33,7 @@ mod run;
 mod run_scan;
 mod scaling;
 mod stream;
+mod tiers;
 mod topo;
 mod topology_source;
 
@@ -66,6 +67,7 @@ pub fn run(cli: Cli, plan_only: bool) -> Result<Status, CliError> {
         Command::Latency(args) => latency::run(&args),
         Command::Bandwidth(args) => bandwidth::run(&args),
         Command::Matrix(command) => matrix::run(&command),
+        Command::Tiers(command) => tiers::run(&command),
         Command::Contention(args) => contention::run(&args),
         Command::Scaling(args) => scaling::run(&args),
         Command::LoadedLatency(args) => loaded_latency::run(&args),

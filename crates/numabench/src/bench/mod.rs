@@ -33,6 +33,7 @@ mod registry;
 mod scaling;
 mod step;
 mod step_runner;
+pub mod tiers;
 mod working_set_cut;
 
 pub use app_budget::{fit_app_budget, stream_floor_elements, AppKnobs};
@@ -57,7 +58,7 @@ pub use latency::{
 };
 pub use latency_writer::WriterPasses;
 pub use loaded_latency::{
-    run_loaded_latency, LoadedLatencyConfig, LoadedPoint, TrafficMix, DEFAULT_DELAYS,
+    run_loaded_latency, LoadedLatencyConfig, LoadedPoint, TrafficMix, CURVE_DELAYS, DEFAULT_DELAYS,
 };
 pub use matrix::{
     matrix_cell_working_set, matrix_cpus, run_bandwidth_matrix, run_cpu_row, run_latency_matrix,

@@ -159,16 +159,7 @@ pub fn parse_policy(text: &str, topology: &Machine) -> Result<RunPolicy, PolicyE
 /// The allowed CPUs of a `bind:N` policy's node, or why there are none.
 fn cpus_of(memory: &MemoryPolicy, topology: &Machine) -> Result<Vec<u32>, String> {
     let node = memory.single_node()?;
-    let cpus: Vec<u32> = topology
-        .node(node)
-        .map(|info| {
-            info.cpus
-                .iter()
-                .copied()
-                .filter(|cpu| topology.allowed.cpus.contains(cpu))
-                .collect()
-        })
-        .unwrap_or_default();
+    let cpus = topology.allowed_cpus_of_node(node);
     if cpus.is_empty() {
         return Err(format!(
             "node {node} has no CPUs this process may use; use membind:{node} for its memory"

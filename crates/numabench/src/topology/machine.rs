@@ -229,6 +229,20 @@ impl Machine {
         self.distances.as_ref().map(|matrix| matrix[row][column])
     }
 
+    /// The CPUs of node `index` this process may use (none for a missing
+    /// or CPU-less node).
+    pub fn allowed_cpus_of_node(&self, index: u32) -> Vec<u32> {
+        self.node(index)
+            .map(|info| {
+                info.cpus
+                    .iter()
+                    .copied()
+                    .filter(|cpu| self.allowed.cpus.contains(cpu))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The node a CPU belongs to.
     pub fn node_of_cpu(&self, cpu: u32) -> Option<u32> {
         self.nodes

@@ -9,6 +9,7 @@ use crate::bench::latency::{chase_page_bytes, insert_order};
 use crate::bench::placed::{insert_cache_params, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
+use crate::kernels::tail::{tail_of, time_batches, TailLatency, TailTimer};
 use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
@@ -21,33 +22,86 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 /// cache-line requests) from light to full load.
 pub const DEFAULT_DELAYS: &[u32] = &[2000, 1000, 500, 250, 120, 60, 30, 0];
 
+/// A full curve (`--curve`), as Mess draws it: 24 delays, about 1.35x
+/// apart, from light load to none, so that with the idle point every mix
+/// has 25 points from idle to saturation.
+pub const CURVE_DELAYS: &[u32] = &[
+    4000, 3000, 2200, 1600, 1200, 900, 700, 500, 380, 280, 200, 150, 110, 80, 60, 45, 32, 24, 16,
+    10, 6, 3, 1, 0,
+];
+
 /// Read:write ratio of the generated traffic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrafficMix {
     /// Loads only.
     AllReads,
-    /// Reads per write, e.g. 3 for 3:1.
+    /// Reads per write, e.g. 3 for 3:1; 0 for writes only.
     ReadsPerWrite(u32),
+    /// The same with non-temporal (streaming) writes, which bypass the
+    /// caches: no read for ownership, the line goes straight to memory.
+    ReadsPerNtWrite(u32),
 }
 
 impl TrafficMix {
-    /// Parses `reads`, `3:1`, `2:1`, `1:1`.
+    /// Parses `reads`, `3:1`, `2:1`, `1:1`, `writes`, and the same with
+    /// non-temporal writes: `3:1-nt`, `2:1-nt`, `1:1-nt`, `nt-writes`.
     pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "reads" | "all-reads" => Some(TrafficMix::AllReads),
-            "3:1" => Some(TrafficMix::ReadsPerWrite(3)),
-            "2:1" => Some(TrafficMix::ReadsPerWrite(2)),
-            "1:1" => Some(TrafficMix::ReadsPerWrite(1)),
-            _ => None,
-        }
+        let (ratio, nt) = match text.strip_suffix("-nt") {
+            Some(ratio) => (ratio, true),
+            None => (text, false),
+        };
+        let reads = match ratio {
+            "reads" | "all-reads" if !nt => return Some(TrafficMix::AllReads),
+            "nt-writes" if !nt => return Some(TrafficMix::ReadsPerNtWrite(0)),
+            "writes" => 0,
+            "3:1" => 3,
+            "2:1" => 2,
+            "1:1" => 1,
+            _ => return None,
+        };
+        Some(match nt {
+            true => TrafficMix::ReadsPerNtWrite(reads),
+            false => TrafficMix::ReadsPerWrite(reads),
+        })
     }
 
     pub fn name(self) -> String {
         match self {
             TrafficMix::AllReads => "reads".to_string(),
+            TrafficMix::ReadsPerWrite(0) => "writes".to_string(),
             TrafficMix::ReadsPerWrite(reads) => format!("{reads}:1"),
+            TrafficMix::ReadsPerNtWrite(0) => "nt-writes".to_string(),
+            TrafficMix::ReadsPerNtWrite(reads) => format!("{reads}:1-nt"),
         }
     }
+
+    /// Requests per write (`u32::MAX`: no writes) and whether writes are
+    /// non-temporal.
+    fn writes_every(self) -> (u32, bool) {
+        match self {
+            TrafficMix::AllReads => (u32::MAX, false),
+            TrafficMix::ReadsPerWrite(reads) => (reads + 1, false),
+            TrafficMix::ReadsPerNtWrite(reads) => (reads + 1, true),
+        }
+    }
+}
+
+/// Writes `value` to `word`, bypassing the caches where `non_temporal`
+/// (x86-64's `movnti`; elsewhere a plain volatile store).
+///
+/// # Safety
+/// `word` must be valid for writes and 8-byte aligned.
+#[inline(always)]
+unsafe fn store(word: *mut u64, value: u64, non_temporal: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if non_temporal {
+        // SAFETY: the caller's contract; movnti needs no more than an aligned, writable word.
+        unsafe { std::arch::x86_64::_mm_stream_si64(word as *mut i64, value as i64) };
+        return;
+    }
+    let _ = non_temporal;
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::write_volatile(word, value) };
 }
 
 /// A validated loaded-latency run.
@@ -93,10 +147,7 @@ fn generate(
     const WORDS_PER_LINE: usize = 8;
     const BATCH: u64 = 256;
     let lines = words.len() / WORDS_PER_LINE;
-    let writes_every = match mix {
-        TrafficMix::AllReads => u32::MAX,
-        TrafficMix::ReadsPerWrite(reads) => reads + 1,
-    };
+    let (writes_every, non_temporal) = mix.writes_every();
     let pointer = words.as_mut_ptr();
     let mut sum = 0u64;
     let mut until_write = writes_every;
@@ -110,7 +161,7 @@ fn generate(
                 until_write -= 1;
                 if until_write == 0 {
                     until_write = writes_every;
-                    std::ptr::write_volatile(word, sum);
+                    store(word, sum, non_temporal);
                 } else {
                     sum = sum.wrapping_add(std::ptr::read_volatile(word));
                 }
@@ -122,6 +173,12 @@ fn generate(
             delay(wait);
         }
         bytes.fetch_add(BATCH * 64, Ordering::Relaxed);
+        #[cfg(target_arch = "x86_64")]
+        if non_temporal {
+            // Streaming stores drain before the count is trusted.
+            // SAFETY: sfence has no preconditions.
+            unsafe { std::arch::x86_64::_mm_sfence() };
+        }
         if first {
             first = false;
             started.fetch_add(1, Ordering::Release);
@@ -136,6 +193,8 @@ pub struct LoadedPoint {
     /// `None` for the idle point (no generators).
     pub delay: Option<u32>,
     pub latency_ns: Sample,
+    /// Percentiles of batches timed one by one under the same load.
+    pub tail: Option<TailLatency>,
     pub traffic_gigabytes_per_second: f64,
     /// Where the chased buffer's pages are.
     pub check: crate::output::PlacementCheck,
@@ -167,6 +226,15 @@ pub fn run_loaded_latency(
     Ok(points)
 }
 
+/// What the chasing worker found: its samples (ns per load), the tail,
+/// the traffic (GB/s) and where its pages are.
+type ChaserFound = (
+    Vec<f64>,
+    Option<TailLatency>,
+    f64,
+    crate::output::PlacementCheck,
+);
+
 fn measure_point(
     context: &Context,
     config: &LoadedLatencyConfig,
@@ -179,84 +247,87 @@ fn measure_point(
     let mut cpus = vec![config.chaser_cpu];
     cpus.extend_from_slice(generators);
     let repeat = context.repeat.max(1);
-    let results = run_pinned(
-        &cpus,
-        |worker| -> Result<Option<(Vec<f64>, f64, crate::output::PlacementCheck)>, BenchError> {
-            let mut placed = PlacedBuffer::allocate(
-                &context.topology,
-                config.size as usize,
-                config.memory.clone(),
-                context.hugepages,
-            )?;
-            if worker.index == 0 {
-                let block = chase_block(context, config).bytes as usize;
-                let start = build_chase(placed.buffer.words_mut(), 64, block, 0x10ad);
-                let check = placed.verify(context.placement_threshold)?;
-                let words = placed.buffer.words();
-                // SAFETY: `start` indexes the chain just built.
-                let mut pointer = unsafe { words.as_ptr().add(start) };
-                // SAFETY: following the live chain.
-                pointer = unsafe { chase(pointer, (config.size / 64).min(1 << 22)) };
-                // Generators are running from here; a failed wait means one of them could not
-                // start (its error is reported from its own result).
-                if worker.barrier.wait().is_err() {
-                    return Ok(None);
-                }
-                // The load is on before the chase is timed: every generator
-                // has moved its first batch (a generator's thread may not
-                // have been scheduled yet where CPUs are shared), or a
-                // second has passed.
-                let waiting = Stopwatch::start();
-                while started.load(Ordering::Acquire) < generators.len()
-                    && waiting.seconds() < GENERATOR_START_SECONDS
-                {
-                    std::thread::yield_now();
-                }
-                let stopwatch = Stopwatch::start();
-                let bytes_before = bytes.load(Ordering::Relaxed);
-                let loads = 1 << 16;
-                let mut samples = Vec::with_capacity(repeat);
-                for _ in 0..repeat {
-                    let sample = Stopwatch::start();
-                    // SAFETY: as above.
-                    pointer = unsafe { chase(pointer, loads) };
-                    samples.push(sample.seconds() * 1e9 / loads as f64);
-                }
-                let traffic = (bytes.load(Ordering::Relaxed) - bytes_before) as f64
-                    / stopwatch.seconds()
-                    / 1e9;
-                stop.store(true, Ordering::Relaxed);
-                std::hint::black_box(pointer);
-                Ok(Some((samples, traffic, check)))
-            } else {
-                placed.buffer.touch_pages();
-                // Failed: the chaser or another generator left with an error; nothing to load.
-                if worker.barrier.wait().is_err() {
-                    return Ok(None);
-                }
-                generate(
-                    placed.buffer.words_mut(),
-                    delay.unwrap_or(0),
-                    config.mix,
-                    &stop,
-                    &bytes,
-                    &started,
-                );
-                Ok(None)
+    let results = run_pinned(&cpus, |worker| -> Result<Option<ChaserFound>, BenchError> {
+        let mut placed = PlacedBuffer::allocate(
+            &context.topology,
+            config.size as usize,
+            config.memory.clone(),
+            context.hugepages,
+        )?;
+        if worker.index == 0 {
+            let block = chase_block(context, config).bytes as usize;
+            let start = build_chase(placed.buffer.words_mut(), 64, block, 0x10ad);
+            let check = placed.verify(context.placement_threshold)?;
+            let words = placed.buffer.words();
+            // SAFETY: `start` indexes the chain just built.
+            let mut pointer = unsafe { words.as_ptr().add(start) };
+            // SAFETY: following the live chain.
+            pointer = unsafe { chase(pointer, (config.size / 64).min(1 << 22)) };
+            // Generators are running from here; a failed wait means one of them could not
+            // start (its error is reported from its own result).
+            if worker.barrier.wait().is_err() {
+                return Ok(None);
             }
-        },
-    )?;
+            // The load is on before the chase is timed: every generator
+            // has moved its first batch (a generator's thread may not
+            // have been scheduled yet where CPUs are shared), or a
+            // second has passed.
+            let waiting = Stopwatch::start();
+            while started.load(Ordering::Acquire) < generators.len()
+                && waiting.seconds() < GENERATOR_START_SECONDS
+            {
+                std::thread::yield_now();
+            }
+            let stopwatch = Stopwatch::start();
+            let bytes_before = bytes.load(Ordering::Relaxed);
+            let loads = 1 << 16;
+            let mut samples = Vec::with_capacity(repeat);
+            for _ in 0..repeat {
+                let sample = Stopwatch::start();
+                // SAFETY: as above.
+                pointer = unsafe { chase(pointer, loads) };
+                samples.push(sample.seconds() * 1e9 / loads as f64);
+            }
+            // The tail, under the same load.
+            let timer = TailTimer::best();
+            let per_load = samples.last().map_or(1e-7, |ns| ns * 1e-9);
+            // SAFETY: as above.
+            let (pointer, batches, overhead) = unsafe { time_batches(pointer, per_load, timer) };
+            let tail = tail_of(&batches, timer, overhead, context.histogram);
+            let traffic =
+                (bytes.load(Ordering::Relaxed) - bytes_before) as f64 / stopwatch.seconds() / 1e9;
+            stop.store(true, Ordering::Relaxed);
+            std::hint::black_box(pointer);
+            Ok(Some((samples, tail, traffic, check)))
+        } else {
+            placed.buffer.touch_pages();
+            // Failed: the chaser or another generator left with an error; nothing to load.
+            if worker.barrier.wait().is_err() {
+                return Ok(None);
+            }
+            generate(
+                placed.buffer.words_mut(),
+                delay.unwrap_or(0),
+                config.mix,
+                &stop,
+                &bytes,
+                &started,
+            );
+            Ok(None)
+        }
+    })?;
     let mut found = None;
     for result in results {
         if let Some(value) = result? {
             found = Some(value);
         }
     }
-    let (samples, traffic, check) = found
+    let (samples, tail, traffic, check) = found
         .ok_or_else(|| BenchError::Invalid("the chasing worker stopped before measuring".into()))?;
     Ok(LoadedPoint {
         delay,
         latency_ns: Sample::new(samples).map_err(|error| BenchError::Invalid(error.to_string()))?,
+        tail,
         traffic_gigabytes_per_second: traffic,
         check,
     })
@@ -295,6 +366,9 @@ fn emit(
         json!(point.traffic_gigabytes_per_second),
     );
     params.insert("size_bytes".into(), json!(config.size));
+    if let Some(tail) = &point.tail {
+        params.insert("tail".into(), json!(tail));
+    }
     // The chaser measures; the generators' buffers only load the memory.
     insert_cache_params(
         &context.topology,

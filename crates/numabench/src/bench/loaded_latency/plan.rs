@@ -40,7 +40,12 @@ pub(in crate::bench) fn characterize(d: &Defaults, steps: &mut Steps) {
 impl Step {
     /// A loaded-latency run.
     pub fn loaded_latency(config: LoadedLatencyConfig) -> Self {
-        Self::of("loaded-latency", "loaded latency".to_string(), config)
+        let label = format!(
+            "loaded latency, mix {}, memory {}",
+            config.mix.name(),
+            config.memory.label()
+        );
+        Self::of("loaded-latency", label, config)
     }
 }
 

@@ -3,11 +3,12 @@
 use crate::report::html::figure;
 use crate::report::load::Dataset;
 use crate::report::plot::{lines, Series};
-use crate::report::sections::{curves, curves_table, section};
+use crate::report::sections::{curves, curves_table, memory_of, section};
 use crate::report::Section;
 use numabench_schema::benchmark;
 
-/// Latency (ns) against `traffic_gbs`, one curve per traffic mix and file.
+/// Latency (ns) against `traffic_gbs`, one curve per memory, traffic mix
+/// and file: a family of curves per memory node, one per mix.
 pub fn loaded_curves(data: &Dataset) -> Vec<Series> {
     curves(
         data.of(benchmark::LOADED_LATENCY)
@@ -15,7 +16,8 @@ pub fn loaded_curves(data: &Dataset) -> Vec<Series> {
         "traffic_gbs",
         |r| {
             format!(
-                "mix {} ({})",
+                "{}, mix {} ({})",
+                memory_of(r),
                 r.text("mix").unwrap_or_else(|| "?".into()),
                 r.file
             )

@@ -20,6 +20,10 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
         "latency ns",
         "vs idle",
     ];
+    let tails = points.iter().any(|point| point.params.contains_key("tail"));
+    if tails {
+        header.extend(["p99 ns", "p99.9 ns"]);
+    }
     if several_mixes {
         header.insert(0, "mix");
     }
@@ -42,6 +46,17 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
                 _ => "-".into(),
             },
         ];
+        if tails {
+            for name in ["p99", "p99_9"] {
+                row.push(
+                    point
+                        .params
+                        .get("tail")
+                        .and_then(|tail| tail.get(name)?.as_f64())
+                        .map_or("-".into(), format_value),
+                );
+            }
+        }
         if several_mixes {
             row.insert(0, mix.unwrap_or_else(|| "-".into()));
         }

@@ -22,6 +22,7 @@ mod mlp;
 mod model;
 mod per_cpu;
 mod scaling;
+mod tiers;
 
 #[cfg(test)]
 mod tests;
@@ -59,6 +60,7 @@ pub fn shape(records: &[Record], caches: &CacheLadder) -> Vec<TableModel> {
         "scaling" => scaling::tables(&records),
         "mlp" => mlp::tables(&records),
         "c2c" => c2c::tables(&records),
+        "tiers" => tiers::tables(&records),
         _ => generic::tables(&records),
     }
 }

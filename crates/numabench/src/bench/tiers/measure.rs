@@ -1,0 +1,131 @@
+//! The sweep: every socket, thread count, mix and weighting measured once
+//! per round, in an order rotated each round (so none is always first or
+//! last: the study engine's [`Schedule`]), then the weights measured
+//! bandwidth suggests against the kernel's own, also in interleaved
+//! rounds.
+
+use super::advise::{advice_records, measured_weights, Key, Points};
+use super::config::{placement, TierSocket, TiersConfig, Weights};
+use crate::bench::bandwidth::{run_bandwidth, BandwidthConfig};
+use crate::bench::context::Context;
+use crate::bench::error::BenchError;
+use crate::interrupt::interrupted;
+use crate::kernels::KernelSpec;
+use crate::output::Pipeline;
+use crate::study::Schedule;
+use numabench_schema::benchmark;
+use serde_json::{json, Map};
+
+/// One configuration of a phase: socket, threads, mix and weighting.
+type Configuration<'a> = (&'a TierSocket, usize, &'static KernelSpec, Weights);
+
+/// Runs the sweep and emits every measurement, then the advice.
+pub fn run_tiers(
+    context: &Context,
+    config: &TiersConfig,
+    pipeline: &mut Pipeline,
+) -> Result<(), BenchError> {
+    let mut points = Points::new();
+    let mut sweep: Vec<Configuration> = Vec::new();
+    for socket in &config.sockets {
+        for threads in config.thread_counts(socket) {
+            for &kernel in &config.kernels {
+                for weights in config.weightings() {
+                    sweep.push((socket, threads, kernel, weights));
+                }
+            }
+        }
+    }
+    run_phase(context, config, &sweep, "sweep", &mut points, pipeline)?;
+    // The weights measured bandwidth suggests, against the kernel's: read,
+    // every thread of the socket.
+    let read = config
+        .kernels
+        .iter()
+        .find(|kernel| kernel.name == "read")
+        .copied();
+    if let (Some(kernel), true) = (read, config.kernel_weights) {
+        let mut check: Vec<Configuration> = Vec::new();
+        for socket in &config.sockets {
+            if let Some(weights) = measured_weights(&points, socket, config) {
+                let threads = socket.cpus.len();
+                check.push((socket, threads, kernel, Weights::Nodes(weights)));
+                check.push((socket, threads, kernel, Weights::Kernel));
+            }
+        }
+        if !interrupted() {
+            run_phase(context, config, &check, "check", &mut points, pipeline)?;
+        }
+    }
+    for record in advice_records(&points, config) {
+        pipeline.emit(&record)?;
+    }
+    Ok(())
+}
+
+/// Every configuration once a round, the order rotated each round (the
+/// study engine's schedule); Ctrl-C ends it before the next measurement.
+fn run_phase(
+    context: &Context,
+    config: &TiersConfig,
+    configurations: &[Configuration],
+    phase: &str,
+    points: &mut Points,
+    pipeline: &mut Pipeline,
+) -> Result<(), BenchError> {
+    for slot in Schedule::rotated(configurations.len(), config.rounds).slots() {
+        let (socket, threads, kernel, weights) = &configurations[slot.configuration];
+        let label = match phase {
+            "check" => format!("check {}", weights.label()),
+            _ => weights.label(),
+        };
+        let key = Key {
+            socket: socket.node,
+            kernel: kernel.name,
+            threads: *threads,
+            weights: label,
+        };
+        let samples = measure(
+            context,
+            config,
+            socket,
+            *threads,
+            kernel,
+            weights,
+            (slot.repetition, phase),
+            pipeline,
+        )?;
+        points.add(key, slot.repetition, samples);
+    }
+    Ok(())
+}
+
+/// One measurement: its record emitted, its repetitions' GB/s returned.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    context: &Context,
+    config: &TiersConfig,
+    socket: &TierSocket,
+    threads: usize,
+    kernel: &'static KernelSpec,
+    weights: &Weights,
+    (round, phase): (usize, &str),
+    pipeline: &mut Pipeline,
+) -> Result<Vec<f64>, BenchError> {
+    let mut labels = Map::new();
+    labels.insert("socket".into(), json!(socket.node));
+    labels.insert("dram_nodes".into(), json!(socket.dram));
+    labels.insert("tier_nodes".into(), json!(socket.tier));
+    labels.insert("weights".into(), json!(weights.label()));
+    labels.insert("round".into(), json!(round));
+    labels.insert("phase".into(), json!(phase));
+    let bandwidth = BandwidthConfig::new(
+        kernel,
+        socket.cpus[..threads].to_vec(),
+        config.size,
+        placement(weights, socket),
+    )
+    .labelled(benchmark::TIERS, labels);
+    let result = run_bandwidth(context, &bandwidth, pipeline)?;
+    Ok(result.gigabytes_per_second.values().to_vec())
+}
