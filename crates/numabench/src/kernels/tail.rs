@@ -4,13 +4,17 @@
 //! percentiles.
 //!
 //! Method: the time-stamp counter read with `rdtscp` (which waits for the
-//! loads before it) around each batch of [`BATCH_LOADS`] dependent loads;
-//! the cost of the timing itself (the same two reads around a call that
-//! chases nothing, the median of many) is subtracted, and the remainder
-//! divided by the batch's loads. A batch's figure is its loads' mean, so a
-//! single slow load among eight shows as an eighth of its excess. Without
-//! an invariant TSC the monotonic clock times batches of
-//! [`CLOCK_BATCH_LOADS`] instead, its own cost subtracted the same way.
+//! loads before it) around each batch of at least [`BATCH_LOADS`]
+//! dependent loads; the cost of the timing itself (the same two reads
+//! around a call that chases nothing, the median of many) is subtracted,
+//! and the remainder divided by the batch's loads. A batch lasts at least
+//! [`OVERHEAD_MULTIPLE`] times that cost (more loads a batch where loads
+//! are fast: a cache hit takes a few ns, reading the TSC tens under a
+//! hypervisor), so the timer's own jitter stays small beside it. A
+//! batch's figure is its loads' mean, so a single slow load among eight
+//! shows as an eighth of its excess. Without an invariant TSC the
+//! monotonic clock times batches of at least [`CLOCK_BATCH_LOADS`]
+//! instead, its own cost subtracted the same way.
 
 use super::chase::chase;
 use crate::clock::tsc_ghz;
@@ -27,6 +31,10 @@ pub const MAX_BATCHES: usize = 1 << 15;
 pub const MIN_BATCHES: usize = 1 << 12;
 /// The time one measurement's batches take at most, about.
 pub const TAIL_SECONDS: f64 = 0.05;
+/// A batch lasts at least this many times the timing's own cost.
+pub const OVERHEAD_MULTIPLE: f64 = 10.0;
+/// The most loads one batch holds.
+pub const MAX_BATCH_LOADS: u64 = 4096;
 
 /// What timed the batches.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,9 +109,21 @@ fn to_ns(timer: TailTimer, ticks: f64) -> f64 {
     }
 }
 
+/// What [`time_batches`] timed.
+#[derive(Debug, Clone)]
+pub struct Batches {
+    /// Each batch's time per load, ns.
+    pub per_load: Vec<f64>,
+    /// The timing's own cost per batch, ns (subtracted).
+    pub overhead_ns: f64,
+    /// Loads per batch.
+    pub loads: u64,
+}
+
 /// Times batches of dependent loads from `position`, `seconds_per_load` (a
-/// probe's figure) sizing how many fit [`TAIL_SECONDS`]. Returns where the
-/// chase stopped and the per-load figure of each batch, ns.
+/// probe's figure) sizing the batches (at least [`OVERHEAD_MULTIPLE`]
+/// times the timing's cost) and how many fit [`TAIL_SECONDS`]. Returns
+/// where the chase stopped and the batches.
 ///
 /// # Safety
 /// `position` must point into a live, unmodified chain from
@@ -112,8 +132,7 @@ pub unsafe fn time_batches(
     position: *const u64,
     seconds_per_load: f64,
     timer: TailTimer,
-) -> (*const u64, Vec<f64>, f64) {
-    let loads = timer.batch_loads();
+) -> (*const u64, Batches) {
     let origin = Instant::now();
     // The timing's own cost: the same reads around a call that chases nothing.
     let mut empty: Vec<u64> = (0..1024)
@@ -126,6 +145,9 @@ pub unsafe fn time_batches(
         .collect();
     empty.sort_unstable();
     let overhead = to_ns(timer, empty[empty.len() / 2] as f64);
+    let load_ns = (seconds_per_load * 1e9).max(0.1);
+    let loads = ((OVERHEAD_MULTIPLE * overhead / load_ns).ceil() as u64)
+        .clamp(timer.batch_loads(), MAX_BATCH_LOADS);
     let batches = ((TAIL_SECONDS / (seconds_per_load.max(1e-10) * loads as f64)) as usize)
         .clamp(MIN_BATCHES, MAX_BATCHES);
     let mut per_load = Vec::with_capacity(batches);
@@ -137,7 +159,14 @@ pub unsafe fn time_batches(
         let ticks = now(timer, origin).saturating_sub(start);
         per_load.push(((to_ns(timer, ticks as f64) - overhead) / loads as f64).max(0.0));
     }
-    (position, per_load, overhead)
+    (
+        position,
+        Batches {
+            per_load,
+            overhead_ns: overhead,
+            loads,
+        },
+    )
 }
 
 /// The smallest step the timer shows, ns.
@@ -164,26 +193,21 @@ pub fn timer_resolution_ns(timer: TailTimer) -> f64 {
     }
 }
 
-/// The percentiles of `per_load` (each batch's per-load ns).
-pub fn tail_of(
-    per_load: &[f64],
-    timer: TailTimer,
-    overhead_ns: f64,
-    histogram: bool,
-) -> Option<TailLatency> {
+/// The percentiles of the batches' per-load figures.
+pub fn tail_of(batches: &Batches, timer: TailTimer, histogram: bool) -> Option<TailLatency> {
+    let (per_load, overhead_ns, loads) = (&batches.per_load, batches.overhead_ns, batches.loads);
     if per_load.is_empty() {
         return None;
     }
     let mut sorted = per_load.to_vec();
     sorted.sort_by(f64::total_cmp);
     let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
-    let loads = timer.batch_loads();
     let method = match timer {
         TailTimer::Tsc(ghz) => format!(
-            "rdtscp around batches of {loads} dependent loads (TSC at {ghz:.3} GHz), the timing's own cost ({overhead_ns:.1} ns, median of 1024 empty batches) subtracted, divided by {loads}: each figure is a batch's mean load"
+            "rdtscp around batches of {loads} dependent loads (TSC at {ghz:.3} GHz; a batch at least {OVERHEAD_MULTIPLE} times the timing's own cost), that cost ({overhead_ns:.1} ns, median of 1024 empty batches) subtracted, divided by {loads}: each figure is a batch's mean load"
         ),
         TailTimer::Monotonic => format!(
-            "CLOCK_MONOTONIC around batches of {loads} dependent loads (no invariant TSC), the timing's own cost ({overhead_ns:.1} ns) subtracted, divided by {loads}: each figure is a batch's mean load"
+            "CLOCK_MONOTONIC around batches of {loads} dependent loads (no invariant TSC; a batch at least {OVERHEAD_MULTIPLE} times the timing's own cost), that cost ({overhead_ns:.1} ns) subtracted, divided by {loads}: each figure is a batch's mean load"
         ),
     };
     Some(TailLatency {
@@ -228,7 +252,12 @@ mod tests {
     fn percentiles_come_from_the_sorted_batches() {
         let mut figures: Vec<f64> = (1..=1000).map(f64::from).collect();
         figures.reverse();
-        let tail = tail_of(&figures, TailTimer::Tsc(2.0), 10.0, true).unwrap();
+        let batches = |per_load: &[f64], loads| Batches {
+            per_load: per_load.to_vec(),
+            overhead_ns: 10.0,
+            loads,
+        };
+        let tail = tail_of(&batches(&figures, 8), TailTimer::Tsc(2.0), true).unwrap();
         assert_eq!(tail.p50, 501.0);
         assert_eq!(tail.p90, 900.0);
         assert_eq!(tail.p99, 990.0);
@@ -247,9 +276,8 @@ mod tests {
             1000
         );
         assert!(histogram.windows(2).all(|pair| pair[0].0 < pair[1].0));
-        let json =
-            serde_json::to_value(tail_of(&figures, TailTimer::Monotonic, 0.0, false).unwrap())
-                .unwrap();
+        let monotonic = tail_of(&batches(&figures, 64), TailTimer::Monotonic, false);
+        let json = serde_json::to_value(monotonic.unwrap()).unwrap();
         assert_eq!(json["p99_9"], 999.0);
         assert!(json.get("histogram").is_none());
         assert_eq!(json["batch_loads"], CLOCK_BATCH_LOADS);
@@ -265,9 +293,17 @@ mod tests {
         let pointer = unsafe { words.as_ptr().add(start) };
         for timer in [TailTimer::best(), TailTimer::Monotonic] {
             // SAFETY: as above.
-            let (_, per_load, overhead) = unsafe { time_batches(pointer, 1e-8, timer) };
-            assert!(per_load.len() >= MIN_BATCHES);
-            let tail = tail_of(&per_load, timer, overhead, false).unwrap();
+            let (_, batches) = unsafe { time_batches(pointer, 1e-9, timer) };
+            assert!(batches.per_load.len() >= MIN_BATCHES);
+            // Fast loads: batches long enough for the timer.
+            assert!(
+                batches.loads as f64 * 1.0 >= OVERHEAD_MULTIPLE * batches.overhead_ns
+                    || batches.loads == MAX_BATCH_LOADS,
+                "{} loads against {} ns",
+                batches.loads,
+                batches.overhead_ns
+            );
+            let tail = tail_of(&batches, timer, false).unwrap();
             assert!(tail.p50 <= tail.p99 && tail.p99 <= tail.max, "{tail:?}");
             assert!(tail.max > 0.0, "{tail:?}");
             assert!(tail.timing_overhead_ns >= 0.0);

@@ -169,11 +169,10 @@ pub fn measure_latency(
                 .last()
                 .map_or(per_load, |nanoseconds| nanoseconds * 1e-9);
             // SAFETY: as above.
-            let (position, batches, overhead) =
-                unsafe { time_batches(position, seconds_per_load, timer) };
+            let (position, batches) = unsafe { time_batches(position, seconds_per_load, timer) };
             let tail = match interrupted() {
                 true => None,
-                false => tail_of(&batches, timer, overhead, context.histogram),
+                false => tail_of(&batches, timer, context.histogram),
             };
             std::hint::black_box(position);
             Ok(LatencyMeasurement {

@@ -292,8 +292,8 @@ fn measure_point(
             let timer = TailTimer::best();
             let per_load = samples.last().map_or(1e-7, |ns| ns * 1e-9);
             // SAFETY: as above.
-            let (pointer, batches, overhead) = unsafe { time_batches(pointer, per_load, timer) };
-            let tail = tail_of(&batches, timer, overhead, context.histogram);
+            let (pointer, batches) = unsafe { time_batches(pointer, per_load, timer) };
+            let tail = tail_of(&batches, timer, context.histogram);
             let traffic =
                 (bytes.load(Ordering::Relaxed) - bytes_before) as f64 / stopwatch.seconds() / 1e9;
             stop.store(true, Ordering::Relaxed);
