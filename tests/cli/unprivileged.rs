@@ -210,6 +210,24 @@ fn every_unprivileged_command_runs_as_a_user_and_leaves_nothing_behind() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
+    // --set-weights writes system-wide files: refused for a user with one
+    // line and exit 2 before anything runs (or, on a kernel without
+    // weighted interleave, refused for that).
+    let weights = as_user(&[
+        "bandwidth",
+        "--set-weights",
+        "--interleave",
+        "0=3",
+        "--size",
+        "1M",
+    ]);
+    let stderr = String::from_utf8_lossy(&weights.stderr);
+    assert_eq!(weights.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--set-weights needs root") || stderr.contains("Linux 6.9"),
+        "{stderr}"
+    );
+    assert!(weights.stdout.is_empty(), "nothing ran");
     // doctor: 0 or 1 (warnings), never a failure for want of privilege.
     let doctor = as_user(&["doctor"]);
     assert!(

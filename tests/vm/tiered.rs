@@ -28,7 +28,7 @@ const ADVICE: &str = "/tmp/advice.jsonl";
 fn commands() -> Vec<String> {
     vec![
         // 0: the kernel's mode, weights written for the run.
-        "numabench --set-weights bandwidth --kernel read --size 8M --repeat 1 --cpus 0 \
+        "numabench bandwidth --set-weights --kernel read --size 8M --repeat 1 --cpus 0 \
          --interleave 0=3,2=1 --json"
             .into(),
         // 1: the weights afterwards.
@@ -38,7 +38,7 @@ fn commands() -> Vec<String> {
          --interleave 0=3,2=1 --json"
             .into(),
         // 3: a program started under the kernel's weighted interleave.
-        "numabench --set-weights run --policy weighted:0=3,2=1 --repeat 1 --warmup 0 \
+        "numabench run --set-weights --policy weighted:0=3,2=1 --repeat 1 --warmup 0 \
          --observe=20ms --json -- numabench stream --size 24M --repeat 1 --iterations 2 \
          --threads 1 --placement serial"
             .into(),
@@ -170,7 +170,7 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
         "weights from measured bandwidth (read, 2 threads): node 0: ",
         "echo ",
         "numactl --weighted-interleave=0,2 ./app",
-        "numabench --set-weights run --policy weighted:0=",
+        "numabench run --set-weights --policy weighted:0=",
     ] {
         assert!(screen.contains(expected), "no {expected:?} in:\n{screen}");
     }

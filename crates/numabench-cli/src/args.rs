@@ -28,15 +28,9 @@ pub use tiers::{TiersAdviseArgs, TiersCommand};
     max_term_width = 100
 )]
 pub struct Cli {
-    /// Work on the machine an hwloc XML file (lstopo --of xml) describes:
-    /// topo, list, doctor describe it; measuring commands only --plan for it.
+    /// An hwloc XML file's machine (lstopo --of xml): topo, list, doctor, --plan.
     #[arg(long, global = true, value_name = "FILE")]
     pub topology: Option<PathBuf>,
-    /// Write each weighted interleave's weights (weighted:0=3,2=1, --interleave 0=3,2=1) into
-    /// the kernel's (/sys/kernel/mm/mempolicy/weighted_interleave, system-wide; root, Linux
-    /// 6.9+) just before it is used, so it runs in the kernel's mode; put back at exit.
-    #[arg(long, global = true)]
-    pub set_weights: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -486,6 +480,11 @@ pub struct RunCommandArgs {
     /// plan describes.
     #[arg(from_global)]
     pub topology: Option<PathBuf>,
+    /// Write each weighted interleave's weights (weighted:0=3,2=1, --interleave 0=3,2=1) into
+    /// the kernel's (/sys/kernel/mm/mempolicy/weighted_interleave, system-wide; root, Linux
+    /// 6.9+) just before it is used, so it runs in the kernel's mode; put back at exit.
+    #[arg(long)]
+    pub set_weights: bool,
     /// Preload the MPI runtime monitor (libnumabench_mpi.so, beside numabench or at
     /// $NUMABENCH_MPI_LIB) into the ranks the command starts (`mpirun ...`, `srun ...`)
     /// and report its per-rank records (wall and blocking-MPI time, messages, rusage)
@@ -559,6 +558,11 @@ pub struct OverdecomposeWorkerArgs {
 /// How an application kernel is placed and repeated.
 #[derive(Debug, Args)]
 pub struct AppRunArgs {
+    /// Write each weighted interleave's weights (weighted:0=3,2=1, --interleave 0=3,2=1) into
+    /// the kernel's (/sys/kernel/mm/mempolicy/weighted_interleave, system-wide; root, Linux
+    /// 6.9+) just before it is used, so it runs in the kernel's mode; put back at exit.
+    #[arg(long)]
+    pub set_weights: bool,
     /// Worker threads, at most the allowed CPUs. Default: every allowed CPU.
     /// A list (1,2,4) runs each count as one configuration, interleaved over
     /// the repetitions, CPUs taken cores-first, and adds speedup and
@@ -1210,6 +1214,11 @@ pub struct MeasureArgs {
     /// Records say which, and how much of each buffer got them.
     #[arg(long)]
     pub hugepages: bool,
+    /// Write each weighted interleave's weights (weighted:0=3,2=1, --interleave 0=3,2=1) into
+    /// the kernel's (/sys/kernel/mm/mempolicy/weighted_interleave, system-wide; root, Linux
+    /// 6.9+) just before it is used, so it runs in the kernel's mode; put back at exit.
+    #[arg(long)]
+    pub set_weights: bool,
     /// latency, matrix latency: add the histogram of the timed batches' load latencies to
     /// params.tail (bins 5% wide), besides its percentiles.
     #[arg(long)]
@@ -1589,11 +1598,21 @@ fn parse_simd_arg(text: &str) -> Result<SimdLevel, String> {
 /// topology is allowed. Read from clap's matches, so a command that gains
 /// a `--plan` flag needs no entry anywhere else.
 pub fn asks_for_plan(matches: &clap::ArgMatches) -> bool {
+    asks_for(matches, "plan")
+}
+
+/// Whether the command line gives `--set-weights` (found by name in the
+/// innermost subcommand's matches, as `--plan` is).
+pub fn asks_for_set_weights(matches: &clap::ArgMatches) -> bool {
+    asks_for(matches, "set_weights")
+}
+
+fn asks_for(matches: &clap::ArgMatches, flag: &str) -> bool {
     let mut innermost = matches;
     while let Some((_, sub)) = innermost.subcommand() {
         innermost = sub;
     }
-    matches!(innermost.try_get_one::<bool>("plan"), Ok(Some(true)))
+    matches!(innermost.try_get_one::<bool>(flag), Ok(Some(true)))
 }
 
 #[cfg(test)]

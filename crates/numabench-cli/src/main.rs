@@ -45,13 +45,14 @@ fn main() -> ExitCode {
     numabench::interrupt::reset_child_signal();
     let parsed = args::command().try_get_matches().and_then(|matches| {
         let plan_only = args::asks_for_plan(&matches);
-        args::Cli::from_arg_matches(&matches).map(|cli| (cli, plan_only))
+        let set_weights = args::asks_for_set_weights(&matches);
+        args::Cli::from_arg_matches(&matches).map(|cli| (cli, plan_only, set_weights))
     });
-    let (cli, plan_only) = match parsed {
+    let (cli, plan_only, set_weights) = match parsed {
         Ok(parsed) => parsed,
         Err(error) => return exit::clap_error(&error),
     };
-    let result = commands::run(cli, plan_only);
+    let result = commands::run(cli, plan_only, set_weights);
     weights_restored();
     // Every temporary file lives in the private folder: gone on every way out.
     numabench::private_dir::remove();

@@ -45,13 +45,15 @@ use topology_source::{refuse_unless_this_machine, topology_for};
 /// Runs the parsed command line. A measuring command given `--topology`,
 /// or started with HWLOC_XMLFILE or HWLOC_SYNTHETIC set, is refused here,
 /// before it reads anything else, unless it only plans (`plan_only`:
-/// [`crate::args::asks_for_plan`]).
-pub fn run(cli: Cli, plan_only: bool) -> Result<Status, CliError> {
+/// [`crate::args::asks_for_plan`]). `set_weights`
+/// ([`crate::args::asks_for_set_weights`]) lets weighted policies write
+/// the kernel's weights, refused here when they cannot.
+pub fn run(cli: Cli, plan_only: bool, set_weights: bool) -> Result<Status, CliError> {
     let file = cli.topology.as_deref();
     if cli.command.measures() && !plan_only {
         refuse_unless_this_machine(file)?;
     }
-    if cli.set_weights && !plan_only {
+    if set_weights && !plan_only {
         numabench::memory::set_weights::enable().map_err(CliError::usage)?;
     }
     match cli.command {

@@ -144,7 +144,7 @@ pub fn apply_lines(weights: &[(u32, u32)]) -> Vec<String> {
         nodes.join(",")
     ));
     lines.push(format!(
-        "sudo numabench --set-weights run --policy weighted:{} -- ./app",
+        "sudo numabench run --set-weights --policy weighted:{} -- ./app",
         pairs.join(",")
     ));
     lines
