@@ -198,11 +198,18 @@ impl MemoryPolicy {
     }
 
     /// Writes this weighted interleave's weights into the kernel's when
-    /// `--set-weights` asked for it ([`set_weights`]); nothing otherwise.
-    /// Called just before the policy is put on a buffer or a program.
+    /// `--set-weights` asked for it ([`set_weights`]), or for a policy of
+    /// the kernel's own weights puts back what was there before numabench
+    /// wrote; nothing otherwise. Called just before the policy is put on a
+    /// buffer or a program.
     pub fn write_kernel_weights(&self) -> io::Result<()> {
-        if self.mode == PolicyMode::WeightedInterleave && !self.weights.is_empty() {
-            set_weights::write(&self.nodes, &self.weights)?;
+        if self.mode == PolicyMode::WeightedInterleave {
+            match self.weights.is_empty() {
+                true => set_weights::put_back(&self.nodes)?,
+                false => {
+                    set_weights::write(&self.nodes, &self.weights)?;
+                }
+            }
         }
         Ok(())
     }

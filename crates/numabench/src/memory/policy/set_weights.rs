@@ -114,6 +114,25 @@ impl WeightsWriter {
         &self.written
     }
 
+    /// Writes the saved weights of `nodes` back (those written since),
+    /// keeping the saved state: a policy of the kernel's own weights after
+    /// one that wrote others gets the kernel's, not the last written.
+    pub fn put_back(&mut self, nodes: &[u32]) -> io::Result<()> {
+        let Some(saved) = &self.saved else {
+            return Ok(());
+        };
+        for node in nodes {
+            if self.written.remove(node).is_none() {
+                continue;
+            }
+            if let Some(weight) = saved.weights.get(node) {
+                let path = self.dir.join(format!("node{node}"));
+                std::fs::write(&path, format!("{weight}\n"))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Puts the saved state back (nothing when nothing was written).
     pub fn restore(&mut self) -> Restored {
         let mut restored = Restored::default();
@@ -212,6 +231,15 @@ pub fn write(nodes: &[u32], weights: &[u32]) -> io::Result<bool> {
     }
 }
 
+/// Writes the saved weights of `nodes` back when enabled
+/// ([`WeightsWriter::put_back`]).
+pub fn put_back(nodes: &[u32]) -> io::Result<()> {
+    match writer().as_mut() {
+        Some(writer) => writer.put_back(nodes),
+        None => Ok(()),
+    }
+}
+
 /// Puts the weights back and stops writing; `None` when never enabled.
 pub fn restore() -> Option<Restored> {
     writer().take().map(|mut writer| writer.restore())
@@ -289,6 +317,21 @@ mod tests {
         assert_eq!(restored.auto_back, None);
         assert_eq!(read(dir.path(), "auto"), "false");
         assert_eq!(read(dir.path(), "node1"), "1");
+    }
+
+    #[test]
+    fn the_kernels_own_weights_are_put_back_between_policies() {
+        let dir = folder(&[(0, 2), (1, 1)], None);
+        let mut writer = WeightsWriter::open(dir.path()).unwrap();
+        writer.write(&[0, 1], &[9, 1]).unwrap();
+        writer.put_back(&[0, 1]).unwrap();
+        assert_eq!(read(dir.path(), "node0"), "2");
+        assert!(writer.written().is_empty());
+        // Written again later, restored at the end as before.
+        writer.write(&[0, 1], &[5, 1]).unwrap();
+        assert_eq!(read(dir.path(), "node0"), "5");
+        writer.restore();
+        assert_eq!(read(dir.path(), "node0"), "2");
     }
 
     #[test]
