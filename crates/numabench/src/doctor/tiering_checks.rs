@@ -248,8 +248,7 @@ pub fn weighted_interleave(files: &SystemFiles) -> Finding {
         .into_iter()
         .map(|(node, weight)| format!("node {node}: {weight}"))
         .collect();
-    // `auto` (Linux 6.16), named `__auto_type` by 6.18.
-    let auto = ["auto", "__auto_type"]
+    let auto = crate::memory::set_weights::AUTO_NAMES
         .iter()
         .find_map(|name| files.read(&format!("{WEIGHTS}/{name}")));
     let mode = match auto.as_deref() {

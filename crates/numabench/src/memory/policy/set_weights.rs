@@ -25,7 +25,7 @@ use std::sync::Mutex;
 
 /// The names the `auto` switch has had (Linux 6.16; 6.18's macro turned
 /// `auto` into `__auto_type`).
-const AUTO_NAMES: [&str; 2] = ["auto", "__auto_type"];
+pub const AUTO_NAMES: [&str; 2] = ["auto", "__auto_type"];
 
 /// Why `--set-weights` cannot be used here; both are the user's to fix
 /// (another kernel, or root), so the command stops before anything runs.
