@@ -143,6 +143,8 @@ fn top_level_help_fits_one_screen() {
         assert!(line.chars().count() <= 100, "over 100 columns: {line}");
     }
     assert!(text.contains("Start here:"), "{text}");
+    // The shell group names its commands on one line.
+    assert!(text.contains("\nShell: completions, man\n"), "{text}");
     for command in [
         "topo",
         "doctor",
@@ -156,8 +158,7 @@ fn top_level_help_fits_one_screen() {
         "cluster",
         "report",
         "compare",
-        "completions",
-        "man",
+        "interference",
     ] {
         let line = lines
             .iter()

@@ -15,6 +15,7 @@ mod documentation;
 mod errors;
 mod findings;
 mod install_script;
+mod interference;
 mod measure;
 mod memattrs;
 mod memory_limit;

@@ -38,6 +38,13 @@ pub fn numbers(value: &serde_json::Value) -> Vec<u64> {
         .collect()
 }
 
+/// The plan `--plan` prints for `arguments` on fixture `name`, as text.
+pub fn plan_text(name: &str, arguments: &[&str]) -> String {
+    let file = fixture(name);
+    let output = succeeding(&[&["--topology", file.as_str()], arguments, &["--plan"]].concat());
+    String::from_utf8(output.stdout).unwrap()
+}
+
 /// The plan `--plan --json` prints for `arguments` on topology `file`.
 pub fn plan_on(file: &str, arguments: &[&str]) -> serde_json::Value {
     let output = succeeding(&[&["--topology", file], arguments, &["--plan", "--json"]].concat());

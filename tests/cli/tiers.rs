@@ -5,22 +5,10 @@
 //! the tiered VM (tests/vm/tiered.rs): this machine has one node.
 
 use super::numabench;
-use super::plan::fixture;
+use super::plan::{fixture, plan_text};
 
 fn plan(fixture_name: &str, extra: &[&str]) -> String {
-    let file = fixture(fixture_name);
-    let output = numabench()
-        .args(["--topology", &file, "tiers", "advise", "--plan"])
-        .args(extra)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
+    plan_text(fixture_name, &[&["tiers", "advise"], extra].concat())
 }
 
 #[test]

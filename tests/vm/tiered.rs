@@ -16,6 +16,14 @@
 //!   verified, the advice, the measured weights and the lines to apply.
 //! - `doctor` reads the tiering state: the kernel put the CPU-less nodes
 //!   in a tier of their own (from the HMAT), demotion, the weights.
+//! - `interference` measures every victim against every aggressor (the
+//!   matrix has all 16 pairs), and names the worst pair or says none was
+//!   measurable.
+//! - `loaded-latency --curve` draws a family on a CPU-less node: 25
+//!   points per mix, every one verified on node 2, with its traffic.
+//!
+//! Under TCG the emulated nodes have no real speed difference: only
+//! structure, placement and provenance are checked, never speed.
 
 use super::harness::{VmKernel, VmOptions};
 use super::{check_topology_with, records, topologies, FIRST_EXTRA_COMMAND};
@@ -24,6 +32,8 @@ use serde_json::Value;
 const WEIGHTS: &str = "/sys/kernel/mm/mempolicy/weighted_interleave";
 /// Where the advisor's records go in the guest.
 const ADVICE: &str = "/tmp/advice.jsonl";
+/// Where interference's records go in the guest.
+const INTERFERENCE: &str = "/tmp/interference.jsonl";
 
 fn commands() -> Vec<String> {
     vec![
@@ -57,6 +67,14 @@ fn commands() -> Vec<String> {
         format!("numabench tiers advise --cpu-node 0 --weights 3:1 --mix read --threads all --size 4M --rounds 1 --repeat 1 --jsonl {ADVICE}"),
         // 9: its records.
         format!("cat {ADVICE}"),
+        // 10: interference between every pair of the four nodes, under reads
+        // (one aggressor thread, one round: TCG is slow).
+        format!("numabench interference --load reads --aggressor-threads 1 --size 4M --rounds 1 --repeat 2 --jsonl {INTERFERENCE}"),
+        // 11: its records.
+        format!("cat {INTERFERENCE}"),
+        // 12: a family of curves on a CPU-less node: two mixes, a full curve each.
+        "numabench loaded-latency --curve --mem-node 2 --mix reads,nt-writes --size 4M --repeat 1 --json"
+            .into(),
     ]
 }
 
@@ -210,6 +228,65 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
         lines.iter().any(|line| line["metric"] == "weights_check"),
         "{lines:?}"
     );
+
+    // Interference: every pair of the four nodes under reads, the matrix
+    // and its finding.
+    let screen = run.stdout_ok(FIRST_EXTRA_COMMAND + 10);
+    eprintln!("[tiered] interference:\n{screen}");
+    let lines: Vec<Value> = run
+        .stdout_ok(FIRST_EXTRA_COMMAND + 11)
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let of = |metric: &str| -> Vec<&Value> {
+        lines
+            .iter()
+            .filter(|line| line["metric"] == metric)
+            .collect()
+    };
+    let mut pairs: Vec<(u64, u64)> = of("latency_ratio")
+        .iter()
+        .map(|line| {
+            (
+                line["params"]["victim_node"].as_u64().unwrap(),
+                line["params"]["aggressor_node"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    pairs.sort_unstable();
+    let every: Vec<(u64, u64)> = (0..4).flat_map(|v| (0..4).map(move |a| (v, a))).collect();
+    assert_eq!(pairs, every, "{}", context());
+    assert_eq!(of("bandwidth_ratio").len(), 16);
+    for line in of("victim_latency") {
+        assert_eq!(line["placement"]["verified"]["achieved"], true, "{line}");
+        let victim = line["params"]["victim_node"].as_u64().unwrap();
+        // A CPU-less victim is measured from its socket's CPUs (nodes 0 and 1 hold CPUs 0-1 and 2-3).
+        let cpu = line["params"]["victim_cpu"].as_u64().unwrap();
+        assert_eq!(cpu / 2, victim % 2, "{line}");
+    }
+    assert_eq!(of("victim_latency").len(), 4 + 16);
+    assert_eq!(of("interference").len(), 1, "{lines:?}");
+
+    // A family of curves on the CPU-less node 2: at least 20 points per mix.
+    let curve = records(&run, FIRST_EXTRA_COMMAND + 12, "loaded-latency");
+    for mix in ["reads", "nt-writes"] {
+        let points: Vec<&Value> = curve
+            .iter()
+            .filter(|record| record["params"]["mix"] == mix)
+            .collect();
+        assert!(
+            points.len() >= 20,
+            "{mix}: {} points\n{}",
+            points.len(),
+            context()
+        );
+        for point in points {
+            let verified = &point["placement"]["verified"];
+            assert_eq!(verified["achieved"], true, "{point}");
+            assert!(verified["pages_per_node"]["2"].is_u64(), "{point}");
+            assert!(point["params"]["traffic_gbs"].is_number(), "{point}");
+        }
+    }
 
     let refused = &run.commands[FIRST_EXTRA_COMMAND + 4];
     assert_eq!(refused.status, 2, "{}", context());

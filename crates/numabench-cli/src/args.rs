@@ -12,8 +12,10 @@ use numabench::workloads::NpbClass;
 use std::path::PathBuf;
 
 mod check;
+mod interference;
 mod tiers;
 pub use check::{CheckArgs, CheckFormat};
+pub use interference::InterferenceArgs;
 pub use tiers::{TiersAdviseArgs, TiersCommand};
 
 /// Measure what NUMA costs on this machine and which thread and memory
@@ -49,6 +51,7 @@ pub const COMMAND_GROUPS: &[(&str, &[&str])] = &[
             "contention",
             "scaling",
             "loaded-latency",
+            "interference",
             "mlp",
             "c2c",
             "cache",
@@ -65,6 +68,11 @@ pub const COMMAND_GROUPS: &[(&str, &[&str])] = &[
     ("Shell", &["completions", "man"]),
 ];
 
+/// Groups the top-level help names on one line, without their abouts
+/// (each command's own `--help` says what it does): the help stays within
+/// one 50-line screen.
+pub const ONE_LINE_GROUPS: &[&str] = &["Shell"];
+
 /// The command line's definition, with the top-level help grouped by
 /// [`COMMAND_GROUPS`] (one line per command, its one-sentence about) and a
 /// "Start here" for new users, as git and cargo do.
@@ -73,6 +81,10 @@ pub fn command() -> clap::Command {
     let command = Cli::command();
     let mut groups = String::new();
     for (group, names) in COMMAND_GROUPS {
+        if ONE_LINE_GROUPS.contains(group) {
+            groups.push_str(&format!("{group}: {}\n", names.join(", ")));
+            continue;
+        }
         groups.push_str(&format!("{group}:\n"));
         for name in *names {
             let about = command
@@ -151,6 +163,16 @@ pub enum Command {
     /// Tiered memory (CXL, HBM): the interleave ratio to use, measured.
     #[command(subcommand)]
     Tiers(TiersCommand),
+    /// How much one node's traffic slows another's loads and reads.
+    ///
+    /// Example: numabench interference --victim 0 --aggressor 2 --load reads,writes
+    ///
+    /// For each victim node and each aggressor node, the victim's latency
+    /// (a pinned thread chasing pointers through its memory) and one-thread
+    /// read bandwidth alone, then while the aggressor's threads load the
+    /// aggressor node with each traffic mix, in interleaved rounds; the
+    /// degradation matrix (Mann-Whitney p, Holm-adjusted) and the worst pair.
+    Interference(InterferenceArgs),
     /// Cost of a serial initialisation: all threads on one node.
     ///
     /// Example: numabench contention
@@ -1480,7 +1502,7 @@ fn parse_chains_arg(text: &str) -> Result<usize, String> {
     }
 }
 
-fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {
+pub(crate) fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {
     TrafficMix::parse(text)
         .ok_or_else(|| format!("unknown traffic mix '{text}' (valid: reads, 3:1, 2:1, 1:1, writes, and with non-temporal writes 3:1-nt, 2:1-nt, 1:1-nt, nt-writes)"))
 }

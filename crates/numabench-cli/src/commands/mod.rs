@@ -16,6 +16,7 @@ mod doctor;
 mod documentation;
 mod each_cpu;
 mod export_memattrs;
+mod interference;
 mod latency;
 mod list;
 mod loaded_latency;
@@ -70,6 +71,7 @@ pub fn run(cli: Cli, plan_only: bool, set_weights: bool) -> Result<Status, CliEr
         Command::Bandwidth(args) => bandwidth::run(&args),
         Command::Matrix(command) => matrix::run(&command),
         Command::Tiers(command) => tiers::run(&command),
+        Command::Interference(args) => interference::run(&args),
         Command::Contention(args) => contention::run(&args),
         Command::Scaling(args) => scaling::run(&args),
         Command::LoadedLatency(args) => loaded_latency::run(&args),

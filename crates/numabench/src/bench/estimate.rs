@@ -41,6 +41,13 @@ pub(super) enum Cost {
         threads: usize,
         count: usize,
     },
+    /// Chases of `bytes` (one per `count`), each built and timed for
+    /// `loads` dependent loads, not a whole walk (interference's victim).
+    SampledChase {
+        bytes: u64,
+        loads: u64,
+        count: usize,
+    },
     /// Chases of 1 to `chains` chains at once over one buffer of `bytes`
     /// (mlp): built once; with k chains, each walks its `1/k` share.
     Chains { bytes: u64, chains: usize },
@@ -175,6 +182,14 @@ pub(super) fn estimate(cost: Cost, repeat: usize, model: &CostModel) -> f64 {
             let setup = bytes as f64 / (model.setup_bytes_per_second * speedup);
             let pass = bytes as f64 / model.rate(threads);
             count as f64 * (fixed + setup + (passes + CALIBRATION_PASSES) * pass)
+        }
+        Cost::SampledChase {
+            bytes,
+            loads,
+            count,
+        } => {
+            let setup = bytes as f64 / model.chase_setup_bytes_per_second;
+            count as f64 * (fixed + setup + loads as f64 * model.load_seconds)
         }
         Cost::Chains { bytes, chains } => {
             let setup = bytes as f64 / model.chase_setup_bytes_per_second;

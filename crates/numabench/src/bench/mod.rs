@@ -18,6 +18,7 @@ mod cost_calibration;
 mod declared;
 mod error;
 mod estimate;
+pub mod interference;
 mod latency;
 mod latency_writer;
 mod loaded_latency;

@@ -109,7 +109,8 @@ impl Step {
                 Cost::Chase { count, .. }
                 | Cost::Stream { count, .. }
                 | Cost::RemoteChase { count, .. }
-                | Cost::RemoteStream { count, .. } => *count,
+                | Cost::RemoteStream { count, .. }
+                | Cost::SampledChase { count, .. } => *count,
                 Cost::Chains { chains, .. } => *chains,
                 Cost::PingPong { pairs } => *pairs,
                 Cost::Setup { .. } => 0,

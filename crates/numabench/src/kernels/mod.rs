@@ -12,6 +12,7 @@ mod simd;
 mod spec;
 pub mod tail;
 mod tlb;
+pub mod traffic;
 mod variant;
 
 pub use bandwidth::{run_kernel, run_loop, READ_ACCUMULATORS};

@@ -17,6 +17,7 @@ mod contention;
 mod declared;
 mod doctor;
 mod figures;
+mod interference;
 mod latency;
 mod matrices;
 mod nodes;
@@ -27,6 +28,12 @@ mod parallelism;
 mod scaling;
 
 pub use budget::{budget_sentences, run_time_sentence};
+
+/// The finding of an `interference` matrix (its `latency_ratio` and
+/// `bandwidth_ratio` records): the worst pair, or that none was measurable.
+pub fn interference_sentences(records: &[Record]) -> Vec<Sentence> {
+    interference::sentences(records)
+}
 
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
@@ -43,8 +50,8 @@ pub struct Sentence {
     /// What it is about: `idle_latency`, `memory_latency`,
     /// `memory_bandwidth`, `cpuless_node`, `bandwidth_saturation`,
     /// `serial_init`, `slow_node`, `slow_cpu`, `slow_node_pair`, `declared_mismatch`,
-    /// `mlp`, `c2c`, `huge_pages`, `placement_verified`, `doctor_warning`,
-    /// `advice`.
+    /// `mlp`, `c2c`, `huge_pages`, `placement_verified`, `interference`,
+    /// `doctor_warning`, `advice`.
     pub kind: &'static str,
     pub text: String,
     /// The figure the sentence leads with (see docs/results.md).
@@ -76,6 +83,7 @@ pub fn summarize_with_doctor(
     sentences.extend(declared::sentences(records));
     sentences.extend(parallelism::sentences(records));
     sentences.extend(pages::sentences(records));
+    sentences.extend(interference::sentences(records));
     let warnings = doctor::sentences(doctor, &sentences);
     sentences.extend(warnings);
     let advice = advice::sentences(&sentences);

@@ -14,6 +14,7 @@ mod cache;
 mod cells;
 mod contention;
 mod generic;
+mod interference;
 mod latency;
 mod levels;
 mod loaded_latency;
@@ -61,6 +62,7 @@ pub fn shape(records: &[Record], caches: &CacheLadder) -> Vec<TableModel> {
         "mlp" => mlp::tables(&records),
         "c2c" => c2c::tables(&records),
         "tiers" => tiers::tables(&records),
+        "interference" => interference::tables(&records),
         _ => generic::tables(&records),
     }
 }

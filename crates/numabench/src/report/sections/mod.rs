@@ -29,6 +29,7 @@ use super::load::Dataset;
 use super::plot::Series;
 use super::Section;
 use crate::output::ReadRecord;
+use numabench_schema::benchmark;
 pub use record_table::records_table;
 use std::collections::BTreeMap;
 
@@ -51,6 +52,13 @@ pub fn every(_: &ReadRecord) -> bool {
 /// "Other records".
 pub fn not_cycles(r: &ReadRecord) -> bool {
     r.metric != "latency_cycles"
+}
+
+/// `shows` of the interference kind: it draws the matrix (the
+/// `latency_ratio` and `bandwidth_ratio` cells); each measurement behind
+/// it goes to "Other records".
+pub fn interference_matrix(r: &ReadRecord) -> bool {
+    r.metric.ends_with("_ratio")
 }
 
 /// Whether some section kind claims `r`'s benchmark and shows `r`; the
@@ -103,6 +111,11 @@ const TRAILING: &[SectionKind] = &[
         benchmarks: &["cluster", "cluster-topo", "mpi-pingpong"],
         build: cluster::build,
         shows: every,
+    },
+    SectionKind {
+        benchmarks: &[benchmark::INTERFERENCE],
+        build: crate::bench::interference::report::build,
+        shows: interference_matrix,
     },
     SectionKind {
         benchmarks: &["overdecompose"],

@@ -1,0 +1,170 @@
+//! `interference` from the command line: its plan on a machine with CXL
+//! and HBM nodes (every pair) and on a 24-node one (each node against
+//! itself and a sample of each class of pairs, within minutes), bad input
+//! refused before anything runs, and a real run on this machine read back
+//! as records: every measurement, the matrix with every pair and load,
+//! and the finding. Speed is never asserted: the matrix of the emulated
+//! tiered machine is checked in tests/vm/tiered.rs.
+
+use super::plan::{fixture, plan_text};
+use super::{json_document, metric_records, numabench, refusal};
+
+fn plan(fixture_name: &str, extra: &[&str]) -> String {
+    plan_text(fixture_name, &[&["interference"], extra].concat())
+}
+
+/// The plan's estimated total, seconds.
+fn estimated_seconds(plan: &str) -> u64 {
+    let total = plan
+        .lines()
+        .find_map(|line| line.strip_prefix("Estimated total: "))
+        .unwrap_or_else(|| panic!("no estimate in {plan}"));
+    let clock = total.split_whitespace().next().unwrap();
+    clock.split(':').fold(0, |seconds, part| {
+        seconds * 60 + part.parse::<u64>().unwrap()
+    })
+}
+
+#[test]
+fn the_plan_pairs_every_node_on_small_machines_and_samples_classes_on_large_ones() {
+    let tiered = plan("two-sockets-hbm-cxl.xml", &[]);
+    assert!(
+        tiered.contains("interference — 5 victim(s), 25 pair(s) x 2 load(s), 3 round(s)"),
+        "{tiered}"
+    );
+    let chosen = plan(
+        "two-sockets-hbm-cxl.xml",
+        &["--victim", "0", "--aggressor", "0,4", "--load", "writes"],
+    );
+    assert!(
+        chosen.contains("1 victim(s), 2 pair(s) x 1 load(s)"),
+        "{chosen}"
+    );
+    for large in ["twenty-four-nodes.xml", "sgi-uv2000-24n.xml"] {
+        let plan = plan(large, &[]);
+        assert!(plan.contains("24 victim(s)"), "{plan}");
+        // Within the default budget of 10 minutes.
+        assert!(estimated_seconds(&plan) <= 600, "{plan}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_and_status_2() {
+    let file = fixture("two-sockets-hbm-cxl.xml");
+    for (arguments, expected) in [
+        (&["--victim", "9"][..], "--victim 9: not a node with memory"),
+        (
+            &["--aggressor", "7"][..],
+            "--aggressor 7: not a node with memory",
+        ),
+        (&["--load", "reads,fast"][..], "unknown traffic mix 'fast'"),
+        (&["--rounds", "0"][..], "--rounds"),
+        (&["--aggressor-threads", "0"][..], "--aggressor-threads"),
+    ] {
+        let output = numabench()
+            .args(["--topology", &file, "interference", "--plan"])
+            .args(arguments)
+            .output()
+            .unwrap();
+        let stderr = refusal(&output);
+        assert!(stderr.contains(expected), "{arguments:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_run_here_records_every_measurement_the_matrix_and_the_finding() {
+    let arguments = [
+        "interference",
+        "--size",
+        "16MiB",
+        "--rounds",
+        "2",
+        "--repeat",
+        "3",
+    ];
+    let document = json_document(&arguments);
+    let measured = metric_records(&document, "victim_latency");
+    // This machine's nodes: each alone and under each of its pairs' two loads, twice.
+    let latency = metric_records(&document, "latency_ratio");
+    let bandwidth = metric_records(&document, "bandwidth_ratio");
+    assert!(!latency.is_empty());
+    assert_eq!(latency.len(), bandwidth.len());
+    let victims: std::collections::BTreeSet<u64> = measured
+        .iter()
+        .map(|record| record["params"]["victim_node"].as_u64().unwrap())
+        .collect();
+    assert_eq!(measured.len(), 2 * (victims.len() + latency.len()));
+    assert_eq!(
+        metric_records(&document, "victim_bandwidth").len(),
+        measured.len()
+    );
+    for record in &measured {
+        let params = &record["params"];
+        assert!(record["value"].as_f64().unwrap() > 0.0, "{record}");
+        assert!(record["placement"]["verified"].is_object(), "{record}");
+        match params["load"].as_str().unwrap() {
+            "none" => {
+                assert!(params["aggressor_node"].is_null(), "{record}");
+                assert_eq!(params["traffic_gbs"], 0.0, "{record}");
+            }
+            "reads" | "writes" => {
+                assert!(params["aggressor_threads"].as_u64().unwrap() >= 1);
+                // The aggressors moved memory while the victim was timed.
+                assert!(params["traffic_gbs"].as_f64().unwrap() > 0.0, "{record}");
+            }
+            other => panic!("load {other}"),
+        }
+    }
+    let loads: Vec<&str> = latency
+        .iter()
+        .map(|record| record["params"]["load"].as_str().unwrap())
+        .collect();
+    assert!(
+        loads.contains(&"reads") && loads.contains(&"writes"),
+        "{loads:?}"
+    );
+    for cell in &latency {
+        let params = &cell["params"];
+        let ratio = params["loaded_ns"].as_f64().unwrap() / params["alone_ns"].as_f64().unwrap();
+        assert!(
+            (cell["value"].as_f64().unwrap() - ratio).abs() < 1e-9,
+            "{cell}"
+        );
+        let p = params["p_value"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p), "{cell}");
+    }
+    let finding = metric_records(&document, "interference");
+    assert_eq!(finding.len(), 1, "{document}");
+    let sentence = finding[0]["params"]["sentence"].as_str().unwrap();
+    assert!(sentence.starts_with("interference"), "{sentence}");
+}
+
+#[test]
+fn the_table_shows_every_pair_and_says_what_the_mark_means() {
+    let output = numabench()
+        .args([
+            "interference",
+            "--size",
+            "16MiB",
+            "--rounds",
+            "1",
+            "--repeat",
+            "2",
+            "--load",
+            "writes",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("| victim | aggressor | load"), "{stdout}");
+    assert!(stdout.contains("| writes |"), "{stdout}");
+    assert!(
+        stdout.contains("* significant: Mann-Whitney p < 0.05"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().all(|line| line.chars().count() <= 100),
+        "{stdout}"
+    );
+}
