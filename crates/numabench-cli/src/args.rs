@@ -12,8 +12,10 @@ use numabench::workloads::NpbClass;
 use std::path::PathBuf;
 
 mod check;
+mod scan;
 mod tiers;
 pub use check::{CheckArgs, CheckFormat};
+pub use scan::ScanArgs;
 pub use tiers::{TiersAdviseArgs, TiersCommand};
 
 /// Measure what NUMA costs on this machine and which thread and memory
@@ -60,7 +62,7 @@ pub const COMMAND_GROUPS: &[(&str, &[&str])] = &[
         "Studies",
         &["placement-study", "run", "overdecompose", "tiers"],
     ),
-    ("Operations", &["check", "cluster"]),
+    ("Operations", &["check", "cluster", "scan"]),
     ("Results", &["report", "compare", "export-memattrs"]),
     ("Shell", &["completions", "man"]),
 ];
@@ -89,7 +91,7 @@ pub fn command() -> clap::Command {
          numabench characterize --jsonl r.jsonl   this machine (--plan: what, how long)\n  \
          numabench report r.jsonl -o r.html       one page of plots\n\n\
          {groups}\n\
-         Options:\n{{options}}\n\n\
+         Options:\n{{options}}\n\
          More: numabench help COMMAND, numabench COMMAND --help, man numabench-COMMAND\n"
     ))
 }
@@ -151,6 +153,18 @@ pub enum Command {
     /// Tiered memory (CXL, HBM): the interleave ratio to use, measured.
     #[command(subcommand)]
     Tiers(TiersCommand),
+    /// Bandwidth of each physical GiB of a node: a slow DIMM or channel (root).
+    ///
+    /// Example: numabench scan --size 4GiB
+    ///
+    /// Each node's memory bound to it and touched by its threads, every
+    /// page's physical address read from /proc/self/pagemap (root only:
+    /// refused otherwise), the pages grouped by physical range and every
+    /// range with enough of them read by the node's pinned threads in
+    /// rounds, the ranges' order rotated each round; a range more than 10%
+    /// below the node's median of ranges, and significantly by a
+    /// Mann-Whitney test over the rounds (Holm-adjusted), is named slow.
+    Scan(ScanArgs),
     /// Cost of a serial initialisation: all threads on one node.
     ///
     /// Example: numabench contention

@@ -27,6 +27,8 @@ pub const CONTENTION: &str = "contention";
 pub const CACHE: &str = "cache";
 /// The interleave-ratio advisor (`numabench tiers advise`).
 pub const TIERS: &str = "tiers";
+/// Read bandwidth of each physical range of a node (`numabench scan`).
+pub const SCAN: &str = "scan";
 /// The STREAM kernel of `numabench apps`.
 pub const STREAM: &str = "stream";
 /// NPB CG of `numabench apps`.

@@ -32,6 +32,7 @@ mod report;
 mod run;
 mod run_scan;
 mod scaling;
+mod scan;
 mod stream;
 mod tiers;
 mod topo;
@@ -70,6 +71,7 @@ pub fn run(cli: Cli, plan_only: bool, set_weights: bool) -> Result<Status, CliEr
         Command::Bandwidth(args) => bandwidth::run(&args),
         Command::Matrix(command) => matrix::run(&command),
         Command::Tiers(command) => tiers::run(&command),
+        Command::Scan(args) => scan::run(&args),
         Command::Contention(args) => contention::run(&args),
         Command::Scaling(args) => scaling::run(&args),
         Command::LoadedLatency(args) => loaded_latency::run(&args),

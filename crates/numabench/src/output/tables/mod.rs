@@ -22,6 +22,7 @@ mod mlp;
 mod model;
 mod per_cpu;
 mod scaling;
+mod scan;
 mod tiers;
 
 #[cfg(test)]
@@ -61,6 +62,7 @@ pub fn shape(records: &[Record], caches: &CacheLadder) -> Vec<TableModel> {
         "mlp" => mlp::tables(&records),
         "c2c" => c2c::tables(&records),
         "tiers" => tiers::tables(&records),
+        "scan" => scan::tables(&records),
         _ => generic::tables(&records),
     }
 }
