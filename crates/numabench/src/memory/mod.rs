@@ -1,7 +1,8 @@
 //! Memory: page-aligned buffers, kernel memory policies (bind, interleave,
 //! preferred, local first touch), the page-location query that verifies
-//! where pages really landed, the physical frames they are on, and huge pages (hugetlbfs pools or THP,
-//! with the coverage actually granted).
+//! where pages really landed, the physical frames they are on (root only),
+//! and huge pages (hugetlbfs pools or THP, with the coverage actually
+//! granted).
 
 mod buffer;
 mod check;
