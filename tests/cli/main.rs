@@ -36,6 +36,7 @@ mod run_omp;
 mod run_processes;
 mod run_scan;
 mod run_spawn;
+mod scan;
 mod schema;
 mod setup_script;
 #[path = "../shared/mod.rs"]

@@ -228,6 +228,20 @@ fn every_unprivileged_command_runs_as_a_user_and_leaves_nothing_behind() {
         "{stderr}"
     );
     assert!(weights.stdout.is_empty(), "nothing ran");
+    // scan needs physical addresses, hidden from a user: one line, exit 2,
+    // nothing allocated or printed; its plan still works.
+    let scan = as_user(&["scan", "--size", "64MiB"]);
+    let stderr = String::from_utf8_lossy(&scan.stderr);
+    assert_eq!(scan.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("CAP_SYS_ADMIN"), "{stderr}");
+    assert!(scan.stdout.is_empty(), "nothing ran");
+    let plan = as_user(&["scan", "--size", "64MiB", "--plan"]);
+    assert!(
+        plan.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plan.stderr)
+    );
     // doctor: 0 or 1 (warnings), never a failure for want of privilege.
     let doctor = as_user(&["doctor"]);
     assert!(

@@ -13,9 +13,11 @@ use std::path::PathBuf;
 
 mod check;
 mod interference;
+mod scan;
 mod tiers;
 pub use check::{CheckArgs, CheckFormat};
 pub use interference::InterferenceArgs;
+pub use scan::ScanArgs;
 pub use tiers::{TiersAdviseArgs, TiersCommand};
 
 /// Measure what NUMA costs on this machine and which thread and memory
@@ -63,7 +65,7 @@ pub const COMMAND_GROUPS: &[(&str, &[&str])] = &[
         "Studies",
         &["placement-study", "run", "overdecompose", "tiers"],
     ),
-    ("Operations", &["check", "cluster"]),
+    ("Operations", &["check", "cluster", "scan"]),
     ("Results", &["report", "compare", "export-memattrs"]),
     ("Shell", &["completions", "man"]),
 ];
@@ -173,6 +175,18 @@ pub enum Command {
     /// aggressor node with each traffic mix, in interleaved rounds; the
     /// degradation matrix (Mann-Whitney p, Holm-adjusted) and the worst pair.
     Interference(InterferenceArgs),
+    /// Bandwidth of each physical GiB of a node: a slow DIMM or channel (root).
+    ///
+    /// Example: numabench scan --size 4GiB
+    ///
+    /// Each node's memory bound to it and touched by its threads, every
+    /// page's physical address read from /proc/self/pagemap (root only:
+    /// refused otherwise), the pages grouped by physical range and every
+    /// range with enough of them read by the node's pinned threads in
+    /// rounds, the ranges' order rotated each round; a range more than 10%
+    /// below the node's median of ranges, and significantly by a
+    /// Mann-Whitney test over the rounds (Holm-adjusted), is named slow.
+    Scan(ScanArgs),
     /// Cost of a serial initialisation: all threads on one node.
     ///
     /// Example: numabench contention

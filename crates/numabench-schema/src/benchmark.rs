@@ -29,6 +29,8 @@ pub const CACHE: &str = "cache";
 pub const TIERS: &str = "tiers";
 /// Interference between nodes (`numabench interference`).
 pub const INTERFERENCE: &str = "interference";
+/// Read bandwidth of each physical range of a node (`numabench scan`).
+pub const SCAN: &str = "scan";
 /// The STREAM kernel of `numabench apps`.
 pub const STREAM: &str = "stream";
 /// NPB CG of `numabench apps`.

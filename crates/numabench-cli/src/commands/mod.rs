@@ -33,6 +33,7 @@ mod report;
 mod run;
 mod run_scan;
 mod scaling;
+mod scan;
 mod stream;
 mod tiers;
 mod topo;
@@ -72,6 +73,7 @@ pub fn run(cli: Cli, plan_only: bool, set_weights: bool) -> Result<Status, CliEr
         Command::Matrix(command) => matrix::run(&command),
         Command::Tiers(command) => tiers::run(&command),
         Command::Interference(args) => interference::run(&args),
+        Command::Scan(args) => scan::run(&args),
         Command::Contention(args) => contention::run(&args),
         Command::Scaling(args) => scaling::run(&args),
         Command::LoadedLatency(args) => loaded_latency::run(&args),

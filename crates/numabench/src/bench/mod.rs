@@ -32,6 +32,7 @@ mod plan;
 pub mod plugin;
 mod registry;
 mod scaling;
+pub mod scan;
 mod step;
 mod step_runner;
 pub mod tiers;

@@ -3,6 +3,7 @@
 //! frame numbers needs CAP_SYS_ADMIN: without it the answer is `None`,
 //! never a guess.
 
+use super::frames::{frame_of_entry, PM_PRESENT};
 use super::syscalls::PAGE_SIZE;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -11,10 +12,6 @@ use std::os::unix::fs::FileExt;
 const KPF_HUGE: u64 = 1 << 17;
 /// `/proc/kpageflags` bit: the page belongs to a transparent huge page.
 const KPF_THP: u64 = 1 << 22;
-/// `/proc/self/pagemap` bit: the page is present in RAM.
-const PM_PRESENT: u64 = 1 << 63;
-/// `/proc/self/pagemap` bits 0..=54: the page frame number.
-const PM_PFN_MASK: u64 = (1 << 55) - 1;
 
 /// Open handles on the two files, for many look-ups.
 #[derive(Debug)]
@@ -47,10 +44,7 @@ impl PageFlags {
         if entry & PM_PRESENT == 0 {
             return Some(false);
         }
-        let frame = entry & PM_PFN_MASK;
-        if frame == 0 {
-            return None;
-        }
+        let frame = frame_of_entry(entry)?;
         let flags = Self::word(&self.kpageflags, frame)?;
         Some(is_huge_flags(flags))
     }

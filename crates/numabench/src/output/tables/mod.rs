@@ -23,6 +23,7 @@ mod mlp;
 mod model;
 mod per_cpu;
 mod scaling;
+mod scan;
 mod tiers;
 
 #[cfg(test)]
@@ -63,6 +64,7 @@ pub fn shape(records: &[Record], caches: &CacheLadder) -> Vec<TableModel> {
         "c2c" => c2c::tables(&records),
         "tiers" => tiers::tables(&records),
         "interference" => interference::tables(&records),
+        "scan" => scan::tables(&records),
         _ => generic::tables(&records),
     }
 }

@@ -1,0 +1,243 @@
+//! "Tail latency per tier": the percentiles of load latency (`params.tail`
+//! of `latency`, `matrix latency` and `loaded-latency` records) per memory
+//! node, idle and loaded, as one table (memory-level working sets only:
+//! a tier's tail, not a cache's), then the loaded tails against the
+//! traffic: p99 per node and mix.
+
+use super::{section, Section};
+use crate::output::ReadRecord;
+use crate::report::html::{self, figure, Table};
+use crate::report::load::Dataset;
+use crate::report::plot::{lines, Series};
+use numabench_schema::benchmark;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The benchmarks whose records carry a tail.
+pub const BENCHMARKS: &[&str] = &[
+    benchmark::LATENCY,
+    benchmark::MATRIX_LATENCY,
+    benchmark::LOADED_LATENCY,
+];
+
+/// `shows`: the records with a tail (their own sections draw them too).
+pub fn shows(r: &ReadRecord) -> bool {
+    r.params.get("tail").is_some_and(Value::is_object)
+}
+
+/// The node most of a record's pages were on (`params.mem_node` first).
+fn memory_node(r: &ReadRecord) -> Option<u64> {
+    if let Some(node) = r.params.get("mem_node").and_then(Value::as_u64) {
+        return Some(node);
+    }
+    let verified = r.placement.verified.as_ref()?;
+    verified
+        .pages_per_node
+        .iter()
+        .max_by_key(|(_, pages)| **pages)
+        .map(|(node, _)| u64::from(*node))
+}
+
+fn tail_figure(r: &ReadRecord, key: &str) -> Option<f64> {
+    r.params.get("tail")?.get(key)?.as_f64()
+}
+
+/// A tier's tail: memory-level latency records and the loaded-latency
+/// points (the idle point and the heaviest load of each mix).
+fn rows(data: &Dataset) -> Vec<(&ReadRecord, String)> {
+    let mut rows: Vec<(&ReadRecord, String)> = Vec::new();
+    for r in data.records.iter().filter(|r| shows(r)) {
+        let memory_level = r.text("cache_level").as_deref() == Some("memory");
+        match r.benchmark.as_str() {
+            benchmark::LATENCY | benchmark::MATRIX_LATENCY if memory_level => {
+                rows.push((r, "idle".into()))
+            }
+            _ => {}
+        }
+    }
+    // Per file, node and mix: the idle point and the heaviest load.
+    let mut loaded: BTreeMap<(String, Option<u64>, String), Vec<&ReadRecord>> = BTreeMap::new();
+    for r in data
+        .of(benchmark::LOADED_LATENCY)
+        .filter(|r| shows(r) && r.metric == "loaded_latency")
+    {
+        let mix = r.text("mix").unwrap_or_else(|| "?".into());
+        loaded
+            .entry((r.file.clone(), memory_node(r), mix))
+            .or_default()
+            .push(r);
+    }
+    for ((_, _, mix), points) in loaded {
+        let idle = points
+            .iter()
+            .find(|r| r.params.get("delay").is_some_and(Value::is_null));
+        let heaviest = points
+            .iter()
+            .filter(|r| !r.params.get("delay").is_some_and(Value::is_null))
+            .max_by(|a, b| {
+                let traffic = |r: &ReadRecord| r.num("traffic_gbs").unwrap_or(0.0);
+                traffic(a).total_cmp(&traffic(b))
+            });
+        if let Some(idle) = idle {
+            rows.push((idle, "idle (loaded-latency)".into()));
+        }
+        if let Some(heaviest) = heaviest {
+            let traffic = heaviest.num("traffic_gbs").unwrap_or(0.0);
+            rows.push((heaviest, format!("{mix} at {} GB/s", html::number(traffic))));
+        }
+    }
+    rows
+}
+
+/// p99 (ns) against the traffic (GB/s), one curve per file, node and mix.
+pub fn loaded_tail_curves(data: &Dataset) -> Vec<Series> {
+    let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in data
+        .of(benchmark::LOADED_LATENCY)
+        .filter(|r| r.metric == "loaded_latency")
+    {
+        let (Some(traffic), Some(p99)) = (r.num("traffic_gbs"), tail_figure(r, "p99")) else {
+            continue;
+        };
+        let node = memory_node(r).map_or("?".into(), |node| node.to_string());
+        let mix = r.text("mix").unwrap_or_else(|| "?".into());
+        groups
+            .entry(format!("node {node}, mix {mix} ({})", r.file))
+            .or_default()
+            .push((traffic, p99));
+    }
+    groups
+        .into_iter()
+        .map(|(label, mut points)| {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Series { label, points }
+        })
+        .collect()
+}
+
+pub fn build(data: &Dataset) -> Option<Section> {
+    let rows = rows(data);
+    let curves = loaded_tail_curves(data);
+    if rows.is_empty() && curves.is_empty() {
+        return None;
+    }
+    let mut body = String::new();
+    if !rows.is_empty() {
+        let mut table = Table::new(&[
+            "memory node",
+            "from CPU node",
+            "load",
+            "p50 ns",
+            "p90 ns",
+            "p99 ns",
+            "p99.9 ns",
+            "max ns",
+            "batches",
+            "file",
+        ]);
+        for (r, load) in &rows {
+            let figure = |key: &str| tail_figure(r, key).map_or("-".into(), html::number);
+            let node = |value: Option<u64>| value.map_or("-".into(), |node| node.to_string());
+            table.push(vec![
+                node(memory_node(r)),
+                node(r.params.get("cpu_node").and_then(Value::as_u64)),
+                load.clone(),
+                figure("p50"),
+                figure("p90"),
+                figure("p99"),
+                figure("p99_9"),
+                figure("max"),
+                figure("batches"),
+                r.file.clone(),
+            ]);
+        }
+        body.push_str("<p>Percentiles of the mean load latency of small batches of dependent loads, each batch timed on its own (the method, timer and overhead subtracted are in each record's <code>params.tail</code>); memory-level working sets, idle and under the heaviest load of each traffic mix.</p>");
+        body.push_str(&table.to_html());
+    }
+    if !curves.is_empty() {
+        let svg = lines(
+            &curves,
+            "traffic bandwidth (GB/s)",
+            "p99 load latency (ns)",
+            false,
+            &[],
+        );
+        body.push_str(&figure(
+            &svg,
+            "The 99th percentile of load latency while the other cores generate traffic, one curve per memory node and mix (the idle point at the lowest bandwidth).",
+            &super::curves_table(&curves, "traffic (GB/s)", "p99 (ns)"),
+        ));
+    }
+    Some(section("tails", "Tail latency per tier, idle and loaded", body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sections::tests::{lines as dataset, record};
+
+    const TAIL: &str = r#""tail":{"p50":90,"p90":110,"p99":200,"p99_9":400,"max":900,"batches":4096}"#;
+
+    #[test]
+    fn each_tier_gets_its_idle_and_loaded_tails() {
+        let data = dataset(&[
+            record(
+                "latency",
+                "latency",
+                95.0,
+                "ns",
+                &format!(r#"{{"mem_node":2,"cpu_node":0,"cache_level":"memory",{TAIL}}}"#),
+            ),
+            // A cache-level working set: not a tier's tail.
+            record(
+                "latency",
+                "latency",
+                4.0,
+                "ns",
+                &format!(r#"{{"mem_node":0,"cpu_node":0,"cache_level":"L1",{TAIL}}}"#),
+            ),
+            record(
+                "loaded-latency",
+                "loaded_latency",
+                100.0,
+                "ns",
+                &format!(r#"{{"mem_node":2,"delay":null,"mix":"reads","traffic_gbs":0.0,{TAIL}}}"#),
+            ),
+            record(
+                "loaded-latency",
+                "loaded_latency",
+                150.0,
+                "ns",
+                &format!(r#"{{"mem_node":2,"delay":100,"mix":"reads","traffic_gbs":5.0,{TAIL}}}"#),
+            ),
+            record(
+                "loaded-latency",
+                "loaded_latency",
+                250.0,
+                "ns",
+                &format!(r#"{{"mem_node":2,"delay":0,"mix":"reads","traffic_gbs":9.5,{TAIL}}}"#),
+            ),
+        ]);
+        let found = rows(&data);
+        let loads: Vec<&str> = found.iter().map(|(_, load)| load.as_str()).collect();
+        assert_eq!(loads, ["idle", "idle (loaded-latency)", "reads at 9.5 GB/s"]);
+        let curves = loaded_tail_curves(&data);
+        assert_eq!(curves.len(), 1);
+        assert_eq!(curves[0].points.len(), 3);
+        assert!(curves[0].label.starts_with("node 2, mix reads"));
+        let section = build(&data).unwrap();
+        assert!(section.body.contains("p99.9 ns"), "{}", section.body);
+    }
+
+    #[test]
+    fn records_without_a_tail_make_no_section() {
+        let data = dataset(&[record(
+            "latency",
+            "latency",
+            95.0,
+            "ns",
+            r#"{"mem_node":0,"cache_level":"memory"}"#,
+        )]);
+        assert!(build(&data).is_none());
+    }
+}
