@@ -32,6 +32,36 @@ fn the_plan_takes_each_socket_with_its_nearest_cpuless_nodes_within_minutes() {
 }
 
 #[test]
+fn a_program_is_planned_under_every_ratio_as_run_policies() {
+    // --plan before the program: after --, everything is the program's.
+    let file = fixture("two-sockets-hbm-cxl.xml");
+    let output = super::succeeding(&[
+        "--topology",
+        &file,
+        "tiers",
+        "advise",
+        "--plan",
+        "--cpu-node",
+        "0",
+        "--weights",
+        "3:1",
+        "--",
+        "./app",
+    ]);
+    let plan = String::from_utf8(output.stdout).unwrap();
+    for expected in [
+        "Plan (5 policies, interleaved round robin)",
+        "1. as-is",
+        "5 runs after 1 warm-up",
+    ] {
+        assert!(plan.contains(expected), "{expected}: {plan}");
+    }
+    // DRAM only, 3:1, 1:1 and the tier only: weighted interleaves and binds.
+    assert!(plan.matches("weighted:").count() >= 2, "{plan}");
+    assert!(plan.contains("membind:0"), "{plan}");
+}
+
+#[test]
 fn bad_input_is_one_line_and_status_2() {
     let file = fixture("two-sockets-hbm-cxl.xml");
     for (arguments, expected) in [

@@ -75,6 +75,10 @@ fn commands() -> Vec<String> {
         // 12: a family of curves on a CPU-less node: two mixes, a full curve each.
         "numabench loaded-latency --curve --mem-node 2 --mix reads,nt-writes --size 4M --repeat 1 --json"
             .into(),
+        // 13: the ratios on a program (each ratio's weights written for its runs).
+        "numabench tiers advise --set-weights --cpu-node 0 --memory 2 --weights 3:1 --rounds 1 --json \
+         -- numabench stream --size 4M --repeat 1 --iterations 1 --threads 1"
+            .into(),
     ]
 }
 
@@ -285,6 +289,35 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
             assert_eq!(verified["achieved"], true, "{point}");
             assert!(verified["pages_per_node"]["2"].is_u64(), "{point}");
             assert!(point["params"]["traffic_gbs"].is_number(), "{point}");
+        }
+    }
+
+    // The ratios on a program: as it is, DRAM only, 3:1, 1:1 and the tier
+    // only, each run under the kernel's own weighted interleave.
+    let program = records(&run, FIRST_EXTRA_COMMAND + 13, "run");
+    let policies: Vec<&str> = program
+        .iter()
+        .filter_map(|record| record["params"]["policy"].as_str())
+        .collect();
+    for expected in [
+        "as-is",
+        "membind:0",
+        "weighted:0=3,2=1",
+        "weighted:0=1,2=1",
+        "membind:2",
+    ] {
+        assert!(
+            policies.contains(&expected),
+            "{expected}: {policies:?}\n{}",
+            context()
+        );
+    }
+    for record in &program {
+        if record["params"]["policy"] == "weighted:0=3,2=1" {
+            assert_eq!(
+                record["placement"]["requested"]["memory"]["weighted_mode"], "kernel",
+                "{record}"
+            );
         }
     }
 

@@ -1209,7 +1209,7 @@ pub struct PluginArgs {
 }
 
 /// Where results go (every measuring command has these).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Also write results as CSV to FILE (one row per record, run metadata
     /// as run.* columns, params as params.* columns; loads into pandas

@@ -15,6 +15,12 @@ pub enum TiersCommand {
     /// rounds; then the fastest ratio per mix with its gain over DRAM only,
     /// plain interleave and the kernel's weights (Mann-Whitney p), the
     /// weights measured bandwidth suggests, and the lines that apply them.
+    ///
+    /// With a COMMAND after --, the same ratios for that program: it runs
+    /// under each ratio's weighted interleave (and DRAM only, the tier
+    /// only, plain interleave and as it is), interleaved as `numabench run`
+    /// runs policies, with its times compared (root and --set-weights: the
+    /// kernel holds the weights a started program is placed by).
     Advise(TiersAdviseArgs),
 }
 
@@ -45,12 +51,16 @@ pub struct TiersAdviseArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
     /// Interleaved rounds: each measures every configuration once, in a rotated order.
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub rounds: u32,
+    /// Default: 2; with a COMMAND, 5 (its runs per ratio).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: Option<u32>,
     #[command(flatten)]
     pub run: MeasureArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// A program to sweep the ratios on, and its arguments (after --).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// `D:T` with D and T from 0 to 255, not both 0.

@@ -388,6 +388,7 @@ impl MemoryPolicy {
     }
 }
 
+pub mod auto_weights;
 pub mod set_weights;
 pub mod weighted;
 

@@ -140,7 +140,8 @@ pub fn parse_policy(text: &str, topology: &Machine) -> Result<RunPolicy, PolicyE
                     policy.affinity =
                         Some(cpus_of(&memory, topology).map_err(|reason| invalid(&reason))?);
                 }
-                if let Some(mode) = memory.weighted_mode() {
+                // This kernel's weights say nothing of another machine's (a plan for a file).
+                if let (Some(mode), true) = (memory.weighted_mode(), topology.this_system) {
                     weighted_in_kernel(&memory, mode).map_err(|reason| invalid(&reason))?;
                 }
                 if memory.mode == PolicyMode::PreferredMany && !kernel_accepts(&memory) {
@@ -168,8 +169,6 @@ fn cpus_of(memory: &MemoryPolicy, topology: &Machine) -> Result<Vec<u32>, String
     Ok(cpus)
 }
 
-/// Whether set_mempolicy accepts `policy`, tried on a throwaway thread (a
-/// memory policy is per thread, so ours is untouched).
 /// A weighted interleave for a program numabench starts: the kernel's
 /// only (nothing can bind that program's buffers chunk by chunk), so its
 /// weights must be the policy's, or `--set-weights` writes them.
@@ -201,6 +200,8 @@ fn weighted_in_kernel(
     }
 }
 
+/// Whether set_mempolicy accepts `policy`, tried on a throwaway thread (a
+/// memory policy is per thread, so ours is untouched).
 fn kernel_accepts(policy: &MemoryPolicy) -> bool {
     let policy = policy.clone();
     std::thread::spawn(move || policy.set_for_this_thread().is_ok())

@@ -212,6 +212,7 @@ pub fn advice_records(points: &Points, config: &TiersConfig) -> Vec<Record> {
                 if let Some(held) = &held {
                     params.insert("kernel_weights".into(), json!(pairs_json(&nodes, held)));
                 }
+                insert_auto(&mut params, config, socket);
                 if Some(threads) == all_threads && kernel.name == "read" {
                     if let Some(suggested) = &suggested {
                         params.insert("measured_weights".into(), json!(pairs_map(suggested)));
@@ -254,6 +255,12 @@ pub fn advice_records(points: &Points, config: &TiersConfig) -> Vec<Record> {
         if let Some(compared) = compare(points, &measured_key, &check(&Weights::Kernel)) {
             params.insert("vs_kernel_weights".into(), Value::Object(compared));
         }
+        insert_auto(&mut params, config, socket);
+        if let Some(auto) = config.auto_weights_of(socket) {
+            if let Some(compared) = compare(points, &measured_key, &check(&Weights::Auto(auto))) {
+                params.insert("vs_auto_weights".into(), Value::Object(compared));
+            }
+        }
         records.push(Record::of_median(
             benchmark::TIERS,
             "weights_check",
@@ -264,6 +271,16 @@ pub fn advice_records(points: &Points, config: &TiersConfig) -> Vec<Record> {
         ));
     }
     records
+}
+
+/// `auto_weights` (`{"node": weight}` over the socket's nodes, as the
+/// kernel's `auto` mode writes them) and `auto_source`.
+fn insert_auto(params: &mut Map<String, Value>, config: &TiersConfig, socket: &TierSocket) {
+    if let (Some(auto), Some((_, source))) = (config.auto_weights_of(socket), &config.auto_weights)
+    {
+        params.insert("auto_weights".into(), json!(pairs_map(&auto)));
+        params.insert("auto_source".into(), json!(source));
+    }
 }
 
 fn pairs_map(pairs: &[(u32, u32)]) -> BTreeMap<String, u32> {
@@ -302,6 +319,7 @@ mod tests {
             size: 1 << 20,
             rounds: 3,
             kernel_weights: false,
+            auto_weights: None,
         }
     }
 

@@ -52,6 +52,9 @@ pub enum Weights {
     Kernel,
     /// Weights per node (the measured vector).
     Nodes(Vec<(u32, u32)>),
+    /// The weights the kernel's `auto` mode writes from the firmware's
+    /// bandwidth figures, over the socket's nodes ([`crate::memory::auto_weights`]).
+    Auto(Vec<(u32, u32)>),
 }
 
 impl Weights {
@@ -60,6 +63,7 @@ impl Weights {
         match self {
             Weights::Ratio(dram, tier) => format!("{dram}:{tier}"),
             Weights::Kernel => "kernel".into(),
+            Weights::Auto(_) => "auto".into(),
             Weights::Nodes(pairs) => pairs
                 .iter()
                 .map(|(node, weight)| format!("{node}={weight}"))
@@ -94,7 +98,7 @@ impl Weights {
             Weights::Kernel => MemoryPolicy::parse(&format!("weighted:{}", format_id_list(&nodes)))
                 .expect("a weighted form")
                 .expect("a node list"),
-            Weights::Nodes(pairs) => weighted_over(reduce(pairs.clone())),
+            Weights::Nodes(pairs) | Weights::Auto(pairs) => weighted_over(reduce(pairs.clone())),
         }
     }
 }
@@ -180,6 +184,10 @@ pub struct TiersConfig {
     /// Whether the kernel's own weights are measured too (it has weighted
     /// interleave).
     pub kernel_weights: bool,
+    /// The weights `auto` mode writes from the firmware's figures, for
+    /// every memory node, and where the figures came from; measured against
+    /// the measured weights where known.
+    pub auto_weights: Option<(Vec<(u32, u32)>, &'static str)>,
 }
 
 impl TiersConfig {
@@ -204,6 +212,32 @@ impl TiersConfig {
             .collect();
         if self.kernel_weights {
             all.push(Weights::Kernel);
+        }
+        all
+    }
+
+    /// `auto`'s weights over `socket`'s nodes (DRAM then tier), reduced.
+    pub fn auto_weights_of(&self, socket: &TierSocket) -> Option<Vec<(u32, u32)>> {
+        let (all, _) = self.auto_weights.as_ref()?;
+        let pairs: Option<Vec<(u32, u32)>> = socket
+            .dram
+            .iter()
+            .chain(&socket.tier)
+            .map(|node| all.iter().find(|(n, _)| n == node).copied())
+            .collect();
+        Some(reduce(pairs?))
+    }
+
+    /// Weightings the second phase measures against the measured weights:
+    /// the kernel's (where it has weighted interleave), `auto`'s (where the
+    /// firmware gives figures).
+    pub fn checked_weightings(&self, socket: &TierSocket) -> Vec<Weights> {
+        let mut all = Vec::new();
+        if self.kernel_weights {
+            all.push(Weights::Kernel);
+        }
+        if let Some(auto) = self.auto_weights_of(socket) {
+            all.push(Weights::Auto(auto));
         }
         all
     }
@@ -412,6 +446,7 @@ mod tests {
             size: 1 << 20,
             rounds: 2,
             kernel_weights: true,
+            auto_weights: None,
         };
         assert_eq!(config.thread_counts(&socket()), [1, 2]);
         assert_eq!(config.measurements_per_round(), 2 * 12);

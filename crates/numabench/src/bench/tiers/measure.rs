@@ -37,23 +37,30 @@ pub fn run_tiers(
         }
     }
     run_phase(context, config, &sweep, "sweep", &mut points, pipeline)?;
-    // The weights measured bandwidth suggests, against the kernel's: read,
-    // every thread of the socket.
+    // The weights measured bandwidth suggests, against the kernel's and
+    // those auto mode writes from the firmware's figures: read, every
+    // thread of the socket.
     let read = config
         .kernels
         .iter()
         .find(|kernel| kernel.name == "read")
         .copied();
-    if let (Some(kernel), true) = (read, config.kernel_weights) {
+    if let Some(kernel) = read {
         let mut check: Vec<Configuration> = Vec::new();
         for socket in &config.sockets {
+            let against = config.checked_weightings(socket);
+            if against.is_empty() {
+                continue;
+            }
             if let Some(weights) = measured_weights(&points, socket, config) {
                 let threads = socket.cpus.len();
                 check.push((socket, threads, kernel, Weights::Nodes(weights)));
-                check.push((socket, threads, kernel, Weights::Kernel));
+                for weights in against {
+                    check.push((socket, threads, kernel, weights));
+                }
             }
         }
-        if !interrupted() {
+        if !interrupted() && !check.is_empty() {
             run_phase(context, config, &check, "check", &mut points, pipeline)?;
         }
     }

@@ -43,12 +43,13 @@ impl Planned for TiersConfig {
                     count: self.rounds * self.kernels.len() * weightings,
                 });
             }
-            // The suggested weights against the kernel's: read, all threads.
-            if self.kernel_weights {
+            // The suggested weights against the kernel's and auto's: read, all threads.
+            let against = self.checked_weightings(socket).len();
+            if against > 0 {
                 costs.push(Cost::Stream {
                     bytes: self.size,
                     threads: socket.cpus.len(),
-                    count: self.rounds * 2,
+                    count: self.rounds * (1 + against),
                 });
             }
         }

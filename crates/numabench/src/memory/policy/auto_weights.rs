@@ -145,7 +145,10 @@ mod tests {
             [(0, 16), (1, 8), (2, 5), (3, 2)]
         );
         // A node without a figure, and one too small to get 1 of 32: weight 1.
-        assert_eq!(reduce(&[(0, 1000), (1, 0), (2, 10)]), [(0, 31), (1, 1), (2, 1)]);
+        assert_eq!(
+            reduce(&[(0, 1000), (1, 0), (2, 10)]),
+            [(0, 31), (1, 1), (2, 1)]
+        );
     }
 
     #[test]
@@ -167,7 +170,10 @@ mod tests {
         let topology = crate::topology::fixture_tests::load("cxl-hmat");
         let nodes = crate::topology::memory_nodes(&topology);
         let found = topology_bandwidths(&topology, &nodes).unwrap();
-        assert!(found.iter().all(|(_, bandwidth)| *bandwidth > 0), "{found:?}");
+        assert!(
+            found.iter().all(|(_, bandwidth)| *bandwidth > 0),
+            "{found:?}"
+        );
         let weights = reduce(&found);
         assert_eq!(weights.len(), nodes.len());
         // The slower node by its figures gets the smaller weight.

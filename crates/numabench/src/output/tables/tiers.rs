@@ -188,12 +188,25 @@ fn advice(socket: u64, records: &[&Record]) -> Option<TableModel> {
             line.push_str(&format!("; the kernel's: {}", weights_text(kernel)));
         }
         table.note(line);
+        if let Some(auto) = with_weights.params.get("auto_weights") {
+            table.note(format!(
+                "weights auto mode writes (from the {}): {}",
+                text_param(with_weights, "auto_source").unwrap_or_default(),
+                weights_text(auto)
+            ));
+        }
         if let Some(check) = records.iter().find(|r| r.metric == "weights_check") {
-            if let Some(compared) = check.params.get("vs_kernel_weights") {
+            for (key, whose) in [
+                ("vs_kernel_weights", "the kernel's"),
+                ("vs_auto_weights", "auto mode's"),
+            ] {
+                let Some(compared) = check.params.get(key) else {
+                    continue;
+                };
                 let gain = compared.get("gain").and_then(Value::as_f64).unwrap_or(0.0);
                 let p = compared.get("p").and_then(Value::as_f64);
                 table.note(format!(
-                    "measured weights against the kernel's, read: {} GB/s, {:+.1}% (p={})",
+                    "measured weights against {whose}, read: {} GB/s, {:+.1}% (p={})",
                     format_value(check.value),
                     gain * 100.0,
                     p.map_or("-".into(), |p| format!("{p:.3}"))

@@ -21,6 +21,7 @@ pub mod other;
 pub mod record_table;
 pub mod run;
 pub mod tables;
+pub mod tails;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -97,6 +98,11 @@ const LEADING: &[SectionKind] = &[
 /// The kinds after the benchmarks' sections: applications, studies,
 /// clusters, node health checks.
 const TRAILING: &[SectionKind] = &[
+    SectionKind {
+        benchmarks: tails::BENCHMARKS,
+        build: tails::build,
+        shows: tails::shows,
+    },
     SectionKind {
         benchmarks: &["stream", "cg", "mg"],
         build: apps::build,

@@ -20,9 +20,17 @@ pub const BENCHMARKS: &[&str] = &[
     benchmark::LOADED_LATENCY,
 ];
 
-/// `shows`: the records with a tail (their own sections draw them too).
+/// `shows`: the records whose tail this section tables or draws (their
+/// own sections draw them too): the ns latencies of memory-level working
+/// sets, and every loaded-latency point.
 pub fn shows(r: &ReadRecord) -> bool {
-    r.params.get("tail").is_some_and(Value::is_object)
+    let tail = r.params.get("tail").is_some_and(Value::is_object);
+    let memory_level = r.text("cache_level").as_deref() == Some("memory");
+    tail && match r.benchmark.as_str() {
+        benchmark::LATENCY | benchmark::MATRIX_LATENCY => r.metric == "latency" && memory_level,
+        benchmark::LOADED_LATENCY => r.metric == "loaded_latency",
+        _ => false,
+    }
 }
 
 /// The node most of a record's pages were on (`params.mem_node` first).
@@ -47,12 +55,8 @@ fn tail_figure(r: &ReadRecord, key: &str) -> Option<f64> {
 fn rows(data: &Dataset) -> Vec<(&ReadRecord, String)> {
     let mut rows: Vec<(&ReadRecord, String)> = Vec::new();
     for r in data.records.iter().filter(|r| shows(r)) {
-        let memory_level = r.text("cache_level").as_deref() == Some("memory");
-        match r.benchmark.as_str() {
-            benchmark::LATENCY | benchmark::MATRIX_LATENCY if memory_level => {
-                rows.push((r, "idle".into()))
-            }
-            _ => {}
+        if r.benchmark != benchmark::LOADED_LATENCY {
+            rows.push((r, "idle".into()));
         }
     }
     // Per file, node and mix: the idle point and the heaviest load.
@@ -92,10 +96,7 @@ fn rows(data: &Dataset) -> Vec<(&ReadRecord, String)> {
 /// p99 (ns) against the traffic (GB/s), one curve per file, node and mix.
 pub fn loaded_tail_curves(data: &Dataset) -> Vec<Series> {
     let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-    for r in data
-        .of(benchmark::LOADED_LATENCY)
-        .filter(|r| r.metric == "loaded_latency")
-    {
+    for r in data.of(benchmark::LOADED_LATENCY).filter(|r| shows(r)) {
         let (Some(traffic), Some(p99)) = (r.num("traffic_gbs"), tail_figure(r, "p99")) else {
             continue;
         };
@@ -168,7 +169,11 @@ pub fn build(data: &Dataset) -> Option<Section> {
             &super::curves_table(&curves, "traffic (GB/s)", "p99 (ns)"),
         ));
     }
-    Some(section("tails", "Tail latency per tier, idle and loaded", body))
+    Some(section(
+        "tails",
+        "Tail latency per tier, idle and loaded",
+        body,
+    ))
 }
 
 #[cfg(test)]
@@ -176,7 +181,8 @@ mod tests {
     use super::*;
     use crate::report::sections::tests::{lines as dataset, record};
 
-    const TAIL: &str = r#""tail":{"p50":90,"p90":110,"p99":200,"p99_9":400,"max":900,"batches":4096}"#;
+    const TAIL: &str =
+        r#""tail":{"p50":90,"p90":110,"p99":200,"p99_9":400,"max":900,"batches":4096}"#;
 
     #[test]
     fn each_tier_gets_its_idle_and_loaded_tails() {
@@ -220,7 +226,10 @@ mod tests {
         ]);
         let found = rows(&data);
         let loads: Vec<&str> = found.iter().map(|(_, load)| load.as_str()).collect();
-        assert_eq!(loads, ["idle", "idle (loaded-latency)", "reads at 9.5 GB/s"]);
+        assert_eq!(
+            loads,
+            ["idle", "idle (loaded-latency)", "reads at 9.5 GB/s"]
+        );
         let curves = loaded_tail_curves(&data);
         assert_eq!(curves.len(), 1);
         assert_eq!(curves[0].points.len(), 3);
