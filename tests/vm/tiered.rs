@@ -77,7 +77,7 @@ fn commands() -> Vec<String> {
             .into(),
         // 13: the ratios on a program (each ratio's weights written for its runs).
         "numabench tiers advise --set-weights --cpu-node 0 --memory 2 --weights 3:1 --rounds 1 --json \
-         -- numabench stream --size 4M --repeat 1 --iterations 1 --threads 1"
+         -- numabench stream --size 4M --repeat 1 --iterations 2 --threads 1"
             .into(),
     ]
 }

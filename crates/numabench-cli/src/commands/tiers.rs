@@ -30,19 +30,13 @@ fn advise(args: &TiersAdviseArgs) -> Result<Status, CliError> {
     )
 }
 
-fn validate(args: &TiersAdviseArgs, context: &Context) -> Result<TiersConfig, BenchError> {
-    let topology = &context.topology;
-    let sockets = sockets_of(
-        topology,
-        args.cpu_node.as_ref().map(|list| list.0.as_slice()),
-        args.memory.as_ref().map(|list| list.0.as_slice()),
-    )
-    .map_err(BenchError::Invalid)?;
+/// The ratios asked for (default [`DEFAULT_RATIOS`]), with the baselines
+/// and the two sides alone (the measured weights come from them).
+fn ratios_of(args: &TiersAdviseArgs) -> Vec<(u32, u32)> {
     let mut ratios: Vec<(u32, u32)> = match args.weights.is_empty() {
         true => DEFAULT_RATIOS.to_vec(),
         false => args.weights.clone(),
     };
-    // The baselines, and the two sides alone (the measured weights come from them).
     for baseline in [(1, 0), (1, 1), (0, 1)] {
         if !ratios
             .iter()
@@ -51,6 +45,18 @@ fn validate(args: &TiersAdviseArgs, context: &Context) -> Result<TiersConfig, Be
             ratios.push(baseline);
         }
     }
+    ratios
+}
+
+fn validate(args: &TiersAdviseArgs, context: &Context) -> Result<TiersConfig, BenchError> {
+    let topology = &context.topology;
+    let sockets = sockets_of(
+        topology,
+        args.cpu_node.as_ref().map(|list| list.0.as_slice()),
+        args.memory.as_ref().map(|list| list.0.as_slice()),
+    )
+    .map_err(BenchError::Invalid)?;
+    let ratios = ratios_of(args);
     let mixes: Vec<String> = match args.mix.is_empty() {
         true => DEFAULT_MIXES.iter().map(|mix| mix.to_string()).collect(),
         false => args.mix.clone(),
@@ -117,18 +123,7 @@ fn advise_program(args: &TiersAdviseArgs) -> Result<Status, CliError> {
     all.tier.retain(|node| !all.dram.contains(node));
     all.tier.sort_unstable();
     all.tier.dedup();
-    let mut ratios: Vec<(u32, u32)> = match args.weights.is_empty() {
-        true => DEFAULT_RATIOS.to_vec(),
-        false => args.weights.clone(),
-    };
-    for baseline in [(1, 0), (1, 1), (0, 1)] {
-        if !ratios
-            .iter()
-            .any(|&(d, t)| d * baseline.1 == t * baseline.0)
-        {
-            ratios.push(baseline);
-        }
-    }
+    let ratios = ratios_of(args);
     let mut policies = vec!["as-is".to_string()];
     for (dram, tier) in ratios {
         let label = Weights::Ratio(dram, tier).policy(&all).label();

@@ -4,6 +4,7 @@
 //! (numastat), page promotions, demotions and migrations (vmstat), perf events (perf_event_open) and this process's own
 //! CPU time and context switches (getrusage).
 
+pub mod memory_controller;
 mod numastat;
 mod params;
 mod perf;

@@ -167,6 +167,59 @@ fn open(event: &PerfEvent, pid: libc::pid_t, flags: u64) -> std::io::Result<Owne
     Ok(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) })
 }
 
+/// Opens a counter of a PMU's raw event (`kind` the PMU's `type`,
+/// `config`/`config1` as its format puts the event's terms) on `cpu` for
+/// every process (`pid` -1): how uncore PMUs, one per socket, are counted.
+/// Needs CAP_PERFMON (or root, or `kernel.perf_event_paranoid` 0 or below).
+pub(super) fn open_on_cpu(
+    kind: u32,
+    config: u64,
+    config1: u64,
+    cpu: i32,
+) -> std::io::Result<OwnedFd> {
+    let attr = PerfEventAttr {
+        kind,
+        size: std::mem::size_of::<PerfEventAttr>() as u32,
+        config,
+        config1,
+        ..PerfEventAttr::default()
+    };
+    // SAFETY: `attr` is a valid perf_event_attr of the size it states, alive for the call;
+    // pid -1 (every process) on one CPU, no group leader.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_perf_event_open,
+            &attr as *const PerfEventAttr,
+            -1 as libc::pid_t,
+            cpu as libc::c_int,
+            -1 as libc::c_int,
+            PERF_FLAG_FD_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the kernel returned a new file descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) })
+}
+
+/// Reads a counter opened without a read format: its one 64-bit count.
+pub(super) fn read_count(fd: &OwnedFd) -> std::io::Result<u64> {
+    let mut value = 0u64;
+    // SAFETY: reads at most 8 bytes into `value` from a perf event fd we own.
+    let read = unsafe {
+        libc::read(
+            fd.as_raw_fd(),
+            (&mut value as *mut u64).cast(),
+            std::mem::size_of::<u64>(),
+        )
+    };
+    match read == std::mem::size_of::<u64>() as isize {
+        true => Ok(value),
+        false => Err(std::io::Error::last_os_error()),
+    }
+}
+
 /// Raises this process's soft limit on open files to its hard limit (each
 /// worker's counters take a descriptor per event: 128 workers of an
 /// over-decomposed run pass the usual soft limit of 1024). True when the

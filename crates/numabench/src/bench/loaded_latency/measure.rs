@@ -8,6 +8,7 @@ use crate::bench::error::BenchError;
 use crate::bench::latency::{chase_page_bytes, insert_order};
 use crate::bench::placed::{insert_cache_params, PlacedBuffer};
 use crate::clock::Stopwatch;
+use crate::counters::memory_controller::ControllerCounters;
 use crate::interrupt::interrupted;
 use crate::kernels::tail::{tail_of, time_batches, TailLatency, TailTimer};
 use crate::kernels::traffic::generate;
@@ -57,6 +58,9 @@ pub struct LoadedPoint {
     /// Percentiles of batches timed one by one under the same load.
     pub tail: Option<TailLatency>,
     pub traffic_gigabytes_per_second: f64,
+    /// What the memory controllers counted meanwhile (GB/s read, written),
+    /// or why they could not be counted.
+    pub controller: Result<(f64, f64), String>,
     /// Where the chased buffer's pages are.
     pub check: crate::output::PlacementCheck,
 }
@@ -68,6 +72,7 @@ pub fn run_loaded_latency(
     pipeline: &mut Pipeline,
 ) -> Result<Vec<LoadedPoint>, BenchError> {
     let mut points = Vec::new();
+    let controllers = ControllerCounters::open();
     let steps: Vec<Option<u32>> = std::iter::once(None)
         .chain(config.delays.iter().copied().map(Some))
         .collect();
@@ -80,7 +85,7 @@ pub fn run_loaded_latency(
         } else {
             Vec::new()
         };
-        let point = measure_point(context, config, delay, &generators)?;
+        let point = measure_point(context, config, delay, &generators, controllers.as_ref())?;
         emit(context, config, &point, pipeline)?;
         points.push(point);
     }
@@ -88,11 +93,13 @@ pub fn run_loaded_latency(
 }
 
 /// What the chasing worker found: its samples (ns per load), the tail,
-/// the traffic (GB/s) and where its pages are.
+/// the traffic (GB/s), the controllers' (GB/s read, written) and where
+/// its pages are.
 type ChaserFound = (
     Vec<f64>,
     Option<TailLatency>,
     f64,
+    Option<(f64, f64)>,
     crate::output::PlacementCheck,
 );
 
@@ -101,6 +108,7 @@ fn measure_point(
     config: &LoadedLatencyConfig,
     delay: Option<u32>,
     generators: &[u32],
+    controllers: Result<&ControllerCounters, &String>,
 ) -> Result<LoadedPoint, BenchError> {
     let stop = AtomicBool::new(false);
     let bytes = AtomicU64::new(0);
@@ -141,6 +149,7 @@ fn measure_point(
             }
             let stopwatch = Stopwatch::start();
             let bytes_before = bytes.load(Ordering::Relaxed);
+            let controller_before = controllers.ok().map(ControllerCounters::bytes);
             let loads = 1 << 16;
             let mut samples = Vec::with_capacity(repeat);
             for _ in 0..repeat {
@@ -155,11 +164,21 @@ fn measure_point(
             // SAFETY: as above.
             let (pointer, batches) = unsafe { time_batches(pointer, per_load, timer) };
             let tail = tail_of(&batches, timer, context.histogram);
-            let traffic =
-                (bytes.load(Ordering::Relaxed) - bytes_before) as f64 / stopwatch.seconds() / 1e9;
+            let seconds = stopwatch.seconds();
+            let traffic = (bytes.load(Ordering::Relaxed) - bytes_before) as f64 / seconds / 1e9;
+            let controller = match (controllers, controller_before) {
+                (Ok(counters), Some(before)) => {
+                    let after = counters.bytes();
+                    Some((
+                        (after.read - before.read) / seconds / 1e9,
+                        (after.write - before.write) / seconds / 1e9,
+                    ))
+                }
+                _ => None,
+            };
             stop.store(true, Ordering::Relaxed);
             std::hint::black_box(pointer);
-            Ok(Some((samples, tail, traffic, check)))
+            Ok(Some((samples, tail, traffic, controller, check)))
         } else {
             placed.buffer.touch_pages();
             // Failed: the chaser or another generator left with an error; nothing to load.
@@ -183,13 +202,18 @@ fn measure_point(
             found = Some(value);
         }
     }
-    let (samples, tail, traffic, check) = found
+    let (samples, tail, traffic, controller, check) = found
         .ok_or_else(|| BenchError::Invalid("the chasing worker stopped before measuring".into()))?;
     Ok(LoadedPoint {
         delay,
         latency_ns: Sample::new(samples).map_err(|error| BenchError::Invalid(error.to_string()))?,
         tail,
         traffic_gigabytes_per_second: traffic,
+        controller: match (controller, controllers) {
+            (Some(figures), _) => Ok(figures),
+            (None, Err(reason)) => Err(reason.clone()),
+            (None, Ok(_)) => Err("the memory-controller counters were not read".into()),
+        },
         check,
     })
 }
@@ -230,6 +254,18 @@ fn emit(
     if let Some(tail) = &point.tail {
         params.insert("tail".into(), json!(tail));
     }
+    params.insert(
+        "memory_controller".into(),
+        match &point.controller {
+            Ok((read, write)) => json!({
+                "read_gbs": read,
+                "write_gbs": write,
+                "total_gbs": read + write,
+                "source": "uncore memory-controller counters (every process's traffic, prefetches and write-backs included)",
+            }),
+            Err(reason) => json!({ "unavailable": reason }),
+        },
+    );
     // The chaser measures; the generators' buffers only load the memory.
     insert_cache_params(
         &context.topology,

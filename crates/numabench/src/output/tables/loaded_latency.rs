@@ -13,6 +13,13 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
         .partition(|record| record.metric == "loaded_latency");
     let mixes = distinct(points.iter().map(|record| text_param(record, "mix")));
     let several_mixes = mixes.len() > 1;
+    let controller = |point: &Record| {
+        point
+            .params
+            .get("memory_controller")
+            .and_then(|counted| counted.get("total_gbs")?.as_f64())
+    };
+    let counted = points.iter().any(|point| controller(point).is_some());
     let mut header = vec![
         "generators",
         "delay",
@@ -20,6 +27,9 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
         "latency ns",
         "vs idle",
     ];
+    if counted {
+        header.insert(3, "MC GB/s");
+    }
     let tails = points.iter().any(|point| point.params.contains_key("tail"));
     if tails {
         header.extend(["p99 ns", "p99.9 ns"]);
@@ -46,6 +56,9 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
                 _ => "-".into(),
             },
         ];
+        if counted {
+            row.insert(3, controller(point).map_or("-".into(), format_value));
+        }
         if tails {
             for name in ["p99", "p99_9"] {
                 row.push(
@@ -68,6 +81,20 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
                 "traffic: {mix}; vs idle: over the latency with no generator"
             ));
         }
+    }
+    if counted {
+        table.note("traffic: the generators' own count; MC: the memory controllers' (every process, prefetches and write-backs included)");
+    } else if let Some(reason) = points.iter().find_map(|point| {
+        point
+            .params
+            .get("memory_controller")?
+            .get("unavailable")?
+            .as_str()
+            .map(str::to_string)
+    }) {
+        table.note(format!(
+            "traffic: the generators' own count; memory-controller counters: {reason}"
+        ));
     }
     table.notes.extend(placement_note(&points));
     generic::followed_by_others((!points.is_empty()).then_some(table), &others)
