@@ -98,7 +98,7 @@ fn doctor_reports_real_settings_and_gates_on_warnings() {
             )
         }
     }
-    assert_eq!(report["findings"].as_array().unwrap().len(), 17);
+    assert_eq!(report["findings"].as_array().unwrap().len(), 18);
 }
 
 /// doctor's text fits the terminal (`$COLUMNS`): a long finding, why or

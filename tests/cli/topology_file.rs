@@ -158,7 +158,7 @@ fn doctor_checks_what_the_file_shows_and_not_this_kernel() {
         Some(if warnings == 0 { 0 } else { 1 })
     );
     let findings = report["findings"].as_array().unwrap();
-    assert_eq!(findings.len(), 17);
+    assert_eq!(findings.len(), 18);
     let finding = |check: &str| {
         findings
             .iter()
@@ -178,6 +178,7 @@ fn doctor_checks_what_the_file_shows_and_not_this_kernel() {
         "memory_tiers",
         "demotion",
         "weighted_interleave",
+        "hidden_memory",
         "cpu_governor",
         "hypervisor",
         "perf_event_paranoid",
@@ -192,7 +193,7 @@ fn doctor_checks_what_the_file_shows_and_not_this_kernel() {
             "{finding}"
         );
     }
-    assert_eq!(report["not_checked"], 14);
+    assert_eq!(report["not_checked"], 15);
     // What the file shows is checked.
     assert_eq!(finding("numa_nodes")["found"], "5 NUMA node(s), 3 CPU-less");
     assert_eq!(finding("smt")["found"], "2 thread(s) per core");

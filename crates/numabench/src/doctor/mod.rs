@@ -4,6 +4,7 @@
 
 mod cpu_checks;
 mod finding;
+mod hidden_memory;
 mod memory_checks;
 mod system_files;
 mod tiering_checks;
@@ -55,6 +56,9 @@ pub fn run_doctor(files: &SystemFiles, topology: &Machine) -> DoctorReport {
         host("demotion", &|| tiering_checks::demotion(files)),
         host("weighted_interleave", &|| {
             tiering_checks::weighted_interleave(files)
+        }),
+        host("hidden_memory", &|| {
+            hidden_memory::hidden_memory(files, topology)
         }),
         host("cpu_governor", &|| {
             cpu_checks::frequency_governor(files, topology)

@@ -89,6 +89,12 @@ impl SystemFiles {
         }
     }
 
+    /// The bytes of an absolute path (a binary file such as an SMBIOS
+    /// entry), or `None` if unreadable.
+    pub fn read_bytes(&self, path: &str) -> Option<Vec<u8>> {
+        fs::read(self.path(path)).ok()
+    }
+
     /// Whether the path exists.
     pub fn exists(&self, path: &str) -> bool {
         self.path(path).exists()

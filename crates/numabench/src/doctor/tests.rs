@@ -307,6 +307,7 @@ fn another_machines_topology_reports_host_settings_as_not_checked() {
         "memory_tiers",
         "demotion",
         "weighted_interleave",
+        "hidden_memory",
         "cpu_governor",
         "hypervisor",
         "perf_event_paranoid",
@@ -342,7 +343,7 @@ fn another_machines_topology_reports_host_settings_as_not_checked() {
         text.contains("[skip] numa_balancing: not checked"),
         "{text}"
     );
-    assert!(text.contains("14 not checked"), "{text}");
+    assert!(text.contains("15 not checked"), "{text}");
 }
 
 #[test]
