@@ -22,8 +22,9 @@ pub struct InterferenceArgs {
     /// Aggressor threads per pair. Default: every CPU near the aggressor node but the victim's.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub aggressor_threads: Option<u32>,
-    /// The victim's buffer, and each aggressor thread's. Default: the DRAM working set of the
-    /// victim's CPU (4x the caches in front, at least 256MiB), within what the nodes can hold.
+    /// The victim's buffer (each aggressor thread streams its share of it, at least 32MiB).
+    /// Default: the DRAM working set of the victim's CPU (4x the caches in front, at least
+    /// 256MiB), within what the nodes can hold.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
     /// Interleaved rounds: each measures every victim alone and under every load once, in a

@@ -35,12 +35,11 @@ pub fn run(args: &InterferenceArgs) -> Result<Status, CliError> {
                     .min()
                     .unwrap_or(256 << 20),
             };
-            let threads = pairs.iter().map(|pair| pair.aggressor.cpus.len()).max();
-            let aggressor_size = aggressor_bytes(size, threads.unwrap_or(1));
             for pair in &pairs {
                 let victim = victims[pair.victim].node;
                 let aggressor = pair.aggressor.node;
-                let load = aggressor_size * pair.aggressor.cpus.len() as u64;
+                let threads = pair.aggressor.cpus.len();
+                let load = aggressor_bytes(size, threads) * threads as u64;
                 match victim == aggressor {
                     true => check_memory_fits(topology, &[victim], size + load)?,
                     false => {
@@ -54,7 +53,6 @@ pub fn run(args: &InterferenceArgs) -> Result<Status, CliError> {
                 pairs,
                 loads: args.load.clone(),
                 size,
-                aggressor_size,
                 rounds: args.rounds as usize,
             })])
         },

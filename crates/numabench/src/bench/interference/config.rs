@@ -46,10 +46,9 @@ pub struct InterferenceConfig {
     pub pairs: Vec<Pair>,
     /// The aggressors' traffic, one measurement per pair and load.
     pub loads: Vec<TrafficMix>,
-    /// The victim's buffer, bytes.
+    /// The victim's buffer, bytes; each aggressor thread's is its share
+    /// of it ([`aggressor_bytes`]), so a budget's cut of it cuts both.
     pub size: u64,
-    /// Each aggressor thread's buffer, bytes ([`aggressor_bytes`]).
-    pub aggressor_size: u64,
     /// Interleaved rounds: each measures every victim alone and under
     /// every pair's every load once, in a rotated order.
     pub rounds: usize,
@@ -59,6 +58,11 @@ impl InterferenceConfig {
     /// Measurements per round: each victim alone, each pair under each load.
     pub fn measurements_per_round(&self) -> usize {
         self.victims.len() + self.pairs.len() * self.loads.len()
+    }
+
+    /// Every aggressor buffer of `aggressor`'s threads together, bytes.
+    pub fn aggressors_bytes(&self, aggressor: &Aggressor) -> u64 {
+        aggressor_bytes(self.size, aggressor.cpus.len()) * aggressor.cpus.len() as u64
     }
 
     /// The most aggressor threads of any pair.

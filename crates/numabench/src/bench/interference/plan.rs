@@ -41,7 +41,6 @@ impl Planned for InterferenceConfig {
         nodes.sort_unstable();
         nodes.dedup();
         let measurements = self.measurements_per_round() * self.rounds;
-        let loaded = self.pairs.len() * self.loads.len() * self.rounds;
         let costs = vec![
             // The victim's chase: its buffer built, warmed and sampled.
             Cost::SampledChase {
@@ -56,19 +55,24 @@ impl Planned for InterferenceConfig {
             },
             // Each aggressor thread's buffer, placed and touched.
             Cost::Setup {
-                bytes: self.aggressor_size * self.most_aggressors() as u64 * loaded as u64,
+                bytes: self
+                    .pairs
+                    .iter()
+                    .map(|pair| self.aggressors_bytes(&pair.aggressor))
+                    .sum::<u64>()
+                    * (self.loads.len() * self.rounds) as u64,
             },
         ];
         Facts::new(
             1 + self.most_aggressors(),
             cpus,
             nodes,
-            vec![self.size, self.aggressor_size],
+            vec![self.size],
             costs,
         )
     }
 
     fn working_sets(&mut self) -> Vec<&mut u64> {
-        vec![&mut self.size, &mut self.aggressor_size]
+        vec![&mut self.size]
     }
 }

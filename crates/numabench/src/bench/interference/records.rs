@@ -2,7 +2,7 @@
 //! its read bandwidth, alone or under a load), then the matrix (the
 //! loaded/alone ratio of each cell) and the finding naming the worst pair.
 
-use super::config::{Aggressor, InterferenceConfig, Victim};
+use super::config::{aggressor_bytes, Aggressor, InterferenceConfig, Victim};
 use super::degradation::Degradation;
 use super::measure::VictimFound;
 use crate::kernels::traffic::TrafficMix;
@@ -38,7 +38,13 @@ pub fn measurement_records(
     params.insert("round".into(), json!(round));
     params.insert("traffic_gbs".into(), json!(found.traffic_gbs));
     params.insert("size_bytes".into(), json!(config.size));
-    params.insert("aggressor_bytes".into(), json!(config.aggressor_size));
+    params.insert(
+        "aggressor_bytes".into(),
+        json!(load.map_or(0, |(aggressor, _)| aggressor_bytes(
+            config.size,
+            aggressor.cpus.len()
+        ))),
+    );
     let mut requested = Map::new();
     let mut cpus = vec![victim.cpu];
     if let Some((aggressor, _)) = load {

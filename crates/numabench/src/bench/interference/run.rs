@@ -3,7 +3,7 @@
 //! [`Schedule`]), each measurement's records flushed as it is made; then
 //! the matrix and its finding from what was measured (after Ctrl-C too).
 
-use super::config::InterferenceConfig;
+use super::config::{aggressor_bytes, InterferenceConfig};
 use super::degradation::{degradations, Cell, Measured};
 use super::measure::measure_victim;
 use super::records::{finding_records, matrix_records, measurement_records};
@@ -61,7 +61,10 @@ pub fn run_interference(
                 )
             }
         };
-        let found = measure_victim(context, victim, load, (config.size, config.aggressor_size))?;
+        let aggressor_size = load.map_or(0, |(aggressor, _)| {
+            aggressor_bytes(config.size, aggressor.cpus.len())
+        });
+        let found = measure_victim(context, victim, load, (config.size, aggressor_size))?;
         pooled.add(&found.latency_ns, &found.bandwidth_gbs, found.traffic_gbs);
         for record in measurement_records(config, victim, load, slot.repetition, &found) {
             pipeline.emit(&record)?;
