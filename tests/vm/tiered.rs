@@ -38,13 +38,13 @@ const INTERFERENCE: &str = "/tmp/interference.jsonl";
 fn commands() -> Vec<String> {
     vec![
         // 0: the kernel's mode, weights written for the run.
-        "numabench bandwidth --set-weights --kernel read --size 8M --repeat 1 --cpus 0 \
+        "numabench bandwidth --set-weights --kernel read --simd sse2 --size 8M --repeat 1 --cpus 0 \
          --interleave 0=3,2=1 --json"
             .into(),
         // 1: the weights afterwards.
         format!("cat {WEIGHTS}/node0 {WEIGHTS}/node2"),
         // 2: emulated: the kernel holds 1 and 1.
-        "numabench bandwidth --kernel read --size 8M --repeat 1 --cpus 0 \
+        "numabench bandwidth --kernel read --simd sse2 --size 8M --repeat 1 --cpus 0 \
          --interleave 0=3,2=1 --json"
             .into(),
         // 3: a program started under the kernel's weighted interleave.
