@@ -175,10 +175,20 @@ pub fn curves<'a>(
     x_key: &str,
     label: impl Fn(&ReadRecord) -> String,
 ) -> Vec<Series> {
+    curves_of(records, |r| Some((r.num(x_key)?, r.value)), label)
+}
+
+/// Curves of the points `point` takes from records (records without one
+/// are left out), grouped by `label`, each sorted by x.
+pub fn curves_of<'a>(
+    records: impl Iterator<Item = &'a ReadRecord>,
+    point: impl Fn(&ReadRecord) -> Option<(f64, f64)>,
+    label: impl Fn(&ReadRecord) -> String,
+) -> Vec<Series> {
     let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     for r in records {
-        if let Some(x) = r.num(x_key) {
-            groups.entry(label(r)).or_default().push((x, r.value));
+        if let Some(point) = point(r) {
+            groups.entry(label(r)).or_default().push(point);
         }
     }
     groups

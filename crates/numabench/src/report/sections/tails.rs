@@ -95,25 +95,15 @@ fn rows(data: &Dataset) -> Vec<(&ReadRecord, String)> {
 
 /// p99 (ns) against the traffic (GB/s), one curve per file, node and mix.
 pub fn loaded_tail_curves(data: &Dataset) -> Vec<Series> {
-    let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-    for r in data.of(benchmark::LOADED_LATENCY).filter(|r| shows(r)) {
-        let (Some(traffic), Some(p99)) = (r.num("traffic_gbs"), tail_figure(r, "p99")) else {
-            continue;
-        };
-        let node = memory_node(r).map_or("?".into(), |node| node.to_string());
-        let mix = r.text("mix").unwrap_or_else(|| "?".into());
-        groups
-            .entry(format!("node {node}, mix {mix} ({})", r.file))
-            .or_default()
-            .push((traffic, p99));
-    }
-    groups
-        .into_iter()
-        .map(|(label, mut points)| {
-            points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            Series { label, points }
-        })
-        .collect()
+    super::curves_of(
+        data.of(benchmark::LOADED_LATENCY).filter(|r| shows(r)),
+        |r| Some((r.num("traffic_gbs")?, tail_figure(r, "p99")?)),
+        |r| {
+            let node = memory_node(r).map_or("?".into(), |node| node.to_string());
+            let mix = r.text("mix").unwrap_or_else(|| "?".into());
+            format!("node {node}, mix {mix} ({})", r.file)
+        },
+    )
 }
 
 pub fn build(data: &Dataset) -> Option<Section> {
