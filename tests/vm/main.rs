@@ -171,16 +171,16 @@ const TWO_SOCKET_PLACEMENT: [&str; 19] = [
     "numabench latency --size 16M --repeat 2 --cpu-node 0 --mem-node 1 --json",
     // Interleave over both nodes: pages split evenly. (Two threads via
     // `--cpus`: `--threads` conflicts with `--cpus` by design.)
-    "numabench bandwidth --kernel copy --size 32M --repeat 2 --cpus 0,2 --interleave 0-1 --json",
+    "numabench bandwidth --kernel copy --simd sse2 --size 32M --repeat 2 --cpus 0,2 --interleave 0-1 --json",
     // Default first touch: each pinned thread touches its own half. THP stays
     // `always` (the benchmark asks for base pages, so it cannot skew the
     // split). Balancing is off since the first command: under a heavily
     // loaded host (TCG runs slowly) its scanner can act between first touch
     // and the page-location query, and pages it is handling read as not
     // present.
-    "numabench bandwidth --kernel copy --size 32M --repeat 2 --cpus 0,2 --json",
+    "numabench bandwidth --kernel copy --simd sse2 --size 32M --repeat 2 --cpus 0,2 --json",
     // Everything on the first node, as a serial initialization would leave it.
-    "numabench bandwidth --kernel copy --size 32M --repeat 2 --cpus 0,2 --mem-node 0 --json",
+    "numabench bandwidth --kernel copy --simd sse2 --size 32M --repeat 2 --cpus 0,2 --mem-node 0 --json",
     // `numabench run`: the child itself sees bind:1 (memory policy and CPUs of node 1).
     "numabench run --repeat 1 --warmup 0 --policy bind:1 --json -- sh -c 'grep -q bind:1 /proc/self/numa_maps && grep -q \"Cpus_allowed_list:[[:space:]]*2-3$\" /proc/self/status'",
     // interleave:all, observed: the child's pages land on both nodes.

@@ -9,7 +9,7 @@ use super::{check_topology, records, topologies, FIRST_EXTRA_COMMAND};
 use serde_json::Value;
 
 const COMMANDS: [&str; 2] = [
-    "numabench bandwidth --kernel read --size 8M --repeat 1 --cpus 0 --interleave 0=3,1=1 --json",
+    "numabench bandwidth --kernel read --simd sse2 --size 8M --repeat 1 --cpus 0 --interleave 0=3,1=1 --json",
     "numabench stream --size 8M --repeat 1 --iterations 2 --threads 2 --placement weighted:0=3,1=1 --json",
 ];
 
