@@ -2,7 +2,25 @@
 //! line per request, in a read:write mix, with a delay between requests —
 //! the load of `loaded-latency`'s curves and `interference`'s aggressors.
 
+use crate::clock::Stopwatch;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+/// The longest a measurement waits for every generator to start moving
+/// memory before it is timed, seconds.
+pub const GENERATOR_START_SECONDS: f64 = 1.0;
+
+/// Waits until `generators` generators have moved their first batch
+/// (counted in `started` by [`generate`]), or [`GENERATOR_START_SECONDS`]
+/// passed: a generator's thread may not be scheduled yet where CPUs are
+/// shared, and the load must be on before the measurement is timed.
+pub fn wait_for_generators(started: &AtomicUsize, generators: usize) {
+    let waiting = Stopwatch::start();
+    while started.load(Ordering::Acquire) < generators
+        && waiting.seconds() < GENERATOR_START_SECONDS
+    {
+        std::thread::yield_now();
+    }
+}
 
 /// Read:write ratio of the generated traffic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use crate::bench::error::BenchError;
 use crate::bench::latency::chase_page_bytes;
 use crate::bench::placed::PlacedBuffer;
 use crate::clock::Stopwatch;
-use crate::kernels::traffic::{generate, TrafficMix};
+use crate::kernels::traffic::{generate, wait_for_generators, TrafficMix};
 use crate::kernels::{build_chase, chase, kernel_by_name, run_kernel, ChaseOrder, SimdLevel};
 use crate::memory::MemoryPlacement;
 use crate::output::PlacementCheck;
@@ -17,10 +17,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Dependent loads timed per latency sample.
 pub const LOADS_PER_SAMPLE: u64 = 1 << 16;
-
-/// The longest the victim waits for every aggressor to start moving
-/// memory before it is timed, seconds.
-const AGGRESSORS_START_SECONDS: f64 = 1.0;
 
 /// What one measurement of a victim found.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,12 +78,7 @@ pub fn measure_victim(
             stop.store(true, Ordering::Relaxed);
             return Ok(None);
         }
-        let waiting = Stopwatch::start();
-        while started.load(Ordering::Acquire) < aggressors
-            && waiting.seconds() < AGGRESSORS_START_SECONDS
-        {
-            std::thread::yield_now();
-        }
+        wait_for_generators(&started, aggressors);
         let stopwatch = Stopwatch::start();
         let bytes_before = bytes.load(Ordering::Relaxed);
         let words = placed.buffer.words();

@@ -11,8 +11,8 @@ use crate::clock::Stopwatch;
 use crate::counters::memory_controller::ControllerCounters;
 use crate::interrupt::interrupted;
 use crate::kernels::tail::{tail_of, time_batches, TailLatency, TailTimer};
-use crate::kernels::traffic::generate;
 pub use crate::kernels::traffic::TrafficMix;
+use crate::kernels::traffic::{generate, wait_for_generators};
 use crate::kernels::{build_chase, chase, ChaseBlock, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
@@ -44,10 +44,6 @@ pub struct LoadedLatencyConfig {
     pub delays: Vec<u32>,
     pub mix: TrafficMix,
 }
-
-/// The longest the chase waits for every generator to start moving
-/// memory before it is timed, seconds.
-const GENERATOR_START_SECONDS: f64 = 1.0;
 
 /// One point: latency under load and the traffic's bandwidth.
 #[derive(Debug, Clone, PartialEq)]
@@ -141,12 +137,7 @@ fn measure_point(
             // has moved its first batch (a generator's thread may not
             // have been scheduled yet where CPUs are shared), or a
             // second has passed.
-            let waiting = Stopwatch::start();
-            while started.load(Ordering::Acquire) < generators.len()
-                && waiting.seconds() < GENERATOR_START_SECONDS
-            {
-                std::thread::yield_now();
-            }
+            wait_for_generators(&started, generators.len());
             let stopwatch = Stopwatch::start();
             let bytes_before = bytes.load(Ordering::Relaxed);
             let controller_before = controllers.ok().map(ControllerCounters::bytes);

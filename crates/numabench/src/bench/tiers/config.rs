@@ -114,14 +114,7 @@ fn spread(nodes: &[u32]) -> MemoryPolicy {
 /// Weights divided by their greatest common divisor, each at most
 /// [`weighted::MAX_WEIGHT`] (scaled down where needed, never below 1).
 pub fn reduce(pairs: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-    fn gcd(a: u32, b: u32) -> u32 {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
-    }
-    let divisor = pairs.iter().map(|(_, w)| *w).fold(0, gcd).max(1);
+    let divisor = weighted::common_divisor(pairs.iter().map(|&(_, w)| u64::from(w))) as u32;
     let largest = pairs.iter().map(|(_, w)| w / divisor).max().unwrap_or(1);
     let scale = (largest as f64 / weighted::MAX_WEIGHT as f64).max(1.0);
     pairs

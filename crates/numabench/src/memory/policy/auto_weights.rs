@@ -13,6 +13,7 @@
 //! what the kernel does, and what the measured per-socket advice is
 //! compared with.
 
+use super::weighted::common_divisor;
 use crate::topology::Machine;
 use std::path::Path;
 
@@ -25,13 +26,6 @@ pub const NODES_DIR: &str = "/sys/devices/system/node";
 /// The kernel's weights from `(node, bandwidth)` for every memory node (a
 /// bandwidth of 0: no figure), in the same order.
 pub fn reduce(bandwidths: &[(u32, u64)]) -> Vec<(u32, u32)> {
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
-    }
     let sum: u64 = bandwidths.iter().map(|(_, bandwidth)| bandwidth).sum();
     let weights: Vec<(u32, u64)> = bandwidths
         .iter()
@@ -45,7 +39,7 @@ pub fn reduce(bandwidths: &[(u32, u64)]) -> Vec<(u32, u32)> {
             (node, weight)
         })
         .collect();
-    let divisor = weights.iter().fold(0, |g, &(_, w)| gcd(g, w)).max(1);
+    let divisor = common_divisor(weights.iter().map(|&(_, w)| w));
     weights
         .into_iter()
         .map(|(node, weight)| (node, (weight / divisor) as u32))

@@ -17,7 +17,7 @@
 //! Then the saved weights are written back by hand and [`Restored`] says
 //! that `auto` stays off.
 
-use super::weighted::{kernel_weights_in, WEIGHTS_DIR};
+use super::weighted::{common_divisor, kernel_weights_in, WEIGHTS_DIR};
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -94,7 +94,7 @@ impl WeightsWriter {
         if self.saved.is_none() {
             self.saved = Some(self.read_state()?);
         }
-        let divisor = weights.iter().copied().fold(0, gcd).max(1);
+        let divisor = common_divisor(weights.iter().map(|&w| u64::from(w))) as u32;
         for (&node, &weight) in nodes.iter().zip(weights) {
             let reduced = weight / divisor;
             let path = self.dir.join(format!("node{node}"));
@@ -189,14 +189,6 @@ impl WeightsWriter {
 impl Drop for WeightsWriter {
     fn drop(&mut self) {
         self.restore();
-    }
-}
-
-fn gcd(a: u32, b: u32) -> u32 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
     }
 }
 

@@ -123,7 +123,7 @@ pub fn kernel_weights_of(nodes: &[u32], kernel: &BTreeMap<u32, u32>) -> Option<V
 /// times, node after node (`[0=3, 2=1]` gives `[0, 0, 0, 2]`), the weights
 /// first divided by their greatest common divisor.
 pub fn pattern(nodes: &[u32], weights: &[u32]) -> Vec<u32> {
-    let divisor = weights.iter().copied().fold(0, gcd).max(1);
+    let divisor = common_divisor(weights.iter().map(|&w| u64::from(w))) as u32;
     nodes
         .iter()
         .zip(weights)
@@ -131,12 +131,18 @@ pub fn pattern(nodes: &[u32], weights: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-fn gcd(a: u32, b: u32) -> u32 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
+/// The greatest common divisor of `weights`, at least 1: what weights
+/// are divided by so that 2:4 and 1:2 are one pattern (the kernel reduces
+/// its own weights the same way).
+pub fn common_divisor(weights: impl IntoIterator<Item = u64>) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
     }
+    weights.into_iter().fold(0, gcd).max(1)
 }
 
 /// The chunk an emulated buffer of `length` bytes is bound in: whole
