@@ -11,7 +11,7 @@ pub struct InterferenceArgs {
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub victim: Option<IdList>,
     /// Aggressor nodes: loaded by the threads of their CPUs (of the nearest node with CPUs for a
-    /// CPU-less one), never the victim's CPU. Default: every node with memory, up to 8 nodes;
+    /// CPU-less one), never the victim's core (its CPU or an SMT sibling). Default: every node with memory, up to 8 nodes;
     /// beyond, one node per SLIT distance from each victim (itself first).
     #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
     pub aggressor: Option<IdList>,
@@ -19,7 +19,7 @@ pub struct InterferenceArgs {
     /// non-temporal writes 3:1-nt, 2:1-nt, 1:1-nt, nt-writes.
     #[arg(long, value_name = "MIX,...", default_value = "reads,writes", value_delimiter = ',', value_parser = parse_mix_arg)]
     pub load: Vec<TrafficMix>,
-    /// Aggressor threads per pair. Default: every CPU near the aggressor node but the victim's.
+    /// Aggressor threads per pair. Default: every CPU near the aggressor node but the victim's core's.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub aggressor_threads: Option<u32>,
     /// The victim's buffer (each aggressor thread streams its share of it, at least 32MiB).

@@ -202,16 +202,22 @@ pub fn pairs_of(
             .position(|found| found.node == victim_node)
             .expect("every pair's victim is a victim");
         let cpu = found_victims[victim].cpu;
+        // Never the victim's core: an SMT sibling would slow the victim's
+        // core, not its memory.
+        let victim_core = topology.core_of_cpu(cpu);
         let mut cpus: Vec<u32> = cpus_near(topology, aggressor_node)
             .into_iter()
-            .filter(|&other| other != cpu)
+            .filter(|&other| {
+                other != cpu
+                    && (victim_core.is_none() || topology.core_of_cpu(other) != victim_core)
+            })
             .collect();
         if let Some(count) = aggressor_threads {
             cpus.truncate(count);
         }
         if cpus.is_empty() {
             return Err(format!(
-                "node {aggressor_node} has no CPU left to load it once CPU {cpu} measures node {victim_node} (interference needs two CPUs)"
+                "node {aggressor_node} has no CPU left to load it once CPU {cpu} and its core measure node {victim_node} (interference needs two cores)"
             ));
         }
         pairs.push(Pair {
@@ -282,6 +288,26 @@ mod tests {
         // Aggressors given: every victim meets each.
         let (_, given) = pairs_of(&topology, None, Some(&[0, 7]), None).unwrap();
         assert_eq!(given.len(), 48);
+    }
+
+    #[test]
+    fn aggressors_never_share_the_victims_core() {
+        // Two sockets with SMT siblings numbered 64 apart.
+        let topology = load("two-socket-smt");
+        let (victims, pairs) = pairs_of(&topology, None, None, None).unwrap();
+        for pair in &pairs {
+            let victim = victims[pair.victim].cpu;
+            let core = topology.core_of_cpu(victim);
+            assert!(core.is_some());
+            for &cpu in &pair.aggressor.cpus {
+                assert_ne!(
+                    topology.core_of_cpu(cpu),
+                    core,
+                    "CPU {cpu} shares CPU {victim}'s core"
+                );
+            }
+            assert!(!pair.aggressor.cpus.is_empty());
+        }
     }
 
     #[test]
