@@ -34,7 +34,7 @@ pub struct CheckArgs {
     /// With --write-baseline (or --plan): every working set this size
     /// instead of the plan's (a small or emulated machine; figures under
     /// twice the caches in front are partly the caches').
-    #[arg(long, value_name = "SIZE", value_parser = super::parse_size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = super::parse::parse_size_arg)]
     pub size: Option<u64>,
     /// With --write-baseline: repetitions per bandwidth metric, every one
     /// taken, the fastest compared (default 11); latencies take up to 5

@@ -1,6 +1,7 @@
 //! `numabench interference`'s flags.
 
-use super::{parse_list_arg, parse_mix_arg, parse_size_arg, IdList, MeasureArgs, OutputArgs};
+use super::parse::{parse_list_arg, parse_mix_arg, parse_size_arg, IdList};
+use super::shared::{MeasureArgs, OutputArgs};
 use clap::Args;
 use numabench::bench::TrafficMix;
 
