@@ -21,6 +21,12 @@
 //!   measurable.
 //! - `loaded-latency --curve` draws a family on a CPU-less node: 25
 //!   points per mix, every one verified on node 2, with its traffic.
+//! - a page demoted while a measurement runs is named: a latency run in a
+//!   memory cgroup whose memory is reclaimed (so demoted) under it carries
+//!   the counters, the pages that moved and where, and both warnings.
+//! - the HMAT's read-bandwidth gaps, which TCG does not reproduce, are
+//!   named as contradicted by the findings computed from the guest's
+//!   matrices (`declared_gap`).
 //!
 //! Under TCG the emulated nodes have no real speed difference: only
 //! structure, placement and provenance are checked, never speed.
@@ -80,7 +86,106 @@ fn commands() -> Vec<String> {
         "numabench tiers advise --set-weights --cpu-node 0 --memory 2 --weights 3:1 --rounds 1 --json \
          -- true"
             .into(),
+        // 14: demotion mid-run: a latency run in a memory cgroup whose memory
+        // is reclaimed (demoted: no swap, demotion enabled) every 2 s while it
+        // measures; its record, stderr and the counters.
+        format!(
+            "echo 1 > /sys/kernel/mm/numa/demotion_enabled; mkdir -p /sys/fs/cgroup; \
+             mount -t cgroup2 none /sys/fs/cgroup; echo +memory > /sys/fs/cgroup/cgroup.subtree_control; \
+             mkdir -p {VICTIM}; \
+             sh -c 'echo $$ > {VICTIM}/cgroup.procs; exec numabench latency --cpu 0 --mem-node 0 \
+             --size 64M --repeat 300 --json' > /tmp/victim.json 2> /tmp/victim.err & victim=$!; \
+             sleep 2; while kill -0 $victim 2>/dev/null; do echo 16M > {VICTIM}/memory.reclaim; sleep 2; done; \
+             wait $victim; echo \"victim exit status $?\" >&2; cat /tmp/victim.err >&2; cat /tmp/victim.json"
+        ),
+        // 15: the full-node read bandwidth matrix, beside the HMAT's
+        // figures (the findings are computed from it by the test).
+        "numabench matrix bandwidth --mode parallel --simd sse2 --size 4M --repeat 2 \
+         --jsonl /tmp/mb.jsonl > /dev/null && cat /tmp/mb.jsonl"
+            .into(),
     ]
+}
+
+/// The memory cgroup whose memory is reclaimed under a running measurement.
+const VICTIM: &str = "/sys/fs/cgroup/victim";
+
+/// A page demoted while a measurement ran is named: the kernel's counters
+/// in the record, the buffer's pages checked again afterwards (some on a
+/// CPU-less node now), and both warnings on stderr.
+fn check_demotion_is_named(run: &super::harness::VmRun, index: usize) {
+    let command = &run.commands[index];
+    let latency = records(run, index, "latency");
+    let record = latency
+        .iter()
+        .find(|record| record["metric"] == "latency")
+        .unwrap_or_else(|| panic!("no latency record: {}", run.transcript()));
+    eprintln!("[tiered] demotion: {}", command.stderr);
+    let delta = &record["params"]["vmstat_delta"];
+    let demoted: u64 = delta
+        .as_object()
+        .map(|delta| {
+            delta
+                .iter()
+                .filter(|(name, _)| name.starts_with("pgdemote_"))
+                .filter_map(|(_, value)| value.as_u64())
+                .sum()
+        })
+        .unwrap_or(0);
+    assert!(demoted > 0, "no demotion counted: {record}");
+    let moved = &record["placement"]["verified"]["moved"];
+    assert!(moved["pages"].as_u64().unwrap_or(0) > 0, "{record}");
+    let on_tiers: u64 = ["2", "3"]
+        .iter()
+        .filter_map(|node| moved["pages_per_node"][node].as_u64())
+        .sum();
+    assert!(
+        on_tiers > 0,
+        "no page on a CPU-less node afterwards: {record}"
+    );
+    for expected in [
+        "pages between memory tiers while it ran",
+        "pages moved while it was measured (pages per node afterwards: ",
+    ] {
+        assert!(command.stderr.contains(expected), "{}", command.stderr);
+    }
+}
+
+/// The HMAT declares the CXL-like nodes' read bandwidth 2.5x (and the far
+/// ones' 5x) below DRAM's; under TCG every node measures alike, so the
+/// findings, computed by the library from the guest's records, name a
+/// declared bandwidth gap the measurement contradicts.
+fn check_declared_gaps_are_contradicted(run: &super::harness::VmRun, index: usize) {
+    let records: Vec<numabench::output::Record> = run
+        .stdout_ok(index)
+        .lines()
+        .filter(|line| line.contains("\"benchmark\":\"matrix-bandwidth\""))
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}")))
+        .collect();
+    assert!(
+        records
+            .iter()
+            .any(|record| record.params.contains_key("declared_bandwidth_mib_s")),
+        "no declared bandwidth in the matrix: {}",
+        run.transcript()
+    );
+    let sentences = numabench::summary::summarize(&records);
+    let gaps: Vec<&numabench::summary::Sentence> = sentences
+        .iter()
+        .filter(|sentence| sentence.kind == "declared_gap")
+        .collect();
+    for gap in &gaps {
+        eprintln!("[tiered] declared gap: {}", gap.text);
+    }
+    let bandwidth = gaps
+        .iter()
+        .find(|gap| gap.text.contains("read bandwidth"))
+        .unwrap_or_else(|| panic!("no bandwidth gap in {sentences:#?}"));
+    let declared = bandwidth.params["declared_gap"].as_f64().unwrap();
+    let measured = bandwidth.params["measured_gap"].as_f64().unwrap();
+    assert!(
+        declared >= 2.0 && declared / measured > 1.5,
+        "{bandwidth:?}"
+    );
 }
 
 /// Node 0's share of nodes 0 and 2 in a `{"0": n, "2": m}` map.
@@ -330,6 +435,9 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
             );
         }
     }
+
+    check_demotion_is_named(&run, FIRST_EXTRA_COMMAND + 14);
+    check_declared_gaps_are_contradicted(&run, FIRST_EXTRA_COMMAND + 15);
 
     let refused = &run.commands[FIRST_EXTRA_COMMAND + 4];
     assert_eq!(refused.status, 2, "{}", context());

@@ -31,8 +31,23 @@ pub fn placement_warning(record: &Record) -> Option<String> {
         Some(other) => other.to_string(),
         None => "as requested".into(),
     };
+    let moved = check.moved.as_ref().map(|moved| {
+        format!(
+            "{} of its {} pages moved while it was measured (pages per node afterwards: {})",
+            moved.pages,
+            check.pages,
+            per_node_text(&moved.pages_per_node)
+        )
+    });
     match check.status() {
-        PlacementStatus::Verified => return None,
+        PlacementStatus::Verified => {
+            return moved.map(|moved| {
+                format!(
+                    "numabench: warning: {}: placement {memory}: {moved}",
+                    record.benchmark
+                )
+            })
+        }
         PlacementStatus::Unverifiable(reason) => {
             return Some(format!(
                 "numabench: warning: {}: placement {memory} could not be verified: {reason}",
@@ -41,17 +56,12 @@ pub fn placement_warning(record: &Record) -> Option<String> {
         }
         PlacementStatus::Misplaced(_) => {}
     }
-    let per_node: Vec<String> = check
-        .pages_per_node
-        .iter()
-        .map(|(node, pages)| format!("node {node}: {pages}"))
-        .collect();
     let mut line = format!(
         "numabench: warning: {}: placement {memory} not achieved: {:.1}% of {} pages placed as requested (pages per node: {})",
         record.benchmark,
         check.fraction_as_requested * 100.0,
         check.pages,
-        per_node.join(", ")
+        per_node_text(&check.pages_per_node)
     );
     if let Some(huge) = &check.huge_pages {
         line.push_str(&format!(
@@ -60,7 +70,19 @@ pub fn placement_warning(record: &Record) -> Option<String> {
             huge.source
         ));
     }
+    if let Some(moved) = moved {
+        line.push_str(&format!("; then {moved}"));
+    }
     Some(line)
+}
+
+/// `node 0: 12, node 2: 4`.
+fn per_node_text(pages_per_node: &std::collections::BTreeMap<u32, u64>) -> String {
+    let per_node: Vec<String> = pages_per_node
+        .iter()
+        .map(|(node, pages)| format!("node {node}: {pages}"))
+        .collect();
+    per_node.join(", ")
 }
 
 /// The warning for a record during whose measurement the kernel demoted
@@ -143,6 +165,7 @@ mod tests {
             placement: Placement {
                 requested,
                 verified: achieved.map(|achieved| PlacementCheck {
+                    moved: None,
                     pages: 100,
                     pages_per_node: [(0, 100)].into_iter().collect(),
                     fraction_as_requested: 0.5,
@@ -233,5 +256,40 @@ mod movement_tests {
         );
         let quiet = with_delta(serde_json::json!({"numa_hit": 500, "pgpromote_candidate": 4}));
         assert_eq!(movement_warning(&quiet), None);
+    }
+
+    /// The run's own pages that moved while it was measured are named, with
+    /// where they went, whether the placement still holds or not.
+    #[test]
+    fn the_runs_own_moved_pages_are_named() {
+        use numabench::output::{MovedPages, PlacementCheck};
+        let mut requested = serde_json::Map::new();
+        requested.insert("memory".into(), "bind:0".into());
+        let mut record = with_delta(serde_json::json!({"pgdemote_direct": 70}));
+        let check = |achieved: bool, moved: u64| PlacementCheck {
+            pages: 100,
+            pages_per_node: [(0, 100)].into_iter().collect(),
+            fraction_as_requested: 1.0,
+            achieved,
+            huge_pages: None,
+            moved: Some(MovedPages {
+                pages: moved,
+                pages_per_node: [(0, 100 - moved), (2, moved)].into_iter().collect(),
+                fraction_as_requested: (100 - moved) as f64 / 100.0,
+            }),
+        };
+        record.placement = Placement {
+            requested,
+            verified: Some(check(false, 70)),
+        };
+        assert_eq!(
+            placement_warning(&record).unwrap(),
+            "numabench: warning: latency: placement bind:0 not achieved: 100.0% of 100 pages placed as requested (pages per node: node 0: 100); then 70 of its 100 pages moved while it was measured (pages per node afterwards: node 0: 30, node 2: 70)"
+        );
+        record.placement.verified = Some(check(true, 2));
+        assert_eq!(
+            placement_warning(&record).unwrap(),
+            "numabench: warning: latency: placement bind:0: 2 of its 100 pages moved while it was measured (pages per node afterwards: node 0: 98, node 2: 2)"
+        );
     }
 }

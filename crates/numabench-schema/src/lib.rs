@@ -32,7 +32,7 @@ pub use json_schema::{results_line_schema, SCHEMA_PATH};
 pub use line::{AnyLine, Line, RecordLine};
 pub use metadata::{MachineFacts, RunMetadata};
 pub use params::Params;
-pub use placement_check::{HugePageCheck, PlacementCheck};
+pub use placement_check::{HugePageCheck, MovedPages, PlacementCheck};
 pub use placement_status::PlacementStatus;
 pub use record::{Placement, Record, Unit, RESULTS_SCHEMA_VERSION, TYPED_LINES_SCHEMA_VERSION};
 pub use summary::Summary;

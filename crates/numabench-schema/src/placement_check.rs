@@ -21,6 +21,44 @@ pub struct PlacementCheck {
     /// Huge-page coverage, present when huge pages were asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub huge_pages: Option<HugePageCheck>,
+    /// Where the pages were when the measurement ended, present only when
+    /// the kernel moved some of them while it ran (demotion to a slower
+    /// tier, promotion, NUMA balancing): the figure then measured a
+    /// placement that changed under it, and `achieved` is false when what
+    /// was left no longer passes the threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<MovedPages>,
+}
+
+/// The pages of a buffer after its measurement, when some had moved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MovedPages {
+    /// Pages that left their node: over the nodes, the pages each lost.
+    pub pages: u64,
+    /// Pages on each node afterwards, keyed by node index.
+    pub pages_per_node: BTreeMap<u32, u64>,
+    /// Fraction of pages where they were asked to be, afterwards.
+    pub fraction_as_requested: f64,
+}
+
+impl MovedPages {
+    /// What moved between two per-node counts of one buffer's pages
+    /// (`None` when no node lost a page).
+    pub fn between(
+        before: &BTreeMap<u32, u64>,
+        after: &BTreeMap<u32, u64>,
+        fraction_as_requested: f64,
+    ) -> Option<Self> {
+        let pages: u64 = before
+            .iter()
+            .map(|(node, count)| count.saturating_sub(after.get(node).copied().unwrap_or(0)))
+            .sum();
+        (pages > 0).then(|| Self {
+            pages,
+            pages_per_node: after.clone(),
+            fraction_as_requested,
+        })
+    }
 }
 
 /// How much of a buffer really got huge pages (`/proc/self/smaps`).
@@ -86,6 +124,38 @@ impl PlacementCheck {
                 *pages_per_node.entry(*node).or_insert(0) += count;
             }
         }
+        let moved = checks.iter().any(|check| check.moved.is_some()).then(|| {
+            let mut after = BTreeMap::new();
+            for check in checks {
+                let counts = check
+                    .moved
+                    .as_ref()
+                    .map_or(&check.pages_per_node, |moved| &moved.pages_per_node);
+                for (node, count) in counts {
+                    *after.entry(*node).or_insert(0) += count;
+                }
+            }
+            MovedPages {
+                pages: checks
+                    .iter()
+                    .filter_map(|check| check.moved.as_ref())
+                    .map(|moved| moved.pages)
+                    .sum(),
+                pages_per_node: after,
+                fraction_as_requested: checks
+                    .iter()
+                    .map(|check| {
+                        check
+                            .moved
+                            .as_ref()
+                            .map_or(check.fraction_as_requested, |moved| {
+                                moved.fraction_as_requested
+                            })
+                    })
+                    .reduce(f64::min)
+                    .unwrap_or(0.0),
+            }
+        });
         PlacementCheck {
             pages: checks.iter().map(|check| check.pages).sum(),
             pages_per_node,
@@ -98,6 +168,7 @@ impl PlacementCheck {
             huge_pages: HugePageCheck::combine(
                 checks.iter().filter_map(|check| check.huge_pages.as_ref()),
             ),
+            moved,
         }
     }
 }
@@ -117,6 +188,7 @@ mod tests {
             fraction_as_requested: fraction,
             achieved: fraction >= threshold,
             huge_pages: None,
+            moved: None,
         }
     }
 
@@ -138,5 +210,24 @@ mod tests {
         assert!(all_good.achieved);
         assert_eq!(all_good.fraction_as_requested, 0.96);
         assert!(!PlacementCheck::all_of(&[]).achieved);
+        assert!(all_good.moved.is_none());
+    }
+
+    #[test]
+    fn pages_that_left_their_node_are_counted_once() {
+        let before = counts(&[(0, 100)]);
+        let after = counts(&[(0, 40), (2, 60)]);
+        let moved = MovedPages::between(&before, &after, 0.4).unwrap();
+        assert_eq!(moved.pages, 60);
+        assert_eq!(moved.pages_per_node, after);
+        assert!(MovedPages::between(&before, &before, 1.0).is_none());
+        // Several arrays: the moved one's pages afterwards, the others' as checked.
+        let mut array = check(100, 1.0, 0.95);
+        array.moved = Some(moved);
+        let merged = PlacementCheck::all_of(&[array, check(100, 1.0, 0.95)]);
+        let moved = merged.moved.unwrap();
+        assert_eq!(moved.pages, 60);
+        assert_eq!(moved.pages_per_node, counts(&[(0, 140), (2, 60)]));
+        assert_eq!(moved.fraction_as_requested, 0.4);
     }
 }

@@ -96,6 +96,7 @@ mod tests {
         let resident: u64 = pages_per_node.values().sum();
         let pages = resident + not_present;
         PlacementCheck {
+            moved: None,
             pages,
             pages_per_node,
             fraction_as_requested: PlacementCheck::fraction(resident as f64, pages),

@@ -159,6 +159,7 @@ mod tests {
     #[test]
     fn a_checked_placement_is_written_with_its_status_and_read_back() {
         let unseen = PlacementCheck {
+            moved: None,
             pages: 12,
             pages_per_node: Default::default(),
             fraction_as_requested: 0.0,

@@ -1,8 +1,9 @@
 //! `numabench matrix latency` and `numabench matrix bandwidth`'s flags.
 
-use super::parse::parse_size_arg;
+use super::parse::{parse_simd_arg, parse_size_arg};
 use super::shared::{MeasureArgs, OutputArgs};
 use clap::{Args, Subcommand, ValueEnum};
+use numabench::kernels::SimdLevel;
 
 #[derive(Debug, Subcommand)]
 pub enum MatrixCommand {
@@ -43,6 +44,9 @@ pub struct MatrixBandwidthArgs {
     /// One thread (serial) or all cores of the CPU node (parallel).
     #[arg(long, value_enum, default_value_t = MatrixModeArg::Serial)]
     pub mode: MatrixModeArg,
+    /// Vector instructions: avx512, avx2, sse2, scalar. Default: the fastest, by a short calibration of every level the CPU has on each row's placed arrays.
+    #[arg(long, value_name = "LEVEL", value_parser = parse_simd_arg)]
+    pub simd: Option<SimdLevel>,
     #[command(flatten)]
     pub matrix: MatrixArgs,
 }

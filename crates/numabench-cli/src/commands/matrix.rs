@@ -6,25 +6,31 @@ use crate::exit::{CliError, Status};
 use numabench::bench::{
     check_memory_fits, matrix_cell_working_set, MatrixCut, MatrixKind, MatrixMode, Step,
 };
+use numabench::kernels::SimdLevel;
 use numabench::topology::memory_nodes;
 
 pub fn run(command: &MatrixCommand) -> Result<Status, CliError> {
     match command {
-        MatrixCommand::Latency(args) => run_matrix(args, None),
+        MatrixCommand::Latency(args) => run_matrix(args, None, None),
         MatrixCommand::Bandwidth(args) => run_matrix(
             &args.matrix,
             Some(match args.mode {
                 MatrixModeArg::Serial => MatrixMode::Serial,
                 MatrixModeArg::Parallel => MatrixMode::Parallel,
             }),
+            args.simd,
         ),
     }
 }
 
-fn run_matrix(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status, CliError> {
+fn run_matrix(
+    args: &MatrixArgs,
+    bandwidth: Option<MatrixMode>,
+    simd: Option<SimdLevel>,
+) -> Result<Status, CliError> {
     if args.per_cpu {
         let kind = bandwidth.map_or(MatrixKind::Latency, MatrixKind::Bandwidth);
-        return super::per_cpu_matrix::run(args, kind);
+        return super::per_cpu_matrix::run(args, kind, simd);
     }
     let show_grid = args.output.records;
     let matrix = match args.full_matrix {
@@ -36,6 +42,7 @@ fn run_matrix(args: &MatrixArgs, bandwidth: Option<MatrixMode>) -> Result<Status
         &args.output,
         matrix,
         |context| {
+            context.simd = simd;
             // Default: 4x the caches in front of one row's CPUs and one
             // node, as characterize's matrices (not every CPU's caches).
             let kind = bandwidth.map_or(MatrixKind::Latency, MatrixKind::Bandwidth);

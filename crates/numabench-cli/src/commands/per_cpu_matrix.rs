@@ -13,13 +13,18 @@ use numabench::topology::memory_nodes;
 
 /// Runs the per-CPU matrix of `kind`; bandwidth only in `serial` mode
 /// (one thread per CPU).
-pub fn run(args: &MatrixArgs, kind: MatrixKind) -> Result<Status, CliError> {
+pub fn run(
+    args: &MatrixArgs,
+    kind: MatrixKind,
+    simd: Option<numabench::kernels::SimdLevel>,
+) -> Result<Status, CliError> {
     let show_grid = args.output.records;
     let mut grid: Option<NodeMatrix> = None;
     let status = measure_steps(
         &args.run,
         &args.output,
         |context| {
+            context.simd = simd;
             if kind == MatrixKind::Bandwidth(MatrixMode::Parallel) {
                 return Err(BenchError::Invalid(
                     "--per-cpu measures one thread per CPU: it cannot be combined with --mode parallel"

@@ -24,6 +24,7 @@ mod latency_writer;
 mod loaded_latency;
 mod matrix;
 mod mlp;
+mod moved;
 mod per_cpu;
 #[cfg(test)]
 mod per_cpu_tests;

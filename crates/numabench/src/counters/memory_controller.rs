@@ -1,16 +1,23 @@
 //! Memory traffic as the memory controllers count it: the uncore PMUs
 //! perf exposes under `/sys/bus/event_source/devices` whose events count
-//! the data read and written at the DRAM (Intel's `uncore_imc_N`
-//! `cas_count_read`/`cas_count_write`, the client parts'
-//! `uncore_imc_free_running_N` `data_read`/`data_write`), each event
-//! decoded from its sysfs description (`events/NAME` terms placed by the
-//! PMU's `format/` bit ranges, `NAME.scale` and `NAME.unit` into bytes)
-//! and counted on the CPUs of the PMU's `cpumask` (one per socket). Beside
-//! the traffic generators' own counts, they say what reached memory (with
-//! the prefetchers' and the write-backs' traffic, and every other
-//! process's). Where no such PMU exists (AMD's data-fabric counters have no
-//! named events in sysfs, virtual machines have none) or it cannot be
-//! opened (privilege), the reason is given, never an estimate.
+//! the data read and written at the DRAM, counted on the CPUs of each
+//! PMU's `cpumask` (one per socket):
+//! - Intel's `uncore_imc_N` `cas_count_read`/`cas_count_write` and the
+//!   client parts' `uncore_imc_free_running_N` `data_read`/`data_write`,
+//!   each decoded from its sysfs description (`events/NAME` terms placed by
+//!   the PMU's `format/` bit ranges, `NAME.scale` and `NAME.unit` into
+//!   bytes);
+//! - AMD's `amd_umc_N` (Zen 4 and later, Linux 6.8+), whose events sysfs
+//!   does not name: perf's own tables define `umc_cas_cmd.rd` and
+//!   `umc_cas_cmd.wr` as event 0x0a with read/write mask 1 and 2, one
+//!   64-byte CAS each, placed here by the PMU's `format/` (`event`,
+//!   `rdwrmask`).
+//!
+//! Beside the traffic generators' own counts, they say what reached memory
+//! (with the prefetchers' and the write-backs' traffic, and every other
+//! process's). Where no such PMU exists (older AMD parts' data-fabric
+//! counters have no named events, virtual machines have none) or it cannot
+//! be opened (privilege), the reason is given, never an estimate.
 
 use super::perf::{open_on_cpu, read_count};
 use crate::parse::parse_id_list;
@@ -24,6 +31,23 @@ pub const PMU_DIR: &str = "/sys/bus/event_source/devices";
 const READ_EVENTS: &[&str] = &["cas_count_read", "data_read"];
 /// Events counting the data written to DRAM.
 const WRITE_EVENTS: &[&str] = &["cas_count_write", "data_write"];
+
+/// AMD's UMC events, as perf's tables define them (sysfs names none):
+/// (name, terms, bytes per count, direction).
+const AMD_UMC_EVENTS: &[(&str, &str, f64, Direction)] = &[
+    (
+        "umc_cas_cmd.rd",
+        "event=0x0a,rdwrmask=0x1",
+        64.0,
+        Direction::Read,
+    ),
+    (
+        "umc_cas_cmd.wr",
+        "event=0x0a,rdwrmask=0x2",
+        64.0,
+        Direction::Write,
+    ),
+];
 
 /// Whether an event counts reads or writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,7 +159,9 @@ pub fn discover(root: &Path) -> Vec<ControllerEvent> {
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if !name.starts_with("uncore_imc") {
+        let intel = name.starts_with("uncore_imc");
+        let amd = name.starts_with("amd_umc");
+        if !intel && !amd {
             continue;
         }
         let Some(kind) = std::fs::read_to_string(pmu.join("type"))
@@ -149,28 +175,37 @@ pub fn discover(root: &Path) -> Vec<ControllerEvent> {
             .and_then(|text| parse_id_list(text.trim()).ok())
             .unwrap_or_else(|| vec![0]);
         let events = pmu.join("events");
+        let mut defined: Vec<(String, String, f64, Direction)> = Vec::new();
+        if amd {
+            for (event, terms, bytes, direction) in AMD_UMC_EVENTS {
+                defined.push((event.to_string(), terms.to_string(), *bytes, *direction));
+            }
+        }
         for (names, direction) in [
             (READ_EVENTS, Direction::Read),
             (WRITE_EVENTS, Direction::Write),
         ] {
-            for event in names {
-                let Ok(terms) = std::fs::read_to_string(events.join(event)) else {
-                    continue;
-                };
-                let Some((config, config1)) = encode(&terms, &pmu.join("format")) else {
-                    continue;
-                };
-                found.push(ControllerEvent {
-                    pmu: name.clone(),
-                    event: event.to_string(),
-                    kind,
-                    config,
-                    config1,
-                    bytes_per_count: bytes_per_count(&events, event),
-                    cpus: cpus.clone(),
-                    direction,
-                });
+            for event in names.iter().filter(|_| intel) {
+                if let Ok(terms) = std::fs::read_to_string(events.join(event)) {
+                    let bytes = bytes_per_count(&events, event);
+                    defined.push((event.to_string(), terms, bytes, direction));
+                }
             }
+        }
+        for (event, terms, bytes_per_count, direction) in defined {
+            let Some((config, config1)) = encode(&terms, &pmu.join("format")) else {
+                continue;
+            };
+            found.push(ControllerEvent {
+                pmu: name.clone(),
+                event,
+                kind,
+                config,
+                config1,
+                bytes_per_count,
+                cpus: cpus.clone(),
+                direction,
+            });
         }
     }
     found
@@ -200,7 +235,7 @@ impl ControllerCounters {
     fn open_events(events: Vec<ControllerEvent>) -> Result<Self, String> {
         if events.is_empty() {
             return Err(format!(
-                "no memory-controller PMU with named read/write events in {PMU_DIR} (Intel's uncore_imc; none in a virtual machine)"
+                "no memory-controller PMU with named read/write events in {PMU_DIR} (Intel's uncore_imc, AMD's amd_umc; none in a virtual machine)"
             ));
         }
         let mut opened = Vec::new();
@@ -302,6 +337,33 @@ mod tests {
         // One count is a 64-byte line.
         assert!((read.bytes_per_count - 64.0).abs() < 1e-9);
         assert_eq!(events[1].config, 0x0c04);
+    }
+
+    #[test]
+    fn an_amd_umc_pmu_gets_perfs_cas_events_placed_by_its_format() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("amd_umc_3");
+        std::fs::create_dir_all(dir.join("format")).unwrap();
+        std::fs::write(dir.join("type"), "21\n").unwrap();
+        std::fs::write(dir.join("cpumask"), "0,96\n").unwrap();
+        std::fs::write(dir.join("format/event"), "config:0-7\n").unwrap();
+        std::fs::write(dir.join("format/rdwrmask"), "config:8-9\n").unwrap();
+        // A data-fabric PMU without the UMC's format: not a controller here.
+        let df = root.path().join("amd_df");
+        std::fs::create_dir_all(df.join("format")).unwrap();
+        std::fs::write(df.join("type"), "20\n").unwrap();
+        let events = discover(root.path());
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert_eq!(events[0].event, "umc_cas_cmd.rd");
+        assert_eq!(events[0].config, 0x10a);
+        assert_eq!(events[0].direction, Direction::Read);
+        assert_eq!(events[1].config, 0x20a);
+        assert_eq!(events[1].direction, Direction::Write);
+        assert_eq!(events[1].cpus, [0, 96]);
+        assert!((events[0].bytes_per_count - 64.0).abs() < 1e-9);
+        // Without `rdwrmask` in its format, the events cannot be placed.
+        std::fs::remove_file(dir.join("format/rdwrmask")).unwrap();
+        assert!(discover(root.path()).is_empty());
     }
 
     #[test]

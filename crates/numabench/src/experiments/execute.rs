@@ -280,6 +280,7 @@ fn placement_check(
     }
     if resident == 0 {
         return Some(PlacementCheck {
+            moved: None,
             pages: total,
             pages_per_node: pages.pages_per_node.clone(),
             fraction_as_requested: 0.0,
@@ -302,6 +303,7 @@ fn placement_check(
             .fraction_placed(&pages.pages_per_node, total, 1),
     };
     Some(PlacementCheck {
+        moved: None,
         pages: total,
         pages_per_node: pages.pages_per_node.clone(),
         fraction_as_requested: fraction,

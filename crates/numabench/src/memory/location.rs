@@ -59,6 +59,7 @@ impl PageNodes {
     /// as asked: `achieved` when it reaches `threshold`.
     pub fn check_fraction(self, fraction: f64, threshold: f64) -> PlacementCheck {
         PlacementCheck {
+            moved: None,
             pages: self.pages(),
             pages_per_node: self.per_node,
             fraction_as_requested: fraction,

@@ -34,8 +34,8 @@ pub use numabench_schema::read;
 /// The wire types are the schema crate's; re-exported here, where records
 /// are made and written.
 pub use numabench_schema::{
-    utc_timestamp, HugePageCheck, Placement, PlacementCheck, PlacementStatus, Record, RunMetadata,
-    Unit, RESULTS_SCHEMA_VERSION,
+    utc_timestamp, HugePageCheck, MovedPages, Placement, PlacementCheck, PlacementStatus, Record,
+    RunMetadata, Unit, RESULTS_SCHEMA_VERSION,
 };
 pub use params_text::{params_text, RecordText};
 pub use paths::{check_distinct_files, file_identity};

@@ -118,6 +118,7 @@ mod tests {
                 placement: crate::output::Placement {
                     requested: serde_json::Map::new(),
                     verified: Some(crate::memory::PlacementCheck {
+                        moved: None,
                         pages,
                         pages_per_node: per_node.iter().copied().collect(),
                         fraction_as_requested: fraction,

@@ -289,6 +289,7 @@ impl MachineModel {
         let pages = (size / 4096).max(1);
         let per_node = pages / nodes.len().max(1) as u64;
         PlacementCheck {
+            moved: None,
             pages: per_node * nodes.len() as u64,
             pages_per_node: nodes.iter().map(|&node| (node, per_node)).collect(),
             fraction_as_requested: 1.0,

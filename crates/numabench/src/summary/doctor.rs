@@ -19,6 +19,7 @@ const NAMES: &[(&str, &str)] = &[
     ("slow_cpu", "slowest CPU"),
     ("slow_node_pair", "slowest node pair"),
     ("declared_mismatch", "measured against declared"),
+    ("declared_gap", "declared gaps"),
     ("mlp", "memory-level parallelism"),
     ("c2c", "core-to-core latency"),
     ("huge_pages", "huge pages"),
@@ -34,12 +35,13 @@ fn effect(check: &str) -> (Option<&'static [&'static str]>, &'static str) {
         "serial_init",
         "slow_node_pair",
         "declared_mismatch",
+        "declared_gap",
         "placement_verified",
     ];
     match check {
         "numa_balancing" | "damon" => (
             Some(PLACED),
-            "the kernel may move pages while they are measured (each placement is verified after its measurement)",
+            "the kernel may move pages while they are measured (pages moved during a measurement are checked again and named in its record)",
         ),
         "zone_reclaim_mode" => (
             Some(PLACED),
@@ -155,7 +157,7 @@ mod tests {
         assert_eq!(
             texts,
             [
-                "doctor: kernel.numa_balancing = 1 (on) (numa_balancing): the kernel may move pages while they are measured (each placement is verified after its measurement); bears on memory latency, placement",
+                "doctor: kernel.numa_balancing = 1 (on) (numa_balancing): the kernel may move pages while they are measured (pages moved during a measurement are checked again and named in its record); bears on memory latency, placement",
                 "doctor: SMT on (smt): SMT siblings share one core's resources; bears on core-to-core latency",
             ]
         );

@@ -15,6 +15,7 @@ mod budget;
 mod classes;
 mod contention;
 mod declared;
+mod declared_gap;
 mod doctor;
 mod figures;
 mod interference;
@@ -49,7 +50,7 @@ pub const BENCHMARK: &str = benchmark::SUMMARY;
 pub struct Sentence {
     /// What it is about: `idle_latency`, `memory_latency`,
     /// `memory_bandwidth`, `cpuless_node`, `bandwidth_saturation`,
-    /// `serial_init`, `slow_node`, `slow_cpu`, `slow_node_pair`, `declared_mismatch`,
+    /// `serial_init`, `slow_node`, `slow_cpu`, `slow_node_pair`, `declared_mismatch`, `declared_gap`,
     /// `mlp`, `c2c`, `huge_pages`, `placement_verified`, `interference`,
     /// `doctor_warning`, `advice`.
     pub kind: &'static str,
@@ -81,6 +82,7 @@ pub fn summarize_with_doctor(
     sentences.extend(classes::sentences(records));
     sentences.extend(outliers::sentences(records));
     sentences.extend(declared::sentences(records));
+    sentences.extend(declared_gap::sentences(records));
     sentences.extend(parallelism::sentences(records));
     sentences.extend(pages::sentences(records));
     sentences.extend(interference::sentences(records));

@@ -7,6 +7,7 @@ use crate::output::Record;
 
 fn check(pages: u64, fraction: f64, huge: Option<(u64, u64)>) -> PlacementCheck {
     PlacementCheck {
+        moved: None,
         pages,
         pages_per_node: [(0, pages)].into_iter().collect(),
         fraction_as_requested: fraction,

@@ -5,6 +5,7 @@ use crate::bench::calibration::TeamCalibration;
 use crate::bench::context::Context;
 use crate::bench::declared::insert_measured_over_declared;
 use crate::bench::error::BenchError;
+use crate::bench::moved::{note_moved, MoveWatch};
 use crate::bench::placed::{insert_cache_params, OwnedRange, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
@@ -162,6 +163,18 @@ pub fn measure_bandwidth(
     let timings: Mutex<Vec<Vec<f64>>> = Mutex::new(vec![vec![0.0; threads]; repeat]);
     let wall: Mutex<Vec<f64>> = Mutex::new(Vec::new());
     let placement_checks: Mutex<Option<Result<Vec<PlacementCheck>, BenchError>>> = Mutex::new(None);
+    // Where an array's pages are; with first touch, each share on its own
+    // thread's node.
+    let inspect_array = |array: usize, placed: &PlacedBuffer| match &config.memory {
+        MemoryPlacement::FirstTouch { .. } => placed.inspect_owned(
+            context.placement_threshold,
+            &owned_shares(context, &config.cpus, array, elements_per_thread),
+        ),
+        _ => placed.inspect(context.placement_threshold),
+    };
+    // Before the first touch: pages the kernel moves before the check are
+    // in the check; those it moves after are noted against it.
+    let watch = MoveWatch::start();
     run_pinned(&config.cpus, |worker| {
         let offset = worker.index * elements_per_thread;
         let share = |array: usize| -> &mut [f64] {
@@ -190,14 +203,7 @@ pub fn measure_bandwidth(
             let found: Result<Vec<PlacementCheck>, BenchError> = buffers
                 .iter()
                 .enumerate()
-                .map(|(array, placed)| match &config.memory {
-                    // First touch: each share on its own thread's node.
-                    MemoryPlacement::FirstTouch { .. } => placed.inspect_owned(
-                        context.placement_threshold,
-                        &owned_shares(context, &config.cpus, array, elements_per_thread),
-                    ),
-                    _ => placed.inspect(context.placement_threshold),
-                })
+                .map(|(array, placed)| inspect_array(array, placed))
                 .collect();
             *placement_checks.lock().expect("no worker panicked") = Some(found);
         }
@@ -265,10 +271,13 @@ pub fn measure_bandwidth(
         }
         std::hint::black_box(checksum);
     })?;
-    let checks = placement_checks
+    let mut checks = placement_checks
         .into_inner()
         .expect("no worker panicked")
         .expect("worker 0 verified the placement")?;
+    for (array, (placed, check)) in buffers.iter().zip(checks.iter_mut()).enumerate() {
+        note_moved(&watch, check, || inspect_array(array, placed))?;
+    }
     let check = PlacementCheck::all_of(&checks);
     let simd = match (known, calibration) {
         (Some(choice), _) => choice,

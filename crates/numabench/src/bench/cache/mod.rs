@@ -363,6 +363,7 @@ fn emit(
     let placement = Placement {
         requested,
         verified: Some(PlacementCheck {
+            moved: None,
             pages: pages + measured.pages.not_present,
             pages_per_node: measured.pages.per_node.clone(),
             fraction_as_requested: fraction,

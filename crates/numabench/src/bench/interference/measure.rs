@@ -6,6 +6,7 @@ use super::config::{Aggressor, Victim};
 use crate::bench::context::Context;
 use crate::bench::error::BenchError;
 use crate::bench::latency::chase_page_bytes;
+use crate::bench::moved::{note_moved, MoveWatch};
 use crate::bench::placed::PlacedBuffer;
 use crate::clock::Stopwatch;
 use crate::kernels::traffic::{generate, wait_for_generators, TrafficMix};
@@ -71,7 +72,8 @@ pub fn measure_victim(
         }
         let block = ChaseOrder::default().block(size, chase_page_bytes(context));
         let start = build_chase(placed.buffer.words_mut(), 64, block.bytes as usize, 0x1f7e);
-        let check = placed.verify(context.placement_threshold)?;
+        let mut check = placed.verify(context.placement_threshold)?;
+        let watch = MoveWatch::start();
         // Every worker has allocated and touched its buffer; a failed wait
         // means an aggressor could not (its error is in its own result).
         if worker.barrier.wait().is_err() {
@@ -109,6 +111,9 @@ pub fn measure_victim(
             _ => (bytes.load(Ordering::Relaxed) - bytes_before) as f64 / stopwatch.seconds() / 1e9,
         };
         stop.store(true, Ordering::Relaxed);
+        note_moved(&watch, &mut check, || {
+            placed.inspect(context.placement_threshold)
+        })?;
         Ok(Some(VictimFound {
             latency_ns,
             bandwidth_gbs,

@@ -8,6 +8,7 @@ use crate::bench::context::Context;
 use crate::bench::declared::insert_measured_over_declared;
 use crate::bench::error::BenchError;
 use crate::bench::latency_writer::{insert_writer_params, measure_written, WriterPasses};
+use crate::bench::moved::{note_moved, MoveWatch};
 use crate::bench::placed::{
     insert_cache_params, safe_working_set_bytes, working_set_for, PlacedBuffer,
 };
@@ -131,7 +132,8 @@ pub fn measure_latency(
                 block.bytes as usize,
                 0x5eed ^ size,
             );
-            let check = placed.verify(context.placement_threshold)?;
+            let mut check = placed.verify(context.placement_threshold)?;
+            let watch = MoveWatch::start();
             let words = placed.buffer.words();
             // SAFETY: `start` indexes the chain just built in `words`, alive for this closure.
             let start_pointer = unsafe { words.as_ptr().add(start) };
@@ -175,6 +177,9 @@ pub fn measure_latency(
                 false => tail_of(&batches, timer, context.histogram),
             };
             std::hint::black_box(position);
+            note_moved(&watch, &mut check, || {
+                placed.inspect(context.placement_threshold)
+            })?;
             Ok(LatencyMeasurement {
                 nanoseconds_per_load,
                 core_ghz,

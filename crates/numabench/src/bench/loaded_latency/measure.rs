@@ -6,6 +6,7 @@
 use crate::bench::context::Context;
 use crate::bench::error::BenchError;
 use crate::bench::latency::{chase_page_bytes, insert_order};
+use crate::bench::moved::{note_moved, MoveWatch};
 use crate::bench::placed::{insert_cache_params, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::counters::memory_controller::ControllerCounters;
@@ -122,7 +123,8 @@ fn measure_point(
         if worker.index == 0 {
             let block = chase_block(context, config).bytes as usize;
             let start = build_chase(placed.buffer.words_mut(), 64, block, 0x10ad);
-            let check = placed.verify(context.placement_threshold)?;
+            let mut check = placed.verify(context.placement_threshold)?;
+            let watch = MoveWatch::start();
             let words = placed.buffer.words();
             // SAFETY: `start` indexes the chain just built.
             let mut pointer = unsafe { words.as_ptr().add(start) };
@@ -169,6 +171,9 @@ fn measure_point(
             };
             stop.store(true, Ordering::Relaxed);
             std::hint::black_box(pointer);
+            note_moved(&watch, &mut check, || {
+                placed.inspect(context.placement_threshold)
+            })?;
             Ok(Some((samples, tail, traffic, controller, check)))
         } else {
             placed.buffer.touch_pages();

@@ -179,6 +179,7 @@ pub(crate) fn combined_check(checks: &[PlacementCheck]) -> PlacementCheck {
         .map(|c| c.fraction_as_requested * c.pages as f64)
         .sum();
     PlacementCheck {
+        moved: None,
         pages,
         pages_per_node,
         fraction_as_requested: PlacementCheck::fraction(as_requested, pages),

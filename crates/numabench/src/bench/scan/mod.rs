@@ -16,6 +16,7 @@ mod plan;
 mod ranges;
 mod read;
 mod records;
+pub mod report;
 mod run;
 
 pub use config::{

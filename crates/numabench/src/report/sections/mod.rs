@@ -124,6 +124,11 @@ const TRAILING: &[SectionKind] = &[
         shows: interference_matrix,
     },
     SectionKind {
+        benchmarks: &[benchmark::SCAN],
+        build: crate::bench::scan::report::build,
+        shows: crate::bench::scan::report::shows,
+    },
+    SectionKind {
         benchmarks: &["overdecompose"],
         build: tables::overdecompose,
         shows: every,
