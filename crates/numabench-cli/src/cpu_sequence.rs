@@ -2,7 +2,7 @@
 //! element parsed by [`parse_id_list`]), checked against the topology.
 
 use crate::exit::CliError;
-use numabench::parse::parse_id_list;
+use numabench::parse::{parse_id_list, IdListError};
 use numabench::topology::Machine;
 
 /// CPUs in the order given on the command line.
@@ -17,10 +17,12 @@ pub fn parse_cpu_sequence_arg(text: &str) -> Result<CpuSequence, String> {
 fn parse_cpu_sequence(text: &str) -> Result<Vec<u32>, String> {
     let mut cpus: Vec<u32> = Vec::new();
     for element in text.split(',') {
-        for cpu in parse_id_list(element).map_err(|error| match error {
-            numabench::parse::IdListError::Empty => format!("empty element in CPU list '{text}'"),
-            other => other.to_string(),
-        })? {
+        let element = match parse_id_list(element) {
+            Ok(cpus) => cpus,
+            Err(IdListError::Empty) => return Err(format!("empty element in CPU list '{text}'")),
+            Err(other) => return Err(other.to_string()),
+        };
+        for cpu in element {
             if cpus.contains(&cpu) {
                 return Err(format!("CPU {cpu} appears twice in '{text}'"));
             }

@@ -3,9 +3,11 @@
 //! 0: success; 1: the run finished but found problems (doctor warnings,
 //! failed verification); 2: the user asked for something invalid (bad
 //! flag, unknown node, unwritable file); 3: the machine failed us (hwloc or
-//! the kernel refused something numabench needed).
+//! the kernel refused something numabench needed). A library error says
+//! which of 2 and 3 it is itself ([`numabench::error::Faulty`]).
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
+use numabench::error::{Fault, Faulty};
 use std::process::ExitCode;
 
 /// Exit status of a command that ran to completion.
@@ -26,7 +28,9 @@ impl From<Status> for ExitCode {
     }
 }
 
-/// A failure that ends the command.
+/// A failure that ends the command. A library error becomes one by `?`
+/// (the [`From`] below): its own [`Fault`] chooses the variant, and its
+/// message is kept as it is.
 #[derive(Debug)]
 pub enum CliError {
     /// Bad input from the user: exit status 2.
@@ -44,11 +48,29 @@ impl CliError {
         Self::System(message.to_string())
     }
 
+    /// `message` with the exit status `error`'s fault gives: for a call
+    /// site that rewords a library error or adds context to it.
+    pub fn from_fault(error: &impl Faulty, message: impl std::fmt::Display) -> Self {
+        match error.fault() {
+            Fault::Usage => Self::usage(message),
+            Fault::System => Self::system(message),
+        }
+    }
+
     /// The message, whoever is at fault.
     pub fn message(&self) -> &str {
         match self {
             Self::Usage(message) | Self::System(message) => message,
         }
+    }
+}
+
+/// Every library error, by who is at fault: the user's is status 2, the
+/// system's status 3. (`CliError` itself is neither [`Faulty`] nor
+/// `Display`, so this does not overlap `From<T> for T`.)
+impl<E: Faulty + std::fmt::Display> From<E> for CliError {
+    fn from(error: E) -> Self {
+        Self::from_fault(&error, &error)
     }
 }
 

@@ -21,6 +21,9 @@ pub struct NotAFile {
     pub name: String,
 }
 
+// The variable is the user's to set.
+crate::error::all_faulty!(Usage: NotAFile);
+
 /// The library `name`: the file that `value` (the value of the
 /// environment variable `variable`; empty counts as unset) names, which
 /// must be a file, else the first of [`candidates`] beside the executable

@@ -39,6 +39,7 @@
 //!   and forwarded to the process group of the program a command started;
 //! - [`private_dir`]: the private folder (mode 0700) that holds every temporary file;
 //! - [`parse`]: sizes and CPU/node lists as users type them;
+//! - [`error`]: who is at fault when something fails, the user or the system;
 //! - [`units`]: unit formatting, in one place.
 
 /// The commit this build was made from (the build script's `NUMABENCH_COMMIT`).
@@ -60,6 +61,7 @@ pub mod companions;
 pub mod compare;
 pub mod counters;
 pub mod doctor;
+pub mod error;
 pub mod experiments;
 pub mod interrupt;
 pub mod kernels;

@@ -28,10 +28,14 @@ pub const LATENCY_ATTRIBUTE: &str = "NumabenchLatency";
 pub const BANDWIDTH_ATTRIBUTE: &str = "NumabenchReadBandwidth";
 
 /// Why the attributes could not be exported.
+///
+/// Fault: the user's for the results given (no matrix records, a node this
+/// topology lacks, values hwloc refuses); the system's when the topology
+/// does not load or the XML cannot be written.
 #[derive(Debug, Error)]
 pub enum MemattrsError {
-    #[error("no matrix latency or bandwidth records in {0} (run `numabench matrix latency` or `matrix bandwidth` with --json or --jsonl)")]
-    NoMatrixRecords(String),
+    #[error("no matrix latency or bandwidth records in {inputs} (run `numabench matrix latency` or `matrix bandwidth` with --json or --jsonl)")]
+    NoMatrixRecords { inputs: String },
     #[error("the results name node {node} as {role}, which {topology} does not have{why}")]
     UnknownNode {
         node: u32,
@@ -45,6 +49,18 @@ pub enum MemattrsError {
     Values(String),
     #[error("cannot write {path}: {reason}")]
     Write { path: String, reason: String },
+}
+
+impl crate::error::Faulty for MemattrsError {
+    fn fault(&self) -> crate::error::Fault {
+        use crate::error::Fault;
+        match self {
+            MemattrsError::Topology(_) | MemattrsError::Write { .. } => Fault::System,
+            MemattrsError::NoMatrixRecords { .. }
+            | MemattrsError::UnknownNode { .. }
+            | MemattrsError::Values(_) => Fault::Usage,
+        }
+    }
 }
 
 /// The measured figures of one initiator x target pair.
@@ -141,7 +157,9 @@ pub fn export_memattrs(
     out: &Path,
 ) -> Result<ExportSummary, MemattrsError> {
     if pairs.is_empty() {
-        return Err(MemattrsError::NoMatrixRecords(source_name.to_string()));
+        return Err(MemattrsError::NoMatrixRecords {
+            inputs: source_name.to_string(),
+        });
     }
     let mut topology = load(xml)?;
     let topology_name = match xml {

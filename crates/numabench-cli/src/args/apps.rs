@@ -7,8 +7,8 @@ use super::shared::{OutputArgs, DEFAULT_BUDGET};
 use clap::{Args, ValueEnum};
 use numabench::bench::Budget;
 use numabench::kernels::SimdLevel;
-use numabench::runtime::{PlacementScheme, ThreadScheme};
-use numabench::workloads::NpbClass;
+use numabench::runtime::{PlacementError, PlacementScheme, ThreadScheme};
+use numabench::workloads::{NpbClass, UnknownClass};
 use std::path::PathBuf;
 
 /// How an application kernel is placed and repeated.
@@ -91,7 +91,9 @@ pub enum BaselineArg {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThreadCounts(pub Vec<usize>);
 
-fn parse_thread_counts_arg(text: &str) -> Result<ThreadCounts, String> {
+fn parse_thread_counts_arg(
+    text: &str,
+) -> Result<ThreadCounts, numabench::experiments::ThreadCountsError> {
     numabench::experiments::parse_thread_counts(text).map(ThreadCounts)
 }
 
@@ -188,7 +190,7 @@ pub struct PlacementStudyArgs {
 /// `interleave:` item as numactl writes it: `interleave:0,1,serial` is
 /// interleave over nodes 0 and 1, then serial (no placement name starts
 /// with a digit, so the reading is unambiguous).
-fn parse_placements_arg(text: &str) -> Result<Listed<PlacementScheme>, String> {
+fn parse_placements_arg(text: &str) -> Result<Listed<PlacementScheme>, PlacementError> {
     let mut items: Vec<String> = Vec::new();
     for piece in text.split(',') {
         match items.last_mut() {
@@ -209,14 +211,14 @@ fn parse_placements_arg(text: &str) -> Result<Listed<PlacementScheme>, String> {
         .map(Listed)
 }
 
-fn parse_class_arg(text: &str) -> Result<NpbClass, String> {
+fn parse_class_arg(text: &str) -> Result<NpbClass, UnknownClass> {
     NpbClass::parse(text)
 }
 
-fn parse_placement_arg(text: &str) -> Result<PlacementScheme, String> {
+fn parse_placement_arg(text: &str) -> Result<PlacementScheme, PlacementError> {
     PlacementScheme::parse(text)
 }
 
-fn parse_thread_scheme_arg(text: &str) -> Result<ThreadScheme, String> {
+fn parse_thread_scheme_arg(text: &str) -> Result<ThreadScheme, PlacementError> {
     ThreadScheme::parse(text)
 }

@@ -6,6 +6,7 @@ use super::parse::{
 use super::shared::{CpuOrderArg, MeasureArgs, OutputArgs};
 use clap::Args;
 use numabench::kernels::{KernelSpec, SimdLevel};
+use numabench::memory::PolicyTextError;
 
 #[derive(Debug, Args)]
 pub struct BandwidthArgs {
@@ -54,13 +55,14 @@ pub struct BandwidthArgs {
 #[derive(Debug, Clone)]
 pub struct InterleaveArg(pub numabench::memory::MemoryPolicy);
 
-fn parse_interleave_arg(text: &str) -> Result<InterleaveArg, String> {
+fn parse_interleave_arg(text: &str) -> Result<InterleaveArg, PolicyTextError> {
     use numabench::memory::MemoryPolicy;
     if text.contains('=') {
         MemoryPolicy::parse(&format!("weighted:{text}"))
             .expect("a weighted form")
             .map(InterleaveArg)
     } else {
-        parse_list_arg(text).map(|nodes| InterleaveArg(MemoryPolicy::interleave(nodes.0)))
+        let nodes = parse_list_arg(text)?;
+        Ok(InterleaveArg(MemoryPolicy::interleave(nodes.0)))
     }
 }

@@ -4,6 +4,7 @@
 use super::parse::Listed;
 use super::shared::OutputArgs;
 use clap::Args;
+use numabench::overdecompose::ListError;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
@@ -60,10 +61,10 @@ pub struct OverdecomposeWorkerArgs {
     pub no_verify: bool,
 }
 
-fn parse_ranks_per_core_arg(text: &str) -> Result<Listed<usize>, String> {
+fn parse_ranks_per_core_arg(text: &str) -> Result<Listed<usize>, ListError> {
     numabench::overdecompose::parse_ranks_per_core(text).map(Listed)
 }
 
-fn parse_comm_shares_arg(text: &str) -> Result<Listed<f64>, String> {
+fn parse_comm_shares_arg(text: &str) -> Result<Listed<f64>, ListError> {
     numabench::overdecompose::parse_comm_shares(text).map(Listed)
 }

@@ -7,10 +7,10 @@
 
 use numabench::bench::{Budget, TrafficMix};
 use numabench::kernels::{kernel_by_name, KernelSpec, SimdLevel, KERNELS};
-use numabench::parse::{parse_id_list, parse_size};
+use numabench::parse::{parse_id_list, parse_size, DurationError, IdListError, SizeError};
 
-pub(super) fn parse_size_arg(text: &str) -> Result<u64, String> {
-    parse_size(text).map_err(|error| error.to_string())
+pub(super) fn parse_size_arg(text: &str) -> Result<u64, SizeError> {
+    parse_size(text)
 }
 
 /// One comma-separated flag value, parsed whole so that an error names the
@@ -27,7 +27,7 @@ pub fn all_items<T: Clone>(lists: &[Listed<T>]) -> Vec<T> {
         .collect()
 }
 
-pub(super) fn parse_sizes_arg(text: &str) -> Result<Listed<u64>, String> {
+pub(super) fn parse_sizes_arg(text: &str) -> Result<Listed<u64>, SizeError> {
     text.split(',')
         .map(parse_size_arg)
         .collect::<Result<_, _>>()
@@ -38,10 +38,8 @@ pub(super) fn parse_sizes_arg(text: &str) -> Result<Listed<u64>, String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdList(pub Vec<u32>);
 
-pub(super) fn parse_list_arg(text: &str) -> Result<IdList, String> {
-    parse_id_list(text)
-        .map(IdList)
-        .map_err(|error| error.to_string())
+pub(super) fn parse_list_arg(text: &str) -> Result<IdList, IdListError> {
+    parse_id_list(text).map(IdList)
 }
 
 pub(super) fn parse_kernel_arg(text: &str) -> Result<&'static KernelSpec, String> {
@@ -56,14 +54,15 @@ pub(crate) fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {
         .ok_or_else(|| format!("unknown traffic mix '{text}' (valid: reads, 3:1, 2:1, 1:1, writes, and with non-temporal writes 3:1-nt, 2:1-nt, 1:1-nt, nt-writes)"))
 }
 
-pub(super) fn parse_interval_arg(text: &str) -> Result<std::time::Duration, String> {
-    numabench::parse::parse_interval(text).map_err(|error| error.to_string())
+pub(super) fn parse_interval_arg(text: &str) -> Result<std::time::Duration, DurationError> {
+    numabench::parse::parse_interval(text)
 }
 
 /// A timeout: a number of seconds, minutes or hours (`90s`, `30m`, `2h`,
 /// bare: seconds), from 1 s to 7 days.
 pub(super) fn parse_timeout_arg(text: &str) -> Result<std::time::Duration, String> {
-    let seconds = parse_duration_seconds(text)?;
+    let seconds = parse_duration_seconds(text)
+        .ok_or_else(|| format!("'{text}': not a duration like 90s, 30m or 2h"))?;
     if !(1.0..=7.0 * 86400.0).contains(&seconds) {
         return Err(format!("'{text}': must be between 1s and 7 days"));
     }
@@ -77,7 +76,7 @@ pub(super) fn parse_budget_arg(text: &str) -> Result<Budget, String> {
         return Ok(Budget::Unlimited);
     }
     let seconds = parse_duration_seconds(text)
-        .map_err(|_| format!("'{text}': not a duration like 90s, 10m or 2h, nor none"))?;
+        .ok_or_else(|| format!("'{text}': not a duration like 90s, 10m or 2h, nor none"))?;
     if !(1.0..=7.0 * 86400.0).contains(&seconds) {
         return Err(format!(
             "'{text}': a budget must be between 1s and 7 days (or none, to run everything)"
@@ -87,8 +86,9 @@ pub(super) fn parse_budget_arg(text: &str) -> Result<Budget, String> {
 }
 
 /// Seconds of a duration written as a number with `s`, `m`/`min` or `h`
-/// (bare: seconds).
-fn parse_duration_seconds(text: &str) -> Result<f64, String> {
+/// (bare: seconds); `None` for anything else (each caller says what it
+/// takes).
+fn parse_duration_seconds(text: &str) -> Option<f64> {
     let trimmed = text.trim();
     let split = trimmed
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -98,16 +98,10 @@ fn parse_duration_seconds(text: &str) -> Result<f64, String> {
         "" | "s" => 1.0,
         "m" | "min" => 60.0,
         "h" => 3600.0,
-        _ => return Err(format!("'{text}': not a duration like 90s, 30m or 2h")),
+        _ => return None,
     };
-    let seconds = number
-        .parse::<f64>()
-        .map_err(|_| format!("'{text}': not a duration like 90s, 30m or 2h"))?
-        * scale;
-    if !seconds.is_finite() {
-        return Err(format!("'{text}': not a duration like 90s, 30m or 2h"));
-    }
-    Ok(seconds)
+    let seconds = number.parse::<f64>().ok()? * scale;
+    seconds.is_finite().then_some(seconds)
 }
 
 pub(super) fn parse_simd_arg(text: &str) -> Result<SimdLevel, String> {

@@ -37,8 +37,8 @@ pub struct OutputArgs {
     pub records: bool,
 }
 
-fn parse_delimiter_arg(text: &str) -> Result<u8, String> {
-    numabench::output::parse_delimiter(text).map_err(|error| error.to_string())
+fn parse_delimiter_arg(text: &str) -> Result<u8, numabench::output::DelimiterError> {
+    numabench::output::parse_delimiter(text)
 }
 
 /// How measurements are repeated (every measuring command has these).

@@ -203,8 +203,7 @@ pub fn run_app(
         &steps,
     );
     config.repeat = runs;
-    validate_placement(topology, &config.placement, choice.memory_bytes())
-        .map_err(super::measuring::bench_error)?;
+    validate_placement(topology, &config.placement, choice.memory_bytes())?;
     if args.plan {
         let mut steps = vec![app_plan(topology, &choice, &config)];
         if baseline.is_some() {
@@ -222,12 +221,11 @@ pub fn run_app(
         let (runs, baseline) =
             numabench::experiments::run_with_one_node_baseline(topology, &config, &|| {
                 choice.make()
-            })
-            .map_err(CliError::system)?;
+            })?;
         config.one_node_baseline = Some(baseline);
         runs
     } else {
-        run_repeated(topology, &config, &|| choice.make()).map_err(CliError::system)?
+        run_repeated(topology, &config, &|| choice.make())?
     };
     let class = choice.class().map(|class| class.to_string());
     let summary = emit_app_records(
@@ -237,9 +235,8 @@ pub fn run_app(
         &config,
         &runs,
         &mut pipeline,
-    )
-    .map_err(CliError::system)?;
-    pipeline.finish().map_err(CliError::system)?;
+    )?;
+    pipeline.finish()?;
     let Some(summary) = summary else {
         return Ok(Status::Clean);
     };

@@ -87,8 +87,7 @@ pub fn run_scaling(
     for config in &mut configs {
         config.repeat = repeat;
     }
-    super::app::validate_placement(topology, &configs[0].placement, choice.memory_bytes())
-        .map_err(super::measuring::bench_error)?;
+    super::app::validate_placement(topology, &configs[0].placement, choice.memory_bytes())?;
     if args.plan {
         crate::plan::print_budgeted_plan(
             topology,
@@ -114,9 +113,8 @@ pub fn run_scaling(
                 config.threads
             ))
         },
-    )
-    .map_err(CliError::system)?;
-    pipeline.finish().map_err(CliError::system)?;
+    )?;
+    pipeline.finish()?;
     if !output.json {
         print!("{}", render_scaling(&choice, &configs[0], &rows));
     }

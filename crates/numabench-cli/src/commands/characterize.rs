@@ -8,7 +8,7 @@ use crate::progress::clock;
 use numabench::bench::plugin::{run_plugin, Plugin, PluginRunConfig, PluginRunError};
 use numabench::bench::{
     calibrate_cost_model, calibration_estimate_seconds, characterize_plan, fit_budget, registry,
-    select, total_seconds, BenchError, Budget, BudgetOutcome, CostModel, MatrixCut,
+    select, total_seconds, Budget, BudgetOutcome, CostModel, MatrixCut,
 };
 use numabench::doctor::{run_doctor, SystemFiles};
 use numabench::summary::{
@@ -145,8 +145,7 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             if no_builtins {
                 return Ok(Vec::new());
             }
-            let selected = select(&only_builtins, &skip_builtins)
-                .map_err(|error| BenchError::Invalid(error.to_string()))?;
+            let selected = select(&only_builtins, &skip_builtins)?;
             // A run is estimated with this machine's rates (a short
             // calibration); --plan measures nothing and keeps the assumed.
             if !args.run.plan {

@@ -4,7 +4,7 @@
 
 use crate::args::{CheckArgs, CheckFormat};
 use crate::exit::{CliError, Status};
-use numabench::bench::{BenchError, Context};
+use numabench::bench::Context;
 use numabench::check::{
     figure, measure_baseline, node_type_record, outcome_record, plan_check, run_check, slurm,
     Baseline, BaselineEntry, CheckPlan, CheckReport, Fingerprint, Problem, Tolerances, Written,
@@ -12,7 +12,7 @@ use numabench::check::{
 use numabench::doctor::{run_doctor, SystemFiles};
 use numabench::interrupt::install_interrupt_handler;
 use numabench::kernels::SimdLevel;
-use numabench::output::{CollectRunMetadata, OutputConfig, OutputError, Pipeline, RunMetadata};
+use numabench::output::{CollectRunMetadata, OutputConfig, Pipeline, RunMetadata};
 use numabench::topology::{Machine, Purpose};
 use std::path::Path;
 use std::time::Instant;
@@ -58,11 +58,9 @@ pub(crate) fn parse_tolerances(specs: &[String]) -> Result<Tolerances, CliError>
             ))
         };
         let (kind, percent) = spec.split_once('=').ok_or_else(bad)?;
-        let number: f64 = percent
-            .trim()
-            .trim_end_matches('%')
-            .parse()
-            .map_err(|_| bad())?;
+        let Ok(number) = percent.trim().trim_end_matches('%').parse::<f64>() else {
+            return Err(bad());
+        };
         // A bandwidth can fall by less than all of it; a latency can grow by any factor.
         let kind = kind.trim();
         let latency = kind == "latency" || kind.contains(".latency");
@@ -98,7 +96,7 @@ fn budget_seconds(args: &CheckArgs) -> Result<f64, CliError> {
 fn plan(args: &CheckArgs, topology_file: Option<&Path>) -> Result<Status, CliError> {
     let plans: Vec<(String, CheckPlan)> = match &args.baseline {
         Some(path) => {
-            let baseline = Baseline::read(path).map_err(CliError::usage)?;
+            let baseline = Baseline::read(path)?;
             baseline
                 .entries
                 .into_iter()
@@ -213,16 +211,12 @@ fn this_node() -> Result<(Context, Fingerprint), CliError> {
     Ok((context, fingerprint))
 }
 
-fn bench_error(error: BenchError) -> CliError {
-    super::measuring::bench_error(error)
-}
-
 /// `--write-baseline FILE`, before anything is measured: an existing file
 /// must be a baseline (it is added to, never clobbered), and the place
 /// must be writable.
 pub(crate) fn baseline_to_extend(path: &Path) -> Result<Baseline, CliError> {
     let baseline = if path.exists() {
-        Baseline::read(path).map_err(CliError::usage)?
+        Baseline::read(path)?
     } else {
         Baseline::new()
     };
@@ -242,7 +236,7 @@ fn write_baseline(
 ) -> Result<Status, CliError> {
     let budget = budget_seconds(args)?;
     let mut baseline = baseline_to_extend(path)?;
-    let _lock = numabench::check::lock_checks().map_err(CliError::usage)?;
+    let _lock = numabench::check::lock_checks()?;
     let (mut context, fingerprint) = this_node()?;
     let mut plan = plan_check(&context.topology, budget);
     if let Some(size) = args.size {
@@ -250,8 +244,7 @@ fn write_baseline(
             &context.topology,
             &numabench::topology::memory_nodes(&context.topology),
             size,
-        )
-        .map_err(bench_error)?;
+        )?;
         plan = plan.with_size(&context.topology, size);
     }
     if args.repeat as usize != plan.repeat {
@@ -273,11 +266,10 @@ fn write_baseline(
         fingerprint,
         written,
         &mut |_, _, _| {},
-    )
-    .map_err(bench_error)?;
+    )?;
     print_entry(&entry);
     baseline.put(entry);
-    baseline.write(path).map_err(CliError::usage)?;
+    baseline.write(path)?;
     println!("wrote {}", path.display());
     Ok(Status::Clean)
 }
@@ -298,8 +290,8 @@ fn print_entry(entry: &BaselineEntry) {
 
 fn check(args: &CheckArgs, path: &Path, format: CheckFormat) -> Result<Status, CliError> {
     let started = Instant::now();
-    let baseline = Baseline::read(path).map_err(CliError::usage)?;
-    let _lock = numabench::check::lock_checks().map_err(CliError::usage)?;
+    let baseline = Baseline::read(path)?;
+    let _lock = numabench::check::lock_checks()?;
     let (mut context, fingerprint) = this_node()?;
     let entry = baseline.entry_for(&fingerprint).ok_or_else(|| {
         CliError::usage(numabench::check::BaselineError::NoEntry {
@@ -339,13 +331,11 @@ fn check(args: &CheckArgs, path: &Path, format: CheckFormat) -> Result<Status, C
                 let _ = pipeline.emit(&outcome_record(outcome));
             }
         },
-    )
-    .map_err(bench_error)?;
+    )?;
     if let Some(pipeline) = pipeline.as_mut() {
         pipeline
             .emit(&node_type_record(&report.differences))
-            .and_then(|_| pipeline.finish())
-            .map_err(CliError::system)?;
+            .and_then(|_| pipeline.finish())?;
     }
     if report.interrupted {
         return Err(CliError::system(
@@ -397,12 +387,7 @@ fn records_pipeline(
         records: false,
     };
     let metadata = RunMetadata::collect(std::env::args().collect(), &context.topology);
-    Pipeline::open(&config, &metadata)
-        .map(Some)
-        .map_err(|error| match error {
-            OutputError::Unwritable { .. } | OutputError::SameFile { .. } => CliError::usage(error),
-            other => CliError::system(other),
-        })
+    Ok(Some(Pipeline::open(&config, &metadata)?))
 }
 
 /// node-problem-detector's one message line.
@@ -426,13 +411,12 @@ fn slurm_actions(args: &CheckArgs, report: &CheckReport) -> Result<Option<String
     }
     let node = match &args.node_name {
         Some(name) => name.clone(),
-        None => slurm::node_name().map_err(CliError::system)?,
+        None => slurm::node_name()?,
     };
     let action = match report.problems.first() {
         Some(first) => slurm::drain(&node, &first_reason(first, report.problems.len())),
         None => slurm::undrain(&node),
-    }
-    .map_err(CliError::system)?;
+    }?;
     Ok(Some(action.describe(&node)))
 }
 

@@ -10,7 +10,7 @@ use crate::exit::{CliError, Status};
 /// given).
 fn parts(args: &ClusterArgs) -> Result<Vec<numabench::cluster::Part>, CliError> {
     use numabench::cluster::{select_parts, Part};
-    let mut parts = select_parts(&args.only, &args.skip).map_err(CliError::usage)?;
+    let mut parts = select_parts(&args.only, &args.skip)?;
     let baseline = args.baseline.is_some() || args.write_baseline.is_some();
     if baseline && !parts.contains(&Part::Check) {
         if !args.only.is_empty() || args.skip.iter().any(|name| name.trim() == "check") {
@@ -155,7 +155,7 @@ pub use with_mpi::run;
 
 #[cfg(feature = "mpi")]
 mod with_mpi {
-    use super::super::measuring::{bench_error, pipeline_with_view, this_machine};
+    use super::super::measuring::{pipeline_with_view, this_machine};
     use super::drain_text;
     use super::{bandwidth_round_trips, parts, plan, LATENCY_ROUND_TRIPS};
     use crate::args::{ClusterArgs, PairingArg, PerArg};
@@ -170,7 +170,7 @@ mod with_mpi {
     fn validate(args: &ClusterArgs, context: &Context) -> Result<ClusterConfig, CliError> {
         let parts = parts(args)?;
         let baseline = match &args.baseline {
-            Some(path) => Some(Baseline::read(path).map_err(CliError::usage)?),
+            Some(path) => Some(Baseline::read(path)?),
             None => None,
         };
         if let Some(size) = args.size {
@@ -178,7 +178,7 @@ mod with_mpi {
             // The nodes' memory only: a rank whose own memory limit cannot
             // hold the size fails its parts when they place their buffers,
             // named by rank 0, rather than ending the whole job here.
-            check_node_memory_fits(&context.topology, &nodes, size).map_err(bench_error)?;
+            check_node_memory_fits(&context.topology, &nodes, size)?;
         }
         if args.timeout < std::time::Duration::from_secs(1) {
             return Err(CliError::usage(format!(
@@ -222,8 +222,7 @@ mod with_mpi {
         tolerances: &Tolerances,
         report: &numabench::cluster::ClusterReport,
     ) -> Result<String, CliError> {
-        let entries = numabench::cluster::baseline_from_records(records, tolerances)
-            .map_err(CliError::system)?;
+        let entries = numabench::cluster::baseline_from_records(records, tolerances)?;
         let mut text = String::new();
         for entry in entries {
             text.push_str(&format!(
@@ -246,6 +245,8 @@ mod with_mpi {
                 flagged.join(", ")
             ));
         }
+        // Its place was found writable before the run (`baseline_to_extend`):
+        // failing now is the system's fault, not the user's.
         baseline.write(path).map_err(CliError::system)?;
         text.push_str(&format!("wrote {}\n", path.display()));
         Ok(text)
@@ -281,7 +282,7 @@ mod with_mpi {
         context.hugepages = args.hugepages;
         let config = validate(args, &context)?;
         let tolerances = super::super::check::parse_tolerances(&args.tolerance)?;
-        let session = ClusterSession::start().map_err(CliError::system)?;
+        let session = ClusterSession::start()?;
         let mut outputs = None;
         let mut to_write = None;
         if session.rank() == 0 {
@@ -310,14 +311,12 @@ mod with_mpi {
         if session.rank() == 0 {
             end_on_signal();
         }
-        let outcome = session
-            .run(&context, &config, outputs.as_mut())
-            .map_err(CliError::system)?;
+        let outcome = session.run(&context, &config, outputs.as_mut())?;
         let Some(report) = outcome.report else {
             return Ok(Status::Clean);
         };
         if let Some(mut outputs) = outputs {
-            outputs.finish().map_err(CliError::system)?;
+            outputs.finish()?;
         }
         let mut text = report.render_text();
         text.push_str(&drain_text(args, &report));

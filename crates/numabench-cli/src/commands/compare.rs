@@ -10,8 +10,8 @@ use numabench::compare::{
     MatchBy, ResultSet,
 };
 use numabench::output::{
-    check_distinct_files, read_results_file, CollectRunMetadata, Mode, OutputConfig, OutputError,
-    Pipeline, RunMetadata,
+    check_distinct_files, read_results_file, CollectRunMetadata, Mode, OutputConfig, Pipeline,
+    RunMetadata,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -45,9 +45,9 @@ pub fn run(args: &CompareArgs) -> Result<Status, CliError> {
         }
     }
     for record in comparison_records(&comparison) {
-        pipeline.emit(&record).map_err(CliError::system)?;
+        pipeline.emit(&record)?;
     }
-    pipeline.finish().map_err(CliError::system)?;
+    pipeline.finish()?;
     Ok(Status::Clean)
 }
 
@@ -103,8 +103,7 @@ fn machine(metadata: &serde_json::Map<String, Value>) -> String {
 /// One results file (read strictly), or the one line saying why it cannot
 /// be compared.
 fn read_set(path: &Path) -> Result<ResultSet, CliError> {
-    let results = read_results_file(path, Mode::Strict)
-        .map_err(|error| CliError::usage(error.to_string()))?;
+    let results = read_results_file(path, Mode::Strict)?;
     if results.records.is_empty() {
         return Err(CliError::usage(format!("{}: no records", path.display())));
     }
@@ -125,10 +124,10 @@ fn open_outputs(args: &CompareArgs) -> Result<Pipeline, CliError> {
     let mut outputs: Vec<(&'static str, &Path)> = Vec::new();
     outputs.extend(output.csv.as_deref().map(|path| ("--csv", path)));
     outputs.extend(output.jsonl.as_deref().map(|path| ("--jsonl", path)));
-    check_distinct_files(&outputs).map_err(CliError::usage)?;
+    check_distinct_files(&outputs)?;
     for input in &args.files {
         for &(flag, path) in &outputs {
-            check_distinct_files(&[("RESULTS", input), (flag, path)]).map_err(CliError::usage)?;
+            check_distinct_files(&[("RESULTS", input), (flag, path)])?;
         }
     }
     let metadata = RunMetadata::collect_described(
@@ -142,8 +141,5 @@ fn open_outputs(args: &CompareArgs) -> Result<Pipeline, CliError> {
         json_stdout: output.json,
         records: false,
     };
-    Pipeline::open(&config, &metadata).map_err(|error| match error {
-        OutputError::Write(_) => CliError::system(error),
-        _ => CliError::usage(error),
-    })
+    Ok(Pipeline::open(&config, &metadata)?)
 }

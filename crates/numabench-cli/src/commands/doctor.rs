@@ -9,7 +9,7 @@ use numabench::topology::Machine;
 pub fn run(args: &DoctorArgs, topology: &Machine) -> Result<Status, CliError> {
     let report = run_doctor(&SystemFiles::real(), topology);
     if args.json {
-        let text = serde_json::to_string_pretty(&report).map_err(CliError::system)?;
+        let text = serde_json::to_string_pretty(&report)?;
         println!("{text}");
     } else {
         let width = usize::from(crate::tables::terminal_width());

@@ -56,8 +56,7 @@ fn write_pages(
         .render(&mut text)
         .map_err(|error| CliError::system(format!("cannot render the page of {name}: {error}")))?;
     let path = dir.join(format!("{name}.1"));
-    numabench::output::output_file::write_whole(&path, &text)
-        .map_err(|error| CliError::usage(format!("cannot write {}: {error}", path.display())))?;
+    super::write_whole(&path, &text)?;
     written.push(path.display().to_string());
     for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
         if sub.get_name() == "help" {

@@ -4,7 +4,7 @@
 use crate::args::ExportMemattrsArgs;
 use crate::exit::{CliError, Status};
 use numabench::memattrs::{
-    export_memattrs, measured_pairs, MemattrsError, BANDWIDTH_ATTRIBUTE, LATENCY_ATTRIBUTE,
+    export_memattrs, measured_pairs, BANDWIDTH_ATTRIBUTE, LATENCY_ATTRIBUTE,
 };
 use numabench::output::{read_results_file, Mode};
 use std::fs;
@@ -15,8 +15,7 @@ pub fn run(args: &ExportMemattrsArgs, topology_file: Option<&Path>) -> Result<St
     let mut names = Vec::new();
     for path in &args.inputs {
         let input = path.display().to_string();
-        let results = read_results_file(path, Mode::Lenient)
-            .map_err(|error| CliError::usage(error.to_string()))?;
+        let results = read_results_file(path, Mode::Lenient)?;
         for note in &results.notes {
             eprintln!("numabench: note: {note}");
         }
@@ -27,12 +26,7 @@ pub fn run(args: &ExportMemattrsArgs, topology_file: Option<&Path>) -> Result<St
         names.push(input);
     }
     let pairs = measured_pairs(&records);
-    let summary = export_memattrs(topology_file, &pairs, &names.join(", "), &args.output).map_err(
-        |error| match error {
-            MemattrsError::Write { .. } | MemattrsError::Topology(_) => CliError::system(error),
-            _ => CliError::usage(error),
-        },
-    )?;
+    let summary = export_memattrs(topology_file, &pairs, &names.join(", "), &args.output)?;
     println!(
         "wrote {}: {LATENCY_ATTRIBUTE} (ns) for {} and {BANDWIDTH_ATTRIBUTE} (MiB/s) for {} initiator x target pairs; read back with: lstopo --memattrs -i {}",
         args.output.display(),

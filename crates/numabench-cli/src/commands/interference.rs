@@ -4,7 +4,7 @@ use super::measuring::measure_steps;
 use crate::args::InterferenceArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::interference::{aggressor_bytes, pairs_of, InterferenceConfig};
-use numabench::bench::{check_memory_fits, working_set_of_buffers, BenchError, Step};
+use numabench::bench::{check_memory_fits, working_set_of_buffers, Step};
 
 pub fn run(args: &InterferenceArgs) -> Result<Status, CliError> {
     measure_steps(
@@ -17,8 +17,7 @@ pub fn run(args: &InterferenceArgs) -> Result<Status, CliError> {
                 args.victim.as_ref().map(|list| list.0.as_slice()),
                 args.aggressor.as_ref().map(|list| list.0.as_slice()),
                 args.aggressor_threads.map(|count| count as usize),
-            )
-            .map_err(BenchError::Invalid)?;
+            )?;
             // The victim's buffer, sized to miss the caches in front of its
             // CPU; the aggressor threads' buffers together about as large
             // (both held at once).

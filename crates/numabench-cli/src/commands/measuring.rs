@@ -83,40 +83,24 @@ pub fn pipeline_with_view(
         records: output.records,
     };
     let metadata = RunMetadata::collect(std::env::args().collect(), &context.topology);
-    let mut pipeline = Pipeline::open(&config, &metadata).map_err(|error| match error {
-        OutputError::Unwritable { .. } | OutputError::SameFile { .. } => CliError::usage(error),
-        other => CliError::system(other),
-    })?;
+    let mut pipeline = Pipeline::open(&config, &metadata)?;
     if !output.json && !output.records && view == StdoutView::Tables {
-        pipeline
-            .add_sink(
-                Box::new(TablesSink::new(
-                    std::io::stdout(),
-                    CacheLadder::of(&context.topology),
-                    terminal_width(),
-                )),
-                &metadata,
-            )
-            .map_err(CliError::system)?;
+        pipeline.add_sink(
+            Box::new(TablesSink::new(
+                std::io::stdout(),
+                CacheLadder::of(&context.topology),
+                terminal_width(),
+            )),
+            &metadata,
+        )?;
     }
     // Placement not achieved: the records say so, and the user is told on stderr.
-    pipeline
-        .add_sink(
-            Box::new(PlacementWarnings::new(std::io::stderr())),
-            &metadata,
-        )
-        .map_err(CliError::system)?;
+    pipeline.add_sink(
+        Box::new(PlacementWarnings::new(std::io::stderr())),
+        &metadata,
+    )?;
     install_interrupt_handler();
     Ok(pipeline)
-}
-
-/// Maps a benchmark failure to the exit status it deserves.
-pub fn bench_error(error: BenchError) -> CliError {
-    if error.is_user_error() {
-        CliError::usage(error)
-    } else {
-        CliError::system(error)
-    }
 }
 
 /// The order a single-thread command takes its CPU in when the user
@@ -250,7 +234,7 @@ fn run_steps(
     budget: &dyn Fn() -> Option<BudgetOutcome>,
 ) -> Result<Status, CliError> {
     let mut context = context(run)?;
-    let steps = build(&mut context).map_err(bench_error)?;
+    let steps = build(&mut context)?;
     let plan = plan_of(&context, &steps);
     if run.plan {
         let budget = budget();
@@ -262,12 +246,10 @@ fn run_steps(
     let collected = match &closing {
         Some(_) => {
             let collected = CollectSink::default();
-            pipeline
-                .add_sink(
-                    Box::new(collected.clone()),
-                    &RunMetadata::collect(Vec::new(), &context.topology),
-                )
-                .map_err(CliError::system)?;
+            pipeline.add_sink(
+                Box::new(collected.clone()),
+                &RunMetadata::collect(Vec::new(), &context.topology),
+            )?;
             Some(collected)
         }
         None => None,
@@ -291,10 +273,10 @@ fn run_steps(
         }
     }
     if let (Ok(()), Some(closing), Some(collected)) = (&result, closing, collected) {
-        closing(&collected.records(), &mut pipeline).map_err(CliError::system)?;
+        closing(&collected.records(), &mut pipeline)?;
     }
     // Close the outputs even when the run failed midway: finished records stay valid.
-    pipeline.finish().map_err(CliError::system)?;
-    result.map_err(bench_error)?;
+    pipeline.finish()?;
+    result?;
     Ok(Status::Clean)
 }

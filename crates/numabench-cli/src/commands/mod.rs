@@ -56,7 +56,7 @@ pub fn run(cli: Cli, plan_only: bool, set_weights: bool) -> Result<Status, CliEr
         refuse_unless_this_machine(file)?;
     }
     if set_weights && !plan_only {
-        numabench::memory::set_weights::enable().map_err(CliError::usage)?;
+        numabench::memory::set_weights::enable()?;
     }
     match cli.command {
         Command::Topo(args) => topo::run(&args, &topology_for(file, Purpose::Describe)?),
@@ -97,4 +97,11 @@ pub fn run(cli: Cli, plan_only: bool, set_weights: bool) -> Result<Status, CliEr
         Command::Completions(args) => documentation::completions(&args),
         Command::Man(args) => documentation::man(&args),
     }
+}
+
+/// Writes a whole file the user named (`report -o`, `man`'s pages); a
+/// place that cannot be written is the user's to fix (status 2).
+fn write_whole(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
+    numabench::output::output_file::write_whole(path, bytes)
+        .map_err(|error| CliError::usage(format!("cannot write {}: {error}", path.display())))
 }

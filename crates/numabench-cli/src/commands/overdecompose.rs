@@ -7,8 +7,8 @@ use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use crate::tables::StdoutView;
 use numabench::overdecompose::{
-    core_cpus, find_monitor_library, render_sweep, run_overdecompose, Hosts, Launcher,
-    OverdecomposeError, StudyConfig, DEFAULT_OMEGA, MONITOR_LIBRARY_ENV,
+    core_cpus, find_monitor_library, render_sweep, run_overdecompose, Hosts, Launcher, StudyConfig,
+    DEFAULT_OMEGA, MONITOR_LIBRARY_ENV,
 };
 
 /// Seconds a K = 1 run should take when `--iterations` is not given: long
@@ -50,7 +50,7 @@ fn hosts_of(args: &OverdecomposeArgs) -> Result<Hosts, CliError> {
         Hosts::from_slurm(|name| std::env::var(name).ok())
             .map(|slurm| slurm.unwrap_or_else(Hosts::local))
     };
-    hosts.map_err(CliError::usage)
+    Ok(hosts?)
 }
 
 pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
@@ -79,10 +79,10 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
                 "mpirun is not on PATH (install OpenMPI: openmpi-bin)",
             ));
         }
-        Some(
-            find_monitor_library(std::env::var_os(MONITOR_LIBRARY_ENV), Some(&program))
-                .map_err(CliError::usage)?,
-        )
+        Some(find_monitor_library(
+            std::env::var_os(MONITOR_LIBRARY_ENV),
+            Some(&program),
+        )?)
     };
     let config = StudyConfig {
         shares: args.comm_share.0.clone(),
@@ -111,11 +111,8 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
     let mut pipeline = pipeline_with_view(&args.output, &context, StdoutView::Quiet)?;
     let mut progress = Progress::new(1 + config.configurations().len() * config.repeat);
     let result = run_overdecompose(&config, &mut pipeline, &mut |label| progress.step(label));
-    pipeline.finish().map_err(CliError::system)?;
-    let outcome = result.map_err(|error| match error {
-        OverdecomposeError::Output(error) => CliError::system(error),
-        other => CliError::system(other),
-    })?;
+    pipeline.finish()?;
+    let outcome = result?;
     if !args.output.json {
         println!(
             "\ncalibration: {:.2} ns per point, {:.2} us per blocking exchange (1 rank per core)",
@@ -166,11 +163,12 @@ fn skip_exchange() -> Result<Option<usize>, CliError> {
     let name = numabench::overdecompose::SKIP_EXCHANGE_ENV;
     match std::env::var(name) {
         Err(_) => Ok(None),
-        Ok(text) => text.trim().parse().map(Some).map_err(|_| {
-            CliError::usage(format!(
+        Ok(text) => match text.trim().parse() {
+            Ok(iteration) => Ok(Some(iteration)),
+            Err(_) => Err(CliError::usage(format!(
                 "{name}='{text}': not an iteration number (a fault-injection hook for tests)"
-            ))
-        }),
+            ))),
+        },
     }
 }
 
@@ -196,7 +194,7 @@ pub fn worker(args: &OverdecomposeWorkerArgs) -> Result<Status, CliError> {
         };
         match numabench::overdecompose::run_worker(&config) {
             Ok(Some(report)) => {
-                let line = serde_json::to_string(&report).map_err(CliError::system)?;
+                let line = serde_json::to_string(&report)?;
                 println!("{line}");
             }
             Ok(None) => {}

@@ -2,7 +2,7 @@
 
 use super::app::{app_plan, base_threads, validate_placement};
 use super::app_budget::{fit_app_plan, say_cuts};
-use super::measuring::{bench_error, context_of, pipeline_with_view};
+use super::measuring::{context_of, pipeline_with_view};
 use super::stream::stream_elements;
 use crate::args::PlacementStudyArgs;
 use crate::exit::{CliError, Status};
@@ -78,8 +78,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
             placement_threshold: context.placement_threshold,
             hugepages: args.hugepages,
         },
-    )
-    .map_err(CliError::usage)?;
+    )?;
     let plan_of = |choice: &AppChoice, grid: &[AppRunConfig]| {
         let mut plan: Vec<_> = grid
             .iter()
@@ -109,7 +108,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     let mut checked: Vec<&PlacementScheme> = Vec::new();
     for placement in grid.iter().map(|config| &config.placement) {
         if !checked.contains(&placement) {
-            validate_placement(topology, placement, choice.memory_bytes()).map_err(bench_error)?;
+            validate_placement(topology, placement, choice.memory_bytes())?;
             checked.push(placement);
         }
     }
@@ -133,7 +132,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     say_cuts(&outcome);
     let mut pipeline = pipeline_with_view(&args.output, &context, StdoutView::Quiet)?;
     if args.baseline.is_some() {
-        run_study_baselines(topology, &choice, &mut grid).map_err(CliError::system)?;
+        run_study_baselines(topology, &choice, &mut grid)?;
     }
     let mut progress = Progress::new(grid.len() * repeat);
     let rows = run_placement_study(
@@ -151,9 +150,8 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
                 config.threads_per_cpu
             ))
         },
-    )
-    .map_err(CliError::system)?;
-    pipeline.finish().map_err(CliError::system)?;
+    )?;
+    pipeline.finish()?;
     if !args.output.json {
         print!("{}", render_study(choice.name(), &rows));
     }

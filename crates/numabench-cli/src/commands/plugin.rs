@@ -1,7 +1,7 @@
 //! `numabench plugin`: loads benchmark plugins and runs each in a child
 //! process, its records through the normal pipeline as each finishes.
 
-use super::measuring::{bench_error, context, pipeline};
+use super::measuring::{context, pipeline};
 use crate::args::PluginArgs;
 use crate::exit::{error_line, CliError, Status};
 use numabench::bench::plugin::{
@@ -14,7 +14,7 @@ use std::path::PathBuf;
 /// The plugins of NUMABENCH_PLUGIN_PATH and `extra`, or why one was refused.
 pub fn load_plugins(extra: &[PathBuf]) -> Result<Vec<Plugin>, CliError> {
     let environment = std::env::var(PLUGIN_PATH_VARIABLE).ok();
-    discover(environment.as_deref(), extra).map_err(CliError::usage)
+    Ok(discover(environment.as_deref(), extra)?)
 }
 
 pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
@@ -65,16 +65,16 @@ pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
             .0
             .iter()
             .map(|&cpu| resolve_cpu(topology, cpu))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(bench_error)?,
+            .collect::<Result<Vec<_>, _>>()?,
         (None, threads) => {
             let allowed = CpuOrder::CoresFirst.all_allowed(topology);
             let threads = threads.unwrap_or(1) as usize;
             if threads > allowed.len() {
-                return Err(bench_error(BenchError::Invalid(format!(
+                return Err(BenchError::Invalid(format!(
                     "--threads {threads} is more than the {} CPUs this process may use",
                     allowed.len()
-                ))));
+                ))
+                .into());
             }
             allowed[..threads].to_vec()
         }
@@ -82,8 +82,7 @@ pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
     let mem_node = args
         .mem_node
         .map(|node| resolve_node_with_memory(topology, node))
-        .transpose()
-        .map_err(bench_error)?;
+        .transpose()?;
     let nodes: Vec<u32> = match mem_node {
         Some(node) => vec![node],
         None => topology.nodes_of_cpus(&cpus),
@@ -92,8 +91,7 @@ pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
         topology,
         &nodes,
         args.size.saturating_mul(cpus.len() as u64),
-    )
-    .map_err(bench_error)?;
+    )?;
     let config = PluginRunConfig {
         cpus,
         size: args.size as usize,
@@ -124,18 +122,18 @@ pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
                 // The child is stopped; what was measured before is flushed,
                 // and numabench ends as a shell reports a process killed by
                 // the signal (130 for SIGINT, 143 for SIGTERM).
-                pipeline.finish().map_err(CliError::system)?;
+                pipeline.finish()?;
                 error_line(format!(
                     "plugin {name} interrupted by signal {signal}: forwarded to its process, which is stopped; earlier results are kept"
                 ));
                 std::process::exit(128 + signal);
             }
             Err(error) => {
-                pipeline.finish().map_err(CliError::system)?;
+                pipeline.finish()?;
                 return Err(CliError::system(error));
             }
         }
     }
-    pipeline.finish().map_err(CliError::system)?;
+    pipeline.finish()?;
     Ok(Status::Clean)
 }

@@ -59,9 +59,7 @@ pub fn run(args: &ReportArgs) -> Result<Status, CliError> {
         eprintln!("numabench: note: {note}");
     }
     let built = report::build(&data);
-    numabench::output::output_file::write_whole(&args.output, built.html.as_bytes()).map_err(
-        |error| CliError::usage(format!("cannot write {}: {error}", args.output.display())),
-    )?;
+    super::write_whole(&args.output, built.html.as_bytes())?;
     let summary = format!(
         "report: {} ({} records: {} drawn or tabled, {} under Other records)\n  {} sections: {}",
         args.output.display(),

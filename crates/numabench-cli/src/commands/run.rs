@@ -18,8 +18,10 @@ use std::path::PathBuf;
 /// beside this executable, in its `deps/` or in the install prefix's `lib/`
 /// (`numabench::companions`).
 fn pin_library() -> Result<Option<PathBuf>, CliError> {
-    numabench::companions::locate_here("NUMABENCH_PIN_LIB", "libnumabench_pin.so")
-        .map_err(CliError::usage)
+    Ok(numabench::companions::locate_here(
+        "NUMABENCH_PIN_LIB",
+        "libnumabench_pin.so",
+    )?)
 }
 
 /// The real executor, printing each distinct warning of the pinning shim on
@@ -115,8 +117,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let policies = texts
         .iter()
         .map(|text| parse_policy(text, topology))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(CliError::usage)?;
+        .collect::<Result<Vec<_>, _>>()?;
     let command = RunCommand {
         study: RunStudyConfig {
             command: args.command.clone(),
@@ -150,7 +151,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         let mut files = vec![("--markdown", path.as_path())];
         files.extend(args.output.csv.as_deref().map(|csv| ("--csv", csv)));
         files.extend(args.output.jsonl.as_deref().map(|jsonl| ("--jsonl", jsonl)));
-        check_distinct_files(&files).map_err(CliError::usage)?;
+        check_distinct_files(&files)?;
     }
     let markdown = match &args.markdown {
         Some(path) => Some((
@@ -197,7 +198,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     if let Some(monitor) = monitor {
         super::mpi_monitor::finish(monitor.finish(), args.output.json);
     }
-    pipeline.finish().map_err(CliError::system)?;
+    pipeline.finish()?;
     let (summaries, note) = match result {
         Ok(result) => (
             result.summaries,

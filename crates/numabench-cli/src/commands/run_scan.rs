@@ -13,9 +13,7 @@ pub fn parse(args: &RunCommandArgs) -> Result<Option<Vec<ScanParam>>, CliError> 
     if args.params.is_empty() {
         return Ok(None);
     }
-    parse_scan(&args.params, &args.command)
-        .map(Some)
-        .map_err(CliError::usage)
+    Ok(Some(parse_scan(&args.params, &args.command)?))
 }
 
 /// The plan of a scan: the plan of `run` for each configuration, labelled

@@ -22,8 +22,7 @@ pub fn run(args: &ScanArgs) -> Result<Status, CliError> {
 /// here, before anything is allocated, when this process cannot see
 /// physical addresses.
 fn validate(args: &ScanArgs, context: &Context) -> Result<ScanConfig, BenchError> {
-    let threads = ThreadCount::parse(&args.threads)
-        .map_err(|reason| BenchError::Invalid(format!("--threads {reason}")))?;
+    let threads = ThreadCount::parse(&args.threads)?;
     let config = ScanConfig::validate(
         &context.topology,
         &ScanRequest {

@@ -54,23 +54,20 @@ fn validate(args: &TiersAdviseArgs, context: &Context) -> Result<TiersConfig, Be
         topology,
         args.cpu_node.as_ref().map(|list| list.0.as_slice()),
         args.memory.as_ref().map(|list| list.0.as_slice()),
-    )
-    .map_err(BenchError::Invalid)?;
+    )?;
     let ratios = ratios_of(args);
     let mixes: Vec<String> = match args.mix.is_empty() {
         true => DEFAULT_MIXES.iter().map(|mix| mix.to_string()).collect(),
         false => args.mix.clone(),
     };
-    let kernels =
-        mix_kernels(&mixes).map_err(|reason| BenchError::Invalid(format!("--mix {reason}")))?;
+    let kernels = mix_kernels(&mixes)?;
     let threads = match args.threads.is_empty() {
         true => vec![ThreadCount::One, ThreadCount::Half, ThreadCount::All],
         false => args
             .threads
             .iter()
             .map(|text| ThreadCount::parse(text))
-            .collect::<Result<_, _>>()
-            .map_err(|reason| BenchError::Invalid(format!("--threads {reason}")))?,
+            .collect::<Result<_, _>>()?,
     };
     let size = match args.size {
         Some(size) => size,
@@ -111,8 +108,7 @@ fn advise_program(args: &TiersAdviseArgs) -> Result<Status, CliError> {
         &topology,
         args.cpu_node.as_ref().map(|list| list.0.as_slice()),
         args.memory.as_ref().map(|list| list.0.as_slice()),
-    )
-    .map_err(CliError::usage)?;
+    )?;
     let mut all = sockets[0].clone();
     for socket in &sockets[1..] {
         all.dram.extend(&socket.dram);

@@ -19,13 +19,13 @@ pub fn refuse_unless_this_machine(file: Option<&Path>) -> Result<(), CliError> {
 }
 
 /// Your mistakes (a file, a flag, a variable) are status 2, hwloc failing on
-/// this machine status 3.
+/// this machine status 3 ([`TopologyError`]'s fault); another machine's
+/// topology given with `--topology` says what the flag is for.
 fn topology_error(error: TopologyError, file: Option<&Path>) -> CliError {
     match error {
         TopologyError::OtherMachine { .. } if file.is_some() => CliError::usage(format!(
             "{error} (--topology is for topo, doctor, list and --plan)"
         )),
-        error if error.is_user_error() => CliError::usage(error),
-        error => CliError::system(error),
+        error => error.into(),
     }
 }

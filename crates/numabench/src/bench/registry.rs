@@ -51,6 +51,8 @@ pub fn registry() -> &'static [BenchmarkInfo] {
 }
 
 /// A selection naming a benchmark that does not exist.
+///
+/// Always the user's fault (`--only`, `--skip`).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SelectionError {
     #[error("unknown benchmark '{name}' (valid: {valid})")]
@@ -58,6 +60,8 @@ pub enum SelectionError {
     #[error("--only and --skip leave no benchmark to run")]
     Nothing,
 }
+
+crate::error::all_faulty!(Usage: SelectionError);
 
 /// Applies `--only` (if non-empty, the white list) then `--skip` (the black
 /// list), keeping registry order. Every name must exist.

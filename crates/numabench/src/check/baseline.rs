@@ -153,13 +153,19 @@ impl Reference {
     }
 }
 
-/// Why a baseline cannot be used: all the user's (exit status 2).
+/// Why a baseline cannot be used.
+///
+/// Fault: always the user's (exit status 2): the baseline file given, or
+/// its place.
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
     #[error("baseline {path}: {error}")]
     Unreadable { path: String, error: std::io::Error },
     #[error("baseline {path} is not a numabench baseline: {reason}")]
-    Format { path: String, reason: String },
+    Format {
+        path: String,
+        reason: BaselineFormatError,
+    },
     #[error(
         "no baseline for this node type ({node_type}) in {path}: it holds {held}; \
          write one on a healthy node of this type with `numabench check --write-baseline {path}`"
@@ -172,6 +178,31 @@ pub enum BaselineError {
     #[error("baseline {path}: cannot write: {error}")]
     Unwritable { path: String, error: std::io::Error },
 }
+
+/// What is wrong with a baseline's text ([`Baseline::parse`]).
+///
+/// Fault: always the user's (the file given).
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineFormatError {
+    #[error("not JSON ({0})")]
+    NotJson(serde_json::Error),
+    #[error("its format is {found:?}, not {BASELINE_FORMAT:?}")]
+    OtherFormat { found: String },
+    #[error("no \"format\": {BASELINE_FORMAT:?} field")]
+    NoFormat,
+    #[error(transparent)]
+    Fields(serde_json::Error),
+    #[error("version {found} (this numabench reads version {BASELINE_VERSION})")]
+    Version { found: u32 },
+    #[error("{key} is planned but has no reference")]
+    NoReference { key: String },
+    #[error("{key}: value {value} is not a positive figure")]
+    NotPositive { key: String, value: f64 },
+    #[error("{key}: lower must be a fraction in (-1, 0] and upper one >= 0 (-0.05 is 5% below)")]
+    Bounds { key: String },
+}
+
+crate::error::all_faulty!(Usage: BaselineError, BaselineFormatError);
 
 impl Baseline {
     /// An empty baseline.
@@ -194,34 +225,39 @@ impl Baseline {
     }
 
     /// Parses and validates a baseline's text; the error says what is wrong.
-    pub fn parse(text: &str) -> Result<Baseline, String> {
+    pub fn parse(text: &str) -> Result<Baseline, BaselineFormatError> {
         let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|error| format!("not JSON ({error})"))?;
+            serde_json::from_str(text).map_err(BaselineFormatError::NotJson)?;
         match value.get("format").and_then(|format| format.as_str()) {
             Some(BASELINE_FORMAT) => {}
-            Some(other) => return Err(format!("its format is {other:?}, not {BASELINE_FORMAT:?}")),
-            None => return Err(format!("no \"format\": {BASELINE_FORMAT:?} field")),
+            Some(other) => {
+                return Err(BaselineFormatError::OtherFormat {
+                    found: other.to_string(),
+                })
+            }
+            None => return Err(BaselineFormatError::NoFormat),
         }
         let baseline: Baseline =
-            serde_json::from_value(value).map_err(|error| error.to_string())?;
+            serde_json::from_value(value).map_err(BaselineFormatError::Fields)?;
         if baseline.version != BASELINE_VERSION {
-            return Err(format!(
-                "version {} (this numabench reads version {BASELINE_VERSION})",
-                baseline.version
-            ));
+            return Err(BaselineFormatError::Version {
+                found: baseline.version,
+            });
         }
         for entry in &baseline.entries {
             for item in &entry.plan.items {
                 if !entry.metrics.contains_key(&item.key) {
-                    return Err(format!("{} is planned but has no reference", item.key));
+                    return Err(BaselineFormatError::NoReference {
+                        key: item.key.clone(),
+                    });
                 }
             }
             for (key, reference) in &entry.metrics {
                 if !(reference.value.is_finite() && reference.value > 0.0) {
-                    return Err(format!(
-                        "{key}: value {} is not a positive figure",
-                        reference.value
-                    ));
+                    return Err(BaselineFormatError::NotPositive {
+                        key: key.clone(),
+                        value: reference.value,
+                    });
                 }
                 let lower_bad = reference
                     .lower
@@ -230,9 +266,7 @@ impl Baseline {
                     .upper
                     .is_some_and(|b| !(b.is_finite() && b >= 0.0));
                 if lower_bad || upper_bad {
-                    return Err(format!(
-                        "{key}: lower must be a fraction in (-1, 0] and upper one >= 0 (-0.05 is 5% below)"
-                    ));
+                    return Err(BaselineFormatError::Bounds { key: key.clone() });
                 }
             }
         }

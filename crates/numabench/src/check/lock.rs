@@ -16,6 +16,9 @@ pub struct CheckLock {
 }
 
 /// Why the lock was not taken.
+///
+/// Always the user's fault: another check runs, or the lock's place is
+/// not theirs to write.
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     #[error("another numabench check is running on this node (it holds {path}): two at once would measure each other")]
@@ -23,6 +26,8 @@ pub enum LockError {
     #[error("cannot open the check lock {path}: {error}")]
     Open { path: String, error: std::io::Error },
 }
+
+crate::error::all_faulty!(Usage: LockError);
 
 /// Where the lock lives: `/run/lock` when this process may write there,
 /// else the temp folder (per user).

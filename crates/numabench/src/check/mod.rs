@@ -26,8 +26,9 @@ pub mod run;
 pub mod slurm;
 
 pub use baseline::{
-    Baseline, BaselineEntry, BaselineError, Reference, Written, BANDWIDTH_TOLERANCE_FLOOR,
-    BASELINE_FORMAT, BASELINE_VERSION, LATENCY_TOLERANCE_FLOOR, SPREAD_MULTIPLE,
+    Baseline, BaselineEntry, BaselineError, BaselineFormatError, Reference, Written,
+    BANDWIDTH_TOLERANCE_FLOOR, BASELINE_FORMAT, BASELINE_VERSION, LATENCY_TOLERANCE_FLOOR,
+    SPREAD_MULTIPLE,
 };
 pub use fingerprint::{Difference, Fingerprint, MEMORY_TOLERANCE};
 pub use lock::{lock_checks, lock_path, CheckLock, LockError};

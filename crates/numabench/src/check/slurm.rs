@@ -12,6 +12,9 @@ pub const REASON_PREFIX: &str = "numabench:";
 const REASON_CHARS: usize = 200;
 
 /// Why Slurm could not be asked or told.
+///
+/// Always the system's fault: Slurm's client is missing, refused, or does
+/// not know this host.
 #[derive(Debug, thiserror::Error)]
 pub enum SlurmError {
     #[error("cannot run {program}: {error} (is Slurm's client installed and on PATH?)")]
@@ -26,6 +29,8 @@ pub enum SlurmError {
     )]
     NotANode { host: String },
 }
+
+crate::error::all_faulty!(System: SlurmError);
 
 /// The node as Slurm has it now.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -211,6 +211,15 @@ fn host_checks(records: &[Record]) -> Vec<HostCheck> {
     checks
 }
 
+/// No host measured the check part, so there is no baseline to write.
+///
+/// Fault: the system's (the hosts ran the part and gave no record).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no host measured the check part: no baseline written")]
+pub struct NoCheckRecords;
+
+crate::error::all_faulty!(System: NoCheckRecords);
+
 /// A baseline from a cluster's check records: one entry per node type
 /// (hosts whose fingerprints are of the same type), each metric the median
 /// of those hosts with a tolerance from their spread ([`Reference::from_runs`]:
@@ -220,10 +229,10 @@ fn host_checks(records: &[Record]) -> Vec<HostCheck> {
 pub fn baseline_from_records(
     records: &[Record],
     tolerances: &Tolerances,
-) -> Result<Vec<BaselineEntry>, String> {
+) -> Result<Vec<BaselineEntry>, NoCheckRecords> {
     let checks = host_checks(records);
     if checks.is_empty() {
-        return Err("no host measured the check part: no baseline written".into());
+        return Err(NoCheckRecords);
     }
     let mut groups: Vec<Vec<&HostCheck>> = Vec::new();
     for check in &checks {

@@ -25,7 +25,8 @@ mod tags;
 mod wait;
 
 pub use check_part::{
-    baseline_from_records, compare_with_baseline, measure_check, BaselineFinding, PLAN_METRIC,
+    baseline_from_records, compare_with_baseline, measure_check, BaselineFinding, NoCheckRecords,
+    PLAN_METRIC,
 };
 pub use cost::{
     pingpong_cost, pingpong_rounds, recheck_pairs, Pairing, PingpongCost,
@@ -35,10 +36,11 @@ pub use cost::{
 pub use host_table::host_table;
 pub use measure::{measure_part, Measured, Sizing, CLUSTER_ORDER};
 #[cfg(feature = "mpi")]
-pub use mpi_run::{ClusterConfig, ClusterOutcome, ClusterSession};
+pub use mpi_run::{AlreadyInitialized, ClusterConfig, ClusterOutcome, ClusterSession};
 pub use outlier::{median, Deviation, OutlierRule, MAD_SCALE, MIN_UNITS};
 pub use parts::{
-    default_part, pingpong_pairs, pingpong_rule, select_parts, Part, Per, ALL_PAIRS_UP_TO, PARTS,
+    default_part, pingpong_pairs, pingpong_rule, select_parts, Part, PartsError, Per,
+    ALL_PAIRS_UP_TO, PARTS,
 };
 pub use pingpong_summary::pingpong_summaries;
 pub use report::{analyze, ClusterReport, Failure, OutlierFinding};

@@ -203,12 +203,21 @@ fn encode(value: &impl Serialize) -> Vec<u8> {
     serde_json::to_vec(value).unwrap_or_default()
 }
 
+/// MPI_Init refused: MPI was initialized before in this process.
+///
+/// Fault: the system's (numabench initializes MPI once).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("MPI was already initialized")]
+pub struct AlreadyInitialized;
+
+crate::error::all_faulty!(System: AlreadyInitialized);
+
 impl ClusterSession {
     /// MPI_Init (funneled: only the main thread calls MPI, measuring
     /// threads never do).
-    pub fn start() -> Result<Self, String> {
-        let (universe, _) = mpi::initialize_with_threading(Threading::Funneled)
-            .ok_or_else(|| "MPI was already initialized".to_string())?;
+    pub fn start() -> Result<Self, AlreadyInitialized> {
+        let (universe, _) =
+            mpi::initialize_with_threading(Threading::Funneled).ok_or(AlreadyInitialized)?;
         let world = universe.world();
         Ok(Self {
             _universe: universe,

@@ -65,20 +65,35 @@ impl fmt::Display for Part {
     }
 }
 
+/// Why `--only` and `--skip` name no parts to run.
+///
+/// Fault: always the user's (the flags given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PartsError {
+    /// A name that is no part.
+    #[error("unknown cluster part '{name}' (known: {known})")]
+    Unknown { name: String, known: String },
+    /// Every part is left out.
+    #[error("--only/--skip leave no cluster part to run")]
+    Nothing,
+}
+
+crate::error::all_faulty!(Usage: PartsError);
+
 /// The parts `--only` (empty: every [`default_part`]) and `--skip` leave,
 /// in running order; an unknown name is an error naming it and the known
 /// ones.
-pub fn select_parts(only: &[String], skip: &[String]) -> Result<Vec<Part>, String> {
-    let parse = |names: &[String]| -> Result<Vec<Part>, String> {
+pub fn select_parts(only: &[String], skip: &[String]) -> Result<Vec<Part>, PartsError> {
+    let parse = |names: &[String]| -> Result<Vec<Part>, PartsError> {
         names
             .iter()
             .map(|name| {
                 Part::by_name(name.trim()).ok_or_else(|| {
                     let known: Vec<&str> = PARTS.iter().map(|part| part.name()).collect();
-                    format!(
-                        "unknown cluster part '{name}' (known: {})",
-                        known.join(", ")
-                    )
+                    PartsError::Unknown {
+                        name: name.clone(),
+                        known: known.join(", "),
+                    }
                 })
             })
             .collect()
@@ -97,7 +112,7 @@ pub fn select_parts(only: &[String], skip: &[String]) -> Result<Vec<Part>, Strin
         .filter(|part| !skip.contains(part))
         .collect();
     if parts.is_empty() {
-        return Err("--only/--skip leave no cluster part to run".to_string());
+        return Err(PartsError::Nothing);
     }
     Ok(parts)
 }
@@ -184,7 +199,9 @@ mod tests {
         assert_eq!(names(only), ["topo", "pingpong"]);
         let skip = select_parts(&[], &["matrix".into(), "pingpong".into()]).unwrap();
         assert_eq!(names(skip), ["topo", "stream", "latency"]);
-        let error = select_parts(&["strem".into()], &[]).unwrap_err();
+        let error = select_parts(&["strem".into()], &[])
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("'strem'") && error.contains("stream"),
             "{error}"

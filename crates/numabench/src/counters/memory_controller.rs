@@ -211,6 +211,26 @@ pub fn discover(root: &Path) -> Vec<ControllerEvent> {
     found
 }
 
+/// Why the memory controllers' traffic was not counted (a loaded-latency
+/// point records it in place of the figures).
+///
+/// Fault: always the system's (no such PMU here, or the kernel refused).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ControllerError {
+    /// No memory-controller PMU with named read/write events.
+    #[error("no memory-controller PMU with named read/write events in {PMU_DIR} (Intel's uncore_imc, AMD's amd_umc; none in a virtual machine)")]
+    NoPmu,
+    /// No event opened; `event` is the last refused (`PMU/EVENT`), `error`
+    /// the kernel's reason as text (so that a point stays comparable).
+    #[error("the memory-controller counters could not be opened ({event}: {error}; needs CAP_PERFMON or kernel.perf_event_paranoid 0 or below)")]
+    Refused { event: String, error: String },
+    /// The counters opened but were not read around the measurement.
+    #[error("the memory-controller counters were not read")]
+    NotRead,
+}
+
+crate::error::all_faulty!(System: ControllerError);
+
 /// The memory controllers' counters, open.
 #[derive(Debug)]
 pub struct ControllerCounters {
@@ -228,15 +248,13 @@ pub struct ControllerBytes {
 impl ControllerCounters {
     /// Opens every memory-controller event of this machine; the reason
     /// when there is none or none opens.
-    pub fn open() -> Result<Self, String> {
+    pub fn open() -> Result<Self, ControllerError> {
         Self::open_events(discover(Path::new(PMU_DIR)))
     }
 
-    fn open_events(events: Vec<ControllerEvent>) -> Result<Self, String> {
+    fn open_events(events: Vec<ControllerEvent>) -> Result<Self, ControllerError> {
         if events.is_empty() {
-            return Err(format!(
-                "no memory-controller PMU with named read/write events in {PMU_DIR} (Intel's uncore_imc, AMD's amd_umc; none in a virtual machine)"
-            ));
+            return Err(ControllerError::NoPmu);
         }
         let mut opened = Vec::new();
         let mut failure = None;
@@ -244,14 +262,17 @@ impl ControllerCounters {
             for &cpu in &event.cpus {
                 match open_on_cpu(event.kind, event.config, event.config1, cpu as i32) {
                     Ok(fd) => opened.push((event.clone(), fd)),
-                    Err(error) => failure = Some(format!("{}/{}: {error}", event.pmu, event.event)),
+                    Err(error) => {
+                        failure = Some(ControllerError::Refused {
+                            event: format!("{}/{}", event.pmu, event.event),
+                            error: error.to_string(),
+                        })
+                    }
                 }
             }
         }
         if let Some(failure) = failure.filter(|_| opened.is_empty()) {
-            return Err(format!(
-                "the memory-controller counters could not be opened ({failure}; needs CAP_PERFMON or kernel.perf_event_paranoid 0 or below)"
-            ));
+            return Err(failure);
         }
         let mut pmus: Vec<String> = opened.iter().map(|(event, _)| event.pmu.clone()).collect();
         pmus.dedup();
@@ -377,7 +398,9 @@ mod tests {
     #[test]
     fn no_pmu_is_a_reason_not_a_figure() {
         let empty = tempfile::tempdir().unwrap();
-        let error = ControllerCounters::open_events(discover(empty.path())).unwrap_err();
+        let error = ControllerCounters::open_events(discover(empty.path()))
+            .unwrap_err()
+            .to_string();
         assert!(error.starts_with("no memory-controller PMU"), "{error}");
     }
 }

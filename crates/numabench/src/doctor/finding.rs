@@ -72,7 +72,7 @@ impl Finding {
 impl Finding {
     /// A setting that could not be read: unknown, and a warning, since a
     /// setting that spoils results may hide behind it (never "ok").
-    pub fn unreadable(check: &str, path: &str, reason: &str, why: &str) -> Self {
+    pub fn unreadable(check: &str, path: &str, reason: impl std::fmt::Display, why: &str) -> Self {
         Self::new(
             check,
             Severity::Warning,

@@ -43,9 +43,21 @@ pub fn device_bytes(raw: &[u8]) -> Option<u64> {
     }
 }
 
+/// An SMBIOS memory device's entry that only root may read (the DIMMs are
+/// then not compared with the nodes).
+///
+/// Fault: the user's (not root).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{ENTRIES}/{device}/raw is readable by root only")]
+struct RootOnly {
+    device: String,
+}
+
+crate::error::all_faulty!(Usage: RootOnly);
+
 /// Every DIMM's bytes added up; `Ok(None)` without SMBIOS memory devices,
 /// `Err` when they cannot be read (not root).
-fn dimm_bytes(files: &SystemFiles) -> Result<Option<u64>, String> {
+fn dimm_bytes(files: &SystemFiles) -> Result<Option<u64>, RootOnly> {
     let devices: Vec<String> = files
         .list(ENTRIES)
         .into_iter()
@@ -58,7 +70,9 @@ fn dimm_bytes(files: &SystemFiles) -> Result<Option<u64>, String> {
     for device in devices {
         let raw = files
             .read_bytes(&format!("{ENTRIES}/{device}/raw"))
-            .ok_or_else(|| format!("{ENTRIES}/{device}/raw is readable by root only"))?;
+            .ok_or_else(|| RootOnly {
+                device: device.clone(),
+            })?;
         total += device_bytes(&raw).unwrap_or(0);
     }
     Ok((total > 0).then_some(total))

@@ -15,12 +15,35 @@ pub enum Setting {
     Absent,
     /// The setting could not be read (permission, a masked or empty /proc
     /// or /sys as in some containers): nothing can be said about it.
-    Unreadable(String),
+    Unreadable(Unreadable),
 }
+
+/// Why a setting could not be read (a doctor finding says so, and that
+/// nothing can be said about the setting).
+///
+/// Fault: the system's (a masked /proc or /sys, a permission).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unreadable {
+    /// Not even `/` is there.
+    #[error("no such file")]
+    NoSuchFile,
+    /// A folder right below `/` (`/proc`, `/sys`) is missing.
+    #[error("{} is missing", path.display())]
+    Missing { path: PathBuf },
+    /// The nearest folder above the file lists nothing.
+    #[error("{} is empty or unreadable", path.display())]
+    Masked { path: PathBuf },
+    /// Reading failed; `reason` is the kernel's error, as text (so that a
+    /// setting stays comparable).
+    #[error("{reason}")]
+    Io { reason: String },
+}
+
+crate::error::all_faulty!(System: Unreadable);
 
 impl Setting {
     /// `Ok(Some(value))`, `Ok(None)` when absent, `Err(reason)` when unreadable.
-    pub fn known(self) -> Result<Option<String>, String> {
+    pub fn known(self) -> Result<Option<String>, Unreadable> {
         match self {
             Setting::Value(value) => Ok(Some(value)),
             Setting::Absent => Ok(None),
@@ -74,18 +97,24 @@ impl SystemFiles {
                     ancestor = directory.parent();
                 }
                 let Some(ancestor) = ancestor else {
-                    return Setting::Unreadable("no such file".into());
+                    return Setting::Unreadable(Unreadable::NoSuchFile);
                 };
                 let depth = ancestor.components().count() - 1;
                 if depth < 2 {
-                    Setting::Unreadable(format!("{} is missing", missing.display()))
+                    Setting::Unreadable(Unreadable::Missing {
+                        path: missing.to_path_buf(),
+                    })
                 } else if !self.list(&ancestor.to_string_lossy()).is_empty() {
                     Setting::Absent
                 } else {
-                    Setting::Unreadable(format!("{} is empty or unreadable", ancestor.display()))
+                    Setting::Unreadable(Unreadable::Masked {
+                        path: ancestor.to_path_buf(),
+                    })
                 }
             }
-            Err(error) => Setting::Unreadable(error.to_string()),
+            Err(error) => Setting::Unreadable(Unreadable::Io {
+                reason: error.to_string(),
+            }),
         }
     }
 

@@ -4,7 +4,9 @@
 //! bound there. Each app record then gives its time relative to it. Also
 //! the record parameters that say which CPUs and node split a run used.
 
-use super::execute::{run_once, run_repeated, worker_cpus, AppRun, AppRunConfig, OneNodeBaseline};
+use super::execute::{
+    run_once, run_repeated, worker_cpus, AppRun, AppRunConfig, BaselineNotRun, OneNodeBaseline,
+};
 use super::splits::{node_split_of_cpus, one_node_cpus};
 use crate::runtime::{PlacementScheme, TeamError};
 use crate::stats::Sample;
@@ -16,7 +18,10 @@ use serde_json::{json, Map, Value};
 
 /// The baseline's configuration for `config`, or why it cannot run (the
 /// threads do not fit on one node).
-pub fn one_node_config(topology: &Machine, config: &AppRunConfig) -> Result<AppRunConfig, String> {
+pub fn one_node_config(
+    topology: &Machine,
+    config: &AppRunConfig,
+) -> Result<AppRunConfig, BaselineNotRun> {
     let per_cpu = config.threads_per_cpu.max(1);
     let base = config.threads.div_ceil(per_cpu);
     let first = worker_cpus(topology, config)
@@ -24,7 +29,7 @@ pub fn one_node_config(topology: &Machine, config: &AppRunConfig) -> Result<AppR
         .copied()
         .flatten()
         .or_else(|| CpuOrder::Compact.all_allowed(topology).first().copied())
-        .ok_or_else(|| "not run: no allowed CPU".to_string())?;
+        .ok_or(BaselineNotRun::NoCpu)?;
     match one_node_cpus(topology, first, base) {
         Ok((node, cpus)) => Ok(AppRunConfig {
             cpus: Some(cpus),
@@ -32,9 +37,7 @@ pub fn one_node_config(topology: &Machine, config: &AppRunConfig) -> Result<AppR
             one_node_baseline: None,
             ..config.clone()
         }),
-        Err(max) => Err(format!(
-            "not run: {base} threads do not fit on one node (max {max})"
-        )),
+        Err(max) => Err(BaselineNotRun::DoesNotFit { threads: base, max }),
     }
 }
 
@@ -94,7 +97,7 @@ fn baseline_outcome(
     runs: &[AppRun],
 ) -> Result<OneNodeBaseline, TeamError> {
     let time = Sample::new(runs.iter().map(|run| run.total_seconds))
-        .map_err(|_| TeamError::Invalid("the one-node baseline gave no time".into()))?;
+        .map_err(|_| TeamError::NoBaselineTime)?;
     let cpus = baseline.cpus.clone().unwrap_or_default();
     let node = match &baseline.placement {
         PlacementScheme::Policy(policy) => policy.nodes.first().copied().unwrap_or(0),
@@ -160,7 +163,7 @@ pub fn insert_baseline_params(
             params.insert("relative_to_one_node".into(), json!(median / seconds));
         }
         OneNodeBaseline::NotRun(reason) => {
-            params.insert("one_node_baseline".into(), json!(reason));
+            params.insert("one_node_baseline".into(), json!(reason.to_string()));
         }
     }
 }
@@ -186,7 +189,7 @@ mod tests {
         assert_eq!(baseline.placement, PlacementScheme::bind(0));
         let (_, three) = config(3);
         assert_eq!(
-            one_node_config(&topology, &three).unwrap_err(),
+            one_node_config(&topology, &three).unwrap_err().to_string(),
             "not run: 3 threads do not fit on one node (max 2)"
         );
     }
@@ -205,11 +208,11 @@ mod tests {
         assert_eq!(params["one_node_baseline"], "ran on node 1");
         let mut params = Map::new();
         insert_baseline_params(
-            &OneNodeBaseline::NotRun("not run: x".into()),
+            &OneNodeBaseline::NotRun(BaselineNotRun::NoCpu),
             3.0,
             &mut params,
         );
-        assert_eq!(params["one_node_baseline"], "not run: x");
+        assert_eq!(params["one_node_baseline"], "not run: no allowed CPU");
         assert!(params.get("relative_to_one_node").is_none());
     }
 }

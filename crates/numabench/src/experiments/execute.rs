@@ -54,8 +54,24 @@ pub enum OneNodeBaseline {
         node: u32,
         cpus: Vec<u32>,
     },
-    NotRun(String),
+    NotRun(BaselineNotRun),
 }
+
+/// Why a configuration's one-node baseline does not run (its records say
+/// so, and the configuration runs without it).
+///
+/// Fault: the user's (the thread count asked for).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BaselineNotRun {
+    /// No CPU is allowed to put the baseline's first worker on.
+    #[error("not run: no allowed CPU")]
+    NoCpu,
+    /// The threads do not fit on one node.
+    #[error("not run: {threads} threads do not fit on one node (max {max})")]
+    DoesNotFit { threads: usize, max: usize },
+}
+
+crate::error::all_faulty!(Usage: BaselineNotRun);
 
 /// The CPU of each worker: [`AppRunConfig::worker_cpus`].
 pub fn worker_cpus(topology: &Machine, config: &AppRunConfig) -> Vec<Option<u32>> {

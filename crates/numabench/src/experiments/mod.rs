@@ -17,12 +17,13 @@ mod study_verdict;
 pub use baseline::{one_node_config, run_one_node_baseline, run_with_one_node_baseline};
 pub use execute::{
     emit_app_records, placement_note, run_once, run_repeated, worker_cpus, AppRun, AppRunConfig,
-    AppSummary, OneNodeBaseline,
+    AppSummary, BaselineNotRun, OneNodeBaseline,
 };
 pub use migration_cost::migration_cost_seconds;
 pub use scaling::{
     nodes_used, parse_thread_counts, run_thread_scaling, scaling_configs, scaling_cpus,
-    scaling_order_name, sweep_counts, ScalingError, ScalingRow, CORES_FIRST_BY_NODE,
+    scaling_order_name, sweep_counts, ScalingError, ScalingRow, ThreadCountsError,
+    CORES_FIRST_BY_NODE,
 };
 pub use splits::{
     enumerate_node_splits, node_split_of_cpus, one_node_cpus, split_text, NodeSplit, SkippedSplit,
@@ -30,7 +31,8 @@ pub use splits::{
 };
 pub use study::{render_study, StudyRow};
 pub use study_grid::{
-    run_study_baselines, study_baselines, study_grid, study_placements, StudyGrid, StudyGridRequest,
+    run_study_baselines, study_baselines, study_grid, study_placements, NoSplitFits, StudyGrid,
+    StudyGridRequest,
 };
 pub use study_run::{run_placement_study, verdict_record, PlacementStudyError};
 pub use study_verdict::{

@@ -26,6 +26,8 @@ use thiserror::Error;
 pub const CORES_FIRST_BY_NODE: &str = "cores-first-by-node";
 
 /// Why a scaling run stopped.
+///
+/// Fault: the team's or the outputs'.
 #[derive(Debug, Error)]
 pub enum ScalingError {
     #[error(transparent)]
@@ -34,22 +36,51 @@ pub enum ScalingError {
     Output(#[from] OutputError),
 }
 
+impl crate::error::Faulty for ScalingError {
+    fn fault(&self) -> crate::error::Fault {
+        match self {
+            ScalingError::Team(error) => error.fault(),
+            ScalingError::Output(error) => error.fault(),
+        }
+    }
+}
+
+/// Why a `--threads` list was refused; `list` is the whole list given.
+///
+/// Fault: always the user's (the list given).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ThreadCountsError {
+    #[error("thread count '{item}' in '{list}' is not a whole number")]
+    NotANumber { item: String, list: String },
+    #[error("thread count 0 in '{list}': a run needs at least 1 thread")]
+    Zero { list: String },
+    #[error("thread count {count} is listed twice in '{list}'")]
+    Twice { count: usize, list: String },
+}
+
+crate::error::all_faulty!(Usage: ThreadCountsError);
+
 /// Reads a `--threads` list, `N` or `N,M,...`: positive counts, none
 /// twice; returned ascending (the smallest is the reference of speedup).
-pub fn parse_thread_counts(text: &str) -> Result<Vec<usize>, String> {
+pub fn parse_thread_counts(text: &str) -> Result<Vec<usize>, ThreadCountsError> {
+    let list = || text.to_string();
     let mut counts = Vec::new();
     for item in text.split(',') {
         let item = item.trim();
-        let count: usize = item
-            .parse()
-            .map_err(|_| format!("thread count '{item}' in '{text}' is not a whole number"))?;
+        let Ok(count) = item.parse::<usize>() else {
+            return Err(ThreadCountsError::NotANumber {
+                item: item.to_string(),
+                list: list(),
+            });
+        };
         if count == 0 {
-            return Err(format!(
-                "thread count 0 in '{text}': a run needs at least 1 thread"
-            ));
+            return Err(ThreadCountsError::Zero { list: list() });
         }
         if counts.contains(&count) {
-            return Err(format!("thread count {count} is listed twice in '{text}'"));
+            return Err(ThreadCountsError::Twice {
+                count,
+                list: list(),
+            });
         }
         counts.push(count);
     }

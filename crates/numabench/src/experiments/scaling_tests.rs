@@ -20,7 +20,7 @@ fn bad_thread_lists_name_the_bad_value() {
         ("1,x", "thread count 'x' in '1,x'"),
         ("-1", "thread count '-1'"),
     ] {
-        let error = parse_thread_counts(text).unwrap_err();
+        let error = parse_thread_counts(text).unwrap_err().to_string();
         assert!(error.contains(expected), "{text}: {error}");
     }
 }

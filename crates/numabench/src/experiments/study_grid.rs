@@ -57,10 +57,25 @@ pub fn study_placements(asked: Vec<PlacementScheme>, node_splits: bool) -> Vec<P
     placements
 }
 
+/// `--node-splits` found no split of the threads that fits the nodes.
+///
+/// Fault: the user's (the thread count asked for).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--node-splits: no split of {threads} threads fits on this machine's nodes")]
+pub struct NoSplitFits {
+    /// The threads to split.
+    pub threads: usize,
+}
+
+crate::error::all_faulty!(Usage: NoSplitFits);
+
 /// The grid: per placement, each node split or each thread scheme; then
 /// one first-touch, compact configuration per `--oversubscribe` K. Fails
 /// when `--node-splits` finds no split that fits the nodes.
-pub fn study_grid(topology: &Machine, request: &StudyGridRequest) -> Result<StudyGrid, String> {
+pub fn study_grid(
+    topology: &Machine,
+    request: &StudyGridRequest,
+) -> Result<StudyGrid, NoSplitFits> {
     let thread_schemes = match request.thread_schemes.is_empty() {
         true => vec![
             ThreadScheme::Compact,
@@ -76,10 +91,9 @@ pub fn study_grid(topology: &Machine, request: &StudyGridRequest) -> Result<Stud
         .as_ref()
         .is_some_and(|splits| splits.splits.is_empty())
     {
-        return Err(format!(
-            "--node-splits: no split of {} threads fits on this machine's nodes",
-            request.threads
-        ));
+        return Err(NoSplitFits {
+            threads: request.threads,
+        });
     }
     let config = |thread_scheme, placement: &PlacementScheme, cpus, per_cpu| AppRunConfig {
         threads: request.threads * per_cpu,
@@ -232,7 +246,10 @@ mod tests {
                 ..request(Vec::new())
             },
         );
-        assert!(threes.unwrap_err().contains("no split of 5 threads"));
+        assert!(threes
+            .unwrap_err()
+            .to_string()
+            .contains("no split of 5 threads"));
         let baselines = study_baselines(&topology, &grid.configurations);
         assert!(baselines.len() < grid.configurations.len());
         assert_eq!(

@@ -20,12 +20,23 @@ use serde_json::{json, Map};
 use thiserror::Error;
 
 /// Why a placement study stopped.
+///
+/// Fault: the team's or the outputs'.
 #[derive(Debug, Error)]
 pub enum PlacementStudyError {
     #[error(transparent)]
     Team(#[from] TeamError),
     #[error(transparent)]
     Output(#[from] OutputError),
+}
+
+impl crate::error::Faulty for PlacementStudyError {
+    fn fault(&self) -> crate::error::Fault {
+        match self {
+            PlacementStudyError::Team(error) => error.fault(),
+            PlacementStudyError::Output(error) => error.fault(),
+        }
+    }
 }
 
 /// Runs every configuration of `grid` `repeat` times (at least once),

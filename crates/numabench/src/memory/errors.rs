@@ -3,6 +3,8 @@
 use thiserror::Error;
 
 /// What went wrong allocating, placing or querying memory.
+///
+/// Always the system's fault: the kernel refused the call.
 #[derive(Debug, Error)]
 pub enum MemoryError {
     /// mmap refused the allocation.
@@ -30,3 +32,5 @@ pub enum MemoryError {
     #[error("cannot migrate pages: {0}")]
     Migrate(std::io::Error),
 }
+
+crate::error::all_faulty!(System: MemoryError);

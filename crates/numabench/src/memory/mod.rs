@@ -26,5 +26,7 @@ pub use location::{check_placement, page_nodes, page_statuses, PageNodes};
 pub use numabench_schema::{HugePageCheck, PlacementCheck, PlacementStatus};
 pub use page_flags::PageFlags;
 pub use placement::MemoryPlacement;
-pub use policy::{auto_weights, set_weights, weighted, MemoryPolicy, PolicyMode};
+pub use policy::{
+    auto_weights, set_weights, weighted, MemoryPolicy, NotOneNode, PolicyMode, PolicyTextError,
+};
 pub use syscalls::{allowed_memory_nodes, PAGE_SIZE};

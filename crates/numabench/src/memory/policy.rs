@@ -15,9 +15,48 @@ use super::huge_pages::HUGE_PAGE_SIZE;
 use super::syscalls::{
     mbind, set_mempolicy, MPOL_PREFERRED_MANY, MPOL_WEIGHTED_INTERLEAVE, PAGE_SIZE,
 };
-use crate::parse::{format_id_list, parse_id_list};
+use crate::parse::{format_id_list, parse_id_list, IdListError};
 use std::collections::BTreeMap;
 use std::io;
+
+/// Why a policy's text names no valid nodes ([`MemoryPolicy::parse`]),
+/// without the text, which the caller names.
+///
+/// Fault: always the user's (the text given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PolicyTextError {
+    /// A node list that does not parse.
+    #[error(transparent)]
+    Nodes(#[from] IdListError),
+    /// A `weighted:` item that is not `NODE=WEIGHT`.
+    #[error("'{item}' is not NODE=WEIGHT (weighted:0=3,2=1 puts 3 pages on node 0 for every 1 on node 2)")]
+    NotNodeWeight { item: String },
+    /// A weight the kernel does not take.
+    #[error("node {node}'s weight {weight} is not from 1 to {max}", max = weighted::MAX_WEIGHT)]
+    Weight { node: u32, weight: u32 },
+    /// A node weighted twice.
+    #[error("node {node} is given twice")]
+    Twice { node: u32 },
+    /// A one-node policy given several nodes.
+    #[error(transparent)]
+    OneNode(#[from] NotOneNode),
+}
+
+/// A one-node policy (`bind:N`, `preferred:N`) that names several nodes
+/// or none ([`MemoryPolicy::single_node`]).
+///
+/// Fault: always the user's (the text given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NotOneNode {
+    /// `preferred` with a list.
+    #[error("preferred takes one node (preferred-many takes a list)")]
+    Preferred,
+    /// `bind` with a list, or `all`.
+    #[error("bind takes one node")]
+    Bind,
+}
+
+crate::error::all_faulty!(Usage: PolicyTextError, NotOneNode);
 
 /// A kernel memory policy mode (the MPOL_* modes of linux/mempolicy.h).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -109,7 +148,7 @@ impl MemoryPolicy {
     /// forms (the caller says which forms it knows); otherwise the policy
     /// or why its nodes are wrong (without the text, which the caller
     /// names). Nodes are not checked against the machine here.
-    pub fn parse(text: &str) -> Option<Result<Self, String>> {
+    pub fn parse(text: &str) -> Option<Result<Self, PolicyTextError>> {
         let (name, list) = match text.split_once(':') {
             Some((name, list)) => (name, Some(list)),
             None => (text, None),
@@ -126,7 +165,7 @@ impl MemoryPolicy {
                     Some(list) if list.contains('=') => Self::weighted_from(list),
                     Some(list) => parse_id_list(list)
                         .map(|nodes| Self::new(PolicyMode::WeightedInterleave, nodes))
-                        .map_err(|error| error.to_string()),
+                        .map_err(PolicyTextError::from),
                 })
             }
             _ => return None,
@@ -137,13 +176,13 @@ impl MemoryPolicy {
             Some("all") => Vec::new(),
             Some(list) => match parse_id_list(list) {
                 Ok(nodes) => nodes,
-                Err(error) => return Some(Err(error.to_string())),
+                Err(error) => return Some(Err(error.into())),
             },
         };
         let policy = Self::new(mode, nodes);
         if one_node && !policy.nodes.is_empty() {
             if let Err(reason) = policy.single_node() {
-                return Some(Err(reason));
+                return Some(Err(reason.into()));
             }
         }
         Some(Ok(policy))
@@ -151,7 +190,7 @@ impl MemoryPolicy {
 
     /// A weighted interleave from `N=W,...` (nodes in any order, each
     /// once, weights 1..=255 as the kernel takes them), nodes ascending.
-    fn weighted_from(list: &str) -> Result<Self, String> {
+    fn weighted_from(list: &str) -> Result<Self, PolicyTextError> {
         let mut pairs: Vec<(u32, u32)> = Vec::new();
         for item in list.split(',') {
             let parsed = item.split_once('=').and_then(|(node, weight)| {
@@ -161,18 +200,15 @@ impl MemoryPolicy {
                 ))
             });
             let Some((node, weight)) = parsed else {
-                return Err(format!(
-                    "'{item}' is not NODE=WEIGHT (weighted:0=3,2=1 puts 3 pages on node 0 for every 1 on node 2)"
-                ));
+                return Err(PolicyTextError::NotNodeWeight {
+                    item: item.to_string(),
+                });
             };
             if !(1..=weighted::MAX_WEIGHT).contains(&weight) {
-                return Err(format!(
-                    "node {node}'s weight {weight} is not from 1 to {}",
-                    weighted::MAX_WEIGHT
-                ));
+                return Err(PolicyTextError::Weight { node, weight });
             }
             if pairs.iter().any(|(seen, _)| *seen == node) {
-                return Err(format!("node {node} is given twice"));
+                return Err(PolicyTextError::Twice { node });
             }
             pairs.push((node, weight));
         }
@@ -186,7 +222,9 @@ impl MemoryPolicy {
 
     /// How this weighted interleave runs here ([`weighted::mode_for`] with
     /// this kernel's weights); `None` for every other mode.
-    pub fn weighted_mode(&self) -> Option<Result<weighted::WeightedMode, String>> {
+    pub fn weighted_mode(
+        &self,
+    ) -> Option<Result<weighted::WeightedMode, weighted::NoKernelWeights>> {
         (self.mode == PolicyMode::WeightedInterleave).then(|| {
             let kernel = weighted::kernel_weights();
             // --set-weights writes the policy's weights before it is used.
@@ -224,13 +262,11 @@ impl MemoryPolicy {
 
     /// The node of a one-node policy (`bind:N`, `preferred:N`), or why it
     /// does not name exactly one.
-    pub fn single_node(&self) -> Result<u32, String> {
+    pub fn single_node(&self) -> Result<u32, NotOneNode> {
         match (self.mode, &self.nodes[..]) {
             (_, [node]) => Ok(*node),
-            (PolicyMode::Preferred, _) => {
-                Err("preferred takes one node (preferred-many takes a list)".to_string())
-            }
-            _ => Err("bind takes one node".to_string()),
+            (PolicyMode::Preferred, _) => Err(NotOneNode::Preferred),
+            _ => Err(NotOneNode::Bind),
         }
     }
 

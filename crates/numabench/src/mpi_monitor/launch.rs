@@ -24,6 +24,8 @@ pub const OMPI_FORWARD_ENV: &str = "OMPI_MCA_mca_base_env_list";
 pub const BUILD: &str = "cargo build --release -p numabench-mpi --features mpi";
 
 /// The monitoring library cannot be used.
+///
+/// Always the user's fault: the library is theirs to build or to name.
 #[derive(Debug, Error)]
 pub enum LibraryError {
     #[error(transparent)]
@@ -33,6 +35,8 @@ pub enum LibraryError {
     #[error("'{0}' is not a monitoring {LIBRARY} (built without its mpi feature?): build it with `{BUILD}`")]
     NotMonitoring(PathBuf),
 }
+
+crate::error::all_faulty!(Usage: LibraryError);
 
 /// libnumabench_mpi.so: `$NUMABENCH_MPI_LIB` (which must name a file),
 /// else beside this executable, in its `deps/` (where `cargo test` builds

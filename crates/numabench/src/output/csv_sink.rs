@@ -26,11 +26,15 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Why a CSV delimiter was refused.
+///
+/// Always the user's fault (the `--delimiter` given).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum DelimiterError {
-    #[error("invalid delimiter '{0}': give exactly one ASCII character other than a quote, '#', a letter, a digit or a line break")]
-    Invalid(String),
+    #[error("invalid delimiter '{text}': give exactly one ASCII character other than a quote, '#', a letter, a digit or a line break")]
+    Invalid { text: String },
 }
+
+crate::error::all_faulty!(Usage: DelimiterError);
 
 /// Parses `--delimiter`: one ASCII punctuation or whitespace character
 /// (`\t` is accepted for a tab).
@@ -38,7 +42,11 @@ pub fn parse_delimiter(text: &str) -> Result<u8, DelimiterError> {
     let byte = match text {
         "\\t" | "tab" => b'\t',
         _ if text.len() == 1 => text.as_bytes()[0],
-        _ => return Err(DelimiterError::Invalid(text.to_string())),
+        _ => {
+            return Err(DelimiterError::Invalid {
+                text: text.to_string(),
+            })
+        }
     };
     let usable = byte.is_ascii()
         && !byte.is_ascii_alphanumeric()
@@ -46,7 +54,9 @@ pub fn parse_delimiter(text: &str) -> Result<u8, DelimiterError> {
     if usable {
         Ok(byte)
     } else {
-        Err(DelimiterError::Invalid(text.to_string()))
+        Err(DelimiterError::Invalid {
+            text: text.to_string(),
+        })
     }
 }
 

@@ -45,6 +45,9 @@ impl OutputConfig {
 }
 
 /// Output failures.
+///
+/// Fault: the user's for a file that cannot be created or two outputs
+/// naming one file; the system's for a write that fails midway.
 #[derive(Debug, Error)]
 pub enum OutputError {
     /// An output file could not be created (a user mistake: exit 2).
@@ -60,6 +63,16 @@ pub enum OutputError {
     /// Writing a result failed midway.
     #[error("writing results failed: {0}")]
     Write(#[from] io::Error),
+}
+
+impl crate::error::Faulty for OutputError {
+    fn fault(&self) -> crate::error::Fault {
+        use crate::error::Fault;
+        match self {
+            OutputError::Unwritable { .. } | OutputError::SameFile { .. } => Fault::Usage,
+            OutputError::Write(_) => Fault::System,
+        }
+    }
 }
 
 /// The sinks of one run.

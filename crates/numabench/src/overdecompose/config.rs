@@ -43,17 +43,34 @@ pub struct StudyConfig {
     pub monitor: Option<PathBuf>,
 }
 
+/// Why a `--ranks-per-core` or `--comm-share` list was refused; `list` is
+/// the whole list given, `item` the value refused.
+///
+/// Fault: always the user's (the list given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ListError {
+    #[error("invalid --ranks-per-core '{list}': '{item}' is not a whole number from 1 to {MAX_RANKS_PER_CORE}")]
+    RanksPerCore { list: String, item: String },
+    #[error(
+        "invalid --comm-share '{list}': '{item}' is not a percentage between 0 and 100 (exclusive)"
+    )]
+    CommShare { list: String, item: String },
+}
+
+crate::error::all_faulty!(Usage: ListError);
+
 /// Parses `--ranks-per-core`: each 1..=32; sorted, duplicates dropped,
 /// and K = 1 added when missing (the speedups' baseline).
-pub fn parse_ranks_per_core(text: &str) -> Result<Vec<usize>, String> {
+pub fn parse_ranks_per_core(text: &str) -> Result<Vec<usize>, ListError> {
     let mut values = Vec::new();
     for item in text.split(',') {
         match item.trim().parse::<usize>() {
             Ok(k) if (1..=MAX_RANKS_PER_CORE).contains(&k) => values.push(k),
             _ => {
-                return Err(format!(
-                    "invalid --ranks-per-core '{text}': '{item}' is not a whole number from 1 to {MAX_RANKS_PER_CORE}"
-                ))
+                return Err(ListError::RanksPerCore {
+                    list: text.to_string(),
+                    item: item.to_string(),
+                })
             }
         }
     }
@@ -65,7 +82,7 @@ pub fn parse_ranks_per_core(text: &str) -> Result<Vec<usize>, String> {
 
 /// Parses `--comm-share`: percentages strictly between 0 and 100, as
 /// fractions, in the order given, duplicates dropped.
-pub fn parse_comm_shares(text: &str) -> Result<Vec<f64>, String> {
+pub fn parse_comm_shares(text: &str) -> Result<Vec<f64>, ListError> {
     let mut values: Vec<f64> = Vec::new();
     for item in text.split(',') {
         match item.trim().trim_end_matches('%').parse::<f64>() {
@@ -76,9 +93,10 @@ pub fn parse_comm_shares(text: &str) -> Result<Vec<f64>, String> {
                 }
             }
             _ => {
-                return Err(format!(
-                    "invalid --comm-share '{text}': '{item}' is not a percentage between 0 and 100 (exclusive)"
-                ))
+                return Err(ListError::CommShare {
+                    list: text.to_string(),
+                    item: item.to_string(),
+                })
             }
         }
     }

@@ -42,6 +42,8 @@ pub struct Hosts {
 }
 
 /// Why the hosts cannot be used (bad input: the caller exits 2).
+///
+/// Always the user's fault (the hostfile, the host list, Slurm's variables).
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum HostsError {
     #[error("cannot read --hostfile {path}: {reason}")]
@@ -62,6 +64,8 @@ pub enum HostsError {
     BadSlurmCount { variable: String, value: String },
 }
 
+crate::error::all_faulty!(Usage: HostsError);
+
 /// A run whose ranks did not run where they were asked to.
 #[derive(Debug, Error, PartialEq, Eq)]
 #[error("the ranks ran on {found} where {wanted} were asked for ({source_text}): mpirun did not place them as asked")]
@@ -70,6 +74,9 @@ pub struct Misplaced {
     pub wanted: String,
     pub source_text: String,
 }
+
+// mpirun placed the ranks elsewhere than asked.
+crate::error::all_faulty!(System: Misplaced);
 
 /// True for a name mpirun could reach: letters, digits, `-`, `.`, `_`
 /// (a host name, or an IPv4 address).

@@ -26,6 +26,8 @@ pub struct Launcher {
 }
 
 /// Why a worker run gave no report.
+///
+/// Always the system's fault: mpirun or the ranks it started.
 #[derive(Debug, Error)]
 pub enum LaunchError {
     #[error("cannot start '{mpirun}': {source}")]
@@ -42,6 +44,8 @@ pub enum LaunchError {
     #[error("{command} printed no report (stdout: {stdout})")]
     NoReport { command: String, stdout: String },
 }
+
+crate::error::all_faulty!(System: LaunchError);
 
 impl Launcher {
     /// `mpirun` running `program`, with `--allow-run-as-root` only when

@@ -18,13 +18,17 @@ pub const MONITOR_LIBRARY_ENV: &str = "NUMABENCH_MPI_LIB";
 pub const MONITOR_OUT_ENV: &str = "NUMABENCH_MPI_MONITOR_OUT";
 
 /// Why the monitor library cannot be used.
+///
+/// Always the user's fault: the library is theirs to build or to name.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum MonitorLibraryError {
     #[error(transparent)]
     NotAFile(#[from] crate::companions::NotAFile),
-    #[error("the MPI monitor {MONITOR_LIBRARY} was not found beside numabench ({0}), in its deps/ nor in ../lib: build it with `cargo build -p numabench-mpi --features mpi` (same profile) or set {MONITOR_LIBRARY_ENV}")]
-    NotFound(String),
+    #[error("the MPI monitor {MONITOR_LIBRARY} was not found beside numabench ({dir}), in its deps/ nor in ../lib: build it with `cargo build -p numabench-mpi --features mpi` (same profile) or set {MONITOR_LIBRARY_ENV}")]
+    NotFound { dir: String },
 }
+
+crate::error::all_faulty!(Usage: MonitorLibraryError);
 
 /// The monitor library: `env` (the value of [`MONITOR_LIBRARY_ENV`],
 /// which must name a file), else where [`crate::companions`] looks beside
@@ -35,7 +39,9 @@ pub fn find_monitor_library(
 ) -> Result<PathBuf, MonitorLibraryError> {
     crate::companions::locate(MONITOR_LIBRARY_ENV, env, exe, MONITOR_LIBRARY)?.ok_or_else(|| {
         let dir = exe.and_then(Path::parent).unwrap_or(Path::new("."));
-        MonitorLibraryError::NotFound(dir.display().to_string())
+        MonitorLibraryError::NotFound {
+            dir: dir.display().to_string(),
+        }
     })
 }
 
@@ -61,6 +67,8 @@ pub struct MonitorFigures {
 }
 
 /// Why the monitor's output gave no figures.
+///
+/// Always the system's fault: the monitor numabench loaded wrote nothing usable.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum MonitorOutputError {
     #[error("the monitor's output is not readable: {0}")]
@@ -70,6 +78,8 @@ pub enum MonitorOutputError {
     )]
     Missing(&'static str),
 }
+
+crate::error::all_faulty!(System: MonitorOutputError);
 
 /// Adds up the monitor's records of one run.
 pub fn monitor_figures(records: &[Record]) -> Result<MonitorFigures, MonitorOutputError> {

@@ -28,6 +28,9 @@ const CALIBRATION_ITERATIONS: usize = 300;
 const MAX_ROWS_PER_CORE: usize = 1 << 20;
 
 /// Why the study stopped.
+///
+/// Fault: the system's (mpirun, the ranks, the monitor, the temporary
+/// folder); the outputs' own for `Output`.
 #[derive(Debug, Error)]
 pub enum OverdecomposeError {
     #[error(transparent)]
@@ -46,6 +49,20 @@ pub enum OverdecomposeError {
     },
     #[error("cannot create the temporary folder {path}: {reason}")]
     TempDir { path: String, reason: String },
+}
+
+impl crate::error::Faulty for OverdecomposeError {
+    fn fault(&self) -> crate::error::Fault {
+        use crate::error::Fault;
+        match self {
+            OverdecomposeError::Output(error) => error.fault(),
+            OverdecomposeError::Launch(_)
+            | OverdecomposeError::Monitor(_)
+            | OverdecomposeError::Misplaced(_)
+            | OverdecomposeError::NoMonitorOutput { .. }
+            | OverdecomposeError::TempDir { .. } => Fault::System,
+        }
+    }
 }
 
 /// The study's summaries and how it ended.

@@ -216,7 +216,7 @@ fn list_flags_are_checked_and_k_1_is_always_run() {
     assert_eq!(parse_ranks_per_core("8,2,2").unwrap(), vec![1, 2, 8]);
     assert_eq!(parse_ranks_per_core("32").unwrap(), vec![1, 32]);
     for bad in ["0", "33", "2,,4", "x", "-1"] {
-        let error = parse_ranks_per_core(bad).unwrap_err();
+        let error = parse_ranks_per_core(bad).unwrap_err().to_string();
         assert!(error.contains(&format!("'{bad}'")), "{error}");
     }
     assert_eq!(
@@ -334,7 +334,7 @@ fn the_monitor_library_is_found_beside_the_program_or_named() {
     let exe = dir.path().join("numabench");
     assert!(matches!(
         find_monitor_library(None, Some(&exe)),
-        Err(MonitorLibraryError::NotFound(_))
+        Err(MonitorLibraryError::NotFound { .. })
     ));
     std::fs::create_dir(dir.path().join("deps")).unwrap();
     let in_deps = dir.path().join("deps").join(MONITOR_LIBRARY);

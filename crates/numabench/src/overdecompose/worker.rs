@@ -25,6 +25,9 @@ use thiserror::Error;
 
 /// Why the worker could not run (a placement failure is returned by
 /// every rank, naming the rank that failed).
+///
+/// Always the system's fault: MPI, or the study that started the worker
+/// (its flags were checked by the study).
 #[derive(Debug, Error)]
 pub enum WorkerError {
     #[error("MPI could not be initialised (or was already)")]
@@ -35,27 +38,51 @@ pub enum WorkerError {
     Placement { rank: i32, reason: String },
 }
 
+crate::error::all_faulty!(System: WorkerError);
+
+/// Why this rank could not take its CPU ([`place`]); every rank is told
+/// the lowest failing rank's reason, as text ([`WorkerError::Placement`]).
+///
+/// Fault: always the system's (hwloc, the kernel, or the study that chose
+/// the ranks).
+#[derive(Debug, Error)]
+enum PlaceError {
+    #[error(transparent)]
+    Topology(#[from] crate::topology::TopologyError),
+    #[error("local rank {local} with {per_core} ranks per core needs core {core} but only {cores} cores are allowed")]
+    NoCore {
+        local: usize,
+        per_core: usize,
+        core: usize,
+        cores: usize,
+    },
+    #[error(transparent)]
+    Pin(#[from] crate::threads::PinError),
+    #[error("cannot pin the rank's threads to CPU {cpu}: {error}")]
+    PinThreads { cpu: u32, error: std::io::Error },
+}
+
+crate::error::all_faulty!(System: PlaceError);
+
 /// Figures of one rank, in the order gathered: loop, compute, exchange
 /// time, CPU, rows, and over the loop user time, system time, voluntary
 /// and involuntary context switches, and the rank's threads not on its CPU.
 const FIGURES: usize = 10;
 
 /// This rank's CPU: core (local rank / K) of the cores it may use.
-fn place(world: &SimpleCommunicator, ranks_per_core: usize) -> Result<u32, String> {
+fn place(world: &SimpleCommunicator, ranks_per_core: usize) -> Result<u32, PlaceError> {
     let local = world.split_shared(world.rank()).rank() as usize;
-    let topology = discover_this_system().map_err(|error| error.to_string())?;
+    let topology = discover_this_system()?;
     let cores = core_cpus(&topology);
-    let cpu = cpu_for_local_rank(&cores, local, ranks_per_core).ok_or_else(|| {
-        format!(
-            "local rank {local} with {ranks_per_core} ranks per core needs core {} but only {} cores are allowed",
-            local / ranks_per_core.max(1),
-            cores.len()
-        )
+    let cpu = cpu_for_local_rank(&cores, local, ranks_per_core).ok_or(PlaceError::NoCore {
+        local,
+        per_core: ranks_per_core,
+        core: local / ranks_per_core.max(1),
+        cores: cores.len(),
     })?;
-    pin_current_thread(cpu).map_err(|error| error.to_string())?;
+    pin_current_thread(cpu)?;
     // MPI_Init's helper threads follow the rank onto its CPU.
-    pin_all_threads(cpu)
-        .map_err(|error| format!("cannot pin the rank's threads to CPU {cpu}: {error}"))?;
+    pin_all_threads(cpu).map_err(|error| PlaceError::PinThreads { cpu, error })?;
     Ok(cpu)
 }
 
@@ -64,8 +91,10 @@ fn place(world: &SimpleCommunicator, ranks_per_core: usize) -> Result<u32, Strin
 /// first rank exits, so each must be able to say why).
 fn placed_everywhere(
     world: &SimpleCommunicator,
-    placed: Result<u32, String>,
+    placed: Result<u32, PlaceError>,
 ) -> Result<u32, WorkerError> {
+    // The reason travels to the other ranks as text.
+    let placed = placed.map_err(|error| error.to_string());
     let mine = if placed.is_err() {
         world.rank()
     } else {

@@ -5,15 +5,19 @@ use std::time::Duration;
 use thiserror::Error;
 
 /// Why an interval could not be parsed.
+///
+/// Always the user's fault (the text given).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum DurationError {
     #[error(
-        "malformed interval '{0}': expected a number with an optional unit us, ms or s (e.g. 20ms)"
+        "malformed interval '{text}': expected a number with an optional unit us, ms or s (e.g. 20ms)"
     )]
-    Malformed(String),
-    #[error("interval '{0}' must be between 1 ms and 1 hour")]
-    OutOfRange(String),
+    Malformed { text: String },
+    #[error("interval '{text}' must be between 1 ms and 1 hour")]
+    OutOfRange { text: String },
 }
+
+crate::error::all_faulty!(Usage: DurationError);
 
 /// Parses an observation interval (1 ms to 1 hour).
 pub fn parse_interval(text: &str) -> Result<Duration, DurationError> {
@@ -22,17 +26,23 @@ pub fn parse_interval(text: &str) -> Result<Duration, DurationError> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(trimmed.len());
     let (number, unit) = trimmed.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| DurationError::Malformed(text.to_string()))?;
+    let value: f64 = number.parse().map_err(|_| DurationError::Malformed {
+        text: text.to_string(),
+    })?;
     let seconds = match unit.trim() {
         "" | "ms" => value / 1e3,
         "us" => value / 1e6,
         "s" => value,
-        _ => return Err(DurationError::Malformed(text.to_string())),
+        _ => {
+            return Err(DurationError::Malformed {
+                text: text.to_string(),
+            })
+        }
     };
     if !(0.001..=3600.0).contains(&seconds) {
-        return Err(DurationError::OutOfRange(text.to_string()));
+        return Err(DurationError::OutOfRange {
+            text: text.to_string(),
+        });
     }
     Ok(Duration::from_secs_f64(seconds))
 }
@@ -50,19 +60,19 @@ mod tests {
         assert_eq!(parse_interval("2000us"), Ok(Duration::from_millis(2)));
         assert!(matches!(
             parse_interval("fast"),
-            Err(DurationError::Malformed(_))
+            Err(DurationError::Malformed { .. })
         ));
         assert!(matches!(
             parse_interval("5m"),
-            Err(DurationError::Malformed(_))
+            Err(DurationError::Malformed { .. })
         ));
         assert!(matches!(
             parse_interval("0"),
-            Err(DurationError::OutOfRange(_))
+            Err(DurationError::OutOfRange { .. })
         ));
         assert!(matches!(
             parse_interval("2h"),
-            Err(DurationError::Malformed(_))
+            Err(DurationError::Malformed { .. })
         ));
     }
 

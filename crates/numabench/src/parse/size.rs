@@ -8,24 +8,30 @@
 use thiserror::Error;
 
 /// Why a size could not be parsed.
+///
+/// Always the user's fault (the text given).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SizeError {
     /// Nothing was given.
     #[error("empty size")]
     Empty,
     /// The text does not have the shape `<number>[suffix]`.
-    #[error("malformed size '{0}': expected a whole number with an optional suffix K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB or TB")]
-    Malformed(String),
+    #[error("malformed size '{text}': expected a whole number with an optional suffix K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB or TB")]
+    Malformed { text: String },
     /// The suffix is not one we know.
-    #[error("unknown size suffix in '{0}': use K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB or TB")]
-    UnknownSuffix(String),
+    #[error(
+        "unknown size suffix in '{text}': use K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB or TB"
+    )]
+    UnknownSuffix { text: String },
     /// The size does not fit in 64 bits.
-    #[error("size '{0}' is too large")]
-    Overflow(String),
+    #[error("size '{text}' is too large")]
+    Overflow { text: String },
     /// The size is zero, which no benchmark can use.
-    #[error("size '{0}' is zero; a size must be at least 1 byte")]
-    Zero(String),
+    #[error("size '{text}' is zero; a size must be at least 1 byte")]
+    Zero { text: String },
 }
+
+crate::error::all_faulty!(Usage: SizeError);
 
 /// Parses a size in bytes; zero is rejected.
 pub fn parse_size(text: &str) -> Result<u64, SizeError> {
@@ -37,19 +43,26 @@ pub fn parse_size(text: &str) -> Result<u64, SizeError> {
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(trimmed.len());
     if digits_end == 0 {
-        return Err(SizeError::Malformed(text.to_string()));
+        return Err(SizeError::Malformed {
+            text: text.to_string(),
+        });
     }
     let (digits, suffix) = trimmed.split_at(digits_end);
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| SizeError::Overflow(text.to_string()))?;
-    let multiplier = suffix_multiplier(suffix.trim())
-        .ok_or_else(|| SizeError::UnknownSuffix(text.to_string()))?;
+    let number: u64 = digits.parse().map_err(|_| SizeError::Overflow {
+        text: text.to_string(),
+    })?;
+    let multiplier = suffix_multiplier(suffix.trim()).ok_or_else(|| SizeError::UnknownSuffix {
+        text: text.to_string(),
+    })?;
     let bytes = number
         .checked_mul(multiplier)
-        .ok_or_else(|| SizeError::Overflow(text.to_string()))?;
+        .ok_or_else(|| SizeError::Overflow {
+            text: text.to_string(),
+        })?;
     if bytes == 0 {
-        return Err(SizeError::Zero(text.to_string()));
+        return Err(SizeError::Zero {
+            text: text.to_string(),
+        });
     }
     Ok(bytes)
 }
@@ -93,17 +106,23 @@ mod tests {
     #[test]
     fn rejects_bad_sizes_with_the_bad_value_named() {
         assert_eq!(parse_size(""), Err(SizeError::Empty));
-        assert!(matches!(parse_size("0"), Err(SizeError::Zero(_))));
-        assert!(matches!(parse_size("K"), Err(SizeError::Malformed(_))));
-        assert!(matches!(parse_size("-4K"), Err(SizeError::Malformed(_))));
-        assert!(matches!(parse_size("4X"), Err(SizeError::UnknownSuffix(_))));
+        assert!(matches!(parse_size("0"), Err(SizeError::Zero { .. })));
+        assert!(matches!(parse_size("K"), Err(SizeError::Malformed { .. })));
+        assert!(matches!(
+            parse_size("-4K"),
+            Err(SizeError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse_size("4X"),
+            Err(SizeError::UnknownSuffix { .. })
+        ));
         assert!(matches!(
             parse_size("1.5G"),
-            Err(SizeError::UnknownSuffix(_))
+            Err(SizeError::UnknownSuffix { .. })
         ));
         assert!(matches!(
             parse_size("99999999999T"),
-            Err(SizeError::Overflow(_))
+            Err(SizeError::Overflow { .. })
         ));
         let message = parse_size("12Q").unwrap_err().to_string();
         assert!(message.contains("12Q"), "{message}");

@@ -62,6 +62,10 @@ impl RunOutcome {
 }
 
 /// The program could not be run at all.
+///
+/// Always the user's fault: the program named, and where it is run from
+/// (the pinning shim's files are written beside the run's, where the user
+/// sent it).
 #[derive(Debug, Error)]
 pub enum RunError {
     #[error("cannot run '{command}': {source}")]
@@ -80,6 +84,8 @@ pub enum RunError {
         source: std::io::Error,
     },
 }
+
+crate::error::all_faulty!(Usage: RunError);
 
 /// How to start one run.
 #[derive(Debug, Clone)]

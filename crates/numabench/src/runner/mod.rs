@@ -33,7 +33,7 @@ pub use leftovers::{become_subreaper, LeftoverReport, KILL_GRACE};
 pub use observe::{
     parse_nr_migrations, parse_numa_maps, parse_processor, Observation, ObservationSample,
 };
-pub use policy::{parse_policy, PolicyError, RunPolicy};
+pub use policy::{parse_policy, PolicyError, PolicyProblem, RunPolicy};
 pub use rank_blocks::{cores_first_cores, k_per_core, RankBlocks};
 pub use scan::{run_scan, Efficiency, ScanConfig, ScanConfiguration, ScanResult};
 pub use scan_params::{

@@ -9,8 +9,8 @@
 //! changes nothing.
 
 use super::rank_blocks::{for_this_process, k_per_core, RankBlocks};
-use crate::memory::weighted::{self, WeightedMode};
-use crate::memory::{MemoryPolicy, PolicyMode};
+use crate::memory::weighted::{self, NoKernelWeights, WeightedMode};
+use crate::memory::{MemoryPolicy, NotOneNode, PolicyMode, PolicyTextError};
 use crate::parse::format_id_list;
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
@@ -35,18 +35,62 @@ pub struct RunPolicy {
 }
 
 /// A policy that cannot be used here.
+///
+/// Always the user's fault (the `--policy` text, or a node it names).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PolicyError {
-    #[error("unknown policy '{0}' (valid: as-is, pin-compact, pin-scatter, pin-k-per-core:K, bind:N, membind:LIST, interleave:LIST|all, preferred:N, preferred-many:LIST, joined with '+')")]
-    Unknown(String),
+    /// A part that is no policy.
+    #[error("unknown policy '{policy}' (valid: as-is, pin-compact, pin-scatter, pin-k-per-core:K, bind:N, membind:LIST, interleave:LIST|all, preferred:N, preferred-many:LIST, joined with '+')")]
+    Unknown { policy: String },
+    /// A policy that cannot be used here, and why.
     #[error("policy '{policy}': {reason}")]
-    Invalid { policy: String, reason: String },
+    Invalid {
+        policy: String,
+        reason: PolicyProblem,
+    },
 }
+
+/// What is wrong with a policy ([`PolicyError::Invalid`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PolicyProblem {
+    #[error("more than one CPU placement")]
+    TwoCpuParts,
+    #[error("more than one memory policy")]
+    TwoMemoryParts,
+    #[error("K must be a whole number from 1 to 64")]
+    BadK,
+    #[error(transparent)]
+    Text(#[from] PolicyTextError),
+    #[error(transparent)]
+    OneNode(#[from] NotOneNode),
+    #[error("node {node} does not exist (this machine has nodes {known})")]
+    NoSuchNode { node: u32, known: String },
+    #[error("node {node} is not allowed to this process")]
+    NotAllowed { node: u32 },
+    #[error("node {node} has no CPUs this process may use; use membind:{node} for its memory")]
+    NoCpus { node: u32 },
+    #[error(transparent)]
+    NoKernelWeights(#[from] NoKernelWeights),
+    #[error("this kernel refuses MPOL_WEIGHTED_INTERLEAVE")]
+    WeightedRefused,
+    #[error("this kernel has no weighted interleave (Linux 6.9 or later, {dir}), and a program numabench starts cannot be given an emulated one", dir = weighted::WEIGHTS_DIR)]
+    NoWeightedInterleave,
+    #[error("the kernel's weights for nodes {nodes} are {held} ({dir}/nodeN), not {wanted}: add --set-weights to write them for the run (root), or use weighted:{nodes} for the kernel's own", dir = weighted::WEIGHTS_DIR)]
+    KernelWeights {
+        nodes: String,
+        held: String,
+        wanted: String,
+    },
+    #[error("this kernel does not support MPOL_PREFERRED_MANY (Linux 5.15 or later)")]
+    NoPreferredMany,
+}
+
+crate::error::all_faulty!(Usage: PolicyError, PolicyProblem);
 
 /// `nodes` checked against the machine: each must exist and be allowed to
 /// this process; none stands for every allowed node (`all`).
 fn nodes_of(policy: &str, nodes: &[u32], topology: &Machine) -> Result<Vec<u32>, PolicyError> {
-    let invalid = |reason: String| PolicyError::Invalid {
+    let invalid = |reason: PolicyProblem| PolicyError::Invalid {
         policy: policy.to_string(),
         reason,
     };
@@ -56,15 +100,13 @@ fn nodes_of(policy: &str, nodes: &[u32], topology: &Machine) -> Result<Vec<u32>,
     for node in nodes {
         if topology.node(*node).is_none() {
             let known: Vec<u32> = topology.nodes.iter().map(|node| node.index).collect();
-            return Err(invalid(format!(
-                "node {node} does not exist (this machine has nodes {})",
-                format_id_list(&known)
-            )));
+            return Err(invalid(PolicyProblem::NoSuchNode {
+                node: *node,
+                known: format_id_list(&known),
+            }));
         }
         if !topology.allowed.nodes.contains(node) {
-            return Err(invalid(format!(
-                "node {node} is not allowed to this process"
-            )));
+            return Err(invalid(PolicyProblem::NotAllowed { node: *node }));
         }
     }
     Ok(nodes.to_vec())
@@ -80,9 +122,9 @@ pub fn parse_policy(text: &str, topology: &Machine) -> Result<RunPolicy, PolicyE
         affinity: None,
         memory: None,
     };
-    let invalid = |reason: &str| PolicyError::Invalid {
+    let invalid = |reason: PolicyProblem| PolicyError::Invalid {
         policy: text.to_string(),
-        reason: reason.to_string(),
+        reason,
     };
     for part in text.split('+') {
         let (name, argument) = part
@@ -93,14 +135,14 @@ pub fn parse_policy(text: &str, topology: &Machine) -> Result<RunPolicy, PolicyE
             "pin-compact" | "pin-scatter" | "pin-k-per-core" | "bind"
         );
         if cpu_part && (policy.pin_order.is_some() || policy.affinity.is_some()) {
-            return Err(invalid("more than one CPU placement"));
+            return Err(invalid(PolicyProblem::TwoCpuParts));
         }
         let memory_part = matches!(
             name,
             "bind" | "membind" | "interleave" | "preferred" | "preferred-many" | "weighted"
         );
         if memory_part && policy.memory.is_some() {
-            return Err(invalid("more than one memory policy"));
+            return Err(invalid(PolicyProblem::TwoMemoryParts));
         }
         match (name, argument) {
             ("as-is", None) => {}
@@ -118,7 +160,7 @@ pub fn parse_policy(text: &str, topology: &Machine) -> Result<RunPolicy, PolicyE
                     .parse::<usize>()
                     .ok()
                     .filter(|k| (1..=64).contains(k))
-                    .ok_or_else(|| invalid("K must be a whole number from 1 to 64"))?;
+                    .ok_or_else(|| invalid(PolicyProblem::BadK))?;
                 let (order, blocks) = k_per_core(topology, k);
                 policy.pin_order = Some(order);
                 policy.cpu_order = Some(CpuOrder::CoresFirst);
@@ -126,45 +168,50 @@ pub fn parse_policy(text: &str, topology: &Machine) -> Result<RunPolicy, PolicyE
             }
             (_, Some(_)) if memory_part => {
                 let memory = match MemoryPolicy::parse(part) {
-                    Some(parsed) => parsed.map_err(|reason| invalid(&reason))?,
-                    None => return Err(PolicyError::Unknown(text.to_string())),
+                    Some(parsed) => parsed.map_err(|reason| invalid(reason.into()))?,
+                    None => {
+                        return Err(PolicyError::Unknown {
+                            policy: text.to_string(),
+                        })
+                    }
                 };
                 let memory = MemoryPolicy {
                     nodes: nodes_of(text, &memory.nodes, topology)?,
                     ..memory
                 };
                 if matches!(name, "bind" | "preferred") {
-                    memory.single_node().map_err(|reason| invalid(&reason))?;
+                    memory
+                        .single_node()
+                        .map_err(|reason| invalid(reason.into()))?;
                 }
                 if name == "bind" {
-                    policy.affinity =
-                        Some(cpus_of(&memory, topology).map_err(|reason| invalid(&reason))?);
+                    policy.affinity = Some(cpus_of(&memory, topology).map_err(invalid)?);
                 }
                 // This kernel's weights say nothing of another machine's (a plan for a file).
                 if let (Some(mode), true) = (memory.weighted_mode(), topology.this_system) {
-                    weighted_in_kernel(&memory, mode).map_err(|reason| invalid(&reason))?;
+                    weighted_in_kernel(&memory, mode).map_err(invalid)?;
                 }
                 if memory.mode == PolicyMode::PreferredMany && !kernel_accepts(&memory) {
-                    return Err(invalid(
-                        "this kernel does not support MPOL_PREFERRED_MANY (Linux 5.15 or later)",
-                    ));
+                    return Err(invalid(PolicyProblem::NoPreferredMany));
                 }
                 policy.memory = Some(memory);
             }
-            _ => return Err(PolicyError::Unknown(text.to_string())),
+            _ => {
+                return Err(PolicyError::Unknown {
+                    policy: text.to_string(),
+                })
+            }
         }
     }
     Ok(policy)
 }
 
 /// The allowed CPUs of a `bind:N` policy's node, or why there are none.
-fn cpus_of(memory: &MemoryPolicy, topology: &Machine) -> Result<Vec<u32>, String> {
+fn cpus_of(memory: &MemoryPolicy, topology: &Machine) -> Result<Vec<u32>, PolicyProblem> {
     let node = memory.single_node()?;
     let cpus = topology.allowed_cpus_of_node(node);
     if cpus.is_empty() {
-        return Err(format!(
-            "node {node} has no CPUs this process may use; use membind:{node} for its memory"
-        ));
+        return Err(PolicyProblem::NoCpus { node });
     }
     Ok(cpus)
 }
@@ -174,27 +221,28 @@ fn cpus_of(memory: &MemoryPolicy, topology: &Machine) -> Result<Vec<u32>, String
 /// weights must be the policy's, or `--set-weights` writes them.
 fn weighted_in_kernel(
     memory: &MemoryPolicy,
-    mode: Result<WeightedMode, String>,
-) -> Result<(), String> {
+    mode: Result<WeightedMode, NoKernelWeights>,
+) -> Result<(), PolicyProblem> {
     match mode? {
         WeightedMode::Kernel if kernel_accepts(memory) => Ok(()),
-        WeightedMode::Kernel => Err("this kernel refuses MPOL_WEIGHTED_INTERLEAVE".into()),
+        WeightedMode::Kernel => Err(PolicyProblem::WeightedRefused),
         WeightedMode::Emulated => {
             let held = weighted::kernel_weights()
                 .and_then(|kernel| weighted::kernel_weights_of(&memory.nodes, &kernel));
+            let joined = |weights: &[u32]| {
+                weights
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
             Err(match held {
-                None => format!(
-                    "this kernel has no weighted interleave (Linux 6.9 or later, {}), and a program numabench starts cannot be given an emulated one",
-                    weighted::WEIGHTS_DIR
-                ),
-                Some(held) => format!(
-                    "the kernel's weights for nodes {} are {} ({}/nodeN), not {}: add --set-weights to write them for the run (root), or use weighted:{} for the kernel's own",
-                    format_id_list(&memory.nodes),
-                    held.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
-                    weighted::WEIGHTS_DIR,
-                    memory.weights.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
-                    format_id_list(&memory.nodes)
-                ),
+                None => PolicyProblem::NoWeightedInterleave,
+                Some(held) => PolicyProblem::KernelWeights {
+                    nodes: format_id_list(&memory.nodes),
+                    held: joined(&held),
+                    wanted: joined(&memory.weights),
+                },
             })
         }
     }

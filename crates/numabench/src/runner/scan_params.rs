@@ -38,25 +38,31 @@ impl ScanPoint {
 }
 
 /// A scan that cannot run.
+///
+/// Always the user's fault (the `--param` flags and the command).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ScanError {
-    #[error("--param '{0}': expected NAME=V1,V2,... (no '=')")]
-    NoEquals(String),
-    #[error("--param '{0}': the name must be letters, digits and '_', not starting with a digit")]
-    BadName(String),
-    #[error("--param '{0}': empty list of values")]
-    NoValues(String),
-    #[error("--param '{0}': empty value in the list")]
-    EmptyValue(String),
+    #[error("--param '{param}': expected NAME=V1,V2,... (no '=')")]
+    NoEquals { param: String },
+    #[error(
+        "--param '{param}': the name must be letters, digits and '_', not starting with a digit"
+    )]
+    BadName { param: String },
+    #[error("--param '{param}': empty list of values")]
+    NoValues { param: String },
+    #[error("--param '{param}': empty value in the list")]
+    EmptyValue { param: String },
     #[error("--param '{0}': value '{1}' given twice")]
     DuplicateValue(String, String),
     #[error("--param '{0}': the parameter '{1}' is given twice")]
     DuplicateName(String, String),
     #[error("placeholder '{{{0}}}' in the command names no --param (given: {1})")]
     UnknownPlaceholder(String, String),
-    #[error("--param '{0}' is never used: the command has no '{{{0}}}' placeholder")]
-    Unused(String),
+    #[error("--param '{name}' is never used: the command has no '{{{name}}}' placeholder")]
+    Unused { name: String },
 }
+
+crate::error::all_faulty!(Usage: ScanError);
 
 fn is_name(text: &str) -> bool {
     let mut chars = text.chars();
@@ -69,18 +75,26 @@ fn is_name(text: &str) -> bool {
 /// Parses `NAME=V1,V2,...`.
 pub fn parse_param(text: &str) -> Result<ScanParam, ScanError> {
     let Some((name, list)) = text.split_once('=') else {
-        return Err(ScanError::NoEquals(text.to_string()));
+        return Err(ScanError::NoEquals {
+            param: text.to_string(),
+        });
     };
     if !is_name(name) {
-        return Err(ScanError::BadName(text.to_string()));
+        return Err(ScanError::BadName {
+            param: text.to_string(),
+        });
     }
     if list.trim().is_empty() {
-        return Err(ScanError::NoValues(text.to_string()));
+        return Err(ScanError::NoValues {
+            param: text.to_string(),
+        });
     }
     let mut values: Vec<String> = Vec::new();
     for value in list.split(',') {
         if value.is_empty() {
-            return Err(ScanError::EmptyValue(text.to_string()));
+            return Err(ScanError::EmptyValue {
+                param: text.to_string(),
+            });
         }
         if values.iter().any(|seen| seen == value) {
             return Err(ScanError::DuplicateValue(
@@ -140,7 +154,9 @@ pub fn parse_scan(texts: &[String], command: &[String]) -> Result<Vec<ScanParam>
         ));
     }
     if let Some(unused) = names.iter().find(|name| !used.contains(*name)) {
-        return Err(ScanError::Unused(unused.to_string()));
+        return Err(ScanError::Unused {
+            name: unused.to_string(),
+        });
     }
     Ok(params)
 }

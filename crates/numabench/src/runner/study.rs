@@ -32,6 +32,9 @@ pub struct RunStudyConfig {
 }
 
 /// Why a study stopped.
+///
+/// Fault: the user's when their program fails (`Failed`); what the run or
+/// the outputs say otherwise.
 #[derive(Debug, Error)]
 pub enum StudyError {
     #[error(transparent)]
@@ -44,6 +47,17 @@ pub enum StudyError {
         policy: String,
         status: String,
     },
+}
+
+impl crate::error::Faulty for StudyError {
+    fn fault(&self) -> crate::error::Fault {
+        use crate::error::Fault;
+        match self {
+            StudyError::Run(error) => error.fault(),
+            StudyError::Output(error) => error.fault(),
+            StudyError::Failed { .. } => Fault::Usage,
+        }
+    }
 }
 
 /// What one policy's runs add up to.

@@ -13,7 +13,7 @@ mod shared_array;
 mod team;
 
 pub use observed::{observation_params, Observer, RunObservation, WorkerUsage};
-pub use placement::{PlacementScheme, ThreadScheme};
+pub use placement::{PlacementError, PlacementScheme, ThreadScheme};
 pub use shared_array::SharedArray;
 pub use team::{plan_cpus, PageReport, Team, TeamError};
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Where an application's main arrays go and where its threads run.
 
-use crate::memory::{MemoryPolicy, PolicyMode};
+use crate::memory::{MemoryPolicy, PolicyMode, PolicyTextError};
 use crate::threads::CpuOrder;
 use std::fmt;
 
@@ -28,6 +28,28 @@ pub enum PlacementScheme {
     AutoNuma,
 }
 
+/// Why a placement (`--placement`) or thread placement
+/// (`--threads-placement`) was refused.
+///
+/// Fault: always the user's (the text given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlacementError {
+    /// No placement is called that.
+    #[error("unknown placement '{text}' (valid: first-touch, serial, interleave[:LIST], weighted:N=W,..., bind:N, serial+migrate, next-touch, autonuma)")]
+    Unknown { text: String },
+    /// A policy form whose nodes are wrong.
+    #[error("placement '{text}': {reason}")]
+    Invalid {
+        text: String,
+        reason: PolicyTextError,
+    },
+    /// No thread placement is called that.
+    #[error("unknown thread placement '{text}' (valid: compact, scatter, unpinned)")]
+    UnknownThreads { text: String },
+}
+
+crate::error::all_faulty!(Usage: PlacementError);
+
 impl PlacementScheme {
     /// All pages on one node (`bind:N`).
     pub fn bind(node: u32) -> Self {
@@ -44,7 +66,11 @@ impl PlacementScheme {
     /// `serial+migrate`, `next-touch`, `autonuma`. The policy forms are
     /// read by [`MemoryPolicy::parse`]; of them, applications take `bind:N`
     /// and `interleave[:LIST|all]`.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, PlacementError> {
+        let invalid = |reason: PolicyTextError| PlacementError::Invalid {
+            text: text.to_string(),
+            reason,
+        };
         let scheme = match text {
             "first-touch" => PlacementScheme::FirstTouch,
             "serial" => PlacementScheme::Serial,
@@ -56,17 +82,15 @@ impl PlacementScheme {
                     if policy.mode == PolicyMode::Bind {
                         policy
                             .single_node()
-                            .map_err(|reason| format!("placement '{text}': {reason}"))?;
+                            .map_err(|reason| invalid(reason.into()))?;
                     }
                     PlacementScheme::Policy(policy)
                 }
-                Some(Err(reason)) if Self::takes_form(text) => {
-                    return Err(format!("placement '{text}': {reason}"))
-                }
+                Some(Err(reason)) if Self::takes_form(text) => return Err(invalid(reason)),
                 _ => {
-                    return Err(format!(
-                        "unknown placement '{text}' (valid: first-touch, serial, interleave[:LIST], weighted:N=W,..., bind:N, serial+migrate, next-touch, autonuma)"
-                    ))
+                    return Err(PlacementError::Unknown {
+                        text: text.to_string(),
+                    })
                 }
             },
         };
@@ -151,14 +175,14 @@ pub enum ThreadScheme {
 }
 
 impl ThreadScheme {
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, PlacementError> {
         match text {
             "compact" => Ok(ThreadScheme::Compact),
             "scatter" => Ok(ThreadScheme::Scatter),
             "unpinned" => Ok(ThreadScheme::Unpinned),
-            _ => Err(format!(
-                "unknown thread placement '{text}' (valid: compact, scatter, unpinned)"
-            )),
+            _ => Err(PlacementError::UnknownThreads {
+                text: text.to_string(),
+            }),
         }
     }
 
@@ -204,9 +228,11 @@ mod tests {
         );
         assert!(PlacementScheme::parse("bind:x")
             .unwrap_err()
+            .to_string()
             .contains("bind:x"));
         assert!(PlacementScheme::parse("bind:0-1")
             .unwrap_err()
+            .to_string()
             .contains("placement 'bind:0-1': bind takes one node"));
         assert!(PlacementScheme::parse("bind:all").is_err());
         // The run-only memory policies are not application placements.
@@ -220,12 +246,14 @@ mod tests {
             assert!(
                 PlacementScheme::parse(text)
                     .unwrap_err()
+                    .to_string()
                     .starts_with(&format!("unknown placement '{text}'")),
                 "{text}"
             );
         }
         assert!(PlacementScheme::parse("scattered")
             .unwrap_err()
+            .to_string()
             .contains("unknown placement 'scattered'"));
         assert_eq!(ThreadScheme::parse("scatter"), Ok(ThreadScheme::Scatter));
         assert!(ThreadScheme::parse("loose").is_err());

@@ -21,14 +21,33 @@ use std::sync::Mutex;
 use thiserror::Error;
 
 /// Why a team could not be formed or place its arrays.
+///
+/// Fault: the caller's for a team without threads; the system's for a
+/// baseline without a time and for what pinning and memory report.
 #[derive(Debug, Error)]
 pub enum TeamError {
     #[error(transparent)]
     Pin(#[from] PinError),
     #[error(transparent)]
     Memory(#[from] MemoryError),
-    #[error("{0}")]
-    Invalid(String),
+    /// No worker asked for.
+    #[error("a team needs at least one thread")]
+    NoThreads,
+    /// The one-node baseline's runs gave no time (none finished).
+    #[error("the one-node baseline gave no time")]
+    NoBaselineTime,
+}
+
+impl crate::error::Faulty for TeamError {
+    fn fault(&self) -> crate::error::Fault {
+        use crate::error::Fault;
+        match self {
+            TeamError::Pin(error) => error.fault(),
+            TeamError::Memory(error) => error.fault(),
+            TeamError::NoThreads => Fault::Usage,
+            TeamError::NoBaselineTime => Fault::System,
+        }
+    }
 }
 
 /// Where one array lives, for migration and page statistics.
@@ -113,9 +132,7 @@ impl Team {
         scheme: PlacementScheme,
     ) -> Result<Self, TeamError> {
         if cpus.is_empty() {
-            return Err(TeamError::Invalid(
-                "a team needs at least one thread".into(),
-            ));
+            return Err(TeamError::NoThreads);
         }
         let policy = scheme
             .memory_policy()

@@ -5,6 +5,8 @@ use numabench_schema::Summary;
 use thiserror::Error;
 
 /// Why values could not form a sample.
+///
+/// Always the caller's fault (the values given).
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum SampleError {
     /// No values at all.
@@ -14,6 +16,8 @@ pub enum SampleError {
     #[error("a sample value is not finite: {0}")]
     NotFinite(f64),
 }
+
+crate::error::all_faulty!(Usage: SampleError);
 
 /// Repeated measurements of one quantity: non-empty, all finite, sorted.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,6 +7,8 @@ use std::io;
 use thiserror::Error;
 
 /// Why a thread could not be pinned.
+///
+/// Always the system's fault: the kernel refused or moved a thread.
 #[derive(Debug, Error)]
 pub enum PinError {
     /// sched_setaffinity refused (CPU offline or outside our cpuset).
@@ -24,6 +26,8 @@ pub enum PinError {
     #[error("cannot start one of {threads} worker threads: {source}")]
     Spawn { threads: usize, source: io::Error },
 }
+
+crate::error::all_faulty!(System: PinError);
 
 /// Pins the calling thread to `cpu` and checks with sched_getcpu that it
 /// now runs there.

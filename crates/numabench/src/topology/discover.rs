@@ -15,6 +15,9 @@ use hwlocality::Topology;
 use thiserror::Error;
 
 /// Why the topology could not be read, or may not be used.
+///
+/// Fault: the system's when hwloc fails on this machine (`Hwloc`); the
+/// user's otherwise (a file, a variable, another machine's topology).
 #[derive(Debug, Error)]
 pub enum TopologyError {
     /// hwloc failed to discover or load the topology.
@@ -38,11 +41,15 @@ pub enum TopologyError {
     },
 }
 
-impl TopologyError {
-    /// True for what the user can fix (a file, a flag, an environment
-    /// variable); false when hwloc failed on this machine.
-    pub fn is_user_error(&self) -> bool {
-        !matches!(self, TopologyError::Hwloc(_))
+impl crate::error::Faulty for TopologyError {
+    fn fault(&self) -> crate::error::Fault {
+        use crate::error::Fault;
+        match self {
+            TopologyError::Hwloc(_) => Fault::System,
+            TopologyError::Load { .. }
+            | TopologyError::OtherMachine { .. }
+            | TopologyError::ForeignEnvironment { .. } => Fault::Usage,
+        }
     }
 }
 

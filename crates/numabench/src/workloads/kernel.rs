@@ -13,16 +13,29 @@ pub enum NpbClass {
     C,
 }
 
+/// A `--class` that is no NPB class.
+///
+/// Fault: the user's (the text given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown class '{text}' (valid: S, W, A, B, C)")]
+pub struct UnknownClass {
+    pub text: String,
+}
+
+crate::error::all_faulty!(Usage: UnknownClass);
+
 impl NpbClass {
     /// Parses `S`, `W`, `A`, `B`, `C` (either case).
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, UnknownClass> {
         match text.to_ascii_uppercase().as_str() {
             "S" => Ok(NpbClass::S),
             "W" => Ok(NpbClass::W),
             "A" => Ok(NpbClass::A),
             "B" => Ok(NpbClass::B),
             "C" => Ok(NpbClass::C),
-            _ => Err(format!("unknown class '{text}' (valid: S, W, A, B, C)")),
+            _ => Err(UnknownClass {
+                text: text.to_string(),
+            }),
         }
     }
 }

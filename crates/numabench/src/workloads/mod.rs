@@ -10,7 +10,7 @@ mod stream;
 
 pub use catalog::AppChoice;
 pub use cg::CgKernel;
-pub use kernel::{AppKernel, NpbClass, Verification};
+pub use kernel::{AppKernel, NpbClass, UnknownClass, Verification};
 pub use mg::MgKernel;
 pub use stream::StreamKernel;
 

@@ -86,12 +86,23 @@ pub struct Measured {
 }
 
 /// Why a measurement could not run.
+///
+/// Fault: what pinning and memory report (the system's).
 #[derive(Debug, thiserror::Error)]
 pub enum MeasureError {
     #[error(transparent)]
     Pin(#[from] crate::threads::PinError),
     #[error(transparent)]
     Memory(#[from] crate::memory::MemoryError),
+}
+
+impl crate::error::Faulty for MeasureError {
+    fn fault(&self) -> crate::error::Fault {
+        match self {
+            MeasureError::Pin(error) => error.fault(),
+            MeasureError::Memory(error) => error.fault(),
+        }
+    }
 }
 
 /// Flushes every line of `words` from every cache level of every CPU.

@@ -124,6 +124,22 @@ pub fn share_private_cache(topology: &Machine, a: u32, b: u32) -> bool {
             .is_some_and(|level| level <= 2)
 }
 
+/// Why no allowed CPU can share the lines ([`sharer_for`]): the Shared
+/// state is then not measured, and the run goes on.
+///
+/// Fault: the user's (the CPUs allowed to the run).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoSharer {
+    /// Only the owner and the measurer are allowed.
+    #[error("no allowed CPU other than the owner (CPU {owner}) and the measurer (CPU {measurer}) to share the lines with (needs 3 allowed CPUs)")]
+    TooFewCpus { owner: u32, measurer: u32 },
+    /// Every other allowed CPU shares a private cache with one of them.
+    #[error("every allowed CPU other than the owner (CPU {owner}) and the measurer (CPU {measurer}) shares a core, L1 or L2 with one of them: its reads would leave the lines Exclusive")]
+    SharesPrivateCache { owner: u32, measurer: u32 },
+}
+
+crate::error::all_faulty!(Usage: NoSharer);
+
 /// The CPU to share the lines in the Shared state: neither the owner nor
 /// the measurer, sharing no private cache (core, L1 or L2) with either of
 /// them, so that its reads go through the coherence protocol and both the
@@ -135,16 +151,14 @@ pub fn sharer_for(
     owner: u32,
     measurer: u32,
     allowed: &[u32],
-) -> Result<Sharer, String> {
+) -> Result<Sharer, NoSharer> {
     let candidates: Vec<u32> = allowed
         .iter()
         .copied()
         .filter(|&cpu| cpu != owner && cpu != measurer)
         .collect();
     if candidates.is_empty() {
-        return Err(format!(
-            "no allowed CPU other than the owner (CPU {owner}) and the measurer (CPU {measurer}) to share the lines with (needs 3 allowed CPUs)"
-        ));
+        return Err(NoSharer::TooFewCpus { owner, measurer });
     }
     let apart = |cpu: &u32| {
         !share_private_cache(topology, *cpu, owner)
@@ -172,9 +186,7 @@ pub fn sharer_for(
             ),
         });
     }
-    Err(format!(
-        "every allowed CPU other than the owner (CPU {owner}) and the measurer (CPU {measurer}) shares a core, L1 or L2 with one of them: its reads would leave the lines Exclusive"
-    ))
+    Err(NoSharer::SharesPrivateCache { owner, measurer })
 }
 
 /// The block the chase of `level`'s buffer is random within: `latency`'s
@@ -447,7 +459,9 @@ mod tests {
         let other = topology.cores[1].clone();
         let mut allowed = topology.cores[0].clone();
         allowed.extend(&other);
-        let why = sharer_for(&topology, owner, other[0], &allowed).unwrap_err();
+        let why = sharer_for(&topology, owner, other[0], &allowed)
+            .unwrap_err()
+            .to_string();
         assert!(why.contains("Exclusive"), "{why}");
     }
 

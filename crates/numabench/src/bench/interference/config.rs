@@ -6,6 +6,34 @@ use crate::bench::cell_classes::{cell_classes, sample_of, CLASS_DRAWS};
 use crate::kernels::traffic::TrafficMix;
 use crate::topology::{memory_nodes, Machine};
 
+/// Why the victims and aggressors asked for cannot be measured.
+///
+/// Fault: always the user's (the nodes and thread count given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PairsError {
+    /// `--victim` or `--aggressor` names a node without usable memory.
+    #[error(
+        "{flag} {node}: not a node with memory this process may use (nodes with memory: {nodes})"
+    )]
+    NoMemory {
+        flag: &'static str,
+        node: u32,
+        nodes: String,
+    },
+    /// A victim node with no usable CPU near it.
+    #[error("--victim {node}: no CPU this process may use is near node {node}")]
+    NoVictimCpu { node: u32 },
+    /// An aggressor node left without a CPU once the victim's core is taken.
+    #[error("node {aggressor} has no CPU left to load it once CPU {cpu} and its core measure node {victim} (interference needs two cores)")]
+    NoAggressorCpu {
+        aggressor: u32,
+        cpu: u32,
+        victim: u32,
+    },
+}
+
+crate::error::all_faulty!(Usage: PairsError);
+
 /// Up to this many memory nodes, every victim is paired with every
 /// aggressor by default; above it, by the topology's symmetry classes
 /// ([`default_pairs`]), so that a 24-node machine measures a few dozen
@@ -147,16 +175,17 @@ pub fn pairs_of(
     victims: Option<&[u32]>,
     aggressors: Option<&[u32]>,
     aggressor_threads: Option<usize>,
-) -> Result<(Vec<Victim>, Vec<Pair>), String> {
+) -> Result<(Vec<Victim>, Vec<Pair>), PairsError> {
     let nodes = memory_nodes(topology);
-    let check = |node: u32, flag: &str| {
+    let check = |node: u32, flag: &'static str| {
         if nodes.contains(&node) {
             Ok(node)
         } else {
-            Err(format!(
-                "{flag} {node}: not a node with memory this process may use (nodes with memory: {})",
-                crate::parse::format_id_list(&nodes)
-            ))
+            Err(PairsError::NoMemory {
+                flag,
+                node,
+                nodes: crate::parse::format_id_list(&nodes),
+            })
         }
     };
     let victim_nodes: Vec<u32> = match victims {
@@ -186,9 +215,7 @@ pub fn pairs_of(
     let mut found_victims: Vec<Victim> = Vec::new();
     for &victim_node in &victim_nodes {
         let Some(&cpu) = cpus_near(topology, victim_node).first() else {
-            return Err(format!(
-                "--victim {victim_node}: no CPU this process may use is near node {victim_node}"
-            ));
+            return Err(PairsError::NoVictimCpu { node: victim_node });
         };
         found_victims.push(Victim {
             node: victim_node,
@@ -216,9 +243,11 @@ pub fn pairs_of(
             cpus.truncate(count);
         }
         if cpus.is_empty() {
-            return Err(format!(
-                "node {aggressor_node} has no CPU left to load it once CPU {cpu} and its core measure node {victim_node} (interference needs two cores)"
-            ));
+            return Err(PairsError::NoAggressorCpu {
+                aggressor: aggressor_node,
+                cpu,
+                victim: victim_node,
+            });
         }
         pairs.push(Pair {
             victim,
@@ -313,9 +342,13 @@ mod tests {
     #[test]
     fn a_node_without_memory_is_refused_by_name() {
         let topology = load("two-sockets-hbm-cxl");
-        let error = pairs_of(&topology, Some(&[9]), None, None).unwrap_err();
+        let error = pairs_of(&topology, Some(&[9]), None, None)
+            .unwrap_err()
+            .to_string();
         assert!(error.starts_with("--victim 9:"), "{error}");
-        let error = pairs_of(&topology, None, Some(&[7]), None).unwrap_err();
+        let error = pairs_of(&topology, None, Some(&[7]), None)
+            .unwrap_err()
+            .to_string();
         assert!(error.starts_with("--aggressor 7:"), "{error}");
     }
 }

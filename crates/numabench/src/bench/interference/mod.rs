@@ -18,6 +18,6 @@ mod run;
 
 pub use config::{
     aggressor_bytes, cpus_near, default_pairs, pairs_of, Aggressor, InterferenceConfig, Pair,
-    Victim, EVERY_PAIR_UP_TO, MIN_AGGRESSOR_BYTES,
+    PairsError, Victim, EVERY_PAIR_UP_TO, MIN_AGGRESSOR_BYTES,
 };
 pub use run::run_interference;

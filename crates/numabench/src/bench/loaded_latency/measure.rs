@@ -9,7 +9,7 @@ use crate::bench::latency::{chase_page_bytes, insert_order};
 use crate::bench::moved::{note_moved, MoveWatch};
 use crate::bench::placed::{insert_cache_params, PlacedBuffer};
 use crate::clock::Stopwatch;
-use crate::counters::memory_controller::ControllerCounters;
+use crate::counters::memory_controller::{ControllerCounters, ControllerError};
 use crate::interrupt::interrupted;
 use crate::kernels::tail::{tail_of, time_batches, TailLatency, TailTimer};
 pub use crate::kernels::traffic::TrafficMix;
@@ -57,7 +57,7 @@ pub struct LoadedPoint {
     pub traffic_gigabytes_per_second: f64,
     /// What the memory controllers counted meanwhile (GB/s read, written),
     /// or why they could not be counted.
-    pub controller: Result<(f64, f64), String>,
+    pub controller: Result<(f64, f64), ControllerError>,
     /// Where the chased buffer's pages are.
     pub check: crate::output::PlacementCheck,
 }
@@ -105,7 +105,7 @@ fn measure_point(
     config: &LoadedLatencyConfig,
     delay: Option<u32>,
     generators: &[u32],
-    controllers: Result<&ControllerCounters, &String>,
+    controllers: Result<&ControllerCounters, &ControllerError>,
 ) -> Result<LoadedPoint, BenchError> {
     let stop = AtomicBool::new(false);
     let bytes = AtomicU64::new(0);
@@ -208,7 +208,7 @@ fn measure_point(
         controller: match (controller, controllers) {
             (Some(figures), _) => Ok(figures),
             (None, Err(reason)) => Err(reason.clone()),
-            (None, Ok(_)) => Err("the memory-controller counters were not read".into()),
+            (None, Ok(_)) => Err(ControllerError::NotRead),
         },
         check,
     })
@@ -259,7 +259,7 @@ fn emit(
                 "total_gbs": read + write,
                 "source": "uncore memory-controller counters (every process's traffic, prefetches and write-backs included)",
             }),
-            Err(reason) => json!({ "unavailable": reason }),
+            Err(reason) => json!({ "unavailable": reason.to_string() }),
         },
     );
     // The chaser measures; the generators' buffers only load the memory.

@@ -11,14 +11,16 @@ use thiserror::Error;
 pub const PLUGIN_PATH_VARIABLE: &str = "NUMABENCH_PLUGIN_PATH";
 
 /// Why a plugin was refused.
+///
+/// Always the user's fault: the plugin files given, or their names.
 #[derive(Debug, Error)]
 pub enum PluginError {
-    #[error("plugin {0}: no such file")]
-    Missing(String),
+    #[error("plugin {file}: no such file")]
+    Missing { file: String },
     #[error("plugin {file}: cannot load it: {reason}")]
     Open { file: String, reason: String },
-    #[error("plugin {0}: no numabench_plugin_v1 symbol (not a numabench plugin, or built for another ABI)")]
-    MissingSymbol(String),
+    #[error("plugin {file}: no numabench_plugin_v1 symbol (not a numabench plugin, or built for another ABI)")]
+    MissingSymbol { file: String },
     #[error("plugin {file}: ABI version {found}, this numabench speaks version {expected} (rebuild it against include/numabench_plugin.h)")]
     WrongVersion {
         file: String,
@@ -36,6 +38,8 @@ pub enum PluginError {
     #[error("unknown plugin '{name}' (found: {found})")]
     Unknown { name: String, found: String },
 }
+
+crate::error::all_faulty!(Usage: PluginError);
 
 /// A parameter a plugin declares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,7 +81,7 @@ impl Plugin {
     pub fn load(file: &Path) -> Result<Plugin, PluginError> {
         let name = file.display().to_string();
         if !file.is_file() {
-            return Err(PluginError::Missing(name));
+            return Err(PluginError::Missing { file: name });
         }
         // dlopen needs a path with a slash to not search the library path.
         let path = if file.is_absolute() {
@@ -94,7 +98,7 @@ impl Plugin {
             })?;
         // SAFETY: the symbol's type is the header's `numabench_plugin_v1`.
         let entry: libloading::Symbol<EntryFunction> = unsafe { library.get(ENTRY_SYMBOL) }
-            .map_err(|_| PluginError::MissingSymbol(name.clone()))?;
+            .map_err(|_| PluginError::MissingSymbol { file: name.clone() })?;
         // SAFETY: the header's contract: returns a descriptor in static storage (or null).
         let descriptor = unsafe { entry() };
         let malformed = |what: &str| PluginError::Malformed {

@@ -43,6 +43,9 @@ pub struct PluginRunConfig {
 }
 
 /// Why a plugin run failed.
+///
+/// Fault: the system's (the plugin's process crashed, stopped, timed out or
+/// could not be isolated); the outputs' own for `Output`.
 #[derive(Debug, Error)]
 pub enum PluginRunError {
     #[error("plugin {name} crashed: signal {signal} ({signal_name}); its results are not recorded, earlier ones are kept")]
@@ -67,6 +70,16 @@ pub enum PluginRunError {
     Isolation { name: String, reason: String },
     #[error(transparent)]
     Output(#[from] OutputError),
+}
+
+impl crate::error::Faulty for PluginRunError {
+    fn fault(&self) -> crate::error::Fault {
+        use crate::error::Fault;
+        match self {
+            PluginRunError::Output(error) => error.fault(),
+            _ => Fault::System,
+        }
+    }
 }
 
 /// What every thread of the child shares.

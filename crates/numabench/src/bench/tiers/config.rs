@@ -7,6 +7,38 @@ use crate::memory::{weighted, MemoryPlacement, MemoryPolicy};
 use crate::parse::format_id_list;
 use crate::topology::Machine;
 
+/// Why `tiers advise` (or `scan --threads`) cannot run as asked.
+///
+/// Fault: always the user's (the flags given, the nodes they name).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TiersError {
+    /// A `--threads` value that is no thread count.
+    #[error("--threads '{text}' is not a thread count (1, half, all or a number)")]
+    ThreadCount { text: String },
+    /// A `--mix` value that is no bandwidth kernel.
+    #[error("--mix '{name}' is not a bandwidth kernel (read, write, copy, triad, write-nt, copy-nt, triad-nt)")]
+    Mix { name: String },
+    /// A socket node that does not exist.
+    #[error("node {node} does not exist")]
+    NoSuchNode { node: u32 },
+    /// A socket node without CPUs this process may use.
+    #[error("node {node} has no CPUs this process may use")]
+    NoCpus { node: u32 },
+    /// A `--memory` node without memory this process may use.
+    #[error("node {node} has no memory this process may use")]
+    NoMemory { node: u32 },
+    /// A socket with no other memory node to weigh its DRAM against.
+    #[error("node {node} has no other memory node to interleave with: tiers advise needs two nodes with memory")]
+    NoOtherNode { node: u32 },
+    /// No socket has a second node with memory.
+    #[error(
+        "no socket to advise: tiers advise needs a node with CPUs and a second node with memory"
+    )]
+    NoSocket,
+}
+
+crate::error::all_faulty!(Usage: TiersError);
+
 /// DRAM:tier ratios swept by default: DRAM only, then more and more of the
 /// tier, to the tier only.
 pub const DEFAULT_RATIOS: [(u32, u32); 11] = [
@@ -145,7 +177,7 @@ impl ThreadCount {
     }
 
     /// `1`, `half`, `all` or a number.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, TiersError> {
         match text {
             "1" => Ok(ThreadCount::One),
             "half" => Ok(ThreadCount::Half),
@@ -155,8 +187,8 @@ impl ThreadCount {
                 .ok()
                 .filter(|count| *count >= 1)
                 .map(ThreadCount::Exactly)
-                .ok_or_else(|| {
-                    format!("'{text}' is not a thread count (1, half, all or a number)")
+                .ok_or_else(|| TiersError::ThreadCount {
+                    text: text.to_string(),
                 }),
         }
     }
@@ -247,10 +279,10 @@ impl TiersConfig {
 }
 
 /// The mixes' kernels by name.
-pub fn mix_kernels(names: &[String]) -> Result<Vec<&'static KernelSpec>, String> {
+pub fn mix_kernels(names: &[String]) -> Result<Vec<&'static KernelSpec>, TiersError> {
     names
         .iter()
-        .map(|name| kernel_by_name(name).ok_or_else(|| format!("'{name}' is not a bandwidth kernel (read, write, copy, triad, write-nt, copy-nt, triad-nt)")))
+        .map(|name| kernel_by_name(name).ok_or_else(|| TiersError::Mix { name: name.clone() }))
         .collect()
 }
 
@@ -265,7 +297,7 @@ pub fn sockets_of(
     topology: &Machine,
     cpu_nodes: Option<&[u32]>,
     memory: Option<&[u32]>,
-) -> Result<Vec<TierSocket>, String> {
+) -> Result<Vec<TierSocket>, TiersError> {
     let with_memory = |node: u32| {
         topology.node(node).is_some_and(|info| {
             info.memory_total_bytes > 0 && topology.allowed.nodes.contains(&node)
@@ -277,10 +309,10 @@ pub fn sockets_of(
         Some(nodes) => {
             for &node in nodes {
                 if topology.node(node).is_none() {
-                    return Err(format!("node {node} does not exist"));
+                    return Err(TiersError::NoSuchNode { node });
                 }
                 if allowed_cpus(node).is_empty() {
-                    return Err(format!("node {node} has no CPUs this process may use"));
+                    return Err(TiersError::NoCpus { node });
                 }
             }
             nodes.to_vec()
@@ -295,7 +327,7 @@ pub fn sockets_of(
     if let Some(memory) = memory {
         for &node in memory {
             if !with_memory(node) {
-                return Err(format!("node {node} has no memory this process may use"));
+                return Err(TiersError::NoMemory { node });
             }
         }
     }
@@ -360,9 +392,7 @@ pub fn sockets_of(
             if memory.is_none() && !given_sockets {
                 continue;
             }
-            return Err(format!(
-                "node {node} has no other memory node to interleave with: tiers advise needs two nodes with memory"
-            ));
+            return Err(TiersError::NoOtherNode { node });
         }
         sockets.push(TierSocket {
             node,
@@ -373,10 +403,7 @@ pub fn sockets_of(
         });
     }
     if sockets.is_empty() {
-        return Err(
-            "no socket to advise: tiers advise needs a node with CPUs and a second node with memory"
-                .into(),
-        );
+        return Err(TiersError::NoSocket);
     }
     Ok(sockets)
 }
@@ -430,7 +457,10 @@ mod tests {
         assert_eq!(ThreadCount::Half.of(1), 1);
         assert_eq!(ThreadCount::Half.of(8), 4);
         assert_eq!(ThreadCount::Exactly(99).of(8), 8);
-        assert!(ThreadCount::parse("x").unwrap_err().contains("'x'"));
+        assert!(ThreadCount::parse("x")
+            .unwrap_err()
+            .to_string()
+            .contains("'x'"));
         let config = TiersConfig {
             sockets: vec![socket()],
             ratios: DEFAULT_RATIOS.to_vec(),

@@ -13,7 +13,7 @@ mod run;
 
 pub use advise::apply_lines;
 pub use config::{
-    mix_kernels, sockets_of, ThreadCount, TierSocket, TiersConfig, Weights, DEFAULT_MIXES,
-    DEFAULT_RATIOS,
+    mix_kernels, sockets_of, ThreadCount, TierSocket, TiersConfig, TiersError, Weights,
+    DEFAULT_MIXES, DEFAULT_RATIOS,
 };
 pub use measure::run_tiers;

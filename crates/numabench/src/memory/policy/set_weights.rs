@@ -29,6 +29,8 @@ pub const AUTO_NAMES: [&str; 2] = ["auto", "__auto_type"];
 
 /// Why `--set-weights` cannot be used here; both are the user's to fix
 /// (another kernel, or root), so the command stops before anything runs.
+///
+/// Always the user's fault (another kernel, or root).
 #[derive(Debug, thiserror::Error)]
 pub enum SetWeightsError {
     /// The kernel has no weighted interleave.
@@ -38,6 +40,8 @@ pub enum SetWeightsError {
     #[error("--set-weights needs root: {path} is not writable ({source})")]
     NotWritable { path: PathBuf, source: io::Error },
 }
+
+crate::error::all_faulty!(Usage: SetWeightsError);
 
 /// The saved state: every node's weight and the `auto` switch.
 #[derive(Debug, Clone)]

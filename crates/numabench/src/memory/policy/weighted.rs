@@ -31,6 +31,16 @@ pub const MAX_WEIGHT: u32 = 255;
 /// hold only `vm.max_map_count` (65530 by default) mappings.
 pub const MAX_CHUNKS: usize = 8192;
 
+/// A weighted interleave of the kernel's own weights (no weights given) on
+/// a kernel without weighted interleave: it cannot run at all.
+///
+/// Fault: the user's (the policy asked for; weights make it run here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the kernel's own weights need Linux 6.9 or later (no {WEIGHTS_DIR}): give weights, as weighted:0=3,1=1")]
+pub struct NoKernelWeights;
+
+crate::error::all_faulty!(Usage: NoKernelWeights);
+
 /// How a weighted interleave is carried out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WeightedMode {
@@ -95,12 +105,10 @@ pub fn mode_for(
     nodes: &[u32],
     weights: &[u32],
     kernel: Option<&BTreeMap<u32, u32>>,
-) -> Result<WeightedMode, String> {
+) -> Result<WeightedMode, NoKernelWeights> {
     let Some(kernel) = kernel else {
         return if weights.is_empty() {
-            Err(format!(
-                "the kernel's own weights need Linux 6.9 or later (no {WEIGHTS_DIR}): give weights, as weighted:0=3,1=1"
-            ))
+            Err(NoKernelWeights)
         } else {
             Ok(WeightedMode::Emulated)
         };
@@ -269,6 +277,7 @@ mod tests {
         assert_eq!(mode_for(&[0, 2], &[3, 1], None), Ok(WeightedMode::Emulated));
         assert!(mode_for(&[0, 2], &[], None)
             .unwrap_err()
+            .to_string()
             .contains("Linux 6.9"));
     }
 

@@ -1,6 +1,7 @@
 //! Choosing the topology: files, and what measuring refuses.
 
 use super::*;
+use crate::error::{Fault, Faulty};
 use crate::topology::{report_from_hwloc, THIS_MACHINE};
 use std::path::PathBuf;
 
@@ -11,7 +12,7 @@ const FIXTURE: &str = concat!(
 
 fn load_error(path: &Path) -> String {
     let error = discover_from_xml(path).expect_err("the file must be refused");
-    assert!(error.is_user_error(), "{error}");
+    assert_eq!(error.fault(), Fault::Usage, "{error}");
     error.to_string()
 }
 
@@ -42,7 +43,7 @@ fn measuring_refuses_a_file_before_reading_it() {
     let missing = Path::new("/nonexistent/other-machine.xml");
     for file in [Path::new(FIXTURE), missing] {
         let error = discover(Some(file), Purpose::Measure).unwrap_err();
-        assert!(error.is_user_error());
+        assert_eq!(error.fault(), Fault::Usage);
         let text = error.to_string();
         assert!(
             text.contains(&format!("'{}'", file.display())) && text.contains("not this machine"),
