@@ -198,8 +198,11 @@ fn node0_share(per_node: &Value) -> f64 {
 fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without() {
     let commands = commands();
     let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
+    // Sixteen checks in one boot: about 300 s on a quiet 2-core host, 550 s
+    // beside a compiler.
     let options = VmOptions {
         kernel: VmKernel::Backports,
+        time_limit: Some(std::time::Duration::from_secs(900)),
         ..VmOptions::default()
     };
     let run = check_topology_with(&topologies::two_sockets_two_cxl(), &commands, options);
