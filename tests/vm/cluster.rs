@@ -4,26 +4,23 @@
 //! target only. (Built only with the `mpi` feature: numabench runs as an
 //! MPI singleton there.)
 
-use super::{check_topology_with, FIRST_EXTRA_COMMAND};
-use crate::harness::VmOptions;
+use super::boot::Part;
+use super::FIRST_EXTRA_COMMAND;
 use crate::mpi_guest::GUEST_HOSTNAME;
-use crate::topologies;
 use serde_json::Value;
+
+const CLUSTER: &str = "numabench cluster --per numa --sequential --only stream,latency \
+                       --size 4M --repeat 1 --jsonl /tmp/cluster.jsonl > /dev/null; \
+                       cat /tmp/cluster.jsonl";
+
+/// This test's part of the four-node boot (which then carries MPI).
+pub fn part() -> Part {
+    Part::new("cluster", &[CLUSTER], 600)
+}
 
 #[test]
 fn cluster_per_numa_covers_each_node() {
-    let topo = topologies::four_nodes_cpuless_hmat();
-    let command = "numabench cluster --per numa --sequential --only stream,latency \
-                   --size 4M --repeat 1 --jsonl /tmp/cluster.jsonl > /dev/null; \
-                   cat /tmp/cluster.jsonl";
-    let run = check_topology_with(
-        &topo,
-        &[command],
-        VmOptions {
-            mpi: true,
-            ..VmOptions::default()
-        },
-    );
+    let run = super::four_nodes::boot().part("cluster");
     let text = run.stdout_ok(FIRST_EXTRA_COMMAND);
     let records: Vec<Value> = text
         .lines()

@@ -5,25 +5,29 @@
 //! nodes one way while they measured alike, and give no advice that rests
 //! on a remote cost the run did not find.
 
-use super::{harness, numabench, topologies};
+use super::boot::Part;
+use super::{topologies, FIRST_EXTRA_COMMAND};
 
 const CHARACTERIZE: &str =
     "numabench characterize --only matrix-latency,matrix-bandwidth --repeat 3 --jsonl /tmp/f.jsonl";
 
+/// This test's part of the two-socket boot.
+pub fn part() -> Part {
+    Part::new("findings", &[CHARACTERIZE, "cat /tmp/f.jsonl"], 600)
+}
+
 #[test]
 fn two_sockets_findings_name_local_and_remote_memory() {
     let topo = topologies::two_sockets();
-    let commands = [CHARACTERIZE, "cat /tmp/f.jsonl"];
-    let run =
-        harness::run_in_vm(&topo, &[numabench()], &commands).unwrap_or_else(|e| panic!("{e}"));
-    let stdout = run.stdout_ok(0);
+    let run = super::two_sockets::boot().part("findings");
+    let stdout = run.stdout_ok(FIRST_EXTRA_COMMAND);
     let (_, findings) = stdout
         .split_once("What this machine's NUMA costs:\n")
         .unwrap_or_else(|| panic!("no findings:\n{}", run.transcript()));
     eprintln!("[{}] findings:\n{findings}", topo.name);
     // The sentences as the summary records hold them (the terminal wraps).
     let sentences: Vec<String> = run
-        .stdout_ok(1)
+        .stdout_ok(FIRST_EXTRA_COMMAND + 1)
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .filter(|record| record["benchmark"] == "summary")

@@ -4,7 +4,8 @@
 //! offline: the check names node 1 (its CPUs, and the bandwidths its CPUs
 //! can no longer measure as the baseline did) and never node 0.
 
-use super::{check_topology, topologies, FIRST_EXTRA_COMMAND};
+use super::boot::Part;
+use super::FIRST_EXTRA_COMMAND;
 
 /// Wide tolerances: TCG's emulated memory is slow and noisy; the node is
 /// named here by what changed on it, not by a small drop.
@@ -15,9 +16,14 @@ const OFFLINE: &str = "echo 0 > /sys/devices/system/cpu/cpu3/online && \
                        numabench check --baseline /tmp/b.json --retries 0; status=$?; \
                        echo 1 > /sys/devices/system/cpu/cpu3/online; exit $status";
 
+/// This test's part of the two-socket boot (its last: a CPU goes offline).
+pub fn part() -> Part {
+    Part::new("health_check", &[WRITE, CHECK, OFFLINE], 600)
+}
+
 #[test]
 fn two_sockets_check_names_the_node_with_a_cpu_offline() {
-    let run = check_topology(&topologies::two_sockets(), &[WRITE, CHECK, OFFLINE]);
+    let run = super::two_sockets::boot().part("health_check");
     let written = run.stdout_ok(FIRST_EXTRA_COMMAND);
     assert!(written.contains("node1.read_bandwidth"), "{written}");
     let healthy = &run.commands[FIRST_EXTRA_COMMAND + 1];

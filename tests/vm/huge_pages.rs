@@ -6,7 +6,8 @@
 //! they are computed on; CG and MG (class S) run on pool pages under both
 //! schemes.
 
-use super::{app_time, check_topology, records, topologies, verified, FIRST_EXTRA_COMMAND};
+use super::boot::Part;
+use super::{app_time, records, verified, FIRST_EXTRA_COMMAND};
 use serde_json::Value;
 
 const STREAM: &str = "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --hugepages --json";
@@ -33,11 +34,17 @@ fn huge(run: &super::harness::VmRun, i: usize, benchmark: &str) -> (Value, Value
     (time, check)
 }
 
+/// This test's part of the two-socket boot.
+pub fn part() -> Part {
+    Part {
+        commands: commands(),
+        ..Part::new("huge_pages", &[], 600)
+    }
+}
+
 #[test]
 fn two_sockets_app_huge_pages_thp_and_pool() {
-    let commands = commands();
-    let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
-    let run = check_topology(&topologies::two_sockets(), &commands);
+    let run = super::two_sockets::boot().part("huge_pages");
     let i = FIRST_EXTRA_COMMAND;
     let cases = [
         (0, "thp", "stream"),
@@ -86,7 +93,7 @@ fn two_sockets_app_huge_pages_thp_and_pool() {
             moved >= 6,
             "command {k}: {moved} huge pages moved: {params}"
         );
-        let share = super::node_share(&params["pages_after_run"], "1");
+        let share = super::applications::node_share(&params["pages_after_run"], "1");
         assert!(
             share >= 0.4,
             "command {k}: {share} of the pages on node 1 after the run: {params}"
@@ -98,7 +105,7 @@ fn two_sockets_app_huge_pages_thp_and_pool() {
     for k in [1, 3] {
         let params = app_time(&run, i + k, "stream");
         let placed = &params["pages_after_placement"];
-        let share = super::node_share(placed, "1");
+        let share = super::applications::node_share(placed, "1");
         assert!(
             (0.4..=0.6).contains(&share),
             "command {k}: {share} of the pages on node 1 after first touch: {params}"

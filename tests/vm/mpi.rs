@@ -8,8 +8,8 @@
 //! `check_topology_with` in `main.rs`); see `mpi_guest.rs` for what the guest
 //! then carries.
 
-use crate::harness::{self, VmOptions};
-use crate::topologies;
+use super::boot::Part;
+use super::FIRST_EXTRA_COMMAND;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -63,29 +63,24 @@ fn parse_ranks(stdout: &str) -> Vec<(u32, u32, u32, String)> {
         .collect()
 }
 
+const HELLO: [&str; 2] = ["mpi_hello", "mpirun -np 2 mpi_hello"];
+
+/// `mpi_hello`'s part of the two-socket boot: the program built here.
+pub fn hello_part() -> Part {
+    let (dir, hello) = build_hello();
+    Part {
+        binaries: vec![hello],
+        keep: vec![dir],
+        ..Part::new("mpi_hello", &HELLO, 300)
+    }
+}
+
 #[test]
 fn mpi_hello_runs_in_vm() {
-    let (_dir, hello) = build_hello();
-    let topo = topologies::two_sockets();
-    let commands = ["mpi_hello", "mpirun -np 2 mpi_hello"];
-    let run = harness::run_in_vm_with(
-        &topo,
-        &[&hello],
-        &commands,
-        VmOptions {
-            mpi: true,
-            ..VmOptions::default()
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    eprintln!(
-        "[{}] VM run took {:.1} s\n{}",
-        topo.name,
-        run.duration.as_secs_f64(),
-        run.transcript()
-    );
+    let run = super::two_sockets::boot().part("mpi_hello");
+    let commands = HELLO;
     for (i, size) in [(0, 1u32), (1, 2)] {
-        let out = run.stdout_ok(i);
+        let out = run.stdout_ok(FIRST_EXTRA_COMMAND + i);
         let ranks = parse_ranks(out);
         let context = || format!("{}\n{}", run.transcript(), run.console);
         assert_eq!(
@@ -136,25 +131,25 @@ const MONITORED_HALO: &str = "taskset -c 0,1 numabench run --mpi-monitor --polic
 /// the ranks' own node with their memory bound there, every one on the
 /// other node with it bound to node 1 (a serial initialisation on the
 /// other socket looks the same to the ranks).
-#[test]
-fn the_monitor_finds_mpi_buffers_on_the_ranks_node_or_the_other_one() {
-    let (_dir, halo) = build_program("halo", include_str!("../mpi/programs/halo.c"));
+/// The monitor's part of the two-socket boot: `halo` built here, and the
+/// monitor library.
+pub fn monitor_part() -> Part {
+    let (dir, halo) = build_program("halo", include_str!("../mpi/programs/halo.c"));
     let numabench = Path::new(env!("CARGO_BIN_EXE_numabench"));
     let library =
         crate::shared::monitor_library(numabench.parent().unwrap(), env!("CARGO_MANIFEST_DIR"));
-    let topo = topologies::two_sockets();
-    let run = harness::run_in_vm_with(
-        &topo,
-        &[numabench, &library, &halo],
-        &[MONITORED_HALO],
-        VmOptions {
-            mpi: true,
-            ..VmOptions::default()
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    Part {
+        binaries: vec![library, halo],
+        keep: vec![dir],
+        ..Part::new("mpi_monitor", &[MONITORED_HALO], 600)
+    }
+}
+
+#[test]
+fn the_monitor_finds_mpi_buffers_on_the_ranks_node_or_the_other_one() {
+    let run = super::two_sockets::boot().part("mpi_monitor");
     let context = || format!("{}\n{}", run.transcript(), run.console);
-    let doc: Value = serde_json::from_str(run.stdout_ok(0))
+    let doc: Value = serde_json::from_str(run.stdout_ok(FIRST_EXTRA_COMMAND))
         .unwrap_or_else(|e| panic!("not JSON ({e})\n{}", context()));
     let shares: Vec<&Value> = doc["records"]
         .as_array()
@@ -191,9 +186,4 @@ fn the_monitor_finds_mpi_buffers_on_the_ranks_node_or_the_other_one() {
             assert!(params["sampled_buffers"].as_u64().unwrap() >= 1, "{record}");
         }
     }
-    eprintln!(
-        "[{}] VM run took {:.1} s",
-        topo.name,
-        run.duration.as_secs_f64()
-    );
 }

@@ -7,7 +7,8 @@
 //! other_node barely moves (the counters are system-wide: the guest's few
 //! other tasks may add a little).
 
-use super::{app_time, check_topology, topologies, FIRST_EXTRA_COMMAND};
+use super::boot::Part;
+use super::{app_time, FIRST_EXTRA_COMMAND};
 use serde_json::Value;
 
 /// STREAM's three arrays of 8 MiB, in 4 KiB pages (no huge pages by default).
@@ -24,9 +25,14 @@ fn delta(params: &Value, node: &str, counter: &str) -> u64 {
         .unwrap_or_else(|| panic!("numastat_delta.{node}.{counter}: {params}"))
 }
 
+/// This test's part of the two-socket boot.
+pub fn part() -> Part {
+    Part::new("numastat", &COMMANDS, 300)
+}
+
 #[test]
 fn two_sockets_numastat_shows_a_remote_bind() {
-    let run = check_topology(&topologies::two_sockets(), &COMMANDS);
+    let run = super::two_sockets::boot().part("numastat");
     let bind = app_time(&run, FIRST_EXTRA_COMMAND, "stream");
     let local = app_time(&run, FIRST_EXTRA_COMMAND + 1, "stream");
     assert_eq!(bind["numastat_scope"], "system");

@@ -2,13 +2,16 @@
 //! the host with its Makefile) runs on one thread per node, each thread's
 //! buffer placed by its first touch on its own node and verified there.
 
-use super::harness::{self, VmOptions};
-use super::{numabench, topologies};
+use super::boot::Part;
+use super::FIRST_EXTRA_COMMAND;
 use std::path::Path;
 use std::process::Command;
 
-#[test]
-fn the_example_plugin_runs_in_the_two_socket_vm() {
+const PLUGIN: &str = "numabench plugin --plugin /usr/local/bin/libnumabench_read_bandwidth.so \
+                      --cpus 0,2 --size 4M --param passes=2 --repeat 2 --json";
+
+/// This test's part of the two-socket boot: the example plugin, built here.
+pub fn part() -> Part {
     let directory = tempfile::tempdir().unwrap();
     let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let status = Command::new("make")
@@ -19,16 +22,17 @@ fn the_example_plugin_runs_in_the_two_socket_vm() {
         .expect("make");
     assert!(status.success());
     let plugin = directory.path().join("libnumabench_read_bandwidth.so");
-    let run = harness::run_in_vm_with(
-        &topologies::two_sockets(),
-        &[numabench(), &plugin],
-        &[
-            "numabench plugin --plugin /usr/local/bin/libnumabench_read_bandwidth.so --cpus 0,2 --size 4M --param passes=2 --repeat 2 --json",
-        ],
-        VmOptions::default(),
-    )
-    .unwrap_or_else(|error| panic!("{error}"));
-    let document: serde_json::Value = serde_json::from_str(run.stdout_ok(0))
+    Part {
+        binaries: vec![plugin],
+        keep: vec![directory],
+        ..Part::new("plugin", &[PLUGIN], 300)
+    }
+}
+
+#[test]
+fn the_example_plugin_runs_in_the_two_socket_vm() {
+    let run = super::two_sockets::boot().part("plugin");
+    let document: serde_json::Value = serde_json::from_str(run.stdout_ok(FIRST_EXTRA_COMMAND))
         .unwrap_or_else(|error| panic!("{error}\n{}", run.transcript()));
     let records = document["records"].as_array().unwrap();
     assert_eq!(records.len(), 1, "{}", run.transcript());

@@ -5,7 +5,8 @@
 //! `NUMABENCH_VM_REPORT_DIR=DIR` to keep the inputs and the page in DIR (to
 //! look at it or screenshot it).
 
-use super::{check_topology, numabench, topologies, FIRST_EXTRA_COMMAND};
+use super::boot::Part;
+use super::{numabench, FIRST_EXTRA_COMMAND};
 use std::fs;
 use std::path::Path;
 use std::process::Command;
@@ -29,9 +30,14 @@ fn section<'a>(html: &'a str, id: &str) -> &'a str {
     &rest[..rest.find("</section>").unwrap_or(rest.len())]
 }
 
+/// This test's part of the four-node boot.
+pub fn part() -> Part {
+    Part::new("report", &REPORT_COMMANDS, 600)
+}
+
 #[test]
 fn report_of_the_four_node_vm_records() {
-    let run = check_topology(&topologies::four_nodes_cpuless_hmat(), &REPORT_COMMANDS);
+    let run = super::four_nodes::boot().part("report");
     let temp = tempfile::tempdir().unwrap();
     let kept = std::env::var_os("NUMABENCH_VM_REPORT_DIR");
     let dir = kept.as_deref().map(Path::new).unwrap_or(temp.path());

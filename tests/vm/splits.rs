@@ -3,7 +3,8 @@
 //! of 2 threads runs, its pages sit on the nodes of its threads, and the
 //! verdict names a best and a worst split only with significance.
 
-use super::{check_topology, records, topologies, verified, FIRST_EXTRA_COMMAND};
+use super::boot::Part;
+use super::{records, verified, FIRST_EXTRA_COMMAND};
 use std::collections::BTreeSet;
 
 /// NUMA balancing stays off (the harness's default): this test does not
@@ -12,9 +13,14 @@ use std::collections::BTreeSet;
 const SPLIT_STUDY: [&str; 1] =
     ["numabench placement-study cg --class S --node-splits --threads 2 --repeat 2 --json"];
 
+/// This test's part of the four-node boot.
+pub fn part() -> Part {
+    Part::new("splits", &SPLIT_STUDY, 600)
+}
+
 #[test]
 fn four_nodes_node_splits() {
-    let run = check_topology(&topologies::four_nodes_cpuless_hmat(), &SPLIT_STUDY);
+    let run = super::four_nodes::boot().part("splits");
     let i = FIRST_EXTRA_COMMAND;
     let all = records(&run, i, "cg");
     let times: Vec<_> = all.iter().filter(|r| r["metric"] == "time").collect();

@@ -5,7 +5,8 @@
 //! weights of 3 and 1 (Linux 6.1 has no weighted interleave; a newer one
 //! starts at 1 for every node), so both run emulated, and say so.
 
-use super::{check_topology, records, topologies, FIRST_EXTRA_COMMAND};
+use super::boot::Part;
+use super::{records, FIRST_EXTRA_COMMAND};
 use serde_json::Value;
 
 const COMMANDS: [&str; 2] = [
@@ -20,9 +21,14 @@ fn node0_share(verified: &Value) -> f64 {
     on("0") / (on("0") + on("1"))
 }
 
+/// This test's part of the two-socket boot.
+pub fn part() -> Part {
+    Part::new("weighted", &COMMANDS, 300)
+}
+
 #[test]
 fn weighted_interleave_splits_pages_three_to_one() {
-    let run = check_topology(&topologies::two_sockets(), &COMMANDS);
+    let run = super::two_sockets::boot().part("weighted");
     let context = || run.transcript();
     for record in records(&run, FIRST_EXTRA_COMMAND, "bandwidth") {
         let placement = &record["placement"];
