@@ -39,4 +39,4 @@ pub use placement_status::PlacementStatus;
 pub use record::{Placement, Record, Unit, RESULTS_SCHEMA_VERSION, TYPED_LINES_SCHEMA_VERSION};
 pub use summary::Summary;
 pub use utc::utc_timestamp;
-pub use wire_name::{from_wire_name, wire_name};
+pub use wire_name::{from_wire_name, wire_name, WireName};

@@ -21,6 +21,35 @@ pub fn from_wire_name<'a, T: Deserialize<'a>>(name: &'a str) -> Option<T> {
     T::deserialize(name).ok()
 }
 
+/// An enum written as a string (`impl WireName for Kind {}`): its name
+/// both ways, from its serde form.
+pub trait WireName: Serialize + for<'a> Deserialize<'a> {
+    /// The string it is written as.
+    fn name(&self) -> String {
+        wire_name(self)
+    }
+
+    /// The value written as `name`, if any.
+    fn of_name(name: &str) -> Option<Self> {
+        from_wire_name(name)
+    }
+}
+
+/// `WireName` and `Display` (its name) for an enum written as a string:
+/// `numabench_schema::wire_named!(CheckId);`.
+#[macro_export]
+macro_rules! wire_named {
+    ($type:ty) => {
+        impl $crate::WireName for $type {}
+
+        impl std::fmt::Display for $type {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&$crate::WireName::name(self))
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -33,6 +62,8 @@ mod tests {
         Renamed,
     }
 
+    crate::wire_named!(Shape);
+
     /// Names come from the serde attributes, both ways.
     #[test]
     fn names_follow_serde() {
@@ -41,5 +72,8 @@ mod tests {
         assert_eq!(from_wire_name("slow_node_pair"), Some(Shape::SlowNodePair));
         assert_eq!(from_wire_name("GB/s"), Some(Shape::Renamed));
         assert_eq!(from_wire_name::<Shape>("SlowNodePair"), None);
+        assert_eq!(Shape::Renamed.name(), "GB/s");
+        assert_eq!(Shape::SlowNodePair.to_string(), "slow_node_pair");
+        assert_eq!(Shape::of_name("slow_node_pair"), Some(Shape::SlowNodePair));
     }
 }

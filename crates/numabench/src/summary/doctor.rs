@@ -4,7 +4,7 @@
 //! setting doctor found fine.
 
 use super::{FindingKind, Sentence};
-use crate::doctor::{Finding, Severity};
+use crate::doctor::{CheckId, Finding, Severity};
 use crate::output::Unit;
 use serde_json::{json, Map};
 
@@ -27,7 +27,7 @@ const NAMES: &[(FindingKind, &str)] = &[
 ];
 
 /// The finding kinds a doctor check bears on (`None`: all of them) and how.
-fn effect(check: &str) -> (Option<&'static [FindingKind]>, &'static str) {
+fn effect(check: CheckId) -> (Option<&'static [FindingKind]>, &'static str) {
     const PLACED: &[FindingKind] = &[
         FindingKind::MemoryLatency,
         FindingKind::MemoryBandwidth,
@@ -39,19 +39,19 @@ fn effect(check: &str) -> (Option<&'static [FindingKind]>, &'static str) {
         FindingKind::PlacementVerified,
     ];
     match check {
-        "numa_balancing" | "damon" => (
+        CheckId::NumaBalancing | CheckId::Damon => (
             Some(PLACED),
             "the kernel may move pages while they are measured (pages moved during a measurement are checked again and named in its record)",
         ),
-        "zone_reclaim_mode" => (
+        CheckId::ZoneReclaimMode => (
             Some(PLACED),
             "allocations may reclaim on their node instead of spilling to another",
         ),
-        "transparent_huge_pages" | "thp_defrag" | "huge_page_pools" => (
+        CheckId::TransparentHugePages | CheckId::ThpDefrag | CheckId::HugePagePools => (
             Some(&[FindingKind::IdleLatency, FindingKind::MemoryLatency, FindingKind::Mlp, FindingKind::HugePages]),
             "page size changes TLB misses, part of every latency",
         ),
-        "cpu_governor" => (
+        CheckId::CpuGovernor => (
             Some(&[
                 FindingKind::IdleLatency,
                 FindingKind::MemoryLatency,
@@ -63,15 +63,15 @@ fn effect(check: &str) -> (Option<&'static [FindingKind]>, &'static str) {
             ]),
             "the core clock may change between measurements",
         ),
-        "smt" => (
+        CheckId::Smt => (
             Some(&[FindingKind::BandwidthSaturation, FindingKind::C2c, FindingKind::SlowCpu]),
             "SMT siblings share one core's resources",
         ),
-        "node_memory" => (
+        CheckId::NodeMemory => (
             Some(&[FindingKind::MemoryLatency, FindingKind::MemoryBandwidth, FindingKind::CpulessNode]),
             "working sets are capped by the memory nodes have free",
         ),
-        "hypervisor" => (
+        CheckId::Hypervisor => (
             None,
             "the host may share or move the virtual CPUs, and hides its own NUMA layout",
         ),
@@ -85,7 +85,7 @@ pub fn sentences(doctor: &[Finding], findings: &[Sentence]) -> Vec<Sentence> {
         .iter()
         .filter(|finding| finding.severity == Severity::Warning)
         .filter_map(|warning| {
-            let (kinds, why) = effect(&warning.check);
+            let (kinds, why) = effect(warning.check);
             let affected: Vec<&str> = NAMES
                 .iter()
                 .filter(|(kind, _)| kinds.is_none_or(|kinds| kinds.contains(kind)))
@@ -136,14 +136,14 @@ mod tests {
     fn warnings_name_the_findings_they_bear_on() {
         let doctor = [
             Finding::new(
-                "numa_balancing",
+                CheckId::NumaBalancing,
                 Severity::Warning,
                 "kernel.numa_balancing = 1 (on)",
                 "",
                 "",
             ),
-            Finding::new("cpu_governor", Severity::Ok, "performance", "", ""),
-            Finding::new("smt", Severity::Warning, "SMT on", "", ""),
+            Finding::new(CheckId::CpuGovernor, Severity::Ok, "performance", "", ""),
+            Finding::new(CheckId::Smt, Severity::Warning, "SMT on", "", ""),
         ];
         let findings = [
             finding(FindingKind::MemoryLatency),

@@ -1,9 +1,8 @@
 //! What a finding is about: [`FindingKind`], the `metric` of its summary
 //! record. Its serde form is the one place a kind is spelled.
 
-use numabench_schema::{from_wire_name, wire_name};
+use numabench_schema::WireName;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// What a finding is about; written as the `metric` of its summary record
 /// (and in `params.rests_on` of the advice) in snake case: `idle_latency`,
@@ -59,10 +58,12 @@ pub enum FindingKind {
     RunTime,
 }
 
+numabench_schema::wire_named!(FindingKind);
+
 impl FindingKind {
     /// The kind a summary record's `metric` names, if any.
     pub fn of_metric(metric: &str) -> Option<Self> {
-        from_wire_name(metric)
+        Self::of_name(metric)
     }
 
     /// Whether the finding is about the run rather than the machine: what
@@ -78,22 +79,12 @@ impl FindingKind {
                 | Self::RunTime
         )
     }
-
-    /// The name records write (the serialized form).
-    pub fn name(self) -> String {
-        wire_name(&self)
-    }
-}
-
-impl fmt::Display for FindingKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::FindingKind;
+    use numabench_schema::WireName;
 
     /// The wire names are the ones records have always carried, and a
     /// metric reads back as its kind.

@@ -102,7 +102,7 @@ pub fn summary_records(sentences: &[Sentence]) -> Vec<Record> {
             params.extend(sentence.params.clone());
             Some(Record {
                 benchmark: BENCHMARK.to_string(),
-                metric: sentence.kind.name(),
+                metric: sentence.kind.to_string(),
                 value: sentence.value,
                 unit: sentence.unit,
                 params,
