@@ -171,7 +171,7 @@ fn check_declared_gaps_are_contradicted(run: &super::harness::VmRun, index: usiz
     let sentences = numabench::summary::summarize(&records);
     let gaps: Vec<&numabench::summary::Sentence> = sentences
         .iter()
-        .filter(|sentence| sentence.kind == "declared_gap")
+        .filter(|sentence| sentence.kind == numabench::summary::FindingKind::DeclaredGap)
         .collect();
     for gap in &gaps {
         eprintln!("[tiered] declared gap: {}", gap.text);

@@ -9,7 +9,8 @@
 //! numabench and its MPI monitor write) lives here too.
 //!
 //! Also the small helpers every numabench crate needs and none may copy:
-//! UTC timestamps, CPU lists, affinity masks, and writing an output file
+//! UTC timestamps, CPU lists, affinity masks, an enum's name on the wire
+//! from its serde form ([`wire_name`]), and writing an output file
 //! without clobbering what its path is ([`output_file`]). No hwloc, no plotters, no
 //! libc: the LD_PRELOADed shared libraries link this crate.
 
@@ -27,6 +28,7 @@ pub mod read;
 mod record;
 mod summary;
 mod utc;
+mod wire_name;
 
 pub use json_schema::{results_line_schema, SCHEMA_PATH};
 pub use line::{AnyLine, Line, RecordLine};
@@ -37,3 +39,4 @@ pub use placement_status::PlacementStatus;
 pub use record::{Placement, Record, Unit, RESULTS_SCHEMA_VERSION, TYPED_LINES_SCHEMA_VERSION};
 pub use summary::Summary;
 pub use utc::utc_timestamp;
+pub use wire_name::{from_wire_name, wire_name, WireName};

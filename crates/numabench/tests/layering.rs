@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::{code, test_file};
+
 use std::fs;
 use std::path::Path;
 
@@ -16,23 +18,6 @@ fn library() -> Vec<(String, String)> {
     let files = common::sources(&root, &root);
     assert!(files.len() > 100, "the sources were not found");
     files
-}
-
-/// Whether `path` holds only test code (`tests.rs`, `*_tests.rs`).
-fn test_file(path: &str) -> bool {
-    path.ends_with("/tests.rs") || path.ends_with("_tests.rs") || path.contains("/tests/")
-}
-
-/// The non-test part of a source file: up to its `#[cfg(test)]` module,
-/// comments dropped.
-fn code(text: &str) -> String {
-    text.split("#[cfg(test)]")
-        .next()
-        .unwrap_or(text)
-        .lines()
-        .map(|line| line.split("//").next().unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// `file:line: text` for each non-test line of the files under `folder`

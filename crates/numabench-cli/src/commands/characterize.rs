@@ -12,7 +12,8 @@ use numabench::bench::{
 };
 use numabench::doctor::{run_doctor, SystemFiles};
 use numabench::summary::{
-    budget_sentences, run_time_sentence, summarize_with_doctor, summary_records, Sentence,
+    budget_sentences, run_time_sentence, summarize_with_doctor, summary_records, FindingKind,
+    Sentence,
 };
 use numabench::threads::CpuOrder;
 use numabench::topology::render_table;
@@ -102,11 +103,9 @@ enum Group {
 impl Group {
     fn of(sentence: &Sentence) -> Self {
         match sentence.kind {
-            "advice" => Group::Advice,
-            "budget_cut" | "budget_leftover" | "over_budget" | "blind_spot" | "run_time" => {
-                Group::Run
-            }
-            "doctor_warning" => Group::Caveat,
+            FindingKind::Advice => Group::Advice,
+            kind if kind.is_about_the_run() => Group::Run,
+            FindingKind::DoctorWarning => Group::Caveat,
             _ => Group::Finding,
         }
     }
@@ -291,7 +290,7 @@ mod tests {
     use super::*;
     use numabench::output::Unit;
 
-    fn sentence(kind: &'static str, text: &str) -> Sentence {
+    fn sentence(kind: FindingKind, text: &str) -> Sentence {
         Sentence {
             kind,
             text: text.into(),
@@ -309,10 +308,10 @@ mod tests {
         let long = "latency-bound code: keep data on the node of the threads that read it (bind:NODE, or first touch by that thread): remote memory costs up to 1.90x local latency";
         let text = findings_text(
             &[
-                sentence("memory_latency", "memory latency: local 100 ns"),
-                sentence("doctor_warning", "doctor: SMT on"),
-                sentence("run_time", "the run took 1 s"),
-                sentence("advice", long),
+                sentence(FindingKind::MemoryLatency, "memory latency: local 100 ns"),
+                sentence(FindingKind::DoctorWarning, "doctor: SMT on"),
+                sentence(FindingKind::RunTime, "the run took 1 s"),
+                sentence(FindingKind::Advice, long),
             ],
             60,
         );

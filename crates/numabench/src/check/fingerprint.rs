@@ -2,7 +2,7 @@
 //! nodes) and what must not change on a healthy node of that type (CPUs
 //! and memory per NUMA node, the settings `doctor` reads).
 
-use crate::doctor::DoctorReport;
+use crate::doctor::{CheckId, DoctorReport};
 use crate::topology::Machine;
 use crate::units::format_bytes;
 use serde::{Deserialize, Serialize};
@@ -10,11 +10,11 @@ use std::collections::BTreeMap;
 
 /// Doctor checks left out of the fingerprint: they describe this process
 /// (its cgroup, limits, user) or free memory, not the node.
-const NOT_NODE_SETTINGS: [&str; 4] = [
-    "node_memory",
-    "memory_limit",
-    "process_restriction",
-    "perf_event_paranoid",
+const NOT_NODE_SETTINGS: [CheckId; 4] = [
+    CheckId::NodeMemory,
+    CheckId::MemoryLimit,
+    CheckId::ProcessRestriction,
+    CheckId::PerfEventParanoid,
 ];
 
 /// Memory per node within this share of the baseline's counts as the same
@@ -67,8 +67,13 @@ impl Fingerprint {
             settings: doctor
                 .findings
                 .iter()
-                .filter(|finding| !NOT_NODE_SETTINGS.contains(&finding.check.as_str()))
-                .map(|finding| (finding.check.clone(), finding.severity.with(&finding.found)))
+                .filter(|finding| !NOT_NODE_SETTINGS.contains(&finding.check))
+                .map(|finding| {
+                    (
+                        finding.check.to_string(),
+                        finding.severity.with(&finding.found),
+                    )
+                })
                 .collect(),
         }
     }

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::bench::Context;
-use crate::doctor::{DoctorReport, Finding, Severity};
+use crate::doctor::{CheckId, DoctorReport, Finding, Severity};
 use crate::simulate::{Fault, MachineModel};
 use crate::topology::fixture_tests::load;
 use crate::topology::{cpu_nodes, memory_nodes, Machine};
@@ -114,9 +114,9 @@ fn references_take_the_median_and_a_tolerance_from_the_spread() {
 
 fn doctor(smt: &str) -> DoctorReport {
     DoctorReport::new(vec![
-        Finding::new("smt", Severity::Ok, smt, "", ""),
+        Finding::new(CheckId::Smt, Severity::Ok, smt, "", ""),
         Finding::new(
-            "node_memory",
+            CheckId::NodeMemory,
             Severity::Warning,
             "node 0: 1 GiB free",
             "",
@@ -152,7 +152,7 @@ fn fingerprints_tell_node_types_and_what_changed() {
     // difference; a setting the baseline has and this node lacks is.
     let mut newer = doctor("on");
     newer.findings.push(Finding::new(
-        "memory_tiers",
+        CheckId::MemoryTiers,
         Severity::Ok,
         "tier 4: nodes 0-1",
         "",

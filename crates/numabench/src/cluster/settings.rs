@@ -2,7 +2,7 @@
 //! be comparable — the topology summary and the `doctor` findings — and
 //! which hosts differ from the majority.
 
-use crate::doctor::DoctorReport;
+use crate::doctor::{CheckId, DoctorReport};
 use crate::topology::Machine;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// Doctor checks whose `found` text carries figures that vary from run to
 /// run or rank to rank (free memory, the rank's own CPU set): only their
 /// severity is compared.
-const SEVERITY_ONLY: [&str; 2] = ["node_memory", "process_restriction"];
+const SEVERITY_ONLY: [CheckId; 2] = [CheckId::NodeMemory, CheckId::ProcessRestriction];
 
 /// Memory totals within this share of the hosts' median count as equal
 /// (kernels reserve slightly different amounts on identical machines).
@@ -34,7 +34,7 @@ pub fn host_settings(topology: &Machine, doctor: &DoctorReport) -> Map<String, V
         .sum();
     settings.insert("memory_total_bytes".into(), json!(memory));
     for finding in &doctor.findings {
-        let value = if SEVERITY_ONLY.contains(&finding.check.as_str()) {
+        let value = if SEVERITY_ONLY.contains(&finding.check) {
             finding.severity.name().to_string()
         } else {
             finding.severity.with(&finding.found)

@@ -2,12 +2,13 @@
 
 use super::finding::{Finding, Severity};
 use super::system_files::SystemFiles;
+use super::CheckId;
 use crate::parse::format_id_list;
 use crate::topology::Machine;
 
 pub fn frequency_governor(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "power-saving governors change the clock with load, so single-thread latency and bandwidth depend on what else runs";
-    let check = "cpu_governor";
+    let check = CheckId::CpuGovernor;
     let mut governors = std::collections::BTreeMap::<String, Vec<u32>>::new();
     for cpu in topology.nodes.iter().flat_map(|node| node.cpus.iter()) {
         if let Some(governor) = files.read(&format!(
@@ -45,7 +46,7 @@ pub fn frequency_governor(files: &SystemFiles, topology: &Machine) -> Finding {
 
 pub fn smt(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "with SMT two threads share a core's caches and load/store units: pin one thread per core for bandwidth peaks, and say which you used when comparing";
-    let check = "smt";
+    let check = CheckId::Smt;
     // This kernel's SMT switch says nothing about another machine's topology.
     let active = if topology.this_system {
         files.read("/sys/devices/system/cpu/smt/active")
@@ -73,7 +74,7 @@ pub fn smt(files: &SystemFiles, topology: &Machine) -> Finding {
 
 pub fn process_restriction(topology: &Machine) -> Finding {
     const WHY: &str = "a process limited to some CPUs or nodes (cgroup cpuset, taskset, numactl, Slurm) measures only those, and 'all cores' means fewer than the machine has";
-    let check = "process_restriction";
+    let check = CheckId::ProcessRestriction;
     let allowed = &topology.allowed;
     let all_nodes = topology
         .nodes
@@ -99,7 +100,7 @@ pub fn process_restriction(topology: &Machine) -> Finding {
 
 pub fn hypervisor(files: &SystemFiles) -> Finding {
     const WHY: &str = "inside a VM the NUMA nodes and distances are what the hypervisor declares, vCPUs may move between host cores, and memory may not be backed where the guest thinks";
-    let check = "hypervisor";
+    let check = CheckId::Hypervisor;
     let path = "/proc/cpuinfo";
     let cpuinfo = match files.setting(path).known() {
         Ok(text) => text,
@@ -140,7 +141,7 @@ pub fn hypervisor(files: &SystemFiles) -> Finding {
 
 pub fn performance_counters(files: &SystemFiles) -> Finding {
     const WHY: &str = "hardware counters (perf, likwid) explain results — remote accesses, cache misses — and are readable unprivileged only when perf_event_paranoid allows";
-    let check = "perf_event_paranoid";
+    let check = CheckId::PerfEventParanoid;
     let is_root = files
         .read("/proc/self/status")
         .and_then(|status| {
@@ -189,7 +190,7 @@ pub fn performance_counters(files: &SystemFiles) -> Finding {
 
 pub fn node_count(topology: &Machine) -> Finding {
     const WHY: &str = "with a single NUMA node there is no remote memory: local-versus-remote results cannot be measured here";
-    let check = "numa_nodes";
+    let check = CheckId::NumaNodes;
     let cpuless = topology.nodes.iter().filter(|node| node.cpuless).count();
     let found = format!("{} NUMA node(s), {cpuless} CPU-less", topology.node_count);
     if topology.node_count > 1 {

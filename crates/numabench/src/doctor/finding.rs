@@ -1,5 +1,6 @@
 //! What a doctor check reports.
 
+use super::CheckId;
 use serde::{Deserialize, Serialize};
 
 /// How much a finding matters.
@@ -40,8 +41,8 @@ impl Severity {
 /// One audited setting.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
-    /// Stable identifier, e.g. `numa_balancing`.
-    pub check: String,
+    /// Which setting, e.g. `numa_balancing`.
+    pub check: CheckId,
     pub severity: Severity,
     /// What was found, e.g. `kernel.numa_balancing = 1 (on)`.
     pub found: String,
@@ -53,14 +54,14 @@ pub struct Finding {
 
 impl Finding {
     pub fn new(
-        check: &str,
+        check: CheckId,
         severity: Severity,
         found: impl Into<String>,
         why: &str,
         advice: impl Into<String>,
     ) -> Self {
         Self {
-            check: check.to_string(),
+            check,
             severity,
             found: found.into(),
             why: why.to_string(),
@@ -72,7 +73,12 @@ impl Finding {
 impl Finding {
     /// A setting that could not be read: unknown, and a warning, since a
     /// setting that spoils results may hide behind it (never "ok").
-    pub fn unreadable(check: &str, path: &str, reason: impl std::fmt::Display, why: &str) -> Self {
+    pub fn unreadable(
+        check: CheckId,
+        path: &str,
+        reason: impl std::fmt::Display,
+        why: &str,
+    ) -> Self {
         Self::new(
             check,
             Severity::Warning,
@@ -86,7 +92,7 @@ impl Finding {
 impl Finding {
     /// A host setting not checked because the topology, from `source`, is
     /// not this machine: the settings of this kernel say nothing about it.
-    pub fn not_checked(check: &str, source: &str) -> Self {
+    pub fn not_checked(check: CheckId, source: &str) -> Self {
         Self::new(
             check,
             Severity::NotChecked,

@@ -9,6 +9,7 @@
 
 use super::finding::{Finding, Severity};
 use super::system_files::SystemFiles;
+use super::CheckId;
 use crate::topology::Machine;
 
 const ENTRIES: &str = "/sys/firmware/dmi/entries";
@@ -79,7 +80,7 @@ fn dimm_bytes(files: &SystemFiles) -> Result<Option<u64>, RootOnly> {
 }
 
 pub fn hidden_memory(files: &SystemFiles, topology: &Machine) -> Finding {
-    let check = "hidden_memory";
+    let check = CheckId::HiddenMemory;
     let held: u64 = topology
         .nodes
         .iter()

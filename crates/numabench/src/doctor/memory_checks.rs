@@ -2,12 +2,13 @@
 
 use super::finding::{Finding, Severity};
 use super::system_files::{selected_choice, SystemFiles};
+use super::CheckId;
 use crate::topology::Machine;
 use crate::units::{format_bytes, format_percent};
 
 pub fn numa_balancing(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "automatic NUMA balancing unmaps pages and migrates them (and threads) while a benchmark runs, so placement you asked for drifts and timings include migration";
-    let check = "numa_balancing";
+    let check = CheckId::NumaBalancing;
     let path = "/proc/sys/kernel/numa_balancing";
     let value = match files.setting(path).known() {
         Ok(value) => value,
@@ -48,7 +49,7 @@ pub fn numa_balancing(files: &SystemFiles, topology: &Machine) -> Finding {
 
 pub fn transparent_huge_pages(files: &SystemFiles) -> Finding {
     const WHY: &str = "with THP 'always' a buffer may or may not get huge pages depending on fragmentation, so TLB costs and latencies change from run to run";
-    let check = "transparent_huge_pages";
+    let check = CheckId::TransparentHugePages;
     let path = "/sys/kernel/mm/transparent_hugepage/enabled";
     let text = match files.setting(path).known() {
         Ok(text) => text,
@@ -64,7 +65,7 @@ pub fn transparent_huge_pages(files: &SystemFiles) -> Finding {
 
 pub fn transparent_huge_pages_defrag(files: &SystemFiles) -> Finding {
     const WHY: &str = "defrag 'always' makes page faults stall for compaction, adding noise to first-touch and allocation timings";
-    let check = "thp_defrag";
+    let check = CheckId::ThpDefrag;
     let path = "/sys/kernel/mm/transparent_hugepage/defrag";
     let text = match files.setting(path).known() {
         Ok(text) => text,
@@ -85,7 +86,7 @@ pub fn transparent_huge_pages_defrag(files: &SystemFiles) -> Finding {
 
 pub fn zone_reclaim(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "with zone reclaim on, the kernel reclaims page cache on the local node instead of allocating on a remote one, so allocations stall and placement depends on the page cache";
-    let check = "zone_reclaim_mode";
+    let check = CheckId::ZoneReclaimMode;
     let path = "/proc/sys/vm/zone_reclaim_mode";
     let value = match files.setting(path).known() {
         Ok(value) => value,
@@ -113,7 +114,7 @@ pub fn zone_reclaim(files: &SystemFiles, topology: &Machine) -> Finding {
 
 pub fn huge_page_pools(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "hugetlbfs pools are reserved per node; a pool on one node only cannot back huge-page buffers bound elsewhere";
-    let check = "huge_page_pools";
+    let check = CheckId::HugePagePools;
     let mut per_node = Vec::new();
     for node in &topology.nodes {
         let base = format!("/sys/devices/system/node/node{}/hugepages", node.index);
@@ -165,7 +166,7 @@ pub fn huge_page_pools(files: &SystemFiles, topology: &Machine) -> Finding {
 
 pub fn node_memory_balance(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "a node short of free memory spills allocations to other nodes (or fails them under strict binding), so 'local' buffers end up remote";
-    let check = "node_memory";
+    let check = CheckId::NodeMemory;
     let mut problems = Vec::new();
     let mut summary = Vec::new();
     for node in topology
@@ -238,7 +239,7 @@ pub fn node_memory_balance(files: &SystemFiles, topology: &Machine) -> Finding {
 /// `node_memory` on another machine's topology: the memory of each node
 /// as the topology shows it; free memory is this kernel's, not checked.
 pub fn node_memory_of_other_machine(topology: &Machine) -> Finding {
-    let mut finding = Finding::not_checked("node_memory", &topology.source);
+    let mut finding = Finding::not_checked(CheckId::NodeMemory, &topology.source);
     let totals: Vec<String> = topology
         .nodes
         .iter()
@@ -266,7 +267,7 @@ fn meminfo_total(text: &str) -> Option<u64> {
 /// behind any placement numabench or the application chose.
 pub fn damon(files: &SystemFiles) -> Finding {
     const WHY: &str = "DAMON samples pages' accessed bits and its schemes act on what it finds: `pageout` reclaims memory idle long enough (buffers and arrays idle between runs come back as major faults), `migrate_hot`/`migrate_cold` move pages between nodes behind the placement you asked for";
-    let check = "damon";
+    let check = CheckId::Damon;
     let admin = "/sys/kernel/mm/damon/admin/kdamonds";
     let mut acting = Vec::new();
     let mut monitoring = Vec::new();
@@ -354,7 +355,7 @@ pub fn damon(files: &SystemFiles) -> Finding {
 /// cache figures (`cache_affected`).
 pub fn memory_limit(topology: &Machine) -> Finding {
     const WHY: &str = "a process over its memory limit is killed by the OOM killer (exit 137, nothing measured): numabench sizes its default working sets under the limit, and a working set smaller than 4x the caches in front measures partly the caches";
-    let check = "memory_limit";
+    let check = CheckId::MemoryLimit;
     let Some(limit) = topology.allowed.memory_limit() else {
         return Finding::new(
             check,

@@ -2,6 +2,7 @@
 //! results and says, for each, what it found, why it matters and what to
 //! do. It only reads; it never changes a setting, and works unprivileged.
 
+mod check_id;
 mod cpu_checks;
 mod finding;
 mod hidden_memory;
@@ -9,6 +10,7 @@ mod memory_checks;
 mod system_files;
 mod tiering_checks;
 
+pub use check_id::CheckId;
 pub use finding::{DoctorReport, Finding, Severity};
 pub use system_files::SystemFiles;
 pub use tiering_checks::{memory_tiers, MemoryTier};
@@ -22,7 +24,7 @@ use crate::topology::Machine;
 /// running kernel are reported as not checked, since they are this
 /// machine's, not that one's.
 pub fn run_doctor(files: &SystemFiles, topology: &Machine) -> DoctorReport {
-    let host = |check: &str, run: &dyn Fn() -> Finding| {
+    let host = |check: CheckId, run: &dyn Fn() -> Finding| {
         if topology.this_system {
             run()
         } else {
@@ -30,19 +32,19 @@ pub fn run_doctor(files: &SystemFiles, topology: &Machine) -> DoctorReport {
         }
     };
     let findings = vec![
-        host("numa_balancing", &|| {
+        host(CheckId::NumaBalancing, &|| {
             memory_checks::numa_balancing(files, topology)
         }),
-        host("transparent_huge_pages", &|| {
+        host(CheckId::TransparentHugePages, &|| {
             memory_checks::transparent_huge_pages(files)
         }),
-        host("thp_defrag", &|| {
+        host(CheckId::ThpDefrag, &|| {
             memory_checks::transparent_huge_pages_defrag(files)
         }),
-        host("zone_reclaim_mode", &|| {
+        host(CheckId::ZoneReclaimMode, &|| {
             memory_checks::zone_reclaim(files, topology)
         }),
-        host("huge_page_pools", &|| {
+        host(CheckId::HugePagePools, &|| {
             memory_checks::huge_page_pools(files, topology)
         }),
         if topology.this_system {
@@ -50,23 +52,27 @@ pub fn run_doctor(files: &SystemFiles, topology: &Machine) -> DoctorReport {
         } else {
             memory_checks::node_memory_of_other_machine(topology)
         },
-        host("memory_limit", &|| memory_checks::memory_limit(topology)),
-        host("damon", &|| memory_checks::damon(files)),
-        host("memory_tiers", &|| tiering_checks::tiers(files, topology)),
-        host("demotion", &|| tiering_checks::demotion(files)),
-        host("weighted_interleave", &|| {
+        host(CheckId::MemoryLimit, &|| {
+            memory_checks::memory_limit(topology)
+        }),
+        host(CheckId::Damon, &|| memory_checks::damon(files)),
+        host(CheckId::MemoryTiers, &|| {
+            tiering_checks::tiers(files, topology)
+        }),
+        host(CheckId::Demotion, &|| tiering_checks::demotion(files)),
+        host(CheckId::WeightedInterleave, &|| {
             tiering_checks::weighted_interleave(files)
         }),
-        host("hidden_memory", &|| {
+        host(CheckId::HiddenMemory, &|| {
             hidden_memory::hidden_memory(files, topology)
         }),
-        host("cpu_governor", &|| {
+        host(CheckId::CpuGovernor, &|| {
             cpu_checks::frequency_governor(files, topology)
         }),
         cpu_checks::smt(files, topology),
         cpu_checks::process_restriction(topology),
-        host("hypervisor", &|| cpu_checks::hypervisor(files)),
-        host("perf_event_paranoid", &|| {
+        host(CheckId::Hypervisor, &|| cpu_checks::hypervisor(files)),
+        host(CheckId::PerfEventParanoid, &|| {
             cpu_checks::performance_counters(files)
         }),
         cpu_checks::node_count(topology),

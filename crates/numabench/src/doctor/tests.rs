@@ -20,7 +20,7 @@ fn write(root: &Path, path: &str, text: &str) {
     fs::write(full, text).unwrap();
 }
 
-fn finding<'a>(report: &'a DoctorReport, check: &str) -> &'a Finding {
+fn finding(report: &DoctorReport, check: CheckId) -> &Finding {
     report
         .findings
         .iter()
@@ -123,26 +123,26 @@ fn each_bad_setting_is_a_warning_with_advice() {
     topology.allowed.cpus = vec![0, 1];
     let report = run_doctor(&SystemFiles::under(root), &topology);
     for check in [
-        "numa_balancing",
-        "transparent_huge_pages",
-        "thp_defrag",
-        "zone_reclaim_mode",
-        "cpu_governor",
-        "huge_page_pools",
-        "hypervisor",
-        "perf_event_paranoid",
-        "node_memory",
-        "process_restriction",
+        CheckId::NumaBalancing,
+        CheckId::TransparentHugePages,
+        CheckId::ThpDefrag,
+        CheckId::ZoneReclaimMode,
+        CheckId::CpuGovernor,
+        CheckId::HugePagePools,
+        CheckId::Hypervisor,
+        CheckId::PerfEventParanoid,
+        CheckId::NodeMemory,
+        CheckId::ProcessRestriction,
     ] {
         let finding = finding(&report, check);
         assert_eq!(finding.severity, Severity::Warning, "{finding:#?}");
         assert!(!finding.advice.is_empty(), "{check} gives advice");
     }
-    assert!(finding(&report, "cpu_governor")
+    assert!(finding(&report, CheckId::CpuGovernor)
         .found
         .contains("powersave on CPUs 3"));
-    assert!(finding(&report, "hypervisor").found.contains("QEMU"));
-    assert!(finding(&report, "node_memory")
+    assert!(finding(&report, CheckId::Hypervisor).found.contains("QEMU"));
+    assert!(finding(&report, CheckId::NodeMemory)
         .found
         .contains("the system reports 64 GiB"));
     assert_eq!(report.status, "warnings");
@@ -155,27 +155,30 @@ fn each_bad_setting_is_a_warning_with_advice() {
 fn settings_that_cannot_be_read_are_unknown_warnings_not_ok() {
     let dir = tempfile::tempdir().unwrap();
     let report = run_doctor(&SystemFiles::under(dir.path()), &two_node_topology());
-    assert_eq!(finding(&report, "cpu_governor").severity, Severity::Info);
+    assert_eq!(
+        finding(&report, CheckId::CpuGovernor).severity,
+        Severity::Info
+    );
     for (check, path) in [
         (
-            "numa_balancing",
+            CheckId::NumaBalancing,
             "/proc/sys/kernel/numa_balancing: /proc is missing",
         ),
         (
-            "zone_reclaim_mode",
+            CheckId::ZoneReclaimMode,
             "/proc/sys/vm/zone_reclaim_mode: /proc is missing",
         ),
         (
-            "transparent_huge_pages",
+            CheckId::TransparentHugePages,
             "/sys/kernel/mm/transparent_hugepage/enabled: /sys is missing",
         ),
         (
-            "thp_defrag",
+            CheckId::ThpDefrag,
             "/sys/kernel/mm/transparent_hugepage/defrag: /sys is missing",
         ),
-        ("hypervisor", "/proc/cpuinfo: /proc is missing"),
+        (CheckId::Hypervisor, "/proc/cpuinfo: /proc is missing"),
         (
-            "perf_event_paranoid",
+            CheckId::PerfEventParanoid,
             "/proc/sys/kernel/perf_event_paranoid: /proc is missing",
         ),
     ] {
@@ -197,14 +200,14 @@ fn masked_and_unreadable_settings_differ_from_absent_ones() {
     clean_tree(root);
     fs::remove_file(root.join("proc/sys/kernel/numa_balancing")).unwrap();
     let absent = run_doctor(&SystemFiles::under(root), &two_node_topology());
-    let balancing = finding(&absent, "numa_balancing");
+    let balancing = finding(&absent, CheckId::NumaBalancing);
     assert_eq!(balancing.severity, Severity::Ok, "{balancing:#?}");
     assert!(balancing.found.contains("not available"), "{balancing:#?}");
 
     // A directory where the file should be: reading it fails (EISDIR), even as root.
     fs::create_dir(root.join("proc/sys/kernel/numa_balancing")).unwrap();
     let unreadable = run_doctor(&SystemFiles::under(root), &two_node_topology());
-    let balancing = finding(&unreadable, "numa_balancing");
+    let balancing = finding(&unreadable, CheckId::NumaBalancing);
     assert_eq!(balancing.severity, Severity::Warning, "{balancing:#?}");
     assert!(
         balancing
@@ -217,7 +220,7 @@ fn masked_and_unreadable_settings_differ_from_absent_ones() {
     fs::create_dir(root.join("proc/sys")).unwrap();
     let masked = run_doctor(&SystemFiles::under(root), &two_node_topology());
     assert_eq!(
-        finding(&masked, "zone_reclaim_mode").found,
+        finding(&masked, CheckId::ZoneReclaimMode).found,
         "unknown (could not read /proc/sys/vm/zone_reclaim_mode: /proc/sys is empty or unreadable)"
     );
 }
@@ -228,7 +231,7 @@ fn damon_acting_on_memory_is_a_warning_monitoring_alone_is_not() {
     let root = dir.path();
     clean_tree(root);
     let clean = run_doctor(&SystemFiles::under(root), &two_node_topology());
-    assert_eq!(finding(&clean, "damon").severity, Severity::Ok);
+    assert_eq!(finding(&clean, CheckId::Damon).severity, Severity::Ok);
 
     // As found on this project's build machine: paddr, pageout after 12 x 5 s.
     let kdamond = "/sys/kernel/mm/damon/admin/kdamonds/0";
@@ -243,7 +246,7 @@ fn damon_acting_on_memory_is_a_warning_monitoring_alone_is_not() {
     write(root, &format!("{context}/schemes/nr_schemes"), "1\n");
     write(root, &format!("{context}/schemes/0/action"), "stat\n");
     let monitoring = run_doctor(&SystemFiles::under(root), &two_node_topology());
-    let damon = finding(&monitoring, "damon");
+    let damon = finding(&monitoring, CheckId::Damon);
     assert_eq!(damon.severity, Severity::Info, "{damon:#?}");
     assert!(damon.found.contains("kdamond 0 (paddr)"), "{damon:#?}");
 
@@ -254,7 +257,7 @@ fn damon_acting_on_memory_is_a_warning_monitoring_alone_is_not() {
         "12\n",
     );
     let acting = run_doctor(&SystemFiles::under(root), &two_node_topology());
-    let damon = finding(&acting, "damon");
+    let damon = finding(&acting, CheckId::Damon);
     assert_eq!(damon.severity, Severity::Warning, "{damon:#?}");
     assert!(
         damon.found.contains("pageout of memory idle for 60 s"),
@@ -264,7 +267,7 @@ fn damon_acting_on_memory_is_a_warning_monitoring_alone_is_not() {
 
     write(root, &format!("{kdamond}/state"), "off\n");
     let stopped = run_doctor(&SystemFiles::under(root), &two_node_topology());
-    assert_eq!(finding(&stopped, "damon").severity, Severity::Ok);
+    assert_eq!(finding(&stopped, CheckId::Damon).severity, Severity::Ok);
 }
 
 /// On another machine's topology (`--topology FILE`) the settings of the
@@ -291,29 +294,29 @@ fn another_machines_topology_reports_host_settings_as_not_checked() {
     assert_eq!(report.warnings, 0, "{report:#?}");
     assert_eq!(report.status, "clean");
     // The same checks, in the same order.
-    let checks = |report: &DoctorReport| -> Vec<String> {
-        report.findings.iter().map(|f| f.check.clone()).collect()
+    let checks = |report: &DoctorReport| -> Vec<CheckId> {
+        report.findings.iter().map(|f| f.check).collect()
     };
     assert_eq!(checks(&report), checks(&here));
     let host = [
-        "numa_balancing",
-        "transparent_huge_pages",
-        "thp_defrag",
-        "zone_reclaim_mode",
-        "huge_page_pools",
-        "node_memory",
-        "memory_limit",
-        "damon",
-        "memory_tiers",
-        "demotion",
-        "weighted_interleave",
-        "hidden_memory",
-        "cpu_governor",
-        "hypervisor",
-        "perf_event_paranoid",
+        CheckId::NumaBalancing,
+        CheckId::TransparentHugePages,
+        CheckId::ThpDefrag,
+        CheckId::ZoneReclaimMode,
+        CheckId::HugePagePools,
+        CheckId::NodeMemory,
+        CheckId::MemoryLimit,
+        CheckId::Damon,
+        CheckId::MemoryTiers,
+        CheckId::Demotion,
+        CheckId::WeightedInterleave,
+        CheckId::HiddenMemory,
+        CheckId::CpuGovernor,
+        CheckId::Hypervisor,
+        CheckId::PerfEventParanoid,
     ];
     for finding in &report.findings {
-        if host.contains(&finding.check.as_str()) {
+        if host.contains(&finding.check) {
             assert_eq!(finding.severity, Severity::NotChecked, "{finding:#?}");
             assert!(
                 finding
@@ -326,15 +329,15 @@ fn another_machines_topology_reports_host_settings_as_not_checked() {
         }
     }
     assert_eq!(report.not_checked, host.len());
-    let node_memory = finding(&report, "node_memory");
+    let node_memory = finding(&report, CheckId::NodeMemory);
     assert!(
         node_memory
             .found
             .starts_with("node 0: 8 GiB; node 1: 8 GiB"),
         "{node_memory:#?}"
     );
-    assert_eq!(finding(&report, "smt").found, "2 thread(s) per core");
-    assert_eq!(finding(&report, "numa_nodes").severity, Severity::Ok);
+    assert_eq!(finding(&report, CheckId::Smt).found, "2 thread(s) per core");
+    assert_eq!(finding(&report, CheckId::NumaNodes).severity, Severity::Ok);
     let json = serde_json::to_value(&report).unwrap();
     assert_eq!(json["not_checked"], host.len());
     assert_eq!(json["findings"][0]["severity"], "not_checked");
@@ -352,7 +355,7 @@ fn the_memory_limit_is_reported_and_a_tight_one_warns() {
     clean_tree(dir.path());
     let mut topology = two_node_topology();
     let free = run_doctor(&SystemFiles::under(dir.path()), &topology);
-    assert_eq!(finding(&free, "memory_limit").severity, Severity::Ok);
+    assert_eq!(finding(&free, CheckId::MemoryLimit).severity, Severity::Ok);
     topology.allowed.memory_limits = vec![crate::topology::MemoryLimit {
         source: "cgroup v2 memory.max (/sys/fs/cgroup/job)".into(),
         limit_bytes: 150 << 20,
@@ -360,7 +363,7 @@ fn the_memory_limit_is_reported_and_a_tight_one_warns() {
         origin: None,
     }];
     let limited = run_doctor(&SystemFiles::under(dir.path()), &topology);
-    let found = finding(&limited, "memory_limit");
+    let found = finding(&limited, CheckId::MemoryLimit);
     assert!(found.found.contains("150 MiB"), "{found:?}");
     assert!(found.found.contains("memory.max"), "{found:?}");
     // Synthetic topologies have no caches: 150 MiB is plenty for DRAM.
@@ -369,7 +372,10 @@ fn the_memory_limit_is_reported_and_a_tight_one_warns() {
         crate::topology::synthetic("pack:1 [numa(memory=8GiB)] l3:1(size=64MiB) core:2 pu:1")
             .caches;
     let tight = run_doctor(&SystemFiles::under(dir.path()), &topology);
-    assert_eq!(finding(&tight, "memory_limit").severity, Severity::Warning);
+    assert_eq!(
+        finding(&tight, CheckId::MemoryLimit).severity,
+        Severity::Warning
+    );
 }
 
 /// Two DRAM nodes with CPUs and two CPU-less ones (2, 3), as CXL
@@ -425,7 +431,7 @@ fn a_slower_node_in_drams_tier_is_a_warning_and_separate_tiers_are_ok() {
     tier(root, 4, "0-3");
     write(root, "/sys/kernel/mm/numa/demotion_enabled", "true\n");
     let report = run_doctor(&SystemFiles::under(root), &tiered_topology());
-    let tiers = finding(&report, "memory_tiers");
+    let tiers = finding(&report, CheckId::MemoryTiers);
     assert_eq!(tiers.severity, Severity::Warning, "{tiers:#?}");
     assert!(
         tiers.found.contains(
@@ -436,16 +442,16 @@ fn a_slower_node_in_drams_tier_is_a_warning_and_separate_tiers_are_ok() {
     );
     assert!(tiers.found.contains("node 3 "), "{}", tiers.found);
     // One tier: nowhere to demote to.
-    assert_eq!(finding(&report, "demotion").severity, Severity::Ok);
+    assert_eq!(finding(&report, CheckId::Demotion).severity, Severity::Ok);
 
     fs::remove_dir_all(root.join("sys/devices/virtual/memory_tiering")).unwrap();
     tier(root, 4, "0-1");
     tier(root, 22, "2-3");
     let report = run_doctor(&SystemFiles::under(root), &tiered_topology());
-    let tiers = finding(&report, "memory_tiers");
+    let tiers = finding(&report, CheckId::MemoryTiers);
     assert_eq!(tiers.severity, Severity::Ok, "{tiers:#?}");
     assert_eq!(tiers.found, "tier 4: nodes 0-1; tier 22: nodes 2-3");
-    let demotion = finding(&report, "demotion");
+    let demotion = finding(&report, CheckId::Demotion);
     assert_eq!(demotion.severity, Severity::Info, "{demotion:#?}");
     assert!(
         demotion.found.contains("several memory tiers"),
@@ -461,7 +467,7 @@ fn a_cpuless_node_without_declared_figures_in_drams_tier_is_named() {
     clean_tree(root);
     tier(root, 4, "0-3");
     let report = run_doctor(&SystemFiles::under(root), &tiered_topology());
-    let tiers = finding(&report, "memory_tiers");
+    let tiers = finding(&report, CheckId::MemoryTiers);
     assert_eq!(tiers.severity, Severity::Info, "{tiers:#?}");
     assert!(
         tiers
@@ -475,7 +481,10 @@ fn a_cpuless_node_without_declared_figures_in_drams_tier_is_named() {
         declare(root, node, 100, 20000);
     }
     let report = run_doctor(&SystemFiles::under(root), &tiered_topology());
-    assert_eq!(finding(&report, "memory_tiers").severity, Severity::Ok);
+    assert_eq!(
+        finding(&report, CheckId::MemoryTiers).severity,
+        Severity::Ok
+    );
 }
 
 #[test]
@@ -484,7 +493,7 @@ fn the_weighted_interleave_weights_and_auto_mode_are_reported() {
     let root = dir.path();
     clean_tree(root);
     let report = run_doctor(&SystemFiles::under(root), &two_node_topology());
-    let weights = finding(&report, "weighted_interleave");
+    let weights = finding(&report, CheckId::WeightedInterleave);
     assert!(weights.found.contains("not in this kernel"), "{weights:#?}");
     let base = "/sys/kernel/mm/mempolicy/weighted_interleave";
     write(root, &format!("{base}/node0"), "3\n");
@@ -492,7 +501,7 @@ fn the_weighted_interleave_weights_and_auto_mode_are_reported() {
     // Linux 6.18's name for the `auto` switch.
     write(root, &format!("{base}/__auto_type"), "true\n");
     let report = run_doctor(&SystemFiles::under(root), &two_node_topology());
-    let weights = finding(&report, "weighted_interleave");
+    let weights = finding(&report, CheckId::WeightedInterleave);
     assert_eq!(
         weights.found,
         "weights node 0: 3, node 1: 1; auto: the kernel's, from firmware bandwidth"

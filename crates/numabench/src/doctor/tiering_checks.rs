@@ -10,6 +10,7 @@
 
 use super::finding::{Finding, Severity};
 use super::system_files::SystemFiles;
+use super::CheckId;
 use crate::parse::{format_id_list, parse_id_list};
 use crate::topology::Machine;
 
@@ -114,7 +115,7 @@ fn best(files: &SystemFiles, nodes: &[u32]) -> Option<Declared> {
 
 pub fn tiers(files: &SystemFiles, topology: &Machine) -> Finding {
     const WHY: &str = "the kernel demotes pages to a slower memory tier and promotes them back only across tiers: a slow (CXL) node in DRAM's tier is used as DRAM, and a placement on a tiered machine can move mid-run";
-    let check = "memory_tiers";
+    let check = CheckId::MemoryTiers;
     let Some(tiers) = memory_tiers(files) else {
         return Finding::new(
             check,
@@ -191,7 +192,7 @@ pub fn tiers(files: &SystemFiles, topology: &Machine) -> Finding {
 
 pub fn demotion(files: &SystemFiles) -> Finding {
     const WHY: &str = "with demotion on, reclaim moves pages of a fast tier to a slower one instead of dropping them: under memory pressure a buffer placed on DRAM ends partly on CXL mid-run";
-    let check = "demotion";
+    let check = CheckId::Demotion;
     let path = "/sys/kernel/mm/numa/demotion_enabled";
     let value = match files.setting(path).known() {
         Ok(value) => value,
@@ -226,7 +227,7 @@ pub fn demotion(files: &SystemFiles) -> Finding {
 
 pub fn weighted_interleave(files: &SystemFiles) -> Finding {
     const WHY: &str = "weighted interleave (MPOL_WEIGHTED_INTERLEAVE, numactl --weighted-interleave, numabench's weighted:...) spreads pages by these system-wide weights, set by the kernel from firmware bandwidth while auto is on, else by hand";
-    let check = "weighted_interleave";
+    let check = CheckId::WeightedInterleave;
     if !files.exists(WEIGHTS) {
         return Finding::new(
             check,

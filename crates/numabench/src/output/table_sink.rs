@@ -81,12 +81,12 @@ impl<W: Write> Sink for TableSink<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::{summary_records, Sentence};
+    use crate::summary::{summary_records, FindingKind, Sentence};
 
     #[test]
     fn summary_sentences_are_not_table_rows() {
         let sentences = vec![Sentence {
-            kind: "remote_memory",
+            kind: FindingKind::MemoryLatency,
             text: "remote memory costs 2x local latency".into(),
             value: 2.0,
             unit: crate::output::Unit::Ratio,

@@ -2,7 +2,7 @@
 //! and whether a run's findings name it: the right node, CPU or pair.
 
 use crate::kernels::{mix, SplitMix64};
-use crate::summary::Sentence;
+use crate::summary::{FindingKind, Sentence};
 use crate::topology::Machine;
 use serde::Serialize;
 
@@ -171,13 +171,14 @@ impl Fault {
             Fault::SlowNodeLatency { node }
             | Fault::SlowNodeBandwidth { node }
             | Fault::MissingDimm { node } => {
-                sentence.kind == "slow_node" && param(sentence, "mem_node") == Some(node.into())
+                sentence.kind == FindingKind::SlowNode
+                    && param(sentence, "mem_node") == Some(node.into())
             }
             Fault::SlowCpuBandwidth { cpu } => {
-                sentence.kind == "slow_cpu" && param(sentence, "cpu") == Some(cpu.into())
+                sentence.kind == FindingKind::SlowCpu && param(sentence, "cpu") == Some(cpu.into())
             }
             Fault::SlowPairLatency { cpu_node, mem_node } => {
-                sentence.kind == "slow_node_pair"
+                sentence.kind == FindingKind::SlowNodePair
                     && param(sentence, "cpu_node") == Some(cpu_node.into())
                     && param(sentence, "mem_node") == Some(mem_node.into())
             }
@@ -187,7 +188,11 @@ impl Fault {
 
 /// The finding kinds that name a fault: any of them in a run with no
 /// fault planted is a false alarm.
-pub const FAULT_FINDINGS: [&str; 3] = ["slow_node", "slow_cpu", "slow_node_pair"];
+pub const FAULT_FINDINGS: [FindingKind; 3] = [
+    FindingKind::SlowNode,
+    FindingKind::SlowCpu,
+    FindingKind::SlowNodePair,
+];
 
 /// Whether `sentences` name any fault at all.
 pub fn names_any_fault(sentences: &[Sentence]) -> bool {

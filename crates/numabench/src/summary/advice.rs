@@ -3,19 +3,19 @@
 //! names their kinds) and left out when those are missing: on one node,
 //! nothing about placing memory.
 
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::output::Unit;
 use serde_json::{json, Map, Value};
 
-fn find<'a>(findings: &'a [Sentence], kind: &str) -> Option<&'a Sentence> {
+fn find(findings: &[Sentence], kind: FindingKind) -> Option<&Sentence> {
     findings.iter().find(|finding| finding.kind == kind)
 }
 
-fn advice(text: String, value: f64, unit: Unit, rests_on: &[&str]) -> Sentence {
+fn advice(text: String, value: f64, unit: Unit, rests_on: &[FindingKind]) -> Sentence {
     let mut params = Map::new();
     params.insert("rests_on".into(), json!(rests_on));
     Sentence {
-        kind: "advice",
+        kind: FindingKind::Advice,
         text,
         value,
         unit,
@@ -42,13 +42,15 @@ fn distinguishable(finding: &Sentence) -> bool {
 /// The advice the findings support, in a fixed order.
 pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
     let mut advice_list = Vec::new();
-    if let Some(serial) = find(findings, "serial_init").filter(|serial| distinguishable(serial)) {
+    if let Some(serial) =
+        find(findings, FindingKind::SerialInit).filter(|serial| distinguishable(serial))
+    {
         let mut text = format!(
             "bandwidth-bound OpenMP code: pin its threads (OMP_PROC_BIND=spread OMP_PLACES=cores, or numabench run --policy pin-scatter -- PROGRAM) and initialise its data in parallel, so each thread's pages land on its own node: that gave {:.2}x the bandwidth of data first touched by one thread",
             serial.value
         );
-        let mut rests_on = vec!["serial_init"];
-        if let Some(ratio) = find(findings, "memory_bandwidth")
+        let mut rests_on = vec![FindingKind::SerialInit];
+        if let Some(ratio) = find(findings, FindingKind::MemoryBandwidth)
             .and_then(|bandwidth| bandwidth.params.get("one_thread_remote_ratio"))
             .and_then(Value::as_array)
             .and_then(|span| span.first()?.as_f64())
@@ -56,11 +58,11 @@ pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
             text.push_str(&format!(
                 "; a remote read gets as little as {ratio:.2}x of its own node's local bandwidth"
             ));
-            rests_on.push("memory_bandwidth");
+            rests_on.push(FindingKind::MemoryBandwidth);
         }
         advice_list.push(advice(text, serial.value, Unit::Ratio, &rests_on));
     }
-    if let Some(saturation) = find(findings, "bandwidth_saturation") {
+    if let Some(saturation) = find(findings, FindingKind::BandwidthSaturation) {
         let measured = saturation
             .params
             .get("threads_measured")
@@ -83,12 +85,12 @@ pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
                 saturation_advice(enough, measured, node, &counts),
                 saturation.value,
                 Unit::Count,
-                &["bandwidth_saturation"],
+                &[FindingKind::BandwidthSaturation],
             ));
         }
     }
     if let Some(latency) =
-        find(findings, "memory_latency").filter(|latency| distinguishable(latency))
+        find(findings, FindingKind::MemoryLatency).filter(|latency| distinguishable(latency))
     {
         advice_list.push(advice(
             format!(
@@ -97,7 +99,7 @@ pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
             ),
             latency.value,
             Unit::Ratio,
-            &["memory_latency"],
+            &[FindingKind::MemoryLatency],
         ));
     }
     advice_list
@@ -153,7 +155,7 @@ mod tests {
     #[test]
     fn advice_needs_its_figure_beyond_the_noise() {
         let finding = |value: f64, ci95: f64| Sentence {
-            kind: "memory_latency",
+            kind: FindingKind::MemoryLatency,
             text: String::new(),
             value,
             unit: Unit::Ratio,

@@ -2,7 +2,7 @@
 //! and remote (`matrix-bandwidth` cells, `scaling` curves), with ratios.
 
 use super::figures::{coverage_text, figure_span, local_and_remote, matrix, of, span};
-use super::{factor_range, Sentence};
+use super::{factor_range, FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use serde_json::{json, Map};
@@ -137,7 +137,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         }
     }
     vec![Sentence {
-        kind: "memory_bandwidth",
+        kind: FindingKind::MemoryBandwidth,
         text,
         value,
         unit: Unit::GigabytesPerSecond,

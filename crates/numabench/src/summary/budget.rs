@@ -2,7 +2,7 @@
 //! one where the plan stayed over the budget after every cut. They come
 //! from the plan, not from records, so a run's summary names every cut.
 
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::bench::BudgetOutcome;
 use crate::output::Unit;
 use serde_json::{json, Map};
@@ -26,7 +26,7 @@ pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
             params.insert("before_seconds".into(), json!(cut.before_seconds));
             params.insert("after_seconds".into(), json!(cut.after_seconds));
             Sentence {
-                kind: "budget_cut",
+                kind: FindingKind::BudgetCut,
                 text: line.clone(),
                 value: cut.before_seconds - cut.after_seconds,
                 unit: Unit::Seconds,
@@ -38,7 +38,7 @@ pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
         let mut params = Map::new();
         params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
         sentences.push(Sentence {
-            kind: "budget_leftover",
+            kind: FindingKind::BudgetLeftover,
             text: format!("budget left by the cuts: {leftover}"),
             value: outcome.estimated_seconds,
             unit: Unit::Seconds,
@@ -49,7 +49,7 @@ pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
         let mut params = Map::new();
         params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
         sentences.push(Sentence {
-            kind: "blind_spot",
+            kind: FindingKind::BlindSpot,
             text: format!("cannot find at this budget: {spot}"),
             value: 0.0,
             unit: Unit::Count,
@@ -60,7 +60,7 @@ pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
         let mut params = Map::new();
         params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
         sentences.push(Sentence {
-            kind: "over_budget",
+            kind: FindingKind::OverBudget,
             text: lines.last().cloned().unwrap_or_default(),
             value: outcome.estimated_seconds,
             unit: Unit::Seconds,
@@ -93,7 +93,7 @@ pub fn run_time_sentence(
     params.insert("calibration_seconds".into(), json!(calibration_seconds));
     params.insert("estimate_rates".into(), json!(rates));
     Sentence {
-        kind: "run_time",
+        kind: FindingKind::RunTime,
         text: format!(
             "the run took {elapsed_seconds:.1} s against an estimate of {estimated_seconds:.1} s ({:+.0}%)",
             (ratio - 1.0) * 100.0

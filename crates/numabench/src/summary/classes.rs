@@ -4,7 +4,7 @@
 //! inferred, so an unfinished class is never taken for a measured one.
 
 use super::figures::{of, param_u64};
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use serde_json::{json, Map};
@@ -25,7 +25,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             params.insert("unfinished".into(), json!(unfinished));
             params.insert("class_cells".into(), json!(cells));
             sentences.push(Sentence {
-                kind: "over_budget",
+                kind: FindingKind::OverBudget,
                 text: format!(
                     "{matrix} class {class}: its members differ (up to {:.0}% from its representative), and {unfinished} of its {cells} cells could not be measured within the budget (inferred, marked *); --full-matrix or a larger --budget measures them",
                     record.value * 100.0

@@ -4,7 +4,7 @@
 //! when the run spans several nodes: on one node both are the same.
 
 use super::figures::{figure, nodes_seen, of};
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use serde_json::{json, Map};
@@ -43,7 +43,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     params.insert("threads".into(), json!(threads));
     params.insert("ci95_rel".into(), json!(ci95));
     vec![Sentence {
-        kind: "serial_init",
+        kind: FindingKind::SerialInit,
         text: format!(
             "serial initialisation: {threads} threads reading data all on one node get {}, against {} when each reads its own node's memory ({gain:.2}x)",
             figure(contended, "GB/s"),

@@ -4,7 +4,7 @@
 //! [`EQUAL`]). Tools and runtimes place memory by these tables.
 
 use super::figures::{matrix_records, param_f64};
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use serde_json::{json, Map};
@@ -85,7 +85,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
                 format!("the two are not distinguishable by measurement ({ratio:.2}x)")
             };
             sentences.push(Sentence {
-                kind: "declared_mismatch",
+                kind: FindingKind::DeclaredMismatch,
                 text: format!(
                     "from node {}, the {what} says node {} is farther than node {} ({}{unit} against {}{unit}), but {measured}",
                     found.row,

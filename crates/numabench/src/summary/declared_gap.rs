@@ -12,7 +12,7 @@
 
 use super::figures::{matrix_records, matrix_records_of_mode, param_f64};
 use super::noise::median_error;
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use serde_json::{json, Map};
@@ -157,7 +157,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             params.insert("measured_gap".into(), json!(measured));
             params.insert("gap_factor".into(), json!(GAP_FACTOR));
             sentences.push(Sentence {
-                kind: "declared_gap",
+                kind: FindingKind::DeclaredGap,
                 text: format!(
                     "from node {row}, the HMAT declares node {}'s {} {declared:.2}x worse than node {}'s ({} against {} {}), but it measured {measured:.2}x: the firmware {verdict} the gap, and weights or tiers drawn from it are off",
                     cell.node,

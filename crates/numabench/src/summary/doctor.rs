@@ -3,75 +3,75 @@
 //! A warning that bears on no finding present is left out; so is every
 //! setting doctor found fine.
 
-use super::Sentence;
-use crate::doctor::{Finding, Severity};
+use super::{FindingKind, Sentence};
+use crate::doctor::{CheckId, Finding, Severity};
 use crate::output::Unit;
 use serde_json::{json, Map};
 
 /// Every finding kind and how a sentence names it.
-const NAMES: &[(&str, &str)] = &[
-    ("idle_latency", "idle latency"),
-    ("memory_latency", "memory latency"),
-    ("memory_bandwidth", "read bandwidth"),
-    ("cpuless_node", "CPU-less nodes"),
-    ("bandwidth_saturation", "saturation"),
-    ("serial_init", "serial initialisation"),
-    ("slow_cpu", "slowest CPU"),
-    ("slow_node_pair", "slowest node pair"),
-    ("declared_mismatch", "measured against declared"),
-    ("declared_gap", "declared gaps"),
-    ("mlp", "memory-level parallelism"),
-    ("c2c", "core-to-core latency"),
-    ("huge_pages", "huge pages"),
-    ("placement_verified", "placement"),
+const NAMES: &[(FindingKind, &str)] = &[
+    (FindingKind::IdleLatency, "idle latency"),
+    (FindingKind::MemoryLatency, "memory latency"),
+    (FindingKind::MemoryBandwidth, "read bandwidth"),
+    (FindingKind::CpulessNode, "CPU-less nodes"),
+    (FindingKind::BandwidthSaturation, "saturation"),
+    (FindingKind::SerialInit, "serial initialisation"),
+    (FindingKind::SlowCpu, "slowest CPU"),
+    (FindingKind::SlowNodePair, "slowest node pair"),
+    (FindingKind::DeclaredMismatch, "measured against declared"),
+    (FindingKind::DeclaredGap, "declared gaps"),
+    (FindingKind::Mlp, "memory-level parallelism"),
+    (FindingKind::C2c, "core-to-core latency"),
+    (FindingKind::HugePages, "huge pages"),
+    (FindingKind::PlacementVerified, "placement"),
 ];
 
 /// The finding kinds a doctor check bears on (`None`: all of them) and how.
-fn effect(check: &str) -> (Option<&'static [&'static str]>, &'static str) {
-    const PLACED: &[&str] = &[
-        "memory_latency",
-        "memory_bandwidth",
-        "cpuless_node",
-        "serial_init",
-        "slow_node_pair",
-        "declared_mismatch",
-        "declared_gap",
-        "placement_verified",
+fn effect(check: CheckId) -> (Option<&'static [FindingKind]>, &'static str) {
+    const PLACED: &[FindingKind] = &[
+        FindingKind::MemoryLatency,
+        FindingKind::MemoryBandwidth,
+        FindingKind::CpulessNode,
+        FindingKind::SerialInit,
+        FindingKind::SlowNodePair,
+        FindingKind::DeclaredMismatch,
+        FindingKind::DeclaredGap,
+        FindingKind::PlacementVerified,
     ];
     match check {
-        "numa_balancing" | "damon" => (
+        CheckId::NumaBalancing | CheckId::Damon => (
             Some(PLACED),
             "the kernel may move pages while they are measured (pages moved during a measurement are checked again and named in its record)",
         ),
-        "zone_reclaim_mode" => (
+        CheckId::ZoneReclaimMode => (
             Some(PLACED),
             "allocations may reclaim on their node instead of spilling to another",
         ),
-        "transparent_huge_pages" | "thp_defrag" | "huge_page_pools" => (
-            Some(&["idle_latency", "memory_latency", "mlp", "huge_pages"]),
+        CheckId::TransparentHugePages | CheckId::ThpDefrag | CheckId::HugePagePools => (
+            Some(&[FindingKind::IdleLatency, FindingKind::MemoryLatency, FindingKind::Mlp, FindingKind::HugePages]),
             "page size changes TLB misses, part of every latency",
         ),
-        "cpu_governor" => (
+        CheckId::CpuGovernor => (
             Some(&[
-                "idle_latency",
-                "memory_latency",
-                "c2c",
-                "mlp",
-                "memory_bandwidth",
-                "bandwidth_saturation",
-                "slow_cpu",
+                FindingKind::IdleLatency,
+                FindingKind::MemoryLatency,
+                FindingKind::C2c,
+                FindingKind::Mlp,
+                FindingKind::MemoryBandwidth,
+                FindingKind::BandwidthSaturation,
+                FindingKind::SlowCpu,
             ]),
             "the core clock may change between measurements",
         ),
-        "smt" => (
-            Some(&["bandwidth_saturation", "c2c", "slow_cpu"]),
+        CheckId::Smt => (
+            Some(&[FindingKind::BandwidthSaturation, FindingKind::C2c, FindingKind::SlowCpu]),
             "SMT siblings share one core's resources",
         ),
-        "node_memory" => (
-            Some(&["memory_latency", "memory_bandwidth", "cpuless_node"]),
+        CheckId::NodeMemory => (
+            Some(&[FindingKind::MemoryLatency, FindingKind::MemoryBandwidth, FindingKind::CpulessNode]),
             "working sets are capped by the memory nodes have free",
         ),
-        "hypervisor" => (
+        CheckId::Hypervisor => (
             None,
             "the host may share or move the virtual CPUs, and hides its own NUMA layout",
         ),
@@ -85,7 +85,7 @@ pub fn sentences(doctor: &[Finding], findings: &[Sentence]) -> Vec<Sentence> {
         .iter()
         .filter(|finding| finding.severity == Severity::Warning)
         .filter_map(|warning| {
-            let (kinds, why) = effect(&warning.check);
+            let (kinds, why) = effect(warning.check);
             let affected: Vec<&str> = NAMES
                 .iter()
                 .filter(|(kind, _)| kinds.is_none_or(|kinds| kinds.contains(kind)))
@@ -100,7 +100,7 @@ pub fn sentences(doctor: &[Finding], findings: &[Sentence]) -> Vec<Sentence> {
             params.insert("found".into(), json!(warning.found));
             params.insert("affects".into(), json!(affected));
             Some(Sentence {
-                kind: "doctor_warning",
+                kind: FindingKind::DoctorWarning,
                 text: format!(
                     "doctor: {} ({}): {why}; bears on {}",
                     warning.found,
@@ -119,7 +119,7 @@ pub fn sentences(doctor: &[Finding], findings: &[Sentence]) -> Vec<Sentence> {
 mod tests {
     use super::*;
 
-    fn finding(kind: &'static str) -> Sentence {
+    fn finding(kind: FindingKind) -> Sentence {
         Sentence {
             kind,
             text: String::new(),
@@ -136,19 +136,19 @@ mod tests {
     fn warnings_name_the_findings_they_bear_on() {
         let doctor = [
             Finding::new(
-                "numa_balancing",
+                CheckId::NumaBalancing,
                 Severity::Warning,
                 "kernel.numa_balancing = 1 (on)",
                 "",
                 "",
             ),
-            Finding::new("cpu_governor", Severity::Ok, "performance", "", ""),
-            Finding::new("smt", Severity::Warning, "SMT on", "", ""),
+            Finding::new(CheckId::CpuGovernor, Severity::Ok, "performance", "", ""),
+            Finding::new(CheckId::Smt, Severity::Warning, "SMT on", "", ""),
         ];
         let findings = [
-            finding("memory_latency"),
-            finding("c2c"),
-            finding("placement_verified"),
+            finding(FindingKind::MemoryLatency),
+            finding(FindingKind::C2c),
+            finding(FindingKind::PlacementVerified),
         ];
         let texts: Vec<String> = sentences(&doctor, &findings)
             .into_iter()
@@ -161,6 +161,6 @@ mod tests {
                 "doctor: SMT on (smt): SMT siblings share one core's resources; bears on core-to-core latency",
             ]
         );
-        assert!(sentences(&doctor, &[finding("idle_latency")]).is_empty());
+        assert!(sentences(&doctor, &[finding(FindingKind::IdleLatency)]).is_empty());
     }
 }

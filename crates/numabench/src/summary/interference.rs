@@ -5,7 +5,7 @@
 //! Without such a pair, the largest change measured is said to be noise.
 
 use super::figures::{figure, of, param_f64, param_str, param_u64};
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use crate::study::SIGNIFICANCE;
 use numabench_schema::benchmark;
@@ -113,7 +113,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         )
     };
     vec![Sentence {
-        kind: "interference",
+        kind: FindingKind::Interference,
         text,
         value,
         unit: Unit::Ratio,

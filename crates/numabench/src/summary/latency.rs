@@ -5,7 +5,7 @@
 //! CPU nodes (`matrix-latency`).
 
 use super::figures::{coverage_text, figure, figure_span, local_and_remote, matrix, of, span};
-use super::{factor_range, Sentence};
+use super::{factor_range, FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use crate::topology::levels::{standing_for_level, MEMORY};
 use crate::units::format_bytes;
@@ -136,7 +136,7 @@ fn idle_latency(records: &[Record], levels: &[Level]) -> Option<Sentence> {
         );
     }
     Some(Sentence {
-        kind: "idle_latency",
+        kind: FindingKind::IdleLatency,
         text,
         value: memory.ns,
         unit: Unit::Nanoseconds,
@@ -193,7 +193,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             let ci95 = 1.96 * (error((row, column)).powi(2) + error((row, row)).powi(2)).sqrt();
             params.insert("ci95_rel".into(), json!(ci95));
             sentences.push(Sentence {
-                kind: "memory_latency",
+                kind: FindingKind::MemoryLatency,
                 text,
                 value: ratio,
                 unit: Unit::Ratio,

@@ -4,7 +4,7 @@
 //! per-CPU rows are left out).
 
 use super::figures::{matrix, ratio, Matrix};
-use super::{factor, Sentence};
+use super::{factor, FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use serde_json::json;
@@ -48,7 +48,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<super::Sentence> {
         params.insert("mem_node".into(), json!(column));
         params.insert("cpu_node".into(), json!(row));
         sentences.push(Sentence {
-            kind: "cpuless_node",
+            kind: FindingKind::CpulessNode,
             text: format!(
                 "node {column} is CPU-less: {} of node {row}'s local memory, from node {row}",
                 parts.join(" and ")

@@ -19,6 +19,7 @@ mod declared_gap;
 mod doctor;
 mod figures;
 mod interference;
+mod kind;
 mod latency;
 mod matrices;
 mod nodes;
@@ -29,6 +30,7 @@ mod parallelism;
 mod scaling;
 
 pub use budget::{budget_sentences, run_time_sentence};
+pub use kind::FindingKind;
 
 /// The finding of an `interference` matrix (its `latency_ratio` and
 /// `bandwidth_ratio` records): the worst pair, or that none was measurable.
@@ -48,12 +50,8 @@ pub const BENCHMARK: &str = benchmark::SUMMARY;
 /// One finding: its text and its headline figure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sentence {
-    /// What it is about: `idle_latency`, `memory_latency`,
-    /// `memory_bandwidth`, `cpuless_node`, `bandwidth_saturation`,
-    /// `serial_init`, `slow_node`, `slow_cpu`, `slow_node_pair`, `declared_mismatch`, `declared_gap`,
-    /// `mlp`, `c2c`, `huge_pages`, `placement_verified`, `interference`,
-    /// `doctor_warning`, `advice`.
-    pub kind: &'static str,
+    /// What it is about (the record's `metric`).
+    pub kind: FindingKind,
     pub text: String,
     /// The figure the sentence leads with (see docs/results.md).
     pub value: f64,

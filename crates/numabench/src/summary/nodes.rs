@@ -10,7 +10,7 @@
 
 use super::figures::{figure, matrix_modes, matrix_records_of_mode, of, significant};
 use super::noise::{median, robust_spread, stands_out, z_for};
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use serde_json::{json, Map};
@@ -321,7 +321,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             params.insert("uncertainty".into(), json!(uncertainty));
             params.insert("nodes_compared".into(), json!(compared));
             sentences.push(Sentence {
-                kind: "slow_node",
+                kind: FindingKind::SlowNode,
                 text: format!(
                     "node {node}'s own memory is slow in {what}: {:.0}% {above} the median of the {compared} nodes' local cells ({}; beyond the noise, which allows {}%)",
                     gap * 100.0,

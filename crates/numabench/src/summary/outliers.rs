@@ -7,7 +7,7 @@
 
 use super::figures::{coverage_text, figure, matrix_records, of, param_u64};
 use super::noise::{median, median_error, robust_spread, stands_out, z_for};
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use serde_json::{json, Map};
@@ -117,7 +117,7 @@ fn slow_cpus(records: &[Record]) -> Vec<Sentence> {
         params.insert("peers_median".into(), json!(peers));
         let measured_cpus = gaps.iter().filter(|g| g.1 == node).count();
         sentences.push(Sentence {
-            kind: "slow_cpu",
+            kind: FindingKind::SlowCpu,
             text: format!(
                 "CPU {cpu} is the slowest of node {node} in {what}: {:.0}% {} the median of the node's other {} measured {} ({} against {}; its own repetitions spread {:.1}%)",
                 gap * 100.0,
@@ -183,7 +183,7 @@ fn slow_pair(records: &[Record]) -> Option<Sentence> {
     params.insert("peers_median_ns".into(), json!(median));
     params.insert("pairs_compared".into(), json!(peers));
     Some(Sentence {
-        kind: "slow_node_pair",
+        kind: FindingKind::SlowNodePair,
         text: format!(
             "node {row}'s CPUs reading node {column} are the slowest pair: {:.0} ns, {:.0}% above the median of {what} ({median:.0} ns{})",
             record.value,

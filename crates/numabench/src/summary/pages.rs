@@ -2,7 +2,7 @@
 //! benchmark's buffers got huge pages (when they were asked for), and on
 //! what share of the checked pages the requested placement was verified.
 
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::compare::key::identifies;
 use crate::memory::HugePageCheck;
 use crate::output::{Record, Unit};
@@ -63,7 +63,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         params.insert("source".into(), json!(huge.source));
         params.insert("resident_bytes".into(), json!(huge.resident_bytes));
         sentences.push(Sentence {
-            kind: "huge_pages",
+            kind: FindingKind::HugePages,
             text: format!(
                 "{what} hit huge pages ({}) on {} of the buffer",
                 huge.source,
@@ -90,7 +90,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         params.insert("pages".into(), json!(pages));
         params.insert("checked_records".into(), json!(checks.len()));
         sentences.push(Sentence {
-            kind: "placement_verified",
+            kind: FindingKind::PlacementVerified,
             text: format!(
                 "the requested placement was verified on {} of {pages} checked pages ({} measurements)",
                 format_percent(fraction),

@@ -3,7 +3,7 @@
 //! node, across nodes or packages), min and max of each.
 
 use super::figures::{figure_span, of, param_str, param_u64, span};
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
@@ -42,7 +42,7 @@ fn mlp(records: &[Record]) -> Option<Sentence> {
     params.insert("chains_reaching_90_percent".into(), json!(reached));
     params.insert("chains_measured".into(), json!(curve.len()));
     Some(Sentence {
-        kind: "mlp",
+        kind: FindingKind::Mlp,
         text: format!(
             "memory-level parallelism: one core keeps about {best:.1} misses in flight ({best_chains} chains; 90% of that from {reached})"
         ),
@@ -91,7 +91,7 @@ fn c2c(records: &[Record]) -> Option<Sentence> {
         .copied()
         .fold(f64::NEG_INFINITY, f64::max);
     Some(Sentence {
-        kind: "c2c",
+        kind: FindingKind::C2c,
         text: format!("core-to-core latency: {}", parts.join(", ")),
         value: highest,
         unit: Unit::Nanoseconds,

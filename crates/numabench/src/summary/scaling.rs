@@ -2,7 +2,7 @@
 //! memory node), the fewest threads that reach 90% of the curve's peak,
 //! and the share of that peak one thread gets.
 
-use super::Sentence;
+use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
 use serde_json::json;
@@ -66,7 +66,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
                 .map(|share| format!("; one thread gets {:.0}% of it", share * 100.0))
                 .unwrap_or_default();
             Some(Sentence {
-                kind: "bandwidth_saturation",
+                kind: FindingKind::BandwidthSaturation,
                 text: format!(
                     "{whose} {kernel} bandwidth saturates at {saturated} of {most} threads ({}% of its peak, {peak:.1} GB/s){one_text}",
                     SATURATION * 100.0

@@ -119,7 +119,10 @@ fn one_node_says_nothing_about_remote_memory() {
     );
     let records = summary_records(&sentences);
     assert_eq!(records[0].benchmark, "summary");
-    assert_eq!(records[2].metric, "bandwidth_saturation");
+    assert_eq!(
+        FindingKind::of_metric(&records[2].metric),
+        Some(FindingKind::BandwidthSaturation)
+    );
     assert_eq!(records[2].value, 2.0);
     assert_eq!(records[4].params["sentence"], texts[4]);
 }
@@ -284,7 +287,10 @@ fn a_planted_machine_gives_exactly_its_findings_and_advice() {
             "latency-bound code (pointer chasing, small random reads): keep data on the node of the threads that read it (bind:NODE, or first touch by that thread): remote memory costs up to 1.90x local latency",
         ]
     );
-    let advice: Vec<&Sentence> = findings.iter().filter(|s| s.kind == "advice").collect();
+    let advice: Vec<&Sentence> = findings
+        .iter()
+        .filter(|s| s.kind == FindingKind::Advice)
+        .collect();
     assert_eq!(
         advice[0].params["rests_on"],
         json!(["serial_init", "memory_bandwidth"])
@@ -313,7 +319,7 @@ fn the_slowest_node_pair_is_named_only_beyond_the_noise() {
         }
         summarize(&records)
             .into_iter()
-            .filter(|finding| finding.kind == "slow_node_pair")
+            .filter(|finding| finding.kind == FindingKind::SlowNodePair)
             .map(|finding| finding.text)
             .collect::<Vec<_>>()
     };
@@ -399,13 +405,13 @@ fn no_finding_rests_on_an_inferred_cell() {
     copied.stats = Sample::new([400.0]).unwrap().summary();
     let findings = summarize(&records);
     assert!(
-        findings.iter().all(|f| f.kind != "slow_node_pair"),
+        findings.iter().all(|f| f.kind != FindingKind::SlowNodePair),
         "{:?}",
         findings.iter().map(|f| &f.text).collect::<Vec<_>>()
     );
     let latency = findings
         .iter()
-        .find(|f| f.kind == "memory_latency")
+        .find(|f| f.kind == FindingKind::MemoryLatency)
         .unwrap();
     assert!(
         latency.text.contains("28 of 36 cells measured"),
@@ -449,7 +455,7 @@ fn a_node_whose_own_memory_is_slow_is_named() {
         }
         summarize(&records)
             .into_iter()
-            .filter(|f| f.kind == "slow_node")
+            .filter(|f| f.kind == FindingKind::SlowNode)
             .map(|f| {
                 (
                     f.params["mem_node"].as_u64().unwrap(),
@@ -480,7 +486,7 @@ fn a_node_whose_own_memory_is_slow_is_named() {
         }
         summarize(&records)
     };
-    assert!(within.iter().all(|f| f.kind != "slow_node"));
+    assert!(within.iter().all(|f| f.kind != FindingKind::SlowNode));
 }
 
 /// Two measured CPUs per node are enough to tell the slow one: each is
@@ -501,7 +507,7 @@ fn two_cpus_per_node_tell_the_slow_one() {
     }
     let slow: Vec<Sentence> = summarize(&records)
         .into_iter()
-        .filter(|f| f.kind == "slow_cpu")
+        .filter(|f| f.kind == FindingKind::SlowCpu)
         .collect();
     assert_eq!(slow.len(), 1);
     assert_eq!(slow[0].params["cpu"], json!(5));

@@ -41,3 +41,21 @@ pub fn library_and_cli() -> Vec<(String, String)> {
     );
     files
 }
+
+/// Whether `path` holds only test code (`tests.rs`, `*_tests.rs`, a
+/// `tests/` folder).
+pub fn test_file(path: &str) -> bool {
+    path.ends_with("/tests.rs") || path.ends_with("_tests.rs") || path.contains("/tests/")
+}
+
+/// The non-test part of a source file: up to its `#[cfg(test)]` module,
+/// comments dropped.
+pub fn code(text: &str) -> String {
+    text.split("#[cfg(test)]")
+        .next()
+        .unwrap_or(text)
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

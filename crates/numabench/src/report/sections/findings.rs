@@ -8,6 +8,7 @@ use super::{records_table, section, Section};
 use crate::output::ReadRecord;
 use crate::report::html::escape;
 use crate::report::load::Dataset;
+use crate::summary::FindingKind;
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
 
@@ -17,13 +18,14 @@ pub fn sentences(data: &Dataset) -> Vec<String> {
     sentences_where(data, |_| true)
 }
 
-/// [`sentences`] of the summary records whose metric `keep` accepts.
-fn sentences_where(data: &Dataset, keep: impl Fn(&str) -> bool) -> Vec<String> {
+/// [`sentences`] of the summary records whose kind `keep` accepts (`None`:
+/// a metric this version does not know).
+fn sentences_where(data: &Dataset, keep: impl Fn(Option<FindingKind>) -> bool) -> Vec<String> {
     let records: Vec<&ReadRecord> = data.of(benchmark::SUMMARY).collect();
     let several_files = records.iter().any(|r| r.file != records[0].file);
     records
         .iter()
-        .filter(|r| keep(&r.metric))
+        .filter(|r| keep(FindingKind::of_metric(&r.metric)))
         .filter_map(|r| {
             let sentence = r.text(key::SENTENCE)?;
             Some(if several_files {
@@ -41,18 +43,16 @@ pub fn build(data: &Dataset) -> Option<Section> {
         return None;
     }
     // The lists the terminal prints, in its order and words.
-    let run = |metric: &str| matches!(metric, "budget_cut" | "over_budget" | "run_time");
+    let run = |kind: Option<FindingKind>| kind.is_some_and(FindingKind::is_about_the_run);
+    let advice = |kind: Option<FindingKind>| kind == Some(FindingKind::Advice);
     let mut body = String::new();
     for (heading, list) in [
         (
             None,
-            sentences_where(data, |metric| metric != "advice" && !run(metric)),
+            sentences_where(data, |kind| !advice(kind) && !run(kind)),
         ),
         (Some("This run"), sentences_where(data, run)),
-        (
-            Some("What to do about it"),
-            sentences_where(data, |metric| metric == "advice"),
-        ),
+        (Some("What to do about it"), sentences_where(data, advice)),
     ] {
         if list.is_empty() {
             continue;
