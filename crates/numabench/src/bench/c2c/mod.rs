@@ -3,11 +3,13 @@
 //! runs ([`run`]), the measurement itself ([`measure`]) and its report
 //! section ([`report`]).
 
+mod compare;
 mod describe;
 mod measure;
 mod plan;
 pub mod report;
 mod run;
+mod table;
 
 pub(super) use describe::BENCHMARK;
 pub use measure::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};

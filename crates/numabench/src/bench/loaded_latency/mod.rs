@@ -2,11 +2,13 @@
 //! ([`describe`]), its plan ([`plan`]), what a step runs ([`run`]), the
 //! measurement ([`measure`]) and its report section ([`report`]).
 
+mod compare;
 mod describe;
 mod measure;
 mod plan;
 pub mod report;
 mod run;
+mod table;
 
 pub(super) use describe::BENCHMARK;
 pub use measure::*;

@@ -3,12 +3,18 @@
 //! measurement ([`measure`]). Their report section is shared with the
 //! report's other matrices (`report/sections/matrix.rs`).
 
+mod compare;
 mod describe;
 mod measure;
 mod plan;
 mod run;
+mod table;
 
 pub(super) use describe::{BANDWIDTH, LATENCY};
 pub use measure::*;
 pub use plan::matrix_cell_working_set;
 pub(super) use run::*;
+
+/// The budget's cut that measures the node matrices by symmetry class,
+/// as its `Cut::what` names it.
+pub(super) const CLASSES_CUT: &str = "matrix-classes";

@@ -2,11 +2,13 @@
 //! ([`describe`]), its plan ([`plan`]), what a step runs ([`run`]), the
 //! measurement ([`measure`], and [`threads`] for `mlp --threads`) and its report section ([`report`]).
 
+mod compare;
 mod describe;
 mod measure;
 mod plan;
 pub mod report;
 mod run;
+mod table;
 mod threads;
 
 pub(super) use describe::BENCHMARK;

@@ -2,6 +2,7 @@
 //! ([`describe`]), its plan ([`plan`]), what a step runs ([`run`]), the
 //! measurement ([`measure`]) and its report section ([`report`]).
 
+mod compare;
 mod describe;
 mod measure;
 mod plan;
