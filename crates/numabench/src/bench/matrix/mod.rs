@@ -2,6 +2,8 @@
 //! folder: their registry entries ([`describe`]), its plan ([`plan`]), what a step runs ([`run`]), the
 //! measurement ([`measure`]). Their report section is shared with the
 //! report's other matrices (`report/sections/matrix.rs`).
+//! Their terminal tables ([`table`], one for both) and their roles in
+//! `numabench compare` ([`compare`]) hang on their registry entries too.
 
 mod compare;
 mod describe;

@@ -1,7 +1,10 @@
 //! Terminal tables shaped per measurement: records in, a [`TableModel`]
 //! out, one pure function per shape (a latency sweep, bandwidth by kernel,
 //! a node matrix, CPUs by deviation, ...). Nothing here prints: the
-//! command line renders the models to the terminal's width.
+//! command line renders the models to the terminal's width. A registry
+//! benchmark's own tables are in its folder (`bench/<name>/table.rs`, its
+//! entry's `tables`); here are the shared cells, the generic table, CPUs
+//! by deviation and the tables of benchmarks outside the registry.
 //!
 //! Records are grouped as they come, by benchmark: each run of records of
 //! one benchmark becomes that benchmark's tables (so `characterize` prints
