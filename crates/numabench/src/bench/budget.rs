@@ -21,6 +21,7 @@ use super::plan::{plan_of, total_seconds};
 use super::scaling::ScalingWork;
 use super::scaling::{reader_nodes, scaling_counts, scaling_cpus};
 use super::step::Step;
+use numabench_schema::benchmark;
 use serde::Serialize;
 
 /// Whether a budget may measure the node matrices by symmetry class.
@@ -267,7 +268,7 @@ fn matrix_stage(
 ) -> impl Fn(&mut Context, &mut Vec<Step>, f64) -> Option<(&'static str, String)> {
     move |context: &mut Context, steps: &mut Vec<Step>, limit: f64| match matrix {
         MatrixCut::Seeded(seed) => {
-            cut_matrices(context, steps, limit, seed).map(|text| ("matrix-classes", text))
+            cut_matrices(context, steps, limit, seed).map(|text| (super::matrix::CLASSES_CUT, text))
         }
         MatrixCut::Never => None,
     }
@@ -560,7 +561,7 @@ fn latency_sweep(steps: &[Step]) -> Vec<usize> {
         .filter(|(_, step)| {
             step.work::<LatencyConfig>()
                 .is_some_and(|config| config.sizes.len() == 1)
-                && step.benchmark == "latency"
+                && step.benchmark == benchmark::LATENCY
         })
         .map(|(index, _)| index)
         .collect()

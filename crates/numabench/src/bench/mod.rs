@@ -83,7 +83,7 @@ pub use placed::{
     PROCESS_HEADROOM,
 };
 pub use plan::{app_plan_step, plan_of, total_seconds, PlanStep};
-pub use registry::{registry, select, BenchmarkInfo, SelectionError};
+pub use registry::{find, registry, select, BenchmarkInfo, SelectionError};
 pub use scaling::{
     reader_nodes, run_scaling, scaling_counts, scaling_cpus, ScalingPoint, SCALING_ORDER,
 };

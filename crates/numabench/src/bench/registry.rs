@@ -2,8 +2,15 @@
 //! for each, and `--only`/`--skip` selection.
 
 use super::characterize::{Defaults, Steps};
+use crate::compare::roles::RoleSet;
+use crate::output::tables::{CacheLadder, TableModel};
+use crate::output::Record;
 use crate::report::sections::SectionKind;
 use thiserror::Error;
+
+/// A benchmark's terminal tables: a run of its records (and the cache
+/// ladder the sizes fall in) in, the tables out.
+pub type TablesFn = fn(&[&Record], &CacheLadder) -> Vec<TableModel>;
 
 /// A registered benchmark. Its `characterize` steps are a field, so an
 /// entry that `characterize` would not run cannot be written.
@@ -18,6 +25,13 @@ pub struct BenchmarkInfo {
     pub description: &'static str,
     /// Adds this benchmark's `characterize` steps, derived from the topology.
     pub plan: fn(&Defaults, &mut Steps),
+    /// Its terminal tables, from a run of its records; `None` where its
+    /// records take the generic table or are drawn by another path
+    /// (`per-cpu`'s records carry `each_cpu`, whatever benchmark made them).
+    pub tables: Option<TablesFn>,
+    /// A record's roles for `numabench compare` (what its figure is, in
+    /// words that hold on any machine), with the whole set in view.
+    pub roles: fn(&Record, &RoleSet) -> Vec<String>,
     /// Its section of `numabench report`, built from records alone;
     /// `None` where another entry's section draws its records too.
     pub report: Option<SectionKind>,
@@ -48,6 +62,11 @@ const REGISTRY: &[BenchmarkInfo] = &[
 /// Every registered benchmark, in the order `characterize` runs them.
 pub fn registry() -> &'static [BenchmarkInfo] {
     REGISTRY
+}
+
+/// The registered benchmark of this name, if any.
+pub fn find(name: &str) -> Option<&'static BenchmarkInfo> {
+    REGISTRY.iter().find(|info| info.name == name)
 }
 
 /// A selection naming a benchmark that does not exist.

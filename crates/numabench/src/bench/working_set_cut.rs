@@ -17,6 +17,7 @@ use super::placed::{CACHE_MULTIPLE, MIN_DRAM_WORKING_SET};
 use super::step::Step;
 use crate::topology::memory_nodes;
 use crate::units::format_bytes;
+use numabench_schema::benchmark;
 
 /// The largest working set any step measures.
 fn largest(steps: &mut [Step]) -> u64 {
@@ -35,14 +36,14 @@ fn apply_cap(steps: &mut Vec<Step>, cap: u64) {
             *size = (*size).min(cap);
         }
         if let Some(config) = step.work::<LatencyConfig>() {
-            if step.benchmark == "latency" && config.sizes.len() == 1 {
+            if step.benchmark == benchmark::LATENCY && config.sizes.len() == 1 {
                 step.label = format!("latency {}", format_bytes(config.sizes[0]));
             }
         }
     }
     let mut seen = Vec::new();
     steps.retain(|step| match step.work::<LatencyConfig>() {
-        Some(config) if step.benchmark == "latency" && config.sizes.len() == 1 => {
+        Some(config) if step.benchmark == benchmark::LATENCY && config.sizes.len() == 1 => {
             let fresh = !seen.contains(&config.sizes[0]);
             seen.push(config.sizes[0]);
             fresh

@@ -22,6 +22,7 @@
 //! sweep's largest (the least cache-affected); several records of one role (every node's local cell,
 //! every CPU alone in `contention`) give one figure: their median.
 
+use crate::bench::find;
 use crate::output::Record;
 use crate::topology::levels::standing_for_level;
 use numabench_schema::benchmark;
@@ -29,11 +30,13 @@ use numabench_schema::params::key;
 use serde_json::Value;
 use std::collections::HashMap;
 
-fn text<'a>(record: &'a Record, name: &str) -> Option<&'a str> {
+/// A text parameter of a record.
+pub fn text<'a>(record: &'a Record, name: &str) -> Option<&'a str> {
     record.params.get(name).and_then(Value::as_str)
 }
 
-fn number(record: &Record, name: &str) -> Option<u64> {
+/// A whole-number parameter of a record.
+pub fn number(record: &Record, name: &str) -> Option<u64> {
     record.params.get(name).and_then(Value::as_u64)
 }
 
@@ -48,7 +51,7 @@ pub fn level(record: &Record) -> Option<String> {
 }
 
 /// The requested memory policy (`bind:1`, `first-touch`, ...).
-fn memory(record: &Record) -> Option<&str> {
+pub fn memory(record: &Record) -> Option<&str> {
     record
         .placement
         .requested
@@ -58,7 +61,7 @@ fn memory(record: &Record) -> Option<&str> {
 
 /// Memory on the measuring CPU's own node: first touch, no request, or
 /// bound to `cpu_node`.
-fn local_memory(record: &Record) -> bool {
+pub fn local_memory(record: &Record) -> bool {
     match memory(record) {
         None | Some("first-touch") => true,
         Some(policy) => record
@@ -70,8 +73,8 @@ fn local_memory(record: &Record) -> bool {
 
 /// What the set's records say about thread counts: the most any record
 /// uses, and per CPU node the most its records use.
-#[derive(Default)]
-struct Threads {
+#[derive(Debug, Default)]
+pub struct Threads {
     most: u64,
     per_node: HashMap<u64, u64>,
 }
@@ -93,7 +96,7 @@ impl Threads {
     }
 
     /// `1 thread`, `all threads` or `N threads`.
-    fn of_machine(&self, record: &Record) -> Option<String> {
+    pub fn of_machine(&self, record: &Record) -> Option<String> {
         let count = record.typed_params().threads()?;
         Some(match count {
             1 => "1 thread".into(),
@@ -103,7 +106,7 @@ impl Threads {
     }
 
     /// `1 thread` or `all threads of a node`; None for counts between.
-    fn of_node(&self, record: &Record) -> Option<String> {
+    pub fn of_node(&self, record: &Record) -> Option<String> {
         let count = record.typed_params().threads()?;
         let node = record.typed_params().cpu_node()?;
         match count {
@@ -115,8 +118,8 @@ impl Threads {
 }
 
 /// Per row (CPU node) of a matrix, the remote cells' SLIT distances.
-#[derive(Default)]
-struct Distances {
+#[derive(Debug, Default)]
+pub struct Distances {
     per_row: HashMap<(String, u64), Vec<u64>>,
 }
 
@@ -127,7 +130,9 @@ impl Distances {
 
     fn of(records: &[Record]) -> Self {
         let mut distances = Self::default();
-        for record in records.iter().filter(|r| r.benchmark.starts_with("matrix")) {
+        // Every record with a CPU node and a memory node; rows are keyed
+        // by benchmark too, so only a matrix's own cells rank its cells.
+        for record in records {
             let (Some(row), Some(column)) = (Self::row(record), record.typed_params().mem_node())
             else {
                 continue;
@@ -142,7 +147,7 @@ impl Distances {
 
     /// `local`, or the remote ranks of the cell: `remote (nearest)`,
     /// `remote (farthest)`, both, or none (a distance between).
-    fn ranks(&self, record: &Record) -> Vec<&'static str> {
+    pub fn ranks(&self, record: &Record) -> Vec<&'static str> {
         let (Some(row), Some(column)) = (Self::row(record), record.typed_params().mem_node())
         else {
             return Vec::new();
@@ -195,113 +200,56 @@ fn sweep_sizes(records: &[Record]) -> HashMap<(String, String), u64> {
         .collect()
 }
 
-/// What follows a latency role's words: nothing for `latency` (ns),
-/// `, cycles` for `latency_cycles`; None for other metrics.
-fn latency_metric(metric: &str) -> Option<&'static str> {
-    match metric {
-        "latency" => Some(""),
-        "latency_cycles" => Some(", cycles"),
-        _ => None,
-    }
-}
-
 /// `read_bandwidth` as `read bandwidth`.
-fn bandwidth_metric(record: &Record) -> Option<String> {
+pub fn bandwidth_metric(record: &Record) -> Option<String> {
     let kernel = record.typed_params().kernel()?;
     (record.metric == format!("{kernel}_bandwidth")).then(|| format!("{kernel} bandwidth"))
 }
 
-/// Every record's roles (none for a record no role describes), computed
-/// with the whole set in view (thread counts, distance ranks, sweep sizes).
-pub fn roles(records: &[Record]) -> Vec<Vec<String>> {
-    let threads = Threads::of(records);
-    let distances = Distances::of(records);
-    let sizes = sweep_sizes(records);
-    records
-        .iter()
-        .map(|record| roles_of(record, &threads, &distances, &sizes))
-        .collect()
+/// What a benchmark's roles are computed with: the whole set in view
+/// (thread counts, distance ranks, sweep sizes).
+#[derive(Debug)]
+pub struct RoleSet {
+    /// Thread counts of the set.
+    pub threads: Threads,
+    /// Per matrix row, the remote cells' distances.
+    pub distances: Distances,
+    sizes: HashMap<(String, String), u64>,
 }
 
-fn roles_of(
-    record: &Record,
-    threads: &Threads,
-    distances: &Distances,
-    sizes: &HashMap<(String, String), u64>,
-) -> Vec<String> {
-    let one = |role: Option<String>| role.into_iter().collect::<Vec<_>>();
-    match record.benchmark.as_str() {
-        "latency" => one((|| {
-            let metric = latency_metric(&record.metric)?;
-            let level = level(record)?;
-            let size = record.typed_params().size_bytes()?;
-            let chosen = sizes.get(&(record.metric.clone(), level.clone()))?;
-            (size == *chosen && local_memory(record)).then(|| format!("{level} latency{metric}"))
-        })()),
-        "bandwidth" => one((|| {
-            let kernel = bandwidth_metric(record)?;
-            let level = level(record)?;
-            let threads = threads.of_machine(record)?;
-            (memory(record).is_none_or(|m| m == "first-touch"))
-                .then(|| format!("{kernel}, {threads}, {level}"))
-        })()),
-        "matrix-latency" => {
-            let (Some(metric), Some(level)) = (latency_metric(&record.metric), level(record))
-            else {
-                return Vec::new();
-            };
-            distances
-                .ranks(record)
-                .into_iter()
-                .map(|rank| format!("{level} latency {rank}{metric}"))
-                .collect()
+impl RoleSet {
+    fn of(records: &[Record]) -> Self {
+        Self {
+            threads: Threads::of(records),
+            distances: Distances::of(records),
+            sizes: sweep_sizes(records),
         }
-        "matrix-bandwidth" => {
-            let (Some(kernel), Some(level), Some(threads)) = (
-                bandwidth_metric(record),
-                level(record),
-                threads.of_node(record),
-            ) else {
-                return Vec::new();
-            };
-            distances
-                .ranks(record)
-                .into_iter()
-                .map(|rank| format!("{kernel}, {threads}, {level} {rank}"))
-                .collect()
-        }
-        "scaling" => one((|| {
-            let kernel = bandwidth_metric(record)?;
-            let level = level(record)?;
-            let threads = threads.of_node(record)?;
-            let locality = text(record, key::LOCALITY).unwrap_or("local");
-            Some(format!("scaling: {kernel}, {threads}, {level} {locality}"))
-        })()),
-        "per-cpu" => one((|| {
-            let metric = match record.metric.as_str() {
-                "latency" => "latency".to_string(),
-                _ => bandwidth_metric(record)?,
-            };
-            let level = level(record)?;
-            Some(format!("{level} {metric}, CPUs alone (median)"))
-        })()),
-        "contention" => vec![format!("contention: {}", record.metric.replace('_', " "))],
-        "loaded-latency" => one((|| {
-            (record.metric == "loaded_latency").then_some(())?;
-            match (number(record, "generators")?, number(record, "delay")) {
-                (0, _) => Some("loaded latency, idle".into()),
-                (_, Some(0)) => Some("loaded latency, most traffic (delay 0)".into()),
-                _ => None,
-            }
-        })()),
-        "c2c" => {
-            one(text(record, key::RELATION)
-                .map(|relation| format!("core-to-core latency, {relation}")))
-        }
-        "summary" => vec![match text(record, "check") {
-            Some(check) => format!("finding: {} ({check})", record.metric),
-            None => format!("finding: {}", record.metric),
-        }],
-        _ => Vec::new(),
     }
+
+    /// The size whose latency-sweep record stands for `level` in `metric`.
+    pub fn sweep_size(&self, metric: &str, level: &str) -> Option<u64> {
+        self.sizes
+            .get(&(metric.to_string(), level.to_string()))
+            .copied()
+    }
+}
+
+/// Every record's roles (none for a record no role describes), computed
+/// with the whole set in view (thread counts, distance ranks, sweep sizes):
+/// a finding's from its kind, a registry benchmark's by its entry's
+/// `roles`.
+pub fn roles(records: &[Record]) -> Vec<Vec<String>> {
+    let set = RoleSet::of(records);
+    records
+        .iter()
+        .map(|record| {
+            if record.benchmark == crate::summary::BENCHMARK {
+                return vec![match text(record, "check") {
+                    Some(check) => format!("finding: {} ({check})", record.metric),
+                    None => format!("finding: {}", record.metric),
+                }];
+            }
+            find(&record.benchmark).map_or_else(Vec::new, |info| (info.roles)(record, &set))
+        })
+        .collect()
 }

@@ -10,6 +10,8 @@ pub(in crate::bench) const BENCHMARK: BenchmarkInfo = BenchmarkInfo {
     summary: "all threads reading one node's memory (as after serial init) vs each reading its own node, GB/s and ratios",
     description: "The worst case a serially initialised program creates: all its pages on one node. Every allowed CPU reads memory bound to the target node (default the first node), first each thread alone in turn (serial: what one thread gets when nobody competes), then all at the same time (contended); then all threads read memory placed by first touch on their own nodes (local). Records the aggregate and per-thread bandwidth (params.per_thread_gbs) of each scenario, local_over_contended (the aggregate gained by local placement) and serial_over_contended_per_thread (how much each thread slows down when sharing one node). Bytes as the read kernel counts them.",
     plan: super::plan::characterize,
+    tables: Some(super::table::tables),
+    roles: super::compare::roles,
     report: Some(SectionKind {
         benchmarks: &["contention"],
         build: super::report::build,

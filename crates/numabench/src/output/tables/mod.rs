@@ -1,28 +1,23 @@
 //! Terminal tables shaped per measurement: records in, a [`TableModel`]
 //! out, one pure function per shape (a latency sweep, bandwidth by kernel,
 //! a node matrix, CPUs by deviation, ...). Nothing here prints: the
-//! command line renders the models to the terminal's width.
+//! command line renders the models to the terminal's width. A registry
+//! benchmark's own tables are in its folder (`bench/<name>/table.rs`, its
+//! entry's `tables`); here are the shared cells, the generic table, CPUs
+//! by deviation and the tables of benchmarks outside the registry.
 //!
 //! Records are grouped as they come, by benchmark: each run of records of
 //! one benchmark becomes that benchmark's tables (so `characterize` prints
 //! one table per part). Summary sentences are not figures and are left out.
 
 mod apps;
-mod bandwidth;
-mod c2c;
 mod cache;
-mod cells;
-mod contention;
-mod generic;
+pub(crate) mod cells;
+pub(crate) mod generic;
 mod interference;
-mod latency;
 mod levels;
-mod loaded_latency;
-mod matrix;
-mod mlp;
 mod model;
 mod per_cpu;
-mod scaling;
 mod scan;
 mod tiers;
 
@@ -34,9 +29,13 @@ pub use levels::CacheLadder;
 pub use model::TableModel;
 
 use crate::output::Record;
+use numabench_schema::benchmark;
 
 /// The tables of one benchmark's records (all records given share one
-/// benchmark, as [`group_by_benchmark`] cuts them).
+/// benchmark, as [`group_by_benchmark`] cuts them): CPUs by deviation
+/// where records carry `each_cpu`, else a registry benchmark's own tables
+/// (its entry's `tables`, in its folder), else the tables of the
+/// benchmarks outside the registry, else the generic table.
 pub fn shape(records: &[Record], caches: &CacheLadder) -> Vec<TableModel> {
     let records: Vec<&Record> = records
         .iter()
@@ -51,20 +50,15 @@ pub fn shape(records: &[Record], caches: &CacheLadder) -> Vec<TableModel> {
     {
         return per_cpu::tables(&records, caches);
     }
+    if let Some(tables) = crate::bench::find(&first.benchmark).and_then(|info| info.tables) {
+        return tables(&records, caches);
+    }
     match first.benchmark.as_str() {
-        "latency" => latency::tables(&records, caches),
-        "bandwidth" => bandwidth::tables(&records, caches),
-        "matrix-latency" | "matrix-bandwidth" => matrix::tables(&records),
-        "stream" | "cg" | "mg" => apps::tables(&records),
-        "cache" => cache::tables(&records),
-        "contention" => contention::tables(&records),
-        "loaded-latency" => loaded_latency::tables(&records),
-        "scaling" => scaling::tables(&records),
-        "mlp" => mlp::tables(&records),
-        "c2c" => c2c::tables(&records),
-        "tiers" => tiers::tables(&records),
-        "interference" => interference::tables(&records),
-        "scan" => scan::tables(&records),
+        name if benchmark::APP_KERNELS.contains(&name) => apps::tables(&records),
+        benchmark::CACHE => cache::tables(&records),
+        benchmark::TIERS => tiers::tables(&records),
+        benchmark::INTERFERENCE => interference::tables(&records),
+        benchmark::SCAN => scan::tables(&records),
         _ => generic::tables(&records),
     }
 }

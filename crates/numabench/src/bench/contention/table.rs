@@ -2,13 +2,15 @@
 //! on one node as after a serial initialisation, every thread on its own
 //! node), then the ratios between them with what each means.
 
-use super::cells::{figure, placement_note, ratio, shared_text, text_param, u64_param};
-use super::{generic, TableModel};
+use crate::output::tables::cells::{
+    figure, placement_note, ratio, shared_text, text_param, u64_param,
+};
+use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
 
 /// The scenarios table; the ratios go to its notes in full.
-pub fn tables(records: &[&Record]) -> Vec<TableModel> {
+pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     let (scenarios, rest): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
         record.metric.ends_with("_bandwidth") && record.params.contains_key("scenario")
     });

@@ -1,13 +1,15 @@
 //! Loaded latency: the traffic the other cores made against the chase's
 //! latency, and that latency over the idle one.
 
-use super::cells::{distinct, f64_param, figure, placement_note, ratio, text_param};
-use super::{generic, TableModel};
+use crate::output::tables::cells::{
+    distinct, f64_param, figure, placement_note, ratio, text_param,
+};
+use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
 
 /// The latency-against-bandwidth table, then any other metric.
-pub fn tables(records: &[&Record]) -> Vec<TableModel> {
+pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     let (points, others): (Vec<&Record>, Vec<&Record>) = records
         .iter()
         .partition(|record| record.metric == "loaded_latency");

@@ -1,12 +1,12 @@
 //! Memory-level parallelism: independent chains against ns per load and
 //! the speed-up over one chain.
 
-use super::cells::{distinct, figure, placement_note, ratio, u64_param};
-use super::{generic, TableModel};
+use crate::output::tables::cells::{distinct, figure, placement_note, ratio, u64_param};
+use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 
 /// The chains table, then any other metric.
-pub fn tables(records: &[&Record]) -> Vec<TableModel> {
+pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     let (points, others): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
         (record.metric == "ns_per_load" || record.metric == "mlp")
             && u64_param(record, "chains").is_some()

@@ -1,14 +1,14 @@
 //! A node matrix: CPU nodes as rows, memory nodes as columns, each cell's
 //! figure; then the same grid as each cell's ratio to its row's local cell.
 
-use super::cells::{
+use crate::output::tables::cells::{
     distinct, figure, flag_param, inferred_note, placement_note, ratio, text_param, u64_param,
 };
-use super::{generic, TableModel};
+use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 
 /// Two grids (figures, ratios to local) per metric and mode.
-pub fn tables(records: &[&Record]) -> Vec<TableModel> {
+pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     let (cells, others): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
         u64_param(record, "cpu_node").is_some()
             && u64_param(record, "mem_node").is_some()

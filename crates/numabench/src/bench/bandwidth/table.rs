@@ -1,10 +1,10 @@
 //! Bandwidth: kernel against working-set size, or against thread count,
 //! or one row per kernel when neither varies.
 
-use super::cells::{
+use crate::output::tables::cells::{
     bytes, cv, distinct, figure, placement_note, shared_text, text_param, u64_param,
 };
-use super::{generic, CacheLadder, TableModel};
+use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 
 /// The bandwidth table(s), then any other metric in a plain table.

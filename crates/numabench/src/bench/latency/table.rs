@@ -1,10 +1,10 @@
 //! A latency sweep: working-set size against ns (and cycles), with the
 //! cache level each size falls in.
 
-use super::cells::{
+use crate::output::tables::cells::{
     bytes, cv, distinct, figure, placement_note, shared_text, text_param, u64_param,
 };
-use super::{generic, CacheLadder, TableModel};
+use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
 

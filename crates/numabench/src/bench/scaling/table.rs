@@ -1,8 +1,10 @@
 //! Scaling: threads against bandwidth, the bandwidth per thread and the
 //! parallel efficiency (over the one-thread figure times the threads).
 
-use super::cells::{distinct, figure, percent, placement_note, text_param, u64_param};
-use super::{generic, TableModel};
+use crate::output::tables::cells::{
+    distinct, figure, percent, placement_note, text_param, u64_param,
+};
+use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
 
@@ -20,7 +22,7 @@ fn series(record: &Record) -> String {
 }
 
 /// The scaling table, then any other metric.
-pub fn tables(records: &[&Record]) -> Vec<TableModel> {
+pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     let (points, others): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
         record.metric.ends_with("_bandwidth") && u64_param(record, "threads").is_some()
     });
@@ -72,7 +74,7 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
     table.note(
         "efficiency: GB/s over (one thread's GB/s x threads); of peak: over the series' best",
     );
-    if let Some(kernel) = super::cells::shared_text(&points, "kernel") {
+    if let Some(kernel) = crate::output::tables::cells::shared_text(&points, "kernel") {
         table.note(format!("kernel: {kernel}"));
     }
     table.notes.extend(placement_note(&points));

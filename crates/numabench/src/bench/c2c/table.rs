@@ -1,8 +1,8 @@
 //! Core-to-core latency: a CPU x CPU grid up to [`GRID_CPUS`] CPUs, else
 //! the pairs summarised by relation (same core, same cache, same node, ...).
 
-use super::cells::{distinct, placement_note, text_param, u64_param};
-use super::{generic, TableModel};
+use crate::output::tables::cells::{distinct, placement_note, text_param, u64_param};
+use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
 
@@ -10,7 +10,7 @@ use crate::units::format_value;
 pub const GRID_CPUS: usize = 16;
 
 /// The grid or the relation table, then any other metric.
-pub fn tables(records: &[&Record]) -> Vec<TableModel> {
+pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     let (pairs, others): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
         record.metric == "c2c_latency"
             && u64_param(record, "cpu_a").is_some()
