@@ -461,8 +461,10 @@ fn sigterm_to_numabench_ends_the_study_and_its_ranks() {
             "1",
             "--comm-share",
             "25",
+            // Long by its own measure: over a minute at 6 ns a grid point
+            // on 128 points, however fast the build (it is stopped at 2 s).
             "--iterations",
-            "1000000",
+            "100000000",
         ])
         .env("NUMABENCH_MPI_LIB", &library)
         .stdout(std::process::Stdio::null())

@@ -1,8 +1,9 @@
 //! `numabench check` as Slurm's `HealthCheckProgram` in the private Slurm
 //! (tests/mpi/slurm.rs): slurmd runs a wrapper of `numabench check --drain
 //! --undrain` every few seconds against a baseline written on this node.
-//! Healthy, the node stays idle; under a CPU quota (half a CPU) that slows its
-//! bandwidth (a cgroup the wrapper joins while a flag file exists) the
+//! Healthy, the node stays idle; under a CPU quota (1 ms of CPU in every
+//! 5 ms) that slows its bandwidth (a cgroup the wrapper joins while a flag
+//! file exists) the
 //! check drains it with a `numabench:` reason; once the quota is lifted
 //! the check resumes it; a reason someone else set is kept, whatever the
 //! check finds. Every check ends within Slurm's 60 s.
@@ -15,14 +16,23 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// Share of one CPU the slow node's check gets (CFS quota over 100 ms).
-const SLOW_QUOTA_PERCENT: u64 = 50;
+/// CPU time the slow node's check gets in every [`SLOW_PERIOD_US`], in
+/// microseconds: the kernel's least quota (1 ms). Each timed bandwidth
+/// repetition of the baseline's 32 MiB needs more CPU than this on any
+/// host (2 threads or more reading at 30 GB/s still need over 2 ms), so
+/// every repetition waits for the next period, however fast the build or
+/// the host: the slowdown is the quota's, not the binary's pace.
+const SLOW_QUOTA_US: u64 = 1_000;
+
+/// The quota's period in microseconds: a fifth of a CPU, short enough
+/// that no repetition fits in one period's allowance.
+const SLOW_PERIOD_US: u64 = 5_000;
 
 /// How long one condition may take to show: a check interval, a check
 /// (several times longer under the quota) and its retries.
 const WAIT: Duration = Duration::from_secs(150);
 
-/// A cgroup whose tasks get [`SLOW_QUOTA_PERCENT`] of one CPU (cgroup v1
+/// A cgroup whose tasks get [`SLOW_QUOTA_US`] of CPU per [`SLOW_PERIOD_US`] (cgroup v1
 /// `cpu` controller, else v2 `cpu.max`); removed when dropped.
 struct SlowCgroup {
     dir: PathBuf,
@@ -42,12 +52,8 @@ impl SlowCgroup {
         if let Some(root) = v1 {
             let dir = root.join(&name);
             fs::create_dir_all(&dir).unwrap();
-            fs::write(dir.join("cpu.cfs_period_us"), "100000").unwrap();
-            fs::write(
-                dir.join("cpu.cfs_quota_us"),
-                (1000 * SLOW_QUOTA_PERCENT).to_string(),
-            )
-            .unwrap();
+            fs::write(dir.join("cpu.cfs_period_us"), SLOW_PERIOD_US.to_string()).unwrap();
+            fs::write(dir.join("cpu.cfs_quota_us"), SLOW_QUOTA_US.to_string()).unwrap();
             return SlowCgroup { dir };
         }
         let v2 = mounts.lines().find_map(|line| {
@@ -60,7 +66,7 @@ impl SlowCgroup {
         fs::create_dir_all(&dir).unwrap();
         fs::write(
             dir.join("cpu.max"),
-            format!("{} 100000", 1000 * SLOW_QUOTA_PERCENT),
+            format!("{SLOW_QUOTA_US} {SLOW_PERIOD_US}"),
         )
         .unwrap_or_else(|error| panic!("cgroup v2 cpu.max in {}: {error}", dir.display()));
         SlowCgroup { dir }
@@ -166,10 +172,10 @@ fn a_health_check_drains_a_slow_node_resumes_it_and_keeps_others_reasons() {
     fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let baseline = dir.path().join("baseline.json");
     // This shared host's noise is far above a real node's: generous
-    // tolerances, still far inside what the quota costs (bandwidth / 5).
+    // tolerances, still far inside what the quota costs (bandwidth / 10).
     let written = Command::new(numabench())
         .args(["check", "--write-baseline", baseline.to_str().unwrap()])
-        .args(["--size", "8M", "--repeat", "3", "--runs", "3"])
+        .args(["--size", "32M", "--repeat", "3", "--runs", "3"])
         .args(["--tolerance", "bandwidth=35%,latency=60%"])
         .output()
         .unwrap();
