@@ -163,5 +163,18 @@ fn a_line_that_breaks_the_schema_is_caught() {
     assert!(caught.is_err(), "an unknown unit passed the schema");
     let mut fixed = record.clone();
     fixed["unit"] = "ns".into();
+    // A latency record's params are LatencyParams: the keys every latency
+    // record has are required.
+    let caught = std::panic::catch_unwind(|| assert_line_matches(&fixed, "test"));
+    assert!(caught.is_err(), "latency params without their keys passed");
+    fixed["params"] = serde_json::json!({
+        "size_bytes": 65536, "cache_bytes_in_front": 1048576, "cache_affected": true,
+        "cpu": 0, "cpu_node": null, "order": "tlb-block", "order_measures": "idle latency",
+        "block_bytes": 65536, "block_source": "default", "hugepages": false,
+        "loads_per_sample": 16384
+    });
     assert_line_matches(&fixed, "test");
+    fixed["params"]["cpu"] = "zero".into();
+    let caught = std::panic::catch_unwind(|| assert_line_matches(&fixed, "test"));
+    assert!(caught.is_err(), "a latency record's cpu as text passed");
 }
