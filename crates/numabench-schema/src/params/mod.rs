@@ -14,8 +14,8 @@
 use serde_json::{Map, Value};
 
 mod bandwidth;
-mod c2c;
 mod chase;
+mod core_to_core;
 mod latency;
 mod loaded_latency;
 mod mlp;
@@ -24,8 +24,8 @@ mod typed;
 mod working_set;
 
 pub use bandwidth::BandwidthParams;
-pub use c2c::C2cParams;
 pub use chase::ChaseOrderParams;
+pub use core_to_core::C2cParams;
 pub use latency::{CyclesParams, LatencyParams, WriterParams};
 pub use loaded_latency::{LoadedLatencyParams, MemoryControllerParams};
 pub use mlp::MlpParams;
