@@ -8,8 +8,9 @@
 //! `args/<command>.rs` (a family shares one: `apps.rs` for stream, cg, mg
 //! and placement-study, `inspect.rs` for topo, doctor and list,
 //! `results.rs` for report, compare and export-memattrs); the flags every
-//! measuring command flattens (output, repetitions, budget, `--plan` and
-//! its topology) in `args/shared.rs`; the value parsers several commands
+//! measuring command flattens (output, repetitions, budget, and
+//! [`PlanArgs`]: `--plan` and its topology, the one block of every command
+//! that plans) in `args/shared.rs`; the value parsers several commands
 //! share in `args/parse.rs`.
 
 use clap::Parser;
@@ -69,7 +70,7 @@ pub use results::{CompareArgs, ExportMemattrsArgs, MatchByArg, ReportArgs};
 pub use run::RunCommandArgs;
 pub use scaling::ScalingArgs;
 pub use scan::ScanArgs;
-pub use shared::{MeasureArgs, OutputArgs, DEFAULT_CLASS_SEED};
+pub use shared::{MeasureArgs, OutputArgs, PlanArgs, DEFAULT_CLASS_SEED};
 pub use tiers::{TiersAdviseArgs, TiersCommand};
 
 /// Measure what NUMA costs on this machine and which thread and memory

@@ -83,3 +83,41 @@ fn every_plan_argument_is_a_flag() {
     check(&command(), &mut found);
     assert!(found >= 18, "only {found} commands have --plan");
 }
+
+/// Every `--plan` comes from the one [`PlanArgs`] block; a command whose
+/// plan shows other things keeps its own words, the others say what the
+/// block says.
+#[test]
+fn each_plan_help_is_its_commands() {
+    let help = |path: &[&str]| {
+        let mut command = command();
+        for name in path {
+            command = command.find_subcommand(name).unwrap().clone();
+        }
+        let plan = command.get_arguments().find(|a| a.get_id() == "plan");
+        plan.and_then(clap::Arg::get_help).unwrap().to_string()
+    };
+    let measuring = "Print what would run and allocate nothing: each step's benchmark";
+    for path in [
+        &["latency"][..],
+        &["matrix", "bandwidth"],
+        &["characterize"],
+    ] {
+        assert!(help(path).starts_with(measuring), "{path:?}");
+    }
+    for (name, start) in [
+        ("stream", "Print what would run (threads and their CPUs"),
+        ("cg", "Print what would run (threads and their CPUs"),
+        ("placement-study", "Print the grid that would run"),
+        ("run", "Print the policies that would run"),
+        ("overdecompose", "Print the configurations"),
+        ("check", "Print the plan (each metric"),
+        ("cluster", "Say what a run on --hosts N hosts costs"),
+    ] {
+        assert!(
+            help(&[name]).starts_with(start),
+            "{name}: {}",
+            help(&[name])
+        );
+    }
+}

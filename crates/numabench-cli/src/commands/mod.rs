@@ -87,7 +87,7 @@ pub fn run(cli: Cli, plan_only: bool, set_weights: bool) -> Result<Status, CliEr
         Command::Run(args) => run::run(&args),
         Command::Overdecompose(args) => overdecompose::run(&args),
         Command::OverdecomposeWorker(args) => overdecompose::worker(&args),
-        Command::Check(args) => check::run(&args, file),
+        Command::Check(args) => check::run(&args),
         Command::Cluster(args) => cluster::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Report(args) => report::run(&args),
