@@ -14,9 +14,9 @@ fn the_groups_cover_every_visible_command_once() {
         .filter(|sub| !sub.is_hide_set())
         .map(|sub| sub.get_name())
         .collect();
-    let grouped: Vec<&str> = COMMAND_GROUPS
-        .iter()
-        .flat_map(|(_, names)| names.iter().copied())
+    let grouped: Vec<&str> = command_groups(&command)
+        .into_iter()
+        .flat_map(|(_, names)| names)
         .collect();
     for name in &visible {
         let count = grouped.iter().filter(|grouped| *grouped == name).count();
@@ -28,6 +28,38 @@ fn the_groups_cover_every_visible_command_once() {
             "{name} is grouped but not a visible command"
         );
     }
+}
+
+/// The "Measure" group is built from the registry: characterize, then each
+/// registry benchmark's command in registry order (the matrices' one
+/// `matrix`, none for per-cpu), then the commands no entry has.
+#[test]
+fn the_measure_group_follows_the_registry() {
+    use clap::CommandFactory;
+    let command = Cli::command();
+    let groups = command_groups(&command);
+    let measure = &groups
+        .iter()
+        .find(|(group, _)| *group == "Measure")
+        .unwrap()
+        .1;
+    assert_eq!(
+        measure,
+        &[
+            "characterize",
+            "latency",
+            "bandwidth",
+            "matrix",
+            "contention",
+            "scaling",
+            "loaded-latency",
+            "mlp",
+            "c2c",
+            "interference",
+            "cache",
+            "plugin",
+        ]
+    );
 }
 
 /// `--plan` is found on any command that has it, nested (`matrix
