@@ -8,18 +8,18 @@
 //! `args/command.rs`; each command's flags in `args/<command>.rs` (a
 //! family shares one: `apps.rs` for stream, cg, mg and placement-study,
 //! `inspect.rs` for topo, doctor and list, `results.rs` for report,
-//! compare and export-memattrs); the flags every measuring command
-//! flattens (output, repetitions, budget, and [`PlanArgs`]: `--plan` and
-//! its topology, the one block of every command that plans) in
-//! `args/shared.rs`; the value parsers several commands share in
-//! `args/parse.rs`.
+//! compare and export-memattrs), or beside its run in
+//! `commands/<command>.rs` (`c2c`: a new benchmark's command is one file);
+//! the flags every measuring command flattens (output, repetitions,
+//! budget, and [`PlanArgs`]: `--plan` and its topology, the one block of
+//! every command that plans) in `args/shared.rs`; the value parsers several
+//! commands share in `args/parse.rs`.
 
 use clap::Parser;
 use std::path::PathBuf;
 
 mod apps;
 mod bandwidth;
-mod c2c;
 mod cache;
 mod characterize;
 mod check;
@@ -47,7 +47,6 @@ mod tiers;
 
 pub use apps::{AppRunArgs, NpbArgs, PlacementStudyArgs, StreamArgs};
 pub use bandwidth::BandwidthArgs;
-pub use c2c::C2cArgs;
 pub use cache::CacheArgs;
 pub use characterize::CharacterizeArgs;
 pub use check::{CheckArgs, CheckFormat};
