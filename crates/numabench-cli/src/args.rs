@@ -2,22 +2,24 @@
 //! here; checks against the machine happen when a command validates its
 //! flags into a library configuration.
 //!
-//! This file is the root: [`Cli`], the top-level help ([`command()`]) and
-//! the re-exports the commands use. The subcommands and their `--help`
-//! texts are in `args/command.rs`; each command's flags in
-//! `args/<command>.rs` (a family shares one: `apps.rs` for stream, cg, mg
-//! and placement-study, `inspect.rs` for topo, doctor and list,
-//! `results.rs` for report, compare and export-memattrs); the flags every
-//! measuring command flattens (output, repetitions, budget, `--plan` and
-//! its topology) in `args/shared.rs`; the value parsers several commands
-//! share in `args/parse.rs`.
+//! This file is the root: [`Cli`], the top-level help ([`command()`], its
+//! "Measure" group read from the benchmark registry) and the re-exports
+//! the commands use. The subcommands and their `--help` texts are in
+//! `args/command.rs`; each command's flags in `args/<command>.rs` (a
+//! family shares one: `apps.rs` for stream, cg, mg and placement-study,
+//! `inspect.rs` for topo, doctor and list, `results.rs` for report,
+//! compare and export-memattrs), or beside its run in
+//! `commands/<command>.rs` (`c2c`: a new benchmark's command is one file);
+//! the flags every measuring command flattens (output, repetitions,
+//! budget, and [`PlanArgs`]: `--plan` and its topology, the one block of
+//! every command that plans) in `args/shared.rs`; the value parsers several
+//! commands share in `args/parse.rs`.
 
 use clap::Parser;
 use std::path::PathBuf;
 
 mod apps;
 mod bandwidth;
-mod c2c;
 mod cache;
 mod characterize;
 mod check;
@@ -45,7 +47,6 @@ mod tiers;
 
 pub use apps::{AppRunArgs, NpbArgs, PlacementStudyArgs, StreamArgs};
 pub use bandwidth::BandwidthArgs;
-pub use c2c::C2cArgs;
 pub use cache::CacheArgs;
 pub use characterize::CharacterizeArgs;
 pub use check::{CheckArgs, CheckFormat};
@@ -69,7 +70,7 @@ pub use results::{CompareArgs, ExportMemattrsArgs, MatchByArg, ReportArgs};
 pub use run::RunCommandArgs;
 pub use scaling::ScalingArgs;
 pub use scan::ScanArgs;
-pub use shared::{MeasureArgs, OutputArgs, DEFAULT_CLASS_SEED};
+pub use shared::{MeasureArgs, OutputArgs, PlanArgs, DEFAULT_CLASS_SEED};
 pub use tiers::{TiersAdviseArgs, TiersCommand};
 
 /// Measure what NUMA costs on this machine and which thread and memory
@@ -91,36 +92,59 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The measuring commands no registry entry has, last in the top-level
+/// help's "Measure" group ([`command_groups`]).
+const MEASURE_BESIDES_REGISTRY: &[&str] = &["interference", "cache", "plugin"];
+
 /// The top-level help's groups of commands, in order: every visible
-/// subcommand is in exactly one (a unit test checks it).
-pub const COMMAND_GROUPS: &[(&str, &[&str])] = &[
-    ("Inspect", &["topo", "doctor", "list"]),
-    (
-        "Measure",
-        &[
-            "characterize",
-            "latency",
-            "bandwidth",
-            "matrix",
-            "contention",
-            "scaling",
-            "loaded-latency",
-            "interference",
-            "mlp",
-            "c2c",
-            "cache",
-            "plugin",
-        ],
-    ),
-    ("Applications", &["stream", "cg", "mg"]),
-    (
-        "Studies",
-        &["placement-study", "run", "overdecompose", "tiers"],
-    ),
-    ("Operations", &["check", "cluster", "scan"]),
-    ("Results", &["report", "compare", "export-memattrs"]),
-    ("Shell", &["completions", "man"]),
-];
+/// subcommand is in exactly one (a unit test checks it). "Measure" is
+/// `characterize`, then every registry benchmark's command in registry
+/// order ([`benchmark_commands`]), then [`MEASURE_BESIDES_REGISTRY`]: a
+/// benchmark added to the registry is listed with no entry here.
+pub fn command_groups(command: &clap::Command) -> Vec<(&'static str, Vec<&str>)> {
+    let mut measure = vec!["characterize"];
+    measure.extend(benchmark_commands(command));
+    measure.extend(MEASURE_BESIDES_REGISTRY);
+    vec![
+        ("Inspect", vec!["topo", "doctor", "list"]),
+        ("Measure", measure),
+        ("Applications", vec!["stream", "cg", "mg"]),
+        (
+            "Studies",
+            vec!["placement-study", "run", "overdecompose", "tiers"],
+        ),
+        ("Operations", vec!["check", "cluster", "scan"]),
+        ("Results", vec!["report", "compare", "export-memattrs"]),
+        ("Shell", vec!["completions", "man"]),
+    ]
+}
+
+/// The top-level commands that run the registry's benchmarks, in registry
+/// order, each once: the command whose path spells the benchmark's name
+/// as its man page is named (`c2c`; `matrix latency` for `matrix-latency`,
+/// listed as `matrix`). A benchmark run only through another command's
+/// flags (`per-cpu`: `latency --each-cpu`, ...) has none.
+fn benchmark_commands(command: &clap::Command) -> Vec<&str> {
+    fn runs(command: &clap::Command, name: &str) -> bool {
+        let own = command.get_name();
+        !command.is_hide_set()
+            && (name == own
+                || name
+                    .strip_prefix(own)
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .is_some_and(|rest| command.get_subcommands().any(|sub| runs(sub, rest))))
+    }
+    let mut commands: Vec<&str> = Vec::new();
+    for info in numabench::bench::registry() {
+        let found = command.get_subcommands().find(|sub| runs(sub, info.name));
+        if let Some(name) = found.map(clap::Command::get_name) {
+            if !commands.contains(&name) {
+                commands.push(name);
+            }
+        }
+    }
+    commands
+}
 
 /// Groups the top-level help names on one line, without their abouts
 /// (each command's own `--help` says what it does): the help stays within
@@ -128,19 +152,19 @@ pub const COMMAND_GROUPS: &[(&str, &[&str])] = &[
 pub const ONE_LINE_GROUPS: &[&str] = &["Shell"];
 
 /// The command line's definition, with the top-level help grouped by
-/// [`COMMAND_GROUPS`] (one line per command, its one-sentence about) and a
+/// [`command_groups`] (one line per command, its one-sentence about) and a
 /// "Start here" for new users, as git and cargo do.
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
     let command = Cli::command();
     let mut groups = String::new();
-    for (group, names) in COMMAND_GROUPS {
-        if ONE_LINE_GROUPS.contains(group) {
+    for (group, names) in command_groups(&command) {
+        if ONE_LINE_GROUPS.contains(&group) {
             groups.push_str(&format!("{group}: {}\n", names.join(", ")));
             continue;
         }
         groups.push_str(&format!("{group}:\n"));
-        for name in *names {
+        for name in names {
             let about = command
                 .find_subcommand(name)
                 .and_then(|sub| sub.get_about())

@@ -18,6 +18,7 @@ use hwlocality::object::types::ObjectType;
 use hwlocality::object::TopologyObject;
 use hwlocality::topology::export::xml::XMLExportFlags;
 use hwlocality::Topology;
+use numabench_schema::benchmark::{MATRIX_BANDWIDTH, MATRIX_LATENCY};
 use std::collections::BTreeMap;
 use std::path::Path;
 use thiserror::Error;
@@ -98,12 +99,12 @@ pub fn measured_pairs(records: &[Record]) -> Vec<MeasuredPair> {
             continue;
         }
         match (record.benchmark.as_str(), record.metric.as_str()) {
-            ("matrix-latency", "latency") => latencies
+            (MATRIX_LATENCY, "latency") => latencies
                 .entry((initiator, target))
                 .or_default()
                 .push(record.value),
             // GB/s (10^9 bytes per second) to hwloc's MiB/s.
-            ("matrix-bandwidth", "read_bandwidth") => bandwidths
+            (MATRIX_BANDWIDTH, "read_bandwidth") => bandwidths
                 .entry((initiator, target))
                 .or_default()
                 .push(record.value * 1e9 / (1u64 << 20) as f64),

@@ -153,7 +153,8 @@ fn identifier(character: Option<char>) -> bool {
 }
 
 /// Whether `code` spells `module` as a module path: `mod MODULE;`,
-/// `MODULE::...` or `...::MODULE` (a whole path segment).
+/// `MODULE::...` or `...::MODULE` (a whole path segment), or as a row of
+/// the CLI's dispatch table (`Variant => MODULE,`, which declares it).
 fn spells_module(code: &str, module: &str) -> bool {
     code.match_indices(module).any(|(at, _)| {
         let before = &code[..at];
@@ -162,7 +163,8 @@ fn spells_module(code: &str, module: &str) -> bool {
             && !identifier(after.chars().next())
             && (after.starts_with("::")
                 || before.ends_with("::")
-                || (before.ends_with("mod ") && after.starts_with(';')))
+                || (before.ends_with("mod ") && after.starts_with(';'))
+                || (before.ends_with("=> ") && after.starts_with(',')))
     })
 }
 
@@ -196,6 +198,135 @@ fn shared_files(files: &[(String, String)], benchmark: &Benchmark) -> Vec<String
         })
         .map(|(path, _)| path.clone())
         .collect()
+}
+
+/// Registry names that are also plain words of the code: the metric of
+/// several benchmarks (`latency`; `mlp`, the mlp benchmark's metric), a
+/// health check's quantity, a cluster part, an hwloc memory attribute, a
+/// per-CPU measure (`latency`, `bandwidth`). A literal spelling one of them
+/// counts only where it stands for a benchmark (see [`names_a_benchmark`]).
+const PLAIN_WORDS: [&str; 3] = ["latency", "bandwidth", "mlp"];
+
+/// Whether the literal that follows `before` on its line stands for a
+/// benchmark: a record's `benchmark` field (`benchmark: "x"`), compared
+/// with one (`benchmark == "x"`, `!=`), or a registry look-up (`find("x")`).
+fn names_a_benchmark(before: &str) -> bool {
+    let before: String = before.split_whitespace().collect();
+    ["benchmark:", "benchmark==", "benchmark!=", "find("]
+        .iter()
+        .any(|ending| before.ends_with(ending))
+}
+
+/// Whether `path` is one of `benchmark`'s own files: its folder, or the
+/// CLI's files named after it (`args/c2c.rs`, `commands/c2c.rs`).
+fn own_file(path: &str, benchmark: &Benchmark) -> bool {
+    let stem = Path::new(path).file_stem().and_then(|stem| stem.to_str());
+    path.starts_with(&format!("crates/numabench/src/bench/{}/", benchmark.folder))
+        || (path.starts_with("crates/numabench-cli/src/") && stem == Some(&benchmark.folder))
+}
+
+/// Every place (`path:line: "name"`) where non-test code outside a
+/// benchmark's own files spells one of its names as a whole string
+/// literal, where it should use the schema crate's constant
+/// (`numabench_schema::benchmark::C2C`) or its registry entry. The schema
+/// crate's list of names is where they are spelled; a [`PLAIN_WORDS`]
+/// name counts only where it stands for a benchmark.
+fn spelled_names(files: &[(String, String)], benchmarks: &[Benchmark]) -> Vec<String> {
+    let mut offences = Vec::new();
+    for (path, text) in files {
+        if test_file(path) || path == NAME_LISTS[0] {
+            continue;
+        }
+        for (number, line) in code(text).lines().enumerate() {
+            for benchmark in benchmarks.iter().filter(|b| !own_file(path, b)) {
+                for name in &benchmark.names {
+                    let literal = format!("\"{name}\"");
+                    let spelled = line.match_indices(&literal).any(|(at, _)| {
+                        !PLAIN_WORDS.contains(&name.as_str()) || names_a_benchmark(&line[..at])
+                    });
+                    if spelled {
+                        offences.push(format!("{path}:{}: {literal}", number + 1));
+                    }
+                }
+            }
+        }
+    }
+    offences
+}
+
+/// No shared file spells a registry benchmark's name: it uses the schema
+/// crate's constant or the registry entry (docs/adding-a-benchmark.md,
+/// "Names").
+#[test]
+fn no_shared_file_spells_a_benchmark_name() {
+    let files = crate_sources();
+    let benchmarks = registry_benchmarks(&files);
+    let names: Vec<&str> = benchmarks
+        .iter()
+        .flat_map(|benchmark| benchmark.names.iter().map(String::as_str))
+        .collect();
+    for word in PLAIN_WORDS {
+        assert!(
+            names.contains(&word),
+            "{word} is no registry name: {names:?}"
+        );
+    }
+    let offences = spelled_names(&files, &benchmarks);
+    assert!(
+        offences.is_empty(),
+        "benchmark names spelled outside their benchmark's files (use numabench_schema::benchmark::NAME or the registry entry):\n{}",
+        offences.join("\n")
+    );
+}
+
+/// A made-up source file: its path and its text.
+fn file(path: &str, text: &str) -> (String, String) {
+    (path.to_string(), text.to_string())
+}
+
+#[test]
+fn the_name_check_catches_an_offence() {
+    let files = [
+        file(
+            "crates/numabench/src/bench/registry.rs",
+            "    super::c2c::BENCHMARK,\n    super::latency::BENCHMARK,\n",
+        ),
+        file("crates/numabench/src/bench/c2c/describe.rs", "    name: \"c2c\",\n"),
+        file(
+            "crates/numabench/src/bench/c2c/measure.rs",
+            "benchmark: \"c2c\".into(), metric: \"latency\".into()\n",
+        ),
+        file(
+            "crates/numabench/src/bench/latency/describe.rs",
+            "    name: \"latency\",\n",
+        ),
+        file(
+            "crates/numabench/src/report/c2c.rs",
+            "fn f() {}\n#[cfg(test)]\nmod tests;\nmatch name { \"c2c\" => 1 }\n",
+        ),
+        file(
+            "crates/numabench/src/summary/x.rs",
+            "of(records, LATENCY, \"latency\");\nr.benchmark == \"latency\"\nfind(\"latency\")\n// \"c2c\"\n",
+        ),
+        file("crates/numabench-cli/src/commands/c2c.rs", "\"c2c needs\"; \"c2c\"\n"),
+        file(
+            "crates/numabench-cli/src/args.rs",
+            "const G: &[&str] = &[\"c2c\", \"c2cx\"];\n#[cfg(test)]\nmod tests { const T: &str = \"c2c\"; }\nconst H: &str = \"c2c\";\n",
+        ),
+        file("crates/numabench/src/summary/tests.rs", "\"c2c\"\n"),
+        file("crates/numabench-schema/src/benchmark.rs", "pub const C2C: &str = \"c2c\";\n"),
+    ];
+    let benchmarks = registry_benchmarks(&files);
+    assert_eq!(
+        spelled_names(&files, &benchmarks),
+        [
+            "crates/numabench/src/report/c2c.rs:4: \"c2c\"",
+            "crates/numabench/src/summary/x.rs:2: \"latency\"",
+            "crates/numabench/src/summary/x.rs:3: \"latency\"",
+            "crates/numabench-cli/src/args.rs:1: \"c2c\"",
+            "crates/numabench-cli/src/args.rs:4: \"c2c\"",
+        ]
+    );
 }
 
 /// Every crate's `src/` files, paths relative to the repository.
@@ -261,7 +392,6 @@ fn a_benchmark_touches_no_more_shared_files_than_the_guide_says() {
 
 #[test]
 fn the_shared_file_count_catches_an_offence() {
-    let file = |path: &str, text: &str| (path.to_string(), text.to_string());
     let files = [
         file(
             "crates/numabench/src/bench/registry.rs",
@@ -277,6 +407,10 @@ fn the_shared_file_count_catches_an_offence() {
         file("crates/numabench/src/compare/roles.rs", "match name { \"c2c\" => 1 }\n"),
         file("crates/numabench-cli/src/commands/c2c.rs", "pub fn run() {}\n"),
         file("crates/numabench-cli/src/commands/matrix_latency.rs", ""),
+        file(
+            "crates/numabench-cli/src/commands/mod.rs",
+            "dispatch! {\n    from_flags {\n        C2c => c2c,\n    }\n}\n",
+        ),
         file("crates/numabench/src/bench/run_c2c.rs", "fn run_c2c() -> C2c { c2c_pairs() }\n"),
         file("crates/numabench/src/report/mod.rs", "// \"c2c\" in a comment\n#[cfg(test)]\nmod tests { const C: &str = \"c2c\"; }\n"),
         file("crates/numabench/src/report/sections/tests.rs", "\"c2c\"\n"),
@@ -292,6 +426,7 @@ fn the_shared_file_count_catches_an_offence() {
             "crates/numabench/src/bench/cost.rs",
             "crates/numabench/src/compare/roles.rs",
             "crates/numabench-cli/src/commands/c2c.rs",
+            "crates/numabench-cli/src/commands/mod.rs",
         ]
     );
     assert_eq!(

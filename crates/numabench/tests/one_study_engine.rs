@@ -48,3 +48,26 @@ fn shared_libraries_are_located_in_one_place() {
     let found = offenders("companions::find(", &["src/companions.rs"]);
     assert!(found.is_empty(), "use companions::locate: {found:?}");
 }
+
+/// The studies of configurations (`run`, `placement-study`, thread
+/// scaling, the one-node baseline, `overdecompose`) hand their loop to
+/// `study::run_study`: none iterates a schedule's slots itself to collect
+/// its runs and finish them (each had written "finish on the last run,
+/// finish the partial ones after Ctrl-C" again). Warm-up rounds, which
+/// record nothing, may iterate.
+#[test]
+fn studies_of_configurations_hand_their_loop_to_the_engine() {
+    let found: Vec<String> = common::library_and_cli()
+        .into_iter()
+        .filter(|(path, _)| {
+            ["src/experiments/", "src/runner/", "src/overdecompose/"]
+                .iter()
+                .any(|folder| path.starts_with(folder))
+        })
+        .filter(|(_, text)| {
+            text.matches(".slots()").count() > text.matches("warm_up.slots()").count()
+        })
+        .map(|(path, _)| path)
+        .collect();
+    assert!(found.is_empty(), "call study::run_study: {found:?}");
+}

@@ -3,16 +3,18 @@
 //! `placement-study`, which runs them under a grid of schemes.
 
 use super::parse::{parse_budget_arg, parse_simd_arg, parse_size_arg, Listed};
-use super::shared::{OutputArgs, DEFAULT_BUDGET};
+use super::shared::{plan_help, OutputArgs, PlanArgs, DEFAULT_BUDGET};
 use clap::{Args, ValueEnum};
 use numabench::bench::Budget;
 use numabench::kernels::SimdLevel;
 use numabench::runtime::{PlacementError, PlacementScheme, ThreadScheme};
 use numabench::workloads::{NpbClass, UnknownClass};
-use std::path::PathBuf;
 
 /// How an application kernel is placed and repeated.
 #[derive(Debug, Args)]
+#[command(mut_args(plan_help(
+    "Print what would run (threads and their CPUs, placement, array bytes, runs, estimate) and allocate nothing; see docs/plan.md"
+)))]
 pub struct AppRunArgs {
     /// Write each weighted interleave's weights (weighted:0=3,2=1, --interleave 0=3,2=1) into
     /// the kernel's (/sys/kernel/mm/mempolicy/weighted_interleave, system-wide; root, Linux
@@ -48,14 +50,8 @@ pub struct AppRunArgs {
     /// --plan and the run name every cut.
     #[arg(long, value_name = "DURATION", default_value = DEFAULT_BUDGET, value_parser = parse_budget_arg)]
     pub budget: Budget,
-    /// Print what would run (threads and their CPUs, placement, array
-    /// bytes, runs, estimate) and allocate nothing; see docs/plan.md.
-    #[arg(long)]
-    pub plan: bool,
-    /// The global `--topology FILE` (clap copies it here): the machine a
-    /// plan describes.
-    #[arg(from_global)]
-    pub topology: Option<PathBuf>,
+    #[command(flatten)]
+    pub planning: PlanArgs,
     /// Thread-count scaling over 1, 2, 4, ... up to every allowed CPU (and
     /// all of them when that is not a power of two), as a --threads list.
     #[arg(long, conflicts_with = "threads")]
@@ -126,6 +122,9 @@ pub struct NpbArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_args(plan_help(
+    "Print the grid that would run (one step per configuration: threads and their CPUs, placement, array bytes, runs, estimate) and allocate nothing; see docs/plan.md"
+)))]
 pub struct PlacementStudyArgs {
     /// The kernel: stream, cg or mg.
     #[arg(value_name = "KERNEL", value_parser = ["stream", "cg", "mg"])]
@@ -161,15 +160,8 @@ pub struct PlacementStudyArgs {
     /// class is never cut. --plan and the run name every cut.
     #[arg(long, value_name = "DURATION", default_value = DEFAULT_BUDGET, value_parser = parse_budget_arg)]
     pub budget: Budget,
-    /// Print the grid that would run (one step per configuration: threads
-    /// and their CPUs, placement, array bytes, runs, estimate) and allocate
-    /// nothing; see docs/plan.md.
-    #[arg(long)]
-    pub plan: bool,
-    /// The global `--topology FILE` (clap copies it here): the machine a
-    /// plan describes.
-    #[arg(from_global)]
-    pub topology: Option<PathBuf>,
+    #[command(flatten)]
+    pub planning: PlanArgs,
     /// Compare node splits of --threads T instead of thread schemes: all on one node, evenly over
     /// 2, 4, ... nodes, then uneven splits, deduplicated by SLIT symmetry, each cores first per
     /// node, under each placement (default first-touch); names the best and the worst split.

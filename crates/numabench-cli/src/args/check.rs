@@ -1,9 +1,13 @@
 //! `numabench check`'s flags.
 
+use super::shared::{plan_help, PlanArgs};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
+#[command(mut_args(plan_help(
+    "Print the plan (each metric, its CPUs, node, working set, the estimate against the budget) and stop. Works with --topology FILE; with --baseline, the baseline's plan"
+)))]
 pub struct CheckArgs {
     /// The baseline to compare with (written by --write-baseline on a
     /// healthy node of this type; one file may hold several node types).
@@ -71,11 +75,8 @@ pub struct CheckArgs {
     /// whose NodeName, NodeHostName or NodeAddr is this host).
     #[arg(long, value_name = "NAME")]
     pub node_name: Option<String>,
-    /// Print the plan (each metric, its CPUs, node, working set, the
-    /// estimate against the budget) and stop. Works with --topology FILE;
-    /// with --baseline, the baseline's plan.
-    #[arg(long)]
-    pub plan: bool,
+    #[command(flatten)]
+    pub planning: PlanArgs,
 }
 
 /// `check --format`.

@@ -2,10 +2,13 @@
 //! parsers.
 
 use super::parse::{parse_interval_arg, parse_size_arg};
-use super::shared::OutputArgs;
+use super::shared::{plan_help, OutputArgs, PlanArgs};
 use clap::{Args, ValueEnum};
 
 #[derive(Debug, Args)]
+#[command(mut_args(plan_help(
+    "Say what a run on --hosts N hosts costs and stop (no MPI, nothing measured): the ping-pong's pairs, bytes per pair and time at an assumed 10 GbE link (1.25 GB/s, 5 us), against a budget of 600 s, and the rounds of disjoint pairs that would cover every host"
+)))]
 pub struct ClusterArgs {
     /// Unit compared: node (one per host; the host's lowest rank measures,
     /// its other ranks stay idle), numa (one per host and NUMA node: the
@@ -71,12 +74,8 @@ pub struct ClusterArgs {
     /// --plan's model, e.g. at 1000 hosts).
     #[arg(long, value_enum, default_value_t = PairingArg::Auto)]
     pub pairing: PairingArg,
-    /// Say what a run on --hosts N hosts costs and stop (no MPI, nothing
-    /// measured): the ping-pong's pairs, bytes per pair and time at an
-    /// assumed 10 GbE link (1.25 GB/s, 5 us), against a budget of 600 s,
-    /// and the rounds of disjoint pairs that would cover every host.
-    #[arg(long)]
-    pub plan: bool,
+    #[command(flatten)]
+    pub planning: PlanArgs,
     /// Drain every flagged host in Slurm (rank 0 runs scontrol update
     /// NodeName=<host> State=DRAIN Reason="numabench: <first problem>";
     /// a reason that does not start with "numabench:" is kept). Without

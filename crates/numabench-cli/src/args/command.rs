@@ -1,11 +1,11 @@
 //! The subcommands ([`Command`]), each variant's doc comment its `--help`
-//! text (the first line is the about the top-level help lists), and what a
-//! parsed command line asks for (`--plan`, `--set-weights`), read from
-//! clap's matches before the command is built.
+//! text (the first line is the about the top-level help lists; a command
+//! whose flags live beside its run, `c2c`, has it on its flags' struct),
+//! and what a parsed command line asks for (`--plan`, `--set-weights`),
+//! read from clap's matches before the command is built.
 
 use super::apps::{NpbArgs, PlacementStudyArgs, StreamArgs};
 use super::bandwidth::BandwidthArgs;
-use super::c2c::C2cArgs;
 use super::cache::CacheArgs;
 use super::characterize::CharacterizeArgs;
 use super::check::CheckArgs;
@@ -137,13 +137,7 @@ pub enum Command {
     /// stopped, together reading the whole buffer; --threads N: N threads at
     /// once, pinned against unpinned.
     Mlp(MlpArgs),
-    /// Core-to-core latency of a modified cache line.
-    ///
-    /// Example: numabench c2c
-    ///
-    /// The latency of a modified line moving between two cores, for each
-    /// CPU pair (representative pairs on large machines).
-    C2c(C2cArgs),
+    C2c(crate::commands::c2c::C2cArgs),
     /// Characterize this machine: every benchmark, sized for it.
     ///
     /// Example: numabench characterize --jsonl results.jsonl, then numabench report results.jsonl

@@ -2,12 +2,15 @@
 //! `overdecompose-worker` it starts through mpirun.
 
 use super::parse::Listed;
-use super::shared::OutputArgs;
+use super::shared::{plan_help, OutputArgs, PlanArgs};
 use clap::Args;
 use numabench::overdecompose::ListError;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
+#[command(mut_args(plan_help(
+    "Print the configurations (ranks, K, each rank's CPU, grid columns) and run nothing"
+)))]
 pub struct OverdecomposeArgs {
     /// Ranks per core K, each 1 to 32 (K = 1, the speedups' baseline, is always run).
     #[arg(long, value_name = "LIST", default_value = "1,2,4,8", value_parser = parse_ranks_per_core_arg)]
@@ -34,13 +37,8 @@ pub struct OverdecomposeArgs {
     /// SOR iterations of every run. Default: calibrated so a K = 1 run takes about 3 s.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
     pub iterations: Option<u32>,
-    /// Print the configurations (ranks, K, each rank's CPU, grid columns) and run nothing.
-    #[arg(long)]
-    pub plan: bool,
-    /// The global `--topology FILE` (clap copies it here): the machine a
-    /// plan describes.
-    #[arg(from_global)]
-    pub topology: Option<PathBuf>,
+    #[command(flatten)]
+    pub planning: PlanArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }

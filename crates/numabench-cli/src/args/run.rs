@@ -1,11 +1,14 @@
 //! `numabench run`'s flags.
 
 use super::parse::parse_interval_arg;
-use super::shared::OutputArgs;
+use super::shared::{plan_help, OutputArgs, PlanArgs};
 use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
+#[command(mut_args(plan_help(
+    "Print the policies that would run (each one's pin order and memory policy, repetitions, interleaving) and run nothing; see docs/plan.md"
+)))]
 pub struct RunCommandArgs {
     /// Policy (repeatable): as-is, pin-compact, pin-scatter, pin-k-per-core:K, bind:N, membind:LIST,
     /// interleave:LIST|all, weighted:LIST|all (the kernel's weighted interleave with its own weights)
@@ -60,14 +63,8 @@ pub struct RunCommandArgs {
     /// Also write the comparison table as markdown to FILE.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
-    /// Print the policies that would run (each one's pin order and memory
-    /// policy, repetitions, interleaving) and run nothing; see docs/plan.md.
-    #[arg(long)]
-    pub plan: bool,
-    /// The global `--topology FILE` (clap copies it here): the machine a
-    /// plan describes.
-    #[arg(from_global)]
-    pub topology: Option<PathBuf>,
+    #[command(flatten)]
+    pub planning: PlanArgs,
     /// Write each weighted interleave's weights (weighted:0=3,2=1, --interleave 0=3,2=1) into
     /// the kernel's (/sys/kernel/mm/mempolicy/weighted_interleave, system-wide; root, Linux
     /// 6.9+) just before it is used, so it runs in the kernel's mode; put back at exit.

@@ -82,6 +82,16 @@ pub struct MeasureArgs {
     /// the run name every cut.
     #[arg(long, value_name = "DURATION", default_value = DEFAULT_BUDGET, value_parser = parse_budget_arg)]
     pub budget: Budget,
+    #[command(flatten)]
+    pub planning: PlanArgs,
+}
+
+/// `--plan` and the machine a plan describes: the one block of every
+/// command that plans. Its help is the measuring commands'; a command whose
+/// plan shows other things rewords it (`#[command(mut_args(plan_help(...)))]`
+/// on its flags).
+#[derive(Debug, Args)]
+pub struct PlanArgs {
     /// Print what would run and allocate nothing: each step's benchmark,
     /// threads and their CPUs in order, memory nodes, working-set bytes and
     /// the cache capacity in front, repetitions, estimated duration (with
@@ -93,6 +103,16 @@ pub struct MeasureArgs {
     /// plan describes.
     #[arg(from_global)]
     pub topology: Option<PathBuf>,
+}
+
+/// `--plan`'s help reworded, for a command whose plan shows other things
+/// than [`PlanArgs`] says; the flag keeps its place among the command's
+/// (which the completions follow).
+pub fn plan_help(help: &'static str) -> impl FnMut(clap::Arg) -> clap::Arg {
+    move |arg| match arg.get_id() == "plan" {
+        true => arg.help(help),
+        false => arg,
+    }
 }
 
 /// The default `--budget` of every command that plans: ten minutes.

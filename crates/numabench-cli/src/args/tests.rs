@@ -14,9 +14,9 @@ fn the_groups_cover_every_visible_command_once() {
         .filter(|sub| !sub.is_hide_set())
         .map(|sub| sub.get_name())
         .collect();
-    let grouped: Vec<&str> = COMMAND_GROUPS
-        .iter()
-        .flat_map(|(_, names)| names.iter().copied())
+    let grouped: Vec<&str> = command_groups(&command)
+        .into_iter()
+        .flat_map(|(_, names)| names)
         .collect();
     for name in &visible {
         let count = grouped.iter().filter(|grouped| *grouped == name).count();
@@ -28,6 +28,38 @@ fn the_groups_cover_every_visible_command_once() {
             "{name} is grouped but not a visible command"
         );
     }
+}
+
+/// The "Measure" group is built from the registry: characterize, then each
+/// registry benchmark's command in registry order (the matrices' one
+/// `matrix`, none for per-cpu), then the commands no entry has.
+#[test]
+fn the_measure_group_follows_the_registry() {
+    use clap::CommandFactory;
+    let command = Cli::command();
+    let groups = command_groups(&command);
+    let measure = &groups
+        .iter()
+        .find(|(group, _)| *group == "Measure")
+        .unwrap()
+        .1;
+    assert_eq!(
+        measure,
+        &[
+            "characterize",
+            "latency",
+            "bandwidth",
+            "matrix",
+            "contention",
+            "scaling",
+            "loaded-latency",
+            "mlp",
+            "c2c",
+            "interference",
+            "cache",
+            "plugin",
+        ]
+    );
 }
 
 /// `--plan` is found on any command that has it, nested (`matrix
@@ -82,4 +114,42 @@ fn every_plan_argument_is_a_flag() {
     let mut found = 0;
     check(&command(), &mut found);
     assert!(found >= 18, "only {found} commands have --plan");
+}
+
+/// Every `--plan` comes from the one [`PlanArgs`] block; a command whose
+/// plan shows other things keeps its own words, the others say what the
+/// block says.
+#[test]
+fn each_plan_help_is_its_commands() {
+    let help = |path: &[&str]| {
+        let mut command = command();
+        for name in path {
+            command = command.find_subcommand(name).unwrap().clone();
+        }
+        let plan = command.get_arguments().find(|a| a.get_id() == "plan");
+        plan.and_then(clap::Arg::get_help).unwrap().to_string()
+    };
+    let measuring = "Print what would run and allocate nothing: each step's benchmark";
+    for path in [
+        &["latency"][..],
+        &["matrix", "bandwidth"],
+        &["characterize"],
+    ] {
+        assert!(help(path).starts_with(measuring), "{path:?}");
+    }
+    for (name, start) in [
+        ("stream", "Print what would run (threads and their CPUs"),
+        ("cg", "Print what would run (threads and their CPUs"),
+        ("placement-study", "Print the grid that would run"),
+        ("run", "Print the policies that would run"),
+        ("overdecompose", "Print the configurations"),
+        ("check", "Print the plan (each metric"),
+        ("cluster", "Say what a run on --hosts N hosts costs"),
+    ] {
+        assert!(
+            help(&[name]).starts_with(start),
+            "{name}: {}",
+            help(&[name])
+        );
+    }
 }

@@ -171,12 +171,7 @@ pub fn run_app(
     args: &AppRunArgs,
     output: &crate::args::OutputArgs,
 ) -> Result<Status, CliError> {
-    let context = context_of(
-        args.repeat,
-        args.hugepages,
-        args.plan,
-        args.topology.as_deref(),
-    )?;
+    let context = context_of(args.repeat, args.hugepages, &args.planning)?;
     let topology = &context.topology;
     let mut config = run_config(&context, args)?;
     if let Some(counts) = super::app_scaling::scaling_counts(topology, args)? {
@@ -204,7 +199,7 @@ pub fn run_app(
     );
     config.repeat = runs;
     validate_placement(topology, &config.placement, choice.memory_bytes())?;
-    if args.plan {
+    if args.planning.plan {
         let mut steps = vec![app_plan(topology, &choice, &config)];
         if baseline.is_some() {
             steps.extend(super::baseline::baseline_plan(topology, &choice, &config));

@@ -88,7 +88,7 @@ pub fn run_scaling(
         config.repeat = repeat;
     }
     super::app::validate_placement(topology, &configs[0].placement, choice.memory_bytes())?;
-    if args.plan {
+    if args.planning.plan {
         crate::plan::print_budgeted_plan(
             topology,
             &plan(&choice, &configs),

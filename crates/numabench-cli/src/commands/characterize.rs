@@ -147,7 +147,7 @@ pub fn run(args: &CharacterizeArgs) -> Result<Status, CliError> {
             let selected = select(&only_builtins, &skip_builtins)?;
             // A run is estimated with this machine's rates (a short
             // calibration); --plan measures nothing and keeps the assumed.
-            if !args.run.plan {
+            if !args.run.planning.plan {
                 started.set(Some(Instant::now()));
                 context.cost_model = match calibrate_cost_model(context) {
                     Ok(model) => model,

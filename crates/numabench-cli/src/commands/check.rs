@@ -21,10 +21,10 @@ use std::time::Instant;
 /// health check program at 60 s, and draining (scontrol) comes after.
 const DEADLINE_SECONDS: f64 = 50.0;
 
-pub fn run(args: &CheckArgs, topology_file: Option<&Path>) -> Result<Status, CliError> {
+pub fn run(args: &CheckArgs) -> Result<Status, CliError> {
     let tolerances = parse_tolerances(&args.tolerance)?;
-    if args.plan {
-        return plan(args, topology_file);
+    if args.planning.plan {
+        return plan(args, args.planning.topology.as_deref());
     }
     let format = if args.json {
         CheckFormat::Json

@@ -142,7 +142,7 @@ fn duration(seconds: f64) -> String {
 /// What a numabench built without the `mpi` feature says (`--plan` works).
 #[cfg(not(feature = "mpi"))]
 pub fn run(args: &ClusterArgs) -> Result<Status, CliError> {
-    if args.plan {
+    if args.planning.plan {
         return plan(args);
     }
     Err(CliError::usage(
@@ -274,7 +274,7 @@ mod with_mpi {
     }
 
     pub fn run(args: &ClusterArgs) -> Result<Status, CliError> {
-        if args.plan {
+        if args.planning.plan {
             return plan(args);
         }
         let mut context = Context::new(this_machine()?);

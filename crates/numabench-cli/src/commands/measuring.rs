@@ -1,7 +1,7 @@
 //! What every measuring command shares: the topology, the context, and the
 //! output pipeline opened before anything is measured.
 
-use crate::args::{MeasureArgs, OutputArgs};
+use crate::args::{MeasureArgs, OutputArgs, PlanArgs};
 use crate::exit::{CliError, Status};
 use crate::placement_warnings::PlacementWarnings;
 use crate::progress::Progress;
@@ -43,20 +43,15 @@ pub fn topology(plan: bool, topology_file: Option<&Path>) -> Result<Machine, Cli
 /// to measure on, or with `--plan` the topology to describe (a
 /// `--topology` file, HWLOC_XMLFILE, ...).
 pub fn context(run: &MeasureArgs) -> Result<Context, CliError> {
-    let mut context = context_of(run.repeat, run.hugepages, run.plan, run.topology.as_deref())?;
+    let mut context = context_of(run.repeat, run.hugepages, &run.planning)?;
     context.histogram = run.histogram;
     Ok(context)
 }
 
 /// [`context`] for the commands whose flags are not [`MeasureArgs`] (run,
 /// overdecompose, placement-study, the applications): the same settings.
-pub fn context_of(
-    repeat: u32,
-    hugepages: bool,
-    plan: bool,
-    topology_file: Option<&Path>,
-) -> Result<Context, CliError> {
-    let mut context = Context::new(topology(plan, topology_file)?);
+pub fn context_of(repeat: u32, hugepages: bool, planning: &PlanArgs) -> Result<Context, CliError> {
+    let mut context = Context::new(topology(planning.plan, planning.topology.as_deref())?);
     context.repeat = repeat as usize;
     context.hugepages = hugepages;
     Ok(context)
@@ -236,7 +231,7 @@ fn run_steps(
     let mut context = context(run)?;
     let steps = build(&mut context)?;
     let plan = plan_of(&context, &steps);
-    if run.plan {
+    if run.planning.plan {
         let budget = budget();
         crate::plan::print_budgeted_plan(&context.topology, &plan, budget.as_ref(), output.json);
         return Ok(Status::Clean);

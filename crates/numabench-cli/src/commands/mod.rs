@@ -1,47 +1,29 @@
-//! One file per subcommand; `run` dispatches.
+//! One file per subcommand; `run` dispatches, through the table of
+//! [`dispatch!`]: a command that runs from its flags alone is one row,
+//! `Variant => module`, which declares its module and dispatches to its
+//! `run`.
 
 mod app;
 mod app_budget;
 mod app_scaling;
-mod bandwidth;
 mod baseline;
-mod c2c;
-mod cache;
-mod characterize;
-mod check;
-mod cluster;
-mod compare;
-mod contention;
 mod doctor;
 mod documentation;
 mod each_cpu;
 mod export_memattrs;
-mod interference;
-mod latency;
 mod list;
-mod loaded_latency;
-mod matrix;
 mod measuring;
-mod mlp;
 mod mpi_monitor;
 mod npb;
-mod overdecompose;
 mod per_cpu_matrix;
-mod placement_study;
-mod plugin;
-mod report;
-mod run;
 mod run_scan;
-mod scaling;
-mod scan;
-mod stream;
-mod tiers;
 mod topo;
 mod topology_source;
 
 use crate::args::{Cli, Command};
 use crate::exit::{CliError, Status};
 use numabench::topology::Purpose;
+use std::path::Path;
 use topology_source::{refuse_unless_this_machine, topology_for};
 
 /// Runs the parsed command line. A measuring command given `--topology`,
@@ -58,7 +40,62 @@ pub fn run(cli: Cli, plan_only: bool, set_weights: bool) -> Result<Status, CliEr
     if set_weights && !plan_only {
         numabench::memory::set_weights::enable()?;
     }
-    match cli.command {
+    dispatch(cli.command, file)
+}
+
+/// Writes the table-driven dispatch: the rows `Variant => module` of the
+/// commands that run from their flags alone (`module::run(&args)`) declare
+/// their modules (`pub(crate)`: a command's flags may live beside it, as
+/// c2c's do) and their arms; the arms of the other commands follow, so
+/// the `match` stays exhaustive.
+macro_rules! dispatch {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident($command:ident, $file:ident);
+        from_flags { $($variant:ident => $module:ident,)* }
+        others { $($arms:tt)* }
+    ) => {
+        $(pub(crate) mod $module;)*
+
+        $(#[$doc])*
+        fn $name($command: Command, $file: Option<&Path>) -> Result<Status, CliError> {
+            match $command {
+                $(Command::$variant(args) => $module::run(&args),)*
+                $($arms)*
+            }
+        }
+    };
+}
+
+dispatch! {
+    /// Runs the command: its module's `run`, given the global `--topology
+    /// FILE` where the command reads it from there.
+    fn dispatch(command, file);
+    from_flags {
+        Latency => latency,
+        Bandwidth => bandwidth,
+        Matrix => matrix,
+        Tiers => tiers,
+        Interference => interference,
+        Scan => scan,
+        Contention => contention,
+        Scaling => scaling,
+        LoadedLatency => loaded_latency,
+        Mlp => mlp,
+        C2c => c2c,
+        Characterize => characterize,
+        Stream => stream,
+        PlacementStudy => placement_study,
+        Run => run,
+        Overdecompose => overdecompose,
+        Check => check,
+        Cluster => cluster,
+        Compare => compare,
+        Report => report,
+        Cache => cache,
+        Plugin => plugin,
+    }
+    others {
         Command::Topo(args) => topo::run(&args, &topology_for(file, Purpose::Describe)?),
         Command::Doctor(args) => doctor::run(&args, &topology_for(file, Purpose::Describe)?),
         Command::List(args) => {
@@ -68,32 +105,10 @@ pub fn run(cli: Cli, plan_only: bool, set_weights: bool) -> Result<Status, CliEr
             }
             list::run(&args)
         }
-        Command::Latency(args) => latency::run(&args),
-        Command::Bandwidth(args) => bandwidth::run(&args),
-        Command::Matrix(command) => matrix::run(&command),
-        Command::Tiers(command) => tiers::run(&command),
-        Command::Interference(args) => interference::run(&args),
-        Command::Scan(args) => scan::run(&args),
-        Command::Contention(args) => contention::run(&args),
-        Command::Scaling(args) => scaling::run(&args),
-        Command::LoadedLatency(args) => loaded_latency::run(&args),
-        Command::Mlp(args) => mlp::run(&args),
-        Command::C2c(args) => c2c::run(&args),
-        Command::Characterize(args) => characterize::run(&args),
-        Command::Stream(args) => stream::run(&args),
         Command::Mg(args) => npb::run_mg(&args),
         Command::Cg(args) => npb::run_cg(&args),
-        Command::PlacementStudy(args) => placement_study::run(&args),
-        Command::Run(args) => run::run(&args),
-        Command::Overdecompose(args) => overdecompose::run(&args),
         Command::OverdecomposeWorker(args) => overdecompose::worker(&args),
-        Command::Check(args) => check::run(&args, file),
-        Command::Cluster(args) => cluster::run(&args),
-        Command::Compare(args) => compare::run(&args),
-        Command::Report(args) => report::run(&args),
         Command::ExportMemattrs(args) => export_memattrs::run(&args, file),
-        Command::Cache(args) => cache::run(&args),
-        Command::Plugin(args) => plugin::run(&args),
         Command::Completions(args) => documentation::completions(&args),
         Command::Man(args) => documentation::man(&args),
     }

@@ -40,8 +40,8 @@ pub fn run_mg(args: &NpbArgs) -> Result<Status, CliError> {
     let class = class_or_default(
         args.class,
         MgKernel::memory_bytes_for,
-        args.app.plan,
-        args.app.topology.as_deref(),
+        args.app.planning.plan,
+        args.app.planning.topology.as_deref(),
     )?;
     run_app(AppChoice::Mg { class }, &args.app, &args.output)
 }
@@ -50,8 +50,8 @@ pub fn run_cg(args: &NpbArgs) -> Result<Status, CliError> {
     let class = class_or_default(
         args.class,
         CgKernel::memory_bytes_for,
-        args.app.plan,
-        args.app.topology.as_deref(),
+        args.app.planning.plan,
+        args.app.planning.topology.as_deref(),
     )?;
     run_app(AppChoice::Cg { class }, &args.app, &args.output)
 }

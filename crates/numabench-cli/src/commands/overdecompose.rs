@@ -55,7 +55,7 @@ fn hosts_of(args: &OverdecomposeArgs) -> Result<Hosts, CliError> {
 
 pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
     let hosts = hosts_of(args)?;
-    let context = context_of(args.repeat, false, args.plan, args.topology.as_deref())?;
+    let context = context_of(args.repeat, false, &args.planning)?;
     let cores_available = core_cpus(&context.topology);
     let cores = match args.cores {
         Some(cores) if cores as usize > cores_available.len() => {
@@ -70,7 +70,7 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
     };
     let program = std::env::current_exe()
         .map_err(|error| CliError::system(format!("cannot find numabench itself: {error}")))?;
-    let monitor = if args.plan {
+    let monitor = if args.planning.plan {
         None
     } else {
         require_mpi_build()?;
@@ -100,7 +100,7 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
         },
         monitor,
     };
-    if args.plan {
+    if args.planning.plan {
         if args.output.json {
             println!("{:#}", config.plan_json());
         } else {

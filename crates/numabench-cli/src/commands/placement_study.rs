@@ -32,7 +32,11 @@ fn study_kernel(args: &PlacementStudyArgs) -> Result<AppChoice, CliError> {
                 )));
             }
             Ok(AppChoice::Stream {
-                elements: stream_elements(args.size, args.plan, args.topology.as_deref())?,
+                elements: stream_elements(
+                    args.size,
+                    args.planning.plan,
+                    args.planning.topology.as_deref(),
+                )?,
                 iterations: 10,
                 simd: None,
             })
@@ -54,12 +58,7 @@ fn study_kernel(args: &PlacementStudyArgs) -> Result<AppChoice, CliError> {
 
 pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     let choice = study_kernel(args)?;
-    let context = context_of(
-        args.repeat,
-        args.hugepages,
-        args.plan,
-        args.topology.as_deref(),
-    )?;
+    let context = context_of(args.repeat, args.hugepages, &args.planning)?;
     let topology = &context.topology;
     let placements = study_placements(crate::args::all_items(&args.placements), args.node_splits);
     let base_threads = base_threads(topology, args.threads, "--oversubscribe")?;
@@ -112,7 +111,7 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
             checked.push(placement);
         }
     }
-    if args.plan {
+    if args.planning.plan {
         let plan = plan_of(&choice, &grid);
         match (&splits, args.output.json) {
             (Some(splits), true) => {

@@ -99,7 +99,7 @@ pub fn run(args: &PluginArgs) -> Result<Status, CliError> {
         params,
         timeout: args.timeout,
     };
-    if args.run.plan {
+    if args.run.planning.plan {
         for plugin in &selected {
             println!(
                 "plugin {} ({}): {} threads on CPUs {:?}, {} bytes each, {} repetitions; nothing runs",

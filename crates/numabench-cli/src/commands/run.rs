@@ -97,17 +97,17 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         ));
     }
     let pin_library = pin_library()?;
-    let monitor_library = match args.mpi_monitor && !args.plan {
+    let monitor_library = match args.mpi_monitor && !args.planning.plan {
         true => Some(super::mpi_monitor::library()?),
         false => None,
     };
-    let context = context_of(args.repeat, false, args.plan, args.topology.as_deref())?;
+    let context = context_of(args.repeat, false, &args.planning)?;
     let topology = &context.topology;
     let scan = super::run_scan::parse(args)?;
     // A plan may be made for another machine, where the program may live.
     if let Some(program) = programs(scan.as_deref(), &args.command)
         .iter()
-        .find(|p| !args.plan && find_program(p).is_none())
+        .find(|p| !args.planning.plan && find_program(p).is_none())
     {
         return Err(CliError::usage(format!(
             "cannot run '{program}': no such executable"
@@ -133,7 +133,7 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
         scan,
     };
     let policies = &command.study.policies;
-    if args.plan {
+    if args.planning.plan {
         let plan = match &command.scan {
             Some(params) => super::run_scan::plan(topology, args, params, policies),
             None => {

@@ -34,7 +34,7 @@ fn validate(args: &ScanArgs, context: &Context) -> Result<ScanConfig, BenchError
             rounds: args.rounds as usize,
         },
     )?;
-    if !args.run.plan && !frames_visible() {
+    if !args.run.planning.plan && !frames_visible() {
         return Err(BenchError::Invalid(FRAMES_HIDDEN.into()));
     }
     Ok(config)

@@ -35,7 +35,11 @@ pub fn stream_elements(
 
 pub fn run(args: &StreamArgs) -> Result<Status, CliError> {
     let choice = AppChoice::Stream {
-        elements: stream_elements(args.size, args.app.plan, args.app.topology.as_deref())?,
+        elements: stream_elements(
+            args.size,
+            args.app.planning.plan,
+            args.app.planning.topology.as_deref(),
+        )?,
         iterations: args.iterations as usize,
         simd: args.simd,
     };

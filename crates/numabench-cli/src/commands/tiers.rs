@@ -1,7 +1,7 @@
 //! `numabench tiers advise`.
 
 use super::measuring::measure_steps;
-use crate::args::{RunCommandArgs, TiersAdviseArgs, TiersCommand};
+use crate::args::{PlanArgs, RunCommandArgs, TiersAdviseArgs, TiersCommand};
 use crate::exit::{CliError, Status};
 use numabench::bench::tiers::{
     mix_kernels, sockets_of, ThreadCount, TiersConfig, Weights, DEFAULT_MIXES, DEFAULT_RATIOS,
@@ -103,7 +103,8 @@ fn validate(args: &TiersAdviseArgs, context: &Context) -> Result<TiersConfig, Be
 /// interleave and the program as it is: `run` runs them interleaved and
 /// compares their times.
 fn advise_program(args: &TiersAdviseArgs) -> Result<Status, CliError> {
-    let topology = super::measuring::topology(args.run.plan, args.run.topology.as_deref())?;
+    let planning = &args.run.planning;
+    let topology = super::measuring::topology(planning.plan, planning.topology.as_deref())?;
     let sockets = sockets_of(
         &topology,
         args.cpu_node.as_ref().map(|list| list.0.as_slice()),
@@ -142,8 +143,10 @@ fn advise_program(args: &TiersAdviseArgs) -> Result<Status, CliError> {
         kill_leftovers: false,
         ignore_failure: false,
         markdown: None,
-        plan: args.run.plan,
-        topology: args.run.topology.clone(),
+        planning: PlanArgs {
+            plan: args.run.planning.plan,
+            topology: args.run.planning.topology.clone(),
+        },
         set_weights: args.run.set_weights,
         mpi_monitor: false,
         output: args.output.clone(),

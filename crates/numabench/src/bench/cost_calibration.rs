@@ -6,12 +6,12 @@
 //! About half a second on a desktop; `--plan` never runs it.
 
 use super::bandwidth::{measure_bandwidth, BandwidthConfig};
-use super::c2c::measure_c2c;
 use super::context::Context;
 use super::error::BenchError;
 use super::estimate::{estimate, Cost, CostModel, CALIBRATION_PASSES, MIN_SAMPLE_SECONDS};
 use super::latency::{measure_latency, LatencyConfig};
 use super::placed::{working_set_for, CACHE_MULTIPLE};
+use super::registry::registry;
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
 use std::time::Instant;
@@ -25,9 +25,6 @@ const MAX_SIZE: u64 = 512 << 20;
 /// The largest chase measured (chains are slow to lay; its rate per byte does not
 /// depend on the size).
 const CHASE: u64 = 64 << 20;
-
-/// Timed samples of the cache-to-cache pair (after its warm-up).
-const C2C_SAMPLES: usize = 2;
 
 /// Bounds a calibration's rates are kept within (a noisy or disturbed
 /// calibration must not make a plan of hours look like seconds). The
@@ -65,8 +62,9 @@ fn timed_read(
 /// What [`calibrate_cost_model`] is estimated to take on `context`'s
 /// machine with its rates (the assumed ones for `--plan`): the same
 /// measurements costed as a plan's (a tiny read, one thread's and all
-/// threads' reads of one thread's DRAM working set, one chase, one
-/// cache-to-cache pair). A budget is cut to what is left after it.
+/// threads' reads of one thread's DRAM working set, one chase, then what
+/// each registry entry's own calibration measures: a cache-to-cache
+/// pair). A budget is cut to what is left after it.
 pub fn calibration_estimate_seconds(context: &Context) -> f64 {
     let topology = &context.topology;
     let Some(&cpu) = topology.allowed.cpus.first() else {
@@ -101,7 +99,9 @@ pub fn calibration_estimate_seconds(context: &Context) -> f64 {
             threads: all,
             count: 1,
         });
-        costs.push(Cost::PingPong { pairs: 1 });
+    }
+    for calibration in registry().iter().filter_map(|info| info.calibration) {
+        costs.extend((calibration.costs)(context));
     }
     costs
         .into_iter()
@@ -111,7 +111,8 @@ pub fn calibration_estimate_seconds(context: &Context) -> f64 {
 
 /// Measures this machine's rates for the estimate with `context`'s
 /// settings, on the first allowed CPU and its node (and all allowed CPUs
-/// for the bound on their sum). Fails only where a measurement fails.
+/// for the bound on their sum), then each registry entry's own rates, in
+/// registry order. Fails only where a measurement fails.
 pub fn calibrate_cost_model(context: &Context) -> Result<CostModel, BenchError> {
     let topology = &context.topology;
     let cpu = topology.allowed.cpus[0];
@@ -167,27 +168,22 @@ pub fn calibrate_cost_model(context: &Context) -> Result<CostModel, BenchError> 
     let samples = nanoseconds.len().max(1) as f64;
     let sampling = samples * MIN_SAMPLE_SECONDS.max(chase.loads_per_sample as f64 * median * 1e-9);
     let chase_setup = (chase_seconds - fixed - sampling).max(chase_bytes as f64 / MAX_RATE);
-    // One cache-to-cache pair, where there are two CPUs: its repetitions
-    // cost what the line's round trips do (milliseconds on a server, far
-    // more where virtual CPUs share host cores).
-    let c2c_repetition_seconds = match all.len() > 1 {
-        true => {
-            let start = Instant::now();
-            measure_c2c(all[0], all[1], C2C_SAMPLES)?;
-            start.elapsed().as_secs_f64() / (C2C_SAMPLES + 1) as f64
-        }
-        false => CostModel::ASSUMED.c2c_repetition_seconds,
-    };
-    Ok(CostModel {
+    let mut model = CostModel {
         setup_bytes_per_second: setup_rate,
         chase_setup_bytes_per_second: (chase_bytes as f64 / chase_setup).clamp(MIN_RATE, MAX_RATE),
         thread_bytes_per_second: thread_rate,
         all_threads_bytes_per_second: all_rate,
         load_seconds,
         measurement_seconds: fixed,
-        c2c_repetition_seconds,
         source: "calibrated",
-    })
+        // The rates of the benchmarks' own kinds of cost, until their
+        // calibrations below set them.
+        ..CostModel::ASSUMED
+    };
+    for calibration in registry().iter().filter_map(|info| info.calibration) {
+        (calibration.measure)(context, &mut model)?;
+    }
+    Ok(model)
 }
 
 #[cfg(test)]

@@ -48,7 +48,6 @@ pub use budget::{
     fit_budget, fit_measurements, Budget, BudgetOutcome, Cut, MatrixCut, DEFAULT_BUDGET_SECONDS,
     REPEAT_FLOOR,
 };
-pub use c2c::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};
 pub use characterize::{characterize_plan, Defaults, Steps, CHARACTERIZE_ORDER};
 pub use contention::{run_contention, ContentionSummary};
 pub use context::Context;

@@ -2,6 +2,9 @@
 //! for each, and `--only`/`--skip` selection.
 
 use super::characterize::{Defaults, Steps};
+use super::context::Context;
+use super::error::BenchError;
+use super::estimate::{Cost, CostModel};
 use crate::compare::roles::RoleSet;
 use crate::output::tables::{CacheLadder, TableModel};
 use crate::output::Record;
@@ -35,6 +38,21 @@ pub struct BenchmarkInfo {
     /// Its section of `numabench report`, built from records alone;
     /// `None` where another entry's section draws its records too.
     pub report: Option<SectionKind>,
+    /// Its part of the estimate's calibration before a run, where it has a
+    /// kind of cost of its own (`c2c`'s ping-pong); `None` where the shared
+    /// rates (bandwidth, chase, fixed cost) estimate it.
+    pub(in crate::bench) calibration: Option<Calibration>,
+}
+
+/// A benchmark's part of the estimate's calibration
+/// (`bench/cost_calibration.rs` runs every entry's, in registry order).
+#[derive(Debug, Clone, Copy)]
+pub(in crate::bench) struct Calibration {
+    /// What its measurement costs, estimated as a plan's (none where the
+    /// machine cannot run it).
+    pub costs: fn(&Context) -> Vec<Cost>,
+    /// Measures its rates on this machine and sets them in the model.
+    pub measure: fn(&Context, &mut CostModel) -> Result<(), BenchError>,
 }
 
 /// Entries are identified by name (names are unique).

@@ -10,11 +10,12 @@ use super::execute::{
 use super::splits::{node_split_of_cpus, one_node_cpus};
 use crate::runtime::{PlacementScheme, TeamError};
 use crate::stats::Sample;
-use crate::study::{Interrupt, Schedule};
+use crate::study::{run_study, FinishWhen, Interrupt, Schedule};
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::workloads::AppKernel;
 use serde_json::{json, Map, Value};
+use std::ops::ControlFlow;
 
 /// The baseline's configuration for `config`, or why it cannot run (the
 /// threads do not fit on one node).
@@ -80,14 +81,20 @@ pub fn run_with_one_node_baseline(
     // Configuration 0 is the baseline, 1 the run; rotated, the baseline
     // goes first in repetitions 0, 2, ...
     let pair = [&baseline, config];
-    let mut runs: [Vec<AppRun>; 2] = [Vec::new(), Vec::new()];
-    let schedule =
-        Schedule::rotated(2, config.repeat.max(1)).interrupted_at(Interrupt::BetweenRepetitions);
-    for slot in schedule.slots() {
-        let which = slot.configuration;
-        runs[which].push(run_once(topology, pair[which], make().as_mut())?);
-    }
-    let [baseline_runs, runs] = runs;
+    let finished = run_study(
+        Schedule::rotated(2, config.repeat.max(1)).interrupted_at(Interrupt::BetweenRepetitions),
+        FinishWhen::AtTheEnd,
+        |slot, _| {
+            let run = run_once(topology, pair[slot.configuration], make().as_mut())?;
+            Ok::<_, TeamError>(ControlFlow::Continue(run))
+        },
+        |_, _| Ok(None::<()>),
+    )?;
+    let mut runs = finished.runs.into_iter();
+    let (baseline_runs, runs) = (
+        runs.next().unwrap_or_default(),
+        runs.next().unwrap_or_default(),
+    );
     Ok((runs, baseline_outcome(&baseline, &baseline_runs)?))
 }
 

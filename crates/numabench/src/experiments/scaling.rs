@@ -15,11 +15,12 @@ use super::execute::{emit_app_records, run_once, AppRun, AppRunConfig, AppSummar
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::runtime::{TeamError, ThreadScheme};
 use crate::stats::Sample;
-use crate::study::Schedule;
+use crate::study::{run_study, FinishWhen, Schedule};
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::workloads::AppChoice;
 use serde_json::{json, Map};
+use std::ops::ControlFlow;
 use thiserror::Error;
 
 /// The name records and plans give the compact scaling order.
@@ -218,42 +219,33 @@ pub fn run_thread_scaling(
     before_run: &mut dyn FnMut(usize, &AppRunConfig),
 ) -> Result<Vec<ScalingRow>, ScalingError> {
     let repeat = repeat.max(1);
-    let mut runs: Vec<Vec<AppRun>> = vec![Vec::new(); configs.len()];
-    let mut rows: Vec<Option<ScalingRow>> = vec![None; configs.len()];
+    // The first count to finish is the reference: configurations finish
+    // in grid (ascending count) order.
     let mut reference: Option<(usize, f64)> = None;
-    let mut finished = vec![false; configs.len()];
-    let mut next = 0;
-    // A configuration's records, emitted after its last run (or, stopped
-    // early, after the schedule).
-    let records_of = |index: usize,
-                      runs: &[AppRun],
-                      reference: &mut Option<(usize, f64)>,
-                      pipeline: &mut Pipeline| {
-        scaling_records(topology, choice, &configs[index], runs, reference, pipeline)
-    };
-    for scheduled in Schedule::rotated(configs.len(), repeat).slots() {
-        let index = scheduled.configuration;
-        before_run(scheduled.repetition, &configs[index]);
-        let mut run = run_once(topology, &configs[index], choice.make().as_mut())?;
-        if let Some(order) = scaling_order_name(configs[index].thread_scheme) {
-            run.extra_params.insert("cpu_order".into(), json!(order));
-        }
-        runs[index].push(run);
-        // The rotated schedule ends configurations in any order: records
-        // go out in ascending count order, each once its own and every
-        // smaller count's last run are done.
-        finished[index] |= scheduled.last;
-        while next < configs.len() && finished[next] {
-            rows[next] = records_of(next, &runs[next], &mut reference, pipeline)?;
-            next += 1;
-        }
-    }
-    for index in 0..configs.len() {
-        if rows[index].is_none() && !runs[index].is_empty() {
-            rows[index] = records_of(index, &runs[index], &mut reference, pipeline)?;
-        }
-    }
-    Ok(rows.into_iter().flatten().collect())
+    let finished = run_study(
+        Schedule::rotated(configs.len(), repeat),
+        FinishWhen::InGridOrder,
+        |slot, _| {
+            let config = &configs[slot.configuration];
+            before_run(slot.repetition, config);
+            let mut run = run_once(topology, config, choice.make().as_mut())?;
+            if let Some(order) = scaling_order_name(config.thread_scheme) {
+                run.extra_params.insert("cpu_order".into(), json!(order));
+            }
+            Ok::<_, ScalingError>(ControlFlow::Continue(run))
+        },
+        |index, runs| {
+            Ok(scaling_records(
+                topology,
+                choice,
+                &configs[index],
+                runs,
+                &mut reference,
+                pipeline,
+            )?)
+        },
+    )?;
+    Ok(finished.into_results())
 }
 
 /// Emits one thread count's records; the first count to finish is the

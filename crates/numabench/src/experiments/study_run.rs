@@ -13,10 +13,11 @@ use super::study::StudyRow;
 use super::study_verdict::{exclusion, fastest, repeatability, Fastest};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::runtime::TeamError;
-use crate::study::{Schedule, Slot};
+use crate::study::{run_study, FinishWhen, Schedule, Slot};
 use crate::topology::Machine;
 use crate::workloads::AppChoice;
 use serde_json::{json, Map};
+use std::ops::ControlFlow;
 use thiserror::Error;
 
 /// Why a placement study stopped.
@@ -55,23 +56,17 @@ pub fn run_placement_study(
 ) -> Result<Vec<StudyRow>, PlacementStudyError> {
     let repeat = repeat.max(1);
     let class = choice.class().map(|class| class.to_string());
-    let mut runs: Vec<Vec<AppRun>> = vec![Vec::new(); grid.len()];
-    let mut rows: Vec<Option<StudyRow>> = vec![None; grid.len()];
-    for scheduled in Schedule::rotated(grid.len(), repeat).slots() {
-        let index = scheduled.configuration;
-        before_run(scheduled, &grid[index]);
-        runs[index].push(run_once(topology, &grid[index], choice.make().as_mut())?);
-        if scheduled.last {
-            rows[index] = study_row(topology, choice, &grid[index], &runs[index], pipeline)?;
-        }
-    }
-    // After Ctrl-C: the configurations whose last run never came.
-    for index in 0..grid.len() {
-        if rows[index].is_none() && !runs[index].is_empty() {
-            rows[index] = study_row(topology, choice, &grid[index], &runs[index], pipeline)?;
-        }
-    }
-    let rows: Vec<StudyRow> = rows.into_iter().flatten().collect();
+    let rows = run_study(
+        Schedule::rotated(grid.len(), repeat),
+        FinishWhen::ItsLastRun,
+        |slot, _| {
+            before_run(slot, &grid[slot.configuration]);
+            let run = run_once(topology, &grid[slot.configuration], choice.make().as_mut())?;
+            Ok::<_, PlacementStudyError>(ControlFlow::Continue(run))
+        },
+        |index, runs| Ok(study_row(topology, choice, &grid[index], runs, pipeline)?),
+    )?
+    .into_results();
     if let Some(record) = verdict_record(choice.name(), class.as_deref(), &rows) {
         pipeline.emit(&record)?;
     }

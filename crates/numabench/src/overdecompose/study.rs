@@ -15,8 +15,9 @@ use super::worker_config::WorkerConfig;
 use crate::output::{read_results_file, Mode};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
-use crate::study::Schedule;
+use crate::study::{run_study, FinishWhen, Schedule};
 use serde_json::json;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -219,55 +220,50 @@ pub fn run_overdecompose(
             }
         })
         .collect();
-    let mut slots = Schedule::rotated(summaries.len(), config.repeat).slots();
-    for slot in &mut slots {
-        let repetition = slot.repetition;
-        let summary = &mut summaries[slot.configuration];
-        let configuration = summary.configuration.clone();
-        progress(&format!(
-            "share {:.0}% K={} ({} ranks), run {}/{}",
-            configuration.share * 100.0,
-            configuration.ranks_per_core,
-            configuration.ranks,
-            repetition + 1,
-            config.repeat
-        ));
-        let worker = WorkerConfig {
-            nx: config.nx,
-            ny: summary.ny,
-            iterations: summary.iterations,
-            omega: config.omega,
-            ranks_per_core: configuration.ranks_per_core,
-            verify: true,
-            skip_exchange: None,
-        };
-        let out = temp.0.join("monitor.jsonl");
-        let run = monitored_run(config, &worker, configuration.ranks, &monitor, &out)?;
-        let mut params = summary.params(config);
-        params.remove("repetitions");
-        params.insert("repetition".into(), json!(repetition));
-        params.insert(
-            "verified".into(),
-            json!(run
-                .report
-                .verification
-                .as_ref()
-                .is_some_and(|check| check.identical)),
-        );
-        if let Ok(sample) = Sample::new([run.report.time_s]) {
-            pipeline.emit(&Record {
-                benchmark: "overdecompose".into(),
-                metric: "run_time".into(),
-                value: run.report.time_s,
-                unit: Unit::Seconds,
-                params,
-                placement: Placement::default(),
-                stats: sample.summary(),
-            })?;
-        }
-        summary.runs.push(run);
+    let finished = run_study(
+        Schedule::rotated(summaries.len(), config.repeat),
+        FinishWhen::AtTheEnd,
+        |slot, _| {
+            let summary = &summaries[slot.configuration];
+            let configuration = &summary.configuration;
+            progress(&format!(
+                "share {:.0}% K={} ({} ranks), run {}/{}",
+                configuration.share * 100.0,
+                configuration.ranks_per_core,
+                configuration.ranks,
+                slot.repetition + 1,
+                config.repeat
+            ));
+            let worker = WorkerConfig {
+                nx: config.nx,
+                ny: summary.ny,
+                iterations: summary.iterations,
+                omega: config.omega,
+                ranks_per_core: configuration.ranks_per_core,
+                verify: true,
+                skip_exchange: None,
+            };
+            let out = temp.0.join("monitor.jsonl");
+            let run = monitored_run(config, &worker, configuration.ranks, &monitor, &out)?;
+            if let Ok(sample) = Sample::new([run.report.time_s]) {
+                pipeline.emit(&Record {
+                    benchmark: "overdecompose".into(),
+                    metric: "run_time".into(),
+                    value: run.report.time_s,
+                    unit: Unit::Seconds,
+                    params: summary.run_params(config, &run, slot.repetition),
+                    placement: Placement::default(),
+                    stats: sample.summary(),
+                })?;
+            }
+            Ok::<_, OverdecomposeError>(ControlFlow::Continue(run))
+        },
+        |_, _| Ok(None::<()>),
+    )?;
+    for (summary, runs) in summaries.iter_mut().zip(finished.runs) {
+        summary.runs = runs;
     }
-    let stopped = slots.interrupted();
+    let stopped = finished.interrupted;
     set_speedups(&mut summaries);
     for summary in &summaries {
         for record in summary.records(config) {

@@ -110,6 +110,26 @@ impl ConfigSummary {
         params
     }
 
+    /// One run's record params: the configuration's over this run alone
+    /// (`verified`, `max_abs_diff` and `threads_off_cpu` are this run's),
+    /// with its 0-based `repetition` in place of the count of runs.
+    pub fn run_params(
+        &self,
+        study: &StudyConfig,
+        run: &RunResult,
+        repetition: usize,
+    ) -> Map<String, Value> {
+        let alone = ConfigSummary {
+            runs: vec![run.clone()],
+            speedup: None,
+            ..self.clone()
+        };
+        let mut params = alone.params(study);
+        params.remove("repetitions");
+        params.insert("repetition".into(), json!(repetition));
+        params
+    }
+
     /// The summary records: time, speedup, TLP_1, TLP_2, system time,
     /// context switches, idle share and the measured communication share.
     pub fn records(&self, study: &StudyConfig) -> Vec<Record> {

@@ -10,9 +10,10 @@ use super::policy::RunPolicy;
 use super::study::{run_record, status_text, RunStudyConfig, StudyError};
 use crate::interrupt::interrupted;
 use crate::output::Pipeline;
-use crate::study::{Interrupt, Schedule};
+use crate::study::{run_study, FinishWhen, Interrupt, Schedule};
 use crate::topology::Machine;
 use serde_json::{Map, Value};
+use std::ops::ControlFlow;
 
 /// One configuration: a command under a policy.
 pub(super) struct Runnable<'a> {
@@ -60,39 +61,42 @@ pub(super) fn run_rounds(
         progress(&format!("warm-up, {}", runnable.label));
         executor.execute(&invocation(runnable, None), &node_of_cpu)?;
     }
-    let mut outcomes: Vec<Vec<RunOutcome>> = vec![Vec::new(); runnables.len()];
-    for slot in Schedule::rotated(runnables.len(), study.repeat).slots() {
-        let runnable = &runnables[slot.configuration];
-        progress(&format!(
-            "run {}/{}, {}",
-            slot.repetition + 1,
-            study.repeat,
-            runnable.label
-        ));
-        let outcome = executor.execute(&invocation(runnable, study.observe), &node_of_cpu)?;
-        let mut record = run_record(runnable.command, runnable.policy, slot.repetition, &outcome);
-        record.params.extend(runnable.extra.clone());
-        pipeline.emit(&record)?;
-        for record in executor.take_records() {
+    // A failed run ends the rounds (unless failures are ignored, or Ctrl-C
+    // made it fail): it is kept, and named here.
+    let mut failure = None;
+    let finished = run_study(
+        Schedule::rotated(runnables.len(), study.repeat),
+        FinishWhen::AtTheEnd,
+        |slot, _| {
+            let runnable = &runnables[slot.configuration];
+            progress(&format!(
+                "run {}/{}, {}",
+                slot.repetition + 1,
+                study.repeat,
+                runnable.label
+            ));
+            let outcome = executor.execute(&invocation(runnable, study.observe), &node_of_cpu)?;
+            let mut record =
+                run_record(runnable.command, runnable.policy, slot.repetition, &outcome);
+            record.params.extend(runnable.extra.clone());
             pipeline.emit(&record)?;
-        }
-        let failed = !outcome.succeeded();
-        let status = status_text(&outcome);
-        outcomes[slot.configuration].push(outcome);
-        if failed && !study.ignore_failure && !interrupted() {
-            let failure = StudyError::Failed {
-                command: runnable.command.join(" "),
-                policy: runnable.failure_name.clone(),
-                status,
-            };
-            return Ok(Rounds {
-                outcomes,
-                failure: Some(failure),
-            });
-        }
-    }
+            for record in executor.take_records() {
+                pipeline.emit(&record)?;
+            }
+            if !outcome.succeeded() && !study.ignore_failure && !interrupted() {
+                failure = Some(StudyError::Failed {
+                    command: runnable.command.join(" "),
+                    policy: runnable.failure_name.clone(),
+                    status: status_text(&outcome),
+                });
+                return Ok(ControlFlow::Break(outcome));
+            }
+            Ok::<_, StudyError>(ControlFlow::Continue(outcome))
+        },
+        |_, _| Ok(None::<()>),
+    )?;
     Ok(Rounds {
-        outcomes,
-        failure: None,
+        outcomes: finished.runs,
+        failure,
     })
 }

@@ -3,6 +3,12 @@
 //! `--param` scans), `overdecompose`, `mlp --threads` (pinned against
 //! unpinned) and `--baseline one-node` share:
 //!
+//! - [`engine`]: the study's loop, once ([`run_study`]): every run of the
+//!   schedule, each configuration's runs kept and finished into its
+//!   result (its records, its row) as soon as they are complete, and the
+//!   partial ones finished after Ctrl-C or a run that ends the study;
+//!   callers give only how to make a run and what a configuration's runs
+//!   make;
 //! - [`schedule`]: repetition r of every configuration before repetition
 //!   r + 1 of any, the order rotated every repetition so that every
 //!   configuration takes every position (of a pair, each goes first every
@@ -18,9 +24,11 @@
 //! says whether a difference of medians is more than noise.
 
 pub mod compare;
+pub mod engine;
 pub mod schedule;
 pub mod verdict;
 
 pub use compare::{against_baselines, holm, Comparison, SIGNIFICANCE};
+pub use engine::{run_study, FinishWhen, Finished};
 pub use schedule::{Interrupt, Order, Schedule, Slot, Slots};
 pub use verdict::{fastest, smallest_p_value, Fastest};

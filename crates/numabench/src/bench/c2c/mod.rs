@@ -2,9 +2,11 @@
 //! its registry entry ([`describe`]), its plan ([`plan`]), what a step
 //! runs ([`run`]), the measurement itself ([`measure`]) and its report
 //! section ([`report`]).
-//! Its terminal tables ([`table`]) and its roles in `numabench compare`
-//! ([`compare`]) hang on its registry entry too.
+//! Its terminal tables ([`table`]), its roles in `numabench compare`
+//! ([`compare`]) and its part of the estimate's calibration
+//! ([`calibrate`]: its ping-pong's rate) hang on its registry entry too.
 
+mod calibrate;
 mod compare;
 mod describe;
 mod measure;
@@ -14,4 +16,3 @@ mod run;
 mod table;
 
 pub(super) use describe::BENCHMARK;
-pub use measure::{c2c_pairs, measure_c2c, run_c2c, C2C_ORDER};

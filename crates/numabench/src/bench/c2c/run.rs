@@ -2,7 +2,7 @@
 
 use crate::bench::step::{Ran, StepRun, Work};
 
-/// Every pair of [`super::c2c_pairs`], measured in turn: the pairs come
+/// Every pair of [`super::measure::c2c_pairs`], measured in turn: the pairs come
 /// from the topology, so the work holds nothing.
 #[derive(Debug, Clone)]
 pub(in crate::bench) struct C2cWork;

@@ -17,4 +17,5 @@ pub(in crate::bench) const BENCHMARK: BenchmarkInfo = BenchmarkInfo {
         build: super::report::build,
         shows: every,
     }),
+    calibration: None,
 };

@@ -20,6 +20,7 @@ pub(in crate::bench) const LATENCY: BenchmarkInfo = BenchmarkInfo {
         build: sections::matrix::build,
         shows: not_cycles,
     }),
+    calibration: None,
 };
 
 /// `matrix-bandwidth` as the registry lists it: its records are drawn by
@@ -32,4 +33,5 @@ pub(in crate::bench) const BANDWIDTH: BenchmarkInfo = BenchmarkInfo {
     tables: Some(super::table::tables),
     roles: super::compare::bandwidth_roles,
     report: None,
+    calibration: None,
 };
