@@ -6,7 +6,7 @@
 //! ([`crate::params::typed_params_schemas`]): every record schema gets an
 //! `if benchmark is B then params is B's` clause per typed benchmark.
 
-use crate::params::typed_params_schemas;
+use crate::params::{typed_params_schemas, TypedParamsSchema};
 use crate::AnyLine;
 use schemars::generate::SchemaSettings;
 use serde_json::{json, Value};
@@ -19,21 +19,45 @@ pub fn results_line_schema() -> String {
     let mut generator = SchemaSettings::default().into_generator();
     let typed = typed_params_schemas(&mut generator);
     let mut schema = generator.into_root_schema_for::<AnyLine>();
-    let clauses: Vec<Value> = typed
-        .into_iter()
-        .map(|(benchmark, params)| {
-            json!({
-                "if": {"properties": {"benchmark": {"const": benchmark}}, "required": ["benchmark"]},
-                "then": {"properties": {"params": params}}
-            })
-        })
-        .collect();
+    let clauses: Vec<Value> = typed.into_iter().map(clause).collect();
     if let Some(definitions) = schema.get_mut("$defs") {
         add_params_clauses(definitions, &clauses);
     }
     let mut text = serde_json::to_string_pretty(&schema).expect("a schema is JSON");
     text.push('\n');
     text
+}
+
+/// `if benchmark is B (and its metric ends as the type says) then params
+/// is B's`.
+fn clause(typed: TypedParamsSchema) -> Value {
+    let ends_with = |suffix: &str| {
+        assert!(
+            suffix
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_'),
+            "a metric suffix is a plain word: {suffix}"
+        );
+        json!({"pattern": format!("{suffix}$")})
+    };
+    let mut condition = json!({
+        "properties": {"benchmark": {"const": typed.benchmark}},
+        "required": ["benchmark"]
+    });
+    let metric = match typed.metric_suffix {
+        Some(suffix) => Some(ends_with(suffix)),
+        None if typed.other_suffixes.is_empty() => None,
+        None => Some(json!({"not": {"anyOf": typed
+            .other_suffixes
+            .iter()
+            .map(|suffix| ends_with(suffix))
+            .collect::<Vec<_>>()}})),
+    };
+    if let Some(metric) = metric {
+        condition["properties"]["metric"] = metric;
+        condition["required"] = json!(["benchmark", "metric"]);
+    }
+    json!({"if": condition, "then": {"properties": {"params": typed.schema}}})
 }
 
 /// Adds `clauses` (`allOf`) to every object schema under `value` that

@@ -19,6 +19,7 @@ mod core_to_core;
 mod latency;
 mod loaded_latency;
 mod mlp;
+mod node_median;
 mod simd;
 mod typed;
 mod working_set;
@@ -29,8 +30,11 @@ pub use core_to_core::C2cParams;
 pub use latency::{CyclesParams, LatencyParams, WriterParams};
 pub use loaded_latency::{LoadedLatencyParams, MemoryControllerParams};
 pub use mlp::MlpParams;
+pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
 pub use simd::SimdParams;
-pub use typed::{to_labelled_params, to_params, typed_params_schemas, BenchmarkParams};
+pub use typed::{
+    to_labelled_params, to_params, typed_params_schemas, BenchmarkParams, TypedParamsSchema,
+};
 pub use working_set::{CacheParams, WorkingSetParams};
 
 /// Key names of the shared params.

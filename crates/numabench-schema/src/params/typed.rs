@@ -18,6 +18,22 @@ pub trait BenchmarkParams: Serialize + DeserializeOwned + JsonSchema {
     /// The `benchmark` names whose records carry these parameters (and
     /// perhaps keys of their own besides).
     const BENCHMARKS: &'static [&'static str];
+    /// Only those benchmarks' records whose metric ends with this (records
+    /// derived from the others, such as the node-median ratios); `None`:
+    /// the benchmarks' other records, those no type with a suffix covers.
+    const METRIC_SUFFIX: Option<&'static str> = None;
+}
+
+/// One typed parameters schema and the records it covers: those of
+/// `benchmark` whose metric ends with `metric_suffix`, or, without one,
+/// whose metric ends with none of `other_suffixes`.
+#[derive(Debug, Clone)]
+pub struct TypedParamsSchema {
+    pub benchmark: &'static str,
+    pub metric_suffix: Option<&'static str>,
+    pub other_suffixes: Vec<&'static str>,
+    /// A reference into the generator's definitions.
+    pub schema: Schema,
 }
 
 /// `params` as written: `value`'s fields (a typed benchmark's params, or
@@ -75,24 +91,43 @@ impl crate::Record {
 }
 
 /// Each typed benchmark's parameters schema (a reference into
-/// `generator`'s definitions), by benchmark name.
-pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
+/// `generator`'s definitions), by benchmark name and metric suffix.
+pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<TypedParamsSchema> {
     let mut schemas = Vec::new();
     add::<super::LatencyParams>(generator, &mut schemas);
     add::<super::BandwidthParams>(generator, &mut schemas);
     add::<super::C2cParams>(generator, &mut schemas);
     add::<super::MlpParams>(generator, &mut schemas);
     add::<super::LoadedLatencyParams>(generator, &mut schemas);
+    add::<super::NodeMedianRatioParams>(generator, &mut schemas);
+    // A type without a suffix leaves out the records another type of the
+    // same benchmark covers by its suffix.
+    let suffixes: Vec<(&str, &str)> = schemas
+        .iter()
+        .filter_map(|typed| typed.metric_suffix.map(|suffix| (typed.benchmark, suffix)))
+        .collect();
+    for typed in schemas
+        .iter_mut()
+        .filter(|typed| typed.metric_suffix.is_none())
+    {
+        typed.other_suffixes = suffixes
+            .iter()
+            .filter(|(benchmark, _)| *benchmark == typed.benchmark)
+            .map(|(_, suffix)| *suffix)
+            .collect();
+    }
     schemas
 }
 
 /// `T`'s schema under each of its benchmarks' names.
-fn add<T: BenchmarkParams>(
-    generator: &mut SchemaGenerator,
-    schemas: &mut Vec<(&'static str, Schema)>,
-) {
+fn add<T: BenchmarkParams>(generator: &mut SchemaGenerator, schemas: &mut Vec<TypedParamsSchema>) {
     let schema = generator.subschema_for::<T>();
     for &benchmark in T::BENCHMARKS {
-        schemas.push((benchmark, schema.clone()));
+        schemas.push(TypedParamsSchema {
+            benchmark,
+            metric_suffix: T::METRIC_SUFFIX,
+            other_suffixes: Vec::new(),
+            schema: schema.clone(),
+        });
     }
 }
