@@ -168,10 +168,10 @@ fn check_declared_gaps_are_contradicted(run: &super::harness::VmRun, index: usiz
         "no declared bandwidth in the matrix: {}",
         run.transcript()
     );
-    let sentences = numabench::summary::summarize(&records);
-    let gaps: Vec<&numabench::summary::Sentence> = sentences
+    let sentences = numabench::findings::summarize(&records);
+    let gaps: Vec<&numabench::findings::Sentence> = sentences
         .iter()
-        .filter(|sentence| sentence.kind == numabench::summary::FindingKind::DeclaredGap)
+        .filter(|sentence| sentence.kind == numabench::findings::FindingKind::DeclaredGap)
         .collect();
     for gap in &gaps {
         eprintln!("[tiered] declared gap: {}", gap.text);

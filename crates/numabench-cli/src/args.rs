@@ -5,73 +5,56 @@
 //! This file is the root: [`Cli`], the top-level help ([`command()`], its
 //! "Measure" group read from the benchmark registry) and the re-exports
 //! the commands use. The subcommands and their `--help` texts are in
-//! `args/command.rs`; each command's flags in `args/<command>.rs` (a
-//! family shares one: `apps.rs` for stream, cg, mg and placement-study,
-//! `inspect.rs` for topo, doctor and list, `results.rs` for report,
-//! compare and export-memattrs), or beside its run in
-//! `commands/<command>.rs` (`c2c`: a new benchmark's command is one file);
-//! the flags every measuring command flattens (output, repetitions,
-//! budget, and [`PlanArgs`]: `--plan` and its topology, the one block of
-//! every command that plans) in `args/shared.rs`; the value parsers several
-//! commands share in `args/parse.rs`.
+//! `args/command.rs`. A benchmark's flags are beside its run in
+//! `commands/<command>.rs` (latency, bandwidth, matrix, contention,
+//! scaling, loaded-latency, mlp, c2c, cache, interference, tiers, scan: a
+//! benchmark's command is one file); the other commands' flags are in
+//! `args/<command>.rs` (a family shares one: `apps.rs` for stream, cg, mg
+//! and placement-study, `inspect.rs` for topo, doctor and list,
+//! `results.rs` for report, compare and export-memattrs); the flags every
+//! measuring command flattens (output, repetitions, budget, and
+//! [`PlanArgs`]: `--plan` and its topology, the one block of every command
+//! that plans) in `args/shared.rs`; the value parsers several commands
+//! share in `args/parse.rs`; the chase orders latency and mlp share in
+//! `args/chase_order.rs`.
 
 use clap::Parser;
 use std::path::PathBuf;
 
 mod apps;
-mod bandwidth;
-mod cache;
 mod characterize;
+mod chase_order;
 mod check;
 mod cluster;
 mod command;
-mod contention;
 mod documentation;
 mod inspect;
-mod interference;
-mod latency;
-mod loaded_latency;
-mod matrix;
-mod mlp;
 mod overdecompose;
-mod parse;
+pub(crate) mod parse;
 mod plugin;
 mod results;
 mod run;
-mod scaling;
-mod scan;
-mod shared;
+pub(crate) mod shared;
 #[cfg(test)]
 mod tests;
-mod tiers;
 
 pub use apps::{AppRunArgs, NpbArgs, PlacementStudyArgs, StreamArgs};
-pub use bandwidth::BandwidthArgs;
-pub use cache::CacheArgs;
 pub use characterize::CharacterizeArgs;
+pub use chase_order::ChaseOrderArg;
 pub use check::{CheckArgs, CheckFormat};
 pub use cluster::{ClusterArgs, PairingArg};
 // Only the MPI build's cluster run reads `--per`.
 #[cfg(feature = "mpi")]
 pub use cluster::PerArg;
 pub use command::{asks_for_plan, asks_for_set_weights, Command};
-pub use contention::ContentionArgs;
 pub use documentation::{CompletionsArgs, ManArgs};
 pub use inspect::{DoctorArgs, ListArgs, TopoArgs};
-pub use interference::InterferenceArgs;
-pub use latency::LatencyArgs;
-pub use loaded_latency::LoadedLatencyArgs;
-pub use matrix::{MatrixArgs, MatrixCommand, MatrixModeArg};
-pub use mlp::MlpArgs;
 pub use overdecompose::{OverdecomposeArgs, OverdecomposeWorkerArgs};
 pub use parse::{all_items, IdList};
 pub use plugin::{PluginArgs, PLUGIN_TIMEOUT};
 pub use results::{CompareArgs, ExportMemattrsArgs, MatchByArg, ReportArgs};
 pub use run::RunCommandArgs;
-pub use scaling::ScalingArgs;
-pub use scan::ScanArgs;
 pub use shared::{MeasureArgs, OutputArgs, PlanArgs, DEFAULT_CLASS_SEED};
-pub use tiers::{TiersAdviseArgs, TiersCommand};
 
 /// Measure what NUMA costs on this machine and which thread and memory
 /// placement makes a program fast and repeatable.

@@ -34,7 +34,7 @@ pub mod clock;
 pub mod cores;
 pub mod levels;
 pub mod output_file;
-pub mod report;
+pub mod profile;
 pub mod transition_log;
 
 #[cfg(feature = "mpi")]

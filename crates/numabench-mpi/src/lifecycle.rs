@@ -1,12 +1,12 @@
 //! Starting the monitor after MPI_Init and, at MPI_Finalize, gathering
-//! every rank's report to rank 0, which writes the JSON Lines file.
+//! every rank's profile to rank 0, which writes the JSON Lines file.
 //! Only PMPI calls are used here, so none of it is accounted.
 
 use crate::clock::{self, Reading};
 use crate::cores::{allowed_cpus, core_key};
 use crate::flush;
 use crate::host_merge;
-use crate::report::{self, HostLevels, RankReport};
+use crate::profile::{self, HostLevels, RankProfile};
 use crate::state::{self, ACTIVE};
 use mpi::ffi;
 use std::os::raw::{c_int, c_void};
@@ -188,7 +188,7 @@ impl Partial {
         let now = Reading::now();
         let ns_per_tick = self.start.ns_per_tick(&now);
         let paused_ns = (paused_ticks as f64 * ns_per_tick) as u64;
-        let report = RankReport {
+        let profile = RankProfile {
             host: self.host.clone(),
             rank: i64::from(self.world_rank),
             ranks: i64::from(self.world_size),
@@ -206,7 +206,7 @@ impl Partial {
                 usage: usage(),
             })
         };
-        let mut metadata = report::metadata_line(
+        let mut metadata = profile::metadata_line(
             &self.command_line,
             &self.host,
             &numabench_schema::utc_timestamp(self.started),
@@ -215,7 +215,7 @@ impl Partial {
         metadata["flushed_utc"] = numabench_schema::utc_timestamp(SystemTime::now()).into();
         let mut text = metadata.to_string();
         text.push('\n');
-        for mut line in report::records(std::slice::from_ref(&report)) {
+        for mut line in profile::records(std::slice::from_ref(&profile)) {
             line["params"]["partial"] = true.into();
             text.push_str(&line.to_string());
             text.push('\n');
@@ -229,7 +229,7 @@ impl Partial {
     }
 }
 
-/// What a rank counted, as a partial snapshot and the final report both
+/// What a rank counted, as a partial snapshot and the final profile both
 /// read it.
 struct Counted {
     /// Ticks spent in blocking point-to-point, wait and collective calls.
@@ -241,13 +241,13 @@ struct Counted {
     usage: libc::rusage,
 }
 
-/// The figures of a rank's report that come from its counts (times,
+/// The figures of a rank's profile that come from its counts (times,
 /// messages, rusage) and its allowed CPUs now; the caller adds who the
 /// rank is.
-fn counted(counted: Counted) -> RankReport {
+fn counted(counted: Counted) -> RankProfile {
     let class = |index: usize| counted.class_ticks[index] as f64 * counted.ns_per_tick / 1e9;
     let cpus = allowed_cpus();
-    RankReport {
+    RankProfile {
         core_keys: cpus.iter().map(|&cpu| core_key(cpu)).collect(),
         cpus_allowed: cpus,
         wall_time: seconds(counted.wall_ns),
@@ -262,17 +262,17 @@ fn counted(counted: Counted) -> RankReport {
         system_time: timeval(counted.usage.ru_stime),
         voluntary_switches: counted.usage.ru_nvcsw as u64,
         involuntary_switches: counted.usage.ru_nivcsw as u64,
-        ..RankReport::default()
+        ..RankProfile::default()
     }
 }
 
 /// The call types of `table` that were called, in table order.
-fn call_reports(table: &crate::calls::CallTable, ns_per_tick: f64) -> Vec<report::CallReport> {
+fn call_profiles(table: &crate::calls::CallTable, ns_per_tick: f64) -> Vec<profile::CallProfile> {
     table
         .iter()
         .zip(crate::calls::CALLS)
         .filter(|(figures, _)| figures.count > 0)
-        .map(|(figures, name)| report::CallReport {
+        .map(|(figures, name)| profile::CallProfile {
             call: (*name).to_string(),
             count: figures.count,
             time: figures.ticks as f64 * ns_per_tick / 1e9,
@@ -297,7 +297,7 @@ fn timeval(time: libc::timeval) -> f64 {
     time.tv_sec as f64 + time.tv_usec as f64 / 1e6
 }
 
-/// Stops monitoring, gathers every rank's report to rank 0 and writes
+/// Stops monitoring, gathers every rank's profile to rank 0 and writes
 /// the records there. Collective over MPI_COMM_WORLD, before
 /// PMPI_Finalize.
 ///
@@ -371,7 +371,7 @@ pub unsafe fn finish() {
         None
     };
     drop(log);
-    let report = RankReport {
+    let profile = RankProfile {
         host: hostname(),
         rank: i64::from(session.world_rank),
         ranks: i64::from(session.world_size),
@@ -381,7 +381,7 @@ pub unsafe fn finish() {
         cpus_ran: ran,
         program: command_line().into_iter().next().unwrap_or_default(),
         host_levels,
-        calls: call_reports(&calls, ns_per_tick),
+        calls: call_profiles(&calls, ns_per_tick),
         buffers,
         ..counted(Counted {
             class_ticks,
@@ -391,7 +391,7 @@ pub unsafe fn finish() {
             usage,
         })
     };
-    let bytes = report.to_json().to_string().into_bytes();
+    let bytes = profile.to_json().to_string().into_bytes();
     // SAFETY: collectives over MPI_COMM_WORLD with buffers sized for them.
     let gathered = unsafe { gather(&bytes, session.world_rank, session.world_size) };
     // SAFETY: `local` is the communicator made in `start`.
@@ -467,20 +467,20 @@ unsafe fn gather(bytes: &[u8], rank: c_int, size: c_int) -> Option<Vec<Vec<u8>>>
 /// Rank 0: the metadata line, then every record, to the output file;
 /// true when it was written.
 fn write(texts: &[Vec<u8>], session: &Session) -> bool {
-    let reports: Vec<RankReport> = texts
+    let profiles: Vec<RankProfile> = texts
         .iter()
         .filter_map(|text| serde_json::from_slice(text).ok())
-        .filter_map(|value| RankReport::from_json(&value))
+        .filter_map(|value| RankProfile::from_json(&value))
         .collect();
-    if reports.len() != texts.len() {
+    if profiles.len() != texts.len() {
         eprintln!(
             "numabench-mpi: {} of {} rank reports could not be read",
-            texts.len() - reports.len(),
+            texts.len() - profiles.len(),
             texts.len()
         );
     }
     let (path, configured) = out_path();
-    let mut metadata = report::metadata_line(
+    let mut metadata = profile::metadata_line(
         &command_line(),
         &hostname(),
         &numabench_schema::utc_timestamp(session.started),
@@ -488,7 +488,7 @@ fn write(texts: &[Vec<u8>], session: &Session) -> bool {
     metadata["partial"] = false.into();
     let mut text = metadata.to_string();
     text.push('\n');
-    for line in report::records(&reports) {
+    for line in profile::records(&profiles) {
         text.push_str(&line.to_string());
         text.push('\n');
     }

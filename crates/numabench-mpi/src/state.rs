@@ -17,7 +17,7 @@
 use crate::buffers::{BufferPages, SAMPLE_BYTES};
 use crate::calls::{CallTable, EMPTY_TABLE};
 use crate::clock::ticks;
-use crate::report::SizeClass;
+use crate::profile::SizeClass;
 use crate::transition_log::Log;
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -25,7 +25,7 @@
 //! - [`counters`]: per-thread and process time, TLP, numastat and perf events of a run;
 //! - [`stats`]: samples and their statistics;
 //! - [`output`]: result records and the sinks that write them;
-//! - [`summary`]: characterize's sentences, computed from a run's records;
+//! - [`findings`]: characterize's findings (its sentences), computed from a run's records;
 //! - [`simulate`]: a model of any topology with planted faults that answers the
 //!   measurements instead of the hardware, to prove characterize's plan and findings
 //!   (tests and `scripts/simulate-findings` only);
@@ -63,6 +63,7 @@ pub mod counters;
 pub mod doctor;
 pub mod error;
 pub mod experiments;
+pub mod findings;
 pub mod interrupt;
 pub mod kernels;
 pub mod memattrs;
@@ -78,7 +79,6 @@ pub mod runtime;
 pub mod simulate;
 pub mod stats;
 pub mod study;
-pub mod summary;
 pub mod threads;
 pub mod topology;
 pub mod units;

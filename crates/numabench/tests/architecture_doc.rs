@@ -305,7 +305,7 @@ fn the_name_check_catches_an_offence() {
             "fn f() {}\n#[cfg(test)]\nmod tests;\nmatch name { \"c2c\" => 1 }\n",
         ),
         file(
-            "crates/numabench/src/summary/x.rs",
+            "crates/numabench/src/findings/x.rs",
             "of(records, LATENCY, \"latency\");\nr.benchmark == \"latency\"\nfind(\"latency\")\n// \"c2c\"\n",
         ),
         file("crates/numabench-cli/src/commands/c2c.rs", "\"c2c needs\"; \"c2c\"\n"),
@@ -313,7 +313,7 @@ fn the_name_check_catches_an_offence() {
             "crates/numabench-cli/src/args.rs",
             "const G: &[&str] = &[\"c2c\", \"c2cx\"];\n#[cfg(test)]\nmod tests { const T: &str = \"c2c\"; }\nconst H: &str = \"c2c\";\n",
         ),
-        file("crates/numabench/src/summary/tests.rs", "\"c2c\"\n"),
+        file("crates/numabench/src/findings/tests.rs", "\"c2c\"\n"),
         file("crates/numabench-schema/src/benchmark.rs", "pub const C2C: &str = \"c2c\";\n"),
     ];
     let benchmarks = registry_benchmarks(&files);
@@ -321,8 +321,8 @@ fn the_name_check_catches_an_offence() {
         spelled_names(&files, &benchmarks),
         [
             "crates/numabench/src/report/c2c.rs:4: \"c2c\"",
-            "crates/numabench/src/summary/x.rs:2: \"latency\"",
-            "crates/numabench/src/summary/x.rs:3: \"latency\"",
+            "crates/numabench/src/findings/x.rs:2: \"latency\"",
+            "crates/numabench/src/findings/x.rs:3: \"latency\"",
             "crates/numabench-cli/src/args.rs:1: \"c2c\"",
             "crates/numabench-cli/src/args.rs:4: \"c2c\"",
         ]

@@ -1,30 +1,20 @@
 //! The subcommands ([`Command`]), each variant's doc comment its `--help`
 //! text (the first line is the about the top-level help lists; a command
-//! whose flags live beside its run, `c2c`, has it on its flags' struct),
-//! and what a parsed command line asks for (`--plan`, `--set-weights`),
-//! read from clap's matches before the command is built.
+//! whose flags live beside its run, as every benchmark's do, has it on its
+//! flags' struct in `commands/<command>.rs`), and what a parsed command
+//! line asks for (`--plan`, `--set-weights`), read from clap's matches
+//! before the command is built.
 
 use super::apps::{NpbArgs, PlacementStudyArgs, StreamArgs};
-use super::bandwidth::BandwidthArgs;
-use super::cache::CacheArgs;
 use super::characterize::CharacterizeArgs;
 use super::check::CheckArgs;
 use super::cluster::ClusterArgs;
-use super::contention::ContentionArgs;
 use super::documentation::{CompletionsArgs, ManArgs};
 use super::inspect::{DoctorArgs, ListArgs, TopoArgs};
-use super::interference::InterferenceArgs;
-use super::latency::LatencyArgs;
-use super::loaded_latency::LoadedLatencyArgs;
-use super::matrix::MatrixCommand;
-use super::mlp::MlpArgs;
 use super::overdecompose::{OverdecomposeArgs, OverdecomposeWorkerArgs};
 use super::plugin::PluginArgs;
 use super::results::{CompareArgs, ExportMemattrsArgs, ReportArgs};
 use super::run::RunCommandArgs;
-use super::scaling::ScalingArgs;
-use super::scan::ScanArgs;
-use super::tiers::TiersCommand;
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -56,22 +46,8 @@ pub enum Command {
     ///
     /// Example: numabench list --describe
     List(ListArgs),
-    /// Load-to-use latency from a CPU to a node's memory.
-    ///
-    /// Example: numabench latency --cpu-node 0 --mem-node 1 --sweep
-    ///
-    /// A pinned thread chases a random pointer cycle through a buffer placed
-    /// on a chosen node (ns and core cycles per load, the core clock measured
-    /// on the chasing CPU); by default random within TLB-sized blocks (the
-    /// idle latency MLC and multichase report).
-    Latency(LatencyArgs),
-    /// Memory bandwidth of read/write/copy/triad kernels.
-    ///
-    /// Example: numabench bandwidth --kernel triad --threads 8 --mem-node 1
-    ///
-    /// Pinned threads run read, write, copy, triad and their -nt
-    /// streaming-store variants over placed buffers (GB/s).
-    Bandwidth(BandwidthArgs),
+    Latency(crate::commands::latency::LatencyArgs),
+    Bandwidth(crate::commands::bandwidth::BandwidthArgs),
     /// Node x node latency or read bandwidth matrices.
     ///
     /// Example: numabench matrix bandwidth --mode parallel
@@ -80,63 +56,16 @@ pub enum Command {
     /// all its CPUs), memory on each node (CPU-less nodes included as memory
     /// targets).
     #[command(subcommand)]
-    Matrix(MatrixCommand),
+    Matrix(crate::commands::matrix::MatrixCommand),
     /// Tiered memory (CXL, HBM): the interleave ratio to use, measured.
     #[command(subcommand)]
-    Tiers(TiersCommand),
-    /// How much one node's traffic slows another's loads and reads.
-    ///
-    /// Example: numabench interference --victim 0 --aggressor 2 --load reads,writes
-    ///
-    /// For each victim node and each aggressor node, the victim's latency
-    /// (a pinned thread chasing pointers through its memory) and one-thread
-    /// read bandwidth alone, then while the aggressor's threads load the
-    /// aggressor node with each traffic mix, in interleaved rounds; the
-    /// degradation matrix (Mann-Whitney p, Holm-adjusted) and the worst pair.
-    Interference(InterferenceArgs),
-    /// Bandwidth of each physical GiB of a node: a slow DIMM or channel (root).
-    ///
-    /// Example: numabench scan --size 4GiB
-    ///
-    /// Each node's memory bound to it and touched by its threads, every
-    /// page's physical address read from /proc/self/pagemap (root only:
-    /// refused otherwise), the pages grouped by physical range and every
-    /// range with enough of them read by the node's pinned threads in
-    /// rounds, the ranges' order rotated each round; a range more than 10%
-    /// below the node's median of ranges, and significantly by a
-    /// Mann-Whitney test over the rounds (Holm-adjusted), is named slow.
-    Scan(ScanArgs),
-    /// Cost of a serial initialisation: all threads on one node.
-    ///
-    /// Example: numabench contention
-    ///
-    /// Every thread reading one node's memory (as after a serial
-    /// initialisation), alone in turn and all at once, against each thread
-    /// reading its own node.
-    Contention(ContentionArgs),
-    /// How many cores saturate a node's memory bandwidth.
-    ///
-    /// Example: numabench scaling
-    ///
-    /// Bandwidth of one node's memory as 1, 2, ... all of a node's CPUs read
-    /// it, locally and from the farthest node; threads are added cores-first
-    /// (one per core, spread over L3 domains, before any SMT sibling).
-    Scaling(ScalingArgs),
-    /// Latency under increasing traffic: the loaded-latency curve.
-    ///
-    /// Example: numabench loaded-latency --mix 3:1
-    ///
-    /// One chasing thread measures latency while the other cores generate
-    /// traffic at decreasing delays: a latency-vs-bandwidth curve.
-    LoadedLatency(LoadedLatencyArgs),
-    /// Memory-level parallelism: misses a core keeps in flight.
-    ///
-    /// Example: numabench mlp --threads 4
-    ///
-    /// k = 1..16 independent chases in one thread, each continuing where it
-    /// stopped, together reading the whole buffer; --threads N: N threads at
-    /// once, pinned against unpinned.
-    Mlp(MlpArgs),
+    Tiers(crate::commands::tiers::TiersCommand),
+    Interference(crate::commands::interference::InterferenceArgs),
+    Scan(crate::commands::scan::ScanArgs),
+    Contention(crate::commands::contention::ContentionArgs),
+    Scaling(crate::commands::scaling::ScalingArgs),
+    LoadedLatency(crate::commands::loaded_latency::LoadedLatencyArgs),
+    Mlp(crate::commands::mlp::MlpArgs),
     C2c(crate::commands::c2c::C2cArgs),
     /// Characterize this machine: every benchmark, sized for it.
     ///
@@ -298,16 +227,7 @@ pub enum Command {
     /// The topology is this machine's (the results must come from it), or
     /// the one --topology FILE describes (that of the machine they came from).
     ExportMemattrs(ExportMemattrsArgs),
-    /// Latency and bandwidth of lines held in another core's caches.
-    ///
-    /// Example: numabench cache --states M,S --levels L2,L3
-    ///
-    /// An owner CPU puts a buffer sized for L1, L2, L3 or DRAM into the
-    /// Modified, Exclusive or Shared state; CPUs of every relation to it the
-    /// topology has (SMT sibling, same L2, same L3, same node, same package,
-    /// another package per distance) chase it and read it through; beside
-    /// local and remote DRAM (the buffer flushed). One table per state.
-    Cache(CacheArgs),
+    Cache(crate::commands::cache::CacheArgs),
     /// Run benchmark plugins on placed, verified buffers.
     ///
     /// Example: NUMABENCH_PLUGIN_PATH=examples/plugins numabench plugin read_bandwidth

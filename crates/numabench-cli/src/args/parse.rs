@@ -9,7 +9,7 @@ use numabench::bench::{Budget, TrafficMix};
 use numabench::kernels::{kernel_by_name, KernelSpec, SimdLevel, KERNELS};
 use numabench::parse::{parse_id_list, parse_size, DurationError, IdListError, SizeError};
 
-pub(super) fn parse_size_arg(text: &str) -> Result<u64, SizeError> {
+pub(crate) fn parse_size_arg(text: &str) -> Result<u64, SizeError> {
     parse_size(text)
 }
 
@@ -27,7 +27,7 @@ pub fn all_items<T: Clone>(lists: &[Listed<T>]) -> Vec<T> {
         .collect()
 }
 
-pub(super) fn parse_sizes_arg(text: &str) -> Result<Listed<u64>, SizeError> {
+pub(crate) fn parse_sizes_arg(text: &str) -> Result<Listed<u64>, SizeError> {
     text.split(',')
         .map(parse_size_arg)
         .collect::<Result<_, _>>()
@@ -38,11 +38,11 @@ pub(super) fn parse_sizes_arg(text: &str) -> Result<Listed<u64>, SizeError> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdList(pub Vec<u32>);
 
-pub(super) fn parse_list_arg(text: &str) -> Result<IdList, IdListError> {
+pub(crate) fn parse_list_arg(text: &str) -> Result<IdList, IdListError> {
     parse_id_list(text).map(IdList)
 }
 
-pub(super) fn parse_kernel_arg(text: &str) -> Result<&'static KernelSpec, String> {
+pub(crate) fn parse_kernel_arg(text: &str) -> Result<&'static KernelSpec, String> {
     kernel_by_name(text).ok_or_else(|| {
         let valid: Vec<&str> = KERNELS.iter().map(|kernel| kernel.name).collect();
         format!("unknown kernel '{text}' (valid: {})", valid.join(", "))
@@ -54,13 +54,13 @@ pub(crate) fn parse_mix_arg(text: &str) -> Result<TrafficMix, String> {
         .ok_or_else(|| format!("unknown traffic mix '{text}' (valid: reads, 3:1, 2:1, 1:1, writes, and with non-temporal writes 3:1-nt, 2:1-nt, 1:1-nt, nt-writes)"))
 }
 
-pub(super) fn parse_interval_arg(text: &str) -> Result<std::time::Duration, DurationError> {
+pub(crate) fn parse_interval_arg(text: &str) -> Result<std::time::Duration, DurationError> {
     numabench::parse::parse_interval(text)
 }
 
 /// A timeout: a number of seconds, minutes or hours (`90s`, `30m`, `2h`,
 /// bare: seconds), from 1 s to 7 days.
-pub(super) fn parse_timeout_arg(text: &str) -> Result<std::time::Duration, String> {
+pub(crate) fn parse_timeout_arg(text: &str) -> Result<std::time::Duration, String> {
     let seconds = parse_duration_seconds(text)
         .ok_or_else(|| format!("'{text}': not a duration like 90s, 30m or 2h"))?;
     if !(1.0..=7.0 * 86400.0).contains(&seconds) {
@@ -71,7 +71,7 @@ pub(super) fn parse_timeout_arg(text: &str) -> Result<std::time::Duration, Strin
 
 /// A time budget: `none` (everything runs) or a duration as for
 /// [`parse_timeout_arg`], from 1 s to 7 days.
-pub(super) fn parse_budget_arg(text: &str) -> Result<Budget, String> {
+pub(crate) fn parse_budget_arg(text: &str) -> Result<Budget, String> {
     if text.trim().eq_ignore_ascii_case("none") {
         return Ok(Budget::Unlimited);
     }
@@ -104,7 +104,7 @@ fn parse_duration_seconds(text: &str) -> Option<f64> {
     seconds.is_finite().then_some(seconds)
 }
 
-pub(super) fn parse_simd_arg(text: &str) -> Result<SimdLevel, String> {
+pub(crate) fn parse_simd_arg(text: &str) -> Result<SimdLevel, String> {
     let level = SimdLevel::from_name(text).ok_or_else(|| {
         format!("unknown SIMD level '{text}' (valid: avx512, avx2, sse2, scalar)")
     })?;

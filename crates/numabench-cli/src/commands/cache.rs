@@ -1,14 +1,46 @@
-//! `numabench cache`: another core's caches by state, level and relation,
-//! printed as one table per state (shaped by `output::tables`).
+//! `numabench cache`: its flags and its run: another core's caches by
+//! state, level and relation, printed as one table per state (shaped by
+//! `output::tables`).
 
 use super::measuring::measure_steps;
-use crate::args::CacheArgs;
+use crate::args::parse::{parse_list_arg, IdList};
+use crate::args::shared::{MeasureArgs, OutputArgs};
 use crate::exit::{CliError, Status};
+use clap::Args;
 use numabench::bench::cache::{
     default_measurers, fit_memory_limit, level_sizes, measurer, sharer_for, CacheConfig, State,
 };
 use numabench::bench::{resolve_cpu, BenchError, Context, Step};
 use numabench::threads::CpuOrder;
+
+/// Latency and bandwidth of lines held in another core's caches.
+///
+/// Example: numabench cache --states M,S --levels L2,L3
+///
+/// An owner CPU puts a buffer sized for L1, L2, L3 or DRAM into the
+/// Modified, Exclusive or Shared state; CPUs of every relation to it the
+/// topology has (SMT sibling, same L2, same L3, same node, same package,
+/// another package per distance) chase it and read it through; beside
+/// local and remote DRAM (the buffer flushed). One table per state.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// The CPU whose caches hold the lines (default: the first allowed CPU).
+    #[arg(long, value_name = "CPU")]
+    pub owner: Option<u32>,
+    /// Measuring CPUs (numactl syntax). Default: one per relation to the owner the topology has.
+    #[arg(long, value_name = "LIST", value_parser = parse_list_arg)]
+    pub cpus: Option<IdList>,
+    /// States to prepare: modified, exclusive, shared (M, E, S). Shared: a third CPU, sharing no core, L1 or L2 with the owner or the measurer (an SMT sibling would leave the lines Exclusive), reads them too; without one the state is not measured and a warning says why.
+    #[arg(long, value_name = "STATE,...", value_delimiter = ',', default_values_t = ["M".to_string(), "E".to_string(), "S".to_string()])]
+    pub states: Vec<String>,
+    /// Buffer sizes: L1, L2, L3 (half the owner's cache of that level, above the level below) and/or DRAM (twice the largest cache, at least 16 MiB); levels the owner lacks are left out. Under a memory limit a cache level's buffer is cut to fit (above the level below) and a level that cannot fit is left out with a warning.
+    #[arg(long, value_name = "LEVEL,...", value_delimiter = ',', default_values_t = ["L1".to_string(), "L2".to_string(), "L3".to_string(), "DRAM".to_string()])]
+    pub levels: Vec<String>,
+    #[command(flatten)]
+    pub run: MeasureArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
 
 pub fn run(args: &CacheArgs) -> Result<Status, CliError> {
     // The tables (one per state) are the output's: `output::tables`.

@@ -11,7 +11,7 @@ use numabench::bench::{
     select, total_seconds, Budget, BudgetOutcome, CostModel, MatrixCut,
 };
 use numabench::doctor::{run_doctor, SystemFiles};
-use numabench::summary::{
+use numabench::findings::{
     budget_sentences, run_time_sentence, summarize_with_doctor, summary_records, FindingKind,
     Sentence,
 };

@@ -220,7 +220,7 @@ mod with_mpi {
         mut baseline: Baseline,
         records: &[numabench::output::Record],
         tolerances: &Tolerances,
-        report: &numabench::cluster::ClusterReport,
+        verdict: &numabench::cluster::ClusterVerdict,
     ) -> Result<String, CliError> {
         let entries = numabench::cluster::baseline_from_records(records, tolerances)?;
         let mut text = String::new();
@@ -234,7 +234,7 @@ mod with_mpi {
             ));
             baseline.put(entry);
         }
-        let flagged: Vec<String> = report
+        let flagged: Vec<String> = verdict
             .drain_reasons()
             .into_iter()
             .map(|(host, _)| host)
@@ -312,25 +312,25 @@ mod with_mpi {
             end_on_signal();
         }
         let outcome = session.run(&context, &config, outputs.as_mut())?;
-        let Some(report) = outcome.report else {
+        let Some(verdict) = outcome.verdict else {
             return Ok(Status::Clean);
         };
         if let Some(mut outputs) = outputs {
             outputs.finish()?;
         }
-        let mut text = report.render_text();
-        text.push_str(&drain_text(args, &report));
+        let mut text = verdict.render_text();
+        text.push_str(&drain_text(args, &verdict));
         if let Some((path, baseline)) = to_write {
             text.push_str(&write_baseline(
                 path,
                 baseline,
                 &outcome.records,
                 &tolerances,
-                &report,
+                &verdict,
             )?);
         }
         // The host table last: flagged hosts first, a column per metric.
-        let hosts = numabench::cluster::host_table(&outcome.records, &report);
+        let hosts = numabench::cluster::host_table(&outcome.records, &verdict);
         text.push('\n');
         text.push_str(&crate::tables::render(
             &hosts,
@@ -347,7 +347,7 @@ mod with_mpi {
             let _ = std::io::stdout().flush();
             session.abort(1);
         }
-        Ok(if report.problems() == 0 {
+        Ok(if verdict.problems() == 0 {
             Status::Clean
         } else {
             Status::Warnings
@@ -359,9 +359,9 @@ mod with_mpi {
 /// was done to each (a host Slurm does not know, or a failed scontrol, is
 /// said and the others are still drained).
 #[cfg(feature = "mpi")]
-fn drain_text(args: &ClusterArgs, report: &numabench::cluster::ClusterReport) -> String {
+fn drain_text(args: &ClusterArgs, verdict: &numabench::cluster::ClusterVerdict) -> String {
     use numabench::check::slurm;
-    let reasons = report.drain_reasons();
+    let reasons = verdict.drain_reasons();
     if reasons.is_empty() {
         return String::new();
     }

@@ -2,8 +2,10 @@
 //! pinned thread on each CPU in turn, one step per CPU (its plan shows
 //! each CPU's memory node, working set and the caches in front).
 
+use super::bandwidth::BandwidthArgs;
+use super::latency::LatencyArgs;
 use super::measuring::measure_steps;
-use crate::args::{BandwidthArgs, IdList, LatencyArgs};
+use crate::args::IdList;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
     check_memory_fits, each_cpu_dram_bytes, each_cpu_memory, resolve_cpu, resolve_node_with_memory,

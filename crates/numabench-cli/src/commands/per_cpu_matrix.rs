@@ -2,8 +2,8 @@
 //! allowed CPU (one step each: one thread on it against every memory
 //! node), printed as one grid at the end.
 
+use super::matrix::MatrixArgs;
 use super::measuring::measure_steps;
-use crate::args::MatrixArgs;
 use crate::exit::{CliError, Status};
 use numabench::bench::{
     check_memory_fits, working_set_for, BenchError, MatrixKind, MatrixMode, NodeMatrix, Step,

@@ -61,7 +61,7 @@ impl<W: Write> Sink for TablesSink<W> {
     fn record(&mut self, record: &Record) -> io::Result<()> {
         // Summary sentences follow the tables as plain lines (the command
         // prints them): the tables so far come first.
-        if record.benchmark == numabench::summary::BENCHMARK {
+        if record.benchmark == numabench::findings::BENCHMARK {
             return self.flush_tables();
         }
         if self

@@ -2,15 +2,15 @@
 //! compared metric (`params.cluster_key`), and the host's flags (outlier
 //! metrics, differing settings, failure); flagged hosts first.
 
-use super::report::ClusterReport;
 use super::tags;
+use super::verdict::ClusterVerdict;
 use crate::output::tables::TableModel;
 use crate::output::Record;
 use crate::units::format_value;
 use serde_json::Value;
 
 /// The host table of the tagged records rank 0 gathered and its verdict.
-pub fn host_table(records: &[Record], report: &ClusterReport) -> TableModel {
+pub fn host_table(records: &[Record], verdict: &ClusterVerdict) -> TableModel {
     let text = |record: &Record, key: &str| {
         record
             .params
@@ -33,7 +33,7 @@ pub fn host_table(records: &[Record], report: &ClusterReport) -> TableModel {
             }
         }
     }
-    for failure in &report.failures {
+    for failure in &verdict.failures {
         if !hosts.contains(&failure.host) {
             hosts.push(failure.host.clone());
         }
@@ -55,7 +55,7 @@ pub fn host_table(records: &[Record], report: &ClusterReport) -> TableModel {
                 })
                 .map(|record| record.value)
                 .collect();
-            let outlier = report
+            let outlier = verdict
                 .outliers
                 .iter()
                 .any(|finding| finding.host == *host && finding.key == *key);
@@ -71,14 +71,14 @@ pub fn host_table(records: &[Record], report: &ClusterReport) -> TableModel {
             });
         }
         let mut flags = Vec::new();
-        let outliers = report.outliers.iter().filter(|o| o.host == *host).count();
+        let outliers = verdict.outliers.iter().filter(|o| o.host == *host).count();
         if outliers > 0 {
             flags.push(format!("{outliers} outlier(s)"));
         }
-        for difference in report.differences.iter().filter(|d| d.host == *host) {
+        for difference in verdict.differences.iter().filter(|d| d.host == *host) {
             flags.push(format!("differs: {}", difference.setting));
         }
-        if report.failures.iter().any(|failure| failure.host == *host) {
+        if verdict.failures.iter().any(|failure| failure.host == *host) {
             flags.push("FAILED".to_string());
         }
         row.push(flags.join(", "));
@@ -96,7 +96,7 @@ pub fn host_table(records: &[Record], report: &ClusterReport) -> TableModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::report::fixtures::four_hosts_one_slow;
+    use crate::cluster::verdict::fixtures::four_hosts_one_slow;
     use crate::cluster::{analyze, OutlierRule};
 
     /// Golden: the slow host comes first with its figures marked, the
@@ -104,9 +104,9 @@ mod tests {
     #[test]
     fn flagged_hosts_come_first() {
         let records = four_hosts_one_slow();
-        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        let verdict = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
         assert_eq!(
-            host_table(&records, &report).plain(),
+            host_table(&records, &verdict).plain(),
             "\
 Hosts, flagged first (! = outlier figure)
 host | triad node 0 GB/s | latency local ns | flags

@@ -18,9 +18,9 @@ mod mpi_run;
 mod outlier;
 mod parts;
 mod pingpong_summary;
-mod report;
 mod settings;
 mod tags;
+mod verdict;
 #[cfg(feature = "mpi")]
 mod wait;
 
@@ -43,8 +43,8 @@ pub use parts::{
     ALL_PAIRS_UP_TO, PARTS,
 };
 pub use pingpong_summary::pingpong_summaries;
-pub use report::{analyze, ClusterReport, Failure, OutlierFinding};
 pub use settings::{differing, host_settings, Difference, MEMORY_TOLERANCE};
 #[cfg(feature = "mpi")]
 pub use tags::every_rank_host;
 pub use tags::{host_name, Origin, ATTEMPT};
+pub use verdict::{analyze, ClusterVerdict, Failure, OutlierFinding};

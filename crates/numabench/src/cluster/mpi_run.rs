@@ -32,8 +32,8 @@ use super::parts::{pingpong_pairs, pingpong_rule, Part, Per};
 use super::pingpong_summary::{
     pingpong_summaries, HOST_A, HOST_B, RANK_A, RANK_B, SAME_HOST, UNIT_A, UNIT_B,
 };
-use super::report::{analyze, ClusterReport, Failure};
 use super::tags::{every_rank_host, Origin};
+use super::verdict::{analyze, ClusterVerdict, Failure};
 use super::wait::{self, Pace, TimedOut, Wait};
 use crate::bench::Context;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
@@ -100,7 +100,7 @@ const RECHECK_PARTNERS: usize = 2;
 /// left behind (end the job with [`ClusterSession::abort`]).
 #[derive(Debug)]
 pub struct ClusterOutcome {
-    pub report: Option<ClusterReport>,
+    pub verdict: Option<ClusterVerdict>,
     pub abandoned: bool,
     /// Every tagged record rank 0 gathered (its own included), for the
     /// host table; empty on the other ranks.
@@ -266,7 +266,7 @@ impl ClusterSession {
             _ => {
                 self.serve(context, config, &roles);
                 Ok(ClusterOutcome {
-                    report: None,
+                    verdict: None,
                     abandoned: false,
                     records: Vec::new(),
                 })
@@ -590,21 +590,21 @@ impl Root<'_> {
             .filter(|&rank| !self.roles.measures(rank))
             .map(|rank| format!("{} (rank {rank})", self.roles.hosts[rank]))
             .collect();
-        let mut report = analyze(
+        let mut verdict = analyze(
             &self.records,
             std::mem::take(&mut self.failures),
             idle,
             &self.config.rule,
         );
-        report.retested = std::mem::take(&mut self.retested);
+        verdict.retested = std::mem::take(&mut self.retested);
         if let Some(baseline) = &self.config.baseline {
-            report.baseline = super::check_part::compare_with_baseline(&self.records, baseline);
+            verdict.baseline = super::check_part::compare_with_baseline(&self.records, baseline);
         }
-        for record in report.records(&self.config.rule) {
+        for record in verdict.records(&self.config.rule) {
             self.pipeline.emit(&record)?;
         }
         Ok(ClusterOutcome {
-            report: Some(report),
+            verdict: Some(verdict),
             abandoned: !self.abandoned.is_empty(),
             records: std::mem::take(&mut self.records),
         })

@@ -243,7 +243,7 @@ pub fn roles(records: &[Record]) -> Vec<Vec<String>> {
     records
         .iter()
         .map(|record| {
-            if record.benchmark == crate::summary::BENCHMARK {
+            if record.benchmark == crate::findings::BENCHMARK {
                 return vec![match text(record, "check") {
                     Some(check) => format!("finding: {} ({check})", record.metric),
                     None => format!("finding: {}", record.metric),

@@ -7,12 +7,9 @@
 mod baseline;
 mod execute;
 mod migration_cost;
+mod placement_study;
 mod scaling;
 mod splits;
-mod study;
-mod study_grid;
-mod study_run;
-mod study_verdict;
 
 pub use baseline::{one_node_config, run_one_node_baseline, run_with_one_node_baseline};
 pub use execute::{
@@ -20,6 +17,12 @@ pub use execute::{
     AppSummary, BaselineNotRun, OneNodeBaseline,
 };
 pub use migration_cost::migration_cost_seconds;
+pub use placement_study::{
+    exclusion, fastest, render_study, repeatability, run_placement_study, run_study_baselines,
+    smallest_p_value, study_baselines, study_grid, study_placements, verdict_record, Exclusion,
+    Fastest, NoSplitFits, PlacementStudyError, Repeatability, StudyGrid, StudyGridRequest,
+    StudyRow, MIN_RUNS_FOR_REPEATABILITY, SIGNIFICANCE,
+};
 pub use scaling::{
     nodes_used, parse_thread_counts, run_thread_scaling, scaling_configs, scaling_cpus,
     scaling_order_name, sweep_counts, ScalingError, ScalingRow, ThreadCountsError,
@@ -28,14 +31,4 @@ pub use scaling::{
 pub use splits::{
     enumerate_node_splits, node_split_of_cpus, one_node_cpus, split_text, NodeSplit, SkippedSplit,
     SplitEnumeration,
-};
-pub use study::{render_study, StudyRow};
-pub use study_grid::{
-    run_study_baselines, study_baselines, study_grid, study_placements, NoSplitFits, StudyGrid,
-    StudyGridRequest,
-};
-pub use study_run::{run_placement_study, verdict_record, PlacementStudyError};
-pub use study_verdict::{
-    exclusion, fastest, repeatability, smallest_p_value, Exclusion, Fastest, Repeatability,
-    MIN_RUNS_FOR_REPEATABILITY, SIGNIFICANCE,
 };

@@ -37,7 +37,7 @@ impl<W: Write> Sink for TableSink<W> {
     fn record(&mut self, record: &Record) -> io::Result<()> {
         // A summary sentence is no figure: the command prints the sentences
         // as plain lines after the table (the other outputs keep the records).
-        if record.benchmark == crate::summary::BENCHMARK {
+        if record.benchmark == crate::findings::BENCHMARK {
             return Ok(());
         }
         if !self.header_written {
@@ -81,7 +81,7 @@ impl<W: Write> Sink for TableSink<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::{summary_records, FindingKind, Sentence};
+    use crate::findings::{summary_records, FindingKind, Sentence};
 
     #[test]
     fn summary_sentences_are_not_table_rows() {

@@ -18,10 +18,10 @@ mod model;
 mod monitor;
 mod placement;
 mod rank_threads;
+mod run_sweep;
 mod schedule;
 mod serial;
 mod strips;
-mod study;
 mod sweep;
 #[cfg(feature = "mpi")]
 mod worker;
@@ -41,13 +41,13 @@ pub use monitor::{
 };
 pub use placement::{core_cpus, cpu_for_local_rank};
 pub use rank_threads::{pin_all_threads, threads_not_on};
-pub use schedule::{flips_before, samples_after, Trail, FLIP_EVERY, TRAIL_EVERY};
-pub use serial::{checksum, compare, serial_solve, serial_solve_traced, Comparison};
-pub use strips::{strips, Strip};
-pub use study::{
+pub use run_sweep::{
     calibrate, calibration_records, run_overdecompose, set_speedups, OverdecomposeError,
     StudyOutcome,
 };
+pub use schedule::{flips_before, samples_after, Trail, FLIP_EVERY, TRAIL_EVERY};
+pub use serial::{checksum, compare, serial_solve, serial_solve_traced, Comparison};
+pub use strips::{strips, Strip};
 pub use sweep::{render_sweep, ConfigSummary, RunResult};
 #[cfg(feature = "mpi")]
 pub use worker::{run_worker, WorkerError};

@@ -4,10 +4,10 @@
 //! command line only validates its flags into a [`RunCommand`] and prints
 //! what [`run_command`] returns.
 
+use super::compare_policies::{run_policies, PolicySummary, RunStudyConfig, StudyError};
 use super::executor::Executor;
 use super::scan::{run_scan, Efficiency, ScanConfig};
 use super::scan_params::{scan_points, ScanParam};
-use super::study::{run_study, PolicySummary, RunStudyConfig, StudyError};
 use crate::output::Pipeline;
 use crate::topology::Machine;
 use std::collections::BTreeSet;
@@ -136,7 +136,7 @@ pub fn run_command(
             })
         }
         None => Ok(RunCommandResult {
-            summaries: run_study(executor, &command.study, topology, pipeline, progress)?,
+            summaries: run_policies(executor, &command.study, topology, pipeline, progress)?,
             efficiencies: Vec::new(),
         }),
     }

@@ -5,6 +5,7 @@
 //! thread migration, and the comparison across policies.
 
 mod command;
+mod compare_policies;
 mod counted;
 mod executor;
 mod leftovers;
@@ -15,7 +16,6 @@ mod rank_blocks;
 mod rounds;
 mod scan;
 mod scan_params;
-mod study;
 mod team;
 mod terminal;
 mod thread_setup;
@@ -24,6 +24,9 @@ mod wait;
 pub use command::{
     find_program, policy_texts, programs, run_command, RunCommand, RunCommandResult,
     DEFAULT_POLICIES,
+};
+pub use compare_policies::{
+    render_comparison, run_policies, status_text, PolicySummary, RunStudyConfig, StudyError,
 };
 pub use counted::{counts_params, Counting, ProgramCounts};
 pub use executor::{
@@ -38,9 +41,6 @@ pub use rank_blocks::{cores_first_cores, k_per_core, RankBlocks};
 pub use scan::{run_scan, Efficiency, ScanConfig, ScanConfiguration, ScanResult};
 pub use scan_params::{
     numeric_values, parse_param, parse_scan, scan_points, ScanError, ScanParam, ScanPoint,
-};
-pub use study::{
-    render_comparison, run_study, status_text, PolicySummary, RunStudyConfig, StudyError,
 };
 pub use team::{thread_count_warning, threads_seen};
 

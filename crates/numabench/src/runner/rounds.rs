@@ -5,9 +5,9 @@
 //! one policy, each goes first every other repetition), one record per
 //! run as it finishes. A failed run stops the study unless failures are ignored.
 
+use super::compare_policies::{run_record, status_text, RunStudyConfig, StudyError};
 use super::executor::{Executor, Invocation, RunOutcome};
 use super::policy::RunPolicy;
-use super::study::{run_record, status_text, RunStudyConfig, StudyError};
 use crate::interrupt::interrupted;
 use crate::output::Pipeline;
 use crate::study::{run_study, FinishWhen, Interrupt, Schedule};

@@ -4,11 +4,13 @@
 //! summary per configuration and, for one numeric parameter (a worker count),
 //! speedup and parallel efficiency against its smallest value.
 
+use super::compare_policies::{
+    policy_summaries, resource_means, PolicySummary, RunStudyConfig, StudyError,
+};
 use super::executor::{Executor, RunOutcome};
 use super::policy::RunPolicy;
 use super::rounds::{run_rounds, Runnable};
 use super::scan_params::{numeric_values, scan_points, ScanParam, ScanPoint};
-use super::study::{policy_summaries, resource_means, PolicySummary, RunStudyConfig, StudyError};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::topology::Machine;

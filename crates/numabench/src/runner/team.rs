@@ -3,8 +3,8 @@
 //! smaller team than the unpinned one is a different experiment, not a
 //! slower placement.
 
+use super::compare_policies::PolicySummary;
 use super::executor::RunOutcome;
-use super::study::PolicySummary;
 use crate::counters::tick_seconds;
 
 /// The threads of a run's process tree the sampler saw (distinct thread ids,

@@ -86,7 +86,7 @@ fn policies_are_interleaved_and_rotated_after_warm_up() {
         1,
         false,
     );
-    let summaries = run_study(
+    let summaries = run_policies(
         &mut executor,
         &config,
         &topology,
@@ -132,7 +132,7 @@ fn a_failing_run_stops_the_study_unless_ignored() {
         calls: Vec::new(),
         outcomes: script(),
     };
-    let error = run_study(
+    let error = run_policies(
         &mut executor,
         &config(&topology, &["as-is", "pin-compact"], 2, 0, false),
         &topology,
@@ -149,7 +149,7 @@ fn a_failing_run_stops_the_study_unless_ignored() {
         calls: Vec::new(),
         outcomes: script(),
     };
-    let summaries = run_study(
+    let summaries = run_policies(
         &mut executor,
         &config(&topology, &["as-is", "pin-compact"], 2, 0, true),
         &topology,
@@ -186,7 +186,7 @@ fn speedup_and_significance_are_against_as_is() {
         calls: Vec::new(),
         outcomes: script,
     };
-    let summaries = run_study(
+    let summaries = run_policies(
         &mut executor,
         &config(&topology, &["as-is", "pin-compact"], 6, 0, false),
         &topology,
@@ -445,7 +445,8 @@ fn several_policies_against_the_baseline_are_judged_by_holm_p() {
     let mut outcomes = vec![runs(6.0)];
     outcomes.extend((0..5).map(|_| runs(1.0)));
     let labels = ["as-is", "a", "b", "c", "d", "e"].map(String::from);
-    let summaries = super::study::policy_summaries(labels.into_iter(), outcomes, |_| Some(0));
+    let summaries =
+        super::compare_policies::policy_summaries(labels.into_iter(), outcomes, |_| Some(0));
     for summary in &summaries[1..] {
         let p = summary.p_value.unwrap();
         assert!((p - 0.012_185_780_355_344_9).abs() < 1e-10, "{p}");
@@ -465,7 +466,8 @@ fn several_policies_against_the_baseline_are_judged_by_holm_p() {
     let mut outcomes = vec![runs(6.0)];
     outcomes.extend((0..3).map(|_| runs(1.0)));
     let labels = ["as-is", "a", "b", "c"].map(String::from);
-    let summaries = super::study::policy_summaries(labels.into_iter(), outcomes, |_| Some(0));
+    let summaries =
+        super::compare_policies::policy_summaries(labels.into_iter(), outcomes, |_| Some(0));
     assert!(summaries[1..]
         .iter()
         .all(|summary| summary.significant() == Some(true)));

@@ -1,8 +1,8 @@
 //! The faults a simulated machine can carry, where a seed plants each,
 //! and whether a run's findings name it: the right node, CPU or pair.
 
+use crate::findings::{FindingKind, Sentence};
 use crate::kernels::{mix, SplitMix64};
-use crate::summary::{FindingKind, Sentence};
 use crate::topology::Machine;
 use serde::Serialize;
 

@@ -9,8 +9,8 @@ use crate::bench::{
     calibration_estimate_seconds, characterize_plan, fit_budget, select, Budget, BudgetOutcome,
     Context, MatrixCut, Step, StepRunner,
 };
+use crate::findings::{summarize, Sentence};
 use crate::output::{CollectRunMetadata, CollectSink, Pipeline, Record, RunMetadata};
-use crate::summary::{summarize, Sentence};
 use crate::topology::Machine;
 use numabench_schema::benchmark;
 use std::sync::Arc;

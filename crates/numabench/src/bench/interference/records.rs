@@ -5,10 +5,10 @@
 use super::config::{aggressor_bytes, Aggressor, InterferenceConfig, Victim};
 use super::degradation::Degradation;
 use super::measure::VictimFound;
+use crate::findings::{interference_sentences, summary_records};
 use crate::kernels::traffic::TrafficMix;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
-use crate::summary::{interference_sentences, summary_records};
 use numabench_schema::benchmark;
 use serde_json::{json, Map, Value};
 

@@ -81,7 +81,7 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
         .chain(&bandwidth)
         .map(|r| (*r).clone())
         .collect();
-    for sentence in crate::summary::interference_sentences(&matrix) {
+    for sentence in crate::findings::interference_sentences(&matrix) {
         table.notes.push(sentence.text);
     }
     vec![table]

@@ -39,7 +39,7 @@ use numabench_schema::benchmark;
 pub fn shape(records: &[Record], caches: &CacheLadder) -> Vec<TableModel> {
     let records: Vec<&Record> = records
         .iter()
-        .filter(|record| record.benchmark != crate::summary::BENCHMARK)
+        .filter(|record| record.benchmark != crate::findings::BENCHMARK)
         .collect();
     let Some(first) = records.first() else {
         return Vec::new();

@@ -5,10 +5,10 @@
 //! a collapsible table.
 
 use super::{records_table, section, Section};
+use crate::findings::FindingKind;
 use crate::output::ReadRecord;
 use crate::report::html::escape;
 use crate::report::load::Dataset;
-use crate::summary::FindingKind;
 use numabench_schema::benchmark;
 use numabench_schema::params::key;
 

@@ -1,7 +1,8 @@
-//! `numabench run`: every policy, N times, interleaved (the order rotated
-//! every repetition) so drift in the machine's speed does not favour one
-//! policy; one record per run as it finishes, then one summary record per
-//! policy, compared with the baseline (p-values Holm-adjusted together).
+//! `numabench run` compares its policies: every policy, N times,
+//! interleaved (the order rotated every repetition) so drift in the
+//! machine's speed does not favour one policy; one record per run as it
+//! finishes, then one summary record per policy, compared with the
+//! baseline (p-values Holm-adjusted together).
 
 use super::executor::{Executor, RunError, RunOutcome};
 use super::observe::Observation;
@@ -186,8 +187,9 @@ pub(super) fn run_record(
     }
 }
 
-/// Runs the study. `progress` is told about each run before it starts.
-pub fn run_study(
+/// Runs every policy and compares them (the study engine schedules the
+/// runs). `progress` is told about each run before it starts.
+pub fn run_policies(
     executor: &mut dyn Executor,
     config: &RunStudyConfig,
     topology: &Machine,

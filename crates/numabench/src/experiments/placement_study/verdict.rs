@@ -5,7 +5,7 @@
 //! configurations that are really equal; the fastest must beat every
 //! other one by a rank test, as `numabench run` judges its policies.
 
-use super::study::StudyRow;
+use super::table::StudyRow;
 use crate::stats::Sample;
 pub use crate::study::{smallest_p_value, Fastest, SIGNIFICANCE};
 

@@ -7,10 +7,10 @@
 //! configuration's records are emitted once its last run is done; the
 //! verdict record comes last.
 
-use super::execute::{emit_app_records, run_once, worker_cpus, AppRun, AppRunConfig};
-use super::splits::node_split_of_cpus;
-use super::study::StudyRow;
-use super::study_verdict::{exclusion, fastest, repeatability, Fastest};
+use super::table::StudyRow;
+use super::verdict::{exclusion, fastest, repeatability, Fastest};
+use crate::experiments::execute::{emit_app_records, run_once, worker_cpus, AppRun, AppRunConfig};
+use crate::experiments::splits::node_split_of_cpus;
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::runtime::TeamError;
 use crate::study::{run_study, FinishWhen, Schedule, Slot};
@@ -149,7 +149,7 @@ pub fn verdict_record(kernel: &str, class: Option<&str>, rows: &[StudyRow]) -> O
     params.insert("configurations".into(), json!(rows.len()));
     if let Some(split) = &row.node_split {
         params.insert("node_split".into(), json!(split));
-        super::study_verdict::insert_slowest_params(rows, &mut params);
+        super::verdict::insert_slowest_params(rows, &mut params);
     }
     params.insert(
         "excluded".into(),

@@ -1,7 +1,8 @@
-//! What the monitor measures and the JSON Lines it writes (the shared
-//! record schema, `docs/results.md`): one metadata line, per-rank records,
-//! then per-host TLP records. No MPI here: rank 0 builds the file from the
-//! per-rank reports it gathered.
+//! The monitor's profile: what each rank measured ([`RankProfile`], its
+//! call types' [`CallProfile`]s, gathered to rank 0 as JSON) and the JSON
+//! Lines rank 0 writes from them (the shared record schema,
+//! `docs/results.md`): one metadata line, per-rank records, then per-host
+//! TLP records. No MPI here.
 
 use numabench_schema::{
     benchmark, Line, MachineFacts, Placement, Record, RunMetadata, Summary, Unit,
@@ -65,9 +66,9 @@ pub struct HostLevels {
     pub total_ns: u64,
 }
 
-/// One call type's figures in a rank's report ([`crate::calls`]).
+/// One call type's figures in a rank's profile ([`crate::calls`]).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct CallReport {
+pub struct CallProfile {
     /// The C name (`MPI_Send`), whichever binding the program called.
     pub call: String,
     pub count: u64,
@@ -79,7 +80,7 @@ pub struct CallReport {
 
 /// Everything one rank measured, gathered to rank 0 at MPI_Finalize.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct RankReport {
+pub struct RankProfile {
     pub host: String,
     pub rank: i64,
     pub ranks: i64,
@@ -110,19 +111,19 @@ pub struct RankReport {
     pub host_levels: Option<HostLevels>,
     /// The call types the rank called while profiled, in [`crate::calls::CALLS`]
     /// order (none in a partial snapshot).
-    pub calls: Vec<CallReport>,
+    pub calls: Vec<CallProfile>,
     /// Where its large send and receive buffers were (none in a partial
     /// snapshot).
     pub buffers: crate::buffers::BufferPages,
 }
 
-impl RankReport {
+impl RankProfile {
     /// Blocking MPI time, every class.
     pub fn mpi_time(&self) -> f64 {
         self.p2p_time + self.wait_time + self.collective_time
     }
 
-    /// The report as JSON, for gathering.
+    /// The profile as JSON, for gathering.
     pub fn to_json(&self) -> Value {
         json!({
             "host": self.host, "rank": self.rank, "ranks": self.ranks,
@@ -150,7 +151,7 @@ impl RankReport {
         })
     }
 
-    /// Reads back [`RankReport::to_json`]; `None` when something is missing.
+    /// Reads back [`RankProfile::to_json`]; `None` when something is missing.
     pub fn from_json(value: &Value) -> Option<Self> {
         let text = |key: &str| value.get(key)?.as_str().map(str::to_string);
         let int = |key: &str| value.get(key)?.as_i64();
@@ -181,7 +182,7 @@ impl RankReport {
             .as_array()?
             .iter()
             .map(|call| {
-                Some(CallReport {
+                Some(CallProfile {
                     call: call.get("call")?.as_str()?.to_string(),
                     count: call.get("count")?.as_u64()?,
                     time: call.get("time")?.as_f64()?,
@@ -274,56 +275,56 @@ fn record(metric: &str, value: f64, unit: Unit, params: Map<String, Value>) -> V
 
 /// The records of every rank (in rank order), then of every host (in
 /// order of their first rank).
-pub fn records(reports: &[RankReport]) -> Vec<Value> {
-    let mut sorted: Vec<&RankReport> = reports.iter().collect();
-    sorted.sort_by_key(|report| report.rank);
+pub fn records(profiles: &[RankProfile]) -> Vec<Value> {
+    let mut sorted: Vec<&RankProfile> = profiles.iter().collect();
+    sorted.sort_by_key(|profile| profile.rank);
     let mut lines = Vec::new();
-    for report in &sorted {
+    for profile in &sorted {
         let mut params = Map::new();
-        params.insert("host".into(), report.host.clone().into());
-        params.insert("rank".into(), report.rank.into());
-        params.insert("ranks".into(), report.ranks.into());
-        params.insert("local_rank".into(), report.local_rank.into());
-        params.insert("cpus_allowed".into(), json!(report.cpus_allowed));
-        params.insert("cpus_ran".into(), json!(report.cpus_ran));
-        params.insert("program".into(), report.program.clone().into());
-        let share = if report.wall_time > 0.0 {
-            report.mpi_time() / report.wall_time
+        params.insert("host".into(), profile.host.clone().into());
+        params.insert("rank".into(), profile.rank.into());
+        params.insert("ranks".into(), profile.ranks.into());
+        params.insert("local_rank".into(), profile.local_rank.into());
+        params.insert("cpus_allowed".into(), json!(profile.cpus_allowed));
+        params.insert("cpus_ran".into(), json!(profile.cpus_ran));
+        params.insert("program".into(), profile.program.clone().into());
+        let share = if profile.wall_time > 0.0 {
+            profile.mpi_time() / profile.wall_time
         } else {
             0.0
         };
         let metrics: [(&str, f64, Unit); 14] = [
-            ("wall_time", report.wall_time, Unit::Seconds),
-            ("mpi_time", report.mpi_time(), Unit::Seconds),
-            ("p2p_time", report.p2p_time, Unit::Seconds),
-            ("wait_time", report.wait_time, Unit::Seconds),
-            ("collective_time", report.collective_time, Unit::Seconds),
+            ("wall_time", profile.wall_time, Unit::Seconds),
+            ("mpi_time", profile.mpi_time(), Unit::Seconds),
+            ("p2p_time", profile.p2p_time, Unit::Seconds),
+            ("wait_time", profile.wait_time, Unit::Seconds),
+            ("collective_time", profile.collective_time, Unit::Seconds),
             ("mpi_share", share, Unit::Ratio),
-            ("small_messages", report.small_messages as f64, Unit::Count),
+            ("small_messages", profile.small_messages as f64, Unit::Count),
             (
                 "medium_messages",
-                report.medium_messages as f64,
+                profile.medium_messages as f64,
                 Unit::Count,
             ),
-            ("large_messages", report.large_messages as f64, Unit::Count),
-            ("bytes_sent", report.bytes_sent as f64, Unit::Count),
-            ("user_time", report.user_time, Unit::Seconds),
-            ("system_time", report.system_time, Unit::Seconds),
+            ("large_messages", profile.large_messages as f64, Unit::Count),
+            ("bytes_sent", profile.bytes_sent as f64, Unit::Count),
+            ("user_time", profile.user_time, Unit::Seconds),
+            ("system_time", profile.system_time, Unit::Seconds),
             (
                 "voluntary_switches",
-                report.voluntary_switches as f64,
+                profile.voluntary_switches as f64,
                 Unit::Count,
             ),
             (
                 "involuntary_switches",
-                report.involuntary_switches as f64,
+                profile.involuntary_switches as f64,
                 Unit::Count,
             ),
         ];
         for (metric, value, unit) in metrics {
             lines.push(record(metric, value, unit, params.clone()));
         }
-        let buffers = &report.buffers;
+        let buffers = &profile.buffers;
         let answered = buffers.local + buffers.remote;
         if answered > 0 {
             let mut params = params.clone();
@@ -345,29 +346,29 @@ pub fn records(reports: &[RankReport]) -> Vec<Value> {
         }
     }
     lines.extend(call_records(&sorted));
-    let mut leaders: Vec<i64> = sorted.iter().map(|report| report.leader).collect();
+    let mut leaders: Vec<i64> = sorted.iter().map(|profile| profile.leader).collect();
     leaders.dedup();
     let mut seen = std::collections::BTreeSet::new();
     for leader in leaders.into_iter().filter(|leader| seen.insert(*leader)) {
-        let members: Vec<&&RankReport> = sorted
+        let members: Vec<&&RankProfile> = sorted
             .iter()
-            .filter(|report| report.leader == leader)
+            .filter(|profile| profile.leader == leader)
             .collect();
         let Some(levels) = members
             .iter()
-            .find_map(|report| report.host_levels.as_ref())
+            .find_map(|profile| profile.host_levels.as_ref())
         else {
             continue;
         };
         let allowed = crate::cores::distinct_cores(
             members
                 .iter()
-                .flat_map(|report| report.core_keys.iter().copied()),
+                .flat_map(|profile| profile.core_keys.iter().copied()),
         );
         let sampled = crate::cores::distinct_cores(
             members
                 .iter()
-                .flat_map(|report| report.ran_core_keys.iter().copied()),
+                .flat_map(|profile| profile.ran_core_keys.iter().copied()),
         );
         // The cores the ranks ran on: those they were seen on, at most one
         // per rank (a rank that migrated was seen on several, but ran on
@@ -394,8 +395,8 @@ pub fn records(reports: &[RankReport]) -> Vec<Value> {
     lines
 }
 
-/// One figure of a [`CallReport`].
-type CallFigure = fn(&CallReport) -> f64;
+/// One figure of a [`CallProfile`].
+type CallFigure = fn(&CallProfile) -> f64;
 
 /// The per call type records of a job, as mpiP's aggregate tables give
 /// them: for every call type any rank called, `call_time` (seconds),
@@ -404,20 +405,20 @@ type CallFigure = fn(&CallReport) -> f64;
 /// rank that never called it), `ranks` and `ranks_calling`; `call_time`
 /// also has `mpi_share` (of every call type's time) and `app_share` (of
 /// the ranks' wall time added up). Ordered by total time, longest first.
-fn call_records(reports: &[&RankReport]) -> Vec<Value> {
+fn call_records(profiles: &[&RankProfile]) -> Vec<Value> {
     let mut names: Vec<&str> = Vec::new();
-    for report in reports {
-        for call in &report.calls {
+    for profile in profiles {
+        for call in &profile.calls {
             if !names.contains(&call.call.as_str()) {
                 names.push(&call.call);
             }
         }
     }
-    let per_rank = |name: &str, figure: fn(&CallReport) -> f64| -> Vec<f64> {
-        reports
+    let per_rank = |name: &str, figure: fn(&CallProfile) -> f64| -> Vec<f64> {
+        profiles
             .iter()
-            .map(|report| {
-                report
+            .map(|profile| {
+                profile
                     .calls
                     .iter()
                     .find(|call| call.call == name)
@@ -425,11 +426,11 @@ fn call_records(reports: &[&RankReport]) -> Vec<Value> {
             })
             .collect()
     };
-    let all_calls: f64 = reports
+    let all_calls: f64 = profiles
         .iter()
-        .flat_map(|report| report.calls.iter().map(|call| call.time))
+        .flat_map(|profile| profile.calls.iter().map(|call| call.time))
         .sum();
-    let all_wall: f64 = reports.iter().map(|report| report.wall_time).sum();
+    let all_wall: f64 = profiles.iter().map(|profile| profile.wall_time).sum();
     let total_time = |name: &str| per_rank(name, |call| call.time).iter().sum::<f64>();
     names.sort_by(|a, b| total_time(b).total_cmp(&total_time(a)));
     let mut lines = Vec::new();
@@ -512,8 +513,8 @@ mod tests {
         assert_eq!(tlp(&levels, 100, 192, 3), Some(0.0));
     }
 
-    fn report(rank: i64, leader: i64, host: &str) -> RankReport {
-        RankReport {
+    fn profile(rank: i64, leader: i64, host: &str) -> RankProfile {
+        RankProfile {
             host: host.into(),
             rank,
             ranks: 3,
@@ -530,7 +531,7 @@ mod tests {
                 level_ns: vec![0, 25, 75],
                 total_ns: 100,
             }),
-            calls: vec![CallReport {
+            calls: vec![CallProfile {
                 call: "MPI_Recv".into(),
                 count: 2 + rank as u64,
                 time: 0.5,
@@ -541,15 +542,15 @@ mod tests {
                 remote: if rank == 0 { 1 } else { 0 },
                 ..Default::default()
             },
-            ..RankReport::default()
+            ..RankProfile::default()
         }
     }
 
     #[test]
-    fn reports_survive_the_gather_encoding() {
-        let original = report(0, 0, "a");
-        assert_eq!(RankReport::from_json(&original.to_json()), Some(original));
-        assert_eq!(RankReport::from_json(&json!({"host": "a"})), None);
+    fn profiles_survive_the_gather_encoding() {
+        let original = profile(0, 0, "a");
+        assert_eq!(RankProfile::from_json(&original.to_json()), Some(original));
+        assert_eq!(RankProfile::from_json(&json!({"host": "a"})), None);
     }
 
     #[test]
@@ -582,8 +583,8 @@ mod tests {
 
     #[test]
     fn records_follow_the_shared_contract() {
-        let reports = [report(2, 2, "b"), report(0, 0, "a"), report(1, 0, "a")];
-        let lines = records(&reports);
+        let profiles = [profile(2, 2, "b"), profile(0, 0, "a"), profile(1, 0, "a")];
+        let lines = records(&profiles);
         // 14 per-rank metrics x 3 ranks, rank 0's buffer share (the others
         // sampled no page), 3 for the one call type, then tlp_1..4 for each
         // of 2 hosts.

@@ -45,7 +45,7 @@ pub struct Failure {
 
 /// Everything rank 0 concludes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ClusterReport {
+pub struct ClusterVerdict {
     pub outliers: Vec<OutlierFinding>,
     pub differences: Vec<Difference>,
     pub failures: Vec<Failure>,
@@ -113,11 +113,11 @@ pub fn analyze(
     failures: Vec<Failure>,
     idle: Vec<String>,
     rule: &OutlierRule,
-) -> ClusterReport {
-    let mut report = ClusterReport {
+) -> ClusterVerdict {
+    let mut verdict = ClusterVerdict {
         failures,
         idle,
-        ..ClusterReport::default()
+        ..ClusterVerdict::default()
     };
     // Metric → every record's (unit, host, value, record unit, target):
     // all records of a unit are compared (`--per numa` has one per target
@@ -166,8 +166,8 @@ pub fn analyze(
             target,
         });
     }
-    report.units = units.len();
-    report.hosts = hosts.len();
+    verdict.units = units.len();
+    verdict.hosts = hosts.len();
     for (key, entries) in &by_key {
         let values: Vec<f64> = entries.iter().map(|entry| entry.value).collect();
         let mut names: Vec<&str> = Vec::new();
@@ -182,7 +182,7 @@ pub fn analyze(
             })
             .collect();
         if names.len() < MIN_UNITS {
-            report.notes.push(format!(
+            verdict.notes.push(format!(
                 "{key}: {} unit(s) measured it, fewer than {MIN_UNITS}: no unit can be an outlier",
                 names.len()
             ));
@@ -190,7 +190,7 @@ pub fn analyze(
         }
         for deviation in rule.outliers_of_units(&values, &unit_index) {
             let entry = &entries[deviation.index];
-            report.outliers.push(OutlierFinding {
+            verdict.outliers.push(OutlierFinding {
                 unit: entry.unit.clone(),
                 host: entry.host.clone(),
                 key: key.clone(),
@@ -203,12 +203,12 @@ pub fn analyze(
         }
     }
     if settings.len() < 2 && !settings.is_empty() {
-        report
+        verdict
             .notes
             .push("settings of one host only: nothing to compare them with".to_string());
     }
-    report.differences = differing(&settings);
-    report
+    verdict.differences = differing(&settings);
+    verdict
 }
 
 fn record(metric: &str, value: f64, unit: Unit, params: Map<String, Value>) -> Record {
@@ -230,7 +230,7 @@ fn object(value: impl Serialize) -> Map<String, Value> {
     }
 }
 
-impl ClusterReport {
+impl ClusterVerdict {
     /// Outliers, differing hosts and failed hosts together: the exit
     /// status is 1 when this is above 0.
     /// Each flagged host once, in the order flagged (failures, outliers,
@@ -443,7 +443,7 @@ impl ClusterReport {
     }
 }
 
-/// Records as `cluster` tags them, for the tests of the cluster report
+/// Records as `cluster` tags them, for the tests of the cluster verdict
 /// and of its host table.
 #[cfg(test)]
 pub(super) mod fixtures {
@@ -505,40 +505,40 @@ mod tests {
     fn the_better_attempt_of_a_retested_unit_counts() {
         let mut records = four_hosts_one_slow();
         records.push(tagged("c", "triad node 0", 10.1, Unit::GigabytesPerSecond));
-        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
-        let keys: Vec<&str> = report.outliers.iter().map(|o| o.key.as_str()).collect();
-        assert_eq!(keys, ["latency local"], "{report:?}");
+        let verdict = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        let keys: Vec<&str> = verdict.outliers.iter().map(|o| o.key.as_str()).collect();
+        assert_eq!(keys, ["latency local"], "{verdict:?}");
         records.push(tagged("c", "latency local", 90.5, Unit::Nanoseconds));
         records.push(tagged("c", "latency local", 400.0, Unit::Nanoseconds));
-        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
-        assert!(report.outliers.is_empty(), "{report:?}");
-        assert_eq!(report.units, 4);
+        let verdict = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert!(verdict.outliers.is_empty(), "{verdict:?}");
+        assert_eq!(verdict.units, 4);
     }
 
     #[test]
     fn the_slow_host_is_named_with_its_metric_and_direction() {
         let mut records = four_hosts_one_slow();
         records.extend(["a", "b", "c", "d"].map(|host| settings(host, "madvise")));
-        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
-        assert_eq!(report.units, 4);
-        assert_eq!(report.outliers.len(), 2, "{report:?}");
-        assert!(report
+        let verdict = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert_eq!(verdict.units, 4);
+        assert_eq!(verdict.outliers.len(), 2, "{verdict:?}");
+        assert!(verdict
             .outliers
             .iter()
             .all(|o| o.host == "c" && o.direction == "slower"));
-        assert!(report.differences.is_empty());
-        assert_eq!(report.problems(), 2);
-        let text = report.render_text();
+        assert!(verdict.differences.is_empty());
+        assert_eq!(verdict.problems(), 2);
+        let text = verdict.render_text();
         assert!(text.contains("OUTLIER  c: latency local"), "{text}");
-        let verdict = report.records(&OutlierRule::default());
-        assert_eq!(verdict.last().unwrap().metric, "verdict");
-        assert_eq!(verdict.last().unwrap().value, 2.0);
-        let first = &verdict[0];
+        let records = verdict.records(&OutlierRule::default());
+        assert_eq!(records.last().unwrap().metric, "verdict");
+        assert_eq!(records.last().unwrap().value, 2.0);
+        let first = &records[0];
         assert_eq!(first.metric, "outlier");
         assert_eq!(first.params["host"], "c");
         assert!(first.params["robust_z"].as_f64().unwrap() > 3.0);
         // One drain reason for the host, however many metrics flag it.
-        let reasons = report.drain_reasons();
+        let reasons = verdict.drain_reasons();
         assert_eq!(reasons.len(), 1, "{reasons:?}");
         assert_eq!(reasons[0].0, "c");
         assert!(reasons[0].1.starts_with("latency local"), "{reasons:?}");
@@ -560,13 +560,13 @@ mod tests {
                 if host == "b" { "never" } else { "madvise" },
             ));
         }
-        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
-        assert!(report.outliers.is_empty());
-        assert_eq!(report.differences.len(), 1);
-        assert_eq!(report.differences[0].host, "b");
-        assert!(report.render_text().contains("DIFFERS  b: doctor.thp"));
+        let verdict = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert!(verdict.outliers.is_empty());
+        assert_eq!(verdict.differences.len(), 1);
+        assert_eq!(verdict.differences[0].host, "b");
+        assert!(verdict.render_text().contains("DIFFERS  b: doctor.thp"));
         assert_eq!(
-            report.drain_reasons(),
+            verdict.drain_reasons(),
             [(
                 "b".to_string(),
                 "doctor.thp = \"never\" (most hosts: \"madvise\")".to_string()
@@ -586,15 +586,15 @@ mod tests {
             part: Some("stream".into()),
             error: "no memory".into(),
         };
-        let report = analyze(&records, vec![failure], Vec::new(), &OutlierRule::default());
-        assert!(report.outliers.is_empty());
+        let verdict = analyze(&records, vec![failure], Vec::new(), &OutlierRule::default());
+        assert!(verdict.outliers.is_empty());
         assert!(
-            report.notes[0].contains("fewer than 3"),
+            verdict.notes[0].contains("fewer than 3"),
             "{:?}",
-            report.notes
+            verdict.notes
         );
-        assert_eq!(report.problems(), 1);
-        assert!(report
+        assert_eq!(verdict.problems(), 1);
+        assert!(verdict
             .render_text()
             .contains("FAILED   c (rank 2), part stream: no memory"));
     }
@@ -616,15 +616,15 @@ mod tests {
         }
         records.push(tagged("a", "latency local", 90.0, Unit::Nanoseconds));
         records.push(tagged("b", "latency local", 900.0, Unit::Nanoseconds));
-        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
-        assert_eq!(report.notes.len(), 1, "{:?}", report.notes);
+        let verdict = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert_eq!(verdict.notes.len(), 1, "{:?}", verdict.notes);
         assert!(
-            report.notes[0].starts_with("latency local: 2 unit(s)")
-                && report.notes[0].contains("fewer than 3"),
+            verdict.notes[0].starts_with("latency local: 2 unit(s)")
+                && verdict.notes[0].contains("fewer than 3"),
             "{:?}",
-            report.notes
+            verdict.notes
         );
-        assert!(report
+        assert!(verdict
             .render_text()
             .contains("note: latency local: 2 unit(s)"));
     }
@@ -654,15 +654,15 @@ mod tests {
             record.params.insert(tags::TARGET.into(), json!(target));
             records.push(record);
         }
-        let report = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
-        assert_eq!(report.units, 3);
-        assert_eq!(report.outliers.len(), 1, "{report:?}");
-        let found = &report.outliers[0];
+        let verdict = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());
+        assert_eq!(verdict.units, 3);
+        assert_eq!(verdict.outliers.len(), 1, "{verdict:?}");
+        let found = &verdict.outliers[0];
         assert_eq!(found.unit, "h0/node 0");
         assert_eq!(found.target.as_deref(), Some("memory node 2"));
         assert_eq!(found.deviation.value, 260.0);
         assert_eq!(found.direction, "slower");
-        let text = report.render_text();
+        let text = verdict.render_text();
         assert!(
             text.contains("OUTLIER  h0/node 0: latency remote, distance 21 (memory node 2) = 260"),
             "{text}"

@@ -5,10 +5,10 @@
 //! the grid needs (`--baseline one-node`), one per distinct thread count
 //! and node, shared by every configuration that has it.
 
-use super::baseline::{one_node_config, run_one_node_baseline};
-use super::execute::placement_note;
-use super::execute::AppRunConfig;
-use super::splits::{enumerate_node_splits, SplitEnumeration};
+use crate::experiments::baseline::{one_node_config, run_one_node_baseline};
+use crate::experiments::execute::placement_note;
+use crate::experiments::execute::AppRunConfig;
+use crate::experiments::splits::{enumerate_node_splits, SplitEnumeration};
 use crate::runtime::{PlacementScheme, TeamError, ThreadScheme};
 use crate::topology::Machine;
 use crate::workloads::AppChoice;

@@ -1,9 +1,9 @@
-//! The study itself: calibrate at one rank per core, size a grid per
-//! target share, then run every (share, K) `repeat` times, interleaved
-//! by the study engine, the order rotated every repetition
-//! ([`crate::study::Schedule::rotated`]), each
-//! run under the monitor; one record per run as it finishes, then the
-//! summary records of every configuration.
+//! The sweep's run, what `mpirun` is started for: calibrate at one rank
+//! per core, size a grid per target share, then run every (share, K)
+//! `repeat` times, interleaved by the study engine, the order rotated
+//! every repetition ([`crate::study::Schedule::rotated`]), each run under
+//! the monitor; one record per run as it finishes, then the summary
+//! records of every configuration (summed up in `sweep.rs`).
 
 use super::config::StudyConfig;
 use super::hosts::Misplaced;

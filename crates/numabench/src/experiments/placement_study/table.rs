@@ -1,14 +1,14 @@
-//! `placement-study`: the grid of placement schemes x thread schemes (and
+//! `placement-study`'s table: the grid of placement schemes x thread schemes (and
 //! over-decomposition levels), side by side, with the fastest configuration
 //! named when the runs support it and the lowest coefficient of variation
 //! given as a description, untested (the rules are in
-//! [`super::study_verdict`]).
+//! [`super::verdict`]).
 
-use super::execute::AppSummary;
-use super::study_verdict::{
+use super::verdict::{
     fastest, repeatability, smallest_p_value, Exclusion, Fastest, MIN_RUNS_FOR_REPEATABILITY,
     SIGNIFICANCE,
 };
+use crate::experiments::execute::AppSummary;
 use crate::memory::PlacementStatus;
 use crate::runtime::{PlacementScheme, ThreadScheme};
 use crate::units::{format_percent, format_value};
@@ -82,7 +82,7 @@ pub fn render_study(kernel: &str, rows: &[StudyRow]) -> String {
     write_fastest(&mut out, rows);
     write_repeatability(&mut out, rows);
     if rows.iter().any(|row| row.node_split.is_some()) {
-        super::study_verdict::write_slowest(&mut out, rows);
+        super::verdict::write_slowest(&mut out, rows);
     }
     for (exclusion, what) in [
         (Exclusion::VerificationFailed, "FAILED verification"),
@@ -93,7 +93,7 @@ pub fn render_study(kernel: &str, rows: &[StudyRow]) -> String {
     ] {
         let count = rows
             .iter()
-            .filter(|row| super::study_verdict::exclusion(row) == Some(exclusion))
+            .filter(|row| super::verdict::exclusion(row) == Some(exclusion))
             .count();
         if count > 0 {
             let _ = writeln!(
@@ -122,7 +122,7 @@ pub fn render_study(kernel: &str, rows: &[StudyRow]) -> String {
 /// The slowest eligible configuration (highest median).
 fn slowest(rows: &[StudyRow]) -> Option<&StudyRow> {
     rows.iter()
-        .filter(|row| super::study_verdict::exclusion(row).is_none())
+        .filter(|row| super::verdict::exclusion(row).is_none())
         .max_by(|a, b| a.summary.time.median().total_cmp(&b.summary.time.median()))
 }
 
