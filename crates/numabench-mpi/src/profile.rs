@@ -8,6 +8,7 @@ use numabench_schema::{
     benchmark, Line, MachineFacts, Placement, Record, RunMetadata, Summary, Unit,
     TYPED_LINES_SCHEMA_VERSION,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 /// Messages smaller than this many bytes are small.
@@ -58,7 +59,7 @@ pub fn tlp(level_ns: &[u64], total_ns: u64, cores: usize, n: usize) -> Option<f6
 
 /// The host table's time-at-level accounting, as its first local rank
 /// read it at MPI_Finalize.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HostLevels {
     /// Nanoseconds spent with exactly k ranks outside blocking MPI.
     pub level_ns: Vec<u64>,
@@ -67,7 +68,7 @@ pub struct HostLevels {
 }
 
 /// One call type's figures in a rank's profile ([`crate::calls`]).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CallProfile {
     /// The C name (`MPI_Send`), whichever binding the program called.
     pub call: String,
@@ -79,7 +80,7 @@ pub struct CallProfile {
 }
 
 /// Everything one rank measured, gathered to rank 0 at MPI_Finalize.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RankProfile {
     pub host: String,
     pub rank: i64,
@@ -123,116 +124,16 @@ impl RankProfile {
         self.p2p_time + self.wait_time + self.collective_time
     }
 
-    /// The profile as JSON, for gathering.
+    /// The profile as JSON, for gathering: its fields in order, the
+    /// buffers as one array of five counts.
     pub fn to_json(&self) -> Value {
-        json!({
-            "host": self.host, "rank": self.rank, "ranks": self.ranks,
-            "local_rank": self.local_rank, "leader": self.leader,
-            "cpus_allowed": self.cpus_allowed, "core_keys": self.core_keys,
-            "cpus_ran": self.cpus_ran, "ran_core_keys": self.ran_core_keys,
-            "program": self.program, "wall_time": self.wall_time,
-            "p2p_time": self.p2p_time, "wait_time": self.wait_time,
-            "collective_time": self.collective_time,
-            "small_messages": self.small_messages, "medium_messages": self.medium_messages,
-            "large_messages": self.large_messages, "bytes_sent": self.bytes_sent,
-            "user_time": self.user_time, "system_time": self.system_time,
-            "voluntary_switches": self.voluntary_switches,
-            "involuntary_switches": self.involuntary_switches,
-            "host_levels": self.host_levels.as_ref().map(|levels| json!({
-                "level_ns": levels.level_ns, "total_ns": levels.total_ns,
-            })),
-            "calls": self.calls.iter().map(|call| json!({
-                "call": call.call, "count": call.count, "time": call.time, "bytes": call.bytes,
-            })).collect::<Vec<Value>>(),
-            "buffers": [
-                self.buffers.local, self.buffers.remote, self.buffers.absent,
-                self.buffers.large_buffers, self.buffers.sampled_buffers,
-            ],
-        })
+        serde_json::to_value(self).expect("a profile is JSON")
     }
 
-    /// Reads back [`RankProfile::to_json`]; `None` when something is missing.
+    /// Reads back [`RankProfile::to_json`]; `None` when something is
+    /// missing or of another type.
     pub fn from_json(value: &Value) -> Option<Self> {
-        let text = |key: &str| value.get(key)?.as_str().map(str::to_string);
-        let int = |key: &str| value.get(key)?.as_i64();
-        let count = |key: &str| value.get(key)?.as_u64();
-        let real = |key: &str| value.get(key)?.as_f64();
-        let list = |key: &str| -> Option<Vec<u64>> {
-            value
-                .get(key)?
-                .as_array()?
-                .iter()
-                .map(Value::as_u64)
-                .collect()
-        };
-        let host_levels = match value.get("host_levels")? {
-            Value::Null => None,
-            levels => Some(HostLevels {
-                level_ns: levels
-                    .get("level_ns")?
-                    .as_array()?
-                    .iter()
-                    .map(Value::as_u64)
-                    .collect::<Option<_>>()?,
-                total_ns: levels.get("total_ns")?.as_u64()?,
-            }),
-        };
-        let calls = value
-            .get("calls")?
-            .as_array()?
-            .iter()
-            .map(|call| {
-                Some(CallProfile {
-                    call: call.get("call")?.as_str()?.to_string(),
-                    count: call.get("count")?.as_u64()?,
-                    time: call.get("time")?.as_f64()?,
-                    bytes: call.get("bytes")?.as_u64()?,
-                })
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let buffers = list("buffers")?;
-        let [local, remote, absent, large_buffers, sampled_buffers] = buffers[..] else {
-            return None;
-        };
-        Some(Self {
-            host: text("host")?,
-            rank: int("rank")?,
-            ranks: int("ranks")?,
-            local_rank: int("local_rank")?,
-            leader: int("leader")?,
-            cpus_allowed: list("cpus_allowed")?
-                .into_iter()
-                .map(|cpu| cpu as u32)
-                .collect(),
-            core_keys: list("core_keys")?,
-            cpus_ran: list("cpus_ran")?
-                .into_iter()
-                .map(|cpu| cpu as u32)
-                .collect(),
-            ran_core_keys: list("ran_core_keys")?,
-            program: text("program")?,
-            wall_time: real("wall_time")?,
-            p2p_time: real("p2p_time")?,
-            wait_time: real("wait_time")?,
-            collective_time: real("collective_time")?,
-            small_messages: count("small_messages")?,
-            medium_messages: count("medium_messages")?,
-            large_messages: count("large_messages")?,
-            bytes_sent: count("bytes_sent")?,
-            user_time: real("user_time")?,
-            system_time: real("system_time")?,
-            voluntary_switches: count("voluntary_switches")?,
-            involuntary_switches: count("involuntary_switches")?,
-            host_levels,
-            calls,
-            buffers: crate::buffers::BufferPages {
-                local,
-                remote,
-                absent,
-                large_buffers,
-                sampled_buffers,
-            },
-        })
+        Self::deserialize(value).ok()
     }
 }
 
@@ -551,6 +452,29 @@ mod tests {
         let original = profile(0, 0, "a");
         assert_eq!(RankProfile::from_json(&original.to_json()), Some(original));
         assert_eq!(RankProfile::from_json(&json!({"host": "a"})), None);
+    }
+
+    /// The gather text is what the hand-written encoding wrote: every
+    /// field in order, the host levels as an object (null without), each
+    /// call as an object, the buffers as one array of five counts.
+    #[test]
+    fn the_gather_text_keeps_its_keys_in_order() {
+        let text = profile(0, 0, "a").to_json().to_string();
+        assert_eq!(
+            text,
+            concat!(
+                r#"{"host":"a","rank":0,"ranks":3,"local_rank":0,"leader":0,"cpus_allowed":[],"#,
+                r#""core_keys":[0,100],"cpus_ran":[0],"ran_core_keys":[0],"program":"","#,
+                r#""wall_time":2.0,"p2p_time":0.5,"wait_time":0.25,"collective_time":0.25,"#,
+                r#""small_messages":3,"medium_messages":0,"large_messages":0,"bytes_sent":0,"#,
+                r#""user_time":0.0,"system_time":0.0,"voluntary_switches":0,"#,
+                r#""involuntary_switches":0,"host_levels":{"level_ns":[0,25,75],"total_ns":100},"#,
+                r#""calls":[{"call":"MPI_Recv","count":2,"time":0.5,"bytes":0}],"#,
+                r#""buffers":[3,1,0,0,0]}"#
+            )
+        );
+        let text = profile(1, 0, "a").to_json().to_string();
+        assert!(text.contains(r#""host_levels":null,"#), "{text}");
     }
 
     #[test]
