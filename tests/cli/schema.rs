@@ -163,5 +163,53 @@ fn a_line_that_breaks_the_schema_is_caught() {
     assert!(caught.is_err(), "an unknown unit passed the schema");
     let mut fixed = record.clone();
     fixed["unit"] = "ns".into();
+    // A latency record's params are LatencyParams: the keys every latency
+    // record has are required.
+    let caught = std::panic::catch_unwind(|| assert_line_matches(&fixed, "test"));
+    assert!(caught.is_err(), "latency params without their keys passed");
+    fixed["params"] = serde_json::json!({
+        "size_bytes": 65536, "cache_bytes_in_front": 1048576, "cache_affected": true,
+        "cpu": 0, "cpu_node": null, "order": "tlb-block", "order_measures": "idle latency",
+        "block_bytes": 65536, "block_source": "default", "hugepages": false,
+        "loads_per_sample": 16384
+    });
     assert_line_matches(&fixed, "test");
+    fixed["params"]["cpu"] = "zero".into();
+    let caught = std::panic::catch_unwind(|| assert_line_matches(&fixed, "test"));
+    assert!(caught.is_err(), "a latency record's cpu as text passed");
+}
+
+/// A node-median ratio record of `bandwidth --each-cpu` carries the CPU's
+/// labels and its deviation, not a bandwidth record's params: the schema
+/// checks it against the ratio's type, and a bandwidth record still
+/// against bandwidth's.
+#[test]
+fn a_ratio_record_is_checked_as_a_ratio() {
+    let stats = serde_json::json!({"n": 1, "min": 0.9, "median": 0.9, "mean": 0.9, "max": 0.9,
+        "stddev": 0.0, "cv": 0.0, "p90": 0.9, "p99": 0.9});
+    let ratio = serde_json::json!({"type": "record", "benchmark": "bandwidth",
+        "metric": "read_bandwidth_vs_node_median", "value": 0.9, "unit": "ratio",
+        "params": {"each_cpu": true, "cpu": 1, "cpu_node": 0, "mem_node": null,
+            "size_bytes": 33554432, "kernel": "read", "deviation_from_node_median": -0.1,
+            "cpu_order": 1},
+        "placement": {"requested": {}, "verified": null}, "stats": stats});
+    assert_line_matches(&ratio, "test");
+    let mut without = ratio.clone();
+    without["params"]
+        .as_object_mut()
+        .unwrap()
+        .remove("deviation_from_node_median");
+    let caught = std::panic::catch_unwind(|| assert_line_matches(&without, "test"));
+    assert!(
+        caught.is_err(),
+        "a ratio record without its deviation passed"
+    );
+    let mut bandwidth = ratio.clone();
+    bandwidth["metric"] = "read_bandwidth".into();
+    bandwidth["unit"] = "GB/s".into();
+    let caught = std::panic::catch_unwind(|| assert_line_matches(&bandwidth, "test"));
+    assert!(
+        caught.is_err(),
+        "a bandwidth record with a ratio's params passed"
+    );
 }

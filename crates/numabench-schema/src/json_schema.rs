@@ -1,19 +1,87 @@
 //! The JSON Schema of a results line (`docs/record.schema.json`),
 //! generated from [`AnyLine`]: a version-2 record line (with `run`), or a
 //! version-1 record or metadata line of a JSON Lines file (a JSON document's `metadata` and each of its `records` are
-//! the same objects without `"type"`).
+//! the same objects without `"type"`). A record's `params` are checked
+//! against its benchmark's parameters where they are typed
+//! ([`crate::params::typed_params_schemas`]): every record schema gets an
+//! `if benchmark is B then params is B's` clause per typed benchmark.
 
+use crate::params::{typed_params_schemas, TypedParamsSchema};
 use crate::AnyLine;
+use schemars::generate::SchemaSettings;
+use serde_json::{json, Value};
 
 /// Where the schema is shipped, from the workspace root.
 pub const SCHEMA_PATH: &str = "docs/record.schema.json";
 
 /// The schema as shipped: pretty-printed JSON and a final newline.
 pub fn results_line_schema() -> String {
-    let schema = schemars::schema_for!(AnyLine);
+    let mut generator = SchemaSettings::default().into_generator();
+    let typed = typed_params_schemas(&mut generator);
+    let mut schema = generator.into_root_schema_for::<AnyLine>();
+    let clauses: Vec<Value> = typed.into_iter().map(clause).collect();
+    if let Some(definitions) = schema.get_mut("$defs") {
+        add_params_clauses(definitions, &clauses);
+    }
     let mut text = serde_json::to_string_pretty(&schema).expect("a schema is JSON");
     text.push('\n');
     text
+}
+
+/// `if benchmark is B (and its metric ends as the type says) then params
+/// is B's`.
+fn clause(typed: TypedParamsSchema) -> Value {
+    let ends_with = |suffix: &str| {
+        assert!(
+            suffix
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_'),
+            "a metric suffix is a plain word: {suffix}"
+        );
+        json!({"pattern": format!("{suffix}$")})
+    };
+    let mut condition = json!({
+        "properties": {"benchmark": {"const": typed.benchmark}},
+        "required": ["benchmark"]
+    });
+    let metric = match typed.metric_suffix {
+        Some(suffix) => Some(ends_with(suffix)),
+        None if typed.other_suffixes.is_empty() => None,
+        None => Some(json!({"not": {"anyOf": typed
+            .other_suffixes
+            .iter()
+            .map(|suffix| ends_with(suffix))
+            .collect::<Vec<_>>()}})),
+    };
+    if let Some(metric) = metric {
+        condition["properties"]["metric"] = metric;
+        condition["required"] = json!(["benchmark", "metric"]);
+    }
+    json!({"if": condition, "then": {"properties": {"params": typed.schema}}})
+}
+
+/// Adds `clauses` (`allOf`) to every object schema under `value` that
+/// has both `benchmark` and `params` properties: a record, flattened into
+/// each kind of line.
+fn add_params_clauses(value: &mut Value, clauses: &[Value]) {
+    match value {
+        Value::Object(object) => {
+            let is_record = object.get("properties").is_some_and(|properties| {
+                properties.get("benchmark").is_some() && properties.get("params").is_some()
+            });
+            if is_record && !clauses.is_empty() {
+                object.insert("allOf".into(), Value::Array(clauses.to_vec()));
+                return;
+            }
+            object
+                .values_mut()
+                .for_each(|inner| add_params_clauses(inner, clauses));
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|inner| add_params_clauses(inner, clauses)),
+        _ => {}
+    }
 }
 
 #[cfg(test)]

@@ -91,16 +91,16 @@ pub(super) fn insert_declared(
     }
 }
 
-/// Adds `measured_over_declared` (ratio) when `params` carry a declared
+/// `measured_over_declared` (ratio), when `params` carry a declared
 /// figure of the measured quantity: a latency in ns over
 /// `declared_latency_ns` (above 1: slower than declared), a bandwidth in
 /// GB/s over `declared_bandwidth_mib_s` converted to GB/s (below 1: less
 /// than declared).
-pub(crate) fn insert_measured_over_declared(
-    params: &mut Map<String, Value>,
+pub(crate) fn measured_over_declared(
+    params: &Map<String, Value>,
     measured: f64,
     unit: Unit,
-) {
+) -> Option<f64> {
     let declared = |field: &str| {
         params
             .get(field)
@@ -114,7 +114,16 @@ pub(crate) fn insert_measured_over_declared(
         }
         _ => None,
     };
-    if let Some(ratio) = ratio.filter(|ratio| ratio.is_finite()) {
+    ratio.filter(|ratio| ratio.is_finite())
+}
+
+/// Adds [`measured_over_declared`] to `params` where there is one.
+pub(crate) fn insert_measured_over_declared(
+    params: &mut Map<String, Value>,
+    measured: f64,
+    unit: Unit,
+) {
+    if let Some(ratio) = measured_over_declared(params, measured, unit) {
         params.insert("measured_over_declared".into(), json!(ratio));
     }
 }

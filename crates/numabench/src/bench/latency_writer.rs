@@ -15,7 +15,7 @@ use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, core_clock_ghz, ChaseBlock};
 use crate::memory::PAGE_SIZE;
 use crate::threads::{current_cpu, run_pinned};
-use serde_json::{json, Map, Value};
+use numabench_schema::params::WriterParams;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -176,26 +176,25 @@ pub(super) fn measure_written(
     })
 }
 
-/// Adds the remote-cache chase's params: `writer_cpu`, `writer_node`,
-/// `writer_same_cpu`, `first_pass_ns`, `passes_per_sample`,
+/// The remote-cache chase's params: `writer_cpu`, `writer_node`,
+/// `writer_same_cpu`, `first_pass_ns` (when finite), `passes_per_sample`,
 /// `writer_cpu_seen`, `cpu_seen` and `samples_measure`.
-pub(super) fn insert_writer_params(
-    params: &mut Map<String, Value>,
+pub(super) fn writer_params(
     writer: &WriterPasses,
     writer_node: Option<u32>,
     cpu: u32,
-) {
+) -> WriterParams {
     let same_cpu = writer.writer_cpu == cpu;
-    params.insert("writer_cpu".into(), json!(writer.writer_cpu));
-    params.insert("writer_node".into(), json!(writer_node));
-    params.insert("writer_same_cpu".into(), json!(same_cpu));
-    if writer.first_pass_ns.is_finite() {
-        params.insert("first_pass_ns".into(), json!(writer.first_pass_ns));
+    WriterParams {
+        writer_cpu: writer.writer_cpu,
+        writer_node,
+        writer_same_cpu: Some(same_cpu),
+        first_pass_ns: Some(writer.first_pass_ns).filter(|ns| ns.is_finite()),
+        passes_per_sample: Some(writer.passes_per_sample),
+        writer_cpu_seen: Some(writer.writer_cpu_seen),
+        cpu_seen: Some(writer.cpu_seen),
+        samples_measure: Some(samples_measure(same_cpu).to_string()),
     }
-    params.insert("passes_per_sample".into(), json!(writer.passes_per_sample));
-    params.insert("writer_cpu_seen".into(), json!(writer.writer_cpu_seen));
-    params.insert("cpu_seen".into(), json!(writer.cpu_seen));
-    params.insert("samples_measure".into(), json!(samples_measure(same_cpu)));
 }
 
 #[cfg(test)]
@@ -227,23 +226,19 @@ mod tests {
             writer_cpu_seen: 1,
             cpu_seen: 1,
         };
-        let mut params = Map::new();
-        insert_writer_params(&mut params, &writer, Some(0), 1);
-        assert_eq!(params["writer_same_cpu"], json!(true));
-        assert!(params["samples_measure"]
-            .as_str()
-            .unwrap()
-            .contains("not another core's cache"));
-        let mut other = Map::new();
-        insert_writer_params(&mut other, &writer, Some(0), 0);
-        assert_eq!(other["writer_same_cpu"], json!(false));
-        assert_eq!(other["first_pass_ns"], json!(3.0));
+        let params = writer_params(&writer, Some(0), 1);
+        assert_eq!(params.writer_same_cpu, Some(true));
+        assert!(params
+            .samples_measure
+            .is_some_and(|text| text.contains("not another core's cache")));
+        let other = writer_params(&writer, Some(0), 0);
+        assert_eq!(other.writer_same_cpu, Some(false));
+        assert_eq!(other.first_pass_ns, Some(3.0));
         let no_pass = WriterPasses {
             first_pass_ns: f64::NAN,
             ..writer
         };
-        let mut interrupted = Map::new();
-        insert_writer_params(&mut interrupted, &no_pass, None, 0);
-        assert!(!interrupted.contains_key("first_pass_ns"));
+        let interrupted = writer_params(&no_pass, None, 0);
+        assert_eq!(interrupted.first_pass_ns, None);
     }
 }

@@ -10,7 +10,8 @@ use crate::output::PlacementCheck;
 use crate::parse::format_id_list;
 use crate::topology::Machine;
 use crate::units::format_bytes;
-use serde_json::{json, Map, Value};
+use numabench_schema::params::{to_params, CacheParams, WorkingSetParams};
+use serde_json::{Map, Value};
 use std::path::Path;
 
 /// A buffer, the placement asked for it, and what verification found.
@@ -248,17 +249,6 @@ pub struct WorkingSet {
     pub cache_affected: bool,
 }
 
-impl WorkingSet {
-    /// Adds `cache_bytes_in_front` and `cache_affected` to a record's params.
-    pub fn insert_params(&self, params: &mut Map<String, Value>) {
-        params.insert(
-            "cache_bytes_in_front".into(),
-            json!(self.cache_bytes_in_front),
-        );
-        params.insert("cache_affected".into(), json!(self.cache_affected));
-    }
-}
-
 /// A DRAM-sized working set for threads on `cpus` measuring the memory of
 /// `nodes`: [`CACHE_MULTIPLE`] times the caches in front of that memory,
 /// at least [`MIN_DRAM_WORKING_SET`], at most what the nodes can safely
@@ -333,12 +323,34 @@ pub fn within_memory_limit(topology: &Machine, bytes: u64) -> u64 {
     limit_usable_bytes(topology).map_or(bytes, |usable| bytes.min(usable / 2).max(1 << 20))
 }
 
-/// Adds to a record's params the caches in front of its measuring `cpus`
-/// and target `nodes`, whether its `size` is under [`CACHE_MULTIPLE`]
-/// times them (then the figure is partly a cache's), whoever chose the
-/// size, and the level that holds it (`cache_level`, with that level's
-/// declared capacity `cache_level_bytes` when it is a cache:
-/// [`Machine::level_holding`]).
+/// A working set's params: its `size`, the caches in front of its
+/// measuring `cpus` and target `nodes`, whether `size` is under
+/// [`CACHE_MULTIPLE`] times them (then the figure is partly a cache's),
+/// whoever chose the size, and the level that holds it (`cache_level`,
+/// with that level's declared capacity `cache_level_bytes` when it is a
+/// cache: [`Machine::level_holding`]).
+pub fn working_set_params(
+    topology: &Machine,
+    size: u64,
+    cpus: &[u32],
+    nodes: &[u32],
+) -> WorkingSetParams {
+    let cache_bytes_in_front = topology.cache_bytes_in_front(cpus, nodes);
+    let (level, level_bytes) = topology.level_holding(size, cpus, nodes);
+    WorkingSetParams {
+        size_bytes: Some(size),
+        cache: CacheParams {
+            cache_bytes_in_front: Some(cache_bytes_in_front),
+            cache_affected: Some(size < CACHE_MULTIPLE * cache_bytes_in_front),
+            cache_level: Some(level),
+            cache_level_bytes: level_bytes,
+        },
+    }
+}
+
+/// Adds [`working_set_params`] but `size_bytes` (the [`CacheParams`]) to
+/// a record's params, for the writers whose params are not typed yet
+/// (they write `size_bytes` themselves).
 pub fn insert_cache_params(
     topology: &Machine,
     size: u64,
@@ -346,18 +358,8 @@ pub fn insert_cache_params(
     nodes: &[u32],
     params: &mut Map<String, Value>,
 ) {
-    let cache_bytes_in_front = topology.cache_bytes_in_front(cpus, nodes);
-    WorkingSet {
-        bytes: size,
-        cache_bytes_in_front,
-        cache_affected: size < CACHE_MULTIPLE * cache_bytes_in_front,
-    }
-    .insert_params(params);
-    let (level, level_bytes) = topology.level_holding(size, cpus, nodes);
-    params.insert("cache_level".into(), json!(level));
-    if let Some(bytes) = level_bytes {
-        params.insert("cache_level_bytes".into(), json!(bytes));
-    }
+    let working_set = working_set_params(topology, size, cpus, nodes);
+    params.extend(to_params(&working_set.cache));
 }
 
 /// Refuses a request for more memory than the target nodes have free

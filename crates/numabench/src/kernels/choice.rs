@@ -6,6 +6,7 @@
 //! ([`CopyVariant`](super::CopyVariant)).
 
 use super::simd::SimdLevel;
+use numabench_schema::params::{to_params, SimdParams};
 use serde_json::{json, Map, Value};
 
 /// A way of running a loop that a calibration can choose: a SIMD level, or
@@ -104,11 +105,18 @@ impl<V: Variant> Choice<V> {
 }
 
 impl SimdChoice {
-    /// Records the choice: `simd`, `simd_chosen_by`, `simd_calibration`.
+    /// The choice as params: `simd`, `simd_chosen_by`, `simd_calibration`.
+    pub fn params(&self) -> SimdParams {
+        SimdParams {
+            simd: Some(self.level().name().to_string()),
+            simd_chosen_by: Some(self.chosen_by().to_string()),
+            simd_calibration: self.calibration_json(),
+        }
+    }
+
+    /// Adds [`SimdChoice::params`] to the params of a writer not typed yet.
     pub fn insert_params(&self, params: &mut Map<String, Value>) {
-        params.insert("simd".into(), json!(self.level().name()));
-        params.insert("simd_chosen_by".into(), json!(self.chosen_by()));
-        params.insert("simd_calibration".into(), self.calibration_json());
+        params.extend(to_params(&self.params()));
     }
 }
 

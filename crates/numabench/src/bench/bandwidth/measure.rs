@@ -3,10 +3,10 @@
 
 use crate::bench::calibration::TeamCalibration;
 use crate::bench::context::Context;
-use crate::bench::declared::insert_measured_over_declared;
+use crate::bench::declared::measured_over_declared;
 use crate::bench::error::BenchError;
 use crate::bench::moved::{note_moved, MoveWatch};
-use crate::bench::placed::{insert_cache_params, OwnedRange, PlacedBuffer};
+use crate::bench::placed::{working_set_params, OwnedRange, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::kernels::{run_kernel, KernelSpec, SimdChoice, SimdLevel};
@@ -14,6 +14,7 @@ use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::{Convergence, Sample};
 use crate::threads::run_pinned;
+use numabench_schema::params::{to_labelled_params, BandwidthParams};
 use serde_json::{json, Map};
 use std::sync::Mutex;
 
@@ -361,31 +362,34 @@ pub fn run_bandwidth(
     pipeline: &mut Pipeline,
 ) -> Result<BandwidthResult, BenchError> {
     let result = measure_bandwidth(context, config)?;
-    let mut params = config.labels.clone();
-    params.insert("kernel".into(), json!(config.kernel.name));
-    params.insert("threads".into(), json!(config.cpus.len()));
-    params.insert("size_bytes".into(), json!(config.size));
-    insert_cache_params(
-        &context.topology,
-        config.size,
-        &config.cpus,
-        &config.memory.expected_nodes(),
-        &mut params,
-    );
-    result.simd.insert_params(&mut params);
-    params.insert("hugepages".into(), json!(context.hugepages));
-    params.insert(
-        "bytes_per_element".into(),
-        json!(config.kernel.bytes_per_element()),
-    );
-    params.insert("per_thread_gbs".into(), json!(result.per_thread));
+    let summary = result.gigabytes_per_second.summary();
+    let params = BandwidthParams {
+        kernel: Some(config.kernel.name.to_string()),
+        threads: Some(config.cpus.len() as u64),
+        working_set: working_set_params(
+            &context.topology,
+            config.size,
+            &config.cpus,
+            &config.memory.expected_nodes(),
+        ),
+        simd: result.simd.params(),
+        hugepages: Some(context.hugepages),
+        bytes_per_element: Some(config.kernel.bytes_per_element()),
+        per_thread_gbs: Some(result.per_thread.clone()),
+        measured_over_declared: measured_over_declared(
+            &config.labels,
+            summary.max,
+            Unit::GigabytesPerSecond,
+        ),
+        convergence: Some(json!(result.convergence)),
+    };
     let metric = format!("{}_bandwidth", config.kernel.name);
     pipeline.emit(&bandwidth_record(
         config.benchmark,
         &metric,
         config,
         &result,
-        params,
+        to_labelled_params(&config.labels, &params),
     ))?;
     Ok(result)
 }
@@ -397,14 +401,12 @@ pub fn bandwidth_record(
     metric: &str,
     config: &BandwidthConfig,
     result: &BandwidthResult,
-    mut params: Map<String, serde_json::Value>,
+    params: Map<String, serde_json::Value>,
 ) -> Record {
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!(config.cpus));
     config.memory.insert_requested(&mut requested);
     let summary = result.gigabytes_per_second.summary();
-    insert_measured_over_declared(&mut params, summary.max, Unit::GigabytesPerSecond);
-    params.insert("convergence".into(), json!(result.convergence));
     Record {
         benchmark: benchmark.into(),
         metric: metric.into(),

@@ -10,14 +10,17 @@ use crate::report::sections::{
 };
 use crate::report::Section;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::{key, BandwidthParams};
 
 /// The curve of a bandwidth record: kernel, threads and memory.
 pub fn curve_label(r: &ReadRecord) -> String {
-    let kernel = r
-        .text(key::KERNEL)
+    let params: BandwidthParams = r.params_or_default();
+    let kernel = params
+        .kernel
         .unwrap_or_else(|| r.metric.trim_end_matches("_bandwidth").to_string());
-    let threads = r.text(key::THREADS).unwrap_or_else(|| "?".into());
+    let threads = params
+        .threads
+        .map_or_else(|| "?".into(), |count| count.to_string());
     format!("{kernel}, {threads} thread(s), {}", memory_of(r))
 }
 

@@ -12,6 +12,7 @@ use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::{run_pinned, CpuOrder};
 use crate::topology::Machine;
+use numabench_schema::params::{to_params, C2cParams};
 use serde_json::{json, Map};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -144,24 +145,21 @@ pub fn run_c2c(context: &Context, pipeline: &mut Pipeline) -> Result<Vec<PairLat
         let summary = sample.summary();
         let (node_a, node_b) = (topology.node_of_cpu(first), topology.node_of_cpu(second));
         let relation = PairRelation::of(topology, first, second);
-        let mut params = Map::new();
-        params.insert("cpu_a".into(), json!(first));
-        params.insert("cpu_b".into(), json!(second));
-        params.insert("node_a".into(), json!(node_a));
-        params.insert("node_b".into(), json!(node_b));
-        params.insert(
-            "relation".into(),
-            json!(if relation.same_node {
-                "same-node"
-            } else {
-                "other-node"
-            }),
-        );
-        params.insert(
-            "shared_cache".into(),
-            json!(relation.shared_cache_level.map(|level| format!("L{level}"))),
-        );
-        params.insert("same_package".into(), json!(relation.same_package));
+        let params = C2cParams {
+            cpu_a: Some(first),
+            cpu_b: Some(second),
+            node_a,
+            node_b,
+            relation: Some(
+                match relation.same_node {
+                    true => "same-node",
+                    false => "other-node",
+                }
+                .to_string(),
+            ),
+            shared_cache: relation.shared_cache_level.map(|level| format!("L{level}")),
+            same_package: Some(relation.same_package),
+        };
         let mut requested = Map::new();
         requested.insert("cpus".into(), json!([first, second]));
         pipeline.emit(&Record {
@@ -169,7 +167,7 @@ pub fn run_c2c(context: &Context, pipeline: &mut Pipeline) -> Result<Vec<PairLat
             metric: "c2c_latency".into(),
             value: summary.median,
             unit: Unit::Nanoseconds,
-            params,
+            params: to_params(&params),
             placement: Placement {
                 requested,
                 verified: None,

@@ -8,6 +8,7 @@ use crate::report::sections::matrix::{matrix_table, Matrix};
 use crate::report::sections::section;
 use crate::report::Section;
 use numabench_schema::benchmark;
+use numabench_schema::params::C2cParams;
 
 /// The CPU x CPU matrix of c2c latencies (both directions filled from each
 /// pair; a pair measured twice keeps the last).
@@ -16,11 +17,8 @@ pub fn c2c_matrix(data: &Dataset) -> Option<Matrix> {
         .of(benchmark::C2C)
         .filter(|r| r.metric == "c2c_latency")
         .filter_map(|r| {
-            Some((
-                r.params.get("cpu_a")?.as_u64()?,
-                r.params.get("cpu_b")?.as_u64()?,
-                r.value,
-            ))
+            let params: C2cParams = r.params_or_default();
+            Some((u64::from(params.cpu_a?), u64::from(params.cpu_b?), r.value))
         })
         .collect();
     if pairs.is_empty() {

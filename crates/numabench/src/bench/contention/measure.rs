@@ -8,6 +8,7 @@ use crate::bench::bandwidth::{
     bandwidth_record, measure_bandwidth, BandwidthConfig, BandwidthResult,
 };
 use crate::bench::context::Context;
+use crate::bench::declared::insert_measured_over_declared;
 use crate::bench::error::BenchError;
 use crate::bench::placed::insert_cache_params;
 use crate::kernels::kernel_by_name;
@@ -51,6 +52,9 @@ fn emit(
     );
     params.insert("per_thread_gbs".into(), json!(result.per_thread));
     result.simd.insert_params(&mut params);
+    let best = result.gigabytes_per_second.summary().max;
+    insert_measured_over_declared(&mut params, best, Unit::GigabytesPerSecond);
+    params.insert("convergence".into(), json!(result.convergence));
     pipeline.emit(&bandwidth_record(
         "contention",
         metric,

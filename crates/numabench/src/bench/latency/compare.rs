@@ -3,6 +3,7 @@
 
 use crate::compare::roles::{level, local_memory, RoleSet};
 use crate::output::Record;
+use numabench_schema::params::LatencyParams;
 
 /// What follows a latency role's words: nothing for `latency` (ns),
 /// `, cycles` for `latency_cycles`; None for other metrics.
@@ -19,7 +20,8 @@ pub(super) fn roles(record: &Record, set: &RoleSet) -> Vec<String> {
     (|| {
         let metric = latency_metric(&record.metric)?;
         let level = level(record)?;
-        let size = record.typed_params().size_bytes()?;
+        let params: LatencyParams = record.params_or_default();
+        let size = params.working_set.size_bytes?;
         let chosen = set.sweep_size(&record.metric, &level)?;
         (size == chosen && local_memory(record)).then(|| format!("{level} latency{metric}"))
     })()

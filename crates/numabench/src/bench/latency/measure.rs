@@ -5,12 +5,12 @@
 //! buffer (plus the page-walk cost), or within pages.
 
 use crate::bench::context::Context;
-use crate::bench::declared::insert_measured_over_declared;
+use crate::bench::declared::measured_over_declared;
 use crate::bench::error::BenchError;
-use crate::bench::latency_writer::{insert_writer_params, measure_written, WriterPasses};
+use crate::bench::latency_writer::{measure_written, writer_params, WriterPasses};
 use crate::bench::moved::{note_moved, MoveWatch};
 use crate::bench::placed::{
-    insert_cache_params, safe_working_set_bytes, working_set_for, PlacedBuffer,
+    safe_working_set_bytes, working_set_for, working_set_params, PlacedBuffer,
 };
 use crate::clock::{tsc_ghz, Stopwatch};
 use crate::interrupt::interrupted;
@@ -21,6 +21,9 @@ use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::{Convergence, Sample};
 use crate::threads::run_pinned;
 use crate::topology::Machine;
+use numabench_schema::params::{
+    to_labelled_params, to_params, ChaseOrderParams, CyclesParams, LatencyParams,
+};
 use serde_json::{json, Map};
 
 /// Cache-line size assumed when the topology does not say.
@@ -268,34 +271,30 @@ pub fn emit_latency(
     let Ok(sample) = Sample::new(measured.nanoseconds_per_load.iter().copied()) else {
         return Ok(None);
     };
-    let mut params = labels.clone();
-    params.insert("size_bytes".into(), json!(size));
-    insert_cache_params(
-        &context.topology,
-        size,
-        &[config.cpu],
-        &config.memory.expected_nodes(),
-        &mut params,
-    );
-    params.insert("cpu".into(), json!(config.cpu));
-    params.insert(
-        "cpu_node".into(),
-        json!(context.topology.node_of_cpu(config.cpu)),
-    );
-    insert_order(&mut params, config.order, &measured.block);
-    params.insert("hugepages".into(), json!(context.hugepages));
-    params.insert("loads_per_sample".into(), json!(measured.loads_per_sample));
-    if let Some(convergence) = &measured.convergence {
-        params.insert("convergence".into(), json!(convergence));
-    }
-    if let Some(tail) = &measured.tail {
-        params.insert("tail".into(), json!(tail));
-    }
+    let topology = &context.topology;
+    let mut params = LatencyParams {
+        working_set: working_set_params(
+            topology,
+            size,
+            &[config.cpu],
+            &config.memory.expected_nodes(),
+        ),
+        cpu: Some(config.cpu),
+        cpu_node: topology.node_of_cpu(config.cpu),
+        chase: chase_order_params(config.order, &measured.block),
+        hugepages: Some(context.hugepages),
+        loads_per_sample: Some(measured.loads_per_sample),
+        convergence: measured.convergence.as_ref().map(|c| json!(c)),
+        tail: measured.tail.as_ref().map(|tail| json!(tail)),
+        writer: measured.writer.as_ref().map(|writer| {
+            writer_params(writer, topology.node_of_cpu(writer.writer_cpu), config.cpu)
+        }),
+        measured_over_declared: None,
+        cycles: None,
+    };
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!([config.cpu]));
     if let Some(writer) = &measured.writer {
-        let writer_node = context.topology.node_of_cpu(writer.writer_cpu);
-        insert_writer_params(&mut params, writer, writer_node, config.cpu);
         requested.insert("writer_cpu".into(), json!(writer.writer_cpu));
     }
     config.memory.insert_requested(&mut requested);
@@ -304,13 +303,14 @@ pub fn emit_latency(
         verified: Some(measured.check.clone()),
     };
     let summary = sample.summary();
-    insert_measured_over_declared(&mut params, summary.median, Unit::Nanoseconds);
+    params.measured_over_declared =
+        measured_over_declared(labels, summary.median, Unit::Nanoseconds);
     pipeline.emit(&Record::of_median(
         benchmark,
         "latency",
         Unit::Nanoseconds,
         summary,
-        params.clone(),
+        to_labelled_params(labels, &params),
         placement.clone(),
     ))?;
     // Core cycles: each sample's ns times the core clock measured on the
@@ -332,17 +332,17 @@ pub fn emit_latency(
         .expect("finite");
         let cycle_summary = cycles.summary();
         let clock = Sample::new(measured.core_ghz.iter().copied()).expect("finite");
-        params.insert("core_ghz".into(), json!(clock.summary().median));
-        params.insert("cycles_measures".into(), json!(CYCLES_MEASURE));
-        if let Some(ghz) = tsc_ghz() {
-            params.insert("tsc_ghz".into(), json!(ghz));
-        }
+        params.cycles = Some(CyclesParams {
+            core_ghz: clock.summary().median,
+            cycles_measures: Some(CYCLES_MEASURE.to_string()),
+            tsc_ghz: tsc_ghz(),
+        });
         pipeline.emit(&Record {
             benchmark: benchmark.into(),
             metric: "latency_cycles".into(),
             value: cycle_summary.median,
             unit: Unit::Cycles,
-            params,
+            params: to_labelled_params(labels, &params),
             placement,
             stats: cycle_summary,
         })?;
@@ -353,17 +353,27 @@ pub fn emit_latency(
 /// What `latency_cycles` counts, for the record.
 const CYCLES_MEASURE: &str = "core cycles: ns per load x the chasing CPU's core clock (params.core_ghz), measured after each sample on that CPU by timing a chain of dependent adds (one per cycle); not TSC ticks";
 
-/// Records the chase order, what it measures, and the block it was random
+/// The chase order, what it measures, and the block it was random
 /// within (`order`, `order_measures`, `block_bytes`, `block_source`).
+pub(in crate::bench) fn chase_order_params(
+    order: ChaseOrder,
+    block: &ChaseBlock,
+) -> ChaseOrderParams {
+    ChaseOrderParams {
+        order: Some(order.name().to_string()),
+        order_measures: Some(order.measures().to_string()),
+        block_bytes: Some(block.bytes),
+        block_source: Some(block.source.clone()),
+    }
+}
+
+/// Adds [`chase_order_params`] to the params of a writer not typed yet.
 pub(in crate::bench) fn insert_order(
     params: &mut Map<String, serde_json::Value>,
     order: ChaseOrder,
     block: &ChaseBlock,
 ) {
-    params.insert("order".into(), json!(order.name()));
-    params.insert("order_measures".into(), json!(order.measures()));
-    params.insert("block_bytes".into(), json!(block.bytes));
-    params.insert("block_source".into(), json!(block.source));
+    params.extend(to_params(&chase_order_params(order, block)));
 }
 
 #[cfg(test)]

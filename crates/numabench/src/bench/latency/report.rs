@@ -11,11 +11,18 @@ use crate::report::sections::{
 };
 use crate::report::Section;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::{key, LatencyParams};
+
+/// A latency record's params (what it lacks reads as `None`).
+fn params_of(r: &ReadRecord) -> LatencyParams {
+    r.params_or_default()
+}
 
 /// The curve a latency record belongs to: its CPU and where its memory was.
 pub fn curve_label(r: &ReadRecord) -> String {
-    let cpu = r.text(key::CPU).unwrap_or_else(|| "?".into());
+    let cpu = params_of(r)
+        .cpu
+        .map_or_else(|| "?".into(), |cpu| cpu.to_string());
     format!("CPU {cpu}, memory {}", memory_of(r))
 }
 
@@ -29,18 +36,19 @@ fn setting(data: &Dataset, r: &ReadRecord) -> [(&'static str, String); 5] {
             .find(|(file, _)| *file == r.file)
             .and_then(|(_, metadata)| metadata.get("host")?.as_str().map(str::to_string))
     });
+    let params = params_of(r);
     let writer = r
         .placement
         .requested
         .get("writer_cpu")
-        .or_else(|| r.params.get("writer_cpu"))
         .filter(|v| !v.is_null())
-        .map(|v| v.to_string());
+        .map(|v| v.to_string())
+        .or_else(|| params.writer.map(|writer| writer.writer_cpu.to_string()));
     [
         ("host", host.unwrap_or_else(|| "?".into())),
         ("file", r.file.clone()),
         ("rank", r.text("rank").unwrap_or_default()),
-        ("order", r.text("order").unwrap_or_default()),
+        ("order", params.chase.order.unwrap_or_default()),
         ("writer CPU", writer.unwrap_or_else(|| "none".into())),
     ]
 }

@@ -1,35 +1,57 @@
 //! A latency sweep: working-set size against ns (and cycles), with the
 //! cache level each size falls in.
 
-use crate::output::tables::cells::{
-    bytes, cv, distinct, figure, placement_note, shared_text, text_param, u64_param,
-};
+use crate::output::tables::cells::{bytes, cv, distinct, figure, placement_note};
 use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
+use numabench_schema::params::LatencyParams;
 
-/// Where a chase ran: its CPU and, when set, its memory node.
-fn path(record: &Record) -> String {
-    let cpu = text_param(record, "cpu").unwrap_or_else(|| "-".into());
-    match text_param(record, "mem_node").filter(|node| node != "-") {
-        Some(node) => format!("cpu {cpu} -> node {node}"),
-        None => format!("cpu {cpu}"),
+/// A chase's record with its params read as `latency`'s.
+struct Chase<'a> {
+    record: &'a Record,
+    params: LatencyParams,
+}
+
+impl<'a> Chase<'a> {
+    fn of(record: &'a Record) -> Self {
+        Chase {
+            record,
+            params: record.params_or_default(),
+        }
+    }
+
+    /// Where it ran: its CPU and, when set, its memory node (a label of
+    /// the caller's, not a latency parameter).
+    fn path(&self) -> String {
+        let cpu = self.params.cpu.map_or("-".into(), |cpu| cpu.to_string());
+        match self.record.typed_params().mem_node() {
+            Some(node) => format!("cpu {cpu} -> node {node}"),
+            None => format!("cpu {cpu}"),
+        }
+    }
+
+    fn size(&self) -> Option<u64> {
+        self.params.working_set.size_bytes
     }
 }
 
 /// The sweep table, then any other metric in a plain table.
 pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
-    let chases: Vec<&Record> = records
+    let chases: Vec<Chase> = records
         .iter()
-        .copied()
         .filter(|record| record.metric == "latency")
+        .map(|record| Chase::of(record))
         .collect();
-    let paths = distinct(chases.iter().map(|record| path(record)));
+    let cycles: Vec<Chase> = records
+        .iter()
+        .filter(|record| record.metric == "latency_cycles")
+        .map(|record| Chase::of(record))
+        .collect();
+    let paths = distinct(chases.iter().map(Chase::path));
     let several_paths = paths.len() > 1;
     // Percentiles of the batches timed one by one ([`crate::kernels::tail`]).
-    let tails = chases
-        .iter()
-        .any(|record| record.params.contains_key("tail"));
+    let tails = chases.iter().any(|chase| chase.params.tail.is_some());
     let mut header = vec!["size", "level", "ns", "cycles", "cv"];
     if tails {
         header.extend(["p50", "p99", "p99.9", "max"]);
@@ -43,24 +65,20 @@ pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
     };
     let mut table = TableModel::new(title, &header);
     for chase in &chases {
-        let size = u64_param(chase, "size_bytes");
-        let cycles = records
+        let size = chase.size();
+        let cycles = cycles
             .iter()
-            .find(|other| {
-                other.metric == "latency_cycles"
-                    && u64_param(other, "size_bytes") == size
-                    && path(other) == path(chase)
-            })
-            .map_or("-".to_string(), |other| format_value(other.value));
+            .find(|other| other.size() == size && other.path() == chase.path())
+            .map_or("-".to_string(), |other| format_value(other.record.value));
         let mut row = vec![
             size.map_or("-".to_string(), bytes),
-            caches.level_of(chase),
-            figure(chase),
+            caches.level_of(chase.record),
+            figure(chase.record),
             cycles,
-            cv(chase),
+            cv(chase.record),
         ];
         if tails {
-            let tail = chase.params.get("tail");
+            let tail = chase.params.tail.as_ref();
             for name in ["p50", "p99", "p99_9", "max"] {
                 row.push(
                     tail.and_then(|tail| tail.get(name)?.as_f64())
@@ -69,11 +87,16 @@ pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
             }
         }
         if several_paths {
-            row.insert(0, path(chase));
+            row.insert(0, chase.path());
         }
         table.push(row);
     }
-    if let Some(order) = shared_text(&chases, "order_measures") {
+    let orders = distinct(
+        chases
+            .iter()
+            .map(|chase| chase.params.chase.order_measures.clone()),
+    );
+    if let [Some(order)] = orders.as_slice() {
         table.note(format!("chase: {order}"));
     }
     if tails {
@@ -81,7 +104,8 @@ pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
             "p50..max: ns per load of batches of dependent loads timed one by one (params.tail.method)",
         );
     }
-    table.notes.extend(placement_note(&chases));
+    let chase_records: Vec<&Record> = chases.iter().map(|chase| chase.record).collect();
+    table.notes.extend(placement_note(&chase_records));
     let others: Vec<&Record> = records
         .iter()
         .copied()

@@ -5,9 +5,9 @@
 
 use crate::bench::context::Context;
 use crate::bench::error::BenchError;
-use crate::bench::latency::{chase_page_bytes, insert_order};
+use crate::bench::latency::{chase_order_params, chase_page_bytes};
 use crate::bench::moved::{note_moved, MoveWatch};
-use crate::bench::placed::{insert_cache_params, PlacedBuffer};
+use crate::bench::placed::{working_set_params, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::counters::memory_controller::{ControllerCounters, ControllerError};
 use crate::interrupt::interrupted;
@@ -19,6 +19,7 @@ use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::run_pinned;
+use numabench_schema::params::{to_params, LoadedLatencyParams, MemoryControllerParams};
 use serde_json::{json, Map};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -226,55 +227,41 @@ fn emit(
     point: &LoadedPoint,
     pipeline: &mut Pipeline,
 ) -> Result<(), BenchError> {
-    let mut params = Map::new();
-    params.insert("delay".into(), json!(point.delay));
-    params.insert("mix".into(), json!(config.mix.name()));
-    params.insert("chaser_cpu".into(), json!(config.chaser_cpu));
-    params.insert(
-        "cpu_node".into(),
-        json!(context.topology.node_of_cpu(config.chaser_cpu)),
-    );
-    params.insert(
-        "generators".into(),
-        json!(if point.delay.is_some() {
-            config.generator_cpus.len()
-        } else {
-            0
-        }),
-    );
-    params.insert(
-        "traffic_gbs".into(),
-        json!(point.traffic_gigabytes_per_second),
-    );
-    params.insert("size_bytes".into(), json!(config.size));
-    if let Some(tail) = &point.tail {
-        params.insert("tail".into(), json!(tail));
-    }
-    params.insert(
-        "memory_controller".into(),
-        match &point.controller {
-            Ok((read, write)) => json!({
-                "read_gbs": read,
-                "write_gbs": write,
-                "total_gbs": read + write,
-                "source": "uncore memory-controller counters (every process's traffic, prefetches and write-backs included)",
-            }),
-            Err(reason) => json!({ "unavailable": reason.to_string() }),
-        },
-    );
     // The chaser measures; the generators' buffers only load the memory.
-    insert_cache_params(
+    let working_set = working_set_params(
         &context.topology,
         config.size,
         &[config.chaser_cpu],
         &config.memory.expected_nodes(),
-        &mut params,
     );
-    insert_order(
-        &mut params,
-        ChaseOrder::default(),
-        &chase_block(context, config),
-    );
+    let params = LoadedLatencyParams {
+        delay: point.delay,
+        mix: Some(config.mix.name().to_string()),
+        chaser_cpu: Some(config.chaser_cpu),
+        cpu_node: context.topology.node_of_cpu(config.chaser_cpu),
+        generators: Some(match point.delay {
+            Some(_) => config.generator_cpus.len() as u64,
+            None => 0,
+        }),
+        traffic_gbs: Some(point.traffic_gigabytes_per_second),
+        size_bytes: working_set.size_bytes,
+        tail: point.tail.as_ref().map(|tail| json!(tail)),
+        memory_controller: Some(match &point.controller {
+            Ok((read, write)) => MemoryControllerParams {
+                read_gbs: Some(*read),
+                write_gbs: Some(*write),
+                total_gbs: Some(read + write),
+                source: Some(CONTROLLER_SOURCE.to_string()),
+                unavailable: None,
+            },
+            Err(reason) => MemoryControllerParams {
+                unavailable: Some(reason.to_string()),
+                ..MemoryControllerParams::default()
+            },
+        }),
+        cache: working_set.cache,
+        chase: chase_order_params(ChaseOrder::default(), &chase_block(context, config)),
+    };
     let mut requested = Map::new();
     let mut cpus = vec![config.chaser_cpu];
     if point.delay.is_some() {
@@ -288,7 +275,7 @@ fn emit(
         metric: "loaded_latency".into(),
         value: summary.median,
         unit: Unit::Nanoseconds,
-        params,
+        params: to_params(&params),
         placement: Placement {
             requested,
             verified: Some(point.check.clone()),
@@ -297,3 +284,6 @@ fn emit(
     })?;
     Ok(())
 }
+
+/// What `memory_controller.source` says the counters count.
+const CONTROLLER_SOURCE: &str = "uncore memory-controller counters (every process's traffic, prefetches and write-backs included)";

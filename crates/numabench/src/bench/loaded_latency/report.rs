@@ -6,6 +6,7 @@ use crate::report::plot::{lines, Series};
 use crate::report::sections::{curves, curves_table, memory_of, section};
 use crate::report::Section;
 use numabench_schema::benchmark;
+use numabench_schema::params::LoadedLatencyParams;
 
 /// Latency (ns) against `traffic_gbs`, one curve per memory, traffic mix
 /// and file: a family of curves per memory node, one per mix.
@@ -18,7 +19,9 @@ pub fn loaded_curves(data: &Dataset) -> Vec<Series> {
             format!(
                 "{}, mix {} ({})",
                 memory_of(r),
-                r.text("mix").unwrap_or_else(|| "?".into()),
+                r.params_or_default::<LoadedLatencyParams>()
+                    .mix
+                    .unwrap_or_else(|| "?".into()),
                 r.file
             )
         },

@@ -1,27 +1,45 @@
 //! Loaded latency: the traffic the other cores made against the chase's
 //! latency, and that latency over the idle one.
 
-use crate::output::tables::cells::{
-    distinct, f64_param, figure, placement_note, ratio, text_param,
-};
+use crate::output::tables::cells::{distinct, figure, placement_note, ratio};
 use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
+use numabench_schema::params::LoadedLatencyParams;
+
+/// A point of the curve: its record and params.
+struct Point<'a> {
+    record: &'a Record,
+    params: LoadedLatencyParams,
+}
+
+impl Point<'_> {
+    /// What the memory controllers counted, GB/s.
+    fn controller(&self) -> Option<f64> {
+        self.params.memory_controller.as_ref()?.total_gbs
+    }
+
+    /// The tail's `name` percentile, ns.
+    fn tail(&self, name: &str) -> Option<f64> {
+        self.params.tail.as_ref()?.get(name)?.as_f64()
+    }
+}
 
 /// The latency-against-bandwidth table, then any other metric.
 pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
-    let (points, others): (Vec<&Record>, Vec<&Record>) = records
+    let (measured, others): (Vec<&Record>, Vec<&Record>) = records
         .iter()
         .partition(|record| record.metric == "loaded_latency");
-    let mixes = distinct(points.iter().map(|record| text_param(record, "mix")));
+    let points: Vec<Point> = measured
+        .iter()
+        .map(|record| Point {
+            record,
+            params: record.params_or_default(),
+        })
+        .collect();
+    let mixes = distinct(points.iter().map(|point| point.params.mix.clone()));
     let several_mixes = mixes.len() > 1;
-    let controller = |point: &Record| {
-        point
-            .params
-            .get("memory_controller")
-            .and_then(|counted| counted.get("total_gbs")?.as_f64())
-    };
-    let counted = points.iter().any(|point| controller(point).is_some());
+    let counted = points.iter().any(|point| point.controller().is_some());
     let mut header = vec![
         "generators",
         "delay",
@@ -32,7 +50,7 @@ pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     if counted {
         header.insert(3, "MC GB/s");
     }
-    let tails = points.iter().any(|point| point.params.contains_key("tail"));
+    let tails = points.iter().any(|point| point.params.tail.is_some());
     if tails {
         header.extend(["p99 ns", "p99.9 ns"]);
     }
@@ -41,35 +59,28 @@ pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     }
     let mut table = TableModel::new("Loaded latency: latency against memory traffic", &header);
     for point in &points {
-        let mix = text_param(point, "mix");
+        let mix = point.params.mix.clone();
         let idle = points
             .iter()
-            .find(|other| {
-                text_param(other, "mix") == mix && f64_param(other, "generators") == Some(0.0)
-            })
-            .map(|other| other.value);
+            .find(|other| other.params.mix == mix && other.params.generators == Some(0))
+            .map(|other| other.record.value);
+        let text = |value: Option<String>| value.unwrap_or_else(|| "-".into());
         let mut row = vec![
-            text_param(point, "generators").unwrap_or_else(|| "-".into()),
-            text_param(point, "delay").unwrap_or_else(|| "-".into()),
-            f64_param(point, "traffic_gbs").map_or("-".into(), format_value),
-            figure(point),
+            text(point.params.generators.map(|count| count.to_string())),
+            text(point.params.delay.map(|delay| delay.to_string())),
+            point.params.traffic_gbs.map_or("-".into(), format_value),
+            figure(point.record),
             match idle {
-                Some(idle) if idle > 0.0 => ratio(point.value / idle),
+                Some(idle) if idle > 0.0 => ratio(point.record.value / idle),
                 _ => "-".into(),
             },
         ];
         if counted {
-            row.insert(3, controller(point).map_or("-".into(), format_value));
+            row.insert(3, point.controller().map_or("-".into(), format_value));
         }
         if tails {
             for name in ["p99", "p99_9"] {
-                row.push(
-                    point
-                        .params
-                        .get("tail")
-                        .and_then(|tail| tail.get(name)?.as_f64())
-                        .map_or("-".into(), format_value),
-                );
+                row.push(point.tail(name).map_or("-".into(), format_value));
             }
         }
         if several_mixes {
@@ -86,18 +97,14 @@ pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     }
     if counted {
         table.note("traffic: the generators' own count; MC: the memory controllers' (every process, prefetches and write-backs included)");
-    } else if let Some(reason) = points.iter().find_map(|point| {
-        point
-            .params
-            .get("memory_controller")?
-            .get("unavailable")?
-            .as_str()
-            .map(str::to_string)
-    }) {
+    } else if let Some(reason) = points
+        .iter()
+        .find_map(|point| point.params.memory_controller.as_ref()?.unavailable.clone())
+    {
         table.note(format!(
             "traffic: the generators' own count; memory-controller counters: {reason}"
         ));
     }
-    table.notes.extend(placement_note(&points));
+    table.notes.extend(placement_note(&measured));
     generic::followed_by_others((!points.is_empty()).then_some(table), &others)
 }

@@ -11,8 +11,8 @@
 
 use crate::bench::context::Context;
 use crate::bench::error::BenchError;
-use crate::bench::latency::{chase_page_bytes, insert_order, loads_per_sample};
-use crate::bench::placed::{insert_cache_params, PlacedBuffer};
+use crate::bench::latency::{chase_order_params, chase_page_bytes, loads_per_sample};
+use crate::bench::placed::{working_set_params, PlacedBuffer};
 use crate::clock::Stopwatch;
 use crate::interrupt::interrupted;
 use crate::kernels::{build_chase, chase, chase_many, ChaseOrder};
@@ -20,6 +20,7 @@ use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::{Sample, StoppingRule};
 use crate::threads::run_pinned;
+use numabench_schema::params::{to_params, MlpParams};
 use serde_json::{json, Map};
 
 /// Most chains measured.
@@ -205,21 +206,21 @@ pub fn run_mlp(
             continue;
         };
         let summary = sample.summary();
-        let mut params = Map::new();
-        params.insert("chains".into(), json!(k));
-        params.insert("size_bytes".into(), json!(size));
-        insert_cache_params(
-            &context.topology,
-            size,
-            &[config.cpu],
-            &config.memory.expected_nodes(),
-            &mut params,
-        );
-        params.insert("cpu".into(), json!(config.cpu));
-        insert_order(&mut params, config.order, &block);
-        params.insert("hugepages".into(), json!(hugepages));
-        params.insert("rounds_per_sample".into(), json!(rounds));
-        params.insert("convergence".into(), json!(convergence));
+        let params = to_params(&MlpParams {
+            chains: Some(k as u64),
+            working_set: Some(working_set_params(
+                &context.topology,
+                size,
+                &[config.cpu],
+                &config.memory.expected_nodes(),
+            )),
+            cpu: Some(config.cpu),
+            chase: Some(chase_order_params(config.order, &block)),
+            hugepages: Some(hugepages),
+            rounds_per_sample: Some(rounds),
+            convergence: Some(json!(convergence)),
+            ..MlpParams::default()
+        });
         pipeline.emit(&Record::of_median(
             "mlp",
             "ns_per_load",

@@ -9,7 +9,12 @@ use crate::report::plot::{lines, Series};
 use crate::report::sections::{curves, curves_table, section};
 use crate::report::Section;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::{key, MlpParams};
+
+/// An `mlp` record's params (what it lacks reads as `None`).
+fn params_of(r: &ReadRecord) -> MlpParams {
+    r.params_or_default()
+}
 
 /// `mlp` (ratio) against chains, one curve per size and CPU.
 pub fn mlp_curves(data: &Dataset, metric: &str) -> Vec<Series> {
@@ -17,10 +22,13 @@ pub fn mlp_curves(data: &Dataset, metric: &str) -> Vec<Series> {
         data.of(benchmark::MLP).filter(|r| r.metric == metric),
         key::CHAINS,
         |r| {
+            let params = params_of(r);
+            let size = params.working_set.and_then(|set| set.size_bytes);
             format!(
                 "{} on CPU {}",
-                r.num(key::SIZE_BYTES).map(html::bytes).unwrap_or_default(),
-                r.text(key::CPU).unwrap_or_else(|| "?".into())
+                size.map(|bytes| html::bytes(bytes as f64))
+                    .unwrap_or_default(),
+                params.cpu.map_or_else(|| "?".into(), |cpu| cpu.to_string())
             )
         },
     )
@@ -35,7 +43,7 @@ const RATIO: &str = "pinned_over_unpinned";
 /// `mlp` go to "Other records").
 pub fn shows(r: &ReadRecord) -> bool {
     let curve = SINGLE.contains(&r.metric.as_str()) || THREADED.contains(&r.metric.as_str());
-    (curve && r.num(key::CHAINS).is_some()) || r.metric == RATIO
+    (curve && params_of(r).chains.is_some()) || r.metric == RATIO
 }
 
 /// `mlp --threads` records of `metric` against chains, one curve per
@@ -45,14 +53,18 @@ pub fn threads_curves(data: &Dataset, metric: &str) -> Vec<Series> {
         data.of(benchmark::MLP).filter(|r| r.metric == metric),
         key::CHAINS,
         |r| {
-            let pinned = match r.params.get("pinned").and_then(|v| v.as_bool()) {
+            let params = params_of(r);
+            let pinned = match params.pinned {
                 Some(true) => "pinned",
                 Some(false) => "unpinned",
                 None => "pinning ?",
             };
             format!(
                 "{} threads, {pinned} ({})",
-                r.num(key::THREADS).map(html::number).unwrap_or_default(),
+                params
+                    .threads
+                    .map(|count| html::number(count as f64))
+                    .unwrap_or_default(),
                 r.file
             )
         },
@@ -70,16 +82,17 @@ fn ratio_table(data: &Dataset) -> Table {
         "significant (p < 0.05)",
     ]);
     for r in data.of(benchmark::MLP).filter(|r| r.metric == RATIO) {
-        let number = |key| r.num(key).map(html::number).unwrap_or_default();
+        let params = params_of(r);
+        let number = |value: Option<f64>| value.map(html::number).unwrap_or_default();
         table.push(vec![
             r.file.clone(),
-            number(key::THREADS),
-            number(key::CHAINS),
+            number(params.threads.map(|count| count as f64)),
+            number(params.chains.map(|count| count as f64)),
             html::number(r.value),
-            number("p_value"),
-            r.params
-                .get("significant")
-                .map(|v| v.to_string())
+            number(params.p_value),
+            params
+                .significant
+                .map(|significant| significant.to_string())
                 .unwrap_or_default(),
         ]);
     }

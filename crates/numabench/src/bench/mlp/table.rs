@@ -1,32 +1,34 @@
 //! Memory-level parallelism: independent chains against ns per load and
 //! the speed-up over one chain.
 
-use crate::output::tables::cells::{distinct, figure, placement_note, ratio, u64_param};
+use crate::output::tables::cells::{distinct, figure, placement_note, ratio};
 use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
+use numabench_schema::params::MlpParams;
+
+/// A record's `chains`, read as `mlp`'s params.
+fn chains(record: &Record) -> Option<u64> {
+    record.params_or_default::<MlpParams>().chains
+}
 
 /// The chains table, then any other metric.
 pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     let (points, others): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
-        (record.metric == "ns_per_load" || record.metric == "mlp")
-            && u64_param(record, "chains").is_some()
+        (record.metric == "ns_per_load" || record.metric == "mlp") && chains(record).is_some()
     });
     let mut table = TableModel::new(
         "Memory-level parallelism: independent chases in one thread",
         &["chains", "ns per load", "speed-up"],
     );
-    for chains in distinct(
-        points
-            .iter()
-            .filter_map(|record| u64_param(record, "chains")),
-    ) {
+    for count in distinct(points.iter().filter_map(|record| chains(record))) {
         let of = |metric: &str| {
-            points.iter().copied().find(|record| {
-                record.metric == metric && u64_param(record, "chains") == Some(chains)
-            })
+            points
+                .iter()
+                .copied()
+                .find(|record| record.metric == metric && chains(record) == Some(count))
         };
         table.push(vec![
-            chains.to_string(),
+            count.to_string(),
             of("ns_per_load").map_or("-".into(), figure),
             of("mlp").map_or("-".into(), |record| ratio(record.value)),
         ]);

@@ -12,7 +12,7 @@
 
 use crate::bench::context::Context;
 use crate::bench::error::BenchError;
-use crate::bench::latency::{chase_page_bytes, insert_order};
+use crate::bench::latency::{chase_order_params, chase_page_bytes};
 use crate::bench::mlp::{advance, rounds_per_sample, spread_chains, LINE_BYTES, PROBE_ROUNDS};
 use crate::bench::placed::PlacedBuffer;
 use crate::interrupt::interrupted;
@@ -23,6 +23,7 @@ use crate::stats::Sample;
 use crate::study::{Comparison, Schedule};
 use crate::threads::{current_cpu, Pool};
 use crate::topology::Machine;
+use numabench_schema::params::{to_params, MlpParams, WorkingSetParams};
 use serde_json::{json, Map};
 use std::collections::BTreeMap;
 use std::sync::{Barrier, Mutex};
@@ -279,30 +280,28 @@ pub fn run_mlp_threads(
             };
             let latency = Sample::new(runs[mode].iter().map(|run| run.load_latency_ns))
                 .expect("as many as the rates");
-            let mut params = Map::new();
-            params.insert("threads".into(), json!(config.cpus.len()));
-            params.insert("chains".into(), json!(k));
-            params.insert("pinned".into(), json!(pinned));
-            params.insert("size_bytes".into(), json!(size));
-            params.insert(
-                "memory".into(),
-                json!(match config.memory {
+            let params = to_params(&MlpParams {
+                threads: Some(config.cpus.len() as u64),
+                chains: Some(k as u64),
+                pinned: Some(pinned),
+                working_set: Some(WorkingSetParams {
+                    size_bytes: Some(size),
+                    ..WorkingSetParams::default()
+                }),
+                memory: Some(match config.memory {
                     ThreadMemory::Local => "local".to_string(),
                     ThreadMemory::Node(node) => format!("node {node}"),
                 }),
-            );
-            params.insert("buffer_nodes".into(), json!(nodes));
-            params.insert(
-                "cpus_seen".into(),
-                json!(runs[mode]
-                    .iter()
-                    .map(|run| run.cpus_seen.clone())
-                    .collect::<Vec<_>>()),
-            );
-            insert_order(&mut params, config.order, &block);
-            params.insert("hugepages".into(), json!(context.hugepages));
-            params.insert("rounds_per_sample".into(), json!(rounds));
-            params.insert("first_per_repetition".into(), json!(first_runs));
+                buffer_nodes: Some(nodes.clone()),
+                cpus_seen: Some(runs[mode].iter().map(|run| run.cpus_seen.clone()).collect()),
+                chase: Some(chase_order_params(config.order, &block)),
+                hugepages: Some(context.hugepages),
+                rounds_per_sample: Some(rounds),
+                first_per_repetition: Some(
+                    first_runs.iter().map(|first| first.to_string()).collect(),
+                ),
+                ..MlpParams::default()
+            });
             let mut requested = Map::new();
             requested.insert(
                 "cpus".into(),
@@ -338,11 +337,13 @@ pub fn run_mlp_threads(
         if let [pinned, unpinned] = rates.as_slice() {
             let test = Comparison::between(pinned, unpinned);
             let ratio = test.ratio;
-            let mut params = Map::new();
-            params.insert("threads".into(), json!(config.cpus.len()));
-            params.insert("chains".into(), json!(k));
-            params.insert("p_value".into(), json!(test.p_value));
-            params.insert("significant".into(), json!(test.significant()));
+            let params = to_params(&MlpParams {
+                threads: Some(config.cpus.len() as u64),
+                chains: Some(k as u64),
+                p_value: Some(test.p_value),
+                significant: Some(test.significant()),
+                ..MlpParams::default()
+            });
             let summary = Sample::new([ratio]).expect("finite").summary();
             pipeline.emit(&Record {
                 benchmark: "mlp".into(),

@@ -17,6 +17,7 @@ use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
+use numabench_schema::params::{to_labelled_params, NodeMedianDeviation, NODE_MEDIAN_SUFFIX};
 use serde_json::{json, Map, Value};
 
 /// The order characterize's per-CPU sample is measured in: tree order.
@@ -189,11 +190,13 @@ pub(in crate::bench) fn emit_node_median_ratios(
     pipeline: &mut Pipeline,
 ) -> Result<(), BenchError> {
     for (figure, ratio) in figures.iter().zip(node_median_ratios(figures)) {
-        let mut params = figure.params.clone();
-        params.insert("deviation_from_node_median".into(), json!(ratio - 1.0));
+        let deviation = NodeMedianDeviation {
+            deviation_from_node_median: Some(ratio - 1.0),
+        };
+        let params = to_labelled_params(&figure.params, &deviation);
         let metric = match figure.kernel {
-            "chase" => "latency_vs_node_median".to_string(),
-            kernel => format!("{kernel}_bandwidth_vs_node_median"),
+            "chase" => format!("latency{NODE_MEDIAN_SUFFIX}"),
+            kernel => format!("{kernel}_bandwidth{NODE_MEDIAN_SUFFIX}"),
         };
         pipeline.emit(&Record {
             benchmark: benchmark.into(),

@@ -1,16 +1,17 @@
 //! One thread on each CPU in turn (`--each-cpu`, `per-cpu`): CPUs sorted
 //! by how far they are from their node's median, outliers marked.
 
-use super::cells::{distinct, f64_param, figure, percent, placement_note, u64_param};
+use super::cells::{distinct, figure, percent, placement_note, u64_param};
 use super::{generic, CacheLadder, TableModel};
 use crate::output::Record;
+use numabench_schema::params::{NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
 
 /// A CPU further than this from its node's median (either way) is marked.
 pub const OUTLIER: f64 = 0.10;
 
 /// The measure a ratio record compares (`latency`, `read_bandwidth`).
 fn measure_of_ratio(metric: &str) -> Option<&str> {
-    metric.strip_suffix("_vs_node_median")
+    metric.strip_suffix(NODE_MEDIAN_SUFFIX)
 }
 
 /// The per-CPU table, then any other metric in a plain table.
@@ -94,8 +95,12 @@ fn cpu_table(records: &[&Record], figures: &[&Record], measures: &[String]) -> T
         let mut furthest: f64 = 0.0;
         for measure in measures {
             row.push(of_cpu(measure).map_or("-".to_string(), figure));
-            let deviation = of_cpu(&format!("{measure}_vs_node_median"))
-                .and_then(|record| f64_param(record, "deviation_from_node_median"));
+            let deviation = of_cpu(&format!("{measure}{NODE_MEDIAN_SUFFIX}")).and_then(|record| {
+                record
+                    .params_or_default::<NodeMedianRatioParams>()
+                    .deviation
+                    .deviation_from_node_median
+            });
             row.push(deviation.map_or("-".to_string(), signed_percent));
             furthest = furthest.max(deviation.unwrap_or(0.0).abs());
         }

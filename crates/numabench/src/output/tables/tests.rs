@@ -149,7 +149,7 @@ fn per_cpu_records() -> Vec<Record> {
 }
 
 fn loaded_records() -> Vec<Record> {
-    [(0, "none", 0.0, 100.0), (1, "0", 10.0, 120.0), (2, "0", 18.5, 180.0)]
+    [(0, None, 0.0, 100.0), (1, Some(0), 10.0, 120.0), (2, Some(0), 18.5, 180.0)]
         .into_iter()
         .map(|(generators, delay, traffic, ns)| {
             record("loaded-latency", "loaded_latency", ns, Unit::Nanoseconds,
@@ -321,7 +321,7 @@ fn loaded_latency_is_traffic_against_latency() {
         "\
 Loaded latency: latency against memory traffic
 generators | delay | traffic GB/s | latency ns | vs idle
-0 | none | 0 | 100.0 | 1.00x
+0 | - | 0 | 100.0 | 1.00x
 1 | 0 | 10.00 | 120.0 | 1.20x
 2 | 0 | 18.50 | 180.0 | 1.80x
 traffic: reads; vs idle: over the latency with no generator

@@ -4,8 +4,38 @@
 //! accessor per shared field. Records on the wire are unchanged: `params`
 //! stays an open JSON object, and a benchmark may write other keys that
 //! only its own report section reads.
+//!
+//! The registry benchmarks' params are typed as well, one type per
+//! benchmark ([`BenchmarkParams`], one file each here), written with
+//! [`to_params`] and read with [`crate::Record::params_as`]; the shared
+//! parts are flattened into them ([`WorkingSetParams`], [`ChaseOrderParams`],
+//! [`SimdParams`]).
 
 use serde_json::{Map, Value};
+
+mod bandwidth;
+mod chase;
+mod core_to_core;
+mod latency;
+mod loaded_latency;
+mod mlp;
+mod node_median;
+mod simd;
+mod typed;
+mod working_set;
+
+pub use bandwidth::BandwidthParams;
+pub use chase::ChaseOrderParams;
+pub use core_to_core::C2cParams;
+pub use latency::{CyclesParams, LatencyParams, WriterParams};
+pub use loaded_latency::{LoadedLatencyParams, MemoryControllerParams};
+pub use mlp::MlpParams;
+pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
+pub use simd::SimdParams;
+pub use typed::{
+    to_labelled_params, to_params, typed_params_schemas, BenchmarkParams, TypedParamsSchema,
+};
+pub use working_set::{CacheParams, WorkingSetParams};
 
 /// Key names of the shared params.
 pub mod key {

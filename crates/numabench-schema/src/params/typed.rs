@@ -1,0 +1,133 @@
+//! Typed parameters: the `params` of a registry benchmark's records as one
+//! Rust type per benchmark ([`BenchmarkParams`]), written through
+//! [`to_params`] and read back with [`crate::Record::params_as`]. The wire
+//! stays an open JSON object ([`crate::Record::params`]): plugins and the
+//! benchmarks not typed yet still write maps, and a writer may put keys of
+//! its own before a typed value's (a matrix cell's labels) or after it (a
+//! step's `cpu_order`, a cluster rank's `host`). The JSON Schema names each
+//! typed benchmark's parameters ([`typed_params_schemas`]).
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The parameters of a benchmark's records, typed. The field order is the
+/// order of the keys on the wire.
+pub trait BenchmarkParams: Serialize + DeserializeOwned + JsonSchema {
+    /// The `benchmark` names whose records carry these parameters (and
+    /// perhaps keys of their own besides).
+    const BENCHMARKS: &'static [&'static str];
+    /// Only those benchmarks' records whose metric ends with this (records
+    /// derived from the others, such as the node-median ratios); `None`:
+    /// the benchmarks' other records, those no type with a suffix covers.
+    const METRIC_SUFFIX: Option<&'static str> = None;
+}
+
+/// One typed parameters schema and the records it covers: those of
+/// `benchmark` whose metric ends with `metric_suffix`, or, without one,
+/// whose metric ends with none of `other_suffixes`.
+#[derive(Debug, Clone)]
+pub struct TypedParamsSchema {
+    pub benchmark: &'static str,
+    pub metric_suffix: Option<&'static str>,
+    pub other_suffixes: Vec<&'static str>,
+    /// A reference into the generator's definitions.
+    pub schema: Schema,
+}
+
+/// `params` as written: `value`'s fields (a typed benchmark's params, or
+/// a part of them) as a JSON object, in field order, absent options left
+/// out.
+pub fn to_params<T: Serialize>(value: &T) -> Map<String, Value> {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => map,
+        // A struct of plain fields always serializes to an object.
+        other => unreachable!("parameters serialize to an object: {other:?}"),
+    }
+}
+
+/// `labels` (a caller's keys, first) then `value`'s fields: a label keeps
+/// its place, with `value`'s figure where both have the key
+/// (`serde_json::Map` keeps insertion order).
+pub fn to_labelled_params<T: Serialize>(
+    labels: &Map<String, Value>,
+    value: &T,
+) -> Map<String, Value> {
+    let mut params = labels.clone();
+    params.extend(to_params(value));
+    params
+}
+
+impl crate::Record {
+    /// `params` read as `T`; an error when a field `T` requires is absent
+    /// or of another type (keys `T` does not know are ignored).
+    pub fn params_as<T: BenchmarkParams>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_value(Value::Object(self.params.clone()))
+    }
+
+    /// `params` read as `T` for a reader: a key of another type than `T`
+    /// says (a record written by hand, or by another tool) reads as
+    /// absent, the others as they are, as a reader of single keys would
+    /// take them.
+    pub fn params_or_default<T: BenchmarkParams + Default>(&self) -> T {
+        if let Ok(params) = self.params_as() {
+            return params;
+        }
+        // Key by key, keeping each that still reads.
+        let mut kept = Map::new();
+        let mut params = T::default();
+        for (name, value) in &self.params {
+            kept.insert(name.clone(), value.clone());
+            match serde_json::from_value(Value::Object(kept.clone())) {
+                Ok(read) => params = read,
+                Err(_) => {
+                    kept.remove(name);
+                }
+            }
+        }
+        params
+    }
+}
+
+/// Each typed benchmark's parameters schema (a reference into
+/// `generator`'s definitions), by benchmark name and metric suffix.
+pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<TypedParamsSchema> {
+    let mut schemas = Vec::new();
+    add::<super::LatencyParams>(generator, &mut schemas);
+    add::<super::BandwidthParams>(generator, &mut schemas);
+    add::<super::C2cParams>(generator, &mut schemas);
+    add::<super::MlpParams>(generator, &mut schemas);
+    add::<super::LoadedLatencyParams>(generator, &mut schemas);
+    add::<super::NodeMedianRatioParams>(generator, &mut schemas);
+    // A type without a suffix leaves out the records another type of the
+    // same benchmark covers by its suffix.
+    let suffixes: Vec<(&str, &str)> = schemas
+        .iter()
+        .filter_map(|typed| typed.metric_suffix.map(|suffix| (typed.benchmark, suffix)))
+        .collect();
+    for typed in schemas
+        .iter_mut()
+        .filter(|typed| typed.metric_suffix.is_none())
+    {
+        typed.other_suffixes = suffixes
+            .iter()
+            .filter(|(benchmark, _)| *benchmark == typed.benchmark)
+            .map(|(_, suffix)| *suffix)
+            .collect();
+    }
+    schemas
+}
+
+/// `T`'s schema under each of its benchmarks' names.
+fn add<T: BenchmarkParams>(generator: &mut SchemaGenerator, schemas: &mut Vec<TypedParamsSchema>) {
+    let schema = generator.subschema_for::<T>();
+    for &benchmark in T::BENCHMARKS {
+        schemas.push(TypedParamsSchema {
+            benchmark,
+            metric_suffix: T::METRIC_SUFFIX,
+            other_suffixes: Vec::new(),
+            schema: schema.clone(),
+        });
+    }
+}
