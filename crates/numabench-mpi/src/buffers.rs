@@ -12,6 +12,7 @@
 //! for four pages) against a message of 16 KiB or more, which takes several
 //! microseconds to move itself.
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::os::raw::{c_int, c_long, c_uint, c_void};
 
 /// Buffers of at least this many bytes are sampled.
@@ -21,7 +22,8 @@ pub const SAMPLE_EVERY: u64 = 16;
 /// Pages looked at per sampled buffer: its first, its last and two between.
 pub const PAGES_PER_SAMPLE: usize = 4;
 
-/// What a rank's sampled buffers showed, in pages.
+/// What a rank's sampled buffers showed, in pages. In a rank's gathered
+/// profile it is one array of its five counts, in field order.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BufferPages {
     /// On the node of the CPU the rank ran on when it made the call.
@@ -34,6 +36,33 @@ pub struct BufferPages {
     pub large_buffers: u64,
     /// Of them, sampled.
     pub sampled_buffers: u64,
+}
+
+impl Serialize for BufferPages {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        [
+            self.local,
+            self.remote,
+            self.absent,
+            self.large_buffers,
+            self.sampled_buffers,
+        ]
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for BufferPages {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let [local, remote, absent, large_buffers, sampled_buffers] =
+            <[u64; 5]>::deserialize(deserializer)?;
+        Ok(Self {
+            local,
+            remote,
+            absent,
+            large_buffers,
+            sampled_buffers,
+        })
+    }
 }
 
 impl BufferPages {

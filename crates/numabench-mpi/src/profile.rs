@@ -4,11 +4,16 @@
 //! `docs/results.md`): one metadata line, per-rank records, then per-host
 //! TLP records. No MPI here.
 
+use numabench_schema::params::{
+    to_params, MonitorBufferParams, MonitorCallParams, MonitorHostParams, MonitorRankParams,
+    BUFFER_LOCAL_SHARE, CALL_METRICS, TLP_PREFIX,
+};
 use numabench_schema::{
     benchmark, Line, MachineFacts, Placement, Record, RunMetadata, Summary, Unit,
     TYPED_LINES_SCHEMA_VERSION,
 };
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// Messages smaller than this many bytes are small.
 pub const SMALL_LIMIT: u64 = 1024;
@@ -58,7 +63,7 @@ pub fn tlp(level_ns: &[u64], total_ns: u64, cores: usize, n: usize) -> Option<f6
 
 /// The host table's time-at-level accounting, as its first local rank
 /// read it at MPI_Finalize.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HostLevels {
     /// Nanoseconds spent with exactly k ranks outside blocking MPI.
     pub level_ns: Vec<u64>,
@@ -67,7 +72,7 @@ pub struct HostLevels {
 }
 
 /// One call type's figures in a rank's profile ([`crate::calls`]).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CallProfile {
     /// The C name (`MPI_Send`), whichever binding the program called.
     pub call: String,
@@ -79,7 +84,7 @@ pub struct CallProfile {
 }
 
 /// Everything one rank measured, gathered to rank 0 at MPI_Finalize.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RankProfile {
     pub host: String,
     pub rank: i64,
@@ -123,116 +128,16 @@ impl RankProfile {
         self.p2p_time + self.wait_time + self.collective_time
     }
 
-    /// The profile as JSON, for gathering.
+    /// The profile as JSON, for gathering: its fields in order, the
+    /// buffers as one array of five counts.
     pub fn to_json(&self) -> Value {
-        json!({
-            "host": self.host, "rank": self.rank, "ranks": self.ranks,
-            "local_rank": self.local_rank, "leader": self.leader,
-            "cpus_allowed": self.cpus_allowed, "core_keys": self.core_keys,
-            "cpus_ran": self.cpus_ran, "ran_core_keys": self.ran_core_keys,
-            "program": self.program, "wall_time": self.wall_time,
-            "p2p_time": self.p2p_time, "wait_time": self.wait_time,
-            "collective_time": self.collective_time,
-            "small_messages": self.small_messages, "medium_messages": self.medium_messages,
-            "large_messages": self.large_messages, "bytes_sent": self.bytes_sent,
-            "user_time": self.user_time, "system_time": self.system_time,
-            "voluntary_switches": self.voluntary_switches,
-            "involuntary_switches": self.involuntary_switches,
-            "host_levels": self.host_levels.as_ref().map(|levels| json!({
-                "level_ns": levels.level_ns, "total_ns": levels.total_ns,
-            })),
-            "calls": self.calls.iter().map(|call| json!({
-                "call": call.call, "count": call.count, "time": call.time, "bytes": call.bytes,
-            })).collect::<Vec<Value>>(),
-            "buffers": [
-                self.buffers.local, self.buffers.remote, self.buffers.absent,
-                self.buffers.large_buffers, self.buffers.sampled_buffers,
-            ],
-        })
+        serde_json::to_value(self).expect("a profile is JSON")
     }
 
-    /// Reads back [`RankProfile::to_json`]; `None` when something is missing.
+    /// Reads back [`RankProfile::to_json`]; `None` when something is
+    /// missing or of another type.
     pub fn from_json(value: &Value) -> Option<Self> {
-        let text = |key: &str| value.get(key)?.as_str().map(str::to_string);
-        let int = |key: &str| value.get(key)?.as_i64();
-        let count = |key: &str| value.get(key)?.as_u64();
-        let real = |key: &str| value.get(key)?.as_f64();
-        let list = |key: &str| -> Option<Vec<u64>> {
-            value
-                .get(key)?
-                .as_array()?
-                .iter()
-                .map(Value::as_u64)
-                .collect()
-        };
-        let host_levels = match value.get("host_levels")? {
-            Value::Null => None,
-            levels => Some(HostLevels {
-                level_ns: levels
-                    .get("level_ns")?
-                    .as_array()?
-                    .iter()
-                    .map(Value::as_u64)
-                    .collect::<Option<_>>()?,
-                total_ns: levels.get("total_ns")?.as_u64()?,
-            }),
-        };
-        let calls = value
-            .get("calls")?
-            .as_array()?
-            .iter()
-            .map(|call| {
-                Some(CallProfile {
-                    call: call.get("call")?.as_str()?.to_string(),
-                    count: call.get("count")?.as_u64()?,
-                    time: call.get("time")?.as_f64()?,
-                    bytes: call.get("bytes")?.as_u64()?,
-                })
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let buffers = list("buffers")?;
-        let [local, remote, absent, large_buffers, sampled_buffers] = buffers[..] else {
-            return None;
-        };
-        Some(Self {
-            host: text("host")?,
-            rank: int("rank")?,
-            ranks: int("ranks")?,
-            local_rank: int("local_rank")?,
-            leader: int("leader")?,
-            cpus_allowed: list("cpus_allowed")?
-                .into_iter()
-                .map(|cpu| cpu as u32)
-                .collect(),
-            core_keys: list("core_keys")?,
-            cpus_ran: list("cpus_ran")?
-                .into_iter()
-                .map(|cpu| cpu as u32)
-                .collect(),
-            ran_core_keys: list("ran_core_keys")?,
-            program: text("program")?,
-            wall_time: real("wall_time")?,
-            p2p_time: real("p2p_time")?,
-            wait_time: real("wait_time")?,
-            collective_time: real("collective_time")?,
-            small_messages: count("small_messages")?,
-            medium_messages: count("medium_messages")?,
-            large_messages: count("large_messages")?,
-            bytes_sent: count("bytes_sent")?,
-            user_time: real("user_time")?,
-            system_time: real("system_time")?,
-            voluntary_switches: count("voluntary_switches")?,
-            involuntary_switches: count("involuntary_switches")?,
-            host_levels,
-            calls,
-            buffers: crate::buffers::BufferPages {
-                local,
-                remote,
-                absent,
-                large_buffers,
-                sampled_buffers,
-            },
-        })
+        Self::deserialize(value).ok()
     }
 }
 
@@ -280,14 +185,16 @@ pub fn records(profiles: &[RankProfile]) -> Vec<Value> {
     sorted.sort_by_key(|profile| profile.rank);
     let mut lines = Vec::new();
     for profile in &sorted {
-        let mut params = Map::new();
-        params.insert("host".into(), profile.host.clone().into());
-        params.insert("rank".into(), profile.rank.into());
-        params.insert("ranks".into(), profile.ranks.into());
-        params.insert("local_rank".into(), profile.local_rank.into());
-        params.insert("cpus_allowed".into(), json!(profile.cpus_allowed));
-        params.insert("cpus_ran".into(), json!(profile.cpus_ran));
-        params.insert("program".into(), profile.program.clone().into());
+        let rank = MonitorRankParams {
+            host: Some(profile.host.clone()),
+            rank: Some(profile.rank),
+            ranks: Some(profile.ranks),
+            local_rank: Some(profile.local_rank),
+            cpus_allowed: Some(profile.cpus_allowed.clone()),
+            cpus_ran: Some(profile.cpus_ran.clone()),
+            program: Some(profile.program.clone()),
+        };
+        let params = to_params(&rank);
         let share = if profile.wall_time > 0.0 {
             profile.mpi_time() / profile.wall_time
         } else {
@@ -327,18 +234,17 @@ pub fn records(profiles: &[RankProfile]) -> Vec<Value> {
         let buffers = &profile.buffers;
         let answered = buffers.local + buffers.remote;
         if answered > 0 {
-            let mut params = params.clone();
-            params.insert("pages_local".into(), buffers.local.into());
-            params.insert("pages_remote".into(), buffers.remote.into());
-            params.insert("pages_absent".into(), buffers.absent.into());
-            params.insert("large_buffers".into(), buffers.large_buffers.into());
-            params.insert("sampled_buffers".into(), buffers.sampled_buffers.into());
-            params.insert(
-                "min_buffer_bytes".into(),
-                crate::buffers::SAMPLE_BYTES.into(),
-            );
+            let params = to_params(&MonitorBufferParams {
+                rank,
+                pages_local: Some(buffers.local),
+                pages_remote: Some(buffers.remote),
+                pages_absent: Some(buffers.absent),
+                large_buffers: Some(buffers.large_buffers),
+                sampled_buffers: Some(buffers.sampled_buffers),
+                min_buffer_bytes: Some(crate::buffers::SAMPLE_BYTES),
+            });
             lines.push(record(
-                "buffer_local_share",
+                BUFFER_LOCAL_SHARE,
                 buffers.local as f64 / answered as f64,
                 Unit::Ratio,
                 params,
@@ -374,17 +280,18 @@ pub fn records(profiles: &[RankProfile]) -> Vec<Value> {
         // per rank (a rank that migrated was seen on several, but ran on
         // one at a time).
         let cores = sampled.min(members.len()).max(1);
-        let mut params = Map::new();
-        params.insert("host".into(), members[0].host.clone().into());
-        params.insert("ranks_on_host".into(), members.len().into());
-        params.insert("cores".into(), cores.into());
-        params.insert("cores_method".into(), CORES_METHOD.into());
-        params.insert("cores_sampled".into(), sampled.into());
-        params.insert("cores_allowed".into(), allowed.into());
+        let params = to_params(&MonitorHostParams {
+            host: Some(members[0].host.clone()),
+            ranks_on_host: Some(members.len() as u64),
+            cores: Some(cores as u64),
+            cores_method: Some(CORES_METHOD.to_string()),
+            cores_sampled: Some(sampled as u64),
+            cores_allowed: Some(allowed as u64),
+        });
         for n in 1..=4 {
             if let Some(value) = tlp(&levels.level_ns, levels.total_ns, cores, n) {
                 lines.push(record(
-                    &format!("tlp_{n}"),
+                    &format!("{TLP_PREFIX}{n}"),
                     value,
                     Unit::Ratio,
                     params.clone(),
@@ -435,39 +342,32 @@ fn call_records(profiles: &[&RankProfile]) -> Vec<Value> {
     names.sort_by(|a, b| total_time(b).total_cmp(&total_time(a)));
     let mut lines = Vec::new();
     for name in names {
+        let [time, count, bytes] = CALL_METRICS;
         let figures: [(&str, CallFigure, Unit); 3] = [
-            ("call_time", |call| call.time, Unit::Seconds),
-            ("call_count", |call| call.count as f64, Unit::Count),
-            ("call_bytes", |call| call.bytes as f64, Unit::Count),
+            (time, |call| call.time, Unit::Seconds),
+            (count, |call| call.count as f64, Unit::Count),
+            (bytes, |call| call.bytes as f64, Unit::Count),
         ];
         for (metric, figure, unit) in figures {
             let values = per_rank(name, figure);
             let total: f64 = values.iter().sum();
-            let mut params = Map::new();
-            params.insert("call".into(), name.into());
-            params.insert("ranks".into(), values.len().into());
-            params.insert(
-                "ranks_calling".into(),
-                per_rank(name, |call| call.count as f64)
-                    .iter()
-                    .filter(|count| **count > 0.0)
-                    .count()
-                    .into(),
-            );
-            params.insert(
-                "rank_min".into(),
-                json!(values.iter().copied().fold(f64::INFINITY, f64::min)),
-            );
-            params.insert("rank_mean".into(), json!(total / values.len() as f64));
-            params.insert(
-                "rank_max".into(),
-                json!(values.iter().copied().fold(0.0, f64::max)),
-            );
-            if metric == "call_time" {
-                let share = |whole: f64| if whole > 0.0 { total / whole } else { 0.0 };
-                params.insert("mpi_share".into(), json!(share(all_calls)));
-                params.insert("app_share".into(), json!(share(all_wall)));
-            }
+            let share = |whole: f64| if whole > 0.0 { total / whole } else { 0.0 };
+            let is_time = metric == time;
+            let params = to_params(&MonitorCallParams {
+                call: Some(name.to_string()),
+                ranks: Some(values.len() as u64),
+                ranks_calling: Some(
+                    per_rank(name, |call| call.count as f64)
+                        .iter()
+                        .filter(|count| **count > 0.0)
+                        .count() as u64,
+                ),
+                rank_min: Some(values.iter().copied().fold(f64::INFINITY, f64::min)),
+                rank_mean: Some(total / values.len() as f64),
+                rank_max: Some(values.iter().copied().fold(0.0, f64::max)),
+                mpi_share: is_time.then(|| share(all_calls)),
+                app_share: is_time.then(|| share(all_wall)),
+            });
             lines.push(record(metric, total, unit, params));
         }
     }
@@ -477,6 +377,7 @@ fn call_records(profiles: &[&RankProfile]) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn size_classes_have_their_documented_edges() {
@@ -553,6 +454,29 @@ mod tests {
         assert_eq!(RankProfile::from_json(&json!({"host": "a"})), None);
     }
 
+    /// The gather text is what the hand-written encoding wrote: every
+    /// field in order, the host levels as an object (null without), each
+    /// call as an object, the buffers as one array of five counts.
+    #[test]
+    fn the_gather_text_keeps_its_keys_in_order() {
+        let text = profile(0, 0, "a").to_json().to_string();
+        assert_eq!(
+            text,
+            concat!(
+                r#"{"host":"a","rank":0,"ranks":3,"local_rank":0,"leader":0,"cpus_allowed":[],"#,
+                r#""core_keys":[0,100],"cpus_ran":[0],"ran_core_keys":[0],"program":"","#,
+                r#""wall_time":2.0,"p2p_time":0.5,"wait_time":0.25,"collective_time":0.25,"#,
+                r#""small_messages":3,"medium_messages":0,"large_messages":0,"bytes_sent":0,"#,
+                r#""user_time":0.0,"system_time":0.0,"voluntary_switches":0,"#,
+                r#""involuntary_switches":0,"host_levels":{"level_ns":[0,25,75],"total_ns":100},"#,
+                r#""calls":[{"call":"MPI_Recv","count":2,"time":0.5,"bytes":0}],"#,
+                r#""buffers":[3,1,0,0,0]}"#
+            )
+        );
+        let text = profile(1, 0, "a").to_json().to_string();
+        assert!(text.contains(r#""host_levels":null,"#), "{text}");
+    }
+
     #[test]
     fn the_metadata_line_keeps_its_fields_in_order() {
         let line = metadata_line(&["prog".to_string()], "h", "2026-11-21T23:52:00Z");
@@ -579,6 +503,43 @@ mod tests {
         );
         assert_eq!(line["tool"], "numabench-mpi-monitor");
         assert_eq!(line["schema_version"], 1);
+    }
+
+    /// Each kind of record's params, as text: the keys in the order the
+    /// monitor always wrote them (a rank's, its buffers', a call type's
+    /// and a host's).
+    #[test]
+    fn each_kind_of_record_keeps_its_params_text() {
+        let profiles = [profile(2, 2, "b"), profile(0, 0, "a"), profile(1, 0, "a")];
+        let lines = records(&profiles);
+        let params_of = |metric: &str| {
+            lines
+                .iter()
+                .find(|line| line["metric"] == metric)
+                .map(|line| line["params"].to_string())
+                .unwrap()
+        };
+        let rank = r#""host":"a","rank":0,"ranks":3,"local_rank":0,"cpus_allowed":[],"cpus_ran":[0],"program":"""#;
+        assert_eq!(params_of("wall_time"), format!("{{{rank}}}"));
+        assert_eq!(
+            params_of("buffer_local_share"),
+            format!(
+                "{{{rank},{}}}",
+                r#""pages_local":3,"pages_remote":1,"pages_absent":0,"large_buffers":0,"sampled_buffers":0,"min_buffer_bytes":16384"#
+            )
+        );
+        assert_eq!(
+            params_of("call_time"),
+            r#"{"call":"MPI_Recv","ranks":3,"ranks_calling":3,"rank_min":0.5,"rank_mean":0.5,"rank_max":0.5,"mpi_share":1.0,"app_share":0.25}"#
+        );
+        assert_eq!(
+            params_of("call_bytes"),
+            r#"{"call":"MPI_Recv","ranks":3,"ranks_calling":3,"rank_min":0.0,"rank_mean":0.0,"rank_max":0.0}"#
+        );
+        assert_eq!(
+            params_of("tlp_1"),
+            r#"{"host":"a","ranks_on_host":2,"cores":2,"cores_method":"sampled_cpu","cores_sampled":2,"cores_allowed":3}"#
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! ([`crate::params::typed_params_schemas`]): every record schema gets an
 //! `if benchmark is B then params is B's` clause per typed benchmark.
 
-use crate::params::{typed_params_schemas, TypedParamsSchema};
+use crate::params::{typed_params_schemas, Metrics, TypedParamsSchema};
 use crate::AnyLine;
 use schemars::generate::SchemaSettings;
 use serde_json::{json, Value};
@@ -28,30 +28,22 @@ pub fn results_line_schema() -> String {
     text
 }
 
-/// `if benchmark is B (and its metric ends as the type says) then params
+/// `if benchmark is B (and its metric is one the type claims) then params
 /// is B's`.
 fn clause(typed: TypedParamsSchema) -> Value {
-    let ends_with = |suffix: &str| {
-        assert!(
-            suffix
-                .bytes()
-                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_'),
-            "a metric suffix is a plain word: {suffix}"
-        );
-        json!({"pattern": format!("{suffix}$")})
-    };
     let mut condition = json!({
         "properties": {"benchmark": {"const": typed.benchmark}},
         "required": ["benchmark"]
     });
-    let metric = match typed.metric_suffix {
-        Some(suffix) => Some(ends_with(suffix)),
-        None if typed.other_suffixes.is_empty() => None,
-        None => Some(json!({"not": {"anyOf": typed
-            .other_suffixes
+    let pattern = |metrics: Metrics| json!({"pattern": metrics.pattern()});
+    let metric = match typed.metrics {
+        Metrics::Others if typed.claimed_by_others.is_empty() => None,
+        Metrics::Others => Some(json!({"not": {"anyOf": typed
+            .claimed_by_others
             .iter()
-            .map(|suffix| ends_with(suffix))
+            .map(|metrics| pattern(*metrics))
             .collect::<Vec<_>>()}})),
+        claimed => Some(pattern(claimed)),
     };
     if let Some(metric) = metric {
         condition["properties"]["metric"] = metric;

@@ -19,6 +19,7 @@ mod core_to_core;
 mod latency;
 mod loaded_latency;
 mod mlp;
+mod mpi_monitor;
 mod node_median;
 mod simd;
 mod typed;
@@ -30,10 +31,15 @@ pub use core_to_core::C2cParams;
 pub use latency::{CyclesParams, LatencyParams, WriterParams};
 pub use loaded_latency::{LoadedLatencyParams, MemoryControllerParams};
 pub use mlp::MlpParams;
+pub use mpi_monitor::{
+    MonitorBufferParams, MonitorCallParams, MonitorHostParams, MonitorPopParams, MonitorRankParams,
+    BUFFER_LOCAL_SHARE, CALL_METRICS, POP_METRICS, TLP_PREFIX,
+};
 pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
 pub use simd::SimdParams;
 pub use typed::{
-    to_labelled_params, to_params, typed_params_schemas, BenchmarkParams, TypedParamsSchema,
+    to_labelled_params, to_params, typed_params_schemas, BenchmarkParams, Metrics,
+    TypedParamsSchema,
 };
 pub use working_set::{CacheParams, WorkingSetParams};
 

@@ -5,7 +5,7 @@
 //! latency or bandwidth record wrote them, or only its labels, size and
 //! kernel) and then the deviation.
 
-use super::BenchmarkParams;
+use super::{BenchmarkParams, Metrics};
 use crate::benchmark;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -44,7 +44,7 @@ pub struct NodeMedianDeviation {
 impl BenchmarkParams for NodeMedianRatioParams {
     const BENCHMARKS: &'static [&'static str] =
         &[benchmark::LATENCY, benchmark::BANDWIDTH, benchmark::PER_CPU];
-    const METRIC_SUFFIX: Option<&'static str> = Some(NODE_MEDIAN_SUFFIX);
+    const METRICS: Metrics = Metrics::EndingWith(NODE_MEDIAN_SUFFIX);
 }
 
 #[cfg(test)]

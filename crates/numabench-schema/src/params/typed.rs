@@ -18,20 +18,72 @@ pub trait BenchmarkParams: Serialize + DeserializeOwned + JsonSchema {
     /// The `benchmark` names whose records carry these parameters (and
     /// perhaps keys of their own besides).
     const BENCHMARKS: &'static [&'static str];
-    /// Only those benchmarks' records whose metric ends with this (records
-    /// derived from the others, such as the node-median ratios); `None`:
-    /// the benchmarks' other records, those no type with a suffix covers.
-    const METRIC_SUFFIX: Option<&'static str> = None;
+    /// Which of those benchmarks' records: by default those no other type
+    /// of the benchmark claims by metric (derived records, such as the
+    /// node-median ratios, or the MPI monitor's per-host records, claim
+    /// theirs).
+    const METRICS: Metrics = Metrics::Others;
+}
+
+/// Which of a benchmark's records a parameters type covers, by metric.
+/// The names are plain words (letters, digits, `_`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metrics {
+    /// Those no other type of the benchmark claims.
+    Others,
+    /// Those whose metric ends with this.
+    EndingWith(&'static str),
+    /// Those whose metric starts with this.
+    StartingWith(&'static str),
+    /// These metrics.
+    Named(&'static [&'static str]),
+}
+
+impl Metrics {
+    /// Whether `metric` is one of these; `None` for [`Metrics::Others`],
+    /// which depends on the other types.
+    pub fn claims(self, metric: &str) -> Option<bool> {
+        match self {
+            Metrics::Others => None,
+            Metrics::EndingWith(suffix) => Some(metric.ends_with(suffix)),
+            Metrics::StartingWith(prefix) => Some(metric.starts_with(prefix)),
+            Metrics::Named(names) => Some(names.contains(&metric)),
+        }
+    }
+
+    /// The regular expression (ECMA 262, as JSON Schema's `pattern`) of
+    /// the metrics claimed; `None` for [`Metrics::Others`].
+    pub fn pattern(self) -> Option<String> {
+        let words: Vec<&str> = match self {
+            Metrics::Others => return None,
+            Metrics::EndingWith(word) | Metrics::StartingWith(word) => vec![word],
+            Metrics::Named(names) => names.to_vec(),
+        };
+        for word in &words {
+            assert!(
+                !word.is_empty()
+                    && word
+                        .bytes()
+                        .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_'),
+                "a metric name in a pattern is a plain word: {word:?}"
+            );
+        }
+        Some(match self {
+            Metrics::EndingWith(suffix) => format!("{suffix}$"),
+            Metrics::StartingWith(prefix) => format!("^{prefix}"),
+            _ => format!("^({})$", words.join("|")),
+        })
+    }
 }
 
 /// One typed parameters schema and the records it covers: those of
-/// `benchmark` whose metric ends with `metric_suffix`, or, without one,
-/// whose metric ends with none of `other_suffixes`.
+/// `benchmark` that `metrics` claims, or, for [`Metrics::Others`], those
+/// none of `claimed_by_others` claims.
 #[derive(Debug, Clone)]
 pub struct TypedParamsSchema {
     pub benchmark: &'static str,
-    pub metric_suffix: Option<&'static str>,
-    pub other_suffixes: Vec<&'static str>,
+    pub metrics: Metrics,
+    pub claimed_by_others: Vec<Metrics>,
     /// A reference into the generator's definitions.
     pub schema: Schema,
 }
@@ -100,20 +152,26 @@ pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<TypedParamsS
     add::<super::MlpParams>(generator, &mut schemas);
     add::<super::LoadedLatencyParams>(generator, &mut schemas);
     add::<super::NodeMedianRatioParams>(generator, &mut schemas);
-    // A type without a suffix leaves out the records another type of the
-    // same benchmark covers by its suffix.
-    let suffixes: Vec<(&str, &str)> = schemas
+    add::<super::MonitorRankParams>(generator, &mut schemas);
+    add::<super::MonitorBufferParams>(generator, &mut schemas);
+    add::<super::MonitorHostParams>(generator, &mut schemas);
+    add::<super::MonitorCallParams>(generator, &mut schemas);
+    add::<super::MonitorPopParams>(generator, &mut schemas);
+    // The type of a benchmark's other records leaves out those the
+    // benchmark's other types claim.
+    let claimed: Vec<(&str, Metrics)> = schemas
         .iter()
-        .filter_map(|typed| typed.metric_suffix.map(|suffix| (typed.benchmark, suffix)))
+        .filter(|typed| typed.metrics != Metrics::Others)
+        .map(|typed| (typed.benchmark, typed.metrics))
         .collect();
     for typed in schemas
         .iter_mut()
-        .filter(|typed| typed.metric_suffix.is_none())
+        .filter(|typed| typed.metrics == Metrics::Others)
     {
-        typed.other_suffixes = suffixes
+        typed.claimed_by_others = claimed
             .iter()
             .filter(|(benchmark, _)| *benchmark == typed.benchmark)
-            .map(|(_, suffix)| *suffix)
+            .map(|(_, metrics)| *metrics)
             .collect();
     }
     schemas
@@ -125,8 +183,8 @@ fn add<T: BenchmarkParams>(generator: &mut SchemaGenerator, schemas: &mut Vec<Ty
     for &benchmark in T::BENCHMARKS {
         schemas.push(TypedParamsSchema {
             benchmark,
-            metric_suffix: T::METRIC_SUFFIX,
-            other_suffixes: Vec::new(),
+            metrics: T::METRICS,
+            claimed_by_others: Vec::new(),
             schema: schema.clone(),
         });
     }

@@ -11,15 +11,10 @@
 
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Summary;
-use serde_json::{json, Map, Value};
+pub use numabench_schema::params::POP_METRICS;
+use numabench_schema::params::{to_labelled_params, MonitorPopParams, MonitorRankParams};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-
-/// The metrics made, in order.
-pub const POP_METRICS: [&str; 3] = [
-    "load_balance",
-    "communication_efficiency",
-    "parallel_efficiency",
-];
 
 /// The three efficiencies of ranks with (useful, wall) seconds each;
 /// `None` without ranks or with no time.
@@ -47,18 +42,13 @@ pub fn pop_records(records: &[Record], tags: &Map<String, Value>) -> Vec<Record>
     // rank -> (host, wall, mpi)
     let mut ranks: BTreeMap<i64, (String, Option<f64>, Option<f64>)> = BTreeMap::new();
     for record in records {
-        let Some(rank) = record.params.get("rank").and_then(Value::as_i64) else {
+        let params = record.params_or_default::<MonitorRankParams>();
+        let Some(rank) = params.rank else {
             continue;
         };
-        let entry = ranks.entry(rank).or_insert_with(|| {
-            let host = record
-                .params
-                .get("host")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            (host, None, None)
-        });
+        let entry = ranks
+            .entry(rank)
+            .or_insert_with(|| (params.host.unwrap_or_default(), None, None));
         match record.metric.as_str() {
             "wall_time" => entry.1 = Some(record.value),
             "mpi_time" => entry.2 = Some(record.value),
@@ -75,12 +65,12 @@ pub fn pop_records(records: &[Record], tags: &Map<String, Value>) -> Vec<Record>
             return;
         };
         for (metric, value) in POP_METRICS.iter().zip(values) {
-            let mut params = tags.clone();
-            params.insert("scope".into(), json!(scope));
-            if let Some(host) = host {
-                params.insert("host".into(), json!(host));
-            }
-            params.insert("ranks".into(), json!(members.len()));
+            let pop = MonitorPopParams {
+                scope: Some(scope.to_string()),
+                host: host.map(str::to_string),
+                ranks: Some(members.len() as u64),
+            };
+            let params = to_labelled_params(tags, &pop);
             made.push(Record {
                 benchmark: super::BENCHMARK.into(),
                 metric: (*metric).into(),
@@ -122,6 +112,7 @@ pub fn pop_records(records: &[Record], tags: &Map<String, Value>) -> Vec<Record>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn rank(host: &str, rank: i64, wall: f64, mpi: f64) -> Vec<Record> {
         [("wall_time", wall), ("mpi_time", mpi)]

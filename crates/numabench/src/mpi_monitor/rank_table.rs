@@ -2,16 +2,16 @@
 
 use crate::output::Record;
 use crate::units::{format_percent, format_value};
-use serde_json::Value;
+use numabench_schema::params::{
+    BenchmarkParams, MonitorBufferParams, MonitorCallParams, MonitorHostParams, MonitorPopParams,
+    MonitorRankParams, BUFFER_LOCAL_SHARE, CALL_METRICS, TLP_PREFIX,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-fn param_text(record: &Record, key: &str) -> String {
-    match record.params.get(key) {
-        Some(Value::String(text)) => text.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    }
+/// Whether `record` is one of `T`'s kind of monitor record, by metric.
+fn is<T: BenchmarkParams>(record: &Record) -> bool {
+    T::METRICS.claims(&record.metric) == Some(true)
 }
 
 /// One line on where the ranks' large MPI buffers were (their
@@ -19,23 +19,21 @@ fn param_text(record: &Record, key: &str) -> String {
 /// the CPU the rank ran on, over every rank, and the rank with the least;
 /// empty when no rank sampled a page.
 fn buffer_line(ranks: &BTreeMap<i64, BTreeMap<&str, &Record>>) -> String {
-    let count = |record: &Record, key: &str| record.params.get(key).and_then(Value::as_u64);
     let mut local = 0;
     let mut answered = 0;
     let mut least: Option<(i64, f64)> = None;
     let mut min_bytes = None;
     for (rank, metrics) in ranks {
-        let Some(record) = metrics.get("buffer_local_share") else {
+        let Some(record) = metrics.get(BUFFER_LOCAL_SHARE) else {
             continue;
         };
-        let (Some(here), Some(there)) =
-            (count(record, "pages_local"), count(record, "pages_remote"))
-        else {
+        let buffers = record.params_or_default::<MonitorBufferParams>();
+        let (Some(here), Some(there)) = (buffers.pages_local, buffers.pages_remote) else {
             continue;
         };
         local += here;
         answered += here + there;
-        min_bytes = min_bytes.or(count(record, "min_buffer_bytes"));
+        min_bytes = min_bytes.or(buffers.min_buffer_bytes);
         if least.is_none_or(|(_, share)| record.value < share) {
             least = Some((*rank, record.value));
         }
@@ -63,9 +61,12 @@ pub fn call_table(records: &[Record]) -> String {
     let mut calls: Vec<(String, BTreeMap<&str, &Record>)> = Vec::new();
     for record in records
         .iter()
-        .filter(|record| record.benchmark == super::BENCHMARK && record.metric.starts_with("call_"))
+        .filter(|record| record.benchmark == super::BENCHMARK && is::<MonitorCallParams>(record))
     {
-        let call = param_text(record, "call");
+        let call = record
+            .params_or_default::<MonitorCallParams>()
+            .call
+            .unwrap_or_default();
         match calls.iter_mut().find(|(name, _)| *name == call) {
             Some((_, metrics)) => {
                 metrics.insert(record.metric.as_str(), record);
@@ -76,8 +77,8 @@ pub fn call_table(records: &[Record]) -> String {
     if calls.is_empty() {
         return String::new();
     }
-    let time =
-        |metrics: &BTreeMap<&str, &Record>| metrics.get("call_time").map_or(0.0, |r| r.value);
+    let [call_time, call_count, call_bytes] = CALL_METRICS;
+    let time = |metrics: &BTreeMap<&str, &Record>| metrics.get(call_time).map_or(0.0, |r| r.value);
     calls.sort_by(|a, b| time(&b.1).total_cmp(&time(&a.1)));
     let mut text = String::new();
     let _ = writeln!(
@@ -85,23 +86,21 @@ pub fn call_table(records: &[Record]) -> String {
         "{:<24} {:>10} {:>9} {:>6} {:>9} {:>9} {:>11}",
         "MPI call", "calls", "time s", "MPI", "rank min", "rank max", "bytes"
     );
-    let number = |record: Option<&&Record>, key: &str| {
-        record
-            .and_then(|record| record.params.get(key))
-            .and_then(Value::as_f64)
-    };
     for (call, metrics) in calls.iter().take(CALL_ROWS) {
-        let timed = metrics.get("call_time");
+        let timed = metrics
+            .get(call_time)
+            .map(|record| record.params_or_default::<MonitorCallParams>())
+            .unwrap_or_default();
         let value = |metric: &str| metrics.get(metric).map(|record| record.value);
         let _ = writeln!(
             text,
             "{call:<24} {:>10} {:>9} {:>6} {:>9} {:>9} {:>11}",
-            value("call_count").map_or("-".to_string(), |v| format!("{v:.0}")),
-            value("call_time").map_or("-".to_string(), format_value),
-            number(timed, "mpi_share").map_or("-".to_string(), format_percent),
-            number(timed, "rank_min").map_or("-".to_string(), format_value),
-            number(timed, "rank_max").map_or("-".to_string(), format_value),
-            value("call_bytes").map_or("-".to_string(), |v| format!("{v:.0}")),
+            value(call_count).map_or("-".to_string(), |v| format!("{v:.0}")),
+            value(call_time).map_or("-".to_string(), format_value),
+            timed.mpi_share.map_or("-".to_string(), format_percent),
+            timed.rank_min.map_or("-".to_string(), format_value),
+            timed.rank_max.map_or("-".to_string(), format_value),
+            value(call_bytes).map_or("-".to_string(), |v| format!("{v:.0}")),
         );
     }
     if calls.len() > CALL_ROWS {
@@ -124,14 +123,17 @@ pub fn summary_table(records: &[Record]) -> String {
     let mut ranks: BTreeMap<i64, BTreeMap<&str, &Record>> = BTreeMap::new();
     let mut hosts: BTreeMap<String, BTreeMap<&str, &Record>> = BTreeMap::new();
     for record in monitor {
-        if let Some(rank) = record.params.get("rank").and_then(Value::as_i64) {
-            ranks
-                .entry(rank)
+        if is::<MonitorHostParams>(record) {
+            let host = record.params_or_default::<MonitorHostParams>().host;
+            hosts
+                .entry(host.unwrap_or_default())
                 .or_default()
                 .insert(record.metric.as_str(), record);
-        } else if record.params.contains_key("cores") {
-            hosts
-                .entry(param_text(record, "host"))
+        } else if is::<MonitorCallParams>(record) {
+            continue;
+        } else if let Some(rank) = record.params_or_default::<MonitorRankParams>().rank {
+            ranks
+                .entry(rank)
                 .or_default()
                 .insert(record.metric.as_str(), record);
         }
@@ -149,7 +151,7 @@ pub fn summary_table(records: &[Record]) -> String {
         let host = metrics
             .values()
             .next()
-            .map(|record| param_text(record, "host"))
+            .and_then(|record| record.params_or_default::<MonitorRankParams>().host)
             .unwrap_or_default();
         let _ = writeln!(
             text,
@@ -168,20 +170,17 @@ pub fn summary_table(records: &[Record]) -> String {
         );
     }
     for (host, metrics) in &hosts {
-        let cores = metrics
+        let figures = metrics
             .values()
             .next()
-            .map(|record| param_text(record, "cores"))
+            .map(|record| record.params_or_default::<MonitorHostParams>())
             .unwrap_or_default();
-        let ranks_on_host = metrics
-            .values()
-            .next()
-            .map(|record| param_text(record, "ranks_on_host"))
-            .unwrap_or_default();
+        let text_of = |count: Option<u64>| count.map_or(String::new(), |count| count.to_string());
+        let (cores, ranks_on_host) = (text_of(figures.cores), text_of(figures.ranks_on_host));
         let tlp: Vec<String> = (1..=4)
             .map(|n| {
                 let figure = metrics
-                    .get(format!("tlp_{n}").as_str())
+                    .get(format!("{TLP_PREFIX}{n}").as_str())
                     .map_or("-".to_string(), |record| format_percent(record.value));
                 format!("TLP_{n} {figure}")
             })
@@ -202,8 +201,9 @@ pub fn summary_table(records: &[Record]) -> String {
     for record in records.iter().filter(|record| {
         record.benchmark == super::BENCHMARK && super::POP_METRICS.contains(&record.metric.as_str())
     }) {
-        let scope = match record.params.get("scope").and_then(Value::as_str) {
-            Some("host") => format!("host {}", param_text(record, "host")),
+        let params = record.params_or_default::<MonitorPopParams>();
+        let scope = match params.scope.as_deref() {
+            Some("host") => format!("host {}", params.host.unwrap_or_default()),
             _ => "job".to_string(),
         };
         pop.entry(scope)

@@ -4,6 +4,7 @@
 //! `params.rank`, per-host ones `params.ranks_on_host`).
 
 use crate::output::{ReadError, Record};
+use numabench_schema::params::{MonitorHostParams, MonitorRankParams};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -86,10 +87,14 @@ pub fn monitor_figures(records: &[Record]) -> Result<MonitorFigures, MonitorOutp
     let mut per_rank: Vec<(i64, &str, f64)> = Vec::new();
     let mut per_host: Vec<(&str, f64)> = Vec::new();
     for record in records {
-        let (metric, figure, params) = (record.metric.as_str(), record.value, &record.params);
-        if let Some(rank) = params.get("rank").and_then(|rank| rank.as_i64()) {
+        let (metric, figure) = (record.metric.as_str(), record.value);
+        if let Some(rank) = record.params_or_default::<MonitorRankParams>().rank {
             per_rank.push((rank, metric, figure));
-        } else if params.contains_key("ranks_on_host") {
+        } else if record
+            .params_or_default::<MonitorHostParams>()
+            .ranks_on_host
+            .is_some()
+        {
             per_host.push((metric, figure));
         }
     }

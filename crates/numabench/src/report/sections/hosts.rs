@@ -10,7 +10,7 @@ use crate::output::ReadRecord;
 use crate::report::html::{self, Table};
 use crate::report::load::Dataset;
 use numabench_schema::benchmark;
-use serde_json::Value;
+use numabench_schema::params::{MonitorPopParams, MonitorRankParams, BUFFER_LOCAL_SHARE};
 use std::collections::BTreeMap;
 
 /// What one host's records say, source by source.
@@ -78,18 +78,24 @@ fn rows(data: &Dataset) -> BTreeMap<String, HostRow> {
                 let row = rows.entry(host).or_default();
                 match record.metric.as_str() {
                     "mpi_share" => {
-                        if let Some(rank) = record.params.get("rank").and_then(Value::as_i64) {
+                        if let Some(rank) = record.params_or_default::<MonitorRankParams>().rank {
                             row.ranks.push((rank, record.value, None));
                         }
                     }
-                    "buffer_local_share" => {
-                        let rank = record.params.get("rank").and_then(Value::as_i64);
+                    BUFFER_LOCAL_SHARE => {
+                        let rank = record.params_or_default::<MonitorRankParams>().rank;
                         if let Some(entry) = row.ranks.iter_mut().find(|(r, ..)| Some(*r) == rank) {
                             entry.2 = Some(record.value);
                         }
                     }
                     "tlp_1" => row.tlp_1 = Some(record.value),
-                    "parallel_efficiency" if record.text("scope").as_deref() == Some("host") => {
+                    "parallel_efficiency"
+                        if record
+                            .params_or_default::<MonitorPopParams>()
+                            .scope
+                            .as_deref()
+                            == Some("host") =>
+                    {
                         row.parallel_efficiency = Some(record.value);
                     }
                     "parallel_efficiency" => job_efficiency = Some(record.value),
