@@ -14,29 +14,51 @@
 use serde_json::{Map, Value};
 
 mod bandwidth;
+mod cache;
 mod chase;
+mod contention;
 mod core_to_core;
+mod interference;
 mod latency;
 mod loaded_latency;
+mod matrix;
 mod mlp;
 mod mpi_monitor;
 mod node_median;
+mod per_cpu;
+mod scaling;
+mod scan;
 mod simd;
+mod tiers;
 mod typed;
 mod working_set;
 
 pub use bandwidth::BandwidthParams;
+pub use cache::CacheStateParams;
 pub use chase::ChaseOrderParams;
+pub use contention::{ContentionParams, ContentionRatioParams, CONTENTION_BANDWIDTH_SUFFIX};
 pub use core_to_core::C2cParams;
+pub use interference::{InterferenceCellParams, InterferenceParams, INTERFERENCE_CELL_SUFFIX};
 pub use latency::{CyclesParams, LatencyParams, WriterParams};
 pub use loaded_latency::{LoadedLatencyParams, MemoryControllerParams};
+pub use matrix::{
+    CellFigure, CellRef, DeclaredParams, InferredCellParams, MatrixAsymmetryParams,
+    MatrixCellParams, MATRIX_ASYMMETRY_SUFFIX,
+};
 pub use mlp::MlpParams;
 pub use mpi_monitor::{
     MonitorBufferParams, MonitorCallParams, MonitorHostParams, MonitorPopParams, MonitorRankParams,
     BUFFER_LOCAL_SHARE, CALL_METRICS, POP_METRICS, TLP_PREFIX,
 };
 pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
+pub use per_cpu::{EachCpuFigureParams, EachCpuParams};
+pub use scaling::{ScalingLabels, ScalingParams};
+pub use scan::{ScanNodeParams, ScanNodeRangesParams, ScanRangeParams, SCAN_NODE_SUFFIX};
 pub use simd::SimdParams;
+pub use tiers::{
+    AutoWeights, NodeWeights, TierSocketParams, TiersAdviceParams, TiersComparison, TiersLabels,
+    TiersParams, TiersWeightsCheckParams, TIERS_ADVICE_SUFFIX, TIERS_WEIGHTS_CHECK_SUFFIX,
+};
 pub use typed::{
     to_labelled_params, to_params, typed_params_schemas, BenchmarkParams, Metrics,
     TypedParamsSchema,

@@ -157,6 +157,20 @@ pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<TypedParamsS
     add::<super::MonitorHostParams>(generator, &mut schemas);
     add::<super::MonitorCallParams>(generator, &mut schemas);
     add::<super::MonitorPopParams>(generator, &mut schemas);
+    add::<super::MatrixCellParams>(generator, &mut schemas);
+    add::<super::MatrixAsymmetryParams>(generator, &mut schemas);
+    add::<super::ContentionParams>(generator, &mut schemas);
+    add::<super::ContentionRatioParams>(generator, &mut schemas);
+    add::<super::ScalingParams>(generator, &mut schemas);
+    add::<super::EachCpuParams>(generator, &mut schemas);
+    add::<super::CacheStateParams>(generator, &mut schemas);
+    add::<super::InterferenceParams>(generator, &mut schemas);
+    add::<super::InterferenceCellParams>(generator, &mut schemas);
+    add::<super::ScanRangeParams>(generator, &mut schemas);
+    add::<super::ScanNodeRangesParams>(generator, &mut schemas);
+    add::<super::TiersParams>(generator, &mut schemas);
+    add::<super::TiersAdviceParams>(generator, &mut schemas);
+    add::<super::TiersWeightsCheckParams>(generator, &mut schemas);
     // The type of a benchmark's other records leaves out those the
     // benchmark's other types claim.
     let claimed: Vec<(&str, Metrics)> = schemas
@@ -188,4 +202,15 @@ fn add<T: BenchmarkParams>(generator: &mut SchemaGenerator, schemas: &mut Vec<Ty
             schema: schema.clone(),
         });
     }
+}
+
+/// Test helper: `params` read as `T` and written again are the same
+/// text (same keys, same order, integers and floats as they were).
+#[cfg(test)]
+pub(crate) fn assert_round_trips<T: BenchmarkParams>(params: Value) {
+    let typed: T = serde_json::from_value(params.clone()).unwrap();
+    assert_eq!(
+        Value::Object(to_params(&typed)).to_string(),
+        params.to_string()
+    );
 }

@@ -6,7 +6,10 @@
 
 use crate::output::Unit;
 use crate::topology::{Machine, MemoryAttributeValue};
-use serde_json::{json, Map, Value};
+use numabench_schema::params::DeclaredParams;
+#[cfg(test)]
+use serde_json::json;
+use serde_json::{Map, Value};
 
 /// Bytes in a MiB (hwloc's bandwidth unit is MiB/s).
 const MIB: f64 = (1u64 << 20) as f64;
@@ -21,29 +24,12 @@ pub(super) enum Declared {
 }
 
 impl Declared {
-    /// The attribute names compared with, in preference order, their unit,
-    /// and the params fields the value and the attribute's name go in.
-    fn fields(
-        self,
-    ) -> (
-        &'static [&'static str],
-        &'static str,
-        &'static str,
-        &'static str,
-    ) {
+    /// The attribute names compared with, in preference order, and their
+    /// unit.
+    fn fields(self) -> (&'static [&'static str], &'static str) {
         match self {
-            Declared::Latency => (
-                &["read_latency", "latency"],
-                "ns",
-                "declared_latency_ns",
-                "declared_latency_attribute",
-            ),
-            Declared::Bandwidth => (
-                &["read_bandwidth", "bandwidth"],
-                "MiB/s",
-                "declared_bandwidth_mib_s",
-                "declared_bandwidth_attribute",
-            ),
+            Declared::Latency => (&["read_latency", "latency"], "ns"),
+            Declared::Bandwidth => (&["read_bandwidth", "bandwidth"], "MiB/s"),
         }
     }
 }
@@ -73,22 +59,47 @@ fn declared_value<'a>(
     })
 }
 
-/// Adds the declared figure of `what` for `cpus` reading node `target`
+/// The declared figure of `what` for `cpus` reading node `target`
 /// (`declared_latency_ns` and `declared_latency_attribute`, or
 /// `declared_bandwidth_mib_s` and `declared_bandwidth_attribute`), when the
-/// firmware declares one; nothing otherwise.
-pub(super) fn insert_declared(
+/// firmware declares one; none otherwise.
+pub(super) fn declared(
+    topology: &Machine,
+    what: Declared,
+    cpus: &[u32],
+    target: u32,
+) -> DeclaredParams {
+    let (names, unit) = what.fields();
+    let Some(value) = declared_value(topology, names, unit, cpus, target) else {
+        return DeclaredParams::default();
+    };
+    let (figure, name) = (Some(value.value), Some(value.name.clone()));
+    match what {
+        Declared::Latency => DeclaredParams {
+            declared_latency_ns: figure,
+            declared_latency_attribute: name,
+            ..DeclaredParams::default()
+        },
+        Declared::Bandwidth => DeclaredParams {
+            declared_bandwidth_mib_s: figure,
+            declared_bandwidth_attribute: name,
+            ..DeclaredParams::default()
+        },
+    }
+}
+
+/// Adds [`declared`] to `params`.
+#[cfg(test)]
+fn insert_declared(
     params: &mut Map<String, Value>,
     topology: &Machine,
     what: Declared,
     cpus: &[u32],
     target: u32,
 ) {
-    let (names, unit, value_field, name_field) = what.fields();
-    if let Some(value) = declared_value(topology, names, unit, cpus, target) {
-        params.insert(value_field.into(), json!(value.value));
-        params.insert(name_field.into(), json!(value.name));
-    }
+    params.extend(numabench_schema::params::to_params(&declared(
+        topology, what, cpus, target,
+    )));
 }
 
 /// `measured_over_declared` (ratio), when `params` carry a declared
@@ -117,7 +128,9 @@ pub(crate) fn measured_over_declared(
     ratio.filter(|ratio| ratio.is_finite())
 }
 
-/// Adds [`measured_over_declared`] to `params` where there is one.
+/// Adds [`measured_over_declared`] to `params` where there is one (the
+/// typed writers set the field themselves).
+#[cfg(test)]
 pub(crate) fn insert_measured_over_declared(
     params: &mut Map<String, Value>,
     measured: f64,

@@ -17,12 +17,14 @@ pub use relations::{default_measurers, measurer, Measurer, Relation};
 
 use super::context::Context;
 use super::error::BenchError;
+use super::latency::chase_order_params;
 use crate::interrupt::interrupted;
 use crate::kernels::{ChaseBlock, ChaseOrder};
 use crate::memory::PlacementCheck;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::topology::Machine;
+use numabench_schema::params::{to_params, CacheStateParams};
 use serde_json::{json, Map};
 
 /// A buffer size the owner's caches hold at one level (or DRAM).
@@ -347,23 +349,23 @@ fn emit(
     measured: &measure::Measured,
     pipeline: &mut Pipeline,
 ) -> Result<(), BenchError> {
-    let mut params = Map::new();
-    params.insert("owner_cpu".into(), json!(config.owner));
-    params.insert("measurer_cpu".into(), json!(measurer.cpu));
-    params.insert("sharer_cpu".into(), json!(setup.sharer));
-    if let Some(reason) = sharer_reason {
-        params.insert("sharer_reason".into(), json!(reason));
-    }
-    params.insert("state".into(), json!(setup.state.name()));
-    params.insert("level".into(), json!(level.name()));
-    params.insert("relation".into(), json!(measurer.relation.name()));
-    params.insert("distance".into(), json!(measurer.distance));
-    params.insert("size_bytes".into(), json!(level.bytes));
-    super::latency::insert_order(&mut params, ChaseOrder::TlbBlock, block);
-    params.insert("cache_bytes".into(), json!(level.cache_bytes));
-    params.insert("owner_cpu_seen".into(), json!(measured.owner_seen));
-    params.insert("measurer_cpu_seen".into(), json!(measured.measurer_seen));
-    params.insert("sharer_cpu_seen".into(), json!(measured.sharer_seen));
+    let params = CacheStateParams {
+        owner_cpu: Some(config.owner),
+        measurer_cpu: Some(measurer.cpu),
+        sharer_cpu: setup.sharer,
+        sharer_reason,
+        state: Some(setup.state.name().to_string()),
+        level: Some(level.name().to_string()),
+        relation: Some(measurer.relation.name().to_string()),
+        distance: measurer.distance,
+        size_bytes: Some(level.bytes as u64),
+        chase: chase_order_params(ChaseOrder::TlbBlock, block),
+        cache_bytes: Some(level.cache_bytes),
+        owner_cpu_seen: Some(measured.owner_seen),
+        measurer_cpu_seen: Some(measured.measurer_seen),
+        sharer_cpu_seen: measured.sharer_seen,
+    };
+    let params = to_params(&params);
     let home = context.topology.node_of_cpu(config.owner);
     let pages = measured.pages.resident();
     let at_home = home.map_or(0, |node| measured.pages.on_nodes(&[node]));

@@ -8,15 +8,16 @@ use crate::bench::bandwidth::{
     bandwidth_record, measure_bandwidth, BandwidthConfig, BandwidthResult,
 };
 use crate::bench::context::Context;
-use crate::bench::declared::insert_measured_over_declared;
 use crate::bench::error::BenchError;
-use crate::bench::placed::insert_cache_params;
+use crate::bench::placed::working_set_params;
 use crate::kernels::kernel_by_name;
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::topology::Machine;
-use serde_json::{json, Map};
+use numabench_schema::benchmark;
+use numabench_schema::params::{to_params, ContentionParams, ContentionRatioParams};
+use serde_json::json;
 
 /// The three scenarios' aggregate bandwidths, GB/s.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,31 +37,31 @@ fn emit(
     result: &BandwidthResult,
     metric: &str,
     scenario: &str,
-    extra: Map<String, serde_json::Value>,
+    alone_sampled: Option<String>,
 ) -> Result<(), BenchError> {
-    let mut params = extra;
-    params.insert("scenario".into(), json!(scenario));
-    params.insert("kernel".into(), json!(config.kernel.name));
-    params.insert("threads".into(), json!(config.cpus.len()));
-    params.insert("size_bytes".into(), json!(config.size));
-    insert_cache_params(
-        topology,
-        config.size,
-        &config.cpus,
-        &config.memory.expected_nodes(),
-        &mut params,
-    );
-    params.insert("per_thread_gbs".into(), json!(result.per_thread));
-    result.simd.insert_params(&mut params);
-    let best = result.gigabytes_per_second.summary().max;
-    insert_measured_over_declared(&mut params, best, Unit::GigabytesPerSecond);
-    params.insert("convergence".into(), json!(result.convergence));
+    // No declared figure: a contention record carries no
+    // `measured_over_declared` (the matrix cells alone do).
+    let params = ContentionParams {
+        alone_sampled,
+        scenario: Some(scenario.to_string()),
+        kernel: Some(config.kernel.name.to_string()),
+        threads: Some(config.cpus.len() as u64),
+        working_set: working_set_params(
+            topology,
+            config.size,
+            &config.cpus,
+            &config.memory.expected_nodes(),
+        ),
+        per_thread_gbs: Some(result.per_thread.clone()),
+        simd: result.simd.params(),
+        convergence: Some(json!(result.convergence)),
+    };
     pipeline.emit(&bandwidth_record(
-        "contention",
+        benchmark::CONTENTION,
         metric,
         config,
         result,
-        params,
+        to_params(&params),
     ))?;
     Ok(())
 }
@@ -71,14 +72,15 @@ fn emit_ratio(
     value: f64,
     meaning: &str,
 ) -> Result<(), BenchError> {
-    let mut params = Map::new();
-    params.insert("meaning".into(), json!(meaning));
+    let params = ContentionRatioParams {
+        meaning: Some(meaning.to_string()),
+    };
     pipeline.emit(&Record {
-        benchmark: "contention".into(),
+        benchmark: benchmark::CONTENTION.into(),
         metric: metric.into(),
         value,
         unit: Unit::Ratio,
-        params,
+        params: to_params(&params),
         placement: Placement::default(),
         stats: Sample::new([value]).expect("finite ratio").summary(),
     })?;
@@ -110,10 +112,6 @@ pub fn run_contention(
     for &cpu in alone {
         let config = BandwidthConfig::new(read, vec![cpu], size, on_target.clone());
         let result = measure_bandwidth(context, &config)?;
-        let mut extra = Map::new();
-        if let Some(rule) = &sampled {
-            extra.insert("alone_sampled".into(), json!(rule));
-        }
         emit(
             &context.topology,
             pipeline,
@@ -121,7 +119,7 @@ pub fn run_contention(
             &result,
             "serial_bandwidth",
             &format!("cpu {cpu} alone, memory on node {target_node}"),
-            extra,
+            sampled.clone(),
         )?;
         serial_per_thread.push(result.gigabytes_per_second.max());
     }
@@ -134,7 +132,7 @@ pub fn run_contention(
         &contended,
         "contended_bandwidth",
         &format!("all threads at once, memory on node {target_node}"),
-        Map::new(),
+        None,
     )?;
     let mut local_nodes: Vec<u32> = cpus
         .iter()
@@ -156,7 +154,7 @@ pub fn run_contention(
         &local,
         "local_bandwidth",
         "all threads at once, each on its own node",
-        Map::new(),
+        None,
     )?;
     let summary = ContentionSummary {
         serial_per_thread,

@@ -6,7 +6,7 @@ use crate::report::plot::bars;
 use crate::report::sections::{records_table, section};
 use crate::report::Section;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::ContentionParams;
 use numabench_schema::Unit;
 
 pub fn build(data: &Dataset) -> Option<Section> {
@@ -24,7 +24,9 @@ pub fn build(data: &Dataset) -> Option<Section> {
             format!(
                 "{} ({} thr)",
                 r.metric.trim_end_matches("_bandwidth"),
-                r.text(key::THREADS).unwrap_or_default()
+                r.params_or_default::<ContentionParams>()
+                    .threads
+                    .map_or_else(String::new, |threads| threads.to_string())
             )
         })
         .collect();

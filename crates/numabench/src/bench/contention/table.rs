@@ -2,21 +2,27 @@
 //! on one node as after a serial initialisation, every thread on its own
 //! node), then the ratios between them with what each means.
 
-use crate::output::tables::cells::{
-    figure, placement_note, ratio, shared_text, text_param, u64_param,
-};
+use crate::output::tables::cells::{distinct, figure, placement_note, ratio};
 use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
+use numabench_schema::params::{ContentionParams, ContentionRatioParams};
 
 /// The scenarios table; the ratios go to its notes in full.
 pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     let (scenarios, rest): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
-        record.metric.ends_with("_bandwidth") && record.params.contains_key("scenario")
+        record.metric.ends_with("_bandwidth")
+            && record
+                .params_or_default::<ContentionParams>()
+                .scenario
+                .is_some()
     });
-    let (ratios, others): (Vec<&Record>, Vec<&Record>) = rest
-        .into_iter()
-        .partition(|record| record.params.contains_key("meaning"));
+    let (ratios, others): (Vec<&Record>, Vec<&Record>) = rest.into_iter().partition(|record| {
+        record
+            .params_or_default::<ContentionRatioParams>()
+            .meaning
+            .is_some()
+    });
     let mut tables = Vec::new();
     if !scenarios.is_empty() {
         let mut table = TableModel::new(
@@ -24,9 +30,10 @@ pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
             &["scenario", "threads", "GB/s", "per thread"],
         );
         for record in &scenarios {
-            let threads = u64_param(record, "threads").unwrap_or(1).max(1);
+            let params: ContentionParams = record.params_or_default();
+            let threads = params.threads.unwrap_or(1).max(1);
             table.push(vec![
-                text_param(record, "scenario").unwrap_or_else(|| record.metric.clone()),
+                params.scenario.unwrap_or_else(|| record.metric.clone()),
                 threads.to_string(),
                 figure(record),
                 format_value(record.value / threads as f64),
@@ -37,10 +44,18 @@ pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
                 "{} = {}: {}",
                 record.metric,
                 ratio(record.value),
-                text_param(record, "meaning").unwrap_or_default()
+                record
+                    .params_or_default::<ContentionRatioParams>()
+                    .meaning
+                    .unwrap_or_default()
             ));
         }
-        if let Some(kernel) = shared_text(&scenarios, "kernel") {
+        let kernels = distinct(
+            scenarios
+                .iter()
+                .map(|record| record.params_or_default::<ContentionParams>().kernel),
+        );
+        if let [Some(kernel)] = kernels.as_slice() {
             table.note(format!("kernel: {kernel}"));
         }
         table.notes.extend(placement_note(&scenarios));

@@ -10,7 +10,8 @@ use crate::kernels::traffic::TrafficMix;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
 use numabench_schema::benchmark;
-use serde_json::{json, Map, Value};
+use numabench_schema::params::{to_params, InterferenceCellParams, InterferenceParams};
+use serde_json::{json, Map};
 
 /// The two records of one measurement: `victim_latency` and `victim_bandwidth`.
 pub fn measurement_records(
@@ -20,31 +21,19 @@ pub fn measurement_records(
     round: usize,
     found: &VictimFound,
 ) -> Vec<Record> {
-    let mut params = Map::new();
-    params.insert("victim_node".into(), json!(victim.node));
-    params.insert("victim_cpu".into(), json!(victim.cpu));
-    params.insert(
-        "aggressor_node".into(),
-        json!(load.map(|(aggressor, _)| aggressor.node)),
-    );
-    params.insert(
-        "aggressor_threads".into(),
-        json!(load.map_or(0, |(aggressor, _)| aggressor.cpus.len())),
-    );
-    params.insert(
-        "load".into(),
-        json!(load.map_or("none".to_string(), |(_, mix)| mix.name())),
-    );
-    params.insert("round".into(), json!(round));
-    params.insert("traffic_gbs".into(), json!(found.traffic_gbs));
-    params.insert("size_bytes".into(), json!(config.size));
-    params.insert(
-        "aggressor_bytes".into(),
-        json!(load.map_or(0, |(aggressor, _)| aggressor_bytes(
-            config.size,
-            aggressor.cpus.len()
-        ))),
-    );
+    let params = to_params(&InterferenceParams {
+        victim_node: Some(victim.node),
+        victim_cpu: Some(victim.cpu),
+        aggressor_node: load.map(|(aggressor, _)| aggressor.node),
+        aggressor_threads: Some(load.map_or(0, |(aggressor, _)| aggressor.cpus.len()) as u64),
+        load: Some(load.map_or("none".to_string(), |(_, mix)| mix.name())),
+        round: Some(round as u64),
+        traffic_gbs: Some(found.traffic_gbs),
+        size_bytes: Some(config.size),
+        aggressor_bytes: Some(load.map_or(0, |(aggressor, _)| {
+            aggressor_bytes(config.size, aggressor.cpus.len())
+        })),
+    });
     let mut requested = Map::new();
     let mut cpus = vec![victim.cpu];
     if let Some((aggressor, _)) = load {
@@ -85,31 +74,29 @@ pub fn measurement_records(
 pub fn matrix_records(config: &InterferenceConfig, cells: &[Degradation]) -> Vec<Record> {
     let mut records = Vec::new();
     for cell in cells {
-        let mut params = Map::new();
-        params.insert("victim_node".into(), json!(cell.victim_node));
-        params.insert("aggressor_node".into(), json!(cell.aggressor_node));
-        params.insert("load".into(), json!(cell.load));
-        params.insert("traffic_gbs".into(), json!(cell.traffic_gbs));
-        params.insert("rounds".into(), json!(config.rounds));
-        params.insert("size_bytes".into(), json!(config.size));
-        let latency = with(
-            &params,
-            &[
-                ("alone_ns", cell.latency_alone_ns),
-                ("loaded_ns", cell.latency_loaded_ns),
-                ("increase_pct", cell.latency_increase_pct),
-                ("p_value", cell.latency_p),
-            ],
-        );
-        let bandwidth = with(
-            &params,
-            &[
-                ("alone_gbs", cell.bandwidth_alone_gbs),
-                ("loaded_gbs", cell.bandwidth_loaded_gbs),
-                ("loss_pct", cell.bandwidth_loss_pct),
-                ("p_value", cell.bandwidth_p),
-            ],
-        );
+        let pair = InterferenceCellParams {
+            victim_node: Some(cell.victim_node),
+            aggressor_node: Some(cell.aggressor_node),
+            load: Some(cell.load.clone()),
+            traffic_gbs: Some(cell.traffic_gbs),
+            rounds: Some(config.rounds as u64),
+            size_bytes: Some(config.size),
+            ..InterferenceCellParams::default()
+        };
+        let latency = to_params(&InterferenceCellParams {
+            alone_ns: Some(cell.latency_alone_ns),
+            loaded_ns: Some(cell.latency_loaded_ns),
+            increase_pct: Some(cell.latency_increase_pct),
+            p_value: Some(cell.latency_p),
+            ..pair.clone()
+        });
+        let bandwidth = to_params(&InterferenceCellParams {
+            alone_gbs: Some(cell.bandwidth_alone_gbs),
+            loaded_gbs: Some(cell.bandwidth_loaded_gbs),
+            loss_pct: Some(cell.bandwidth_loss_pct),
+            p_value: Some(cell.bandwidth_p),
+            ..pair
+        });
         for (metric, ratio, params) in [
             (
                 "latency_ratio",
@@ -135,14 +122,6 @@ pub fn matrix_records(config: &InterferenceConfig, cells: &[Degradation]) -> Vec
         }
     }
     records
-}
-
-fn with(params: &Map<String, Value>, figures: &[(&str, f64)]) -> Map<String, Value> {
-    let mut params = params.clone();
-    for (key, value) in figures {
-        params.insert((*key).into(), json!(value));
-    }
-    params
 }
 
 /// The finding of the matrix's records as a `summary` record.

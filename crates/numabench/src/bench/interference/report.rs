@@ -10,20 +10,27 @@ use crate::report::sections::matrix::{matrix_table, Matrix};
 use crate::report::sections::section;
 use crate::report::Section;
 use numabench_schema::benchmark;
+use numabench_schema::params::InterferenceCellParams;
+
+/// A matrix cell's params (what it lacks reads as `None`).
+fn cell_params(r: &ReadRecord) -> InterferenceCellParams {
+    r.params_or_default()
+}
 
 /// The victim x aggressor matrix of `metric`'s cells under `load`, as
 /// percent: the latency increase, or the bandwidth loss.
 pub fn degradation_matrix(data: &Dataset, metric: &str, load: &str) -> Option<Matrix> {
     let cells: Vec<(u64, u64, f64)> = cells_of(data, metric)
-        .filter(|r| r.text("load").as_deref() == Some(load))
-        .filter_map(|r| {
+        .map(|r| (r, cell_params(r)))
+        .filter(|(_, params)| params.load.as_deref() == Some(load))
+        .filter_map(|(r, params)| {
             let percent = match metric {
                 "latency_ratio" => (r.value - 1.0) * 100.0,
                 _ => (1.0 - r.value) * 100.0,
             };
             Some((
-                r.params.get("victim_node")?.as_u64()?,
-                r.params.get("aggressor_node")?.as_u64()?,
+                u64::from(params.victim_node?),
+                u64::from(params.aggressor_node?),
                 percent,
             ))
         })
@@ -67,7 +74,7 @@ fn cells_of<'a>(data: &'a Dataset, metric: &'a str) -> impl Iterator<Item = &'a 
 /// The loads measured, in the order first seen.
 fn loads(data: &Dataset) -> Vec<String> {
     let mut loads = Vec::new();
-    for load in cells_of(data, "latency_ratio").filter_map(|r| r.text("load")) {
+    for load in cells_of(data, "latency_ratio").filter_map(|r| cell_params(r).load) {
         if !loads.contains(&load) {
             loads.push(load);
         }

@@ -21,9 +21,7 @@ use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::{Convergence, Sample};
 use crate::threads::run_pinned;
 use crate::topology::Machine;
-use numabench_schema::params::{
-    to_labelled_params, to_params, ChaseOrderParams, CyclesParams, LatencyParams,
-};
+use numabench_schema::params::{to_labelled_params, ChaseOrderParams, CyclesParams, LatencyParams};
 use serde_json::{json, Map};
 
 /// Cache-line size assumed when the topology does not say.
@@ -365,15 +363,6 @@ pub(in crate::bench) fn chase_order_params(
         block_bytes: Some(block.bytes),
         block_source: Some(block.source.clone()),
     }
-}
-
-/// Adds [`chase_order_params`] to the params of a writer not typed yet.
-pub(in crate::bench) fn insert_order(
-    params: &mut Map<String, serde_json::Value>,
-    order: ChaseOrder,
-    block: &ChaseBlock,
-) {
-    params.extend(to_params(&chase_order_params(order, block)));
 }
 
 #[cfg(test)]

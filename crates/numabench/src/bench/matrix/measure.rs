@@ -7,10 +7,10 @@ use crate::bench::cell_classes::{
     ClassOutcome, Measured, SamplePlan, CLASS_TOLERANCE_FLOOR,
 };
 use crate::bench::context::Context;
-use crate::bench::declared::{insert_declared, Declared};
+use crate::bench::declared::{declared, Declared};
 use crate::bench::error::BenchError;
 use crate::bench::latency::{emit_latency, measure_latency, LatencyConfig};
-use crate::bench::placed::{cpus_of_node, insert_cache_params};
+use crate::bench::placed::{cpus_of_node, working_set_params};
 use crate::interrupt::interrupted;
 use crate::kernels::{kernel_by_name, ChaseOrder};
 use crate::memory::MemoryPlacement;
@@ -19,7 +19,9 @@ use crate::stats::Sample;
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::topology::{cpu_nodes, memory_nodes};
-use serde_json::{json, Map};
+use numabench_schema::params::{
+    to_params, CellFigure, CellRef, InferredCellParams, MatrixAsymmetryParams, MatrixCellParams,
+};
 
 /// Rows are CPU nodes (or CPUs, `matrix ... --per-cpu`), columns memory
 /// nodes; `None` where not measured (interrupted).
@@ -132,53 +134,54 @@ pub enum MatrixKind {
 }
 
 /// One row of a grid: its key, the CPUs that measure, and the params
-/// every cell of the row records.
+/// every cell of the row records (`cpu_node`; a per-CPU row's `per_cpu`
+/// and `cpu` before it).
 struct GridRow {
     key: u32,
     cpus: Vec<u32>,
-    labels: Map<String, serde_json::Value>,
+    labels: MatrixCellParams,
+}
+
+/// A sampled matrix's labels of a cell: measured or inferred, its class
+/// and the class's size.
+#[derive(Clone, Copy)]
+struct ClassLabels<'a> {
+    cell: &'a str,
+    class: &'a CellClass,
 }
 
 /// The params of one cell's record, measured or inferred: the row's
-/// params, `extra`, `mem_node`, `cpu_order`, the cell's SLIT distance and
-/// the firmware's declared values, and for bandwidth `mode`.
+/// params, the class's, `mem_node`, `cpu_order`, the cell's SLIT distance
+/// and the firmware's declared values, and for bandwidth `mode`.
 fn cell_labels(
     context: &Context,
     row: &GridRow,
     memory_node: u32,
     kind: MatrixKind,
-    extra: &Map<String, serde_json::Value>,
-) -> Map<String, serde_json::Value> {
-    let mut labels = row.labels.clone();
-    labels.extend(extra.clone());
-    labels.insert("mem_node".into(), json!(memory_node));
-    labels.insert("cpu_order".into(), json!(MATRIX_ORDER.name()));
+    class: Option<ClassLabels>,
+) -> MatrixCellParams {
     let topology = &context.topology;
-    if let Some(distance) = row_distance(topology, &row.cpus, memory_node) {
-        labels.insert("slit_distance".into(), json!(distance));
+    let (mode, declared) = match kind {
+        MatrixKind::Latency => (
+            None,
+            declared(topology, Declared::Latency, &row.cpus[..1], memory_node),
+        ),
+        MatrixKind::Bandwidth(mode) => (
+            Some(mode.name().to_string()),
+            declared(topology, Declared::Bandwidth, &row.cpus, memory_node),
+        ),
+    };
+    MatrixCellParams {
+        cell: class.map(|class| class.cell.to_string()),
+        cell_class: class.map(|class| class.class.id as u64),
+        class_cells: class.map(|class| class.class.cells.len() as u64),
+        mem_node: Some(memory_node),
+        cpu_order: Some(MATRIX_ORDER.name().to_string()),
+        slit_distance: row_distance(topology, &row.cpus, memory_node),
+        mode,
+        declared,
+        ..row.labels.clone()
     }
-    match kind {
-        MatrixKind::Latency => {
-            insert_declared(
-                &mut labels,
-                topology,
-                Declared::Latency,
-                &row.cpus[..1],
-                memory_node,
-            );
-        }
-        MatrixKind::Bandwidth(mode) => {
-            labels.insert("mode".into(), json!(mode.name()));
-            insert_declared(
-                &mut labels,
-                topology,
-                Declared::Bandwidth,
-                &row.cpus,
-                memory_node,
-            );
-        }
-    }
-    labels
 }
 
 /// One cell: `row`'s CPUs against memory bound on `memory_node`, its
@@ -190,10 +193,10 @@ fn measure_cell(
     memory_node: u32,
     kind: MatrixKind,
     size: u64,
-    extra: &Map<String, serde_json::Value>,
+    class: Option<ClassLabels>,
     pipeline: &mut Pipeline,
 ) -> Result<Option<Measured>, BenchError> {
-    let labels = cell_labels(context, row, memory_node, kind, extra);
+    let labels = to_params(&cell_labels(context, row, memory_node, kind, class));
     let memory = MemoryPlacement::bind(memory_node);
     Ok(match kind {
         MatrixKind::Latency => {
@@ -263,7 +266,7 @@ fn run_grid(
                 return Ok(matrix);
             }
             matrix.values[index][column] =
-                measure_cell(context, row, memory_node, kind, size, &Map::new(), pipeline)?
+                measure_cell(context, row, memory_node, kind, size, None, pipeline)?
                     .map(|measured| measured.value);
         }
     }
@@ -279,12 +282,13 @@ fn node_rows(topology: &Machine, kind: MatrixKind) -> Result<Vec<GridRow>, Bench
     cpu_nodes(topology)
         .into_iter()
         .map(|node| {
-            let mut labels = Map::new();
-            labels.insert("cpu_node".into(), json!(node));
             Ok(GridRow {
                 key: node,
                 cpus: matrix_cpus(topology, node, mode)?,
-                labels,
+                labels: MatrixCellParams {
+                    cpu_node: Some(node),
+                    ..MatrixCellParams::default()
+                },
             })
         })
         .collect()
@@ -412,13 +416,6 @@ pub fn run_sampled_matrix(
 ) -> Result<NodeMatrix, BenchError> {
     let rows = node_rows(&context.topology, kind)?;
     let columns = memory_nodes(&context.topology);
-    let class_labels = |class: &CellClass, cell: &str| {
-        let mut labels = Map::new();
-        labels.insert("cell".into(), json!(cell));
-        labels.insert("cell_class".into(), json!(class.id));
-        labels.insert("class_cells".into(), json!(class.cells.len()));
-        labels
-    };
     let row_of = |node: u32| rows.iter().position(|row| row.key == node);
     let outcomes = measure_classes(
         &sample.classes,
@@ -431,14 +428,17 @@ pub fn run_sampled_matrix(
             if interrupted() {
                 return Ok(None);
             }
-            let extra = class_labels(class, "measured");
+            let class = ClassLabels {
+                cell: "measured",
+                class,
+            };
             measure_cell(
                 context,
                 &rows[index],
                 memory_node,
                 kind,
                 size,
-                &extra,
+                Some(class),
                 pipeline,
             )
         },
@@ -466,25 +466,25 @@ pub fn run_sampled_matrix(
             if let (CellSource::InferredFrom(from), Some(value)) = (source, value) {
                 matrix.inferred.push((index, column));
                 let row = &rows[index];
-                let mut params = cell_labels(
-                    context,
-                    row,
-                    memory_node,
-                    kind,
-                    &class_labels(&outcome.class, "inferred"),
-                );
-                params.insert(
-                    "inferred_from".into(),
-                    json!({"cpu_node": from.0, "mem_node": from.1}),
-                );
-                params.insert("size_bytes".into(), json!(size));
-                insert_cache_params(
-                    &context.topology,
-                    size,
-                    &row.cpus,
-                    &[memory_node],
-                    &mut params,
-                );
+                let class = ClassLabels {
+                    cell: "inferred",
+                    class: &outcome.class,
+                };
+                let params = MatrixCellParams {
+                    inferred: Some(InferredCellParams {
+                        inferred_from: CellRef {
+                            cpu_node: from.0,
+                            mem_node: from.1,
+                        },
+                        working_set: working_set_params(
+                            &context.topology,
+                            size,
+                            &row.cpus,
+                            &[memory_node],
+                        ),
+                    }),
+                    ..cell_labels(context, row, memory_node, kind, Some(class))
+                };
                 let (benchmark, metric, unit) = match kind {
                     MatrixKind::Latency => ("matrix-latency", "latency", Unit::Nanoseconds),
                     MatrixKind::Bandwidth(_) => (
@@ -498,7 +498,7 @@ pub fn run_sampled_matrix(
                     metric: metric.into(),
                     value,
                     unit,
-                    params,
+                    params: to_params(&params),
                     placement: Placement::default(),
                     stats: Sample::new([value])
                         .expect("a measured, finite figure")
@@ -530,25 +530,34 @@ fn emit_asymmetry(
             .iter()
             .filter(|cell| cell.2 == CellSource::Measured)
     };
-    let differing: Vec<serde_json::Value> = measured()
+    let differing: Vec<CellFigure> = measured()
         .filter_map(|&((cpu_node, mem_node), value, _)| {
             let value = value?;
-            (deviation(value) > CLASS_TOLERANCE_FLOOR)
-                .then(|| json!({"cpu_node": cpu_node, "mem_node": mem_node, "value": value}))
+            (deviation(value) > CLASS_TOLERANCE_FLOOR).then_some(CellFigure {
+                cpu_node,
+                mem_node,
+                value,
+            })
         })
         .collect();
     let worst = measured()
         .filter_map(|cell| cell.1)
         .map(deviation)
         .fold(0.0, f64::max);
-    let mut params = Map::new();
-    params.insert("cell_class".into(), json!(outcome.class.id));
-    params.insert("class_cells".into(), json!(outcome.class.cells.len()));
-    params.insert("measured_cells".into(), json!(measured().count()));
-    params.insert("unfinished".into(), json!(outcome.unfinished));
-    params.insert("representative".into(), json!({"cpu_node": outcome.class.cells[0].0, "mem_node": outcome.class.cells[0].1, "value": reference}));
-    params.insert("differing_cells".into(), json!(differing));
-    params.insert("tolerance_floor".into(), json!(CLASS_TOLERANCE_FLOOR));
+    let (cpu_node, mem_node) = outcome.class.cells[0];
+    let params = to_params(&MatrixAsymmetryParams {
+        cell_class: Some(outcome.class.id as u64),
+        class_cells: Some(outcome.class.cells.len() as u64),
+        measured_cells: Some(measured().count() as u64),
+        unfinished: Some(outcome.unfinished as u64),
+        representative: Some(CellFigure {
+            cpu_node,
+            mem_node,
+            value: reference,
+        }),
+        differing_cells: Some(differing),
+        tolerance_floor: Some(CLASS_TOLERANCE_FLOOR),
+    });
     pipeline.emit(&Record {
         benchmark: match kind {
             MatrixKind::Latency => "matrix-latency",
@@ -595,14 +604,15 @@ pub fn run_cpu_row(
     size: u64,
     pipeline: &mut Pipeline,
 ) -> Result<NodeMatrix, BenchError> {
-    let mut labels = Map::new();
-    labels.insert("per_cpu".into(), json!(true));
-    labels.insert("cpu".into(), json!(cpu));
-    labels.insert("cpu_node".into(), json!(context.topology.node_of_cpu(cpu)));
     let row = GridRow {
         key: cpu,
         cpus: vec![cpu],
-        labels,
+        labels: MatrixCellParams {
+            per_cpu: Some(true),
+            cpu: Some(cpu),
+            cpu_node: context.topology.node_of_cpu(cpu),
+            ..MatrixCellParams::default()
+        },
     };
     run_grid(context, "CPU", vec![row], kind, size, pipeline)
 }

@@ -1,30 +1,35 @@
 //! A node matrix: CPU nodes as rows, memory nodes as columns, each cell's
 //! figure; then the same grid as each cell's ratio to its row's local cell.
 
-use crate::output::tables::cells::{
-    distinct, figure, flag_param, inferred_note, placement_note, ratio, text_param, u64_param,
-};
+use crate::output::tables::cells::{distinct, figure, inferred_note, placement_note, ratio};
 use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
+use numabench_schema::params::MatrixCellParams;
+
+/// A cell's labels (what it lacks reads as `None`).
+fn labels(record: &Record) -> MatrixCellParams {
+    record.params_or_default()
+}
 
 /// Two grids (figures, ratios to local) per metric and mode.
 pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     let (cells, others): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
-        u64_param(record, "cpu_node").is_some()
-            && u64_param(record, "mem_node").is_some()
+        let labels = labels(record);
+        labels.cpu_node.is_some()
+            && labels.mem_node.is_some()
             && (record.metric == "latency" || record.metric.ends_with("_bandwidth"))
     });
     let kinds = distinct(
         cells
             .iter()
-            .map(|record| (record.metric.clone(), text_param(record, "mode"))),
+            .map(|record| (record.metric.clone(), labels(record).mode)),
     );
     let mut tables = Vec::new();
     for (metric, mode) in kinds {
         let grid: Vec<&Record> = cells
             .iter()
             .copied()
-            .filter(|record| record.metric == metric && text_param(record, "mode") == mode)
+            .filter(|record| record.metric == metric && labels(record).mode == mode)
             .collect();
         let unit = grid[0].unit.as_str();
         let what = match &mode {
@@ -49,20 +54,22 @@ pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
 
 /// Whether a cell's record was inferred, not measured (`params.cell`).
 fn inferred(record: &&Record) -> bool {
-    text_param(record, "cell").as_deref() == Some("inferred")
+    labels(record).cell.as_deref() == Some("inferred")
 }
 
 /// The figure grid and the ratio-to-local grid of one metric. Rows are
 /// CPU nodes, or CPUs for a per-CPU matrix (`params.per_cpu`), whose local
 /// cell is their node's.
 fn node_grids(grid: &[&Record], what: &str) -> (TableModel, TableModel) {
-    let per_cpu = grid.iter().any(|record| flag_param(record, "per_cpu"));
-    let row_key = if per_cpu { "cpu" } else { "cpu_node" };
-    let mut rows = distinct(grid.iter().filter_map(|record| u64_param(record, row_key)));
-    let mut columns = distinct(
-        grid.iter()
-            .filter_map(|record| u64_param(record, "mem_node")),
-    );
+    let per_cpu = grid
+        .iter()
+        .any(|record| labels(record).per_cpu == Some(true));
+    let row_of = |labels: &MatrixCellParams| match per_cpu {
+        true => labels.cpu,
+        false => labels.cpu_node,
+    };
+    let mut rows = distinct(grid.iter().filter_map(|record| row_of(&labels(record))));
+    let mut columns = distinct(grid.iter().filter_map(|record| labels(record).mem_node));
     rows.sort_unstable();
     columns.sort_unstable();
     let mut header = vec!["cpu \\ mem".to_string()];
@@ -73,17 +80,19 @@ fn node_grids(grid: &[&Record], what: &str) -> (TableModel, TableModel) {
         format!("Node matrix: {what}, ratio to the row's local cell"),
         &header,
     );
-    let cell = |row: u64, mem: u64| {
+    let cell = |row: u32, mem: u32| {
         grid.iter().copied().find(|record| {
-            u64_param(record, row_key) == Some(row) && u64_param(record, "mem_node") == Some(mem)
+            let labels = labels(record);
+            row_of(&labels) == Some(row) && labels.mem_node == Some(mem)
         })
     };
     for row in &rows {
         let node = match per_cpu {
             true => grid
                 .iter()
-                .find(|record| u64_param(record, "cpu") == Some(*row))
-                .and_then(|record| u64_param(record, "cpu_node")),
+                .map(|record| labels(record))
+                .find(|labels| labels.cpu == Some(*row))
+                .and_then(|labels| labels.cpu_node),
             false => Some(*row),
         };
         let label = match (per_cpu, node) {

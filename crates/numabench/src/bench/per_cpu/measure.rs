@@ -17,8 +17,10 @@ use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
-use numabench_schema::params::{to_labelled_params, NodeMedianDeviation, NODE_MEDIAN_SUFFIX};
-use serde_json::{json, Map, Value};
+use numabench_schema::params::{
+    to_labelled_params, EachCpuFigureParams, EachCpuParams, NodeMedianDeviation, NODE_MEDIAN_SUFFIX,
+};
+use serde_json::{Map, Value};
 
 /// The order characterize's per-CPU sample is measured in: tree order.
 pub const PER_CPU_ORDER: CpuOrder = CpuOrder::Compact;
@@ -109,11 +111,14 @@ impl EachCpu {
             .iter()
             .enumerate()
             .map(|(index, &cpu)| {
-                let mut labels = self.labels.clone();
-                labels.insert("each_cpu".into(), json!(true));
-                labels.insert("cpu".into(), json!(cpu));
-                labels.insert("cpu_node".into(), json!(topology.node_of_cpu(cpu)));
-                labels.insert("mem_node".into(), json!(self.mem_node));
+                let each = EachCpuParams {
+                    sample_rule: None,
+                    each_cpu: Some(true),
+                    cpu: Some(cpu),
+                    cpu_node: topology.node_of_cpu(cpu),
+                    mem_node: self.mem_node,
+                };
+                let labels = to_labelled_params(&self.labels, &each);
                 OneCpu {
                     cpu,
                     mem_node: self.mem_node,
@@ -226,8 +231,13 @@ pub(in crate::bench) fn measure_one_cpu(
     let node = context.topology.node_of_cpu(cpu);
     let mut figures = Vec::new();
     for &size in &one.sizes {
-        let mut params = one.labels.clone();
-        params.insert("size_bytes".into(), json!(size));
+        let figure_params = |kernel: Option<&str>| {
+            let figure = EachCpuFigureParams {
+                size_bytes: Some(size),
+                kernel: kernel.map(str::to_string),
+            };
+            to_labelled_params(&one.labels, &figure)
+        };
         match &one.measure {
             PerCpuMeasure::Latency(order) => {
                 if interrupted() {
@@ -257,7 +267,7 @@ pub(in crate::bench) fn measure_one_cpu(
                         size,
                         kernel: "chase",
                         value,
-                        params,
+                        params: figure_params(None),
                     });
                 }
             }
@@ -274,15 +284,13 @@ pub(in crate::bench) fn measure_one_cpu(
                     )
                     .labelled(one.benchmark, one.labels.clone());
                     let result = run_bandwidth(context, &config, pipeline)?;
-                    let mut params = params.clone();
-                    params.insert("kernel".into(), json!(kernel.name));
                     figures.push(Figure {
                         cpu,
                         node,
                         size,
                         kernel: kernel.name,
                         value: result.gigabytes_per_second.max(),
-                        params,
+                        params: figure_params(Some(kernel.name)),
                     });
                 }
             }

@@ -8,7 +8,7 @@ use crate::report::plot::bars;
 use crate::report::sections::{records_table, section};
 use crate::report::Section;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::EachCpuParams;
 
 /// (CPU label, value) of the per-CPU records of one metric, in CPU order.
 pub fn per_cpu_bars(data: &Dataset, metric: &str) -> Vec<(String, f64)> {
@@ -16,11 +16,8 @@ pub fn per_cpu_bars(data: &Dataset, metric: &str) -> Vec<(String, f64)> {
         .of(benchmark::PER_CPU)
         .filter(|r| r.metric == metric)
         .filter_map(|r| {
-            Some((
-                r.num(key::CPU)?,
-                format!("CPU {}", r.text(key::CPU)?),
-                r.value,
-            ))
+            let cpu = r.params_or_default::<EachCpuParams>().cpu?;
+            Some((f64::from(cpu), format!("CPU {cpu}"), r.value))
         })
         .collect();
     rows.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -14,7 +14,7 @@ use crate::output::Pipeline;
 use crate::threads::CpuOrder;
 use crate::topology::cpu_nodes;
 use crate::topology::Machine;
-use serde_json::{json, Map};
+use numabench_schema::params::{to_params, ScalingLabels};
 
 /// One point of a scaling curve.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,21 +96,20 @@ pub fn run_scaling(
             if interrupted() {
                 return Ok(points);
             }
-            let mut labels = Map::new();
-            if stride > 1 {
-                labels.insert("thread_stride".into(), json!(stride));
-            }
-            labels.insert("cpu_node".into(), json!(cpu_node));
-            labels.insert("mem_node".into(), json!(memory_node));
-            labels.insert("locality".into(), json!(locality));
-            labels.insert("cpu_order".into(), json!(order.name()));
+            let labels = ScalingLabels {
+                thread_stride: (stride > 1).then_some(stride as u64),
+                cpu_node: Some(cpu_node),
+                mem_node: Some(memory_node),
+                locality: Some(locality.to_string()),
+                cpu_order: Some(order.name().to_string()),
+            };
             let config = BandwidthConfig::new(
                 kernel,
                 cpus[..threads].to_vec(),
                 size,
                 MemoryPlacement::bind(memory_node),
             )
-            .labelled("scaling", labels);
+            .labelled("scaling", to_params(&labels));
             let result = run_bandwidth(context, &config, pipeline)?;
             points.push(ScalingPoint {
                 cpu_node,

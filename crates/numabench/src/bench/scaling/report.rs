@@ -6,7 +6,7 @@ use crate::report::plot::{lines, Series};
 use crate::report::sections::{curves, curves_table, memory_of, section};
 use crate::report::Section;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::{key, ScalingParams};
 
 /// Bandwidth (GB/s) against threads, one curve per kernel and locality.
 pub fn scaling_curves(data: &Dataset) -> Vec<Series> {
@@ -18,7 +18,10 @@ pub fn scaling_curves(data: &Dataset) -> Vec<Series> {
             format!(
                 "{} {}, {}",
                 r.metric.trim_end_matches("_bandwidth"),
-                r.text(key::LOCALITY).unwrap_or_default(),
+                r.params_or_default::<ScalingParams>()
+                    .labels
+                    .locality
+                    .unwrap_or_default(),
                 memory_of(r)
             )
         },

@@ -1,31 +1,38 @@
 //! Scaling: threads against bandwidth, the bandwidth per thread and the
 //! parallel efficiency (over the one-thread figure times the threads).
 
-use crate::output::tables::cells::{
-    distinct, figure, percent, placement_note, text_param, u64_param,
-};
+use crate::output::tables::cells::{distinct, figure, percent, placement_note};
 use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
+use numabench_schema::params::ScalingParams;
+
+/// A scaling record's params (what it lacks reads as `None`).
+fn params_of(record: &Record) -> ScalingParams {
+    record.params_or_default()
+}
 
 /// Which series a record belongs to: CPU node, memory node, locality.
 fn series(record: &Record) -> String {
-    let node = |key| text_param(record, key).unwrap_or_else(|| "-".into());
-    match text_param(record, "locality") {
-        Some(locality) => format!(
-            "node {} <- mem {} ({locality})",
-            node("cpu_node"),
-            node("mem_node")
-        ),
-        None => format!("node {} <- mem {}", node("cpu_node"), node("mem_node")),
+    let labels = params_of(record).labels;
+    let node = |node: Option<u32>| node.map_or_else(|| "-".into(), |node| node.to_string());
+    let (cpu_node, mem_node) = (node(labels.cpu_node), node(labels.mem_node));
+    match labels.locality {
+        Some(locality) => format!("node {cpu_node} <- mem {mem_node} ({locality})"),
+        None => format!("node {cpu_node} <- mem {mem_node}"),
     }
+}
+
+/// The threads of a record, where it has them.
+fn threads(record: &Record) -> Option<u64> {
+    params_of(record).bandwidth.threads
 }
 
 /// The scaling table, then any other metric.
 pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
-    let (points, others): (Vec<&Record>, Vec<&Record>) = records.iter().partition(|record| {
-        record.metric.ends_with("_bandwidth") && u64_param(record, "threads").is_some()
-    });
+    let (points, others): (Vec<&Record>, Vec<&Record>) = records
+        .iter()
+        .partition(|record| record.metric.ends_with("_bandwidth") && threads(record).is_some());
     let mut table = TableModel::new(
         "Scaling: bandwidth as threads are added",
         &[
@@ -45,11 +52,11 @@ pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
             .collect();
         let one = line
             .iter()
-            .find(|record| u64_param(record, "threads") == Some(1))
+            .find(|record| threads(record) == Some(1))
             .map(|record| record.value);
         let peak = line.iter().map(|record| record.value).fold(0.0, f64::max);
         for (index, point) in line.iter().enumerate() {
-            let threads = u64_param(point, "threads").unwrap_or(1).max(1);
+            let threads = threads(point).unwrap_or(1).max(1);
             table.push(vec![
                 if index == 0 {
                     name.clone()
@@ -74,7 +81,12 @@ pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
     table.note(
         "efficiency: GB/s over (one thread's GB/s x threads); of peak: over the series' best",
     );
-    if let Some(kernel) = crate::output::tables::cells::shared_text(&points, "kernel") {
+    let kernels = distinct(
+        points
+            .iter()
+            .map(|record| params_of(record).bandwidth.kernel),
+    );
+    if let [Some(kernel)] = kernels.as_slice() {
         table.note(format!("kernel: {kernel}"));
     }
     table.notes.extend(placement_note(&points));

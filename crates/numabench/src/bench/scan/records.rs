@@ -12,8 +12,9 @@ use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::study::SIGNIFICANCE;
 use numabench_schema::benchmark;
+use numabench_schema::params::{to_params, ScanNodeParams, ScanNodeRangesParams, ScanRangeParams};
 use numabench_schema::Summary;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map};
 
 /// What a node's records share.
 pub struct NodeScan<'a> {
@@ -30,15 +31,15 @@ pub struct NodeScan<'a> {
 
 impl NodeScan<'_> {
     /// The params every record of the node carries.
-    fn params(&self) -> Map<String, Value> {
-        let mut params = Map::new();
-        params.insert("node".into(), json!(self.node.node));
-        params.insert("threads".into(), json!(self.node.cpus.len()));
-        params.insert("rounds".into(), json!(self.config.rounds));
-        params.insert("range_size_bytes".into(), json!(self.config.range_size));
-        params.insert("kernel".into(), json!("read"));
-        params.insert("simd".into(), json!(self.level.name()));
-        params
+    fn params(&self) -> ScanNodeParams {
+        ScanNodeParams {
+            node: Some(self.node.node),
+            threads: Some(self.node.cpus.len() as u64),
+            rounds: Some(self.config.rounds as u64),
+            range_size_bytes: Some(self.config.range_size),
+            kernel: Some("read".into()),
+            simd: Some(self.level.name().to_string()),
+        }
     }
 
     /// The placement asked (the node's CPUs, memory bound to it) and found.
@@ -66,21 +67,20 @@ pub fn range_record(
     judged: &RangeVerdict,
     node_median: f64,
 ) -> Record {
-    let mut params = scan.params();
-    params.insert("range".into(), json!(range_text(range)));
-    params.insert("range_start".into(), json!(range.start));
-    params.insert("range_end".into(), json!(range.end));
-    params.insert("bytes".into(), json!(range.bytes()));
-    params.insert("pages".into(), json!(range.pages));
-    params.insert(
-        "passes".into(),
-        json!(super::read::passes_for(range.bytes())),
-    );
-    params.insert("samples_gbs".into(), json!(sample.values()));
-    params.insert("node_median_gbs".into(), json!(node_median));
-    params.insert("deficit".into(), json!(judged.deficit));
-    params.insert("p_value".into(), json!(judged.p_value));
-    params.insert("slow".into(), json!(judged.slow));
+    let params = to_params(&ScanRangeParams {
+        node: scan.params(),
+        range: Some(range_text(range)),
+        range_start: Some(range.start),
+        range_end: Some(range.end),
+        bytes: Some(range.bytes()),
+        pages: Some(range.pages),
+        passes: Some(super::read::passes_for(range.bytes())),
+        samples_gbs: Some(sample.values().to_vec()),
+        node_median_gbs: Some(node_median),
+        deficit: Some(judged.deficit),
+        p_value: Some(judged.p_value),
+        slow: Some(judged.slow),
+    });
     Record::of_median(
         benchmark::SCAN,
         "range_bandwidth",
@@ -98,40 +98,28 @@ pub fn node_record(
     kept: &[(PhysicalRange, Sample)],
     verdict: &NodeVerdict,
 ) -> Record {
-    let mut params = scan.params();
     let measured: u64 = kept.iter().map(|(range, _)| range.bytes()).sum();
-    params.insert("ranges".into(), json!(kept.len()));
-    params.insert(
-        "ranges_below_minimum".into(),
-        json!(scan.ranges_below_minimum),
-    );
-    params.insert(
-        "bytes_below_minimum".into(),
-        json!(scan.bytes_below_minimum),
-    );
-    params.insert("min_range_bytes".into(), json!(scan.config.min_range_bytes));
-    params.insert("size_bytes".into(), json!(scan.placed.buffer.len()));
-    params.insert("bytes_measured".into(), json!(measured));
-    params.insert("node_bytes".into(), json!(scan.node.node_bytes));
-    params.insert(
-        "coverage".into(),
-        json!(measured as f64 / scan.node.node_bytes.max(1) as f64),
-    );
-    params.insert(
-        "pages_without_frame".into(),
-        json!(scan.pages_without_frame),
-    );
-    if let Some(huge) = scan.huge {
-        params.insert("huge_page_fraction".into(), json!(huge.fraction));
-    }
-    params.insert("slow_deficit".into(), json!(SLOW_DEFICIT));
-    params.insert("significance".into(), json!(SIGNIFICANCE));
     let slow: Vec<String> = verdict
         .slow()
         .into_iter()
         .map(|index| range_text(&kept[index].0))
         .collect();
-    params.insert("slow_ranges".into(), json!(slow));
+    let params = to_params(&ScanNodeRangesParams {
+        node: scan.params(),
+        ranges: Some(kept.len() as u64),
+        ranges_below_minimum: Some(scan.ranges_below_minimum as u64),
+        bytes_below_minimum: Some(scan.bytes_below_minimum),
+        min_range_bytes: Some(scan.config.min_range_bytes),
+        size_bytes: Some(scan.placed.buffer.len() as u64),
+        bytes_measured: Some(measured),
+        node_bytes: Some(scan.node.node_bytes),
+        coverage: Some(measured as f64 / scan.node.node_bytes.max(1) as f64),
+        pages_without_frame: Some(scan.pages_without_frame),
+        huge_page_fraction: scan.huge.map(|huge| huge.fraction),
+        slow_deficit: Some(SLOW_DEFICIT),
+        significance: Some(SIGNIFICANCE),
+        slow_ranges: Some(slow),
+    });
     let stats = Sample::new(verdict.ranges.iter().map(|judged| judged.median))
         .map_or(Summary::single(0.0), |medians| medians.summary());
     Record::of_median(

@@ -10,7 +10,7 @@ use crate::report::plot::{lines, Series};
 use crate::report::sections::section;
 use crate::report::Section;
 use numabench_schema::benchmark;
-use serde_json::Value;
+use numabench_schema::params::{ScanNodeRangesParams, ScanRangeParams};
 use std::collections::BTreeMap;
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -24,8 +24,9 @@ pub fn shows(r: &ReadRecord) -> bool {
     )
 }
 
-fn node_of(r: &ReadRecord) -> Option<u64> {
-    r.params.get("node").and_then(Value::as_u64)
+/// A range record's params (what it lacks reads as `None`).
+fn range_params(r: &ReadRecord) -> ScanRangeParams {
+    r.params_or_default()
 }
 
 /// Each node's range records, ordered by physical address.
@@ -35,12 +36,12 @@ fn ranges_per_node(data: &Dataset) -> BTreeMap<u64, Vec<&ReadRecord>> {
         .of(benchmark::SCAN)
         .filter(|r| r.metric == "range_bandwidth")
     {
-        if let Some(node) = node_of(r) {
+        if let Some(node) = range_params(r).node.node.map(u64::from) {
             nodes.entry(node).or_default().push(r);
         }
     }
     for ranges in nodes.values_mut() {
-        ranges.sort_by_key(|r| r.params.get("range_start").and_then(Value::as_u64));
+        ranges.sort_by_key(|r| range_params(r).range_start);
     }
     nodes
 }
@@ -49,11 +50,11 @@ fn ranges_per_node(data: &Dataset) -> BTreeMap<u64, Vec<&ReadRecord>> {
 /// (GiB), the slow ones again as a curve of their own, and the node's
 /// median as a flat line across.
 pub fn node_series(ranges: &[&ReadRecord]) -> Vec<Series> {
-    let at = |r: &ReadRecord| Some((r.num("range_start")? / GIB, r.value));
+    let at = |r: &ReadRecord| Some((range_params(r).range_start? as f64 / GIB, r.value));
     let points: Vec<(f64, f64)> = ranges.iter().filter_map(|r| at(r)).collect();
     let slow: Vec<(f64, f64)> = ranges
         .iter()
-        .filter(|r| r.params.get("slow").and_then(Value::as_bool) == Some(true))
+        .filter(|r| range_params(r).slow == Some(true))
         .filter_map(|r| at(r))
         .collect();
     let mut series = vec![Series {
@@ -61,7 +62,7 @@ pub fn node_series(ranges: &[&ReadRecord]) -> Vec<Series> {
         points: points.clone(),
     }];
     if let (Some(median), Some(first), Some(last)) = (
-        ranges.first().and_then(|r| r.num("node_median_gbs")),
+        ranges.first().and_then(|r| range_params(r).node_median_gbs),
         points.first(),
         points.last(),
     ) {
@@ -82,15 +83,16 @@ pub fn node_series(ranges: &[&ReadRecord]) -> Vec<Series> {
 fn ranges_table(ranges: &[&ReadRecord]) -> Table {
     let mut table = Table::new(&["range", "GB/s", "below median", "p (Holm)", "slow"]);
     for r in ranges {
-        let text = |key: &str| r.num(key).map(html::number).unwrap_or_default();
+        let params = range_params(r);
         table.push(vec![
-            r.text("range").unwrap_or_default(),
+            params.range.unwrap_or_default(),
             html::number(r.value),
-            r.num("deficit")
+            params
+                .deficit
                 .map(|deficit| format!("{:.1}%", deficit * 100.0))
                 .unwrap_or_default(),
-            text("p_value"),
-            match r.params.get("slow").and_then(Value::as_bool) {
+            params.p_value.map(html::number).unwrap_or_default(),
+            match params.slow {
                 Some(true) => "slow".into(),
                 _ => String::new(),
             },
@@ -114,23 +116,28 @@ fn nodes_table(data: &Dataset) -> Table {
         .of(benchmark::SCAN)
         .filter(|r| r.metric == "node_ranges")
     {
-        let slow = r
-            .params
-            .get("slow_ranges")
-            .and_then(Value::as_array)
-            .map(|slow| {
-                let names: Vec<&str> = slow.iter().filter_map(Value::as_str).collect();
-                match names.is_empty() {
-                    true => "none".to_string(),
-                    false => names.join(", "),
-                }
+        let params: ScanNodeRangesParams = r.params_or_default();
+        let slow = params
+            .slow_ranges
+            .map(|names| match names.is_empty() {
+                true => "none".to_string(),
+                false => names.join(", "),
             })
             .unwrap_or_default();
+        let number = |value: Option<u64>| value.map(|value| html::number(value as f64));
         table.push(vec![
-            node_of(r).map(|node| node.to_string()).unwrap_or_default(),
-            r.num("ranges").map(html::number).unwrap_or_default(),
-            r.num("bytes_measured").map(html::bytes).unwrap_or_default(),
-            r.num("coverage")
+            params
+                .node
+                .node
+                .map(|node| node.to_string())
+                .unwrap_or_default(),
+            number(params.ranges).unwrap_or_default(),
+            params
+                .bytes_measured
+                .map(|bytes| html::bytes(bytes as f64))
+                .unwrap_or_default(),
+            params
+                .coverage
                 .map(|share| format!("{:.0}%", share * 100.0))
                 .unwrap_or_default(),
             html::number(r.stats.median),

@@ -11,7 +11,10 @@ use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::study::Comparison;
 use numabench_schema::benchmark;
-use serde_json::{json, Map, Value};
+use numabench_schema::params::{
+    to_params, AutoWeights, TierSocketParams, TiersAdviceParams, TiersComparison,
+    TiersWeightsCheckParams,
+};
 use std::collections::BTreeMap;
 
 /// One configuration: socket, mix, threads and weighting.
@@ -72,7 +75,7 @@ impl Points {
 
 /// How `best` compares with `base`: gain of the medians, the rank test's
 /// p-value, and whether `best` won every round both were measured in.
-fn compare(points: &Points, best: &Key, base: &Key) -> Option<Map<String, Value>> {
+fn compare(points: &Points, best: &Key, base: &Key) -> Option<TiersComparison> {
     let (best_sample, base_sample) = (points.pooled(best)?, points.pooled(base)?);
     let base_median = base_sample.summary().median;
     let compared = Comparison::between(&best_sample, &base_sample);
@@ -81,12 +84,12 @@ fn compare(points: &Points, best: &Key, base: &Key) -> Option<Map<String, Value>
     let every_round = base_rounds
         .iter()
         .all(|(round, base)| best_rounds.get(round).is_some_and(|best| best > base));
-    let mut out = Map::new();
-    out.insert("gbs".into(), json!(base_median));
-    out.insert("gain".into(), json!(compared.ratio - 1.0));
-    out.insert("p".into(), json!(compared.p_value));
-    out.insert("every_round".into(), json!(every_round));
-    Some(out)
+    Some(TiersComparison {
+        gbs: Some(base_median),
+        gain: Some(compared.ratio - 1.0),
+        p: Some(compared.p_value),
+        every_round: Some(every_round),
+    })
 }
 
 /// The weights measured bandwidth suggests for `socket`: each node's
@@ -186,39 +189,27 @@ pub fn advice_records(points: &Points, config: &TiersConfig) -> Vec<Record> {
                 let Some(sample) = points.pooled(&best_key) else {
                     continue;
                 };
-                let mut params = Map::new();
-                params.insert("socket".into(), json!(socket.node));
-                params.insert("dram_nodes".into(), json!(socket.dram));
-                params.insert("tier_nodes".into(), json!(socket.tier));
-                params.insert("tier_source".into(), json!(socket.tier_source));
-                params.insert("kernel".into(), json!(kernel.name));
-                params.insert("threads".into(), json!(threads));
-                params.insert("size_bytes".into(), json!(config.size));
-                params.insert("rounds".into(), json!(config.rounds));
-                params.insert("best_weights".into(), json!(best_weights.label()));
-                params.insert(
-                    "best_policy".into(),
-                    json!(best_weights.policy(socket).label()),
-                );
-                for (name, base) in [
-                    ("dram_only", "1:0".to_string()),
-                    ("interleave", "1:1".to_string()),
-                    ("kernel_weights", "kernel".to_string()),
-                ] {
-                    if let Some(compared) = compare(points, &best_key, &key(base)) {
-                        params.insert(format!("vs_{name}"), Value::Object(compared));
-                    }
-                }
-                if let Some(held) = &held {
-                    params.insert("kernel_weights".into(), json!(pairs_json(&nodes, held)));
-                }
-                insert_auto(&mut params, config, socket);
-                if Some(threads) == all_threads && kernel.name == "read" {
-                    if let Some(suggested) = &suggested {
-                        params.insert("measured_weights".into(), json!(pairs_map(suggested)));
-                        params.insert("apply".into(), json!(apply_lines(suggested)));
-                    }
-                }
+                let base = |weights: &str| compare(points, &best_key, &key(weights.into()));
+                let measured = (Some(threads) == all_threads && kernel.name == "read")
+                    .then_some(suggested.as_ref())
+                    .flatten();
+                let params = to_params(&TiersAdviceParams {
+                    socket: socket_params(socket),
+                    tier_source: Some(socket.tier_source.to_string()),
+                    kernel: Some(kernel.name.to_string()),
+                    threads: Some(threads as u64),
+                    size_bytes: Some(config.size),
+                    rounds: Some(config.rounds as u64),
+                    best_weights: Some(best_weights.label()),
+                    best_policy: Some(best_weights.policy(socket).label()),
+                    vs_dram_only: base("1:0"),
+                    vs_interleave: base("1:1"),
+                    vs_kernel_weights: base("kernel"),
+                    kernel_weights: held.as_ref().map(|held| pairs_json(&nodes, held)),
+                    auto: auto_weights(config, socket),
+                    measured_weights: measured.map(|suggested| pairs_map(suggested)),
+                    apply: measured.map(|suggested| apply_lines(suggested)),
+                });
                 debug_assert_eq!(sample.summary().median, best);
                 records.push(Record::of_median(
                     benchmark::TIERS,
@@ -244,23 +235,18 @@ pub fn advice_records(points: &Points, config: &TiersConfig) -> Vec<Record> {
         let Some(sample) = points.pooled(&measured_key) else {
             continue;
         };
-        let mut params = Map::new();
-        params.insert("socket".into(), json!(socket.node));
-        params.insert("kernel".into(), json!("read"));
-        params.insert("threads".into(), json!(threads));
-        params.insert("measured_weights".into(), json!(pairs_map(suggested)));
-        if let Some(held) = &held {
-            params.insert("kernel_weights".into(), json!(pairs_json(&nodes, held)));
-        }
-        if let Some(compared) = compare(points, &measured_key, &check(&Weights::Kernel)) {
-            params.insert("vs_kernel_weights".into(), Value::Object(compared));
-        }
-        insert_auto(&mut params, config, socket);
-        if let Some(auto) = config.auto_weights_of(socket) {
-            if let Some(compared) = compare(points, &measured_key, &check(&Weights::Auto(auto))) {
-                params.insert("vs_auto_weights".into(), Value::Object(compared));
-            }
-        }
+        let params = to_params(&TiersWeightsCheckParams {
+            socket: Some(socket.node),
+            kernel: Some("read".into()),
+            threads: Some(threads as u64),
+            measured_weights: Some(pairs_map(suggested)),
+            kernel_weights: held.as_ref().map(|held| pairs_json(&nodes, held)),
+            vs_kernel_weights: compare(points, &measured_key, &check(&Weights::Kernel)),
+            auto: auto_weights(config, socket),
+            vs_auto_weights: config
+                .auto_weights_of(socket)
+                .and_then(|auto| compare(points, &measured_key, &check(&Weights::Auto(auto)))),
+        });
         records.push(Record::of_median(
             benchmark::TIERS,
             "weights_check",
@@ -273,13 +259,24 @@ pub fn advice_records(points: &Points, config: &TiersConfig) -> Vec<Record> {
     records
 }
 
+/// A socket's nodes, as its records name them.
+pub(super) fn socket_params(socket: &TierSocket) -> TierSocketParams {
+    TierSocketParams {
+        socket: Some(socket.node),
+        dram_nodes: Some(socket.dram.clone()),
+        tier_nodes: Some(socket.tier.clone()),
+    }
+}
+
 /// `auto_weights` (`{"node": weight}` over the socket's nodes, as the
-/// kernel's `auto` mode writes them) and `auto_source`.
-fn insert_auto(params: &mut Map<String, Value>, config: &TiersConfig, socket: &TierSocket) {
-    if let (Some(auto), Some((_, source))) = (config.auto_weights_of(socket), &config.auto_weights)
-    {
-        params.insert("auto_weights".into(), json!(pairs_map(&auto)));
-        params.insert("auto_source".into(), json!(source));
+/// kernel's `auto` mode writes them) and `auto_source`, where known.
+fn auto_weights(config: &TiersConfig, socket: &TierSocket) -> AutoWeights {
+    match (config.auto_weights_of(socket), &config.auto_weights) {
+        (Some(auto), Some((_, source))) => AutoWeights {
+            auto_weights: Some(pairs_map(&auto)),
+            auto_source: Some(source.to_string()),
+        },
+        _ => AutoWeights::default(),
     }
 }
 
@@ -303,6 +300,7 @@ mod tests {
     use super::super::config::{ThreadCount, DEFAULT_RATIOS};
     use super::*;
     use crate::kernels::kernel_by_name;
+    use serde_json::json;
 
     fn config() -> TiersConfig {
         TiersConfig {
@@ -378,5 +376,39 @@ mod tests {
         assert!(apply
             .iter()
             .any(|line| line.contains("--policy weighted:0=5,2=2")));
+        // The keys in the order every version wrote them (the kernel's
+        // weights are this host's, where it has them).
+        let keys: Vec<&str> = advice
+            .params
+            .keys()
+            .map(String::as_str)
+            .filter(|key| *key != "kernel_weights")
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "socket",
+                "dram_nodes",
+                "tier_nodes",
+                "tier_source",
+                "kernel",
+                "threads",
+                "size_bytes",
+                "rounds",
+                "best_weights",
+                "best_policy",
+                "vs_dram_only",
+                "vs_interleave",
+                "measured_weights",
+                "apply"
+            ]
+        );
+        let compared: Vec<&str> = dram
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(compared, ["gbs", "gain", "p", "every_round"]);
     }
 }

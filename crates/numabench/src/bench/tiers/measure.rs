@@ -4,7 +4,7 @@
 //! bandwidth suggests against the kernel's own, also in interleaved
 //! rounds.
 
-use super::advise::{advice_records, measured_weights, Key, Points};
+use super::advise::{advice_records, measured_weights, socket_params, Key, Points};
 use super::config::{placement, TierSocket, TiersConfig, Weights};
 use crate::bench::bandwidth::{run_bandwidth, BandwidthConfig};
 use crate::bench::context::Context;
@@ -14,7 +14,7 @@ use crate::kernels::KernelSpec;
 use crate::output::Pipeline;
 use crate::study::Schedule;
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::{to_params, TiersLabels};
 
 /// One configuration of a phase: socket, threads, mix and weighting.
 type Configuration<'a> = (&'a TierSocket, usize, &'static KernelSpec, Weights);
@@ -119,20 +119,19 @@ fn measure(
     (round, phase): (usize, &str),
     pipeline: &mut Pipeline,
 ) -> Result<Vec<f64>, BenchError> {
-    let mut labels = Map::new();
-    labels.insert("socket".into(), json!(socket.node));
-    labels.insert("dram_nodes".into(), json!(socket.dram));
-    labels.insert("tier_nodes".into(), json!(socket.tier));
-    labels.insert("weights".into(), json!(weights.label()));
-    labels.insert("round".into(), json!(round));
-    labels.insert("phase".into(), json!(phase));
+    let labels = TiersLabels {
+        socket: socket_params(socket),
+        weights: Some(weights.label()),
+        round: Some(round as u64),
+        phase: Some(phase.to_string()),
+    };
     let bandwidth = BandwidthConfig::new(
         kernel,
         socket.cpus[..threads].to_vec(),
         config.size,
         placement(weights, socket),
     )
-    .labelled(benchmark::TIERS, labels);
+    .labelled(benchmark::TIERS, to_params(&labels));
     let result = run_bandwidth(context, &bandwidth, pipeline)?;
     Ok(result.gigabytes_per_second.values().to_vec())
 }

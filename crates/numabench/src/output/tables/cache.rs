@@ -4,6 +4,7 @@
 
 use super::TableModel;
 use crate::output::Record;
+use numabench_schema::params::CacheStateParams;
 use std::collections::BTreeMap;
 
 /// One table per state: a row per level, a column per measuring CPU (its
@@ -18,45 +19,39 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
     // Shared state: column -> the sharer's CPU and why it was chosen.
     let mut sharers: BTreeMap<String, String> = BTreeMap::new();
     for record in records.iter().filter(|r| r.benchmark == "cache") {
-        let text = |key: &str| {
-            record
-                .params
-                .get(key)
-                .map(|value| value.as_str().map_or(value.to_string(), str::to_string))
-                .unwrap_or_default()
-        };
-        let mut column = format!("{} (CPU {})", text("relation"), text("measurer_cpu"));
-        if let Some(distance) = record.params.get("distance").and_then(|d| d.as_u64()) {
-            if text("relation").ends_with("package") {
-                column = format!(
-                    "{} d={distance} (CPU {})",
-                    text("relation"),
-                    text("measurer_cpu")
-                );
+        let params: CacheStateParams = record.params_or_default();
+        let cpu_text = |cpu: Option<u32>| cpu.map_or_else(String::new, |cpu| cpu.to_string());
+        let relation = params.relation.clone().unwrap_or_default();
+        let measurer = cpu_text(params.measurer_cpu);
+        let mut column = format!("{relation} (CPU {measurer})");
+        if let Some(distance) = params.distance {
+            if relation.ends_with("package") {
+                column = format!("{relation} d={distance} (CPU {measurer})");
             }
         }
         if !columns.contains(&column) {
             columns.push(column.clone());
         }
-        if text("state") == "shared" {
+        let state = params.state.clone().unwrap_or_default();
+        if state == "shared" {
             sharers.entry(column.clone()).or_insert_with(|| {
-                format!("CPU {}: {}", text("sharer_cpu"), text("sharer_reason"))
+                format!(
+                    "CPU {}: {}",
+                    cpu_text(params.sharer_cpu),
+                    params.sharer_reason.clone().unwrap_or_default()
+                )
             });
         }
-        let state = match text("state").as_str() {
+        let state = match state.as_str() {
             "flushed" => "flushed from every cache: local / remote DRAM".to_string(),
             other => other.to_string(),
         };
-        let name = text("level");
+        let name = params.level.clone().unwrap_or_default();
         let rank = match name.as_str() {
             "DRAM" => u8::MAX,
             other => other.trim_start_matches('L').parse().unwrap_or(u8::MAX - 1),
         };
-        let bytes = record
-            .params
-            .get("size_bytes")
-            .and_then(|v| v.as_u64())
-            .unwrap_or(0);
+        let bytes = params.size_bytes.unwrap_or(0);
         let level = (
             rank,
             format!("{name} ({})", crate::units::format_bytes(bytes)),

@@ -9,11 +9,6 @@ pub fn u64_param(record: &Record, key: &str) -> Option<u64> {
     record.params.get(key).and_then(Value::as_u64)
 }
 
-/// A param as a float.
-pub fn f64_param(record: &Record, key: &str) -> Option<f64> {
-    record.params.get(key).and_then(Value::as_f64)
-}
-
 /// A param as text: strings without their quotes, anything else as JSON.
 pub fn text_param(record: &Record, key: &str) -> Option<String> {
     record.params.get(key).map(value_text)
@@ -80,15 +75,6 @@ pub fn distinct<T: PartialEq + Clone>(values: impl IntoIterator<Item = T>) -> Ve
         }
     }
     seen
-}
-
-/// The one value of a text param every record shares, if they share one.
-pub fn shared_text(records: &[&Record], key: &str) -> Option<String> {
-    let values = distinct(records.iter().map(|record| text_param(record, key)));
-    match values.as_slice() {
-        [Some(value)] => Some(value.clone()),
-        _ => None,
-    }
 }
 
 /// The footnote under a node matrix with `inferred` of its `cells` cells

@@ -4,11 +4,17 @@
 //! traffic), then the finding naming the worst pair. Without a matrix
 //! (Ctrl-C before every cell was measured both ways), the measurements.
 
-use super::cells::{f64_param, placement_note, text_param, u64_param};
+use super::cells::placement_note;
 use super::{generic, TableModel};
 use crate::output::Record;
 use crate::study::SIGNIFICANCE;
 use crate::units::format_value;
+use numabench_schema::params::InterferenceCellParams;
+
+/// A matrix cell's params (what it lacks reads as `None`).
+fn cell_params(record: &Record) -> InterferenceCellParams {
+    record.params_or_default()
+}
 
 pub fn tables(records: &[&Record]) -> Vec<TableModel> {
     let latency: Vec<&Record> = of(records, "latency_ratio");
@@ -29,42 +35,58 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
             "traffic GB/s",
         ],
     );
-    for cell in &latency {
-        let same = |other: &&&Record| {
-            u64_param(other, "victim_node") == u64_param(cell, "victim_node")
-                && u64_param(other, "aggressor_node") == u64_param(cell, "aggressor_node")
-                && text_param(other, "load") == text_param(cell, "load")
+    for record in &latency {
+        let cell = cell_params(record);
+        let pair = |other: &InterferenceCellParams| {
+            (other.victim_node, other.aggressor_node, other.load.clone())
         };
-        let read = bandwidth.iter().find(same);
-        let figures = |record: &Record, alone: &str, loaded: &str, change: f64| {
-            let span = match (f64_param(record, alone), f64_param(record, loaded)) {
+        let read = bandwidth
+            .iter()
+            .find(|other| pair(&cell_params(other)) == pair(&cell));
+        let figures = |params: &InterferenceCellParams,
+                       alone: Option<f64>,
+                       loaded: Option<f64>,
+                       change: f64| {
+            let span = match (alone, loaded) {
                 (Some(alone), Some(loaded)) => {
                     format!("{} -> {}", format_value(alone), format_value(loaded))
                 }
                 _ => "-".into(),
             };
-            let mark = match f64_param(record, "p_value") {
+            let mark = match params.p_value {
                 Some(p) if p < SIGNIFICANCE => " *",
                 _ => "",
             };
             (span, format!("{change:+.0}%{mark}"))
         };
-        let (latency_span, latency_change) =
-            figures(cell, "alone_ns", "loaded_ns", (cell.value - 1.0) * 100.0);
+        let (latency_span, latency_change) = figures(
+            &cell,
+            cell.alone_ns,
+            cell.loaded_ns,
+            (record.value - 1.0) * 100.0,
+        );
         let (read_span, read_change) = match read {
-            Some(read) => figures(read, "alone_gbs", "loaded_gbs", (read.value - 1.0) * 100.0),
+            Some(read) => {
+                let params = cell_params(read);
+                figures(
+                    &params,
+                    params.alone_gbs,
+                    params.loaded_gbs,
+                    (read.value - 1.0) * 100.0,
+                )
+            }
             None => ("-".into(), "-".into()),
         };
-        let node = |key: &str| u64_param(cell, key).map_or("-".into(), |node| node.to_string());
+        let node = |node: Option<u32>| node.map_or("-".into(), |node| node.to_string());
         table.push(vec![
-            node("victim_node"),
-            node("aggressor_node"),
-            text_param(cell, "load").unwrap_or_default(),
+            node(cell.victim_node),
+            node(cell.aggressor_node),
+            cell.load.clone().unwrap_or_default(),
             latency_span,
             latency_change,
             read_span,
             read_change,
-            f64_param(cell, "traffic_gbs").map_or("-".into(), format_value),
+            cell.traffic_gbs.map_or("-".into(), format_value),
         ]);
     }
     table

@@ -1,10 +1,15 @@
 //! One thread on each CPU in turn (`--each-cpu`, `per-cpu`): CPUs sorted
 //! by how far they are from their node's median, outliers marked.
 
-use super::cells::{distinct, figure, percent, placement_note, u64_param};
+use super::cells::{distinct, figure, percent, placement_note};
 use super::{generic, CacheLadder, TableModel};
 use crate::output::Record;
-use numabench_schema::params::{NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
+use numabench_schema::params::{EachCpuParams, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
+
+/// A CPU's record's labels (what it lacks reads as `None`).
+fn labels(record: &Record) -> EachCpuParams {
+    record.params_or_default()
+}
 
 /// A CPU further than this from its node's median (either way) is marked.
 pub const OUTLIER: f64 = 0.10;
@@ -61,7 +66,7 @@ fn cpu_table(records: &[&Record], figures: &[&Record], measures: &[String]) -> T
         figures
             .iter()
             .filter(|record| measures.contains(&record.metric))
-            .filter_map(|record| u64_param(record, "cpu")),
+            .filter_map(|record| labels(record).cpu),
     );
     let mut header = vec!["cpu".to_string(), "node".to_string()];
     for measure in measures {
@@ -84,12 +89,12 @@ fn cpu_table(records: &[&Record], figures: &[&Record], measures: &[String]) -> T
             records
                 .iter()
                 .copied()
-                .find(|record| record.metric == metric && u64_param(record, "cpu") == Some(cpu))
+                .find(|record| record.metric == metric && labels(record).cpu == Some(cpu))
         };
         let node = figures
             .iter()
-            .find(|record| u64_param(record, "cpu") == Some(cpu))
-            .and_then(|record| u64_param(record, "cpu_node"))
+            .find(|record| labels(record).cpu == Some(cpu))
+            .and_then(|record| labels(record).cpu_node)
             .map_or("-".to_string(), |node| node.to_string());
         let mut row = vec![cpu.to_string(), node];
         let mut furthest: f64 = 0.0;

@@ -2,11 +2,21 @@
 //! they cover, the median, slowest and fastest range), the slow ranges
 //! named under it; then, for nodes of a few ranges, every range.
 
-use super::cells::{bytes, distinct, f64_param, figure, placement_note, text_param, u64_param};
+use super::cells::{bytes, distinct, figure, placement_note};
 use super::TableModel;
 use crate::output::Record;
 use crate::units::format_value;
-use serde_json::Value;
+use numabench_schema::params::{ScanNodeRangesParams, ScanRangeParams};
+
+/// A `node_ranges` record's params (what it lacks reads as `None`).
+fn node_params(record: &Record) -> ScanNodeRangesParams {
+    record.params_or_default()
+}
+
+/// A `range_bandwidth` record's params (what it lacks reads as `None`).
+fn range_params(record: &Record) -> ScanRangeParams {
+    record.params_or_default()
+}
 
 /// Ranges a node may have for its per-range table to be printed.
 const MOST_RANGES_LISTED: usize = 48;
@@ -22,11 +32,11 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
     if let Some(first) = nodes.first() {
         tables.push(nodes_table(first, &nodes));
     }
-    for node in distinct(nodes.iter().filter_map(|r| u64_param(r, "node"))) {
+    for node in distinct(nodes.iter().filter_map(|r| node_params(r).node.node)) {
         let ranges: Vec<&Record> = records
             .iter()
             .copied()
-            .filter(|r| r.metric == "range_bandwidth" && u64_param(r, "node") == Some(node))
+            .filter(|r| r.metric == "range_bandwidth" && range_params(r).node.node == Some(node))
             .collect();
         if !ranges.is_empty() && ranges.len() <= MOST_RANGES_LISTED {
             tables.push(ranges_table(node, &ranges));
@@ -36,8 +46,9 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
 }
 
 fn nodes_table(first: &Record, nodes: &[&Record]) -> TableModel {
-    let range_size = u64_param(first, "range_size_bytes").unwrap_or(0);
-    let rounds = u64_param(first, "rounds").unwrap_or(0);
+    let first = node_params(first);
+    let range_size = first.node.range_size_bytes.unwrap_or(0);
+    let rounds = first.node.rounds.unwrap_or(0);
     let mut table = TableModel::new(
         format!(
             "Read bandwidth of each physical {} range (GB/s, median of {rounds} round(s))",
@@ -48,50 +59,43 @@ fn nodes_table(first: &Record, nodes: &[&Record]) -> TableModel {
         ],
     );
     for record in nodes {
-        let ranges = u64_param(record, "ranges").unwrap_or(0);
-        let below = u64_param(record, "ranges_below_minimum").unwrap_or(0);
+        let params = node_params(record);
+        let ranges = params.ranges.unwrap_or(0);
+        let below = params.ranges_below_minimum.unwrap_or(0);
         let spread = |stat: f64| match ranges {
             0 => "-".to_string(),
             _ => format_value(stat),
         };
-        let slow = record
-            .params
-            .get("slow_ranges")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
+        let slow_ranges = params.slow_ranges.unwrap_or_default();
+        let count = |n: Option<u64>| n.map_or("-".into(), |n| n.to_string());
         table.push(vec![
-            u64_param(record, "node").map_or("-".into(), |n| n.to_string()),
-            u64_param(record, "threads").map_or("-".into(), |n| n.to_string()),
+            count(params.node.node.map(u64::from)),
+            count(params.node.threads),
             match below {
                 0 => ranges.to_string(),
                 _ => format!("{ranges} (+{below} small)"),
             },
-            bytes(u64_param(record, "bytes_measured").unwrap_or(0)),
-            f64_param(record, "coverage").map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
+            bytes(params.bytes_measured.unwrap_or(0)),
+            params
+                .coverage
+                .map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
             match ranges {
                 0 => "-".into(),
                 _ => figure(record),
             },
             spread(record.stats.min),
             spread(record.stats.max),
-            slow.to_string(),
+            slow_ranges.len().to_string(),
         ]);
-        for range in record
-            .params
-            .get("slow_ranges")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
+        for range in &slow_ranges {
             table.note(format!(
                 "node {}: slow range {range}",
-                u64_param(record, "node").unwrap_or(0)
+                params.node.node.unwrap_or(0)
             ));
         }
     }
-    let deficit = f64_param(first, "slow_deficit").unwrap_or(0.1);
-    let min_range = u64_param(first, "min_range_bytes").unwrap_or(0);
+    let deficit = first.slow_deficit.unwrap_or(0.1);
+    let min_range = first.min_range_bytes.unwrap_or(0);
     table.note(format!(
         "a range is measured when {} or more of it is in the buffer (+N small: ranges with less)",
         bytes(min_range)
@@ -99,7 +103,7 @@ fn nodes_table(first: &Record, nodes: &[&Record]) -> TableModel {
     table.note(format!(
         "slow: median more than {:.0}% below the node's median of ranges, Mann-Whitney p < {} (Holm)",
         deficit * 100.0,
-        f64_param(first, "significance").unwrap_or(0.05)
+        first.significance.unwrap_or(0.05)
     ));
     if let Some(note) = placement_note(nodes) {
         table.note(note);
@@ -107,7 +111,7 @@ fn nodes_table(first: &Record, nodes: &[&Record]) -> TableModel {
     table
 }
 
-fn ranges_table(node: u64, ranges: &[&Record]) -> TableModel {
+fn ranges_table(node: u32, ranges: &[&Record]) -> TableModel {
     let mut table = TableModel::new(
         format!("Node {node}: every range measured"),
         &[
@@ -122,19 +126,20 @@ fn ranges_table(node: u64, ranges: &[&Record]) -> TableModel {
         ],
     );
     for record in ranges {
-        let deficit = f64_param(record, "deficit").unwrap_or(0.0);
+        let params = range_params(record);
+        let deficit = params.deficit.unwrap_or(0.0);
         table.push(vec![
-            text_param(record, "range").unwrap_or_default(),
-            bytes(u64_param(record, "bytes").unwrap_or(0)),
+            params.range.unwrap_or_default(),
+            bytes(params.bytes.unwrap_or(0)),
             figure(record),
             format_value(record.stats.min),
             format_value(record.stats.max),
             format!("{:+.1}%", -deficit * 100.0),
-            f64_param(record, "p_value").map_or("-".into(), |p| match p < 0.001 {
+            params.p_value.map_or("-".into(), |p| match p < 0.001 {
                 true => "<0.001".into(),
                 false => format!("{p:.3}"),
             }),
-            match record.params.get("slow").and_then(Value::as_bool) {
+            match params.slow {
                 Some(true) => "SLOW".into(),
                 _ => String::new(),
             },
@@ -149,7 +154,7 @@ mod tests {
     use super::*;
     use crate::output::{Placement, Unit};
     use numabench_schema::Summary;
-    use serde_json::{json, Map};
+    use serde_json::{json, Map, Value};
 
     fn record(metric: &str, value: f64, params: Value) -> Record {
         let params: Map<String, Value> = params.as_object().unwrap().clone();

@@ -3,25 +3,44 @@
 //! (the fastest ratio per mix and thread count with its gains), then the
 //! measured weights and the lines that apply them.
 
-use super::cells::{distinct, text_param, u64_param};
+use super::cells::distinct;
 use super::TableModel;
 use crate::output::Record;
 use crate::units::format_value;
-use serde_json::Value;
+use numabench_schema::params::{
+    NodeWeights, TiersAdviceParams, TiersComparison, TiersParams, TiersWeightsCheckParams,
+    TIERS_ADVICE_SUFFIX, TIERS_WEIGHTS_CHECK_SUFFIX,
+};
+
+/// The socket a record of any kind is about.
+fn socket_of(record: &Record) -> Option<u32> {
+    match record.metric.as_str() {
+        TIERS_ADVICE_SUFFIX => {
+            record
+                .params_or_default::<TiersAdviceParams>()
+                .socket
+                .socket
+        }
+        TIERS_WEIGHTS_CHECK_SUFFIX => record.params_or_default::<TiersWeightsCheckParams>().socket,
+        _ => {
+            record
+                .params_or_default::<TiersParams>()
+                .labels
+                .socket
+                .socket
+        }
+    }
+}
 
 /// One table of the sweep and one of the advice per socket.
 pub fn tables(records: &[&Record]) -> Vec<TableModel> {
-    let sockets = distinct(
-        records
-            .iter()
-            .filter_map(|record| u64_param(record, "socket")),
-    );
+    let sockets = distinct(records.iter().filter_map(|record| socket_of(record)));
     let mut tables = Vec::new();
     for socket in sockets {
         let of_socket: Vec<&Record> = records
             .iter()
             .copied()
-            .filter(|record| u64_param(record, "socket") == Some(socket))
+            .filter(|record| socket_of(record) == Some(socket))
             .collect();
         if let Some(sweep) = sweep(socket, &of_socket) {
             tables.push(sweep);
@@ -44,37 +63,38 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 }
 
 /// Weightings down, mixes across, with the most threads measured.
-fn sweep(socket: u64, records: &[&Record]) -> Option<TableModel> {
-    let measured: Vec<&Record> = records
+fn sweep(socket: u32, records: &[&Record]) -> Option<TableModel> {
+    let measured: Vec<(&Record, TiersParams)> = records
         .iter()
-        .copied()
-        .filter(|record| text_param(record, "phase").as_deref() == Some("sweep"))
+        .map(|record| (*record, record.params_or_default::<TiersParams>()))
+        .filter(|(_, params)| params.labels.phase.as_deref() == Some("sweep"))
         .collect();
     let threads = measured
         .iter()
-        .filter_map(|r| u64_param(r, "threads"))
+        .filter_map(|(_, params)| params.bandwidth.threads)
         .max()?;
-    let at_most: Vec<&Record> = measured
+    let at_most: Vec<&(&Record, TiersParams)> = measured
         .iter()
-        .copied()
-        .filter(|record| u64_param(record, "threads") == Some(threads))
+        .filter(|(_, params)| params.bandwidth.threads == Some(threads))
         .collect();
-    let mixes = distinct(at_most.iter().filter_map(|r| text_param(r, "kernel")));
-    let weightings = distinct(at_most.iter().filter_map(|r| text_param(r, "weights")));
-    let first = at_most.first()?;
-    let nodes = |key: &str| {
-        first
-            .params
-            .get(key)
-            .and_then(Value::as_array)
-            .map(|nodes| {
-                nodes
-                    .iter()
-                    .map(|n| n.to_string())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .unwrap_or_default()
+    let mixes = distinct(
+        at_most
+            .iter()
+            .filter_map(|(_, params)| params.bandwidth.kernel.clone()),
+    );
+    let weightings = distinct(
+        at_most
+            .iter()
+            .filter_map(|(_, params)| params.labels.weights.clone()),
+    );
+    let first = &at_most.first()?.1.labels.socket;
+    let nodes = |nodes: &Option<Vec<u32>>| {
+        nodes
+            .iter()
+            .flatten()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
     };
     let mut header = vec!["DRAM:tier".to_string()];
     header.extend(mixes.iter().cloned());
@@ -82,8 +102,8 @@ fn sweep(socket: u64, records: &[&Record]) -> Option<TableModel> {
     let mut table = TableModel::new(
         format!(
             "Socket {socket}: GB/s with {threads} thread(s), DRAM node {} and tier node(s) {} (median over rounds)",
-            nodes("dram_nodes"),
-            nodes("tier_nodes")
+            nodes(&first.dram_nodes),
+            nodes(&first.tier_nodes)
         ),
         &header,
     );
@@ -92,9 +112,9 @@ fn sweep(socket: u64, records: &[&Record]) -> Option<TableModel> {
         for mix in &mixes {
             let values: Vec<f64> = at_most
                 .iter()
-                .filter(|r| text_param(r, "weights").as_ref() == Some(weights))
-                .filter(|r| text_param(r, "kernel").as_ref() == Some(mix))
-                .map(|r| r.value)
+                .filter(|(_, params)| params.labels.weights.as_ref() == Some(weights))
+                .filter(|(_, params)| params.bandwidth.kernel.as_ref() == Some(mix))
+                .map(|(record, _)| record.value)
                 .collect();
             row.push(median(values).map_or("-".into(), format_value));
         }
@@ -108,14 +128,12 @@ fn sweep(socket: u64, records: &[&Record]) -> Option<TableModel> {
 }
 
 /// `+24% p=0.001` (`*` where it won every round).
-fn gain(record: &Record, key: &str) -> String {
-    let Some(compared) = record.params.get(key) else {
+fn gain(compared: &Option<TiersComparison>) -> String {
+    let Some(compared) = compared else {
         return "-".into();
     };
-    let gain = compared.get("gain").and_then(Value::as_f64);
-    let p = compared.get("p").and_then(Value::as_f64);
-    let every = compared.get("every_round").and_then(Value::as_bool) == Some(true);
-    match (gain, p) {
+    let every = compared.every_round == Some(true);
+    match (compared.gain, compared.p) {
         (Some(gain), Some(p)) => format!(
             "{:+.1}% p={}{}",
             gain * 100.0,
@@ -130,11 +148,11 @@ fn gain(record: &Record, key: &str) -> String {
     }
 }
 
-fn advice(socket: u64, records: &[&Record]) -> Option<TableModel> {
-    let advice: Vec<&Record> = records
+fn advice(socket: u32, records: &[&Record]) -> Option<TableModel> {
+    let advice: Vec<(&Record, TiersAdviceParams)> = records
         .iter()
-        .copied()
-        .filter(|record| record.metric == "advice")
+        .filter(|record| record.metric == TIERS_ADVICE_SUFFIX)
+        .map(|record| (*record, record.params_or_default()))
         .collect();
     if advice.is_empty() {
         return None;
@@ -151,60 +169,63 @@ fn advice(socket: u64, records: &[&Record]) -> Option<TableModel> {
             "vs kernel's",
         ],
     );
-    for record in &advice {
+    for (record, params) in &advice {
         table.push(vec![
-            text_param(record, "kernel").unwrap_or_default(),
-            u64_param(record, "threads").map_or("-".into(), |t| t.to_string()),
-            text_param(record, "best_weights").unwrap_or_default(),
+            params.kernel.clone().unwrap_or_default(),
+            params.threads.map_or("-".into(), |t| t.to_string()),
+            params.best_weights.clone().unwrap_or_default(),
             format_value(record.value),
-            gain(record, "vs_dram_only"),
-            gain(record, "vs_interleave"),
-            gain(record, "vs_kernel_weights"),
+            gain(&params.vs_dram_only),
+            gain(&params.vs_interleave),
+            gain(&params.vs_kernel_weights),
         ]);
     }
     table.note("gain of the best ratio's median over the other's; p: Mann-Whitney over every round's repetitions; *: faster in every round");
-    let weights_text = |value: &Value| {
-        value
-            .as_object()
-            .map(|pairs| {
-                pairs
-                    .iter()
-                    .map(|(node, weight)| format!("node {node}: {weight}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
-            .unwrap_or_default()
+    let weights_text = |weights: &NodeWeights| {
+        weights
+            .iter()
+            .map(|(node, weight)| format!("node {node}: {weight}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
-    if let Some(with_weights) = advice
+    if let Some((_, with_weights)) = advice
         .iter()
-        .find(|r| r.params.contains_key("measured_weights"))
+        .find(|(_, params)| params.measured_weights.is_some())
     {
         let mut line = format!(
             "weights from measured bandwidth (read, {} threads): {}",
-            u64_param(with_weights, "threads").unwrap_or(0),
-            weights_text(&with_weights.params["measured_weights"])
+            with_weights.threads.unwrap_or(0),
+            with_weights
+                .measured_weights
+                .as_ref()
+                .map(weights_text)
+                .unwrap_or_default()
         );
-        if let Some(kernel) = with_weights.params.get("kernel_weights") {
+        if let Some(kernel) = &with_weights.kernel_weights {
             line.push_str(&format!("; the kernel's: {}", weights_text(kernel)));
         }
         table.note(line);
-        if let Some(auto) = with_weights.params.get("auto_weights") {
+        if let Some(auto) = &with_weights.auto.auto_weights {
             table.note(format!(
                 "weights auto mode writes (from the {}): {}",
-                text_param(with_weights, "auto_source").unwrap_or_default(),
+                with_weights.auto.auto_source.clone().unwrap_or_default(),
                 weights_text(auto)
             ));
         }
-        if let Some(check) = records.iter().find(|r| r.metric == "weights_check") {
-            for (key, whose) in [
-                ("vs_kernel_weights", "the kernel's"),
-                ("vs_auto_weights", "auto mode's"),
+        if let Some(check) = records
+            .iter()
+            .find(|r| r.metric == TIERS_WEIGHTS_CHECK_SUFFIX)
+        {
+            let params: TiersWeightsCheckParams = check.params_or_default();
+            for (compared, whose) in [
+                (params.vs_kernel_weights, "the kernel's"),
+                (params.vs_auto_weights, "auto mode's"),
             ] {
-                let Some(compared) = check.params.get(key) else {
+                let Some(compared) = compared else {
                     continue;
                 };
-                let gain = compared.get("gain").and_then(Value::as_f64).unwrap_or(0.0);
-                let p = compared.get("p").and_then(Value::as_f64);
+                let gain = compared.gain.unwrap_or(0.0);
+                let p = compared.p;
                 table.note(format!(
                     "measured weights against {whose}, read: {} GB/s, {:+.1}% (p={})",
                     format_value(check.value),
@@ -213,9 +234,9 @@ fn advice(socket: u64, records: &[&Record]) -> Option<TableModel> {
                 ));
             }
         }
-        if let Some(lines) = with_weights.params.get("apply").and_then(Value::as_array) {
+        if let Some(lines) = &with_weights.apply {
             table.note("apply (the kernel holds one vector for every socket):");
-            for line in lines.iter().filter_map(Value::as_str) {
+            for line in lines {
                 table.note(format!("  {line}"));
             }
         }

@@ -5,12 +5,13 @@
 //! same initiator node's threads on the same target node's memory).
 
 use super::matrix::{matrix_table, Matrix};
+use crate::output::ReadRecord;
 use crate::report::diagram::cpu_ranges;
 use crate::report::html::{self, figure};
 use crate::report::load::Dataset;
 use crate::report::plot::heatmap;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::MatrixCellParams;
 use serde_json::Value;
 
 /// One declared attribute as a matrix: rows the initiators (`node N`, or
@@ -127,29 +128,30 @@ fn counterpart(name: &str) -> Option<(&'static str, &'static str, Option<&'stati
 /// was measured or the attribute has no measured counterpart.
 pub fn measured_ratio(d: &Declared, data: &Dataset) -> Option<(Matrix, String)> {
     let (benchmark, metric, mode, factor) = counterpart(&d.name)?;
-    let candidates: Vec<_> = data
+    let candidates: Vec<(&ReadRecord, MatrixCellParams)> = data
         .of(benchmark)
         .filter(|r| r.metric == metric)
-        .filter(|r| r.params.get(key::PER_CPU).and_then(Value::as_bool) != Some(true))
+        .map(|r| (r, r.params_or_default::<MatrixCellParams>()))
+        .filter(|(_, labels)| labels.per_cpu != Some(true))
         .collect();
     let measured_mode = mode.filter(|m| {
         candidates
             .iter()
-            .any(|r| r.text(key::MODE).as_deref() == Some(*m))
+            .any(|(_, labels)| labels.mode.as_deref() == Some(*m))
     });
     let mut values = d.matrix.values.clone();
     let mut any = false;
     for (r, row) in values.iter_mut().enumerate() {
         for (c, cell) in row.iter_mut().enumerate() {
             let found = d.rows_node[r].and_then(|initiator| {
-                candidates.iter().find(|rec| {
-                    rec.num(key::CPU_NODE) == Some(initiator as f64)
-                        && rec.num(key::MEM_NODE) == Some(d.columns_node[c] as f64)
-                        && measured_mode.is_none_or(|m| rec.text(key::MODE).as_deref() == Some(m))
+                candidates.iter().find(|(_, labels)| {
+                    labels.cpu_node.map(u64::from) == Some(initiator)
+                        && labels.mem_node.map(u64::from) == Some(d.columns_node[c])
+                        && measured_mode.is_none_or(|m| labels.mode.as_deref() == Some(m))
                 })
             });
             *cell = match (found, *cell) {
-                (Some(rec), Some(declared)) if declared > 0.0 => {
+                (Some((rec, _)), Some(declared)) if declared > 0.0 => {
                     any = true;
                     Some(rec.value / (declared * factor))
                 }
@@ -159,7 +161,9 @@ pub fn measured_ratio(d: &Declared, data: &Dataset) -> Option<(Matrix, String)> 
     }
     // Without the preferred mode, say which one stands in (fewer threads
     // than the node's peak HMAT declares).
-    let stand_in = candidates.iter().find_map(|r| r.text(key::MODE));
+    let stand_in = candidates
+        .iter()
+        .find_map(|(_, labels)| labels.mode.clone());
     let what = format!(
         "{benchmark} {metric}{}",
         match (measured_mode, mode, stand_in) {

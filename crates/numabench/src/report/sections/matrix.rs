@@ -7,7 +7,7 @@ use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
 use crate::report::plot::hatched_heatmap;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::{key, MatrixCellParams};
 use std::collections::BTreeMap;
 
 /// A matrix: row labels, column labels, values[row][column].
@@ -27,6 +27,21 @@ pub struct Matrix {
     pub local: Vec<Option<usize>>,
 }
 
+/// A cell's labels (what it lacks reads as `None`).
+fn labels(r: &ReadRecord) -> MatrixCellParams {
+    r.params_or_default()
+}
+
+/// A row's or column's node or CPU as a sort key (-1 where absent).
+fn number(value: Option<u32>) -> f64 {
+    value.map_or(-1.0, f64::from)
+}
+
+/// A row's or column's node or CPU as text (empty where absent).
+fn text(value: Option<u32>) -> String {
+    value.map(|value| value.to_string()).unwrap_or_default()
+}
+
 /// Groups matrix records (by benchmark, metric, mode, per-CPU or not, file,
 /// and for `cluster` records host and rank) into matrices: rows are CPU
 /// nodes (or CPUs), columns memory nodes. A cluster file gets one heatmap
@@ -38,15 +53,9 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
         (r.benchmark == benchmark::MATRIX_LATENCY && r.metric == "latency")
             || (r.benchmark == benchmark::MATRIX_BANDWIDTH && r.metric.ends_with("_bandwidth"))
     }) {
-        let per_cpu = r
-            .params
-            .get("per_cpu")
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
-        let mode = r
-            .text(key::MODE)
-            .map(|m| format!(", {m}"))
-            .unwrap_or_default();
+        let labels = labels(r);
+        let per_cpu = labels.per_cpu.unwrap_or(false);
+        let mode = labels.mode.map(|m| format!(", {m}")).unwrap_or_default();
         let host = r
             .text(key::HOST)
             .map(|host| format!(", host {host}"))
@@ -67,16 +76,15 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
     groups
         .into_iter()
         .map(|(title, records)| {
-            let row_of = |r: &ReadRecord| match r.params.get(key::PER_CPU).and_then(|v| v.as_bool())
-            {
-                Some(true) => (
-                    r.num(key::CPU).unwrap_or(-1.0),
-                    format!("CPU {}", r.text(key::CPU).unwrap_or_default()),
-                ),
-                _ => (
-                    r.num(key::CPU_NODE).unwrap_or(-1.0),
-                    format!("node {}", r.text(key::CPU_NODE).unwrap_or_default()),
-                ),
+            let row_of = |r: &ReadRecord| {
+                let labels = labels(r);
+                match labels.per_cpu {
+                    Some(true) => (number(labels.cpu), format!("CPU {}", text(labels.cpu))),
+                    _ => (
+                        number(labels.cpu_node),
+                        format!("node {}", text(labels.cpu_node)),
+                    ),
+                }
             };
             let mut rows: Vec<(f64, String)> = records.iter().map(|r| row_of(r)).collect();
             rows.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -84,10 +92,8 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
             let mut columns: Vec<(f64, String)> = records
                 .iter()
                 .map(|r| {
-                    (
-                        r.num(key::MEM_NODE).unwrap_or(-1.0),
-                        format!("node {}", r.text(key::MEM_NODE).unwrap_or_default()),
-                    )
+                    let mem_node = labels(r).mem_node;
+                    (number(mem_node), format!("node {}", text(mem_node)))
                 })
                 .collect();
             columns.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -98,10 +104,10 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
                 let row = rows.iter().position(|x| *x == row_of(r));
                 let column = columns
                     .iter()
-                    .position(|c| c.0 == r.num(key::MEM_NODE).unwrap_or(-1.0));
+                    .position(|c| c.0 == number(labels(r).mem_node));
                 if let (Some(row), Some(column)) = (row, column) {
                     values[row][column] = Some(r.value);
-                    inferred[row][column] = r.text("cell").as_deref() == Some("inferred");
+                    inferred[row][column] = labels(r).cell.as_deref() == Some("inferred");
                 }
             }
             let local = records_local(&records, &rows, &columns, row_of);
@@ -131,7 +137,8 @@ fn records_local(
             let node = records
                 .iter()
                 .find(|r| row_of(r) == *row)
-                .and_then(|r| r.num(key::CPU_NODE))?;
+                .and_then(|r| labels(r).cpu_node)
+                .map(f64::from)?;
             columns.iter().position(|c| c.0 == node)
         })
         .collect()
