@@ -4,19 +4,20 @@
 //! pages moved as huge pages, and the first iteration's extra cost.
 
 use super::apps::{cg_study, STREAM_PLACEMENTS};
-use super::json_document as document;
-use serde_json::Value;
+use super::{param, params_object, typed_records, verified};
+use numabench_schema::{HugePageCheck, Record};
 
 /// The `time` record of an app run.
-fn time_record(arguments: &[&str]) -> Value {
-    let document = document(arguments);
-    document["records"]
-        .as_array()
+fn time_record(arguments: &[&str]) -> Record {
+    typed_records(arguments)
+        .into_iter()
+        .find(|record| record.metric == "time")
         .unwrap()
-        .iter()
-        .find(|record| record["metric"] == "time")
-        .unwrap()
-        .clone()
+}
+
+/// The huge-page coverage a record's placement check found, if any.
+fn huge_pages(record: &Record) -> Option<&HugePageCheck> {
+    record.placement.verified.as_ref()?.huge_pages.as_ref()
 }
 
 /// True unless this kernel's THP setting is `never` (then madvise grants nothing).
@@ -26,25 +27,29 @@ fn thp_possible() -> bool {
 }
 
 /// What every record with huge pages asked for must say.
-fn assert_huge_pages_recorded(record: &Value, what: &str) {
-    let params = &record["params"];
+fn assert_huge_pages_recorded(record: &Record, what: &str) {
+    // Application params are not typed.
+    let params = &params_object(record);
     assert_eq!(params["hugepages"], true, "{what}");
     assert_eq!(params["verification"]["passed"], true, "{what}");
-    let verified = &record["placement"]["verified"];
-    let huge = &verified["huge_pages"];
-    let source = huge["source"].as_str().unwrap();
+    let verified = verified(record);
+    let huge = verified
+        .huge_pages
+        .as_ref()
+        .unwrap_or_else(|| panic!("{what}: no huge_pages: {record:?}"));
+    let source = huge.source.as_str();
     assert!(
         ["thp", "hugetlbfs", "mixed"].contains(&source),
-        "{what}: {huge}"
+        "{what}: {huge:?}"
     );
-    let resident = huge["resident_bytes"].as_u64().unwrap();
-    let huge_bytes = huge["huge_bytes"].as_u64().unwrap();
-    let fraction = huge["fraction"].as_f64().unwrap();
-    assert!(resident > 0, "{what}: {huge}");
-    assert!(huge_bytes <= resident, "{what}: {huge}");
-    assert!((0.0..=1.0).contains(&fraction), "{what}: {huge}");
+    let resident = huge.resident_bytes;
+    let huge_bytes = huge.huge_bytes;
+    let fraction = huge.fraction;
+    assert!(resident > 0, "{what}: {huge:?}");
+    assert!(huge_bytes <= resident, "{what}: {huge:?}");
+    assert!((0.0..=1.0).contains(&fraction), "{what}: {huge:?}");
     if fraction < 0.9 {
-        assert_eq!(verified["achieved"], false, "{what}: too few huge pages");
+        assert!(!verified.achieved, "{what}: too few huge pages");
     }
     // Counted where page flags are readable (root), else unknown: never a made-up zero.
     assert!(
@@ -69,13 +74,10 @@ fn stream_gets_huge_pages_under_every_placement_scheme() {
             "--hugepages",
         ]);
         assert_huge_pages_recorded(&record, placement);
-        let huge = &record["placement"]["verified"]["huge_pages"];
+        let huge = huge_pages(&record).unwrap();
         if thp_possible() {
             // 16 MiB arrays: THP (madvise) or a pool backs most of them.
-            assert!(
-                huge["huge_bytes"].as_u64().unwrap() > 0,
-                "{placement}: {huge}"
-            );
+            assert!(huge.huge_bytes > 0, "{placement}: {huge:?}");
         }
     }
 }
@@ -101,15 +103,13 @@ fn cg_and_mg_get_huge_pages_under_first_touch_and_serial_migrate() {
 
 #[test]
 fn the_placement_study_passes_hugepages_to_every_run() {
-    let document = document(&cg_study(
+    let records = typed_records(&cg_study(
         "first-touch,serial+migrate",
         &["--threads-placements", "compact", "--hugepages"],
     ));
-    let times: Vec<&Value> = document["records"]
-        .as_array()
-        .unwrap()
+    let times: Vec<&Record> = records
         .iter()
-        .filter(|record| record["metric"] == "time")
+        .filter(|record| record.metric == "time")
         .collect();
     assert_eq!(times.len(), 2);
     for time in times {
@@ -121,16 +121,16 @@ fn the_placement_study_passes_hugepages_to_every_run() {
 #[test]
 fn without_hugepages_records_claim_none() {
     let record = time_record(&["cg", "--class", "S", "--repeat", "1"]);
-    assert_eq!(record["params"]["hugepages"], false);
-    assert!(record["params"]["huge_pages_migrated"].is_null());
-    assert!(record["placement"]["verified"]["huge_pages"].is_null());
+    assert_eq!(*param(&record, "hugepages"), false);
+    assert!(param(&record, "huge_pages_migrated").is_null());
+    assert!(huge_pages(&record).is_none(), "{record:?}");
 }
 
 /// `migration_cost_seconds` is the first iteration minus the median of the
 /// others, in every app record (the median run's iterations).
 #[test]
 fn every_app_record_gives_the_first_iteration_cost() {
-    let document = document(&[
+    let records = typed_records(&[
         "stream",
         "--size",
         "4MiB",
@@ -141,8 +141,8 @@ fn every_app_record_gives_the_first_iteration_cost() {
         "--placement",
         "serial+migrate",
     ]);
-    for record in document["records"].as_array().unwrap() {
-        let params = &record["params"];
+    for record in &records {
+        let params = &params_object(record);
         let iterations: Vec<f64> = params["iteration_seconds"]
             .as_array()
             .unwrap()

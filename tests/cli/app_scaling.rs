@@ -4,14 +4,14 @@
 
 use super::plan::{fixture, numbers, plan_on, steps};
 use super::plan_shapes::{group_of, topology};
-use super::{json_document, succeeding};
-use serde_json::Value;
+use super::{params_object, succeeding, typed_records};
+use numabench_schema::{Record, Unit};
 
 /// The record of `metric` for `threads`.
-fn record<'a>(records: &'a [Value], metric: &str, threads: u64) -> &'a Value {
+fn record<'a>(records: &'a [Record], metric: &str, threads: u64) -> &'a Record {
     records
         .iter()
-        .find(|record| record["metric"] == metric && record["params"]["threads"] == threads)
+        .find(|record| record.metric == metric && record.typed_params().threads() == Some(threads))
         .unwrap_or_else(|| panic!("no {metric} record for {threads} threads"))
 }
 
@@ -24,41 +24,41 @@ fn close(a: f64, b: f64) -> bool {
 /// parallel efficiency equal what the time records' medians give.
 #[test]
 fn cg_scaling_records_follow_from_the_times() {
-    let document = json_document(&["cg", "--class", "S", "--threads", "1,2", "--repeat", "2"]);
-    let records = document["records"].as_array().unwrap();
-    let reference = record(records, "time", 1)["value"].as_f64().unwrap();
+    let records = typed_records(&["cg", "--class", "S", "--threads", "1,2", "--repeat", "2"]);
+    let records = &records[..];
+    let reference = record(records, "time", 1).value;
     for threads in [1u64, 2] {
         let time = record(records, "time", threads);
-        assert_eq!(time["stats"]["n"], 2, "{time}");
-        assert_eq!(time["params"]["verification"]["passed"], true);
-        assert_eq!(time["params"]["cpu_order"], "cores-first-by-node");
-        let nodes_used = time["params"]["nodes_used"].as_u64().unwrap();
-        assert!(nodes_used >= 1, "{time}");
-        let seconds = time["value"].as_f64().unwrap();
+        // Application params are not typed.
+        let params = &params_object(time);
+        assert_eq!(time.stats.n, 2, "{time:?}");
+        assert_eq!(params["verification"]["passed"], true);
+        assert_eq!(params["cpu_order"], "cores-first-by-node");
+        let nodes_used = params["nodes_used"].as_u64().unwrap();
+        assert!(nodes_used >= 1, "{time:?}");
+        let seconds = time.value;
         let speedup = record(records, "speedup", threads);
         let efficiency = record(records, "parallel_efficiency", threads);
         for derived in [speedup, efficiency] {
-            assert_eq!(derived["unit"], "ratio");
-            assert_eq!(derived["params"]["relative_to_threads"], 1);
-            assert_eq!(derived["params"]["nodes_used"], nodes_used);
+            let params = &params_object(derived);
+            assert_eq!(derived.unit, Unit::Ratio);
+            assert_eq!(params["relative_to_threads"], 1);
+            assert_eq!(params["nodes_used"], nodes_used);
             assert!(close(
-                derived["params"]["relative_to_seconds"].as_f64().unwrap(),
+                params["relative_to_seconds"].as_f64().unwrap(),
                 reference
             ));
-            assert_eq!(derived["stats"]["n"], 2);
+            assert_eq!(derived.stats.n, 2);
         }
-        let speedup = speedup["value"].as_f64().unwrap();
+        let speedup = speedup.value;
         assert!(
             close(speedup, reference / seconds),
             "{speedup} vs {reference}/{seconds}"
         );
-        let efficiency = efficiency["value"].as_f64().unwrap();
+        let efficiency = efficiency.value;
         assert!(close(efficiency, speedup / threads as f64), "{efficiency}");
     }
-    assert!(close(
-        record(records, "speedup", 1)["value"].as_f64().unwrap(),
-        1.0
-    ));
+    assert!(close(record(records, "speedup", 1).value, 1.0));
 }
 
 /// Without --json: the compact scaling table, one row per count.

@@ -1,7 +1,8 @@
 //! Application kernels on this machine: verification, placement records,
 //! the placement study.
 
-use super::{json_document as document, numabench, succeeded};
+use super::{json_document as document, numabench, param, params_object, succeeded, typed_records};
+use numabench_schema::{Record, Unit};
 
 /// Every placement scheme STREAM accepts.
 pub const STREAM_PLACEMENTS: &[&str] = &[
@@ -16,14 +17,11 @@ pub const STREAM_PLACEMENTS: &[&str] = &[
 
 /// Asserts that an application kernel's `time` record passed its
 /// verification of `quantity` and timed `iterations` iterations.
-fn assert_verified_time(time: &serde_json::Value, quantity: &str, iterations: usize) {
-    assert_eq!(time["params"]["verification"]["quantity"], quantity);
-    assert_eq!(time["params"]["verification"]["passed"], true);
+fn assert_verified_time(time: &Record, quantity: &str, iterations: usize) {
+    assert_eq!(param(time, "verification")["quantity"], quantity);
+    assert_eq!(param(time, "verification")["passed"], true);
     assert_eq!(
-        time["params"]["iteration_seconds"]
-            .as_array()
-            .unwrap()
-            .len(),
+        param(time, "iteration_seconds").as_array().unwrap().len(),
         iterations
     );
 }
@@ -80,7 +78,7 @@ pub fn class_s<'a>(kernel: &'a str, repeat: &'a str, rest: &[&'a str]) -> Vec<&'
 #[test]
 fn stream_validates_and_records_placement_and_usage() {
     for &placement in STREAM_PLACEMENTS {
-        let document = document(&[
+        let records = typed_records(&[
             "stream",
             "--size",
             "4M",
@@ -91,14 +89,13 @@ fn stream_validates_and_records_placement_and_usage() {
             "--placement",
             placement,
         ]);
-        let records = document["records"].as_array().unwrap();
         let time = records
             .iter()
-            .find(|record| record["metric"] == "time")
+            .find(|record| record.metric == "time")
             .unwrap();
-        assert_eq!(time["unit"], "s");
-        assert_eq!(time["stats"]["n"], 2);
-        let params = &time["params"];
+        assert_eq!(time.unit, Unit::Seconds);
+        assert_eq!(time.stats.n, 2);
+        let params = &params_object(time);
         assert_eq!(params["placement"], placement);
         assert_eq!(params["verification"]["passed"], true, "{placement}");
         assert_eq!(params["iteration_seconds"].as_array().unwrap().len(), 3);
@@ -112,8 +109,8 @@ fn stream_validates_and_records_placement_and_usage() {
         assert_eq!(runs.len(), 2, "{placement}");
         let min = runs.iter().copied().fold(f64::INFINITY, f64::min);
         let max = runs.iter().copied().fold(0.0, f64::max);
-        assert_eq!(time["stats"]["min"].as_f64().unwrap(), min);
-        assert_eq!(time["stats"]["max"].as_f64().unwrap(), max);
+        assert_eq!(time.stats.min, min);
+        assert_eq!(time.stats.max, max);
         assert!(
             params["pages_after_placement"]["pages_per_node"]
                 .as_object()
@@ -129,7 +126,7 @@ fn stream_validates_and_records_placement_and_usage() {
         assert_eq!(params["workers_stayed_pinned"], true, "{placement}");
         let metrics: Vec<&str> = records
             .iter()
-            .map(|record| record["metric"].as_str().unwrap())
+            .map(|record| record.metric.as_str())
             .collect();
         for metric in [
             "mops",
@@ -153,14 +150,12 @@ fn stream_records_the_simd_level_of_each_loop() {
         (&[][..], "calibration"),
         (&["--simd", "sse2"][..], "forced"),
     ] {
-        let document = document(&[SHORT_STREAM, arguments].concat());
-        let copy = document["records"]
-            .as_array()
-            .unwrap()
+        let records = typed_records(&[SHORT_STREAM, arguments].concat());
+        let copy = records
             .iter()
-            .find(|record| record["metric"] == "copy_bandwidth")
+            .find(|record| record.metric == "copy_bandwidth")
             .unwrap();
-        let params = &copy["params"];
+        let params = &params_object(copy);
         assert_eq!(params["simd_chosen_by"], chosen_by);
         for step in ["copy", "scale", "add", "triad"] {
             let level = params["simd"][step].as_str().unwrap();
@@ -235,21 +230,21 @@ fn placement_study_names_a_fastest_only_when_significant() {
 /// runs, then the verdict record.
 #[test]
 fn placement_study_records_its_verdict() {
-    let document = document(&[SMALL_STREAM_STUDY, &["--threads-placements", "compact"]].concat());
-    let records = document["records"].as_array().unwrap();
-    let times: Vec<&serde_json::Value> = records
+    let records =
+        typed_records(&[SMALL_STREAM_STUDY, &["--threads-placements", "compact"]].concat());
+    let times: Vec<&Record> = records
         .iter()
-        .filter(|record| record["metric"] == "time")
+        .filter(|record| record.metric == "time")
         .collect();
     assert_eq!(times.len(), 2);
-    assert!(times.iter().all(|time| time["stats"]["n"] == 3));
+    assert!(times.iter().all(|time| time.stats.n == 3));
     assert!(times
         .iter()
-        .all(|time| time["params"]["cpu_order"] == "compact"));
+        .all(|time| param(time, "cpu_order") == "compact"));
     let verdict = records.last().unwrap();
-    assert_eq!(verdict["metric"], "best_median_time", "{verdict}");
-    assert_eq!(verdict["benchmark"], "stream");
-    let params = &verdict["params"];
+    assert_eq!(verdict.metric, "best_median_time", "{verdict:?}");
+    assert_eq!(verdict.benchmark, "stream");
+    let params = &params_object(verdict);
     assert_eq!(params["significantly_fastest"], false, "{params}");
     assert!(params["p_value"].as_f64().unwrap() >= 0.05, "{params}");
     assert_eq!(params["configurations"], 2);
@@ -266,30 +261,26 @@ fn placement_study_records_its_verdict() {
     let best = times
         .iter()
         .find(|time| {
-            format!(
-                "{} + compact",
-                time["params"]["placement"].as_str().unwrap()
-            ) == params["configuration"]
+            format!("{} + compact", param(time, "placement").as_str().unwrap())
+                == params["configuration"]
         })
         .unwrap();
-    assert_eq!(verdict["value"], best["value"]);
+    assert_eq!(verdict.value, best.value);
 }
 
 #[test]
 fn placement_study_runs_cg_under_every_scheme_it_names() {
-    let document = document(&cg_study(
+    let records = typed_records(&cg_study(
         "first-touch,serial,interleave,bind:0,serial+migrate,next-touch",
         &["--threads-placements", "compact"],
     ));
-    let times: Vec<&serde_json::Value> = document["records"]
-        .as_array()
-        .unwrap()
+    let times: Vec<&Record> = records
         .iter()
-        .filter(|record| record["metric"] == "time")
+        .filter(|record| record.metric == "time")
         .collect();
     let placements: Vec<&str> = times
         .iter()
-        .map(|record| record["params"]["placement"].as_str().unwrap())
+        .map(|record| param(record, "placement").as_str().unwrap())
         .collect();
     assert_eq!(
         placements,
@@ -303,9 +294,9 @@ fn placement_study_runs_cg_under_every_scheme_it_names() {
         ]
     );
     for time in times {
-        assert_eq!(time["benchmark"], "cg");
-        assert_eq!(time["params"]["verification"]["quantity"], "zeta");
-        assert_eq!(time["params"]["verification"]["passed"], true, "{time}");
+        assert_eq!(time.benchmark, "cg");
+        assert_eq!(param(time, "verification")["quantity"], "zeta");
+        assert_eq!(param(time, "verification")["passed"], true, "{time:?}");
     }
 }
 
@@ -318,13 +309,13 @@ fn mg_verifies_and_prints_its_residual() {
         "{text}"
     );
     // Three workers (an odd count) on one CPU, so on any machine.
-    let document = document(&class_s(
+    let records = typed_records(&class_s(
         "mg",
         "2",
         &["--threads", "1", "--threads-per-core", "3"],
     ));
-    let time = &document["records"][0];
-    assert_eq!(time["params"]["class"], "S");
+    let time = &records[0];
+    assert_eq!(param(time, "class"), "S");
     assert_verified_time(time, "rnm2", 4);
 }
 
@@ -346,16 +337,16 @@ fn cg_verifies_and_prints_zeta() {
     ] {
         assert!(text.contains(&line), "no `{line}` in\n{text}");
     }
-    let document = document(&class_s("cg", "1", &["--threads-per-core", "2"]));
-    let time = &document["records"][0];
+    let records = typed_records(&class_s("cg", "1", &["--threads-per-core", "2"]));
+    let time = &records[0];
     assert_verified_time(time, "zeta", 15);
     // By default one thread per allowed CPU; --threads-per-core 2 doubles it.
-    assert_eq!(time["params"]["threads"], 2 * allowed);
-    assert_eq!(time["params"]["threads_per_cpu"], 2);
+    assert_eq!(time.typed_params().threads(), Some(2 * allowed as u64));
+    assert_eq!(param(time, "threads_per_cpu"), 2);
     // The product variant that ran is the calibration's fastest, one-load-per-nonzero always
     // among those weighed.
-    let variant = time["params"]["spmv"].as_str().unwrap();
-    let rates = time["params"]["spmv_calibration"].as_object().unwrap();
+    let variant = param(time, "spmv").as_str().unwrap();
+    let rates = param(time, "spmv_calibration").as_object().unwrap();
     assert!(rates.contains_key("loads"), "{rates:?}");
     assert_fastest_ran(rates, variant);
 }
@@ -399,8 +390,8 @@ fn autonuma_says_whether_balancing_was_on() {
         "--json",
     ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let note = &document["records"][0]["params"]["note"];
+    let (_, records) = super::typed_stdout("stream --placement autonuma", &output.stdout);
+    let note = param(&records[0], "note");
     let on = balancing
         .and_then(|mask| mask.parse::<u32>().ok())
         .is_some_and(|mask| mask & 1 == 1);

@@ -2,43 +2,47 @@
 //! the topology has, on the intended CPUs, the buffer on the owner's node;
 //! a table per state; Shared said to be unmeasured without a third CPU.
 
-use super::{json_document, numabench};
+use super::{numabench, params_object, typed_records, verified};
+use serde_json::Value;
 
 #[test]
 fn every_state_level_and_relation_ran_on_the_intended_cpus() {
-    let document = json_document(&["cache", "--levels", "L1,DRAM", "--repeat", "2"]);
-    let records = document["records"].as_array().unwrap();
+    let records = typed_records(&["cache", "--levels", "L1,DRAM", "--repeat", "2"]);
     let allowed = super::run::allowed_cpus();
     let mut states = std::collections::BTreeSet::new();
     let mut levels = std::collections::BTreeSet::new();
-    for record in records {
-        assert_eq!(record["benchmark"], "cache");
-        let params = &record["params"];
-        assert_eq!(params["owner_cpu_seen"], params["owner_cpu"], "{record}");
+    for record in &records {
+        assert_eq!(record.benchmark, "cache");
+        // Cache params are not typed yet: read as the open object they are.
+        let params = &params_object(record);
+        assert_eq!(params["owner_cpu_seen"], params["owner_cpu"], "{record:?}");
         assert_eq!(
             params["measurer_cpu_seen"], params["measurer_cpu"],
-            "{record}"
+            "{record:?}"
         );
-        assert_ne!(params["owner_cpu"], params["measurer_cpu"], "{record}");
-        assert_eq!(record["stats"]["n"], 2, "{record}");
-        assert!(record["value"].as_f64().unwrap() > 0.0, "{record}");
-        assert_eq!(
-            record["placement"]["verified"]["achieved"], true,
-            "the buffer is on the owner's node: {record}"
+        assert_ne!(params["owner_cpu"], params["measurer_cpu"], "{record:?}");
+        assert_eq!(record.stats.n, 2, "{record:?}");
+        assert!(record.value > 0.0, "{record:?}");
+        assert!(
+            verified(record).achieved,
+            "the buffer is on the owner's node: {record:?}"
         );
         if params["state"] == "shared" {
-            assert_ne!(params["sharer_cpu"], serde_json::Value::Null);
-            assert_eq!(params["sharer_cpu_seen"], params["sharer_cpu"], "{record}");
+            assert_ne!(params["sharer_cpu"], Value::Null);
+            assert_eq!(
+                params["sharer_cpu_seen"], params["sharer_cpu"],
+                "{record:?}"
+            );
         }
         // `latency`'s tlb-block order: random within the L1 data TLB's
         // reach, so the DRAM row is no page-walk figure (the chase was one
         // block as large as the buffer, with no order recorded).
-        assert_eq!(params["order"], "tlb-block", "{record}");
+        assert_eq!(params["order"], "tlb-block", "{record:?}");
         let block = params["block_bytes"].as_u64().unwrap();
         let size = params["size_bytes"].as_u64().unwrap();
-        assert!(block <= size && block <= 1 << 20, "{record}");
+        assert!(block <= size && block <= 1 << 20, "{record:?}");
         if params["level"] == "DRAM" {
-            assert!(block < size, "{record}");
+            assert!(block < size, "{record:?}");
         }
         states.insert(params["state"].as_str().unwrap().to_string());
         levels.insert(params["level"].as_str().unwrap().to_string());
@@ -57,7 +61,7 @@ fn every_state_level_and_relation_ran_on_the_intended_cpus() {
         "{levels:?}"
     );
     for metric in ["latency", "read_bandwidth"] {
-        assert!(records.iter().any(|r| r["metric"] == metric));
+        assert!(records.iter().any(|r| r.metric == metric));
     }
 }
 

@@ -2,8 +2,9 @@
 //! chased and what that measures. (That `mlp` with one chain measures what
 //! `latency` does is timed, so it runs alone, in tests/agreement.)
 
-use super::{json_document, records_of};
-use serde_json::Value;
+use super::{params_of, typed_records, typed_records_of, verified};
+use numabench_schema::params::{LatencyParams, MlpParams};
+use numabench_schema::{Record, Unit};
 
 /// The base page size, bytes.
 fn page_bytes() -> u64 {
@@ -20,62 +21,64 @@ fn page_bytes() -> u64 {
 /// there only the `core_ghz` and `cycles_measures` checks tell them apart.)
 #[test]
 fn latency_cycles_are_core_cycles() {
-    let records = records_of(
+    let records = typed_records_of(
         &["latency", "--size", "16K", "--repeat", "5"],
         "latency_cycles",
     );
     assert_eq!(records.len(), 1, "{records:?}");
     let record = &records[0];
-    let params = &record["params"];
-    let ghz = params["core_ghz"].as_f64().expect("core_ghz");
-    assert!((0.5..7.0).contains(&ghz), "{record}");
+    let params = params_of::<LatencyParams>(record).cycles.expect("core_ghz");
+    let ghz = params.core_ghz;
+    assert!((0.5..7.0).contains(&ghz), "{record:?}");
     assert!(
-        params["cycles_measures"]
-            .as_str()
-            .unwrap()
-            .contains("core cycles"),
-        "{record}"
+        params.cycles_measures.unwrap().contains("core cycles"),
+        "{record:?}"
     );
-    let cycles = record["value"].as_f64().unwrap();
+    let cycles = record.value;
     assert!(
         cycles >= 3.8,
-        "an L1 hit below the 4-cycle load-to-use minimum: {record}"
+        "an L1 hit below the 4-cycle load-to-use minimum: {record:?}"
     );
 }
 
 #[test]
 fn latency_records_name_the_order_and_its_block() {
     let page = page_bytes();
-    let default = records_of(&["latency", "--size", "1M", "--repeat", "2"], "latency");
-    let params = &default[0]["params"];
-    assert_eq!(params["order"], "tlb-block", "the default order");
-    let block = params["block_bytes"].as_u64().unwrap();
+    let default = typed_records_of(&["latency", "--size", "1M", "--repeat", "2"], "latency");
+    let params = params_of::<LatencyParams>(&default[0]).chase;
+    assert_eq!(
+        params.order.as_deref(),
+        Some("tlb-block"),
+        "the default order"
+    );
+    let block = params.block_bytes.unwrap();
     assert!(
         block > page && block.is_multiple_of(page) && (block / page).is_power_of_two(),
-        "{params}"
+        "{params:?}"
     );
-    assert!(params["block_source"].as_str().unwrap().contains("TLB"));
-    assert!(params["order_measures"]
-        .as_str()
+    assert!(params.block_source.as_ref().unwrap().contains("TLB"));
+    assert!(params
+        .order_measures
+        .as_ref()
         .unwrap()
         .contains("idle memory latency"));
     for (order, block, says) in [
         ("random", 1 << 20, "page-walk"),
         ("page-local", page, "one TLB miss per page"),
     ] {
-        let records = records_of(
+        let records = typed_records_of(
             &["latency", "--size", "1M", "--repeat", "2", "--order", order],
             "latency",
         );
-        let params = &records[0]["params"];
-        assert_eq!(params["order"], order);
-        assert_eq!(params["block_bytes"], block, "{params}");
+        let params = params_of::<LatencyParams>(&records[0]).chase;
+        assert_eq!(params.order.as_deref(), Some(order));
+        assert_eq!(params.block_bytes, Some(block), "{params:?}");
         assert!(
-            params["order_measures"].as_str().unwrap().contains(says),
-            "{params}"
+            params.order_measures.as_ref().unwrap().contains(says),
+            "{params:?}"
         );
     }
-    let mlp = records_of(
+    let mlp = typed_records_of(
         &[
             "mlp",
             "--size",
@@ -87,9 +90,11 @@ fn latency_records_name_the_order_and_its_block() {
         ],
         "ns_per_load",
     );
-    assert!(mlp
-        .iter()
-        .all(|record| record["params"]["order"] == "page-local"));
+    assert!(mlp.iter().all(|record| params_of::<MlpParams>(record)
+        .chase
+        .and_then(|chase| chase.order)
+        .as_deref()
+        == Some("page-local")));
 }
 
 /// `latency --writer-cpu`: the record names the writer, both threads ran
@@ -101,7 +106,7 @@ fn the_remote_cache_chase_names_its_writer_and_ran_on_the_intended_cpus() {
     let allowed = super::run::allowed_cpus();
     let chaser = allowed[0].to_string();
     let writer = allowed.get(1).unwrap_or(&allowed[0]).to_string();
-    let records = records_of(
+    let records = typed_records_of(
         &[
             "latency",
             "--writer-cpu",
@@ -117,28 +122,33 @@ fn the_remote_cache_chase_names_its_writer_and_ran_on_the_intended_cpus() {
     );
     assert_eq!(records.len(), 1);
     let record = &records[0];
-    let params = &record["params"];
-    assert_eq!(params["writer_cpu"].to_string(), writer, "{params}");
-    assert_eq!(params["writer_cpu_seen"].to_string(), writer, "{params}");
-    assert_eq!(params["cpu"].to_string(), chaser, "{params}");
-    assert_eq!(params["cpu_seen"].to_string(), chaser, "{params}");
-    assert_eq!(params["writer_same_cpu"], writer == chaser, "{params}");
+    let params = params_of::<LatencyParams>(record);
+    let chased = params.cpu.map(|cpu| cpu.to_string());
+    let loads_per_sample = params.loads_per_sample;
+    let params = params.writer.expect("the writer's params");
+    let (writer_cpu, chaser_cpu) = (Some(writer.clone()), Some(chaser.clone()));
     assert_eq!(
-        record["placement"]["requested"]["writer_cpu"].to_string(),
-        writer
+        Some(params.writer_cpu.to_string()),
+        writer_cpu,
+        "{params:?}"
     );
-    assert_eq!(
-        record["placement"]["verified"]["achieved"], true,
-        "{record}"
-    );
+    let seen = params.writer_cpu_seen.map(|cpu| cpu.to_string());
+    assert_eq!(seen, writer_cpu, "{params:?}");
+    assert_eq!(chased, chaser_cpu, "{record:?}");
+    let seen = params.cpu_seen.map(|cpu| cpu.to_string());
+    assert_eq!(seen, chaser_cpu, "{params:?}");
+    assert_eq!(params.writer_same_cpu, Some(writer == chaser), "{params:?}");
+    assert_eq!(record.placement.requested["writer_cpu"].to_string(), writer);
+    assert!(verified(record).achieved, "{record:?}");
     // 64 KiB of 64-byte lines: 1024 loads a pass, 16 passes a sample.
-    assert_eq!(params["passes_per_sample"], 16, "{params}");
-    assert_eq!(params["loads_per_sample"], 16 * 1024, "{params}");
-    assert_eq!(record["stats"]["n"], 3, "{record}");
-    let first = params["first_pass_ns"].as_f64().unwrap();
-    assert!(first > 0.0 && first.is_finite(), "{params}");
-    assert!(params["samples_measure"]
-        .as_str()
+    assert_eq!(params.passes_per_sample, Some(16), "{params:?}");
+    assert_eq!(loads_per_sample, Some(16 * 1024), "{record:?}");
+    assert_eq!(record.stats.n, 3, "{record:?}");
+    let first = params.first_pass_ns.unwrap();
+    assert!(first > 0.0 && first.is_finite(), "{params:?}");
+    assert!(params
+        .samples_measure
+        .as_ref()
         .unwrap()
         .contains("without flushing"));
 }
@@ -152,7 +162,7 @@ fn the_remote_cache_chase_names_its_writer_and_ran_on_the_intended_cpus() {
 fn many_threads_chase_pinned_against_unpinned() {
     let allowed = super::run::allowed_cpus();
     let threads = allowed.len().min(2);
-    let document = json_document(&[
+    let records = typed_records(&[
         "mlp",
         "--threads",
         &threads.to_string(),
@@ -163,66 +173,65 @@ fn many_threads_chase_pinned_against_unpinned() {
         "--repeat",
         "3",
     ]);
-    let records = document["records"].as_array().unwrap();
+    let params: Vec<(&Record, MlpParams)> = records
+        .iter()
+        .map(|record| (record, params_of(record)))
+        .collect();
     for chains in [1, 4] {
         for pinned in [true, false] {
-            let of = |metric: &str| -> Vec<&Value> {
-                records
+            let of = |metric: &str| -> Vec<&(&Record, MlpParams)> {
+                params
                     .iter()
-                    .filter(|r| {
-                        r["metric"] == metric
-                            && r["params"]["chains"] == chains
-                            && r["params"]["pinned"] == pinned
+                    .filter(|(r, p)| {
+                        r.metric == metric && p.chains == Some(chains) && p.pinned == Some(pinned)
                     })
                     .collect()
             };
             let rate = of("aggregate_loads");
             let latency = of("load_latency");
             assert_eq!((rate.len(), latency.len()), (1, 1), "{records:?}");
-            let record = rate[0];
-            assert_eq!(record["unit"], "Mop/s");
-            assert_eq!(record["stats"]["n"], 3, "{record}");
-            assert!(record["value"].as_f64().unwrap() > 0.0, "{record}");
-            assert_eq!(latency[0]["unit"], "ns");
-            assert_eq!(record["params"]["threads"], threads);
-            assert_eq!(
-                record["placement"]["verified"]["achieved"], true,
-                "{record}"
-            );
-            let seen = record["params"]["cpus_seen"].as_array().unwrap();
-            assert_eq!(seen.len(), 3, "one entry per repetition: {record}");
+            let (record, params) = rate[0];
+            assert_eq!(record.unit, Unit::MegaOpsPerSecond);
+            assert_eq!(record.stats.n, 3, "{record:?}");
+            assert!(record.value > 0.0, "{record:?}");
+            assert_eq!(latency[0].0.unit, Unit::Nanoseconds);
+            assert_eq!(params.threads, Some(threads as u64));
+            assert!(verified(record).achieved, "{record:?}");
+            let seen = params.cpus_seen.as_ref().unwrap();
+            assert_eq!(seen.len(), 3, "one entry per repetition: {record:?}");
             // The order alternates per repetition (it was always pinned
             // first, which a rank test over 3 samples cannot tell from a
             // pinning effect).
             assert_eq!(
-                record["params"]["first_per_repetition"],
-                serde_json::json!(["pinned", "unpinned", "pinned"]),
-                "{record}"
+                params.first_per_repetition.as_deref(),
+                Some(&["pinned", "unpinned", "pinned"].map(String::from)[..]),
+                "{record:?}"
             );
             if pinned {
                 // Pinned thread i started and ended on the i-th CPU asked for.
-                let asked = &record["placement"]["requested"]["cpus"];
+                let asked = &record.placement.requested["cpus"];
                 for run in seen {
-                    for (i, thread) in run.as_array().unwrap().iter().enumerate() {
-                        assert_eq!(thread[0], asked[i], "{record}");
-                        assert_eq!(thread[1], asked[i], "{record}");
+                    for (i, thread) in run.iter().enumerate() {
+                        assert_eq!(Some(u64::from(thread[0])), asked[i].as_u64(), "{record:?}");
+                        assert_eq!(Some(u64::from(thread[1])), asked[i].as_u64(), "{record:?}");
                     }
                 }
             }
         }
-        let ratio: Vec<&Value> = records
+        let ratio: Vec<&MlpParams> = params
             .iter()
-            .filter(|r| r["metric"] == "pinned_over_unpinned" && r["params"]["chains"] == chains)
+            .filter(|(r, p)| r.metric == "pinned_over_unpinned" && p.chains == Some(chains))
+            .map(|(_, p)| p)
             .collect();
         assert_eq!(ratio.len(), 1, "{records:?}");
-        assert!(ratio[0]["params"]["p_value"].as_f64().is_some());
+        assert!(ratio[0].p_value.is_some());
     }
 }
 
 /// `--unpinned` alone runs only the unpinned threads.
 #[test]
 fn many_threads_chase_unpinned_only() {
-    let document = json_document(&[
+    let records = typed_records(&[
         "mlp",
         "--threads",
         "1",
@@ -234,12 +243,12 @@ fn many_threads_chase_unpinned_only() {
         "2",
         "--unpinned",
     ]);
-    let records = document["records"].as_array().unwrap();
     assert!(!records.is_empty());
     assert!(
         records
             .iter()
-            .all(|r| r["params"]["pinned"] == false && r["metric"] != "pinned_over_unpinned"),
+            .all(|r| params_of::<MlpParams>(r).pinned == Some(false)
+                && r.metric != "pinned_over_unpinned"),
         "{records:?}"
     );
 }
@@ -256,8 +265,11 @@ fn latency_records_carry_percentiles_and_on_request_the_histogram() {
             true,
         ),
     ] {
-        let records = records_of(arguments, "latency");
-        let tail = &records[0]["params"]["tail"];
+        let records = typed_records_of(arguments, "latency");
+        // The tail's figures are an open object in the schema.
+        let tail = &params_of::<LatencyParams>(&records[0])
+            .tail
+            .unwrap_or_default();
         let figure = |name: &str| {
             tail[name]
                 .as_f64()

@@ -4,7 +4,8 @@
 //! fingerprint gets one `ERROR numabench:` line per difference and exit 1,
 //! and bad baselines and flags get one line and exit 2.
 
-use super::{numabench, refusal, schema, succeeded};
+use super::{numabench, param, refusal, succeeded, typed_stdout};
+use numabench_schema::{PlacementStatus, Record};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -89,26 +90,26 @@ fn a_check_against_this_nodes_baseline_is_silent_and_its_json_validates() {
     let jsonl = dir.path().join("check.jsonl");
     let output = check(&path, &["--json", "--jsonl", jsonl.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0));
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    schema::assert_document_matches(&document, "check --json");
-    let records = document["records"].as_array().unwrap();
-    let metrics: Vec<&Value> = records
+    // Checked against the schema, then read typed.
+    let (_, records) = typed_stdout("check --json", &output.stdout);
+    let metrics: Vec<&Record> = records
         .iter()
-        .filter(|record| record["params"]["key"].is_string())
+        .filter(|record| param(record, "key").is_string())
         .collect();
     assert!(metrics.len() >= 3, "{records:?}");
     for record in &metrics {
-        assert_eq!(record["benchmark"], "check");
-        assert_eq!(record["params"]["verdict"], "ok");
-        assert!(record["params"]["reference"].as_f64().unwrap() > 0.0);
+        assert_eq!(record.benchmark, "check");
+        assert_eq!(*param(record, "verdict"), "ok");
+        assert!(param(record, "reference").as_f64().unwrap() > 0.0);
         assert_eq!(
-            record["placement"]["status"]["state"], "verified",
-            "{record}"
+            record.placement.status(),
+            Some(PlacementStatus::Verified),
+            "{record:?}"
         );
     }
     assert!(records
         .iter()
-        .any(|record| record["metric"] == "node_type_differences" && record["value"] == 0.0));
+        .any(|record| record.metric == "node_type_differences" && record.value == 0.0));
     // The report tables every record in its "Node health check" section.
     let html = dir.path().join("report.html");
     let report = succeeded(

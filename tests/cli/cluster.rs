@@ -31,13 +31,12 @@ fn cluster_alone_is_a_one_rank_job() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let records = document["records"].as_array().unwrap();
-    assert_eq!(records[0]["benchmark"], "cluster-topo");
-    assert_eq!(records[0]["params"]["rank"], 0);
+    let (_, records) = crate::typed_stdout("cluster --only topo", &output.stdout);
+    assert_eq!(records[0].benchmark, "cluster-topo");
+    assert_eq!(*crate::param(&records[0], "rank"), 0);
     let verdict = records.last().unwrap();
-    assert_eq!(verdict["metric"], "verdict");
-    assert_eq!(verdict["value"], 0.0);
+    assert_eq!(verdict.metric, "verdict");
+    assert_eq!(verdict.value, 0.0);
     assert!(stderr.contains("cluster: 1 hosts"), "{stderr}");
 }
 

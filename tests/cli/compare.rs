@@ -1,6 +1,7 @@
 //! `numabench compare` on result sets made here by real runs.
 
-use super::{numabench, succeeding};
+use super::{numabench, param, succeeding, typed_jsonl, typed_stdout};
+use numabench_schema::Record;
 use std::path::Path;
 
 /// `latency` at the given sizes, written to `path` as JSON Lines.
@@ -16,13 +17,15 @@ fn latency_set(path: &Path, sizes: &str) {
     ]);
 }
 
-fn records(path: &Path) -> Vec<serde_json::Value> {
-    super::schema::assert_jsonl_matches(path);
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+/// The records of a JSON Lines file, checked against the schema and read
+/// typed.
+fn records(path: &Path) -> Vec<Record> {
+    typed_jsonl(path).1
+}
+
+/// The records of a compare `--json` document.
+fn compare_document(output: &std::process::Output) -> Vec<Record> {
+    typed_stdout("compare", &output.stdout).1
 }
 
 /// Two full sets match figure by figure; the third (a JSON document) lacks a size, which is
@@ -59,12 +62,12 @@ fn latency_sets_match_by_size_and_count_what_is_missing() {
     // unmatched count per set.
     assert_eq!(compared.len(), inputs.0.len() + 2);
     for (ratio, (first, second)) in compared.iter().zip(inputs.0.iter().zip(&inputs.1)) {
-        assert_eq!(ratio["benchmark"], "compare");
-        assert_eq!(ratio["metric"], first["metric"]);
-        assert_eq!(ratio["params"]["size_bytes"], first["params"]["size_bytes"]);
-        let expected = second["value"].as_f64().unwrap() / first["value"].as_f64().unwrap();
-        assert!((ratio["value"].as_f64().unwrap() - expected).abs() < 1e-9);
-        assert!(ratio["params"]["p_value"].is_null());
+        assert_eq!(ratio.benchmark, "compare");
+        assert_eq!(ratio.metric, first.metric);
+        assert_eq!(param(ratio, "size_bytes"), param(first, "size_bytes"));
+        let expected = second.value / first.value;
+        assert!((ratio.value - expected).abs() < 1e-9);
+        assert!(param(ratio, "p_value").is_null());
     }
 
     let output = succeeding(&[
@@ -73,13 +76,10 @@ fn latency_sets_match_by_size_and_count_what_is_missing() {
         c.to_str().unwrap(),
         "--json",
     ]);
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let unmatched: Vec<f64> = document["records"]
-        .as_array()
-        .unwrap()
+    let unmatched: Vec<f64> = compare_document(&output)
         .iter()
-        .filter(|record| record["metric"] == "unmatched")
-        .map(|record| record["value"].as_f64().unwrap())
+        .filter(|record| record.metric == "unmatched")
+        .map(|record| record.value)
         .collect();
     assert_eq!(
         unmatched,
@@ -116,19 +116,17 @@ fn run_repetitions_get_a_p_value() {
         slow.to_str().unwrap(),
         "--json",
     ]);
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let per_run = document["records"]
-        .as_array()
-        .unwrap()
+    let records = compare_document(&output);
+    let per_run = records
         .iter()
-        .find(|record| record["metric"] == "run_wall_time")
+        .find(|record| record.metric == "run_wall_time")
         .expect("the per-repetition wall times match");
-    assert_eq!(per_run["params"]["repetitions"], serde_json::json!([5, 5]));
+    assert_eq!(param(per_run, "repetitions"), &serde_json::json!([5, 5]));
     assert!(
-        per_run["params"]["p_value"].as_f64().unwrap() < 0.05,
-        "{per_run}"
+        param(per_run, "p_value").as_f64().unwrap() < 0.05,
+        "{per_run:?}"
     );
-    assert!(per_run["value"].as_f64().unwrap() > 5.0, "{per_run}");
+    assert!(per_run.value > 5.0, "{per_run:?}");
 }
 
 /// Bad inputs: one line naming the file or the count, exit 2, no output
@@ -193,21 +191,21 @@ const FOUR_NODE_VM: &str = concat!(
 );
 
 /// Per `compare` record, its role (`params.role`).
-fn roles(records: &[serde_json::Value]) -> Vec<String> {
+fn roles(records: &[Record]) -> Vec<String> {
     records
         .iter()
-        .filter_map(|record| record["params"]["role"].as_str())
+        .filter_map(|record| param(record, "role").as_str())
         .map(str::to_string)
         .collect()
 }
 
 /// The roles a set's records give its latency sweep's levels and its
 /// bandwidth kernels at DRAM size, from the records themselves.
-fn levels_and_kernels(records: &[serde_json::Value]) -> (Vec<String>, Vec<String>) {
+fn levels_and_kernels(records: &[Record]) -> (Vec<String>, Vec<String>) {
     let mut levels: Vec<String> = records
         .iter()
-        .filter(|r| r["benchmark"] == "latency" && r["metric"] == "latency")
-        .map(|r| match r["params"]["cache_level"].as_str().unwrap() {
+        .filter(|r| r.benchmark == "latency" && r.metric == "latency")
+        .map(|r| match r.typed_params().cache_level().unwrap() {
             "memory" => "DRAM".to_string(),
             level => level.to_string(),
         })
@@ -215,8 +213,8 @@ fn levels_and_kernels(records: &[serde_json::Value]) -> (Vec<String>, Vec<String
     levels.dedup();
     let kernels = records
         .iter()
-        .filter(|r| r["benchmark"] == "bandwidth" && r["params"]["cache_level"] == "memory")
-        .map(|r| r["params"]["kernel"].as_str().unwrap().to_string())
+        .filter(|r| r.benchmark == "bandwidth" && r.typed_params().cache_level() == Some("memory"))
+        .map(|r| r.typed_params().kernel().unwrap().to_string())
         .collect();
     (levels, kernels)
 }
@@ -255,7 +253,7 @@ fn two_machines_match_by_role() {
         assert!(line.chars().count() <= 100, "over 100 columns: {line}");
     }
     let compared = records(&out);
-    assert!(compared.iter().all(|r| r["params"]["matched_by"] == "role"));
+    assert!(compared.iter().all(|r| param(r, "matched_by") == "role"));
     let matched = roles(&compared);
     let (vm, mine) = (records(Path::new(FOUR_NODE_VM)), records(&here));
     let (my_levels, my_kernels) = levels_and_kernels(&mine);
@@ -291,28 +289,28 @@ fn two_machines_match_by_role() {
     }
     // Each ratio is the VM's figure over this machine's.
     for record in &compared {
-        if record["metric"] != "unmatched" {
+        if record.metric != "unmatched" {
             let (set, baseline) = (
-                record["params"]["set_value"].as_f64().unwrap(),
-                record["params"]["baseline_value"].as_f64().unwrap(),
+                param(record, "set_value").as_f64().unwrap(),
+                param(record, "baseline_value").as_f64().unwrap(),
             );
-            assert!((record["value"].as_f64().unwrap() - set / baseline).abs() < 1e-9);
+            assert!((record.value - set / baseline).abs() < 1e-9);
         }
     }
     // The VM's remote cells have no counterpart on a one-node machine.
     let remote_cells = vm
         .iter()
-        .filter(|r| r["benchmark"] == "matrix-latency" && r["metric"] == "latency")
-        .filter(|r| r["params"]["cpu_node"] != r["params"]["mem_node"])
+        .filter(|r| r.benchmark == "matrix-latency" && r.metric == "latency")
+        .filter(|r| param(r, "cpu_node") != param(r, "mem_node"))
         .count();
     let unmatched_vm = compared
         .iter()
-        .find(|r| r["metric"] == "unmatched" && r["params"]["set"] == 2)
+        .find(|r| r.metric == "unmatched" && param(r, "set") == 2)
         .unwrap();
     assert!(remote_cells > 0);
     assert!(
-        unmatched_vm["value"].as_f64().unwrap() >= remote_cells as f64,
-        "{unmatched_vm}"
+        unmatched_vm.value >= remote_cells as f64,
+        "{unmatched_vm:?}"
     );
     assert!(
         !matched.iter().any(|role| role.contains("remote")),
@@ -330,15 +328,14 @@ fn two_machines_match_by_role() {
         "exact",
         "--json",
     ]);
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let exact = document["records"].as_array().unwrap();
+    let exact = compare_document(&output);
     let unmatched_here = exact
         .iter()
-        .find(|r| r["metric"] == "unmatched" && r["params"]["set"] == 1)
+        .find(|r| r.metric == "unmatched" && param(r, "set") == 1)
         .unwrap();
     assert!(
-        2.0 * unmatched_here["value"].as_f64().unwrap() > mine.len() as f64,
-        "{unmatched_here}"
+        2.0 * unmatched_here.value > mine.len() as f64,
+        "{unmatched_here:?}"
     );
 }
 
@@ -361,8 +358,7 @@ fn the_four_node_matrices_match_local_and_remote_by_rank() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let compared = document["records"].as_array().unwrap().clone();
+    let compared = compare_document(&output);
     let matched = roles(&compared);
     for rank in ["local", "remote (nearest)", "remote (farthest)"] {
         for role in [
@@ -373,8 +369,8 @@ fn the_four_node_matrices_match_local_and_remote_by_rank() {
             assert!(matched.contains(&role), "{role}: {matched:?}");
         }
     }
-    for record in compared.iter().filter(|r| r["metric"] != "unmatched") {
-        assert_eq!(record["value"], 1.0, "{record}");
+    for record in compared.iter().filter(|r| r.metric != "unmatched") {
+        assert_eq!(record.value, 1.0, "{record:?}");
     }
     let table = numabench()
         .env("COLUMNS", "100")
@@ -405,7 +401,14 @@ fn an_old_file_compares_with_a_new_one() {
     );
     latency_set(&new, "64K");
     let mut text = String::new();
-    for (index, mut record) in records(&new).into_iter().enumerate() {
+    // Written by hand from the new file's lines: this builds the old wire
+    // format, so it works on the JSON text.
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&new)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    for (index, mut record) in lines.into_iter().enumerate() {
         let fields = record.as_object_mut().unwrap();
         let mut run = fields.remove("run").unwrap();
         if index == 0 {
@@ -434,8 +437,8 @@ fn an_old_file_compares_with_a_new_one() {
     assert!(table.contains("unmatched in set 2: 0 record(s)"), "{table}");
     let ratios: Vec<_> = records(&out)
         .into_iter()
-        .filter(|record| record["metric"] == "latency")
+        .filter(|record| record.metric == "latency")
         .collect();
     assert_eq!(ratios.len(), 1, "one latency ratio");
-    assert!((ratios[0]["value"].as_f64().unwrap() - 1.0).abs() < 1e-9);
+    assert!((ratios[0].value - 1.0).abs() < 1e-9);
 }

@@ -1,6 +1,6 @@
 //! `characterize` ends with findings computed from its own records.
 
-use super::succeeding;
+use super::{succeeding, typed_jsonl};
 
 /// On this machine (however many nodes): the printed summary lines are the
 /// `summary` records' sentences, the saturation figure is the one the
@@ -42,15 +42,11 @@ fn characterize_summarises_its_own_records() {
             last.push_str(more);
         }
     }
-    let records: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let (_, records) = typed_jsonl(&jsonl);
     let sentences: Vec<&str> = records
         .iter()
-        .filter(|record| record["benchmark"] == "summary")
-        .map(|record| record["params"]["sentence"].as_str().unwrap())
+        .filter(|record| record.benchmark == "summary")
+        .map(|record| record.typed_params().sentence().unwrap())
         .collect();
     // The same sentences, each once (printed grouped under their headings).
     let mut printed_sorted: Vec<&str> = printed.iter().map(String::as_str).collect();
@@ -60,17 +56,15 @@ fn characterize_summarises_its_own_records() {
     assert_eq!(printed_sorted, sentences_sorted);
 
     // Saturation of the local read curve of the first node measured.
+    // Scaling params are not typed yet: the shared view.
+    let first_memory = records[0].typed_params().mem_node();
     let curve: Vec<(u64, f64)> = records
         .iter()
-        .filter(|record| record["benchmark"] == "scaling")
-        .filter(|record| record["params"]["cpu_node"] == record["params"]["mem_node"])
-        .filter(|record| record["params"]["mem_node"] == records[0]["params"]["mem_node"])
-        .map(|record| {
-            (
-                record["params"]["threads"].as_u64().unwrap(),
-                record["value"].as_f64().unwrap(),
-            )
-        })
+        .filter(|record| record.benchmark == "scaling")
+        .map(|record| (record, record.typed_params()))
+        .filter(|(_, params)| params.cpu_node() == params.mem_node())
+        .filter(|(_, params)| params.mem_node() == first_memory)
+        .map(|(record, params)| (params.threads().unwrap(), record.value))
         .collect();
     if curve.len() > 1 {
         let peak = curve.iter().map(|point| point.1).fold(0.0, f64::max);
@@ -93,8 +87,8 @@ fn characterize_summarises_its_own_records() {
     }
     let cpu_nodes: std::collections::BTreeSet<u64> = records
         .iter()
-        .filter(|record| record["benchmark"] == "matrix-latency")
-        .map(|record| record["params"]["cpu_node"].as_u64().unwrap())
+        .filter(|record| record.benchmark == "matrix-latency")
+        .map(|record| record.typed_params().cpu_node().unwrap())
         .collect();
     let remote = sentences
         .iter()

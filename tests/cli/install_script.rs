@@ -3,7 +3,7 @@
 //! `--uninstall` removing exactly what was installed. Installs the binaries
 //! this test run built (`--build-dir`), so no release build is needed.
 
-use super::succeeded;
+use super::{param, succeeded, typed_stdout};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -98,11 +98,11 @@ fn install_move_run_and_uninstall() {
     let moved = root.path().join("moved");
     std::fs::rename(&first, &moved).unwrap();
     let output = run_pinned(&moved.join("bin/numabench"), &["--json"]);
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let record = &document["records"][0];
+    let (_, records) = typed_stdout("installed run", &output.stdout);
+    let record = &records[0];
     assert!(
-        record["params"]["pin_warnings"].is_array(),
-        "not run through the shim: {record}"
+        param(record, "pin_warnings").is_array(),
+        "not run through the shim: {record:?}"
     );
 
     // A file of someone else's in the prefix survives the uninstall; the rest goes.

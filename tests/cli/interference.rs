@@ -7,7 +7,7 @@
 //! tiered machine is checked in tests/vm/tiered.rs.
 
 use super::plan::{fixture, plan_text};
-use super::{json_document, metric_records, numabench, refusal};
+use super::{numabench, param, params_object, refusal, typed_records, with_metric};
 
 fn plan(fixture_name: &str, extra: &[&str]) -> String {
     plan_text(fixture_name, &[&["interference"], extra].concat())
@@ -86,60 +86,58 @@ fn a_run_here_records_every_measurement_the_matrix_and_the_finding() {
         "--repeat",
         "3",
     ];
-    let document = json_document(&arguments);
-    let measured = metric_records(&document, "victim_latency");
+    let records = typed_records(&arguments);
+    let measured = with_metric(&records, "victim_latency");
     // This machine's nodes: each alone and under each of its pairs' two loads, twice.
-    let latency = metric_records(&document, "latency_ratio");
-    let bandwidth = metric_records(&document, "bandwidth_ratio");
+    let latency = with_metric(&records, "latency_ratio");
+    let bandwidth = with_metric(&records, "bandwidth_ratio");
     assert!(!latency.is_empty());
     assert_eq!(latency.len(), bandwidth.len());
     let victims: std::collections::BTreeSet<u64> = measured
         .iter()
-        .map(|record| record["params"]["victim_node"].as_u64().unwrap())
+        .map(|record| param(record, "victim_node").as_u64().unwrap())
         .collect();
     assert_eq!(measured.len(), 2 * (victims.len() + latency.len()));
     assert_eq!(
-        metric_records(&document, "victim_bandwidth").len(),
+        with_metric(&records, "victim_bandwidth").len(),
         measured.len()
     );
     for record in &measured {
-        let params = &record["params"];
-        assert!(record["value"].as_f64().unwrap() > 0.0, "{record}");
-        assert!(record["placement"]["verified"].is_object(), "{record}");
+        // Interference params are not typed yet.
+        let params = &params_object(record);
+        assert!(record.value > 0.0, "{record:?}");
+        assert!(record.placement.verified.is_some(), "{record:?}");
         match params["load"].as_str().unwrap() {
             "none" => {
-                assert!(params["aggressor_node"].is_null(), "{record}");
-                assert_eq!(params["traffic_gbs"], 0.0, "{record}");
+                assert!(params["aggressor_node"].is_null(), "{record:?}");
+                assert_eq!(params["traffic_gbs"], 0.0, "{record:?}");
             }
             "reads" | "writes" => {
                 assert!(params["aggressor_threads"].as_u64().unwrap() >= 1);
                 // The aggressors moved memory while the victim was timed.
-                assert!(params["traffic_gbs"].as_f64().unwrap() > 0.0, "{record}");
+                assert!(params["traffic_gbs"].as_f64().unwrap() > 0.0, "{record:?}");
             }
             other => panic!("load {other}"),
         }
     }
     let loads: Vec<&str> = latency
         .iter()
-        .map(|record| record["params"]["load"].as_str().unwrap())
+        .map(|record| param(record, "load").as_str().unwrap())
         .collect();
     assert!(
         loads.contains(&"reads") && loads.contains(&"writes"),
         "{loads:?}"
     );
     for cell in &latency {
-        let params = &cell["params"];
+        let params = &params_object(cell);
         let ratio = params["loaded_ns"].as_f64().unwrap() / params["alone_ns"].as_f64().unwrap();
-        assert!(
-            (cell["value"].as_f64().unwrap() - ratio).abs() < 1e-9,
-            "{cell}"
-        );
+        assert!((cell.value - ratio).abs() < 1e-9, "{cell:?}");
         let p = params["p_value"].as_f64().unwrap();
-        assert!((0.0..=1.0).contains(&p), "{cell}");
+        assert!((0.0..=1.0).contains(&p), "{cell:?}");
     }
-    let finding = metric_records(&document, "interference");
-    assert_eq!(finding.len(), 1, "{document}");
-    let sentence = finding[0]["params"]["sentence"].as_str().unwrap();
+    let finding = with_metric(&records, "interference");
+    assert_eq!(finding.len(), 1, "{records:?}");
+    let sentence = finding[0].typed_params().sentence().unwrap();
     assert!(sentence.starts_with("interference"), "{sentence}");
 }
 

@@ -53,6 +53,8 @@ mod version;
 mod weighted;
 
 use assert_cmd::Command;
+use numabench_schema::params::BenchmarkParams;
+use numabench_schema::{read, PlacementCheck, Record, RunMetadata};
 
 /// An hwloc XML topology of another machine (2 sockets, 8 CPUs, 5 nodes of
 /// which 3 CPU-less), described in its directory's make-xml.sh.
@@ -148,6 +150,112 @@ pub fn metric_records(document: &serde_json::Value, metric: &str) -> Vec<serde_j
         .filter(|record| record["metric"] == metric)
         .cloned()
         .collect()
+}
+
+/// The run metadata and records of a results document or JSON Lines
+/// `text` (named `origin` in failures), read strictly through the schema
+/// crate's reader ([`numabench_schema::read`]): a line that is not a record
+/// of the schema fails the test. The metadata is the first the text holds.
+pub fn read_typed(origin: &str, text: &str) -> (RunMetadata, Vec<Record>) {
+    let results = read::read_results(origin, text, read::Mode::Strict)
+        .unwrap_or_else(|error| panic!("{error}"));
+    let (_, metadata) = results
+        .metadata
+        .first()
+        .unwrap_or_else(|| panic!("{origin}: no run metadata"));
+    let metadata = serde_json::from_value(serde_json::Value::Object(metadata.clone()))
+        .unwrap_or_else(|error| panic!("{origin}: not the run metadata ({error})"));
+    (metadata, results.into_records())
+}
+
+/// Runs numabench with `--json` appended, asserts success, checks the
+/// results document it printed against the shipped schema (as
+/// [`json_document`] does) and reads it typed ([`read_typed`]).
+pub fn records(arguments: &[&str]) -> (RunMetadata, Vec<Record>) {
+    let output = succeeding(&[arguments, &["--json"]].concat());
+    typed_stdout(&format!("{arguments:?}"), &output.stdout)
+}
+
+/// The records of `arguments` ([`records`]), without the metadata.
+pub fn typed_records(arguments: &[&str]) -> Vec<Record> {
+    records(arguments).1
+}
+
+/// The records of `arguments` ([`records`]) whose metric is `metric`.
+pub fn typed_records_of(arguments: &[&str], metric: &str) -> Vec<Record> {
+    typed_records(arguments)
+        .into_iter()
+        .filter(|record| record.metric == metric)
+        .collect()
+}
+
+/// The records of `records` whose metric is `metric`.
+pub fn with_metric<'a>(records: &'a [Record], metric: &str) -> Vec<&'a Record> {
+    records
+        .iter()
+        .filter(|record| record.metric == metric)
+        .collect()
+}
+
+/// A record's params as the open JSON object they are on the wire, for
+/// the benchmarks whose params have no type in the schema crate yet:
+/// indexing it reads null for an absent key, as the document's did.
+pub fn params_object(record: &Record) -> serde_json::Value {
+    serde_json::Value::Object(record.params.clone())
+}
+
+/// Runs a prepared command like [`succeeded`], checks the results document
+/// it printed against the shipped schema and reads it typed
+/// ([`read_typed`]).
+pub fn typed_of(command: &mut impl Runnable) -> (RunMetadata, Vec<Record>) {
+    typed_stdout("stdout", &succeeded(command).stdout)
+}
+
+/// A results document printed on stdout, checked against the shipped
+/// schema ([`schema::assert_document_matches`]) and read typed
+/// ([`read_typed`]).
+pub fn typed_stdout(origin: &str, stdout: &[u8]) -> (RunMetadata, Vec<Record>) {
+    let document: serde_json::Value = serde_json::from_slice(stdout).unwrap();
+    schema::assert_document_matches(&document, origin);
+    read_typed(origin, std::str::from_utf8(stdout).unwrap())
+}
+
+/// The records of a JSON Lines results file, each line checked against the
+/// shipped schema ([`schema::assert_jsonl_matches`]), read typed
+/// ([`read_typed`]).
+pub fn typed_jsonl(path: &std::path::Path) -> (RunMetadata, Vec<Record>) {
+    schema::assert_jsonl_matches(path);
+    let text = std::fs::read_to_string(path).unwrap();
+    read_typed(&path.display().to_string(), &text)
+}
+
+/// A record's params read as `T` ([`Record::params_as`]); a field of
+/// another type than `T` says fails the test, naming the record.
+pub fn params_of<T: BenchmarkParams>(record: &Record) -> T {
+    record.params_as().unwrap_or_else(|error| {
+        panic!(
+            "params not {}: {error}: {record:?}",
+            std::any::type_name::<T>()
+        )
+    })
+}
+
+/// A param of a record whose benchmark has no typed params (an
+/// application kernel's, a summary's, a plugin's), as `record["params"][key]`
+/// read it: null when absent.
+pub fn param<'a>(record: &'a Record, key: &str) -> &'a serde_json::Value {
+    static NULL: serde_json::Value = serde_json::Value::Null;
+    record.params.get(key).unwrap_or(&NULL)
+}
+
+/// What a record's placement check found; a record without one fails the
+/// test, naming the record.
+pub fn verified(record: &Record) -> &PlacementCheck {
+    record
+        .placement
+        .verified
+        .as_ref()
+        .unwrap_or_else(|| panic!("no placement check: {record:?}"))
 }
 
 /// Every command that measures on this machine, with the arguments it needs

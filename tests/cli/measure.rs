@@ -1,7 +1,9 @@
 //! Measuring commands on this machine: records reach every output, with
 //! verified placement, and files are complete after the run.
 
-use super::{json_of, numabench};
+use super::{numabench, params_of, typed_jsonl, typed_of, typed_records, verified};
+use numabench_schema::params::{BandwidthParams, C2cParams, LoadedLatencyParams, MlpParams};
+use numabench_schema::{Record, Unit};
 
 #[test]
 fn list_names_every_benchmark_and_describes_them() {
@@ -20,7 +22,7 @@ fn list_names_every_benchmark_and_describes_them() {
 fn latency_writes_verified_records_to_every_output() {
     let dir = tempfile::tempdir().unwrap();
     let (csv, jsonl) = (dir.path().join("r.csv"), dir.path().join("r.jsonl"));
-    let document = json_of(
+    let (_, records) = typed_of(
         numabench()
             .args([
                 "latency",
@@ -37,34 +39,28 @@ fn latency_writes_verified_records_to_every_output() {
             .arg("--jsonl")
             .arg(&jsonl),
     );
-    let records = document["records"].as_array().unwrap();
-    let latencies: Vec<&serde_json::Value> = records
+    let latencies: Vec<&Record> = records
         .iter()
-        .filter(|record| record["metric"] == "latency")
+        .filter(|record| record.metric == "latency")
         .collect();
     assert_eq!(latencies.len(), 2);
     for record in &latencies {
-        assert_eq!(record["unit"], "ns");
-        assert_eq!(record["stats"]["n"], 3);
-        assert!(record["value"].as_f64().unwrap() > 0.0);
-        assert_eq!(record["placement"]["requested"]["memory"], "bind:0");
-        assert_eq!(record["placement"]["verified"]["achieved"], true);
-        assert_eq!(
-            record["placement"]["verified"]["fraction_as_requested"],
-            1.0
-        );
+        assert_eq!(record.unit, Unit::Nanoseconds);
+        assert_eq!(record.stats.n, 3);
+        assert!(record.value > 0.0);
+        assert_eq!(record.placement.requested["memory"], "bind:0");
+        assert!(verified(record).achieved, "{record:?}");
+        assert_eq!(verified(record).fraction_as_requested, 1.0);
     }
     // A larger working set cannot be faster to chase than one that fits in L1/L2.
-    assert!(latencies[1]["value"].as_f64().unwrap() > latencies[0]["value"].as_f64().unwrap());
-    let lines: Vec<String> = std::fs::read_to_string(&jsonl)
-        .unwrap()
-        .lines()
-        .map(String::from)
-        .collect();
-    // One line per record, each with the run metadata.
+    assert!(latencies[1].value > latencies[0].value);
+    let lines = std::fs::read_to_string(&jsonl).unwrap().lines().count();
+    // One line per record, each with the run metadata (the reader refuses
+    // a line without it).
+    assert_eq!(lines, records.len());
+    let (run, lines) = typed_jsonl(&jsonl);
     assert_eq!(lines.len(), records.len());
-    let first: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
-    assert_eq!(first["run"]["command_line"][1], "latency");
+    assert_eq!(run.command_line[1], "latency");
     let csv_text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv_text.lines().count(), 1 + records.len());
     assert!(csv_text.starts_with("benchmark,metric,value,unit,run.tool,"));
@@ -72,7 +68,7 @@ fn latency_writes_verified_records_to_every_output() {
 
 #[test]
 fn bandwidth_reports_every_kernel_with_gigabytes_per_second() {
-    let document = json_of(numabench().args([
+    let (_, records) = typed_of(numabench().args([
         "bandwidth",
         "--size",
         "8M",
@@ -82,21 +78,19 @@ fn bandwidth_reports_every_kernel_with_gigabytes_per_second() {
         "--threads",
         "1",
     ]));
-    let metrics: Vec<&str> = document["records"]
-        .as_array()
-        .unwrap()
+    let metrics: Vec<&str> = records
         .iter()
-        .map(|record| record["metric"].as_str().unwrap())
+        .map(|record| record.metric.as_str())
         .collect();
     assert_eq!(
         metrics,
         ["read", "write", "copy", "triad", "write-nt", "copy-nt", "triad-nt"]
             .map(|kernel| format!("{kernel}_bandwidth"))
     );
-    for record in document["records"].as_array().unwrap() {
-        assert_eq!(record["unit"], "GB/s");
-        assert_eq!(record["value"], record["stats"]["max"]);
-        assert_eq!(record["placement"]["verified"]["achieved"], true);
+    for record in &records {
+        assert_eq!(record.unit, Unit::GigabytesPerSecond);
+        assert_eq!(record.value, record.stats.max);
+        assert!(verified(record).achieved, "{record:?}");
     }
 }
 
@@ -118,10 +112,10 @@ const ONE_TRIAD: &[&str] = &[
 /// `--simd` forces one and no calibration runs.
 #[test]
 fn bandwidth_records_the_calibrated_or_forced_simd_level() {
-    let calibrated = records(ONE_TRIAD);
-    let params = &calibrated[0]["params"];
-    assert_eq!(params["simd_chosen_by"], "calibration");
-    let rates = params["simd_calibration"].as_object().unwrap();
+    let calibrated = typed_records(ONE_TRIAD);
+    let params = params_of::<BandwidthParams>(&calibrated[0]).simd;
+    assert_eq!(params.simd_chosen_by.as_deref(), Some("calibration"));
+    let rates = params.simd_calibration.as_object().unwrap();
     assert!(
         rates.contains_key("scalar"),
         "every level is calibrated: {rates:?}"
@@ -130,17 +124,17 @@ fn bandwidth_records_the_calibrated_or_forced_simd_level() {
         .iter()
         .max_by(|x, y| x.1.as_f64().unwrap().total_cmp(&y.1.as_f64().unwrap()))
         .unwrap();
-    assert_eq!(params["simd"], best.0.as_str());
-    let forced = records(&[ONE_TRIAD, &["--simd", "scalar"]].concat());
-    let params = &forced[0]["params"];
-    assert_eq!(params["simd"], "scalar");
-    assert_eq!(params["simd_chosen_by"], "forced");
-    assert!(params["simd_calibration"].is_null());
+    assert_eq!(params.simd.as_deref(), Some(best.0.as_str()));
+    let forced = typed_records(&[ONE_TRIAD, &["--simd", "scalar"]].concat());
+    let params = params_of::<BandwidthParams>(&forced[0]).simd;
+    assert_eq!(params.simd.as_deref(), Some("scalar"));
+    assert_eq!(params.simd_chosen_by.as_deref(), Some("forced"));
+    assert!(params.simd_calibration.is_null());
 }
 
 #[test]
 fn bandwidth_takes_a_size_list_and_sweeps_from_l1_to_dram() {
-    let listed = records(&[
+    let listed = typed_records(&[
         "bandwidth",
         "--kernel",
         "read,copy",
@@ -153,12 +147,7 @@ fn bandwidth_takes_a_size_list_and_sweeps_from_l1_to_dram() {
     ]);
     let pairs: Vec<(u64, &str)> = listed
         .iter()
-        .map(|record| {
-            (
-                record["params"]["size_bytes"].as_u64().unwrap(),
-                record["metric"].as_str().unwrap(),
-            )
-        })
+        .map(|record| (size_bytes(record).unwrap(), record.metric.as_str()))
         .collect();
     assert_eq!(
         pairs,
@@ -169,7 +158,7 @@ fn bandwidth_takes_a_size_list_and_sweeps_from_l1_to_dram() {
             (4 << 20, "copy_bandwidth"),
         ]
     );
-    let swept = records(&[
+    let swept = typed_records(&[
         "bandwidth",
         "--kernel",
         "read",
@@ -181,7 +170,7 @@ fn bandwidth_takes_a_size_list_and_sweeps_from_l1_to_dram() {
     ]);
     let sizes: Vec<u64> = swept
         .iter()
-        .map(|record| record["params"]["size_bytes"].as_u64().unwrap())
+        .map(|record| size_bytes(record).unwrap())
         .collect();
     assert!(sizes.len() >= 5, "{sizes:?}");
     assert!(
@@ -232,15 +221,15 @@ fn records_carry_the_caches_in_front_and_the_default_size_clears_them() {
             })
             .sum()
     };
-    let cpus_of = |record: &serde_json::Value| -> Vec<u64> {
-        record["placement"]["requested"]["cpus"]
+    let cpus_of = |record: &Record| -> Vec<u64> {
+        record.placement.requested["cpus"]
             .as_array()
             .unwrap()
             .iter()
             .map(|cpu| cpu.as_u64().unwrap())
             .collect()
     };
-    let small = records(&[
+    let small = typed_records(&[
         "bandwidth",
         "--kernel",
         "read",
@@ -251,28 +240,28 @@ fn records_carry_the_caches_in_front_and_the_default_size_clears_them() {
         "--repeat",
         "1",
     ]);
+    // The caches in front of a record's CPUs, as its params name them.
+    let named_in_front = |record: &Record| {
+        let front = in_front(&cpus_of(record));
+        let working_set = params_of::<BandwidthParams>(record).working_set;
+        let named = working_set.cache.cache_bytes_in_front;
+        assert_eq!(named, Some(front), "{record:?}");
+        (front, working_set)
+    };
     let record = &small[0];
-    let front = in_front(&cpus_of(record));
-    assert!(front > 0, "{record}");
-    assert_eq!(record["params"]["cache_bytes_in_front"], front, "{record}");
-    assert_eq!(record["params"]["cache_affected"], true, "{record}");
-    let default = records(&["bandwidth", "--kernel", "read", "--repeat", "1"]);
+    let (front, working_set) = named_in_front(record);
+    assert!(front > 0, "{record:?}");
+    assert_eq!(working_set.cache.cache_affected, Some(true), "{record:?}");
+    let default = typed_records(&["bandwidth", "--kernel", "read", "--repeat", "1"]);
     let record = &default[0];
-    let front = in_front(&cpus_of(record));
-    assert_eq!(record["params"]["cache_bytes_in_front"], front, "{record}");
-    assert_eq!(record["params"]["cache_affected"], false, "{record}");
-    assert!(
-        record["params"]["size_bytes"].as_u64().unwrap() >= 4 * front,
-        "{record}"
-    );
+    let (front, working_set) = named_in_front(record);
+    assert_eq!(working_set.cache.cache_affected, Some(false), "{record:?}");
+    assert!(working_set.size_bytes.unwrap() >= 4 * front, "{record:?}");
 }
 
-/// Runs a measuring command with `--json` and returns its records.
-fn records(arguments: &[&str]) -> Vec<serde_json::Value> {
-    super::json_document(arguments)["records"]
-        .as_array()
-        .unwrap()
-        .clone()
+/// A bandwidth record's working-set size.
+fn size_bytes(record: &Record) -> Option<u64> {
+    params_of::<BandwidthParams>(record).working_set.size_bytes
 }
 
 fn node_count() -> usize {
@@ -284,23 +273,25 @@ fn node_count() -> usize {
 #[test]
 fn matrices_have_one_cell_per_node_pair() {
     let nodes = node_count();
-    let latency = records(&["matrix", "latency", "--size", "8M", "--repeat", "2"]);
+    let latency = typed_records(&["matrix", "latency", "--size", "8M", "--repeat", "2"]);
     let cells: Vec<_> = latency
         .iter()
-        .filter(|record| record["metric"] == "latency")
+        .filter(|record| record.metric == "latency")
         .collect();
     assert_eq!(cells.len(), nodes * nodes);
     for cell in cells {
-        assert_eq!(cell["benchmark"], "matrix-latency");
+        assert_eq!(cell.benchmark, "matrix-latency");
+        // Matrix params are not typed yet: read through the shared view.
+        let params = cell.typed_params();
         assert_eq!(
-            cell["placement"]["requested"]["memory"],
-            format!("bind:{}", cell["params"]["mem_node"])
+            cell.placement.requested["memory"],
+            format!("bind:{}", params.mem_node().unwrap())
         );
-        assert_eq!(cell["placement"]["verified"]["achieved"], true);
-        assert_eq!(cell["params"]["cpu_order"], "compact");
+        assert!(verified(cell).achieved, "{cell:?}");
+        assert_eq!(params.str("cpu_order"), Some("compact"));
     }
     for mode in ["serial", "parallel"] {
-        let bandwidth = records(&[
+        let bandwidth = typed_records(&[
             "matrix",
             "bandwidth",
             "--mode",
@@ -313,22 +304,22 @@ fn matrices_have_one_cell_per_node_pair() {
         assert_eq!(bandwidth.len(), nodes * nodes);
         assert!(bandwidth
             .iter()
-            .all(|record| record["params"]["mode"] == mode
-                && record["unit"] == "GB/s"
-                && record["params"]["cpu_order"] == "compact"));
+            .all(|record| record.typed_params().mode() == Some(mode)
+                && record.unit == Unit::GigabytesPerSecond
+                && record.typed_params().str("cpu_order") == Some("compact")));
     }
 }
 
 #[test]
 fn contention_reports_three_scenarios_and_ratios() {
-    let records = records(&["contention", "--size", "8M", "--repeat", "2"]);
+    let records = typed_records(&["contention", "--size", "8M", "--repeat", "2"]);
     let metrics: Vec<&str> = records
         .iter()
-        .map(|record| record["metric"].as_str().unwrap())
+        .map(|record| record.metric.as_str())
         .collect();
     let cpus = records
         .iter()
-        .filter(|record| record["metric"] == "serial_bandwidth")
+        .filter(|record| record.metric == "serial_bandwidth")
         .count();
     assert!(cpus >= 1);
     for metric in [
@@ -340,23 +331,22 @@ fn contention_reports_three_scenarios_and_ratios() {
     }
     let contended = records
         .iter()
-        .find(|record| record["metric"] == "contended_bandwidth")
+        .find(|record| record.metric == "contended_bandwidth")
         .unwrap();
+    // Contention params are not typed yet.
     assert_eq!(
-        contended["params"]["per_thread_gbs"]
-            .as_array()
-            .unwrap()
-            .len(),
+        contended.params["per_thread_gbs"].as_array().unwrap().len(),
         cpus
     );
 }
 
 #[test]
 fn scaling_mlp_c2c_and_loaded_latency_produce_their_curves() {
-    let scaling = records(&["scaling", "--size", "8M", "--repeat", "2"]);
+    let scaling = typed_records(&["scaling", "--size", "8M", "--repeat", "2"]);
+    // Scaling params are not typed yet: read through the shared view.
     let threads: Vec<u64> = scaling
         .iter()
-        .map(|record| record["params"]["threads"].as_u64().unwrap())
+        .map(|record| record.typed_params().threads().unwrap())
         .collect();
     assert_eq!(threads[0], 1);
     assert!(threads
@@ -364,30 +354,32 @@ fn scaling_mlp_c2c_and_loaded_latency_produce_their_curves() {
         .all(|pair| pair[1] == pair[0] + 1 || pair[1] == 1));
     assert!(scaling
         .iter()
-        .all(|record| record["params"]["cpu_order"] == "cores-first"));
-    let mlp = records(&["mlp", "--size", "16M", "--repeat", "2"]);
+        .all(|record| record.typed_params().str("cpu_order") == Some("cores-first")));
+    let mlp = typed_records(&["mlp", "--size", "16M", "--repeat", "2"]);
     let chains: Vec<u64> = mlp
         .iter()
-        .filter(|record| record["metric"] == "mlp")
-        .map(|record| record["params"]["chains"].as_u64().unwrap())
+        .filter(|record| record.metric == "mlp")
+        .map(|record| params_of::<MlpParams>(record).chains.unwrap())
         .collect();
     assert_eq!(chains, (1..=16).collect::<Vec<u64>>());
     let topology = numabench().args(["topo", "--json"]).output().unwrap();
     let topology: serde_json::Value = serde_json::from_slice(&topology.stdout).unwrap();
     let cpus = topology["allowed"]["cpus"].as_array().unwrap().len();
     if cpus >= 2 {
-        let c2c = records(&["c2c", "--repeat", "2"]);
+        let c2c = typed_records(&["c2c", "--repeat", "2"]);
         assert_eq!(c2c.len(), cpus * (cpus - 1) / 2);
-        assert!(c2c
-            .iter()
-            .all(|record| record["value"].as_f64().unwrap() > 0.0));
+        assert!(c2c.iter().all(|record| record.value > 0.0));
         // The shared cache named for each pair is one whose CPU groups hold both CPUs.
         for record in &c2c {
-            let (a, b) = (&record["params"]["cpu_a"], &record["params"]["cpu_b"]);
+            let params = params_of::<C2cParams>(record);
+            let (a, b) = (
+                serde_json::json!(params.cpu_a.unwrap()),
+                serde_json::json!(params.cpu_b.unwrap()),
+            );
             let shares = |cache: &serde_json::Value| {
                 cache["cpu_groups"].as_array().unwrap().iter().any(|group| {
                     let group = group.as_array().unwrap();
-                    group.contains(a) && group.contains(b)
+                    group.contains(&a) && group.contains(&b)
                 })
             };
             let lowest_shared = topology["caches"]
@@ -398,13 +390,13 @@ fn scaling_mlp_c2c_and_loaded_latency_produce_their_curves() {
                 .map(|cache| cache["level"].as_u64().unwrap())
                 .min();
             assert_eq!(
-                record["params"]["shared_cache"],
-                serde_json::json!(lowest_shared.map(|level| format!("L{level}"))),
-                "{record}"
+                params.shared_cache,
+                lowest_shared.map(|level| format!("L{level}")),
+                "{record:?}"
             );
-            assert!(record["params"]["same_package"].is_boolean(), "{record}");
+            assert!(params.same_package.is_some(), "{record:?}");
         }
-        let loaded = records(&[
+        let loaded = typed_records(&[
             "loaded-latency",
             "--size",
             "8M",
@@ -415,29 +407,21 @@ fn scaling_mlp_c2c_and_loaded_latency_produce_their_curves() {
             "--mix",
             "3:1",
         ]);
-        let delays: Vec<&serde_json::Value> = loaded
-            .iter()
-            .map(|record| &record["params"]["delay"])
-            .collect();
+        let loaded: Vec<LoadedLatencyParams> = loaded.iter().map(params_of).collect();
+        let delays: Vec<Option<u32>> = loaded.iter().map(|params| params.delay).collect();
+        assert_eq!(delays, [None, Some(500), Some(0)]);
         assert_eq!(
-            delays,
-            [
-                &serde_json::Value::Null,
-                &serde_json::json!(500),
-                &serde_json::json!(0)
-            ]
-        );
-        assert_eq!(
-            loaded[0]["params"]["traffic_gbs"], 0.0,
+            loaded[0].traffic_gbs,
+            Some(0.0),
             "the idle point has no traffic"
         );
-        assert!(loaded[2]["params"]["traffic_gbs"].as_f64().unwrap() > 0.0);
+        assert!(loaded[2].traffic_gbs.unwrap() > 0.0);
     }
 }
 
 #[test]
 fn characterize_runs_only_what_is_selected() {
-    let records = records(&[
+    let records = typed_records(&[
         "characterize",
         "--only",
         "latency,c2c",
@@ -450,7 +434,7 @@ fn characterize_runs_only_what_is_selected() {
     // Then the summary's sentences, which are about the latency records.
     assert!(records
         .iter()
-        .all(|record| record["benchmark"] == "latency" || record["benchmark"] == "summary"));
+        .all(|record| record.benchmark == "latency" || record.benchmark == "summary"));
 }
 
 /// Ctrl-C during a long `bandwidth` run: every worker stops at the same
@@ -502,16 +486,14 @@ fn ctrl_c_stops_every_bandwidth_worker_and_closes_the_outputs() {
     // By itself (not killed), with the shell's status for a Ctrl-C
     // (128 + SIGINT), as every command exits after an interrupt.
     assert_eq!(status.code(), Some(130), "exited by itself after Ctrl-C");
-    let lines = std::fs::read_to_string(&jsonl).unwrap();
-    let values: Vec<serde_json::Value> = lines
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("every JSONL line parses"))
-        .collect();
+    // Every line reads as a record (strictly, through the schema crate's
+    // reader).
+    let (_, records) = typed_jsonl(&jsonl);
     assert!(
-        values
+        records
             .iter()
-            .any(|value| value["unit"] == "GB/s" && value["stats"]["n"].as_u64() >= Some(2)),
-        "a record of the finished repetitions: {lines}"
+            .any(|record| record.unit == Unit::GigabytesPerSecond && record.stats.n >= 2),
+        "a record of the finished repetitions: {records:?}"
     );
 }
 
@@ -520,7 +502,7 @@ fn ctrl_c_stops_every_bandwidth_worker_and_closes_the_outputs() {
 /// point with the tail of the chase's latency under its load.
 #[test]
 fn loaded_latency_draws_a_family_of_curves_with_tails() {
-    let loaded = records(&[
+    let loaded = typed_records(&[
         "loaded-latency",
         "--size",
         "4M",
@@ -531,20 +513,22 @@ fn loaded_latency_draws_a_family_of_curves_with_tails() {
         "reads,1:1-nt",
     ]);
     for mix in ["reads", "1:1-nt"] {
-        let curve: Vec<&serde_json::Value> = loaded
+        let curve: Vec<LoadedLatencyParams> = loaded
             .iter()
-            .filter(|record| record["params"]["mix"] == mix)
+            .map(params_of::<LoadedLatencyParams>)
+            .filter(|params| params.mix.as_deref() == Some(mix))
             .collect();
         assert_eq!(curve.len(), 25, "{mix}: {curve:?}");
-        assert_eq!(curve[0]["params"]["delay"], serde_json::Value::Null);
-        assert_eq!(curve[24]["params"]["delay"], 0);
+        assert_eq!(curve[0].delay, None);
+        assert_eq!(curve[24].delay, Some(0));
         for point in &curve {
-            let tail = &point["params"]["tail"];
+            // The tail's percentiles are an open object in the schema.
+            let tail = point.tail.as_ref().unwrap();
             assert!(
                 tail["p50"].as_f64().unwrap() <= tail["p99"].as_f64().unwrap(),
-                "{point}"
+                "{point:?}"
             );
         }
-        assert!(curve[24]["params"]["traffic_gbs"].as_f64().unwrap() > 0.0);
+        assert!(curve[24].traffic_gbs.unwrap() > 0.0);
     }
 }

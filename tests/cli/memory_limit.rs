@@ -8,7 +8,8 @@
 //!
 //! Needs root to make the cgroup (cgroup v1 or v2, whichever is mounted).
 
-use super::MEASURING_COMMANDS;
+use super::{params_of, typed_stdout, MEASURING_COMMANDS};
+use numabench_schema::params::BandwidthParams;
 use std::fs;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -173,15 +174,16 @@ fn every_default_fits_a_150_mib_memory_cgroup() {
         // on some hosts here), the record says its DRAM figure is partly a
         // cache's. Either way `cache_affected` must follow the size.
         if command[..] == ["bandwidth"] {
-            let records = document["records"].as_array().unwrap();
+            let (_, records) = typed_stdout("bandwidth", &output.stdout);
             assert!(!records.is_empty());
-            for record in records {
-                let params = &record["params"];
-                let size = params["size_bytes"].as_u64().unwrap();
-                let in_front = params["cache_bytes_in_front"].as_u64().unwrap();
-                assert_eq!(params["cache_affected"], size < 4 * in_front, "{record:?}");
+            for record in &records {
+                let params = params_of::<BandwidthParams>(record).working_set;
+                let size = params.size_bytes.unwrap();
+                let in_front = params.cache.cache_bytes_in_front.unwrap();
+                let affected = params.cache.cache_affected;
+                assert_eq!(affected, Some(size < 4 * in_front), "{record:?}");
                 if 4 * in_front >= LIMIT / 2 {
-                    assert_eq!(params["cache_affected"], true, "{record:?}");
+                    assert_eq!(affected, Some(true), "{record:?}");
                 }
             }
         }

@@ -3,17 +3,19 @@
 //! runs and of `numabench run`.
 
 use super::run::run_args;
-use super::{json_document, succeeding};
+use super::{params_object, succeeding, typed_records, typed_stdout};
+use numabench_schema::Record;
 use serde_json::Value;
 
-/// The `time` record of an app run (or the `run_wall_time` record of a run).
-fn record<'a>(document: &'a Value, metric: &str) -> &'a Value {
-    document["records"]
-        .as_array()
-        .unwrap()
+/// The params of the `time` record of an app run (or of the
+/// `run_wall_time` record of a run), as the open object they are (app and
+/// run params are not typed).
+fn params_of_metric(records: &[Record], metric: &str) -> Value {
+    let record = records
         .iter()
-        .find(|record| record["metric"] == metric)
-        .unwrap_or_else(|| panic!("no {metric} record: {document}"))
+        .find(|record| record.metric == metric)
+        .unwrap_or_else(|| panic!("no {metric} record: {records:?}"));
+    params_object(record)
 }
 
 /// user + system seconds summed over a `threads_usage`-like array.
@@ -123,7 +125,7 @@ fn assert_tlp_levels(tlp: &Value) -> [f64; 4] {
 /// entry, and its perf context switches include those /proc counted.
 #[test]
 fn per_thread_times_sum_to_the_process_totals_within_ticks() {
-    let document = json_document(&[
+    let records = typed_records(&[
         "stream",
         "--size",
         "4M",
@@ -132,7 +134,7 @@ fn per_thread_times_sum_to_the_process_totals_within_ticks() {
         "--repeat",
         "1",
     ]);
-    let params = &record(&document, "time")["params"];
+    let params = &params_of_metric(&records, "time");
     let threads = params["threads"].as_u64().unwrap() as usize;
     let workers = params["threads_usage"].as_array().unwrap();
     assert_eq!(workers.len(), threads, "{params}");
@@ -181,7 +183,7 @@ fn per_thread_times_sum_to_the_process_totals_within_ticks() {
 #[test]
 fn tlp_rises_with_over_decomposition() {
     let tlp_of = |per_core: &str| {
-        let document = json_document(&[
+        let records = typed_records(&[
             "stream",
             "--size",
             "2M",
@@ -192,7 +194,7 @@ fn tlp_rises_with_over_decomposition() {
             "--threads-per-core",
             per_core,
         ]);
-        let params = &record(&document, "time")["params"];
+        let params = &params_of_metric(&records, "time");
         assert_tlp_levels(&params["tlp"])
     };
     let one = tlp_of("1");
@@ -206,7 +208,7 @@ fn tlp_rises_with_over_decomposition() {
 /// counted or explained; numastat deltas of every node.
 #[test]
 fn app_records_have_perf_events_and_numastat_deltas() {
-    let document = json_document(&[
+    let records = typed_records(&[
         "stream",
         "--size",
         "4M",
@@ -215,7 +217,7 @@ fn app_records_have_perf_events_and_numastat_deltas() {
         "--repeat",
         "1",
     ]);
-    let params = &record(&document, "time")["params"];
+    let params = &params_of_metric(&records, "time");
     assert_counters(params, 3 * 4 * 1024 * 1024 / 4096);
 }
 
@@ -242,8 +244,8 @@ fn run_records_what_the_program_threads_did() {
             "--json",
         ],
     ));
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let params = &record(&document, "run_wall_time")["params"];
+    let (_, records) = typed_stdout("run numabench stream", &output.stdout);
+    let params = &params_of_metric(&records, "run_wall_time");
     // The program's main thread (worker 0) and its own TLP sampler at least.
     let threads = params["threads_usage"].as_array().unwrap();
     assert!(threads.len() >= 2, "{params}");

@@ -1,8 +1,10 @@
 //! Every CPU measured on its own: `latency --each-cpu`, `bandwidth
 //! --each-cpu`, `matrix ... --per-cpu` and characterize's `per-cpu`.
 
-use super::{json_document, metric_records, records_of};
-use serde_json::{json, Value};
+use super::{json_document, params_of, typed_records, typed_records_of, typed_stdout, verified};
+use numabench_schema::params::{BandwidthParams, NodeMedianRatioParams};
+use numabench_schema::{Record, Unit};
+use serde_json::json;
 
 /// This machine's allowed CPUs and, for each, its node (from `topo --json`).
 fn allowed_cpus_and_nodes() -> Vec<(u64, u64)> {
@@ -26,43 +28,52 @@ fn allowed_cpus_and_nodes() -> Vec<(u64, u64)> {
 }
 
 /// The CPUs and nodes a list of records names, in order.
-fn cpus_and_nodes(records: &[Value]) -> Vec<(u64, u64)> {
+/// (Through the shared params view: latency, bandwidth, matrix and
+/// per-cpu records all name them.)
+fn cpus_and_nodes(records: &[Record]) -> Vec<(u64, u64)> {
     records
         .iter()
         .map(|record| {
-            (
-                record["params"]["cpu"].as_u64().unwrap(),
-                record["params"]["cpu_node"].as_u64().unwrap(),
-            )
+            let params = record.typed_params();
+            (params.cpu().unwrap(), params.cpu_node().unwrap())
         })
         .collect()
+}
+
+/// Whether a record says it measured one CPU of `--each-cpu` (a label
+/// before its benchmark's params).
+fn each_cpu(record: &Record) -> Option<bool> {
+    record.typed_params().bool("each_cpu")
 }
 
 #[test]
 fn latency_each_cpu_measures_every_allowed_cpu_once_from_that_cpu() {
     let expected = allowed_cpus_and_nodes();
     let arguments = ["latency", "--each-cpu", "--size", "64K", "--repeat", "1"];
-    let latencies = records_of(&arguments, "latency");
+    let latencies = typed_records_of(&arguments, "latency");
     assert_eq!(cpus_and_nodes(&latencies), expected);
     for record in &latencies {
-        assert_eq!(record["params"]["each_cpu"], true);
+        assert_eq!(each_cpu(record), Some(true));
         assert_eq!(
-            record["placement"]["requested"]["cpus"],
-            json!([record["params"]["cpu"]])
+            record.placement.requested["cpus"],
+            json!([record.typed_params().cpu()])
         );
-        assert_eq!(record["placement"]["verified"]["achieved"], true);
+        assert!(verified(record).achieved, "{record:?}");
     }
-    let ratios = records_of(&arguments, "latency_vs_node_median");
+    let ratios = typed_records_of(&arguments, "latency_vs_node_median");
     assert_eq!(cpus_and_nodes(&ratios), expected);
-    assert!(ratios.iter().all(|record| record["unit"] == "ratio"
-        && record["params"]["deviation_from_node_median"].is_number()));
+    assert!(ratios.iter().all(|record| record.unit == Unit::Ratio
+        && params_of::<NodeMedianRatioParams>(record)
+            .deviation
+            .deviation_from_node_median
+            .is_some()));
 }
 
 #[test]
 fn latency_each_cpu_takes_a_list_and_a_memory_node() {
     let expected = allowed_cpus_and_nodes();
     let (last, node) = *expected.last().unwrap();
-    let latencies = records_of(
+    let latencies = typed_records_of(
         &[
             "latency",
             "--each-cpu",
@@ -77,9 +88,9 @@ fn latency_each_cpu_takes_a_list_and_a_memory_node() {
         "latency",
     );
     assert_eq!(cpus_and_nodes(&latencies), vec![(last, node)]);
-    assert_eq!(latencies[0]["params"]["mem_node"], node);
+    assert_eq!(latencies[0].typed_params().mem_node(), Some(node));
     assert_eq!(
-        latencies[0]["placement"]["requested"]["memory"],
+        latencies[0].placement.requested["memory"],
         format!("bind:{node}")
     );
 }
@@ -111,14 +122,14 @@ pub const PER_CPU_LATENCY_MATRIX: &[&str] = &[
 #[test]
 fn bandwidth_each_cpu_runs_one_thread_on_every_allowed_cpu() {
     let expected = allowed_cpus_and_nodes();
-    let reads = records_of(EACH_CPU_READ, "read_bandwidth");
+    let reads = typed_records_of(EACH_CPU_READ, "read_bandwidth");
     assert_eq!(cpus_and_nodes(&reads), expected);
     for record in &reads {
-        assert_eq!(record["params"]["threads"], 1);
-        assert_eq!(record["params"]["each_cpu"], true);
+        assert_eq!(params_of::<BandwidthParams>(record).threads, Some(1));
+        assert_eq!(each_cpu(record), Some(true));
         assert_eq!(
-            record["placement"]["requested"]["cpus"],
-            json!([record["params"]["cpu"]])
+            record.placement.requested["cpus"],
+            json!([record.typed_params().cpu()])
         );
     }
 }
@@ -134,7 +145,7 @@ fn per_cpu_matrices_have_a_cell_per_cpu_and_memory_node() {
         .filter(|node| node["memory_total_bytes"].as_u64().unwrap() > 0)
         .map(|node| node["index"].as_u64().unwrap())
         .collect();
-    let cells = records_of(PER_CPU_LATENCY_MATRIX, "latency");
+    let cells = typed_records_of(PER_CPU_LATENCY_MATRIX, "latency");
     let mut expected = Vec::new();
     for &(cpu, node) in &cpus {
         for &memory in &memory_nodes {
@@ -144,17 +155,19 @@ fn per_cpu_matrices_have_a_cell_per_cpu_and_memory_node() {
     let found: Vec<(u64, u64, u64)> = cells
         .iter()
         .map(|cell| {
-            assert_eq!(cell["benchmark"], "matrix-latency");
-            assert_eq!(cell["params"]["per_cpu"], true);
+            assert_eq!(cell.benchmark, "matrix-latency");
+            // Matrix params are not typed yet: the shared view.
+            let params = cell.typed_params();
+            assert_eq!(params.bool("per_cpu"), Some(true));
             (
-                cell["params"]["cpu"].as_u64().unwrap(),
-                cell["params"]["cpu_node"].as_u64().unwrap(),
-                cell["params"]["mem_node"].as_u64().unwrap(),
+                params.cpu().unwrap(),
+                params.cpu_node().unwrap(),
+                params.mem_node().unwrap(),
             )
         })
         .collect();
     assert_eq!(found, expected);
-    let reads = records_of(
+    let reads = typed_records_of(
         &[
             "matrix",
             "bandwidth",
@@ -169,7 +182,8 @@ fn per_cpu_matrices_have_a_cell_per_cpu_and_memory_node() {
     assert_eq!(reads.len(), expected.len());
     assert!(reads
         .iter()
-        .all(|cell| cell["params"]["threads"] == 1 && cell["params"]["per_cpu"] == true));
+        .all(|cell| cell.typed_params().threads() == Some(1)
+            && cell.typed_params().bool("per_cpu") == Some(true)));
 }
 
 /// On this small machine the rule is every allowed CPU: one local latency
@@ -177,22 +191,20 @@ fn per_cpu_matrices_have_a_cell_per_cpu_and_memory_node() {
 #[test]
 fn characterize_per_cpu_measures_each_cpu_by_its_rule() {
     let expected = allowed_cpus_and_nodes();
-    let document = json_document(&["characterize", "--only", "per-cpu", "--repeat", "1"]);
     // Every record but the closing summary's sentences.
-    let records: Vec<Value> = document["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|record| record["benchmark"] != "summary")
-        .cloned()
-        .collect();
-    assert!(records.iter().all(|record| record["benchmark"] == "per-cpu"
-        && record["params"]["sample_rule"].is_string()
-        && record["params"]["each_cpu"] == true));
+    let records: Vec<Record> =
+        typed_records(&["characterize", "--only", "per-cpu", "--repeat", "1"])
+            .into_iter()
+            .filter(|record| record.benchmark != "summary")
+            .collect();
+    // Per-cpu params are not typed yet: the shared view.
+    assert!(records.iter().all(|record| record.benchmark == "per-cpu"
+        && record.typed_params().str("sample_rule").is_some()
+        && each_cpu(record) == Some(true)));
     for metric in ["latency", "read_bandwidth"] {
-        let of_metric: Vec<Value> = records
+        let of_metric: Vec<Record> = records
             .iter()
-            .filter(|record| record["metric"] == metric)
+            .filter(|record| record.metric == metric)
             .cloned()
             .collect();
         assert_eq!(cpus_and_nodes(&of_metric), expected, "{metric}");
@@ -234,7 +246,10 @@ fn each_cpu_keeps_to_the_cpus_this_process_may_use() {
         "--json",
     ]);
     assert!(measured.status.success());
-    let document: Value = serde_json::from_slice(&measured.stdout).unwrap();
-    let latencies = metric_records(&document, "latency");
+    let (_, records) = typed_stdout("taskset latency --each-cpu", &measured.stdout);
+    let latencies: Vec<Record> = records
+        .into_iter()
+        .filter(|record| record.metric == "latency")
+        .collect();
     assert_eq!(cpus_and_nodes(&latencies), vec![cpus[0]]);
 }

@@ -3,7 +3,10 @@
 //! real run executes exactly the steps its plan shows.
 
 use super::errors::assert_refused;
-use super::{json_document, numabench, records_of, succeeding, MEASURING_COMMANDS};
+use super::{
+    json_document, numabench, param, succeeding, typed_records, typed_records_of,
+    MEASURING_COMMANDS,
+};
 
 /// A fixture of a machine shape (hwloc XML written by the project).
 pub fn fixture(name: &str) -> String {
@@ -181,17 +184,15 @@ fn a_run_executes_the_steps_its_plan_shows() {
             .iter()
             .map(|step| (numbers(&step["cpus"]), step["size_bytes"].as_u64().unwrap()))
             .collect();
-        let records = json_document(arguments)["records"]
-            .as_array()
-            .unwrap()
-            .clone();
+        let records = typed_records(arguments);
+        // Through the shared params view: every benchmark here names its size.
         let mut ran: Vec<(Vec<u64>, u64)> = records
             .iter()
-            .filter(|record| metric.is_empty() || record["metric"] == *metric)
+            .filter(|record| metric.is_empty() || record.metric == *metric)
             .map(|record| {
                 (
-                    numbers(&record["placement"]["requested"]["cpus"]),
-                    record["params"]["size_bytes"].as_u64().unwrap(),
+                    numbers(&record.placement.requested["cpus"]),
+                    record.typed_params().size_bytes().unwrap(),
                 )
             })
             .collect();
@@ -206,7 +207,7 @@ fn a_run_executes_the_steps_its_plan_shows() {
             .sum();
         if !metric.is_empty() {
             assert_eq!(
-                records.iter().filter(|r| r["metric"] == *metric).count() as u64,
+                records.iter().filter(|r| r.metric == *metric).count() as u64,
                 measurements
             );
         }
@@ -219,12 +220,12 @@ fn a_matrix_run_measures_the_cells_its_plan_counts() {
     let arguments = ["matrix", "latency", "--size", "1M", "--repeat", "1"];
     let plan = json_document(&[&arguments[..], &["--plan"]].concat());
     let step = &steps(&plan)[0];
-    let records = records_of(&arguments, "latency");
+    let records = typed_records_of(&arguments, "latency");
     assert_eq!(records.len() as u64, step["measurements"].as_u64().unwrap());
     let cpus = numbers(&step["cpus"]);
     for record in &records {
-        let used = numbers(&record["placement"]["requested"]["cpus"]);
-        assert!(used.iter().all(|cpu| cpus.contains(cpu)), "{record}");
+        let used = numbers(&record.placement.requested["cpus"]);
+        assert!(used.iter().all(|cpu| cpus.contains(cpu)), "{record:?}");
     }
 }
 
@@ -275,16 +276,14 @@ fn a_stream_run_matches_its_plan() {
     let plan = json_document(&[&arguments[..], &["--plan"]].concat());
     let step = &steps(&plan)[0];
     assert_eq!(step["benchmark"], "stream");
-    let records = json_document(&arguments)["records"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let records = typed_records(&arguments);
     let record = &records[0];
     assert_eq!(
-        numbers(&record["placement"]["requested"]["cpus"]),
+        numbers(&record.placement.requested["cpus"]),
         numbers(&step["cpus"])
     );
-    let pages: u64 = record["params"]["pages_after_placement"]["pages_per_node"]
+    // Application params are not typed.
+    let pages: u64 = param(record, "pages_after_placement")["pages_per_node"]
         .as_object()
         .unwrap()
         .values()
@@ -293,7 +292,7 @@ fn a_stream_run_matches_its_plan() {
     assert_eq!(
         pages * 4096,
         step["size_bytes"].as_u64().unwrap(),
-        "{record}"
+        "{record:?}"
     );
 }
 

@@ -4,7 +4,7 @@
 //! (docs/plan.md); records name the order numabench took their CPUs in.
 
 use super::plan::{fixture, numbers, plan_on, steps, PLANNING};
-use super::{json_document, MEASURING_COMMANDS};
+use super::{param, typed_records, MEASURING_COMMANDS};
 use serde_json::Value;
 
 /// Every fixture (`make-fixtures.sh` and `make-xml.sh` write them).
@@ -334,30 +334,26 @@ fn characterize_per_cpu_steps_follow_the_rule() {
 fn records_name_the_cpu_order() {
     let read = |cpus: &[&str]| {
         let short = ["bandwidth", "--kernel=read", "--size=1M", "--repeat=1"];
-        json_document(&[&short[..], cpus].concat())
+        typed_records(&[&short[..], cpus].concat())
     };
-    let bandwidth = read(&["--threads", "1"]);
-    let records = bandwidth["records"].as_array().unwrap();
+    // `cpu_order` is a label before the benchmark's own params.
+    let records = read(&["--threads", "1"]);
     assert!(!records.is_empty());
     assert!(records
         .iter()
-        .all(|record| record["params"]["cpu_order"] == "cores-first"));
+        .all(|record| *param(record, "cpu_order") == "cores-first"));
     let named = read(&["--cpus", "0"]);
-    assert!(named["records"]
-        .as_array()
-        .unwrap()
+    assert!(named
         .iter()
-        .all(|record| record["params"].get("cpu_order").is_none()));
-    let characterize = json_document(&["characterize", "--only", "c2c", "--repeat", "1"]);
+        .all(|record| record.params.get("cpu_order").is_none()));
+    let characterize = typed_records(&["characterize", "--only", "c2c", "--repeat", "1"]);
     // Every step's records; the summary's (run_time at least) describe the run.
-    let records: Vec<&serde_json::Value> = characterize["records"]
-        .as_array()
-        .unwrap()
+    let records: Vec<_> = characterize
         .iter()
-        .filter(|record| record["benchmark"] != "summary")
+        .filter(|record| record.benchmark != "summary")
         .collect();
     assert!(!records.is_empty());
     assert!(records
         .iter()
-        .all(|record| record["params"]["cpu_order"] == "compact"));
+        .all(|record| *param(record, "cpu_order") == "compact"));
 }

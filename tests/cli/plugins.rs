@@ -4,7 +4,8 @@
 //! entry symbol and a missing file each refused with one line naming it.
 
 use super::errors::assert_refused;
-use super::numabench;
+use super::{numabench, param, typed_stdout, verified};
+use numabench_schema::Unit;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -99,26 +100,20 @@ fn the_example_plugin_runs_on_placed_verified_buffers() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let records = document["records"].as_array().unwrap();
+    let (_, records) = typed_stdout("plugin read-bandwidth", &output.stdout);
     assert_eq!(records.len(), 1, "{records:?}");
     let record = &records[0];
-    assert_eq!(record["benchmark"], "read-bandwidth");
-    assert_eq!(record["metric"], "read_bandwidth");
-    assert_eq!(record["unit"], "GB/s");
+    assert_eq!(record.benchmark, "read-bandwidth");
+    assert_eq!(record.metric, "read_bandwidth");
+    assert_eq!(record.unit, Unit::GigabytesPerSecond);
     // One sample per thread and repetition.
-    assert_eq!(record["stats"]["n"], threads * 3, "{record}");
-    assert!(record["value"].as_f64().unwrap() > 0.0);
-    assert_eq!(record["params"]["plugin_params"]["passes"], "2");
+    assert_eq!(record.stats.n, threads * 3, "{record:?}");
+    assert!(record.value > 0.0);
+    // A plugin's params are its own.
+    assert_eq!(param(record, "plugin_params")["passes"], "2");
+    assert!(verified(record).achieved, "{record:?}");
     assert_eq!(
-        record["placement"]["verified"]["achieved"], true,
-        "{record}"
-    );
-    assert_eq!(
-        record["placement"]["requested"]["cpus"]
-            .as_array()
-            .unwrap()
-            .len(),
+        record.placement.requested["cpus"].as_array().unwrap().len(),
         threads
     );
 }
@@ -212,12 +207,10 @@ fn characterize_selects_plugins_like_builtins() {
             .output()
             .unwrap();
         assert!(output.status.success(), "{output:?}");
-        let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-        let mut names: Vec<String> = document["records"]
-            .as_array()
-            .unwrap()
+        let (_, records) = typed_stdout("characterize --plugin", &output.stdout);
+        let mut names: Vec<String> = records
             .iter()
-            .map(|r| r["benchmark"].as_str().unwrap().to_string())
+            .map(|r| r.benchmark.clone())
             .filter(|name| name != "summary")
             .collect();
         names.dedup();

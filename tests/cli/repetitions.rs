@@ -6,37 +6,46 @@
 //! checked against the rule whichever way it stopped; the rule itself is
 //! unit-tested on fixed streams (stats::stopping).
 
-use super::json_document;
+use super::{param, typed_records};
+use numabench_schema::Record;
 
 /// Student's t quantile 0.975 for 1..=7 degrees of freedom.
 const T_975: [f64; 7] = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365];
 
-fn convergences(arguments: &[&str]) -> Vec<serde_json::Value> {
-    let document = json_document(arguments);
-    let records = document["records"].as_array().unwrap().clone();
+fn convergences(arguments: &[&str]) -> Vec<Record> {
+    let records = typed_records(arguments);
     assert!(!records.is_empty(), "{arguments:?}");
     records
 }
 
-fn check(record: &serde_json::Value, max: u64) {
-    let convergence = &record["params"]["convergence"];
+/// A record's `params.convergence` (an open object in the latency,
+/// bandwidth and mlp params alike), null when absent.
+fn convergence(record: &Record) -> &serde_json::Value {
+    param(record, "convergence")
+}
+
+fn check(record: &Record, max: u64) {
+    let convergence = convergence(record);
     let repetitions = convergence["repetitions"].as_u64().unwrap();
-    assert_eq!(convergence["max_repetitions"], max, "{record}");
-    assert_eq!(convergence["ci95_target_rel"], 0.01, "{record}");
-    assert!(repetitions >= 3.min(max) && repetitions <= max, "{record}");
+    assert_eq!(convergence["max_repetitions"], max, "{record:?}");
+    assert_eq!(convergence["ci95_target_rel"], 0.01, "{record:?}");
+    assert!(
+        repetitions >= 3.min(max) && repetitions <= max,
+        "{record:?}"
+    );
     let rel = convergence["ci95_rel"].as_f64();
     match convergence["stopped_by"].as_str().unwrap() {
-        "converged" => assert!(repetitions >= 3 && rel.unwrap() <= 0.01, "{record}"),
+        "converged" => assert!(repetitions >= 3 && rel.unwrap() <= 0.01, "{record:?}"),
         "maximum" => {
-            assert_eq!(repetitions, max, "{record}");
+            assert_eq!(repetitions, max, "{record:?}");
             if max > 1 {
-                assert!(rel.unwrap() > 0.01, "{record}");
+                assert!(rel.unwrap() > 0.01, "{record:?}");
             }
         }
-        other => panic!("stopped by {other}: {record}"),
+        other => panic!("stopped by {other}: {record:?}"),
     }
     if max == 1 {
-        assert!(rel.is_none(), "{record}");
+        assert!(rel.is_none(), "{record:?}");
     }
 }
 
@@ -47,22 +56,18 @@ fn latency_and_bandwidth_records_state_the_interval_their_repetitions_reached() 
         // `latency_cycles` carries the convergence of the ns samples it is
         // derived from (each times the core clock measured beside it), so
         // its own statistics are not what the rule was fed.
-        if record["metric"] != "latency" {
+        if record.metric != "latency" {
             continue;
         }
         // The interval recomputed from the record's own statistics (the
         // same per-sample values the rule was fed).
-        let stats = &record["stats"];
-        let n = stats["n"].as_u64().unwrap();
-        assert_eq!(n, record["params"]["convergence"]["repetitions"]);
-        let expected = T_975[n as usize - 2]
-            * (std::f64::consts::PI / 2.0).sqrt()
-            * stats["stddev"].as_f64().unwrap()
+        let stats = &record.stats;
+        let n = stats.n as u64;
+        assert_eq!(n, convergence(&record)["repetitions"]);
+        let expected = T_975[n as usize - 2] * (std::f64::consts::PI / 2.0).sqrt() * stats.stddev
             / (n as f64).sqrt()
-            / stats["median"].as_f64().unwrap();
-        let rel = record["params"]["convergence"]["ci95_rel"]
-            .as_f64()
-            .unwrap();
+            / stats.median;
+        let rel = convergence(&record)["ci95_rel"].as_f64().unwrap();
         assert!(
             (rel - expected).abs() <= 1e-9 * expected.max(1.0),
             "{rel} vs {expected}"
@@ -85,6 +90,6 @@ fn latency_and_bandwidth_records_state_the_interval_their_repetitions_reached() 
     }
     for record in convergences(&["latency", "--size", "1MiB", "--repeat", "1"]) {
         check(&record, 1);
-        assert_eq!(record["params"]["convergence"]["stopped_by"], "maximum");
+        assert_eq!(convergence(&record)["stopped_by"], "maximum");
     }
 }

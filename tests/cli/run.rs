@@ -1,6 +1,6 @@
 //! `numabench run`: policies, records, comparison, failures.
 
-use super::{json_of, numabench, refusal};
+use super::{numabench, param, refusal, typed_jsonl, typed_of, typed_stdout, with_metric};
 use std::os::unix::process::CommandExt;
 
 /// The arguments of a `numabench run` of `repeat` measured runs with no
@@ -21,7 +21,7 @@ pub fn run_command(repeat: &str) -> assert_cmd::Command {
 fn run_compares_policies_and_writes_markdown() {
     let dir = tempfile::tempdir().unwrap();
     let markdown = dir.path().join("table.md");
-    let document = json_of(
+    let (_, records) = typed_of(
         run_command("3")
             .args([
                 "--policy",
@@ -40,39 +40,32 @@ fn run_compares_policies_and_writes_markdown() {
             ])
             .env("X", "as-is"),
     );
-    let records = document["records"].as_array().unwrap();
-    let runs: Vec<&serde_json::Value> = records
-        .iter()
-        .filter(|record| record["metric"] == "run_wall_time")
-        .collect();
+    let runs = with_metric(&records, "run_wall_time");
     assert_eq!(runs.len(), 6);
     // Interleaved, the order rotated each repetition: of two policies each
     // goes first every other repetition.
     let order: Vec<&str> = runs
         .iter()
-        .map(|record| record["params"]["policy"].as_str().unwrap())
+        .map(|record| param(record, "policy").as_str().unwrap())
         .collect();
     let (as_is, policy) = ("as-is", "pin-scatter+interleave:all");
     assert_eq!(order, [as_is, policy, policy, as_is, as_is, policy]);
     // Pinning policies name their CPU order; as-is pins nothing.
     for record in &runs {
-        let expected = match record["params"]["policy"].as_str().unwrap() {
+        let expected = match param(record, "policy").as_str().unwrap() {
             "as-is" => serde_json::Value::Null,
             _ => "scatter".into(),
         };
-        assert_eq!(record["params"]["cpu_order"], expected, "{record}");
+        assert_eq!(*param(record, "cpu_order"), expected, "{record:?}");
     }
-    let summaries: Vec<&serde_json::Value> = records
-        .iter()
-        .filter(|record| record["metric"] == "wall_time")
-        .collect();
+    let summaries = with_metric(&records, "wall_time");
     assert_eq!(summaries.len(), 2);
-    assert_eq!(summaries[0]["params"]["speedup"], 1.0);
-    assert!(summaries[1]["params"]["p_value"].as_f64().is_some());
+    assert_eq!(*param(summaries[0], "speedup"), 1.0);
+    assert!(param(summaries[1], "p_value").as_f64().is_some());
     // One policy against the baseline: Holm's adjustment leaves its p as is.
     assert_eq!(
-        summaries[1]["params"]["p_value_holm"],
-        summaries[1]["params"]["p_value"]
+        param(summaries[1], "p_value_holm"),
+        param(summaries[1], "p_value")
     );
     let table = std::fs::read_to_string(&markdown).unwrap();
     assert!(table.contains("| pin-scatter+interleave:all |"), "{table}");
@@ -81,7 +74,7 @@ fn run_compares_policies_and_writes_markdown() {
 
 #[test]
 fn observation_is_saved_with_each_run() {
-    let document = json_of(run_command("1").args([
+    let (_, records) = typed_of(run_command("1").args([
         "--policy",
         "as-is",
         "--observe=10ms",
@@ -90,8 +83,7 @@ fn observation_is_saved_with_each_run() {
         "sleep",
         "0.1",
     ]));
-    let run = &document["records"][0];
-    let observation = &run["params"]["observation"];
+    let observation = param(&records[0], "observation");
     assert_eq!(observation["interval_ms"], 10);
     assert!(observation["samples"].as_array().unwrap().len() >= 3);
     assert!(
@@ -134,13 +126,11 @@ fn failures_stop_the_study_with_status_1_unless_ignored() {
         .output()
         .unwrap();
     assert_eq!(ignored.status.code(), Some(1));
-    let document: serde_json::Value = serde_json::from_slice(&ignored.stdout).unwrap();
+    let (_, records) = typed_stdout("run --ignore-failure", &ignored.stdout);
     assert_eq!(
-        document["records"]
-            .as_array()
-            .unwrap()
+        records
             .iter()
-            .filter(|record| record["params"]["exit_code"] == 3)
+            .filter(|record| *param(record, "exit_code") == 3)
             .count(),
         2
     );
@@ -170,23 +160,15 @@ fn ctrl_c_keeps_finished_runs_and_valid_outputs() {
         output.status.code().is_some(),
         "numabench exited by itself, not killed"
     );
-    let document: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("the JSON document is closed properly");
-    let runs = document["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|record| record["metric"] == "run_wall_time")
-        .count();
+    // The JSON document is closed properly: it reads strictly.
+    let (_, records) = typed_stdout("run interrupted", &output.stdout);
+    let runs = with_metric(&records, "run_wall_time").len();
     assert!((2..1000).contains(&runs), "{runs} runs before Ctrl-C");
-    let lines = std::fs::read_to_string(&jsonl).unwrap();
-    for line in lines.lines() {
-        serde_json::from_str::<serde_json::Value>(line).expect("every JSONL line parses");
-    }
-    assert!(
-        lines.lines().count() > runs,
-        "every finished run, and the summary"
-    );
+    // Every JSON Lines line reads as a record.
+    let (_, lines) = typed_jsonl(&jsonl);
+    let count = std::fs::read_to_string(&jsonl).unwrap().lines().count();
+    assert_eq!(lines.len(), count, "one record a line");
+    assert!(count > runs, "every finished run, and the summary");
 }
 
 /// The built pinning shim. `cargo test` builds the numabench-pin cdylib (a
@@ -241,7 +223,7 @@ fn child_processes_of_a_pinned_program_take_the_next_cpu() {
     let cpus = allowed_cpus();
     let dir = tempfile::tempdir().unwrap();
     let status = dir.path().join("status");
-    let document = json_of(
+    let (_, records) = typed_of(
         run_command("1")
             .args([
                 "--policy",
@@ -259,10 +241,7 @@ fn child_processes_of_a_pinned_program_take_the_next_cpu() {
     let text = std::fs::read_to_string(&status).unwrap();
     let allowed = text.split(':').nth(1).unwrap().trim();
     assert_eq!(allowed, cpus[1 % cpus.len()].to_string(), "{text}");
-    assert_eq!(
-        document["records"][0]["params"]["pin_warnings"],
-        serde_json::json!([])
-    );
+    assert_eq!(*param(&records[0], "pin_warnings"), serde_json::json!([]));
 }
 
 /// What the shim warns about reaches the run records, and stderr once.
@@ -284,16 +263,11 @@ fn shim_warnings_reach_the_records_and_stderr_once() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let runs: Vec<&serde_json::Value> = document["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|record| record["metric"] == "run_wall_time")
-        .collect();
+    let (_, records) = typed_stdout("run pin-compact", &output.stdout);
+    let runs = with_metric(&records, "run_wall_time");
     assert_eq!(runs.len(), 2);
     for run in runs {
-        let warnings = run["params"]["pin_warnings"].as_array().unwrap();
+        let warnings = param(run, "pin_warnings").as_array().unwrap();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
             warnings[0]

@@ -5,8 +5,8 @@
 //! so libgomp made a one-thread team (`OMP_NUM_THREADS` unset), or slept in
 //! futex waits (set: hundreds of voluntary switches per run against a few).
 
-use super::numabench;
 use super::run::{allowed_cpus, shim};
+use super::{numabench, param, typed_stdout, with_metric};
 use std::path::{Path, PathBuf};
 
 const PROGRAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/cli/programs");
@@ -61,19 +61,18 @@ fn run_policies(command: &[&str], threads: Option<&str>) -> (Figures, Vec<u64>, 
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     assert!(output.status.success(), "{stderr}");
     let teams = read_teams(&teams_file);
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (_, records) = typed_stdout("run OpenMP", &output.stdout);
     let figures = POLICIES
         .iter()
         .map(|policy| {
-            let runs: Vec<&serde_json::Value> = document["records"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|r| r["metric"] == "run_wall_time" && r["params"]["policy"] == *policy)
+            // Run params are not typed.
+            let runs: Vec<_> = with_metric(&records, "run_wall_time")
+                .into_iter()
+                .filter(|r| *param(r, "policy") == *policy)
                 .collect();
             let field = |name: &str| -> Vec<u64> {
                 runs.iter()
-                    .map(|r| r["params"][name].as_f64().unwrap() as u64)
+                    .map(|r| param(r, name).as_f64().unwrap() as u64)
                     .collect()
             };
             (
@@ -217,16 +216,11 @@ fn a_team_sized_from_the_binding_is_named_as_a_different_experiment() {
         stderr.contains("the policies ran different numbers of threads"),
         "{stderr}"
     );
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let summaries: Vec<&serde_json::Value> = document["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|record| record["metric"] == "wall_time")
-        .collect();
-    assert_eq!(summaries.len(), 2, "{document}");
+    let (_, records) = typed_stdout("run OpenMP", &output.stdout);
+    let summaries = with_metric(&records, "wall_time");
+    assert_eq!(summaries.len(), 2, "{records:?}");
     for summary in summaries {
-        let warning = summary["params"]["thread_count_warning"].as_str().unwrap();
+        let warning = param(summary, "thread_count_warning").as_str().unwrap();
         let as_is = policy_count(warning, "as-is");
         let pinned = policy_count(warning, "pin-compact");
         assert!(pinned == 1 && as_is > pinned, "{warning}");

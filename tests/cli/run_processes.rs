@@ -13,6 +13,8 @@
 
 use super::run::run_args;
 use super::terminal_tables::Tmux;
+use super::{param, params_object, typed_jsonl};
+use numabench_schema::Record;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -46,12 +48,11 @@ fn clean_up(pids: &[i32]) {
 }
 
 /// The run records of a JSON Lines file.
-fn run_records(jsonl: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(jsonl)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .filter(|record: &serde_json::Value| record["metric"] == "run_wall_time")
+fn run_records(jsonl: &Path) -> Vec<Record> {
+    typed_jsonl(jsonl)
+        .1
+        .into_iter()
+        .filter(|record| record.metric == "run_wall_time")
         .collect()
 }
 
@@ -88,7 +89,7 @@ fn numabench_within(args: &[&str], pids: &Path, patience: Duration) -> Output {
 /// ran after numabench exited (all are killed before this returns).
 struct LeftRun {
     stderr: String,
-    records: Vec<serde_json::Value>,
+    records: Vec<Record>,
     left: Vec<i32>,
     still_running: Vec<i32>,
 }
@@ -134,7 +135,8 @@ fn a_background_process_left_by_each_run_is_counted_and_warned_about_once() {
     assert!(warnings[0].contains("--kill-leftovers"), "{stderr}");
     assert_eq!(run.records.len(), 3);
     for record in &run.records {
-        let params = &record["params"];
+        // Run params are not typed.
+        let params = &params_object(record);
         assert_eq!(params["leftover_processes"], 1, "{params}");
         assert_eq!(params["leftover_commands"], serde_json::json!(["sleep"]));
         assert_eq!(params["leftovers_killed"], false);
@@ -161,7 +163,7 @@ fn kill_leftovers_ends_background_processes_and_setsid_daemons() {
     assert_eq!(run.still_running, Vec::<i32>::new(), "leftovers survived");
     assert_eq!(run.records.len(), 2);
     for record in &run.records {
-        let params = &record["params"];
+        let params = &params_object(record);
         assert_eq!(params["leftover_processes"], 2, "{params}");
         assert_eq!(params["leftovers_killed"], true, "{params}");
     }
@@ -256,8 +258,8 @@ fn a_stopped_program_is_reported_not_waited_for_forever() {
     let records = run_records(&jsonl);
     assert_eq!(records.len(), 2, "{stderr}");
     for record in &records {
-        assert_eq!(record["params"]["stop_signal"], libc::SIGSTOP);
-        assert_eq!(record["params"]["signal"], libc::SIGKILL);
+        assert_eq!(*param(record, "stop_signal"), libc::SIGSTOP);
+        assert_eq!(*param(record, "signal"), libc::SIGKILL);
     }
 }
 

@@ -3,17 +3,9 @@
 
 use super::plan::labels;
 use super::run::run_command;
-use super::{numabench, succeeded};
+use super::{numabench, param, succeeded, typed_jsonl, typed_stdout, with_metric};
+use numabench_schema::Unit;
 use serde_json::Value;
-
-fn records<'a>(document: &'a Value, metric: &str) -> Vec<&'a Value> {
-    document["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|record| record["metric"] == metric)
-        .collect()
-}
 
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -64,12 +56,13 @@ fn every_combination_runs_interleaved_with_its_values_substituted() {
         written.lines().collect::<Vec<_>>(),
         [&round[..], &second[..]].concat()
     );
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let runs = records(&document, "run_wall_time");
+    let (_, records) = typed_stdout("run --param", &output.stdout);
+    let runs = with_metric(&records, "run_wall_time");
     assert_eq!(runs.len(), 16);
+    // Run params are not typed.
     let labels: Vec<&str> = runs[..8]
         .iter()
-        .map(|record| record["params"]["configuration"].as_str().unwrap())
+        .map(|record| param(record, "configuration").as_str().unwrap())
         .collect();
     assert_eq!(
         labels,
@@ -85,24 +78,24 @@ fn every_combination_runs_interleaved_with_its_values_substituted() {
         ]
     );
     assert_eq!(
-        runs[6]["params"]["scan"],
+        *param(runs[6], "scan"),
         serde_json::json!({"a": "y", "b": "2"})
     );
     assert!(
-        runs[6]["params"]["command"]
+        param(runs[6], "command")
             .as_str()
             .unwrap()
             .ends_with(" y b2"),
-        "{}",
+        "{:?}",
         runs[6]
     );
-    assert_eq!(runs[7]["params"]["cpu_order"], "compact");
+    assert_eq!(*param(runs[7], "cpu_order"), "compact");
     assert!(runs
         .iter()
-        .all(|record| record["params"]["voluntary_switches"].is_i64()));
-    assert_eq!(records(&document, "wall_time").len(), 8);
+        .all(|record| param(record, "voluntary_switches").is_i64()));
+    assert_eq!(with_metric(&records, "wall_time").len(), 8);
     // Two parameters: no worker count, no efficiency.
-    assert!(records(&document, "parallel_efficiency").is_empty());
+    assert!(with_metric(&records, "parallel_efficiency").is_empty());
 }
 
 /// One numeric parameter: speedup and parallel efficiency against its
@@ -119,26 +112,26 @@ fn efficiency_is_computed_from_the_measured_times() {
         "sleep 0.0$0",
         "{t}",
     ]));
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (_, records) = typed_stdout("run --param t=4,1", &output.stdout);
     let times = |value: &str| -> f64 {
-        let mut times: Vec<f64> = records(&document, "run_wall_time")
+        let mut times: Vec<f64> = with_metric(&records, "run_wall_time")
             .iter()
-            .filter(|record| record["params"]["scan"]["t"] == value)
-            .map(|record| record["value"].as_f64().unwrap())
+            .filter(|record| param(record, "scan")["t"] == value)
+            .map(|record| record.value)
             .collect();
         assert_eq!(times.len(), 3);
         median(&mut times)
     };
     let (one, four) = (times("1"), times("4"));
     let of = |metric: &str, value: &str| -> f64 {
-        let found = records(&document, metric);
+        let found = with_metric(&records, metric);
         let record = found
             .iter()
-            .find(|record| record["params"]["scan"]["t"] == value)
+            .find(|record| param(record, "scan")["t"] == value)
             .unwrap_or_else(|| panic!("no {metric} record for t={value}"));
-        assert_eq!(record["params"]["baseline_workers"], 1.0);
-        assert_eq!(record["unit"], "ratio");
-        record["value"].as_f64().unwrap()
+        assert_eq!(*param(record, "baseline_workers"), 1.0);
+        assert_eq!(record.unit, Unit::Ratio);
+        record.value
     };
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
     assert!(close(of("speedup", "4"), one / four));
@@ -173,15 +166,11 @@ fn a_failing_configuration_is_named_and_finished_runs_are_kept() {
         stderr.contains("'sh -c exit $0 3' failed under policy as-is with code=3 (exit status 3)"),
         "{stderr}"
     );
-    let lines = std::fs::read_to_string(&jsonl).unwrap();
-    let runs: Vec<Value> = lines
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).unwrap())
-        .filter(|record| record["metric"] == "run_wall_time")
-        .collect();
+    let (_, records) = typed_jsonl(&jsonl);
+    let runs = with_metric(&records, "run_wall_time");
     assert_eq!(runs.len(), 2);
-    assert_eq!(runs[0]["params"]["exit_code"], 0);
-    assert_eq!(runs[1]["params"]["exit_code"], 3);
+    assert_eq!(*param(runs[0], "exit_code"), 0);
+    assert_eq!(*param(runs[1], "exit_code"), 3);
 }
 
 /// `--plan` lists every configuration (values x policy) with its command, in

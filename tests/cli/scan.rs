@@ -5,7 +5,8 @@
 //! without privilege is in `unprivileged.rs`, which runs as a user.
 
 use super::plan::fixture;
-use super::{json_document, metric_records, numabench, refusal, succeeding};
+use super::{numabench, param, params_object, refusal, succeeding, typed_records, with_metric};
+use numabench_schema::Unit;
 
 /// Whether this process is root (the real user id, from /proc).
 fn root() -> bool {
@@ -73,24 +74,25 @@ fn a_tiny_scan_as_root_has_a_record_per_range_and_one_per_node() {
         "--rounds",
         "2",
     ];
-    let document = json_document(&arguments);
-    let nodes = metric_records(&document, "node_ranges");
+    let records = typed_records(&arguments);
+    let nodes = with_metric(&records, "node_ranges");
     assert!(!nodes.is_empty());
     for node in &nodes {
-        let params = &node["params"];
-        assert_eq!(node["benchmark"], "scan");
+        // Scan params are not typed yet.
+        let params = &params_object(node);
+        assert_eq!(node.benchmark, "scan");
         assert_eq!(params["size_bytes"], 256 << 20);
         assert!(params["bytes_measured"].as_u64().unwrap() <= 256 << 20);
         assert!(params["coverage"].as_f64().unwrap() <= 1.0);
     }
-    let ranges = metric_records(&document, "range_bandwidth");
+    let ranges = with_metric(&records, "range_bandwidth");
     let counted: u64 = nodes
         .iter()
-        .map(|n| n["params"]["ranges"].as_u64().unwrap())
+        .map(|n| param(n, "ranges").as_u64().unwrap())
         .sum();
     assert_eq!(ranges.len() as u64, counted);
     for range in &ranges {
-        let params = &range["params"];
+        let params = &params_object(range);
         let (start, end) = (
             params["range_start"].as_u64().unwrap(),
             params["range_end"].as_u64().unwrap(),
@@ -100,9 +102,9 @@ fn a_tiny_scan_as_root_has_a_record_per_range_and_one_per_node() {
         assert!(params["bytes"].as_u64().unwrap() >= 8 << 20);
         assert!(params["pages"].as_u64().unwrap() > 0);
         assert_eq!(params["rounds"], 2);
-        assert_eq!(range["stats"]["n"], 2);
-        assert_eq!(range["unit"], "GB/s");
-        assert!(range["value"].as_f64().unwrap() > 0.0);
+        assert_eq!(range.stats.n, 2);
+        assert_eq!(range.unit, Unit::GigabytesPerSecond);
+        assert!(range.value > 0.0);
         assert!(params["range"].as_str().unwrap().starts_with("0x"));
     }
     // The table: one row per node, within 100 columns.

@@ -10,6 +10,7 @@
 //!   symbolic link planted at the old predictable names is never followed.
 
 use super::run::{run_args, shim};
+use super::{param, typed_jsonl, with_metric};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -120,16 +121,13 @@ fn stop_run_with(signal: libc::c_int, ignore_term: bool) {
         !Path::new(&format!("/proc/{program}")).exists(),
         "the program survived"
     );
-    let runs: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .filter(|record: &serde_json::Value| record["metric"] == "run_wall_time")
-        .collect();
+    let (_, records) = typed_jsonl(&jsonl);
+    let runs = with_metric(&records, "run_wall_time");
     assert_eq!(runs.len(), 2, "the finished run and the interrupted one");
-    assert_eq!(runs[0]["params"]["interrupted"], false);
-    assert_eq!(runs[0]["params"]["exit_code"], 0);
-    assert_eq!(runs[1]["params"]["interrupted"], true);
+    // Run params are not typed.
+    assert_eq!(*param(runs[0], "interrupted"), false);
+    assert_eq!(*param(runs[0], "exit_code"), 0);
+    assert_eq!(*param(runs[1], "interrupted"), true);
     assert!(private_existed, "the private folder exists during the run");
     assert!(
         !Path::new(&private).exists(),

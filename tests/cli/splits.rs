@@ -2,7 +2,7 @@
 //! --node-splits`) and the one-node baseline (`--baseline one-node`).
 
 use super::plan::{fixture, numbers, plan_on, steps};
-use super::{json_document, numabench, succeeding};
+use super::{numabench, param, params_object, records, succeeding, typed_records};
 
 /// The arguments of a CG placement study over the node splits of
 /// `threads` threads.
@@ -88,7 +88,7 @@ fn node_splits_are_planned_on_a_big_fixture() {
 /// `--cpus` puts the workers on exactly those CPUs, in that order.
 #[test]
 fn chosen_cpus_run_the_workers_there_in_order() {
-    let document = json_document(&[
+    let (metadata, records) = records(&[
         "stream",
         "--size",
         "1M",
@@ -99,33 +99,30 @@ fn chosen_cpus_run_the_workers_there_in_order() {
         "--cpus",
         "1,0",
     ]);
-    let records = document["records"].as_array().unwrap();
     let time = records
         .iter()
-        .find(|record| record["metric"] == "time")
+        .find(|record| record.metric == "time")
         .unwrap();
-    let params = &time["params"];
+    // Application params are not typed.
+    let params = &params_object(time);
     assert_eq!(numbers(&params["cpus"]), [1, 0]);
     assert_eq!(numbers(&params["worker_cpus_after_run"]), [1, 0]);
     assert_eq!(params["threads"], 2);
-    let nodes = document["metadata"]["topology"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let nodes = metadata.topology;
     let split = params["node_split"].as_str().unwrap();
     let total: u64 = split
         .split('/')
         .map(|part| part.parse::<u64>().unwrap())
         .sum();
     assert_eq!(total, 2, "{split} ({nodes})");
-    assert_eq!(numbers(&time["placement"]["requested"]["cpus"]), [1, 0]);
+    assert_eq!(numbers(&time.placement.requested["cpus"]), [1, 0]);
 }
 
 /// Every record of a `--baseline one-node` run gives the baseline's median
 /// and this run's time relative to it, and the ratio is the records' own.
 #[test]
 fn the_one_node_baseline_ratio_comes_from_the_records() {
-    let document = json_document(&[
+    let records = typed_records(&[
         "stream",
         "--size",
         "1M",
@@ -140,31 +137,29 @@ fn the_one_node_baseline_ratio_comes_from_the_records() {
         "--baseline",
         "one-node",
     ]);
-    let records = document["records"].as_array().unwrap();
     assert!(!records.is_empty());
-    for record in records {
-        let params = &record["params"];
-        assert!(params["one_node_baseline"]
+    for record in &records {
+        assert!(param(record, "one_node_baseline")
             .as_str()
             .unwrap()
             .starts_with("ran on node "));
         assert!(
-            params["one_node_seconds"].as_f64().unwrap() > 0.0,
-            "{record}"
+            param(record, "one_node_seconds").as_f64().unwrap() > 0.0,
+            "{record:?}"
         );
     }
     let time = records
         .iter()
-        .find(|record| record["metric"] == "time")
+        .find(|record| record.metric == "time")
         .unwrap();
-    let median = time["stats"]["median"].as_f64().unwrap();
-    let baseline = time["params"]["one_node_seconds"].as_f64().unwrap();
-    let ratio = time["params"]["relative_to_one_node"].as_f64().unwrap();
+    let median = time.stats.median;
+    let baseline = param(time, "one_node_seconds").as_f64().unwrap();
+    let ratio = param(time, "relative_to_one_node").as_f64().unwrap();
     assert!(
         (ratio - median / baseline).abs() <= 1e-9 * ratio.abs(),
         "{ratio} vs {median}/{baseline}"
     );
-    assert_eq!(numbers(&time["params"]["one_node_cpus"]).len(), 1);
+    assert_eq!(numbers(param(time, "one_node_cpus")).len(), 1);
 }
 
 /// In a plan, a baseline that cannot fit says so and adds no step.
@@ -215,7 +210,7 @@ fn a_baseline_that_does_not_fit_says_so() {
 /// the slowest split too (or says none was significantly slowest).
 #[test]
 fn a_node_split_study_runs_its_splits_and_names_best_and_worst() {
-    let document = json_document(&[
+    let records = typed_records(&[
         "placement-study",
         "stream",
         "--size",
@@ -228,28 +223,25 @@ fn a_node_split_study_runs_its_splits_and_names_best_and_worst() {
         "--repeat",
         "3",
     ]);
-    let records = document["records"].as_array().unwrap();
     let times: Vec<_> = records
         .iter()
-        .filter(|record| record["metric"] == "time")
+        .filter(|record| record.metric == "time")
         .collect();
     assert!(!times.is_empty());
     for time in &times {
-        assert!(time["params"]["node_split"].is_string(), "{time}");
-        assert_eq!(numbers(&time["params"]["cpus"]).len(), 1);
+        assert!(param(time, "node_split").is_string(), "{time:?}");
+        assert_eq!(numbers(param(time, "cpus")).len(), 1);
     }
     let verdict = records.last().unwrap();
-    assert_eq!(verdict["metric"], "best_median_time");
-    assert!(verdict["params"]["node_split"].is_string(), "{verdict}");
-    assert!(verdict["params"]["configuration"]
+    assert_eq!(verdict.metric, "best_median_time");
+    let params = &params_object(verdict);
+    assert!(params["node_split"].is_string(), "{verdict:?}");
+    assert!(params["configuration"]
         .as_str()
         .unwrap()
         .contains(" + split "));
-    assert!(
-        verdict["params"]["significantly_slowest"].is_boolean(),
-        "{verdict}"
-    );
+    assert!(params["significantly_slowest"].is_boolean(), "{verdict:?}");
     // Three runs against three can never be told apart at 5%: no name.
-    assert_eq!(verdict["params"]["significantly_fastest"], false);
-    assert_eq!(verdict["params"]["significantly_slowest"], false);
+    assert_eq!(params["significantly_fastest"], false);
+    assert_eq!(params["significantly_slowest"], false);
 }

@@ -3,17 +3,15 @@
 //! calibration), while JSON Lines keep every value.
 
 use super::run::run_args;
-use super::succeeding;
+use super::{param, succeeding, typed_jsonl};
+use numabench_schema::Record;
 
 /// Widest table row allowed: the fixed columns take about 80 characters;
 /// a summarised params column of a run or an app (about 20 params) stays
 /// inside this, where the unsummarised ones took 1500 or more.
 const MAX_ROW: usize = 700;
 
-fn rows_and_records(
-    arguments: &[&str],
-    jsonl: &std::path::Path,
-) -> (String, Vec<serde_json::Value>) {
+fn rows_and_records(arguments: &[&str], jsonl: &std::path::Path) -> (String, Vec<Record>) {
     // `--jsonl FILE` goes first: after `--` everything is the program's.
     let (command, rest) = arguments.split_first().unwrap();
     let output = succeeding(
@@ -23,11 +21,7 @@ fn rows_and_records(
         ]
         .concat(),
     );
-    let records = std::fs::read_to_string(jsonl)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let (_, records) = typed_jsonl(jsonl);
     (String::from_utf8(output.stdout).unwrap(), records)
 }
 
@@ -61,10 +55,14 @@ fn a_run_observe_row_summarises_its_timeline() {
         &dir.path().join("run.jsonl"),
     );
     assert_narrow(&table, "run");
-    let observation = &records
-        .iter()
-        .find(|record| record["metric"] == "run_wall_time")
-        .unwrap()["params"]["observation"];
+    // Run params are not typed.
+    let observation = param(
+        records
+            .iter()
+            .find(|record| record.metric == "run_wall_time")
+            .unwrap(),
+        "observation",
+    );
     let samples = observation["samples"].as_array().unwrap().len();
     assert!(samples >= 10, "a 0.5 s run sampled {samples} times");
     assert!(
@@ -82,9 +80,7 @@ fn a_stream_row_summarises_its_iterations() {
         &dir.path().join("stream.jsonl"),
     );
     assert_narrow(&table, "stream");
-    let times = records[0]["params"]["iteration_seconds"]
-        .as_array()
-        .unwrap();
+    let times = param(&records[0], "iteration_seconds").as_array().unwrap();
     assert!(times.len() > 1, "{times:?}");
     assert!(
         table.contains(&format!(

@@ -1,7 +1,7 @@
 //! `--version` and every results file name the build: the version and the
 //! commit it was built from (here, the checkout's HEAD).
 
-use super::{json_of, numabench};
+use super::{numabench, typed_of};
 use std::process::Command;
 
 fn head() -> String {
@@ -30,8 +30,8 @@ fn version_names_the_commit() {
 
 #[test]
 fn every_records_metadata_carries_version_and_commit() {
-    let document =
-        json_of(numabench().args(["latency", "--size", "64K", "--repeat", "1", "--json"]));
-    assert_eq!(document["metadata"]["version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(document["metadata"]["commit"], head());
+    let (metadata, _) =
+        typed_of(numabench().args(["latency", "--size", "64K", "--repeat", "1", "--json"]));
+    assert_eq!(metadata.version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(metadata.commit, head());
 }

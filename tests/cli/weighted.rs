@@ -6,8 +6,7 @@
 //! `run` cannot do), and bad weights refused before anything runs.
 
 use super::apps::SHORT_STREAM;
-use super::{json_document, numabench};
-use serde_json::Value;
+use super::{numabench, param, typed_records, typed_stdout, verified};
 use std::path::Path;
 
 /// The mode a weighted interleave over node 0 alone runs in here.
@@ -18,13 +17,9 @@ fn expected_mode() -> &'static str {
     }
 }
 
-fn records(document: &Value) -> &Vec<Value> {
-    document["records"].as_array().expect("records")
-}
-
 #[test]
 fn a_benchmark_and_an_application_say_how_their_weights_were_placed() {
-    let bandwidth = json_document(&[
+    let bandwidth = typed_records(&[
         "bandwidth",
         "--kernel",
         "read",
@@ -37,21 +32,21 @@ fn a_benchmark_and_an_application_say_how_their_weights_were_placed() {
         "--interleave",
         "0=3",
     ]);
-    for record in records(&bandwidth) {
-        let placement = &record["placement"];
-        assert_eq!(placement["requested"]["memory"], "weighted:0=3", "{record}");
-        assert_eq!(placement["requested"]["weighted_mode"], expected_mode());
-        assert_eq!(placement["verified"]["achieved"], true, "{record}");
-        assert_eq!(placement["verified"]["fraction_as_requested"], 1.0);
+    for record in &bandwidth {
+        let requested = &record.placement.requested;
+        assert_eq!(requested["memory"], "weighted:0=3", "{record:?}");
+        assert_eq!(requested["weighted_mode"], expected_mode());
+        assert!(verified(record).achieved, "{record:?}");
+        assert_eq!(verified(record).fraction_as_requested, 1.0);
     }
-    let stream = json_document(&[SHORT_STREAM, &["--placement", "weighted:0=2"]].concat());
-    let time = records(&stream)
+    let stream = typed_records(&[SHORT_STREAM, &["--placement", "weighted:0=2"]].concat());
+    let time = stream
         .iter()
-        .find(|record| record["metric"] == "time")
+        .find(|record| record.metric == "time")
         .expect("a time record");
-    assert_eq!(time["params"]["placement"], "weighted:0=2", "{time}");
-    assert_eq!(time["params"]["weighted_mode"], expected_mode(), "{time}");
-    assert_eq!(time["placement"]["verified"]["achieved"], true, "{time}");
+    assert_eq!(*param(time, "placement"), "weighted:0=2", "{time:?}");
+    assert_eq!(*param(time, "weighted_mode"), expected_mode(), "{time:?}");
+    assert!(verified(time).achieved, "{time:?}");
 }
 
 #[test]
@@ -79,12 +74,12 @@ fn run_takes_the_kernels_weighted_interleave_only() {
         return;
     }
     assert!(output.status.success(), "{stderr}");
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let record = &records(&document)[0];
-    let memory = &record["placement"]["requested"]["memory"];
-    assert_eq!(memory["mode"], 6, "{record}");
-    assert_eq!(memory["weights"], serde_json::json!([3]), "{record}");
-    assert_eq!(memory["weighted_mode"], "kernel", "{record}");
+    let (_, records) = typed_stdout("run --policy weighted:0=3", &output.stdout);
+    let record = &records[0];
+    let memory = &record.placement.requested["memory"];
+    assert_eq!(memory["mode"], 6, "{record:?}");
+    assert_eq!(memory["weights"], serde_json::json!([3]), "{record:?}");
+    assert_eq!(memory["weighted_mode"], "kernel", "{record:?}");
 }
 
 #[test]
