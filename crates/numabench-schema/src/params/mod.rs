@@ -21,6 +21,7 @@ mod loaded_latency;
 mod mlp;
 mod mpi_monitor;
 mod node_median;
+mod run;
 mod simd;
 mod typed;
 mod working_set;
@@ -36,6 +37,7 @@ pub use mpi_monitor::{
     BUFFER_LOCAL_SHARE, CALL_METRICS, POP_METRICS, TLP_PREFIX,
 };
 pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
+pub use run::{LeftoverParams, RunParams, RUN_WALL_TIME};
 pub use simd::SimdParams;
 pub use typed::{
     to_labelled_params, to_params, typed_params_schemas, BenchmarkParams, Metrics,
