@@ -26,6 +26,7 @@ mod mlp;
 mod mpi_monitor;
 mod node_median;
 mod per_cpu;
+mod run;
 mod scaling;
 mod scan;
 mod simd;
@@ -52,6 +53,7 @@ pub use mpi_monitor::{
 };
 pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
 pub use per_cpu::{EachCpuFigureParams, EachCpuParams};
+pub use run::{LeftoverParams, RunParams, RUN_WALL_TIME};
 pub use scaling::{ScalingLabels, ScalingParams};
 pub use scan::{ScanNodeParams, ScanNodeRangesParams, ScanRangeParams, SCAN_NODE_SUFFIX};
 pub use simd::SimdParams;

@@ -12,6 +12,8 @@ use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::study::{against_baselines, SIGNIFICANCE};
 use crate::topology::Machine;
+use numabench_schema::benchmark;
+use numabench_schema::params::{to_params, LeftoverParams, RunParams, RUN_WALL_TIME};
 use serde_json::{json, Map};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -119,39 +121,34 @@ pub(super) fn run_record(
     repetition: usize,
     outcome: &RunOutcome,
 ) -> Record {
-    let mut params = Map::new();
-    params.insert("policy".into(), json!(policy.label));
-    if let Some(order) = policy.cpu_order {
-        params.insert("cpu_order".into(), json!(order.name()));
-    }
-    params.insert("command".into(), json!(command.join(" ")));
-    params.insert("repetition".into(), json!(repetition));
-    params.insert("exit_code".into(), json!(outcome.exit_code));
-    params.insert("signal".into(), json!(outcome.signal));
-    params.insert("interrupted".into(), json!(outcome.interrupted));
-    params.insert("stop_signal".into(), json!(outcome.stop_signal));
-    if let Some(leftovers) = &outcome.leftovers {
-        params.insert("leftover_processes".into(), json!(leftovers.count));
-        params.insert("leftover_commands".into(), json!(leftovers.names));
-        params.insert("leftovers_killed".into(), json!(leftovers.killed));
-    }
-    params.insert("user_seconds".into(), json!(outcome.user_seconds));
-    params.insert("system_seconds".into(), json!(outcome.system_seconds));
-    params.insert("max_rss_kib".into(), json!(outcome.max_rss_kib));
-    params.insert(
-        "voluntary_switches".into(),
-        json!(outcome.voluntary_switches),
-    );
-    params.insert(
-        "involuntary_switches".into(),
-        json!(outcome.involuntary_switches),
-    );
-    if let Some(observation) = &outcome.observation {
-        params.insert("observation".into(), json!(observation));
-    }
-    if let Some(warnings) = &outcome.pin_warnings {
-        params.insert("pin_warnings".into(), json!(warnings));
-    }
+    let mut params = to_params(&RunParams {
+        policy: Some(policy.label.clone()),
+        cpu_order: policy.cpu_order.map(|order| order.name().to_string()),
+        command: Some(command.join(" ")),
+        repetition: Some(repetition as u64),
+        exit_code: outcome.exit_code,
+        signal: outcome.signal,
+        interrupted: Some(outcome.interrupted),
+        stop_signal: outcome.stop_signal,
+        leftovers: outcome.leftovers.as_ref().map(|leftovers| LeftoverParams {
+            leftover_processes: leftovers.count as u64,
+            leftover_commands: Some(leftovers.names.clone()),
+            leftovers_killed: Some(leftovers.killed),
+        }),
+        user_seconds: Some(outcome.user_seconds),
+        system_seconds: Some(outcome.system_seconds),
+        max_rss_kib: Some(outcome.max_rss_kib),
+        voluntary_switches: Some(outcome.voluntary_switches),
+        involuntary_switches: Some(outcome.involuntary_switches),
+        observation: outcome
+            .observation
+            .as_ref()
+            .map(|observation| json!(observation)),
+        pin_warnings: outcome.pin_warnings.clone(),
+        // A scan adds its two after the counts (`Runnable::extra`).
+        configuration: None,
+        scan: None,
+    });
     if let Some(counts) = &outcome.counts {
         params.extend(super::counted::counts_params(counts));
     }
@@ -172,8 +169,8 @@ pub(super) fn run_record(
             })),
     );
     Record {
-        benchmark: "run".into(),
-        metric: "run_wall_time".into(),
+        benchmark: benchmark::RUN.into(),
+        metric: RUN_WALL_TIME.into(),
         value: outcome.wall_seconds,
         unit: Unit::Seconds,
         params,
@@ -472,6 +469,60 @@ pub fn render_comparison(summaries: &[PolicySummary], markdown: bool) -> String 
 mod tests {
     use super::*;
     use crate::runner::parse_policy;
+
+    /// A run record's params keep their text: keys, order, value types,
+    /// absent and null as the map writer wrote them.
+    #[test]
+    fn a_run_record_keeps_its_params_text() {
+        let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
+        let command = vec!["prog".to_string(), "-x".to_string()];
+        let plain = RunOutcome {
+            wall_seconds: 1.5,
+            user_seconds: 1.0,
+            system_seconds: 0.25,
+            max_rss_kib: 2048,
+            voluntary_switches: 3,
+            involuntary_switches: 4,
+            exit_code: Some(0),
+            ..RunOutcome::default()
+        };
+        let as_is = parse_policy("as-is", &topology).unwrap();
+        let record = run_record(&command, &as_is, 2, &plain);
+        assert_eq!(
+            serde_json::Value::Object(record.params).to_string(),
+            r#"{"policy":"as-is","command":"prog -x","repetition":2,"exit_code":0,"signal":null,"interrupted":false,"stop_signal":null,"user_seconds":1.0,"system_seconds":0.25,"max_rss_kib":2048,"voluntary_switches":3,"involuntary_switches":4}"#
+        );
+        let stopped = RunOutcome {
+            exit_code: None,
+            signal: Some(9),
+            interrupted: true,
+            stop_signal: Some(19),
+            pin_warnings: Some(vec!["a warning".into()]),
+            leftovers: Some(crate::runner::leftovers::LeftoverReport {
+                count: 2,
+                names: vec!["child".into()],
+                killed: true,
+                survivors: 0,
+            }),
+            observation: Some(Observation {
+                interval_ms: 10,
+                thread_migrations: 1,
+                thread_migrations_source: "kernel",
+                ..Observation::default()
+            }),
+            ..plain
+        };
+        let pinned = parse_policy("pin-scatter", &topology).unwrap();
+        let record = run_record(&command, &pinned, 0, &stopped);
+        let text = serde_json::Value::Object(record.params).to_string();
+        let observation = serde_json::to_string(stopped.observation.as_ref().unwrap()).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                r#"{{"policy":"pin-scatter","cpu_order":"scatter","command":"prog -x","repetition":0,"exit_code":null,"signal":9,"interrupted":true,"stop_signal":19,"leftover_processes":2,"leftover_commands":["child"],"leftovers_killed":true,"user_seconds":1.0,"system_seconds":0.25,"max_rss_kib":2048,"voluntary_switches":3,"involuntary_switches":4,"observation":{observation},"pin_warnings":["a warning"]}}"#
+            )
+        );
+    }
 
     /// A run record's requested memory policy carries the kernel's MPOL_*
     /// number for its mode, as docs/results.md says.

@@ -7,6 +7,7 @@ use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
 use crate::report::plot::{lines, range_key, ranges, Range3};
 use numabench_schema::benchmark;
+use numabench_schema::params::RUN_WALL_TIME;
 use std::collections::BTreeMap;
 
 /// The group a run belongs to: its configuration (scans) or policy.
@@ -21,7 +22,7 @@ pub fn run_strips(data: &Dataset) -> Vec<Range3> {
     let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for r in data
         .of(benchmark::RUN)
-        .filter(|r| r.metric == "run_wall_time")
+        .filter(|r| r.metric == RUN_WALL_TIME)
     {
         groups.entry(group_of(r)).or_default().push(r.value);
     }
@@ -127,7 +128,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
     let mut shown: Vec<String> = Vec::new();
     for r in data
         .of(benchmark::RUN)
-        .filter(|r| r.metric == "run_wall_time" && r.params.contains_key("observation"))
+        .filter(|r| r.metric == RUN_WALL_TIME && r.params.contains_key("observation"))
     {
         let group = group_of(r);
         if shown.contains(&group) {
