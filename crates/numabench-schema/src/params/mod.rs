@@ -27,6 +27,7 @@ mod mpi_monitor;
 mod node_median;
 mod per_cpu;
 mod run;
+mod run_summary;
 mod scaling;
 mod scan;
 mod simd;
@@ -54,6 +55,10 @@ pub use mpi_monitor::{
 pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
 pub use per_cpu::{EachCpuFigureParams, EachCpuParams};
 pub use run::{LeftoverParams, RunParams, RUN_WALL_TIME};
+pub use run_summary::{
+    Comparison, ObservedMeans, PolicySummaryParams, RunMeans, RunSummaryParams, ScanLabels,
+    ScanRatioParams, ScanSummaryParams, RUN_SUMMARY, SCAN_RATIOS,
+};
 pub use scaling::{ScalingLabels, ScalingParams};
 pub use scan::{ScanNodeParams, ScanNodeRangesParams, ScanRangeParams, SCAN_NODE_SUFFIX};
 pub use simd::SimdParams;

@@ -172,6 +172,8 @@ pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<TypedParamsS
     add::<super::TiersAdviceParams>(generator, &mut schemas);
     add::<super::TiersWeightsCheckParams>(generator, &mut schemas);
     add::<super::RunParams>(generator, &mut schemas);
+    add::<super::RunSummaryParams>(generator, &mut schemas);
+    add::<super::ScanRatioParams>(generator, &mut schemas);
     // The type of a benchmark's other records leaves out those the
     // benchmark's other types claim.
     let claimed: Vec<(&str, Metrics)> = schemas

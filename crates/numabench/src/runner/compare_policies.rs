@@ -13,7 +13,10 @@ use crate::stats::Sample;
 use crate::study::{against_baselines, SIGNIFICANCE};
 use crate::topology::Machine;
 use numabench_schema::benchmark;
-use numabench_schema::params::{to_params, LeftoverParams, RunParams, RUN_WALL_TIME};
+use numabench_schema::params::{
+    to_params, Comparison, LeftoverParams, ObservedMeans, PolicySummaryParams, RunMeans, RunParams,
+    RunSummaryParams, RUN_SUMMARY, RUN_WALL_TIME,
+};
 use serde_json::{json, Map};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -254,32 +257,56 @@ pub(super) fn policy_summaries(
 /// The resources of a configuration's successful runs, as summary
 /// parameters: mean user and system seconds and context switches, the
 /// largest peak RSS.
-pub(super) fn resource_means(successful: &[&RunOutcome]) -> Map<String, serde_json::Value> {
+pub(super) fn resource_means(successful: &[&RunOutcome]) -> RunMeans {
     let mean = |value: &dyn Fn(&RunOutcome) -> f64| {
         successful.iter().map(|outcome| value(outcome)).sum::<f64>() / successful.len() as f64
     };
-    let mut params = Map::new();
-    params.insert(
-        "user_seconds".into(),
-        json!(mean(&|outcome| outcome.user_seconds)),
-    );
-    params.insert(
-        "system_seconds".into(),
-        json!(mean(&|outcome| outcome.system_seconds)),
-    );
-    params.insert(
-        "max_rss_kib".into(),
-        json!(successful.iter().map(|outcome| outcome.max_rss_kib).max()),
-    );
-    params.insert(
-        "voluntary_switches".into(),
-        json!(mean(&|outcome| outcome.voluntary_switches as f64)),
-    );
-    params.insert(
-        "involuntary_switches".into(),
-        json!(mean(&|outcome| outcome.involuntary_switches as f64)),
-    );
-    params
+    RunMeans {
+        user_seconds: Some(mean(&|outcome| outcome.user_seconds)),
+        system_seconds: Some(mean(&|outcome| outcome.system_seconds)),
+        max_rss_kib: successful.iter().map(|outcome| outcome.max_rss_kib).max(),
+        voluntary_switches: Some(mean(&|outcome| outcome.voluntary_switches as f64)),
+        involuntary_switches: Some(mean(&|outcome| outcome.involuntary_switches as f64)),
+    }
+}
+
+/// What a policy's or configuration's summary says against its baseline.
+pub(super) fn comparison(summary: &PolicySummary) -> Comparison {
+    Comparison {
+        speedup: summary.speedup,
+        p_value: summary.p_value,
+        p_value_holm: summary.adjusted_p_value,
+        significant: summary.significant(),
+    }
+}
+
+/// The means of what `--observe` counted over the successful runs (a run
+/// not observed counts 0).
+fn observed_means(successful: &[&RunOutcome]) -> ObservedMeans {
+    let mean = |figure: fn(&Observation) -> u64| {
+        successful
+            .iter()
+            .map(|outcome| {
+                outcome
+                    .observation
+                    .as_ref()
+                    .map_or(0.0, |o| figure(o) as f64)
+            })
+            .sum::<f64>()
+            / successful.len() as f64
+    };
+    ObservedMeans {
+        thread_migrations: mean(|observation| observation.thread_migrations),
+        // "cpu-changes-between-samples" sorts first: named so if any run lacked the kernel's count.
+        thread_migrations_source: successful
+            .iter()
+            .filter_map(|outcome| outcome.observation.as_ref())
+            .map(|observation| observation.thread_migrations_source)
+            .min()
+            .map(str::to_string),
+        cpu_changes_between_samples: mean(|observation| observation.cpu_changes_between_samples),
+        node_changes_between_samples: mean(|observation| observation.node_changes_between_samples),
+    }
 }
 
 fn summarise_and_emit(
@@ -298,60 +325,21 @@ fn summarise_and_emit(
     for summary in &summaries {
         let Some(wall) = &summary.wall else { continue };
         let successful: Vec<&RunOutcome> = summary.successful().collect();
-        let mean = |value: &dyn Fn(&RunOutcome) -> f64| {
-            successful.iter().map(|outcome| value(outcome)).sum::<f64>() / successful.len() as f64
-        };
-        let mut params = Map::new();
-        params.insert("policy".into(), json!(summary.policy));
-        params.insert("command".into(), json!(config.command.join(" ")));
-        params.insert("baseline".into(), json!(config.policies[baseline].label));
-        params.insert("speedup".into(), json!(summary.speedup));
-        params.insert("p_value".into(), json!(summary.p_value));
-        params.insert("p_value_holm".into(), json!(summary.adjusted_p_value));
-        params.insert("significant".into(), json!(summary.significant()));
-        params.insert("failures".into(), json!(summary.failures));
-        params.insert(
-            "threads_seen".into(),
-            json!(super::team::policy_threads(summary)),
-        );
-        params.insert(
-            "team_threads".into(),
-            json!(super::team::policy_team(summary)),
-        );
-        params.insert("thread_count_warning".into(), json!(thread_warning));
-        params.extend(resource_means(&successful));
-        if config.observe.is_some() {
-            let observed = |figure: fn(&Observation) -> u64| {
-                json!(mean(&|outcome| outcome
-                    .observation
-                    .as_ref()
-                    .map_or(0.0, |observation| figure(observation) as f64)))
-            };
-            params.insert(
-                "thread_migrations".into(),
-                observed(|observation| observation.thread_migrations),
-            );
-            // "cpu-changes-between-samples" sorts first: named so if any run lacked the kernel's count.
-            params.insert(
-                "thread_migrations_source".into(),
-                json!(successful
-                    .iter()
-                    .filter_map(|outcome| outcome.observation.as_ref())
-                    .map(|observation| observation.thread_migrations_source)
-                    .min()),
-            );
-            params.insert(
-                "cpu_changes_between_samples".into(),
-                observed(|observation| observation.cpu_changes_between_samples),
-            );
-            params.insert(
-                "node_changes_between_samples".into(),
-                observed(|observation| observation.node_changes_between_samples),
-            );
-        }
+        let params = to_params(&RunSummaryParams::Policies(PolicySummaryParams {
+            policy: Some(summary.policy.clone()),
+            command: Some(config.command.join(" ")),
+            baseline: Some(config.policies[baseline].label.clone()),
+            comparison: comparison(summary),
+            failures: Some(summary.failures as u64),
+            threads_seen: super::team::policy_threads(summary).map(|threads| threads as u64),
+            team_threads: super::team::policy_team(summary).map(|threads| threads as u64),
+            thread_count_warning: thread_warning.clone(),
+            means: resource_means(&successful),
+            observed: config.observe.map(|_| observed_means(&successful)),
+        }));
         pipeline.emit(&Record {
-            benchmark: "run".into(),
-            metric: "wall_time".into(),
+            benchmark: benchmark::RUN.into(),
+            metric: RUN_SUMMARY.into(),
             value: wall.median(),
             unit: Unit::Seconds,
             params,

@@ -5,7 +5,7 @@
 //! speedup and parallel efficiency against its smallest value.
 
 use super::compare_policies::{
-    policy_summaries, resource_means, PolicySummary, RunStudyConfig, StudyError,
+    comparison, policy_summaries, resource_means, PolicySummary, RunStudyConfig, StudyError,
 };
 use super::executor::{Executor, RunOutcome};
 use super::policy::RunPolicy;
@@ -14,6 +14,11 @@ use super::scan_params::{numeric_values, scan_points, ScanParam, ScanPoint};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::topology::Machine;
+use numabench_schema::benchmark;
+use numabench_schema::params::{
+    to_params, RunSummaryParams, ScanLabels, ScanRatioParams, ScanSummaryParams, RUN_SUMMARY,
+    SCAN_RATIOS,
+};
 use serde_json::{json, Map, Value};
 
 /// A validated scan: the study (its command with placeholders) and the
@@ -148,7 +153,7 @@ fn baseline_of(configurations: &[ScanConfiguration], index: usize) -> Option<usi
 
 fn ratio_record(metric: &str, value: f64, per_run: &[f64], params: &Map<String, Value>) -> Record {
     Record {
-        benchmark: "run".into(),
+        benchmark: benchmark::RUN.into(),
         metric: metric.into(),
         value,
         unit: Unit::Ratio,
@@ -176,27 +181,25 @@ fn summarise_and_emit(
     for (index, (configuration, summary)) in configurations.iter().zip(&summaries).enumerate() {
         let Some(wall) = &summary.wall else { continue };
         let successful: Vec<&RunOutcome> = summary.successful().collect();
-        let mut params = Map::new();
-        params.insert("scan".into(), scan_object(&configuration.point));
-        params.insert("configuration".into(), json!(configuration.label));
-        params.insert("policy".into(), json!(configuration.policy.label));
-        if let Some(order) = configuration.policy.cpu_order {
-            params.insert("cpu_order".into(), json!(order.name()));
-        }
-        params.insert(
-            "command".into(),
-            json!(configuration.point.command.join(" ")),
-        );
-        let mut summary_params = params.clone();
-        summary_params.insert("failures".into(), json!(summary.failures));
-        summary_params.extend(resource_means(&successful));
-        summary_params.insert("speedup".into(), json!(summary.speedup));
-        summary_params.insert("p_value".into(), json!(summary.p_value));
-        summary_params.insert("p_value_holm".into(), json!(summary.adjusted_p_value));
-        summary_params.insert("significant".into(), json!(summary.significant()));
+        let labels = ScanLabels {
+            scan: scan_object(&configuration.point),
+            configuration: Some(configuration.label.clone()),
+            policy: Some(configuration.policy.label.clone()),
+            cpu_order: configuration
+                .policy
+                .cpu_order
+                .map(|order| order.name().to_string()),
+            command: Some(configuration.point.command.join(" ")),
+        };
+        let summary_params = to_params(&RunSummaryParams::Scan(ScanSummaryParams {
+            labels: labels.clone(),
+            failures: Some(summary.failures as u64),
+            means: resource_means(&successful),
+            comparison: comparison(summary),
+        }));
         pipeline.emit(&Record {
-            benchmark: "run".into(),
-            metric: "wall_time".into(),
+            benchmark: benchmark::RUN.into(),
+            metric: RUN_SUMMARY.into(),
             value: wall.median(),
             unit: Unit::Seconds,
             params: summary_params,
@@ -216,21 +219,18 @@ fn summarise_and_emit(
         let speedup = base.median() / wall.median();
         let workers_ratio = workers / base_workers;
         let efficiency = speedup / workers_ratio;
-        let name = &config.params[0].name;
-        params.insert("parameter".into(), json!(name));
-        params.insert("workers".into(), json!(workers));
-        params.insert("baseline_workers".into(), json!(base_workers));
-        params.insert("baseline_median_seconds".into(), json!(base.median()));
-        params.insert("median_seconds".into(), json!(wall.median()));
+        let params = to_params(&ScanRatioParams {
+            labels,
+            parameter: Some(config.params[0].name.clone()),
+            workers: Some(workers),
+            baseline_workers: Some(base_workers),
+            baseline_median_seconds: Some(base.median()),
+            median_seconds: Some(wall.median()),
+        });
         let per_run: Vec<f64> = wall.values().iter().map(|w| base.median() / w).collect();
-        pipeline.emit(&ratio_record("speedup", speedup, &per_run, &params))?;
+        pipeline.emit(&ratio_record(SCAN_RATIOS[0], speedup, &per_run, &params))?;
         let per_run: Vec<f64> = per_run.iter().map(|s| s / workers_ratio).collect();
-        pipeline.emit(&ratio_record(
-            "parallel_efficiency",
-            efficiency,
-            &per_run,
-            &params,
-        ))?;
+        pipeline.emit(&ratio_record(SCAN_RATIOS[1], efficiency, &per_run, &params))?;
         efficiencies.push(Efficiency {
             configuration: configuration.label.clone(),
             speedup,

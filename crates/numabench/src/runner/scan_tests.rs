@@ -154,3 +154,58 @@ fn a_failing_configuration_is_named_and_stops_the_scan() {
     // Stopped at the first timed failure (warm-ups are not checked).
     assert_eq!(calls.len(), 3 + 2);
 }
+
+/// A scan's summary, speedup and efficiency records keep their params
+/// text: keys, order, value types, null as the map writer wrote them.
+#[test]
+fn a_scans_records_keep_their_params_text() {
+    let topology = discover_this_system().unwrap();
+    let collected = crate::output::CollectSink::default();
+    let mut pipeline = Pipeline::with_sinks(
+        vec![Box::new(collected.clone())],
+        &RunMetadata::collect(vec!["test".into()], &topology),
+    )
+    .unwrap();
+    let mut executor = FakeExecutor {
+        calls: Vec::new(),
+        fail: None,
+    };
+    let config = scan(&["as-is", "pin-compact"], &["t=1,4"], 2);
+    run_scan(
+        &mut executor,
+        &config,
+        &topology,
+        &mut pipeline,
+        &mut |_| {},
+    )
+    .unwrap();
+    let texts: Vec<String> = collected
+        .records()
+        .into_iter()
+        .filter(|record| record.metric != "run_wall_time")
+        .map(|record| {
+            format!(
+                "{} {}",
+                record.metric,
+                serde_json::Value::Object(record.params)
+            )
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            r#"wall_time {"scan":{"t":"1"},"configuration":"t=1 | as-is","policy":"as-is","command":"prog 1","failures":0,"user_seconds":0.0,"system_seconds":0.0,"max_rss_kib":0,"voluntary_switches":0.0,"involuntary_switches":0.0,"speedup":1.0,"p_value":1.0,"p_value_holm":1.0,"significant":false}"#,
+            r#"speedup {"scan":{"t":"1"},"configuration":"t=1 | as-is","policy":"as-is","command":"prog 1","parameter":"t","workers":1.0,"baseline_workers":1.0,"baseline_median_seconds":1.0,"median_seconds":1.0}"#,
+            r#"parallel_efficiency {"scan":{"t":"1"},"configuration":"t=1 | as-is","policy":"as-is","command":"prog 1","parameter":"t","workers":1.0,"baseline_workers":1.0,"baseline_median_seconds":1.0,"median_seconds":1.0}"#,
+            r#"wall_time {"scan":{"t":"1"},"configuration":"t=1 | pin-compact","policy":"pin-compact","cpu_order":"compact","command":"prog 1","failures":0,"user_seconds":0.0,"system_seconds":0.0,"max_rss_kib":0,"voluntary_switches":0.0,"involuntary_switches":0.0,"speedup":1.0,"p_value":1.0,"p_value_holm":1.0,"significant":false}"#,
+            r#"speedup {"scan":{"t":"1"},"configuration":"t=1 | pin-compact","policy":"pin-compact","cpu_order":"compact","command":"prog 1","parameter":"t","workers":1.0,"baseline_workers":1.0,"baseline_median_seconds":1.0,"median_seconds":1.0}"#,
+            r#"parallel_efficiency {"scan":{"t":"1"},"configuration":"t=1 | pin-compact","policy":"pin-compact","cpu_order":"compact","command":"prog 1","parameter":"t","workers":1.0,"baseline_workers":1.0,"baseline_median_seconds":1.0,"median_seconds":1.0}"#,
+            r#"wall_time {"scan":{"t":"4"},"configuration":"t=4 | as-is","policy":"as-is","command":"prog 4","failures":0,"user_seconds":0.0,"system_seconds":0.0,"max_rss_kib":0,"voluntary_switches":0.0,"involuntary_switches":0.0,"speedup":2.0,"p_value":0.19393085229131998,"p_value_holm":0.38786170458263997,"significant":false}"#,
+            r#"speedup {"scan":{"t":"4"},"configuration":"t=4 | as-is","policy":"as-is","command":"prog 4","parameter":"t","workers":4.0,"baseline_workers":1.0,"baseline_median_seconds":1.0,"median_seconds":0.5}"#,
+            r#"parallel_efficiency {"scan":{"t":"4"},"configuration":"t=4 | as-is","policy":"as-is","command":"prog 4","parameter":"t","workers":4.0,"baseline_workers":1.0,"baseline_median_seconds":1.0,"median_seconds":0.5}"#,
+            r#"wall_time {"scan":{"t":"4"},"configuration":"t=4 | pin-compact","policy":"pin-compact","cpu_order":"compact","command":"prog 4","failures":0,"user_seconds":0.0,"system_seconds":0.0,"max_rss_kib":0,"voluntary_switches":0.0,"involuntary_switches":0.0,"speedup":2.0,"p_value":0.19393085229131998,"p_value_holm":0.38786170458263997,"significant":false}"#,
+            r#"speedup {"scan":{"t":"4"},"configuration":"t=4 | pin-compact","policy":"pin-compact","cpu_order":"compact","command":"prog 4","parameter":"t","workers":4.0,"baseline_workers":1.0,"baseline_median_seconds":1.0,"median_seconds":0.5}"#,
+            r#"parallel_efficiency {"scan":{"t":"4"},"configuration":"t=4 | pin-compact","policy":"pin-compact","cpu_order":"compact","command":"prog 4","parameter":"t","workers":4.0,"baseline_workers":1.0,"baseline_median_seconds":1.0,"median_seconds":0.5}"#,
+        ]
+    );
+}

@@ -474,3 +474,63 @@ fn several_policies_against_the_baseline_are_judged_by_holm_p() {
     let table = render_comparison(&summaries, true);
     assert!(table.contains("| 0.012 | 0.037 * |"), "{table}");
 }
+
+/// The params text of every summary (`wall_time`) record a comparison of
+/// `policies` writes, `observe` on or off, from scripted runs.
+fn summary_texts(policies: &[&str], observe: bool) -> Vec<String> {
+    let topology = discover_this_system().unwrap();
+    let collected = crate::output::CollectSink::default();
+    let mut pipeline = Pipeline::with_sinks(
+        vec![Box::new(collected.clone())],
+        &RunMetadata::collect(vec!["test".into()], &topology),
+    )
+    .unwrap();
+    let mut executor = FakeExecutor {
+        calls: Vec::new(),
+        outcomes: (0..8)
+            .map(|run| RunOutcome {
+                user_seconds: 0.5 + run as f64,
+                system_seconds: 0.25,
+                max_rss_kib: 1000 + run,
+                voluntary_switches: 3,
+                involuntary_switches: run,
+                ..outcome(1.0 + run as f64 / 8.0, 0)
+            })
+            .collect(),
+    };
+    let mut config = config(&topology, policies, 3, 1, false);
+    config.observe = observe.then(|| std::time::Duration::from_millis(10));
+    run_policies(
+        &mut executor,
+        &config,
+        &topology,
+        &mut pipeline,
+        &mut |_| {},
+    )
+    .unwrap();
+    collected
+        .records()
+        .into_iter()
+        .filter(|record| record.metric == "wall_time")
+        .map(|record| serde_json::Value::Object(record.params).to_string())
+        .collect()
+}
+
+/// A comparison's summary records keep their params text: keys, order,
+/// value types, null as the map writer wrote them.
+#[test]
+fn a_comparisons_summary_records_keep_their_params_text() {
+    assert_eq!(
+        summary_texts(&["as-is", "pin-compact"], false),
+        [
+            r#"{"policy":"as-is","command":"prog","baseline":"as-is","speedup":1.0,"p_value":1.0,"p_value_holm":1.0,"significant":false,"failures":0,"threads_seen":null,"team_threads":null,"thread_count_warning":null,"user_seconds":4.833333333333333,"system_seconds":0.25,"max_rss_kib":1006,"voluntary_switches":3.0,"involuntary_switches":4.333333333333333}"#,
+            r#"{"policy":"pin-compact","command":"prog","baseline":"as-is","speedup":1.0833333333333333,"p_value":1.0,"p_value_holm":1.0,"significant":false,"failures":0,"threads_seen":null,"team_threads":null,"thread_count_warning":null,"user_seconds":5.166666666666667,"system_seconds":0.25,"max_rss_kib":1007,"voluntary_switches":3.0,"involuntary_switches":4.666666666666667}"#,
+        ]
+    );
+    assert_eq!(
+        summary_texts(&["as-is"], true),
+        [
+            r#"{"policy":"as-is","command":"prog","baseline":"as-is","speedup":1.0,"p_value":1.0,"p_value_holm":1.0,"significant":false,"failures":0,"threads_seen":null,"team_threads":null,"thread_count_warning":null,"user_seconds":2.5,"system_seconds":0.25,"max_rss_kib":1003,"voluntary_switches":3.0,"involuntary_switches":2.0,"thread_migrations":0.0,"thread_migrations_source":null,"cpu_changes_between_samples":0.0,"node_changes_between_samples":0.0}"#,
+        ]
+    );
+}

@@ -1,20 +1,30 @@
 //! `numabench run`: every run's wall time per policy (or configuration),
 //! speedups and p-values, scan speedup and efficiency.
 
-use super::{curves, curves_table, observe, section, Section};
+use super::{curves_of, curves_table, observe, section, Section};
 use crate::output::ReadRecord;
 use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
 use crate::report::plot::{lines, range_key, ranges, Range3};
 use numabench_schema::benchmark;
-use numabench_schema::params::RUN_WALL_TIME;
+use numabench_schema::params::{
+    RunParams, RunSummaryParams, ScanRatioParams, RUN_SUMMARY, RUN_WALL_TIME, SCAN_RATIOS,
+};
 use std::collections::BTreeMap;
 
 /// The group a run belongs to: its configuration (scans) or policy.
 pub fn group_of(r: &ReadRecord) -> String {
-    r.text("configuration")
-        .or_else(|| r.text("policy"))
-        .unwrap_or_else(|| "?".into())
+    let group = match r.metric.as_str() {
+        RUN_SUMMARY => match r.params_or_default::<RunSummaryParams>() {
+            RunSummaryParams::Scan(scan) => scan.labels.configuration.or(scan.labels.policy),
+            RunSummaryParams::Policies(policies) => policies.policy,
+        },
+        _ => {
+            let run = r.params_or_default::<RunParams>();
+            run.configuration.or(run.policy)
+        }
+    };
+    group.unwrap_or_else(|| "?".into())
 }
 
 /// Every run's wall time, grouped, with min/median/max.
@@ -71,7 +81,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
     }
     let summaries: Vec<&ReadRecord> = data
         .of(benchmark::RUN)
-        .filter(|r| r.metric == "wall_time")
+        .filter(|r| r.metric == RUN_SUMMARY)
         .collect();
     if !summaries.is_empty() {
         let mut table = Table::new(&[
@@ -83,32 +93,35 @@ pub fn build(data: &Dataset) -> Option<Section> {
             "significant",
             "failures",
         ]);
+        let number_or_dash = |figure: Option<f64>| figure.map_or_else(|| "-".into(), html::number);
         for r in summaries {
-            let text = |k: &str| r.text(k).unwrap_or_else(|| "-".into());
+            let params = r.params_or_default::<RunSummaryParams>();
+            let comparison = params.comparison();
             table.push(vec![
                 group_of(r),
-                crate::report::html::number(r.value),
-                r.num("speedup")
-                    .map(crate::report::html::number)
-                    .unwrap_or_else(|| "-".into()),
-                r.num("p_value")
-                    .map(crate::report::html::number)
-                    .unwrap_or_else(|| "-".into()),
-                r.num("p_value_holm")
-                    .map(crate::report::html::number)
-                    .unwrap_or_else(|| "-".into()),
-                text("significant"),
-                text("failures"),
+                html::number(r.value),
+                number_or_dash(comparison.speedup),
+                number_or_dash(comparison.p_value),
+                number_or_dash(comparison.p_value_holm),
+                comparison
+                    .significant
+                    .map_or_else(|| "-".into(), |significant| significant.to_string()),
+                params
+                    .failures()
+                    .map_or_else(|| "-".into(), |failures| failures.to_string()),
             ]);
         }
         body.push_str("<h3>Speedups against the baseline (two-sided Mann-Whitney U; Holm p: adjusted for every policy compared, significant where below 0.05)</h3>");
         body.push_str(&table.to_html());
     }
-    for metric in ["speedup", "parallel_efficiency"] {
-        let series = curves(
+    for metric in SCAN_RATIOS {
+        let series = curves_of(
             data.of(benchmark::RUN).filter(|r| r.metric == metric),
-            "workers",
-            |r| r.text("policy").unwrap_or_else(|| "?".into()),
+            |r| Some((r.params_or_default::<ScanRatioParams>().workers?, r.value)),
+            |r| {
+                let labels = r.params_or_default::<ScanRatioParams>().labels;
+                labels.policy.unwrap_or_else(|| "?".into())
+            },
         );
         if !series.is_empty() {
             body.push_str(&figure(
@@ -128,16 +141,20 @@ pub fn build(data: &Dataset) -> Option<Section> {
     let mut shown: Vec<String> = Vec::new();
     for r in data
         .of(benchmark::RUN)
-        .filter(|r| r.metric == RUN_WALL_TIME && r.params.contains_key("observation"))
+        .filter(|r| r.metric == RUN_WALL_TIME)
+        .filter(|r| r.params_or_default::<RunParams>().observation.is_some())
     {
         let group = group_of(r);
         if shown.contains(&group) {
             continue;
         }
         shown.push(group.clone());
+        let repetition = r.params_or_default::<RunParams>().repetition;
         let run = format!(
             "{group}, repetition {}",
-            r.text("repetition").unwrap_or_default()
+            repetition
+                .map(|repetition| repetition.to_string())
+                .unwrap_or_default()
         );
         body.push_str(&format!("<h3>Observed: {}</h3>", html::escape(&run)));
         let memory = observe::memory_series(r);
