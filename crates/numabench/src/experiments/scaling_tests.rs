@@ -133,10 +133,7 @@ fn counts_run_interleaved_and_derive_from_their_medians() {
         iterations: 2,
         simd: None,
     };
-    let collected = crate::output::CollectSink::default();
-    use crate::output::CollectRunMetadata;
-    let metadata = crate::output::RunMetadata::collect(vec!["test".into()], &topology);
-    let mut pipeline = Pipeline::with_sinks(vec![Box::new(collected.clone())], &metadata).unwrap();
+    let (mut pipeline, collected) = crate::output::CollectSink::pipeline(&topology);
     let mut started = Vec::new();
     let rows = run_thread_scaling(
         &topology,

@@ -16,6 +16,18 @@ pub struct CollectSink {
 }
 
 impl CollectSink {
+    /// A pipeline for tests whose only sink collects, with the metadata of
+    /// a run on `topology`, and a handle to read what it collected.
+    #[cfg(test)]
+    pub fn pipeline(topology: &crate::topology::Machine) -> (super::Pipeline, CollectSink) {
+        use super::CollectRunMetadata;
+        let collected = CollectSink::default();
+        let metadata = super::RunMetadata::collect(vec!["test".into()], topology);
+        let pipeline = super::Pipeline::with_sinks(vec![Box::new(collected.clone())], &metadata)
+            .expect("a pipeline without files opens");
+        (pipeline, collected)
+    }
+
     /// The records sent so far.
     pub fn records(&self) -> Vec<Record> {
         self.records.borrow().clone()

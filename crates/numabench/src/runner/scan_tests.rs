@@ -160,12 +160,7 @@ fn a_failing_configuration_is_named_and_stops_the_scan() {
 #[test]
 fn a_scans_records_keep_their_params_text() {
     let topology = discover_this_system().unwrap();
-    let collected = crate::output::CollectSink::default();
-    let mut pipeline = Pipeline::with_sinks(
-        vec![Box::new(collected.clone())],
-        &RunMetadata::collect(vec!["test".into()], &topology),
-    )
-    .unwrap();
+    let (mut pipeline, collected) = crate::output::CollectSink::pipeline(&topology);
     let mut executor = FakeExecutor {
         calls: Vec::new(),
         fail: None,

@@ -479,12 +479,7 @@ fn several_policies_against_the_baseline_are_judged_by_holm_p() {
 /// `policies` writes, `observe` on or off, from scripted runs.
 fn summary_texts(policies: &[&str], observe: bool) -> Vec<String> {
     let topology = discover_this_system().unwrap();
-    let collected = crate::output::CollectSink::default();
-    let mut pipeline = Pipeline::with_sinks(
-        vec![Box::new(collected.clone())],
-        &RunMetadata::collect(vec!["test".into()], &topology),
-    )
-    .unwrap();
+    let (mut pipeline, collected) = crate::output::CollectSink::pipeline(&topology);
     let mut executor = FakeExecutor {
         calls: Vec::new(),
         outcomes: (0..8)
