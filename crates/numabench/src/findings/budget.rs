@@ -103,3 +103,57 @@ pub fn run_time_sentence(
         params,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::{CostModel, Cut};
+    use crate::findings::assert_wire;
+
+    fn cut(what: &'static str, before_seconds: f64, after_seconds: f64) -> Cut {
+        Cut {
+            what,
+            text: format!("{what} cut"),
+            before_seconds,
+            after_seconds,
+        }
+    }
+
+    /// Each sentence's params on the wire: a budget's seconds (null when
+    /// unlimited) on every budget sentence, a cut's own estimates, and the
+    /// run time's figures and rates.
+    #[test]
+    fn the_budget_params_on_the_wire() {
+        let mut cut_plan = BudgetOutcome::fitted(
+            60.0,
+            200.0,
+            90.0,
+            vec![cut("sizes", 200.0, 120.0), cut("repetitions", 120.0, 90.0)],
+        );
+        cut_plan.leftover = Some("more members".into());
+        cut_plan.blind_spots = vec!["a slow CPU".into()];
+        assert_wire(&budget_sentences(&cut_plan), &[
+            "budget_cut {\"cut\":\"sizes\",\"budget_seconds\":60.0,\"before_seconds\":200.0,\"after_seconds\":120.0}",
+            "budget_cut {\"cut\":\"repetitions\",\"budget_seconds\":60.0,\"before_seconds\":120.0,\"after_seconds\":90.0}",
+            "budget_leftover {\"budget_seconds\":60.0}",
+            "blind_spot {\"budget_seconds\":60.0}",
+            "over_budget {\"budget_seconds\":60.0}",
+        ]);
+        let mut unlimited = BudgetOutcome::unlimited(30.0);
+        unlimited.leftover = Some("nothing".into());
+        unlimited.blind_spots = vec!["a slow pair".into()];
+        assert_wire(
+            &budget_sentences(&unlimited),
+            &[
+                "budget_leftover {\"budget_seconds\":null}",
+                "blind_spot {\"budget_seconds\":null}",
+            ],
+        );
+        assert_wire(
+            &[run_time_sentence(100.0, 110.0, 5.0, &CostModel::ASSUMED)],
+            &[
+                "run_time {\"estimated_seconds\":100.0,\"elapsed_seconds\":110.0,\"elapsed_over_estimate\":1.1,\"calibration_seconds\":5.0,\"estimate_rates\":{\"setup_bytes_per_second\":1000000000.0,\"chase_setup_bytes_per_second\":1000000000.0,\"thread_bytes_per_second\":5000000000.0,\"all_threads_bytes_per_second\":null,\"load_seconds\":1e-7,\"measurement_seconds\":0.0,\"c2c_repetition_seconds\":0.002,\"source\":\"assumed\"}}",
+            ],
+        );
+    }
+}

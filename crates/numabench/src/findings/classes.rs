@@ -38,3 +38,37 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     }
     sentences
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::Placement;
+    use numabench_schema::Summary;
+
+    /// An unfinished class's `over_budget` params on the wire; a finished
+    /// one says nothing.
+    #[test]
+    fn an_unfinished_class_is_said_with_its_counts() {
+        let class = |unfinished: u64| {
+            let params = json!({"cell_class": 2, "class_cells": 8, "unfinished": unfinished});
+            Record::of_median(
+                benchmark::MATRIX_LATENCY,
+                "class_asymmetry",
+                Unit::Ratio,
+                Summary::single(0.2),
+                params.as_object().unwrap().clone(),
+                Placement::default(),
+            )
+        };
+        let found = sentences(&[class(3)]);
+        crate::findings::assert_wire(&found, &[
+            "over_budget {\"benchmark\":\"matrix-latency\",\"cell_class\":2,\"unfinished\":3,\"class_cells\":8}",
+        ]);
+        assert!(
+            found[0].text.contains("3 of its 8 cells"),
+            "{}",
+            found[0].text
+        );
+        assert!(sentences(&[class(0)]).is_empty());
+    }
+}

@@ -238,6 +238,9 @@ mod tests {
         let records = [bandwidth(0, 10.0, 20480.0), bandwidth(2, 9.8, 8192.0)];
         let found = sentences(&records);
         assert_eq!(found.len(), 1, "{found:#?}");
+        crate::findings::assert_wire(&found, &[
+            "declared_gap {\"cpu_node\":0,\"declared\":\"declared_bandwidth_mib_s\",\"best_node\":0,\"node\":2,\"declared_best\":20480.0,\"declared_node\":8192.0,\"declared_gap\":2.5,\"measured_gap\":1.0204081632653061,\"gap_factor\":1.5}",
+        ]);
         let text = &found[0].text;
         assert!(
             text.starts_with("from node 0, the HMAT declares node 2's read bandwidth 2.50x worse than node 0's (8192 against 20480 MiB/s), but it measured 1.02x: the firmware overstates"),
@@ -270,6 +273,9 @@ mod tests {
         let under = [latency(0, 100.0, 100.0), latency(2, 300.0, 120.0)];
         let found = sentences(&under);
         assert_eq!(found.len(), 1, "{found:#?}");
+        crate::findings::assert_wire(&found, &[
+            "declared_gap {\"cpu_node\":0,\"declared\":\"declared_latency_ns\",\"best_node\":0,\"node\":2,\"declared_best\":100.0,\"declared_node\":120.0,\"declared_gap\":1.2,\"measured_gap\":3.0,\"gap_factor\":1.5}",
+        ]);
         assert!(found[0].text.contains("understates"), "{}", found[0].text);
         // Declared 2.5x, measured equal: `declared` names the order.
         let flat = [latency(0, 100.0, 100.0), latency(2, 101.0, 250.0)];

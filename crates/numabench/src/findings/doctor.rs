@@ -150,10 +150,12 @@ mod tests {
             finding(FindingKind::C2c),
             finding(FindingKind::PlacementVerified),
         ];
-        let texts: Vec<String> = sentences(&doctor, &findings)
-            .into_iter()
-            .map(|s| s.text)
-            .collect();
+        let warnings = sentences(&doctor, &findings);
+        crate::findings::assert_wire(&warnings, &[
+            "doctor_warning {\"check\":\"numa_balancing\",\"found\":\"kernel.numa_balancing = 1 (on)\",\"affects\":[\"memory latency\",\"placement\"]}",
+            "doctor_warning {\"check\":\"smt\",\"found\":\"SMT on\",\"affects\":[\"core-to-core latency\"]}",
+        ]);
+        let texts: Vec<String> = warnings.into_iter().map(|s| s.text).collect();
         assert_eq!(
             texts,
             [

@@ -158,6 +158,9 @@ mod tests {
         ];
         let found = sentences(&records);
         assert_eq!(found.len(), 1);
+        crate::findings::assert_wire(&found, &[
+            "interference {\"pairs\":3,\"latency_victim_node\":0,\"latency_aggressor_node\":2,\"latency_load\":\"writes\",\"latency_p_value\":0.002,\"bandwidth_victim_node\":1,\"bandwidth_aggressor_node\":2,\"bandwidth_load\":\"writes\",\"bandwidth_ratio\":0.4,\"bandwidth_p_value\":0.01}",
+        ]);
         let text = &found[0].text;
         assert!(
             text.contains("node 0's loads take 80% longer")
@@ -174,7 +177,9 @@ mod tests {
             cell("latency_ratio", 0, 0, "reads", 1.03, 0.4),
             cell("bandwidth_ratio", 0, 0, "reads", 0.98, 0.6),
         ];
-        let text = &sentences(&records)[0].text;
+        let found = sentences(&records);
+        crate::findings::assert_wire(&found, &["interference {\"pairs\":1}"]);
+        let text = &found[0].text;
         assert!(text.contains("no pair of the 1 measured"), "{text}");
         assert!(text.contains("+3%"), "{text}");
     }

@@ -282,6 +282,9 @@ mod tests {
             (31 << 20, 97.0),
             (2 << 30, 101.0),
         ]);
+        crate::findings::assert_wire(std::slice::from_ref(&sentence), &[
+            "idle_latency {\"cpu\":0,\"l1_ns\":1.23,\"l1_size_bytes\":24576,\"l2_ns\":4.2,\"l2_size_bytes\":319488,\"l3_ns\":97.0,\"l3_size_bytes\":32505856,\"memory_ns\":101.0,\"memory_size_bytes\":2147483648,\"measured_as_memory\":[\"L3\"]}",
+        ]);
         assert_eq!(
             sentence.text,
             "idle latency from CPU 0: L1 1.23 ns, L2 4.20 ns, memory 101 ns; L3 declared \

@@ -129,5 +129,29 @@ fn factor_range(values: &[f64]) -> String {
     }
 }
 
+/// Test helper: each sentence as `kind params`, its params as written
+/// on the wire (key order, integers, nulls), against `expected`; a
+/// mismatch prints the lines as Rust literals.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_wire(sentences: &[Sentence], expected: &[&str]) {
+    let lines: Vec<String> = sentences
+        .iter()
+        .map(|sentence| {
+            format!(
+                "{} {}",
+                sentence.kind,
+                Value::Object(sentence.params.clone())
+            )
+        })
+        .collect();
+    let printed: Vec<String> = lines.iter().map(|line| format!("{line:?},")).collect();
+    assert!(
+        lines == expected,
+        "the params on the wire changed:\n{}",
+        printed.join("\n")
+    );
+}
+
 #[cfg(test)]
 mod tests;
