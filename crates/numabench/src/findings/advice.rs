@@ -5,15 +5,18 @@
 
 use super::{FindingKind, Sentence};
 use crate::output::Unit;
-use serde_json::{json, Map, Value};
+use numabench_schema::params::findings::AdviceParams;
+use numabench_schema::params::to_params;
+use serde_json::Value;
 
 fn find(findings: &[Sentence], kind: FindingKind) -> Option<&Sentence> {
     findings.iter().find(|finding| finding.kind == kind)
 }
 
 fn advice(text: String, value: f64, unit: Unit, rests_on: &[FindingKind]) -> Sentence {
-    let mut params = Map::new();
-    params.insert("rests_on".into(), json!(rests_on));
+    let params = to_params(&AdviceParams {
+        rests_on: Some(rests_on.iter().map(FindingKind::to_string).collect()),
+    });
     Sentence {
         kind: FindingKind::Advice,
         text,
@@ -132,6 +135,7 @@ fn saturation_advice(enough: u64, measured: u64, node: u64, counts: &[u64]) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// One thread reaches, several reach; "the other 1 thread", not "the
     /// other 1 of": the two-CPU machine's screen read "1 threads per node

@@ -5,7 +5,8 @@
 use super::{FindingKind, Sentence};
 use crate::bench::BudgetOutcome;
 use crate::output::Unit;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::{BudgetCutParams, BudgetParams, RunTimeParams};
+use numabench_schema::params::to_params;
 
 /// One `budget_cut` sentence per cut (value: the seconds it saved by the
 /// estimate), then an `over_budget` one (value: the estimate after every
@@ -20,11 +21,12 @@ pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
         .iter()
         .zip(lines.iter().skip(calibration))
         .map(|(cut, line)| {
-            let mut params = Map::new();
-            params.insert("cut".into(), json!(cut.what));
-            params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
-            params.insert("before_seconds".into(), json!(cut.before_seconds));
-            params.insert("after_seconds".into(), json!(cut.after_seconds));
+            let params = to_params(&BudgetCutParams {
+                cut: Some(cut.what.to_string()),
+                budget_seconds: outcome.budget_seconds,
+                before_seconds: Some(cut.before_seconds),
+                after_seconds: Some(cut.after_seconds),
+            });
             Sentence {
                 kind: FindingKind::BudgetCut,
                 text: line.clone(),
@@ -34,31 +36,29 @@ pub fn budget_sentences(outcome: &BudgetOutcome) -> Vec<Sentence> {
             }
         })
         .collect();
+    // The budget the other sentences were made under.
+    let params = to_params(&BudgetParams {
+        budget_seconds: outcome.budget_seconds,
+    });
     if let Some(leftover) = &outcome.leftover {
-        let mut params = Map::new();
-        params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
         sentences.push(Sentence {
             kind: FindingKind::BudgetLeftover,
             text: format!("budget left by the cuts: {leftover}"),
             value: outcome.estimated_seconds,
             unit: Unit::Seconds,
-            params,
+            params: params.clone(),
         });
     }
     for spot in &outcome.blind_spots {
-        let mut params = Map::new();
-        params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
         sentences.push(Sentence {
             kind: FindingKind::BlindSpot,
             text: format!("cannot find at this budget: {spot}"),
             value: 0.0,
             unit: Unit::Count,
-            params,
+            params: params.clone(),
         });
     }
     if !outcome.fits {
-        let mut params = Map::new();
-        params.insert("budget_seconds".into(), json!(outcome.budget_seconds));
         sentences.push(Sentence {
             kind: FindingKind::OverBudget,
             text: lines.last().cloned().unwrap_or_default(),
@@ -86,12 +86,13 @@ pub fn run_time_sentence(
     } else {
         0.0
     };
-    let mut params = Map::new();
-    params.insert("estimated_seconds".into(), json!(estimated_seconds));
-    params.insert("elapsed_seconds".into(), json!(elapsed_seconds));
-    params.insert("elapsed_over_estimate".into(), json!(ratio));
-    params.insert("calibration_seconds".into(), json!(calibration_seconds));
-    params.insert("estimate_rates".into(), json!(rates));
+    let params = to_params(&RunTimeParams {
+        estimated_seconds: Some(estimated_seconds),
+        elapsed_seconds: Some(elapsed_seconds),
+        elapsed_over_estimate: Some(ratio),
+        calibration_seconds: Some(calibration_seconds),
+        estimate_rates: Some(serde_json::json!(rates)),
+    });
     Sentence {
         kind: FindingKind::RunTime,
         text: format!(

@@ -7,7 +7,8 @@ use super::figures::{of, param_u64};
 use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::UnfinishedClassParams;
+use numabench_schema::params::to_params;
 
 pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     let mut sentences = Vec::new();
@@ -19,11 +20,12 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             }
             let class = param_u64(record, "cell_class").unwrap_or(0);
             let cells = param_u64(record, "class_cells").unwrap_or(0);
-            let mut params = Map::new();
-            params.insert("benchmark".into(), json!(matrix));
-            params.insert("cell_class".into(), json!(class));
-            params.insert("unfinished".into(), json!(unfinished));
-            params.insert("class_cells".into(), json!(cells));
+            let params = to_params(&UnfinishedClassParams {
+                benchmark: Some(matrix.to_string()),
+                cell_class: Some(class),
+                unfinished: Some(unfinished),
+                class_cells: Some(cells),
+            });
             sentences.push(Sentence {
                 kind: FindingKind::OverBudget,
                 text: format!(
@@ -44,6 +46,7 @@ mod tests {
     use super::*;
     use crate::output::Placement;
     use numabench_schema::Summary;
+    use serde_json::json;
 
     /// An unfinished class's `over_budget` params on the wire; a finished
     /// one says nothing.
