@@ -92,15 +92,14 @@ pub struct RunTimeParams {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(required)]
     pub elapsed_over_estimate: Option<f64>,
-    /// The calibration of the estimate's rates, seconds (part of both).
+    /// The calibration of the estimate's rates, seconds (part of both);
+    /// an older numabench did not write it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(required)]
     pub calibration_seconds: Option<f64>,
     /// The rates the estimate was made with (numabench's cost model:
     /// bytes per second of setup and of a thread, seconds of a load,
-    /// ..., and their `source`).
+    /// ..., and their `source`); an older numabench did not write them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(required)]
     pub estimate_rates: Option<Value>,
 }
 

@@ -59,9 +59,8 @@ pub struct BandwidthSaturationParams {
     #[schemars(required)]
     pub threads_measured: Option<u64>,
     /// Every thread count measured, smallest first (the advice quotes
-    /// them).
+    /// them); an older numabench did not write it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(required)]
     pub counts_measured: Option<Vec<u64>>,
     /// The curve's peak, GB/s.
     #[serde(skip_serializing_if = "Option::is_none")]
