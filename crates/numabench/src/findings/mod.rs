@@ -41,7 +41,7 @@ pub fn interference_sentences(records: &[Record]) -> Vec<Sentence> {
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::{key, BenchmarkParams};
 use serde_json::{json, Map, Value};
 
 /// The `benchmark` of summary records.
@@ -58,6 +58,16 @@ pub struct Sentence {
     pub unit: Unit,
     /// The facts behind it (nodes, peak, ...).
     pub params: Map<String, Value>,
+}
+
+impl Sentence {
+    /// `params` read as its kind's params type
+    /// (`numabench_schema::params::findings`), as a summary record's
+    /// [`Record::params_as`] reads them; `None` where they do not read as
+    /// `T`.
+    pub fn params_as<T: BenchmarkParams>(&self) -> Option<T> {
+        serde_json::from_value(Value::Object(self.params.clone())).ok()
+    }
 }
 
 /// Every finding the records support, in a fixed order, the advice last.
