@@ -18,6 +18,7 @@ mod cache;
 mod chase;
 mod contention;
 mod core_to_core;
+pub mod findings;
 mod interference;
 mod latency;
 mod loaded_latency;

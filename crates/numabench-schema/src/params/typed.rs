@@ -174,6 +174,29 @@ pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<TypedParamsS
     add::<super::RunParams>(generator, &mut schemas);
     add::<super::RunSummaryParams>(generator, &mut schemas);
     add::<super::ScanRatioParams>(generator, &mut schemas);
+    // The findings (`summary` records), one type per kind of finding.
+    add::<super::findings::IdleLatencyParams>(generator, &mut schemas);
+    add::<super::findings::MemoryLatencyParams>(generator, &mut schemas);
+    add::<super::findings::MemoryBandwidthParams>(generator, &mut schemas);
+    add::<super::findings::BandwidthSaturationParams>(generator, &mut schemas);
+    add::<super::findings::SerialInitParams>(generator, &mut schemas);
+    add::<super::findings::CpulessNodeParams>(generator, &mut schemas);
+    add::<super::findings::SlowNodeParams>(generator, &mut schemas);
+    add::<super::findings::SlowCpuParams>(generator, &mut schemas);
+    add::<super::findings::SlowNodePairParams>(generator, &mut schemas);
+    add::<super::findings::DeclaredMismatchParams>(generator, &mut schemas);
+    add::<super::findings::DeclaredGapParams>(generator, &mut schemas);
+    add::<super::findings::MlpFindingParams>(generator, &mut schemas);
+    add::<super::findings::C2cFindingParams>(generator, &mut schemas);
+    add::<super::findings::HugePagesParams>(generator, &mut schemas);
+    add::<super::findings::PlacementVerifiedParams>(generator, &mut schemas);
+    add::<super::findings::InterferenceFindingParams>(generator, &mut schemas);
+    add::<super::findings::DoctorWarningParams>(generator, &mut schemas);
+    add::<super::findings::AdviceParams>(generator, &mut schemas);
+    add::<super::findings::BudgetCutParams>(generator, &mut schemas);
+    add::<super::findings::BudgetParams>(generator, &mut schemas);
+    add::<super::findings::UnfinishedClassParams>(generator, &mut schemas);
+    add::<super::findings::RunTimeParams>(generator, &mut schemas);
     // The type of a benchmark's other records leaves out those the
     // benchmark's other types claim.
     let claimed: Vec<(&str, Metrics)> = schemas

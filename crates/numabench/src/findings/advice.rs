@@ -5,15 +5,20 @@
 
 use super::{FindingKind, Sentence};
 use crate::output::Unit;
-use serde_json::{json, Map, Value};
+use numabench_schema::params::findings::{
+    AdviceParams, BandwidthSaturationParams, MemoryBandwidthParams, MemoryLatencyParams,
+    SerialInitParams,
+};
+use numabench_schema::params::to_params;
 
 fn find(findings: &[Sentence], kind: FindingKind) -> Option<&Sentence> {
     findings.iter().find(|finding| finding.kind == kind)
 }
 
 fn advice(text: String, value: f64, unit: Unit, rests_on: &[FindingKind]) -> Sentence {
-    let mut params = Map::new();
-    params.insert("rests_on".into(), json!(rests_on));
+    let params = to_params(&AdviceParams {
+        rests_on: Some(rests_on.iter().map(FindingKind::to_string).collect()),
+    });
     Sentence {
         kind: FindingKind::Advice,
         text,
@@ -30,11 +35,16 @@ const MARGIN: f64 = 0.05;
 /// and beyond twice its 95% interval (`params.ci95_rel`, from its
 /// records' repetitions; 0 where unknown).
 fn distinguishable(finding: &Sentence) -> bool {
-    let ci95 = finding
-        .params
-        .get("ci95_rel")
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
+    let ci95 = match finding.kind {
+        FindingKind::SerialInit => finding
+            .params_as::<SerialInitParams>()
+            .and_then(|params| params.ci95_rel),
+        FindingKind::MemoryLatency => finding
+            .params_as::<MemoryLatencyParams>()
+            .and_then(|params| params.ci95_rel),
+        _ => None,
+    }
+    .unwrap_or(0.0);
     let gap = finding.value - 1.0;
     gap > MARGIN && gap > 2.0 * ci95
 }
@@ -50,10 +60,9 @@ pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
             serial.value
         );
         let mut rests_on = vec![FindingKind::SerialInit];
-        if let Some(ratio) = find(findings, FindingKind::MemoryBandwidth)
-            .and_then(|bandwidth| bandwidth.params.get("one_thread_remote_ratio"))
-            .and_then(Value::as_array)
-            .and_then(|span| span.first()?.as_f64())
+        if let Some([ratio, _]) = find(findings, FindingKind::MemoryBandwidth)
+            .and_then(Sentence::params_as::<MemoryBandwidthParams>)
+            .and_then(|bandwidth| bandwidth.one_thread_remote_ratio)
         {
             text.push_str(&format!(
                 "; a remote read gets as little as {ratio:.2}x of its own node's local bandwidth"
@@ -63,23 +72,11 @@ pub(super) fn sentences(findings: &[Sentence]) -> Vec<Sentence> {
         advice_list.push(advice(text, serial.value, Unit::Ratio, &rests_on));
     }
     if let Some(saturation) = find(findings, FindingKind::BandwidthSaturation) {
-        let measured = saturation
-            .params
-            .get("threads_measured")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
+        let params: BandwidthSaturationParams = saturation.params_as().unwrap_or_default();
+        let measured = params.threads_measured.unwrap_or(0);
         let enough = saturation.value as u64;
-        let node = saturation
-            .params
-            .get("mem_node")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        let counts: Vec<u64> = saturation
-            .params
-            .get("counts_measured")
-            .and_then(Value::as_array)
-            .map(|counts| counts.iter().filter_map(Value::as_u64).collect())
-            .unwrap_or_default();
+        let node = params.mem_node.unwrap_or(0);
+        let counts = params.counts_measured.unwrap_or_default();
         if enough < measured {
             advice_list.push(advice(
                 saturation_advice(enough, measured, node, &counts),
@@ -132,6 +129,7 @@ fn saturation_advice(enough: u64, measured: u64, node: u64, counts: &[u64]) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// One thread reaches, several reach; "the other 1 thread", not "the
     /// other 1 of": the two-CPU machine's screen read "1 threads per node

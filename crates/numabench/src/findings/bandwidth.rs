@@ -5,7 +5,8 @@ use super::figures::{coverage_text, figure_span, local_and_remote, matrix, of, s
 use super::{factor_range, FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::MemoryBandwidthParams;
+use numabench_schema::params::to_params;
 use std::collections::BTreeMap;
 
 /// The highest figure of each (cpu_node, mem_node) curve of `scaling`'s
@@ -57,11 +58,10 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     let Some(local_span) = span(local.iter().map(|cell| cell.2)) else {
         return Vec::new();
     };
-    let mut params = Map::new();
-    params.insert(
-        "one_thread_local_gbs".into(),
-        json!([local_span.0, local_span.1]),
-    );
+    let mut params = MemoryBandwidthParams {
+        one_thread_local_gbs: Some([local_span.0, local_span.1]),
+        ..Default::default()
+    };
     let mut text = format!(
         "read bandwidth, one thread: local {}",
         figure_span(local_span, "GB/s")
@@ -77,19 +77,11 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             factor_range(&remote_ratios),
             coverage_text(records, benchmark::MATRIX_BANDWIDTH, "read_bandwidth")
         ));
-        params.insert(
-            "one_thread_remote_gbs".into(),
-            json!([remote_span.0, remote_span.1]),
-        );
+        params.one_thread_remote_gbs = Some([remote_span.0, remote_span.1]);
         // Each remote cell over its own row's local cell: the ratios the
         // text and the advice quote (never one row's remote over another
         // row's local).
-        if let Some(ratios) = span(remote_ratios.iter().copied()) {
-            params.insert(
-                "one_thread_remote_ratio".into(),
-                json!([ratios.0, ratios.1]),
-            );
-        }
+        params.one_thread_remote_ratio = span(remote_ratios.iter().copied()).map(|r| [r.0, r.1]);
     }
     let all_local: Vec<(u64, f64, u64)> = all
         .iter()
@@ -128,11 +120,8 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
                     text.push_str(&format!(" ({} local)", factor_range(&all_remote)));
                 }
             }
-            params.insert("all_threads".into(), json!(threads));
-            params.insert(
-                "all_threads_local_gbs".into(),
-                json!([all_span.0, all_span.1]),
-            );
+            params.all_threads = Some(threads);
+            params.all_threads_local_gbs = Some([all_span.0, all_span.1]);
             value = all_span.1;
         }
     }
@@ -141,6 +130,6 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         text,
         value,
         unit: Unit::GigabytesPerSecond,
-        params,
+        params: to_params(&params),
     }]
 }

@@ -7,7 +7,8 @@ use super::figures::{of, param_u64};
 use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::UnfinishedClassParams;
+use numabench_schema::params::to_params;
 
 pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     let mut sentences = Vec::new();
@@ -19,11 +20,12 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             }
             let class = param_u64(record, "cell_class").unwrap_or(0);
             let cells = param_u64(record, "class_cells").unwrap_or(0);
-            let mut params = Map::new();
-            params.insert("benchmark".into(), json!(matrix));
-            params.insert("cell_class".into(), json!(class));
-            params.insert("unfinished".into(), json!(unfinished));
-            params.insert("class_cells".into(), json!(cells));
+            let params = to_params(&UnfinishedClassParams {
+                benchmark: Some(matrix.to_string()),
+                cell_class: Some(class),
+                unfinished: Some(unfinished),
+                class_cells: Some(cells),
+            });
             sentences.push(Sentence {
                 kind: FindingKind::OverBudget,
                 text: format!(
@@ -37,4 +39,39 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         }
     }
     sentences
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::Placement;
+    use numabench_schema::Summary;
+    use serde_json::json;
+
+    /// An unfinished class's `over_budget` params on the wire; a finished
+    /// one says nothing.
+    #[test]
+    fn an_unfinished_class_is_said_with_its_counts() {
+        let class = |unfinished: u64| {
+            let params = json!({"cell_class": 2, "class_cells": 8, "unfinished": unfinished});
+            Record::of_median(
+                benchmark::MATRIX_LATENCY,
+                "class_asymmetry",
+                Unit::Ratio,
+                Summary::single(0.2),
+                params.as_object().unwrap().clone(),
+                Placement::default(),
+            )
+        };
+        let found = sentences(&[class(3)]);
+        crate::findings::assert_wire(&found, &[
+            "over_budget {\"benchmark\":\"matrix-latency\",\"cell_class\":2,\"unfinished\":3,\"class_cells\":8}",
+        ]);
+        assert!(
+            found[0].text.contains("3 of its 8 cells"),
+            "{}",
+            found[0].text
+        );
+        assert!(sentences(&[class(0)]).is_empty());
+    }
 }

@@ -7,7 +7,8 @@ use super::figures::{figure, nodes_seen, of};
 use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::SerialInitParams;
+use numabench_schema::params::to_params;
 
 pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     if nodes_seen(records).len() < 2 {
@@ -37,11 +38,12 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         .next()
         .and_then(|record| record.typed_params().threads())
         .unwrap_or(0);
-    let mut params = Map::new();
-    params.insert("contended_gbs".into(), json!(contended));
-    params.insert("local_gbs".into(), json!(local));
-    params.insert("threads".into(), json!(threads));
-    params.insert("ci95_rel".into(), json!(ci95));
+    let params = to_params(&SerialInitParams {
+        contended_gbs: Some(contended),
+        local_gbs: Some(local),
+        threads: Some(threads),
+        ci95_rel: Some(ci95),
+    });
     vec![Sentence {
         kind: FindingKind::SerialInit,
         text: format!(

@@ -7,7 +7,8 @@ use super::figures::{matrix_records, param_f64};
 use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::{DeclaredMismatchParams, DeclaredRowParams};
+use numabench_schema::params::to_params;
 
 /// Measured latencies closer than this (5%) count as equal.
 pub const EQUAL: f64 = 0.05;
@@ -68,17 +69,20 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
     ] {
         for found in disagreements(records, declared) {
             let ratio = found.far.2 / found.near.2;
-            let mut params = Map::new();
-            params.insert("cpu_node".into(), json!(found.row));
-            params.insert("declared".into(), json!(declared));
-            params.insert("near_node".into(), json!(found.near.0));
-            params.insert("far_node".into(), json!(found.far.0));
-            params.insert("declared_near".into(), json!(found.near.1));
-            params.insert("declared_far".into(), json!(found.far.1));
             // Faster only beyond the margin and twice the two cells'
             // combined 95% interval; else the two cannot be told apart.
             let ci95 = 1.96 * (found.near.3.powi(2) + found.far.3.powi(2)).sqrt();
-            params.insert("ci95_rel".into(), json!(ci95));
+            let params = to_params(&DeclaredMismatchParams {
+                row: DeclaredRowParams {
+                    cpu_node: Some(found.row),
+                    declared: Some(declared.to_string()),
+                },
+                near_node: Some(found.near.0),
+                far_node: Some(found.far.0),
+                declared_near: Some(found.near.1),
+                declared_far: Some(found.far.1),
+                ci95_rel: Some(ci95),
+            });
             let measured = if 1.0 - ratio > EQUAL && 1.0 - ratio > 2.0 * ci95 {
                 format!("it measured {:.2}x as fast", 1.0 / ratio)
             } else {

@@ -15,7 +15,9 @@ use super::noise::median_error;
 use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::{DeclaredGapParams, DeclaredRowParams};
+use numabench_schema::params::to_params;
+use serde_json::json;
 
 /// A declared gap this many times the measured one, or a measured gap
 /// this many times the declared one, contradicts the firmware.
@@ -146,16 +148,19 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
                 true => "overstates",
                 false => "understates",
             };
-            let mut params = Map::new();
-            params.insert("cpu_node".into(), json!(row));
-            params.insert("declared".into(), json!(quantity.declared));
-            params.insert("best_node".into(), json!(best.node));
-            params.insert("node".into(), json!(cell.node));
-            params.insert("declared_best".into(), json!(best.declared));
-            params.insert("declared_node".into(), json!(cell.declared));
-            params.insert("declared_gap".into(), json!(declared));
-            params.insert("measured_gap".into(), json!(measured));
-            params.insert("gap_factor".into(), json!(GAP_FACTOR));
+            let params = to_params(&DeclaredGapParams {
+                row: DeclaredRowParams {
+                    cpu_node: Some(row),
+                    declared: Some(quantity.declared.to_string()),
+                },
+                best_node: Some(best.node),
+                node: Some(cell.node),
+                declared_best: Some(best.declared),
+                declared_node: Some(cell.declared),
+                declared_gap: Some(declared),
+                measured_gap: Some(measured),
+                gap_factor: Some(GAP_FACTOR),
+            });
             sentences.push(Sentence {
                 kind: FindingKind::DeclaredGap,
                 text: format!(
@@ -180,7 +185,9 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
 mod tests {
     use super::*;
     use crate::output::Placement;
+    use numabench_schema::params::key;
     use numabench_schema::Summary;
+    use serde_json::Map;
 
     fn cell(
         benchmark: &str,
@@ -191,8 +198,8 @@ mod tests {
         declared: (&str, f64),
     ) -> Record {
         let mut params = Map::new();
-        params.insert("cpu_node".into(), json!(row));
-        params.insert("mem_node".into(), json!(node));
+        params.insert(key::CPU_NODE.into(), json!(row));
+        params.insert(key::MEM_NODE.into(), json!(node));
         params.insert(declared.0.into(), json!(declared.1));
         Record::of_median(
             benchmark,
@@ -213,7 +220,7 @@ mod tests {
             measured,
             ("declared_bandwidth_mib_s", declared),
         );
-        record.params.insert("mode".into(), json!(mode));
+        record.params.insert(key::MODE.into(), json!(mode));
         record
     }
 
@@ -238,6 +245,9 @@ mod tests {
         let records = [bandwidth(0, 10.0, 20480.0), bandwidth(2, 9.8, 8192.0)];
         let found = sentences(&records);
         assert_eq!(found.len(), 1, "{found:#?}");
+        crate::findings::assert_wire(&found, &[
+            "declared_gap {\"cpu_node\":0,\"declared\":\"declared_bandwidth_mib_s\",\"best_node\":0,\"node\":2,\"declared_best\":20480.0,\"declared_node\":8192.0,\"declared_gap\":2.5,\"measured_gap\":1.0204081632653061,\"gap_factor\":1.5}",
+        ]);
         let text = &found[0].text;
         assert!(
             text.starts_with("from node 0, the HMAT declares node 2's read bandwidth 2.50x worse than node 0's (8192 against 20480 MiB/s), but it measured 1.02x: the firmware overstates"),
@@ -270,6 +280,9 @@ mod tests {
         let under = [latency(0, 100.0, 100.0), latency(2, 300.0, 120.0)];
         let found = sentences(&under);
         assert_eq!(found.len(), 1, "{found:#?}");
+        crate::findings::assert_wire(&found, &[
+            "declared_gap {\"cpu_node\":0,\"declared\":\"declared_latency_ns\",\"best_node\":0,\"node\":2,\"declared_best\":100.0,\"declared_node\":120.0,\"declared_gap\":1.2,\"measured_gap\":3.0,\"gap_factor\":1.5}",
+        ]);
         assert!(found[0].text.contains("understates"), "{}", found[0].text);
         // Declared 2.5x, measured equal: `declared` names the order.
         let flat = [latency(0, 100.0, 100.0), latency(2, 101.0, 250.0)];

@@ -6,7 +6,8 @@
 use super::{FindingKind, Sentence};
 use crate::doctor::{CheckId, Finding, Severity};
 use crate::output::Unit;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::DoctorWarningParams;
+use numabench_schema::params::to_params;
 
 /// Every finding kind and how a sentence names it.
 const NAMES: &[(FindingKind, &str)] = &[
@@ -95,10 +96,11 @@ pub fn sentences(doctor: &[Finding], findings: &[Sentence]) -> Vec<Sentence> {
             if affected.is_empty() {
                 return None;
             }
-            let mut params = Map::new();
-            params.insert("check".into(), json!(warning.check));
-            params.insert("found".into(), json!(warning.found));
-            params.insert("affects".into(), json!(affected));
+            let params = to_params(&DoctorWarningParams {
+                check: Some(warning.check.to_string()),
+                found: Some(warning.found.clone()),
+                affects: Some(affected.iter().map(|name| name.to_string()).collect()),
+            });
             Some(Sentence {
                 kind: FindingKind::DoctorWarning,
                 text: format!(
@@ -118,6 +120,7 @@ pub fn sentences(doctor: &[Finding], findings: &[Sentence]) -> Vec<Sentence> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Map;
 
     fn finding(kind: FindingKind) -> Sentence {
         Sentence {
@@ -150,10 +153,12 @@ mod tests {
             finding(FindingKind::C2c),
             finding(FindingKind::PlacementVerified),
         ];
-        let texts: Vec<String> = sentences(&doctor, &findings)
-            .into_iter()
-            .map(|s| s.text)
-            .collect();
+        let warnings = sentences(&doctor, &findings);
+        crate::findings::assert_wire(&warnings, &[
+            "doctor_warning {\"check\":\"numa_balancing\",\"found\":\"kernel.numa_balancing = 1 (on)\",\"affects\":[\"memory latency\",\"placement\"]}",
+            "doctor_warning {\"check\":\"smt\",\"found\":\"SMT on\",\"affects\":[\"core-to-core latency\"]}",
+        ]);
+        let texts: Vec<String> = warnings.into_iter().map(|s| s.text).collect();
         assert_eq!(
             texts,
             [

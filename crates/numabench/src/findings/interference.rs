@@ -9,7 +9,8 @@ use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use crate::study::SIGNIFICANCE;
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::InterferenceFindingParams;
+use numabench_schema::params::to_params;
 
 /// One cell of the matrix, read back from its record.
 struct Cell<'a> {
@@ -64,8 +65,10 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         .iter()
         .filter(|cell| cell.p_value < SIGNIFICANCE && cell.ratio < 1.0)
         .min_by(|a, b| a.ratio.total_cmp(&b.ratio));
-    let mut params = Map::new();
-    params.insert("pairs".into(), json!(latency.len().max(bandwidth.len())));
+    let mut params = InterferenceFindingParams {
+        pairs: Some(latency.len().max(bandwidth.len()) as u64),
+        ..Default::default()
+    };
     let mut parts = Vec::new();
     if let Some(cell) = worst_latency {
         parts.push(format!(
@@ -76,10 +79,10 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             figure(cell.alone, "ns"),
             aggressor_text(cell)
         ));
-        params.insert("latency_victim_node".into(), json!(cell.victim));
-        params.insert("latency_aggressor_node".into(), json!(cell.aggressor));
-        params.insert("latency_load".into(), json!(cell.load));
-        params.insert("latency_p_value".into(), json!(cell.p_value));
+        params.latency_victim_node = Some(cell.victim);
+        params.latency_aggressor_node = Some(cell.aggressor);
+        params.latency_load = Some(cell.load.to_string());
+        params.latency_p_value = Some(cell.p_value);
     }
     if let Some(cell) = worst_bandwidth {
         parts.push(format!(
@@ -90,11 +93,11 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             figure(cell.alone, "GB/s"),
             aggressor_text(cell)
         ));
-        params.insert("bandwidth_victim_node".into(), json!(cell.victim));
-        params.insert("bandwidth_aggressor_node".into(), json!(cell.aggressor));
-        params.insert("bandwidth_load".into(), json!(cell.load));
-        params.insert("bandwidth_ratio".into(), json!(cell.ratio));
-        params.insert("bandwidth_p_value".into(), json!(cell.p_value));
+        params.bandwidth_victim_node = Some(cell.victim);
+        params.bandwidth_aggressor_node = Some(cell.aggressor);
+        params.bandwidth_load = Some(cell.load.to_string());
+        params.bandwidth_ratio = Some(cell.ratio);
+        params.bandwidth_p_value = Some(cell.p_value);
     }
     let (text, value) = if parts.is_empty() {
         let largest = latency.iter().map(|cell| cell.ratio).fold(1.0, f64::max);
@@ -117,7 +120,7 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         text,
         value,
         unit: Unit::Ratio,
-        params,
+        params: to_params(&params),
     }]
 }
 
@@ -126,6 +129,7 @@ mod tests {
     use super::*;
     use crate::output::Placement;
     use crate::stats::Sample;
+    use serde_json::json;
 
     fn cell(metric: &str, victim: u32, aggressor: u32, load: &str, ratio: f64, p: f64) -> Record {
         let (alone, loaded) = match metric {
@@ -158,6 +162,9 @@ mod tests {
         ];
         let found = sentences(&records);
         assert_eq!(found.len(), 1);
+        crate::findings::assert_wire(&found, &[
+            "interference {\"pairs\":3,\"latency_victim_node\":0,\"latency_aggressor_node\":2,\"latency_load\":\"writes\",\"latency_p_value\":0.002,\"bandwidth_victim_node\":1,\"bandwidth_aggressor_node\":2,\"bandwidth_load\":\"writes\",\"bandwidth_ratio\":0.4,\"bandwidth_p_value\":0.01}",
+        ]);
         let text = &found[0].text;
         assert!(
             text.contains("node 0's loads take 80% longer")
@@ -174,7 +181,9 @@ mod tests {
             cell("latency_ratio", 0, 0, "reads", 1.03, 0.4),
             cell("bandwidth_ratio", 0, 0, "reads", 0.98, 0.6),
         ];
-        let text = &sentences(&records)[0].text;
+        let found = sentences(&records);
+        crate::findings::assert_wire(&found, &["interference {\"pairs\":1}"]);
+        let text = &found[0].text;
         assert!(text.contains("no pair of the 1 measured"), "{text}");
         assert!(text.contains("+3%"), "{text}");
     }

@@ -84,6 +84,8 @@ impl FindingKind {
 #[cfg(test)]
 mod tests {
     use super::FindingKind;
+    use numabench_schema::params::findings::*;
+    use numabench_schema::params::{BenchmarkParams, Metrics};
     use numabench_schema::WireName;
 
     /// The wire names are the ones records have always carried, and a
@@ -104,5 +106,78 @@ mod tests {
             assert_eq!(FindingKind::of_metric(name), Some(kind));
         }
         assert_eq!(FindingKind::of_metric("c2c_latency"), None);
+    }
+
+    /// The metric a kind's params type claims in the schema crate (which
+    /// cannot see this type and spells the names as constants); a kind
+    /// added without one does not compile here.
+    fn typed(kind: FindingKind) -> Vec<(&'static str, Metrics)> {
+        use FindingKind as K;
+        match kind {
+            K::IdleLatency => vec![(IDLE_LATENCY, IdleLatencyParams::METRICS)],
+            K::MemoryLatency => vec![(MEMORY_LATENCY, MemoryLatencyParams::METRICS)],
+            K::MemoryBandwidth => vec![(MEMORY_BANDWIDTH, MemoryBandwidthParams::METRICS)],
+            K::CpulessNode => vec![(CPULESS_NODE, CpulessNodeParams::METRICS)],
+            K::BandwidthSaturation => {
+                vec![(BANDWIDTH_SATURATION, BandwidthSaturationParams::METRICS)]
+            }
+            K::SerialInit => vec![(SERIAL_INIT, SerialInitParams::METRICS)],
+            K::SlowNode => vec![(SLOW_NODE, SlowNodeParams::METRICS)],
+            K::SlowCpu => vec![(SLOW_CPU, SlowCpuParams::METRICS)],
+            K::SlowNodePair => vec![(SLOW_NODE_PAIR, SlowNodePairParams::METRICS)],
+            K::DeclaredMismatch => vec![(DECLARED_MISMATCH, DeclaredMismatchParams::METRICS)],
+            K::DeclaredGap => vec![(DECLARED_GAP, DeclaredGapParams::METRICS)],
+            K::Mlp => vec![(MLP, MlpFindingParams::METRICS)],
+            K::C2c => vec![(C2C, C2cFindingParams::METRICS)],
+            K::HugePages => vec![(HUGE_PAGES, HugePagesParams::METRICS)],
+            K::PlacementVerified => vec![(PLACEMENT_VERIFIED, PlacementVerifiedParams::METRICS)],
+            K::Interference => vec![(INTERFERENCE, InterferenceFindingParams::METRICS)],
+            K::DoctorWarning => vec![(DOCTOR_WARNING, DoctorWarningParams::METRICS)],
+            K::Advice => vec![(ADVICE, AdviceParams::METRICS)],
+            K::BudgetCut => vec![(BUDGET_CUT, BudgetCutParams::METRICS)],
+            K::BudgetLeftover => vec![(BUDGET_LEFTOVER, BudgetParams::METRICS)],
+            K::OverBudget => vec![
+                (OVER_BUDGET, BudgetParams::METRICS),
+                (OVER_BUDGET, UnfinishedClassParams::METRICS),
+            ],
+            K::BlindSpot => vec![(BLIND_SPOT, BudgetParams::METRICS)],
+            K::RunTime => vec![(RUN_TIME, RunTimeParams::METRICS)],
+        }
+    }
+
+    /// Every kind's wire name is the constant its params type claims.
+    #[test]
+    fn each_kind_is_the_metric_its_params_type_claims() {
+        use FindingKind as K;
+        for kind in [
+            K::IdleLatency,
+            K::MemoryLatency,
+            K::MemoryBandwidth,
+            K::CpulessNode,
+            K::BandwidthSaturation,
+            K::SerialInit,
+            K::SlowNode,
+            K::SlowCpu,
+            K::SlowNodePair,
+            K::DeclaredMismatch,
+            K::DeclaredGap,
+            K::Mlp,
+            K::C2c,
+            K::HugePages,
+            K::PlacementVerified,
+            K::Interference,
+            K::DoctorWarning,
+            K::Advice,
+            K::BudgetCut,
+            K::BudgetLeftover,
+            K::OverBudget,
+            K::BlindSpot,
+            K::RunTime,
+        ] {
+            for (name, metrics) in typed(kind) {
+                assert_eq!(kind.name(), name);
+                assert_eq!(metrics.claims(name), Some(true), "{name}");
+            }
+        }
     }
 }

@@ -10,7 +10,9 @@ use crate::output::{Record, Unit};
 use crate::topology::levels::{standing_for_level, MEMORY};
 use crate::units::format_bytes;
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::{IdleLatencyParams, MemoryLatencyParams};
+use numabench_schema::params::to_params;
+use serde_json::json;
 
 /// One level's figure in the sweep.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,12 +100,16 @@ fn idle_latency(records: &[Record], levels: &[Level]) -> Option<Sentence> {
         .filter(|level| !as_memory.contains(level))
         .map(|level| format!("{} {}", level.name, figure(level.ns, "ns")))
         .collect();
-    let mut params = Map::new();
-    params.insert("cpu".into(), json!(cpu));
+    let mut params = IdleLatencyParams {
+        cpu: Some(cpu),
+        ..Default::default()
+    };
     for level in levels {
         let name = level.name.replace([' ', '-'], "_").to_lowercase();
-        params.insert(format!("{name}_ns"), json!(level.ns));
-        params.insert(format!("{name}_size_bytes"), json!(level.size));
+        params.levels.insert(format!("{name}_ns"), json!(level.ns));
+        params
+            .levels
+            .insert(format!("{name}_size_bytes"), json!(level.size));
     }
     let mut text = format!("idle latency from CPU {cpu}: {}", parts.join(", "));
     if !as_memory.is_empty() {
@@ -127,20 +133,15 @@ fn idle_latency(records: &[Record], levels: &[Level]) -> Option<Sentence> {
             "; {}: the declared cache sizes are not the hardware's (a hypervisor's need not be)",
             disagreements.join("; ")
         ));
-        params.insert(
-            "measured_as_memory".into(),
-            json!(as_memory
-                .iter()
-                .map(|level| &level.name)
-                .collect::<Vec<_>>()),
-        );
+        params.measured_as_memory =
+            Some(as_memory.iter().map(|level| level.name.clone()).collect());
     }
     Some(Sentence {
         kind: FindingKind::IdleLatency,
         text,
         value: memory.ns,
         unit: Unit::Nanoseconds,
-        params,
+        params: to_params(&params),
     })
 }
 
@@ -165,9 +166,6 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             .copied()
             .reduce(|a, b| if b.2 > a.2 { b } else { a });
         let values: Vec<f64> = ratios.iter().map(|cell| cell.2).collect();
-        let mut params = Map::new();
-        params.insert("local_ns".into(), json!([local_span.0, local_span.1]));
-        params.insert("remote_ns".into(), json!([remote_span.0, remote_span.1]));
         let mut text = format!(
             "memory latency: local {}, remote {}",
             figure_span(local_span, "ns"),
@@ -179,9 +177,6 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
                 factor_range(&values),
                 coverage_text(records, benchmark::MATRIX_LATENCY, "latency")
             ));
-            params.insert("worst_cpu_node".into(), json!(row));
-            params.insert("worst_mem_node".into(), json!(column));
-            params.insert("value_is".into(), json!("worst remote latency over local"));
             // The worst ratio's 95% interval, from its two cells' repetitions.
             let cells =
                 super::figures::matrix_records(records, benchmark::MATRIX_LATENCY, "latency");
@@ -191,7 +186,14 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
                     .map_or(0.0, |r| super::noise::median_error(r))
             };
             let ci95 = 1.96 * (error((row, column)).powi(2) + error((row, row)).powi(2)).sqrt();
-            params.insert("ci95_rel".into(), json!(ci95));
+            let params = to_params(&MemoryLatencyParams {
+                local_ns: Some([local_span.0, local_span.1]),
+                remote_ns: Some([remote_span.0, remote_span.1]),
+                worst_cpu_node: Some(row),
+                worst_mem_node: Some(column),
+                value_is: Some("worst remote latency over local".into()),
+                ci95_rel: Some(ci95),
+            });
             sentences.push(Sentence {
                 kind: FindingKind::MemoryLatency,
                 text,
@@ -209,13 +211,15 @@ mod tests {
     use super::*;
     use crate::output::Placement;
     use crate::stats::Sample;
+    use numabench_schema::params::key;
+    use serde_json::Map;
 
     /// A `latency` record of CPU 0 as characterize makes it: its
     /// `cache_level` and `cache_level_bytes` from `topology`'s rule.
     fn chase(topology: &crate::topology::Machine, size: u64, ns: f64) -> Record {
         let mut params = Map::new();
-        params.insert("size_bytes".into(), json!(size));
-        params.insert("cpu".into(), json!(0));
+        params.insert(key::SIZE_BYTES.into(), json!(size));
+        params.insert(key::CPU.into(), json!(0));
         crate::bench::insert_cache_params(topology, size, &[0], &[0], &mut params);
         Record {
             benchmark: "latency".into(),
@@ -281,6 +285,9 @@ mod tests {
             (312 << 10, 4.2),
             (31 << 20, 97.0),
             (2 << 30, 101.0),
+        ]);
+        crate::findings::assert_wire(std::slice::from_ref(&sentence), &[
+            "idle_latency {\"cpu\":0,\"l1_ns\":1.23,\"l1_size_bytes\":24576,\"l2_ns\":4.2,\"l2_size_bytes\":319488,\"l3_ns\":97.0,\"l3_size_bytes\":32505856,\"memory_ns\":101.0,\"memory_size_bytes\":2147483648,\"measured_as_memory\":[\"L3\"]}",
         ]);
         assert_eq!(
             sentence.text,

@@ -7,7 +7,8 @@ use super::figures::{matrix, ratio, Matrix};
 use super::{factor, FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use serde_json::json;
+use numabench_schema::params::findings::CpulessNodeParams;
+use numabench_schema::params::to_params;
 use std::collections::BTreeSet;
 
 pub(super) fn sentences(records: &[Record]) -> Vec<super::Sentence> {
@@ -44,9 +45,10 @@ pub(super) fn sentences(records: &[Record]) -> Vec<super::Sentence> {
         if let Some(bandwidth_ratio) = ratio(&bandwidth, row, column) {
             parts.push(format!("{} bandwidth", factor(bandwidth_ratio)));
         }
-        let mut params = serde_json::Map::new();
-        params.insert("mem_node".into(), json!(column));
-        params.insert("cpu_node".into(), json!(row));
+        let params = to_params(&CpulessNodeParams {
+            mem_node: Some(column),
+            cpu_node: Some(row),
+        });
         sentences.push(Sentence {
             kind: FindingKind::CpulessNode,
             text: format!(

@@ -41,7 +41,7 @@ pub fn interference_sentences(records: &[Record]) -> Vec<Sentence> {
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::{key, BenchmarkParams};
 use serde_json::{json, Map, Value};
 
 /// The `benchmark` of summary records.
@@ -58,6 +58,16 @@ pub struct Sentence {
     pub unit: Unit,
     /// The facts behind it (nodes, peak, ...).
     pub params: Map<String, Value>,
+}
+
+impl Sentence {
+    /// `params` read as its kind's params type
+    /// (`numabench_schema::params::findings`), as a summary record's
+    /// [`Record::params_as`] reads them; `None` where they do not read as
+    /// `T`.
+    pub fn params_as<T: BenchmarkParams>(&self) -> Option<T> {
+        serde_json::from_value(Value::Object(self.params.clone())).ok()
+    }
 }
 
 /// Every finding the records support, in a fixed order, the advice last.
@@ -127,6 +137,30 @@ fn factor_range(values: &[f64]) -> String {
     } else {
         format!("{}-{}", factor(low), factor(high))
     }
+}
+
+/// Test helper: each sentence as `kind params`, its params as written
+/// on the wire (key order, integers, nulls), against `expected`; a
+/// mismatch prints the lines as Rust literals.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_wire(sentences: &[Sentence], expected: &[&str]) {
+    let lines: Vec<String> = sentences
+        .iter()
+        .map(|sentence| {
+            format!(
+                "{} {}",
+                sentence.kind,
+                Value::Object(sentence.params.clone())
+            )
+        })
+        .collect();
+    let printed: Vec<String> = lines.iter().map(|line| format!("{line:?},")).collect();
+    assert!(
+        lines == expected,
+        "the params on the wire changed:\n{}",
+        printed.join("\n")
+    );
 }
 
 #[cfg(test)]

@@ -13,7 +13,8 @@ use super::noise::{median, robust_spread, stands_out, z_for};
 use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::{CpulessNodeParams, SlowNodeParams};
+use numabench_schema::params::to_params;
 use std::collections::BTreeMap;
 
 /// The smallest gap in local latency named (3%: latency repeats within
@@ -313,13 +314,16 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
                 })
                 .collect();
             let compared = sources.iter().map(|s| s.gaps.len()).max().unwrap_or(0);
-            let mut params = Map::new();
-            params.insert("mem_node".into(), json!(node));
-            params.insert("cpu_node".into(), json!(node));
-            params.insert("metric".into(), json!(what));
-            params.insert("gap".into(), json!(gap));
-            params.insert("uncertainty".into(), json!(uncertainty));
-            params.insert("nodes_compared".into(), json!(compared));
+            let params = to_params(&SlowNodeParams {
+                node: CpulessNodeParams {
+                    mem_node: Some(node),
+                    cpu_node: Some(node),
+                },
+                metric: Some(what.to_string()),
+                gap: Some(gap),
+                uncertainty: Some(uncertainty),
+                nodes_compared: Some(compared as u64),
+            });
             sentences.push(Sentence {
                 kind: FindingKind::SlowNode,
                 text: format!(

@@ -10,7 +10,8 @@ use super::noise::{median, median_error, robust_spread, stands_out, z_for};
 use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::{SlowCpuParams, SlowNodePairParams};
+use numabench_schema::params::to_params;
 use std::collections::BTreeMap;
 
 /// The smallest gap named as an outlier (10%).
@@ -109,12 +110,13 @@ fn slow_cpus(records: &[Record]) -> Vec<Sentence> {
         let Some(&(cpu, node, gap, peers, record)) = worst else {
             continue;
         };
-        let mut params = Map::new();
-        params.insert("cpu".into(), json!(cpu));
-        params.insert("cpu_node".into(), json!(node));
-        params.insert("metric".into(), json!(measured));
-        params.insert("spread".into(), json!(spread(record)));
-        params.insert("peers_median".into(), json!(peers));
+        let params = to_params(&SlowCpuParams {
+            cpu: Some(cpu),
+            cpu_node: Some(node),
+            metric: Some(measured.to_string()),
+            spread: Some(spread(record)),
+            peers_median: Some(peers),
+        });
         let measured_cpus = gaps.iter().filter(|g| g.1 == node).count();
         sentences.push(Sentence {
             kind: FindingKind::SlowCpu,
@@ -177,11 +179,12 @@ fn slow_pair(records: &[Record]) -> Option<Sentence> {
         Some(distance) => format!("the {peers} measured pairs at SLIT distance {distance}"),
         None => format!("the {peers} measured remote pairs"),
     };
-    let mut params = Map::new();
-    params.insert("cpu_node".into(), json!(row));
-    params.insert("mem_node".into(), json!(column));
-    params.insert("peers_median_ns".into(), json!(median));
-    params.insert("pairs_compared".into(), json!(peers));
+    let params = to_params(&SlowNodePairParams {
+        cpu_node: Some(row),
+        mem_node: Some(column),
+        peers_median_ns: Some(median),
+        pairs_compared: Some(peers as u64),
+    });
     Some(Sentence {
         kind: FindingKind::SlowNodePair,
         text: format!(

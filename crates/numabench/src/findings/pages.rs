@@ -8,7 +8,8 @@ use crate::memory::HugePageCheck;
 use crate::output::{Record, Unit};
 use crate::units::format_percent;
 use numabench_schema::benchmark;
-use serde_json::json;
+use numabench_schema::params::findings::{HugePagesParams, PlacementVerifiedParams};
+use numabench_schema::params::to_params;
 
 /// One record per measurement: the metrics of one measurement (`latency`
 /// and `latency_cycles`) share their identifying params (the `compare`
@@ -58,10 +59,11 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
         } else {
             format!("the {benchmark} buffers")
         };
-        let mut params = serde_json::Map::new();
-        params.insert("of_benchmark".into(), json!(benchmark));
-        params.insert("source".into(), json!(huge.source));
-        params.insert("resident_bytes".into(), json!(huge.resident_bytes));
+        let params = to_params(&HugePagesParams {
+            of_benchmark: Some(benchmark.to_string()),
+            source: Some(huge.source.clone()),
+            resident_bytes: Some(huge.resident_bytes),
+        });
         sentences.push(Sentence {
             kind: FindingKind::HugePages,
             text: format!(
@@ -86,9 +88,10 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             .map(|check| check.fraction_as_requested * check.pages as f64)
             .sum();
         let fraction = placed / pages as f64;
-        let mut params = serde_json::Map::new();
-        params.insert("pages".into(), json!(pages));
-        params.insert("checked_records".into(), json!(checks.len()));
+        let params = to_params(&PlacementVerifiedParams {
+            pages: Some(pages),
+            checked_records: Some(checks.len() as u64),
+        });
         sentences.push(Sentence {
             kind: FindingKind::PlacementVerified,
             text: format!(

@@ -6,8 +6,9 @@ use super::figures::{figure_span, of, param_str, param_u64, span};
 use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
-use serde_json::{json, Map};
+use numabench_schema::params::findings::{C2cFindingParams, MlpFindingParams};
+use numabench_schema::params::{key, to_params};
+use serde_json::json;
 use std::collections::BTreeMap;
 
 /// Share of the highest ratio that counts as reached.
@@ -37,10 +38,11 @@ fn mlp(records: &[Record]) -> Option<Sentence> {
         .filter(|point| point.1 >= REACHED * best)
         .map(|point| point.0)
         .min()?;
-    let mut params = Map::new();
-    params.insert("chains_at_best".into(), json!(best_chains));
-    params.insert("chains_reaching_90_percent".into(), json!(reached));
-    params.insert("chains_measured".into(), json!(curve.len()));
+    let params = to_params(&MlpFindingParams {
+        chains_at_best: Some(best_chains),
+        chains_reaching_90_percent: Some(reached),
+        chains_measured: Some(curve.len() as u64),
+    });
     Some(Sentence {
         kind: FindingKind::Mlp,
         text: format!(
@@ -73,12 +75,12 @@ fn c2c(records: &[Record]) -> Option<Sentence> {
             |relation: &String| span(by_relation[relation].iter().copied()).map_or(0.0, |s| s.0);
         low(a).total_cmp(&low(b))
     });
-    let mut params = Map::new();
+    let mut params = C2cFindingParams::default();
     let parts: Vec<String> = order
         .iter()
         .filter_map(|relation| {
             let values = span(by_relation[relation].iter().copied())?;
-            params.insert(
+            params.relations.insert(
                 format!("{}_ns", relation.replace('-', "_")),
                 json!([values.0, values.1]),
             );
@@ -95,7 +97,7 @@ fn c2c(records: &[Record]) -> Option<Sentence> {
         text: format!("core-to-core latency: {}", parts.join(", ")),
         value: highest,
         unit: Unit::Nanoseconds,
-        params,
+        params: to_params(&params),
     })
 }
 

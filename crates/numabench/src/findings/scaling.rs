@@ -5,7 +5,8 @@
 use super::{FindingKind, Sentence};
 use crate::output::{Record, Unit};
 use numabench_schema::benchmark;
-use serde_json::json;
+use numabench_schema::params::findings::BandwidthSaturationParams;
+use numabench_schema::params::to_params;
 use std::collections::BTreeMap;
 
 /// Share of the peak that counts as saturated.
@@ -48,20 +49,19 @@ pub(super) fn sentences(records: &[Record]) -> Vec<Sentence> {
             } else {
                 format!("node {mem_node}'s (from node {cpu_node})")
             };
-            let mut params = serde_json::Map::new();
-            params.insert("kernel".into(), json!(kernel));
-            params.insert("cpu_node".into(), json!(cpu_node));
-            params.insert("mem_node".into(), json!(mem_node));
-            params.insert("threads_measured".into(), json!(most));
             let mut counts: Vec<u64> = points.iter().map(|point| point.0).collect();
             counts.sort_unstable();
             counts.dedup();
-            params.insert("counts_measured".into(), json!(counts));
-            params.insert("peak_gbs".into(), json!(peak));
             let one_share = one.filter(|_| peak > 0.0).map(|one| one / peak);
-            if let Some(share) = one_share {
-                params.insert("one_thread_share".into(), json!(share));
-            }
+            let params = to_params(&BandwidthSaturationParams {
+                kernel: Some(kernel.clone()),
+                cpu_node: Some(cpu_node),
+                mem_node: Some(mem_node),
+                threads_measured: Some(most),
+                counts_measured: Some(counts),
+                peak_gbs: Some(peak),
+                one_thread_share: one_share,
+            });
             let one_text = one_share
                 .map(|share| format!("; one thread gets {:.0}% of it", share * 100.0))
                 .unwrap_or_default();

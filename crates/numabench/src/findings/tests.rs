@@ -97,6 +97,13 @@ fn one_node_says_nothing_about_remote_memory() {
     records.push(matrix_cell("matrix-bandwidth", 0, 0, 12.0));
     records.extend([scaling_point(1, 5.0), scaling_point(2, 7.0)]);
     let sentences = summarize(&records);
+    assert_wire(&sentences, &[
+        "idle_latency {\"cpu\":0,\"l1_ns\":6.2,\"l1_size_bytes\":16384,\"memory_ns\":90.0,\"memory_size_bytes\":268435456}",
+        "memory_bandwidth {\"one_thread_local_gbs\":[12.0,12.0],\"all_threads\":2,\"all_threads_local_gbs\":[7.0,7.0]}",
+        "bandwidth_saturation {\"kernel\":\"read\",\"cpu_node\":0,\"mem_node\":0,\"threads_measured\":2,\"counts_measured\":[1,2],\"peak_gbs\":7.0,\"one_thread_share\":0.7142857142857143}",
+        "huge_pages {\"of_benchmark\":\"latency\",\"source\":\"thp\",\"resident_bytes\":268451840}",
+        "placement_verified {\"pages\":68,\"checked_records\":2}",
+    ]);
     let texts: Vec<&str> = sentences.iter().map(|s| s.text.as_str()).collect();
     assert!(
         texts.iter().all(|text| !text.contains("remote")),
@@ -154,7 +161,16 @@ fn remote_and_cpuless_costs_come_from_the_matrices() {
             .enumerate()
             .map(|(index, &value)| scaling_point(index as u64 + 1, value)),
     );
-    let texts: Vec<String> = summarize(&records).into_iter().map(|s| s.text).collect();
+    let findings = summarize(&records);
+    assert_wire(&findings, &[
+        "memory_latency {\"local_ns\":[100.0,100.0],\"remote_ns\":[190.0,210.0],\"worst_cpu_node\":1,\"worst_mem_node\":0,\"value_is\":\"worst remote latency over local\",\"ci95_rel\":0.0}",
+        "memory_bandwidth {\"one_thread_local_gbs\":[10.0,10.0],\"one_thread_remote_gbs\":[4.0,4.5],\"one_thread_remote_ratio\":[0.4,0.45],\"all_threads\":5,\"all_threads_local_gbs\":[9.8,9.8]}",
+        "cpuless_node {\"mem_node\":2,\"cpu_node\":0}",
+        "bandwidth_saturation {\"kernel\":\"read\",\"cpu_node\":0,\"mem_node\":0,\"threads_measured\":5,\"counts_measured\":[1,2,3,4,5],\"peak_gbs\":10.0,\"one_thread_share\":0.5}",
+        "advice {\"rests_on\":[\"bandwidth_saturation\"]}",
+        "advice {\"rests_on\":[\"memory_latency\"]}",
+    ]);
+    let texts: Vec<String> = findings.into_iter().map(|s| s.text).collect();
     assert_eq!(
         texts,
         [
@@ -270,6 +286,19 @@ fn a_planted_machine_gives_exactly_its_findings_and_advice() {
         ));
     }
     let findings = summarize(&records);
+    assert_wire(&findings, &[
+        "memory_latency {\"local_ns\":[100.0,100.0],\"remote_ns\":[100.0,190.0],\"worst_cpu_node\":0,\"worst_mem_node\":1,\"value_is\":\"worst remote latency over local\",\"ci95_rel\":0.020056977231583725}",
+        "memory_bandwidth {\"one_thread_local_gbs\":[10.0,10.0],\"one_thread_remote_gbs\":[5.0,5.0],\"one_thread_remote_ratio\":[0.5,0.5],\"all_threads\":4,\"all_threads_local_gbs\":[10.0,10.0]}",
+        "bandwidth_saturation {\"kernel\":\"read\",\"cpu_node\":0,\"mem_node\":0,\"threads_measured\":4,\"counts_measured\":[1,2,3,4],\"peak_gbs\":10.0,\"one_thread_share\":0.5}",
+        "serial_init {\"contended_gbs\":20.0,\"local_gbs\":36.0,\"threads\":16,\"ci95_rel\":0.0}",
+        "slow_cpu {\"cpu\":7,\"cpu_node\":1,\"metric\":\"latency\",\"spread\":0.010000000000000024,\"peers_median\":100.0}",
+        "declared_mismatch {\"cpu_node\":2,\"declared\":\"slit_distance\",\"near_node\":2,\"far_node\":3,\"declared_near\":10.0,\"declared_far\":21.0,\"ci95_rel\":0.020056977231583697}",
+        "mlp {\"chains_at_best\":16,\"chains_reaching_90_percent\":8,\"chains_measured\":5}",
+        "c2c {\"same_node_ns\":[30.0,34.0],\"cross_node_ns\":[120.0,140.0]}",
+        "advice {\"rests_on\":[\"serial_init\",\"memory_bandwidth\"]}",
+        "advice {\"rests_on\":[\"bandwidth_saturation\"]}",
+        "advice {\"rests_on\":[\"memory_latency\"]}",
+    ]);
     let texts: Vec<&str> = findings.iter().map(|s| s.text.as_str()).collect();
     assert_eq!(
         texts,
@@ -320,11 +349,14 @@ fn the_slowest_node_pair_is_named_only_beyond_the_noise() {
         summarize(&records)
             .into_iter()
             .filter(|finding| finding.kind == FindingKind::SlowNodePair)
-            .map(|finding| finding.text)
             .collect::<Vec<_>>()
     };
+    let named = cells(260.0, 0.01);
+    assert_wire(&named, &[
+        "slow_node_pair {\"cpu_node\":1,\"mem_node\":2,\"peers_median_ns\":200.0,\"pairs_compared\":6}",
+    ]);
     assert_eq!(
-        cells(260.0, 0.01),
+        named.iter().map(|f| f.text.as_str()).collect::<Vec<_>>(),
         ["node 1's CPUs reading node 2 are the slowest pair: 260 ns, 30% above the median of the 6 measured pairs at SLIT distance 21 (200 ns)"]
     );
     assert!(cells(260.0, 0.2).is_empty());
@@ -456,17 +488,24 @@ fn a_node_whose_own_memory_is_slow_is_named() {
         summarize(&records)
             .into_iter()
             .filter(|f| f.kind == FindingKind::SlowNode)
-            .map(|f| {
-                (
-                    f.params["mem_node"].as_u64().unwrap(),
-                    f.params["metric"].clone(),
-                    f.text,
-                )
-            })
             .collect::<Vec<_>>()
     };
     assert!(cells(None, None).is_empty());
-    let named = cells(Some(5), Some(2));
+    let sentences = cells(Some(5), Some(2));
+    assert_wire(&sentences, &[
+        "slow_node {\"mem_node\":5,\"cpu_node\":5,\"metric\":\"latency\",\"gap\":0.08246998284734142,\"uncertainty\":0.007637626158259736,\"nodes_compared\":8}",
+        "slow_node {\"mem_node\":2,\"cpu_node\":2,\"metric\":\"read bandwidth\",\"gap\":0.08791642816256418,\"uncertainty\":0.012747548783981972,\"nodes_compared\":8}",
+    ]);
+    let named: Vec<(u64, Value, String)> = sentences
+        .into_iter()
+        .map(|f| {
+            (
+                f.params["mem_node"].as_u64().unwrap(),
+                f.params["metric"].clone(),
+                f.text,
+            )
+        })
+        .collect();
     assert_eq!(named.len(), 2, "{named:?}");
     assert_eq!((named[0].0, &named[0].1), (5, &json!("latency")));
     assert!(
@@ -510,6 +549,9 @@ fn two_cpus_per_node_tell_the_slow_one() {
         .filter(|f| f.kind == FindingKind::SlowCpu)
         .collect();
     assert_eq!(slow.len(), 1);
+    assert_wire(&slow, &[
+        "slow_cpu {\"cpu\":5,\"cpu_node\":2,\"metric\":\"read_bandwidth\",\"spread\":0.010000000000000009,\"peers_median\":12.0}",
+    ]);
     assert_eq!(slow[0].params["cpu"], json!(5));
     assert!(
         slow[0]

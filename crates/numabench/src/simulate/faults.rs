@@ -4,6 +4,7 @@
 use crate::findings::{FindingKind, Sentence};
 use crate::kernels::{mix, SplitMix64};
 use crate::topology::Machine;
+use numabench_schema::params::findings::{SlowCpuParams, SlowNodePairParams, SlowNodeParams};
 use serde::Serialize;
 
 /// A kind of fault, each the defect an administrator runs `characterize`
@@ -161,26 +162,29 @@ impl Fault {
     /// node (node faults), a `slow_cpu` finding of its CPU, a
     /// `slow_node_pair` finding of its pair.
     pub fn named_by(&self, sentences: &[Sentence]) -> bool {
-        let param = |sentence: &Sentence, name: &str| {
-            sentence
-                .params
-                .get(name)
-                .and_then(serde_json::Value::as_u64)
-        };
         sentences.iter().any(|sentence| match *self {
             Fault::SlowNodeLatency { node }
             | Fault::SlowNodeBandwidth { node }
             | Fault::MissingDimm { node } => {
                 sentence.kind == FindingKind::SlowNode
-                    && param(sentence, "mem_node") == Some(node.into())
+                    && sentence
+                        .params_as::<SlowNodeParams>()
+                        .is_some_and(|params| params.node.mem_node == Some(node.into()))
             }
             Fault::SlowCpuBandwidth { cpu } => {
-                sentence.kind == FindingKind::SlowCpu && param(sentence, "cpu") == Some(cpu.into())
+                sentence.kind == FindingKind::SlowCpu
+                    && sentence
+                        .params_as::<SlowCpuParams>()
+                        .is_some_and(|params| params.cpu == Some(cpu.into()))
             }
             Fault::SlowPairLatency { cpu_node, mem_node } => {
                 sentence.kind == FindingKind::SlowNodePair
-                    && param(sentence, "cpu_node") == Some(cpu_node.into())
-                    && param(sentence, "mem_node") == Some(mem_node.into())
+                    && sentence
+                        .params_as::<SlowNodePairParams>()
+                        .is_some_and(|params| {
+                            (params.cpu_node, params.mem_node)
+                                == (Some(cpu_node.into()), Some(mem_node.into()))
+                        })
             }
         })
     }
