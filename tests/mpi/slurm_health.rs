@@ -128,21 +128,33 @@ fn state(slurm: &Slurm) -> (String, String) {
     (state.to_string(), reason.to_string())
 }
 
-/// Waits until a check that started after `since` has ended and the node
-/// is in a state `ready` accepts; the checks seen and the state.
+/// A passing check's.
+const PASSED: Option<i32> = Some(0);
+/// The status of a check that found the node slow.
+const SLOW: Option<i32> = Some(1);
+
+/// Waits until a check that started after `since` has ended with `status`
+/// (any, with `None`) and the node is in a state `ready` accepts; the
+/// checks seen and the state. A check on this shared host may find the
+/// node slow because a neighbour loads it (and rightly drain it): a phase
+/// that needs a passing check waits for one, as an administrator's next
+/// interval would.
 fn wait_for(
     slurm: &Slurm,
     log: &Path,
     since: f64,
     what: &str,
+    status: Option<i32>,
     ready: impl Fn(&str, &str) -> bool,
 ) -> (Vec<Check>, String, String) {
     let deadline = Instant::now() + WAIT;
     loop {
         let all = checks(log);
-        let after: Vec<Check> = all.iter().copied().filter(|c| c.start > since).collect();
+        let ended = all
+            .iter()
+            .any(|c| c.start > since && status.is_none_or(|status| c.status == status));
         let (state, reason) = state(slurm);
-        if !after.is_empty() && ready(&state, &reason) {
+        if ended && ready(&state, &reason) {
             return (all, state, reason);
         }
         assert!(
@@ -229,23 +241,22 @@ fn a_health_check_drains_a_slow_node_resumes_it_and_keeps_others_reasons() {
     .unwrap_or_else(|why| panic!("a private Slurm did not start: {why}"));
     fs::write(&conf_placeholder, slurm.conf().display().to_string()).unwrap();
 
-    // Healthy: checks pass and the node stays idle.
+    // Healthy: a check passes and the node is idle.
     let since = now();
-    let (seen, state, reason) = wait_for(&slurm, &log, since, "a healthy check", |_, _| true);
-    let healthy: Vec<&Check> = seen.iter().filter(|c| c.start > since).collect();
-    assert!(
-        healthy.iter().all(|c| c.status == 0),
-        "{seen:?}\n{}",
-        fs::read_to_string(dir.path().join("check.out")).unwrap_or_default()
-    );
+    let (_, state, reason) = wait_for(&slurm, &log, since, "a healthy check", PASSED, |_, _| true);
     assert_eq!((state.as_str(), reason.as_str()), ("idle", "none"));
 
     // Slow: drained with numabench's reason.
     fs::write(&flag, "").unwrap();
     let since = now();
-    let (_, state, reason) = wait_for(&slurm, &log, since, "the slow node drained", |state, _| {
-        state.starts_with("drain")
-    });
+    let (_, state, reason) = wait_for(
+        &slurm,
+        &log,
+        since,
+        "the slow node drained",
+        SLOW,
+        |state, _| state.starts_with("drain"),
+    );
     assert!(reason.starts_with("numabench: node 0 "), "{reason}");
     let sinfo = slurm
         .command("sinfo")
@@ -260,9 +271,14 @@ fn a_health_check_drains_a_slow_node_resumes_it_and_keeps_others_reasons() {
     // The quota lifted: resumed by the next healthy check.
     fs::remove_file(&flag).unwrap();
     let since = now();
-    let (_, state, reason) = wait_for(&slurm, &log, since, "the node resumed", |state, _| {
-        state == "idle"
-    });
+    let (_, state, reason) = wait_for(
+        &slurm,
+        &log,
+        since,
+        "the node resumed",
+        PASSED,
+        |state, _| state == "idle",
+    );
     assert_eq!(reason, "none", "{state}");
 
     // Someone else's reason: kept while slow, and not resumed after.
@@ -277,19 +293,11 @@ fn a_health_check_drains_a_slow_node_resumes_it_and_keeps_others_reasons() {
     );
     fs::write(&flag, "").unwrap();
     let since = now();
-    let (seen, _, reason) = wait_for(&slurm, &log, since, "a slow check", |_, _| true);
-    assert!(
-        seen.iter().any(|c| c.start > since && c.status == 1),
-        "{seen:?}"
-    );
+    let (_, _, reason) = wait_for(&slurm, &log, since, "a slow check", SLOW, |_, _| true);
     assert_eq!(reason, "memory replaced, burn-in pending");
     fs::remove_file(&flag).unwrap();
     let since = now();
-    let (seen, state, reason) = wait_for(&slurm, &log, since, "a healthy check", |_, _| true);
-    assert!(
-        seen.iter().any(|c| c.start > since && c.status == 0),
-        "{seen:?}"
-    );
+    let (_, state, reason) = wait_for(&slurm, &log, since, "a healthy check", PASSED, |_, _| true);
     assert!(state.starts_with("drain"), "{state}");
     assert_eq!(reason, "memory replaced, burn-in pending");
 
