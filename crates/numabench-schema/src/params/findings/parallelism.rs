@@ -6,8 +6,9 @@ use serde_json::{Map, Value};
 
 /// The metric of [`MlpFindingParams`].
 pub const MLP: &str = "mlp";
-/// The metric of [`C2cFindingParams`].
-pub const C2C: &str = "c2c";
+/// The metric of [`C2cFindingParams`]: the finding is named as its
+/// benchmark.
+pub const C2C: &str = crate::benchmark::C2C;
 
 /// `mlp`: one core's curve of pointer chains (value: the most misses it
 /// keeps in flight).
