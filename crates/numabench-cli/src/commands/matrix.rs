@@ -7,7 +7,7 @@ use crate::args::shared::{MeasureArgs, OutputArgs};
 use crate::exit::{CliError, Status};
 use clap::{Args, Subcommand, ValueEnum};
 use numabench::bench::{
-    check_memory_fits, matrix_cell_working_set, MatrixCut, MatrixKind, MatrixMode, Step,
+    check_memory_fits, matrix_cell_working_set, CellSize, MatrixCut, MatrixKind, MatrixMode, Step,
 };
 use numabench::kernels::SimdLevel;
 use numabench::topology::memory_nodes;
@@ -23,7 +23,7 @@ pub enum MatrixCommand {
 
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// Working set of every cell. Default: 4x the caches in front of one node's CPUs and one memory node (the largest over the cells; at least 256MiB): a cell's threads are one node's.
+    /// Working set of every cell; each memory node must have it free. Default: 4x the caches in front of one node's CPUs and one memory node (the largest over the cells; at least 256MiB): a cell's threads are one node's. A node that cannot safely hold the default (a quarter of its free memory) gets as much as is safe, its records' size saying so.
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub size: Option<u64>,
     /// A row per allowed CPU (one thread on it, compact order), not per CPU node: CPU x memory node; one step per row in --plan. Default size: each CPU's own one-thread DRAM working set over every memory node.
@@ -95,10 +95,18 @@ fn run_matrix(
             // Default: 4x the caches in front of one row's CPUs and one
             // node, as characterize's matrices (not every CPU's caches).
             let kind = bandwidth.map_or(MatrixKind::Latency, MatrixKind::Bandwidth);
-            let size = args
-                .size
-                .unwrap_or_else(|| matrix_cell_working_set(&context.topology, kind));
-            check_memory_fits(&context.topology, &memory_nodes(&context.topology), size)?;
+            // Each cell binds its buffer to one node: a given size must
+            // fit every node on its own; the default fits each cell to its
+            // node (CellSize::Default).
+            let size = match args.size {
+                Some(bytes) => {
+                    for node in memory_nodes(&context.topology) {
+                        check_memory_fits(&context.topology, &[node], bytes)?;
+                    }
+                    CellSize::Given(bytes)
+                }
+                None => CellSize::Default(matrix_cell_working_set(&context.topology, kind)),
+            };
             Ok(vec![match bandwidth {
                 None => Step::latency_matrix(size),
                 Some(mode) => Step::bandwidth_matrix(mode, size),

@@ -41,7 +41,10 @@ pub fn run(
                     let size = args
                         .size
                         .unwrap_or_else(|| working_set_for(topology, &[cpu], &nodes).bytes);
-                    check_memory_fits(topology, &nodes, size)?;
+                    // Each cell binds the buffer to one node: it must fit each.
+                    for node in &nodes {
+                        check_memory_fits(topology, &[*node], size)?;
+                    }
                     Ok(Step::cpu_matrix_row(cpu, kind, size))
                 })
                 .collect()

@@ -2,7 +2,7 @@
 //! CPU (`bench/latency` writes them; `matrix-latency` and `per-cpu` write
 //! the same after labels of their own).
 
-use super::{BenchmarkParams, ChaseOrderParams, WorkingSetParams};
+use super::{BenchmarkParams, ChaseOrderParams, TailParams, WorkingSetParams};
 use crate::benchmark;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -36,9 +36,9 @@ pub struct LatencyParams {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub convergence: Option<Value>,
     /// Percentiles of batches timed one by one (the library's
-    /// `TailLatency`); absent where not measured.
+    /// kernel's tail); absent where not measured.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tail: Option<Value>,
+    pub tail: Option<TailParams>,
     /// The remote-cache chase's figures (`--writer-cpu`).
     #[serde(flatten)]
     pub writer: Option<WriterParams>,
@@ -127,7 +127,7 @@ mod tests {
             "block_bytes": 32768, "block_source": "cpuid", "hugepages": false,
             "loads_per_sample": 1508308,
             "convergence": {"repetitions": 1, "ci95_rel": null, "stopped_by": "maximum"},
-            "tail": {"p50": 9.5, "p99_9": 12.0},
+            "tail": {"p50": 9.5, "p90": 10.0, "p99": 11.0, "p99_9": 12.0, "max": 20.0, "method": "m", "batch_loads": 8, "batches": 4096, "timer_resolution_ns": 0.5, "timing_overhead_ns": 3.0},
             "measured_over_declared": 1.25,
             "core_ghz": 2.0, "cycles_measures": "core cycles", "tsc_ghz": 2.5}),
         );

@@ -1,11 +1,10 @@
 //! `loaded-latency`'s parameters: one chasing CPU while generator threads
 //! load the memory, at one delay between their requests.
 
-use super::{BenchmarkParams, CacheParams, ChaseOrderParams};
+use super::{BenchmarkParams, CacheParams, ChaseOrderParams, TailParams};
 use crate::benchmark;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The params of a `loaded_latency` record. Each field reads as `None`
 /// where a record lacks it; the schema requires what numabench always
@@ -38,7 +37,7 @@ pub struct LoadedLatencyParams {
     pub size_bytes: Option<u64>,
     /// The tail of the chase's latency under that load (as `latency`'s).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tail: Option<Value>,
+    pub tail: Option<TailParams>,
     /// What the memory controllers counted over the same window; absent
     /// in files of versions before it was written.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -88,13 +87,13 @@ mod tests {
         ] {
             let params = json!({"delay": delay, "mix": "reads", "chaser_cpu": 0,
                 "cpu_node": 0, "generators": 1, "traffic_gbs": 3.5, "size_bytes": 1024,
-                "tail": {"p99": 100.0}, "memory_controller": controller,
+                "tail": {"p50": 9.5, "p90": 10.0, "p99": 11.0, "p99_9": 12.0, "max": 20.0, "method": "m", "batch_loads": 8, "batches": 4096, "timer_resolution_ns": 0.5, "timing_overhead_ns": 3.0}, "memory_controller": controller,
                 "cache_bytes_in_front": 512, "cache_affected": true, "cache_level": "L2",
                 "cache_level_bytes": 2048, "order": "tlb-block", "order_measures": "m",
                 "block_bytes": 1024, "block_source": "s"});
             let typed: LoadedLatencyParams = serde_json::from_value(params.clone()).unwrap();
             assert_eq!(
-                Value::Object(to_params(&typed)).to_string(),
+                serde_json::Value::Object(to_params(&typed)).to_string(),
                 params.to_string()
             );
         }

@@ -16,8 +16,10 @@ use serde_json::{Map, Value};
 mod bandwidth;
 mod cache;
 mod chase;
+mod compare;
 mod contention;
 mod core_to_core;
+mod counts;
 pub mod findings;
 mod interference;
 mod latency;
@@ -32,6 +34,7 @@ mod run_summary;
 mod scaling;
 mod scan;
 mod simd;
+mod tail;
 mod tiers;
 mod typed;
 mod working_set;
@@ -39,8 +42,10 @@ mod working_set;
 pub use bandwidth::BandwidthParams;
 pub use cache::CacheStateParams;
 pub use chase::ChaseOrderParams;
+pub use compare::{CompareRatioParams, CompareUnmatchedParams, UNMATCHED};
 pub use contention::{ContentionParams, ContentionRatioParams, CONTENTION_BANDWIDTH_SUFFIX};
 pub use core_to_core::C2cParams;
+pub use counts::{CountsParams, PerfParams, ThreadUsageParams, TlpParams, WorkerUsageParams};
 pub use interference::{InterferenceCellParams, InterferenceParams, INTERFERENCE_CELL_SUFFIX};
 pub use latency::{CyclesParams, LatencyParams, WriterParams};
 pub use loaded_latency::{LoadedLatencyParams, MemoryControllerParams};
@@ -63,6 +68,7 @@ pub use run_summary::{
 pub use scaling::{ScalingLabels, ScalingParams};
 pub use scan::{ScanNodeParams, ScanNodeRangesParams, ScanRangeParams, SCAN_NODE_SUFFIX};
 pub use simd::SimdParams;
+pub use tail::TailParams;
 pub use tiers::{
     AutoWeights, NodeWeights, TierSocketParams, TiersAdviceParams, TiersComparison, TiersLabels,
     TiersParams, TiersWeightsCheckParams, TIERS_ADVICE_SUFFIX, TIERS_WEIGHTS_CHECK_SUFFIX,
@@ -93,6 +99,8 @@ pub mod key {
     pub const MODE: &str = "mode";
     /// A per-CPU matrix row (true) rather than a node row.
     pub const PER_CPU: &str = "per_cpu";
+    /// One of `per-cpu`'s records, one for every CPU ([`super::EachCpuParams`]).
+    pub const EACH_CPU: &str = "each_cpu";
     /// The bandwidth kernel (`read`, `copy`, ...).
     pub const KERNEL: &str = "kernel";
     /// Pointer chains of an `mlp` record.
@@ -178,6 +186,16 @@ impl<'a> Params<'a> {
     /// [`key::PER_CPU`]; absent reads as false (a node row).
     pub fn per_cpu(self) -> bool {
         self.bool(key::PER_CPU).unwrap_or(false)
+    }
+
+    /// [`key::EACH_CPU`]; absent reads as false.
+    pub fn each_cpu(self) -> bool {
+        self.bool(key::EACH_CPU).unwrap_or(false)
+    }
+
+    /// [`key::CACHE_AFFECTED`].
+    pub fn cache_affected(self) -> Option<bool> {
+        self.bool(key::CACHE_AFFECTED)
     }
 
     /// [`key::KERNEL`].

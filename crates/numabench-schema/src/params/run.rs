@@ -2,7 +2,7 @@
 //! run`, its policy comparison and its scans write one record per run,
 //! metric `run_wall_time`).
 
-use super::{BenchmarkParams, Metrics};
+use super::{BenchmarkParams, CountsParams, Metrics};
 use crate::benchmark;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -73,6 +73,10 @@ pub struct RunParams {
     /// run did not use the shim.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pin_warnings: Option<Vec<String>>,
+    /// What a counted run adds (`threads_usage`, `tlp`, `numastat_delta`,
+    /// perf's counts, ...): written after the run's own params.
+    #[serde(flatten)]
+    pub counts: Option<CountsParams>,
     /// `run --scan`: the configuration's label. A scan adds this and
     /// `scan` after everything else, a counted run's counts included.
     #[serde(skip_serializing_if = "Option::is_none")]

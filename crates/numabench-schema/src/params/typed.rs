@@ -147,6 +147,8 @@ impl crate::Record {
 pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<TypedParamsSchema> {
     let mut schemas = Vec::new();
     add::<super::LatencyParams>(generator, &mut schemas);
+    add::<super::CompareRatioParams>(generator, &mut schemas);
+    add::<super::CompareUnmatchedParams>(generator, &mut schemas);
     add::<super::BandwidthParams>(generator, &mut schemas);
     add::<super::C2cParams>(generator, &mut schemas);
     add::<super::MlpParams>(generator, &mut schemas);

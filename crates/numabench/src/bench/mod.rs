@@ -64,8 +64,8 @@ pub use loaded_latency::{
 };
 pub use matrix::{
     matrix_cell_working_set, matrix_cpus, run_bandwidth_matrix, run_cpu_row, run_latency_matrix,
-    run_node_matrix, run_sampled_matrix, MatrixKind, MatrixMode, MatrixSample, NodeMatrix,
-    MATRIX_ORDER,
+    run_node_matrix, run_sampled_matrix, CellSize, MatrixKind, MatrixMode, MatrixSample,
+    NodeMatrix, MATRIX_ORDER,
 };
 pub use mlp::{
     run_mlp, run_mlp_threads, MlpConfig, MlpThreadsConfig, Pinning, ThreadMemory, MAX_CHAINS,

@@ -145,7 +145,11 @@ fn size_for(
     let size = sizing
         .size
         .unwrap_or_else(|| working_set_for(&context.topology, cpus, nodes).bytes);
-    check_memory_fits(&context.topology, nodes, size)?;
+    // Each buffer is bound to one node at a time (a matrix's cells): the
+    // size must fit every node on its own, not their sum.
+    for node in nodes {
+        check_memory_fits(&context.topology, &[*node], size)?;
+    }
     Ok(size)
 }
 

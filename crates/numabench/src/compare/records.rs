@@ -6,7 +6,8 @@ use super::matching::Comparison;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
 use numabench_schema::benchmark;
-use serde_json::{json, Map, Value};
+use numabench_schema::params::{to_params, CompareRatioParams, CompareUnmatchedParams, UNMATCHED};
+use serde_json::{Map, Value};
 
 /// The `benchmark` of comparison records.
 pub const BENCHMARK: &str = benchmark::COMPARE;
@@ -35,43 +36,51 @@ pub fn comparison_records(comparison: &Comparison) -> Vec<Record> {
             let Some(ratio) = matched.ratio(index) else {
                 continue;
             };
-            let mut params = Map::new();
-            params.insert("benchmark".into(), json!(matched.key.benchmark));
-            for (name, value) in &matched.key.params {
-                params.insert(name.clone(), value.clone());
-            }
-            params.insert("unit".into(), json!(matched.key.unit));
-            params.insert("set".into(), json!(index + 1));
-            params.insert("file".into(), json!(comparison.sets[index]));
-            params.insert("baseline_file".into(), json!(comparison.sets[0]));
-            params.insert("set_value".into(), json!(matched.figures[index].value));
-            params.insert("baseline_value".into(), json!(matched.figures[0].value));
-            params.insert(
-                "repetitions".into(),
-                json!([
-                    matched.figures[0].values.len(),
-                    matched.figures[index].values.len()
-                ]),
-            );
-            let p_value = match comparison.by {
-                MatchBy::Exact => matched.p_value(index),
-                MatchBy::Role => None,
+            let key = matched
+                .key
+                .params
+                .iter()
+                .filter(|(name, _)| !CompareRatioParams::NAMES.contains(&name.as_str()))
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect();
+            let params = CompareRatioParams {
+                benchmark: matched.key.benchmark.clone(),
+                key,
+                unit: matched.key.unit.clone(),
+                set: index as u64 + 1,
+                file: comparison.sets[index].clone(),
+                baseline_file: comparison.sets[0].clone(),
+                set_value: matched.figures[index].value,
+                baseline_value: matched.figures[0].value,
+                repetitions: [
+                    matched.figures[0].values.len() as u64,
+                    matched.figures[index].values.len() as u64,
+                ],
+                p_value: match comparison.by {
+                    MatchBy::Exact => matched.p_value(index),
+                    MatchBy::Role => None,
+                },
+                matched_by: comparison.by.name().to_string(),
             };
-            params.insert("p_value".into(), json!(p_value));
-            params.insert("matched_by".into(), json!(comparison.by.name()));
-            records.extend(record(&matched.key.metric, ratio, Unit::Ratio, params));
+            records.extend(record(
+                &matched.key.metric,
+                ratio,
+                Unit::Ratio,
+                to_params(&params),
+            ));
         }
     }
     for (index, unmatched) in comparison.unmatched.iter().enumerate() {
-        let mut params = Map::new();
-        params.insert("set".into(), json!(index + 1));
-        params.insert("file".into(), json!(comparison.sets[index]));
-        params.insert("matched_by".into(), json!(comparison.by.name()));
+        let params = CompareUnmatchedParams {
+            set: index as u64 + 1,
+            file: comparison.sets[index].clone(),
+            matched_by: comparison.by.name().to_string(),
+        };
         records.extend(record(
-            "unmatched",
+            UNMATCHED,
             unmatched.records as f64,
             Unit::Count,
-            params,
+            to_params(&params),
         ));
     }
     records

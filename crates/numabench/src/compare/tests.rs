@@ -29,6 +29,25 @@ fn latency(size: u64, value: f64, host: &str, cache_in_front: u64) -> Record {
     )
 }
 
+/// A set of `run` records of `values`, one repetition each.
+fn runs(name: &str, values: &[f64]) -> ResultSet {
+    set(
+        name,
+        values
+            .iter()
+            .enumerate()
+            .map(|(repetition, &value)| {
+                record(
+                    "run",
+                    "wall_time",
+                    value,
+                    json!({"policy": "as-is", "repetition": repetition, "exit_code": 0}),
+                )
+            })
+            .collect(),
+    )
+}
+
 fn set(name: &str, records: Vec<Record>) -> ResultSet {
     ResultSet {
         name: name.into(),
@@ -116,23 +135,6 @@ fn matches_across_machines_and_counts_what_one_set_lacks() {
 
 #[test]
 fn repetitions_get_a_rank_test() {
-    let runs = |name: &str, values: &[f64]| {
-        set(
-            name,
-            values
-                .iter()
-                .enumerate()
-                .map(|(repetition, &value)| {
-                    record(
-                        "run",
-                        "wall_time",
-                        value,
-                        json!({"policy": "as-is", "repetition": repetition, "exit_code": 0}),
-                    )
-                })
-                .collect(),
-        )
-    };
     let slow = [2.0, 2.1, 2.2, 2.3, 2.4];
     let comparison = compare(&[
         runs("fast", &[1.0, 1.1, 1.2, 1.3, 1.4]),
@@ -292,4 +294,113 @@ fn sampled_matrix_cells_match_however_they_were_drawn() {
         MeasurementKey::of(&cell(201.0, "measured", 2, 1)),
         MeasurementKey::of(&inferred)
     );
+}
+
+/// The map writer of the comparison records as it was before their params
+/// were typed: the wire the typed writer must keep, text for text.
+fn records_as_the_map_writer_wrote_them(comparison: &Comparison) -> Vec<String> {
+    let mut texts = Vec::new();
+    for matched in &comparison.matched {
+        for index in 1..matched.figures.len() {
+            if matched.ratio(index).is_none() {
+                continue;
+            }
+            let mut params = Map::new();
+            params.insert("benchmark".into(), json!(matched.key.benchmark));
+            for (name, value) in &matched.key.params {
+                params.insert(name.clone(), value.clone());
+            }
+            params.insert("unit".into(), json!(matched.key.unit));
+            params.insert("set".into(), json!(index + 1));
+            params.insert("file".into(), json!(comparison.sets[index]));
+            params.insert("baseline_file".into(), json!(comparison.sets[0]));
+            params.insert("set_value".into(), json!(matched.figures[index].value));
+            params.insert("baseline_value".into(), json!(matched.figures[0].value));
+            params.insert(
+                "repetitions".into(),
+                json!([
+                    matched.figures[0].values.len(),
+                    matched.figures[index].values.len()
+                ]),
+            );
+            let p_value = match comparison.by {
+                MatchBy::Exact => matched.p_value(index),
+                MatchBy::Role => None,
+            };
+            params.insert("p_value".into(), json!(p_value));
+            params.insert("matched_by".into(), json!(comparison.by.name()));
+            texts.push(Value::Object(params).to_string());
+        }
+    }
+    for (index, _) in comparison.unmatched.iter().enumerate() {
+        let mut params = Map::new();
+        params.insert("set".into(), json!(index + 1));
+        params.insert("file".into(), json!(comparison.sets[index]));
+        params.insert("matched_by".into(), json!(comparison.by.name()));
+        texts.push(Value::Object(params).to_string());
+    }
+    texts
+}
+
+/// The typed writer's records keep the map writer's text (keys, order,
+/// integers and floats, nulls) by exact match, by role, and with
+/// repetitions (a p-value); and read back as their types.
+#[test]
+fn comparison_records_keep_their_params_text() {
+    let mut second = vec![
+        latency(1 << 20, 15.0, "b", 2 << 20),
+        latency(65536, 5.0, "b", 2 << 20),
+    ];
+    second.push(record(
+        "bandwidth",
+        "read_bandwidth",
+        9.0,
+        json!({"threads": 1}),
+    ));
+    let comparisons = [
+        compare(&[
+            set(
+                "a.jsonl",
+                vec![
+                    latency(65536, 4.0, "a", 1 << 20),
+                    latency(1 << 20, 10.0, "a", 1 << 20),
+                ],
+            ),
+            set("b.jsonl", second),
+        ]),
+        compare(&[
+            runs("x.jsonl", &[1.0, 1.1, 1.2, 1.05]),
+            runs("y.jsonl", &[2.0, 2.1, 2.2, 2.05]),
+        ]),
+    ];
+    for comparison in &comparisons {
+        let records = comparison_records(comparison);
+        let texts: Vec<String> = records
+            .iter()
+            .map(|r| Value::Object(r.params.clone()).to_string())
+            .collect();
+        assert_eq!(texts, records_as_the_map_writer_wrote_them(comparison));
+        for r in &records {
+            match r.metric.as_str() {
+                numabench_schema::params::UNMATCHED => {
+                    r.params_as::<numabench_schema::params::CompareUnmatchedParams>()
+                        .unwrap();
+                }
+                _ => {
+                    let typed = r
+                        .params_as::<numabench_schema::params::CompareRatioParams>()
+                        .unwrap();
+                    assert_eq!(
+                        Value::Object(to_params_of(&typed)),
+                        Value::Object(r.params.clone())
+                    );
+                }
+            }
+        }
+    }
+    assert!(!comparisons[1].matched.is_empty());
+}
+
+fn to_params_of<T: serde::Serialize>(value: &T) -> Map<String, Value> {
+    numabench_schema::params::to_params(value)
 }

@@ -7,6 +7,8 @@
 pub mod memory_controller;
 mod numastat;
 mod params;
+#[cfg(test)]
+mod params_tests;
 mod perf;
 mod proc_file;
 mod rusage;
@@ -15,7 +17,7 @@ mod usage;
 pub mod vmstat;
 
 pub use numastat::{numastat_delta, read_numastat, NodeNumastat, NUMASTAT_FIELDS};
-pub use params::{numastat_json, perf_params};
+pub use params::{perf_params, tlp_params, usage_params, NUMASTAT_SCOPE};
 pub use perf::{
     perf_paranoid, EventCounts, PerfEvent, PerfGroup, PerfReport, PerfSnapshot, EVENTS,
 };

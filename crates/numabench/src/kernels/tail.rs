@@ -18,7 +18,6 @@
 
 use super::chase::chase;
 use crate::clock::tsc_ghz;
-use serde::Serialize;
 use std::time::Instant;
 
 /// Loads per timed batch with the TSC.
@@ -62,30 +61,9 @@ impl TailTimer {
     }
 }
 
-/// Percentiles of load latency, ns, with how they were measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TailLatency {
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
-    #[serde(rename = "p99_9")]
-    pub p999: f64,
-    pub max: f64,
-    /// How the figures were taken, in words.
-    pub method: String,
-    /// Loads per timed batch.
-    pub batch_loads: u64,
-    /// Batches timed.
-    pub batches: usize,
-    /// The timer's tick, ns (one TSC tick, or the clock's smallest step).
-    pub timer_resolution_ns: f64,
-    /// The timing's own cost per batch, ns, subtracted from every batch.
-    pub timing_overhead_ns: f64,
-    /// `[lower bound ns, batches]` of each non-empty bin, bins 5% wide
-    /// (`--histogram`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub histogram: Option<Vec<(f64, usize)>>,
-}
+/// Percentiles of load latency, ns, with how they were measured: the
+/// record's `params.tail`, typed in the schema.
+pub use numabench_schema::params::TailParams as TailLatency;
 
 /// Ticks now: the TSC after every earlier instruction, or the clock's ns.
 #[inline(always)]
@@ -218,7 +196,7 @@ pub fn tail_of(batches: &Batches, timer: TailTimer, histogram: bool) -> Option<T
         max: *sorted.last().expect("not empty"),
         method,
         batch_loads: loads,
-        batches: sorted.len(),
+        batches: sorted.len() as u64,
         timer_resolution_ns: timer_resolution_ns(timer),
         timing_overhead_ns: overhead_ns,
         histogram: histogram.then(|| bins(&sorted)),
@@ -227,10 +205,10 @@ pub fn tail_of(batches: &Batches, timer: TailTimer, histogram: bool) -> Option<T
 
 /// Bins 5% wide from the smallest figure up (from 0.1 ns where it is
 /// lower): `[lower bound, count]` of each non-empty one.
-fn bins(sorted: &[f64]) -> Vec<(f64, usize)> {
+fn bins(sorted: &[f64]) -> Vec<(f64, u64)> {
     const RATIO: f64 = 1.05;
     let floor = sorted.first().copied().unwrap_or(0.0).max(0.1);
-    let mut out: Vec<(f64, usize)> = Vec::new();
+    let mut out: Vec<(f64, u64)> = Vec::new();
     for &value in sorted {
         let index = ((value.max(floor) / floor).ln() / RATIO.ln()).floor() as i32;
         let lower = floor * RATIO.powi(index);
@@ -271,10 +249,7 @@ mod tests {
             tail.method
         );
         let histogram = tail.histogram.unwrap();
-        assert_eq!(
-            histogram.iter().map(|(_, count)| count).sum::<usize>(),
-            1000
-        );
+        assert_eq!(histogram.iter().map(|(_, count)| count).sum::<u64>(), 1000);
         assert!(histogram.windows(2).all(|pair| pair[0].0 < pair[1].0));
         let monotonic = tail_of(&batches(&figures, 64), TailTimer::Monotonic, false);
         let json = serde_json::to_value(monotonic.unwrap()).unwrap();

@@ -6,9 +6,9 @@
 
 use super::html;
 use crate::parse::format_id_list;
+use crate::topology::Machine;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
-use serde_json::Value;
 
 /// One node as the diagram shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,47 +34,33 @@ impl NodeBox {
 /// A package (or `None`: not known) and its nodes, in node order.
 pub type PackageBox = (Option<u64>, Vec<NodeBox>);
 
-fn numbers(value: Option<&Value>) -> Vec<u64> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(Value::as_u64).collect())
-        .unwrap_or_default()
-}
-
-/// CPU numbers as a set of ranges (`0-3,6`); numbers beyond `u32` are no
-/// CPU and are left out.
-pub fn cpu_ranges(value: Option<&Value>) -> String {
-    let cpus: Vec<u32> = numbers(value)
-        .into_iter()
-        .filter_map(|cpu| u32::try_from(cpu).ok())
-        .collect();
-    format_id_list(&cpus)
+/// CPU numbers as a set of ranges (`0-3,6`).
+pub fn cpu_ranges(cpus: &[u32]) -> String {
+    format_id_list(cpus)
 }
 
 /// The packages and their nodes of a `topo --json` document (packages in
 /// index order, unknown last); None when it lists no nodes.
-pub fn package_boxes(t: &Value) -> Option<Vec<PackageBox>> {
-    let nodes = t.get("nodes")?.as_array().filter(|n| !n.is_empty())?;
-    let distances = t.get("distances").and_then(Value::as_array);
+pub fn package_boxes(t: &Machine) -> Option<Vec<PackageBox>> {
+    if t.nodes.is_empty() {
+        return None;
+    }
     let mut packages: Vec<PackageBox> = Vec::new();
-    for (position, node) in nodes.iter().enumerate() {
-        let cpu_count = numbers(node.get("cpus")).len();
+    for (position, node) in t.nodes.iter().enumerate() {
         let boxed = NodeBox {
-            index: node
-                .get("index")
-                .and_then(Value::as_u64)
-                .unwrap_or(position as u64),
-            cpus: cpu_ranges(node.get("cpus")),
-            cpu_count,
-            memory: node
-                .get("memory_total_bytes")
-                .and_then(Value::as_f64)
-                .map(html::bytes)
+            index: u64::from(node.index),
+            cpus: cpu_ranges(&node.cpus),
+            cpu_count: node.cpus.len(),
+            memory: html::bytes(node.memory_total_bytes as f64),
+            near_cpus: cpu_ranges(&node.locality_cpus),
+            distances: t
+                .distances
+                .as_ref()
+                .and_then(|rows| rows.get(position))
+                .cloned()
                 .unwrap_or_default(),
-            near_cpus: cpu_ranges(node.get("locality_cpus")),
-            distances: numbers(distances.and_then(|d| d.get(position))),
         };
-        let package = node.get("package").and_then(Value::as_u64);
+        let package = node.package.map(u64::from);
         match packages.iter_mut().find(|(p, _)| *p == package) {
             Some((_, list)) => list.push(boxed),
             None => packages.push((package, vec![boxed])),
@@ -90,7 +76,7 @@ const GAP: i32 = 14;
 const TITLE: i32 = 28;
 
 /// The diagram as inline SVG, or None when the document lists no nodes.
-pub fn node_diagram(t: &Value) -> Option<String> {
+pub fn node_diagram(t: &Machine) -> Option<String> {
     let packages = package_boxes(t)?;
     let tallest = packages.iter().map(|(_, n)| n.len()).max().unwrap_or(1) as i32;
     let width = GAP + packages.len() as i32 * (NODE_WIDTH + 3 * GAP);
@@ -212,19 +198,24 @@ pub fn diagram_table(packages: &[PackageBox]) -> html::Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn four_nodes() -> Value {
-        json!({
-            "cpu_count": 6,
-            "nodes": [
-                {"index": 0, "cpus": [0, 1], "package": 0, "memory_total_bytes": 1073741824u64},
-                {"index": 1, "cpus": [2, 3], "package": 1},
-                {"index": 2, "cpus": [4, 5], "package": 2},
-                {"index": 3, "cpus": [], "cpuless": true, "locality_cpus": [2, 3], "package": 1},
-            ],
-            "distances": [[10, 21, 31, 32], [24, 10, 21, 17], [31, 24, 10, 28], [32, 17, 28, 10]],
-        })
+    /// Three packages of one node each, and a CPU-less node 3 in package 1
+    /// near CPUs 2-3, with asymmetric distances.
+    fn four_nodes() -> Machine {
+        let mut t = crate::topology::synthetic("pack:3 [numa(memory=1GiB)] core:2 pu:1");
+        let mut cpuless = t.nodes[1].clone();
+        cpuless.index = 3;
+        cpuless.cpus.clear();
+        cpuless.cpuless = true;
+        cpuless.locality_cpus = vec![2, 3];
+        t.nodes.push(cpuless);
+        t.distances = Some(vec![
+            vec![10, 21, 31, 32],
+            vec![24, 10, 21, 17],
+            vec![31, 24, 10, 28],
+            vec![32, 17, 28, 10],
+        ]);
+        t
     }
 
     #[test]
@@ -248,8 +239,10 @@ mod tests {
         assert_eq!(cpuless.distances, [32, 17, 28, 10]);
         assert_eq!(packages[0].1[0].memory, "1 GiB");
         assert_eq!(packages[0].1[0].cpus, "0-1");
-        assert_eq!(cpu_ranges(Some(&json!([5, 0, 1, 2, 7]))), "0-2,5,7");
-        assert!(package_boxes(&json!({"nodes": []})).is_none());
+        assert_eq!(cpu_ranges(&[5, 0, 1, 2, 7]), "0-2,5,7");
+        let mut no_nodes = four_nodes();
+        no_nodes.nodes.clear();
+        assert!(package_boxes(&no_nodes).is_none());
     }
 
     #[test]

@@ -14,8 +14,8 @@ use crate::study::{against_baselines, SIGNIFICANCE};
 use crate::topology::Machine;
 use numabench_schema::benchmark;
 use numabench_schema::params::{
-    to_params, Comparison, LeftoverParams, ObservedMeans, PolicySummaryParams, RunMeans, RunParams,
-    RunSummaryParams, RUN_SUMMARY, RUN_WALL_TIME,
+    to_params, Comparison, CountsParams, LeftoverParams, ObservedMeans, PolicySummaryParams,
+    RunMeans, RunParams, RunSummaryParams, RUN_SUMMARY, RUN_WALL_TIME,
 };
 use serde_json::{json, Map};
 use std::path::PathBuf;
@@ -124,7 +124,7 @@ pub(super) fn run_record(
     repetition: usize,
     outcome: &RunOutcome,
 ) -> Record {
-    let mut params = to_params(&RunParams {
+    let params = to_params(&RunParams {
         policy: Some(policy.label.clone()),
         cpu_order: policy.cpu_order.map(|order| order.name().to_string()),
         command: Some(command.join(" ")),
@@ -148,13 +148,11 @@ pub(super) fn run_record(
             .as_ref()
             .map(|observation| json!(observation)),
         pin_warnings: outcome.pin_warnings.clone(),
+        counts: outcome.counts.as_ref().map(CountsParams::from),
         // A scan adds its two after the counts (`Runnable::extra`).
         configuration: None,
         scan: None,
     });
-    if let Some(counts) = &outcome.counts {
-        params.extend(super::counted::counts_params(counts));
-    }
     let mut requested = Map::new();
     requested.insert("policy".into(), json!(policy.label));
     requested.insert("pin_order".into(), json!(policy.pin_order));

@@ -13,8 +13,9 @@ use crate::counters::{
     numastat_delta, read_numastat, tick_seconds, NodeNumastat, PerfGroup, PerfReport, PerfSnapshot,
     Sampled, ThreadUsage, Tlp, TlpSampler, TLP_INTERVAL,
 };
-use crate::counters::{numastat_json, perf_params};
-use serde_json::{json, Map, Value};
+use crate::counters::{perf_params, tlp_params, usage_params, NUMASTAT_SCOPE};
+use numabench_schema::params::{to_params, CountsParams, WorkerUsageParams};
+use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -159,43 +160,32 @@ impl Counting {
 /// `numastat_scope`, `vmstat_delta` (machines with several nodes), `perf`,
 /// `perf_unavailable`.
 pub fn counts_params(counts: &ProgramCounts) -> Map<String, Value> {
-    let mut params = Map::new();
-    let threads: Vec<Value> = counts
-        .threads_usage
-        .iter()
-        .enumerate()
-        .map(|(worker, usage)| {
-            json!({
-                "worker": worker,
-                "tid": usage.tid,
-                "cpu": usage.cpu,
-                "user_seconds": usage.user_seconds,
-                "system_seconds": usage.system_seconds,
-                "voluntary_switches": usage.voluntary_switches,
-                "involuntary_switches": usage.involuntary_switches,
-            })
-        })
-        .collect();
-    params.insert("threads_usage".into(), Value::Array(threads));
-    params.insert("threads_seen".into(), json!(counts.threads_usage.len()));
-    params.insert(
-        "threads_usage_resolution_seconds".into(),
-        json!(tick_seconds()),
-    );
-    params.insert(
-        "tlp".into(),
-        counts.tlp.map_or(Value::Null, |tlp| json!(tlp)),
-    );
-    params.insert(
-        "numastat_delta".into(),
-        numastat_json(&counts.numastat_delta),
-    );
-    params.insert("numastat_scope".into(), json!("system"));
-    if let Some(delta) = &counts.vmstat_delta {
-        params.insert("vmstat_delta".into(), json!(delta));
+    to_params(&CountsParams::from(counts))
+}
+
+impl From<&ProgramCounts> for CountsParams {
+    fn from(counts: &ProgramCounts) -> CountsParams {
+        CountsParams {
+            threads_usage: counts
+                .threads_usage
+                .iter()
+                .enumerate()
+                .map(|(worker, usage)| WorkerUsageParams {
+                    worker: worker as u64,
+                    usage: usage_params(usage),
+                })
+                .collect(),
+            threads_seen: Some(counts.threads_usage.len() as u64),
+            other_threads_usage: None,
+            threads_usage_resolution_seconds: tick_seconds(),
+            tlp: counts.tlp.as_ref().map(tlp_params),
+            numastat_delta: counts.numastat_delta.clone(),
+            numastat_scope: NUMASTAT_SCOPE.to_string(),
+            vmstat_delta: counts.vmstat_delta.clone(),
+            perf: perf_params(&counts.perf),
+            perf_per_worker: None,
+        }
     }
-    params.extend(perf_params(&counts.perf));
-    params
 }
 
 #[cfg(test)]

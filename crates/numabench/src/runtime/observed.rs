@@ -12,8 +12,9 @@ use crate::counters::{
     EventCounts, NodeNumastat, PerfGroup, PerfReport, ThreadUsage, Tlp, TlpSampler,
     APP_TLP_INTERVAL,
 };
-use crate::counters::{numastat_json, perf_params};
-use serde_json::{json, Map, Value};
+use crate::counters::{perf_params, tlp_params, usage_params, NUMASTAT_SCOPE};
+use numabench_schema::params::{to_params, CountsParams, WorkerUsageParams};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -143,65 +144,35 @@ impl Observer {
     }
 }
 
-fn usage_json(usage: &ThreadUsage) -> Map<String, Value> {
-    let mut object = Map::new();
-    object.insert("tid".into(), json!(usage.tid));
-    object.insert("cpu".into(), json!(usage.cpu));
-    object.insert("user_seconds".into(), json!(usage.user_seconds));
-    object.insert("system_seconds".into(), json!(usage.system_seconds));
-    object.insert("voluntary_switches".into(), json!(usage.voluntary_switches));
-    object.insert(
-        "involuntary_switches".into(),
-        json!(usage.involuntary_switches),
-    );
-    object
-}
-
 /// The parameters an observation adds to a run's records:
 /// `threads_usage`, `other_threads_usage`, `threads_usage_resolution_seconds`,
 /// `tlp`, `numastat_delta`, `numastat_scope`, `vmstat_delta` (machines with
 /// several nodes), `perf`, `perf_per_worker`,
 /// `perf_unavailable` (and `perf_multiplexed` when the PMU multiplexed).
 pub fn observation_params(observation: &RunObservation) -> Map<String, Value> {
-    let mut params = Map::new();
-    let workers: Vec<Value> = observation
-        .threads_usage
-        .iter()
-        .map(|worker| {
-            let mut object = Map::new();
-            object.insert("worker".into(), json!(worker.worker));
-            object.extend(usage_json(&worker.usage));
-            Value::Object(object)
-        })
-        .collect();
-    params.insert("threads_usage".into(), Value::Array(workers));
-    params.insert(
-        "other_threads_usage".into(),
-        Value::Array(
+    to_params(&CountsParams {
+        threads_usage: observation
+            .threads_usage
+            .iter()
+            .map(|worker| WorkerUsageParams {
+                worker: worker.worker as u64,
+                usage: usage_params(&worker.usage),
+            })
+            .collect(),
+        threads_seen: None,
+        other_threads_usage: Some(
             observation
                 .other_threads_usage
                 .iter()
-                .map(|usage| Value::Object(usage_json(usage)))
+                .map(usage_params)
                 .collect(),
         ),
-    );
-    params.insert(
-        "threads_usage_resolution_seconds".into(),
-        json!(tick_seconds()),
-    );
-    params.insert(
-        "tlp".into(),
-        observation.tlp.map_or(Value::Null, |tlp| json!(tlp)),
-    );
-    params.insert(
-        "numastat_delta".into(),
-        numastat_json(&observation.numastat_delta),
-    );
-    params.insert("numastat_scope".into(), json!("system"));
-    if let Some(delta) = &observation.vmstat_delta {
-        params.insert("vmstat_delta".into(), json!(delta));
-    }
-    params.extend(perf_params(&observation.perf));
-    params.insert("perf_per_worker".into(), json!(observation.perf_per_worker));
-    params
+        threads_usage_resolution_seconds: tick_seconds(),
+        tlp: observation.tlp.as_ref().map(tlp_params),
+        numastat_delta: observation.numastat_delta.clone(),
+        numastat_scope: NUMASTAT_SCOPE.to_string(),
+        vmstat_delta: observation.vmstat_delta.clone(),
+        perf: perf_params(&observation.perf),
+        perf_per_worker: Some(observation.perf_per_worker.clone()),
+    })
 }

@@ -28,7 +28,7 @@ pub fn curve_label(r: &ReadRecord) -> String {
 pub fn bandwidth_curves(data: &Dataset) -> Vec<Series> {
     curves(
         data.of(benchmark::BANDWIDTH)
-            .filter(|r| r.metric.ends_with("_bandwidth") && r.params.get("each_cpu").is_none()),
+            .filter(|r| r.metric.ends_with("_bandwidth") && !r.typed_params().each_cpu()),
         key::SIZE_BYTES,
         curve_label,
     )
@@ -38,7 +38,7 @@ pub fn build(data: &Dataset) -> Option<Section> {
     let series = bandwidth_curves(data);
     let others: Vec<&ReadRecord> = data
         .of(benchmark::BANDWIDTH)
-        .filter(|r| !(r.metric.ends_with("_bandwidth") && r.params.get("each_cpu").is_none()))
+        .filter(|r| !r.metric.ends_with("_bandwidth") || r.typed_params().each_cpu())
         .collect();
     if series.is_empty() && others.is_empty() {
         return None;

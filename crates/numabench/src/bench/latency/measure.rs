@@ -283,7 +283,7 @@ pub fn emit_latency(
         hugepages: Some(context.hugepages),
         loads_per_sample: Some(measured.loads_per_sample),
         convergence: measured.convergence.as_ref().map(|c| json!(c)),
-        tail: measured.tail.as_ref().map(|tail| json!(tail)),
+        tail: measured.tail.clone(),
         writer: measured.writer.as_ref().map(|writer| {
             writer_params(writer, topology.node_of_cpu(writer.writer_cpu), config.cpu)
         }),

@@ -34,7 +34,7 @@ fn setting(data: &Dataset, r: &ReadRecord) -> [(&'static str, String); 5] {
         data.metadata
             .iter()
             .find(|(file, _)| *file == r.file)
-            .and_then(|(_, metadata)| metadata.get("host")?.as_str().map(str::to_string))
+            .map(|(_, metadata)| metadata.host.clone())
     });
     let params = params_of(r);
     let writer = r
@@ -152,7 +152,7 @@ mod tests {
         for r in records {
             assert!(series[0]
                 .points
-                .contains(&(r.num("size_bytes").unwrap(), r.value)));
+                .contains(&(r.typed_params().size_bytes().unwrap() as f64, r.value)));
         }
     }
 
@@ -160,6 +160,9 @@ mod tests {
     /// measured on two hosts, in two files, in two orders or with and without a
     /// writer CPU fell into one curve (its points interleaved). Each of those
     /// now makes its own curve, and a single file keeps its short label.
+    /// A version-1 metadata line of a run on host `h1`.
+    const METADATA_H1: &str = r#"{"type":"metadata","tool":"numabench","version":"0.1.0","schema_version":1,"command_line":["numabench"],"host":"h1","kernel":"6.1","cpu_model":"cpu","topology":"","utc_time":"2026-11-28T00:00:00Z"}"#;
+
     #[test]
     fn latency_curves_keep_hosts_files_orders_and_writers_apart() {
         let point = |size: u64, value: f64, extra: &str| {
@@ -175,7 +178,7 @@ mod tests {
         data.load(
             "a.jsonl",
             &[
-                r#"{"type":"metadata","tool":"numabench","host":"h1"}"#.to_string(),
+                METADATA_H1.to_string(),
                 point(1024, 1.0, r#","order":"tlb-block""#),
                 point(2048, 2.0, r#","order":"tlb-block""#),
                 point(1024, 3.0, r#","order":"random""#),
@@ -186,12 +189,13 @@ mod tests {
         data.load(
             "b.jsonl",
             &[
-                r#"{"type":"metadata","tool":"numabench","host":"h1"}"#.to_string(),
+                METADATA_H1.to_string(),
                 point(1024, 5.0, r#","order":"tlb-block""#),
                 point(1024, 6.0, r#","order":"tlb-block","writer_cpu":1"#),
             ]
             .join("\n"),
         );
+        assert!(data.notes.is_empty(), "{:?}", data.notes);
         let series = latency_curves(&data);
         let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
         assert_eq!(series.len(), 5, "{labels:#?}");

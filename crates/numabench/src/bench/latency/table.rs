@@ -5,7 +5,7 @@ use crate::output::tables::cells::{bytes, cv, distinct, figure, placement_note};
 use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
-use numabench_schema::params::LatencyParams;
+use numabench_schema::params::{LatencyParams, TailParams};
 
 /// A chase's record with its params read as `latency`'s.
 struct Chase<'a> {
@@ -79,11 +79,10 @@ pub fn tables(records: &[&Record], caches: &CacheLadder) -> Vec<TableModel> {
         ];
         if tails {
             let tail = chase.params.tail.as_ref();
-            for name in ["p50", "p99", "p99_9", "max"] {
-                row.push(
-                    tail.and_then(|tail| tail.get(name)?.as_f64())
-                        .map_or("-".to_string(), format_value),
-                );
+            let figures: [fn(&TailParams) -> f64; 4] =
+                [|t| t.p50, |t| t.p99, |t| t.p999, |t| t.max];
+            for figure in figures {
+                row.push(tail.map(figure).map_or("-".to_string(), format_value));
             }
         }
         if several_paths {

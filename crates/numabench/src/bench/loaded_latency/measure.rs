@@ -245,7 +245,7 @@ fn emit(
         }),
         traffic_gbs: Some(point.traffic_gigabytes_per_second),
         size_bytes: working_set.size_bytes,
-        tail: point.tail.as_ref().map(|tail| json!(tail)),
+        tail: point.tail.clone(),
         memory_controller: Some(match &point.controller {
             Ok((read, write)) => MemoryControllerParams {
                 read_gbs: Some(*read),

@@ -5,7 +5,7 @@ use crate::output::tables::cells::{distinct, figure, placement_note, ratio};
 use crate::output::tables::{generic, CacheLadder, TableModel};
 use crate::output::Record;
 use crate::units::format_value;
-use numabench_schema::params::LoadedLatencyParams;
+use numabench_schema::params::{LoadedLatencyParams, TailParams};
 
 /// A point of the curve: its record and params.
 struct Point<'a> {
@@ -19,9 +19,9 @@ impl Point<'_> {
         self.params.memory_controller.as_ref()?.total_gbs
     }
 
-    /// The tail's `name` percentile, ns.
-    fn tail(&self, name: &str) -> Option<f64> {
-        self.params.tail.as_ref()?.get(name)?.as_f64()
+    /// The tail's percentile that `figure` picks, ns.
+    fn tail(&self, figure: fn(&TailParams) -> f64) -> Option<f64> {
+        self.params.tail.as_ref().map(figure)
     }
 }
 
@@ -79,8 +79,9 @@ pub fn tables(records: &[&Record], _caches: &CacheLadder) -> Vec<TableModel> {
             row.insert(3, point.controller().map_or("-".into(), format_value));
         }
         if tails {
-            for name in ["p99", "p99_9"] {
-                row.push(point.tail(name).map_or("-".into(), format_value));
+            let figures: [fn(&TailParams) -> f64; 2] = [|t| t.p99, |t| t.p999];
+            for figure in figures {
+                row.push(point.tail(figure).map_or("-".into(), format_value));
             }
         }
         if several_mixes {

@@ -1,6 +1,7 @@
 //! `matrix latency` and `matrix bandwidth`: a thread on each CPU node with
 //! memory on each memory node (CPU-less ones included as targets).
 
+use super::cell_size::CellSize;
 use crate::bench::bandwidth::{run_bandwidth, BandwidthConfig};
 use crate::bench::cell_classes::{
     cell_classes, default_draws, measure_classes, sample_of, Cell, CellClass, CellSource,
@@ -192,10 +193,11 @@ fn measure_cell(
     row: &GridRow,
     memory_node: u32,
     kind: MatrixKind,
-    size: u64,
+    size: CellSize,
     class: Option<ClassLabels>,
     pipeline: &mut Pipeline,
 ) -> Result<Option<Measured>, BenchError> {
+    let size = size.for_node(&context.topology, memory_node);
     let labels = to_params(&cell_labels(context, row, memory_node, kind, class));
     let memory = MemoryPlacement::bind(memory_node);
     Ok(match kind {
@@ -245,7 +247,7 @@ fn run_grid(
     row_name: &'static str,
     rows: Vec<GridRow>,
     kind: MatrixKind,
-    size: u64,
+    size: CellSize,
     pipeline: &mut Pipeline,
 ) -> Result<NodeMatrix, BenchError> {
     let memory_nodes = memory_nodes(&context.topology);
@@ -299,11 +301,11 @@ fn node_rows(topology: &Machine, kind: MatrixKind) -> Result<Vec<GridRow>, Bench
 pub fn run_node_matrix(
     context: &Context,
     kind: MatrixKind,
-    size: u64,
+    size: impl Into<CellSize>,
     pipeline: &mut Pipeline,
 ) -> Result<NodeMatrix, BenchError> {
     let rows = node_rows(&context.topology, kind)?;
-    run_grid(context, "CPU node", rows, kind, size, pipeline)
+    run_grid(context, "CPU node", rows, kind, size.into(), pipeline)
 }
 
 /// A node matrix measured by symmetry class (a time budget's cut): the
@@ -410,7 +412,7 @@ impl MatrixSample {
 pub fn run_sampled_matrix(
     context: &Context,
     kind: MatrixKind,
-    size: u64,
+    size: CellSize,
     sample: &MatrixSample,
     pipeline: &mut Pipeline,
 ) -> Result<NodeMatrix, BenchError> {
@@ -478,7 +480,7 @@ pub fn run_sampled_matrix(
                         },
                         working_set: working_set_params(
                             &context.topology,
-                            size,
+                            size.for_node(&context.topology, memory_node),
                             &row.cpus,
                             &[memory_node],
                         ),
@@ -577,7 +579,7 @@ fn emit_asymmetry(
 /// The idle latency matrix: [`run_node_matrix`] of [`MatrixKind::Latency`].
 pub fn run_latency_matrix(
     context: &Context,
-    size: u64,
+    size: impl Into<CellSize>,
     pipeline: &mut Pipeline,
 ) -> Result<NodeMatrix, BenchError> {
     run_node_matrix(context, MatrixKind::Latency, size, pipeline)
@@ -588,7 +590,7 @@ pub fn run_latency_matrix(
 pub fn run_bandwidth_matrix(
     context: &Context,
     mode: MatrixMode,
-    size: u64,
+    size: impl Into<CellSize>,
     pipeline: &mut Pipeline,
 ) -> Result<NodeMatrix, BenchError> {
     run_node_matrix(context, MatrixKind::Bandwidth(mode), size, pipeline)
@@ -601,7 +603,7 @@ pub fn run_cpu_row(
     context: &Context,
     cpu: u32,
     kind: MatrixKind,
-    size: u64,
+    size: impl Into<CellSize>,
     pipeline: &mut Pipeline,
 ) -> Result<NodeMatrix, BenchError> {
     let row = GridRow {
@@ -614,7 +616,7 @@ pub fn run_cpu_row(
             ..MatrixCellParams::default()
         },
     };
-    run_grid(context, "CPU", vec![row], kind, size, pipeline)
+    run_grid(context, "CPU", vec![row], kind, size.into(), pipeline)
 }
 
 /// The SLIT distance from the row's CPUs to `memory_node`, when they sit on

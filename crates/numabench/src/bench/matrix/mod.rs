@@ -5,6 +5,7 @@
 //! Their terminal tables ([`table`], one for both) and their roles in
 //! `numabench compare` ([`compare`]) hang on their registry entries too.
 
+mod cell_size;
 mod compare;
 mod describe;
 mod measure;
@@ -12,6 +13,7 @@ mod plan;
 mod run;
 mod table;
 
+pub use cell_size::CellSize;
 pub(super) use describe::{BANDWIDTH, LATENCY};
 pub use measure::*;
 pub use plan::matrix_cell_working_set;

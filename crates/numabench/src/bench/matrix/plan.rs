@@ -1,6 +1,7 @@
 //! The node matrices' plan: its `characterize` steps, the steps of its command,
 //! and what `--plan` and a time budget read of its work ([`Planned`]).
 
+use super::cell_size::CellSize;
 use super::measure::*;
 use super::run::*;
 use crate::bench::characterize::{Defaults, Steps};
@@ -51,7 +52,7 @@ pub(in crate::bench) fn characterize_latency(d: &Defaults, steps: &mut Steps) {
         format!("latency matrix {}x{}", d.cpu_nodes.len(), d.memory.len()),
         MatrixWork {
             kind: MatrixKind::Latency,
-            size: cell_working_set(d.topology, d, MatrixKind::Latency),
+            size: CellSize::Default(cell_working_set(d.topology, d, MatrixKind::Latency)),
             sample: None,
         },
         MATRIX_ORDER,
@@ -65,7 +66,11 @@ pub(in crate::bench) fn characterize_bandwidth(d: &Defaults, steps: &mut Steps) 
             format!("bandwidth matrix ({})", mode.name()),
             MatrixWork {
                 kind: MatrixKind::Bandwidth(mode),
-                size: cell_working_set(d.topology, d, MatrixKind::Bandwidth(mode)),
+                size: CellSize::Default(cell_working_set(
+                    d.topology,
+                    d,
+                    MatrixKind::Bandwidth(mode),
+                )),
                 sample: None,
             },
             MATRIX_ORDER,
@@ -90,13 +95,13 @@ impl Step {
     }
 
     /// The latency matrix, every CPU node x every memory node.
-    pub fn latency_matrix(size: u64) -> Self {
+    pub fn latency_matrix(size: impl Into<CellSize>) -> Self {
         Self::of(
             "matrix-latency",
             "latency matrix".to_string(),
             MatrixWork {
                 kind: MatrixKind::Latency,
-                size,
+                size: size.into(),
                 sample: None,
             },
         )
@@ -104,13 +109,13 @@ impl Step {
     }
 
     /// The bandwidth matrix in `mode`.
-    pub fn bandwidth_matrix(mode: MatrixMode, size: u64) -> Self {
+    pub fn bandwidth_matrix(mode: MatrixMode, size: impl Into<CellSize>) -> Self {
         Self::of(
             "matrix-bandwidth",
             format!("bandwidth matrix ({})", mode.name()),
             MatrixWork {
                 kind: MatrixKind::Bandwidth(mode),
-                size,
+                size: size.into(),
                 sample: None,
             },
         )
@@ -217,7 +222,14 @@ impl Planned for MatrixWork {
                         .collect(),
                     None => mem_nodes.clone(),
                 };
-                row_costs(topology, self.kind, self.size, node, cpus.len(), &cells)
+                row_costs(
+                    topology,
+                    self.kind,
+                    self.size.bytes(),
+                    node,
+                    cpus.len(),
+                    &cells,
+                )
             })
             .collect();
         // A cell's caches: one row's CPUs', one node's memory-side cache.
@@ -235,7 +247,7 @@ impl Planned for MatrixWork {
                 rows.iter().map(Vec::len).max().unwrap_or(0),
                 rows.concat(),
                 mem_nodes,
-                vec![self.size],
+                vec![self.size.bytes()],
                 costs,
             )
         }
@@ -246,7 +258,7 @@ impl Planned for MatrixWork {
     }
 
     fn working_sets(&mut self) -> Vec<&mut u64> {
-        vec![&mut self.size]
+        vec![self.size.bytes_mut()]
     }
 }
 

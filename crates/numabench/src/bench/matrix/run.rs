@@ -1,6 +1,7 @@
 //! The node matrices' work: what a step of it runs (the step runner calls
 //! [`Work::run`]).
 
+use super::cell_size::CellSize;
 use super::measure::*;
 use crate::bench::step::{Ran, StepRun, Work};
 
@@ -10,7 +11,7 @@ use crate::bench::step::{Ran, StepRun, Work};
 #[derive(Debug, Clone)]
 pub(in crate::bench) struct MatrixWork {
     pub(in crate::bench) kind: MatrixKind,
-    pub(in crate::bench) size: u64,
+    pub(in crate::bench) size: CellSize,
     pub(in crate::bench) sample: Option<MatrixSample>,
 }
 

@@ -23,11 +23,6 @@ pub fn value_text(value: &Value) -> String {
     }
 }
 
-/// A param that is `true`.
-pub fn flag_param(record: &Record, key: &str) -> bool {
-    record.params.get(key).and_then(Value::as_bool) == Some(true)
-}
-
 /// A figure with its significant digits, marked `!` when the placement
 /// the record asked for was not achieved.
 pub fn figure(record: &Record) -> String {

@@ -43,17 +43,14 @@ impl CacheLadder {
     /// (`cache_affected`); `DRAM` when the caches hold too little to
     /// matter.
     pub fn level_of(&self, record: &Record) -> String {
-        let affected = record
-            .params
-            .get("cache_affected")
-            .and_then(serde_json::Value::as_bool);
+        let affected = record.typed_params().cache_affected();
         if affected == Some(false) {
             return "DRAM".to_string();
         }
         let level = match record.typed_params().cache_level() {
             Some(level) => (level != MEMORY).then(|| level.to_string()),
             None => {
-                let Some(size) = super::cells::u64_param(record, "size_bytes") else {
+                let Some(size) = record.typed_params().size_bytes() else {
                     return "-".to_string();
                 };
                 holding(&self.levels, size).map(|level| level.name.clone())

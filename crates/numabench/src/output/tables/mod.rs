@@ -46,7 +46,7 @@ pub fn shape(records: &[Record], caches: &CacheLadder) -> Vec<TableModel> {
     };
     if records
         .iter()
-        .any(|record| cells::flag_param(record, "each_cpu"))
+        .any(|record| record.typed_params().each_cpu())
     {
         return per_cpu::tables(&records, caches);
     }

@@ -3,7 +3,6 @@
 use super::{section, Section};
 use crate::report::html::Table;
 use crate::report::load::Dataset;
-use serde_json::Value;
 
 /// Severity order: warnings, then what was not checked, then the rest.
 fn rank(severity: &str) -> u8 {
@@ -18,22 +17,16 @@ fn rank(severity: &str) -> u8 {
 pub fn findings_table(data: &Dataset) -> Table {
     let mut rows: Vec<(u8, Vec<String>)> = Vec::new();
     for (file, doc) in &data.doctors {
-        for f in doc
-            .get("findings")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let text = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            let severity = text("severity");
+        for f in &doc.findings {
+            let severity = f.severity.name().to_string();
             rows.push((
                 rank(&severity),
                 vec![
                     severity,
-                    text("check"),
-                    text("found"),
-                    text("advice"),
-                    text("why"),
+                    f.check.to_string(),
+                    f.found.clone(),
+                    f.advice.clone(),
+                    f.why.clone(),
                     file.clone(),
                 ],
             ));

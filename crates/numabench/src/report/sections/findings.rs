@@ -10,7 +10,6 @@ use crate::output::ReadRecord;
 use crate::report::html::escape;
 use crate::report::load::Dataset;
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
 
 /// The sentence of each summary record, with the file it came from when
 /// several files hold summaries (records without a sentence are left out).
@@ -27,7 +26,7 @@ fn sentences_where(data: &Dataset, keep: impl Fn(Option<FindingKind>) -> bool) -
         .iter()
         .filter(|r| keep(FindingKind::of_metric(&r.metric)))
         .filter_map(|r| {
-            let sentence = r.text(key::SENTENCE)?;
+            let sentence = r.typed_params().sentence()?.to_string();
             Some(if several_files {
                 format!("{sentence} ({})", r.file)
             } else {

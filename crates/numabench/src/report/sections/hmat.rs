@@ -10,9 +10,9 @@ use crate::report::diagram::cpu_ranges;
 use crate::report::html::{self, figure};
 use crate::report::load::Dataset;
 use crate::report::plot::heatmap;
+use crate::topology::{Machine, MemoryAttributeValue};
 use numabench_schema::benchmark;
 use numabench_schema::params::MatrixCellParams;
-use serde_json::Value;
 
 /// One declared attribute as a matrix: rows the initiators (`node N`, or
 /// `CPUs a-b` when no node has exactly the initiator's CPUs), columns the
@@ -27,48 +27,35 @@ pub struct Declared {
 
 /// Every attribute of a `topo --json` document, in the order hwloc names
 /// them first.
-pub fn declared(t: &Value) -> Vec<Declared> {
-    let items: Vec<&Value> = t
-        .get("memory_attributes")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
+pub fn declared(t: &Machine) -> Vec<Declared> {
     let mut names: Vec<&str> = Vec::new();
-    for item in &items {
-        if let Some(name) = item.get("name").and_then(Value::as_str) {
-            if !names.contains(&name) {
-                names.push(name);
-            }
+    for item in &t.memory_attributes {
+        if !names.contains(&item.name.as_str()) {
+            names.push(&item.name);
         }
     }
     names
         .into_iter()
-        .map(|name| declared_one(name, items.iter().copied()))
+        .map(|name| declared_one(name, &t.memory_attributes))
         .collect()
 }
 
-fn declared_one<'a>(name: &str, items: impl Iterator<Item = &'a Value>) -> Declared {
+fn declared_one(name: &str, items: &[MemoryAttributeValue]) -> Declared {
     // (row key, row label, initiator node), (target), value, unit
     let mut cells: Vec<((Option<u64>, String), u64, f64)> = Vec::new();
     let mut unit = String::new();
-    for item in items.filter(|i| i.get("name").and_then(Value::as_str) == Some(name)) {
-        let (Some(target), Some(value)) = (
-            item.get("target_node").and_then(Value::as_u64),
-            item.get("value").and_then(Value::as_f64),
-        ) else {
-            continue;
-        };
-        unit = item
-            .get("unit")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .into();
-        let node = item.get("initiator_node").and_then(Value::as_u64);
+    for item in items.iter().filter(|i| i.name == name) {
+        unit = item.unit.clone();
+        let node = item.initiator_node.map(u64::from);
         let label = match node {
             Some(node) => format!("node {node}"),
-            None => format!("CPUs {}", cpu_ranges(item.get("initiator_cpus"))),
+            None => format!("CPUs {}", cpu_ranges(&item.initiator_cpus)),
         };
-        cells.push(((node, label), target, value));
+        cells.push((
+            (node, label),
+            u64::from(item.target_node),
+            item.value as f64,
+        ));
     }
     let mut rows: Vec<(Option<u64>, String)> = cells.iter().map(|c| c.0.clone()).collect();
     // Initiator nodes in order, then CPU sets that are no node.
@@ -189,7 +176,7 @@ pub fn measured_ratio(d: &Declared, data: &Dataset) -> Option<(Matrix, String)> 
 
 /// The declared heatmaps, each with its measured/declared ratio beside it
 /// when measured; empty when the document declares nothing.
-pub fn hmat_html(t: &Value, data: &Dataset) -> String {
+pub fn hmat_html(t: &Machine, data: &Dataset) -> String {
     let mut out = String::new();
     for d in declared(t) {
         let m = &d.matrix;

@@ -42,9 +42,7 @@ fn rows(data: &Dataset) -> BTreeMap<String, HostRow> {
     let file_hosts: BTreeMap<String, String> = data
         .metadata
         .iter()
-        .filter_map(|(file, metadata)| {
-            Some((file.clone(), metadata.get("host")?.as_str()?.to_string()))
-        })
+        .map(|(file, metadata)| (file.clone(), metadata.host.clone()))
         .collect();
     let mut rows: BTreeMap<String, HostRow> = BTreeMap::new();
     for record in &data.records {

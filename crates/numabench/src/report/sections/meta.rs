@@ -7,6 +7,7 @@ use crate::report::html::{self, escape, Table};
 use crate::report::load::Dataset;
 use crate::report::plot;
 use crate::report::sections::matrix::{matrix_table, Matrix};
+use crate::topology::Machine;
 use serde_json::Value;
 
 /// The metadata table and, when a topology document was given, its summary.
@@ -27,25 +28,15 @@ pub fn build(data: &Dataset) -> Option<Section> {
             "UTC time",
         ]);
         for (file, m) in &data.metadata {
-            let text = |key: &str| match m.get(key) {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                Some(other) => other.to_string(),
-                None => String::new(),
-            };
             table.push(vec![
                 file.clone(),
-                format!("{} {}", text("tool"), text("version")),
-                text("command_line"),
-                text("host"),
-                text("kernel"),
-                text("cpu_model"),
-                text("topology"),
-                text("utc_time"),
+                format!("{} {}", m.tool, m.version),
+                m.command_line.join(" "),
+                m.host.clone(),
+                m.kernel.clone(),
+                m.cpu_model.clone(),
+                m.topology.clone(),
+                m.utc_time.clone(),
             ]);
         }
         body.push_str("<h3>Runs</h3>");
@@ -58,45 +49,31 @@ pub fn build(data: &Dataset) -> Option<Section> {
 }
 
 /// Nodes, distances and memory attributes of one `topo --json` document.
-pub fn topology_summary(file: &str, t: &Value, data: &Dataset) -> String {
-    let count = |key: &str| t.get(key).and_then(Value::as_u64).unwrap_or(0);
+pub fn topology_summary(file: &str, t: &Machine, data: &Dataset) -> String {
     let mut out = format!(
         "<h3>Topology ({})</h3><p>{} CPU(s), {} core(s), {} NUMA node(s); source: {}</p>",
         escape(file),
-        count("cpu_count"),
-        count("core_count"),
-        count("node_count"),
-        escape(t.get("source").and_then(Value::as_str).unwrap_or("?"))
+        t.cpu_count,
+        t.core_count,
+        t.node_count,
+        escape(&t.source)
     );
     let mut nodes = Table::new(&["node", "CPUs", "memory", "package", "kind"]);
-    for node in t
-        .get("nodes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let cpus = node
-            .get("cpus")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
+    for node in &t.nodes {
         nodes.push(vec![
-            node.get("index").map(Value::to_string).unwrap_or_default(),
-            if cpus == 0 {
+            node.index.to_string(),
+            if node.cpus.is_empty() {
                 "none (CPU-less)".into()
             } else {
-                cpu_list(node.get("cpus"))
+                node.cpus
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
             },
-            node.get("memory_total_bytes")
-                .and_then(Value::as_f64)
-                .map(html::bytes)
-                .unwrap_or_default(),
-            node.get("package")
-                .map(Value::to_string)
-                .unwrap_or_default(),
-            node.get("kind")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
+            html::bytes(node.memory_total_bytes as f64),
+            node.package.map_or_else(|| "-".into(), |p| p.to_string()),
+            node.kind.clone().unwrap_or_default(),
         ]);
     }
     out.push_str(&nodes.to_html());
@@ -109,7 +86,7 @@ pub fn topology_summary(file: &str, t: &Value, data: &Dataset) -> String {
             &diagram::diagram_table(&packages),
         ));
     }
-    if let Some(distances) = t.get("distances").filter(|d| !d.is_null()) {
+    if let Some(distances) = &t.distances {
         out.push_str("<h4>Distances</h4>");
         match distance_matrix(t) {
             Some(m) => out.push_str(&html::figure(
@@ -117,62 +94,44 @@ pub fn topology_summary(file: &str, t: &Value, data: &Dataset) -> String {
                 "The firmware's node distances (SLIT; 10 = local).",
                 &matrix_table(&m),
             )),
-            None => out.push_str(&json_table(distances)),
+            None => out.push_str(&json_table(&serde_json::json!(distances))),
         }
     }
-    for key in ["memory_attributes", "memory_side_caches"] {
-        if let Some(items) = t
-            .get(key)
-            .and_then(Value::as_array)
-            .filter(|a| !a.is_empty())
-        {
-            if key == "memory_attributes" {
-                out.push_str("<h4>HMAT memory attributes</h4>");
-                out.push_str(&hmat::hmat_html(t, data));
-                out.push_str(&format!(
-                    "<details><summary>every declared value ({})</summary>{}</details>",
-                    items.len(),
-                    json_table(&Value::Array(items.clone()))
-                ));
-            } else {
-                out.push_str("<h4>Memory-side caches</h4>");
-                out.push_str(&json_table(&Value::Array(items.clone())));
-            }
-        }
+    if !t.memory_attributes.is_empty() {
+        out.push_str("<h4>HMAT memory attributes</h4>");
+        out.push_str(&hmat::hmat_html(t, data));
+        out.push_str(&format!(
+            "<details><summary>every declared value ({})</summary>{}</details>",
+            t.memory_attributes.len(),
+            json_table(&serde_json::json!(t.memory_attributes))
+        ));
+    }
+    if !t.memory_side_caches.is_empty() {
+        out.push_str("<h4>Memory-side caches</h4>");
+        out.push_str(&json_table(&serde_json::json!(t.memory_side_caches)));
     }
     out
 }
 
 /// The distance matrix of a `topo --json` document, labelled with the
-/// nodes' indexes (None when it is not a square matrix of numbers).
-pub fn distance_matrix(t: &Value) -> Option<Matrix> {
-    let rows = t.get("distances")?.as_array()?;
-    let values: Vec<Vec<Option<f64>>> = rows
-        .iter()
-        .map(|row| {
-            row.as_array()
-                .map(|r| r.iter().map(Value::as_f64).collect())
-        })
-        .collect::<Option<_>>()?;
-    if values.iter().any(|row| row.len() != values.len()) {
+/// nodes' indexes (None when it is not a square matrix).
+pub fn distance_matrix(t: &Machine) -> Option<Matrix> {
+    let rows = t.distances.as_ref()?;
+    if rows.iter().any(|row| row.len() != rows.len()) {
         return None;
     }
-    let indexes: Vec<String> = t
-        .get("nodes")
-        .and_then(Value::as_array)
-        .filter(|nodes| nodes.len() == values.len())
-        .map(|nodes| {
-            nodes
-                .iter()
-                .map(|n| {
-                    format!(
-                        "node {}",
-                        n.get("index").map(Value::to_string).unwrap_or_default()
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_else(|| (0..values.len()).map(|i| format!("node {i}")).collect());
+    let values: Vec<Vec<Option<f64>>> = rows
+        .iter()
+        .map(|row| row.iter().map(|&d| Some(d as f64)).collect())
+        .collect();
+    let indexes: Vec<String> = match t.nodes.len() == values.len() {
+        true => t
+            .nodes
+            .iter()
+            .map(|n| format!("node {}", n.index))
+            .collect(),
+        false => (0..values.len()).map(|i| format!("node {i}")).collect(),
+    };
     Some(Matrix {
         title: "distances".into(),
         unit: String::new(),
@@ -182,18 +141,6 @@ pub fn distance_matrix(t: &Value) -> Option<Matrix> {
         inferred: Vec::new(),
         local: Vec::new(),
     })
-}
-
-fn cpu_list(value: Option<&Value>) -> String {
-    value
-        .and_then(Value::as_array)
-        .map(|cpus| {
-            cpus.iter()
-                .map(Value::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .unwrap_or_default()
 }
 
 /// A JSON value as a table: an array of objects one row each, a matrix

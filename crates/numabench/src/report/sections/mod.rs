@@ -220,19 +220,17 @@ pub fn curves_table(series: &[Series], x: &str, y: &str) -> Table {
 /// first that lists caches), as (bytes, "L<level> <size>").
 pub fn cache_marks(data: &Dataset) -> Vec<(f64, String)> {
     for (_, topology) in &data.topologies {
-        if let Some(caches) = topology.get("caches").and_then(|c| c.as_array()) {
-            let marks: Vec<(f64, String)> = caches
-                .iter()
-                .filter(|c| c.get("type").and_then(|t| t.as_str()) != Some("instruction"))
-                .filter_map(|c| {
-                    let size = c.get("size_bytes")?.as_f64()?;
-                    let level = c.get("level")?.as_u64()?;
-                    Some((size, format!("L{level} {}", html::bytes(size))))
-                })
-                .collect();
-            if !marks.is_empty() {
-                return marks;
-            }
+        let marks: Vec<(f64, String)> = topology
+            .caches
+            .iter()
+            .filter(|c| c.cache_type != "instruction")
+            .map(|c| {
+                let size = c.size_bytes as f64;
+                (size, format!("L{} {}", c.level, html::bytes(size)))
+            })
+            .collect();
+        if !marks.is_empty() {
+            return marks;
         }
     }
     Vec::new()
@@ -241,7 +239,7 @@ pub fn cache_marks(data: &Dataset) -> Vec<(f64, String)> {
 /// A text label for a record's memory placement (`bind:1`, `first-touch`).
 pub fn memory_of(r: &ReadRecord) -> String {
     match (
-        r.params.get("mem_node").and_then(|v| v.as_u64()),
+        r.typed_params().mem_node(),
         r.placement.requested.get("memory"),
     ) {
         (Some(node), _) => format!("node {node}"),

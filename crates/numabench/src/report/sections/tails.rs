@@ -10,7 +10,7 @@ use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
 use crate::report::plot::{lines, Series};
 use numabench_schema::benchmark;
-use serde_json::Value;
+use numabench_schema::params::{LatencyParams, LoadedLatencyParams, MatrixCellParams, TailParams};
 use std::collections::BTreeMap;
 
 /// The benchmarks whose records carry a tail.
@@ -20,23 +20,82 @@ pub const BENCHMARKS: &[&str] = &[
     benchmark::LOADED_LATENCY,
 ];
 
+/// What this section reads of a record, through its benchmark's type:
+/// the tail, the cache level, the nodes and a loaded point's load.
+struct TailRead {
+    tail: Option<TailParams>,
+    cache_level: Option<String>,
+    cpu_node: Option<u32>,
+    /// A matrix cell's memory node.
+    mem_node: Option<u32>,
+    /// A `loaded-latency` point's params.
+    loaded: Option<LoadedLatencyParams>,
+}
+
+impl TailRead {
+    fn of(r: &ReadRecord) -> TailRead {
+        if r.benchmark == benchmark::LOADED_LATENCY {
+            let loaded: LoadedLatencyParams = r.params_or_default();
+            return TailRead {
+                tail: loaded.tail.clone(),
+                cache_level: loaded.cache.cache_level.clone(),
+                cpu_node: loaded.cpu_node,
+                mem_node: None,
+                loaded: Some(loaded),
+            };
+        }
+        let latency: LatencyParams = r.params_or_default();
+        let cell: MatrixCellParams = match r.benchmark.as_str() {
+            benchmark::MATRIX_LATENCY => r.params_or_default(),
+            _ => MatrixCellParams::default(),
+        };
+        TailRead {
+            tail: latency.tail,
+            cache_level: latency.working_set.cache.cache_level,
+            cpu_node: cell.cpu_node.or(latency.cpu_node),
+            mem_node: cell.mem_node,
+            loaded: None,
+        }
+    }
+
+    /// The generators' traffic of a loaded point, GB/s.
+    fn traffic(&self) -> Option<f64> {
+        self.loaded.as_ref()?.traffic_gbs
+    }
+
+    /// A loaded point's traffic mix.
+    fn mix(&self) -> String {
+        let mix = self.loaded.as_ref().and_then(|loaded| loaded.mix.clone());
+        mix.unwrap_or_else(|| "?".into())
+    }
+
+    /// The idle point of a loaded-latency curve (its delay written as null).
+    fn idle(&self) -> bool {
+        self.loaded
+            .as_ref()
+            .is_some_and(|loaded| loaded.delay.is_none())
+    }
+}
+
 /// `shows`: the records whose tail this section tables or draws (their
 /// own sections draw them too): the ns latencies of memory-level working
 /// sets, and every loaded-latency point.
 pub fn shows(r: &ReadRecord) -> bool {
-    let tail = r.params.get("tail").is_some_and(Value::is_object);
-    let memory_level = r.text("cache_level").as_deref() == Some("memory");
-    tail && match r.benchmark.as_str() {
-        benchmark::LATENCY | benchmark::MATRIX_LATENCY => r.metric == "latency" && memory_level,
-        benchmark::LOADED_LATENCY => r.metric == "loaded_latency",
-        _ => false,
-    }
+    let read = TailRead::of(r);
+    let memory_level = read.cache_level.as_deref() == Some("memory");
+    read.tail.is_some()
+        && match r.benchmark.as_str() {
+            benchmark::LATENCY | benchmark::MATRIX_LATENCY => r.metric == "latency" && memory_level,
+            benchmark::LOADED_LATENCY => r.metric == "loaded_latency",
+            _ => false,
+        }
 }
 
-/// The node most of a record's pages were on (`params.mem_node` first).
+/// The node most of a record's pages were on (a matrix cell's `mem_node`
+/// first).
 fn memory_node(r: &ReadRecord) -> Option<u64> {
-    if let Some(node) = r.params.get("mem_node").and_then(Value::as_u64) {
-        return Some(node);
+    if let Some(node) = TailRead::of(r).mem_node {
+        return Some(u64::from(node));
     }
     let verified = r.placement.verified.as_ref()?;
     verified
@@ -46,8 +105,9 @@ fn memory_node(r: &ReadRecord) -> Option<u64> {
         .map(|(node, _)| u64::from(*node))
 }
 
-fn tail_figure(r: &ReadRecord, key: &str) -> Option<f64> {
-    r.params.get("tail")?.get(key)?.as_f64()
+/// A record's tail percentile that `figure` picks, ns.
+fn tail_figure(r: &ReadRecord, figure: fn(&TailParams) -> f64) -> Option<f64> {
+    TailRead::of(r).tail.as_ref().map(figure)
 }
 
 /// A tier's tail: memory-level latency records and the loaded-latency
@@ -65,28 +125,24 @@ fn rows(data: &Dataset) -> Vec<(&ReadRecord, String)> {
         .of(benchmark::LOADED_LATENCY)
         .filter(|r| shows(r) && r.metric == "loaded_latency")
     {
-        let mix = r.text("mix").unwrap_or_else(|| "?".into());
+        let mix = TailRead::of(r).mix();
         loaded
             .entry((r.file.clone(), memory_node(r), mix))
             .or_default()
             .push(r);
     }
     for ((_, _, mix), points) in loaded {
-        let idle = points
-            .iter()
-            .find(|r| r.params.get("delay").is_some_and(Value::is_null));
+        let idle = points.iter().find(|r| TailRead::of(r).idle());
+        let traffic = |r: &ReadRecord| TailRead::of(r).traffic().unwrap_or(0.0);
         let heaviest = points
             .iter()
-            .filter(|r| !r.params.get("delay").is_some_and(Value::is_null))
-            .max_by(|a, b| {
-                let traffic = |r: &ReadRecord| r.num("traffic_gbs").unwrap_or(0.0);
-                traffic(a).total_cmp(&traffic(b))
-            });
+            .filter(|r| !TailRead::of(r).idle())
+            .max_by(|a, b| traffic(a).total_cmp(&traffic(b)));
         if let Some(idle) = idle {
             rows.push((idle, "idle (loaded-latency)".into()));
         }
         if let Some(heaviest) = heaviest {
-            let traffic = heaviest.num("traffic_gbs").unwrap_or(0.0);
+            let traffic = traffic(heaviest);
             rows.push((heaviest, format!("{mix} at {} GB/s", html::number(traffic))));
         }
     }
@@ -97,10 +153,10 @@ fn rows(data: &Dataset) -> Vec<(&ReadRecord, String)> {
 pub fn loaded_tail_curves(data: &Dataset) -> Vec<Series> {
     super::curves_of(
         data.of(benchmark::LOADED_LATENCY).filter(|r| shows(r)),
-        |r| Some((r.num("traffic_gbs")?, tail_figure(r, "p99")?)),
+        |r| Some((TailRead::of(r).traffic()?, tail_figure(r, |t| t.p99)?)),
         |r| {
             let node = memory_node(r).map_or("?".into(), |node| node.to_string());
-            let mix = r.text("mix").unwrap_or_else(|| "?".into());
+            let mix = TailRead::of(r).mix();
             format!("node {node}, mix {mix} ({})", r.file)
         },
     )
@@ -127,18 +183,24 @@ pub fn build(data: &Dataset) -> Option<Section> {
             "file",
         ]);
         for (r, load) in &rows {
-            let figure = |key: &str| tail_figure(r, key).map_or("-".into(), html::number);
+            let read = TailRead::of(r);
+            let figure = |pick: fn(&TailParams) -> f64| {
+                read.tail
+                    .as_ref()
+                    .map(pick)
+                    .map_or("-".into(), html::number)
+            };
             let node = |value: Option<u64>| value.map_or("-".into(), |node| node.to_string());
             table.push(vec![
                 node(memory_node(r)),
-                node(r.params.get("cpu_node").and_then(Value::as_u64)),
+                node(read.cpu_node.map(u64::from)),
                 load.clone(),
-                figure("p50"),
-                figure("p90"),
-                figure("p99"),
-                figure("p99_9"),
-                figure("max"),
-                figure("batches"),
+                figure(|t| t.p50),
+                figure(|t| t.p90),
+                figure(|t| t.p99),
+                figure(|t| t.p999),
+                figure(|t| t.max),
+                figure(|t| t.batches as f64),
                 r.file.clone(),
             ]);
         }
@@ -174,6 +236,15 @@ mod tests {
     const TAIL: &str =
         r#""tail":{"p50":90,"p90":110,"p99":200,"p99_9":400,"max":900,"batches":4096}"#;
 
+    /// A record line whose pages were all found on node 2 (a
+    /// loaded-latency point names its node by where its pages were).
+    fn on_node_2(line: String) -> String {
+        line.replace(
+            r#""verified":null"#,
+            r#""verified":{"pages":8,"pages_per_node":{"2":8},"fraction_as_requested":1.0,"achieved":true}"#,
+        )
+    }
+
     #[test]
     fn each_tier_gets_its_idle_and_loaded_tails() {
         let data = dataset(&[
@@ -192,27 +263,27 @@ mod tests {
                 "ns",
                 &format!(r#"{{"mem_node":0,"cpu_node":0,"cache_level":"L1",{TAIL}}}"#),
             ),
-            record(
+            on_node_2(record(
                 "loaded-latency",
                 "loaded_latency",
                 100.0,
                 "ns",
-                &format!(r#"{{"mem_node":2,"delay":null,"mix":"reads","traffic_gbs":0.0,{TAIL}}}"#),
-            ),
-            record(
+                &format!(r#"{{"delay":null,"mix":"reads","traffic_gbs":0.0,{TAIL}}}"#),
+            )),
+            on_node_2(record(
                 "loaded-latency",
                 "loaded_latency",
                 150.0,
                 "ns",
-                &format!(r#"{{"mem_node":2,"delay":100,"mix":"reads","traffic_gbs":5.0,{TAIL}}}"#),
-            ),
-            record(
+                &format!(r#"{{"delay":100,"mix":"reads","traffic_gbs":5.0,{TAIL}}}"#),
+            )),
+            on_node_2(record(
                 "loaded-latency",
                 "loaded_latency",
                 250.0,
                 "ns",
-                &format!(r#"{{"mem_node":2,"delay":0,"mix":"reads","traffic_gbs":9.5,{TAIL}}}"#),
-            ),
+                &format!(r#"{{"delay":0,"mix":"reads","traffic_gbs":9.5,{TAIL}}}"#),
+            )),
         ]);
         let found = rows(&data);
         let loads: Vec<&str> = found.iter().map(|(_, load)| load.as_str()).collect();

@@ -212,11 +212,14 @@ fn sections_appear_only_for_the_records_given() {
 
 #[test]
 fn distances_of_another_machine_become_a_node_matrix() {
-    let topology = serde_json::json!({
-        "cpu_count": 4,
-        "nodes": [{"index": 0, "cpus": [0, 1]}, {"index": 1, "cpus": [2, 3]}, {"index": 2, "cpus": []}],
-        "distances": [[10, 21, 14], [22, 10, 29], [14, 30, 10]],
-    });
+    let mut topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
+    let mut cpuless = topology.nodes[1].clone();
+    cpuless.index = 2;
+    cpuless.cpus.clear();
+    cpuless.cpuless = true;
+    topology.nodes.push(cpuless);
+    topology.distances = Some(vec![vec![10, 21, 14], vec![22, 10, 29], vec![14, 30, 10]]);
+    topology.this_system = false;
     let m = meta::distance_matrix(&topology).unwrap();
     assert_eq!(m.rows, vec!["node 0", "node 1", "node 2"]);
     assert_eq!(m.values[1][2], Some(29.0));
@@ -226,10 +229,13 @@ fn distances_of_another_machine_become_a_node_matrix() {
         "asymmetric distances kept as given"
     );
     let mut data = Dataset::default();
-    data.load("t.json", &topology.to_string());
+    data.load("t.json", &serde_json::to_string(&topology).unwrap());
+    assert!(data.notes.is_empty(), "{:?}", data.notes);
     let html = crate::report::build(&data).html;
     assert!(html.contains("none (CPU-less)"));
-    assert!(meta::distance_matrix(&serde_json::json!({"distances": [[10, 20]]})).is_none());
+    let mut not_square = topology.clone();
+    not_square.distances = Some(vec![vec![10, 20]]);
+    assert!(meta::distance_matrix(&not_square).is_none());
 }
 
 #[test]
@@ -659,18 +665,29 @@ fn node_matrices_have_a_ratio_to_local_view() {
 /// only listed, with no heatmap and no ratio.
 #[test]
 fn hmat_values_get_a_measured_over_declared_view() {
-    let attribute = |name: &str, unit: &str, node: &str, target: u32, value: u32| {
-        format!(
-            r#"{{"name":"{name}","unit":"{unit}","initiator_cpus":[0,1],"initiator_node":{node},"target_node":{target},"value":{value}}}"#
-        )
+    let attribute = |name: &str, unit: &str, node: Option<u32>, target: u32, value: u64| {
+        crate::topology::MemoryAttributeValue {
+            name: name.into(),
+            unit: unit.into(),
+            initiator_cpus: vec![0, 1],
+            initiator_node: node,
+            target_node: target,
+            value,
+        }
     };
-    let topology = format!(
-        r#"{{"cpu_count":2,"core_count":2,"node_count":3,"nodes":[{{"index":0,"cpus":[0,1]}},{{"index":2,"cpus":[]}}],"memory_attributes":[{},{},{},{}]}}"#,
-        attribute("latency", "ns", "0", 0, 100),
-        attribute("latency", "ns", "0", 2, 120),
-        attribute("bandwidth", "MiB/s", "0", 0, 20000),
-        attribute("latency", "ns", "null", 2, 300),
-    );
+    let mut machine = crate::topology::synthetic("pack:1 [numa(memory=1GiB)] core:2 pu:1");
+    let mut cpuless = machine.nodes[0].clone();
+    cpuless.index = 2;
+    cpuless.cpus.clear();
+    cpuless.cpuless = true;
+    machine.nodes.push(cpuless);
+    machine.memory_attributes = vec![
+        attribute("latency", "ns", Some(0), 0, 100),
+        attribute("latency", "ns", Some(0), 2, 120),
+        attribute("bandwidth", "MiB/s", Some(0), 0, 20000),
+        attribute("latency", "ns", None, 2, 300),
+    ];
+    let topology = serde_json::to_string(&machine).unwrap();
     let mut data = Dataset::default();
     data.load("topo.json", &topology);
     data.load(
@@ -744,8 +761,8 @@ fn hmat_values_get_a_measured_over_declared_view() {
 /// empty `inferred` and came out with no row ("data (0 rows)").
 #[test]
 fn matrices_without_inferred_cells_keep_their_table_rows() {
-    let topology = serde_json::json!({"nodes": [{"index": 0}, {"index": 1}],
-        "distances": [[10, 21], [21, 10]]});
+    let mut topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:1 pu:1");
+    topology.distances = Some(vec![vec![10, 21], vec![21, 10]]);
     let m = meta::distance_matrix(&topology).unwrap();
     assert!(m.inferred.is_empty());
     let table = matrix::matrix_table(&m);
