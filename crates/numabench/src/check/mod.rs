@@ -44,3 +44,5 @@ pub use run::{
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wire_tests;

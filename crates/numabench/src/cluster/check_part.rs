@@ -80,11 +80,7 @@ pub fn measure_check(
     let doctor = run_doctor(&SystemFiles::real(), &context.topology);
     let fingerprint = Fingerprint::this_node(&context.topology, &doctor);
     let (plan, from_baseline) = host_plan(context, &fingerprint, baseline, size);
-    let mut params = Map::new();
-    params.insert("fingerprint".into(), json!(fingerprint));
-    params.insert("node_type".into(), json!(fingerprint.node_type()));
-    params.insert("plan".into(), json!(plan));
-    params.insert("plan_from_baseline".into(), json!(from_baseline));
+    let params = plan_params(&fingerprint, &plan, from_baseline);
     let items = plan.items.len() as f64;
     emit(Measured {
         record: Record {
@@ -107,13 +103,7 @@ pub fn measure_check(
     context.repeat = plan.repeat;
     for item in &plan.items {
         let attempt = measure_item(&context, item, plan.latency_samples)?;
-        let mut record = item_record(item, &attempt);
-        record
-            .params
-            .insert("quantity".into(), json!(item.quantity));
-        record
-            .params
-            .insert("cache_affected".into(), json!(item.cache_affected));
+        let record = cluster_item_record(item, &attempt);
         emit(Measured {
             record,
             node: Some(item.cpu_node),
@@ -121,6 +111,34 @@ pub fn measure_check(
         });
     }
     Ok(())
+}
+
+/// The plan record's params: the node's fingerprint and type, the plan,
+/// whether the plan is the baseline entry's.
+pub(super) fn plan_params(
+    fingerprint: &Fingerprint,
+    plan: &CheckPlan,
+    from_baseline: bool,
+) -> Map<String, Value> {
+    let mut params = Map::new();
+    params.insert("fingerprint".into(), json!(fingerprint));
+    params.insert("node_type".into(), json!(fingerprint.node_type()));
+    params.insert("plan".into(), json!(plan));
+    params.insert("plan_from_baseline".into(), json!(from_baseline));
+    params
+}
+
+/// An item's record as `check` makes it, with what the cluster compares
+/// it by: its quantity and whether its working set is cache-affected.
+pub(super) fn cluster_item_record(item: &CheckItem, attempt: &crate::check::Attempt) -> Record {
+    let mut record = item_record(item, attempt);
+    record
+        .params
+        .insert("quantity".into(), json!(item.quantity));
+    record
+        .params
+        .insert("cache_affected".into(), json!(item.cache_affected));
+    record
 }
 
 /// One measuring rank's check: who, its fingerprint and plan, and per item

@@ -110,10 +110,7 @@ pub fn measure_part(
 fn topo_record(context: &Context) -> Measured {
     let topology = &context.topology;
     let doctor = run_doctor(&SystemFiles::real(), topology);
-    let mut params = Map::new();
-    params.insert("settings".into(), json!(host_settings(topology, &doctor)));
-    params.insert("doctor_warnings".into(), json!(doctor.warnings));
-    params.insert("allowed_cpus".into(), json!(topology.allowed.cpus));
+    let params = topo_params(topology, &doctor);
     let value = topology.node_count as f64;
     Measured {
         record: Record {
@@ -128,6 +125,19 @@ fn topo_record(context: &Context) -> Measured {
         node: None,
         key: None,
     }
+}
+
+/// The `topo` record's params: the host's settings, the doctor's warning
+/// count, the CPUs this rank may use.
+pub(super) fn topo_params(
+    topology: &crate::topology::Machine,
+    doctor: &crate::doctor::DoctorReport,
+) -> Map<String, serde_json::Value> {
+    let mut params = Map::new();
+    params.insert("settings".into(), json!(host_settings(topology, doctor)));
+    params.insert("doctor_warnings".into(), json!(doctor.warnings));
+    params.insert("allowed_cpus".into(), json!(topology.allowed.cpus));
+    params
 }
 
 /// This rank's CPUs of `node`, compact order.
@@ -235,10 +245,7 @@ fn latency(
                 },
                 &mut |mut measured: Measured| {
                     if let Some(target) = &target {
-                        measured
-                            .record
-                            .params
-                            .insert(super::tags::TARGET.into(), json!(target));
+                        super::tags::mark_target(&mut measured.record, target);
                     }
                     emit(measured)
                 },

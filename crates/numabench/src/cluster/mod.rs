@@ -23,6 +23,8 @@ mod tags;
 mod verdict;
 #[cfg(feature = "mpi")]
 mod wait;
+#[cfg(test)]
+mod wire_tests;
 
 pub use check_part::{
     baseline_from_records, compare_with_baseline, measure_check, BaselineFinding, NoCheckRecords,

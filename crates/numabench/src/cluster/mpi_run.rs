@@ -29,9 +29,7 @@ use super::cost::{pingpong_cost, pingpong_rounds, recheck_pairs, Pairing, ROUNDS
 use super::measure::{measure_part, Measured, Sizing};
 use super::outlier::OutlierRule;
 use super::parts::{pingpong_pairs, pingpong_rule, Part, Per};
-use super::pingpong_summary::{
-    pingpong_summaries, HOST_A, HOST_B, RANK_A, RANK_B, SAME_HOST, UNIT_A, UNIT_B,
-};
+use super::pingpong_summary::{pair_params, pingpong_summaries, PairEnd};
 use super::tags::{every_rank_host, Origin};
 use super::verdict::{analyze, ClusterVerdict, Failure};
 use super::wait::{self, Pace, TimedOut, Wait};
@@ -44,7 +42,7 @@ use mpi::traits::*;
 use mpi::Threading;
 use numabench_schema::benchmark;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map};
+use serde_json::json;
 use std::time::{Duration, Instant};
 
 const TAG_GO: i32 = 101;
@@ -443,25 +441,28 @@ impl ClusterSession {
             } else {
                 sample.median()
             };
-            let mut params = Map::new();
-            params.insert(UNIT_A.into(), json!(roles.pair_unit(me)));
-            params.insert(UNIT_B.into(), json!(roles.pair_unit(other)));
-            params.insert(HOST_A.into(), json!(roles.hosts[me]));
-            params.insert(HOST_B.into(), json!(roles.hosts[other]));
-            params.insert(RANK_A.into(), json!(me));
-            params.insert(RANK_B.into(), json!(other));
-            params.insert(
-                SAME_HOST.into(),
-                json!(roles.hosts[me] == roles.hosts[other]),
-            );
-            params.insert("message_bytes".into(), json!(bytes));
-            params.insert("round_trips".into(), json!(trips));
             let rule = if config.uses_rounds(participants, repeat) {
                 ROUNDS_RULE
             } else {
                 pingpong_rule(participants)
             };
-            params.insert("pair_rule".into(), json!(rule));
+            let params = pair_params(
+                [
+                    PairEnd {
+                        unit: roles.pair_unit(me),
+                        host: &roles.hosts[me],
+                        rank: me,
+                    },
+                    PairEnd {
+                        unit: roles.pair_unit(other),
+                        host: &roles.hosts[other],
+                        rank: other,
+                    },
+                ],
+                bytes,
+                trips,
+                rule,
+            );
             let mut record = Record {
                 benchmark: benchmark::MPI_PINGPONG.into(),
                 metric: metric.into(),
@@ -521,9 +522,7 @@ fn measure_tagged(
             } = measured;
             origin.tag(&mut record, &roles.unit(rank, node), part.name(), key);
             if attempt > 1 {
-                record
-                    .params
-                    .insert(super::tags::ATTEMPT.into(), json!(attempt));
+                super::tags::mark_attempt(&mut record, attempt);
             }
             send(record);
         },

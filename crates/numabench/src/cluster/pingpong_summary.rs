@@ -29,6 +29,36 @@ pub const RANK_B: &str = "rank_b";
 /// True when both ends of a pair run on one host.
 pub const SAME_HOST: &str = "same_host";
 
+/// One end of a ping-pong pair.
+pub struct PairEnd<'a> {
+    pub unit: String,
+    pub host: &'a str,
+    pub rank: usize,
+}
+
+/// A pair record's params (before the measuring end's tags): its two
+/// ends, whether they share a host, the message size and round trips, and
+/// the rule that chose the pairs.
+pub fn pair_params(
+    [a, b]: [PairEnd; 2],
+    bytes: usize,
+    trips: usize,
+    rule: &str,
+) -> Map<String, Value> {
+    let mut params = Map::new();
+    params.insert(UNIT_A.into(), json!(a.unit));
+    params.insert(UNIT_B.into(), json!(b.unit));
+    params.insert(HOST_A.into(), json!(a.host));
+    params.insert(HOST_B.into(), json!(b.host));
+    params.insert(RANK_A.into(), json!(a.rank));
+    params.insert(RANK_B.into(), json!(b.rank));
+    params.insert(SAME_HOST.into(), json!(a.host == b.host));
+    params.insert("message_bytes".into(), json!(bytes));
+    params.insert("round_trips".into(), json!(trips));
+    params.insert("pair_rule".into(), json!(rule));
+    params
+}
+
 /// Whether a pair record's two ends share a host (its `same_host` param,
 /// else its two host names compared).
 fn same_host(pair: &Record) -> bool {

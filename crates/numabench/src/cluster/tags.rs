@@ -48,6 +48,17 @@ impl Origin {
     }
 }
 
+/// Names the target of a record (`--per numa` remote latencies), before
+/// it is tagged.
+pub fn mark_target(record: &mut Record, target: &str) {
+    record.params.insert(TARGET.into(), json!(target));
+}
+
+/// Marks a retest's record with its attempt, after it is tagged.
+pub fn mark_attempt(record: &mut Record, attempt: u32) {
+    record.params.insert(ATTEMPT.into(), json!(attempt));
+}
+
 /// This machine's host name (gethostname), as MPI users know their nodes.
 pub fn host_name() -> String {
     let mut buffer = [0u8; 256];
