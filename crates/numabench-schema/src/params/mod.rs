@@ -16,6 +16,8 @@ use serde_json::{Map, Value};
 mod bandwidth;
 mod cache;
 mod chase;
+mod check;
+mod cluster;
 mod compare;
 mod contention;
 mod core_to_core;
@@ -42,6 +44,16 @@ mod working_set;
 pub use bandwidth::BandwidthParams;
 pub use cache::CacheStateParams;
 pub use chase::ChaseOrderParams;
+pub use check::{
+    CheckItemParams, CheckOutcomeParams, CheckPlanParams, FingerprintDifference, NodeTypeParams,
+    CHECK_PLAN, NODE_TYPE_DIFFERENCES,
+};
+pub use cluster::{
+    BaselineProblemParams, ClusterFailureParams, ClusterLabels, ClusterOutlierParams,
+    ClusterStreamLabels, ClusterTopoParams, ClusterVerdictParams, DifferingSettingParams,
+    HostRankParams, HostSettings, MessageParams, PingpongBestPartnerParams, PingpongPairParams,
+    RuleParams, BEST_PARTNER_SUFFIX,
+};
 pub use compare::{CompareRatioParams, CompareUnmatchedParams, UNMATCHED};
 pub use contention::{ContentionParams, ContentionRatioParams, CONTENTION_BANDWIDTH_SUFFIX};
 pub use core_to_core::C2cParams;

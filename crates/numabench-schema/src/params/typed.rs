@@ -176,6 +176,18 @@ pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<TypedParamsS
     add::<super::RunParams>(generator, &mut schemas);
     add::<super::RunSummaryParams>(generator, &mut schemas);
     add::<super::ScanRatioParams>(generator, &mut schemas);
+    // `cluster`'s records and the health check's (`check`).
+    add::<super::ClusterOutlierParams>(generator, &mut schemas);
+    add::<super::DifferingSettingParams>(generator, &mut schemas);
+    add::<super::ClusterFailureParams>(generator, &mut schemas);
+    add::<super::BaselineProblemParams>(generator, &mut schemas);
+    add::<super::ClusterVerdictParams>(generator, &mut schemas);
+    add::<super::ClusterTopoParams>(generator, &mut schemas);
+    add::<super::PingpongPairParams>(generator, &mut schemas);
+    add::<super::PingpongBestPartnerParams>(generator, &mut schemas);
+    add::<super::CheckItemParams>(generator, &mut schemas);
+    add::<super::NodeTypeParams>(generator, &mut schemas);
+    add::<super::CheckPlanParams>(generator, &mut schemas);
     // The findings (`summary` records), one type per kind of finding.
     add::<super::findings::IdleLatencyParams>(generator, &mut schemas);
     add::<super::findings::MemoryLatencyParams>(generator, &mut schemas);

@@ -37,16 +37,9 @@ pub struct Fingerprint {
     pub settings: BTreeMap<String, String>,
 }
 
-/// One way a node differs from a fingerprint of its type.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Difference {
-    /// What differs: `node 1 memory`, `node 0 CPUs`, `setting smt`.
-    pub what: String,
-    pub measured: String,
-    pub reference: String,
-    /// The tolerance in words (`±2%`, `must match`).
-    pub tolerance: String,
-}
+/// One way a node differs from a fingerprint of its type (the node type
+/// record's params hold them as they are).
+pub use numabench_schema::params::FingerprintDifference as Difference;
 
 impl Fingerprint {
     /// This node's fingerprint.

@@ -37,10 +37,14 @@ pub use plan::{
     item_seconds, plan_check, CheckItem, CheckPlan, Quantity, CHECK_REPEAT, DEFAULT_BUDGET_SECONDS,
     LATENCY_SAMPLES,
 };
-pub use records::{item_record, node_type_record, outcome_record};
+pub use records::{
+    item_params, item_record, metric, node_type_record, outcome_record, record_with,
+};
 pub use run::{
     figure, measure_baseline, run_check, CheckReport, Outcome, Problem, Tolerances, Verdict,
 };
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wire_tests;

@@ -8,6 +8,9 @@ use super::run::Outcome;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::{Sample, Summary};
 use numabench_schema::benchmark;
+use numabench_schema::params::{
+    to_params, CheckItemParams, CheckOutcomeParams, NodeTypeParams, NODE_TYPE_DIFFERENCES,
+};
 use serde_json::{json, Map};
 
 /// The record of one measurement of `item`: its value (the fastest
@@ -16,13 +19,25 @@ use serde_json::{json, Map};
 /// repetitions' statistics. `check` and `cluster`'s check part both make
 /// theirs with it.
 pub fn item_record(item: &CheckItem, attempt: &Attempt) -> Record {
-    let mut params = Map::new();
-    params.insert("key".into(), json!(item.key));
-    params.insert("check".into(), json!(item.label()));
-    params.insert("node".into(), json!(item.memory_node));
-    params.insert("cpu_node".into(), json!(item.cpu_node));
-    params.insert("threads".into(), json!(item.cpus.len()));
-    params.insert("size_bytes".into(), json!(item.size));
+    record_with(item, attempt, &item_params(item))
+}
+
+/// What and where an item measures: the params every record of it
+/// starts with.
+pub fn item_params(item: &CheckItem) -> CheckItemParams {
+    CheckItemParams {
+        key: Some(item.key.clone()),
+        check: Some(item.label()),
+        node: Some(item.memory_node),
+        cpu_node: Some(item.cpu_node),
+        threads: Some(item.cpus.len() as u64),
+        size_bytes: Some(item.size),
+        ..CheckItemParams::default()
+    }
+}
+
+/// The record of one measurement of `item` with `params`.
+pub fn record_with(item: &CheckItem, attempt: &Attempt, params: &CheckItemParams) -> Record {
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!(item.cpus));
     requested.insert("memory".into(), json!(format!("bind:{}", item.memory_node)));
@@ -37,7 +52,7 @@ pub fn item_record(item: &CheckItem, attempt: &Attempt) -> Record {
             Quantity::Latency => Unit::Nanoseconds,
             _ => Unit::GigabytesPerSecond,
         },
-        params,
+        params: to_params(params),
         placement: Placement {
             requested,
             verified: Some(attempt.placement.clone()),
@@ -52,38 +67,41 @@ pub fn item_record(item: &CheckItem, attempt: &Attempt) -> Record {
 pub fn outcome_record(outcome: &Outcome) -> Record {
     let reported = outcome.reported();
     let reference = &outcome.reference;
-    let mut record = item_record(&outcome.item, reported);
-    let params = &mut record.params;
-    params.insert("reference".into(), json!(reference.value));
-    params.insert("lower".into(), json!(reference.lower));
-    params.insert("upper".into(), json!(reference.upper));
-    params.insert("tolerance".into(), json!(reference.tolerance_text()));
-    params.insert("verdict".into(), json!(outcome.verdict));
-    let attempts: Vec<f64> = outcome.attempts.iter().map(|a| a.value).collect();
-    params.insert("attempts".into(), json!(attempts));
-    params.insert("ratio".into(), json!(reported.value / reference.value));
-    record
+    let params = CheckItemParams {
+        outcome: Some(CheckOutcomeParams {
+            reference: Some(reference.value),
+            lower: reference.lower,
+            upper: reference.upper,
+            tolerance: Some(reference.tolerance_text()),
+            verdict: outcome.verdict.name().to_string(),
+            attempts: Some(outcome.attempts.iter().map(|a| a.value).collect()),
+            ratio: Some(reported.value / reference.value),
+        }),
+        ..item_params(&outcome.item)
+    };
+    record_with(&outcome.item, reported, &params)
 }
 
 /// The record of the node type: how many ways this node differs from its
 /// baseline's fingerprint, and each.
 pub fn node_type_record(differences: &[Difference]) -> Record {
-    let mut params = Map::new();
-    params.insert("differences".into(), json!(differences));
+    let params = NodeTypeParams {
+        differences: Some(differences.to_vec()),
+    };
     let value = differences.len() as f64;
     Record {
         benchmark: benchmark::CHECK.into(),
-        metric: "node_type_differences".into(),
+        metric: NODE_TYPE_DIFFERENCES.into(),
         value,
         unit: Unit::Count,
-        params,
+        params: to_params(&params),
         placement: Placement::default(),
         stats: Summary::single(value),
     }
 }
 
-/// The metric name of a quantity's records.
-fn metric(quantity: Quantity) -> &'static str {
+/// The metric name of a quantity's records (its name in params too).
+pub fn metric(quantity: Quantity) -> &'static str {
     match quantity {
         Quantity::ReadBandwidth => "read_bandwidth",
         Quantity::TriadBandwidth => "triad_bandwidth",

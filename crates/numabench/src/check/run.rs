@@ -25,6 +25,17 @@ pub enum Verdict {
     Misplaced,
 }
 
+impl Verdict {
+    /// Its name in records and problem lines (`ok`, `fail`, `misplaced`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Fail => "fail",
+            Verdict::Misplaced => "misplaced",
+        }
+    }
+}
+
 /// One item's attempts and verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Outcome {

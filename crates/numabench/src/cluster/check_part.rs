@@ -10,17 +10,21 @@
 
 use super::measure::Measured;
 use super::parts::Per;
-use super::tags;
 use crate::bench::{BenchError, Context};
 use crate::check::{
-    figure, item_record, measure_item, plan_check, Baseline, BaselineEntry, CheckItem, CheckPlan,
-    Fingerprint, Quantity, Reference, Tolerances, Written, DEFAULT_BUDGET_SECONDS,
+    figure, item_params, measure_item, metric, plan_check, record_with, Attempt, Baseline,
+    BaselineEntry, CheckItem, CheckPlan, Fingerprint, Quantity, Reference, Tolerances, Written,
+    DEFAULT_BUDGET_SECONDS,
 };
 use crate::doctor::{run_doctor, SystemFiles};
 use crate::kernels::SimdLevel;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Summary;
 use numabench_schema::benchmark;
+use numabench_schema::params::{
+    to_params, BaselineProblemParams, CheckItemParams, CheckPlanParams, ClusterLabels,
+    HostRankParams,
+};
 use serde_json::{json, Map, Value};
 
 /// The metric of the one record per measuring rank that says what it
@@ -80,11 +84,7 @@ pub fn measure_check(
     let doctor = run_doctor(&SystemFiles::real(), &context.topology);
     let fingerprint = Fingerprint::this_node(&context.topology, &doctor);
     let (plan, from_baseline) = host_plan(context, &fingerprint, baseline, size);
-    let mut params = Map::new();
-    params.insert("fingerprint".into(), json!(fingerprint));
-    params.insert("node_type".into(), json!(fingerprint.node_type()));
-    params.insert("plan".into(), json!(plan));
-    params.insert("plan_from_baseline".into(), json!(from_baseline));
+    let params = plan_params(&fingerprint, &plan, from_baseline);
     let items = plan.items.len() as f64;
     emit(Measured {
         record: Record {
@@ -107,13 +107,7 @@ pub fn measure_check(
     context.repeat = plan.repeat;
     for item in &plan.items {
         let attempt = measure_item(&context, item, plan.latency_samples)?;
-        let mut record = item_record(item, &attempt);
-        record
-            .params
-            .insert("quantity".into(), json!(item.quantity));
-        record
-            .params
-            .insert("cache_affected".into(), json!(item.cache_affected));
+        let record = cluster_item_record(item, &attempt);
         emit(Measured {
             record,
             node: Some(item.cpu_node),
@@ -121,6 +115,33 @@ pub fn measure_check(
         });
     }
     Ok(())
+}
+
+/// The plan record's params: the node's fingerprint and type, the plan,
+/// whether the plan is the baseline entry's.
+pub(super) fn plan_params(
+    fingerprint: &Fingerprint,
+    plan: &CheckPlan,
+    from_baseline: bool,
+) -> Map<String, Value> {
+    to_params(&CheckPlanParams {
+        fingerprint: Some(json!(fingerprint)),
+        node_type: Some(fingerprint.node_type()),
+        plan: Some(json!(plan)),
+        plan_from_baseline: Some(from_baseline),
+        labels: ClusterLabels::default(),
+    })
+}
+
+/// An item's record as `check` makes it, with what the cluster compares
+/// it by: its quantity and whether its working set is cache-affected.
+pub(super) fn cluster_item_record(item: &CheckItem, attempt: &Attempt) -> Record {
+    let params = CheckItemParams {
+        quantity: Some(metric(item.quantity).to_string()),
+        cache_affected: Some(item.cache_affected),
+        ..item_params(item)
+    };
+    record_with(item, attempt, &params)
 }
 
 /// One measuring rank's check: who, its fingerprint and plan, and per item
@@ -135,27 +156,22 @@ struct HostCheck {
 
 /// Every measuring rank's check, in rank order, from the tagged records.
 fn host_checks(records: &[Record]) -> Vec<HostCheck> {
-    let rank_of = |record: &Record| record.params.get(tags::RANK).and_then(Value::as_i64);
     let mut checks: Vec<HostCheck> = Vec::new();
     for record in records
         .iter()
         .filter(|record| record.benchmark == benchmark::CHECK && record.metric == PLAN_METRIC)
     {
-        let (Some(rank), Some(host)) = (
-            rank_of(record),
-            record.params.get(tags::HOST).and_then(Value::as_str),
-        ) else {
+        let params = record.params_or_default::<CheckPlanParams>();
+        let (Some(rank), Some(host)) = (params.labels.rank, params.labels.host) else {
             continue;
         };
         let parsed = (
-            record
-                .params
-                .get("fingerprint")
-                .and_then(|value| serde_json::from_value::<Fingerprint>(value.clone()).ok()),
-            record
-                .params
-                .get("plan")
-                .and_then(|value| serde_json::from_value::<CheckPlan>(value.clone()).ok()),
+            params
+                .fingerprint
+                .and_then(|value| serde_json::from_value::<Fingerprint>(value).ok()),
+            params
+                .plan
+                .and_then(|value| serde_json::from_value::<CheckPlan>(value).ok()),
         );
         let (Some(fingerprint), Some(plan)) = parsed else {
             continue;
@@ -164,7 +180,7 @@ fn host_checks(records: &[Record]) -> Vec<HostCheck> {
             continue; // a retest's plan record: the same plan
         }
         checks.push(HostCheck {
-            host: host.to_string(),
+            host,
             rank,
             fingerprint,
             plan,
@@ -173,16 +189,14 @@ fn host_checks(records: &[Record]) -> Vec<HostCheck> {
     }
     // Every item figure by (rank, key), read once: a cluster of 1000 hosts
     // holds about 100,000 of them.
-    let mut figures: std::collections::HashMap<(i64, &str), Vec<f64>> =
+    let mut figures: std::collections::HashMap<(i64, String), Vec<f64>> =
         std::collections::HashMap::new();
     for record in records
         .iter()
         .filter(|record| record.benchmark == benchmark::CHECK && record.metric != PLAN_METRIC)
     {
-        if let (Some(rank), Some(key)) = (
-            rank_of(record),
-            record.params.get("key").and_then(Value::as_str),
-        ) {
+        let params = record.params_or_default::<CheckItemParams>();
+        if let (Some(rank), Some(key)) = (params.labels.rank, params.key) {
             figures.entry((rank, key)).or_default().push(record.value);
         }
     }
@@ -196,7 +210,7 @@ fn host_checks(records: &[Record]) -> Vec<HostCheck> {
                 }
             };
             let best = figures
-                .get(&(check.rank, item.key.as_str()))
+                .get(&(check.rank, item.key.clone()))
                 .into_iter()
                 .flatten()
                 .copied()
@@ -289,6 +303,19 @@ pub struct BaselineFinding {
     /// As `check` says it: `node 0 triad bandwidth: 3.10 GB/s vs 10.2
     /// GB/s (-5%)`, or why there is nothing to compare with.
     pub problem: String,
+}
+
+impl BaselineFinding {
+    /// Its record's params.
+    pub(super) fn params(&self) -> BaselineProblemParams {
+        BaselineProblemParams {
+            who: HostRankParams {
+                host: Some(self.host.clone()),
+                rank: Some(self.rank),
+            },
+            problem: Some(self.problem.clone()),
+        }
+    }
 }
 
 /// Every measuring rank's check against `baseline`: each metric outside

@@ -7,29 +7,27 @@ use super::verdict::ClusterVerdict;
 use crate::output::tables::TableModel;
 use crate::output::Record;
 use crate::units::format_value;
-use serde_json::Value;
+use numabench_schema::params::ClusterLabels;
 
 /// The host table of the tagged records rank 0 gathered and its verdict.
 pub fn host_table(records: &[Record], verdict: &ClusterVerdict) -> TableModel {
-    let text = |record: &Record, key: &str| {
-        record
-            .params
-            .get(key)
-            .and_then(Value::as_str)
-            .map(String::from)
-    };
+    // Each record's labels, read once.
+    let labelled: Vec<(ClusterLabels, &Record)> = records
+        .iter()
+        .map(|record| (tags::labels(record), record))
+        .collect();
     let mut hosts: Vec<String> = Vec::new();
     let mut keys: Vec<(String, &'static str)> = Vec::new();
-    for record in records {
-        let Some(host) = text(record, tags::HOST) else {
+    for (labels, record) in &labelled {
+        let Some(host) = &labels.host else {
             continue;
         };
-        if !hosts.contains(&host) {
-            hosts.push(host);
+        if !hosts.contains(host) {
+            hosts.push(host.clone());
         }
-        if let Some(key) = text(record, tags::KEY) {
-            if !keys.iter().any(|(known, _)| *known == key) {
-                keys.push((key, record.unit.as_str()));
+        if let Some(key) = &labels.cluster_key {
+            if !keys.iter().any(|(known, _)| known == key) {
+                keys.push((key.clone(), record.unit.as_str()));
             }
         }
     }
@@ -47,13 +45,12 @@ pub fn host_table(records: &[Record], verdict: &ClusterVerdict) -> TableModel {
     for host in &hosts {
         let mut row = vec![host.clone()];
         for (key, _) in &keys {
-            let values: Vec<f64> = records
+            let values: Vec<f64> = labelled
                 .iter()
-                .filter(|record| {
-                    text(record, tags::HOST).as_ref() == Some(host)
-                        && text(record, tags::KEY).as_ref() == Some(key)
+                .filter(|(labels, _)| {
+                    labels.host.as_ref() == Some(host) && labels.cluster_key.as_ref() == Some(key)
                 })
-                .map(|record| record.value)
+                .map(|(_, record)| record.value)
                 .collect();
             let outlier = verdict
                 .outliers

@@ -17,7 +17,8 @@ use crate::stats::Summary;
 use crate::threads::CpuOrder;
 use crate::topology::{cpu_nodes, memory_nodes};
 use numabench_schema::benchmark;
-use serde_json::{json, Map};
+use numabench_schema::params::{to_params, ClusterLabels, ClusterStreamLabels, ClusterTopoParams};
+use serde_json::Map;
 use std::io;
 use std::sync::mpsc::{channel, Receiver, Sender};
 
@@ -110,10 +111,7 @@ pub fn measure_part(
 fn topo_record(context: &Context) -> Measured {
     let topology = &context.topology;
     let doctor = run_doctor(&SystemFiles::real(), topology);
-    let mut params = Map::new();
-    params.insert("settings".into(), json!(host_settings(topology, &doctor)));
-    params.insert("doctor_warnings".into(), json!(doctor.warnings));
-    params.insert("allowed_cpus".into(), json!(topology.allowed.cpus));
+    let params = topo_params(topology, &doctor);
     let value = topology.node_count as f64;
     Measured {
         record: Record {
@@ -128,6 +126,20 @@ fn topo_record(context: &Context) -> Measured {
         node: None,
         key: None,
     }
+}
+
+/// The `topo` record's params: the host's settings, the doctor's warning
+/// count, the CPUs this rank may use.
+pub(super) fn topo_params(
+    topology: &crate::topology::Machine,
+    doctor: &crate::doctor::DoctorReport,
+) -> Map<String, serde_json::Value> {
+    to_params(&ClusterTopoParams {
+        settings: Some(host_settings(topology, doctor)),
+        doctor_warnings: Some(doctor.warnings as u64),
+        allowed_cpus: Some(topology.allowed.cpus.clone()),
+        labels: ClusterLabels::default(),
+    })
 }
 
 /// This rank's CPUs of `node`, compact order.
@@ -187,9 +199,10 @@ fn stream(
     for node in cpu_nodes(&context.topology) {
         let cpus = node_cpus(context, node)?;
         let size = size_for(context, sizing, &cpus, &[node])?;
-        let mut labels = Map::new();
-        labels.insert("cpu_order".into(), json!(CLUSTER_ORDER.name()));
-        labels.insert("node".into(), json!(node));
+        let labels = to_params(&ClusterStreamLabels {
+            cpu_order: CLUSTER_ORDER.name().to_string(),
+            node,
+        });
         let config = BandwidthConfig::new(triad, cpus, size, MemoryPlacement::bind(node))
             .labelled("bandwidth", labels);
         collect(
@@ -239,10 +252,7 @@ fn latency(
                 },
                 &mut |mut measured: Measured| {
                     if let Some(target) = &target {
-                        measured
-                            .record
-                            .params
-                            .insert(super::tags::TARGET.into(), json!(target));
+                        super::tags::mark_target(&mut measured.record, target);
                     }
                     emit(measured)
                 },
@@ -336,7 +346,11 @@ mod tests {
         // The check part: its plan record, then check's own keys.
         assert!(made.iter().any(|(part, m)| *part == Part::Check
             && m.record.metric == super::super::check_part::PLAN_METRIC
-            && m.record.params["plan_from_baseline"] == false));
+            && m.record
+                .params_as::<numabench_schema::params::CheckPlanParams>()
+                .unwrap()
+                .plan_from_baseline
+                == Some(false)));
         let keys: Vec<&str> = made.iter().filter_map(|(_, m)| m.key.as_deref()).collect();
         let first = cpu_nodes(&context.topology)[0];
         assert!(
@@ -357,12 +371,12 @@ mod tests {
             "{keys:?}"
         );
         let topo = &made.iter().find(|(part, _)| *part == Part::Topo).unwrap().1;
-        assert!(
-            topo.record.params["settings"]["numa_nodes"]
-                .as_u64()
-                .unwrap()
-                >= 1
-        );
+        let settings = topo
+            .record
+            .params_as::<ClusterTopoParams>()
+            .unwrap()
+            .settings;
+        assert!(settings.unwrap().numa_nodes.unwrap() >= 1);
         for (part, measured) in &made {
             // The check part's plan record says what was measured, no figure.
             let plan = measured.record.metric == super::super::check_part::PLAN_METRIC;

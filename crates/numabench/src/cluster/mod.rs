@@ -23,6 +23,8 @@ mod tags;
 mod verdict;
 #[cfg(feature = "mpi")]
 mod wait;
+#[cfg(test)]
+mod wire_tests;
 
 pub use check_part::{
     baseline_from_records, compare_with_baseline, measure_check, BaselineFinding, NoCheckRecords,
@@ -46,5 +48,5 @@ pub use pingpong_summary::pingpong_summaries;
 pub use settings::{differing, host_settings, Difference, MEMORY_TOLERANCE};
 #[cfg(feature = "mpi")]
 pub use tags::every_rank_host;
-pub use tags::{host_name, Origin, ATTEMPT};
+pub use tags::{host_name, Origin};
 pub use verdict::{analyze, ClusterVerdict, Failure, OutlierFinding};

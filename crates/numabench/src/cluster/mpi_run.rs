@@ -29,10 +29,8 @@ use super::cost::{pingpong_cost, pingpong_rounds, recheck_pairs, Pairing, ROUNDS
 use super::measure::{measure_part, Measured, Sizing};
 use super::outlier::OutlierRule;
 use super::parts::{pingpong_pairs, pingpong_rule, Part, Per};
-use super::pingpong_summary::{
-    pingpong_summaries, HOST_A, HOST_B, RANK_A, RANK_B, SAME_HOST, UNIT_A, UNIT_B,
-};
-use super::tags::{every_rank_host, Origin};
+use super::pingpong_summary::{pair_params, pingpong_summaries, PairEnd};
+use super::tags::{every_rank_host, labels, Origin};
 use super::verdict::{analyze, ClusterVerdict, Failure};
 use super::wait::{self, Pace, TimedOut, Wait};
 use crate::bench::Context;
@@ -43,8 +41,8 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Threading;
 use numabench_schema::benchmark;
+use numabench_schema::params::PingpongBestPartnerParams;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map};
 use std::time::{Duration, Instant};
 
 const TAG_GO: i32 = 101;
@@ -443,25 +441,28 @@ impl ClusterSession {
             } else {
                 sample.median()
             };
-            let mut params = Map::new();
-            params.insert(UNIT_A.into(), json!(roles.pair_unit(me)));
-            params.insert(UNIT_B.into(), json!(roles.pair_unit(other)));
-            params.insert(HOST_A.into(), json!(roles.hosts[me]));
-            params.insert(HOST_B.into(), json!(roles.hosts[other]));
-            params.insert(RANK_A.into(), json!(me));
-            params.insert(RANK_B.into(), json!(other));
-            params.insert(
-                SAME_HOST.into(),
-                json!(roles.hosts[me] == roles.hosts[other]),
-            );
-            params.insert("message_bytes".into(), json!(bytes));
-            params.insert("round_trips".into(), json!(trips));
             let rule = if config.uses_rounds(participants, repeat) {
                 ROUNDS_RULE
             } else {
                 pingpong_rule(participants)
             };
-            params.insert("pair_rule".into(), json!(rule));
+            let params = pair_params(
+                [
+                    PairEnd {
+                        unit: roles.pair_unit(me),
+                        host: &roles.hosts[me],
+                        rank: me,
+                    },
+                    PairEnd {
+                        unit: roles.pair_unit(other),
+                        host: &roles.hosts[other],
+                        rank: other,
+                    },
+                ],
+                bytes,
+                trips,
+                rule,
+            );
             let mut record = Record {
                 benchmark: benchmark::MPI_PINGPONG.into(),
                 metric: metric.into(),
@@ -521,9 +522,7 @@ fn measure_tagged(
             } = measured;
             origin.tag(&mut record, &roles.unit(rank, node), part.name(), key);
             if attempt > 1 {
-                record
-                    .params
-                    .insert(super::tags::ATTEMPT.into(), json!(attempt));
+                super::tags::mark_attempt(&mut record, attempt);
             }
             send(record);
         },
@@ -716,20 +715,13 @@ impl Root<'_> {
         };
         let verdict = analyze(&self.records, Vec::new(), Vec::new(), &self.config.rule);
         for outlier in &verdict.outliers {
-            let flagged = self.records.iter().find(|record| {
-                record.params.get(super::tags::UNIT) == Some(&json!(outlier.unit))
-                    && record.params.get(super::tags::KEY) == Some(&json!(outlier.key))
+            let flagged = self.records.iter().map(labels).find(|labels| {
+                labels.unit.as_ref() == Some(&outlier.unit)
+                    && labels.cluster_key.as_ref() == Some(&outlier.key)
             });
-            let Some(record) = flagged else { continue };
-            let rank = record
-                .params
-                .get(super::tags::RANK)
-                .and_then(serde_json::Value::as_u64);
-            let part = record
-                .params
-                .get(super::tags::PART)
-                .and_then(serde_json::Value::as_str)
-                .and_then(Part::by_name);
+            let Some(labels) = flagged else { continue };
+            let rank = labels.rank.and_then(|rank| u64::try_from(rank).ok());
+            let part = labels.part.as_deref().and_then(Part::by_name);
             if let (Some(rank), Some(part)) = (rank, part) {
                 if part != Part::Topo && part != Part::Pingpong {
                     add(rank as usize, part);
@@ -820,14 +812,13 @@ impl Root<'_> {
         for key in ["pingpong latency", "pingpong bandwidth"] {
             let of_key: Vec<&Record> = summaries
                 .iter()
-                .filter(|record| record.params.get(super::tags::KEY) == Some(&json!(key)))
+                .filter(|record| labels(record).cluster_key.as_deref() == Some(key))
                 .collect();
             let values: Vec<f64> = of_key.iter().map(|record| record.value).collect();
             for deviation in self.config.rule.outliers(&values) {
                 let rank = of_key[deviation.index]
-                    .params
-                    .get(super::tags::RANK)
-                    .and_then(serde_json::Value::as_u64);
+                    .params_or_default::<PingpongBestPartnerParams>()
+                    .rank;
                 if let Some(index) =
                     rank.and_then(|rank| participants.iter().position(|&p| p as u64 == rank))
                 {

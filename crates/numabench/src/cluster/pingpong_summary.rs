@@ -13,29 +13,46 @@
 //! as their own metric (`same_host_<metric>_best_partner`, compared under
 //! `pingpong same-host <metric>`).
 
-use super::tags;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Summary;
 use numabench_schema::benchmark;
-use serde_json::{json, Map, Value};
+use numabench_schema::params::{
+    to_params, MessageParams, PingpongBestPartnerParams, PingpongPairParams, BEST_PARTNER_SUFFIX,
+};
 
-/// The `params` keys naming the two ends of a pair record.
-pub const UNIT_A: &str = "unit_a";
-pub const UNIT_B: &str = "unit_b";
-pub const HOST_A: &str = "host_a";
-pub const HOST_B: &str = "host_b";
-pub const RANK_A: &str = "rank_a";
-pub const RANK_B: &str = "rank_b";
-/// True when both ends of a pair run on one host.
-pub const SAME_HOST: &str = "same_host";
+/// One end of a ping-pong pair.
+#[cfg(any(feature = "mpi", test))]
+pub struct PairEnd<'a> {
+    pub unit: String,
+    pub host: &'a str,
+    pub rank: usize,
+}
 
-/// Whether a pair record's two ends share a host (its `same_host` param,
-/// else its two host names compared).
-fn same_host(pair: &Record) -> bool {
-    match pair.params.get(SAME_HOST).and_then(Value::as_bool) {
-        Some(same) => same,
-        None => pair.params.get(HOST_A) == pair.params.get(HOST_B),
-    }
+/// A pair record's params (before the measuring end's tags): its two
+/// ends, whether they share a host, the message size and round trips, and
+/// the rule that chose the pairs.
+#[cfg(any(feature = "mpi", test))]
+pub fn pair_params(
+    [a, b]: [PairEnd; 2],
+    bytes: usize,
+    trips: usize,
+    rule: &str,
+) -> serde_json::Map<String, serde_json::Value> {
+    to_params(&PingpongPairParams {
+        unit_a: Some(a.unit),
+        unit_b: Some(b.unit),
+        host_a: Some(a.host.to_string()),
+        host_b: Some(b.host.to_string()),
+        rank_a: Some(a.rank as u64),
+        rank_b: Some(b.rank as u64),
+        same_host: Some(a.host == b.host),
+        message: MessageParams {
+            message_bytes: Some(bytes as u64),
+            round_trips: Some(trips as u64),
+        },
+        pair_rule: Some(rule.to_string()),
+        labels: numabench_schema::params::ClusterLabels::default(),
+    })
 }
 
 /// For each end of the pair records `pairs` and each metric, one record
@@ -46,68 +63,83 @@ fn same_host(pair: &Record) -> bool {
 /// over its partners on its own host, `same_host_<metric>_best_partner`
 /// under `pingpong same-host <metric>`.
 pub fn pingpong_summaries(pairs: &[Record]) -> Vec<Record> {
-    // (metric, unit) → (host, rank), values, a pair record, in first-seen
-    // order; the metric is prefixed `same_host_` for pairs on one host.
-    type Group = ((String, String), (Value, Value), Vec<f64>, Record);
+    // (metric, unit) → (host, rank), values, the pair's message, its unit,
+    // in first-seen order; the metric is prefixed `same_host_` for pairs
+    // on one host.
+    type Group = (
+        (String, String),
+        (String, Option<u64>),
+        Vec<f64>,
+        MessageParams,
+        Unit,
+    );
     let mut groups: Vec<Group> = Vec::new();
     for pair in pairs {
-        for (unit, host, rank) in [(UNIT_A, HOST_A, RANK_A), (UNIT_B, HOST_B, RANK_B)] {
-            let (Some(unit), Some(host)) = (pair.params.get(unit), pair.params.get(host)) else {
+        let params = pair.params_or_default::<PingpongPairParams>();
+        let ends = [
+            (&params.unit_a, &params.host_a, params.rank_a),
+            (&params.unit_b, &params.host_b, params.rank_b),
+        ];
+        for (unit, host, rank) in ends {
+            let (Some(unit), Some(host)) = (unit, host) else {
                 continue;
             };
-            let Some(unit) = unit.as_str() else { continue };
-            let rank = pair.params.get(rank).cloned().unwrap_or(Value::Null);
-            let metric = if same_host(pair) {
+            let metric = if params.on_one_host() {
                 format!("same_host_{}", pair.metric)
             } else {
                 pair.metric.clone()
             };
-            let id = (metric, unit.to_string());
+            let id = (metric, unit.clone());
             match groups.iter_mut().find(|(key, ..)| *key == id) {
-                Some((_, _, values, _)) => values.push(pair.value),
-                None => groups.push((id, (host.clone(), rank), vec![pair.value], pair.clone())),
+                Some((_, _, values, ..)) => values.push(pair.value),
+                None => groups.push((
+                    id,
+                    (host.clone(), rank),
+                    vec![pair.value],
+                    params.message,
+                    pair.unit,
+                )),
             }
         }
     }
     groups
         .into_iter()
-        .map(|((metric, unit), (host, rank), values, example)| {
-            let lower_is_better = matches!(
-                example.unit,
-                Unit::Nanoseconds | Unit::Cycles | Unit::Seconds
-            );
-            let value = if lower_is_better {
-                values.iter().copied().fold(f64::INFINITY, f64::min)
-            } else {
-                values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-            };
-            let mut params = Map::new();
-            params.insert(tags::HOST.into(), host);
-            params.insert(tags::RANK.into(), rank);
-            params.insert(tags::UNIT.into(), json!(unit));
-            params.insert(tags::PART.into(), json!("pingpong"));
-            let key = match metric.strip_prefix("same_host_") {
-                Some(base) => format!("pingpong same-host {base}"),
-                None => format!("pingpong {metric}"),
-            };
-            params.insert(tags::KEY.into(), json!(key));
-            params.insert(SAME_HOST.into(), json!(metric.starts_with("same_host_")));
-            params.insert("partners".into(), json!(values.len()));
-            for copied in ["message_bytes", "round_trips"] {
-                if let Some(value) = example.params.get(copied) {
-                    params.insert(copied.into(), value.clone());
+        .map(
+            |((metric, unit), (host, rank), values, message, record_unit)| {
+                let lower_is_better = matches!(
+                    record_unit,
+                    Unit::Nanoseconds | Unit::Cycles | Unit::Seconds
+                );
+                let value = if lower_is_better {
+                    values.iter().copied().fold(f64::INFINITY, f64::min)
+                } else {
+                    values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                };
+                let key = match metric.strip_prefix("same_host_") {
+                    Some(base) => format!("pingpong same-host {base}"),
+                    None => format!("pingpong {metric}"),
+                };
+                let params = PingpongBestPartnerParams {
+                    host: Some(host),
+                    rank,
+                    unit: Some(unit),
+                    part: Some("pingpong".into()),
+                    cluster_key: Some(key),
+                    same_host: Some(metric.starts_with("same_host_")),
+                    partners: Some(values.len() as u64),
+                    message,
+                };
+                Record {
+                    benchmark: benchmark::MPI_PINGPONG.into(),
+                    metric: format!("{metric}_{BEST_PARTNER_SUFFIX}"),
+                    value,
+                    unit: record_unit,
+                    params: to_params(&params),
+                    placement: Placement::default(),
+                    stats: Summary::single(value),
                 }
-            }
-            Record {
-                benchmark: benchmark::MPI_PINGPONG.into(),
-                metric: format!("{metric}_best_partner"),
-                value,
-                unit: example.unit,
-                params,
-                placement: Placement::default(),
-                stats: Summary::single(value),
-            }
-        })
+            },
+        )
         .collect()
 }
 
@@ -116,13 +148,15 @@ mod tests {
     use super::*;
 
     fn pair(a: &str, b: &str, value: f64) -> Record {
-        let mut params = Map::new();
-        params.insert(UNIT_A.into(), json!(a));
-        params.insert(UNIT_B.into(), json!(b));
-        params.insert(HOST_A.into(), json!(a));
-        params.insert(HOST_B.into(), json!(b));
-        params.insert(RANK_A.into(), json!(0));
-        params.insert(RANK_B.into(), json!(1));
+        let params = to_params(&PingpongPairParams {
+            unit_a: Some(a.into()),
+            unit_b: Some(b.into()),
+            host_a: Some(a.into()),
+            host_b: Some(b.into()),
+            rank_a: Some(0),
+            rank_b: Some(1),
+            ..PingpongPairParams::default()
+        });
         Record {
             benchmark: "mpi-pingpong".into(),
             metric: "latency".into(),
@@ -200,8 +234,11 @@ mod tests {
                     50_000.0 + (a + b) as f64
                 };
                 let mut record = pair(ends[a].0, ends[b].0, value);
-                record.params.insert(HOST_A.into(), json!(ends[a].1));
-                record.params.insert(HOST_B.into(), json!(ends[b].1));
+                record.params.extend(to_params(&PingpongPairParams {
+                    host_a: Some(ends[a].1.into()),
+                    host_b: Some(ends[b].1.into()),
+                    ..PingpongPairParams::default()
+                }));
                 pairs.push(record);
             }
         }

@@ -4,6 +4,7 @@
 
 use crate::doctor::{CheckId, DoctorReport};
 use crate::topology::Machine;
+use numabench_schema::params::{DifferingSettingParams, HostSettings};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -20,28 +21,31 @@ pub const MEMORY_TOLERANCE: f64 = 0.02;
 /// A host's settings to compare: setting name → value. Numbers are
 /// compared as numbers (memory with [`MEMORY_TOLERANCE`]), the rest as
 /// text. Doctor findings appear as `doctor.CHECK` = `severity: found`.
-pub fn host_settings(topology: &Machine, doctor: &DoctorReport) -> Map<String, Value> {
-    let mut settings = Map::new();
-    settings.insert("cpus".into(), json!(topology.cpu_count));
-    settings.insert("cores".into(), json!(topology.core_count));
-    settings.insert("numa_nodes".into(), json!(topology.node_count));
+pub fn host_settings(topology: &Machine, doctor: &DoctorReport) -> HostSettings {
     let cpuless = topology.nodes.iter().filter(|node| node.cpuless).count();
-    settings.insert("cpuless_nodes".into(), json!(cpuless));
     let memory: u64 = topology
         .nodes
         .iter()
         .map(|node| node.memory_total_bytes)
         .sum();
-    settings.insert("memory_total_bytes".into(), json!(memory));
+    // Named at run time: one setting per doctor check.
+    let mut findings = Map::new();
     for finding in &doctor.findings {
         let value = if SEVERITY_ONLY.contains(&finding.check) {
             finding.severity.name().to_string()
         } else {
             finding.severity.with(&finding.found)
         };
-        settings.insert(format!("doctor.{}", finding.check), json!(value));
+        findings.insert(format!("doctor.{}", finding.check), json!(value));
     }
-    settings
+    HostSettings {
+        cpus: Some(topology.cpu_count as u64),
+        cores: Some(topology.core_count as u64),
+        numa_nodes: Some(topology.node_count as u64),
+        cpuless_nodes: Some(cpuless as u64),
+        memory_total_bytes: Some(memory),
+        doctor: findings,
+    }
 }
 
 /// One host whose setting differs from the majority of hosts.
@@ -55,6 +59,19 @@ pub struct Difference {
     pub majority: Option<Value>,
     /// How many hosts have the majority value.
     pub majority_hosts: usize,
+}
+
+impl Difference {
+    /// Its record's params.
+    pub(super) fn params(&self) -> DifferingSettingParams {
+        DifferingSettingParams {
+            host: Some(self.host.clone()),
+            setting: Some(self.setting.clone()),
+            value: self.value.clone(),
+            majority: self.majority.clone(),
+            majority_hosts: Some(self.majority_hosts as u64),
+        }
+    }
 }
 
 /// Hosts whose settings differ from the majority, setting by setting. A
@@ -135,13 +152,16 @@ fn classify(name: &str, values: &[Value]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use numabench_schema::params::to_params;
 
     fn host(name: &str, thp: &str, memory: u64) -> (String, Map<String, Value>) {
-        let mut settings = Map::new();
-        settings.insert("numa_nodes".into(), json!(2));
-        settings.insert("memory_total_bytes".into(), json!(memory));
-        settings.insert("doctor.transparent_huge_pages".into(), json!(thp));
-        (name.to_string(), settings)
+        let settings = HostSettings {
+            numa_nodes: Some(2),
+            memory_total_bytes: Some(memory),
+            doctor: Map::from_iter([("doctor.transparent_huge_pages".to_string(), json!(thp))]),
+            ..HostSettings::default()
+        };
+        (name.to_string(), to_params(&settings))
     }
 
     const GIB: u64 = 1 << 30;
@@ -208,11 +228,13 @@ mod tests {
         let topology = crate::topology::synthetic("pack:2 [numa(memory=8GiB)] core:2 pu:2");
         let doctor = crate::doctor::run_doctor(&crate::doctor::SystemFiles::real(), &topology);
         let settings = host_settings(&topology, &doctor);
-        assert_eq!(settings["numa_nodes"], json!(2));
-        assert_eq!(settings["cpus"], json!(8));
-        assert_eq!(settings["memory_total_bytes"], json!(16u64 << 30));
+        assert_eq!(settings.numa_nodes, Some(2));
+        assert_eq!(settings.cpus, Some(8));
+        assert_eq!(settings.memory_total_bytes, Some(16u64 << 30));
         for finding in &doctor.findings {
-            assert!(settings.contains_key(&format!("doctor.{}", finding.check)));
+            assert!(settings
+                .doctor
+                .contains_key(&format!("doctor.{}", finding.check)));
         }
     }
 }

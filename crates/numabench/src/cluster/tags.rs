@@ -1,30 +1,9 @@
-//! The `params` keys that tie a cluster record to where it was measured
-//! and to what it is compared with (docs/results.md, "cluster").
+//! The labels that tie a cluster record to where it was measured and to
+//! what it is compared with (docs/results.md, "cluster"): typed as
+//! [`ClusterLabels`], appended after each record's own params.
 
 use crate::output::Record;
-use serde_json::json;
-
-/// Host name (gethostname) of the rank that measured.
-pub const HOST: &str = "host";
-/// MPI_COMM_WORLD rank that measured.
-pub const RANK: &str = "rank";
-/// The compared unit: `HOST`, `HOST/node N` (`--per numa`) or
-/// `HOST/rank R` (`--per rank`).
-pub const UNIT: &str = "unit";
-/// The part that made the record.
-pub const PART: &str = "part";
-/// What the record's value is compared with across units; records
-/// without it are kept but not compared.
-pub const KEY: &str = "cluster_key";
-/// What tells a record from its unit's other records of the same key
-/// (`--per numa` remote latencies: `memory node N`); absent when a unit
-/// has one record per key.
-pub const TARGET: &str = "cluster_target";
-/// A retest's attempt (2): the record measures a suspect again; first
-/// attempts carry none. The verdict takes each unit's better attempt.
-pub const ATTEMPT: &str = "attempt";
-/// A host's settings (`topo` part), compared across hosts.
-pub const SETTINGS: &str = "settings";
+use numabench_schema::params::{to_params, ClusterLabels};
 
 /// Who measured: added to every record a rank makes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,15 +16,54 @@ impl Origin {
     /// Tags `record` with host, rank, unit, part and (when comparable)
     /// its comparison key.
     pub fn tag(&self, record: &mut Record, unit: &str, part: &str, key: Option<String>) {
-        let params = &mut record.params;
-        params.insert(HOST.into(), json!(self.host));
-        params.insert(RANK.into(), json!(self.rank));
-        params.insert(UNIT.into(), json!(unit));
-        params.insert(PART.into(), json!(part));
-        if let Some(key) = key {
-            params.insert(KEY.into(), json!(key));
-        }
+        add_labels(
+            record,
+            &ClusterLabels {
+                host: Some(self.host.clone()),
+                rank: Some(i64::from(self.rank)),
+                unit: Some(unit.to_string()),
+                part: Some(part.to_string()),
+                cluster_key: key,
+                ..ClusterLabels::default()
+            },
+        );
     }
+}
+
+/// `labels` appended to `record`'s params (a key it has keeps its place).
+fn add_labels(record: &mut Record, labels: &ClusterLabels) {
+    record.params.extend(to_params(labels));
+}
+
+/// Names the target of a record (`--per numa` remote latencies: what
+/// tells it from its unit's other records of the same key), before it is
+/// tagged.
+pub fn mark_target(record: &mut Record, target: &str) {
+    add_labels(
+        record,
+        &ClusterLabels {
+            cluster_target: Some(target.to_string()),
+            ..ClusterLabels::default()
+        },
+    );
+}
+
+/// Marks a retest's record with its attempt, after it is tagged: the
+/// verdict takes each unit's better attempt.
+#[cfg(any(feature = "mpi", test))]
+pub fn mark_attempt(record: &mut Record, attempt: u32) {
+    add_labels(
+        record,
+        &ClusterLabels {
+            attempt: Some(attempt),
+            ..ClusterLabels::default()
+        },
+    );
+}
+
+/// A record's cluster labels (none: not a cluster record).
+pub fn labels(record: &Record) -> ClusterLabels {
+    record.params_or_default()
 }
 
 /// This machine's host name (gethostname), as MPI users know their nodes.

@@ -8,8 +8,12 @@ use super::tags;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Summary;
 use numabench_schema::benchmark;
+use numabench_schema::params::{
+    to_params, ClusterFailureParams, ClusterOutlierParams, ClusterTopoParams, ClusterVerdictParams,
+    HostRankParams, RuleParams,
+};
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -33,6 +37,29 @@ pub struct OutlierFinding {
     pub units: usize,
 }
 
+impl OutlierFinding {
+    /// Its record's params, with the rule's thresholds.
+    fn params(&self, rule: RuleParams) -> ClusterOutlierParams {
+        let deviation = &self.deviation;
+        ClusterOutlierParams {
+            unit: Some(self.unit.clone()),
+            host: Some(self.host.clone()),
+            key: Some(self.key.clone()),
+            record_unit: Some(self.record_unit.as_str().to_string()),
+            direction: Some(self.direction.to_string()),
+            target: self.target.clone(),
+            value: Some(deviation.value),
+            median: Some(deviation.median),
+            others_median: Some(deviation.others_median),
+            others_mad: Some(deviation.others_mad),
+            robust_z: deviation.robust_z,
+            relative: deviation.relative,
+            units: Some(self.units as u64),
+            rule,
+        }
+    }
+}
+
 /// A host (and rank) that did not deliver a part, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Failure {
@@ -41,6 +68,20 @@ pub struct Failure {
     /// The part that failed; `None` when the rank stopped answering.
     pub part: Option<String>,
     pub error: String,
+}
+
+impl Failure {
+    /// Its record's params.
+    fn params(&self) -> ClusterFailureParams {
+        ClusterFailureParams {
+            who: HostRankParams {
+                host: Some(self.host.clone()),
+                rank: Some(i64::from(self.rank)),
+            },
+            part: self.part.clone(),
+            error: Some(self.error.clone()),
+        }
+    }
 }
 
 /// Everything rank 0 concludes.
@@ -102,10 +143,6 @@ struct Entry {
     target: Option<String>,
 }
 
-fn text(params: &Map<String, Value>, key: &str) -> Option<String> {
-    params.get(key).and_then(Value::as_str).map(String::from)
-}
-
 /// Compares the records of every unit: `records` are all the tagged
 /// records rank 0 received (its own included).
 pub fn analyze(
@@ -130,25 +167,29 @@ pub fn analyze(
     let mut hosts: Vec<String> = Vec::new();
     let mut settings: Vec<(String, Map<String, Value>)> = Vec::new();
     for record in records {
-        let Some(host) = text(&record.params, tags::HOST) else {
+        let labels = tags::labels(record);
+        let Some(host) = labels.host else {
             continue;
         };
         if !hosts.contains(&host) {
             hosts.push(host.clone());
         }
-        let unit = text(&record.params, tags::UNIT).unwrap_or_else(|| host.clone());
-        if let Some(Value::Object(map)) = record.params.get(tags::SETTINGS) {
-            if !settings.iter().any(|(name, _)| *name == host) {
-                settings.push((host.clone(), map.clone()));
+        let unit = labels.unit.unwrap_or_else(|| host.clone());
+        if record.benchmark == benchmark::CLUSTER_TOPO {
+            let topo = record.params_or_default::<ClusterTopoParams>();
+            if let Some(host_settings) = topo.settings {
+                if !settings.iter().any(|(name, _)| *name == host) {
+                    settings.push((host.clone(), to_params(&host_settings)));
+                }
             }
         }
-        let Some(key) = text(&record.params, tags::KEY) else {
+        let Some(key) = labels.cluster_key else {
             continue;
         };
         if !units.contains(&unit) {
             units.push(unit.clone());
         }
-        let target = text(&record.params, tags::TARGET);
+        let target = labels.cluster_target;
         let entries = by_key.entry(key.clone()).or_default();
         // A retest of the same unit and target: the better attempt counts.
         let place = (key, unit.clone(), target.clone());
@@ -223,13 +264,6 @@ fn record(metric: &str, value: f64, unit: Unit, params: Map<String, Value>) -> R
     }
 }
 
-fn object(value: impl Serialize) -> Map<String, Value> {
-    match serde_json::to_value(value) {
-        Ok(Value::Object(map)) => map,
-        _ => Map::new(),
-    }
-}
-
 impl ClusterVerdict {
     /// Outliers, differing hosts and failed hosts together: the exit
     /// status is 1 when this is above 0.
@@ -293,53 +327,49 @@ impl ClusterVerdict {
     /// per host and setting, one `failed` per failure, then `verdict`.
     pub fn records(&self, rule: &OutlierRule) -> Vec<Record> {
         let mut records = Vec::new();
+        let rule_params = RuleParams {
+            mad_k: Some(rule.k),
+            min_deviation: Some(rule.min_deviation),
+        };
         for outlier in &self.outliers {
-            let mut params = object(outlier);
-            params.insert("mad_k".into(), json!(rule.k));
-            params.insert("min_deviation".into(), json!(rule.min_deviation));
             let ratio = if outlier.deviation.others_median == 0.0 {
                 f64::NAN
             } else {
                 outlier.deviation.value / outlier.deviation.others_median
             };
+            let params = to_params(&outlier.params(rule_params));
             records.push(record("outlier", ratio, Unit::Ratio, params));
         }
         for difference in &self.differences {
-            records.push(record(
-                "differing_setting",
-                1.0,
-                Unit::Count,
-                object(difference),
-            ));
+            let params = to_params(&difference.params());
+            records.push(record("differing_setting", 1.0, Unit::Count, params));
         }
         for failure in &self.failures {
-            records.push(record("failed", 1.0, Unit::Count, object(failure)));
+            let params = to_params(&failure.params());
+            records.push(record("failed", 1.0, Unit::Count, params));
         }
         for finding in &self.baseline {
-            records.push(record(
-                "baseline_problem",
-                1.0,
-                Unit::Count,
-                object(finding),
-            ));
+            let params = to_params(&finding.params());
+            records.push(record("baseline_problem", 1.0, Unit::Count, params));
         }
-        let mut params = Map::new();
-        params.insert("units".into(), json!(self.units));
-        params.insert("hosts".into(), json!(self.hosts));
-        params.insert("outliers".into(), json!(self.outliers.len()));
-        params.insert("differing".into(), json!(self.differences.len()));
-        params.insert("failed".into(), json!(self.failures.len()));
-        params.insert("baseline_problems".into(), json!(self.baseline.len()));
-        params.insert("retested".into(), json!(self.retested));
-        params.insert("idle_ranks".into(), json!(self.idle));
-        params.insert("notes".into(), json!(self.notes));
-        params.insert("mad_k".into(), json!(rule.k));
-        params.insert("min_deviation".into(), json!(rule.min_deviation));
+        let count = |n: usize| Some(n as u64);
+        let params = ClusterVerdictParams {
+            units: count(self.units),
+            hosts: count(self.hosts),
+            outliers: count(self.outliers.len()),
+            differing: count(self.differences.len()),
+            failed: count(self.failures.len()),
+            baseline_problems: count(self.baseline.len()),
+            retested: Some(self.retested.clone()),
+            idle_ranks: Some(self.idle.clone()),
+            notes: Some(self.notes.clone()),
+            rule: rule_params,
+        };
         records.push(record(
             "verdict",
             self.problems() as f64,
             Unit::Count,
-            params,
+            to_params(&params),
         ));
         records
     }
@@ -447,17 +477,19 @@ impl ClusterVerdict {
 /// and of its host table.
 #[cfg(test)]
 pub(super) mod fixtures {
-    use super::{record, tags};
+    use super::record;
     use crate::output::{Record, Unit};
-    use serde_json::{json, Map};
+    use numabench_schema::params::{to_params, ClusterLabels};
 
     /// Host `host`'s figure `key` (the host is its own unit).
     pub fn tagged(host: &str, key: &str, value: f64, unit: Unit) -> Record {
-        let mut params = Map::new();
-        params.insert(tags::HOST.into(), json!(host));
-        params.insert(tags::UNIT.into(), json!(host));
-        params.insert(tags::KEY.into(), json!(key));
-        record("x", value, unit, params)
+        let labels = ClusterLabels {
+            host: Some(host.into()),
+            unit: Some(host.into()),
+            cluster_key: Some(key.into()),
+            ..ClusterLabels::default()
+        };
+        record("x", value, unit, to_params(&labels))
     }
 
     /// Four hosts' triad bandwidth and local latency, host c far slower
@@ -487,15 +519,25 @@ mod tests {
     use super::*;
 
     use super::fixtures::{four_hosts_one_slow, tagged};
+    use numabench_schema::params::{ClusterLabels, HostSettings};
+    use serde_json::json;
 
     fn settings(host: &str, thp: &str) -> Record {
-        let mut params = Map::new();
-        params.insert(tags::HOST.into(), json!(host));
-        params.insert(
-            tags::SETTINGS.into(),
-            json!({"doctor.thp": thp, "numa_nodes": 1}),
-        );
-        record("numa_nodes", 1.0, Unit::Count, params)
+        let params = ClusterTopoParams {
+            settings: Some(HostSettings {
+                numa_nodes: Some(1),
+                doctor: Map::from_iter([("doctor.thp".to_string(), json!(thp))]),
+                ..HostSettings::default()
+            }),
+            labels: ClusterLabels {
+                host: Some(host.into()),
+                ..ClusterLabels::default()
+            },
+            ..ClusterTopoParams::default()
+        };
+        let mut record = record("numa_nodes", 1.0, Unit::Count, to_params(&params));
+        record.benchmark = benchmark::CLUSTER_TOPO.into();
+        record
     }
 
     /// A retest (a second record of the same unit and key) that came back
@@ -650,8 +692,11 @@ mod tests {
                 value,
                 Unit::Nanoseconds,
             );
-            record.params.insert(tags::HOST.into(), json!(&unit[..2]));
-            record.params.insert(tags::TARGET.into(), json!(target));
+            record.params.extend(to_params(&ClusterLabels {
+                host: Some(unit[..2].to_string()),
+                cluster_target: Some(target.to_string()),
+                ..ClusterLabels::default()
+            }));
             records.push(record);
         }
         let verdict = analyze(&records, Vec::new(), Vec::new(), &OutlierRule::default());

@@ -11,7 +11,7 @@ use crate::report::sections::{
 };
 use crate::report::Section;
 use numabench_schema::benchmark;
-use numabench_schema::params::{key, LatencyParams};
+use numabench_schema::params::{key, ClusterLabels, LatencyParams};
 
 /// A latency record's params (what it lacks reads as `None`).
 fn params_of(r: &ReadRecord) -> LatencyParams {
@@ -30,7 +30,8 @@ pub fn curve_label(r: &ReadRecord) -> String {
 /// (a cluster record's `params.host`, else its file's metadata), the file,
 /// the cluster rank, the chase order and the writer CPU (`--writer-cpu`).
 fn setting(data: &Dataset, r: &ReadRecord) -> [(&'static str, String); 5] {
-    let host = r.text(key::HOST).or_else(|| {
+    let labels = r.params_or_default::<ClusterLabels>();
+    let host = labels.host.or_else(|| {
         data.metadata
             .iter()
             .find(|(file, _)| *file == r.file)
@@ -47,7 +48,10 @@ fn setting(data: &Dataset, r: &ReadRecord) -> [(&'static str, String); 5] {
     [
         ("host", host.unwrap_or_else(|| "?".into())),
         ("file", r.file.clone()),
-        ("rank", r.text("rank").unwrap_or_default()),
+        (
+            "rank",
+            labels.rank.map(|rank| rank.to_string()).unwrap_or_default(),
+        ),
         ("order", params.chase.order.unwrap_or_default()),
         ("writer CPU", writer.unwrap_or_else(|| "none".into())),
     ]

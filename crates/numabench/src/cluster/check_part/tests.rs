@@ -17,8 +17,11 @@ fn host_records(
     value: impl Fn(usize, &CheckItem) -> f64,
 ) -> Vec<Record> {
     let tag = |mut record: Record| {
-        record.params.insert(tags::HOST.into(), json!(host));
-        record.params.insert(tags::RANK.into(), json!(rank));
+        record.params.extend(to_params(&ClusterLabels {
+            host: Some(host.into()),
+            rank: Some(rank),
+            ..ClusterLabels::default()
+        }));
         record
     };
     let mut records = vec![tag(Record {

@@ -9,7 +9,7 @@ use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
 use crate::report::strip_plot::{key, strips, Strip};
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::{key, ClusterLabels, ClusterOutlierParams};
 use std::collections::BTreeMap;
 
 /// The median of some values (mean of the middle two for an even count).
@@ -34,47 +34,41 @@ pub fn cluster_strips(data: &Dataset) -> Vec<Strip> {
         .of(benchmark::CLUSTER)
         .filter(|r| r.metric == "outlier")
         .filter_map(|r| {
-            Some((
-                r.file.clone(),
-                r.text("key")?,
-                r.text("unit")?,
-                r.text("target"),
-            ))
+            let outlier = r.params_or_default::<ClusterOutlierParams>();
+            Some((r.file.clone(), outlier.key?, outlier.unit?, outlier.target))
         })
         .collect();
-    let mut groups: BTreeMap<(String, String), Vec<&ReadRecord>> = BTreeMap::new();
+    // Each compared record with its unit and target, by key and file.
+    type Compared<'a> = (&'a ReadRecord, String, Option<String>);
+    let mut groups: BTreeMap<(String, String), Vec<Compared>> = BTreeMap::new();
+    let first_file = data.records.first().map(|f| &f.file);
+    let mut several_files = false;
     for r in &data.records {
-        if let (Some(key), Some(_)) = (r.text("cluster_key"), r.text("unit")) {
-            groups.entry((key, r.file.clone())).or_default().push(r);
+        let labels = r.params_or_default::<ClusterLabels>();
+        several_files |= labels.cluster_key.is_some() && Some(&r.file) != first_file;
+        if let (Some(key), Some(unit)) = (labels.cluster_key, labels.unit) {
+            groups
+                .entry((key, r.file.clone()))
+                .or_default()
+                .push((r, unit, labels.cluster_target));
         }
     }
-    let several_files = data
-        .records
-        .iter()
-        .filter(|r| r.params.contains_key("cluster_key"))
-        .any(|r| Some(&r.file) != data.records.first().map(|f| &f.file));
     groups
         .into_iter()
         .map(|((key, file), records)| {
-            let mut values: Vec<f64> = records.iter().map(|r| r.value).collect();
+            let mut values: Vec<f64> = records.iter().map(|(r, ..)| r.value).collect();
             let units = records
                 .iter()
-                .map(|r| {
-                    let unit = r.text("unit").unwrap_or_default();
-                    let named = (
-                        file.clone(),
-                        key.clone(),
-                        unit.clone(),
-                        r.text("cluster_target"),
-                    );
+                .map(|(r, unit, target)| {
+                    let named = (file.clone(), key.clone(), unit.clone(), target.clone());
                     let outlier = outliers.contains(&named);
-                    (unit, r.value, outlier)
+                    (unit.clone(), r.value, outlier)
                 })
                 .collect();
             Strip {
                 label: match several_files {
                     true => format!("{key} ({file})"),
-                    false => format!("{key} ({})", records[0].unit.as_str()),
+                    false => format!("{key} ({})", records[0].0.unit.as_str()),
                 },
                 median: median(&mut values),
                 units,

@@ -10,7 +10,10 @@ use crate::output::ReadRecord;
 use crate::report::html::{self, Table};
 use crate::report::load::Dataset;
 use numabench_schema::benchmark;
-use numabench_schema::params::{MonitorPopParams, MonitorRankParams, BUFFER_LOCAL_SHARE};
+use numabench_schema::params::{
+    BaselineProblemParams, CheckItemParams, ClusterLabels, ClusterOutlierParams,
+    DifferingSettingParams, MonitorPopParams, MonitorRankParams, BUFFER_LOCAL_SHARE,
+};
 use std::collections::BTreeMap;
 
 /// What one host's records say, source by source.
@@ -30,10 +33,33 @@ struct HostRow {
 
 /// The host a record belongs to: its `params.host`, else its file's run
 /// metadata host (`numabench check` records carry none of their own).
-fn host_of(record: &ReadRecord, file_hosts: &BTreeMap<String, String>) -> Option<String> {
-    record
-        .text("host")
+fn host_of(
+    record: &ReadRecord,
+    labels: &ClusterLabels,
+    file_hosts: &BTreeMap<String, String>,
+) -> Option<String> {
+    labels
+        .host
+        .clone()
         .or_else(|| file_hosts.get(&record.file).cloned())
+}
+
+/// A cluster record's problem with its host, in words.
+fn cluster_flag(record: &ReadRecord) -> Option<String> {
+    match record.metric.as_str() {
+        "outlier" => {
+            let outlier = record.params_or_default::<ClusterOutlierParams>();
+            let direction = outlier.direction.unwrap_or_default();
+            outlier.key.map(|key| format!("{key} {direction}"))
+        }
+        "baseline_problem" => record.params_or_default::<BaselineProblemParams>().problem,
+        "differing_setting" => record
+            .params_or_default::<DifferingSettingParams>()
+            .setting
+            .map(|setting| format!("{setting} differs")),
+        "failed" => Some("failed".to_string()),
+        _ => None,
+    }
 }
 
 /// The hosts' rows, by host name.
@@ -46,30 +72,24 @@ fn rows(data: &Dataset) -> BTreeMap<String, HostRow> {
         .collect();
     let mut rows: BTreeMap<String, HostRow> = BTreeMap::new();
     for record in &data.records {
-        let Some(host) = host_of(record, &file_hosts) else {
+        let labels = record.params_or_default::<ClusterLabels>();
+        let Some(host) = host_of(record, &labels, &file_hosts) else {
             continue;
         };
         match record.benchmark.as_str() {
             benchmark::CLUSTER => {
                 let row = rows.entry(host).or_default();
                 row.cluster_seen = true;
-                let flag = match record.metric.as_str() {
-                    "outlier" => record.text("key").map(|key| {
-                        format!("{key} {}", record.text("direction").unwrap_or_default())
-                    }),
-                    "baseline_problem" => record.text("problem"),
-                    "differing_setting" => record.text("setting").map(|s| format!("{s} differs")),
-                    "failed" => Some("failed".to_string()),
-                    _ => None,
-                };
-                row.cluster_flags.extend(flag);
+                row.cluster_flags.extend(cluster_flag(record));
             }
-            benchmark::CHECK if record.params.contains_key("verdict") => {
-                let row = rows.entry(host).or_default();
-                let (outside, measured) = row.check.get_or_insert((0, 0));
-                *measured += 1;
-                if record.text("verdict").as_deref() != Some("ok") {
-                    *outside += 1;
+            benchmark::CHECK => {
+                if let Some(outcome) = record.params_or_default::<CheckItemParams>().outcome {
+                    let row = rows.entry(host).or_default();
+                    let (outside, measured) = row.check.get_or_insert((0, 0));
+                    *measured += 1;
+                    if outcome.verdict != "ok" {
+                        *outside += 1;
+                    }
                 }
             }
             benchmark::MPI_MONITOR => {
@@ -103,8 +123,8 @@ fn rows(data: &Dataset) -> BTreeMap<String, HostRow> {
             _ => {}
         }
         // Other records tagged by a cluster run count as taking part.
-        if record.params.contains_key("cluster_key") || record.params.contains_key("unit") {
-            if let Some(host) = record.text("host") {
+        if labels.cluster_key.is_some() || labels.unit.is_some() {
+            if let Some(host) = labels.host {
                 rows.entry(host).or_default().cluster_seen = true;
             }
         }

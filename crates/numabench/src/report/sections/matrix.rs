@@ -7,7 +7,7 @@ use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
 use crate::report::plot::hatched_heatmap;
 use numabench_schema::benchmark;
-use numabench_schema::params::{key, MatrixCellParams};
+use numabench_schema::params::{ClusterLabels, MatrixCellParams};
 use std::collections::BTreeMap;
 
 /// A matrix: row labels, column labels, values[row][column].
@@ -56,12 +56,13 @@ pub fn matrices(data: &Dataset) -> Vec<Matrix> {
         let labels = labels(r);
         let per_cpu = labels.per_cpu.unwrap_or(false);
         let mode = labels.mode.map(|m| format!(", {m}")).unwrap_or_default();
-        let host = r
-            .text(key::HOST)
+        let cluster = r.params_or_default::<ClusterLabels>();
+        let host = cluster
+            .host
             .map(|host| format!(", host {host}"))
             .unwrap_or_default();
-        let rank = r
-            .text("rank")
+        let rank = cluster
+            .rank
             .map(|rank| format!(", rank {rank}"))
             .unwrap_or_default();
         let title = format!(
