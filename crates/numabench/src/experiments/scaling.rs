@@ -229,9 +229,7 @@ pub fn run_thread_scaling(
             let config = &configs[slot.configuration];
             before_run(slot.repetition, config);
             let mut run = run_once(topology, config, choice.make().as_mut())?;
-            if let Some(order) = scaling_order_name(config.thread_scheme) {
-                run.extra_params.insert("cpu_order".into(), json!(order));
-            }
+            name_scaling_order(config, &mut run);
             Ok::<_, ScalingError>(ControlFlow::Continue(run))
         },
         |index, runs| {
@@ -248,9 +246,17 @@ pub fn run_thread_scaling(
     Ok(finished.into_results())
 }
 
+/// A pinned scaling run's records name the order its CPUs were added in
+/// (`cpu_order`, after the kernel's params).
+pub(super) fn name_scaling_order(config: &AppRunConfig, run: &mut AppRun) {
+    if let Some(order) = scaling_order_name(config.thread_scheme) {
+        run.extra_params.insert("cpu_order".into(), json!(order));
+    }
+}
+
 /// Emits one thread count's records; the first count to finish is the
 /// reference (the smallest: configurations finish in ascending order).
-fn scaling_records(
+pub(super) fn scaling_records(
     topology: &Machine,
     choice: &AppChoice,
     config: &AppRunConfig,

@@ -317,6 +317,18 @@ mod tests {
         }
     }
 
+    /// The kernel's params keep their text (a forced level: no rates).
+    #[test]
+    fn stream_params_keep_their_text() {
+        let team = Team::compact_here(1, PlacementScheme::FirstTouch);
+        let mut kernel = StreamKernel::new(1_001, 1, Some(SimdLevel::Scalar));
+        crate::workloads::kernel::run_untimed(&mut kernel, &team);
+        assert_eq!(
+            Value::Object(kernel.extra_params()).to_string(),
+            r#"{"simd":{"copy":"scalar","scale":"scalar","add":"scalar","triad":"scalar"},"variant":{"copy":"scalar","scale":"scalar","add":"scalar","triad":"scalar"},"simd_chosen_by":"forced","simd_calibration":null}"#
+        );
+    }
+
     /// Every forced level computes STREAM's values; unforced, each loop is
     /// calibrated over every variant it has and records which ran.
     #[test]
