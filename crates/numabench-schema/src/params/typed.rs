@@ -174,6 +174,12 @@ pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<TypedParamsS
     add::<super::RunParams>(generator, &mut schemas);
     add::<super::RunSummaryParams>(generator, &mut schemas);
     add::<super::ScanRatioParams>(generator, &mut schemas);
+    add::<super::AppParams>(generator, &mut schemas);
+    add::<super::AppScalingParams>(generator, &mut schemas);
+    add::<super::StudyVerdictParams>(generator, &mut schemas);
+    add::<super::OverdecomposeParams>(generator, &mut schemas);
+    add::<super::OverdecomposeRunParams>(generator, &mut schemas);
+    add::<super::OverdecomposeCalibrationParams>(generator, &mut schemas);
     // The findings (`summary` records), one type per kind of finding.
     add::<super::findings::IdleLatencyParams>(generator, &mut schemas);
     add::<super::findings::MemoryLatencyParams>(generator, &mut schemas);
