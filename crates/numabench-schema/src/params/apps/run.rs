@@ -116,8 +116,10 @@ pub struct AppRunParams {
     pub note: Option<String>,
 }
 
-/// A kernel's verification.
+/// A kernel's verification. A reader takes what an object has (a part
+/// that is absent reads as its default).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
 pub struct AppVerification {
     /// What is compared (`zeta`, `rnm2`, `max relative error`).
     pub quantity: String,

@@ -9,11 +9,6 @@ pub fn u64_param(record: &Record, key: &str) -> Option<u64> {
     record.params.get(key).and_then(Value::as_u64)
 }
 
-/// A param as text: strings without their quotes, anything else as JSON.
-pub fn text_param(record: &Record, key: &str) -> Option<String> {
-    record.params.get(key).map(value_text)
-}
-
 /// A JSON value as cell text (strings unquoted, null as `-`).
 pub fn value_text(value: &Value) -> String {
     match value {
