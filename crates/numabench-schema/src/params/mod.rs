@@ -13,6 +13,7 @@
 
 use serde_json::{Map, Value};
 
+mod apps;
 mod bandwidth;
 mod cache;
 mod chase;
@@ -30,6 +31,7 @@ mod matrix;
 mod mlp;
 mod mpi_monitor;
 mod node_median;
+mod overdecompose;
 mod per_cpu;
 mod run;
 mod run_summary;
@@ -41,6 +43,12 @@ mod tiers;
 mod typed;
 mod working_set;
 
+pub use apps::{
+    AppConfiguration, AppParams, AppRunParams, AppScalingParams, AppScheme, AppThreads,
+    AppVerification, ExcludedConfiguration, OneNodeParams, PagesParams, ScalingOrder,
+    SlowestParams, SplitParams, SpmvParams, StreamSimdParams, StudyVerdictParams,
+    APP_SCALING_METRICS, STUDY_VERDICT,
+};
 pub use bandwidth::BandwidthParams;
 pub use cache::CacheStateParams;
 pub use chase::ChaseOrderParams;
@@ -71,6 +79,10 @@ pub use mpi_monitor::{
     BUFFER_LOCAL_SHARE, CALL_METRICS, POP_METRICS, TLP_PREFIX,
 };
 pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
+pub use overdecompose::{
+    OverdecomposeCalibrationParams, OverdecomposeParams, OverdecomposeRunParams, SweepPoint,
+    SweepRanks, OVERDECOMPOSE_CALIBRATION, OVERDECOMPOSE_RUN,
+};
 pub use per_cpu::{EachCpuFigureParams, EachCpuParams};
 pub use run::{LeftoverParams, RunParams, RUN_WALL_TIME};
 pub use run_summary::{

@@ -188,6 +188,13 @@ pub fn typed_params_schemas(generator: &mut SchemaGenerator) -> Vec<TypedParamsS
     add::<super::CheckItemParams>(generator, &mut schemas);
     add::<super::NodeTypeParams>(generator, &mut schemas);
     add::<super::CheckPlanParams>(generator, &mut schemas);
+    // The applications' records, their studies, over-decomposition.
+    add::<super::AppParams>(generator, &mut schemas);
+    add::<super::AppScalingParams>(generator, &mut schemas);
+    add::<super::StudyVerdictParams>(generator, &mut schemas);
+    add::<super::OverdecomposeParams>(generator, &mut schemas);
+    add::<super::OverdecomposeRunParams>(generator, &mut schemas);
+    add::<super::OverdecomposeCalibrationParams>(generator, &mut schemas);
     // The findings (`summary` records), one type per kind of finding.
     add::<super::findings::IdleLatencyParams>(generator, &mut schemas);
     add::<super::findings::MemoryLatencyParams>(generator, &mut schemas);

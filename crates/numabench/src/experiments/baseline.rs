@@ -14,7 +14,7 @@ use crate::study::{run_study, FinishWhen, Interrupt, Schedule};
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::workloads::AppKernel;
-use serde_json::{json, Map, Value};
+use numabench_schema::params::{OneNodeParams, SplitParams};
 use std::ops::ControlFlow;
 
 /// The baseline's configuration for `config`, or why it cannot run (the
@@ -120,14 +120,13 @@ fn baseline_outcome(
 /// `params.cpus` (the workers' CPUs, each once, in worker order) and
 /// `params.node_split` ("2/2/0/0": workers per node in node order), when
 /// the workers are pinned.
-pub fn insert_split_params(
+pub fn split_params(
     topology: &Machine,
     config: &AppRunConfig,
     workers: &[Option<u32>],
-    params: &mut Map<String, Value>,
-) {
+) -> SplitParams {
     if workers.iter().any(Option::is_none) {
-        return;
+        return SplitParams::default();
     }
     let cpus: Vec<u32> = match &config.cpus {
         Some(cpus) => cpus.clone(),
@@ -141,37 +140,31 @@ pub fn insert_split_params(
             seen
         }
     };
-    params.insert("cpus".into(), json!(cpus));
-    if let Some(split) = node_split_of_cpus(topology, workers) {
-        params.insert("node_split".into(), json!(split));
+    SplitParams {
+        cpus: Some(cpus),
+        node_split: node_split_of_cpus(topology, workers),
     }
 }
 
 /// `params.one_node_seconds` and `params.relative_to_one_node` (this
 /// median / the baseline's), or `params.one_node_baseline` saying why
 /// there is none.
-pub fn insert_baseline_params(
-    baseline: &OneNodeBaseline,
-    median: f64,
-    params: &mut Map<String, Value>,
-) {
+pub fn one_node_params(baseline: &OneNodeBaseline, median: f64) -> OneNodeParams {
     match baseline {
         OneNodeBaseline::Ran {
             seconds,
             node,
             cpus,
-        } => {
-            params.insert(
-                "one_node_baseline".into(),
-                json!(format!("ran on node {node}")),
-            );
-            params.insert("one_node_cpus".into(), json!(cpus));
-            params.insert("one_node_seconds".into(), json!(seconds));
-            params.insert("relative_to_one_node".into(), json!(median / seconds));
-        }
-        OneNodeBaseline::NotRun(reason) => {
-            params.insert("one_node_baseline".into(), json!(reason.to_string()));
-        }
+        } => OneNodeParams {
+            one_node_baseline: format!("ran on node {node}"),
+            one_node_cpus: Some(cpus.clone()),
+            one_node_seconds: Some(*seconds),
+            relative_to_one_node: Some(median / seconds),
+        },
+        OneNodeBaseline::NotRun(reason) => OneNodeParams {
+            one_node_baseline: reason.to_string(),
+            ..OneNodeParams::default()
+        },
     }
 }
 
@@ -203,24 +196,18 @@ mod tests {
 
     #[test]
     fn the_ratio_is_this_median_over_the_baselines() {
-        let mut params = Map::new();
         let ran = OneNodeBaseline::Ran {
             seconds: 2.0,
             node: 1,
             cpus: vec![2, 3],
         };
-        insert_baseline_params(&ran, 3.0, &mut params);
-        assert_eq!(params["relative_to_one_node"], 1.5);
-        assert_eq!(params["one_node_seconds"], 2.0);
-        assert_eq!(params["one_node_baseline"], "ran on node 1");
-        let mut params = Map::new();
-        insert_baseline_params(
-            &OneNodeBaseline::NotRun(BaselineNotRun::NoCpu),
-            3.0,
-            &mut params,
-        );
-        assert_eq!(params["one_node_baseline"], "not run: no allowed CPU");
-        assert!(params.get("relative_to_one_node").is_none());
+        let params = one_node_params(&ran, 3.0);
+        assert_eq!(params.relative_to_one_node, Some(1.5));
+        assert_eq!(params.one_node_seconds, Some(2.0));
+        assert_eq!(params.one_node_baseline, "ran on node 1");
+        let params = one_node_params(&OneNodeBaseline::NotRun(BaselineNotRun::NoCpu), 3.0);
+        assert_eq!(params.one_node_baseline, "not run: no allowed CPU");
+        assert_eq!(params.relative_to_one_node, None);
     }
 }
 

@@ -17,6 +17,9 @@ use crate::runtime::{
 use crate::stats::Sample;
 use crate::topology::Machine;
 use crate::workloads::{AppKernel, Verification};
+use numabench_schema::params::{
+    to_params, AppConfiguration, AppRunParams, AppThreads, AppVerification, PagesParams,
+};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -268,12 +271,32 @@ pub fn run_repeated(
     Ok(runs)
 }
 
-fn pages_json(report: &PageReport) -> Value {
-    json!({
-        "pages_per_node": report.pages_per_node,
-        "not_present": report.not_present,
-        "remote_share": report.remote_share,
-    })
+fn pages_params(report: &PageReport) -> PagesParams {
+    PagesParams {
+        pages_per_node: report.pages_per_node.clone(),
+        not_present: report.not_present,
+        remote_share: report.remote_share,
+    }
+}
+
+/// A configuration's class, threads, data placement and thread scheme, as
+/// its run records and its scaling ratios begin.
+pub(super) fn app_configuration(
+    topology: &Machine,
+    class: Option<&str>,
+    config: &AppRunConfig,
+) -> AppConfiguration {
+    AppConfiguration {
+        threads: AppThreads {
+            class: class.map(str::to_string),
+            threads: Some(config.threads as u64),
+            threads_per_cpu: Some(config.threads_per_cpu as u64),
+            nodes_used: super::scaling::nodes_used(topology, &config.worker_cpus(topology))
+                .map(|nodes| nodes as u64),
+        },
+        scheme: config.placement.scheme_params(),
+        threads_placement: Some(config.thread_scheme.name().to_string()),
+    }
 }
 
 /// The share of pages placed as the scheme asks: on the workers' own
@@ -385,115 +408,65 @@ pub fn emit_app_records(
     let context_switches =
         mean(&|run| (run.usage.voluntary_switches + run.usage.involuntary_switches) as f64);
     let verification = &median_run.verification;
-    let mut params = Map::new();
-    if let Some(class) = class {
-        params.insert("class".into(), json!(class));
-    }
-    params.insert("threads".into(), json!(config.threads));
-    params.insert("threads_per_cpu".into(), json!(config.threads_per_cpu));
-    params.insert(
-        "nodes_used".into(),
-        json!(super::scaling::nodes_used(
-            topology,
-            &config.worker_cpus(topology)
-        )),
-    );
-    config.placement.insert_params(&mut params);
-    params.insert(
-        "threads_placement".into(),
-        json!(config.thread_scheme.name()),
-    );
-    // Explicit CPUs are not the scheme's order (a scaling run names its own).
-    if let Some(order) = config
-        .thread_scheme
-        .cpu_order()
-        .filter(|_| config.cpus.is_none())
-    {
-        params.insert("cpu_order".into(), json!(order.name()));
-    }
-    params.insert(
-        "verification".into(),
-        json!({
-            "quantity": verification.quantity,
-            "computed": verification.computed,
-            "reference": verification.reference,
-            "epsilon": verification.epsilon,
-            "passed": all_verified,
-        }),
-    );
-    params.insert(
-        "iteration_seconds".into(),
-        json!(median_run.iteration_seconds),
-    );
-    // Every repetition's run time, in run order (the `time` stats are
-    // over these): the report plots each one.
-    params.insert(
-        "run_seconds".into(),
-        json!(runs.iter().map(|run| run.total_seconds).collect::<Vec<_>>()),
-    );
-    params.insert(
-        "user_seconds".into(),
-        json!(mean(&|run| run.usage.user_seconds)),
-    );
-    params.insert("system_seconds".into(), json!(system_seconds));
-    params.insert(
-        "voluntary_switches".into(),
-        json!(mean(&|run| run.usage.voluntary_switches as f64)),
-    );
-    params.insert(
-        "involuntary_switches".into(),
-        json!(mean(&|run| run.usage.involuntary_switches as f64)),
-    );
-    params.insert("migrated_pages".into(), json!(median_run.migrated_pages));
-    params.insert("hugepages".into(), json!(config.hugepages));
-    params.insert(
-        "huge_pages_migrated".into(),
-        json!(median_run.huge_pages_migrated),
-    );
-    params.insert(
-        "migration_cost_seconds".into(),
-        json!(migration_cost_seconds(&median_run.iteration_seconds)
-            .map(|cost| cost - median_run.prologue_seconds.unwrap_or(0.0))),
-    );
-    if let Some(prologue) = median_run.prologue_seconds {
-        params.insert("prologue_seconds".into(), json!(prologue));
-    }
-    params.insert(
-        "worker_cpus_after_run".into(),
-        json!(median_run.worker_cpus_after_run),
-    );
     let stayed: Vec<Option<bool>> = runs.iter().map(AppRun::workers_stayed_pinned).collect();
-    params.insert(
-        "workers_stayed_pinned".into(),
-        match stayed.iter().all(Option::is_none) {
-            true => Value::Null,
-            false => json!(stayed.iter().all(|stayed| *stayed != Some(false))),
-        },
-    );
-    params.insert(
-        "pages_after_placement".into(),
-        pages_json(&median_run.pages_after_placement),
-    );
-    params.insert(
-        "pages_after_run".into(),
-        pages_json(&median_run.pages_after_run),
-    );
     let mut note = placement_note(&config.placement);
-    if config.placement == PlacementScheme::NextTouch {
-        let unprotected = median_run.next_touch_unprotected_pages;
-        params.insert("next_touch_unprotected_pages".into(), json!(unprotected));
+    let next_touch_unprotected_pages = (config.placement == PlacementScheme::NextTouch)
+        .then_some(median_run.next_touch_unprotected_pages);
+    if let Some(unprotected) = next_touch_unprotected_pages {
         note = note.or_else(|| next_touch_note(unprotected));
     }
-    if let Some(note) = note {
-        params.insert("note".into(), json!(note));
-    }
+    let typed = AppRunParams {
+        configuration: super::execute::app_configuration(topology, class, config),
+        // Explicit CPUs are not the scheme's order (a scaling run names its own).
+        cpu_order: config
+            .thread_scheme
+            .cpu_order()
+            .filter(|_| config.cpus.is_none())
+            .map(|order| order.name().to_string()),
+        verification: Some(AppVerification {
+            quantity: verification.quantity.to_string(),
+            computed: verification.computed,
+            reference: verification.reference,
+            epsilon: verification.epsilon,
+            passed: all_verified,
+        }),
+        iteration_seconds: Some(median_run.iteration_seconds.clone()),
+        // Every repetition's run time, in run order (the `time` stats are
+        // over these): the report plots each one.
+        run_seconds: Some(runs.iter().map(|run| run.total_seconds).collect()),
+        user_seconds: Some(mean(&|run| run.usage.user_seconds)),
+        system_seconds: Some(system_seconds),
+        voluntary_switches: Some(mean(&|run| run.usage.voluntary_switches as f64)),
+        involuntary_switches: Some(mean(&|run| run.usage.involuntary_switches as f64)),
+        migrated_pages: Some(median_run.migrated_pages),
+        hugepages: Some(config.hugepages),
+        huge_pages_migrated: median_run.huge_pages_migrated,
+        migration_cost_seconds: migration_cost_seconds(&median_run.iteration_seconds)
+            .map(|cost| cost - median_run.prologue_seconds.unwrap_or(0.0)),
+        prologue_seconds: median_run.prologue_seconds,
+        worker_cpus_after_run: Some(median_run.worker_cpus_after_run.clone()),
+        workers_stayed_pinned: (!stayed.iter().all(Option::is_none))
+            .then(|| stayed.iter().all(|stayed| *stayed != Some(false))),
+        pages_after_placement: Some(pages_params(&median_run.pages_after_placement)),
+        pages_after_run: Some(pages_params(&median_run.pages_after_run)),
+        next_touch_unprotected_pages,
+        note,
+    };
+    // The kernel's keys, the observation's, then the workers' CPUs and
+    // the baseline (`AppParams` reads them back).
+    let mut params = to_params(&typed);
     params.extend(median_run.extra_params.clone());
     params.extend(observation_params(&median_run.observation));
     let mut requested = Map::new();
     let cpus = config.worker_cpus(topology);
-    super::baseline::insert_split_params(topology, config, &cpus, &mut params);
+    params.extend(to_params(&super::baseline::split_params(
+        topology, config, &cpus,
+    )));
     if let Some(baseline) = &config.one_node_baseline {
-        super::baseline::insert_baseline_params(baseline, time.median(), &mut params);
+        params.extend(to_params(&super::baseline::one_node_params(
+            baseline,
+            time.median(),
+        )));
     }
     requested.insert("cpus".into(), json!(cpus));
     requested.insert("memory".into(), json!(config.placement.to_string()));

@@ -32,3 +32,6 @@ pub use splits::{
     enumerate_node_splits, node_split_of_cpus, one_node_cpus, split_text, NodeSplit, SkippedSplit,
     SplitEnumeration,
 };
+
+#[cfg(test)]
+mod params_tests;

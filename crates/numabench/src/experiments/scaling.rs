@@ -19,6 +19,7 @@ use crate::study::{run_study, FinishWhen, Schedule};
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::workloads::AppChoice;
+use numabench_schema::params::{to_params, AppScalingParams, ScalingOrder};
 use serde_json::{json, Map};
 use std::ops::ControlFlow;
 use thiserror::Error;
@@ -229,9 +230,7 @@ pub fn run_thread_scaling(
             let config = &configs[slot.configuration];
             before_run(slot.repetition, config);
             let mut run = run_once(topology, config, choice.make().as_mut())?;
-            if let Some(order) = scaling_order_name(config.thread_scheme) {
-                run.extra_params.insert("cpu_order".into(), json!(order));
-            }
+            name_scaling_order(config, &mut run);
             Ok::<_, ScalingError>(ControlFlow::Continue(run))
         },
         |index, runs| {
@@ -248,9 +247,19 @@ pub fn run_thread_scaling(
     Ok(finished.into_results())
 }
 
+/// A pinned scaling run's records name the order its CPUs were added in
+/// (`cpu_order`, after the kernel's params).
+pub(super) fn name_scaling_order(config: &AppRunConfig, run: &mut AppRun) {
+    if let Some(order) = scaling_order_name(config.thread_scheme) {
+        run.extra_params.extend(to_params(&ScalingOrder {
+            cpu_order: order.to_string(),
+        }));
+    }
+}
+
 /// Emits one thread count's records; the first count to finish is the
 /// reference (the smallest: configurations finish in ascending order).
-fn scaling_records(
+pub(super) fn scaling_records(
     topology: &Machine,
     choice: &AppChoice,
     config: &AppRunConfig,
@@ -275,25 +284,13 @@ fn scaling_records(
         *reference.get_or_insert((base_threads, summary.time.median()));
     let worker_cpus = config.worker_cpus(topology);
     let nodes = nodes_used(topology, &worker_cpus);
-    let mut params = Map::new();
-    if let Some(class) = &class {
-        params.insert("class".into(), json!(class));
-    }
-    params.insert("threads".into(), json!(config.threads));
-    params.insert("threads_per_cpu".into(), json!(config.threads_per_cpu));
-    params.insert("nodes_used".into(), json!(nodes));
-    config.placement.insert_params(&mut params);
-    params.insert(
-        "threads_placement".into(),
-        json!(config.thread_scheme.name()),
-    );
-    params.insert(
-        "cpu_order".into(),
-        json!(scaling_order_name(config.thread_scheme)),
-    );
-    params.insert("relative_to_threads".into(), json!(reference_threads));
-    params.insert("relative_to_seconds".into(), json!(reference_seconds));
-    params.insert("time_seconds".into(), json!(summary.time.median()));
+    let params = to_params(&AppScalingParams {
+        configuration: super::execute::app_configuration(topology, class.as_deref(), config),
+        cpu_order: scaling_order_name(config.thread_scheme).map(str::to_string),
+        relative_to_threads: Some(reference_threads as u64),
+        relative_to_seconds: Some(reference_seconds),
+        time_seconds: Some(summary.time.median()),
+    });
     let mut requested = Map::new();
     requested.insert("cpus".into(), json!(worker_cpus));
     requested.insert("memory".into(), json!(config.placement.to_string()));

@@ -16,7 +16,7 @@ use crate::output::{read_results_file, Mode};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::study::{run_study, FinishWhen, Schedule};
-use serde_json::json;
+use numabench_schema::params::{to_params, OverdecomposeCalibrationParams};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -280,17 +280,12 @@ pub fn run_overdecompose(
 /// The calibration's two figures as records (`params`: ranks, nx,
 /// rows per rank, iterations of the calibration run).
 pub fn calibration_records(config: &StudyConfig, calibration: &Calibration) -> Vec<Record> {
-    let mut params = serde_json::Map::new();
-    params.insert("phase".into(), json!("calibration"));
-    params.insert("ranks_per_core".into(), json!(1));
-    params.insert("cores".into(), json!(config.cores));
-    if config.hosts().several() {
-        params.insert("hosts".into(), json!(config.hosts().count()));
-    }
-    params.insert("ranks".into(), json!(config.all_cores()));
-    params.insert("nx".into(), json!(calibration.nx));
-    params.insert("rows_per_rank".into(), json!(CALIBRATION_ROWS));
-    params.insert("iterations".into(), json!(CALIBRATION_ITERATIONS));
+    let params = to_params(&OverdecomposeCalibrationParams {
+        phase: Some("calibration".into()),
+        ranks: super::sweep::sweep_ranks(config, 1, config.all_cores(), calibration.nx),
+        rows_per_rank: Some(CALIBRATION_ROWS as u64),
+        iterations: Some(CALIBRATION_ITERATIONS as u64),
+    });
     [
         ("compute_per_point", calibration.compute_per_point),
         (

@@ -7,8 +7,31 @@ use super::monitor::MonitorFigures;
 use super::worker_config::WorkerReport;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
+use numabench_schema::params::{
+    to_params, OverdecomposeParams, OverdecomposeRunParams, SweepPoint, SweepRanks,
+};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
+
+/// The ranks and grid width of `study` at `ranks_per_core`, as every
+/// record of the study carries them (the host count when several).
+pub(super) fn sweep_ranks(
+    study: &StudyConfig,
+    ranks_per_core: usize,
+    ranks: usize,
+    nx: usize,
+) -> SweepRanks {
+    SweepRanks {
+        ranks_per_core: Some(ranks_per_core as u64),
+        cores: Some(study.cores as u64),
+        hosts: study
+            .hosts()
+            .several()
+            .then(|| study.hosts().count() as u64),
+        ranks: Some(ranks as u64),
+        nx: Some(nx as u64),
+    }
+}
 
 /// One figure of a run, where the run has it.
 type Figure = Box<dyn Fn(&RunResult) -> Option<f64>>;
@@ -66,48 +89,51 @@ impl ConfigSummary {
             .fold(0.0, f64::max)
     }
 
+    /// The sweep point every record of this configuration of `study`
+    /// carries.
+    fn point(&self, study: &StudyConfig) -> SweepPoint {
+        let configuration = &self.configuration;
+        SweepPoint {
+            target_comm_share: Some(configuration.share),
+            predicted_comm_share: Some(self.size.predicted_share),
+            share_reachable: Some(self.size.reachable),
+            ranks: sweep_ranks(
+                study,
+                configuration.ranks_per_core,
+                configuration.ranks,
+                study.nx,
+            ),
+            ny: Some(self.ny as u64),
+            rows_per_core: Some(self.size.rows_per_core as u64),
+            iterations: Some(self.iterations as u64),
+            omega: Some(study.omega),
+        }
+    }
+
+    /// The most rank threads a run found off their CPU; `None` when a run
+    /// could not tell.
+    fn threads_off_cpu(&self) -> Option<u64> {
+        self.runs
+            .iter()
+            .map(|run| run.report.threads_off_cpu)
+            .try_fold(0, |most: usize, count| count.map(|count| most.max(count)))
+            .map(|most| most as u64)
+    }
+
+    /// [`ConfigSummary::max_abs_diff`], `None` where a run had no check.
+    fn finite_max_abs_diff(&self) -> Option<f64> {
+        Some(self.max_abs_diff()).filter(|diff| diff.is_finite())
+    }
+
     /// The parameters every record of this configuration of `study` carries.
     pub fn params(&self, study: &StudyConfig) -> Map<String, Value> {
-        let (nx, omega) = (study.nx, study.omega);
-        let mut params = Map::new();
-        let configuration = &self.configuration;
-        params.insert("target_comm_share".into(), json!(configuration.share));
-        params.insert(
-            "predicted_comm_share".into(),
-            json!(self.size.predicted_share),
-        );
-        params.insert("share_reachable".into(), json!(self.size.reachable));
-        params.insert("ranks_per_core".into(), json!(configuration.ranks_per_core));
-        params.insert("cores".into(), json!(study.cores));
-        if study.hosts().several() {
-            params.insert("hosts".into(), json!(study.hosts().count()));
-        }
-        params.insert("ranks".into(), json!(configuration.ranks));
-        params.insert("nx".into(), json!(nx));
-        params.insert("ny".into(), json!(self.ny));
-        params.insert("rows_per_core".into(), json!(self.size.rows_per_core));
-        params.insert("iterations".into(), json!(self.iterations));
-        params.insert("omega".into(), json!(omega));
-        params.insert("repetitions".into(), json!(self.runs.len()));
-        params.insert("verified".into(), json!(self.verified()));
-        params.insert(
-            "threads_off_cpu".into(),
-            json!(self
-                .runs
-                .iter()
-                .map(|run| run.report.threads_off_cpu)
-                .try_fold(0, |most: usize, count| count.map(|count| most.max(count)))),
-        );
-        let diff = self.max_abs_diff();
-        params.insert(
-            "max_abs_diff".into(),
-            if diff.is_finite() {
-                json!(diff)
-            } else {
-                Value::Null
-            },
-        );
-        params
+        to_params(&OverdecomposeParams {
+            point: self.point(study),
+            repetitions: Some(self.runs.len() as u64),
+            verified: Some(self.verified()),
+            threads_off_cpu: self.threads_off_cpu(),
+            max_abs_diff: self.finite_max_abs_diff(),
+        })
     }
 
     /// One run's record params: the configuration's over this run alone
@@ -124,10 +150,13 @@ impl ConfigSummary {
             speedup: None,
             ..self.clone()
         };
-        let mut params = alone.params(study);
-        params.remove("repetitions");
-        params.insert("repetition".into(), json!(repetition));
-        params
+        to_params(&OverdecomposeRunParams {
+            point: alone.point(study),
+            max_abs_diff: alone.finite_max_abs_diff(),
+            verified: Some(alone.verified()),
+            threads_off_cpu: alone.threads_off_cpu(),
+            repetition: Some(repetition as u64),
+        })
     }
 
     /// The summary records: time, speedup, TLP_1, TLP_2, system time,

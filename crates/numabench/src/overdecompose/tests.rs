@@ -640,3 +640,6 @@ fn system_time_and_comm_share_are_the_timed_loops_in_record_and_table() {
     assert!(row.contains(" 0.250 "), "{table}");
     assert!(row.contains(" 60% "), "{table}");
 }
+
+#[path = "params_tests.rs"]
+mod params_tests;

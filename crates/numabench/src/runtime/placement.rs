@@ -107,15 +107,15 @@ impl PlacementScheme {
                 .any(|prefix| text.starts_with(prefix))
     }
 
-    /// Adds this scheme to a record's params: `placement` (its text) and,
-    /// for a weighted interleave, `weighted_mode` (`kernel` or `emulated`).
-    pub fn insert_params(&self, params: &mut serde_json::Map<String, serde_json::Value>) {
-        params.insert("placement".into(), self.to_string().into());
-        if let Some(mode) = self
-            .memory_policy()
-            .and_then(MemoryPolicy::weighted_mode_label)
-        {
-            params.insert("weighted_mode".into(), mode.into());
+    /// This scheme as a record's params: `placement` (its text) and, for
+    /// a weighted interleave, `weighted_mode` (`kernel` or `emulated`).
+    pub fn scheme_params(&self) -> numabench_schema::params::AppScheme {
+        numabench_schema::params::AppScheme {
+            placement: Some(self.to_string()),
+            weighted_mode: self
+                .memory_policy()
+                .and_then(MemoryPolicy::weighted_mode_label)
+                .map(str::to_string),
         }
     }
 

@@ -12,6 +12,7 @@ use crate::clock::Stopwatch;
 use crate::kernels::{Choice, KernelLoop, LoopVariant, SimdLevel, Variant};
 use crate::output::Unit;
 use crate::runtime::{SharedArray, Team, TeamError};
+use numabench_schema::params::{to_params, StreamSimdParams};
 use serde_json::{json, Map, Value};
 
 const SCALAR: f64 = 3.0;
@@ -242,35 +243,24 @@ impl AppKernel for StreamKernel {
             .zip(&self.choices)
             .filter_map(|(step, choice)| Some((step.name, choice.as_ref()?)))
             .collect();
-        let mut params = Map::new();
         let Some((_, first)) = chosen.first() else {
-            return params;
+            return Map::new();
         };
-        let per_loop = |value: &dyn Fn(&Choice<LoopVariant>) -> Value| -> Value {
-            Value::Object(
-                chosen
-                    .iter()
-                    .map(|(name, choice)| (name.to_string(), value(choice)))
-                    .collect(),
-            )
+        let per_loop = |value: &dyn Fn(&Choice<LoopVariant>) -> Value| -> Map<String, Value> {
+            chosen
+                .iter()
+                .map(|(name, choice)| (name.to_string(), value(choice)))
+                .collect()
         };
-        params.insert(
-            "simd".into(),
-            per_loop(&|choice| json!(choice.level().simd_name())),
-        );
-        params.insert(
-            "variant".into(),
-            per_loop(&|choice| json!(choice.level().name())),
-        );
-        params.insert("simd_chosen_by".into(), json!(first.chosen_by()));
-        params.insert(
-            "simd_calibration".into(),
-            match first {
-                Choice::Forced(_) => Value::Null,
-                Choice::Calibrated { .. } => per_loop(&Choice::calibration_json),
+        to_params(&StreamSimdParams {
+            simd: per_loop(&|choice| json!(choice.level().simd_name())),
+            variant: per_loop(&|choice| json!(choice.level().name())),
+            simd_chosen_by: first.chosen_by().to_string(),
+            simd_calibration: match first {
+                Choice::Forced(_) => None,
+                Choice::Calibrated { .. } => Some(per_loop(&Choice::calibration_json)),
             },
-        );
-        params
+        })
     }
 }
 
@@ -315,6 +305,18 @@ mod tests {
         for step in STEPS {
             assert!(!step.reads.contains(&step.writes), "{}", step.name);
         }
+    }
+
+    /// The kernel's params keep their text (a forced level: no rates).
+    #[test]
+    fn stream_params_keep_their_text() {
+        let team = Team::compact_here(1, PlacementScheme::FirstTouch);
+        let mut kernel = StreamKernel::new(1_001, 1, Some(SimdLevel::Scalar));
+        crate::workloads::kernel::run_untimed(&mut kernel, &team);
+        assert_eq!(
+            Value::Object(kernel.extra_params()).to_string(),
+            r#"{"simd":{"copy":"scalar","scale":"scalar","add":"scalar","triad":"scalar"},"variant":{"copy":"scalar","scale":"scalar","add":"scalar","triad":"scalar"},"simd_chosen_by":"forced","simd_calibration":null}"#
+        );
     }
 
     /// Every forced level computes STREAM's values; unforced, each loop is

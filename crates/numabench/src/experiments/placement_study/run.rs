@@ -16,7 +16,7 @@ use crate::runtime::TeamError;
 use crate::study::{run_study, FinishWhen, Schedule, Slot};
 use crate::topology::Machine;
 use crate::workloads::AppChoice;
-use serde_json::{json, Map};
+use numabench_schema::params::{to_params, ExcludedConfiguration, StudyVerdictParams};
 use std::ops::ControlFlow;
 use thiserror::Error;
 
@@ -123,44 +123,35 @@ pub fn verdict_record(kernel: &str, class: Option<&str>, rows: &[StudyRow]) -> O
     };
     let row = &rows[best];
     let repeatable = repeatability(rows);
-    let mut params = Map::new();
-    if let Some(class) = class {
-        params.insert("class".into(), json!(class));
-    }
-    params.insert("configuration".into(), json!(row.label()));
-    row.placement.insert_params(&mut params);
-    params.insert("threads_placement".into(), json!(row.thread_scheme.name()));
-    params.insert("threads".into(), json!(row.threads));
-    params.insert("threads_per_cpu".into(), json!(row.threads_per_cpu));
-    params.insert("significantly_fastest".into(), json!(significant));
-    params.insert(
-        "closest".into(),
-        json!(closest.map(|index| rows[index].label())),
-    );
-    params.insert("p_value".into(), json!(p_value));
-    params.insert(
-        "most_repeatable".into(),
-        json!(repeatable.map(|found| rows[found.most].label())),
-    );
-    params.insert(
-        "most_repeatable_cv".into(),
-        json!(repeatable.map(|found| rows[found.most].summary.time.cv())),
-    );
-    params.insert("configurations".into(), json!(rows.len()));
-    if let Some(split) = &row.node_split {
-        params.insert("node_split".into(), json!(split));
-        super::verdict::insert_slowest_params(rows, &mut params);
-    }
-    params.insert(
-        "excluded".into(),
-        json!(rows
-            .iter()
-            .filter_map(|row| exclusion(row).map(|why| json!({
-                "configuration": row.label(),
-                "reason": why.reason(),
-            })))
-            .collect::<Vec<_>>()),
-    );
+    let params = to_params(&StudyVerdictParams {
+        class: class.map(str::to_string),
+        configuration: Some(row.label()),
+        scheme: row.placement.scheme_params(),
+        threads_placement: Some(row.thread_scheme.name().to_string()),
+        threads: Some(row.threads as u64),
+        threads_per_cpu: Some(row.threads_per_cpu as u64),
+        significantly_fastest: Some(significant),
+        closest: closest.map(|index| rows[index].label()),
+        p_value,
+        most_repeatable: repeatable.map(|found| rows[found.most].label()),
+        most_repeatable_cv: repeatable.map(|found| rows[found.most].summary.time.cv()),
+        configurations: Some(rows.len() as u64),
+        node_split: row.node_split.clone(),
+        slowest: row
+            .node_split
+            .as_ref()
+            .map(|_| super::verdict::slowest_params(rows)),
+        excluded: Some(
+            rows.iter()
+                .filter_map(|row| {
+                    exclusion(row).map(|why| ExcludedConfiguration {
+                        configuration: row.label(),
+                        reason: why.reason().to_string(),
+                    })
+                })
+                .collect(),
+        ),
+    });
     Some(Record {
         benchmark: kernel.to_string(),
         metric: "best_median_time".into(),

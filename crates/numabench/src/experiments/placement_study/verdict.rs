@@ -8,6 +8,7 @@
 use super::table::StudyRow;
 use crate::stats::Sample;
 pub use crate::study::{smallest_p_value, Fastest, SIGNIFICANCE};
+use numabench_schema::params::SlowestParams;
 
 /// The fewest runs a configuration needs before its coefficient of
 /// variation is compared: with two runs the CV is one difference.
@@ -111,11 +112,7 @@ pub fn slowest(rows: &[StudyRow]) -> Fastest {
 
 /// `params.slowest`, `params.significantly_slowest`, `params.slowest_p_value`
 /// and `params.slowest_closest` of a node-split study's verdict record.
-pub fn insert_slowest_params(
-    rows: &[StudyRow],
-    params: &mut serde_json::Map<String, serde_json::Value>,
-) {
-    use serde_json::json;
+pub fn slowest_params(rows: &[StudyRow]) -> SlowestParams {
     let (worst, closest, p_value, significant) = match slowest(rows) {
         Fastest::Significant {
             fastest,
@@ -129,16 +126,12 @@ pub fn insert_slowest_params(
         } => (Some(best), Some(closest), Some(p_value), false),
         Fastest::TooFew { best } => (best, None, None, false),
     };
-    params.insert(
-        "slowest".into(),
-        json!(worst.map(|index| rows[index].label())),
-    );
-    params.insert("significantly_slowest".into(), json!(significant));
-    params.insert(
-        "slowest_closest".into(),
-        json!(closest.map(|index| rows[index].label())),
-    );
-    params.insert("slowest_p_value".into(), json!(p_value));
+    SlowestParams {
+        slowest: worst.map(|index| rows[index].label()),
+        significantly_slowest: significant,
+        slowest_closest: closest.map(|index| rows[index].label()),
+        slowest_p_value: p_value,
+    }
 }
 
 /// The `slowest:` line of a node-split study.

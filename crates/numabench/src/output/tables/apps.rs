@@ -2,10 +2,11 @@
 //! and thread scheme) against its run time, Mop/s and verification; STREAM's
 //! kernels against GB/s; the run's other facts in a note.
 
-use super::cells::{distinct, figure, placement_note, text_param, u64_param};
+use super::cells::{distinct, figure, placement_note};
 use super::{generic, TableModel};
 use crate::output::{params_text, Record};
 use crate::units::format_value;
+use numabench_schema::params::{AppConfiguration, AppParams};
 use serde_json::{Map, Value};
 
 /// Params the configuration table shows as columns (the note leaves them out).
@@ -20,11 +21,22 @@ const SHOWN: &[&str] = &[
     "simd_calibration",
 ];
 
+/// An app record's configuration (every app record names it with the same
+/// keys).
+fn app_configuration(record: &Record) -> AppConfiguration {
+    record.params_or_default::<AppParams>().run.configuration
+}
+
 /// A record's configuration, as `placement + threads scheme`.
 fn configuration(record: &Record) -> String {
-    let part = |key| text_param(record, key).unwrap_or_else(|| "-".into());
-    let mut text = format!("{} + {}", part("placement"), part("threads_placement"));
-    if let Some(per_cpu) = u64_param(record, "threads_per_cpu").filter(|&k| k > 1) {
+    let app = app_configuration(record);
+    let part = |text: Option<String>| text.unwrap_or_else(|| "-".into());
+    let mut text = format!(
+        "{} + {}",
+        part(app.scheme.placement),
+        part(app.threads_placement)
+    );
+    if let Some(per_cpu) = app.threads.threads_per_cpu.filter(|&k| k > 1) {
         text.push_str(&format!(" x{per_cpu}/cpu"));
     }
     text
@@ -32,14 +44,9 @@ fn configuration(record: &Record) -> String {
 
 /// `passed`, `FAILED` or `-` from `params.verification.passed`.
 fn verified(record: &Record) -> String {
-    match record
-        .params
-        .get("verification")
-        .and_then(|verification| verification.get("passed"))
-        .and_then(Value::as_bool)
-    {
-        Some(true) => "passed".into(),
-        Some(false) => "FAILED".into(),
+    match record.params_or_default::<AppParams>().run.verification {
+        Some(verification) if verification.passed => "passed".into(),
+        Some(_) => "FAILED".into(),
         None => "-".into(),
     }
 }
@@ -73,12 +80,16 @@ pub fn tables(records: &[&Record]) -> Vec<TableModel> {
             records.iter().copied().find(|record| {
                 record.metric == metric
                     && configuration(record) == configuration(time)
-                    && u64_param(record, "threads") == u64_param(time, "threads")
+                    && app_configuration(record).threads.threads
+                        == app_configuration(time).threads.threads
             })
         };
         table.push(vec![
             configuration(time),
-            text_param(time, "threads").unwrap_or_else(|| "-".into()),
+            app_configuration(time)
+                .threads
+                .threads
+                .map_or("-".into(), |threads| threads.to_string()),
             figure(time),
             format_value(time.stats.min),
             format_value(time.stats.max),

@@ -1,18 +1,8 @@
-//! Reading params out of records and writing them into cells.
+//! Writing records' figures and values into cells.
 
 use crate::output::Record;
 use crate::units::{format_bytes, format_percent, format_value};
 use serde_json::Value;
-
-/// A param as an unsigned integer.
-pub fn u64_param(record: &Record, key: &str) -> Option<u64> {
-    record.params.get(key).and_then(Value::as_u64)
-}
-
-/// A param as text: strings without their quotes, anything else as JSON.
-pub fn text_param(record: &Record, key: &str) -> Option<String> {
-    record.params.get(key).map(value_text)
-}
 
 /// A JSON value as cell text (strings unquoted, null as `-`).
 pub fn value_text(value: &Value) -> String {

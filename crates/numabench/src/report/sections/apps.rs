@@ -9,19 +9,27 @@ use crate::report::html::{self, figure, Table};
 use crate::report::load::Dataset;
 use crate::report::plot::{lines, range_key, ranges, Range3, Series};
 use numabench_schema::benchmark;
-use numabench_schema::params::key;
+use numabench_schema::params::{key, AppParams};
+
+/// An app record's params, read leniently: every app record (a run's, a
+/// scaling ratio's, a verdict's) names its configuration with the same keys.
+fn app_params(r: &ReadRecord) -> AppParams {
+    r.params_or_default()
+}
 
 /// A configuration's label: placement + thread scheme (x threads per CPU).
 pub fn configuration(r: &ReadRecord) -> String {
-    let per_cpu = r
-        .num("threads_per_cpu")
-        .filter(|k| *k > 1.0)
+    let configuration = app_params(r).run.configuration;
+    let per_cpu = configuration
+        .threads
+        .threads_per_cpu
+        .filter(|k| *k > 1)
         .map(|k| format!(" x{k}/cpu"))
         .unwrap_or_default();
     format!(
         "{} + {}{per_cpu}",
-        r.text("placement").unwrap_or_else(|| "?".into()),
-        r.text("threads_placement").unwrap_or_else(|| "?".into())
+        configuration.scheme.placement.as_deref().unwrap_or("?"),
+        configuration.threads_placement.as_deref().unwrap_or("?")
     )
 }
 
@@ -30,13 +38,13 @@ pub fn iteration_series(data: &Dataset, kernel: &str) -> Vec<Series> {
     data.of(kernel)
         .filter(|r| r.metric == "time")
         .filter_map(|r| {
-            let times = r.params.get("iteration_seconds")?.as_array()?;
+            let times = app_params(r).run.iteration_seconds?;
             Some(Series {
                 label: configuration(r),
                 points: times
-                    .iter()
+                    .into_iter()
                     .enumerate()
-                    .filter_map(|(i, t)| Some(((i + 1) as f64, t.as_f64()?)))
+                    .map(|(i, t)| ((i + 1) as f64, t))
                     .collect(),
             })
         })
@@ -46,11 +54,7 @@ pub fn iteration_series(data: &Dataset, kernel: &str) -> Vec<Series> {
 /// Every repetition's run time of a `time` record (`params.run_seconds`;
 /// empty for records written before it existed).
 pub fn run_seconds(r: &ReadRecord) -> Vec<f64> {
-    r.params
-        .get("run_seconds")
-        .and_then(|v| v.as_array())
-        .map(|runs| runs.iter().filter_map(|t| t.as_f64()).collect())
-        .unwrap_or_default()
+    app_params(r).run.run_seconds.unwrap_or_default()
 }
 
 /// Run-time spread of each configuration, from its `time` record's stats,

@@ -7,6 +7,7 @@ use crate::report::html::{self, figure};
 use crate::report::load::Dataset;
 use crate::report::plot::{lines, Series};
 use numabench_schema::benchmark;
+use numabench_schema::params::OverdecomposeParams;
 
 /// The records of `benchmarks` that `keep` accepts, `keys` as columns.
 fn table_of(
@@ -50,7 +51,9 @@ pub fn sweep_curves(data: &Dataset, metrics: &[&str]) -> Vec<Series> {
         "ranks_per_core",
         |r| {
             let share = r
-                .num("target_comm_share")
+                .params_or_default::<OverdecomposeParams>()
+                .point
+                .target_comm_share
                 .map(|s| format!("target share {}%", html::number(100.0 * s)))
                 .unwrap_or_else(|| "target share ?".into());
             match metrics.len() {

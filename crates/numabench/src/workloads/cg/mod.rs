@@ -16,7 +16,8 @@ use super::kernel::{AppKernel, NpbClass, Verification};
 use crate::kernels::{Choice, Variant};
 use crate::runtime::{Team, TeamError};
 use makea::MatrixGenerator;
-use serde_json::{json, Map, Value};
+use numabench_schema::params::{to_params, SpmvParams};
+use serde_json::{Map, Value};
 use solver::CgArrays;
 use spmv::SpmvVariant;
 
@@ -133,12 +134,16 @@ impl AppKernel for CgKernel {
     /// `spmv` (the product variant that ran) and `spmv_calibration` (GB/s
     /// of matrix streamed by each variant in the setup's calibration).
     fn extra_params(&self) -> Map<String, Value> {
-        let mut params = Map::new();
-        if let Some(choice) = &self.spmv {
-            params.insert("spmv".into(), json!(choice.level().name()));
-            params.insert("spmv_calibration".into(), choice.calibration_json());
-        }
-        params
+        let Some(choice) = &self.spmv else {
+            return Map::new();
+        };
+        to_params(&SpmvParams {
+            spmv: choice.level().name().to_string(),
+            spmv_calibration: match choice.calibration_json() {
+                Value::Object(rates) => Some(rates),
+                _ => None,
+            },
+        })
     }
 }
 
