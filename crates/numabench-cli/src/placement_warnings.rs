@@ -26,9 +26,13 @@ impl<W: Write> PlacementWarnings<W> {
 /// verified, with the reason, rather than that it was not achieved.
 pub fn placement_warning(record: &Record) -> Option<String> {
     let check = record.placement.verified.as_ref()?;
-    let memory = match record.placement.requested.get("memory") {
-        Some(serde_json::Value::String(text)) => text.clone(),
-        Some(other) => other.to_string(),
+    let memory = match record
+        .placement
+        .requested_as()
+        .and_then(|requested| requested.memory)
+    {
+        Some(numabench_schema::RequestedMemory::Label(text)) => text,
+        Some(other) => serde_json::to_string(&other).unwrap_or_default(),
         None => "as requested".into(),
     };
     let moved = check.moved.as_ref().map(|moved| {

@@ -17,6 +17,8 @@ use crate::runtime::{
 use crate::stats::Sample;
 use crate::topology::Machine;
 use crate::workloads::{AppKernel, Verification};
+use numabench_schema::params::to_params;
+use numabench_schema::{RequestedMemory, RequestedPlacement};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -489,14 +491,16 @@ pub fn emit_app_records(
     }
     params.extend(median_run.extra_params.clone());
     params.extend(observation_params(&median_run.observation));
-    let mut requested = Map::new();
     let cpus = config.worker_cpus(topology);
     super::baseline::insert_split_params(topology, config, &cpus, &mut params);
     if let Some(baseline) = &config.one_node_baseline {
         super::baseline::insert_baseline_params(baseline, time.median(), &mut params);
     }
-    requested.insert("cpus".into(), json!(cpus));
-    requested.insert("memory".into(), json!(config.placement.to_string()));
+    let requested = to_params(&RequestedPlacement {
+        cpus: Some(cpus),
+        memory: Some(RequestedMemory::Label(config.placement.to_string())),
+        ..RequestedPlacement::default()
+    });
     let placement = Placement {
         requested,
         verified: placement_check(

@@ -19,6 +19,8 @@ use crate::study::{run_study, FinishWhen, Schedule};
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::workloads::AppChoice;
+use numabench_schema::params::to_params;
+use numabench_schema::{RequestedMemory, RequestedPlacement};
 use serde_json::{json, Map};
 use std::ops::ControlFlow;
 use thiserror::Error;
@@ -294,9 +296,11 @@ fn scaling_records(
     params.insert("relative_to_threads".into(), json!(reference_threads));
     params.insert("relative_to_seconds".into(), json!(reference_seconds));
     params.insert("time_seconds".into(), json!(summary.time.median()));
-    let mut requested = Map::new();
-    requested.insert("cpus".into(), json!(worker_cpus));
-    requested.insert("memory".into(), json!(config.placement.to_string()));
+    let requested = to_params(&RequestedPlacement {
+        cpus: Some(worker_cpus),
+        memory: Some(RequestedMemory::Label(config.placement.to_string())),
+        ..RequestedPlacement::default()
+    });
     let placement = Placement {
         requested,
         verified: None,

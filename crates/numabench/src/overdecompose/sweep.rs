@@ -7,6 +7,8 @@ use super::monitor::MonitorFigures;
 use super::worker_config::WorkerReport;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
+use numabench_schema::params::to_params;
+use numabench_schema::RequestedPlacement;
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 
@@ -135,12 +137,10 @@ impl ConfigSummary {
     pub fn records(&self, study: &StudyConfig) -> Vec<Record> {
         let params = self.params(study);
         let cores = study.all_cores();
-        let mut requested = Map::new();
-        requested.insert("cpus".into(), json!(study.core_cpus));
-        requested.insert(
-            "ranks_per_core".into(),
-            json!(self.configuration.ranks_per_core),
-        );
+        let requested = to_params(&RequestedPlacement {
+            ranks_per_core: Some(self.configuration.ranks_per_core),
+            ..RequestedPlacement::on_cpus(&study.core_cpus)
+        });
         let placement = Placement {
             requested,
             verified: None,
