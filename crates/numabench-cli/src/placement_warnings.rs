@@ -31,8 +31,11 @@ pub fn placement_warning(record: &Record) -> Option<String> {
         .requested_as()
         .and_then(|requested| requested.memory)
     {
-        Some(numabench_schema::RequestedMemory::Label(text)) => text,
-        Some(other) => serde_json::to_string(&other).unwrap_or_default(),
+        Some(memory) => match serde_json::to_value(memory) {
+            Ok(serde_json::Value::String(text)) => text,
+            Ok(other) => other.to_string(),
+            Err(_) => String::new(),
+        },
         None => "as requested".into(),
     };
     let moved = check.moved.as_ref().map(|moved| {
