@@ -26,9 +26,16 @@ impl<W: Write> PlacementWarnings<W> {
 /// verified, with the reason, rather than that it was not achieved.
 pub fn placement_warning(record: &Record) -> Option<String> {
     let check = record.placement.verified.as_ref()?;
-    let memory = match record.placement.requested.get("memory") {
-        Some(serde_json::Value::String(text)) => text.clone(),
-        Some(other) => other.to_string(),
+    let memory = match record
+        .placement
+        .requested_as()
+        .and_then(|requested| requested.memory)
+    {
+        Some(memory) => match serde_json::to_value(memory) {
+            Ok(serde_json::Value::String(text)) => text,
+            Ok(other) => other.to_string(),
+            Err(_) => String::new(),
+        },
         None => "as requested".into(),
     };
     let moved = check.moved.as_ref().map(|moved| {

@@ -74,6 +74,12 @@ impl Placement {
     pub fn status(&self) -> Option<PlacementStatus> {
         self.verified.as_ref().map(PlacementCheck::status)
     }
+
+    /// `requested` read through its type; `None` when a key does not have
+    /// its type's shape.
+    pub fn requested_as(&self) -> Option<crate::RequestedPlacement> {
+        serde_json::from_value(Value::Object(self.requested.clone())).ok()
+    }
 }
 
 /// Its schema is the written form's ([`PlacementWire`]): `status` included.

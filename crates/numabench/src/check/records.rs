@@ -11,7 +11,7 @@ use numabench_schema::benchmark;
 use numabench_schema::params::{
     to_params, CheckItemParams, CheckOutcomeParams, NodeTypeParams, NODE_TYPE_DIFFERENCES,
 };
-use serde_json::{json, Map};
+use numabench_schema::{RequestedMemory, RequestedPlacement};
 
 /// The record of one measurement of `item`: its value (the fastest
 /// repetition), what and where (`key`, `check`, `node`, `cpu_node`,
@@ -38,9 +38,10 @@ pub fn item_params(item: &CheckItem) -> CheckItemParams {
 
 /// The record of one measurement of `item` with `params`.
 pub fn record_with(item: &CheckItem, attempt: &Attempt, params: &CheckItemParams) -> Record {
-    let mut requested = Map::new();
-    requested.insert("cpus".into(), json!(item.cpus));
-    requested.insert("memory".into(), json!(format!("bind:{}", item.memory_node)));
+    let requested = to_params(&RequestedPlacement {
+        memory: Some(RequestedMemory::Label(format!("bind:{}", item.memory_node))),
+        ..RequestedPlacement::on_cpus(&item.cpus)
+    });
     let stats = Sample::new(attempt.repetitions.iter().copied())
         .map(|sample| sample.summary())
         .unwrap_or_else(|_| Summary::single(attempt.value));

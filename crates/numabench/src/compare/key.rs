@@ -66,6 +66,9 @@ pub const RUN_SPECIFIC: &[&str] = &[
     "slit_distance",
     "threads_seen",
     "team_threads",
+    // An object, or null where a run was too short for the sampler: a run
+    // outcome either way (a 10 ms run of five, null once, matched four).
+    "tlp",
     // The MPI monitor's outcomes beside a figure: where a rank ran, the
     // spread over ranks of a call type, where its buffers were (#37).
     "cpus_ran",

@@ -51,18 +51,18 @@ pub fn level(record: &Record) -> Option<String> {
 }
 
 /// The requested memory policy (`bind:1`, `first-touch`, ...).
-pub fn memory(record: &Record) -> Option<&str> {
+pub fn memory(record: &Record) -> Option<String> {
     record
         .placement
-        .requested
-        .get("memory")
-        .and_then(Value::as_str)
+        .requested_as()?
+        .memory_label()
+        .map(str::to_string)
 }
 
 /// Memory on the measuring CPU's own node: first touch, no request, or
 /// bound to `cpu_node`.
 pub fn local_memory(record: &Record) -> bool {
-    match memory(record) {
+    match memory(record).as_deref() {
         None | Some("first-touch") => true,
         Some(policy) => record
             .typed_params()

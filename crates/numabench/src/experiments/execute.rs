@@ -20,7 +20,8 @@ use crate::workloads::{AppKernel, Verification};
 use numabench_schema::params::{
     to_params, AppConfiguration, AppRunParams, AppThreads, AppVerification, PagesParams,
 };
-use serde_json::{json, Map, Value};
+use numabench_schema::{RequestedMemory, RequestedPlacement};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// How to run a kernel.
@@ -457,7 +458,6 @@ pub fn emit_app_records(
     let mut params = to_params(&typed);
     params.extend(median_run.extra_params.clone());
     params.extend(observation_params(&median_run.observation));
-    let mut requested = Map::new();
     let cpus = config.worker_cpus(topology);
     params.extend(to_params(&super::baseline::split_params(
         topology, config, &cpus,
@@ -468,8 +468,11 @@ pub fn emit_app_records(
             time.median(),
         )));
     }
-    requested.insert("cpus".into(), json!(cpus));
-    requested.insert("memory".into(), json!(config.placement.to_string()));
+    let requested = to_params(&RequestedPlacement {
+        cpus: Some(cpus),
+        memory: Some(RequestedMemory::Label(config.placement.to_string())),
+        ..RequestedPlacement::default()
+    });
     let placement = Placement {
         requested,
         verified: placement_check(

@@ -20,7 +20,7 @@ use crate::threads::CpuOrder;
 use crate::topology::Machine;
 use crate::workloads::AppChoice;
 use numabench_schema::params::{to_params, AppScalingParams, ScalingOrder};
-use serde_json::{json, Map};
+use numabench_schema::{RequestedMemory, RequestedPlacement};
 use std::ops::ControlFlow;
 use thiserror::Error;
 
@@ -291,9 +291,11 @@ pub(super) fn scaling_records(
         relative_to_seconds: Some(reference_seconds),
         time_seconds: Some(summary.time.median()),
     });
-    let mut requested = Map::new();
-    requested.insert("cpus".into(), json!(worker_cpus));
-    requested.insert("memory".into(), json!(config.placement.to_string()));
+    let requested = to_params(&RequestedPlacement {
+        cpus: Some(worker_cpus),
+        memory: Some(RequestedMemory::Label(config.placement.to_string())),
+        ..RequestedPlacement::default()
+    });
     let placement = Placement {
         requested,
         verified: None,

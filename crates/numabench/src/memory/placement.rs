@@ -4,6 +4,7 @@
 use super::buffer::Buffer;
 use super::errors::MemoryError;
 use super::policy::MemoryPolicy;
+use numabench_schema::{RequestedMemory, RequestedPlacement};
 use serde_json::Value;
 
 /// A placement for a buffer's pages.
@@ -52,15 +53,17 @@ impl MemoryPlacement {
         Value::String(self.label())
     }
 
-    /// Adds this placement to a record's `placement.requested`: `memory`
-    /// ([`Self::to_json`]) and, for a weighted interleave, `weighted_mode`
-    /// (`kernel` or `emulated`).
-    pub fn insert_requested(&self, requested: &mut serde_json::Map<String, Value>) {
-        requested.insert("memory".into(), self.to_json());
-        if let MemoryPlacement::Policy(policy) = self {
-            if let Some(mode) = policy.weighted_mode_label() {
-                requested.insert("weighted_mode".into(), mode.into());
-            }
+    /// `requested` with this placement added: `memory` ([`Self::label`])
+    /// and, for a weighted interleave, `weighted_mode` (`kernel` or
+    /// `emulated`).
+    pub fn requested_on(&self, requested: RequestedPlacement) -> RequestedPlacement {
+        RequestedPlacement {
+            memory: Some(RequestedMemory::Label(self.label())),
+            weighted_mode: match self {
+                MemoryPlacement::Policy(policy) => policy.weighted_mode_label().map(str::to_string),
+                MemoryPlacement::FirstTouch { .. } => None,
+            },
+            ..requested
         }
     }
 

@@ -10,7 +10,8 @@ use crate::stats::Sample;
 use numabench_schema::params::{
     to_params, OverdecomposeParams, OverdecomposeRunParams, SweepPoint, SweepRanks,
 };
-use serde_json::{json, Map, Value};
+use numabench_schema::RequestedPlacement;
+use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
 /// The ranks and grid width of `study` at `ranks_per_core`, as every
@@ -164,12 +165,10 @@ impl ConfigSummary {
     pub fn records(&self, study: &StudyConfig) -> Vec<Record> {
         let params = self.params(study);
         let cores = study.all_cores();
-        let mut requested = Map::new();
-        requested.insert("cpus".into(), json!(study.core_cpus));
-        requested.insert(
-            "ranks_per_core".into(),
-            json!(self.configuration.ranks_per_core),
-        );
+        let requested = to_params(&RequestedPlacement {
+            ranks_per_core: Some(self.configuration.ranks_per_core),
+            ..RequestedPlacement::on_cpus(&study.core_cpus)
+        });
         let placement = Placement {
             requested,
             verified: None,

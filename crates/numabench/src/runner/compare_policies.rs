@@ -17,6 +17,7 @@ use numabench_schema::params::{
     to_params, Comparison, CountsParams, LeftoverParams, ObservedMeans, PolicySummaryParams,
     RunMeans, RunParams, RunSummaryParams, RUN_SUMMARY, RUN_WALL_TIME,
 };
+use numabench_schema::{RequestedMemory, RequestedMemoryPolicy, RequestedPlacement};
 use serde_json::{json, Map};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -153,22 +154,27 @@ pub(super) fn run_record(
         configuration: None,
         scan: None,
     });
-    let mut requested = Map::new();
-    requested.insert("policy".into(), json!(policy.label));
-    requested.insert("pin_order".into(), json!(policy.pin_order));
-    requested.insert("affinity".into(), json!(policy.affinity));
-    requested.insert(
-        "memory".into(),
-        json!(policy
-            .memory
-            .as_ref()
-            .map(|memory| match memory.weights.is_empty() {
-                true => json!({"mode": memory.mode.mpol(), "nodes": memory.nodes}),
-                // Weighted interleave runs in the kernel's mode only (validated).
-                false => json!({"mode": memory.mode.mpol(), "nodes": memory.nodes,
-                    "weights": memory.weights, "weighted_mode": "kernel"}),
-            })),
-    );
+    let weighted = |memory: &crate::memory::MemoryPolicy| !memory.weights.is_empty();
+    let requested = to_params(&RequestedPlacement {
+        policy: Some(policy.label.clone()),
+        pin_order: Some(policy.pin_order.clone()),
+        affinity: Some(policy.affinity.clone()),
+        memory: Some(
+            policy
+                .memory
+                .as_ref()
+                .map_or(RequestedMemory::Unset, |memory| {
+                    RequestedMemory::Policy(RequestedMemoryPolicy {
+                        mode: memory.mode.mpol(),
+                        nodes: memory.nodes.clone(),
+                        weights: weighted(memory).then(|| memory.weights.clone()),
+                        // Weighted interleave runs in the kernel's mode only (validated).
+                        weighted_mode: weighted(memory).then(|| "kernel".to_string()),
+                    })
+                }),
+        ),
+        ..RequestedPlacement::default()
+    });
     Record {
         benchmark: benchmark::RUN.into(),
         metric: RUN_WALL_TIME.into(),
@@ -510,6 +516,36 @@ mod tests {
         );
     }
 
+    /// Each policy's `placement.requested` text, key order included: the
+    /// policy, its pin order and affinity (null when not pinned or not
+    /// restricted), and its memory policy (null for none).
+    #[test]
+    fn a_run_records_requested_keeps_its_text() {
+        let topology = crate::topology::synthetic("pack:2 [numa(memory=1GiB)] core:2 pu:1");
+        let outcome = RunOutcome {
+            wall_seconds: 1.0,
+            exit_code: Some(0),
+            ..RunOutcome::default()
+        };
+        let texts: Vec<String> = ["as-is", "pin-scatter", "bind:1", "weighted:0=3,1=1"]
+            .into_iter()
+            .map(|text| {
+                let policy = parse_policy(text, &topology).unwrap();
+                let record = run_record(&["prog".to_string()], &policy, 0, &outcome);
+                serde_json::Value::Object(record.placement.requested).to_string()
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                r#"{"policy":"as-is","pin_order":null,"affinity":null,"memory":null}"#,
+                r#"{"policy":"pin-scatter","pin_order":[0,2,1,3],"affinity":null,"memory":null}"#,
+                r#"{"policy":"bind:1","pin_order":null,"affinity":[2,3],"memory":{"mode":2,"nodes":[1]}}"#,
+                r#"{"policy":"weighted:0=3,1=1","pin_order":null,"affinity":null,"memory":{"mode":6,"nodes":[0,1],"weights":[3,1],"weighted_mode":"kernel"}}"#,
+            ]
+        );
+    }
+
     /// A run record's requested memory policy carries the kernel's MPOL_*
     /// number for its mode, as docs/results.md says.
     #[test]
@@ -539,16 +575,21 @@ mod tests {
             let policy = parse_policy(text, &topology).unwrap();
             let record = run_record(&config.command, &policy, 0, &outcome);
             assert_eq!(
-                record.placement.requested["memory"],
-                json!({"mode": mode, "nodes": policy.memory.unwrap().nodes}),
+                record.placement.requested_as().unwrap().memory,
+                Some(RequestedMemory::Policy(RequestedMemoryPolicy {
+                    mode,
+                    nodes: policy.memory.unwrap().nodes,
+                    weights: None,
+                    weighted_mode: None,
+                })),
                 "{text}"
             );
         }
         let as_is = parse_policy("as-is", &topology).unwrap();
         let record = run_record(&config.command, &as_is, 0, &outcome);
         assert_eq!(
-            record.placement.requested["memory"],
-            serde_json::Value::Null
+            record.placement.requested_as().unwrap().memory,
+            Some(RequestedMemory::Unset)
         );
     }
 }

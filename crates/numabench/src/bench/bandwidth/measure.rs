@@ -14,7 +14,9 @@ use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::{Convergence, Sample};
 use crate::threads::run_pinned;
+use numabench_schema::params::to_params;
 use numabench_schema::params::{to_labelled_params, BandwidthParams};
+use numabench_schema::RequestedPlacement;
 use serde_json::{json, Map};
 use std::sync::Mutex;
 
@@ -403,9 +405,11 @@ pub fn bandwidth_record(
     result: &BandwidthResult,
     params: Map<String, serde_json::Value>,
 ) -> Record {
-    let mut requested = Map::new();
-    requested.insert("cpus".into(), json!(config.cpus));
-    config.memory.insert_requested(&mut requested);
+    let requested = to_params(
+        &config
+            .memory
+            .requested_on(RequestedPlacement::on_cpus(&config.cpus)),
+    );
     let summary = result.gigabytes_per_second.summary();
     Record {
         benchmark: benchmark.into(),

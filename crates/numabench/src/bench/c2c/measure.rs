@@ -13,7 +13,7 @@ use crate::stats::Sample;
 use crate::threads::{run_pinned, CpuOrder};
 use crate::topology::Machine;
 use numabench_schema::params::{to_params, C2cParams};
-use serde_json::{json, Map};
+use numabench_schema::RequestedPlacement;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Round trips per sample.
@@ -160,8 +160,7 @@ pub fn run_c2c(context: &Context, pipeline: &mut Pipeline) -> Result<Vec<PairLat
             shared_cache: relation.shared_cache_level.map(|level| format!("L{level}")),
             same_package: Some(relation.same_package),
         };
-        let mut requested = Map::new();
-        requested.insert("cpus".into(), json!([first, second]));
+        let requested = to_params(&RequestedPlacement::on_cpus(&[first, second]));
         pipeline.emit(&Record {
             benchmark: "c2c".into(),
             metric: "c2c_latency".into(),

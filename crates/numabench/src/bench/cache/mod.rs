@@ -25,7 +25,7 @@ use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::topology::Machine;
 use numabench_schema::params::{to_params, CacheStateParams};
-use serde_json::{json, Map};
+use numabench_schema::{RequestedMemory, RequestedPlacement};
 
 /// A buffer size the owner's caches hold at one level (or DRAM).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -370,10 +370,11 @@ fn emit(
     let pages = measured.pages.resident();
     let at_home = home.map_or(0, |node| measured.pages.on_nodes(&[node]));
     let fraction = PlacementCheck::fraction(at_home as f64, pages);
-    let mut requested = Map::new();
-    requested.insert("cpus".into(), json!([measurer.cpu]));
-    requested.insert("owner_cpu".into(), json!(config.owner));
-    requested.insert("memory".into(), json!("first-touch by the owner"));
+    let requested = to_params(&RequestedPlacement {
+        owner_cpu: Some(config.owner),
+        memory: Some(RequestedMemory::Label("first-touch by the owner".into())),
+        ..RequestedPlacement::on_cpus(&[measurer.cpu])
+    });
     let placement = Placement {
         requested,
         verified: Some(PlacementCheck {

@@ -11,7 +11,7 @@ use crate::output::{Placement, Record, Unit};
 use crate::stats::Sample;
 use numabench_schema::benchmark;
 use numabench_schema::params::{to_params, InterferenceCellParams, InterferenceParams};
-use serde_json::{json, Map};
+use numabench_schema::RequestedPlacement;
 
 /// The two records of one measurement: `victim_latency` and `victim_bandwidth`.
 pub fn measurement_records(
@@ -34,14 +34,15 @@ pub fn measurement_records(
             aggressor_bytes(config.size, aggressor.cpus.len())
         })),
     });
-    let mut requested = Map::new();
     let mut cpus = vec![victim.cpu];
     if let Some((aggressor, _)) = load {
         cpus.extend(&aggressor.cpus);
     }
-    requested.insert("cpus".into(), json!(cpus));
-    requested.insert("policy".into(), json!("bind"));
-    requested.insert("nodes".into(), json!([victim.node]));
+    let requested = to_params(&RequestedPlacement {
+        policy: Some("bind".into()),
+        nodes: Some(vec![victim.node]),
+        ..RequestedPlacement::on_cpus(&cpus)
+    });
     let placement = Placement {
         requested,
         verified: Some(found.check.clone()),

@@ -21,7 +21,9 @@ use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
 use crate::stats::{Convergence, Sample};
 use crate::threads::run_pinned;
 use crate::topology::Machine;
+use numabench_schema::params::to_params;
 use numabench_schema::params::{to_labelled_params, ChaseOrderParams, CyclesParams, LatencyParams};
+use numabench_schema::RequestedPlacement;
 use serde_json::{json, Map};
 
 /// Cache-line size assumed when the topology does not say.
@@ -290,12 +292,10 @@ pub fn emit_latency(
         measured_over_declared: None,
         cycles: None,
     };
-    let mut requested = Map::new();
-    requested.insert("cpus".into(), json!([config.cpu]));
-    if let Some(writer) = &measured.writer {
-        requested.insert("writer_cpu".into(), json!(writer.writer_cpu));
-    }
-    config.memory.insert_requested(&mut requested);
+    let requested = to_params(&config.memory.requested_on(RequestedPlacement {
+        writer_cpu: measured.writer.as_ref().map(|writer| writer.writer_cpu),
+        ..RequestedPlacement::on_cpus(&[config.cpu])
+    }));
     let placement = Placement {
         requested,
         verified: Some(measured.check.clone()),

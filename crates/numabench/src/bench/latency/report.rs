@@ -40,10 +40,9 @@ fn setting(data: &Dataset, r: &ReadRecord) -> [(&'static str, String); 5] {
     let params = params_of(r);
     let writer = r
         .placement
-        .requested
-        .get("writer_cpu")
-        .filter(|v| !v.is_null())
-        .map(|v| v.to_string())
+        .requested_as()
+        .and_then(|requested| requested.writer_cpu)
+        .map(|cpu| cpu.to_string())
         .or_else(|| params.writer.map(|writer| writer.writer_cpu.to_string()));
     [
         ("host", host.unwrap_or_else(|| "?".into())),

@@ -20,7 +20,7 @@ use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::run_pinned;
 use numabench_schema::params::{to_params, LoadedLatencyParams, MemoryControllerParams};
-use serde_json::{json, Map};
+use numabench_schema::RequestedPlacement;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Delays (nop iterations, about one cycle each, between a generator's
@@ -262,13 +262,15 @@ fn emit(
         cache: working_set.cache,
         chase: chase_order_params(ChaseOrder::default(), &chase_block(context, config)),
     };
-    let mut requested = Map::new();
     let mut cpus = vec![config.chaser_cpu];
     if point.delay.is_some() {
         cpus.extend(&config.generator_cpus);
     }
-    requested.insert("cpus".into(), json!(cpus));
-    config.memory.insert_requested(&mut requested);
+    let requested = to_params(
+        &config
+            .memory
+            .requested_on(RequestedPlacement::on_cpus(&cpus)),
+    );
     let summary = point.latency_ns.summary();
     pipeline.emit(&Record {
         benchmark: "loaded-latency".into(),

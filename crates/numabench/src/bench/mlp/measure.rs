@@ -21,7 +21,8 @@ use crate::output::{Pipeline, Placement, Record, Unit};
 use crate::stats::{Sample, StoppingRule};
 use crate::threads::run_pinned;
 use numabench_schema::params::{to_params, MlpParams};
-use serde_json::{json, Map};
+use numabench_schema::RequestedPlacement;
+use serde_json::json;
 
 /// Most chains measured.
 pub const MAX_CHAINS: usize = 16;
@@ -193,9 +194,11 @@ pub fn run_mlp(
         Ok((per_k, check))
     })?;
     let (per_k, check) = results.into_iter().next().expect("one worker")?;
-    let mut requested = Map::new();
-    requested.insert("cpus".into(), json!([config.cpu]));
-    config.memory.insert_requested(&mut requested);
+    let requested = to_params(
+        &config
+            .memory
+            .requested_on(RequestedPlacement::on_cpus(&[config.cpu])),
+    );
     let placement = Placement {
         requested,
         verified: Some(check),

@@ -24,7 +24,7 @@ use crate::study::{Comparison, Schedule};
 use crate::threads::{current_cpu, Pool};
 use crate::topology::Machine;
 use numabench_schema::params::{to_params, MlpParams, WorkingSetParams};
-use serde_json::{json, Map};
+use numabench_schema::{RequestedMemory, RequestedPlacement};
 use std::collections::BTreeMap;
 use std::sync::{Barrier, Mutex};
 use std::time::Instant;
@@ -302,18 +302,16 @@ pub fn run_mlp_threads(
                 ),
                 ..MlpParams::default()
             });
-            let mut requested = Map::new();
-            requested.insert(
-                "cpus".into(),
-                match pinned {
-                    true => json!(config.cpus),
-                    false => json!(vec![serde_json::Value::Null; config.cpus.len()]),
-                },
-            );
-            requested.insert(
-                "memory".into(),
-                json!(format!("bind per thread: {nodes:?}")),
-            );
+            let requested = to_params(&RequestedPlacement {
+                cpus: Some(match pinned {
+                    true => config.cpus.iter().copied().map(Some).collect(),
+                    false => vec![None; config.cpus.len()],
+                }),
+                memory: Some(RequestedMemory::Label(format!(
+                    "bind per thread: {nodes:?}"
+                ))),
+                ..RequestedPlacement::default()
+            });
             let placement = Placement {
                 requested,
                 verified: Some(check.clone()),

@@ -17,6 +17,8 @@ use crate::memory::{MemoryPlacement, PlacementCheck};
 use crate::output::{OutputError, Pipeline, Placement, Record, Unit};
 use crate::stats::Sample;
 use crate::threads::run_pinned;
+use numabench_schema::params::to_params;
+use numabench_schema::{RequestedMemory, RequestedPlacement};
 use serde_json::{json, Map, Value};
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::io::Write;
@@ -428,15 +430,13 @@ fn emit(
             .map_or(declared.default.clone(), |(_, value)| value.clone());
         plugin_params.insert(declared.name.clone(), json!(value));
     }
-    let mut requested = Map::new();
-    requested.insert("cpus".into(), json!(config.cpus));
-    requested.insert(
-        "memory".into(),
-        json!(match config.mem_node {
+    let requested = to_params(&RequestedPlacement {
+        memory: Some(RequestedMemory::Label(match config.mem_node {
             Some(node) => format!("bind:{node}"),
             None => "first-touch".to_string(),
-        }),
-    );
+        })),
+        ..RequestedPlacement::on_cpus(&config.cpus)
+    });
     for (metric, unit, values) in samples {
         let unit: Unit =
             serde_json::from_value(json!(unit)).map_err(|_| PluginRunError::Failed {

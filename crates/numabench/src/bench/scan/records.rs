@@ -13,8 +13,8 @@ use crate::stats::Sample;
 use crate::study::SIGNIFICANCE;
 use numabench_schema::benchmark;
 use numabench_schema::params::{to_params, ScanNodeParams, ScanNodeRangesParams, ScanRangeParams};
+use numabench_schema::RequestedPlacement;
 use numabench_schema::Summary;
-use serde_json::{json, Map};
 
 /// What a node's records share.
 pub struct NodeScan<'a> {
@@ -44,9 +44,12 @@ impl NodeScan<'_> {
 
     /// The placement asked (the node's CPUs, memory bound to it) and found.
     fn placement(&self) -> Placement {
-        let mut requested = Map::new();
-        requested.insert("cpus".into(), json!(self.node.cpus));
-        self.placed.placement.insert_requested(&mut requested);
+        let requested = to_params(
+            &self
+                .placed
+                .placement
+                .requested_on(RequestedPlacement::on_cpus(&self.node.cpus)),
+        );
         Placement {
             requested,
             verified: Some(self.check.clone()),

@@ -238,12 +238,15 @@ pub fn cache_marks(data: &Dataset) -> Vec<(f64, String)> {
 
 /// A text label for a record's memory placement (`bind:1`, `first-touch`).
 pub fn memory_of(r: &ReadRecord) -> String {
+    let requested = r.placement.requested_as();
     match (
         r.typed_params().mem_node(),
-        r.placement.requested.get("memory"),
+        requested
+            .as_ref()
+            .and_then(|requested| requested.memory_label()),
     ) {
         (Some(node), _) => format!("node {node}"),
-        (None, Some(serde_json::Value::String(memory))) => memory.clone(),
+        (None, Some(memory)) => memory.to_string(),
         _ => "memory ?".to_string(),
     }
 }
