@@ -75,10 +75,8 @@ pub struct CheckOutcomeParams {
     #[schemars(required)]
     pub reference: Option<f64>,
     /// The lower bound, as a share of the reference (signed).
-    #[schemars(required)]
     pub lower: Option<f64>,
     /// The upper bound, as a share of the reference (signed).
-    #[schemars(required)]
     pub upper: Option<f64>,
     /// The bounds in words (`-5%`, `no bound`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -91,7 +89,6 @@ pub struct CheckOutcomeParams {
     #[schemars(required)]
     pub attempts: Option<Vec<f64>>,
     /// The reported figure over the reference.
-    #[schemars(required)]
     pub ratio: Option<f64>,
 }
 

@@ -79,7 +79,6 @@ pub struct PingpongBestPartnerParams {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(required)]
     pub host: Option<String>,
-    #[schemars(required)]
     pub rank: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(required)]

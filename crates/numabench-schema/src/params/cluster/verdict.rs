@@ -54,21 +54,17 @@ pub struct ClusterOutlierParams {
     /// of the key.
     pub target: Option<String>,
     /// The unit's figure.
-    #[schemars(required)]
     pub value: Option<f64>,
     /// The median of every unit's figure.
-    #[schemars(required)]
     pub median: Option<f64>,
     /// The median of the other units' figures: what the rule compares with.
     pub others_median: Option<f64>,
     /// Their median absolute deviation from `others_median`.
     pub others_mad: Option<f64>,
     /// The unit's robust z; `null` when the others' MAD is 0.
-    #[schemars(required)]
     pub robust_z: Option<f64>,
     /// (value - others_median) / |others_median|; `null` when that median
     /// is 0.
-    #[schemars(required)]
     pub relative: Option<f64>,
     /// How many units the median is over.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -99,7 +95,6 @@ pub struct DifferingSettingParams {
     pub value: Value,
     /// The value most hosts have; `null` when no value is shared by more
     /// hosts than any other.
-    #[schemars(required)]
     pub majority: Option<Value>,
     /// How many hosts have the majority value (0 without one).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,7 +124,6 @@ pub struct ClusterFailureParams {
     #[serde(flatten)]
     pub who: HostRankParams,
     /// The part that failed; `null` when the rank stopped answering.
-    #[schemars(required)]
     pub part: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(required)]
