@@ -48,6 +48,19 @@ fn runs(name: &str, values: &[f64]) -> ResultSet {
     )
 }
 
+/// `b.jsonl`: the two latencies of `a.jsonl`'s sizes in the other order,
+/// and a bandwidth record no other set has.
+fn second_machine() -> ResultSet {
+    set(
+        "b.jsonl",
+        vec![
+            latency(1 << 20, 15.0, "b", 2 << 20),
+            latency(65536, 5.0, "b", 2 << 20),
+            record("bandwidth", "read_bandwidth", 9.0, json!({"threads": 1})),
+        ],
+    )
+}
+
 fn set(name: &str, records: Vec<Record>) -> ResultSet {
     ResultSet {
         name: name.into(),
@@ -93,17 +106,7 @@ fn matches_across_machines_and_counts_what_one_set_lacks() {
             latency(1 << 20, 10.0, "a", 1 << 20),
         ],
     );
-    let mut second_records = vec![
-        latency(1 << 20, 15.0, "b", 2 << 20),
-        latency(65536, 5.0, "b", 2 << 20),
-    ];
-    second_records.push(record(
-        "bandwidth",
-        "read_bandwidth",
-        9.0,
-        json!({"threads": 1}),
-    ));
-    let comparison = compare(&[first, set("b.jsonl", second_records)]);
+    let comparison = compare(&[first, second_machine()]);
     assert_eq!(comparison.matched.len(), 2);
     // In the first set's order, whatever the second's.
     assert_eq!(comparison.matched[0].figures[0].value, 4.0);
@@ -343,20 +346,11 @@ fn records_as_the_map_writer_wrote_them(comparison: &Comparison) -> Vec<String> 
 }
 
 /// The typed writer's records keep the map writer's text (keys, order,
-/// integers and floats, nulls) by exact match, by role, and with
-/// repetitions (a p-value); and read back as their types.
+/// integers and floats, nulls): latencies of two machines with a record
+/// only one set has, and runs with repetitions (a p-value); and they read
+/// back as their types.
 #[test]
 fn comparison_records_keep_their_params_text() {
-    let mut second = vec![
-        latency(1 << 20, 15.0, "b", 2 << 20),
-        latency(65536, 5.0, "b", 2 << 20),
-    ];
-    second.push(record(
-        "bandwidth",
-        "read_bandwidth",
-        9.0,
-        json!({"threads": 1}),
-    ));
     let comparisons = [
         compare(&[
             set(
@@ -366,7 +360,7 @@ fn comparison_records_keep_their_params_text() {
                     latency(1 << 20, 10.0, "a", 1 << 20),
                 ],
             ),
-            set("b.jsonl", second),
+            second_machine(),
         ]),
         compare(&[
             runs("x.jsonl", &[1.0, 1.1, 1.2, 1.05]),
