@@ -287,6 +287,25 @@ impl Team {
         Ok(array)
     }
 
+    /// Gives back an array the computation will not read (say, one of two
+    /// encodings of the same data, after a calibration chose the other):
+    /// its memory is unmapped and its pages leave [`Team::page_report`],
+    /// so the placement is verified on the arrays that are used. Call it
+    /// before [`Team::start_compute`]; under next-touch a released array's
+    /// protection and migration count are dropped with it.
+    pub fn release<T: Copy>(&self, array: SharedArray<T>) {
+        let start = array.buffer().as_ptr() as usize;
+        let mut regions = self.regions.lock().expect("regions");
+        if let Some(index) = regions.iter().position(|region| region.start == start) {
+            let region = regions.remove(index);
+            if self.scheme == PlacementScheme::NextTouch {
+                next_touch::unprotect(region.start, region.mapped);
+            }
+        }
+        drop(regions);
+        drop(array);
+    }
+
     /// The bytes of `region` (offsets from its start) that `worker` places:
     /// under first touch it touches them, under serial+migrate it moves
     /// them. With base pages, its block of units. With huge pages, the huge

@@ -95,6 +95,7 @@ impl AppKernel for CgKernel {
         // product variant is chosen first, with x = 1.
         arrays.reset_x(team);
         self.spmv = Some(arrays.calibrate_spmv(team));
+        arrays.release_unused_columns(team);
         arrays.conj_grad(team);
         arrays.normalise(team);
         arrays.reset_x(team);

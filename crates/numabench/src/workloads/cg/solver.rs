@@ -24,8 +24,10 @@ pub struct CgArrays {
     na: usize,
     /// Nonzero values, rows one after the other.
     a: SharedArray<f64>,
-    /// Column of each nonzero (ascending within a row, all `< na`).
-    colidx: SharedArray<u32>,
+    /// Column of each nonzero (ascending within a row, all `< na`);
+    /// released once the calibration chose the gaps variant, which does
+    /// not read it ([`CgArrays::release_unused_columns`]).
+    colidx: Option<SharedArray<u32>>,
     /// Row j holds the nonzeros `rowstr[j]..rowstr[j + 1]`.
     rowstr: SharedArray<usize>,
     x: SharedArray<f64>,
@@ -55,7 +57,7 @@ impl CgArrays {
         let arrays = Self {
             na,
             a: team.alloc::<f64>(nonzeros, 1)?,
-            colidx: team.alloc::<u32>(nonzeros, 1)?,
+            colidx: Some(team.alloc::<u32>(nonzeros, 1)?),
             rowstr,
             x: team.alloc::<f64>(na, 1)?,
             z: team.alloc::<f64>(na, 1)?,
@@ -73,7 +75,7 @@ impl CgArrays {
             let (values, columns) = unsafe {
                 (
                     arrays.a.slice_mut(span.clone()),
-                    arrays.colidx.slice_mut(span),
+                    arrays.columns_array().slice_mut(span),
                 )
             };
             let mut scratch = RowScratch::new(na);
@@ -106,7 +108,7 @@ impl CgArrays {
                     first_columns.slice_mut(rows.clone()),
                 )
             };
-            if !spmv::encode_gaps(&self.colidx.as_slice()[span], &starts, gaps, first) {
+            if !spmv::encode_gaps(&self.columns_array().as_slice()[span], &starts, gaps, first) {
                 fits.store(false, Ordering::Relaxed);
             }
         });
@@ -125,9 +127,10 @@ impl CgArrays {
             "row pointers ascend"
         );
         assert_eq!(rowstr[self.na], self.a.len(), "last row pointer");
-        assert_eq!(self.colidx.len(), self.a.len(), "one column per value");
+        let columns = self.columns_array();
+        assert_eq!(columns.len(), self.a.len(), "one column per value");
         assert!(
-            self.colidx
+            columns
                 .as_slice()
                 .iter()
                 .all(|&column| (column as usize) < self.na),
@@ -147,14 +150,45 @@ impl CgArrays {
     /// The column index of each value.
     #[cfg(test)]
     pub fn columns(&self) -> &[u32] {
-        self.colidx.as_slice()
+        self.columns_array().as_slice()
+    }
+
+    /// Runs the products with `variant` from now on (the calibration's
+    /// choice, forced).
+    #[cfg(test)]
+    pub fn use_spmv(&mut self, variant: SpmvVariant) {
+        self.spmv = variant;
+    }
+
+    /// The column indices, before [`CgArrays::release_unused_columns`].
+    fn columns_array(&self) -> &SharedArray<u32> {
+        self.colidx
+            .as_ref()
+            .expect("the columns are kept until the variant is chosen")
+    }
+
+    /// Gives back the column encoding the chosen product variant does not
+    /// read: the 4-byte columns when it is the gaps variant, else the gaps.
+    /// The run then holds what it computes on (10 or 12 bytes a nonzero,
+    /// not 14), and its pages are verified on those arrays only: under
+    /// next-touch an array no product touches would stay where the serial
+    /// initialisation put it and read as misplaced.
+    pub fn release_unused_columns(&mut self, team: &Team) {
+        if self.spmv == SpmvVariant::GapsPrefetch {
+            if let Some(columns) = self.colidx.take() {
+                team.release(columns);
+            }
+        } else if let Some((gaps, first_columns)) = self.gaps.take() {
+            team.release(gaps);
+            team.release(first_columns);
+        }
     }
 
     /// The assembled matrix, for the products.
     fn matrix(&self) -> RowsMatrix<'_> {
         RowsMatrix {
             values: self.a.as_slice(),
-            columns: self.colidx.as_slice(),
+            columns: self.colidx.as_ref().map_or(&[], SharedArray::as_slice),
             row_starts: self.rowstr.as_slice(),
             gaps: self.gaps.as_ref().map(|(gaps, first_columns)| ColumnGaps {
                 gaps: gaps.as_slice(),

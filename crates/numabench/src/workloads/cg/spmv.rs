@@ -35,7 +35,8 @@ pub(super) const LANES: usize = 8;
 pub(super) struct RowsMatrix<'a> {
     /// Nonzero values, rows one after the other.
     pub values: &'a [f64],
-    /// Column of each nonzero.
+    /// Column of each nonzero (empty once released: the gaps variant
+    /// alone then runs).
     pub columns: &'a [u32],
     /// Row j holds the nonzeros `row_starts[j]..row_starts[j + 1]`.
     pub row_starts: &'a [usize],
@@ -140,9 +141,12 @@ impl SpmvVariant {
     }
 
     /// Whether this variant can multiply `matrix` (the gaps variant needs
-    /// its gaps).
+    /// its gaps, the others a column per value).
     pub(super) fn can_run(self, matrix: &RowsMatrix<'_>) -> bool {
-        self != SpmvVariant::GapsPrefetch || matrix.gaps.is_some()
+        match self {
+            SpmvVariant::GapsPrefetch => matrix.gaps.is_some(),
+            _ => matrix.columns.len() == matrix.values.len(),
+        }
     }
 }
 

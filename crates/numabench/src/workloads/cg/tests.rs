@@ -133,15 +133,53 @@ fn the_matrix_is_symmetric_with_sorted_rows_and_a_shifted_diagonal() {
 
 #[test]
 fn the_parallel_assembly_matches_the_serial_one_bit_for_bit() {
-    let (_, values, columns) = generated_matrix(NpbClass::S);
+    let (generator, values, columns) = generated_matrix(NpbClass::S);
     for threads in [2, 3] {
         let team = team(threads, PlacementScheme::FirstTouch);
-        let mut kernel = CgKernel::new(NpbClass::S);
-        kernel.setup(&team).unwrap();
-        let arrays = kernel.arrays.as_ref().unwrap();
+        let arrays = CgArrays::assemble(&team, &generator).unwrap();
         assert_eq!(arrays.columns(), &columns[..]);
         let bits = |values: &[f64]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(arrays.values()), bits(&values));
+    }
+}
+
+/// The encoding the product does not read is given back, the team's page
+/// report no longer counts it, and the product gives the same solve.
+#[test]
+fn only_the_column_encoding_the_product_reads_is_kept() {
+    use super::spmv::SpmvVariant;
+    let (generator, _, _) = generated_matrix(NpbClass::S);
+    let pages = |team: &Team| -> u64 {
+        let report = team.page_report().unwrap();
+        report.pages_per_node.values().sum::<u64>() + report.not_present
+    };
+    let nonzeros = generator.nonzeros();
+    let na = generator.order();
+    for (variant, released_bytes) in [
+        (SpmvVariant::Loads, nonzeros * 2 + na * 4),
+        (SpmvVariant::GapsPrefetch, nonzeros * 4),
+    ] {
+        let solve = |release: bool| {
+            let team = team(2, PlacementScheme::FirstTouch);
+            let mut arrays = CgArrays::assemble(&team, &generator).unwrap();
+            arrays.use_spmv(variant);
+            let before = pages(&team);
+            if release {
+                arrays.release_unused_columns(&team);
+            }
+            let released_pages = before - pages(&team);
+            arrays.reset_x(&team);
+            (arrays.conj_grad(&team).to_bits(), released_pages)
+        };
+        let (kept, none) = solve(false);
+        let (released, pages_released) = solve(true);
+        assert_eq!(none, 0);
+        assert_eq!(kept, released, "{variant:?}: the same solve");
+        let expected = released_bytes.div_ceil(crate::memory::PAGE_SIZE) as u64;
+        assert!(
+            pages_released.abs_diff(expected) <= 2,
+            "{variant:?}: {pages_released} pages released, about {expected} expected"
+        );
     }
 }
 
