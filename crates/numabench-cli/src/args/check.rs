@@ -17,7 +17,8 @@ pub struct CheckArgs {
     /// per metric the median, with a tolerance of three robust standard
     /// deviations of the runs (1.4826 x their median absolute deviation),
     /// at least 5% for a bandwidth and 10% for a latency (--tolerance sets
-    /// one instead).
+    /// one instead). Runs too noisy for that (a bandwidth's tolerance at
+    /// 100% or more) write nothing and exit 2.
     #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
     pub write_baseline: Option<PathBuf>,
     /// With --write-baseline: healthy runs to take the medians and the

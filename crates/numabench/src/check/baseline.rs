@@ -130,6 +130,16 @@ impl Reference {
         }
     }
 
+    /// Whether the bounds can be read back: a lower one a fraction in
+    /// (-1, 0] (a bandwidth cannot fall 100% or more), an upper one >= 0.
+    pub fn bounds_are_valid(&self) -> bool {
+        let lower_ok = self
+            .lower
+            .is_none_or(|b| b.is_finite() && b > -1.0 && b <= 0.0);
+        let upper_ok = self.upper.is_none_or(|b| b.is_finite() && b >= 0.0);
+        lower_ok && upper_ok
+    }
+
     /// True when `measured` is within the bounds.
     pub fn accepts(&self, measured: f64) -> bool {
         let above_lower = self
@@ -259,13 +269,7 @@ impl Baseline {
                         value: reference.value,
                     });
                 }
-                let lower_bad = reference
-                    .lower
-                    .is_some_and(|b| !(b.is_finite() && b > -1.0 && b <= 0.0));
-                let upper_bad = reference
-                    .upper
-                    .is_some_and(|b| !(b.is_finite() && b >= 0.0));
-                if lower_bad || upper_bad {
+                if !reference.bounds_are_valid() {
                     return Err(BaselineFormatError::Bounds { key: key.clone() });
                 }
             }

@@ -1,6 +1,6 @@
 //! A check against a baseline entry, and the measurement of a new one.
 
-use super::baseline::{BaselineEntry, Reference, Written};
+use super::baseline::{BaselineEntry, Reference, Written, SPREAD_MULTIPLE};
 use super::fingerprint::{Difference, Fingerprint};
 use super::measure::{measure_item, Attempt};
 use super::plan::{CheckItem, CheckPlan, Quantity};
@@ -300,6 +300,19 @@ impl Tolerances {
     }
 }
 
+/// Why no baseline is written when a metric's runs spread so far that
+/// its tolerance (three robust deviations) would let a bandwidth fall
+/// 100% or more: such a file accepts any figure, and check refuses to
+/// read it.
+fn too_noisy(key: &str, runs: usize, reference: &Reference) -> String {
+    format!(
+        "{key}: its {runs} runs spread {:.0}% (robust deviation over the median), so a tolerance \
+         of {SPREAD_MULTIPLE} deviations would accept any figure: no baseline written; write it \
+         on an idle node, with more --runs, or with --tolerance",
+        reference.spread.unwrap_or(f64::NAN) * 100.0
+    )
+}
+
 /// Measures `plan` `runs` times on this (healthy) node, every item once a
 /// run so that the runs interleave, and returns the baseline entry: per
 /// item the median of its runs with a tolerance ([`Reference::from_runs`]).
@@ -335,17 +348,31 @@ pub fn measure_baseline(
             values[index].push(attempt.value);
         }
     }
-    let metrics = plan
-        .items
-        .iter()
-        .zip(&values)
-        .map(|(item, runs)| {
-            (
-                item.key.clone(),
-                Reference::from_runs(item.quantity, runs, tolerances.for_item(item)),
-            )
-        })
-        .collect();
+    entry_from_runs(plan, &values, tolerances, fingerprint, written)
+}
+
+/// The baseline entry of `plan` from each item's runs (`values[i]` the
+/// runs of `plan.items[i]`). An error when a metric's runs spread so far
+/// that the file would accept any figure ([`too_noisy`]).
+pub(super) fn entry_from_runs(
+    plan: &CheckPlan,
+    values: &[Vec<f64>],
+    tolerances: &Tolerances,
+    fingerprint: Fingerprint,
+    written: Written,
+) -> Result<BaselineEntry, BenchError> {
+    let mut metrics = BTreeMap::new();
+    for (item, runs) in plan.items.iter().zip(values) {
+        let reference = Reference::from_runs(item.quantity, runs, tolerances.for_item(item));
+        if !reference.bounds_are_valid() {
+            return Err(BenchError::Invalid(too_noisy(
+                &item.key,
+                runs.len(),
+                &reference,
+            )));
+        }
+        metrics.insert(item.key.clone(), reference);
+    }
     Ok(BaselineEntry {
         fingerprint,
         written,

@@ -112,6 +112,60 @@ fn references_take_the_median_and_a_tolerance_from_the_spread() {
     assert!(!quiet.accepts(f64::NAN));
 }
 
+/// Runs that spread so far that three deviations would let a bandwidth
+/// fall 100% or more write no baseline (check would refuse to read it):
+/// the error names the metric and its spread. Quiet runs of the same plan
+/// write one that reads back.
+#[test]
+fn runs_too_noisy_for_a_tolerance_write_no_baseline() {
+    let topology = load("two-socket-smt");
+    let plan = plan_check(&topology, DEFAULT_BUDGET_SECONDS);
+    let quiet: Vec<Vec<f64>> = plan.items.iter().map(|_| vec![10.0, 10.2]).collect();
+    let entry = |values: &[Vec<f64>]| {
+        super::run::entry_from_runs(
+            &plan,
+            values,
+            &Tolerances::default(),
+            Fingerprint::of(&topology, &doctor("on"), "model"),
+            Written::now(2),
+        )
+    };
+    let mut baseline = Baseline::new();
+    baseline.put(entry(&quiet).unwrap());
+    let text = serde_json::to_string(&baseline).unwrap();
+    Baseline::parse(&text).unwrap();
+    // One bandwidth's two runs: 30 and 70 (median 50, deviation 20: 59% robust, 178% x 3).
+    let noisy_index = plan
+        .items
+        .iter()
+        .position(|item| item.quantity.higher_is_better())
+        .unwrap();
+    let mut noisy = quiet.clone();
+    noisy[noisy_index] = vec![30.0, 70.0];
+    let message = entry(&noisy).unwrap_err().to_string();
+    let key = &plan.items[noisy_index].key;
+    assert!(
+        message.starts_with(&format!("{key}: its 2 runs spread 59%")),
+        "{message}"
+    );
+    assert!(message.contains("no baseline written"), "{message}");
+    // A latency's upper bound has no such limit: noisy latency runs still write.
+    let latency_index = plan
+        .items
+        .iter()
+        .position(|item| !item.quantity.higher_is_better())
+        .unwrap();
+    let mut slow = quiet.clone();
+    slow[latency_index] = vec![30.0, 70.0];
+    let written = entry(&slow).unwrap();
+    assert!(
+        written.metrics[&plan.items[latency_index].key]
+            .upper
+            .unwrap()
+            > 1.0
+    );
+}
+
 fn doctor(smt: &str) -> DoctorReport {
     DoctorReport::new(vec![
         Finding::new(CheckId::Smt, Severity::Ok, smt, "", ""),
