@@ -97,7 +97,8 @@ pub struct ClusterArgs {
     /// every node: adds the check part; per node type (hosts with the
     /// same CPU model, packages and NUMA nodes) each metric is the median
     /// of its hosts, with a tolerance of three robust standard deviations
-    /// of the hosts, at least 5% for a bandwidth and 10% for a latency.
+    /// of the hosts, at least 5% for a bandwidth and 10% for a latency;
+    /// nothing is written when a bandwidth's tolerance would reach 100%.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<std::path::PathBuf>,
     /// With --write-baseline: tolerances instead of those from the hosts'

@@ -14,7 +14,7 @@ use crate::bench::{BenchError, Context};
 use crate::check::{
     figure, item_params, measure_item, metric, plan_check, record_with, Attempt, Baseline,
     BaselineEntry, CheckItem, CheckPlan, Fingerprint, Quantity, Reference, Tolerances, Written,
-    DEFAULT_BUDGET_SECONDS,
+    DEFAULT_BUDGET_SECONDS, SPREAD_MULTIPLE,
 };
 use crate::doctor::{run_doctor, SystemFiles};
 use crate::kernels::SimdLevel;
@@ -225,28 +225,46 @@ fn host_checks(records: &[Record]) -> Vec<HostCheck> {
     checks
 }
 
-/// No host measured the check part, so there is no baseline to write.
+/// Why a cluster writes no baseline ([`baseline_from_records`]).
 ///
-/// Fault: the system's (the hosts ran the part and gave no record).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("no host measured the check part: no baseline written")]
-pub struct NoCheckRecords;
+/// Fault: the system's (what the hosts measured).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClusterBaselineError {
+    /// No host measured the check part.
+    #[error("no host measured the check part: no baseline written")]
+    NoCheckRecords,
+    /// The hosts of one node type spread so far on a bandwidth that its
+    /// tolerance would reach 100%: the entry would accept any figure and
+    /// `check` would refuse the file.
+    #[error(
+        "{node_type}: {key} spreads {spread_percent:.0}% over hosts {hosts} (robust deviation \
+         over the median), too far for a tolerance of {SPREAD_MULTIPLE} deviations: no baseline \
+         written; leave the outlier hosts out, or give --tolerance"
+    )]
+    TooSpread {
+        node_type: String,
+        key: String,
+        hosts: String,
+        spread_percent: f64,
+    },
+}
 
-crate::error::all_faulty!(System: NoCheckRecords);
+crate::error::all_faulty!(System: ClusterBaselineError);
 
 /// A baseline from a cluster's check records: one entry per node type
 /// (hosts whose fingerprints are of the same type), each metric the median
 /// of those hosts with a tolerance from their spread ([`Reference::from_runs`]:
 /// three robust standard deviations, at least 5% for a bandwidth and 10%
 /// for a latency, or `tolerances`), the plan of its first host. `Err` when
-/// no host measured the check.
+/// no host measured the check, or when a bandwidth's hosts spread too far
+/// for a tolerance below 100% ([`ClusterBaselineError::TooSpread`]).
 pub fn baseline_from_records(
     records: &[Record],
     tolerances: &Tolerances,
-) -> Result<Vec<BaselineEntry>, NoCheckRecords> {
+) -> Result<Vec<BaselineEntry>, ClusterBaselineError> {
     let checks = host_checks(records);
     if checks.is_empty() {
-        return Err(NoCheckRecords);
+        return Err(ClusterBaselineError::NoCheckRecords);
     }
     let mut groups: Vec<Vec<&HostCheck>> = Vec::new();
     for check in &checks {
@@ -276,15 +294,19 @@ pub fn baseline_from_records(
             if values.is_empty() {
                 continue;
             }
-            metrics.insert(
-                item.key.clone(),
-                Reference::from_runs(item.quantity, &values, tolerances.for_item(item)),
-            );
+            let reference = Reference::from_runs(item.quantity, &values, tolerances.for_item(item));
+            if !reference.bounds_are_valid() {
+                return Err(ClusterBaselineError::TooSpread {
+                    node_type: first.fingerprint.node_type(),
+                    key: item.key.clone(),
+                    hosts: host_list(&group),
+                    spread_percent: reference.spread.unwrap_or(f64::NAN) * 100.0,
+                });
+            }
+            metrics.insert(item.key.clone(), reference);
         }
-        let mut hosts: Vec<&str> = group.iter().map(|check| check.host.as_str()).collect();
-        hosts.dedup();
         let mut written = Written::now(group.len());
-        written.host = hosts.join(", ");
+        written.host = host_list(&group);
         entries.push(BaselineEntry {
             fingerprint: first.fingerprint.clone(),
             written,
@@ -293,6 +315,13 @@ pub fn baseline_from_records(
         });
     }
     Ok(entries)
+}
+
+/// The hosts of a group, once each, comma-separated.
+fn host_list(group: &[&HostCheck]) -> String {
+    let mut hosts: Vec<&str> = group.iter().map(|check| check.host.as_str()).collect();
+    hosts.dedup();
+    hosts.join(", ")
 }
 
 /// A host whose check does not pass its baseline.

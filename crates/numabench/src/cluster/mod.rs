@@ -27,8 +27,8 @@ mod wait;
 mod wire_tests;
 
 pub use check_part::{
-    baseline_from_records, compare_with_baseline, measure_check, BaselineFinding, NoCheckRecords,
-    PLAN_METRIC,
+    baseline_from_records, compare_with_baseline, measure_check, BaselineFinding,
+    ClusterBaselineError, PLAN_METRIC,
 };
 pub use cost::{
     pingpong_cost, pingpong_rounds, recheck_pairs, Pairing, PingpongCost,

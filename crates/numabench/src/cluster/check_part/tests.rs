@@ -110,6 +110,54 @@ fn a_baseline_holds_the_median_of_each_node_type() {
     assert!(baseline_from_records(&[], &Tolerances::default()).is_err());
 }
 
+/// Two hosts of one type at 1x and 3x a bandwidth (median 2x, robust
+/// deviation 74%) write no baseline: three deviations would let the
+/// bandwidth fall 100% or more, a file `check` refuses. The error names
+/// the node type, the metric and the hosts; a latency spread as far is
+/// only an upper bound and still writes.
+#[test]
+fn hosts_spread_too_far_for_a_bandwidth_tolerance_write_no_baseline() {
+    let (fingerprint, plan) = setup();
+    let bandwidth = plan
+        .items
+        .iter()
+        .find(|item| item.quantity.higher_is_better())
+        .unwrap();
+    let latency = plan
+        .items
+        .iter()
+        .find(|item| !item.quantity.higher_is_better())
+        .unwrap();
+    let records_with = |spread_key: &str| {
+        let mut records = Vec::new();
+        for (rank, factor) in [1.0, 3.0].into_iter().enumerate() {
+            records.extend(host_records(
+                &format!("h{rank}"),
+                rank as i64,
+                &fingerprint,
+                &plan,
+                |_, item| healthy(item) * if item.key == spread_key { factor } else { 1.0 },
+            ));
+        }
+        records
+    };
+    let error =
+        baseline_from_records(&records_with(&bandwidth.key), &Tolerances::default()).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "{}: {} spreads 74% over hosts h0, h1",
+            fingerprint.node_type(),
+            bandwidth.key
+        )),
+        "{message}"
+    );
+    assert!(message.contains("no baseline written"), "{message}");
+    let entries =
+        baseline_from_records(&records_with(&latency.key), &Tolerances::default()).unwrap();
+    assert!(entries[0].metrics[&latency.key].upper.unwrap() > 1.0);
+}
+
 /// Against a baseline of healthy figures (5% and 10% floors): a host at
 /// 80% of one bandwidth is named for it, in `check`'s words; a host whose
 /// first attempt was slow but whose retest passed is not; a host of
