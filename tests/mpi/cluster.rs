@@ -4,6 +4,12 @@
 //! fails is named while the others' records are kept.
 
 pub use crate::alone;
+use numabench_schema::params::{
+    BenchmarkParams, ClusterFailureParams, ClusterLabels, ClusterStreamLabels, ClusterTopoParams,
+    ClusterVerdictParams, PingpongPairParams,
+};
+use numabench_schema::read::{read_results, Mode};
+use numabench_schema::{Record, RunMetadata};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -30,13 +36,62 @@ fn mpirun(ranks: usize, args: &[&str]) -> Output {
         .expect("mpirun runs (OpenMPI: scripts/setup installs openmpi-bin)")
 }
 
-/// The records of a `--jsonl` file (each carrying its run metadata).
+/// The records of a `--jsonl` file (each carrying its run metadata), as
+/// JSON values: the form the Slurm tests (`slurm_tests.rs`) still read;
+/// the cluster tests read [`typed_records`].
 pub fn records(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).expect("jsonl written");
     text.lines()
         .map(|line| serde_json::from_str::<Value>(line).expect("every line parses"))
         .inspect(|record| assert_eq!(record["run"]["tool"], "numabench"))
         .collect()
+}
+
+/// The records of a `--jsonl` file read through the schema crate's reader,
+/// strictly (a line that is not a record with its run metadata fails the
+/// test, naming the line), every line's run numabench's: what the cluster
+/// tests check is what a reader of the file gets.
+pub fn typed_records(path: &Path) -> Vec<Record> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).expect("jsonl written");
+    let results =
+        read_results(&origin, &text, Mode::Strict).unwrap_or_else(|error| panic!("{error}"));
+    for (_, metadata) in &results.metadata {
+        let run: RunMetadata = serde_json::from_value(Value::Object(metadata.clone()))
+            .unwrap_or_else(|error| panic!("{origin}: not the run metadata ({error})"));
+        assert_eq!(run.tool, "numabench");
+    }
+    results.into_records()
+}
+
+/// A record's params read as `T` ([`Record::params_as`]); a field of
+/// another type than `T` says fails the test, naming the record.
+pub fn params_of<T: BenchmarkParams>(record: &Record) -> T {
+    record.params_as().unwrap_or_else(|error| {
+        panic!(
+            "params not {}: {error}: {record:?}",
+            std::any::type_name::<T>()
+        )
+    })
+}
+
+/// The labels a cluster rank adds to a record it made (host, rank, unit,
+/// part, key); each `None` where the record lacks it.
+pub fn labels(record: &Record) -> ClusterLabels {
+    params_of(record)
+}
+
+/// The labels the `stream` part puts before a triad record's own params
+/// (its node and CPU order). They claim no benchmark's records (no
+/// [`BenchmarkParams`]), so they are read as their type directly.
+pub fn stream_labels(record: &Record) -> ClusterStreamLabels {
+    serde_json::from_value(Value::Object(record.params.clone()))
+        .unwrap_or_else(|error| panic!("no stream labels: {error}: {record:?}"))
+}
+
+/// Whether `record` is of `benchmark` and `metric`.
+pub fn is(record: &Record, benchmark: &str, metric: &str) -> bool {
+    record.benchmark == benchmark && record.metric == metric
 }
 
 pub fn this_host() -> String {
@@ -64,6 +119,15 @@ pub fn failed(records: &[Value]) -> Vec<&Value> {
         .collect()
 }
 
+/// The params of the `failed` records of a cluster run ([`failed`], typed).
+pub fn typed_failed(records: &[Record]) -> Vec<ClusterFailureParams> {
+    records
+        .iter()
+        .filter(|r| is(r, "cluster", "failed"))
+        .map(params_of)
+        .collect()
+}
+
 /// `mpirun` with `ranks` ranks of `numabench cluster ARGS --jsonl JSONL` on
 /// this machine.
 fn mpirun_cluster(ranks: usize, args: &[&str], jsonl: &Path) -> Output {
@@ -81,6 +145,13 @@ pub fn verdict(records: &[Value]) -> &Value {
     last
 }
 
+/// The verdict record (last) with its params ([`verdict`], typed).
+pub fn typed_verdict(records: &[Record]) -> (&Record, ClusterVerdictParams) {
+    let last = records.last().expect("records");
+    assert!(is(last, "cluster", "verdict"), "{last:?}");
+    (last, params_of(last))
+}
+
 /// Three ranks, each its own unit (`--per rank`), measured one at a time:
 /// every rank's records of every part reach rank 0's file tagged with this
 /// host and the rank, every pair ping-pongs, and the exit status is the
@@ -92,16 +163,18 @@ fn every_rank_measures_and_its_records_arrive_tagged() {
     let jsonl = dir.path().join("cluster.jsonl");
     let args = [&["--sequential", "--per", "rank"][..], &QUICK].concat();
     let output = mpirun_cluster(3, &args, &jsonl);
-    let records = records(&jsonl);
+    let records = typed_records(&jsonl);
     let host = this_host();
     for rank in 0..3 {
         let unit = format!("{host}/rank {rank}");
-        let of_rank: Vec<&Value> = records
+        let of_rank: Vec<(&Record, ClusterLabels)> = records
             .iter()
-            .filter(|r| r["params"]["rank"] == rank && r["benchmark"] != "cluster")
+            .filter(|r| r.benchmark != "cluster")
+            .map(|r| (r, labels(r)))
+            .filter(|(_, labels)| labels.rank == Some(rank))
             .collect();
-        for record in &of_rank {
-            assert_eq!(record["params"]["host"], host.as_str(), "{record}");
+        for (record, labels) in &of_rank {
+            assert_eq!(labels.host.as_deref(), Some(host.as_str()), "{record:?}");
         }
         for (part, benchmark, key) in [
             ("topo", "cluster-topo", None),
@@ -120,50 +193,45 @@ fn every_rank_measures_and_its_records_arrive_tagged() {
                 Some("pingpong same-host latency"),
             ),
         ] {
-            let found = of_rank.iter().find(|r| {
-                r["params"]["part"] == part
-                    && r["benchmark"] == benchmark
+            let found = of_rank.iter().find(|(r, labels)| {
+                labels.part.as_deref() == Some(part)
+                    && r.benchmark == benchmark
                     && key.is_none_or(|k| {
-                        r["params"]["cluster_key"]
-                            .as_str()
+                        labels
+                            .cluster_key
+                            .as_deref()
                             .is_some_and(|c| c.starts_with(k))
                     })
             });
-            let found =
+            let (_, found) =
                 found.unwrap_or_else(|| panic!("rank {rank}: no {part} record\n{}", text(&output)));
-            assert_eq!(found["params"]["unit"], unit.as_str());
+            assert_eq!(found.unit.as_deref(), Some(unit.as_str()));
         }
-        let settings = of_rank
+        let (settings, _) = of_rank
             .iter()
-            .find(|r| r["benchmark"] == "cluster-topo")
+            .find(|(r, _)| r.benchmark == "cluster-topo")
             .unwrap();
-        assert!(
-            settings["params"]["settings"]["numa_nodes"]
-                .as_u64()
-                .unwrap()
-                >= 1
-        );
+        let settings = params_of::<ClusterTopoParams>(settings).settings.unwrap();
+        assert!(settings.numa_nodes.unwrap() >= 1);
     }
     let pairs: Vec<(u64, u64)> = records
         .iter()
-        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
+        .filter(|r| is(r, "mpi-pingpong", "latency"))
         .map(|r| {
-            assert!(r["value"].as_f64().unwrap() > 0.0);
-            (
-                r["params"]["rank_a"].as_u64().unwrap(),
-                r["params"]["rank_b"].as_u64().unwrap(),
-            )
+            assert!(r.value > 0.0);
+            let pair: PingpongPairParams = params_of(r);
+            (pair.rank_a.unwrap(), pair.rank_b.unwrap())
         })
         .collect();
     assert_eq!(pairs, vec![(0, 1), (0, 2), (1, 2)], "{}", text(&output));
-    let verdict = verdict(&records);
-    assert_eq!(verdict["params"]["units"], 3);
-    assert_eq!(verdict["params"]["hosts"], 1);
-    let problems = verdict["value"].as_f64().unwrap();
+    let (verdict, params) = typed_verdict(&records);
+    assert_eq!(params.units, Some(3));
+    assert_eq!(params.hosts, Some(1));
+    let problems = verdict.value;
     let expected = if problems > 0.0 { 1 } else { 0 };
     assert_eq!(output.status.code(), Some(expected), "{}", text(&output));
     assert_eq!(
-        records.iter().filter(|r| r["metric"] == "outlier").count() as f64,
+        records.iter().filter(|r| r.metric == "outlier").count() as f64,
         problems,
         "one host: nothing can differ or fail here"
     );
@@ -183,17 +251,18 @@ fn extra_ranks_of_a_host_stay_idle_and_one_unit_flags_nothing() {
         &jsonl,
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
-    let records = records(&jsonl);
+    let records = typed_records(&jsonl);
     assert!(records
         .iter()
-        .filter(|r| r["benchmark"] != "cluster")
-        .all(|r| r["params"]["rank"] == 0 && r["params"]["unit"] == this_host().as_str()));
-    assert!(records.iter().any(|r| r["benchmark"] == "latency"));
-    let verdict = verdict(&records);
-    assert_eq!(verdict["value"], 0.0);
+        .filter(|r| r.benchmark != "cluster")
+        .map(labels)
+        .all(|l| l.rank == Some(0) && l.unit.as_deref() == Some(this_host().as_str())));
+    assert!(records.iter().any(|r| r.benchmark == "latency"));
+    let (verdict, params) = typed_verdict(&records);
+    assert_eq!(verdict.value, 0.0);
     let idle = format!("{} (rank 1)", this_host());
-    assert_eq!(verdict["params"]["idle_ranks"], serde_json::json!([idle]));
-    let notes = verdict["params"]["notes"].to_string();
+    assert_eq!(params.idle_ranks, Some(vec![idle]));
+    let notes = params.notes.unwrap_or_default().join("\n");
     assert!(notes.contains("no unit can be an outlier"), "{notes}");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -310,25 +379,22 @@ fn a_failing_rank_is_named_and_the_others_records_are_kept() {
     );
     let output = mpirun_mpmd(&[], &args, &rank1);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
-    let records = records(&jsonl);
-    let failed = failed(&records);
+    let records = typed_records(&jsonl);
+    let failed = typed_failed(&records);
     assert_eq!(failed.len(), 1, "{}", text(&output));
-    assert_eq!(failed[0]["params"]["host"], this_host().as_str());
-    assert_eq!(failed[0]["params"]["rank"], 1);
-    assert_eq!(failed[0]["params"]["part"], "stream");
+    assert_eq!(failed[0].who.host.as_deref(), Some(this_host().as_str()));
+    assert_eq!(failed[0].who.rank, Some(1));
+    assert_eq!(failed[0].part.as_deref(), Some("stream"));
     // Refused where its buffers are placed, naming the limit, before
     // anything is allocated (no OOM kill, no half-measured part).
-    assert!(failed[0]["params"]["error"]
-        .as_str()
-        .unwrap()
-        .contains("memory limit"));
+    assert!(failed[0].error.as_deref().unwrap().contains("memory limit"));
     assert!(records
         .iter()
-        .any(|r| r["benchmark"] == "bandwidth" && r["params"]["rank"] == 0));
+        .any(|r| r.benchmark == "bandwidth" && labels(r).rank == Some(0)));
     // Rank 1's topo part still arrived.
     assert!(records
         .iter()
-        .any(|r| r["benchmark"] == "cluster-topo" && r["params"]["rank"] == 1));
+        .any(|r| r.benchmark == "cluster-topo" && labels(r).rank == Some(1)));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains(&format!("FAILED   {} (rank 1), part stream", this_host())),
@@ -362,18 +428,19 @@ fn a_killed_rank_is_named_after_the_timeout() {
         &rank1,
     );
     assert_ne!(output.status.code(), Some(0), "{}", text(&output));
-    let records = records(&jsonl);
-    let failed = failed(&records);
+    let records = typed_records(&jsonl);
+    let failed = typed_failed(&records);
     assert_eq!(failed.len(), 1, "{}", text(&output));
-    assert_eq!(failed[0]["params"]["rank"], 1);
-    assert!(failed[0]["params"]["error"]
-        .as_str()
+    assert_eq!(failed[0].who.rank, Some(1));
+    assert!(failed[0]
+        .error
+        .as_deref()
         .unwrap()
         .contains("no answer within 5 s"));
     assert!(records
         .iter()
-        .any(|r| r["benchmark"] == "bandwidth" && r["params"]["rank"] == 0));
-    assert_eq!(verdict(&records)["params"]["failed"], 1);
+        .any(|r| r.benchmark == "bandwidth" && labels(r).rank == Some(0)));
+    assert_eq!(typed_verdict(&records).1.failed, Some(1));
 }
 
 /// Ranks bound to a core each (`--bind-to core`): each measures inside its
@@ -393,23 +460,26 @@ fn each_rank_measures_inside_the_cpus_it_was_given() {
         .arg(&jsonl)
         .output()
         .unwrap();
-    let records = records(&jsonl);
+    let records = typed_records(&jsonl);
     let mut given = Vec::new();
     for rank in 0..2 {
         let of = |benchmark: &str| {
             records
                 .iter()
-                .find(|r| r["benchmark"] == benchmark && r["params"]["rank"] == rank)
+                .find(|r| r.benchmark == benchmark && labels(r).rank == Some(rank))
                 .unwrap_or_else(|| panic!("rank {rank}: no {benchmark}\n{}", text(&output)))
         };
-        let allowed = of("cluster-topo")["params"]["allowed_cpus"].clone();
-        assert_eq!(
-            allowed.as_array().unwrap().len(),
-            1,
-            "one core each: {allowed}"
-        );
-        let cpus = &of("bandwidth")["placement"]["requested"]["cpus"];
-        assert_eq!(*cpus, allowed, "rank {rank}");
+        let allowed = params_of::<ClusterTopoParams>(of("cluster-topo"))
+            .allowed_cpus
+            .unwrap();
+        assert_eq!(allowed.len(), 1, "one core each: {allowed:?}");
+        let bandwidth = of("bandwidth");
+        let requested = bandwidth.placement.requested_as();
+        let cpus = requested
+            .unwrap_or_else(|| panic!("placement.requested not typed: {bandwidth:?}"))
+            .cpus;
+        let expected: Vec<Option<u32>> = allowed.iter().copied().map(Some).collect();
+        assert_eq!(cpus, Some(expected), "rank {rank}");
         given.push(allowed);
     }
     assert_ne!(
@@ -439,11 +509,11 @@ fn per_numa_measures_each_node_as_a_unit() {
         ],
         &jsonl,
     );
-    let records = records(&jsonl);
-    let nodes: Vec<u64> = records
+    let records = typed_records(&jsonl);
+    let nodes: Vec<u32> = records
         .iter()
-        .filter(|r| r["benchmark"] == "bandwidth")
-        .map(|r| r["params"]["node"].as_u64().unwrap())
+        .filter(|r| r.benchmark == "bandwidth")
+        .map(|r| stream_labels(r).node)
         .collect();
     assert!(!nodes.is_empty(), "{}", text(&output));
     for node in nodes {
@@ -452,8 +522,9 @@ fn per_numa_measures_each_node_as_a_unit() {
             assert!(
                 records
                     .iter()
-                    .any(|r| r["params"]["unit"] == unit.as_str()
-                        && r["params"]["cluster_key"] == key),
+                    .map(labels)
+                    .any(|l| l.unit.as_deref() == Some(unit.as_str())
+                        && l.cluster_key.as_deref() == Some(key)),
                 "{unit}: no {key}\n{}",
                 text(&output)
             );
@@ -506,7 +577,8 @@ fn sigterm_to_rank_0_keeps_the_records_and_exits_143() {
         .spawn()
         .unwrap();
     let start = std::time::Instant::now();
-    // A record beyond the metadata line: rank 0 has measured something.
+    // A record beyond the metadata line: rank 0 has measured something
+    // (the file's lines counted as text: it is still being written).
     while std::fs::read_to_string(&jsonl).map_or(0, |text| text.lines().count()) < 2 {
         assert!(start.elapsed().as_secs() < 120, "no record after 120 s");
         std::thread::sleep(std::time::Duration::from_millis(100));
@@ -543,7 +615,7 @@ fn sigterm_to_rank_0_keeps_the_records_and_exits_143() {
         output_text.contains("143"),
         "rank 0's exit status\n{output_text}"
     );
-    assert!(!records(&jsonl).is_empty());
+    assert!(!typed_records(&jsonl).is_empty());
     for (pid, _) in ranks {
         assert!(
             !Path::new(&format!("/proc/{pid}/cmdline")).exists() || {

@@ -4,9 +4,16 @@
 //! nothing, a host under a CPU quota is flagged and named (exit 1), and a
 //! host whose transparent huge pages are off is reported as differing.
 
-use crate::cluster::{alone, numabench, records, text, verdict, PINGPONG};
+use crate::cluster::{
+    alone, is, labels, numabench, params_of, text, typed_records, typed_verdict, PINGPONG,
+};
 use crate::hosts::{Hosts, HostsConfig};
-use serde_json::Value;
+use numabench::check::Baseline;
+use numabench_schema::params::{
+    BaselineProblemParams, CheckPlanParams, ClusterOutlierParams, DifferingSettingParams,
+    PingpongBestPartnerParams, PingpongPairParams,
+};
+use numabench_schema::Record;
 use std::collections::BTreeSet;
 use std::process::Output;
 
@@ -27,7 +34,7 @@ fn cluster_flagging(
     config: HostsConfig,
     odd: usize,
     extra: &[&str],
-) -> (Hosts, String, Output, Vec<Value>) {
+) -> (Hosts, String, Output, Vec<Record>) {
     let hosts = hosts(config);
     let name = hosts.names()[odd].clone();
     let (output, records) = cluster(&hosts, extra);
@@ -48,7 +55,7 @@ fn hosts(config: HostsConfig) -> Hosts {
 
 /// Runs `cluster --sequential` with one rank per host; returns the output
 /// and the records of its `--jsonl` file.
-fn cluster(hosts: &Hosts, extra: &[&str]) -> (Output, Vec<Value>) {
+fn cluster(hosts: &Hosts, extra: &[&str]) -> (Output, Vec<Record>) {
     let jsonl = hosts.shared_dir().join("cluster.jsonl");
     let mut args = vec![
         "cluster",
@@ -67,7 +74,7 @@ fn cluster(hosts: &Hosts, extra: &[&str]) -> (Output, Vec<Value>) {
     args.extend_from_slice(extra);
     let output = hosts.mpirun(1, numabench(), &args).output().unwrap();
     let records = if jsonl.exists() {
-        records(&jsonl)
+        typed_records(&jsonl)
     } else {
         panic!("no output file\n{}", text(&output))
     };
@@ -75,12 +82,23 @@ fn cluster(hosts: &Hosts, extra: &[&str]) -> (Output, Vec<Value>) {
 }
 
 /// The hosts named by the records of `metric` of the verdict.
-fn named(records: &[Value], metric: &str) -> BTreeSet<String> {
+fn named(records: &[Record], metric: &str) -> BTreeSet<String> {
     records
         .iter()
-        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == metric)
-        .map(|r| r["params"]["host"].as_str().unwrap().to_string())
+        .filter(|r| is(r, "cluster", metric))
+        .map(|r| host_named(r).unwrap_or_else(|| panic!("no host: {r:?}")))
         .collect()
+}
+
+/// The host a verdict record (`outlier`, `differing_setting`,
+/// `baseline_problem`) names, read through its metric's params type.
+fn host_named(record: &Record) -> Option<String> {
+    match record.metric.as_str() {
+        "outlier" => params_of::<ClusterOutlierParams>(record).host,
+        "differing_setting" => params_of::<DifferingSettingParams>(record).host,
+        "baseline_problem" => params_of::<BaselineProblemParams>(record).who.host,
+        other => panic!("no host in a verdict's {other} record"),
+    }
 }
 
 /// Three undisturbed hosts: each host's records of every part arrive
@@ -93,28 +111,30 @@ fn undisturbed_hosts_are_all_tagged_and_nothing_is_flagged() {
         ..HostsConfig::default()
     });
     let (output, records) = cluster(&hosts, &[]);
-    for (rank, host) in hosts.names().iter().enumerate() {
-        let of_host: Vec<&Value> = records
+    for (rank, host) in (0..).zip(hosts.names()) {
+        let of_host: Vec<_> = records
             .iter()
-            .filter(|r| r["params"]["host"] == host.as_str() && r["benchmark"] != "cluster")
+            .filter(|r| r.benchmark != "cluster")
+            .map(labels)
+            .filter(|l| l.host.as_deref() == Some(host.as_str()))
             .collect();
         for part in ["topo", "stream", "latency", "matrix", "pingpong"] {
             assert!(
-                of_host.iter().any(|r| r["params"]["part"] == part),
+                of_host.iter().any(|l| l.part.as_deref() == Some(part)),
                 "{host}: no {part} record\n{}",
                 text(&output)
             );
         }
-        assert!(of_host.iter().all(|r| r["params"]["rank"] == rank));
+        assert!(of_host.iter().all(|l| l.rank == Some(rank)));
     }
     let pairs = records
         .iter()
-        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "bandwidth")
+        .filter(|r| is(r, "mpi-pingpong", "bandwidth"))
         .count();
     assert_eq!(pairs, 3, "every pair of 3 hosts");
-    let verdict = verdict(&records);
-    assert_eq!(verdict["params"]["hosts"], 3);
-    assert_eq!(verdict["value"], 0.0, "{}", text(&output));
+    let (verdict, params) = typed_verdict(&records);
+    assert_eq!(params.hosts, Some(3));
+    assert_eq!(verdict.value, 0.0, "{}", text(&output));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
 }
 
@@ -134,8 +154,9 @@ fn a_slowed_host_is_flagged_and_named() {
     assert_eq!(flagged, BTreeSet::from([slow.clone()]), "{}", text(&output));
     assert!(records
         .iter()
-        .filter(|r| r["metric"] == "outlier")
-        .all(|r| r["params"]["direction"] == "slower"));
+        .filter(|r| r.metric == "outlier")
+        .map(params_of::<ClusterOutlierParams>)
+        .all(|o| o.direction.as_deref() == Some("slower")));
     assert!(named(&records, "differing_setting").is_empty());
     assert_stdout_has(&output, &format!("OUTLIER  {slow}"));
     // Ready to drain, the slow host only (nothing is run without --drain).
@@ -181,19 +202,20 @@ fn a_host_with_thp_off_differs_from_the_majority() {
         ..HostsConfig::default()
     };
     let (_hosts, odd, output, records) = cluster_flagging(config, 2, &["--only", "topo"]);
-    let differing: Vec<&Value> = records
+    let differing: Vec<DifferingSettingParams> = records
         .iter()
-        .filter(|r| r["metric"] == "differing_setting")
+        .filter(|r| r.metric == "differing_setting")
+        .map(params_of)
         .collect();
     assert!(!differing.is_empty(), "{}", text(&output));
     assert!(differing
         .iter()
-        .all(|r| r["params"]["host"] == odd.as_str()));
-    assert!(differing.iter().any(
-        |r| r["params"]["setting"] == "doctor.transparent_huge_pages"
-            && r["params"]["value"].as_str().unwrap().contains("never")
-            && r["params"]["majority_hosts"] == 2
-    ));
+        .all(|d| d.host.as_deref() == Some(odd.as_str())));
+    // A setting's value is any JSON value (text for a doctor finding).
+    assert!(differing.iter().any(|d| d.setting.as_deref()
+        == Some("doctor.transparent_huge_pages")
+        && d.value.as_str().unwrap().contains("never")
+        && d.majority_hosts == Some(2)));
     assert_stdout_has(
         &output,
         &format!("DIFFERS  {odd}: doctor.transparent_huge_pages"),
@@ -217,40 +239,41 @@ fn host_to_host_pingpong_comes_from_pairs_on_different_hosts() {
     let args = [&PINGPONG[..], &["--jsonl", jsonl.to_str().unwrap()]].concat();
     let output = hosts.mpirun(2, numabench(), &args).output().unwrap();
     assert!(jsonl.exists(), "{}", text(&output));
-    let records = records(&jsonl);
-    let pairs: Vec<&Value> = records
+    let records = typed_records(&jsonl);
+    let pairs: Vec<(&Record, PingpongPairParams)> = records
         .iter()
-        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
+        .filter(|r| is(r, "mpi-pingpong", "latency"))
+        .map(|r| (r, params_of(r)))
         .collect();
     assert_eq!(pairs.len(), 6, "{}", text(&output));
-    for pair in &pairs {
-        let same = pair["params"]["host_a"] == pair["params"]["host_b"];
-        assert_eq!(pair["params"]["same_host"], same, "{pair}");
+    for (pair, params) in &pairs {
+        let same = params.host_a == params.host_b;
+        assert_eq!(params.same_host, Some(same), "{pair:?}");
     }
-    let summaries = |key: &str| -> Vec<&Value> {
+    let summaries = |key: &str| -> Vec<(&Record, PingpongBestPartnerParams)> {
         records
             .iter()
-            .filter(|r| r["params"]["cluster_key"] == key)
+            .filter(|r| labels(r).cluster_key.as_deref() == Some(key))
+            .map(|r| (r, params_of(r)))
             .collect()
     };
     let cross = summaries("pingpong latency");
     assert_eq!(cross.len(), 4, "{}", text(&output));
-    for summary in &cross {
-        let rank = summary["params"]["rank"].as_u64().unwrap();
-        assert_eq!(summary["params"]["partners"], 2, "{summary}");
+    for (summary, params) in &cross {
+        let rank = params.rank.unwrap();
+        assert_eq!(params.partners, Some(2), "{summary:?}");
         let best = pairs
             .iter()
-            .filter(|p| {
-                p["params"]["same_host"] == false
-                    && (p["params"]["rank_a"] == rank || p["params"]["rank_b"] == rank)
+            .filter(|(_, p)| {
+                p.same_host == Some(false) && (p.rank_a == Some(rank) || p.rank_b == Some(rank))
             })
-            .map(|p| p["value"].as_f64().unwrap())
+            .map(|(record, _)| record.value)
             .fold(f64::INFINITY, f64::min);
-        assert_eq!(summary["value"].as_f64().unwrap(), best, "{summary}");
+        assert_eq!(summary.value, best, "{summary:?}");
     }
     let same = summaries("pingpong same-host latency");
     assert_eq!(same.len(), 4, "{}", text(&output));
-    assert!(same.iter().all(|s| s["params"]["partners"] == 1));
+    assert!(same.iter().all(|(_, s)| s.partners == Some(1)));
 }
 
 /// Issue 21, item 18: `--pairing rounds` on three hosts, host 1 under a 20%
@@ -270,13 +293,9 @@ fn rounds_measure_a_suspect_again_before_naming_it() {
     let (output, records) = cluster(&hosts, &["--only", "pingpong", "--pairing", "rounds"]);
     let pairs: Vec<(u64, u64)> = records
         .iter()
-        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
-        .map(|r| {
-            (
-                r["params"]["rank_a"].as_u64().unwrap(),
-                r["params"]["rank_b"].as_u64().unwrap(),
-            )
-        })
+        .filter(|r| is(r, "mpi-pingpong", "latency"))
+        .map(params_of::<PingpongPairParams>)
+        .map(|p| (p.rank_a.unwrap(), p.rank_b.unwrap()))
         .collect();
     assert_eq!(pairs, vec![(0, 1), (0, 2), (1, 2)], "{}", text(&output));
     assert_eq!(
@@ -321,18 +340,19 @@ fn a_cluster_baseline_is_written_and_a_slowed_host_fails_it() {
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert_stdout_has(&output, &format!("wrote {path}"));
-    let baseline: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let entries = baseline["entries"].as_array().unwrap();
-    assert_eq!(entries.len(), 1, "{baseline}");
-    assert_eq!(entries[0]["written"]["runs"], 3);
-    let written_by = entries[0]["written"]["host"].as_str().unwrap();
+    // The baseline file read as `check` reads it (numabench's own type).
+    let baseline = Baseline::read(&file).unwrap_or_else(|error| panic!("{error}"));
+    let entries = &baseline.entries;
+    assert_eq!(entries.len(), 1, "{baseline:?}");
+    assert_eq!(entries[0].written.runs, 3);
+    let written_by = &entries[0].written.host;
     for host in healthy.names() {
         assert!(written_by.contains(&host), "{written_by}");
     }
-    let metrics = entries[0]["metrics"].as_object().unwrap();
+    let metrics = &entries[0].metrics;
     assert!(
         metrics.keys().any(|key| key.ends_with(".triad_bandwidth")),
-        "{baseline}"
+        "{baseline:?}"
     );
     drop(healthy);
 
@@ -349,22 +369,25 @@ fn a_cluster_baseline_is_written_and_a_slowed_host_fails_it() {
         "{}",
         text(&output)
     );
-    let retested: Vec<&Value> = records
+    let retested: Vec<_> = records
         .iter()
-        .filter(|r| r["benchmark"] == "check" && r["params"]["attempt"] == 2)
+        .filter(|r| r.benchmark == "check")
+        .map(labels)
+        .filter(|l| l.attempt == Some(2))
         .collect();
     assert!(
         !retested.is_empty()
             && retested
                 .iter()
-                .all(|r| r["params"]["host"] == slow.as_str()),
+                .all(|l| l.host.as_deref() == Some(slow.as_str())),
         "{}",
         text(&output)
     );
     assert!(records
         .iter()
-        .filter(|r| r["metric"] == "check_plan")
-        .all(|r| r["params"]["plan_from_baseline"] == true));
+        .filter(|r| r.metric == "check_plan")
+        .map(params_of::<CheckPlanParams>)
+        .all(|p| p.plan_from_baseline == Some(true)));
     assert_stdout_has(&output, &format!("BASELINE {slow} (rank 1): node "));
     assert_stdout_has(
         &output,

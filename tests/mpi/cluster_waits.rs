@@ -4,8 +4,12 @@
 //! ping-pong is named, skipped for the rest of the run, and does not hang
 //! the job.
 
-use crate::cluster::{alone, failed, numabench, records, verdict, PINGPONG};
-use serde_json::Value;
+use crate::cluster::{
+    alone, is, labels, numabench, params_of, typed_failed, typed_records, typed_verdict, PINGPONG,
+};
+use numabench_schema::params::PingpongPairParams;
+use numabench_schema::read::{read_results, Mode, Results};
+use numabench_schema::Record;
 use std::fs::File;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -68,16 +72,17 @@ fn cpu_seconds(pid: u32) -> f64 {
     ticks / hz
 }
 
-/// The records of `jsonl` so far (none while it does not exist yet).
-fn records_so_far(jsonl: &Path) -> Vec<Value> {
+/// The records of `jsonl` so far (none while it does not exist yet), read
+/// leniently: a line still being written is skipped.
+fn records_so_far(jsonl: &Path) -> Vec<Record> {
     let text = std::fs::read_to_string(jsonl).unwrap_or_default();
-    text.lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .collect()
+    read_results(&jsonl.display().to_string(), &text, Mode::Lenient)
+        .map(Results::into_records)
+        .unwrap_or_default()
 }
 
 /// Waits up to `limit` for `found` to hold of the records written so far.
-fn wait_for(jsonl: &Path, limit: Duration, found: impl Fn(&[Value]) -> bool) -> bool {
+fn wait_for(jsonl: &Path, limit: Duration, found: impl Fn(&[Record]) -> bool) -> bool {
     let start = Instant::now();
     while start.elapsed() < limit {
         if found(&records_so_far(jsonl)) {
@@ -116,7 +121,7 @@ fn ranks_waiting_for_their_turn_use_under_5_percent_of_a_cpu() {
     ];
     let mut child = spawn_mpirun(dir.path(), 3, &args);
     let of_rank =
-        |records: &[Value], rank: i64| records.iter().any(|r| r["params"]["rank"] == rank);
+        |records: &[Record], rank: i64| records.iter().any(|r| labels(r).rank == Some(rank));
     // Rank 0's topo record: the start exchange is over and it measures.
     let started = wait_for(&jsonl, Duration::from_secs(120), |r| of_rank(r, 0));
     assert!(started, "rank 0 never wrote\n{}", output_text(dir.path()));
@@ -133,7 +138,7 @@ fn ranks_waiting_for_their_turn_use_under_5_percent_of_a_cpu() {
     let waited_throughout = !of_rank(&so_far, 1)
         && !so_far
             .iter()
-            .any(|r| r["params"]["rank"] == 0 && r["metric"] == "latency");
+            .any(|r| labels(r).rank == Some(0) && r.metric == "latency");
     let status = child.wait().unwrap();
     assert!(
         waited_throughout,
@@ -157,8 +162,8 @@ fn ranks_waiting_for_their_turn_use_under_5_percent_of_a_cpu() {
         "{status:?}\n{}",
         output_text(dir.path())
     );
-    let records = records(&jsonl);
-    assert_eq!(verdict(&records)["params"]["failed"], 0);
+    let records = typed_records(&jsonl);
+    assert_eq!(typed_verdict(&records).1.failed, Some(0));
 }
 
 /// Item 14: four ranks (`--per rank`, ping-pong only, `--timeout 3s`):
@@ -180,13 +185,12 @@ fn a_rank_stopped_mid_pingpong_is_named_and_skipped() {
     let args = [&PINGPONG[..], &["--timeout", "3s", "--jsonl", marker]].concat();
     let start = Instant::now();
     let mut child = spawn_mpirun(dir.path(), 4, &args);
-    let pair = |records: &[Value], a: i64, b: i64| {
-        records.iter().any(|r| {
-            r["benchmark"] == "mpi-pingpong"
-                && r["metric"] == "bandwidth"
-                && r["params"]["rank_a"] == a
-                && r["params"]["rank_b"] == b
-        })
+    let pair = |records: &[Record], a: u64, b: u64| {
+        records
+            .iter()
+            .filter(|r| is(r, "mpi-pingpong", "bandwidth"))
+            .map(params_of::<PingpongPairParams>)
+            .any(|p| p.rank_a == Some(a) && p.rank_b == Some(b))
     };
     let reached = wait_for(&jsonl, Duration::from_secs(120), |r| pair(r, 0, 3));
     assert!(
@@ -199,7 +203,7 @@ fn a_rank_stopped_mid_pingpong_is_named_and_skipped() {
     unsafe { libc::kill(stopped as i32, libc::SIGSTOP) };
     // Rank 0 writes the verdict: the run did not hang on the stopped rank.
     let ended = wait_for(&jsonl, Duration::from_secs(120), |r| {
-        r.last().is_some_and(|last| last["metric"] == "verdict")
+        r.last().is_some_and(|last| last.metric == "verdict")
     });
     let took = start.elapsed();
     // Then rank 0 ends the job (MPI_Abort). OpenMPI's own clean-up of a
@@ -229,19 +233,19 @@ fn a_rank_stopped_mid_pingpong_is_named_and_skipped() {
         "{status:?}\n{}",
         output_text(dir.path())
     );
-    let records = records(&jsonl);
-    let failed = failed(&records);
+    let records = typed_records(&jsonl);
+    let failed = typed_failed(&records);
     assert_eq!(failed.len(), 1, "{failed:?}\n{}", output_text(dir.path()));
-    assert_eq!(failed[0]["params"]["rank"], 2);
-    assert_eq!(failed[0]["params"]["part"], "pingpong");
-    let error = failed[0]["params"]["error"].as_str().unwrap();
+    assert_eq!(failed[0].who.rank, Some(2));
+    assert_eq!(failed[0].part.as_deref(), Some("pingpong"));
+    let error = failed[0].error.as_deref().unwrap();
     assert!(
         error.contains("did not answer the ping-pong with rank 1 within 3 s"),
         "{error}"
     );
     assert!(pair(&records, 1, 3), "(1,3) measured after the stop");
     assert!(!pair(&records, 2, 3), "(2,3) skipped");
-    assert_eq!(verdict(&records)["params"]["failed"], 1);
+    assert_eq!(typed_verdict(&records).1.failed, Some(1));
     let stdout = std::fs::read_to_string(dir.path().join("stdout")).unwrap();
     assert!(
         stdout.contains("(rank 2), part pingpong: did not answer"),
@@ -273,19 +277,18 @@ fn rounds_measure_disjoint_pairs_at_once() {
         "{status:?}\n{}",
         output_text(dir.path())
     );
-    let records = records(&jsonl);
+    let records = typed_records(&jsonl);
     let mut pairs: Vec<(u64, u64)> = records
         .iter()
-        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
-        .map(|r| {
-            assert!(r["params"]["pair_rule"]
-                .as_str()
+        .filter(|r| is(r, "mpi-pingpong", "latency"))
+        .map(params_of::<PingpongPairParams>)
+        .map(|p| {
+            assert!(p
+                .pair_rule
+                .as_deref()
                 .unwrap()
                 .starts_with("rounds of disjoint pairs"));
-            (
-                r["params"]["rank_a"].as_u64().unwrap(),
-                r["params"]["rank_b"].as_u64().unwrap(),
-            )
+            (p.rank_a.unwrap(), p.rank_b.unwrap())
         })
         .collect();
     pairs.sort_unstable();
@@ -295,5 +298,5 @@ fn rounds_measure_disjoint_pairs_at_once() {
         "{}",
         output_text(dir.path())
     );
-    assert_eq!(verdict(&records)["params"]["failed"], 0);
+    assert_eq!(typed_verdict(&records).1.failed, Some(0));
 }
