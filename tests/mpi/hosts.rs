@@ -50,9 +50,20 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// CPU share of the slow host, in percent of one CPU (CFS quota over a
-/// 100 ms period).
+/// CPU share of the slow host, in percent of one CPU (a CFS quota over
+/// [`SLOW_HOST_PERIOD_US`]).
 pub const SLOW_HOST_QUOTA_PERCENT: u32 = 20;
+
+/// The slow host's quota period in microseconds: 5 ms, so its allowance
+/// is 1 ms of CPU (the kernel's least quota). A timed repetition of a
+/// check or a ping-pong needs more CPU than that, so every one of them
+/// waits for a next period, however fast the build or the host. Over a
+/// 100 ms period the allowance was 20 ms: a repetition of a few ms ran at
+/// full speed unless it happened to straddle the throttle, the median
+/// showed no slowdown, and a "slowed" host passed its baseline now and
+/// then (`a_cluster_baseline_is_written_and_a_slowed_host_fails_it`,
+/// 2 runs of 4 on a busy machine). As `slurm_health`'s slow node.
+pub const SLOW_HOST_PERIOD_US: u32 = 5_000;
 
 /// `cpu.shares` of every host's cgroup (the default, and a nice-0 session's
 /// weight, is 1024).
@@ -439,8 +450,11 @@ impl Hosts {
             self.cgroup_dirs.push(dir.clone());
             let mut settings = vec![("cpu.shares", HOST_CPU_SHARES)];
             if self.config.slow_host == Some(i) {
-                settings.push(("cpu.cfs_period_us", 100_000));
-                settings.push(("cpu.cfs_quota_us", 1000 * SLOW_HOST_QUOTA_PERCENT));
+                settings.push(("cpu.cfs_period_us", SLOW_HOST_PERIOD_US));
+                settings.push((
+                    "cpu.cfs_quota_us",
+                    SLOW_HOST_PERIOD_US / 100 * SLOW_HOST_QUOTA_PERCENT,
+                ));
             }
             for (file, value) in settings {
                 let path = dir.join(file);
