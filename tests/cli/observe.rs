@@ -3,7 +3,7 @@
 //! runs and of `numabench run`.
 
 use super::run::run_args;
-use super::{params_object, succeeding, typed_records, typed_stdout};
+use super::{params_object, succeeding, typed_jsonl, typed_records, typed_stdout};
 use numabench_schema::Record;
 use serde_json::Value;
 
@@ -19,6 +19,16 @@ fn params_of_metric(records: &[Record], metric: &str) -> Value {
 }
 
 /// user + system seconds summed over a `threads_usage`-like array.
+/// STREAM's size and iterations for a run whose threads must show CPU
+/// time: /proc counts it in 10 ms ticks, so a short run (a few MiB, a few
+/// iterations: a millisecond on a fast host) can read as zero seconds.
+/// 20 iterations of four kernels over three 64 MiB arrays move about
+/// 15 GB: long by its own measure, well over a tick on any host.
+const LONG_STREAM: [&str; 4] = ["--size", "64M", "--iterations", "20"];
+
+/// Base pages the long run's three arrays fault in at least.
+const LONG_STREAM_PAGES: u64 = 3 * 64 * 1024 * 1024 / 4096;
+
 fn cpu_seconds(threads: &Value) -> f64 {
     threads
         .as_array()
@@ -125,15 +135,7 @@ fn assert_tlp_levels(tlp: &Value) -> [f64; 4] {
 /// entry, and its perf context switches include those /proc counted.
 #[test]
 fn per_thread_times_sum_to_the_process_totals_within_ticks() {
-    let records = typed_records(&[
-        "stream",
-        "--size",
-        "4M",
-        "--iterations",
-        "4",
-        "--repeat",
-        "1",
-    ]);
+    let records = typed_records(&[&["stream"][..], &LONG_STREAM, &["--repeat", "1"]].concat());
     let params = &params_of_metric(&records, "time");
     let threads = params["threads"].as_u64().unwrap() as usize;
     let workers = params["threads_usage"].as_array().unwrap();
@@ -183,17 +185,14 @@ fn per_thread_times_sum_to_the_process_totals_within_ticks() {
 #[test]
 fn tlp_rises_with_over_decomposition() {
     let tlp_of = |per_core: &str| {
-        let records = typed_records(&[
-            "stream",
-            "--size",
-            "2M",
-            "--iterations",
-            "4",
-            "--repeat",
-            "1",
-            "--threads-per-core",
-            per_core,
-        ]);
+        let records = typed_records(
+            &[
+                &["stream"][..],
+                &LONG_STREAM,
+                &["--repeat", "1", "--threads-per-core", per_core],
+            ]
+            .concat(),
+        );
         let params = &params_of_metric(&records, "time");
         assert_tlp_levels(&params["tlp"])
     };
@@ -235,10 +234,10 @@ fn run_records_what_the_program_threads_did() {
             "--",
             env!("CARGO_BIN_EXE_numabench"),
             "stream",
-            "--size",
-            "2M",
-            "--iterations",
-            "3",
+            LONG_STREAM[0],
+            LONG_STREAM[1],
+            LONG_STREAM[2],
+            LONG_STREAM[3],
             "--repeat",
             "1",
             "--json",
@@ -260,31 +259,41 @@ fn run_records_what_the_program_threads_did() {
     );
     assert!(sampled > 0.0, "{params}");
     assert_tlp_levels(&params["tlp"]);
-    assert_counters(params, 3 * 2 * 1024 * 1024 / 4096);
+    assert_counters(params, LONG_STREAM_PAGES);
 }
 
-/// The `--records` table shows the counters in one short item, not the arrays.
+/// The `--records` table shows the counters in one short item, not the
+/// arrays. TLP_1 is in it exactly when the run's record has a TLP: the
+/// sampler takes one sample every 10 ms of the timed iterations, so a run
+/// shorter than that has none (`tlp: null`), however fast the host; the
+/// run here is long enough to be sampled on most hosts, and the table is
+/// checked against what the same run recorded, not against its pace.
 #[test]
 fn the_table_summarises_the_counters() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("stream.jsonl");
     let output = succeeding(&[
         "stream",
         "--records",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
         "--size",
-        "1M",
+        "16M",
         "--iterations",
-        "2",
+        "10",
         "--repeat",
         "1",
     ]);
     let table = String::from_utf8_lossy(&output.stdout);
-    for part in [
-        "observed=usr ",
-        " sys ",
-        " s TLP_1 ",
-        " other_node +",
-        " faults ",
-    ] {
+    for part in ["observed=usr ", " sys ", " other_node +", " faults "] {
         assert!(table.contains(part), "{part}: {table}");
     }
+    let (_, records) = typed_jsonl(&jsonl);
+    let sampled = !params_of_metric(&records, "time")["tlp"].is_null();
+    assert_eq!(
+        table.contains(" s TLP_1 "),
+        sampled,
+        "TLP_1 shown exactly when the record has a TLP ({sampled}): {table}"
+    );
     assert!(!table.contains("threads_usage="), "{table}");
 }
