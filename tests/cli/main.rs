@@ -28,6 +28,8 @@ mod per_cpu;
 mod plan;
 mod plan_shapes;
 mod plugins;
+#[path = "../shared/records.rs"]
+mod records;
 mod repetitions;
 mod report;
 mod report_browser;
@@ -53,8 +55,8 @@ mod version;
 mod weighted;
 
 use assert_cmd::Command;
-use numabench_schema::params::BenchmarkParams;
-use numabench_schema::{read, PlacementCheck, Record, RunMetadata};
+use numabench_schema::{PlacementCheck, Record, RunMetadata};
+pub use records::{params_of, read_typed};
 
 /// An hwloc XML topology of another machine (2 sockets, 8 CPUs, 5 nodes of
 /// which 3 CPU-less), described in its directory's make-xml.sh.
@@ -152,22 +154,6 @@ pub fn metric_records(document: &serde_json::Value, metric: &str) -> Vec<serde_j
         .collect()
 }
 
-/// The run metadata and records of a results document or JSON Lines
-/// `text` (named `origin` in failures), read strictly through the schema
-/// crate's reader ([`numabench_schema::read`]): a line that is not a record
-/// of the schema fails the test. The metadata is the first the text holds.
-pub fn read_typed(origin: &str, text: &str) -> (RunMetadata, Vec<Record>) {
-    let results = read::read_results(origin, text, read::Mode::Strict)
-        .unwrap_or_else(|error| panic!("{error}"));
-    let (_, metadata) = results
-        .metadata
-        .first()
-        .unwrap_or_else(|| panic!("{origin}: no run metadata"));
-    let metadata = serde_json::from_value(serde_json::Value::Object(metadata.clone()))
-        .unwrap_or_else(|error| panic!("{origin}: not the run metadata ({error})"));
-    (metadata, results.into_records())
-}
-
 /// Runs numabench with `--json` appended, asserts success, checks the
 /// results document it printed against the shipped schema (as
 /// [`json_document`] does) and reads it typed ([`read_typed`]).
@@ -227,17 +213,6 @@ pub fn typed_jsonl(path: &std::path::Path) -> (RunMetadata, Vec<Record>) {
     schema::assert_jsonl_matches(path);
     let text = std::fs::read_to_string(path).unwrap();
     read_typed(&path.display().to_string(), &text)
-}
-
-/// A record's params read as `T` ([`Record::params_as`]); a field of
-/// another type than `T` says fails the test, naming the record.
-pub fn params_of<T: BenchmarkParams>(record: &Record) -> T {
-    record.params_as().unwrap_or_else(|error| {
-        panic!(
-            "params not {}: {error}: {record:?}",
-            std::any::type_name::<T>()
-        )
-    })
 }
 
 /// A param of a record whose benchmark has no typed params (an

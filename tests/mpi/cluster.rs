@@ -4,12 +4,12 @@
 //! fails is named while the others' records are kept.
 
 pub use crate::alone;
+pub use crate::records::{params_of, read_typed_runs};
 use numabench_schema::params::{
-    BenchmarkParams, ClusterFailureParams, ClusterLabels, ClusterStreamLabels, ClusterTopoParams,
+    ClusterFailureParams, ClusterLabels, ClusterStreamLabels, ClusterTopoParams,
     ClusterVerdictParams, PingpongPairParams,
 };
-use numabench_schema::read::{read_results, Mode};
-use numabench_schema::{Record, RunMetadata};
+use numabench_schema::Record;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -52,27 +52,10 @@ pub fn records(path: &Path) -> Vec<Value> {
 /// test, naming the line), every line's run numabench's: what the cluster
 /// tests check is what a reader of the file gets.
 pub fn typed_records(path: &Path) -> Vec<Record> {
-    let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).expect("jsonl written");
-    let results =
-        read_results(&origin, &text, Mode::Strict).unwrap_or_else(|error| panic!("{error}"));
-    for (_, metadata) in &results.metadata {
-        let run: RunMetadata = serde_json::from_value(Value::Object(metadata.clone()))
-            .unwrap_or_else(|error| panic!("{origin}: not the run metadata ({error})"));
-        assert_eq!(run.tool, "numabench");
-    }
-    results.into_records()
-}
-
-/// A record's params read as `T` ([`Record::params_as`]); a field of
-/// another type than `T` says fails the test, naming the record.
-pub fn params_of<T: BenchmarkParams>(record: &Record) -> T {
-    record.params_as().unwrap_or_else(|error| {
-        panic!(
-            "params not {}: {error}: {record:?}",
-            std::any::type_name::<T>()
-        )
-    })
+    let (runs, records) = read_typed_runs(&path.display().to_string(), &text);
+    assert!(runs.iter().all(|run| run.tool == "numabench"), "{runs:?}");
+    records
 }
 
 /// The labels a cluster rank adds to a record it made (host, rank, unit,

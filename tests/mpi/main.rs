@@ -15,6 +15,8 @@ mod monitor;
 mod monitor_logs;
 mod overdecompose;
 mod overdecompose_hosts;
+#[path = "../shared/records.rs"]
+mod records;
 mod run_ranks;
 #[path = "../shared/mod.rs"]
 mod shared;

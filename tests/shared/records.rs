@@ -1,0 +1,49 @@
+//! Records read as records, for the test crates that depend on the schema
+//! crate (cli, mpi): each includes this file with
+//! `#[path = "../shared/records.rs"] mod records;`. Kept out of
+//! `shared/mod.rs`, which the pin tests include without that dependency.
+#![allow(dead_code)]
+
+use numabench_schema::params::BenchmarkParams;
+use numabench_schema::read::{self, Mode};
+use numabench_schema::{Record, RunMetadata};
+
+/// Every run metadata and the records of a results document or JSON
+/// Lines `text` (named `origin` in failures), read strictly through the
+/// schema crate's reader ([`numabench_schema::read`]): a line that is not
+/// a record of the schema, or run metadata that is not [`RunMetadata`],
+/// fails the test.
+pub fn read_typed_runs(origin: &str, text: &str) -> (Vec<RunMetadata>, Vec<Record>) {
+    let results =
+        read::read_results(origin, text, Mode::Strict).unwrap_or_else(|error| panic!("{error}"));
+    let runs = results
+        .metadata
+        .iter()
+        .map(|(_, metadata)| {
+            serde_json::from_value(serde_json::Value::Object(metadata.clone()))
+                .unwrap_or_else(|error| panic!("{origin}: not the run metadata ({error})"))
+        })
+        .collect();
+    (runs, results.into_records())
+}
+
+/// [`read_typed_runs`], with the first run metadata the text holds.
+pub fn read_typed(origin: &str, text: &str) -> (RunMetadata, Vec<Record>) {
+    let (runs, records) = read_typed_runs(origin, text);
+    let first = runs
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("{origin}: no run metadata"));
+    (first, records)
+}
+
+/// A record's params read as `T` ([`Record::params_as`]); a field of
+/// another type than `T` says fails the test, naming the record.
+pub fn params_of<T: BenchmarkParams>(record: &Record) -> T {
+    record.params_as().unwrap_or_else(|error| {
+        panic!(
+            "params not {}: {error}: {record:?}",
+            std::any::type_name::<T>()
+        )
+    })
+}
