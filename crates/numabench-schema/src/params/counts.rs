@@ -4,6 +4,7 @@
 //! numastat and vmstat deltas over the run, and perf's counts. Written
 //! after the record's own params.
 
+use super::node_keyed::node_keyed;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -26,6 +27,7 @@ pub struct CountsParams {
     pub tlp: Option<TlpParams>,
     /// Pages per node and numastat counter over the run (`numastat_scope`
     /// says whose).
+    #[serde(deserialize_with = "node_keyed")]
     pub numastat_delta: BTreeMap<u32, BTreeMap<String, u64>>,
     /// `system`: numastat counts every process's pages.
     pub numastat_scope: String,

@@ -30,6 +30,7 @@ mod loaded_latency;
 mod matrix;
 mod mlp;
 mod mpi_monitor;
+mod node_keyed;
 mod node_median;
 mod overdecompose;
 mod per_cpu;
@@ -76,7 +77,7 @@ pub use matrix::{
 pub use mlp::MlpParams;
 pub use mpi_monitor::{
     MonitorBufferParams, MonitorCallParams, MonitorHostParams, MonitorPopParams, MonitorRankParams,
-    BUFFER_LOCAL_SHARE, CALL_METRICS, POP_METRICS, TLP_PREFIX,
+    MonitorRunTags, BUFFER_LOCAL_SHARE, CALL_METRICS, POP_METRICS, TLP_PREFIX,
 };
 pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
 pub use overdecompose::{

@@ -149,4 +149,24 @@ mod tests {
         assert_eq!(typed.policy.as_deref(), Some("as-is"));
         assert_eq!((typed.exit_code, typed.leftovers), (Some(1), None));
     }
+
+    /// A counted run's record reads with its counts: the numastat deltas
+    /// are keyed by node number, which reach a flattened struct as text.
+    #[test]
+    fn a_counted_runs_counts_read_back() {
+        let typed: RunParams = serde_json::from_value(json!({"policy": "as-is",
+            "exit_code": 0, "threads_usage": [{"worker": 0, "tid": 7, "cpu": 1,
+            "user_seconds": 0.5, "system_seconds": 0.25, "voluntary_switches": 2,
+            "involuntary_switches": 1}], "threads_seen": 3,
+            "threads_usage_resolution_seconds": 0.01, "tlp": null,
+            "numastat_delta": {"0": {"numa_hit": 5}, "1": {"numa_hit": 0}},
+            "numastat_scope": "system", "perf": {"page-faults": 9},
+            "perf_unavailable": {}}))
+        .unwrap();
+        let counts = typed.counts.expect("the counts");
+        assert_eq!(counts.threads_seen, Some(3));
+        assert_eq!(counts.numastat_delta[&0]["numa_hit"], 5);
+        assert_eq!(counts.numastat_delta.len(), 2);
+        assert_eq!(counts.perf.perf["page-faults"], 9);
+    }
 }

@@ -4,6 +4,7 @@
 
 use super::AppConfiguration;
 use crate::benchmark;
+use crate::params::node_keyed::node_keyed;
 use crate::params::{BenchmarkParams, Metrics};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -146,18 +147,6 @@ pub struct PagesParams {
     pub remote_share: Option<f64>,
 }
 
-/// Counts keyed by node number, read through their text: a flattened
-/// struct's keys reach it as text, which does not read as a number.
-fn node_keyed<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<BTreeMap<u32, u64>, D::Error> {
-    let by_text = BTreeMap::<String, u64>::deserialize(deserializer)?;
-    by_text
-        .into_iter()
-        .map(|(node, count)| Ok((node.parse().map_err(serde::de::Error::custom)?, count)))
-        .collect()
-}
-
 /// STREAM's SIMD choice, per loop (`copy`, `scale`, `add`, `triad`, in
 /// that order).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -181,6 +170,11 @@ pub struct SpmvParams {
     /// GB/s of matrix streamed by each variant in the calibration; null
     /// when forced.
     pub spmv_calibration: Option<Map<String, Value>>,
+    /// The variants the calibration left out because their products were
+    /// not the scalar loads' bit for bit on this CPU (an emulator's
+    /// instruction computed otherwise); absent when every variant agreed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spmv_differing: Option<Vec<String>>,
 }
 
 /// A pinned scaling run's CPU order, after the kernel's keys.

@@ -132,18 +132,32 @@ impl AppKernel for CgKernel {
         self.params.operations()
     }
 
-    /// `spmv` (the product variant that ran) and `spmv_calibration` (GB/s
-    /// of matrix streamed by each variant in the setup's calibration).
+    /// `spmv` (the product variant that ran), `spmv_calibration` (GB/s
+    /// of matrix streamed by each variant in the setup's calibration) and,
+    /// where the calibration left a variant out for products that were
+    /// not the scalar loads', `spmv_differing`.
     fn extra_params(&self) -> Map<String, Value> {
         let Some(choice) = &self.spmv else {
             return Map::new();
         };
+        let differing: Vec<String> = self
+            .arrays
+            .as_ref()
+            .map(|arrays| {
+                arrays
+                    .spmv_differing()
+                    .iter()
+                    .map(|variant| variant.name().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
         to_params(&SpmvParams {
             spmv: choice.level().name().to_string(),
             spmv_calibration: match choice.calibration_json() {
                 Value::Object(rates) => Some(rates),
                 _ => None,
             },
+            spmv_differing: (!differing.is_empty()).then_some(differing),
         })
     }
 }

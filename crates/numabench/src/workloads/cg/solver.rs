@@ -41,6 +41,9 @@ pub struct CgArrays {
     /// How the products run (the widest this CPU has until
     /// [`CgArrays::calibrate_spmv`] chose).
     spmv: SpmvVariant,
+    /// The variants the calibration left out because their products were
+    /// not the scalar loads' bit for bit on this CPU.
+    spmv_differing: Vec<SpmvVariant>,
 }
 
 impl CgArrays {
@@ -66,6 +69,7 @@ impl CgArrays {
             r: team.alloc::<f64>(na, 1)?,
             gaps: None,
             spmv: SpmvVariant::supported()[0],
+            spmv_differing: Vec::new(),
         };
         // Rows are independent: each worker assembles its own (the pages were placed at alloc).
         team.run(|worker| {
@@ -185,7 +189,7 @@ impl CgArrays {
     }
 
     /// The assembled matrix, for the products.
-    fn matrix(&self) -> RowsMatrix<'_> {
+    pub(super) fn matrix(&self) -> RowsMatrix<'_> {
         RowsMatrix {
             values: self.a.as_slice(),
             columns: self.colidx.as_ref().map_or(&[], SharedArray::as_slice),
@@ -195,6 +199,12 @@ impl CgArrays {
                 first_columns: first_columns.as_slice(),
             }),
         }
+    }
+
+    /// The product variants the calibration left out: their products were
+    /// not the scalar loads' bit for bit on this CPU.
+    pub fn spmv_differing(&self) -> &[SpmvVariant] {
+        &self.spmv_differing
     }
 
     /// Number of nonzeros.
@@ -215,11 +225,31 @@ impl CgArrays {
     /// no result; q is overwritten (conj_grad starts from q = 0). The rates
     /// count 12 bytes a nonzero for every variant (the gaps variant streams
     /// 10), so the fastest is the one with the highest rate.
+    ///
+    /// That every variant computes the scalar loads' products is checked
+    /// here, on this CPU, before any is timed (on x = (1, 2, ..., na), then
+    /// x is 1 again): a variant whose products differ is left out and named
+    /// ([`CgArrays::spmv_differing`]), never run. The tests check it on the build host's instructions; a CPU or an
+    /// emulator that computes an instruction otherwise (QEMU 7.2's TCG
+    /// AVX2 gathers gave CG a NaN zeta) would otherwise fail the run's
+    /// verification whenever the calibration chose that variant.
     pub fn calibrate_spmv(&mut self, team: &Team) -> Choice<SpmvVariant> {
         const CALIBRATION_ROUNDS: usize = 2;
         let matrix = self.matrix();
         let mut variants = SpmvVariant::supported();
         variants.retain(|variant| variant.can_run(&matrix));
+        // Checked on x = (1, 2, ..., na), whose entries tell the columns
+        // apart (with x = 1 a product that reads the wrong columns still
+        // sums the right values); timed on x = 1, as NPB's warm-up starts.
+        self.number_x(team);
+        self.product_into_q(team, SpmvVariant::Loads);
+        let reference = self.q.as_slice().to_vec();
+        let differing = keep_agreeing(&mut variants, &reference, |variant| {
+            self.product_into_q(team, variant);
+            self.q.as_slice().to_vec()
+        });
+        self.spmv_differing = differing;
+        self.reset_x(team);
         let bytes = 12.0 * self.nonzeros() as f64;
         let choice = Choice::timed(variants, CALIBRATION_ROUNDS, bytes, |variant| {
             let stopwatch = Stopwatch::start();
@@ -373,6 +403,19 @@ impl CgArrays {
         x_dot_z
     }
 
+    /// x = (1, 2, ..., na).
+    fn number_x(&self, team: &Team) {
+        team.run(|worker| {
+            let rows = self.rows(team, worker);
+            let first = rows.start;
+            // SAFETY: each worker writes only its own block of x.
+            let x = unsafe { self.x.slice_mut(rows) };
+            for (offset, x) in x.iter_mut().enumerate() {
+                *x = (first + offset + 1) as f64;
+            }
+        });
+    }
+
     /// x = (1, ..., 1).
     pub fn reset_x(&self, team: &Team) {
         team.run(|worker| {
@@ -381,4 +424,26 @@ impl CgArrays {
             unsafe { self.x.slice_mut(rows) }.fill(1.0);
         });
     }
+}
+
+/// Keeps the variants whose products (`products` computes a variant's)
+/// are `reference`'s bit for bit, in their order, and returns those left
+/// out: a NaN, or a zero of the other sign, differs.
+pub(super) fn keep_agreeing<V: Copy>(
+    variants: &mut Vec<V>,
+    reference: &[f64],
+    mut products: impl FnMut(V) -> Vec<f64>,
+) -> Vec<V> {
+    let mut differing = Vec::new();
+    variants.retain(|&variant| {
+        let same = products(variant)
+            .iter()
+            .map(|product| product.to_bits())
+            .eq(reference.iter().map(|product| product.to_bits()));
+        if !same {
+            differing.push(variant);
+        }
+        same
+    });
+    differing
 }

@@ -183,6 +183,72 @@ fn only_the_column_encoding_the_product_reads_is_kept() {
     }
 }
 
+/// The calibration keeps only the product variants whose products are
+/// the scalar loads' bit for bit: a NaN or a zero of the other sign
+/// leaves a variant out (QEMU 7.2's TCG AVX2 gathers gave NaN).
+#[test]
+fn a_variant_whose_products_differ_is_left_out() {
+    let reference = [1.5, 0.0, -2.25];
+    let mut variants = vec!['a', 'b', 'c', 'd'];
+    let differing =
+        super::solver::keep_agreeing(&mut variants, &reference, |variant| match variant {
+            'b' => vec![1.5, f64::NAN, -2.25],
+            'c' => vec![1.5, -0.0, -2.25],
+            _ => reference.to_vec(),
+        });
+    assert_eq!(variants, ['a', 'd']);
+    assert_eq!(differing, ['b', 'c']);
+}
+
+/// On this CPU every product variant it has computes the scalar loads'
+/// products: the calibration leaves none out (the same check the tests
+/// of `spmv` make row by row).
+#[test]
+fn on_this_cpu_every_variant_agrees_with_the_loads() {
+    let team = team(2, PlacementScheme::FirstTouch);
+    let generator = MatrixGenerator::new(&CgParams::of(NpbClass::S));
+    let mut arrays = CgArrays::assemble(&team, &generator).unwrap();
+    arrays.reset_x(&team);
+    arrays.calibrate_spmv(&team);
+    assert_eq!(arrays.spmv_differing(), &[] as &[super::spmv::SpmvVariant]);
+}
+
+/// Every product variant this CPU has, forced for the whole solve (its
+/// unread column encoding released, as a run does), gives NPB's class S
+/// zeta, and the same zeta bit for bit.
+#[test]
+fn every_variant_solves_class_s_to_the_same_zeta() {
+    use super::spmv::SpmvVariant;
+    let params = CgParams::of(NpbClass::S);
+    let generator = MatrixGenerator::new(&params);
+    let mut zetas = Vec::new();
+    for variant in SpmvVariant::supported() {
+        let team = team(2, PlacementScheme::FirstTouch);
+        let mut arrays = CgArrays::assemble(&team, &generator).unwrap();
+        if !variant.can_run(&arrays.matrix()) {
+            continue;
+        }
+        arrays.use_spmv(variant);
+        arrays.release_unused_columns(&team);
+        arrays.reset_x(&team);
+        arrays.conj_grad(&team);
+        arrays.normalise(&team);
+        arrays.reset_x(&team);
+        let mut zeta = 0.0;
+        for _ in 0..params.niter {
+            arrays.conj_grad(&team);
+            zeta = params.shift + 1.0 / arrays.normalise(&team);
+        }
+        let error = (zeta - params.zeta_reference).abs() / params.zeta_reference;
+        assert!(error <= EPSILON, "{variant:?}: zeta {zeta}");
+        zetas.push((variant, zeta.to_bits()));
+    }
+    assert!(
+        zetas.windows(2).all(|pair| pair[0].1 == pair[1].1),
+        "{zetas:?}"
+    );
+}
+
 #[test]
 fn class_s_verifies_at_1_2_and_3_threads() {
     for threads in [1, 2, 3] {
