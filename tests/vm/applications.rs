@@ -5,8 +5,10 @@
 use super::boot::Part;
 use super::harness::{VmOptions, VmRun};
 use super::placement_checks::records;
+use super::records::params_of;
 use super::{check_topology_with, topologies, FIRST_EXTRA_COMMAND};
-use serde_json::Value;
+use numabench_schema::params::{AppParams, AppRunParams, PagesParams};
+use numabench_schema::Record;
 
 /// Application kernels in a second boot of the two-socket VM: STREAM, MG
 /// and CG under every placement scheme, one worker per node (scatter:
@@ -44,10 +46,13 @@ fn two_sockets_applications() {
     let cmd = |k: usize| FIRST_EXTRA_COMMAND + k;
     check_app_placement(&run, cmd(0));
     let bind = app_time(&run, cmd(5), "stream");
-    for when in ["pages_after_placement", "pages_after_run"] {
+    for (when, report) in [
+        ("pages_after_placement", &bind.pages_after_placement),
+        ("pages_after_run", &bind.pages_after_run),
+    ] {
         assert!(
-            node_share(&bind[when], "1") > 0.99,
-            "stream bind:1 {when}: {bind}"
+            node_share(pages(&bind, report), 1) > 0.99,
+            "stream bind:1 {when}: {bind:?}"
         );
     }
     check_npb_study(&run, cmd(6), "mg");
@@ -63,31 +68,57 @@ fn two_sockets_autonuma() {
     let run = check_topology_with(&topologies::two_sockets(), &TWO_SOCKET_AUTONUMA, options);
     for (k, benchmark) in [(0, "mg"), (1, "cg"), (2, "stream")] {
         let time = app_time(&run, FIRST_EXTRA_COMMAND + k, benchmark);
-        assert_eq!(time["placement"], "autonuma");
+        assert_eq!(
+            time.configuration.scheme.placement.as_deref(),
+            Some("autonuma")
+        );
         assert!(
-            time.get("note").is_none(),
-            "balancing was on, yet: {}\n{}",
-            time["note"],
+            time.note.is_none(),
+            "balancing was on, yet: {:?}\n{}",
+            time.note,
             run.transcript()
         );
     }
 }
 
-/// The `time` record's params of an application kernel's command `i`,
-/// checking that the run verified.
-pub(crate) fn app_time(run: &VmRun, i: usize, benchmark: &str) -> Value {
+/// The `time` record of an application kernel's command `i`, checking
+/// that the run verified.
+pub(crate) fn time_record(run: &VmRun, i: usize, benchmark: &str) -> Record {
     let time = records(run, i, benchmark)
         .into_iter()
-        .find(|r| r["metric"] == "time")
+        .find(|r| r.metric == "time")
         .expect("a time record");
     assert_eq!(
-        time["params"]["verification"]["passed"],
-        true,
+        run_params(&time).verification.map(|v| v.passed),
+        Some(true),
         "`{}`\n{}",
         run.commands[i].command,
         run.transcript()
     );
-    time["params"].clone()
+    time
+}
+
+/// The `time` record's run params of an application kernel's command `i`,
+/// checking that the run verified.
+pub(crate) fn app_time(run: &VmRun, i: usize, benchmark: &str) -> AppRunParams {
+    run_params(&time_record(run, i, benchmark))
+}
+
+/// An application run record's first params: its configuration and
+/// figures.
+pub(crate) fn run_params(record: &Record) -> AppRunParams {
+    params_of::<AppParams>(record).run
+}
+
+/// A run's `pages_after_placement` or `pages_after_run`, which every
+/// application run writes.
+pub(crate) fn pages<'a>(
+    params: &'a AppRunParams,
+    pages: &'a Option<PagesParams>,
+) -> &'a PagesParams {
+    pages
+        .as_ref()
+        .unwrap_or_else(|| panic!("no page report: {params:?}"))
 }
 
 /// A placement study of an NPB kernel with two workers, under first-touch,
@@ -97,52 +128,51 @@ pub(crate) fn app_time(run: &VmRun, i: usize, benchmark: &str) -> Value {
 /// still on their CPUs after the run.
 fn check_npb_study(run: &VmRun, i: usize, benchmark: &str) {
     let context = || format!("`{}`\n{}", run.commands[i].command, run.transcript());
-    let all: Vec<Value> = records(run, i, benchmark)
+    let all: Vec<AppRunParams> = records(run, i, benchmark)
         .into_iter()
-        .filter(|r| r["metric"] == "time")
+        .filter(|r| r.metric == "time")
         .map(|r| {
+            let params = run_params(&r);
             assert_eq!(
-                r["params"]["verification"]["passed"],
-                true,
-                "{r}\n{}",
+                params.verification.as_ref().map(|v| v.passed),
+                Some(true),
+                "{r:?}\n{}",
                 context()
             );
-            r["params"].clone()
+            params
         })
         .collect();
-    let with_threads = |scheme: &str| -> Vec<Value> {
+    let with_threads = |scheme: &str| -> Vec<AppRunParams> {
         all.iter()
-            .filter(|t| t["threads_placement"] == scheme)
+            .filter(|t| t.configuration.threads_placement.as_deref() == Some(scheme))
             .cloned()
             .collect()
     };
     // Pinned threads stay on their CPUs: 0 and 2 (scatter, one per node),
     // 0 and 1 (compact, both on node 0). Unpinned ones are not judged.
-    for (scheme, cpus) in [
-        ("scatter", serde_json::json!([0, 2])),
-        ("compact", serde_json::json!([0, 1])),
-    ] {
+    for (scheme, cpus) in [("scatter", vec![0, 2]), ("compact", vec![0, 1])] {
         for t in with_threads(scheme) {
-            assert_eq!(t["workers_stayed_pinned"], true, "{t}");
-            assert_eq!(t["worker_cpus_after_run"], cpus, "{t}");
+            assert_eq!(t.workers_stayed_pinned, Some(true), "{t:?}");
+            assert_eq!(t.worker_cpus_after_run.as_ref(), Some(&cpus), "{t:?}");
         }
     }
     for t in with_threads("unpinned") {
-        assert_eq!(t["workers_stayed_pinned"], Value::Null, "{t}");
+        assert_eq!(t.workers_stayed_pinned, None, "{t:?}");
     }
     // Compact first touch: both workers on node 0, so every page is there.
     if let Some(compact) = with_threads("compact").first() {
-        assert_eq!(compact["placement"], "first-touch");
+        assert_eq!(
+            compact.configuration.scheme.placement.as_deref(),
+            Some("first-touch")
+        );
         assert!(
-            node_share(&compact["pages_after_placement"], "0") > 0.99,
-            "{compact}"
+            node_share(pages(compact, &compact.pages_after_placement), 0) > 0.99,
+            "{compact:?}"
         );
     }
     let times = with_threads("scatter");
-    let schemes: Vec<&str> = times
-        .iter()
-        .map(|t| t["placement"].as_str().unwrap())
-        .collect();
+    let scheme = |t: &AppRunParams| t.configuration.scheme.placement.clone().unwrap_or_default();
+    let schemes: Vec<String> = times.iter().map(scheme).collect();
     assert_eq!(
         schemes,
         [
@@ -156,21 +186,26 @@ fn check_npb_study(run: &VmRun, i: usize, benchmark: &str) {
         "{}",
         context()
     );
-    let share = |t: &Value, when: &str, node: &str| node_share(&t[when], node);
-    let remote = |t: &Value| t["pages_after_run"]["remote_share"].as_f64().unwrap();
+    let placed = |t: &AppRunParams, node: u32| node_share(pages(t, &t.pages_after_placement), node);
+    let after = |t: &AppRunParams, node: u32| node_share(pages(t, &t.pages_after_run), node);
+    let remote = |t: &AppRunParams| {
+        pages(t, &t.pages_after_run)
+            .remote_share
+            .unwrap_or_else(|| panic!("no remote share: {t:?}"))
+    };
     for t in &times {
         eprintln!(
             "[{}] {benchmark} {}: node 0 holds {:.3} after placement, {:.3} after the run; remote share {:.3}",
             run.topology,
-            t["placement"],
-            share(t, "pages_after_placement", "0"),
-            share(t, "pages_after_run", "0"),
+            scheme(t),
+            placed(t, 0),
+            after(t, 0),
             remote(t)
         );
     }
     // first-touch: each worker's part on its own node.
     let first_touch = &times[0];
-    let zero = share(first_touch, "pages_after_placement", "0");
+    let zero = placed(first_touch, 0);
     assert!(
         (0.25..=0.75).contains(&zero),
         "first-touch: node 0 holds {zero}: {}",
@@ -178,26 +213,25 @@ fn check_npb_study(run: &VmRun, i: usize, benchmark: &str) {
     );
     assert!(remote(first_touch) < 0.05, "first-touch: {}", context());
     // serial: all on worker 0's node.
-    assert!(
-        share(&times[1], "pages_after_placement", "0") > 0.95,
-        "serial: {}",
-        context()
-    );
+    assert!(placed(&times[1], 0) > 0.95, "serial: {}", context());
     // interleave: half and half.
-    let zero = share(&times[2], "pages_after_placement", "0");
+    let zero = placed(&times[2], 0);
     assert!(
         (0.4..=0.6).contains(&zero),
         "interleave: node 0 holds {zero}: {}",
         context()
     );
     // bind:1: all on node 1, before and after the run.
-    for when in ["pages_after_placement", "pages_after_run"] {
-        assert!(
-            share(&times[3], when, "1") > 0.99,
-            "bind:1 {when}: {}",
-            context()
-        );
-    }
+    assert!(
+        placed(&times[3], 1) > 0.99,
+        "bind:1 after placement: {}",
+        context()
+    );
+    assert!(
+        after(&times[3], 1) > 0.99,
+        "bind:1 after the run: {}",
+        context()
+    );
     // serial+migrate and next-touch: all on node 0 first, then moved to the
     // node of the worker that uses each page. serial+migrate moves each
     // owner's range explicitly (under 5% remote, as first touch). Next-touch
@@ -206,93 +240,81 @@ fn check_npb_study(run: &VmRun, i: usize, benchmark: &str) {
     // to the other node, and class S's small levels have many such pages
     // (about 9% for MG S here), still far below serial's ~50%.
     for (t, most_remote) in times[4..].iter().zip([0.05, 0.15]) {
+        assert!(placed(t, 0) > 0.95, "{}: {}", scheme(t), context());
         assert!(
-            share(t, "pages_after_placement", "0") > 0.95,
+            t.migrated_pages.is_some_and(|moved| moved > 0),
             "{}: {}",
-            t["placement"],
+            scheme(t),
             context()
         );
-        assert!(
-            t["migrated_pages"].as_u64().unwrap() > 0,
-            "{}: {}",
-            t["placement"],
-            context()
-        );
-        assert!(
-            share(t, "pages_after_run", "1") > 0.25,
-            "{}: {}",
-            t["placement"],
-            context()
-        );
+        assert!(after(t, 1) > 0.25, "{}: {}", scheme(t), context());
         assert!(
             remote(t) < most_remote,
             "{}: remote share {}: {}",
-            t["placement"],
+            scheme(t),
             remote(t),
             context()
         );
     }
 }
 
-/// Share of the pages on `node` in a `pages_after_*` object.
-pub(crate) fn node_share(pages: &Value, node: &str) -> f64 {
-    let per_node = pages["pages_per_node"].as_object().expect("pages_per_node");
-    let total: u64 = per_node.values().map(|count| count.as_u64().unwrap()).sum();
-    per_node.get(node).and_then(Value::as_u64).unwrap_or(0) as f64 / total.max(1) as f64
+/// Share of the pages on `node` in a `pages_after_*` report.
+pub(crate) fn node_share(pages: &PagesParams, node: u32) -> f64 {
+    let total: u64 = pages.pages_per_node.values().sum();
+    pages.pages_per_node.get(&node).copied().unwrap_or(0) as f64 / total.max(1) as f64
 }
 
 /// STREAM under the placement schemes, on two nodes.
 fn check_app_placement(run: &VmRun, first: usize) {
-    let time = |i: usize, benchmark: &str| app_time(run, i, benchmark);
+    let time = |i: usize| app_time(run, i, "stream");
     let context = |i: usize| format!("`{}`\n{}", run.commands[i].command, run.transcript());
     // serial: worker 0 (CPU 0, node 0) touched everything.
-    let serial = time(first, "stream");
+    let serial = time(first);
     assert!(
-        node_share(&serial["pages_after_placement"], "0") > 0.95,
+        node_share(pages(&serial, &serial.pages_after_placement), 0) > 0.95,
         "{}",
         context(first)
     );
     // first-touch and interleave: spread over both nodes.
     for i in [first + 1, first + 2] {
-        let params = time(i, "stream");
-        let share = node_share(&params["pages_after_placement"], "0");
+        let params = time(i);
+        let share = node_share(pages(&params, &params.pages_after_placement), 0);
         assert!(
             (0.4..=0.6).contains(&share),
             "node 0 holds {share}: {}",
             context(i)
         );
     }
-    let first_touch = time(first + 1, "stream");
+    let first_touch = time(first + 1);
     assert!(
-        first_touch["pages_after_run"]["remote_share"]
-            .as_f64()
-            .unwrap()
-            < 0.05,
+        pages(&first_touch, &first_touch.pages_after_run)
+            .remote_share
+            .is_some_and(|share| share < 0.05),
         "{}",
         context(first + 1)
     );
     // serial+migrate and next-touch: all on node 0 after placement, then moved to the owners' nodes.
     for i in [first + 3, first + 4] {
-        let params = time(i, "stream");
+        let params = time(i);
         assert!(
-            node_share(&params["pages_after_placement"], "0") > 0.95,
+            node_share(pages(&params, &params.pages_after_placement), 0) > 0.95,
             "{}",
             context(i)
         );
-        let after = &params["pages_after_run"];
-        let share = node_share(after, "0");
+        let after = pages(&params, &params.pages_after_run);
+        let share = node_share(after, 0);
         assert!(
             (0.4..=0.6).contains(&share),
             "after the run node 0 holds {share}: {}",
             context(i)
         );
         assert!(
-            after["remote_share"].as_f64().unwrap() < 0.05,
+            after.remote_share.is_some_and(|share| share < 0.05),
             "{}",
             context(i)
         );
         assert!(
-            params["migrated_pages"].as_u64().unwrap() > 0,
+            params.migrated_pages.is_some_and(|moved| moved > 0),
             "{}",
             context(i)
         );

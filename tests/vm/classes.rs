@@ -5,8 +5,11 @@
 //! record says whether it was measured or inferred and from which cell,
 //! and the run prints its estimate against the time it took.
 
+use super::placement_checks::all_records;
+use super::records::params_of;
 use super::{harness, numabench, topologies};
-use serde_json::Value;
+use numabench_schema::params::{MatrixAsymmetryParams, MatrixCellParams};
+use numabench_schema::Record;
 use std::collections::BTreeMap;
 
 const CHARACTERIZE: &str = "numabench characterize --only matrix-latency --budget 1s \
@@ -31,57 +34,53 @@ fn four_symmetric_nodes_matrix_by_class_marks_measured_and_inferred_cells() {
         .find(|line| line.starts_with("characterize: estimated ") && line.contains(", took "))
         .unwrap_or_else(|| panic!("no estimate against elapsed time:\n{stderr}"));
     eprintln!("[{}] {took}", topo.name);
-    let records: Vec<Value> = run
-        .stdout_ok(1)
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect();
-    let cells: Vec<&Value> = records
+    let records = all_records(&run, 1);
+    let cells: Vec<(&Record, MatrixCellParams)> = records
         .iter()
-        .filter(|r| r["benchmark"] == "matrix-latency" && r["metric"] == "latency")
+        .filter(|r| r.benchmark == "matrix-latency" && r.metric == "latency")
+        .map(|r| (r, params_of(r)))
         .collect();
-    let key = |r: &Value| {
-        (
-            r["params"]["cpu_node"].as_u64().unwrap(),
-            r["params"]["mem_node"].as_u64().unwrap(),
-        )
-    };
-    let mut by_cell: BTreeMap<(u64, u64), &Value> = BTreeMap::new();
+    let mut by_cell: BTreeMap<(u32, u32), &(&Record, MatrixCellParams)> = BTreeMap::new();
     for cell in &cells {
-        assert!(
-            by_cell.insert(key(cell), cell).is_none(),
-            "one record a cell"
+        let key = (
+            cell.1.cpu_node.expect("cpu_node"),
+            cell.1.mem_node.expect("mem_node"),
         );
+        assert!(by_cell.insert(key, cell).is_none(), "one record a cell");
     }
     assert_eq!(by_cell.len(), 16, "every cell has its record");
-    let asymmetric: Vec<u64> = records
+    let asymmetries: Vec<(&Record, MatrixAsymmetryParams)> = records
         .iter()
-        .filter(|r| r["metric"] == "class_asymmetry")
-        .filter_map(|r| r["params"]["cell_class"].as_u64())
+        .filter(|r| r.metric == "class_asymmetry")
+        .map(|r| (r, params_of(r)))
+        .collect();
+    let asymmetric: Vec<u64> = asymmetries
+        .iter()
+        .filter_map(|(_, params)| params.cell_class)
         .collect();
     let mut measured_by_class: BTreeMap<u64, usize> = BTreeMap::new();
     let mut inferred = 0;
-    for (&(cpu_node, mem_node), cell) in &by_cell {
-        let params = &cell["params"];
-        let class = params["cell_class"].as_u64().expect("cell_class");
+    for (&(cpu_node, mem_node), (cell, params)) in &by_cell {
+        let class = params.cell_class.expect("cell_class");
         // SLIT 10 on the diagonal, 20 elsewhere: two classes.
         assert_eq!(
-            params["class_cells"],
-            if cpu_node == mem_node { 4 } else { 12 }
+            params.class_cells,
+            Some(if cpu_node == mem_node { 4 } else { 12 })
         );
-        match params["cell"].as_str() {
+        match params.cell.as_deref() {
             Some("measured") => *measured_by_class.entry(class).or_default() += 1,
             Some("inferred") => {
                 inferred += 1;
-                let from = &params["inferred_from"];
-                let source = (
-                    from["cpu_node"].as_u64().unwrap(),
-                    from["mem_node"].as_u64().unwrap(),
-                );
-                let origin = by_cell[&source];
-                assert_eq!(origin["params"]["cell"], "measured", "{cell}");
-                assert_eq!(origin["params"]["cell_class"], class, "{cell}");
-                assert_eq!(origin["value"], cell["value"], "{cell}");
+                let from = &params
+                    .inferred
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("an inferred cell names no source: {cell:?}"))
+                    .inferred_from;
+                let source = (from.cpu_node, from.mem_node);
+                let (origin, origin_params) = by_cell[&source];
+                assert_eq!(origin_params.cell.as_deref(), Some("measured"), "{cell:?}");
+                assert_eq!(origin_params.cell_class, Some(class), "{cell:?}");
+                assert_eq!(origin.value, cell.value, "{cell:?}");
                 assert_eq!((cpu_node == mem_node), (source.0 == source.1));
             }
             other => panic!("cell ({cpu_node}, {mem_node}): {other:?}"),
@@ -94,7 +93,7 @@ fn four_symmetric_nodes_matrix_by_class_marks_measured_and_inferred_cells() {
     for (class, measured) in &measured_by_class {
         let local = by_cell
             .values()
-            .any(|c| c["params"]["cell_class"] == *class && c["params"]["class_cells"] == 4);
+            .any(|(_, p)| p.cell_class == Some(*class) && p.class_cells == Some(4));
         if local {
             assert_eq!(*measured, 4, "class {class}: every node's own cell");
         } else {
@@ -104,13 +103,12 @@ fn four_symmetric_nodes_matrix_by_class_marks_measured_and_inferred_cells() {
     // A class whose members disagreed says how many of its cells it left
     // inferred: none for the local class (measured in full), 12 - 5 = 7
     // for the remote one.
-    for record in records.iter().filter(|r| r["metric"] == "class_asymmetry") {
-        let params = &record["params"];
-        let cells = params["class_cells"].as_u64().expect("class_cells");
-        let measured = params["measured_cells"].as_u64().expect("measured_cells");
+    for (record, params) in &asymmetries {
+        let cells = params.class_cells.expect("class_cells");
+        let measured = params.measured_cells.expect("measured_cells");
         let expected = if cells == 4 { 0 } else { 7 };
-        assert_eq!(params["unfinished"], expected, "{record}");
-        assert_eq!(measured + expected, cells, "{record}");
+        assert_eq!(params.unfinished, Some(expected), "{record:?}");
+        assert_eq!(measured + expected, cells, "{record:?}");
     }
     assert_eq!(
         inferred,

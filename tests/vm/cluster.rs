@@ -5,9 +5,11 @@
 //! MPI singleton there.)
 
 use super::boot::Part;
+use super::placement_checks::all_records;
+use super::records::params_of;
 use super::FIRST_EXTRA_COMMAND;
 use crate::mpi_guest::GUEST_HOSTNAME;
-use serde_json::Value;
+use numabench_schema::params::{ClusterLabels, ClusterVerdictParams};
 
 const CLUSTER: &str = "numabench cluster --per numa --sequential --only stream,latency \
                        --size 4M --repeat 1 --jsonl /tmp/cluster.jsonl > /dev/null; \
@@ -22,16 +24,23 @@ pub fn part() -> Part {
 fn cluster_per_numa_covers_each_node() {
     let run = super::four_nodes::boot().part("cluster");
     let text = run.stdout_ok(FIRST_EXTRA_COMMAND);
-    let records: Vec<Value> = text
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("jsonl record"))
+    let records = all_records(&run, FIRST_EXTRA_COMMAND);
+    let labels: Vec<(ClusterLabels, Option<String>)> = records
+        .iter()
+        .map(|r| {
+            let memory = r
+                .placement
+                .requested_as()
+                .and_then(|requested| requested.memory_label().map(str::to_string));
+            (params_of(r), memory)
+        })
         .collect();
     let context = || format!("{text}\n{}", run.transcript());
     let has = |unit: &str, key: &str, memory: Option<&str>| {
-        records.iter().any(|r| {
-            r["params"]["unit"] == unit
-                && r["params"]["cluster_key"] == key
-                && memory.is_none_or(|m| r["placement"]["requested"]["memory"] == m)
+        labels.iter().any(|(labels, requested)| {
+            labels.unit.as_deref() == Some(unit)
+                && labels.cluster_key.as_deref() == Some(key)
+                && memory.is_none_or(|m| requested.as_deref() == Some(m))
         })
     };
     for node in 0..3 {
@@ -72,10 +81,11 @@ fn cluster_per_numa_covers_each_node() {
         context()
     );
     // The CPU-less node is never a unit.
-    assert!(!records
+    let cpuless = format!("{GUEST_HOSTNAME}/node 3");
+    assert!(!labels
         .iter()
-        .any(|r| r["params"]["unit"] == format!("{GUEST_HOSTNAME}/node 3").as_str()));
+        .any(|(labels, _)| labels.unit.as_deref() == Some(cpuless.as_str())));
     let verdict = records.last().expect("records");
-    assert_eq!(verdict["metric"], "verdict", "{}", context());
-    assert_eq!(verdict["params"]["units"], 3);
+    assert_eq!(verdict.metric, "verdict", "{}", context());
+    assert_eq!(params_of::<ClusterVerdictParams>(verdict).units, Some(3));
 }

@@ -6,8 +6,10 @@
 //! measurement, many minutes under TCG; run it with `--ignored` and
 //! NUMABENCH_VM_TIMEOUT_SECS=1800 on an idle host.
 
+use super::placement_checks::with_metric;
+use super::records::params_of;
 use super::{harness, numabench, topologies};
-use serde_json::Value;
+use numabench_schema::params::findings::RunTimeParams;
 
 const CHARACTERIZE: &str = "numabench characterize --only matrix-latency,matrix-bandwidth \
      --repeat 3 --budget none --jsonl /tmp/e.jsonl > /dev/null";
@@ -23,21 +25,19 @@ fn estimate_against_elapsed_in_two_guests() {
         let run =
             harness::run_in_vm(&topo, &[numabench()], &commands).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(run.commands[0].status, 0, "{}", run.transcript());
-        let run_time: Value = run
-            .stdout_ok(1)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .find(|record| record["metric"] == "run_time")
+        let run_time = with_metric(&run, 1, "run_time")
+            .into_iter()
+            .next()
             .expect("a run_time record");
-        let params = &run_time["params"];
+        let params: RunTimeParams = params_of(&run_time);
         eprintln!(
-            "[{}] estimated {:.1} s, took {:.1} s (elapsed/estimate {:.2}), calibration {:.1} s; rates {}",
+            "[{}] estimated {:.1} s, took {:.1} s (elapsed/estimate {:.2}), calibration {:.1} s; rates {:?}",
             topo.name,
-            params["estimated_seconds"].as_f64().unwrap(),
-            params["elapsed_seconds"].as_f64().unwrap(),
-            params["elapsed_over_estimate"].as_f64().unwrap(),
-            params["calibration_seconds"].as_f64().unwrap(),
-            params["estimate_rates"]
+            params.estimated_seconds.unwrap_or(f64::NAN),
+            params.elapsed_seconds.unwrap_or(f64::NAN),
+            params.elapsed_over_estimate.unwrap_or(f64::NAN),
+            params.calibration_seconds.unwrap_or(f64::NAN),
+            params.estimate_rates
         );
     }
 }

@@ -26,13 +26,18 @@ fn two_sockets_findings_name_local_and_remote_memory() {
         .unwrap_or_else(|| panic!("no findings:\n{}", run.transcript()));
     eprintln!("[{}] findings:\n{findings}", topo.name);
     // The sentences as the summary records hold them (the terminal wraps).
-    let sentences: Vec<String> = run
-        .stdout_ok(FIRST_EXTRA_COMMAND + 1)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|record| record["benchmark"] == "summary")
-        .map(|record| record["params"]["sentence"].as_str().unwrap().to_string())
-        .collect();
+    let sentences: Vec<String> =
+        super::placement_checks::all_records(&run, FIRST_EXTRA_COMMAND + 1)
+            .into_iter()
+            .filter(|record| record.benchmark == "summary")
+            .map(|record| {
+                record
+                    .typed_params()
+                    .sentence()
+                    .unwrap_or_else(|| panic!("a finding without a sentence: {record:?}"))
+                    .to_string()
+            })
+            .collect();
     let find = |start: &str| {
         sentences
             .iter()

@@ -5,11 +5,14 @@
 
 use super::boot::{Part, SharedBoot};
 use super::harness::VmOptions;
+use super::placement_checks::requested_cpus;
 use super::placement_checks::{
     expect_bad_input, expect_fraction, expect_requested, expect_split, records, verified,
 };
+use super::records::params_of;
 use super::{topologies, FIRST_EXTRA_COMMAND};
-use serde_json::Value;
+use numabench_schema::params::{BandwidthParams, C2cParams, LatencyParams, MatrixCellParams};
+use numabench_schema::Unit;
 use std::sync::OnceLock;
 
 /// Commands run in the four-node VM (nodes 0-2 with CPUs, node 3 CPU-less,
@@ -59,10 +62,10 @@ fn four_nodes_cpuless_hmat() {
 
     for r in records(&run, cmd(0), "latency") {
         expect_requested(&run, cmd(0), &r, "bind:3", None);
-        let cpu = r["placement"]["requested"]["cpus"].clone();
+        let cpus = requested_cpus(&r);
         assert!(
-            cpu == serde_json::json!([2]) || cpu == serde_json::json!([3]),
-            "{}: requested cpus {cpu}, want one CPU of node 1\n{}",
+            cpus == [2] || cpus == [3],
+            "{}: requested cpus {cpus:?}, want one CPU of node 1\n{}",
             run.commands[cmd(0)].command,
             run.transcript()
         );
@@ -75,22 +78,31 @@ fn four_nodes_cpuless_hmat() {
     expect_bad_input(&run, cmd(2), &["node 9", "does not exist"]);
 
     for (k, benchmark) in [(3, "matrix-latency"), (4, "matrix-bandwidth")] {
-        let cells: Vec<(u64, u64)> = records(&run, cmd(k), benchmark)
+        let cells: Vec<(u32, u32)> = records(&run, cmd(k), benchmark)
             .iter()
-            .filter(|r| r["unit"] != "cycles")
+            .filter(|r| r.unit != Unit::Cycles)
             .map(|r| {
                 let v = verified(&run, cmd(k), r);
                 expect_fraction(&run, cmd(k), &v, 1.0);
+                let cell: MatrixCellParams = params_of(r);
                 let (cpu_node, mem_node) = (
-                    r["params"]["cpu_node"].as_u64().unwrap(),
-                    r["params"]["mem_node"].as_u64().unwrap(),
+                    cell.cpu_node.expect("a cpu_node"),
+                    cell.mem_node.expect("a mem_node"),
                 );
                 // HMAT beside the cell: only each target's attached initiator reaches user
                 // space (topologies.rs), the other pairs carry no declared figure.
-                let field = if k == 3 {
-                    "declared_latency_ns"
+                let (declared, measured_over_declared) = if k == 3 {
+                    let measured: LatencyParams = params_of(r);
+                    (
+                        cell.declared.declared_latency_ns,
+                        measured.measured_over_declared,
+                    )
                 } else {
-                    "declared_bandwidth_mib_s"
+                    let measured: BandwidthParams = params_of(r);
+                    (
+                        cell.declared.declared_bandwidth_mib_s,
+                        measured.measured_over_declared,
+                    )
                 };
                 let want = match (cpu_node, mem_node, k) {
                     (0, 0, 3) => Some(90),
@@ -103,16 +115,12 @@ fn four_nodes_cpuless_hmat() {
                     (1, 3, _) => Some(8192),
                     _ => None,
                 };
-                assert_eq!(r["params"].get(field).and_then(Value::as_u64), want, "{r}");
-                assert_eq!(
-                    r["params"].get("measured_over_declared").is_some(),
-                    want.is_some(),
-                    "{r}"
-                );
+                assert_eq!(declared, want, "{r:?}");
+                assert_eq!(measured_over_declared.is_some(), want.is_some(), "{r:?}");
                 (cpu_node, mem_node)
             })
             .collect();
-        let want: Vec<(u64, u64)> = (0..3)
+        let want: Vec<(u32, u32)> = (0..3)
             .flat_map(|cpu| (0..4).map(move |mem| (cpu, mem)))
             .collect();
         assert_eq!(
@@ -125,29 +133,27 @@ fn four_nodes_cpuless_hmat() {
     expect_bad_input(&run, cmd(5), &["needs", "free"]);
 
     // characterize --only c2c: every pair of the 6 CPUs, related by node.
-    let node_of = |cpu: u64| cpu / 2;
+    let node_of = |cpu: u32| cpu / 2;
     let pairs = records(&run, cmd(6), "c2c");
     assert_eq!(pairs.len(), 15, "{}", run.transcript());
     for r in pairs {
-        let (a, b) = (
-            r["params"]["cpu_a"].as_u64().unwrap(),
-            r["params"]["cpu_b"].as_u64().unwrap(),
-        );
+        let params: C2cParams = params_of(&r);
+        let (a, b) = (params.cpu_a.expect("cpu_a"), params.cpu_b.expect("cpu_b"));
         let want = if node_of(a) == node_of(b) {
             "same-node"
         } else {
             "other-node"
         };
-        assert_eq!(r["params"]["relation"], want, "{r}");
-        assert!(r["value"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(params.relation.as_deref(), Some(want), "{r:?}");
+        assert!(r.value > 0.0, "{r:?}");
     }
     // Its findings: core-to-core latency by relation.
     let findings = records(&run, cmd(6), "summary");
     let c2c = findings
         .iter()
-        .find(|r| r["metric"] == "c2c")
+        .find(|r| r.metric == "c2c")
         .unwrap_or_else(|| panic!("no c2c finding: {findings:?}"));
-    let sentence = c2c["params"]["sentence"].as_str().unwrap();
+    let sentence = c2c.typed_params().sentence().expect("a sentence");
     assert!(
         sentence.contains("same-node") && sentence.contains("other-node"),
         "{sentence}"

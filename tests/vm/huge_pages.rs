@@ -6,9 +6,10 @@
 //! they are computed on; CG and MG (class S) run on pool pages under both
 //! schemes.
 
+use super::applications::{node_share, pages, run_params, time_record};
 use super::boot::Part;
-use super::{app_time, records, verified, FIRST_EXTRA_COMMAND};
-use serde_json::Value;
+use super::{verified, FIRST_EXTRA_COMMAND};
+use numabench_schema::{HugePageCheck, Record};
 
 const STREAM: &str = "numabench stream --size 8M --iterations 2 --repeat 1 --threads 2 --threads-placement scatter --hugepages --json";
 const POOL: &str = "for n in 0 1; do echo 40 > /sys/devices/system/node/node$n/hugepages/hugepages-2048kB/nr_hugepages; done";
@@ -25,12 +26,14 @@ fn commands() -> Vec<String> {
 }
 
 /// The huge-page check of an app's time record: its source and fraction.
-fn huge(run: &super::harness::VmRun, i: usize, benchmark: &str) -> (Value, Value) {
-    let time = records(run, i, benchmark)
-        .into_iter()
-        .find(|r| r["metric"] == "time")
-        .expect("a time record");
-    let check = time["placement"]["verified"]["huge_pages"].clone();
+fn huge(run: &super::harness::VmRun, i: usize, benchmark: &str) -> (Record, HugePageCheck) {
+    let time = time_record(run, i, benchmark);
+    let check = time
+        .placement
+        .verified
+        .as_ref()
+        .and_then(|verified| verified.huge_pages.clone())
+        .unwrap_or_else(|| panic!("no huge_pages check: {time:?}\n{}", run.transcript()));
     (time, check)
 }
 
@@ -57,63 +60,62 @@ fn two_sockets_app_huge_pages_thp_and_pool() {
     for (k, _, benchmark) in cases {
         let (time, check) = huge(&run, i + k, benchmark);
         let v = verified(&run, i + k, &time);
+        let params = run_params(&time);
         eprintln!(
-            "huge pages: command {k} {benchmark} {}: {check}, achieved {}, fraction {}, huge_pages_migrated {}, pages after run {}",
-            time["params"]["placement"], v.achieved, time["placement"]["verified"]["fraction"],
-            time["params"]["huge_pages_migrated"], time["params"]["pages_after_run"]["pages_per_node"]
+            "huge pages: command {k} {benchmark} {:?}: {check:?}, achieved {}, fraction {}, huge_pages_migrated {:?}, pages after run {:?}",
+            params.configuration.scheme.placement,
+            v.achieved,
+            v.fraction,
+            params.huge_pages_migrated,
+            params.pages_after_run.as_ref().map(|pages| &pages.pages_per_node)
         );
     }
     for (k, source, benchmark) in cases {
-        let params = app_time(&run, i + k, benchmark);
-        assert_eq!(params["hugepages"], true, "{params}");
         let (time, check) = huge(&run, i + k, benchmark);
+        let params = run_params(&time);
+        assert_eq!(params.hugepages, Some(true), "{params:?}");
         assert_eq!(
-            check["source"],
+            check.source,
             source,
-            "command {k}: {time}\n{}",
+            "command {k}: {time:?}\n{}",
             run.transcript()
         );
         assert!(
-            check["fraction"].as_f64().unwrap() >= 0.9,
-            "command {k}: {check}\n{}",
+            check.fraction >= 0.9,
+            "command {k}: {check:?}\n{}",
             run.transcript()
         );
     }
-    // serial+migrate: worker 1's half moved to node 1 as whole huge pages.
     for k in [0, 2] {
-        let params = app_time(&run, i + k, "stream");
-        let moved = params["huge_pages_migrated"].as_u64().unwrap_or_else(|| {
+        let params = run_params(&time_record(&run, i + k, "stream"));
+        let moved = params.huge_pages_migrated.unwrap_or_else(|| {
             panic!(
-                "command {k}: huge_pages_migrated: {params}\n{}",
+                "command {k}: huge_pages_migrated: {params:?}\n{}",
                 run.transcript()
             )
         });
-        // Three arrays of 8 MiB, half of each computed on node 1: 6 huge pages.
         assert!(
             moved >= 6,
-            "command {k}: {moved} huge pages moved: {params}"
+            "command {k}: {moved} huge pages moved: {params:?}"
         );
-        let share = super::applications::node_share(&params["pages_after_run"], "1");
+        let share = node_share(pages(&params, &params.pages_after_run), 1);
         assert!(
             share >= 0.4,
-            "command {k}: {share} of the pages on node 1 after the run: {params}"
+            "command {k}: {share} of the pages on node 1 after the run: {params:?}"
         );
     }
-    // first-touch: each whole huge page on the node of the worker whose
-    // block it begins in; STREAM's 8 MiB arrays split on a 2 MiB boundary,
-    // so nothing is remote.
     for k in [1, 3] {
-        let params = app_time(&run, i + k, "stream");
-        let placed = &params["pages_after_placement"];
-        let share = super::applications::node_share(placed, "1");
+        let params = run_params(&time_record(&run, i + k, "stream"));
+        let placed = pages(&params, &params.pages_after_placement);
+        let share = node_share(placed, 1);
         assert!(
             (0.4..=0.6).contains(&share),
-            "command {k}: {share} of the pages on node 1 after first touch: {params}"
+            "command {k}: {share} of the pages on node 1 after first touch: {params:?}"
         );
-        let remote = placed["remote_share"].as_f64().unwrap_or(1.0);
+        let remote = placed.remote_share.unwrap_or(1.0);
         assert!(
             remote < 0.01,
-            "command {k}: remote share {remote} after first touch: {params}"
+            "command {k}: remote share {remote} after first touch: {params:?}"
         );
     }
 }

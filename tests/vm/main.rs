@@ -48,6 +48,9 @@ mod numastat;
 mod placement_checks;
 /// A benchmark plugin run in the VM.
 mod plugins;
+/// Records read as records (the schema crate's strict reader).
+#[path = "../shared/records.rs"]
+mod records;
 /// Records fixtures of characterize in a VM, for `compare` (ignored test).
 mod records_fixture;
 /// `numabench report` on records made in the four-node VM.
@@ -73,7 +76,6 @@ mod two_sockets;
 /// Weighted interleave (emulated) splits pages 3:1.
 mod weighted;
 
-use applications::app_time;
 use harness::{VmOptions, VmRun, VmTopology};
 use placement_checks::{placement_state, records, verified};
 use serde_json::Value;

@@ -9,8 +9,11 @@
 //! then carries.
 
 use super::boot::Part;
+use super::placement_checks::all_records;
+use super::records::{params_of, params_part};
 use super::FIRST_EXTRA_COMMAND;
-use serde_json::Value;
+use numabench_schema::params::{MonitorBufferParams, MonitorRunTags, BUFFER_LOCAL_SHARE};
+use numabench_schema::Record;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -149,24 +152,22 @@ pub fn monitor_part() -> Part {
 fn the_monitor_finds_mpi_buffers_on_the_ranks_node_or_the_other_one() {
     let run = super::two_sockets::boot().part("mpi_monitor");
     let context = || format!("{}\n{}", run.transcript(), run.console);
-    let doc: Value = serde_json::from_str(run.stdout_ok(FIRST_EXTRA_COMMAND))
-        .unwrap_or_else(|e| panic!("not JSON ({e})\n{}", context()));
-    let shares: Vec<&Value> = doc["records"]
-        .as_array()
-        .map(|records| {
-            records
-                .iter()
-                .filter(|r| r["benchmark"] == "mpi-monitor" && r["metric"] == "buffer_local_share")
-                .collect()
-        })
-        .unwrap_or_default();
+    let shares: Vec<(Record, MonitorRunTags, MonitorBufferParams)> =
+        all_records(&run, FIRST_EXTRA_COMMAND)
+            .into_iter()
+            .filter(|r| r.benchmark == "mpi-monitor" && r.metric == BUFFER_LOCAL_SHARE)
+            .map(|r| {
+                let (tags, params) = (params_part(&r), params_of(&r));
+                (r, tags, params)
+            })
+            .collect();
     for (policy, local) in [
         ("pin-compact+membind:0", 1.0),
         ("pin-compact+membind:1", 0.0),
     ] {
-        let ranks: Vec<&&Value> = shares
+        let ranks: Vec<&(Record, MonitorRunTags, MonitorBufferParams)> = shares
             .iter()
-            .filter(|r| r["params"]["policy"] == policy)
+            .filter(|(_, tags, _)| tags.policy.as_deref() == Some(policy))
             .collect();
         assert_eq!(
             ranks.len(),
@@ -174,16 +175,14 @@ fn the_monitor_finds_mpi_buffers_on_the_ranks_node_or_the_other_one() {
             "{policy}: one share per rank\n{}",
             context()
         );
-        for record in ranks {
-            let params = &record["params"];
-            assert_eq!(record["value"], local, "{policy}: {record}\n{}", context());
-            let answered =
-                params["pages_local"].as_u64().unwrap() + params["pages_remote"].as_u64().unwrap();
-            assert!(answered >= 4, "{policy}: {record}");
+        for (record, _, params) in ranks {
+            assert_eq!(record.value, local, "{policy}: {record:?}\n{}", context());
+            let answered = params.pages_local.unwrap_or(0) + params.pages_remote.unwrap_or(0);
+            assert!(answered >= 4, "{policy}: {record:?}");
             // Node 0's CPUs only (numabench's own affinity, which the ranks inherit).
-            let cpus = params["cpus_ran"].as_array().unwrap();
-            assert!(cpus.iter().all(|cpu| cpu == 0 || cpu == 1), "{record}");
-            assert!(params["sampled_buffers"].as_u64().unwrap() >= 1, "{record}");
+            let cpus = params.rank.cpus_ran.as_ref().expect("cpus_ran");
+            assert!(cpus.iter().all(|&cpu| cpu == 0 || cpu == 1), "{record:?}");
+            assert!(params.sampled_buffers.is_some_and(|n| n >= 1), "{record:?}");
         }
     }
 }

@@ -1,12 +1,14 @@
 //! Reading a command's records and checking their placements: what was
 //! requested, what the kernel's page locations verified, bad input refused.
+//! Records are read as records, through the schema crate's strict reader
+//! ([`super::records`]).
 
 use super::harness::VmRun;
-use super::topology_check::u32s;
-use serde_json::Value;
+use super::records::read_typed_runs;
+use numabench_schema::{PlacementStatus, Record};
 use std::collections::BTreeMap;
 
-/// `placement.verified` of a record.
+/// `placement.verified` of a record, with its status.
 pub(crate) struct Verified {
     pub(crate) pages: u64,
     pub(crate) pages_per_node: BTreeMap<u32, u64>,
@@ -17,27 +19,22 @@ pub(crate) struct Verified {
     pub(crate) state: String,
 }
 
+/// Every record of command `i`'s `--json` document (or JSON Lines), read
+/// strictly as records: a line that is not one fails the test.
+pub(crate) fn all_records(run: &VmRun, i: usize) -> Vec<Record> {
+    let origin = format!("[{}] `{}`", run.topology, run.commands[i].command);
+    read_typed_runs(&origin, run.stdout_ok(i)).1
+}
+
 /// The records of command `i`'s `--json` document, checking there is at
 /// least one and that each is from `benchmark`.
-pub(crate) fn records(run: &VmRun, i: usize, benchmark: &str) -> Vec<Value> {
+pub(crate) fn records(run: &VmRun, i: usize, benchmark: &str) -> Vec<Record> {
     let c = &run.commands[i];
-    let text = run.stdout_ok(i);
-    let doc: Value = serde_json::from_str(text).unwrap_or_else(|e| {
-        panic!(
-            "[{}] `{}`: output is not JSON ({e})\n{}",
-            run.topology,
-            c.command,
-            run.transcript()
-        )
-    });
     // characterize ends with its findings (`summary` records): not the
     // measurements asked for.
-    let records: Vec<Value> = doc["records"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    let records: Vec<Record> = all_records(run, i)
         .into_iter()
-        .filter(|r| (r["benchmark"] == "summary") == (benchmark == "summary"))
+        .filter(|r| (r.benchmark == "summary") == (benchmark == "summary"))
         .collect();
     assert!(
         !records.is_empty(),
@@ -48,93 +45,105 @@ pub(crate) fn records(run: &VmRun, i: usize, benchmark: &str) -> Vec<Value> {
     );
     for r in &records {
         assert_eq!(
-            r["benchmark"], benchmark,
-            "[{}] `{}`: record {r}",
+            r.benchmark, benchmark,
+            "[{}] `{}`: record {r:?}",
             run.topology, c.command
         );
     }
     records
 }
 
+/// The records of command `i` with metric `metric` (any benchmark).
+pub(crate) fn with_metric(run: &VmRun, i: usize, metric: &str) -> Vec<Record> {
+    all_records(run, i)
+        .into_iter()
+        .filter(|r| r.metric == metric)
+        .collect()
+}
+
 /// Checks `placement.requested`: the memory label and, if given, the CPUs.
 pub(crate) fn expect_requested(
     run: &VmRun,
     i: usize,
-    r: &Value,
+    r: &Record,
     memory: &str,
     cpus: Option<&[u32]>,
 ) {
-    let req = &r["placement"]["requested"];
+    let requested = r.placement.requested_as().unwrap_or_else(|| {
+        panic!(
+            "[{}] `{}`: placement.requested is not a requested placement: {:?}",
+            run.topology, run.commands[i].command, r.placement.requested
+        )
+    });
     assert_eq!(
-        req["memory"],
-        memory,
-        "[{}] `{}`: placement.requested {req}\n{}",
+        requested.memory_label(),
+        Some(memory),
+        "[{}] `{}`: placement.requested {requested:?}\n{}",
         run.topology,
         run.commands[i].command,
         run.transcript()
     );
     if let Some(cpus) = cpus {
+        let want: Vec<Option<u32>> = cpus.iter().copied().map(Some).collect();
         assert_eq!(
-            req["cpus"],
-            Value::from(u32s(cpus)),
-            "[{}] `{}`: placement.requested {req}",
+            requested.cpus.as_ref(),
+            Some(&want),
+            "[{}] `{}`: placement.requested {requested:?}",
             run.topology,
             run.commands[i].command
         );
     }
 }
 
-/// The state of `r`'s `placement.status`, `verified` or `misplaced`, or
-/// the message to fail with: a status missing or malformed, or
-/// `unverifiable` (the check saw no page, which is no misplacement: the
-/// test cannot judge the placement), with the record's reason.
-pub(crate) fn placement_state(r: &Value) -> Result<String, String> {
-    let status = &r["placement"]["status"];
-    match status["state"].as_str() {
-        Some("unverifiable") => Err(format!(
-            "placement could not be verified (this is not a misplacement): {}",
-            status["reason"].as_str().unwrap_or("no reason given")
+/// The CPUs `r`'s placement asked for (`placement.requested.cpus`), each
+/// one given (a `null` fails the test).
+pub(crate) fn requested_cpus(r: &Record) -> Vec<u32> {
+    r.placement
+        .requested_as()
+        .and_then(|requested| requested.cpus)
+        .unwrap_or_else(|| panic!("no requested cpus: {r:?}"))
+        .into_iter()
+        .map(|cpu| cpu.unwrap_or_else(|| panic!("a requested cpu is null: {r:?}")))
+        .collect()
+}
+
+/// The state of `r`'s placement status, `verified` or `misplaced`, or the
+/// message to fail with: nothing checked, or `unverifiable` (the check saw
+/// no page, which is no misplacement: the test cannot judge the
+/// placement), with the record's reason.
+pub(crate) fn placement_state(r: &Record) -> Result<String, String> {
+    match r.placement.status() {
+        Some(PlacementStatus::Unverifiable(reason)) => Err(format!(
+            "placement could not be verified (this is not a misplacement): {reason}"
         )),
-        Some(state @ ("verified" | "misplaced")) => Ok(state.to_string()),
-        _ => Err(format!("placement.status missing or malformed: {status}")),
+        Some(status) => Ok(status.state().to_string()),
+        None => Err("placement was not checked (no placement.verified)".to_string()),
     }
 }
 
-/// Parses `placement.verified` and `placement.status`, failing with a
-/// message that tells a placement that could not be verified from a
-/// missing or malformed check.
-pub(crate) fn verified(run: &VmRun, i: usize, r: &Value) -> Verified {
-    let v = &r["placement"]["verified"];
+/// `placement.verified` and its status, failing with a message that tells
+/// a placement that could not be verified from one never checked.
+pub(crate) fn verified(run: &VmRun, i: usize, r: &Record) -> Verified {
     let fail = |what: &str| -> ! {
         panic!(
-            "[{}] `{}`: {what}: placement {}\n{}",
+            "[{}] `{}`: {what}: placement {:?}\n{}",
             run.topology,
             run.commands[i].command,
-            r["placement"],
+            r.placement,
             run.transcript()
         )
     };
     let state = placement_state(r).unwrap_or_else(|message| fail(&message));
-    let pages_per_node = v["pages_per_node"]
-        .as_object()
-        .unwrap_or_else(|| fail("placement.verified has no pages_per_node object"))
-        .iter()
-        .map(|(k, n)| match (k.parse::<u32>(), n.as_u64()) {
-            (Ok(k), Some(n)) => (k, n),
-            _ => fail("placement.verified has a bad pages_per_node entry"),
-        })
-        .collect();
+    let check = r
+        .placement
+        .verified
+        .as_ref()
+        .unwrap_or_else(|| fail("no placement.verified"));
     Verified {
-        pages: v["pages"]
-            .as_u64()
-            .unwrap_or_else(|| fail("placement.verified has no integer pages")),
-        pages_per_node,
-        fraction: v["fraction_as_requested"]
-            .as_f64()
-            .unwrap_or_else(|| fail("placement.verified has no fraction_as_requested")),
-        achieved: v["achieved"]
-            .as_bool()
-            .unwrap_or_else(|| fail("placement.verified has no boolean achieved")),
+        pages: check.pages,
+        pages_per_node: check.pages_per_node.clone(),
+        fraction: check.fraction_as_requested,
+        achieved: check.achieved,
         state,
     }
 }

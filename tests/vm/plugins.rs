@@ -32,23 +32,22 @@ pub fn part() -> Part {
 #[test]
 fn the_example_plugin_runs_in_the_two_socket_vm() {
     let run = super::two_sockets::boot().part("plugin");
-    let document: serde_json::Value = serde_json::from_str(run.stdout_ok(FIRST_EXTRA_COMMAND))
-        .unwrap_or_else(|error| panic!("{error}\n{}", run.transcript()));
-    let records = document["records"].as_array().unwrap();
+    let records = super::placement_checks::all_records(&run, FIRST_EXTRA_COMMAND);
     assert_eq!(records.len(), 1, "{}", run.transcript());
     let record = &records[0];
-    assert_eq!(record["benchmark"], "read-bandwidth");
-    assert_eq!(
-        record["stats"]["n"], 4,
-        "2 threads x 2 repetitions: {record}"
-    );
+    assert_eq!(record.benchmark, "read-bandwidth");
+    assert_eq!(record.stats.n, 4, "2 threads x 2 repetitions: {record:?}");
     assert_eq!(
         super::placement_state(record),
         Ok("verified".to_string()),
-        "{record}"
+        "{record:?}"
     );
-    let verified = &record["placement"]["verified"];
+    let verified = record
+        .placement
+        .verified
+        .as_ref()
+        .expect("a placement check");
     // 4 MiB on each node: each thread's buffer on its own CPU's node.
-    assert_eq!(verified["pages_per_node"]["0"], 1024, "{record}");
-    assert_eq!(verified["pages_per_node"]["1"], 1024, "{record}");
+    assert_eq!(verified.pages_per_node.get(&0), Some(&1024), "{record:?}");
+    assert_eq!(verified.pages_per_node.get(&1), Some(&1024), "{record:?}");
 }

@@ -167,17 +167,13 @@ fn check_exported_memattrs(run: &super::harness::VmRun, dir: &Path) {
             1e9 / 1048576.0,
         ),
     ] {
-        let document: serde_json::Value =
-            serde_json::from_str(run.stdout_ok(FIRST_EXTRA_COMMAND + k)).unwrap();
-        let mut expected: Vec<u64> = document["records"]
-            .as_array()
-            .unwrap()
+        let records = super::placement_checks::with_metric(&run, FIRST_EXTRA_COMMAND + k, metric);
+        let mut expected: Vec<u64> = records
             .iter()
-            .filter(|r| r["metric"] == metric)
-            .map(|r| (r["value"].as_f64().unwrap() * scale).round() as u64)
+            .map(|r| (r.value * scale).round() as u64)
             .collect();
         expected.sort_unstable();
-        assert_eq!(expected.len(), 12, "3 initiators x 4 targets: {document}");
+        assert_eq!(expected.len(), 12, "3 initiators x 4 targets: {records:?}");
         let mut values = listed.get(attribute).cloned().unwrap_or_default();
         values.sort_unstable();
         assert_eq!(values, expected, "{attribute}:\n{listing}");

@@ -4,7 +4,9 @@
 //! the lines Exclusive; in compact order it comes right after the owner,
 //! which is what the sharer used to be.
 
+use super::records::params_of;
 use super::{harness, numabench, records, topologies};
+use numabench_schema::params::CacheStateParams;
 use std::collections::BTreeMap;
 
 /// Each CPU's `thread_siblings_list`, as the guest's kernel shows it.
@@ -36,19 +38,19 @@ fn smt_cache_sharer_is_not_a_sibling() {
     assert!(!shared.is_empty(), "{}", run.transcript());
     let mut measurers = Vec::new();
     for record in &shared {
-        let params = &record["params"];
-        assert_eq!(params["state"], "shared", "{record}");
-        let owner = params["owner_cpu"].as_u64().unwrap();
-        let measurer = params["measurer_cpu"].as_u64().unwrap();
-        let sharer = params["sharer_cpu"].as_u64().unwrap();
-        assert_eq!(params["sharer_cpu_seen"], params["sharer_cpu"], "{record}");
+        let params: CacheStateParams = params_of(record);
+        assert_eq!(params.state.as_deref(), Some("shared"), "{record:?}");
+        let owner = params.owner_cpu.expect("owner_cpu");
+        let measurer = params.measurer_cpu.expect("measurer_cpu");
+        let sharer = params.sharer_cpu.expect("sharer_cpu");
+        assert_eq!(params.sharer_cpu_seen, Some(sharer), "{record:?}");
         for other in [owner, measurer] {
             assert!(
-                !siblings[&sharer].contains(&(other as u32)),
-                "sharer CPU {sharer} is a sibling of CPU {other}: {record}"
+                !siblings[&u64::from(sharer)].contains(&other),
+                "sharer CPU {sharer} is a sibling of CPU {other}: {record:?}"
             );
         }
-        assert!(params["sharer_reason"].is_string(), "{record}");
+        assert!(params.sharer_reason.is_some(), "{record:?}");
         measurers.push(measurer);
     }
     // The sibling measures too (so the old choice, CPU 1, is excluded by rule, not by chance).

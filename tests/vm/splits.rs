@@ -4,7 +4,9 @@
 //! verdict names a best and a worst split only with significance.
 
 use super::boot::Part;
+use super::records::params_of;
 use super::{records, verified, FIRST_EXTRA_COMMAND};
+use numabench_schema::params::{AppParams, StudyVerdictParams};
 use std::collections::BTreeSet;
 
 /// NUMA balancing stays off (the harness's default): this test does not
@@ -23,74 +25,81 @@ fn four_nodes_node_splits() {
     let run = super::four_nodes::boot().part("splits");
     let i = FIRST_EXTRA_COMMAND;
     let all = records(&run, i, "cg");
-    let times: Vec<_> = all.iter().filter(|r| r["metric"] == "time").collect();
-    let splits: BTreeSet<&str> = times
+    let times: Vec<_> = all.iter().filter(|r| r.metric == "time").collect();
+    let splits: BTreeSet<String> = times
         .iter()
-        .map(|r| r["params"]["node_split"].as_str().unwrap())
+        .map(|r| {
+            params_of::<AppParams>(r)
+                .split
+                .node_split
+                .unwrap_or_else(|| panic!("no node_split: {r:?}"))
+        })
         .collect();
-    // The SLIT is asymmetric: no two splits are alike, all six run.
-    let want: BTreeSet<&str> = [
+    let want: BTreeSet<String> = [
         "2/0/0/0", "0/2/0/0", "0/0/2/0", "1/1/0/0", "1/0/1/0", "0/1/1/0",
     ]
     .into_iter()
+    .map(String::from)
     .collect();
     assert_eq!(splits, want, "{}", run.transcript());
     for time in &times {
-        let params = &time["params"];
-        assert_eq!(params["verification"]["passed"], true, "{time}");
-        assert_eq!(time["stats"]["n"], 2, "{time}");
-        // First touch: every page on the node of the thread that computes on it.
+        let params: AppParams = params_of(time);
+        // The product variant each configuration ran, and those its
+        // calibration left out for products unlike the scalar loads' (TCG's
+        // AVX2 gathers were, and failed CG's verification when chosen).
+        let spmv = params.spmv.as_ref();
+        eprintln!(
+            "[{}] split {:?}: spmv {:?} of {:?}, left out {:?}",
+            run.topology,
+            params.split.node_split,
+            spmv.map(|spmv| &spmv.spmv),
+            spmv.and_then(|spmv| spmv.spmv_calibration.as_ref())
+                .map(|rates| rates.keys().collect::<Vec<_>>()),
+            spmv.and_then(|spmv| spmv.spmv_differing.as_ref())
+        );
+        assert_eq!(
+            params.run.verification.as_ref().map(|v| v.passed),
+            Some(true),
+            "{time:?}"
+        );
+        assert_eq!(time.stats.n, 2, "{time:?}");
         let v = verified(&run, i, time);
         assert_eq!(
             v.state,
             "verified",
-            "first touch misplaced: {time}\n{}",
+            "first touch misplaced: {time:?}\n{}",
             run.transcript()
         );
-        let split: Vec<u64> = params["node_split"]
-            .as_str()
-            .unwrap()
+        let split: Vec<u32> = params
+            .split
+            .node_split
+            .as_deref()
+            .unwrap_or_default()
             .split('/')
             .map(|n| n.parse().unwrap())
             .collect();
         for (node, pages) in &v.pages_per_node {
             assert!(
                 *pages == 0 || split[*node as usize] > 0,
-                "pages on node {node}, which has no thread: {time}"
+                "pages on node {node}, which has no thread: {time:?}"
             );
         }
-        let cpus: Vec<u64> = params["cpus"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_u64().unwrap())
-            .collect();
+        let cpus = params.split.cpus.clone().unwrap_or_default();
         assert_eq!(cpus.len(), 2);
         for (node, &count) in split.iter().enumerate() {
-            let on_node = cpus.iter().filter(|&&cpu| cpu / 2 == node as u64).count();
-            assert_eq!(on_node as u64, count, "{time}");
+            let on_node = cpus.iter().filter(|&&cpu| cpu / 2 == node as u32).count();
+            assert_eq!(on_node as u32, count, "{time:?}");
         }
-        assert_eq!(params["worker_cpus_after_run"], params["cpus"], "{time}");
+        assert_eq!(params.run.worker_cpus_after_run, Some(cpus), "{time:?}");
     }
     let verdict = all.last().unwrap();
-    assert_eq!(
-        verdict["metric"],
-        "best_median_time",
-        "{}",
-        run.transcript()
-    );
-    assert!(want.contains(verdict["params"]["node_split"].as_str().unwrap()));
-    // Two runs against two can never reach p < 0.05: an honest study names neither.
-    assert_eq!(
-        verdict["params"]["significantly_fastest"], false,
-        "{verdict}"
-    );
-    assert_eq!(
-        verdict["params"]["significantly_slowest"], false,
-        "{verdict}"
-    );
-    assert!(verdict["params"]["slowest"]
-        .as_str()
-        .unwrap()
-        .contains(" + split "));
+    assert_eq!(verdict.metric, "best_median_time", "{}", run.transcript());
+    let params: StudyVerdictParams = params_of(verdict);
+    assert!(want.contains(params.node_split.as_deref().unwrap_or_default()));
+    assert_eq!(params.significantly_fastest, Some(false), "{verdict:?}");
+    let slowest = params
+        .slowest
+        .unwrap_or_else(|| panic!("no slowest configuration: {verdict:?}"));
+    assert!(!slowest.significantly_slowest, "{verdict:?}");
+    assert!(slowest.slowest.unwrap_or_default().contains(" + split "));
 }

@@ -32,8 +32,18 @@
 //! structure, placement and provenance are checked, never speed.
 
 use super::harness::{VmKernel, VmOptions};
+use super::placement_checks::all_records;
+use super::records::{params_of, params_part};
 use super::{check_topology_with, records, topologies, FIRST_EXTRA_COMMAND};
-use serde_json::Value;
+use numabench::doctor::{CheckId, DoctorReport};
+use numabench_schema::params::findings::DeclaredGapParams;
+use numabench_schema::params::{
+    InterferenceCellParams, InterferenceParams, LoadedLatencyParams, MatrixCellParams, RunParams,
+    TiersAdviceParams, TiersParams,
+};
+use numabench_schema::{PlacementCheck, Record, RequestedMemory, RequestedMemoryPolicy};
+use serde::Deserialize;
+use std::collections::BTreeMap;
 
 const WEIGHTS: &str = "/sys/kernel/mm/mempolicy/weighted_interleave";
 /// Where the advisor's records go in the guest.
@@ -111,6 +121,13 @@ fn commands() -> Vec<String> {
 /// The memory cgroup whose memory is reclaimed under a running measurement.
 const VICTIM: &str = "/sys/fs/cgroup/victim";
 
+/// What the output pipeline adds to a record measured with a vmstat mark:
+/// the kernel's vmstat counters that changed while it ran.
+#[derive(Debug, Deserialize)]
+struct VmstatDelta {
+    vmstat_delta: BTreeMap<String, u64>,
+}
+
 /// A page demoted while a measurement ran is named: the kernel's counters
 /// in the record, the buffer's pages checked again afterwards (some on a
 /// CPU-less node now), and both warnings on stderr.
@@ -119,30 +136,31 @@ fn check_demotion_is_named(run: &super::harness::VmRun, index: usize) {
     let latency = records(run, index, "latency");
     let record = latency
         .iter()
-        .find(|record| record["metric"] == "latency")
+        .find(|record| record.metric == "latency")
         .unwrap_or_else(|| panic!("no latency record: {}", run.transcript()));
     eprintln!("[tiered] demotion: {}", command.stderr);
-    let delta = &record["params"]["vmstat_delta"];
+    let delta: VmstatDelta = params_part(record);
     let demoted: u64 = delta
-        .as_object()
-        .map(|delta| {
-            delta
-                .iter()
-                .filter(|(name, _)| name.starts_with("pgdemote_"))
-                .filter_map(|(_, value)| value.as_u64())
-                .sum()
-        })
-        .unwrap_or(0);
-    assert!(demoted > 0, "no demotion counted: {record}");
-    let moved = &record["placement"]["verified"]["moved"];
-    assert!(moved["pages"].as_u64().unwrap_or(0) > 0, "{record}");
-    let on_tiers: u64 = ["2", "3"]
+        .vmstat_delta
         .iter()
-        .filter_map(|node| moved["pages_per_node"][node].as_u64())
+        .filter(|(name, _)| name.starts_with("pgdemote_"))
+        .map(|(_, count)| count)
+        .sum();
+    assert!(demoted > 0, "no demotion counted: {record:?}");
+    let moved = record
+        .placement
+        .verified
+        .as_ref()
+        .and_then(|check| check.moved.clone())
+        .unwrap_or_else(|| panic!("no pages moved: {record:?}"));
+    assert!(moved.pages > 0, "{record:?}");
+    let on_tiers: u64 = [2, 3]
+        .iter()
+        .filter_map(|node| moved.pages_per_node.get(node))
         .sum();
     assert!(
         on_tiers > 0,
-        "no page on a CPU-less node afterwards: {record}"
+        "no page on a CPU-less node afterwards: {record:?}"
     );
     for expected in [
         "pages between memory tiers while it ran",
@@ -157,16 +175,17 @@ fn check_demotion_is_named(run: &super::harness::VmRun, index: usize) {
 /// findings, computed by the library from the guest's records, name a
 /// declared bandwidth gap the measurement contradicts.
 fn check_declared_gaps_are_contradicted(run: &super::harness::VmRun, index: usize) {
-    let records: Vec<numabench::output::Record> = run
-        .stdout_ok(index)
-        .lines()
-        .filter(|line| line.contains("\"benchmark\":\"matrix-bandwidth\""))
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}")))
+    let records: Vec<numabench::output::Record> = all_records(run, index)
+        .into_iter()
+        .filter(|record| record.benchmark == "matrix-bandwidth")
         .collect();
     assert!(
-        records
-            .iter()
-            .any(|record| record.params.contains_key("declared_bandwidth_mib_s")),
+        records.iter().any(|record| {
+            params_of::<MatrixCellParams>(record)
+                .declared
+                .declared_bandwidth_mib_s
+                .is_some()
+        }),
         "no declared bandwidth in the matrix: {}",
         run.transcript()
     );
@@ -182,18 +201,44 @@ fn check_declared_gaps_are_contradicted(run: &super::harness::VmRun, index: usiz
         .iter()
         .find(|gap| gap.text.contains("read bandwidth"))
         .unwrap_or_else(|| panic!("no bandwidth gap in {sentences:#?}"));
-    let declared = bandwidth.params["declared_gap"].as_f64().unwrap();
-    let measured = bandwidth.params["measured_gap"].as_f64().unwrap();
+    let gap: DeclaredGapParams = bandwidth
+        .params_as()
+        .unwrap_or_else(|| panic!("not a declared gap's params: {bandwidth:?}"));
+    let declared = gap.declared_gap.expect("a declared gap");
+    let measured = gap.measured_gap.expect("a measured gap");
     assert!(
         declared >= 2.0 && declared / measured > 1.5,
         "{bandwidth:?}"
     );
 }
 
-/// Node 0's share of nodes 0 and 2 in a `{"0": n, "2": m}` map.
-fn node0_share(per_node: &Value) -> f64 {
-    let on = |node: &str| per_node[node].as_u64().unwrap_or(0) as f64;
-    on("0") / (on("0") + on("2"))
+/// Node 0's share of nodes 0 and 2 in a per-node count.
+fn node0_share(per_node: &BTreeMap<u32, u64>) -> f64 {
+    let on = |node: u32| per_node.get(&node).copied().unwrap_or(0) as f64;
+    on(0) / (on(0) + on(2))
+}
+
+/// A record's page check, which must say achieved.
+fn achieved_check(record: &Record) -> &PlacementCheck {
+    let check = record
+        .placement
+        .verified
+        .as_ref()
+        .unwrap_or_else(|| panic!("placement not checked: {record:?}"));
+    assert!(check.achieved, "{record:?}");
+    check
+}
+
+/// A record's requested memory policy (a run's).
+fn requested_policy(record: &Record) -> RequestedMemoryPolicy {
+    match record
+        .placement
+        .requested_as()
+        .and_then(|requested| requested.memory)
+    {
+        Some(RequestedMemory::Policy(policy)) => policy,
+        other => panic!("requested memory {other:?}, want a policy: {record:?}"),
+    }
 }
 
 #[test]
@@ -214,15 +259,16 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
         let bandwidth = records(&run, FIRST_EXTRA_COMMAND + index, "bandwidth");
         assert!(!bandwidth.is_empty(), "{}", context());
         for record in bandwidth {
-            let placement = &record["placement"];
-            assert_eq!(placement["requested"]["memory"], "weighted:0=3,2=1");
-            assert_eq!(placement["requested"]["weighted_mode"], mode, "{record}");
-            let verified = &placement["verified"];
-            assert_eq!(verified["achieved"], true, "{record}\n{}", context());
-            let share = node0_share(&verified["pages_per_node"]);
+            let requested = record
+                .placement
+                .requested_as()
+                .unwrap_or_else(|| panic!("placement.requested: {record:?}"));
+            assert_eq!(requested.memory_label(), Some("weighted:0=3,2=1"));
+            assert_eq!(requested.weighted_mode.as_deref(), Some(mode), "{record:?}");
+            let share = node0_share(&achieved_check(&record).pages_per_node);
             assert!(
                 (share - 0.75).abs() < 0.01,
-                "{mode}: node 0 holds {share}: {record}"
+                "{mode}: node 0 holds {share}: {record:?}"
             );
         }
     }
@@ -246,53 +292,52 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
 
     let program = records(&run, FIRST_EXTRA_COMMAND + 3, "run");
     let record = program.first().unwrap_or_else(|| panic!("{}", context()));
-    let memory = &record["placement"]["requested"]["memory"];
-    assert_eq!(memory["mode"], 6, "{record}");
-    assert_eq!(memory["weighted_mode"], "kernel", "{record}");
-    assert!(record["params"]["vmstat_delta"].is_object(), "{record}");
-    let peak = &record["params"]["observation"]["peak_bytes_per_node"];
-    let share = node0_share(peak);
+    let memory = requested_policy(record);
+    assert_eq!(memory.mode, 6, "{record:?}");
+    assert_eq!(
+        memory.weighted_mode.as_deref(),
+        Some("kernel"),
+        "{record:?}"
+    );
+    params_part::<VmstatDelta>(record);
+    let peak = super::two_sockets::observed_peak(&run, &params_of::<RunParams>(record));
+    let share = node0_share(&peak);
     assert!(
         (share - 0.75).abs() < 0.05,
-        "node 0 holds {share} of the program's memory: {record}"
+        "node 0 holds {share} of the program's memory: {record:?}"
     );
 
-    let doctor: Value = serde_json::from_str(run.stdout_ok(FIRST_EXTRA_COMMAND + 6))
+    let doctor: DoctorReport = serde_json::from_str(run.stdout_ok(FIRST_EXTRA_COMMAND + 6))
         .unwrap_or_else(|error| panic!("doctor --json: {error}\n{}", context()));
-    let finding = |check: &str| {
-        doctor["findings"]
-            .as_array()
-            .and_then(|findings| findings.iter().find(|finding| finding["check"] == check))
+    let finding = |check: CheckId| {
+        doctor
+            .findings
+            .iter()
+            .find(|finding| finding.check == check)
             .cloned()
-            .unwrap_or_else(|| panic!("no {check} finding: {doctor}"))
+            .unwrap_or_else(|| panic!("no {check:?} finding: {doctor:?}"))
     };
     eprintln!(
         "[tiered] guest's tiering files:\n{}",
         run.stdout_ok(FIRST_EXTRA_COMMAND + 7)
     );
     for check in [
-        "memory_tiers",
-        "demotion",
-        "weighted_interleave",
-        "hidden_memory",
+        CheckId::MemoryTiers,
+        CheckId::Demotion,
+        CheckId::WeightedInterleave,
+        CheckId::HiddenMemory,
     ] {
         let found = finding(check);
         eprintln!(
-            "[tiered] doctor {check}: {} {}",
-            found["severity"], found["found"]
+            "[tiered] doctor {check:?}: {:?} {}",
+            found.severity, found.found
         );
-        assert!(
-            !found["found"].as_str().unwrap_or("").starts_with("unknown"),
-            "{found}"
-        );
+        assert!(!found.found.starts_with("unknown"), "{found:?}");
     }
-    let tiers = finding("memory_tiers")["found"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let tiers = finding(CheckId::MemoryTiers).found;
     assert!(tiers.starts_with("tier "), "{tiers}");
     assert_eq!(
-        finding("weighted_interleave")["found"],
+        finding(CheckId::WeightedInterleave).found,
         "weights node 0: 1, node 1: 1, node 2: 1, node 3: 1",
         "the weights --set-weights wrote are back"
     );
@@ -316,40 +361,44 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
     ] {
         assert!(screen.contains(expected), "no {expected:?} in:\n{screen}");
     }
-    let lines: Vec<Value> = run
-        .stdout_ok(FIRST_EXTRA_COMMAND + 9)
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .filter(|line: &Value| line["benchmark"] == "tiers")
+    let lines: Vec<Record> = all_records(&run, FIRST_EXTRA_COMMAND + 9)
+        .into_iter()
+        .filter(|line| line.benchmark == "tiers")
         .collect();
-    let sweep: Vec<&Value> = lines
+    let sweep: Vec<(&Record, TiersParams)> = lines
         .iter()
-        .filter(|line| line["params"]["phase"] == "sweep")
+        .filter_map(|line| Some((line, line.params_as::<TiersParams>().ok()?)))
+        .filter(|(_, params)| params.labels.phase.as_deref() == Some("sweep"))
         .collect();
     let weightings: Vec<&str> = sweep
         .iter()
-        .map(|line| line["params"]["weights"].as_str().unwrap())
+        .map(|(_, params)| params.labels.weights.as_deref().expect("weights"))
         .collect();
     for expected in ["3:1", "1:0", "1:1", "0:1", "kernel"] {
         assert!(weightings.contains(&expected), "{weightings:?}");
     }
-    for line in &sweep {
-        assert_eq!(line["placement"]["verified"]["achieved"], true, "{line}");
+    for (line, _) in &sweep {
+        achieved_check(line);
     }
-    let advice: Vec<&Value> = lines
+    let advice: Vec<&Record> = lines
         .iter()
-        .filter(|line| line["metric"] == "advice")
+        .filter(|line| line.metric == "advice")
         .collect();
     assert_eq!(advice.len(), 1, "{lines:?}");
-    for compared in ["vs_dram_only", "vs_interleave", "vs_kernel_weights"] {
+    let advice_params: TiersAdviceParams = params_of(advice[0]);
+    for (compared, against) in [
+        ("vs_dram_only", &advice_params.vs_dram_only),
+        ("vs_interleave", &advice_params.vs_interleave),
+        ("vs_kernel_weights", &advice_params.vs_kernel_weights),
+    ] {
         assert!(
-            advice[0]["params"][compared]["gain"].is_number(),
-            "{}",
+            against.as_ref().and_then(|against| against.gain).is_some(),
+            "{compared}: {:?}",
             advice[0]
         );
     }
     assert!(
-        lines.iter().any(|line| line["metric"] == "weights_check"),
+        lines.iter().any(|line| line.metric == "weights_check"),
         "{lines:?}"
     );
 
@@ -357,36 +406,31 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
     // and its finding.
     let screen = run.stdout_ok(FIRST_EXTRA_COMMAND + 10);
     eprintln!("[tiered] interference:\n{screen}");
-    let lines: Vec<Value> = run
-        .stdout_ok(FIRST_EXTRA_COMMAND + 11)
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect();
-    let of = |metric: &str| -> Vec<&Value> {
-        lines
-            .iter()
-            .filter(|line| line["metric"] == metric)
-            .collect()
+    let lines = all_records(&run, FIRST_EXTRA_COMMAND + 11);
+    let of = |metric: &str| -> Vec<&Record> {
+        lines.iter().filter(|line| line.metric == metric).collect()
     };
-    let mut pairs: Vec<(u64, u64)> = of("latency_ratio")
+    let mut pairs: Vec<(u32, u32)> = of("latency_ratio")
         .iter()
         .map(|line| {
+            let cell: InterferenceCellParams = params_of(line);
             (
-                line["params"]["victim_node"].as_u64().unwrap(),
-                line["params"]["aggressor_node"].as_u64().unwrap(),
+                cell.victim_node.expect("victim_node"),
+                cell.aggressor_node.expect("aggressor_node"),
             )
         })
         .collect();
     pairs.sort_unstable();
-    let every: Vec<(u64, u64)> = (0..4).flat_map(|v| (0..4).map(move |a| (v, a))).collect();
+    let every: Vec<(u32, u32)> = (0..4).flat_map(|v| (0..4).map(move |a| (v, a))).collect();
     assert_eq!(pairs, every, "{}", context());
     assert_eq!(of("bandwidth_ratio").len(), 16);
     for line in of("victim_latency") {
-        assert_eq!(line["placement"]["verified"]["achieved"], true, "{line}");
-        let victim = line["params"]["victim_node"].as_u64().unwrap();
+        achieved_check(line);
+        let params: InterferenceParams = params_of(line);
+        let victim = params.victim_node.expect("victim_node");
         // A CPU-less victim is measured from its socket's CPUs (nodes 0 and 1 hold CPUs 0-1 and 2-3).
-        let cpu = line["params"]["victim_cpu"].as_u64().unwrap();
-        assert_eq!(cpu / 2, victim % 2, "{line}");
+        let cpu = params.victim_cpu.expect("victim_cpu");
+        assert_eq!(cpu / 2, victim % 2, "{line:?}");
     }
     assert_eq!(of("victim_latency").len(), 4 + 16);
     assert_eq!(of("interference").len(), 1, "{lines:?}");
@@ -394,9 +438,10 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
     // A family of curves on the CPU-less node 2: at least 20 points per mix.
     let curve = records(&run, FIRST_EXTRA_COMMAND + 12, "loaded-latency");
     for mix in ["reads", "nt-writes"] {
-        let points: Vec<&Value> = curve
+        let points: Vec<(&Record, LoadedLatencyParams)> = curve
             .iter()
-            .filter(|record| record["params"]["mix"] == mix)
+            .map(|record| (record, params_of::<LoadedLatencyParams>(record)))
+            .filter(|(_, params)| params.mix.as_deref() == Some(mix))
             .collect();
         assert!(
             points.len() >= 20,
@@ -404,20 +449,26 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
             points.len(),
             context()
         );
-        for point in points {
-            let verified = &point["placement"]["verified"];
-            assert_eq!(verified["achieved"], true, "{point}");
-            assert!(verified["pages_per_node"]["2"].is_u64(), "{point}");
-            assert!(point["params"]["traffic_gbs"].is_number(), "{point}");
+        for (point, params) in points {
+            let check = achieved_check(point);
+            assert!(check.pages_per_node.contains_key(&2), "{point:?}");
+            assert!(params.traffic_gbs.is_some(), "{point:?}");
         }
     }
 
     // The ratios on a program: as it is, DRAM only, 3:1, 1:1 and the tier
     // only, each run under the kernel's own weighted interleave.
-    let program = records(&run, FIRST_EXTRA_COMMAND + 13, "run");
+    let program: Vec<(Record, RunParams)> = records(&run, FIRST_EXTRA_COMMAND + 13, "run")
+        .into_iter()
+        .filter(|record| record.metric == "run_wall_time")
+        .map(|record| {
+            let params = params_of(&record);
+            (record, params)
+        })
+        .collect();
     let policies: Vec<&str> = program
         .iter()
-        .filter_map(|record| record["params"]["policy"].as_str())
+        .filter_map(|(_, params)| params.policy.as_deref())
         .collect();
     for expected in [
         "as-is",
@@ -432,11 +483,12 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
             context()
         );
     }
-    for record in &program {
-        if record["metric"] == "run_wall_time" && record["params"]["policy"] == "weighted:0=3,2=1" {
+    for (record, params) in &program {
+        if params.policy.as_deref() == Some("weighted:0=3,2=1") {
             assert_eq!(
-                record["placement"]["requested"]["memory"]["weighted_mode"], "kernel",
-                "{record}"
+                requested_policy(record).weighted_mode.as_deref(),
+                Some("kernel"),
+                "{record:?}"
             );
         }
     }

@@ -5,10 +5,18 @@
 
 use super::boot::{Part, SharedBoot};
 use super::harness::{VmOptions, VmRun};
-use super::placement_checks::{expect_fraction, expect_requested, expect_split, records, verified};
+use super::placement_checks::{
+    expect_fraction, expect_requested, expect_split, records, requested_cpus, verified, with_metric,
+};
+use super::records::params_of;
 use super::{topologies, FIRST_EXTRA_COMMAND};
-use serde_json::Value;
-use std::collections::BTreeSet;
+use numabench_schema::params::{
+    C2cParams, CacheStateParams, LatencyParams, LoadedLatencyParams, MlpParams, RunParams,
+    ScalingParams,
+};
+use numabench_schema::Record;
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 /// Placement commands run in the two-socket VM (node 0: CPUs 0-1, node 1:
@@ -98,10 +106,10 @@ fn two_sockets() {
     // latency, bind:1 from node 0.
     for r in records(&run, cmd(0), "latency") {
         expect_requested(&run, cmd(0), &r, "bind:1", None);
-        let cpu = r["placement"]["requested"]["cpus"].clone();
+        let cpus = requested_cpus(&r);
         assert!(
-            cpu == serde_json::json!([0]) || cpu == serde_json::json!([1]),
-            "{}: requested cpus {cpu}, want one CPU of node 0\n{}",
+            cpus == [0] || cpus == [1],
+            "{}: requested cpus {cpus:?}, want one CPU of node 0\n{}",
             run.commands[cmd(0)].command,
             run.transcript()
         );
@@ -137,24 +145,15 @@ fn two_sockets() {
     check_run_policies(&run, cmd(4));
     let contention = records(&run, cmd(7), "contention");
     assert!(
-        contention
-            .iter()
-            .any(|r| r["metric"] == "contended_bandwidth"),
+        contention.iter().any(|r| r.metric == "contended_bandwidth"),
         "{}",
         run.transcript()
     );
     check_observed_bind(&run, cmd(8));
-    let interleave: Value = serde_json::from_str(run.stdout_ok(cmd(9))).expect("run JSON");
-    let own_view = interleave["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["metric"] == "run_wall_time")
-        .expect("a run record")
-        .clone();
+    let own_view = one_run(&run, cmd(9));
     assert_eq!(
-        own_view["params"]["exit_code"],
-        0,
+        own_view.exit_code,
+        Some(0),
         "the child's numa_maps shows no interleave:0-1\n{}",
         run.transcript()
     );
@@ -172,26 +171,21 @@ fn check_cache_states(run: &VmRun, i: usize) {
     let records = records(run, i, "cache");
     let mut seen = BTreeSet::new();
     for record in &records {
-        let params = &record["params"];
-        assert_eq!(params["owner_cpu"], 0, "{record}");
-        assert_eq!(params["owner_cpu_seen"], 0, "{record}");
-        assert_eq!(
-            params["measurer_cpu_seen"], params["measurer_cpu"],
-            "{record}"
-        );
-        if params["state"] == "shared" {
-            assert_eq!(params["sharer_cpu_seen"], params["sharer_cpu"], "{record}");
+        let params: CacheStateParams = params_of(record);
+        assert_eq!(params.owner_cpu, Some(0), "{record:?}");
+        assert_eq!(params.owner_cpu_seen, Some(0), "{record:?}");
+        assert_eq!(params.measurer_cpu_seen, params.measurer_cpu, "{record:?}");
+        let state = params.state.clone().expect("a state");
+        if state == "shared" {
+            assert_eq!(params.sharer_cpu_seen, params.sharer_cpu, "{record:?}");
         }
         let v = verified(run, i, record);
         expect_split(run, i, &v, &[(0, 1.0, 1.0)]);
-        seen.insert((
-            params["state"].as_str().unwrap().to_string(),
-            params["level"].as_str().unwrap().to_string(),
-            params["relation"].as_str().unwrap().to_string(),
-        ));
-        if params["relation"] == "other-package" {
-            assert_eq!(params["distance"], 21, "{record}");
+        let relation = params.relation.clone().expect("a relation");
+        if relation == "other-package" {
+            assert_eq!(params.distance, Some(21), "{record:?}");
         }
+        seen.insert((state, params.level.clone().expect("a level"), relation));
     }
     for state in ["modified", "exclusive", "shared"] {
         for level in ["L1", "L2"] {
@@ -214,28 +208,29 @@ fn check_cache_states(run: &VmRun, i: usize) {
 /// CPUs, unpinned ones recorded wherever the scheduler put them.
 fn check_many_threads_chase(run: &VmRun, i: usize) {
     let records = records(run, i, "mlp");
-    let rates: Vec<&Value> = records
+    let rates: Vec<&Record> = records
         .iter()
-        .filter(|r| r["metric"] == "aggregate_loads")
+        .filter(|r| r.metric == "aggregate_loads")
         .collect();
     // Two chain counts, pinned and unpinned.
     assert_eq!(rates.len(), 4, "{}", run.transcript());
     for record in rates {
-        let params = &record["params"];
-        let cpus = params["cpus_seen"][0]
-            .as_array()
-            .unwrap_or_else(|| panic!("{record}"))
-            .len();
-        assert_eq!(cpus, 4, "{record}");
+        let params: MlpParams = params_of(record);
+        let cpus_seen = params.cpus_seen.clone().unwrap_or_default();
+        assert_eq!(cpus_seen.first().map(Vec::len), Some(4), "{record:?}");
         let v = verified(run, i, record);
         expect_split(run, i, &v, &[(0, 0.5, 0.5), (1, 0.5, 0.5)]);
-        if params["pinned"] == true {
-            let asked = record["placement"]["requested"]["cpus"].as_array().unwrap();
-            for (thread, cpu) in asked.iter().enumerate() {
-                let node = u64::from(cpu.as_u64().unwrap() >= 2);
-                assert_eq!(params["buffer_nodes"][thread], node, "{record}");
-                for repetition in params["cpus_seen"].as_array().unwrap() {
-                    assert_eq!(repetition[thread][0], *cpu, "{record}");
+        if params.pinned == Some(true) {
+            let buffer_nodes = params.buffer_nodes.clone().unwrap_or_default();
+            for (thread, cpu) in requested_cpus(record).into_iter().enumerate() {
+                let node = u32::from(cpu >= 2);
+                assert_eq!(buffer_nodes.get(thread), Some(&node), "{record:?}");
+                for repetition in &cpus_seen {
+                    assert_eq!(
+                        repetition.get(thread).map(|seen| seen[0]),
+                        Some(cpu),
+                        "{record:?}"
+                    );
                 }
             }
         }
@@ -249,20 +244,20 @@ fn check_cross_node_writer(run: &VmRun, i: usize) {
     let records = records(run, i, "latency");
     let latency = records
         .iter()
-        .find(|r| r["metric"] == "latency")
+        .find(|r| r.metric == "latency")
         .unwrap_or_else(|| panic!("no latency record\n{}", run.transcript()));
-    let params = &latency["params"];
-    assert_eq!(params["writer_cpu"], 2, "{latency}");
-    assert_eq!(params["writer_node"], 1, "{latency}");
-    assert_eq!(params["writer_cpu_seen"], 2, "{latency}");
-    assert_eq!(params["cpu_seen"], 0, "{latency}");
-    assert_eq!(params["writer_same_cpu"], false, "{latency}");
+    let params: LatencyParams = params_of(latency);
+    let writer = params
+        .writer
+        .unwrap_or_else(|| panic!("no writer params: {latency:?}"));
+    assert_eq!(writer.writer_cpu, 2, "{latency:?}");
+    assert_eq!(writer.writer_node, Some(1), "{latency:?}");
+    assert_eq!(writer.writer_cpu_seen, Some(2), "{latency:?}");
+    assert_eq!(writer.cpu_seen, Some(0), "{latency:?}");
+    assert_eq!(writer.writer_same_cpu, Some(false), "{latency:?}");
     let v = verified(run, i, latency);
     expect_split(run, i, &v, &[(1, 1.0, 1.0)]);
-    assert!(
-        latency["value"].as_f64().is_some_and(|ns| ns > 0.0),
-        "{latency}"
-    );
+    assert!(latency.value > 0.0, "{latency:?}");
 }
 
 /// `--hugepages` from node 1's hugetlbfs pool (command `first`), and from
@@ -272,19 +267,19 @@ fn check_huge_pages(run: &VmRun, first: usize) {
         for r in records(run, i, "latency") {
             let v = verified(run, i, &r);
             expect_split(run, i, &v, &[(node, 1.0, 1.0)]);
-            let huge = &r["placement"]["verified"]["huge_pages"];
-            assert_eq!(huge["source"], source, "{r}\n{}", run.transcript());
-            let fraction = huge["fraction"].as_f64().unwrap();
+            let huge = r
+                .placement
+                .verified
+                .as_ref()
+                .and_then(|check| check.huge_pages.clone())
+                .unwrap_or_else(|| panic!("no huge_pages check: {r:?}\n{}", run.transcript()));
+            assert_eq!(huge.source, source, "{r:?}\n{}", run.transcript());
             if source == "hugetlbfs" {
-                assert_eq!(fraction, 1.0, "{r}");
-                assert_eq!(huge["huge_bytes"], 16u64 << 20, "{r}");
+                assert_eq!(huge.fraction, 1.0, "{r:?}");
+                assert_eq!(huge.huge_bytes, 16u64 << 20, "{r:?}");
             }
             // Achieved only with most of the buffer on huge pages.
-            assert_eq!(
-                r["placement"]["verified"]["achieved"].as_bool().unwrap(),
-                fraction >= 0.9,
-                "{r}"
-            );
+            assert_eq!(v.achieved, huge.fraction >= 0.9, "{r:?}");
         }
     }
 }
@@ -298,18 +293,15 @@ fn check_other_benchmarks(run: &VmRun, first: usize) {
     for r in records(run, first, "scaling") {
         let v = verified(run, first, &r);
         expect_split(run, first, &v, &[(0, 1.0, 1.0)]);
-        assert!(
-            r["value"].as_f64().unwrap() > 0.0,
-            "{r}\n{}",
-            context(first)
-        );
+        assert!(r.value > 0.0, "{r:?}\n{}", context(first));
+        let params: ScalingParams = params_of(&r);
         seen.insert((
-            r["params"]["locality"].as_str().unwrap().to_string(),
-            r["params"]["cpu_node"].as_u64().unwrap(),
-            r["params"]["threads"].as_u64().unwrap(),
+            params.labels.locality.expect("a locality"),
+            params.labels.cpu_node.expect("a cpu_node"),
+            params.bandwidth.threads.expect("a thread count"),
         ));
     }
-    let want: BTreeSet<(String, u64, u64)> = [
+    let want: BTreeSet<(String, u32, u64)> = [
         ("local", 0, 1),
         ("local", 0, 2),
         ("remote", 1, 1),
@@ -322,45 +314,43 @@ fn check_other_benchmarks(run: &VmRun, first: usize) {
 
     // loaded-latency: idle, then CPUs 1-3 generating traffic into node 1.
     let loaded = records(run, first + 1, "loaded-latency");
-    let delays: Vec<Value> = loaded
-        .iter()
-        .map(|r| r["params"]["delay"].clone())
-        .collect();
+    let loaded_params: Vec<LoadedLatencyParams> = loaded.iter().map(params_of).collect();
+    let delays: Vec<Option<u32>> = loaded_params.iter().map(|p| p.delay).collect();
     assert_eq!(
         delays,
-        [Value::Null, Value::from(1000), Value::from(0)],
+        [None, Some(1000), Some(0)],
         "{}",
         context(first + 1)
     );
-    for r in &loaded {
+    for (r, params) in loaded.iter().zip(&loaded_params) {
         let v = verified(run, first + 1, r);
         expect_split(run, first + 1, &v, &[(1, 1.0, 1.0)]);
-        assert_eq!(r["params"]["mix"], "3:1");
+        assert_eq!(params.mix.as_deref(), Some("3:1"), "{r:?}");
     }
     assert_eq!(
-        loaded[2]["params"]["generators"],
-        3,
+        loaded_params[2].generators,
+        Some(3),
         "{}",
         context(first + 1)
     );
     assert!(
-        loaded[2]["params"]["traffic_gbs"].as_f64().unwrap() > 0.0,
+        loaded_params[2].traffic_gbs.is_some_and(|gbs| gbs > 0.0),
         "{}",
         context(first + 1)
     );
 
     // mlp: chains 1..16 on node 0 chasing node 1's memory.
-    let mlp: Vec<Value> = records(run, first + 2, "mlp")
+    let mlp: Vec<Record> = records(run, first + 2, "mlp")
         .into_iter()
-        .filter(|r| r["metric"] == "ns_per_load")
+        .filter(|r| r.metric == "ns_per_load")
         .collect();
-    let chains: Vec<u64> = mlp
+    let chains: Vec<Option<u64>> = mlp
         .iter()
-        .map(|r| r["params"]["chains"].as_u64().unwrap())
+        .map(|r| params_of::<MlpParams>(r).chains)
         .collect();
     assert_eq!(
         chains,
-        (1..=16).collect::<Vec<u64>>(),
+        (1..=16).map(Some).collect::<Vec<_>>(),
         "{}",
         context(first + 2)
     );
@@ -370,14 +360,15 @@ fn check_other_benchmarks(run: &VmRun, first: usize) {
     }
 
     // c2c: every pair of the 4 CPUs, named same-node or cross-node.
-    let pairs: Vec<(u64, u64, String)> = records(run, first + 3, "c2c")
+    let pairs: Vec<(u32, u32, String)> = records(run, first + 3, "c2c")
         .iter()
         .map(|r| {
-            assert!(r["value"].as_f64().unwrap() > 0.0, "{r}");
+            assert!(r.value > 0.0, "{r:?}");
+            let params: C2cParams = params_of(r);
             (
-                r["params"]["cpu_a"].as_u64().unwrap(),
-                r["params"]["cpu_b"].as_u64().unwrap(),
-                r["params"]["relation"].as_str().unwrap().to_string(),
+                params.cpu_a.expect("cpu_a"),
+                params.cpu_b.expect("cpu_b"),
+                params.relation.expect("a relation"),
             )
         })
         .collect();
@@ -393,64 +384,69 @@ fn check_other_benchmarks(run: &VmRun, first: usize) {
     }
 }
 
+/// The part of a run's `observation` these checks read.
+#[derive(Debug, Deserialize)]
+struct ObservedPeak {
+    /// Resident bytes per node at the sample with the most resident memory.
+    peak_bytes_per_node: BTreeMap<u32, u64>,
+}
+
+/// The peak resident bytes per node of a run record's `--observe`
+/// observation.
+pub(crate) fn observed_peak(run: &VmRun, params: &RunParams) -> BTreeMap<u32, u64> {
+    let observation = params
+        .observation
+        .clone()
+        .unwrap_or_else(|| panic!("no observation: {params:?}\n{}", run.transcript()));
+    serde_json::from_value::<ObservedPeak>(observation)
+        .unwrap_or_else(|error| panic!("observation: {error}\n{}", run.transcript()))
+        .peak_bytes_per_node
+}
+
+/// The params of command `i`'s one `run_wall_time` record.
+fn one_run(run: &VmRun, i: usize) -> RunParams {
+    let runs = with_metric(run, i, "run_wall_time");
+    assert_eq!(
+        runs.len(),
+        1,
+        "`{}`\n{}",
+        run.commands[i].command,
+        run.transcript()
+    );
+    params_of(&runs[0])
+}
+
 /// `numabench run --policy bind:1 --observe`: nearly all of the child's
 /// resident memory at its peak is on node 1.
 fn check_observed_bind(run: &VmRun, i: usize) {
-    let doc: Value = serde_json::from_str(run.stdout_ok(i)).expect("run JSON");
-    let record = doc["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["metric"] == "run_wall_time")
-        .expect("a run record")
-        .clone();
-    assert_eq!(record["params"]["exit_code"], 0, "{}", run.transcript());
-    let peak = &record["params"]["observation"]["peak_bytes_per_node"];
-    let bytes = |node: &str| peak.get(node).and_then(Value::as_u64).unwrap_or(0) as f64;
+    let params = one_run(run, i);
+    assert_eq!(params.exit_code, Some(0), "{}", run.transcript());
+    let peak = observed_peak(run, &params);
+    let bytes = |node: u32| peak.get(&node).copied().unwrap_or(0) as f64;
     assert!(
-        bytes("1") > 0.9 * (bytes("0") + bytes("1")),
-        "bind:1 observed {peak}\n{}",
+        bytes(1) > 0.9 * (bytes(0) + bytes(1)),
+        "bind:1 observed {peak:?}\n{}",
         run.transcript()
     );
 }
 
 /// `numabench run` policies seen from inside the child.
 fn check_run_policies(run: &VmRun, first: usize) {
-    let runs = |i: usize| -> Vec<Value> {
-        let text = run.stdout_ok(i);
-        let doc: Value = serde_json::from_str(text)
-            .unwrap_or_else(|e| panic!("`{}`: {e}\n{}", run.commands[i].command, run.transcript()));
-        doc["records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|r| r["metric"] == "run_wall_time")
-            .cloned()
-            .collect()
-    };
     for i in [first, first + 2] {
-        let records = runs(i);
         assert_eq!(
-            records.len(),
-            1,
-            "`{}`\n{}",
-            run.commands[i].command,
-            run.transcript()
-        );
-        assert_eq!(
-            records[0]["params"]["exit_code"],
-            0,
+            one_run(run, i).exit_code,
+            Some(0),
             "the child's own check failed: `{}`\n{}",
             run.commands[i].command,
             run.transcript()
         );
     }
-    let observed = &runs(first + 1)[0]["params"]["observation"]["peak_bytes_per_node"];
-    let bytes = |node: &str| observed.get(node).and_then(Value::as_u64).unwrap_or(0) as f64;
-    let (zero, one) = (bytes("0"), bytes("1"));
+    let observed = observed_peak(run, &one_run(run, first + 1));
+    let bytes = |node: u32| observed.get(&node).copied().unwrap_or(0) as f64;
+    let (zero, one) = (bytes(0), bytes(1));
     assert!(
         zero > 0.3 * (zero + one) && one > 0.3 * (zero + one),
-        "interleave:all observed {observed}\n{}",
+        "interleave:all observed {observed:?}\n{}",
         run.transcript()
     );
 }

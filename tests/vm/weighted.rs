@@ -5,20 +5,26 @@
 //! weights of 3 and 1 (Linux 6.1 has no weighted interleave; a newer one
 //! starts at 1 for every node), so both run emulated, and say so.
 
+use super::applications::run_params;
 use super::boot::Part;
 use super::{records, FIRST_EXTRA_COMMAND};
-use serde_json::Value;
+use numabench_schema::{PlacementCheck, Record};
 
 const COMMANDS: [&str; 2] = [
     "numabench bandwidth --kernel read --simd sse2 --size 8M --repeat 1 --cpus 0 --interleave 0=3,1=1 --json",
     "numabench stream --size 8M --repeat 1 --iterations 2 --threads 2 --placement weighted:0=3,1=1 --json",
 ];
 
-/// Node 0's share of a placement check's pages, and the check.
-fn node0_share(verified: &Value) -> f64 {
-    let per_node = &verified["pages_per_node"];
-    let on = |node: &str| per_node[node].as_u64().unwrap_or(0) as f64;
-    on("0") / (on("0") + on("1"))
+/// Node 0's share of a record's checked pages (nodes 0 and 1), and
+/// whether the check says the placement was achieved.
+fn node0_share(record: &Record) -> (f64, bool) {
+    let check: &PlacementCheck = record
+        .placement
+        .verified
+        .as_ref()
+        .unwrap_or_else(|| panic!("placement not checked: {record:?}"));
+    let on = |node: u32| check.pages_per_node.get(&node).copied().unwrap_or(0) as f64;
+    (on(0) / (on(0) + on(1)), check.achieved)
 }
 
 /// This test's part of the two-socket boot.
@@ -31,27 +37,40 @@ fn weighted_interleave_splits_pages_three_to_one() {
     let run = super::two_sockets::boot().part("weighted");
     let context = || run.transcript();
     for record in records(&run, FIRST_EXTRA_COMMAND, "bandwidth") {
-        let placement = &record["placement"];
-        assert_eq!(placement["requested"]["memory"], "weighted:0=3,1=1");
+        let requested = record
+            .placement
+            .requested_as()
+            .unwrap_or_else(|| panic!("placement.requested: {record:?}"));
+        assert_eq!(requested.memory_label(), Some("weighted:0=3,1=1"));
         assert_eq!(
-            placement["requested"]["weighted_mode"], "emulated",
-            "{record}"
+            requested.weighted_mode.as_deref(),
+            Some("emulated"),
+            "{record:?}"
         );
-        let verified = &placement["verified"];
-        assert_eq!(verified["achieved"], true, "{record}\n{}", context());
-        let share = node0_share(verified);
+        let (share, achieved) = node0_share(&record);
+        assert!(achieved, "{record:?}\n{}", context());
         assert!(
             (share - 0.75).abs() < 0.01,
-            "node 0 holds {share}: {record}"
+            "node 0 holds {share}: {record:?}"
         );
     }
     let time = records(&run, FIRST_EXTRA_COMMAND + 1, "stream")
         .into_iter()
-        .find(|record| record["metric"] == "time")
+        .find(|record| record.metric == "time")
         .expect("a time record");
-    assert_eq!(time["params"]["weighted_mode"], "emulated", "{time}");
-    let verified = &time["placement"]["verified"];
-    assert_eq!(verified["achieved"], true, "{time}\n{}", context());
-    let share = node0_share(verified);
-    assert!((share - 0.75).abs() < 0.02, "node 0 holds {share}: {time}");
+    assert_eq!(
+        run_params(&time)
+            .configuration
+            .scheme
+            .weighted_mode
+            .as_deref(),
+        Some("emulated"),
+        "{time:?}"
+    );
+    let (share, achieved) = node0_share(&time);
+    assert!(achieved, "{time:?}\n{}", context());
+    assert!(
+        (share - 0.75).abs() < 0.02,
+        "node 0 holds {share}: {time:?}"
+    );
 }
