@@ -4,7 +4,9 @@
 //! pages moved as huge pages, and the first iteration's extra cost.
 
 use super::apps::{cg_study, STREAM_PLACEMENTS};
-use super::{param, params_object, typed_records, verified};
+use super::records::params_of;
+use super::{typed_records, verified};
+use numabench_schema::params::AppParams;
 use numabench_schema::{HugePageCheck, Record};
 
 /// The `time` record of an app run.
@@ -28,10 +30,15 @@ fn thp_possible() -> bool {
 
 /// What every record with huge pages asked for must say.
 fn assert_huge_pages_recorded(record: &Record, what: &str) {
-    // Application params are not typed.
-    let params = &params_object(record);
-    assert_eq!(params["hugepages"], true, "{what}");
-    assert_eq!(params["verification"]["passed"], true, "{what}");
+    // Read strictly: `huge_pages_migrated` is a count or null, never
+    // another type.
+    let params = params_of::<AppParams>(record).run;
+    assert_eq!(params.hugepages, Some(true), "{what}");
+    assert_eq!(
+        params.verification.as_ref().map(|v| v.passed),
+        Some(true),
+        "{what}"
+    );
     let verified = verified(record);
     let huge = verified
         .huge_pages
@@ -51,11 +58,11 @@ fn assert_huge_pages_recorded(record: &Record, what: &str) {
     if fraction < 0.9 {
         assert!(!verified.achieved, "{what}: too few huge pages");
     }
-    // Counted where page flags are readable (root), else unknown: never a made-up zero.
-    assert!(
-        params["huge_pages_migrated"].is_u64() || params["huge_pages_migrated"].is_null(),
-        "{what}"
-    );
+    // Counted where page flags are readable (root), else unknown (null):
+    // never a made-up zero.
+    if let Some(moved) = params.huge_pages_migrated {
+        eprintln!("{what}: {moved} huge pages migrated");
+    }
 }
 
 #[test]
@@ -121,8 +128,9 @@ fn the_placement_study_passes_hugepages_to_every_run() {
 #[test]
 fn without_hugepages_records_claim_none() {
     let record = time_record(&["cg", "--class", "S", "--repeat", "1"]);
-    assert_eq!(*param(&record, "hugepages"), false);
-    assert!(param(&record, "huge_pages_migrated").is_null());
+    let params = params_of::<AppParams>(&record).run;
+    assert_eq!(params.hugepages, Some(false), "{record:?}");
+    assert!(params.huge_pages_migrated.is_none(), "{record:?}");
     assert!(huge_pages(&record).is_none(), "{record:?}");
 }
 
@@ -142,17 +150,14 @@ fn every_app_record_gives_the_first_iteration_cost() {
         "serial+migrate",
     ]);
     for record in &records {
-        let params = &params_object(record);
-        let iterations: Vec<f64> = params["iteration_seconds"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|value| value.as_f64().unwrap())
-            .collect();
+        let params = params_of::<AppParams>(record).run;
+        let iterations = params.iteration_seconds.expect("iteration_seconds");
         let mut rest = iterations[1..].to_vec();
         rest.sort_by(f64::total_cmp);
         let expected = iterations[0] - rest[1];
-        let cost = params["migration_cost_seconds"].as_f64().unwrap();
+        let cost = params
+            .migration_cost_seconds
+            .expect("migration_cost_seconds");
         assert!((cost - expected).abs() < 1e-12, "{cost} vs {expected}");
     }
 }

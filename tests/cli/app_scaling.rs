@@ -4,7 +4,9 @@
 
 use super::plan::{fixture, numbers, plan_on, steps};
 use super::plan_shapes::{group_of, topology};
-use super::{params_object, succeeding, typed_records};
+use super::records::params_of;
+use super::{succeeding, typed_records};
+use numabench_schema::params::{AppParams, AppScalingParams};
 use numabench_schema::{Record, Unit};
 
 /// The record of `metric` for `threads`.
@@ -29,23 +31,22 @@ fn cg_scaling_records_follow_from_the_times() {
     let reference = record(records, "time", 1).value;
     for threads in [1u64, 2] {
         let time = record(records, "time", threads);
-        // Application params are not typed.
-        let params = &params_object(time);
+        let params = params_of::<AppParams>(time).run;
         assert_eq!(time.stats.n, 2, "{time:?}");
-        assert_eq!(params["verification"]["passed"], true);
-        assert_eq!(params["cpu_order"], "cores-first-by-node");
-        let nodes_used = params["nodes_used"].as_u64().unwrap();
+        assert_eq!(params.verification.map(|v| v.passed), Some(true));
+        assert_eq!(params.cpu_order.as_deref(), Some("cores-first-by-node"));
+        let nodes_used = params.configuration.threads.nodes_used.expect("nodes_used");
         assert!(nodes_used >= 1, "{time:?}");
         let seconds = time.value;
         let speedup = record(records, "speedup", threads);
         let efficiency = record(records, "parallel_efficiency", threads);
         for derived in [speedup, efficiency] {
-            let params = &params_object(derived);
+            let params: AppScalingParams = params_of(derived);
             assert_eq!(derived.unit, Unit::Ratio);
-            assert_eq!(params["relative_to_threads"], 1);
-            assert_eq!(params["nodes_used"], nodes_used);
+            assert_eq!(params.relative_to_threads, Some(1));
+            assert_eq!(params.configuration.threads.nodes_used, Some(nodes_used));
             assert!(close(
-                params["relative_to_seconds"].as_f64().unwrap(),
+                params.relative_to_seconds.expect("relative_to_seconds"),
                 reference
             ));
             assert_eq!(derived.stats.n, 2);

@@ -1,7 +1,9 @@
 //! Application kernels on this machine: verification, placement records,
 //! the placement study.
 
-use super::{json_document as document, numabench, param, params_object, succeeded, typed_records};
+use super::records::params_of;
+use super::{numabench, succeeded, typed_records};
+use numabench_schema::params::{AppParams, AppRunParams, StudyVerdictParams};
 use numabench_schema::{Record, Unit};
 
 /// Every placement scheme STREAM accepts.
@@ -18,12 +20,21 @@ pub const STREAM_PLACEMENTS: &[&str] = &[
 /// Asserts that an application kernel's `time` record passed its
 /// verification of `quantity` and timed `iterations` iterations.
 fn assert_verified_time(time: &Record, quantity: &str, iterations: usize) {
-    assert_eq!(param(time, "verification")["quantity"], quantity);
-    assert_eq!(param(time, "verification")["passed"], true);
+    let params = run_params(time);
+    let verification = params.verification.as_ref().expect("a verification");
+    assert_eq!(verification.quantity, quantity, "{time:?}");
+    assert!(verification.passed, "{time:?}");
     assert_eq!(
-        param(time, "iteration_seconds").as_array().unwrap().len(),
-        iterations
+        params.iteration_seconds.map(|seconds| seconds.len()),
+        Some(iterations),
+        "{time:?}"
     );
+}
+
+/// An application run record's first params: its configuration and
+/// figures.
+fn run_params(record: &Record) -> AppRunParams {
+    params_of::<AppParams>(record).run
 }
 
 /// One STREAM run of two iterations over 1M.
@@ -95,35 +106,33 @@ fn stream_validates_and_records_placement_and_usage() {
             .unwrap();
         assert_eq!(time.unit, Unit::Seconds);
         assert_eq!(time.stats.n, 2);
-        let params = &params_object(time);
-        assert_eq!(params["placement"], placement);
-        assert_eq!(params["verification"]["passed"], true, "{placement}");
-        assert_eq!(params["iteration_seconds"].as_array().unwrap().len(), 3);
+        let params = run_params(time);
+        assert_eq!(
+            params.configuration.scheme.placement.as_deref(),
+            Some(placement)
+        );
+        assert_eq!(
+            params.verification.as_ref().map(|v| v.passed),
+            Some(true),
+            "{placement}"
+        );
+        assert_eq!(params.iteration_seconds.as_ref().map(Vec::len), Some(3));
         // Every repetition's time; the stats are over them.
-        let runs: Vec<f64> = params["run_seconds"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t.as_f64().unwrap())
-            .collect();
+        let runs = params.run_seconds.clone().expect("run_seconds");
         assert_eq!(runs.len(), 2, "{placement}");
         let min = runs.iter().copied().fold(f64::INFINITY, f64::min);
         let max = runs.iter().copied().fold(0.0, f64::max);
         assert_eq!(time.stats.min, min);
         assert_eq!(time.stats.max, max);
-        assert!(
-            params["pages_after_placement"]["pages_per_node"]
-                .as_object()
-                .unwrap()
-                .values()
-                .map(|v| v.as_u64().unwrap())
-                .sum::<u64>()
-                >= 3 * 4 * 1024 * 1024 / 4096
-        );
-        assert!(params["user_seconds"].as_f64().unwrap() >= 0.0);
-        assert!(params.get("involuntary_switches").is_some());
+        let placed = params
+            .pages_after_placement
+            .as_ref()
+            .expect("pages_after_placement");
+        assert!(placed.pages_per_node.values().sum::<u64>() >= 3 * 4 * 1024 * 1024 / 4096);
+        assert!(params.user_seconds.expect("user_seconds") >= 0.0);
+        assert!(params.involuntary_switches.is_some());
         // Compact pinning (the default): every worker still on its CPU after the run.
-        assert_eq!(params["workers_stayed_pinned"], true, "{placement}");
+        assert_eq!(params.workers_stayed_pinned, Some(true), "{placement}");
         let metrics: Vec<&str> = records
             .iter()
             .map(|record| record.metric.as_str())
@@ -155,16 +164,19 @@ fn stream_records_the_simd_level_of_each_loop() {
             .iter()
             .find(|record| record.metric == "copy_bandwidth")
             .unwrap();
-        let params = &params_object(copy);
-        assert_eq!(params["simd_chosen_by"], chosen_by);
+        let params = params_of::<AppParams>(copy)
+            .simd
+            .unwrap_or_else(|| panic!("no SIMD choice: {copy:?}"));
+        assert_eq!(params.simd_chosen_by, chosen_by);
         for step in ["copy", "scale", "add", "triad"] {
-            let level = params["simd"][step].as_str().unwrap();
-            let variant = params["variant"][step].as_str().unwrap();
+            let level = params.simd[step].as_str().unwrap();
+            let variant = params.variant[step].as_str().unwrap();
             if chosen_by == "forced" {
                 assert_eq!((level, variant), ("sse2", "sse2"));
-                assert!(params["simd_calibration"].is_null());
+                assert!(params.simd_calibration.is_none());
             } else {
-                let rates = params["simd_calibration"][step].as_object().unwrap();
+                let calibration = params.simd_calibration.as_ref().expect("a calibration");
+                let rates = calibration[step].as_object().unwrap();
                 assert!(rates[variant].as_f64().unwrap() > 0.0, "{step}: {rates:?}");
                 assert_fastest_ran(rates, variant);
                 match variant {
@@ -240,29 +252,35 @@ fn placement_study_records_its_verdict() {
     assert!(times.iter().all(|time| time.stats.n == 3));
     assert!(times
         .iter()
-        .all(|time| param(time, "cpu_order") == "compact"));
+        .all(|time| run_params(time).cpu_order.as_deref() == Some("compact")));
     let verdict = records.last().unwrap();
     assert_eq!(verdict.metric, "best_median_time", "{verdict:?}");
     assert_eq!(verdict.benchmark, "stream");
-    let params = &params_object(verdict);
-    assert_eq!(params["significantly_fastest"], false, "{params}");
-    assert!(params["p_value"].as_f64().unwrap() >= 0.05, "{params}");
-    assert_eq!(params["configurations"], 2);
+    let params: StudyVerdictParams = params_of(verdict);
+    assert_eq!(params.significantly_fastest, Some(false), "{params:?}");
+    assert!(params.p_value.expect("p_value") >= 0.05, "{params:?}");
+    assert_eq!(params.configurations, Some(2));
     let labels = ["first-touch + compact", "serial + compact"];
-    for field in ["configuration", "closest", "most_repeatable"] {
+    for (field, label) in [
+        ("configuration", &params.configuration),
+        ("closest", &params.closest),
+        ("most_repeatable", &params.most_repeatable),
+    ] {
         assert!(
-            labels.contains(&params[field].as_str().unwrap()),
-            "{field}: {params}"
+            label
+                .as_deref()
+                .is_some_and(|label| labels.contains(&label)),
+            "{field}: {params:?}"
         );
     }
-    assert_ne!(params["configuration"], params["closest"]);
+    assert_ne!(params.configuration, params.closest);
     // One node: every placement is achieved, nothing verified badly.
-    assert_eq!(params["excluded"], serde_json::json!([]));
+    assert_eq!(params.excluded, Some(vec![]));
     let best = times
         .iter()
         .find(|time| {
-            format!("{} + compact", param(time, "placement").as_str().unwrap())
-                == params["configuration"]
+            let placement = run_params(time).configuration.scheme.placement;
+            Some(format!("{} + compact", placement.unwrap_or_default())) == params.configuration
         })
         .unwrap();
     assert_eq!(verdict.value, best.value);
@@ -278,9 +296,15 @@ fn placement_study_runs_cg_under_every_scheme_it_names() {
         .iter()
         .filter(|record| record.metric == "time")
         .collect();
-    let placements: Vec<&str> = times
+    let placements: Vec<String> = times
         .iter()
-        .map(|record| param(record, "placement").as_str().unwrap())
+        .map(|record| {
+            run_params(record)
+                .configuration
+                .scheme
+                .placement
+                .expect("a placement")
+        })
         .collect();
     assert_eq!(
         placements,
@@ -295,8 +319,9 @@ fn placement_study_runs_cg_under_every_scheme_it_names() {
     );
     for time in times {
         assert_eq!(time.benchmark, "cg");
-        assert_eq!(param(time, "verification")["quantity"], "zeta");
-        assert_eq!(param(time, "verification")["passed"], true, "{time:?}");
+        let verification = run_params(time).verification.expect("a verification");
+        assert_eq!(verification.quantity, "zeta", "{time:?}");
+        assert!(verification.passed, "{time:?}");
     }
 }
 
@@ -315,7 +340,10 @@ fn mg_verifies_and_prints_its_residual() {
         &["--threads", "1", "--threads-per-core", "3"],
     ));
     let time = &records[0];
-    assert_eq!(param(time, "class"), "S");
+    assert_eq!(
+        run_params(time).configuration.threads.class.as_deref(),
+        Some("S")
+    );
     assert_verified_time(time, "rnm2", 4);
 }
 
@@ -342,13 +370,18 @@ fn cg_verifies_and_prints_zeta() {
     assert_verified_time(time, "zeta", 15);
     // By default one thread per allowed CPU; --threads-per-core 2 doubles it.
     assert_eq!(time.typed_params().threads(), Some(2 * allowed as u64));
-    assert_eq!(param(time, "threads_per_cpu"), 2);
+    assert_eq!(
+        run_params(time).configuration.threads.threads_per_cpu,
+        Some(2)
+    );
     // The product variant that ran is the calibration's fastest, one-load-per-nonzero always
     // among those weighed.
-    let variant = param(time, "spmv").as_str().unwrap();
-    let rates = param(time, "spmv_calibration").as_object().unwrap();
+    let spmv = params_of::<AppParams>(time)
+        .spmv
+        .unwrap_or_else(|| panic!("no product variant: {time:?}"));
+    let rates = spmv.spmv_calibration.as_ref().expect("a calibration");
     assert!(rates.contains_key("loads"), "{rates:?}");
-    assert_fastest_ran(rates, variant);
+    assert_fastest_ran(rates, &spmv.spmv);
 }
 
 /// `variant` is the fastest of a calibration's `rates` (GB/s by variant).
@@ -366,10 +399,7 @@ fn assert_fastest_ran(rates: &serde_json::Map<String, serde_json::Value>, varian
 
 /// How many CPUs this process may use, as `topo --json` says.
 fn allowed_cpus() -> usize {
-    document(&["topo"])["allowed"]["cpus"]
-        .as_array()
-        .unwrap()
-        .len()
+    super::machine().allowed.cpus.len()
 }
 
 /// `autonuma` says when automatic NUMA balancing cannot act (off, or not in
@@ -391,19 +421,18 @@ fn autonuma_says_whether_balancing_was_on() {
     ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let (_, records) = super::typed_stdout("stream --placement autonuma", &output.stdout);
-    let note = param(&records[0], "note");
+    let note = run_params(&records[0]).note;
     let on = balancing
         .and_then(|mask| mask.parse::<u32>().ok())
         .is_some_and(|mask| mask & 1 == 1);
     if on {
-        assert!(note.is_null(), "{note}");
+        assert!(note.is_none(), "{note:?}");
         assert!(!stderr.contains("autonuma"), "{stderr}");
     } else {
         assert!(
-            note.as_str()
-                .unwrap()
-                .contains("ran as a plain serial initialisation"),
-            "{note}"
+            note.as_deref()
+                .is_some_and(|note| note.contains("ran as a plain serial initialisation")),
+            "{note:?}"
         );
         assert!(stderr.contains("note: "), "{stderr}");
     }

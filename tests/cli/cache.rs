@@ -2,8 +2,9 @@
 //! the topology has, on the intended CPUs, the buffer on the owner's node;
 //! a table per state; Shared said to be unmeasured without a third CPU.
 
-use super::{numabench, params_object, typed_records, verified};
-use serde_json::Value;
+use super::records::params_of;
+use super::{numabench, typed_records, verified};
+use numabench_schema::params::CacheStateParams;
 
 #[test]
 fn every_state_level_and_relation_ran_on_the_intended_cpus() {
@@ -13,39 +14,38 @@ fn every_state_level_and_relation_ran_on_the_intended_cpus() {
     let mut levels = std::collections::BTreeSet::new();
     for record in &records {
         assert_eq!(record.benchmark, "cache");
-        // Cache params are not typed yet: read as the open object they are.
-        let params = &params_object(record);
-        assert_eq!(params["owner_cpu_seen"], params["owner_cpu"], "{record:?}");
-        assert_eq!(
-            params["measurer_cpu_seen"], params["measurer_cpu"],
-            "{record:?}"
-        );
-        assert_ne!(params["owner_cpu"], params["measurer_cpu"], "{record:?}");
+        let params: CacheStateParams = params_of(record);
+        assert_eq!(params.owner_cpu_seen, params.owner_cpu, "{record:?}");
+        assert_eq!(params.measurer_cpu_seen, params.measurer_cpu, "{record:?}");
+        assert_ne!(params.owner_cpu, params.measurer_cpu, "{record:?}");
         assert_eq!(record.stats.n, 2, "{record:?}");
         assert!(record.value > 0.0, "{record:?}");
         assert!(
             verified(record).achieved,
             "the buffer is on the owner's node: {record:?}"
         );
-        if params["state"] == "shared" {
-            assert_ne!(params["sharer_cpu"], Value::Null);
-            assert_eq!(
-                params["sharer_cpu_seen"], params["sharer_cpu"],
-                "{record:?}"
-            );
+        let state = params.state.clone().expect("a state");
+        let level = params.level.clone().expect("a level");
+        if state == "shared" {
+            assert!(params.sharer_cpu.is_some(), "{record:?}");
+            assert_eq!(params.sharer_cpu_seen, params.sharer_cpu, "{record:?}");
         }
         // `latency`'s tlb-block order: random within the L1 data TLB's
         // reach, so the DRAM row is no page-walk figure (the chase was one
         // block as large as the buffer, with no order recorded).
-        assert_eq!(params["order"], "tlb-block", "{record:?}");
-        let block = params["block_bytes"].as_u64().unwrap();
-        let size = params["size_bytes"].as_u64().unwrap();
+        assert_eq!(
+            params.chase.order.as_deref(),
+            Some("tlb-block"),
+            "{record:?}"
+        );
+        let block = params.chase.block_bytes.expect("block_bytes");
+        let size = params.size_bytes.expect("size_bytes");
         assert!(block <= size && block <= 1 << 20, "{record:?}");
-        if params["level"] == "DRAM" {
+        if level == "DRAM" {
             assert!(block < size, "{record:?}");
         }
-        states.insert(params["state"].as_str().unwrap().to_string());
-        levels.insert(params["level"].as_str().unwrap().to_string());
+        states.insert(state);
+        levels.insert(level);
     }
     let mut expected: Vec<&str> = vec!["exclusive", "flushed", "modified"];
     if allowed.len() >= 3 {

@@ -138,7 +138,12 @@ fn the_remote_cache_chase_names_its_writer_and_ran_on_the_intended_cpus() {
     let seen = params.cpu_seen.map(|cpu| cpu.to_string());
     assert_eq!(seen, chaser_cpu, "{params:?}");
     assert_eq!(params.writer_same_cpu, Some(writer == chaser), "{params:?}");
-    assert_eq!(record.placement.requested["writer_cpu"].to_string(), writer);
+    assert_eq!(
+        super::requested(record)
+            .writer_cpu
+            .map(|cpu| cpu.to_string()),
+        Some(writer.clone())
+    );
     assert!(verified(record).achieved, "{record:?}");
     // 64 KiB of 64-byte lines: 1024 loads a pass, 16 passes a sample.
     assert_eq!(params.passes_per_sample, Some(16), "{params:?}");
@@ -209,11 +214,11 @@ fn many_threads_chase_pinned_against_unpinned() {
             );
             if pinned {
                 // Pinned thread i started and ended on the i-th CPU asked for.
-                let asked = &record.placement.requested["cpus"];
+                let asked = super::requested(record).cpus.expect("requested cpus");
                 for run in seen {
                     for (i, thread) in run.iter().enumerate() {
-                        assert_eq!(Some(u64::from(thread[0])), asked[i].as_u64(), "{record:?}");
-                        assert_eq!(Some(u64::from(thread[1])), asked[i].as_u64(), "{record:?}");
+                        assert_eq!(Some(thread[0]), asked[i], "{record:?}");
+                        assert_eq!(Some(thread[1]), asked[i], "{record:?}");
                     }
                 }
             }

@@ -4,7 +4,8 @@
 //! fingerprint gets one `ERROR numabench:` line per difference and exit 1,
 //! and bad baselines and flags get one line and exit 2.
 
-use super::{numabench, param, refusal, succeeded, typed_stdout};
+use super::{numabench, refusal, succeeded, typed_stdout};
+use numabench_schema::params::CheckItemParams;
 use numabench_schema::{PlacementStatus, Record};
 use serde_json::Value;
 use std::path::Path;
@@ -92,15 +93,22 @@ fn a_check_against_this_nodes_baseline_is_silent_and_its_json_validates() {
     assert_eq!(output.status.code(), Some(0));
     // Checked against the schema, then read typed.
     let (_, records) = typed_stdout("check --json", &output.stdout);
-    let metrics: Vec<&Record> = records
+    let metrics: Vec<(&Record, CheckItemParams)> = records
         .iter()
-        .filter(|record| param(record, "key").is_string())
+        .filter_map(|record| {
+            let params = record.params_as::<CheckItemParams>().ok()?;
+            params.key.is_some().then_some((record, params))
+        })
         .collect();
     assert!(metrics.len() >= 3, "{records:?}");
-    for record in &metrics {
+    for (record, params) in &metrics {
         assert_eq!(record.benchmark, "check");
-        assert_eq!(*param(record, "verdict"), "ok");
-        assert!(param(record, "reference").as_f64().unwrap() > 0.0);
+        let outcome = params
+            .outcome
+            .as_ref()
+            .unwrap_or_else(|| panic!("no outcome: {record:?}"));
+        assert_eq!(outcome.verdict, "ok", "{record:?}");
+        assert!(outcome.reference.expect("a reference") > 0.0, "{record:?}");
         assert_eq!(
             record.placement.status(),
             Some(PlacementStatus::Verified),

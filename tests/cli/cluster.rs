@@ -33,7 +33,8 @@ fn cluster_alone_is_a_one_rank_job() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let (_, records) = crate::typed_stdout("cluster --only topo", &output.stdout);
     assert_eq!(records[0].benchmark, "cluster-topo");
-    assert_eq!(*crate::param(&records[0], "rank"), 0);
+    let labels: numabench_schema::params::ClusterLabels = crate::records::params_of(&records[0]);
+    assert_eq!(labels.rank, Some(0), "{:?}", records[0]);
     let verdict = records.last().unwrap();
     assert_eq!(verdict.metric, "verdict");
     assert_eq!(verdict.value, 0.0);

@@ -1,7 +1,19 @@
 //! `numabench compare` on result sets made here by real runs.
 
-use super::{numabench, param, succeeding, typed_jsonl, typed_stdout};
+use super::records::params_of;
+use super::{numabench, succeeding, typed_jsonl, typed_stdout};
+use numabench_schema::params::{CompareRatioParams, CompareUnmatchedParams};
 use numabench_schema::Record;
+
+/// A matched record's ratio params.
+fn ratio_params(record: &Record) -> CompareRatioParams {
+    params_of(record)
+}
+
+/// The set whose unmatched records `record` counts.
+fn unmatched_set(record: &Record) -> Option<u64> {
+    (record.metric == "unmatched").then(|| params_of::<CompareUnmatchedParams>(record).set)
+}
 use std::path::Path;
 
 /// `latency` at the given sizes, written to `path` as JSON Lines.
@@ -64,10 +76,13 @@ fn latency_sets_match_by_size_and_count_what_is_missing() {
     for (ratio, (first, second)) in compared.iter().zip(inputs.0.iter().zip(&inputs.1)) {
         assert_eq!(ratio.benchmark, "compare");
         assert_eq!(ratio.metric, first.metric);
-        assert_eq!(param(ratio, "size_bytes"), param(first, "size_bytes"));
+        assert_eq!(
+            ratio.typed_params().size_bytes(),
+            first.typed_params().size_bytes()
+        );
         let expected = second.value / first.value;
         assert!((ratio.value - expected).abs() < 1e-9);
-        assert!(param(ratio, "p_value").is_null());
+        assert!(ratio_params(ratio).p_value.is_none(), "{ratio:?}");
     }
 
     let output = succeeding(&[
@@ -121,11 +136,9 @@ fn run_repetitions_get_a_p_value() {
         .iter()
         .find(|record| record.metric == "run_wall_time")
         .expect("the per-repetition wall times match");
-    assert_eq!(param(per_run, "repetitions"), &serde_json::json!([5, 5]));
-    assert!(
-        param(per_run, "p_value").as_f64().unwrap() < 0.05,
-        "{per_run:?}"
-    );
+    let params = ratio_params(per_run);
+    assert_eq!(params.repetitions, [5, 5]);
+    assert!(params.p_value.is_some_and(|p| p < 0.05), "{per_run:?}");
     assert!(per_run.value > 5.0, "{per_run:?}");
 }
 
@@ -194,8 +207,13 @@ const FOUR_NODE_VM: &str = concat!(
 fn roles(records: &[Record]) -> Vec<String> {
     records
         .iter()
-        .filter_map(|record| param(record, "role").as_str())
-        .map(str::to_string)
+        .filter(|record| record.metric != "unmatched")
+        .filter_map(|record| {
+            ratio_params(record)
+                .key
+                .get("role")
+                .and_then(|role| role.as_str().map(str::to_string))
+        })
         .collect()
 }
 
@@ -253,7 +271,10 @@ fn two_machines_match_by_role() {
         assert!(line.chars().count() <= 100, "over 100 columns: {line}");
     }
     let compared = records(&out);
-    assert!(compared.iter().all(|r| param(r, "matched_by") == "role"));
+    assert!(compared.iter().all(|r| match unmatched_set(r) {
+        Some(_) => params_of::<CompareUnmatchedParams>(r).matched_by == "role",
+        None => ratio_params(r).matched_by == "role",
+    }));
     let matched = roles(&compared);
     let (vm, mine) = (records(Path::new(FOUR_NODE_VM)), records(&here));
     let (my_levels, my_kernels) = levels_and_kernels(&mine);
@@ -290,10 +311,8 @@ fn two_machines_match_by_role() {
     // Each ratio is the VM's figure over this machine's.
     for record in &compared {
         if record.metric != "unmatched" {
-            let (set, baseline) = (
-                param(record, "set_value").as_f64().unwrap(),
-                param(record, "baseline_value").as_f64().unwrap(),
-            );
+            let params = ratio_params(record);
+            let (set, baseline) = (params.set_value, params.baseline_value);
             assert!((record.value - set / baseline).abs() < 1e-9);
         }
     }
@@ -301,11 +320,11 @@ fn two_machines_match_by_role() {
     let remote_cells = vm
         .iter()
         .filter(|r| r.benchmark == "matrix-latency" && r.metric == "latency")
-        .filter(|r| param(r, "cpu_node") != param(r, "mem_node"))
+        .filter(|r| r.typed_params().cpu_node() != r.typed_params().mem_node())
         .count();
     let unmatched_vm = compared
         .iter()
-        .find(|r| r.metric == "unmatched" && param(r, "set") == 2)
+        .find(|r| unmatched_set(r) == Some(2))
         .unwrap();
     assert!(remote_cells > 0);
     assert!(
@@ -329,10 +348,7 @@ fn two_machines_match_by_role() {
         "--json",
     ]);
     let exact = compare_document(&output);
-    let unmatched_here = exact
-        .iter()
-        .find(|r| r.metric == "unmatched" && param(r, "set") == 1)
-        .unwrap();
+    let unmatched_here = exact.iter().find(|r| unmatched_set(r) == Some(1)).unwrap();
     assert!(
         2.0 * unmatched_here.value > mine.len() as f64,
         "{unmatched_here:?}"

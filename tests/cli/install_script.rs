@@ -3,7 +3,8 @@
 //! `--uninstall` removing exactly what was installed. Installs the binaries
 //! this test run built (`--build-dir`), so no release build is needed.
 
-use super::{param, succeeded, typed_stdout};
+use super::run::run_params;
+use super::{succeeded, typed_stdout};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -101,7 +102,7 @@ fn install_move_run_and_uninstall() {
     let (_, records) = typed_stdout("installed run", &output.stdout);
     let record = &records[0];
     assert!(
-        param(record, "pin_warnings").is_array(),
+        run_params(record).pin_warnings.is_some(),
         "not run through the shim: {record:?}"
     );
 

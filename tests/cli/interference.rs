@@ -7,7 +7,9 @@
 //! tiered machine is checked in tests/vm/tiered.rs.
 
 use super::plan::{fixture, plan_text};
-use super::{numabench, param, params_object, refusal, typed_records, with_metric};
+use super::records::params_of;
+use super::{numabench, refusal, typed_records, with_metric};
+use numabench_schema::params::{InterferenceCellParams, InterferenceParams};
 
 fn plan(fixture_name: &str, extra: &[&str]) -> String {
     plan_text(fixture_name, &[&["interference"], extra].concat())
@@ -93,9 +95,13 @@ fn a_run_here_records_every_measurement_the_matrix_and_the_finding() {
     let bandwidth = with_metric(&records, "bandwidth_ratio");
     assert!(!latency.is_empty());
     assert_eq!(latency.len(), bandwidth.len());
-    let victims: std::collections::BTreeSet<u64> = measured
+    let victims: std::collections::BTreeSet<u32> = measured
         .iter()
-        .map(|record| param(record, "victim_node").as_u64().unwrap())
+        .map(|record| {
+            params_of::<InterferenceParams>(record)
+                .victim_node
+                .expect("victim_node")
+        })
         .collect();
     assert_eq!(measured.len(), 2 * (victims.len() + latency.len()));
     assert_eq!(
@@ -103,36 +109,40 @@ fn a_run_here_records_every_measurement_the_matrix_and_the_finding() {
         measured.len()
     );
     for record in &measured {
-        // Interference params are not typed yet.
-        let params = &params_object(record);
+        let params: InterferenceParams = params_of(record);
         assert!(record.value > 0.0, "{record:?}");
         assert!(record.placement.verified.is_some(), "{record:?}");
-        match params["load"].as_str().unwrap() {
+        match params.load.as_deref().expect("a load") {
             "none" => {
-                assert!(params["aggressor_node"].is_null(), "{record:?}");
-                assert_eq!(params["traffic_gbs"], 0.0, "{record:?}");
+                assert!(params.aggressor_node.is_none(), "{record:?}");
+                assert_eq!(params.traffic_gbs, Some(0.0), "{record:?}");
             }
             "reads" | "writes" => {
-                assert!(params["aggressor_threads"].as_u64().unwrap() >= 1);
+                assert!(params.aggressor_threads.expect("aggressor_threads") >= 1);
                 // The aggressors moved memory while the victim was timed.
-                assert!(params["traffic_gbs"].as_f64().unwrap() > 0.0, "{record:?}");
+                assert!(params.traffic_gbs.expect("traffic_gbs") > 0.0, "{record:?}");
             }
             other => panic!("load {other}"),
         }
     }
-    let loads: Vec<&str> = latency
+    let loads: Vec<String> = latency
         .iter()
-        .map(|record| param(record, "load").as_str().unwrap())
+        .map(|record| {
+            params_of::<InterferenceCellParams>(record)
+                .load
+                .expect("a load")
+        })
         .collect();
+    let loads: Vec<&str> = loads.iter().map(String::as_str).collect();
     assert!(
         loads.contains(&"reads") && loads.contains(&"writes"),
         "{loads:?}"
     );
     for cell in &latency {
-        let params = &params_object(cell);
-        let ratio = params["loaded_ns"].as_f64().unwrap() / params["alone_ns"].as_f64().unwrap();
+        let params: InterferenceCellParams = params_of(cell);
+        let ratio = params.loaded_ns.expect("loaded_ns") / params.alone_ns.expect("alone_ns");
         assert!((cell.value - ratio).abs() < 1e-9, "{cell:?}");
-        let p = params["p_value"].as_f64().unwrap();
+        let p = params.p_value.expect("p_value");
         assert!((0.0..=1.0).contains(&p), "{cell:?}");
     }
     let finding = with_metric(&records, "interference");

@@ -128,6 +128,23 @@ pub fn json_document(arguments: &[&str]) -> serde_json::Value {
     document
 }
 
+/// This machine as `topo --json` describes it (checked against the
+/// shipped schema), read as the library's [`numabench::topology::Machine`].
+pub fn machine() -> numabench::topology::Machine {
+    serde_json::from_value(json_document(&["topo"]))
+        .unwrap_or_else(|error| panic!("topo --json is not a Machine: {error}"))
+}
+
+/// What a record's placement asked for, read as
+/// [`numabench_schema::RequestedPlacement`]; a `requested` of another shape
+/// fails the test.
+pub fn requested(record: &Record) -> numabench_schema::RequestedPlacement {
+    record
+        .placement
+        .requested_as()
+        .unwrap_or_else(|| panic!("placement.requested of another shape: {record:?}"))
+}
+
 /// Asserts that a run was refused with exit status 2 and one line on
 /// stderr, and returns stderr for the caller to check what the line names.
 pub fn refusal(output: &std::process::Output) -> String {
@@ -135,23 +152,6 @@ pub fn refusal(output: &std::process::Output) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     stderr
-}
-
-/// The records of `arguments` (run by [`json_document`]) whose metric is
-/// `metric`.
-pub fn records_of(arguments: &[&str], metric: &str) -> Vec<serde_json::Value> {
-    metric_records(&json_document(arguments), metric)
-}
-
-/// The records of a results `document` whose metric is `metric`.
-pub fn metric_records(document: &serde_json::Value, metric: &str) -> Vec<serde_json::Value> {
-    document["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|record| record["metric"] == metric)
-        .cloned()
-        .collect()
 }
 
 /// Runs numabench with `--json` appended, asserts success, checks the

@@ -48,7 +48,7 @@ fn latency_writes_verified_records_to_every_output() {
         assert_eq!(record.unit, Unit::Nanoseconds);
         assert_eq!(record.stats.n, 3);
         assert!(record.value > 0.0);
-        assert_eq!(record.placement.requested["memory"], "bind:0");
+        assert_eq!(super::requested(record).memory_label(), Some("bind:0"));
         assert!(verified(record).achieved, "{record:?}");
         assert_eq!(verified(record).fraction_as_requested, 1.0);
     }
@@ -180,9 +180,8 @@ fn bandwidth_takes_a_size_list_and_sweeps_from_l1_to_dram() {
     assert!(sizes[0] <= 64 << 10, "starts within the L1: {sizes:?}");
     // It ends past 256 MiB (and 4x the last-level cache) unless a quarter of
     // the node's free memory is less: then just below that quarter.
-    let topology = super::json_document(&["topo"]);
-    let free = topology["nodes"][0]["memory_free_bytes"]
-        .as_u64()
+    let free = super::machine().nodes[0]
+        .memory_free_bytes
         .unwrap_or(u64::MAX);
     let largest = *sizes.last().unwrap();
     assert!(
@@ -197,36 +196,30 @@ fn bandwidth_takes_a_size_list_and_sweeps_from_l1_to_dram() {
 /// set is not.
 #[test]
 fn records_carry_the_caches_in_front_and_the_default_size_clears_them() {
-    let topology = super::json_document(&["topo"]);
-    let in_front = |cpus: &[u64]| -> u64 {
-        topology["caches"]
-            .as_array()
-            .unwrap()
+    let topology = super::machine();
+    let in_front = |cpus: &[u32]| -> u64 {
+        topology
+            .caches
             .iter()
-            .filter(|cache| cache["type"] != "instruction")
+            .filter(|cache| cache.cache_type != "instruction")
             .map(|cache| {
-                let used = cache["cpu_groups"]
-                    .as_array()
-                    .unwrap()
+                let used = cache
+                    .cpu_groups
                     .iter()
-                    .filter(|group| {
-                        group
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .any(|cpu| cpus.contains(&cpu.as_u64().unwrap()))
-                    })
+                    .filter(|group| group.iter().any(|cpu| cpus.contains(cpu)))
                     .count() as u64;
-                used * cache["size_bytes"].as_u64().unwrap()
+                used * cache.size_bytes
             })
             .sum()
     };
-    let cpus_of = |record: &Record| -> Vec<u64> {
-        record.placement.requested["cpus"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|cpu| cpu.as_u64().unwrap())
+    let cpus_of = |record: &Record| -> Vec<u32> {
+        record
+            .placement
+            .requested_as()
+            .and_then(|requested| requested.cpus)
+            .unwrap_or_else(|| panic!("no requested cpus: {record:?}"))
+            .into_iter()
+            .map(|cpu| cpu.expect("a requested cpu"))
             .collect()
     };
     let small = typed_records(&[
@@ -265,9 +258,7 @@ fn size_bytes(record: &Record) -> Option<u64> {
 }
 
 fn node_count() -> usize {
-    let output = numabench().args(["topo", "--json"]).output().unwrap();
-    let topology: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    topology["nodes"].as_array().unwrap().len()
+    super::machine().nodes.len()
 }
 
 #[test]
@@ -284,8 +275,8 @@ fn matrices_have_one_cell_per_node_pair() {
         // Matrix params are not typed yet: read through the shared view.
         let params = cell.typed_params();
         assert_eq!(
-            cell.placement.requested["memory"],
-            format!("bind:{}", params.mem_node().unwrap())
+            super::requested(cell).memory_label(),
+            Some(format!("bind:{}", params.mem_node().unwrap()).as_str())
         );
         assert!(verified(cell).achieved, "{cell:?}");
         assert_eq!(params.str("cpu_order"), Some("compact"));
@@ -362,9 +353,8 @@ fn scaling_mlp_c2c_and_loaded_latency_produce_their_curves() {
         .map(|record| params_of::<MlpParams>(record).chains.unwrap())
         .collect();
     assert_eq!(chains, (1..=16).collect::<Vec<u64>>());
-    let topology = numabench().args(["topo", "--json"]).output().unwrap();
-    let topology: serde_json::Value = serde_json::from_slice(&topology.stdout).unwrap();
-    let cpus = topology["allowed"]["cpus"].as_array().unwrap().len();
+    let topology = super::machine();
+    let cpus = topology.allowed.cpus.len();
     if cpus >= 2 {
         let c2c = typed_records(&["c2c", "--repeat", "2"]);
         assert_eq!(c2c.len(), cpus * (cpus - 1) / 2);
@@ -372,22 +362,18 @@ fn scaling_mlp_c2c_and_loaded_latency_produce_their_curves() {
         // The shared cache named for each pair is one whose CPU groups hold both CPUs.
         for record in &c2c {
             let params = params_of::<C2cParams>(record);
-            let (a, b) = (
-                serde_json::json!(params.cpu_a.unwrap()),
-                serde_json::json!(params.cpu_b.unwrap()),
-            );
-            let shares = |cache: &serde_json::Value| {
-                cache["cpu_groups"].as_array().unwrap().iter().any(|group| {
-                    let group = group.as_array().unwrap();
-                    group.contains(&a) && group.contains(&b)
-                })
+            let (a, b) = (params.cpu_a.unwrap(), params.cpu_b.unwrap());
+            let shares = |cache: &numabench::topology::CacheLevel| {
+                cache
+                    .cpu_groups
+                    .iter()
+                    .any(|group| group.contains(&a) && group.contains(&b))
             };
-            let lowest_shared = topology["caches"]
-                .as_array()
-                .unwrap()
+            let lowest_shared = topology
+                .caches
                 .iter()
-                .filter(|cache| cache["type"] != "instruction" && shares(cache))
-                .map(|cache| cache["level"].as_u64().unwrap())
+                .filter(|cache| cache.cache_type != "instruction" && shares(cache))
+                .map(|cache| cache.level)
                 .min();
             assert_eq!(
                 params.shared_cache,

@@ -64,12 +64,12 @@ fn measured_matrix_figures_read_back_by_lstopo() {
     assert!(output.status.success(), "{output:?}");
     let mut latencies = Vec::new();
     let mut bandwidths = Vec::new();
-    for line in text.lines() {
-        let record: serde_json::Value = serde_json::from_str(line).unwrap();
-        let value = record["value"].as_f64().unwrap_or(f64::NAN);
-        match (record["benchmark"].as_str(), record["metric"].as_str()) {
-            (Some("matrix-latency"), Some("latency")) => latencies.push(value.round() as u64),
-            (Some("matrix-bandwidth"), Some("read_bandwidth")) => {
+    let (_, records) = super::records::read_typed_runs("matrix --jsonl", &text);
+    for record in &records {
+        let value = record.value;
+        match (record.benchmark.as_str(), record.metric.as_str()) {
+            ("matrix-latency", "latency") => latencies.push(value.round() as u64),
+            ("matrix-bandwidth", "read_bandwidth") => {
                 bandwidths.push((value * 1e9 / 1048576.0).round() as u64)
             }
             _ => {}
@@ -98,23 +98,13 @@ fn a_multi_node_topology_gets_every_pair() {
         .args(["--topology", &topology, "topo", "--json"])
         .output()
         .unwrap();
-    let topo: serde_json::Value = serde_json::from_slice(&topo.stdout).unwrap();
-    let nodes: Vec<(u64, bool)> = topo["nodes"]
-        .as_array()
-        .unwrap()
+    let topo: numabench::topology::Machine = serde_json::from_slice(&topo.stdout).unwrap();
+    let nodes: Vec<(u64, bool)> = topo
+        .nodes
         .iter()
-        .map(|node| {
-            let has_cpus = node["cpus"].as_array().is_some_and(|cpus| !cpus.is_empty());
-            (
-                node["os_index"]
-                    .as_u64()
-                    .or(node["index"].as_u64())
-                    .unwrap(),
-                has_cpus,
-            )
-        })
+        .map(|node| (u64::from(node.index), !node.cpus.is_empty()))
         .collect();
-    assert!(nodes.len() >= 4, "{topo}");
+    assert!(nodes.len() >= 4, "{topo:?}");
     let mut lines = vec![
         r#"{"type":"metadata","tool":"numabench","version":"0.1.0","schema_version":1,"host":"elsewhere"}"#
             .to_string(),

@@ -9,6 +9,7 @@
 //! Needs root to make the cgroup (cgroup v1 or v2, whichever is mounted).
 
 use super::{params_of, typed_stdout, MEASURING_COMMANDS};
+use numabench::topology::Machine;
 use numabench_schema::params::BandwidthParams;
 use std::fs;
 use std::path::PathBuf;
@@ -89,17 +90,12 @@ impl Drop for MemoryCgroup {
     }
 }
 
-/// Every `size_bytes` (and `array_bytes`/`memory_bytes`) found in a record.
-fn sizes(document: &serde_json::Value) -> Vec<u64> {
-    document["records"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|record| {
-            ["size_bytes", "memory_bytes"]
-                .into_iter()
-                .filter_map(|key| record["params"][key].as_u64())
-        })
+/// Every record's `size_bytes`, whichever benchmark's it is (read
+/// through the shared params view).
+fn sizes(records: &[numabench_schema::Record]) -> Vec<u64> {
+    records
+        .iter()
+        .filter_map(|record| record.typed_params().size_bytes())
         .collect()
 }
 
@@ -109,14 +105,11 @@ fn every_default_fits_a_150_mib_memory_cgroup() {
 
     let topo = group.numabench(&["topo", "--json"]);
     assert!(topo.status.success(), "{topo:?}");
-    let topo: serde_json::Value = serde_json::from_slice(&topo.stdout).unwrap();
-    let limits = topo["allowed"]["memory_limits"].as_array().unwrap();
+    let topo: Machine = serde_json::from_slice(&topo.stdout).unwrap();
+    let limits = &topo.allowed.memory_limits;
     assert!(
-        limits.iter().any(|limit| limit["limit_bytes"] == LIMIT
-            && limit["source"]
-                .as_str()
-                .unwrap()
-                .contains(group.dir.to_str().unwrap())),
+        limits.iter().any(|limit| limit.limit_bytes == LIMIT
+            && limit.source.contains(group.dir.to_str().unwrap())),
         "{limits:?}"
     );
     let table = group.numabench(&["topo"]);
@@ -163,9 +156,8 @@ fn every_default_fits_a_150_mib_memory_cgroup() {
             output.status,
             String::from_utf8_lossy(&output.stderr)
         );
-        let document: serde_json::Value = serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|error| panic!("{command:?}: JSON: {error}"));
-        for size in sizes(&document) {
+        let (_, records) = typed_stdout(&format!("{command:?}"), &output.stdout);
+        for size in sizes(&records) {
             assert!(size < LIMIT, "{command:?}: a working set of {size} bytes");
         }
         // The default working set is 4x the caches in front of memory
@@ -227,12 +219,12 @@ fn the_address_space_limit_counts_too() {
     };
     let topo = limited(&["topo", "--json"]);
     assert!(topo.status.success(), "{topo:?}");
-    let topo: serde_json::Value = serde_json::from_slice(&topo.stdout).unwrap();
-    let limits = topo["allowed"]["memory_limits"].as_array().unwrap();
+    let topo: Machine = serde_json::from_slice(&topo.stdout).unwrap();
+    let limits = &topo.allowed.memory_limits;
     assert!(
         limits
             .iter()
-            .any(|limit| limit["source"] == "RLIMIT_AS" && limit["limit_bytes"] == 700_000 * 1024),
+            .any(|limit| limit.source == "RLIMIT_AS" && limit.limit_bytes == 700_000 * 1024),
         "{limits:?}"
     );
     let refused = limited(&["bandwidth", "--kernel", "triad", "--size", "1GiB"]);

@@ -2,20 +2,24 @@
 //! switches, TLP, numastat deltas and perf events in the records of app
 //! runs and of `numabench run`.
 
+use super::records::{params_of, params_part};
 use super::run::run_args;
-use super::{params_object, succeeding, typed_jsonl, typed_records, typed_stdout};
+use super::{succeeding, typed_jsonl, typed_records, typed_stdout};
+use numabench_schema::params::{AppParams, CountsParams, RunParams, ThreadUsageParams, TlpParams};
 use numabench_schema::Record;
-use serde_json::Value;
 
-/// The params of the `time` record of an app run (or of the
-/// `run_wall_time` record of a run), as the open object they are (app and
-/// run params are not typed).
-fn params_of_metric(records: &[Record], metric: &str) -> Value {
-    let record = records
+/// The record of `metric` (an app run's `time`, a run's `run_wall_time`).
+fn record_of<'a>(records: &'a [Record], metric: &str) -> &'a Record {
+    records
         .iter()
         .find(|record| record.metric == metric)
-        .unwrap_or_else(|| panic!("no {metric} record: {records:?}"));
-    params_object(record)
+        .unwrap_or_else(|| panic!("no {metric} record: {records:?}"))
+}
+
+/// What was observed while a run ran: the counts its record's params end
+/// with.
+fn counts_of(records: &[Record], metric: &str) -> CountsParams {
+    params_part(record_of(records, metric))
 }
 
 /// user + system seconds summed over a `threads_usage`-like array.
@@ -29,14 +33,10 @@ const LONG_STREAM: [&str; 4] = ["--size", "64M", "--iterations", "20"];
 /// Base pages the long run's three arrays fault in at least.
 const LONG_STREAM_PAGES: u64 = 3 * 64 * 1024 * 1024 / 4096;
 
-fn cpu_seconds(threads: &Value) -> f64 {
+fn cpu_seconds<'a>(threads: impl IntoIterator<Item = &'a ThreadUsageParams>) -> f64 {
     threads
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|thread| {
-            thread["user_seconds"].as_f64().unwrap() + thread["system_seconds"].as_f64().unwrap()
-        })
+        .into_iter()
+        .map(|thread| thread.user_seconds + thread.system_seconds)
         .sum()
 }
 
@@ -49,11 +49,11 @@ fn pmu_present() -> bool {
 
 /// Software events are counted; hardware ones are counted where the PMU
 /// exists and otherwise named with the reason, with no count in their place.
-fn assert_perf_events(params: &Value) {
-    let perf = params["perf"].as_object().unwrap();
-    let unavailable = params["perf_unavailable"].as_object().unwrap();
+fn assert_perf_events(params: &CountsParams) {
+    let perf = &params.perf.perf;
+    let unavailable = &params.perf.perf_unavailable;
     for event in ["page-faults", "context-switches", "cpu-migrations"] {
-        assert!(perf[event].is_u64(), "{event}: {params}");
+        assert!(perf.contains_key(event), "{event}: {params:?}");
     }
     for event in [
         "cycles",
@@ -68,7 +68,6 @@ fn assert_perf_events(params: &Value) {
                     !perf.contains_key(event),
                     "{event} both counted and unavailable"
                 );
-                let reason = reason.as_str().unwrap();
                 assert!(reason.contains("os error"), "{reason}");
                 assert!(reason.contains("kernel.perf_event_paranoid = "), "{reason}");
                 // Without a PMU, only "not exposed" (or a paranoid refusal) can be the reason.
@@ -78,9 +77,9 @@ fn assert_perf_events(params: &Value) {
                 );
             }
             None => {
-                assert!(pmu_present(), "{event} counted without a PMU: {params}");
+                assert!(pmu_present(), "{event} counted without a PMU: {params:?}");
                 if event == "cycles" || event == "instructions" {
-                    assert!(perf[event].as_u64().unwrap() > 0, "{params}");
+                    assert!(perf.get(event).is_some_and(|&n| n > 0), "{params:?}");
                 }
             }
         }
@@ -89,19 +88,23 @@ fn assert_perf_events(params: &Value) {
 
 /// Asserts that `params` counted at least `pages` page faults (the arrays'
 /// first touches) and has the perf events and numastat deltas.
-fn assert_counters(params: &Value, pages: u64) {
+fn assert_counters(params: &CountsParams, pages: u64) {
     assert!(
-        params["perf"]["page-faults"].as_u64().unwrap() >= pages,
-        "{params}"
+        params
+            .perf
+            .perf
+            .get("page-faults")
+            .is_some_and(|&faults| faults >= pages),
+        "{params:?}"
     );
     assert_perf_events(params);
     assert_numastat(params);
 }
 
-fn assert_numastat(params: &Value) {
-    assert_eq!(params["numastat_scope"], "system");
-    let nodes = params["numastat_delta"].as_object().unwrap();
-    assert!(!nodes.is_empty(), "{params}");
+fn assert_numastat(params: &CountsParams) {
+    assert_eq!(params.numastat_scope, "system");
+    let nodes = &params.numastat_delta;
+    assert!(!nodes.is_empty(), "{params:?}");
     for counters in nodes.values() {
         for counter in [
             "numa_hit",
@@ -111,20 +114,21 @@ fn assert_numastat(params: &Value) {
             "local_node",
             "other_node",
         ] {
-            assert!(counters[counter].is_u64(), "{counter}: {params}");
+            assert!(counters.contains_key(counter), "{counter}: {params:?}");
         }
     }
 }
 
-fn assert_tlp_levels(tlp: &Value) -> [f64; 4] {
-    let levels = [1, 2, 3, 4].map(|n| tlp[format!("tlp_{n}")].as_f64().unwrap());
-    assert!(levels.windows(2).all(|pair| pair[0] >= pair[1]), "{tlp}");
+fn assert_tlp_levels(tlp: Option<TlpParams>) -> [f64; 4] {
+    let tlp = tlp.expect("a TLP");
+    let levels = [tlp.tlp_1, tlp.tlp_2, tlp.tlp_3, tlp.tlp_4];
+    assert!(levels.windows(2).all(|pair| pair[0] >= pair[1]), "{tlp:?}");
     assert!(
         levels.iter().all(|level| (0.0..=1.0).contains(level)),
-        "{tlp}"
+        "{tlp:?}"
     );
-    assert!(tlp["samples"].as_u64().unwrap() > 0, "{tlp}");
-    assert!(tlp["cores"].as_u64().unwrap() >= 1, "{tlp}");
+    assert!(tlp.samples > 0, "{tlp:?}");
+    assert!(tlp.cores >= 1, "{tlp:?}");
     levels
 }
 
@@ -136,43 +140,47 @@ fn assert_tlp_levels(tlp: &Value) -> [f64; 4] {
 #[test]
 fn per_thread_times_sum_to_the_process_totals_within_ticks() {
     let records = typed_records(&[&["stream"][..], &LONG_STREAM, &["--repeat", "1"]].concat());
-    let params = &params_of_metric(&records, "time");
-    let threads = params["threads"].as_u64().unwrap() as usize;
-    let workers = params["threads_usage"].as_array().unwrap();
-    assert_eq!(workers.len(), threads, "{params}");
+    let time = record_of(&records, "time");
+    let app = params_of::<AppParams>(time).run;
+    let params = counts_of(&records, "time");
+    let threads = app.configuration.threads.threads.expect("threads") as usize;
+    let workers = &params.threads_usage;
+    assert_eq!(workers.len(), threads, "{params:?}");
     for (index, worker) in workers.iter().enumerate() {
-        assert_eq!(worker["worker"], index);
-        assert!(worker["tid"].as_u64().unwrap() > 0);
-        assert!(worker["cpu"].is_u64());
-        assert!(worker["voluntary_switches"].is_u64());
-        assert!(worker["involuntary_switches"].is_u64());
+        assert_eq!(worker.worker, index as u64);
+        assert!(worker.usage.tid > 0);
     }
-    let others = &params["other_threads_usage"];
-    let counted = workers.len() + others.as_array().unwrap().len();
-    let tick = params["threads_usage_resolution_seconds"].as_f64().unwrap();
+    let others = params
+        .other_threads_usage
+        .clone()
+        .expect("other_threads_usage");
+    let counted = workers.len() + others.len();
+    let tick = params.threads_usage_resolution_seconds;
     assert!(tick > 0.0 && tick <= 0.01, "{tick}");
     let process =
-        params["user_seconds"].as_f64().unwrap() + params["system_seconds"].as_f64().unwrap();
-    let threads_sum = cpu_seconds(&params["threads_usage"]) + cpu_seconds(others);
+        app.user_seconds.expect("user_seconds") + app.system_seconds.expect("system_seconds");
+    let threads_sum =
+        cpu_seconds(workers.iter().map(|worker| &worker.usage)) + cpu_seconds(&others);
     // Two truncated figures per thread; 2 ms for the /proc reads between
     // the thread snapshots and getrusage.
     let tolerance = 2.0 * tick * counted as f64 + 0.002;
     assert!(
         (threads_sum - process).abs() <= tolerance,
-        "threads {threads_sum} s vs process {process} s (tolerance {tolerance} s): {params}"
+        "threads {threads_sum} s vs process {process} s (tolerance {tolerance} s): {params:?}"
     );
     // Spinning workers do work: the sum is not trivially zero.
-    assert!(threads_sum > 0.0, "{params}");
+    assert!(threads_sum > 0.0, "{params:?}");
     // perf counts each worker from allocation to the end; /proc's switches cover the iterations.
-    let per_worker = params["perf_per_worker"].as_array().unwrap();
+    let per_worker = params.perf_per_worker.clone().expect("perf_per_worker");
     assert_eq!(per_worker.len(), threads);
     if let Some(switches) = per_worker[0].get("context-switches") {
-        for (worker, counts) in workers.iter().zip(per_worker) {
-            let proc_switches = worker["voluntary_switches"].as_u64().unwrap()
-                + worker["involuntary_switches"].as_u64().unwrap();
+        for (worker, counts) in workers.iter().zip(&per_worker) {
+            let proc_switches = worker.usage.voluntary_switches + worker.usage.involuntary_switches;
             assert!(
-                counts["context-switches"].as_u64().unwrap() >= proc_switches,
-                "{worker} {counts} {switches}"
+                counts
+                    .get("context-switches")
+                    .is_some_and(|&counted| counted >= proc_switches),
+                "{worker:?} {counts:?} {switches}"
             );
         }
     }
@@ -193,8 +201,7 @@ fn tlp_rises_with_over_decomposition() {
             ]
             .concat(),
         );
-        let params = &params_of_metric(&records, "time");
-        assert_tlp_levels(&params["tlp"])
+        assert_tlp_levels(counts_of(&records, "time").tlp)
     };
     let one = tlp_of("1");
     assert_eq!(one[1], 0.0, "{one:?}");
@@ -216,8 +223,7 @@ fn app_records_have_perf_events_and_numastat_deltas() {
         "--repeat",
         "1",
     ]);
-    let params = &params_of_metric(&records, "time");
-    assert_counters(params, 3 * 4 * 1024 * 1024 / 4096);
+    assert_counters(&counts_of(&records, "time"), 3 * 4 * 1024 * 1024 / 4096);
 }
 
 /// `run` records the program tree's threads as last sampled, TLP, numastat
@@ -244,22 +250,27 @@ fn run_records_what_the_program_threads_did() {
         ],
     ));
     let (_, records) = typed_stdout("run numabench stream", &output.stdout);
-    let params = &params_of_metric(&records, "run_wall_time");
+    let record = record_of(&records, "run_wall_time");
+    let run: RunParams = params_of(record);
+    let params = run
+        .counts
+        .clone()
+        .unwrap_or_else(|| panic!("no counts: {record:?}"));
     // The program's main thread (worker 0) and its own TLP sampler at least.
-    let threads = params["threads_usage"].as_array().unwrap();
-    assert!(threads.len() >= 2, "{params}");
-    let tick = params["threads_usage_resolution_seconds"].as_f64().unwrap();
+    let threads = &params.threads_usage;
+    assert!(threads.len() >= 2, "{params:?}");
+    let tick = params.threads_usage_resolution_seconds;
     let process =
-        params["user_seconds"].as_f64().unwrap() + params["system_seconds"].as_f64().unwrap();
-    let sampled = cpu_seconds(&params["threads_usage"]);
+        run.user_seconds.expect("user_seconds") + run.system_seconds.expect("system_seconds");
+    let sampled = cpu_seconds(threads.iter().map(|thread| &thread.usage));
     // As last sampled: never more than the process used (to the ticks).
     assert!(
         sampled <= process + 2.0 * tick * threads.len() as f64,
         "{sampled} vs {process}"
     );
-    assert!(sampled > 0.0, "{params}");
-    assert_tlp_levels(&params["tlp"]);
-    assert_counters(params, LONG_STREAM_PAGES);
+    assert!(sampled > 0.0, "{params:?}");
+    assert_tlp_levels(params.tlp);
+    assert_counters(&params, LONG_STREAM_PAGES);
 }
 
 /// The `--records` table shows the counters in one short item, not the
@@ -289,7 +300,7 @@ fn the_table_summarises_the_counters() {
         assert!(table.contains(part), "{part}: {table}");
     }
     let (_, records) = typed_jsonl(&jsonl);
-    let sampled = !params_of_metric(&records, "time")["tlp"].is_null();
+    let sampled = counts_of(&records, "time").tlp.is_some();
     assert_eq!(
         table.contains(" s TLP_1 "),
         sampled,

@@ -1,29 +1,27 @@
 //! Every CPU measured on its own: `latency --each-cpu`, `bandwidth
 //! --each-cpu`, `matrix ... --per-cpu` and characterize's `per-cpu`.
 
-use super::{json_document, params_of, typed_records, typed_records_of, typed_stdout, verified};
+use super::{params_of, typed_records, typed_records_of, typed_stdout, verified};
 use numabench_schema::params::{BandwidthParams, NodeMedianRatioParams};
 use numabench_schema::{Record, Unit};
 use serde_json::json;
 
 /// This machine's allowed CPUs and, for each, its node (from `topo --json`).
 fn allowed_cpus_and_nodes() -> Vec<(u64, u64)> {
-    let topology = json_document(&["topo"]);
-    let node_of = |cpu: u64| {
-        topology["nodes"]
-            .as_array()
-            .unwrap()
+    let topology = super::machine();
+    let node_of = |cpu: u32| {
+        topology
+            .nodes
             .iter()
-            .find(|node| node["cpus"].as_array().unwrap().contains(&json!(cpu)))
-            .map(|node| node["index"].as_u64().unwrap())
+            .find(|node| node.cpus.contains(&cpu))
+            .map(|node| u64::from(node.index))
             .unwrap()
     };
-    topology["allowed"]["cpus"]
-        .as_array()
-        .unwrap()
+    topology
+        .allowed
+        .cpus
         .iter()
-        .map(|cpu| cpu.as_u64().unwrap())
-        .map(|cpu| (cpu, node_of(cpu)))
+        .map(|&cpu| (u64::from(cpu), node_of(cpu)))
         .collect()
 }
 
@@ -55,8 +53,8 @@ fn latency_each_cpu_measures_every_allowed_cpu_once_from_that_cpu() {
     for record in &latencies {
         assert_eq!(each_cpu(record), Some(true));
         assert_eq!(
-            record.placement.requested["cpus"],
-            json!([record.typed_params().cpu()])
+            super::requested(record).cpus,
+            Some(vec![record.typed_params().cpu().map(|cpu| cpu as u32)])
         );
         assert!(verified(record).achieved, "{record:?}");
     }
@@ -90,8 +88,8 @@ fn latency_each_cpu_takes_a_list_and_a_memory_node() {
     assert_eq!(cpus_and_nodes(&latencies), vec![(last, node)]);
     assert_eq!(latencies[0].typed_params().mem_node(), Some(node));
     assert_eq!(
-        latencies[0].placement.requested["memory"],
-        format!("bind:{node}")
+        super::requested(&latencies[0]).memory_label(),
+        Some(format!("bind:{node}").as_str())
     );
 }
 
@@ -128,8 +126,8 @@ fn bandwidth_each_cpu_runs_one_thread_on_every_allowed_cpu() {
         assert_eq!(params_of::<BandwidthParams>(record).threads, Some(1));
         assert_eq!(each_cpu(record), Some(true));
         assert_eq!(
-            record.placement.requested["cpus"],
-            json!([record.typed_params().cpu()])
+            super::requested(record).cpus,
+            Some(vec![record.typed_params().cpu().map(|cpu| cpu as u32)])
         );
     }
 }
@@ -137,13 +135,11 @@ fn bandwidth_each_cpu_runs_one_thread_on_every_allowed_cpu() {
 #[test]
 fn per_cpu_matrices_have_a_cell_per_cpu_and_memory_node() {
     let cpus = allowed_cpus_and_nodes();
-    let topology = json_document(&["topo"]);
-    let memory_nodes: Vec<u64> = topology["nodes"]
-        .as_array()
-        .unwrap()
+    let memory_nodes: Vec<u64> = super::machine()
+        .nodes
         .iter()
-        .filter(|node| node["memory_total_bytes"].as_u64().unwrap() > 0)
-        .map(|node| node["index"].as_u64().unwrap())
+        .filter(|node| node.memory_total_bytes > 0)
+        .map(|node| u64::from(node.index))
         .collect();
     let cells = typed_records_of(PER_CPU_LATENCY_MATRIX, "latency");
     let mut expected = Vec::new();

@@ -4,8 +4,7 @@
 
 use super::errors::assert_refused;
 use super::{
-    json_document, numabench, param, succeeding, typed_records, typed_records_of,
-    MEASURING_COMMANDS,
+    json_document, numabench, succeeding, typed_records, typed_records_of, MEASURING_COMMANDS,
 };
 
 /// A fixture of a machine shape (hwloc XML written by the project).
@@ -282,12 +281,12 @@ fn a_stream_run_matches_its_plan() {
         numbers(&record.placement.requested["cpus"]),
         numbers(&step["cpus"])
     );
-    // Application params are not typed.
-    let pages: u64 = param(record, "pages_after_placement")["pages_per_node"]
-        .as_object()
-        .unwrap()
+    let pages: u64 = super::records::params_of::<numabench_schema::params::AppParams>(record)
+        .run
+        .pages_after_placement
+        .expect("pages_after_placement")
+        .pages_per_node
         .values()
-        .map(|pages| pages.as_u64().unwrap())
         .sum();
     assert_eq!(
         pages * 4096,

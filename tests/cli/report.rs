@@ -162,9 +162,8 @@ fn another_machines_topology_shows_its_cpuless_nodes_and_distances() {
     let topo = path(dir.path(), "server-topo.json");
     let output = succeeding(&["--topology", super::OTHER_MACHINE_XML, "topo", "--json"]);
     fs::write(&topo, &output.stdout).unwrap();
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let nodes = document["nodes"].as_array().unwrap();
-    let cpuless = nodes.iter().filter(|n| n["cpuless"] == true).count();
+    let document: numabench::topology::Machine = serde_json::from_slice(&output.stdout).unwrap();
+    let cpuless = document.nodes.iter().filter(|n| n.cpuless).count();
     assert!(cpuless > 0);
     let html_path = path(dir.path(), "server.html");
     succeeding(&["report", &topo, "-o", &html_path]);

@@ -1,6 +1,14 @@
 //! `numabench run`: policies, records, comparison, failures.
 
-use super::{numabench, param, refusal, typed_jsonl, typed_of, typed_stdout, with_metric};
+use super::records::params_of;
+use super::{numabench, refusal, typed_jsonl, typed_of, typed_stdout, with_metric};
+use numabench_schema::params::{RunParams, RunSummaryParams};
+use numabench_schema::Record;
+
+/// A `run_wall_time` record's params.
+pub fn run_params(record: &Record) -> RunParams {
+    params_of(record)
+}
 use std::os::unix::process::CommandExt;
 
 /// The arguments of a `numabench run` of `repeat` measured runs with no
@@ -44,32 +52,51 @@ fn run_compares_policies_and_writes_markdown() {
     assert_eq!(runs.len(), 6);
     // Interleaved, the order rotated each repetition: of two policies each
     // goes first every other repetition.
-    let order: Vec<&str> = runs
+    let order: Vec<String> = runs
         .iter()
-        .map(|record| param(record, "policy").as_str().unwrap())
+        .map(|record| run_params(record).policy.expect("a policy"))
         .collect();
     let (as_is, policy) = ("as-is", "pin-scatter+interleave:all");
     assert_eq!(order, [as_is, policy, policy, as_is, as_is, policy]);
     // Pinning policies name their CPU order; as-is pins nothing.
     for record in &runs {
-        let expected = match param(record, "policy").as_str().unwrap() {
-            "as-is" => serde_json::Value::Null,
-            _ => "scatter".into(),
+        let params = run_params(record);
+        let expected = match params.policy.as_deref() {
+            Some("as-is") => None,
+            _ => Some("scatter"),
         };
-        assert_eq!(*param(record, "cpu_order"), expected, "{record:?}");
+        assert_eq!(params.cpu_order.as_deref(), expected, "{record:?}");
     }
-    let summaries = with_metric(&records, "wall_time");
+    let summaries: Vec<RunSummaryParams> = with_metric(&records, "wall_time")
+        .into_iter()
+        .map(params_of)
+        .collect();
     assert_eq!(summaries.len(), 2);
-    assert_eq!(*param(summaries[0], "speedup"), 1.0);
-    assert!(param(summaries[1], "p_value").as_f64().is_some());
+    assert_eq!(summaries[0].comparison().speedup, Some(1.0));
+    let compared = summaries[1].comparison();
+    assert!(compared.p_value.is_some(), "{compared:?}");
     // One policy against the baseline: Holm's adjustment leaves its p as is.
-    assert_eq!(
-        param(summaries[1], "p_value_holm"),
-        param(summaries[1], "p_value")
-    );
+    assert_eq!(compared.p_value_holm, compared.p_value);
     let table = std::fs::read_to_string(&markdown).unwrap();
     assert!(table.contains("| pin-scatter+interleave:all |"), "{table}");
     assert!(table.contains("| p-value | Holm p |"), "{table}");
+}
+
+/// The parts of a run's `observation` these tests read.
+#[derive(Debug, serde::Deserialize)]
+pub struct Observed {
+    pub interval_ms: u64,
+    pub samples: Vec<serde_json::Value>,
+    pub final_bytes_per_node: std::collections::BTreeMap<u32, u64>,
+}
+
+/// A run record's `--observe` observation.
+pub fn observed(record: &Record) -> Observed {
+    let observation = run_params(record)
+        .observation
+        .unwrap_or_else(|| panic!("no observation: {record:?}"));
+    serde_json::from_value(observation)
+        .unwrap_or_else(|error| panic!("an observation's shape ({error}): {record:?}"))
 }
 
 #[test]
@@ -83,18 +110,10 @@ fn observation_is_saved_with_each_run() {
         "sleep",
         "0.1",
     ]));
-    let observation = param(&records[0], "observation");
-    assert_eq!(observation["interval_ms"], 10);
-    assert!(observation["samples"].as_array().unwrap().len() >= 3);
-    assert!(
-        observation["final_bytes_per_node"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|v| v.as_u64().unwrap())
-            .sum::<u64>()
-            > 0
-    );
+    let observation = observed(&records[0]);
+    assert_eq!(observation.interval_ms, 10);
+    assert!(observation.samples.len() >= 3);
+    assert!(observation.final_bytes_per_node.values().sum::<u64>() > 0);
 }
 
 #[test]
@@ -130,7 +149,7 @@ fn failures_stop_the_study_with_status_1_unless_ignored() {
     assert_eq!(
         records
             .iter()
-            .filter(|record| *param(record, "exit_code") == 3)
+            .filter(|record| run_params(record).exit_code == Some(3))
             .count(),
         2
     );
@@ -241,7 +260,7 @@ fn child_processes_of_a_pinned_program_take_the_next_cpu() {
     let text = std::fs::read_to_string(&status).unwrap();
     let allowed = text.split(':').nth(1).unwrap().trim();
     assert_eq!(allowed, cpus[1 % cpus.len()].to_string(), "{text}");
-    assert_eq!(*param(&records[0], "pin_warnings"), serde_json::json!([]));
+    assert_eq!(run_params(&records[0]).pin_warnings, Some(vec![]));
 }
 
 /// What the shim warns about reaches the run records, and stderr once.
@@ -267,13 +286,10 @@ fn shim_warnings_reach_the_records_and_stderr_once() {
     let runs = with_metric(&records, "run_wall_time");
     assert_eq!(runs.len(), 2);
     for run in runs {
-        let warnings = param(run, "pin_warnings").as_array().unwrap();
+        let warnings = run_params(run).pin_warnings.expect("pin_warnings");
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
-            warnings[0]
-                .as_str()
-                .unwrap()
-                .starts_with("NUMABENCH_PIN_COUNTER '/nonexistent/counter': "),
+            warnings[0].starts_with("NUMABENCH_PIN_COUNTER '/nonexistent/counter': "),
             "{warnings:?}"
         );
     }

@@ -5,8 +5,11 @@
 //! so libgomp made a one-thread team (`OMP_NUM_THREADS` unset), or slept in
 //! futex waits (set: hundreds of voluntary switches per run against a few).
 
+use super::records::params_of;
+use super::run::run_params;
 use super::run::{allowed_cpus, shim};
-use super::{numabench, param, typed_stdout, with_metric};
+use super::{numabench, typed_stdout, with_metric};
+use numabench_schema::params::RunSummaryParams;
 use std::path::{Path, PathBuf};
 
 const PROGRAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/cli/programs");
@@ -65,21 +68,25 @@ fn run_policies(command: &[&str], threads: Option<&str>) -> (Figures, Vec<u64>, 
     let figures = POLICIES
         .iter()
         .map(|policy| {
-            // Run params are not typed.
             let runs: Vec<_> = with_metric(&records, "run_wall_time")
                 .into_iter()
-                .filter(|r| *param(r, "policy") == *policy)
+                .map(run_params)
+                .filter(|r| r.policy.as_deref() == Some(*policy))
                 .collect();
-            let field = |name: &str| -> Vec<u64> {
-                runs.iter()
-                    .map(|r| param(r, name).as_f64().unwrap() as u64)
-                    .collect()
-            };
-            (
-                policy.to_string(),
-                field("threads_seen"),
-                field("voluntary_switches"),
-            )
+            let threads_seen = runs
+                .iter()
+                .map(|r| {
+                    r.counts
+                        .as_ref()
+                        .and_then(|counts| counts.threads_seen)
+                        .expect("threads_seen")
+                })
+                .collect();
+            let switches = runs
+                .iter()
+                .map(|r| r.voluntary_switches.expect("voluntary_switches") as u64)
+                .collect();
+            (policy.to_string(), threads_seen, switches)
         })
         .collect();
     (figures, teams, stderr)
@@ -220,7 +227,12 @@ fn a_team_sized_from_the_binding_is_named_as_a_different_experiment() {
     let summaries = with_metric(&records, "wall_time");
     assert_eq!(summaries.len(), 2, "{records:?}");
     for summary in summaries {
-        let warning = param(summary, "thread_count_warning").as_str().unwrap();
+        let warning = match params_of::<RunSummaryParams>(summary) {
+            RunSummaryParams::Policies(policies) => policies.thread_count_warning,
+            RunSummaryParams::Scan(_) => None,
+        }
+        .expect("a thread count warning");
+        let warning = warning.as_str();
         let as_is = policy_count(warning, "as-is");
         let pinned = policy_count(warning, "pin-compact");
         assert!(pinned == 1 && as_is > pinned, "{warning}");

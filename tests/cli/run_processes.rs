@@ -12,8 +12,9 @@
 //!   `run` still waits for its programs.
 
 use super::run::run_args;
+use super::run::run_params;
 use super::terminal_tables::Tmux;
-use super::{param, params_object, typed_jsonl};
+use super::typed_jsonl;
 use numabench_schema::Record;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -135,11 +136,12 @@ fn a_background_process_left_by_each_run_is_counted_and_warned_about_once() {
     assert!(warnings[0].contains("--kill-leftovers"), "{stderr}");
     assert_eq!(run.records.len(), 3);
     for record in &run.records {
-        // Run params are not typed.
-        let params = &params_object(record);
-        assert_eq!(params["leftover_processes"], 1, "{params}");
-        assert_eq!(params["leftover_commands"], serde_json::json!(["sleep"]));
-        assert_eq!(params["leftovers_killed"], false);
+        let left = run_params(record)
+            .leftovers
+            .unwrap_or_else(|| panic!("no leftovers: {record:?}"));
+        assert_eq!(left.leftover_processes, 1, "{record:?}");
+        assert_eq!(left.leftover_commands, Some(vec!["sleep".to_string()]));
+        assert_eq!(left.leftovers_killed, Some(false));
     }
     assert_eq!(run.left.len(), 3);
     assert_eq!(
@@ -163,9 +165,11 @@ fn kill_leftovers_ends_background_processes_and_setsid_daemons() {
     assert_eq!(run.still_running, Vec::<i32>::new(), "leftovers survived");
     assert_eq!(run.records.len(), 2);
     for record in &run.records {
-        let params = &params_object(record);
-        assert_eq!(params["leftover_processes"], 2, "{params}");
-        assert_eq!(params["leftovers_killed"], true, "{params}");
+        let left = run_params(record)
+            .leftovers
+            .unwrap_or_else(|| panic!("no leftovers: {record:?}"));
+        assert_eq!(left.leftover_processes, 2, "{record:?}");
+        assert_eq!(left.leftovers_killed, Some(true), "{record:?}");
     }
     assert!(
         run.stderr.contains("killed (--kill-leftovers)"),
@@ -258,8 +262,9 @@ fn a_stopped_program_is_reported_not_waited_for_forever() {
     let records = run_records(&jsonl);
     assert_eq!(records.len(), 2, "{stderr}");
     for record in &records {
-        assert_eq!(*param(record, "stop_signal"), libc::SIGSTOP);
-        assert_eq!(*param(record, "signal"), libc::SIGKILL);
+        let params = run_params(record);
+        assert_eq!(params.stop_signal, Some(libc::SIGSTOP), "{record:?}");
+        assert_eq!(params.signal, Some(libc::SIGKILL), "{record:?}");
     }
 }
 

@@ -2,10 +2,17 @@
 //! speedup and parallel efficiency from the measured times, failures.
 
 use super::plan::labels;
+use super::records::params_of;
 use super::run::run_command;
-use super::{numabench, param, succeeded, typed_jsonl, typed_stdout, with_metric};
-use numabench_schema::Unit;
+use super::{numabench, succeeded, typed_jsonl, typed_stdout, with_metric};
+use numabench_schema::params::{RunParams, ScanRatioParams};
+use numabench_schema::{Record, Unit};
 use serde_json::Value;
+
+/// A `run_wall_time` record's params.
+fn run_params(record: &Record) -> RunParams {
+    params_of(record)
+}
 
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -59,10 +66,9 @@ fn every_combination_runs_interleaved_with_its_values_substituted() {
     let (_, records) = typed_stdout("run --param", &output.stdout);
     let runs = with_metric(&records, "run_wall_time");
     assert_eq!(runs.len(), 16);
-    // Run params are not typed.
-    let labels: Vec<&str> = runs[..8]
+    let labels: Vec<String> = runs[..8]
         .iter()
-        .map(|record| param(record, "configuration").as_str().unwrap())
+        .map(|record| run_params(record).configuration.expect("a configuration"))
         .collect();
     assert_eq!(
         labels,
@@ -77,25 +83,32 @@ fn every_combination_runs_interleaved_with_its_values_substituted() {
             "a=y, b=2 | pin-compact",
         ]
     );
-    assert_eq!(
-        *param(runs[6], "scan"),
-        serde_json::json!({"a": "y", "b": "2"})
-    );
+    let seventh = run_params(runs[6]);
+    assert_eq!(seventh.scan, Some(serde_json::json!({"a": "y", "b": "2"})));
     assert!(
-        param(runs[6], "command")
-            .as_str()
-            .unwrap()
-            .ends_with(" y b2"),
+        seventh
+            .command
+            .as_deref()
+            .is_some_and(|command| command.ends_with(" y b2")),
         "{:?}",
         runs[6]
     );
-    assert_eq!(*param(runs[7], "cpu_order"), "compact");
+    assert_eq!(run_params(runs[7]).cpu_order.as_deref(), Some("compact"));
+    // Read strictly: a count of switches is an integer.
     assert!(runs
         .iter()
-        .all(|record| param(record, "voluntary_switches").is_i64()));
+        .all(|record| run_params(record).voluntary_switches.is_some()));
     assert_eq!(with_metric(&records, "wall_time").len(), 8);
     // Two parameters: no worker count, no efficiency.
     assert!(with_metric(&records, "parallel_efficiency").is_empty());
+}
+
+/// The value of parameter `t` in a record's `scan` labels.
+fn scan_value(scan: impl Into<Option<Value>>) -> String {
+    let scan: Option<Value> = scan.into();
+    let labels: std::collections::BTreeMap<String, String> =
+        serde_json::from_value(scan.expect("scan labels")).expect("scan labels by name");
+    labels.get("t").cloned().unwrap_or_default()
 }
 
 /// One numeric parameter: speedup and parallel efficiency against its
@@ -116,7 +129,7 @@ fn efficiency_is_computed_from_the_measured_times() {
     let times = |value: &str| -> f64 {
         let mut times: Vec<f64> = with_metric(&records, "run_wall_time")
             .iter()
-            .filter(|record| param(record, "scan")["t"] == value)
+            .filter(|record| scan_value(run_params(record).scan) == value)
             .map(|record| record.value)
             .collect();
         assert_eq!(times.len(), 3);
@@ -127,9 +140,12 @@ fn efficiency_is_computed_from_the_measured_times() {
         let found = with_metric(&records, metric);
         let record = found
             .iter()
-            .find(|record| param(record, "scan")["t"] == value)
+            .find(|record| scan_value(params_of::<ScanRatioParams>(record).labels.scan) == value)
             .unwrap_or_else(|| panic!("no {metric} record for t={value}"));
-        assert_eq!(*param(record, "baseline_workers"), 1.0);
+        assert_eq!(
+            params_of::<ScanRatioParams>(record).baseline_workers,
+            Some(1.0)
+        );
         assert_eq!(record.unit, Unit::Ratio);
         record.value
     };
@@ -169,8 +185,8 @@ fn a_failing_configuration_is_named_and_finished_runs_are_kept() {
     let (_, records) = typed_jsonl(&jsonl);
     let runs = with_metric(&records, "run_wall_time");
     assert_eq!(runs.len(), 2);
-    assert_eq!(*param(runs[0], "exit_code"), 0);
-    assert_eq!(*param(runs[1], "exit_code"), 3);
+    assert_eq!(run_params(runs[0]).exit_code, Some(0));
+    assert_eq!(run_params(runs[1]).exit_code, Some(3));
 }
 
 /// `--plan` lists every configuration (values x policy) with its command, in

@@ -5,7 +5,9 @@
 //! without privilege is in `unprivileged.rs`, which runs as a user.
 
 use super::plan::fixture;
-use super::{numabench, param, params_object, refusal, succeeding, typed_records, with_metric};
+use super::records::params_of;
+use super::{numabench, refusal, succeeding, typed_records, with_metric};
+use numabench_schema::params::{ScanNodeRangesParams, ScanRangeParams};
 use numabench_schema::Unit;
 
 /// Whether this process is root (the real user id, from /proc).
@@ -78,34 +80,33 @@ fn a_tiny_scan_as_root_has_a_record_per_range_and_one_per_node() {
     let nodes = with_metric(&records, "node_ranges");
     assert!(!nodes.is_empty());
     for node in &nodes {
-        // Scan params are not typed yet.
-        let params = &params_object(node);
+        let params: ScanNodeRangesParams = params_of(node);
         assert_eq!(node.benchmark, "scan");
-        assert_eq!(params["size_bytes"], 256 << 20);
-        assert!(params["bytes_measured"].as_u64().unwrap() <= 256 << 20);
-        assert!(params["coverage"].as_f64().unwrap() <= 1.0);
+        assert_eq!(params.size_bytes, Some(256 << 20));
+        assert!(params.bytes_measured.expect("bytes_measured") <= 256 << 20);
+        assert!(params.coverage.expect("coverage") <= 1.0);
     }
     let ranges = with_metric(&records, "range_bandwidth");
     let counted: u64 = nodes
         .iter()
-        .map(|n| param(n, "ranges").as_u64().unwrap())
+        .map(|n| params_of::<ScanNodeRangesParams>(n).ranges.expect("ranges"))
         .sum();
     assert_eq!(ranges.len() as u64, counted);
     for range in &ranges {
-        let params = &params_object(range);
+        let params: ScanRangeParams = params_of(range);
         let (start, end) = (
-            params["range_start"].as_u64().unwrap(),
-            params["range_end"].as_u64().unwrap(),
+            params.range_start.expect("range_start"),
+            params.range_end.expect("range_end"),
         );
         assert_eq!(end - start, 64 << 20);
         assert_eq!(start % (64 << 20), 0);
-        assert!(params["bytes"].as_u64().unwrap() >= 8 << 20);
-        assert!(params["pages"].as_u64().unwrap() > 0);
-        assert_eq!(params["rounds"], 2);
+        assert!(params.bytes.expect("bytes") >= 8 << 20);
+        assert!(params.pages.expect("pages") > 0);
+        assert_eq!(params.node.rounds, Some(2));
         assert_eq!(range.stats.n, 2);
         assert_eq!(range.unit, Unit::GigabytesPerSecond);
         assert!(range.value > 0.0);
-        assert!(params["range"].as_str().unwrap().starts_with("0x"));
+        assert!(params.range.expect("a range").starts_with("0x"));
     }
     // The table: one row per node, within 100 columns.
     let output = succeeding(&arguments);

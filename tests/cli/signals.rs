@@ -9,8 +9,9 @@
 //!   by `NUMABENCH_TMPDIR`, removed after a run, an error and a signal; a
 //!   symbolic link planted at the old predictable names is never followed.
 
+use super::run::run_params;
 use super::run::{run_args, shim};
-use super::{param, typed_jsonl, with_metric};
+use super::{typed_jsonl, with_metric};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -124,10 +125,9 @@ fn stop_run_with(signal: libc::c_int, ignore_term: bool) {
     let (_, records) = typed_jsonl(&jsonl);
     let runs = with_metric(&records, "run_wall_time");
     assert_eq!(runs.len(), 2, "the finished run and the interrupted one");
-    // Run params are not typed.
-    assert_eq!(*param(runs[0], "interrupted"), false);
-    assert_eq!(*param(runs[0], "exit_code"), 0);
-    assert_eq!(*param(runs[1], "interrupted"), true);
+    assert_eq!(run_params(runs[0]).interrupted, Some(false));
+    assert_eq!(run_params(runs[0]).exit_code, Some(0));
+    assert_eq!(run_params(runs[1]).interrupted, Some(true));
     assert!(private_existed, "the private folder exists during the run");
     assert!(
         !Path::new(&private).exists(),

@@ -2,7 +2,17 @@
 //! --node-splits`) and the one-node baseline (`--baseline one-node`).
 
 use super::plan::{fixture, numbers, plan_on, steps};
-use super::{numabench, param, params_object, records, succeeding, typed_records};
+use super::records::params_of;
+use super::{numabench, records, succeeding, typed_records};
+use numabench_schema::params::{AppParams, OneNodeParams, StudyVerdictParams};
+use numabench_schema::Record;
+
+/// The one-node baseline's params of an application's run record.
+fn one_node(record: &Record) -> OneNodeParams {
+    params_of::<AppParams>(record)
+        .one_node
+        .unwrap_or_else(|| panic!("no one-node baseline: {record:?}"))
+}
 
 /// The arguments of a CG placement study over the node splits of
 /// `threads` threads.
@@ -103,19 +113,22 @@ fn chosen_cpus_run_the_workers_there_in_order() {
         .iter()
         .find(|record| record.metric == "time")
         .unwrap();
-    // Application params are not typed.
-    let params = &params_object(time);
-    assert_eq!(numbers(&params["cpus"]), [1, 0]);
-    assert_eq!(numbers(&params["worker_cpus_after_run"]), [1, 0]);
-    assert_eq!(params["threads"], 2);
+    let params: AppParams = params_of(time);
+    assert_eq!(params.split.cpus, Some(vec![1, 0]));
+    assert_eq!(params.run.worker_cpus_after_run, Some(vec![1, 0]));
+    assert_eq!(params.run.configuration.threads.threads, Some(2));
     let nodes = metadata.topology;
-    let split = params["node_split"].as_str().unwrap();
+    let split = params.split.node_split.as_deref().expect("a node split");
     let total: u64 = split
         .split('/')
         .map(|part| part.parse::<u64>().unwrap())
         .sum();
     assert_eq!(total, 2, "{split} ({nodes})");
-    assert_eq!(numbers(&time.placement.requested["cpus"]), [1, 0]);
+    let requested = time
+        .placement
+        .requested_as()
+        .expect("a requested placement");
+    assert_eq!(requested.cpus, Some(vec![Some(1), Some(0)]));
 }
 
 /// Every record of a `--baseline one-node` run gives the baseline's median
@@ -139,12 +152,15 @@ fn the_one_node_baseline_ratio_comes_from_the_records() {
     ]);
     assert!(!records.is_empty());
     for record in &records {
-        assert!(param(record, "one_node_baseline")
-            .as_str()
-            .unwrap()
-            .starts_with("ran on node "));
+        let baseline = one_node(record);
         assert!(
-            param(record, "one_node_seconds").as_f64().unwrap() > 0.0,
+            baseline.one_node_baseline.starts_with("ran on node "),
+            "{record:?}"
+        );
+        assert!(
+            baseline
+                .one_node_seconds
+                .is_some_and(|seconds| seconds > 0.0),
             "{record:?}"
         );
     }
@@ -153,13 +169,15 @@ fn the_one_node_baseline_ratio_comes_from_the_records() {
         .find(|record| record.metric == "time")
         .unwrap();
     let median = time.stats.median;
-    let baseline = param(time, "one_node_seconds").as_f64().unwrap();
-    let ratio = param(time, "relative_to_one_node").as_f64().unwrap();
+    let baseline = one_node(time).one_node_seconds.expect("one_node_seconds");
+    let ratio = one_node(time)
+        .relative_to_one_node
+        .expect("relative_to_one_node");
     assert!(
         (ratio - median / baseline).abs() <= 1e-9 * ratio.abs(),
         "{ratio} vs {median}/{baseline}"
     );
-    assert_eq!(numbers(param(time, "one_node_cpus")).len(), 1);
+    assert_eq!(one_node(time).one_node_cpus.map(|cpus| cpus.len()), Some(1));
 }
 
 /// In a plan, a baseline that cannot fit says so and adds no step.
@@ -229,19 +247,22 @@ fn a_node_split_study_runs_its_splits_and_names_best_and_worst() {
         .collect();
     assert!(!times.is_empty());
     for time in &times {
-        assert!(param(time, "node_split").is_string(), "{time:?}");
-        assert_eq!(numbers(param(time, "cpus")).len(), 1);
+        let split = params_of::<AppParams>(time).split;
+        assert!(split.node_split.is_some(), "{time:?}");
+        assert_eq!(split.cpus.map(|cpus| cpus.len()), Some(1), "{time:?}");
     }
     let verdict = records.last().unwrap();
     assert_eq!(verdict.metric, "best_median_time");
-    let params = &params_object(verdict);
-    assert!(params["node_split"].is_string(), "{verdict:?}");
-    assert!(params["configuration"]
-        .as_str()
-        .unwrap()
-        .contains(" + split "));
-    assert!(params["significantly_slowest"].is_boolean(), "{verdict:?}");
+    let params: StudyVerdictParams = params_of(verdict);
+    assert!(params.node_split.is_some(), "{verdict:?}");
+    assert!(params
+        .configuration
+        .as_deref()
+        .is_some_and(|configuration| configuration.contains(" + split ")));
+    let slowest = params
+        .slowest
+        .unwrap_or_else(|| panic!("no slowest configuration: {verdict:?}"));
     // Three runs against three can never be told apart at 5%: no name.
-    assert_eq!(params["significantly_fastest"], false);
-    assert_eq!(params["significantly_slowest"], false);
+    assert_eq!(params.significantly_fastest, Some(false));
+    assert!(!slowest.significantly_slowest, "{verdict:?}");
 }

@@ -2,8 +2,11 @@
 //! (a `run --observe` timeline, STREAM's per-iteration times and
 //! calibration), while JSON Lines keep every value.
 
+use super::records::params_of;
+use super::run::observed;
 use super::run::run_args;
-use super::{param, succeeding, typed_jsonl};
+use super::{succeeding, typed_jsonl};
+use numabench_schema::params::AppParams;
 use numabench_schema::Record;
 
 /// Widest table row allowed: the fixed columns take about 80 characters;
@@ -55,15 +58,13 @@ fn a_run_observe_row_summarises_its_timeline() {
         &dir.path().join("run.jsonl"),
     );
     assert_narrow(&table, "run");
-    // Run params are not typed.
-    let observation = param(
+    let observation = observed(
         records
             .iter()
             .find(|record| record.metric == "run_wall_time")
             .unwrap(),
-        "observation",
     );
-    let samples = observation["samples"].as_array().unwrap().len();
+    let samples = observation.samples.len();
     assert!(samples >= 10, "a 0.5 s run sampled {samples} times");
     assert!(
         table.contains(&format!("{samples} samples")),
@@ -80,7 +81,10 @@ fn a_stream_row_summarises_its_iterations() {
         &dir.path().join("stream.jsonl"),
     );
     assert_narrow(&table, "stream");
-    let times = param(&records[0], "iteration_seconds").as_array().unwrap();
+    let times = params_of::<AppParams>(&records[0])
+        .run
+        .iteration_seconds
+        .expect("iteration_seconds");
     assert!(times.len() > 1, "{times:?}");
     assert!(
         table.contains(&format!(

@@ -6,7 +6,10 @@
 //! `run` cannot do), and bad weights refused before anything runs.
 
 use super::apps::SHORT_STREAM;
-use super::{numabench, param, typed_records, typed_stdout, verified};
+use super::records::params_of;
+use super::{numabench, typed_records, typed_stdout, verified};
+use numabench_schema::params::AppParams;
+use numabench_schema::RequestedMemory;
 use std::path::Path;
 
 /// The mode a weighted interleave over node 0 alone runs in here.
@@ -33,9 +36,9 @@ fn a_benchmark_and_an_application_say_how_their_weights_were_placed() {
         "0=3",
     ]);
     for record in &bandwidth {
-        let requested = &record.placement.requested;
-        assert_eq!(requested["memory"], "weighted:0=3", "{record:?}");
-        assert_eq!(requested["weighted_mode"], expected_mode());
+        let requested = super::requested(record);
+        assert_eq!(requested.memory_label(), Some("weighted:0=3"), "{record:?}");
+        assert_eq!(requested.weighted_mode.as_deref(), Some(expected_mode()));
         assert!(verified(record).achieved, "{record:?}");
         assert_eq!(verified(record).fraction_as_requested, 1.0);
     }
@@ -44,8 +47,17 @@ fn a_benchmark_and_an_application_say_how_their_weights_were_placed() {
         .iter()
         .find(|record| record.metric == "time")
         .expect("a time record");
-    assert_eq!(*param(time, "placement"), "weighted:0=2", "{time:?}");
-    assert_eq!(*param(time, "weighted_mode"), expected_mode(), "{time:?}");
+    let scheme = params_of::<AppParams>(time).run.configuration.scheme;
+    assert_eq!(
+        scheme.placement.as_deref(),
+        Some("weighted:0=2"),
+        "{time:?}"
+    );
+    assert_eq!(
+        scheme.weighted_mode.as_deref(),
+        Some(expected_mode()),
+        "{time:?}"
+    );
     assert!(verified(time).achieved, "{time:?}");
 }
 
@@ -76,10 +88,16 @@ fn run_takes_the_kernels_weighted_interleave_only() {
     assert!(output.status.success(), "{stderr}");
     let (_, records) = typed_stdout("run --policy weighted:0=3", &output.stdout);
     let record = &records[0];
-    let memory = &record.placement.requested["memory"];
-    assert_eq!(memory["mode"], 6, "{record:?}");
-    assert_eq!(memory["weights"], serde_json::json!([3]), "{record:?}");
-    assert_eq!(memory["weighted_mode"], "kernel", "{record:?}");
+    let Some(RequestedMemory::Policy(memory)) = super::requested(record).memory else {
+        panic!("no memory policy requested: {record:?}");
+    };
+    assert_eq!(memory.mode, 6, "{record:?}");
+    assert_eq!(memory.weights, Some(vec![3]), "{record:?}");
+    assert_eq!(
+        memory.weighted_mode.as_deref(),
+        Some("kernel"),
+        "{record:?}"
+    );
 }
 
 #[test]
