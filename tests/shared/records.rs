@@ -47,3 +47,18 @@ pub fn params_of<T: BenchmarkParams>(record: &Record) -> T {
         )
     })
 }
+
+/// A part of a record's params that is no benchmark's own type (the
+/// counts an observed run adds, the tags `run --mpi-monitor` puts on its
+/// records), read as `T`; a field of another type than `T` says fails the
+/// test, naming the record.
+pub fn params_part<T: serde::de::DeserializeOwned>(record: &Record) -> T {
+    serde_json::from_value(serde_json::Value::Object(record.params.clone())).unwrap_or_else(
+        |error| {
+            panic!(
+                "params have no {}: {error}: {record:?}",
+                std::any::type_name::<T>()
+            )
+        },
+    )
+}

@@ -169,6 +169,24 @@ impl BenchmarkParams for MonitorCallParams {
     const METRICS: Metrics = Metrics::Named(&CALL_METRICS);
 }
 
+/// The tags `numabench run --mpi-monitor` puts after the params of every
+/// monitor record it keeps, and before a POP efficiency's: the policy's
+/// label, the repetition of that policy and command, and the command.
+/// Every kind of monitor record above may carry them; they are not a
+/// kind of their own (`run` writes them, the monitor does not).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MonitorRunTags {
+    /// The policy's label (`pin-compact+membind:0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    /// Its repetition of this command, from 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repetition: Option<u64>,
+    /// The command run, its words joined by spaces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
 /// The POP efficiencies numabench derives from a monitored run's rank
 /// records, in this order.
 pub const POP_METRICS: [&str; 3] = [

@@ -6,7 +6,7 @@
 use super::read::{partial_files, read_monitor_output};
 use crate::output::Record;
 use crate::runner::{Executor, Invocation, RunError, RunOutcome};
-use serde_json::Value;
+use numabench_schema::params::{to_params, MonitorRunTags};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -198,21 +198,14 @@ impl Executor for MonitorExecutor {
                         *repetition
                     ));
                 }
-                let mut tags = serde_json::Map::new();
-                tags.insert("policy".into(), Value::from(label.clone()));
-                tags.insert("repetition".into(), Value::from(*repetition));
-                tags.insert("command".into(), Value::from(command.clone()));
+                let tags = to_params(&MonitorRunTags {
+                    policy: Some(label.clone()),
+                    repetition: Some(*repetition as u64),
+                    command: Some(command.clone()),
+                });
                 let pop = super::pop_records(&output.records, &tags);
                 for mut record in output.records {
-                    record
-                        .params
-                        .insert("policy".into(), Value::from(label.clone()));
-                    record
-                        .params
-                        .insert("repetition".into(), Value::from(*repetition));
-                    record
-                        .params
-                        .insert("command".into(), Value::from(command.clone()));
+                    record.params.extend(tags.clone());
                     self.pending.push(record);
                 }
                 self.pending.extend(pop);
