@@ -76,8 +76,7 @@ pub use matrix::{
 pub use mlp::MlpParams;
 pub use mpi_monitor::{
     MonitorBufferParams, MonitorCallParams, MonitorHostParams, MonitorPopParams, MonitorRankParams,
-    MonitorRunTags,
-    BUFFER_LOCAL_SHARE, CALL_METRICS, POP_METRICS, TLP_PREFIX,
+    MonitorRunTags, BUFFER_LOCAL_SHARE, CALL_METRICS, POP_METRICS, TLP_PREFIX,
 };
 pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
 pub use overdecompose::{
