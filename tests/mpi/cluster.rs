@@ -36,17 +36,6 @@ fn mpirun(ranks: usize, args: &[&str]) -> Output {
         .expect("mpirun runs (OpenMPI: scripts/setup installs openmpi-bin)")
 }
 
-/// The records of a `--jsonl` file (each carrying its run metadata), as
-/// JSON values: the form the Slurm tests (`slurm_tests.rs`) still read;
-/// the cluster tests read [`typed_records`].
-pub fn records(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).expect("jsonl written");
-    text.lines()
-        .map(|line| serde_json::from_str::<Value>(line).expect("every line parses"))
-        .inspect(|record| assert_eq!(record["run"]["tool"], "numabench"))
-        .collect()
-}
-
 /// The records of a `--jsonl` file read through the schema crate's reader,
 /// strictly (a line that is not a record with its run metadata fails the
 /// test, naming the line), every line's run numabench's: what the cluster
@@ -94,15 +83,8 @@ pub fn text(output: &Output) -> String {
     )
 }
 
-/// The `failed` records of a cluster run: one per rank and part that failed.
-pub fn failed(records: &[Value]) -> Vec<&Value> {
-    records
-        .iter()
-        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
-        .collect()
-}
-
-/// The params of the `failed` records of a cluster run ([`failed`], typed).
+/// The params of the `failed` records of a cluster run: one per rank and
+/// part that failed.
 pub fn typed_failed(records: &[Record]) -> Vec<ClusterFailureParams> {
     records
         .iter()
@@ -120,15 +102,7 @@ fn mpirun_cluster(ranks: usize, args: &[&str], jsonl: &Path) -> Output {
     mpirun(ranks, &full)
 }
 
-/// The verdict record (last), and the exit status it implies.
-pub fn verdict(records: &[Value]) -> &Value {
-    let last = records.last().expect("records");
-    assert_eq!(last["benchmark"], "cluster");
-    assert_eq!(last["metric"], "verdict");
-    last
-}
-
-/// The verdict record (last) with its params ([`verdict`], typed).
+/// The verdict record (last) with its params.
 pub fn typed_verdict(records: &[Record]) -> (&Record, ClusterVerdictParams) {
     let last = records.last().expect("records");
     assert!(is(last, "cluster", "verdict"), "{last:?}");
