@@ -4,13 +4,12 @@
 //! fails is named while the others' records are kept.
 
 pub use crate::alone;
-pub use crate::records::{params_of, read_typed_runs};
+pub use crate::records::{params_of, params_part, read_typed_runs};
 use numabench_schema::params::{
     ClusterFailureParams, ClusterLabels, ClusterStreamLabels, ClusterTopoParams,
     ClusterVerdictParams, PingpongPairParams,
 };
 use numabench_schema::Record;
-use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -55,10 +54,9 @@ pub fn labels(record: &Record) -> ClusterLabels {
 
 /// The labels the `stream` part puts before a triad record's own params
 /// (its node and CPU order). They claim no benchmark's records (no
-/// [`BenchmarkParams`]), so they are read as their type directly.
+/// [`BenchmarkParams`]), so they are read as a part of the params.
 pub fn stream_labels(record: &Record) -> ClusterStreamLabels {
-    serde_json::from_value(Value::Object(record.params.clone()))
-        .unwrap_or_else(|error| panic!("no stream labels: {error}: {record:?}"))
+    params_part(record)
 }
 
 /// Whether `record` is of `benchmark` and `metric`.
