@@ -4,13 +4,12 @@
 //! fails is named while the others' records are kept.
 
 pub use crate::alone;
-pub use crate::records::{params_of, read_typed_runs};
+pub use crate::records::{params_of, params_part, read_typed_runs};
 use numabench_schema::params::{
     ClusterFailureParams, ClusterLabels, ClusterStreamLabels, ClusterTopoParams,
     ClusterVerdictParams, PingpongPairParams,
 };
 use numabench_schema::Record;
-use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -36,17 +35,6 @@ fn mpirun(ranks: usize, args: &[&str]) -> Output {
         .expect("mpirun runs (OpenMPI: scripts/setup installs openmpi-bin)")
 }
 
-/// The records of a `--jsonl` file (each carrying its run metadata), as
-/// JSON values: the form the Slurm tests (`slurm_tests.rs`) still read;
-/// the cluster tests read [`typed_records`].
-pub fn records(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).expect("jsonl written");
-    text.lines()
-        .map(|line| serde_json::from_str::<Value>(line).expect("every line parses"))
-        .inspect(|record| assert_eq!(record["run"]["tool"], "numabench"))
-        .collect()
-}
-
 /// The records of a `--jsonl` file read through the schema crate's reader,
 /// strictly (a line that is not a record with its run metadata fails the
 /// test, naming the line), every line's run numabench's: what the cluster
@@ -66,10 +54,9 @@ pub fn labels(record: &Record) -> ClusterLabels {
 
 /// The labels the `stream` part puts before a triad record's own params
 /// (its node and CPU order). They claim no benchmark's records (no
-/// [`BenchmarkParams`]), so they are read as their type directly.
+/// [`BenchmarkParams`]), so they are read as a part of the params.
 pub fn stream_labels(record: &Record) -> ClusterStreamLabels {
-    serde_json::from_value(Value::Object(record.params.clone()))
-        .unwrap_or_else(|error| panic!("no stream labels: {error}: {record:?}"))
+    params_part(record)
 }
 
 /// Whether `record` is of `benchmark` and `metric`.
@@ -94,15 +81,8 @@ pub fn text(output: &Output) -> String {
     )
 }
 
-/// The `failed` records of a cluster run: one per rank and part that failed.
-pub fn failed(records: &[Value]) -> Vec<&Value> {
-    records
-        .iter()
-        .filter(|r| r["benchmark"] == "cluster" && r["metric"] == "failed")
-        .collect()
-}
-
-/// The params of the `failed` records of a cluster run ([`failed`], typed).
+/// The params of the `failed` records of a cluster run: one per rank and
+/// part that failed.
 pub fn typed_failed(records: &[Record]) -> Vec<ClusterFailureParams> {
     records
         .iter()
@@ -120,15 +100,7 @@ fn mpirun_cluster(ranks: usize, args: &[&str], jsonl: &Path) -> Output {
     mpirun(ranks, &full)
 }
 
-/// The verdict record (last), and the exit status it implies.
-pub fn verdict(records: &[Value]) -> &Value {
-    let last = records.last().expect("records");
-    assert_eq!(last["benchmark"], "cluster");
-    assert_eq!(last["metric"], "verdict");
-    last
-}
-
-/// The verdict record (last) with its params ([`verdict`], typed).
+/// The verdict record (last) with its params.
 pub fn typed_verdict(records: &[Record]) -> (&Record, ClusterVerdictParams) {
     let last = records.last().expect("records");
     assert!(is(last, "cluster", "verdict"), "{last:?}");

@@ -5,7 +5,7 @@
 use crate::hosts::{
     Footprint, Hosts, HostsConfig, SLOW_HOST_QUOTA_PERCENT, THP_ENABLED_PATH, THP_NEVER_CONTENT,
 };
-use serde_json::Value;
+use numabench::doctor::{CheckId, DoctorReport};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -296,18 +296,18 @@ fn thp_never_host_sees_never_and_doctor_reports_it() {
             .output()
             .expect("run numabench doctor");
         let text = String::from_utf8_lossy(&out.stdout);
-        let json: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+        let report: DoctorReport = serde_json::from_str(&text).unwrap_or_else(|e| {
             panic!(
-                "doctor on host {i}: not JSON ({e}):\n{text}\n{}",
+                "doctor on host {i}: not doctor's report ({e}):\n{text}\n{}",
                 String::from_utf8_lossy(&out.stderr)
             )
         });
-        let found = json["findings"]
-            .as_array()
-            .and_then(|f| f.iter().find(|x| x["check"] == "transparent_huge_pages"))
-            .and_then(|x| x["found"].as_str())
-            .unwrap_or_else(|| panic!("no transparent_huge_pages finding on host {i}: {json}"))
-            .to_string();
+        let found = report
+            .findings
+            .iter()
+            .find(|finding| finding.check == CheckId::TransparentHugePages)
+            .map(|finding| finding.found.clone())
+            .unwrap_or_else(|| panic!("no transparent_huge_pages finding on host {i}: {report:?}"));
         assert_eq!(
             found.starts_with("enabled = never"),
             i == 2,

@@ -3,7 +3,13 @@
 //! design, a Fortran program whose calls must be counted once, and
 //! `numabench run --mpi-monitor` end to end.
 
-use serde_json::Value;
+use crate::records::{params_of, params_part, read_typed_as};
+use numabench_schema::params::{
+    MonitorBufferParams, MonitorCallParams, MonitorHostParams, MonitorPopParams, MonitorRankParams,
+    MonitorRunTags, BUFFER_LOCAL_SHARE, RUN_WALL_TIME,
+};
+use numabench_schema::{benchmark, Record, RunMetadata, Unit};
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -93,44 +99,64 @@ pub(crate) fn run(command: &mut Command) -> std::process::Output {
     output
 }
 
+/// The run metadata of a monitored run's file: numabench's fields, and
+/// the `partial` mark the monitor adds to its own files (absent from
+/// numabench's `--jsonl`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Metadata {
+    #[serde(flatten)]
+    pub run: RunMetadata,
+    /// Whether the file is a rank's partial snapshot (`true`) or the
+    /// whole job's (`false`).
+    pub partial: Option<bool>,
+}
+
+/// The mark the monitor puts on each record of a partial snapshot.
+#[derive(Debug, Deserialize)]
+struct PartialMark {
+    partial: Option<bool>,
+}
+
 /// The run metadata and the records of a JSON Lines file of either
 /// version: the monitor's own (1: a metadata line first) or numabench's
-/// `--jsonl` (2: every line a record carrying its `run`).
-pub(crate) fn records(path: &Path) -> (Value, Vec<Value>) {
+/// `--jsonl` (2: every line a record carrying its `run`), read strictly
+/// through the schema crate's reader.
+pub(crate) fn records(path: &Path) -> (Metadata, Vec<Record>) {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-    let lines: Vec<Value> = text
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).unwrap())
-        .collect();
-    let first = lines.first().expect("a line");
-    if first["type"] == "metadata" {
-        // Version 1 (the monitor's own files): a metadata line, then records.
-        let records = lines[1..]
-            .iter()
-            .filter(|line| line["type"] == "record")
-            .cloned()
-            .collect();
-        return (first.clone(), records);
-    }
-    // Version 2 (numabench's --jsonl): every line a record with its run.
-    (first["run"].clone(), lines)
+    read_typed_as(&path.display().to_string(), &text)
+}
+
+/// A monitor record's rank params (the rank's own records, and the
+/// rank labels of its buffer records).
+pub(crate) fn rank_params(record: &Record) -> MonitorRankParams {
+    params_of(record)
+}
+
+/// The tags `run --mpi-monitor` puts on a monitor record.
+fn tags(record: &Record) -> MonitorRunTags {
+    params_part(record)
 }
 
 /// The value of `metric` for `rank`.
-pub(crate) fn rank_value(records: &[Value], rank: i64, metric: &str) -> f64 {
+pub(crate) fn rank_value(records: &[Record], rank: i64, metric: &str) -> f64 {
     records
         .iter()
-        .find(|record| record["params"]["rank"] == rank && record["metric"] == metric)
-        .unwrap_or_else(|| panic!("no {metric} for rank {rank}"))["value"]
-        .as_f64()
-        .unwrap()
+        .find(|record| record.metric == metric && rank_params(record).rank == Some(rank))
+        .unwrap_or_else(|| panic!("no {metric} for rank {rank}"))
+        .value
 }
 
-pub(crate) fn host_records<'a>(records: &'a [Value], metric: &str) -> Vec<&'a Value> {
+/// The host records (those with `cores`) of `metric`, each with its params.
+pub(crate) fn host_records<'a>(
+    records: &'a [Record],
+    metric: &str,
+) -> Vec<(&'a Record, MonitorHostParams)> {
     records
         .iter()
-        .filter(|record| record["metric"] == metric && record["params"].get("cores").is_some())
+        .filter(|record| record.metric == metric)
+        .map(|record| (record, params_of::<MonitorHostParams>(record)))
+        .filter(|(_, params)| params.cores.is_some())
         .collect()
 }
 
@@ -186,8 +212,8 @@ fn blocking_time_messages_and_tlp_match_a_program_built_for_them() {
         &out,
     );
     let (metadata, records) = records(&out);
-    assert_eq!(metadata["tool"], "numabench-mpi-monitor");
-    assert_eq!(metadata["schema_version"], 1);
+    assert_eq!(metadata.run.tool, "numabench-mpi-monitor", "{metadata:?}");
+    assert_eq!(metadata.run.schema_version, 1, "{metadata:?}");
     let blocked_phase1 = f64::from(rounds) * tc;
     let computed = blocked_phase1 + f64::from(phase2) * tb;
     for rank in [0, 1] {
@@ -226,15 +252,17 @@ fn blocking_time_messages_and_tlp_match_a_program_built_for_them() {
         );
         let ranks_record = records
             .iter()
-            .find(|record| record["params"]["rank"] == rank)
-            .unwrap();
-        assert_eq!(ranks_record["params"]["ranks"], 2);
+            .find(|record| rank_params(record).rank == Some(rank))
+            .unwrap_or_else(|| panic!("no record of rank {rank}: {records:?}"));
+        let params = rank_params(ranks_record);
+        assert_eq!(params.ranks, Some(2), "{ranks_record:?}");
         assert_eq!(
-            ranks_record["params"]["cpus_allowed"],
-            serde_json::json!([first_cpu()])
+            params.cpus_allowed,
+            Some(vec![u32::try_from(first_cpu()).unwrap()]),
+            "{ranks_record:?}"
         );
-        assert_eq!(ranks_record["benchmark"], "mpi-monitor");
-        assert_eq!(ranks_record["stats"]["n"], 1);
+        assert_eq!(ranks_record.benchmark, benchmark::MPI_MONITOR);
+        assert_eq!(ranks_record.stats.n, 1, "{ranks_record:?}");
     }
     // Rank 1 never calls MPI_Wait.
     assert_eq!(rank_value(&records, 1, "wait_time"), 0.0);
@@ -268,10 +296,11 @@ fn blocking_time_messages_and_tlp_match_a_program_built_for_them() {
     let tlp = |n: usize| {
         let found = host_records(&records, &format!("tlp_{n}"));
         assert_eq!(found.len(), 1, "one host");
-        assert_eq!(found[0]["params"]["cores"], 1);
-        assert_eq!(found[0]["params"]["ranks_on_host"], 2);
-        assert_eq!(found[0]["unit"], "ratio");
-        found[0]["value"].as_f64().unwrap()
+        let (record, params) = &found[0];
+        assert_eq!(params.cores, Some(1), "{record:?}");
+        assert_eq!(params.ranks_on_host, Some(2), "{record:?}");
+        assert_eq!(record.unit, Unit::Ratio, "{record:?}");
+        record.value
     };
     let one_outside = 2.0 * blocked_phase1 + f64::from(phase2) * tb;
     let both_outside = f64::from(phase2) * tb;
@@ -353,10 +382,10 @@ fn run_mpi_monitor_passes_the_records_through() {
         String::from_utf8_lossy(&output.stderr)
     );
     let (metadata, records) = records(&jsonl);
-    assert_eq!(metadata["tool"], "numabench");
-    let monitor: Vec<&Value> = records
+    assert_eq!(metadata.run.tool, "numabench", "{metadata:?}");
+    let monitor: Vec<&Record> = records
         .iter()
-        .filter(|record| record["benchmark"] == "mpi-monitor")
+        .filter(|record| record.benchmark == benchmark::MPI_MONITOR)
         .collect();
     // Two timed runs (the warm-up's records are dropped), each 2 ranks x
     // 14 metrics, 3 call types x 3, one host's tlp_1..4 and the job's 3
@@ -366,13 +395,12 @@ fn run_mpi_monitor_passes_the_records_through() {
         monitor
             .iter()
             .find(|record| {
-                record["params"]["repetition"] == repetition
-                    && record["metric"] == metric
-                    && record["params"]["call"] == call
+                tags(record).repetition == Some(repetition)
+                    && record.metric == metric
+                    && params_of::<MonitorCallParams>(record).call.as_deref() == Some(call)
             })
-            .unwrap_or_else(|| panic!("no {metric} of {call} in run {repetition}"))["value"]
-            .as_f64()
-            .unwrap()
+            .unwrap_or_else(|| panic!("no {metric} of {call} in run {repetition}"))
+            .value
     };
     for repetition in [1, 2] {
         assert_eq!(call(repetition, "call_count", "MPI_Send"), 14.0);
@@ -381,7 +409,7 @@ fn run_mpi_monitor_passes_the_records_through() {
         assert_eq!(call(repetition, "call_bytes", "MPI_Allreduce"), 8.0);
     }
     // The first run's monitor records come before the second run's record.
-    let position = |matches: &dyn Fn(&Value) -> bool| {
+    let position = |matches: &dyn Fn(&Record) -> bool| {
         records
             .iter()
             .enumerate()
@@ -389,11 +417,10 @@ fn run_mpi_monitor_passes_the_records_through() {
             .map(|(index, _)| index)
             .collect::<Vec<usize>>()
     };
-    let runs = position(&|record| {
-        record["benchmark"] == "run" && record["params"].get("exit_code").is_some()
-    });
+    let runs =
+        position(&|record| record.benchmark == benchmark::RUN && record.metric == RUN_WALL_TIME);
     let first_monitor = position(&|record| {
-        record["benchmark"] == "mpi-monitor" && record["params"]["repetition"] == 1
+        record.benchmark == benchmark::MPI_MONITOR && tags(record).repetition == Some(1)
     });
     assert_eq!(runs.len(), 2, "{records:?}");
     assert!(
@@ -403,32 +430,38 @@ fn run_mpi_monitor_passes_the_records_through() {
         "run records at {runs:?}, the first run's monitor records at {first_monitor:?}"
     );
     for repetition in [1, 2] {
-        let pop: Vec<&&Value> = monitor
+        let pop: Vec<&&Record> = monitor
             .iter()
             .filter(|record| {
-                record["params"]["repetition"] == repetition && record["params"]["scope"] == "job"
+                tags(record).repetition == Some(repetition)
+                    && params_of::<MonitorPopParams>(record).scope.as_deref() == Some("job")
             })
             .collect();
         assert_eq!(pop.len(), 3, "{pop:?}");
         for record in pop {
-            let value = record["value"].as_f64().unwrap();
-            assert!(value > 0.0 && value <= 1.0, "{record}");
+            let value = record.value;
+            assert!(value > 0.0 && value <= 1.0, "{record:?}");
         }
     }
     for repetition in [1, 2] {
         let small: Vec<f64> = monitor
             .iter()
             .filter(|record| {
-                record["params"]["repetition"] == repetition && record["metric"] == "small_messages"
+                tags(record).repetition == Some(repetition) && record.metric == "small_messages"
             })
-            .map(|record| record["value"].as_f64().unwrap())
+            .map(|record| record.value)
             .collect();
         assert_eq!(small, [7.0, 7.0]);
     }
-    assert!(monitor
+    assert!(
+        monitor
+            .iter()
+            .all(|record| tags(record).policy.as_deref() == Some("as-is")),
+        "{monitor:?}"
+    );
+    assert!(records
         .iter()
-        .all(|record| record["params"]["policy"] == "as-is"));
-    assert!(records.iter().any(|record| record["benchmark"] == "run"));
+        .any(|record| record.benchmark == benchmark::RUN));
     assert!(
         stdout.contains("MPI monitor") && stdout.contains("TLP_1"),
         "{stdout}"
@@ -458,24 +491,28 @@ fn a_parameter_scan_keeps_each_configurations_monitor_records_apart() {
     );
     let (_, records) = records(&jsonl);
     for np in [2usize, 3] {
-        let command_has_np = |record: &&Value| {
-            record["params"]["command"]
-                .as_str()
+        let command_has_np = |record: &&Record| {
+            tags(record)
+                .command
                 .is_some_and(|command| command.contains(&format!("-np {np} ")))
         };
-        let walls: Vec<&Value> = records
+        let walls: Vec<&Record> = records
             .iter()
-            .filter(|record| record["benchmark"] == "mpi-monitor")
+            .filter(|record| record.benchmark == benchmark::MPI_MONITOR)
             .filter(command_has_np)
-            .filter(|record| record["metric"] == "wall_time")
+            .filter(|record| record.metric == "wall_time")
             .collect();
         // Two timed runs of np ranks each (the warm-up runs' records are dropped).
         assert_eq!(walls.len(), 2 * np, "np={np}: {walls:?}");
         for repetition in [1, 2] {
-            let ranks: Vec<u64> = walls
+            let ranks: Vec<i64> = walls
                 .iter()
-                .filter(|record| record["params"]["repetition"] == repetition)
-                .map(|record| record["params"]["rank"].as_u64().unwrap())
+                .filter(|record| tags(record).repetition == Some(repetition))
+                .map(|record| {
+                    rank_params(record)
+                        .rank
+                        .unwrap_or_else(|| panic!("no rank: {record:?}"))
+                })
                 .collect();
             assert_eq!(
                 ranks.len(),
@@ -529,7 +566,7 @@ fn rarer_blocking_calls_are_timed_in_c_and_fortran() {
         let (metadata, records) = records(&jsonl);
         // Complete: marked so, and the partial snapshots taken every 0.1 s
         // during the run are gone.
-        assert_eq!(metadata["partial"], false);
+        assert_eq!(metadata.partial, Some(false), "{metadata:?}");
         for rank in [0, 1] {
             let partial = format!("{}.partial-{rank}", jsonl.display());
             assert!(!Path::new(&partial).exists(), "{partial} left behind");
@@ -590,12 +627,9 @@ fn pcontrol_bounds_the_tlp_window_in_c_and_fortran() {
         let value = |metric: &str| {
             let host = host_records(&records, metric);
             assert_eq!(host.len(), 1, "{name}: {metric}");
-            assert_eq!(
-                host[0]["params"]["cores"], 1,
-                "{name}: {}",
-                host[0]["params"]
-            );
-            host[0]["value"].as_f64().unwrap()
+            let (record, params) = &host[0];
+            assert_eq!(params.cores, Some(1), "{name}: {record:?}");
+            record.value
         };
         (value("tlp_1"), value("tlp_2"))
     };
@@ -610,11 +644,14 @@ fn pcontrol_bounds_the_tlp_window_in_c_and_fortran() {
         assert!(tlp_1 > 0.9, "{name}: TLP_1 of the window {tlp_1}");
     }
     let runs = profile.into_inner();
-    let calls = |records: &[Value], call: &str| -> Option<f64> {
+    let call_of = |record: &Record| params_of::<MonitorCallParams>(record).call;
+    let calls = |records: &[Record], call: &str| -> Option<f64> {
         records
             .iter()
-            .find(|record| record["metric"] == "call_count" && record["params"]["call"] == call)
-            .map(|record| record["value"].as_f64().unwrap())
+            .find(|record| {
+                record.metric == "call_count" && call_of(record).as_deref() == Some(call)
+            })
+            .map(|record| record.value)
     };
     let (_, whole) = &runs[0];
     assert_eq!(
@@ -628,10 +665,10 @@ fn pcontrol_bounds_the_tlp_window_in_c_and_fortran() {
         let bytes = records
             .iter()
             .find(|record| {
-                record["metric"] == "call_bytes" && record["params"]["call"] == "MPI_Send"
+                record.metric == "call_bytes" && call_of(record).as_deref() == Some("MPI_Send")
             })
-            .unwrap();
-        assert_eq!(bytes["value"], 4.0, "{name}");
+            .unwrap_or_else(|| panic!("{name}: no call_bytes of MPI_Send: {records:?}"));
+        assert_eq!(bytes.value, 4.0, "{name}: {bytes:?}");
         assert_eq!(rank_value(records, 1, "small_messages"), 1.0, "{name}");
     }
     for (name, records) in &runs[1..] {
@@ -677,12 +714,16 @@ fn cores_are_where_the_ranks_ran_whatever_the_binding() {
         let (_, records) = records(&jsonl);
         let tlp = host_records(&records, "tlp_1");
         assert_eq!(tlp.len(), 1, "{bind}");
-        let params = &tlp[0]["params"];
-        assert_eq!(params["cores_method"], "sampled_cpu", "{bind}");
-        assert_eq!(params["cores"], 1, "{bind}: {params}");
+        let (record, params) = &tlp[0];
+        assert_eq!(
+            params.cores_method.as_deref(),
+            Some("sampled_cpu"),
+            "{bind}: {record:?}"
+        );
+        assert_eq!(params.cores, Some(1), "{bind}: {record:?}");
         let allowed = if bind == "core" { 1 } else { 2 };
-        assert_eq!(params["cores_allowed"], allowed, "{bind}: {params}");
-        let value = tlp[0]["value"].as_f64().unwrap();
+        assert_eq!(params.cores_allowed, Some(allowed), "{bind}: {record:?}");
+        let value = record.value;
         assert!(value > 0.8, "{bind}: TLP_1 {value}");
     }
 }
@@ -739,11 +780,14 @@ fn reap(mut child: std::process::Child) {
 fn partial_wall_time(jsonl: &Path, rank: i64) -> f64 {
     let path = PathBuf::from(format!("{}.partial-{rank}", jsonl.display()));
     let (metadata, records) = records(&path);
-    assert_eq!(metadata["partial"], true, "{}", path.display());
+    assert_eq!(metadata.partial, Some(true), "{}", path.display());
     assert_eq!(records.len(), 14, "{}", path.display());
-    assert!(records
-        .iter()
-        .all(|record| record["params"]["partial"] == true));
+    assert!(
+        records
+            .iter()
+            .all(|record| params_part::<PartialMark>(record).partial == Some(true)),
+        "{records:?}"
+    );
     rank_value(&records, rank, "wall_time")
 }
 
@@ -848,23 +892,27 @@ fn large_buffers_are_located_per_rank() {
         let record = records
             .iter()
             .find(|record| {
-                record["metric"] == "buffer_local_share" && record["params"]["rank"] == rank
+                record.metric == BUFFER_LOCAL_SHARE && rank_params(record).rank == Some(rank)
             })
             .unwrap_or_else(|| panic!("no buffer_local_share for rank {rank}: {records:?}"));
-        let params = &record["params"];
+        let params: MonitorBufferParams = params_of(record);
         // 200 sweeps x 2 Sendrecv, each rank's a send and a receive with
         // the other rank and a send and a receive with MPI_PROC_NULL
         // (nothing moves: not a buffer): 400 buffers, the first and every
         // 16th sampled.
-        assert_eq!(params["large_buffers"], 400, "{params}");
-        assert_eq!(params["sampled_buffers"], 25, "{params}");
-        let local = params["pages_local"].as_u64().unwrap();
-        let remote = params["pages_remote"].as_u64().unwrap();
-        assert!(local + remote > 0, "{params}");
-        let share = record["value"].as_f64().unwrap();
-        assert!((0.0..=1.0).contains(&share), "{record}");
+        assert_eq!(params.large_buffers, Some(400), "{record:?}");
+        assert_eq!(params.sampled_buffers, Some(25), "{record:?}");
+        let local = params
+            .pages_local
+            .unwrap_or_else(|| panic!("no pages_local: {record:?}"));
+        let remote = params
+            .pages_remote
+            .unwrap_or_else(|| panic!("no pages_remote: {record:?}"));
+        assert!(local + remote > 0, "{record:?}");
+        let share = record.value;
+        assert!((0.0..=1.0).contains(&share), "{record:?}");
         if nodes <= 1 {
-            assert_eq!((share, remote), (1.0, 0), "one node: {params}");
+            assert_eq!((share, remote), (1.0, 0), "one node: {record:?}");
         }
     }
 }

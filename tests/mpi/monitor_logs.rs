@@ -9,12 +9,12 @@
 //! wall times by the skew of two barriers: the bounds leave 5% for it.
 
 use crate::monitor::{compile, host_records, rank_value, records, run_on_one_cpu};
-use serde_json::Value;
+use numabench_schema::Record;
 use std::path::Path;
 
 /// Runs `program ARGS` on 2 ranks pinned to one CPU under the monitor;
 /// returns the ranks' stdout and the records.
-fn monitored(program: &Path, args: &[String], out: &Path) -> (String, Vec<Value>) {
+fn monitored(program: &Path, args: &[String], out: &Path) -> (String, Vec<Record>) {
     let output = run_on_one_cpu(program, args, out);
     let (_, records) = records(out);
     (
@@ -24,11 +24,12 @@ fn monitored(program: &Path, args: &[String], out: &Path) -> (String, Vec<Value>
 }
 
 /// The one host's TLP_n (one core: n ranks outside).
-fn tlp(records: &[Value], n: usize) -> f64 {
+fn tlp(records: &[Record], n: usize) -> f64 {
     let found = host_records(records, &format!("tlp_{n}"));
     assert_eq!(found.len(), 1, "one host");
-    assert_eq!(found[0]["params"]["cores"], 1);
-    found[0]["value"].as_f64().unwrap()
+    let (record, params) = &found[0];
+    assert_eq!(params.cores, Some(1), "{record:?}");
+    record.value
 }
 
 /// bursts.c: during TB both ranks compute, rank 1 making at least CALLS

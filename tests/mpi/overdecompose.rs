@@ -3,6 +3,11 @@
 //! the whole study produces the K-sweep table with the monitor's TLP
 //! figures.
 
+use crate::records::{params_of, read_typed};
+use numabench::overdecompose::{Verification, WorkerReport};
+use numabench_schema::benchmark;
+use numabench_schema::params::{OverdecomposeParams, OVERDECOMPOSE_RUN};
+use numabench_schema::Record;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -37,8 +42,8 @@ fn worker(ranks: usize, arguments: &[&str]) -> Output {
         .expect("mpirun starts")
 }
 
-/// Rank 0's report: the last stdout line.
-fn report(output: &Output) -> serde_json::Value {
+/// Rank 0's report: the last stdout line, read as the worker's report.
+fn report(output: &Output) -> WorkerReport {
     assert!(
         output.status.success(),
         "worker failed: {}",
@@ -47,6 +52,14 @@ fn report(output: &Output) -> serde_json::Value {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let line = stdout.lines().last().expect("a report line");
     serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {stdout}"))
+}
+
+/// The report's serial comparison (present unless `--no-verify`).
+fn verification(report: &WorkerReport) -> &Verification {
+    report
+        .verification
+        .as_ref()
+        .unwrap_or_else(|| panic!("no verification: {report:?}"))
 }
 
 /// CPUs this process may run on.
@@ -80,19 +93,19 @@ fn three_ranks_compute_the_serial_grid_bit_for_bit() {
         ],
     );
     let report = report(&output);
-    assert_eq!(report["ranks"], 3);
+    assert_eq!(report.ranks, 3, "{report:?}");
+    assert_eq!((report.rows_min, report.rows_max), (10, 11), "{report:?}");
+    let verification = verification(&report);
+    assert!(verification.identical, "{report:?}");
+    assert_eq!(verification.max_abs_diff, 0.0, "{report:?}");
     assert_eq!(
-        (report["rows_min"].as_u64(), report["rows_max"].as_u64()),
-        (Some(10), Some(11))
+        verification.checksum, verification.serial_checksum,
+        "{report:?}"
     );
-    let verification = &report["verification"];
-    assert_eq!(verification["identical"], true, "{report}");
-    assert_eq!(verification["max_abs_diff"], 0.0);
-    assert_eq!(verification["checksum"], verification["serial_checksum"]);
     // K = 3: the three ranks share one core.
-    let cpus = report["cpus"].as_array().unwrap();
-    assert!(cpus.iter().all(|cpu| *cpu == cpus[0]), "{report}");
-    assert!(report["time_s"].as_f64().unwrap() > 0.0);
+    let cpus = &report.cpus;
+    assert!(cpus.iter().all(|cpu| *cpu == cpus[0]), "{report:?}");
+    assert!(report.time_s > 0.0, "{report:?}");
 }
 
 #[test]
@@ -117,19 +130,14 @@ fn k_ranks_share_a_core_and_the_next_k_the_next_core() {
         ],
     );
     let report = report(&output);
-    let cpus: Vec<u64> = report["cpus"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|cpu| cpu.as_u64().unwrap())
-        .collect();
-    assert_eq!(cpus.len(), 4);
+    let cpus = &report.cpus;
+    assert_eq!(cpus.len(), 4, "{report:?}");
     assert_eq!(cpus[0], cpus[1], "{cpus:?}");
     assert_eq!(cpus[2], cpus[3], "{cpus:?}");
     assert_ne!(cpus[0], cpus[2], "{cpus:?}");
-    assert_eq!(report["verification"]["identical"], true);
+    assert!(verification(&report).identical, "{report:?}");
     // MPI_Init's helper threads were moved onto their rank's CPU too.
-    assert_eq!(report["threads_off_cpu"], 0, "{report}");
+    assert_eq!(report.threads_off_cpu, Some(0), "{report:?}");
 }
 
 /// The highest CPU this process may run on.
@@ -171,8 +179,9 @@ fn ranks_stay_inside_the_cpuset_they_were_given() {
     };
     let report = report(&taskset("2"));
     assert_eq!(
-        report["cpus"],
-        serde_json::json!(vec![cpu.parse::<u64>().unwrap(); 2])
+        report.cpus,
+        vec![cpu.parse::<u32>().unwrap(); 2],
+        "{report:?}"
     );
     let refused = taskset("1");
     assert!(!refused.status.success());
@@ -241,7 +250,7 @@ pub fn monitor_library() -> PathBuf {
 
 /// The worker's report with the test-only fault hook: every rank skips
 /// the exchange after the red half-sweep of iteration `skip`.
-fn worker_skipping(skip: Option<usize>, iterations: usize) -> serde_json::Value {
+fn worker_skipping(skip: Option<usize>, iterations: usize) -> WorkerReport {
     let iterations = iterations.to_string();
     let mut command = mpirun(2);
     if let Some(skip) = skip {
@@ -264,11 +273,11 @@ fn worker_skipping(skip: Option<usize>, iterations: usize) -> serde_json::Value 
 fn a_single_missed_exchange_in_the_middle_of_a_long_run_is_caught() {
     let _alone = crate::alone();
     let clean = worker_skipping(None, 60_000);
-    assert_eq!(clean["verification"]["identical"], true, "{clean}");
+    assert!(verification(&clean).identical, "{clean:?}");
     let faulty = worker_skipping(Some(30_000), 60_000);
-    let verification = &faulty["verification"];
-    assert_eq!(verification["identical"], false, "{faulty}");
-    assert_eq!(verification["trail_identical"], false, "{faulty}");
+    let verification = verification(&faulty);
+    assert!(!verification.identical, "{faulty:?}");
+    assert!(!verification.trail_identical, "{faulty:?}");
 }
 
 /// The study exits 1 naming the configuration when a run's grid (or its
@@ -331,18 +340,19 @@ fn the_study_gives_the_k_sweep_with_tlp_figures_and_verified_grids() {
         .unwrap_or_else(|| panic!("no K-sweep table: {stdout}"));
     assert!(header.contains("TLP_2") && header.contains("idle") && header.contains("verified"));
     let text = std::fs::read_to_string(&jsonl).unwrap();
-    let records: Vec<serde_json::Value> = text
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .filter(|record: &serde_json::Value| record["benchmark"] == "overdecompose")
+    let (_, records) = read_typed(&jsonl.display().to_string(), &text);
+    let records: Vec<Record> = records
+        .into_iter()
+        .filter(|record| record.benchmark == benchmark::OVERDECOMPOSE)
         .collect();
     let figure = |share: f64, k: u64, metric: &str| -> f64 {
-        let matching: Vec<&serde_json::Value> = records
+        let matching: Vec<(&Record, OverdecomposeParams)> = records
             .iter()
-            .filter(|r| {
-                r["metric"] == metric
-                    && r["params"]["target_comm_share"].as_f64() == Some(share)
-                    && r["params"]["ranks_per_core"].as_u64() == Some(k)
+            .filter(|r| r.metric == metric)
+            .map(|r| (r, params_of::<OverdecomposeParams>(r)))
+            .filter(|(_, params)| {
+                params.point.target_comm_share == Some(share)
+                    && params.point.ranks.ranks_per_core == Some(k)
             })
             .collect();
         assert_eq!(
@@ -350,9 +360,10 @@ fn the_study_gives_the_k_sweep_with_tlp_figures_and_verified_grids() {
             1,
             "{metric} for share {share} K={k}: {text}"
         );
-        assert_eq!(matching[0]["params"]["verified"], true, "{}", matching[0]);
-        assert_eq!(matching[0]["stats"]["n"], 1);
-        matching[0]["value"].as_f64().unwrap()
+        let (record, params) = &matching[0];
+        assert_eq!(params.verified, Some(true), "{record:?}");
+        assert_eq!(record.stats.n, 1, "{record:?}");
+        record.value
     };
     for share in [0.25, 0.75] {
         assert_eq!(figure(share, 1, "speedup"), 1.0);
@@ -376,12 +387,15 @@ fn the_study_gives_the_k_sweep_with_tlp_figures_and_verified_grids() {
         assert!(figure(share, 2, "context_switches") > 0.0);
     }
     // The calibration comes first: one rank alone computes, exchanging nothing.
-    assert_eq!(records[0]["metric"], "compute_per_point");
-    assert!(records[0]["value"].as_f64().unwrap() > 0.0);
-    assert_eq!(records[1]["metric"], "exchange_per_half_sweep");
-    assert_eq!(records[1]["value"], 0.0);
+    assert_eq!(records[0].metric, "compute_per_point", "{records:?}");
+    assert!(records[0].value > 0.0, "{:?}", records[0]);
+    assert_eq!(records[1].metric, "exchange_per_half_sweep", "{records:?}");
+    assert_eq!(records[1].value, 0.0, "{:?}", records[1]);
     // One run record per run, flushed as made.
-    let runs = records.iter().filter(|r| r["metric"] == "run_time").count();
+    let runs = records
+        .iter()
+        .filter(|r| r.metric == OVERDECOMPOSE_RUN)
+        .count();
     assert_eq!(runs, 4);
 }
 

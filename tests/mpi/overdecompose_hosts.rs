@@ -6,18 +6,22 @@
 
 use crate::hosts::{Hosts, HostsConfig};
 use crate::overdecompose::monitor_library;
-use serde_json::Value;
+use crate::records::{params_of, read_typed};
+use numabench_schema::benchmark;
+use numabench_schema::params::{OverdecomposeCalibrationParams, OverdecomposeParams};
+use numabench_schema::Record;
 use std::path::Path;
 
 const NUMABENCH: &str = env!("CARGO_BIN_EXE_numabench");
 
-/// The overdecompose records of a results file.
-fn records(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .filter(|record: &Value| record["benchmark"] == "overdecompose")
+/// The overdecompose records of a results file, read strictly through
+/// the schema crate's reader.
+fn records(path: &Path) -> Vec<Record> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let (_, records) = read_typed(&path.display().to_string(), &text);
+    records
+        .into_iter()
+        .filter(|record| record.benchmark == benchmark::OVERDECOMPOSE)
         .collect()
 }
 
@@ -75,25 +79,29 @@ fn the_study_runs_k_ranks_per_core_on_every_host_and_checks_where_they_ran() {
     let records = records(&jsonl);
     // The calibration: one rank on each host's one core, so the one
     // exchange crosses the network and takes time.
-    assert_eq!(records[0]["metric"], "compute_per_point", "{records:?}");
+    assert_eq!(records[0].metric, "compute_per_point", "{records:?}");
     let exchange = &records[1];
-    assert_eq!(exchange["metric"], "exchange_per_half_sweep");
-    assert_eq!(exchange["params"]["hosts"], 2);
-    assert_eq!(exchange["params"]["ranks"], 2);
-    assert!(exchange["value"].as_f64().unwrap() > 0.0, "{exchange}");
+    assert_eq!(exchange.metric, "exchange_per_half_sweep", "{records:?}");
+    let calibration: OverdecomposeCalibrationParams = params_of(exchange);
+    assert_eq!(calibration.ranks.hosts, Some(2), "{exchange:?}");
+    assert_eq!(calibration.ranks.ranks, Some(2), "{exchange:?}");
+    assert!(exchange.value > 0.0, "{exchange:?}");
     // Every figure of both K, with the monitor's TLP of each host.
     for k in [1, 2] {
         for metric in ["time", "tlp_1", "comm_share"] {
-            let found: Vec<&Value> = records
+            let found: Vec<(&Record, OverdecomposeParams)> = records
                 .iter()
-                .filter(|r| r["metric"] == metric && r["params"]["ranks_per_core"] == k)
+                .filter(|r| r.metric == metric)
+                .map(|r| (r, params_of::<OverdecomposeParams>(r)))
+                .filter(|(_, params)| params.point.ranks.ranks_per_core == Some(k))
                 .collect();
             assert_eq!(found.len(), 1, "{metric} K={k}: {records:?}");
-            let params = &found[0]["params"];
-            assert_eq!(params["hosts"], 2, "{params}");
-            assert_eq!(params["cores"], 1, "{params}");
-            assert_eq!(params["ranks"], 2 * k, "{params}");
-            assert_eq!(params["verified"], true, "{params}");
+            let (record, params) = &found[0];
+            let ranks = &params.point.ranks;
+            assert_eq!(ranks.hosts, Some(2), "{record:?}");
+            assert_eq!(ranks.cores, Some(1), "{record:?}");
+            assert_eq!(ranks.ranks, Some(2 * k), "{record:?}");
+            assert_eq!(params.verified, Some(true), "{record:?}");
         }
     }
     // The study's folder for the monitor, in the current folder (rank 0's

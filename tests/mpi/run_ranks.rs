@@ -2,9 +2,12 @@
 //! rank's threads run on the rank's own block of CPUs (the pinning shim reads the
 //! local rank OpenMPI gives each rank).
 
+use crate::records::{params_of, params_part, read_typed};
 use numabench::runner::cores_first_cores;
 use numabench::threads::CpuOrder;
 use numabench::topology::discover_this_system;
+use numabench_schema::params::{CountsParams, RunParams, RUN_WALL_TIME};
+use numabench_schema::Record;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -75,11 +78,14 @@ fn two_ranks(policy: &str) -> Vec<Vec<(usize, usize)>> {
         "{policy}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (_, records) = read_typed(policy, &String::from_utf8_lossy(&output.stdout));
+    let first = records
+        .first()
+        .unwrap_or_else(|| panic!("{policy}: no record"));
     assert_eq!(
-        document["records"][0]["params"]["pin_warnings"],
-        serde_json::json!([]),
-        "{policy}"
+        params_of::<RunParams>(first).pin_warnings,
+        Some(Vec::new()),
+        "{policy}: {first:?}"
     );
     (0..2)
         .map(|rank| {
@@ -192,24 +198,36 @@ fn omp_ranks(policies: &[&str], ranks: usize, threads: Option<&str>) -> Vec<OmpF
             let output = command.output().unwrap();
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert!(output.status.success(), "{policy}: {stderr}");
-            let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-            let records = document["records"].as_array().unwrap();
-            let runs: Vec<&serde_json::Value> = records
+            let (_, records) = read_typed(policy, &String::from_utf8_lossy(&output.stdout));
+            let runs: Vec<(&Record, RunParams)> = records
                 .iter()
-                .filter(|record| record["metric"] == "run_wall_time")
+                .filter(|record| record.metric == RUN_WALL_TIME)
+                .map(|record| (record, params_of::<RunParams>(record)))
                 .collect();
-            let field = |name: &str| -> Vec<u64> {
-                runs.iter()
-                    .map(|run| run["params"][name].as_f64().unwrap() as u64)
-                    .collect()
-            };
-            for run in &runs {
-                let warnings = &run["params"]["pin_warnings"];
+            for (run, params) in &runs {
                 assert!(
-                    warnings.is_null() || warnings == &serde_json::json!([]),
-                    "{policy}: {warnings}"
+                    params.pin_warnings.as_ref().is_none_or(Vec::is_empty),
+                    "{policy}: {run:?}"
                 );
             }
+            let threads_seen = runs
+                .iter()
+                .map(|(run, _)| {
+                    params_part::<CountsParams>(run)
+                        .threads_seen
+                        .unwrap_or_else(|| panic!("{policy}: no threads_seen: {run:?}"))
+                })
+                .collect();
+            let switches = runs
+                .iter()
+                .map(|(run, params)| {
+                    let switches = params
+                        .voluntary_switches
+                        .unwrap_or_else(|| panic!("{policy}: no voluntary_switches: {run:?}"));
+                    u64::try_from(switches)
+                        .unwrap_or_else(|_| panic!("{policy}: negative switches: {run:?}"))
+                })
+                .collect();
             let teams = (0..ranks)
                 .map(|rank| {
                     let path = dir.path().join(format!("rank-{rank}"));
@@ -222,8 +240,8 @@ fn omp_ranks(policies: &[&str], ranks: usize, threads: Option<&str>) -> Vec<OmpF
                 .collect();
             OmpFigures {
                 policy: policy.to_string(),
-                threads_seen: field("threads_seen"),
-                switches: field("voluntary_switches"),
+                threads_seen,
+                switches,
                 teams,
             }
         })

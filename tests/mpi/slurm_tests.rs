@@ -6,9 +6,15 @@
 //! that fails. A Slurm that cannot start or launch ranks fails the test,
 //! saying why.
 
-use crate::cluster::{failed, numabench, records, text, this_host, verdict, QUICK, SMALL};
+use crate::cluster::{
+    is, labels, numabench, params_of, text, this_host, typed_failed, typed_records, typed_verdict,
+    QUICK, SMALL,
+};
+use crate::monitor::rank_params;
 use crate::slurm::{processes_with_conf, Slurm, MPI_PLUGIN};
-use serde_json::Value;
+use numabench_schema::benchmark;
+use numabench_schema::params::{ClusterLabels, PingpongPairParams};
+use numabench_schema::Record;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -63,45 +69,48 @@ fn srun_launches_cluster_ranks_whose_records_arrive_tagged() {
         text(&output),
         slurm.logs()
     );
-    let records = records(&jsonl);
+    let records = typed_records(&jsonl);
     let host = this_host();
     assert_eq!(slurm.node(), host);
     for rank in 0..2 {
-        let of_rank: Vec<&Value> = records
+        let of_rank: Vec<(&Record, ClusterLabels)> = records
             .iter()
-            .filter(|r| r["params"]["rank"] == rank && r["benchmark"] != "cluster")
+            .filter(|r| r.benchmark != "cluster")
+            .map(|r| (r, labels(r)))
+            .filter(|(_, labels)| labels.rank == Some(rank))
             .collect();
         for part in ["topo", "latency"] {
             assert!(
-                of_rank.iter().any(|r| r["params"]["part"] == part),
+                of_rank
+                    .iter()
+                    .any(|(_, labels)| labels.part.as_deref() == Some(part)),
                 "rank {rank}: no {part} record\n{}",
                 text(&output)
             );
         }
-        for record in &of_rank {
-            assert_eq!(record["params"]["host"], host.as_str(), "{record}");
-            assert_eq!(
-                record["params"]["unit"],
-                format!("{host}/rank {rank}").as_str()
-            );
+        let unit = format!("{host}/rank {rank}");
+        for (record, labels) in &of_rank {
+            assert_eq!(labels.host.as_deref(), Some(host.as_str()), "{record:?}");
+            assert_eq!(labels.unit.as_deref(), Some(unit.as_str()), "{record:?}");
         }
     }
     let pairs: Vec<(u64, u64)> = records
         .iter()
-        .filter(|r| r["benchmark"] == "mpi-pingpong" && r["metric"] == "latency")
+        .filter(|r| is(r, "mpi-pingpong", "latency"))
         .map(|r| {
-            assert!(r["value"].as_f64().unwrap() > 0.0, "{r}");
+            assert!(r.value > 0.0, "{r:?}");
+            let pair: PingpongPairParams = params_of(r);
             (
-                r["params"]["rank_a"].as_u64().unwrap(),
-                r["params"]["rank_b"].as_u64().unwrap(),
+                pair.rank_a.unwrap_or_else(|| panic!("no rank_a: {r:?}")),
+                pair.rank_b.unwrap_or_else(|| panic!("no rank_b: {r:?}")),
             )
         })
         .collect();
     assert_eq!(pairs, vec![(0, 1)], "{}", text(&output));
-    let verdict = verdict(&records);
-    assert_eq!(verdict["params"]["units"], 2);
-    assert_eq!(verdict["params"]["hosts"], 1);
-    assert_eq!(verdict["value"], 0.0, "{verdict}");
+    let (verdict, params) = typed_verdict(&records);
+    assert_eq!(params.units, Some(2), "{verdict:?}");
+    assert_eq!(params.hosts, Some(1), "{verdict:?}");
+    assert_eq!(verdict.value, 0.0, "{verdict:?}");
     assert_stops_cleanly(slurm);
 }
 
@@ -172,10 +181,10 @@ fn run_mpi_monitor_monitors_ranks_started_by_srun() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", text(&output));
-    let records = records(&jsonl);
-    let monitor: Vec<&Value> = records
+    let records = typed_records(&jsonl);
+    let monitor: Vec<&Record> = records
         .iter()
-        .filter(|r| r["benchmark"] == "mpi-monitor")
+        .filter(|r| r.benchmark == benchmark::MPI_MONITOR)
         .collect();
     // 2 ranks x 14 metrics, 3 call types (Send, Recv, Allreduce) x 3, the
     // host's tlp_1..4, the job's 3 POP efficiencies.
@@ -183,11 +192,16 @@ fn run_mpi_monitor_monitors_ranks_started_by_srun() {
     for rank in 0..2 {
         let small = monitor
             .iter()
-            .find(|r| r["params"]["rank"] == rank && r["metric"] == "small_messages")
+            .find(|r| r.metric == "small_messages" && rank_params(r).rank == Some(rank))
             .unwrap_or_else(|| panic!("rank {rank}: no small_messages"));
-        assert_eq!(small["value"], 7.0);
-        assert_eq!(small["params"]["host"], this_host().as_str());
-        assert_eq!(small["params"]["ranks"], 2);
+        let params = rank_params(small);
+        assert_eq!(small.value, 7.0, "{small:?}");
+        assert_eq!(
+            params.host.as_deref(),
+            Some(this_host().as_str()),
+            "{small:?}"
+        );
+        assert_eq!(params.ranks, Some(2), "{small:?}");
     }
     assert_stops_cleanly(slurm);
 }
@@ -278,7 +292,9 @@ fn slurm_check_drains_the_node_numabench_flags() {
     let clean = dir.path().join("clean.jsonl");
     let output = check(numabench(), "1", &clean, &["--only", "topo"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
-    assert_eq!(verdict(&records(&clean))["value"], 0.0);
+    let clean_records = typed_records(&clean);
+    let (verdict, _) = typed_verdict(&clean_records);
+    assert_eq!(verdict.value, 0.0, "{verdict:?}");
     assert!(state().starts_with("idle|"), "{}", state());
 
     // Rank 1 runs numabench with a 2 GB working set under `ulimit -v`.
@@ -301,11 +317,15 @@ fn slurm_check_drains_the_node_numabench_flags() {
     args.push("4M");
     let output = check(&wrapper, "2", &failing, &args);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
-    let records = records(&failing);
-    let failed = failed(&records);
+    let records = typed_records(&failing);
+    let failed = typed_failed(&records);
     assert_eq!(failed.len(), 1, "{}", text(&output));
-    assert_eq!(failed[0]["params"]["rank"], 1);
-    assert_eq!(failed[0]["params"]["host"], slurm.node());
+    assert_eq!(failed[0].who.rank, Some(1), "{failed:?}");
+    assert_eq!(
+        failed[0].who.host.as_deref(),
+        Some(slurm.node()),
+        "{failed:?}"
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout

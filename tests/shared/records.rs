@@ -14,6 +14,16 @@ use numabench_schema::{Record, RunMetadata};
 /// a record of the schema, or run metadata that is not [`RunMetadata`],
 /// fails the test.
 pub fn read_typed_runs(origin: &str, text: &str) -> (Vec<RunMetadata>, Vec<Record>) {
+    read_typed_runs_as(origin, text)
+}
+
+/// [`read_typed_runs`], each run metadata read as `M` (a view that adds
+/// what a writer puts beside [`RunMetadata`]'s fields, such as the MPI
+/// monitor's `partial`).
+pub fn read_typed_runs_as<M: serde::de::DeserializeOwned>(
+    origin: &str,
+    text: &str,
+) -> (Vec<M>, Vec<Record>) {
     let results =
         read::read_results(origin, text, Mode::Strict).unwrap_or_else(|error| panic!("{error}"));
     let runs = results
@@ -29,7 +39,12 @@ pub fn read_typed_runs(origin: &str, text: &str) -> (Vec<RunMetadata>, Vec<Recor
 
 /// [`read_typed_runs`], with the first run metadata the text holds.
 pub fn read_typed(origin: &str, text: &str) -> (RunMetadata, Vec<Record>) {
-    let (runs, records) = read_typed_runs(origin, text);
+    read_typed_as(origin, text)
+}
+
+/// [`read_typed_runs_as`], with the first run metadata the text holds.
+pub fn read_typed_as<M: serde::de::DeserializeOwned>(origin: &str, text: &str) -> (M, Vec<Record>) {
+    let (runs, records) = read_typed_runs_as(origin, text);
     let first = runs
         .into_iter()
         .next()
