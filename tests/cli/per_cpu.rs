@@ -4,7 +4,6 @@
 use super::{params_of, typed_records, typed_records_of, typed_stdout, verified};
 use numabench_schema::params::{BandwidthParams, NodeMedianRatioParams};
 use numabench_schema::{Record, Unit};
-use serde_json::json;
 
 /// This machine's allowed CPUs and, for each, its node (from `topo --json`).
 fn allowed_cpus_and_nodes() -> Vec<(u64, u64)> {

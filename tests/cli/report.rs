@@ -176,7 +176,7 @@ fn another_machines_topology_shows_its_cpuless_nodes_and_distances() {
     let distances = &html[html.find("<h4>Distances</h4>").unwrap()..html.find("<h4>HMAT").unwrap()];
     assert_eq!(
         distances
-            .matches(&format!("\nnode {}\n", nodes.len() - 1))
+            .matches(&format!("\nnode {}\n", document.nodes.len() - 1))
             .count(),
         2,
         "{html}"

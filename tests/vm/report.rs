@@ -167,7 +167,7 @@ fn check_exported_memattrs(run: &super::harness::VmRun, dir: &Path) {
             1e9 / 1048576.0,
         ),
     ] {
-        let records = super::placement_checks::with_metric(&run, FIRST_EXTRA_COMMAND + k, metric);
+        let records = super::placement_checks::with_metric(run, FIRST_EXTRA_COMMAND + k, metric);
         let mut expected: Vec<u64> = records
             .iter()
             .map(|r| (r.value * scale).round() as u64)
