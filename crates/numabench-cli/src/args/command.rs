@@ -105,7 +105,11 @@ pub enum Command {
     /// Example: numabench cg --class B --placement serial+migrate
     ///
     /// Conjugate gradient inside the inverse power method on NPB's random
-    /// sparse matrix, with NPB's verification value zeta. Records also say
+    /// sparse matrix, with NPB's verification value zeta. The sparse
+    /// product's variant (gathers, loads, prefetch, 16-bit column gaps) is
+    /// the fastest of a calibration, each variant first checked to compute
+    /// the scalar loads' bits on this CPU (params spmv, spmv_calibration,
+    /// and spmv_differing for a variant left out). Records also say
     /// what the threads were doing: per-thread user and system time and
     /// context switches, TLP_1..TLP_4 (sampled runnable threads per core),
     /// the kernel's per-node numastat deltas (system-wide) and perf event
