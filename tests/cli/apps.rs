@@ -1,9 +1,9 @@
 //! Application kernels on this machine: verification, placement records,
 //! the placement study.
 
-use super::records::params_of;
+use super::records::{app_run_params, params_of};
 use super::{numabench, succeeded, typed_records};
-use numabench_schema::params::{AppParams, AppRunParams, StudyVerdictParams};
+use numabench_schema::params::{AppParams, StudyVerdictParams};
 use numabench_schema::{Record, Unit};
 
 /// Every placement scheme STREAM accepts.
@@ -20,7 +20,7 @@ pub const STREAM_PLACEMENTS: &[&str] = &[
 /// Asserts that an application kernel's `time` record passed its
 /// verification of `quantity` and timed `iterations` iterations.
 fn assert_verified_time(time: &Record, quantity: &str, iterations: usize) {
-    let params = run_params(time);
+    let params = app_run_params(time);
     let verification = params.verification.as_ref().expect("a verification");
     assert_eq!(verification.quantity, quantity, "{time:?}");
     assert!(verification.passed, "{time:?}");
@@ -29,12 +29,6 @@ fn assert_verified_time(time: &Record, quantity: &str, iterations: usize) {
         Some(iterations),
         "{time:?}"
     );
-}
-
-/// An application run record's first params: its configuration and
-/// figures.
-fn run_params(record: &Record) -> AppRunParams {
-    params_of::<AppParams>(record).run
 }
 
 /// One STREAM run of two iterations over 1M.
@@ -106,7 +100,7 @@ fn stream_validates_and_records_placement_and_usage() {
             .unwrap();
         assert_eq!(time.unit, Unit::Seconds);
         assert_eq!(time.stats.n, 2);
-        let params = run_params(time);
+        let params = app_run_params(time);
         assert_eq!(
             params.configuration.scheme.placement.as_deref(),
             Some(placement)
@@ -252,7 +246,7 @@ fn placement_study_records_its_verdict() {
     assert!(times.iter().all(|time| time.stats.n == 3));
     assert!(times
         .iter()
-        .all(|time| run_params(time).cpu_order.as_deref() == Some("compact")));
+        .all(|time| app_run_params(time).cpu_order.as_deref() == Some("compact")));
     let verdict = records.last().unwrap();
     assert_eq!(verdict.metric, "best_median_time", "{verdict:?}");
     assert_eq!(verdict.benchmark, "stream");
@@ -279,7 +273,7 @@ fn placement_study_records_its_verdict() {
     let best = times
         .iter()
         .find(|time| {
-            let placement = run_params(time).configuration.scheme.placement;
+            let placement = app_run_params(time).configuration.scheme.placement;
             Some(format!("{} + compact", placement.unwrap_or_default())) == params.configuration
         })
         .unwrap();
@@ -299,7 +293,7 @@ fn placement_study_runs_cg_under_every_scheme_it_names() {
     let placements: Vec<String> = times
         .iter()
         .map(|record| {
-            run_params(record)
+            app_run_params(record)
                 .configuration
                 .scheme
                 .placement
@@ -319,7 +313,7 @@ fn placement_study_runs_cg_under_every_scheme_it_names() {
     );
     for time in times {
         assert_eq!(time.benchmark, "cg");
-        let verification = run_params(time).verification.expect("a verification");
+        let verification = app_run_params(time).verification.expect("a verification");
         assert_eq!(verification.quantity, "zeta", "{time:?}");
         assert!(verification.passed, "{time:?}");
     }
@@ -341,7 +335,7 @@ fn mg_verifies_and_prints_its_residual() {
     ));
     let time = &records[0];
     assert_eq!(
-        run_params(time).configuration.threads.class.as_deref(),
+        app_run_params(time).configuration.threads.class.as_deref(),
         Some("S")
     );
     assert_verified_time(time, "rnm2", 4);
@@ -371,7 +365,7 @@ fn cg_verifies_and_prints_zeta() {
     // By default one thread per allowed CPU; --threads-per-core 2 doubles it.
     assert_eq!(time.typed_params().threads(), Some(2 * allowed as u64));
     assert_eq!(
-        run_params(time).configuration.threads.threads_per_cpu,
+        app_run_params(time).configuration.threads.threads_per_cpu,
         Some(2)
     );
     // The product variant that ran is the calibration's fastest, one-load-per-nonzero always
@@ -421,7 +415,7 @@ fn autonuma_says_whether_balancing_was_on() {
     ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let (_, records) = super::typed_stdout("stream --placement autonuma", &output.stdout);
-    let note = run_params(&records[0]).note;
+    let note = app_run_params(&records[0]).note;
     let on = balancing
         .and_then(|mask| mask.parse::<u32>().ok())
         .is_some_and(|mask| mask & 1 == 1);

@@ -56,7 +56,7 @@ mod weighted;
 
 use assert_cmd::Command;
 use numabench_schema::{PlacementCheck, Record, RunMetadata};
-pub use records::{params_of, read_typed};
+pub use records::{params_of, read_typed, requested};
 
 /// An hwloc XML topology of another machine (2 sockets, 8 CPUs, 5 nodes of
 /// which 3 CPU-less), described in its directory's make-xml.sh.
@@ -133,16 +133,6 @@ pub fn json_document(arguments: &[&str]) -> serde_json::Value {
 pub fn machine() -> numabench::topology::Machine {
     serde_json::from_value(json_document(&["topo"]))
         .unwrap_or_else(|error| panic!("topo --json is not a Machine: {error}"))
-}
-
-/// What a record's placement asked for, read as
-/// [`numabench_schema::RequestedPlacement`]; a `requested` of another shape
-/// fails the test.
-pub fn requested(record: &Record) -> numabench_schema::RequestedPlacement {
-    record
-        .placement
-        .requested_as()
-        .unwrap_or_else(|| panic!("placement.requested of another shape: {record:?}"))
 }
 
 /// Asserts that a run was refused with exit status 2 and one line on

@@ -213,10 +213,8 @@ fn records_carry_the_caches_in_front_and_the_default_size_clears_them() {
             .sum()
     };
     let cpus_of = |record: &Record| -> Vec<u32> {
-        record
-            .placement
-            .requested_as()
-            .and_then(|requested| requested.cpus)
+        super::requested(record)
+            .cpus
             .unwrap_or_else(|| panic!("no requested cpus: {record:?}"))
             .into_iter()
             .map(|cpu| cpu.expect("a requested cpu"))

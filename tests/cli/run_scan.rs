@@ -3,16 +3,11 @@
 
 use super::plan::labels;
 use super::records::params_of;
-use super::run::run_command;
+use super::run::{run_command, run_params};
 use super::{numabench, succeeded, typed_jsonl, typed_stdout, with_metric};
-use numabench_schema::params::{RunParams, ScanRatioParams};
-use numabench_schema::{Record, Unit};
+use numabench_schema::params::ScanRatioParams;
+use numabench_schema::Unit;
 use serde_json::Value;
-
-/// A `run_wall_time` record's params.
-fn run_params(record: &Record) -> RunParams {
-    params_of(record)
-}
 
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);

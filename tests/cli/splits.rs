@@ -124,10 +124,7 @@ fn chosen_cpus_run_the_workers_there_in_order() {
         .map(|part| part.parse::<u64>().unwrap())
         .sum();
     assert_eq!(total, 2, "{split} ({nodes})");
-    let requested = time
-        .placement
-        .requested_as()
-        .expect("a requested placement");
+    let requested = super::requested(time);
     assert_eq!(requested.cpus, Some(vec![Some(1), Some(0)]));
 }
 

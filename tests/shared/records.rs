@@ -4,9 +4,9 @@
 //! `shared/mod.rs`, which the pin tests include without that dependency.
 #![allow(dead_code)]
 
-use numabench_schema::params::BenchmarkParams;
+use numabench_schema::params::{AppParams, AppRunParams, BenchmarkParams};
 use numabench_schema::read::{self, Mode};
-use numabench_schema::{Record, RunMetadata};
+use numabench_schema::{Record, RequestedPlacement, RunMetadata};
 
 /// Every run metadata and the records of a results document or JSON
 /// Lines `text` (named `origin` in failures), read strictly through the
@@ -76,4 +76,19 @@ pub fn params_part<T: serde::de::DeserializeOwned>(record: &Record) -> T {
             )
         },
     )
+}
+
+/// What a record's placement asked for, read as [`RequestedPlacement`];
+/// a `requested` of another shape fails the test, naming the record.
+pub fn requested(record: &Record) -> RequestedPlacement {
+    record
+        .placement
+        .requested_as()
+        .unwrap_or_else(|| panic!("placement.requested of another shape: {record:?}"))
+}
+
+/// An application run record's first params (`time`, `mops`, ...): its
+/// configuration and figures.
+pub fn app_run_params(record: &Record) -> AppRunParams {
+    params_of::<AppParams>(record).run
 }

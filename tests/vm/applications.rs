@@ -5,9 +5,9 @@
 use super::boot::Part;
 use super::harness::{VmOptions, VmRun};
 use super::placement_checks::records;
-use super::records::params_of;
+use super::records::app_run_params;
 use super::{check_topology_with, topologies, FIRST_EXTRA_COMMAND};
-use numabench_schema::params::{AppParams, AppRunParams, PagesParams};
+use numabench_schema::params::{AppRunParams, PagesParams};
 use numabench_schema::Record;
 
 /// Application kernels in a second boot of the two-socket VM: STREAM, MG
@@ -89,7 +89,7 @@ pub(crate) fn time_record(run: &VmRun, i: usize, benchmark: &str) -> Record {
         .find(|r| r.metric == "time")
         .expect("a time record");
     assert_eq!(
-        run_params(&time).verification.map(|v| v.passed),
+        app_run_params(&time).verification.map(|v| v.passed),
         Some(true),
         "`{}`\n{}",
         run.commands[i].command,
@@ -101,13 +101,7 @@ pub(crate) fn time_record(run: &VmRun, i: usize, benchmark: &str) -> Record {
 /// The `time` record's run params of an application kernel's command `i`,
 /// checking that the run verified.
 pub(crate) fn app_time(run: &VmRun, i: usize, benchmark: &str) -> AppRunParams {
-    run_params(&time_record(run, i, benchmark))
-}
-
-/// An application run record's first params: its configuration and
-/// figures.
-pub(crate) fn run_params(record: &Record) -> AppRunParams {
-    params_of::<AppParams>(record).run
+    app_run_params(&time_record(run, i, benchmark))
 }
 
 /// A run's `pages_after_placement` or `pages_after_run`, which every
@@ -132,7 +126,7 @@ fn check_npb_study(run: &VmRun, i: usize, benchmark: &str) {
         .into_iter()
         .filter(|r| r.metric == "time")
         .map(|r| {
-            let params = run_params(&r);
+            let params = app_run_params(&r);
             assert_eq!(
                 params.verification.as_ref().map(|v| v.passed),
                 Some(true),

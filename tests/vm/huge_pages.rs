@@ -6,8 +6,10 @@
 //! they are computed on; CG and MG (class S) run on pool pages under both
 //! schemes.
 
-use super::applications::{node_share, pages, run_params, time_record};
+use super::applications::{node_share, pages, time_record};
 use super::boot::Part;
+use super::placement_checks::huge_page_check;
+use super::records::app_run_params;
 use super::{verified, FIRST_EXTRA_COMMAND};
 use numabench_schema::{HugePageCheck, Record};
 
@@ -28,12 +30,7 @@ fn commands() -> Vec<String> {
 /// The huge-page check of an app's time record: its source and fraction.
 fn huge(run: &super::harness::VmRun, i: usize, benchmark: &str) -> (Record, HugePageCheck) {
     let time = time_record(run, i, benchmark);
-    let check = time
-        .placement
-        .verified
-        .as_ref()
-        .and_then(|verified| verified.huge_pages.clone())
-        .unwrap_or_else(|| panic!("no huge_pages check: {time:?}\n{}", run.transcript()));
+    let check = huge_page_check(run, &time);
     (time, check)
 }
 
@@ -60,7 +57,7 @@ fn two_sockets_app_huge_pages_thp_and_pool() {
     for (k, _, benchmark) in cases {
         let (time, check) = huge(&run, i + k, benchmark);
         let v = verified(&run, i + k, &time);
-        let params = run_params(&time);
+        let params = app_run_params(&time);
         eprintln!(
             "huge pages: command {k} {benchmark} {:?}: {check:?}, achieved {}, fraction {}, huge_pages_migrated {:?}, pages after run {:?}",
             params.configuration.scheme.placement,
@@ -72,7 +69,7 @@ fn two_sockets_app_huge_pages_thp_and_pool() {
     }
     for (k, source, benchmark) in cases {
         let (time, check) = huge(&run, i + k, benchmark);
-        let params = run_params(&time);
+        let params = app_run_params(&time);
         assert_eq!(params.hugepages, Some(true), "{params:?}");
         assert_eq!(
             check.source,
@@ -87,7 +84,7 @@ fn two_sockets_app_huge_pages_thp_and_pool() {
         );
     }
     for k in [0, 2] {
-        let params = run_params(&time_record(&run, i + k, "stream"));
+        let params = app_run_params(&time_record(&run, i + k, "stream"));
         let moved = params.huge_pages_migrated.unwrap_or_else(|| {
             panic!(
                 "command {k}: huge_pages_migrated: {params:?}\n{}",
@@ -105,7 +102,7 @@ fn two_sockets_app_huge_pages_thp_and_pool() {
         );
     }
     for k in [1, 3] {
-        let params = run_params(&time_record(&run, i + k, "stream"));
+        let params = app_run_params(&time_record(&run, i + k, "stream"));
         let placed = pages(&params, &params.pages_after_placement);
         let share = node_share(placed, 1);
         assert!(

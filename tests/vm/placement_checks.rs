@@ -4,8 +4,8 @@
 //! ([`super::records`]).
 
 use super::harness::VmRun;
-use super::records::read_typed_runs;
-use numabench_schema::{PlacementStatus, Record};
+use super::records::{read_typed_runs, requested};
+use numabench_schema::{HugePageCheck, PlacementStatus, Record};
 use std::collections::BTreeMap;
 
 /// `placement.verified` of a record, with its status.
@@ -69,12 +69,7 @@ pub(crate) fn expect_requested(
     memory: &str,
     cpus: Option<&[u32]>,
 ) {
-    let requested = r.placement.requested_as().unwrap_or_else(|| {
-        panic!(
-            "[{}] `{}`: placement.requested is not a requested placement: {:?}",
-            run.topology, run.commands[i].command, r.placement.requested
-        )
-    });
+    let requested = requested(r);
     assert_eq!(
         requested.memory_label(),
         Some(memory),
@@ -98,13 +93,22 @@ pub(crate) fn expect_requested(
 /// The CPUs `r`'s placement asked for (`placement.requested.cpus`), each
 /// one given (a `null` fails the test).
 pub(crate) fn requested_cpus(r: &Record) -> Vec<u32> {
-    r.placement
-        .requested_as()
-        .and_then(|requested| requested.cpus)
+    requested(r)
+        .cpus
         .unwrap_or_else(|| panic!("no requested cpus: {r:?}"))
         .into_iter()
         .map(|cpu| cpu.unwrap_or_else(|| panic!("a requested cpu is null: {r:?}")))
         .collect()
+}
+
+/// The huge-page check of `r`'s placement, which a
+/// record with `--hugepages` must carry.
+pub(crate) fn huge_page_check(run: &VmRun, r: &Record) -> HugePageCheck {
+    r.placement
+        .verified
+        .as_ref()
+        .and_then(|check| check.huge_pages.clone())
+        .unwrap_or_else(|| panic!("no huge_pages check: {r:?}\n{}", run.transcript()))
 }
 
 /// The state of `r`'s placement status, `verified` or `misplaced`, or the

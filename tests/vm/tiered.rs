@@ -33,7 +33,7 @@
 
 use super::harness::{VmKernel, VmOptions};
 use super::placement_checks::all_records;
-use super::records::{params_of, params_part};
+use super::records::{params_of, params_part, requested};
 use super::{check_topology_with, records, topologies, FIRST_EXTRA_COMMAND};
 use numabench::doctor::{CheckId, DoctorReport};
 use numabench_schema::params::findings::DeclaredGapParams;
@@ -259,10 +259,7 @@ fn weighted_interleave_runs_in_the_kernel_with_set_weights_and_emulated_without(
         let bandwidth = records(&run, FIRST_EXTRA_COMMAND + index, "bandwidth");
         assert!(!bandwidth.is_empty(), "{}", context());
         for record in bandwidth {
-            let requested = record
-                .placement
-                .requested_as()
-                .unwrap_or_else(|| panic!("placement.requested: {record:?}"));
+            let requested = requested(&record);
             assert_eq!(requested.memory_label(), Some("weighted:0=3,2=1"));
             assert_eq!(requested.weighted_mode.as_deref(), Some(mode), "{record:?}");
             let share = node0_share(&achieved_check(&record).pages_per_node);

@@ -6,7 +6,8 @@
 use super::boot::{Part, SharedBoot};
 use super::harness::{VmOptions, VmRun};
 use super::placement_checks::{
-    expect_fraction, expect_requested, expect_split, records, requested_cpus, verified, with_metric,
+    expect_fraction, expect_requested, expect_split, huge_page_check, records, requested_cpus,
+    verified, with_metric,
 };
 use super::records::params_of;
 use super::{topologies, FIRST_EXTRA_COMMAND};
@@ -267,12 +268,7 @@ fn check_huge_pages(run: &VmRun, first: usize) {
         for r in records(run, i, "latency") {
             let v = verified(run, i, &r);
             expect_split(run, i, &v, &[(node, 1.0, 1.0)]);
-            let huge = r
-                .placement
-                .verified
-                .as_ref()
-                .and_then(|check| check.huge_pages.clone())
-                .unwrap_or_else(|| panic!("no huge_pages check: {r:?}\n{}", run.transcript()));
+            let huge = huge_page_check(run, &r);
             assert_eq!(huge.source, source, "{r:?}\n{}", run.transcript());
             if source == "hugetlbfs" {
                 assert_eq!(huge.fraction, 1.0, "{r:?}");

@@ -5,8 +5,8 @@
 //! weights of 3 and 1 (Linux 6.1 has no weighted interleave; a newer one
 //! starts at 1 for every node), so both run emulated, and say so.
 
-use super::applications::run_params;
 use super::boot::Part;
+use super::records::{app_run_params, requested};
 use super::{records, FIRST_EXTRA_COMMAND};
 use numabench_schema::{PlacementCheck, Record};
 
@@ -37,10 +37,7 @@ fn weighted_interleave_splits_pages_three_to_one() {
     let run = super::two_sockets::boot().part("weighted");
     let context = || run.transcript();
     for record in records(&run, FIRST_EXTRA_COMMAND, "bandwidth") {
-        let requested = record
-            .placement
-            .requested_as()
-            .unwrap_or_else(|| panic!("placement.requested: {record:?}"));
+        let requested = requested(&record);
         assert_eq!(requested.memory_label(), Some("weighted:0=3,1=1"));
         assert_eq!(
             requested.weighted_mode.as_deref(),
@@ -59,7 +56,7 @@ fn weighted_interleave_splits_pages_three_to_one() {
         .find(|record| record.metric == "time")
         .expect("a time record");
     assert_eq!(
-        run_params(&time)
+        app_run_params(&time)
             .configuration
             .scheme
             .weighted_mode
