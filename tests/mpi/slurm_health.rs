@@ -241,9 +241,19 @@ fn a_health_check_drains_a_slow_node_resumes_it_and_keeps_others_reasons() {
     .unwrap_or_else(|why| panic!("a private Slurm did not start: {why}"));
     fs::write(&conf_placeholder, slurm.conf().display().to_string()).unwrap();
 
-    // Healthy: a check passes and the node is idle.
+    // Healthy: a check passes and the node is idle, with no reason. A
+    // check that a neighbour's load made slow drains it meanwhile (rightly:
+    // see wait_for), and the next passing one resumes it: the node's state
+    // is read after the check, so it waits for idle too.
     let since = now();
-    let (_, state, reason) = wait_for(&slurm, &log, since, "a healthy check", PASSED, |_, _| true);
+    let (_, state, reason) = wait_for(
+        &slurm,
+        &log,
+        since,
+        "a healthy check, the node idle",
+        PASSED,
+        |state, _| state == "idle",
+    );
     assert_eq!((state.as_str(), reason.as_str()), ("idle", "none"));
 
     // Slow: drained with numabench's reason.

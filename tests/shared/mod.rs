@@ -39,7 +39,23 @@ pub fn closing_block_start(stdout: &str) -> Option<usize> {
 /// cargo into the build profile folder `profile` (`target/debug`, beside
 /// numabench, where `run --mpi-monitor` finds it); quick when it is up to
 /// date. `manifest_dir` is the calling crate's `CARGO_MANIFEST_DIR`.
+///
+/// With `NUMABENCH_TEST_MONITOR_BUILT` set (scripts/test sets it after its
+/// `cargo test --workspace --all-features --no-run`, which leaves the
+/// library, mpi feature on, in that folder) the library there is used as it
+/// is: building it again with the package's own features alone would
+/// compile some 27 crates a second time (bindgen's run on mpi.h among them)
+/// in the middle of a timed suite.
 pub fn monitor_library(profile: &Path, manifest_dir: &str) -> PathBuf {
+    let library = profile.join("libnumabench_mpi.so");
+    if std::env::var_os("NUMABENCH_TEST_MONITOR_BUILT").is_some() {
+        assert!(
+            library.is_file(),
+            "NUMABENCH_TEST_MONITOR_BUILT is set but {} is not a file",
+            library.display()
+        );
+        return library;
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut build = std::process::Command::new(cargo);
     build
@@ -56,7 +72,6 @@ pub fn monitor_library(profile: &Path, manifest_dir: &str) -> PathBuf {
     }
     let status = build.status().expect("cargo runs");
     assert!(status.success(), "building libnumabench_mpi.so failed");
-    let library = profile.join("libnumabench_mpi.so");
     assert!(library.is_file(), "{} not built", library.display());
     library
 }
