@@ -40,20 +40,30 @@ pub fn closing_block_start(stdout: &str) -> Option<usize> {
 /// numabench, where `run --mpi-monitor` finds it); quick when it is up to
 /// date. `manifest_dir` is the calling crate's `CARGO_MANIFEST_DIR`.
 ///
-/// With `NUMABENCH_TEST_MONITOR_BUILT` set (scripts/test sets it after its
-/// `cargo test --workspace --all-features --no-run`, which leaves the
-/// library, mpi feature on, in that folder) the library there is used as it
-/// is: building it again with the package's own features alone would
-/// compile some 27 crates a second time (bindgen's run on mpi.h among them)
-/// in the middle of a timed suite.
+/// With `NUMABENCH_TEST_MONITOR_BUILT` set (scripts/test sets it: its
+/// `cargo test --workspace --all-features --no-run` leaves the library, mpi
+/// feature on, in the folder's `deps/`) that library is put beside
+/// numabench as it is: building it again with the package's own features
+/// alone would compile some 27 crates a second time (bindgen's run on
+/// mpi.h among them) in the middle of a timed suite.
 pub fn monitor_library(profile: &Path, manifest_dir: &str) -> PathBuf {
     let library = profile.join("libnumabench_mpi.so");
     if std::env::var_os("NUMABENCH_TEST_MONITOR_BUILT").is_some() {
+        let built = profile.join("deps").join("libnumabench_mpi.so");
         assert!(
-            library.is_file(),
+            built.is_file(),
             "NUMABENCH_TEST_MONITOR_BUILT is set but {} is not a file",
-            library.display()
+            built.display()
         );
+        // Copied, then renamed over: the VM and the MPI tests may do this
+        // at once, and a rank may have the old one mapped.
+        let partial = profile.join(format!(".libnumabench_mpi.so.{}", std::process::id()));
+        std::fs::copy(&built, &partial).unwrap_or_else(|error| {
+            panic!("{} -> {}: {error}", built.display(), partial.display())
+        });
+        std::fs::rename(&partial, &library).unwrap_or_else(|error| {
+            panic!("{} -> {}: {error}", partial.display(), library.display())
+        });
         return library;
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
