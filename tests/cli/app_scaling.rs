@@ -2,7 +2,7 @@
 //! `--threads-sweep`): records per count with speedup and parallel
 //! efficiency that follow from the time records, the table, the plan.
 
-use super::plan::{fixture, numbers, plan_on, steps};
+use super::plan::{fixture, numbers, plan_on, wide};
 use super::plan_shapes::{group_of, topology};
 use super::records::params_of;
 use super::{succeeding, typed_records};
@@ -110,11 +110,8 @@ fn a_sweep_plans_cores_before_siblings_and_nodes_one_by_one() {
     let all = numbers(&topology["allowed"]["cpus"]).len();
     let cores = topology["cores"].as_array().unwrap().len();
     let plan = plan_on(&file, &["cg", "--class", "S", "--threads-sweep"]);
-    let steps = steps(&plan);
-    let counts: Vec<usize> = steps
-        .iter()
-        .map(|step| step["threads"].as_u64().unwrap() as usize)
-        .collect();
+    let steps = &plan.steps;
+    let counts: Vec<usize> = steps.iter().map(|step| step.threads).collect();
     let mut expected: Vec<usize> = (0..).map(|k| 1 << k).take_while(|n| *n <= all).collect();
     if !all.is_power_of_two() {
         expected.push(all);
@@ -123,9 +120,9 @@ fn a_sweep_plans_cores_before_siblings_and_nodes_one_by_one() {
     let mut previous: Vec<u64> = Vec::new();
     let mut previous_nodes = 0;
     for step in steps {
-        assert_eq!(step["cpu_order"], "cores-first-by-node");
-        let cpus = numbers(&step["cpus"]);
-        assert_eq!(cpus.len(), step["threads"].as_u64().unwrap() as usize);
+        assert_eq!(step.cpu_order.as_deref(), Some("cores-first-by-node"));
+        let cpus = wide(&step.cpus);
+        assert_eq!(cpus.len(), step.threads);
         assert_eq!(cpus[..previous.len()], previous[..], "not a prefix");
         let mut used_cores: Vec<usize> = cpus
             .iter()
@@ -143,7 +140,7 @@ fn a_sweep_plans_cores_before_siblings_and_nodes_one_by_one() {
             assert_eq!(used_nodes, vec![0], "{cpus:?}");
         }
         assert!(used_nodes.len() >= previous_nodes);
-        let label = step["label"].as_str().unwrap();
+        let label = &step.label;
         assert!(
             label.contains(&format!("{} node(s)", used_nodes.len())),
             "{label}"
