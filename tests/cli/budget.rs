@@ -4,9 +4,8 @@
 
 use super::errors::assert_refused;
 use super::plan::{fixture, plan_on, PLANNING};
-use super::{numabench, succeeding};
+use super::{numabench, param, succeeding, typed_stdout, with_metric};
 use numabench::bench::{BudgetOutcome, PlanDocument, PlanStep};
-use serde_json::Value;
 
 /// The steps of `plan` of `benchmark`.
 fn of<'a>(plan: &'a PlanDocument, benchmark: &str) -> Vec<&'a PlanStep> {
@@ -119,33 +118,33 @@ fn a_run_names_its_cuts_in_the_summary() {
         "{stderr}"
     );
     assert!(stderr.contains(", took "), "{stderr}");
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let records = document["records"].as_array().unwrap();
-    let cut = records
-        .iter()
-        .find(|record| record["benchmark"] == "summary" && record["metric"] == "budget_cut")
-        .expect("a budget_cut summary record");
-    assert_eq!(cut["params"]["cut"], "sizes");
-    assert_eq!(cut["params"]["budget_seconds"], 1.0);
-    assert!(cut["params"]["sentence"]
+    let (_, records) = typed_stdout("characterize --budget 1s", &output.stdout);
+    let summary = |metric: &str| {
+        records
+            .iter()
+            .find(|record| record.benchmark == "summary" && record.metric == metric)
+            .unwrap_or_else(|| panic!("no {metric} summary record"))
+    };
+    // Summary records have no typed params: read as their open object.
+    let cut = summary("budget_cut");
+    assert_eq!(*param(cut, "cut"), "sizes");
+    assert_eq!(*param(cut, "budget_seconds"), 1.0);
+    assert!(param(cut, "sentence")
         .as_str()
         .unwrap()
         .contains("not measured: "));
-    let latencies = records
+    let latencies = with_metric(&records, "latency")
         .iter()
-        .filter(|record| record["benchmark"] == "latency" && record["metric"] == "latency")
+        .filter(|record| record.benchmark == "latency")
         .count();
     assert_eq!(latencies, 3, "three sizes measured");
     // The run's record of its estimate against its elapsed time.
-    let run_time = records
-        .iter()
-        .find(|record| record["benchmark"] == "summary" && record["metric"] == "run_time")
-        .expect("a run_time summary record");
-    let elapsed = run_time["params"]["elapsed_seconds"].as_f64().unwrap();
-    assert!(elapsed > 0.0 && run_time["value"] == elapsed);
-    assert!(run_time["params"]["estimated_seconds"].as_f64().unwrap() > 0.0);
+    let run_time = summary("run_time");
+    let elapsed = param(run_time, "elapsed_seconds").as_f64().unwrap();
+    assert!(elapsed > 0.0 && run_time.value == elapsed);
+    assert!(param(run_time, "estimated_seconds").as_f64().unwrap() > 0.0);
     // Estimated with this machine's rates, calibrated before the run.
-    let rates = &run_time["params"]["estimate_rates"];
+    let rates = param(run_time, "estimate_rates");
     assert_eq!(rates["source"], "calibrated", "{rates}");
     // Within the calibration's bounds: 10 MB/s (an emulated guest is
     // below 100 MB/s, and so is a debug build's setup) to 100 GB/s.
@@ -284,14 +283,12 @@ fn a_stream_run_says_its_cuts_and_runs_as_cut() {
             .contains("numabench: budget cut (repetitions): 3 runs per configuration instead of 4"),
         "{stderr}"
     );
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let times = document["records"]
-        .as_array()
-        .unwrap()
+    let (_, records) = typed_stdout("stream --budget 1s", &output.stdout);
+    let times = records
         .iter()
-        .find(|record| record["benchmark"] == "stream" && record["stats"]["n"].is_number())
+        .find(|record| record.benchmark == "stream")
         .expect("a stream record");
-    assert_eq!(times["stats"]["n"], 3, "{times}");
+    assert_eq!(times.stats.n, 3, "{times:?}");
 }
 
 /// `matrix latency` on hwloc's 24-node SGI UV shape: over the default

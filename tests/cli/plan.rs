@@ -8,6 +8,7 @@ use super::{
 };
 use numabench::bench::PlanDocument;
 use numabench::runner::{RunPlan, RunPlanStep};
+use numabench::topology::NodeInfo;
 use serde::de::DeserializeOwned;
 
 /// A fixture of a machine shape (hwloc XML written by the project).
@@ -45,21 +46,6 @@ pub fn plan_of<T: DeserializeOwned>(arguments: &[&str]) -> T {
 /// The label of each of a `run` plan's steps, in order.
 pub fn run_labels(steps: &[RunPlanStep]) -> Vec<&str> {
     steps.iter().map(|step| step.label.as_str()).collect()
-}
-
-/// The numbers of a JSON array (a topology's CPUs, say).
-pub fn numbers(value: &serde_json::Value) -> Vec<u64> {
-    value
-        .as_array()
-        .unwrap_or_else(|| panic!("not an array: {value}"))
-        .iter()
-        .map(|number| number.as_u64().unwrap())
-        .collect()
-}
-
-/// CPUs or nodes as the topology's JSON numbers them (`u64`).
-pub fn wide(ids: &[u32]) -> Vec<u64> {
-    ids.iter().map(|&id| u64::from(id)).collect()
 }
 
 /// The plan `--plan` prints for `arguments` on fixture `name`, as text.
@@ -147,17 +133,13 @@ fn characterize_plan_table_ends_with_the_total() {
 #[test]
 fn matrix_plans_cover_every_cpu_node_and_every_memory_node() {
     let file = fixture("intel-snc2-hbm.xml");
-    let topology = succeeding(&["--topology", &file, "topo", "--json"]);
-    let topology: serde_json::Value = serde_json::from_slice(&topology.stdout).unwrap();
-    let nodes = topology["nodes"].as_array().unwrap();
-    let cpu_nodes: Vec<&serde_json::Value> = nodes
+    let topology = super::plan_shapes::topology(&file);
+    let cpu_nodes: Vec<&NodeInfo> = topology
+        .nodes
         .iter()
-        .filter(|node| !node["cpus"].as_array().unwrap().is_empty())
+        .filter(|node| !node.cpus.is_empty())
         .collect();
-    let all_nodes: Vec<u64> = nodes
-        .iter()
-        .map(|node| node["index"].as_u64().unwrap())
-        .collect();
+    let all_nodes: Vec<u32> = topology.nodes.iter().map(|node| node.index).collect();
     assert!(
         cpu_nodes.len() < all_nodes.len(),
         "the fixture has CPU-less nodes"
@@ -165,13 +147,10 @@ fn matrix_plans_cover_every_cpu_node_and_every_memory_node() {
     for matrix in ["latency", "bandwidth"] {
         let plan = plan_on(&file, &["matrix", matrix]);
         let step = &plan.steps[0];
-        assert_eq!(wide(&step.mem_nodes), all_nodes, "{matrix}");
+        assert_eq!(step.mem_nodes, all_nodes, "{matrix}");
         assert_eq!(step.cpus.len(), cpu_nodes.len(), "{matrix}");
         for (cpu, node) in step.cpus.iter().zip(&cpu_nodes) {
-            assert!(
-                numbers(&node["cpus"]).contains(&u64::from(*cpu)),
-                "{matrix}: {cpu}"
-            );
+            assert!(node.cpus.contains(cpu), "{matrix}: {cpu}");
         }
         assert_eq!(step.measurements, cpu_nodes.len() * all_nodes.len());
     }
