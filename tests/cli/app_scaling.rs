@@ -2,7 +2,7 @@
 //! `--threads-sweep`): records per count with speedup and parallel
 //! efficiency that follow from the time records, the table, the plan.
 
-use super::plan::{fixture, numbers, plan_on, steps};
+use super::plan::{fixture, plan_on};
 use super::plan_shapes::{group_of, topology};
 use super::records::params_of;
 use super::{succeeding, typed_records};
@@ -100,36 +100,33 @@ fn stream_scaling_prints_a_table() {
 fn a_sweep_plans_cores_before_siblings_and_nodes_one_by_one() {
     let file = fixture("two-socket-smt.xml");
     let topology = topology(&file);
-    let nodes = topology["nodes"].as_array().unwrap();
-    let node_of = |cpu: u64| {
+    let nodes = &topology.nodes;
+    let node_of = |cpu: u32| {
         nodes
             .iter()
-            .position(|node| numbers(&node["cpus"]).contains(&cpu))
-            .unwrap()
+            .position(|node| node.cpus.contains(&cpu))
+            .unwrap_or_else(|| panic!("CPU {cpu} on no node"))
     };
-    let all = numbers(&topology["allowed"]["cpus"]).len();
-    let cores = topology["cores"].as_array().unwrap().len();
+    let all = topology.allowed.cpus.len();
+    let cores = topology.cores.len();
     let plan = plan_on(&file, &["cg", "--class", "S", "--threads-sweep"]);
-    let steps = steps(&plan);
-    let counts: Vec<usize> = steps
-        .iter()
-        .map(|step| step["threads"].as_u64().unwrap() as usize)
-        .collect();
+    let steps = &plan.steps;
+    let counts: Vec<usize> = steps.iter().map(|step| step.threads).collect();
     let mut expected: Vec<usize> = (0..).map(|k| 1 << k).take_while(|n| *n <= all).collect();
     if !all.is_power_of_two() {
         expected.push(all);
     }
     assert_eq!(counts, expected);
-    let mut previous: Vec<u64> = Vec::new();
+    let mut previous: Vec<u32> = Vec::new();
     let mut previous_nodes = 0;
     for step in steps {
-        assert_eq!(step["cpu_order"], "cores-first-by-node");
-        let cpus = numbers(&step["cpus"]);
-        assert_eq!(cpus.len(), step["threads"].as_u64().unwrap() as usize);
+        assert_eq!(step.cpu_order.as_deref(), Some("cores-first-by-node"));
+        let cpus = step.cpus.clone();
+        assert_eq!(cpus.len(), step.threads);
         assert_eq!(cpus[..previous.len()], previous[..], "not a prefix");
         let mut used_cores: Vec<usize> = cpus
             .iter()
-            .map(|&cpu| group_of(&topology["cores"], cpu))
+            .map(|&cpu| group_of(&topology.cores, cpu))
             .collect();
         used_cores.sort_unstable();
         used_cores.dedup();
@@ -138,12 +135,12 @@ fn a_sweep_plans_cores_before_siblings_and_nodes_one_by_one() {
         used_nodes.sort_unstable();
         used_nodes.dedup();
         // Node k joins only when nodes 0..k are full of first threads.
-        let first_node_cores = nodes[0]["cpus"].as_array().unwrap().len() * cores / all;
+        let first_node_cores = nodes[0].cpus.len() * cores / all;
         if cpus.len() <= first_node_cores {
             assert_eq!(used_nodes, vec![0], "{cpus:?}");
         }
         assert!(used_nodes.len() >= previous_nodes);
-        let label = step["label"].as_str().unwrap();
+        let label = &step.label;
         assert!(
             label.contains(&format!("{} node(s)", used_nodes.len())),
             "{label}"
@@ -153,9 +150,6 @@ fn a_sweep_plans_cores_before_siblings_and_nodes_one_by_one() {
     }
     assert_eq!(
         previous_nodes,
-        nodes
-            .iter()
-            .filter(|node| !numbers(&node["cpus"]).is_empty())
-            .count()
+        nodes.iter().filter(|node| !node.cpus.is_empty()).count()
     );
 }

@@ -3,26 +3,32 @@
 //! refused; every command's default plan fits on every fixture.
 
 use super::errors::assert_refused;
-use super::plan::{fixture, numbers, plan_on, steps, PLANNING};
-use super::{numabench, succeeding};
-use serde_json::Value;
+use super::plan::{fixture, plan_on, PLANNING};
+use super::{numabench, param, succeeding, typed_stdout, with_metric};
+use numabench::bench::{BudgetOutcome, PlanDocument, PlanStep};
 
 /// The steps of `plan` of `benchmark`.
-fn of<'a>(plan: &'a Value, benchmark: &str) -> Vec<&'a Value> {
-    steps(plan)
+fn of<'a>(plan: &'a PlanDocument, benchmark: &str) -> Vec<&'a PlanStep> {
+    plan.steps
         .iter()
-        .filter(|step| step["benchmark"] == benchmark)
+        .filter(|step| step.benchmark == benchmark)
         .collect()
 }
 
+/// What the plan's budget did; a plan without one fails the test.
+fn budget_of(plan: &PlanDocument) -> &BudgetOutcome {
+    plan.budget.as_ref().unwrap_or_else(|| {
+        panic!(
+            "no budget in the plan of {} steps on {}",
+            plan.steps.len(),
+            plan.topology_source
+        )
+    })
+}
+
 /// The `what` of each of a plan's budget cuts, in order.
-fn cut_names(budget: &Value) -> Vec<&str> {
-    budget["cuts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|cut| cut["what"].as_str().unwrap())
-        .collect()
+fn cut_names(budget: &BudgetOutcome) -> Vec<&str> {
+    budget.cuts.iter().map(|cut| &*cut.what).collect()
 }
 
 /// A budget that is not a duration, or zero, is refused before anything
@@ -46,26 +52,24 @@ fn a_bad_budget_is_refused() {
 fn none_plans_everything_and_the_default_budget_cuts_in_order() {
     let file = fixture("two-socket-smt.xml");
     let all = plan_on(&file, &["characterize", "--budget", "none"]);
-    assert_eq!(all["budget"]["budget_seconds"], Value::Null);
-    assert_eq!(all["budget"]["cuts"], serde_json::json!([]));
+    assert_eq!(budget_of(&all).budget_seconds, None);
+    assert!(budget_of(&all).cuts.is_empty(), "{:?}", all.budget);
     let contention = of(&all, "contention");
     assert_eq!(
-        contention[0]["measurements"],
+        contention[0].measurements,
         128 + 2,
         "every thread alone, then together twice"
     );
-    assert!(steps(&all)
+    assert!(all
+        .steps
         .iter()
-        .all(|step| step["benchmark"] == "per-cpu" || step["repeat"] == 5));
+        .all(|step| step.benchmark == "per-cpu" || step.repeat == 5));
     let cut = plan_on(&file, &["characterize"]);
-    let budget = &cut["budget"];
-    assert_eq!(budget["budget_seconds"], 600.0);
-    assert_eq!(budget["uncut_seconds"], all["estimated_seconds"]);
-    assert!(
-        cut["estimated_seconds"].as_f64().unwrap() <= 600.0,
-        "{budget}"
-    );
-    assert_eq!(budget["fits"], true);
+    let budget = budget_of(&cut);
+    assert_eq!(budget.budget_seconds, Some(600.0));
+    assert_eq!(budget.uncut_seconds, all.estimated_seconds);
+    assert!(cut.estimated_seconds <= 600.0, "{budget:?}");
+    assert!(budget.fits, "{budget:?}");
     let whats = cut_names(budget);
     // Dropping latency sizes would save under 1% of the estimate, and the
     // repetitions are cut only after the CPUs: the CPU cut alone fits,
@@ -73,15 +77,12 @@ fn none_plans_everything_and_the_default_budget_cuts_in_order() {
     assert_eq!(whats, ["cpus"]);
     assert_eq!(of(&cut, "latency").len(), of(&all, "latency").len());
     assert_eq!(of(&cut, "per-cpu").len(), of(&all, "per-cpu").len());
-    assert!(budget["cuts"][0]["text"]
-        .as_str()
-        .unwrap()
+    assert!(budget.cuts[0]
+        .text
         .contains("then per-cpu measures 256 of its 256 CPU steps"));
-    assert!(
-        contention[0]["measurements"].as_u64() > of(&cut, "contention")[0]["measurements"].as_u64()
-    );
+    assert!(contention[0].measurements > of(&cut, "contention")[0].measurements);
     // The together run still uses every thread.
-    assert_eq!(numbers(&of(&cut, "contention")[0]["cpus"]).len(), 128);
+    assert_eq!(of(&cut, "contention")[0].cpus.len(), 128);
     // The table says the same before its total.
     let text = succeeding(&["--topology", &file, "characterize", "--plan"]);
     let text = String::from_utf8(text.stdout).unwrap();
@@ -117,33 +118,33 @@ fn a_run_names_its_cuts_in_the_summary() {
         "{stderr}"
     );
     assert!(stderr.contains(", took "), "{stderr}");
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let records = document["records"].as_array().unwrap();
-    let cut = records
-        .iter()
-        .find(|record| record["benchmark"] == "summary" && record["metric"] == "budget_cut")
-        .expect("a budget_cut summary record");
-    assert_eq!(cut["params"]["cut"], "sizes");
-    assert_eq!(cut["params"]["budget_seconds"], 1.0);
-    assert!(cut["params"]["sentence"]
+    let (_, records) = typed_stdout("characterize --budget 1s", &output.stdout);
+    let summary = |metric: &str| {
+        records
+            .iter()
+            .find(|record| record.benchmark == "summary" && record.metric == metric)
+            .unwrap_or_else(|| panic!("no {metric} summary record"))
+    };
+    // Summary records have no typed params: read as their open object.
+    let cut = summary("budget_cut");
+    assert_eq!(*param(cut, "cut"), "sizes");
+    assert_eq!(*param(cut, "budget_seconds"), 1.0);
+    assert!(param(cut, "sentence")
         .as_str()
         .unwrap()
         .contains("not measured: "));
-    let latencies = records
+    let latencies = with_metric(&records, "latency")
         .iter()
-        .filter(|record| record["benchmark"] == "latency" && record["metric"] == "latency")
+        .filter(|record| record.benchmark == "latency")
         .count();
     assert_eq!(latencies, 3, "three sizes measured");
     // The run's record of its estimate against its elapsed time.
-    let run_time = records
-        .iter()
-        .find(|record| record["benchmark"] == "summary" && record["metric"] == "run_time")
-        .expect("a run_time summary record");
-    let elapsed = run_time["params"]["elapsed_seconds"].as_f64().unwrap();
-    assert!(elapsed > 0.0 && run_time["value"] == elapsed);
-    assert!(run_time["params"]["estimated_seconds"].as_f64().unwrap() > 0.0);
+    let run_time = summary("run_time");
+    let elapsed = param(run_time, "elapsed_seconds").as_f64().unwrap();
+    assert!(elapsed > 0.0 && run_time.value == elapsed);
+    assert!(param(run_time, "estimated_seconds").as_f64().unwrap() > 0.0);
     // Estimated with this machine's rates, calibrated before the run.
-    let rates = &run_time["params"]["estimate_rates"];
+    let rates = param(run_time, "estimate_rates");
     assert_eq!(rates["source"], "calibrated", "{rates}");
     // Within the calibration's bounds: 10 MB/s (an emulated guest is
     // below 100 MB/s, and so is a debug build's setup) to 100 GB/s.
@@ -184,19 +185,19 @@ fn every_default_fits_its_budget_on_every_fixture() {
         let name = file.rsplit('/').next().unwrap();
         for command in PLANNING.iter().filter(|c| c[0] != "characterize") {
             let plan = plan_on(&file, command);
-            let budget = &plan["budget"];
-            assert_eq!(budget["budget_seconds"], 600.0, "{name} {command:?}");
-            let estimated = plan["estimated_seconds"].as_f64().unwrap();
-            let said = budget["estimated_seconds"].as_f64().unwrap();
+            let budget = budget_of(&plan);
+            assert_eq!(budget.budget_seconds, Some(600.0), "{name} {command:?}");
+            let estimated = plan.estimated_seconds;
+            let said = budget.estimated_seconds;
             assert!(
                 (said - estimated).abs() <= 1e-9 * estimated.max(1.0),
                 "{name} {command:?}: {said} against {estimated}"
             );
             if asks_for_every_cpu(command) {
-                assert_eq!(budget["fits"], estimated <= 600.0, "{name} {command:?}");
+                assert_eq!(budget.fits, estimated <= 600.0, "{name} {command:?}");
                 continue;
             }
-            assert_eq!(budget["fits"], true, "{name} {command:?}: {budget}");
+            assert!(budget.fits, "{name} {command:?}: {budget:?}");
             assert!(estimated <= 600.0, "{name} {command:?}: {estimated}");
         }
     }
@@ -209,20 +210,19 @@ fn every_default_fits_its_budget_on_every_fixture() {
 fn contention_samples_its_threads_alone_only_as_far_as_needed() {
     let file = fixture("amd-nps4.xml");
     let all = plan_on(&file, &["contention", "--budget", "none"]);
-    assert_eq!(steps(&all)[0]["measurements"], 256 + 2, "{all}");
-    assert_eq!(all["budget"]["cuts"], serde_json::json!([]));
+    assert_eq!(all.steps[0].measurements, 256 + 2, "{all:?}");
+    assert!(budget_of(&all).cuts.is_empty(), "{:?}", all.budget);
     let cut = plan_on(&file, &["contention"]);
-    let budget = &cut["budget"];
-    assert_eq!(budget["cuts"][0]["what"], "cpus", "{budget}");
-    let measured = steps(&cut)[0]["measurements"].as_u64().unwrap();
+    let budget = budget_of(&cut);
+    assert_eq!(budget.cuts[0].what, "cpus", "{budget:?}");
+    let measured = cut.steps[0].measurements;
     assert!(measured < 256 + 2 && measured > 8 + 2, "{measured}");
-    let estimated = cut["estimated_seconds"].as_f64().unwrap();
+    let estimated = cut.estimated_seconds;
     // Within the budget, and not far under it: a halving would leave
     // minutes unused.
     assert!(estimated <= 600.0 && estimated > 540.0, "{estimated}");
     // One thread more alone would be over.
-    let per_thread =
-        (all["estimated_seconds"].as_f64().unwrap() - estimated) / (256 + 2 - measured) as f64;
+    let per_thread = (all.estimated_seconds - estimated) / (256 + 2 - measured) as f64;
     assert!(estimated + per_thread > 600.0 - per_thread, "{per_thread}");
 }
 
@@ -235,22 +235,22 @@ fn placement_study_keeps_its_grid_and_says_what_a_cap_measures() {
     let file = fixture("memory-mode-400g.xml");
     let all = plan_on(&file, &["placement-study", "stream", "--budget", "none"]);
     let cut = plan_on(&file, &["placement-study", "stream"]);
-    assert_eq!(steps(&all).len(), steps(&cut).len(), "every configuration");
-    for (full, fitted) in steps(&all).iter().zip(steps(&cut)) {
-        assert_eq!(full["label"], fitted["label"]);
-        assert_eq!(full["repeat"], 10);
-        assert_eq!(fitted["repeat"], 5);
-        assert!(fitted["size_bytes"].as_u64() < full["size_bytes"].as_u64());
+    assert_eq!(all.steps.len(), cut.steps.len(), "every configuration");
+    for (full, fitted) in all.steps.iter().zip(&cut.steps) {
+        assert_eq!(full.label, fitted.label);
+        assert_eq!(full.repeat, 10);
+        assert_eq!(fitted.repeat, 5);
+        assert!(fitted.size_bytes < full.size_bytes);
     }
-    let budget = &cut["budget"];
+    let budget = budget_of(&cut);
     let whats = cut_names(budget);
-    assert_eq!(whats, ["repetitions", "working-sets"], "{budget}");
-    let text = budget["cuts"][1]["text"].as_str().unwrap();
+    assert_eq!(whats, ["repetitions", "working-sets"], "{budget:?}");
+    let text = &budget.cuts[1].text;
     assert!(text.contains("partly those caches'"), "{text}");
-    assert!(cut["estimated_seconds"].as_f64().unwrap() <= 600.0);
+    assert!(cut.estimated_seconds <= 600.0);
     // A study asked for fewer runs than its floor keeps them.
     let few = plan_on(&file, &["placement-study", "stream", "--repeat", "2"]);
-    assert!(steps(&few).iter().all(|step| step["repeat"] == 2));
+    assert!(few.steps.iter().all(|step| step.repeat == 2));
 }
 
 /// Every command with a budget refuses a bad one before anything runs.
@@ -283,14 +283,12 @@ fn a_stream_run_says_its_cuts_and_runs_as_cut() {
             .contains("numabench: budget cut (repetitions): 3 runs per configuration instead of 4"),
         "{stderr}"
     );
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let times = document["records"]
-        .as_array()
-        .unwrap()
+    let (_, records) = typed_stdout("stream --budget 1s", &output.stdout);
+    let times = records
         .iter()
-        .find(|record| record["benchmark"] == "stream" && record["stats"]["n"].is_number())
+        .find(|record| record.benchmark == "stream")
         .expect("a stream record");
-    assert_eq!(times["stats"]["n"], 3, "{times}");
+    assert_eq!(times.stats.n, 3, "{times:?}");
 }
 
 /// `matrix latency` on hwloc's 24-node SGI UV shape: over the default
@@ -301,16 +299,16 @@ fn a_stream_run_says_its_cuts_and_runs_as_cut() {
 fn a_matrix_over_its_budget_is_measured_by_class_unless_full() {
     let file = fixture("sgi-uv2000-24n.xml");
     let sampled = plan_on(&file, &["matrix", "latency"]);
-    let budget = &sampled["budget"];
-    assert_eq!(cut_names(budget), ["matrix-classes"], "{budget}");
-    assert_eq!(budget["fits"], true);
-    assert!(budget["blind_spots"][0]
-        .as_str()
-        .unwrap()
-        .contains("a slow node pair is found only among the"));
-    let rule = steps(&sampled)[0]["sample_rule"].as_str().unwrap();
+    let budget = budget_of(&sampled);
+    assert_eq!(cut_names(budget), ["matrix-classes"], "{budget:?}");
+    assert!(budget.fits, "{budget:?}");
+    assert!(budget.blind_spots[0].contains("a slow node pair is found only among the"));
+    let rule = sampled.steps[0]
+        .sample_rule
+        .as_deref()
+        .expect("a sample_rule");
     assert!(rule.contains("seed 1"), "{rule}");
     let full = plan_on(&file, &["matrix", "latency", "--full-matrix"]);
-    assert_eq!(steps(&full)[0]["measurements"], 576);
-    assert_eq!(full["budget"]["fits"], false, "{}", full["budget"]);
+    assert_eq!(full.steps[0].measurements, 576);
+    assert!(!budget_of(&full).fits, "{:?}", full.budget);
 }

@@ -4,7 +4,9 @@
 //! fingerprint gets one `ERROR numabench:` line per difference and exit 1,
 //! and bad baselines and flags get one line and exit 2.
 
+use super::plan::read_plan;
 use super::{numabench, refusal, succeeded, typed_stdout};
+use numabench::check::CheckPlanEntry;
 use numabench_schema::params::CheckItemParams;
 use numabench_schema::{PlacementStatus, Record};
 use serde_json::Value;
@@ -39,11 +41,11 @@ fn the_default_plan_fits_30_seconds_on_every_fixture() {
             "--plan",
             "--json",
         ]));
-        let plans: Value = serde_json::from_slice(&output.stdout).unwrap();
-        let plan = &plans[0]["plan"];
-        let seconds = plan["estimated_seconds"].as_f64().unwrap();
+        let plans: Vec<CheckPlanEntry> = read_plan(&path.display().to_string(), &output.stdout);
+        let plan = &plans[0].plan;
+        let seconds = plan.estimated_seconds;
         assert!(seconds <= 30.0, "{}: {seconds} s", path.display());
-        assert!(!plan["items"].as_array().unwrap().is_empty());
+        assert!(!plan.items.is_empty());
         seen += 1;
     }
     assert!(seen >= 10);

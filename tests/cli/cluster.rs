@@ -1,7 +1,9 @@
 //! `numabench cluster` outside mpirun: without the `mpi` feature it says
 //! how to build it (status 2); with it, a lone process is a one-rank job.
 
+use crate::plan::read_plan;
 use crate::{numabench, refusal};
+use numabench::cluster::ClusterPlan;
 
 /// The default build names the build command in one line, status 2.
 #[cfg(not(feature = "mpi"))]
@@ -68,15 +70,15 @@ fn cluster_plan_says_what_a_thousand_hosts_cost() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
-    let plan: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let pingpong = &plan["pingpong"];
-    let pairs = pingpong["pairs"].as_u64().unwrap();
-    assert!((9_000..=11_000).contains(&pairs), "{plan}");
-    let seconds = pingpong["seconds"].as_f64().unwrap();
-    assert!((2_500.0..4_000.0).contains(&seconds), "{plan}");
-    assert_eq!(pingpong["over_budget"], true);
-    assert_eq!(pingpong["rounds"], 10);
-    assert_eq!(plan["pingpong_in_rounds"], true);
+    let plan: ClusterPlan = read_plan("cluster --plan --hosts 1000 --json", &output.stdout);
+    let pingpong = plan.pingpong.as_ref().expect("the ping-pong's cost");
+    let pairs = pingpong.pairs;
+    assert!((9_000..=11_000).contains(&pairs), "{plan:?}");
+    let seconds = pingpong.seconds;
+    assert!((2_500.0..4_000.0).contains(&seconds), "{plan:?}");
+    assert!(pingpong.over_budget, "{plan:?}");
+    assert_eq!(pingpong.rounds, 10);
+    assert!(plan.pingpong_in_rounds, "{plan:?}");
     let text = numabench()
         .args(["cluster", "--plan", "--hosts", "1000"])
         .output()

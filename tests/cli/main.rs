@@ -27,6 +27,7 @@ mod pandas;
 mod per_cpu;
 mod plan;
 mod plan_shapes;
+mod plan_wire;
 mod plugins;
 #[path = "../shared/records.rs"]
 mod records;

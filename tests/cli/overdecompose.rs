@@ -1,7 +1,9 @@
 //! `numabench overdecompose --plan`: the configurations, without MPI and
 //! without running anything (the runs themselves are in tests/mpi).
 
+use super::plan::read_plan;
 use super::OTHER_MACHINE_XML;
+use numabench::overdecompose::OverdecomposePlan;
 use std::process::{Command, Output};
 
 /// The variables that put the study on every node of a Slurm allocation.
@@ -42,25 +44,15 @@ fn the_plan_lists_each_share_and_k_with_every_ranks_cpu() {
         "--cores",
         "3",
     ]));
-    let plan: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(plan["cores"], 3);
-    let core_cpus: Vec<u64> = plan["core_cpus"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|cpu| cpu.as_u64().unwrap())
-        .collect();
+    let plan: OverdecomposePlan = read_plan("overdecompose --plan --json", &output.stdout);
+    assert_eq!(plan.cores, 3);
+    let core_cpus = &plan.core_cpus;
     assert_eq!(core_cpus.len(), 3);
-    let configurations = plan["configurations"].as_array().unwrap();
+    let configurations = &plan.configurations;
     // K = 1 (the baseline) is added: 2 shares x K in {1, 2, 4}.
-    let keys: Vec<(f64, u64)> = configurations
+    let keys: Vec<(f64, usize)> = configurations
         .iter()
-        .map(|c| {
-            (
-                c["target_comm_share"].as_f64().unwrap(),
-                c["ranks_per_core"].as_u64().unwrap(),
-            )
-        })
+        .map(|c| (c.target_comm_share, c.ranks_per_core))
         .collect();
     assert_eq!(
         keys,
@@ -74,20 +66,14 @@ fn the_plan_lists_each_share_and_k_with_every_ranks_cpu() {
         ]
     );
     for configuration in configurations {
-        let k = configuration["ranks_per_core"].as_u64().unwrap() as usize;
-        assert_eq!(configuration["ranks"], 3 * k as u64);
-        let cpus: Vec<u64> = configuration["rank_cpus"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|cpu| cpu.as_u64().unwrap())
-            .collect();
+        let k = configuration.ranks_per_core;
+        assert_eq!(configuration.ranks, 3 * k);
         // The K ranks of a core share its CPU; each core's CPU comes K times in a row.
-        let expected: Vec<u64> = core_cpus
+        let expected: Vec<Option<u32>> = core_cpus
             .iter()
-            .flat_map(|&cpu| std::iter::repeat_n(cpu, k))
+            .flat_map(|&cpu| std::iter::repeat_n(Some(cpu), k))
             .collect();
-        assert_eq!(cpus, expected, "{configuration}");
+        assert_eq!(configuration.rank_cpus, expected, "{configuration:?}");
     }
 }
 
@@ -127,13 +113,13 @@ fn across_a_hostfile_or_a_slurm_allocation_every_host_runs_the_ranks() {
             .arg("--hostfile")
             .arg(&hostfile),
     );
-    let plan: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(plan["hosts"], 2);
-    assert_eq!(plan["host_names"], serde_json::json!(["n1", "n2"]));
-    for configuration in plan["configurations"].as_array().unwrap() {
-        let k = configuration["ranks_per_core"].as_u64().unwrap();
-        assert_eq!(configuration["ranks"], 2 * k, "{configuration}");
-        assert_eq!(configuration["ranks_per_host"], k, "{configuration}");
+    let plan: OverdecomposePlan = read_plan("overdecompose --hostfile", &output.stdout);
+    assert_eq!(plan.hosts, 2);
+    assert_eq!(plan.host_names, ["n1", "n2"]);
+    for configuration in &plan.configurations {
+        let k = configuration.ranks_per_core;
+        assert_eq!(configuration.ranks, 2 * k, "{configuration:?}");
+        assert_eq!(configuration.ranks_per_host, k, "{configuration:?}");
     }
     // Inside an allocation of three nodes, without --host or --hostfile.
     let text = text_plan(&[

@@ -4,8 +4,12 @@
 
 use super::errors::assert_refused;
 use super::{
-    json_document, numabench, succeeding, typed_records, typed_records_of, MEASURING_COMMANDS,
+    numabench, requested, succeeding, typed_records, typed_records_of, MEASURING_COMMANDS,
 };
+use numabench::bench::PlanDocument;
+use numabench::runner::{RunPlan, RunPlanStep};
+use numabench::topology::NodeInfo;
+use serde::de::DeserializeOwned;
 
 /// A fixture of a machine shape (hwloc XML written by the project).
 pub fn fixture(name: &str) -> String {
@@ -19,25 +23,29 @@ pub fn fixture(name: &str) -> String {
 /// policies instead: `run_plans_its_policies`).
 pub const PLANNING: &[&[&str]] = MEASURING_COMMANDS.split_last().expect("commands").1;
 
-pub fn steps(plan: &serde_json::Value) -> &Vec<serde_json::Value> {
-    plan["steps"].as_array().expect("a steps array")
+/// A plan document printed on stdout, read through its type (the
+/// library's: [`PlanDocument`], [`RunPlan`], ...); one that does not
+/// parse fails the test, naming `origin` and the text. (Its keys and their
+/// order are the wire tests' concern: `plan_wire.rs`.)
+pub fn read_plan<T: DeserializeOwned>(origin: &str, stdout: &[u8]) -> T {
+    let text = String::from_utf8_lossy(stdout);
+    serde_json::from_str(&text).unwrap_or_else(|error| {
+        panic!(
+            "{origin}: not a {} ({error}):\n{text}",
+            std::any::type_name::<T>()
+        )
+    })
 }
 
-/// The label of each of a plan's `steps`, in order.
-pub fn labels(steps: &[serde_json::Value]) -> Vec<&str> {
-    steps
-        .iter()
-        .map(|step| step["label"].as_str().unwrap())
-        .collect()
+/// The plan document `arguments` (with `--plan --json` among them) print,
+/// read as `T` ([`read_plan`]).
+pub fn plan_of<T: DeserializeOwned>(arguments: &[&str]) -> T {
+    read_plan(&format!("{arguments:?}"), &succeeding(arguments).stdout)
 }
 
-pub fn numbers(value: &serde_json::Value) -> Vec<u64> {
-    value
-        .as_array()
-        .unwrap_or_else(|| panic!("not an array: {value}"))
-        .iter()
-        .map(|number| number.as_u64().unwrap())
-        .collect()
+/// The label of each of a `run` plan's steps, in order.
+pub fn run_labels(steps: &[RunPlanStep]) -> Vec<&str> {
+    steps.iter().map(|step| step.label.as_str()).collect()
 }
 
 /// The plan `--plan` prints for `arguments` on fixture `name`, as text.
@@ -48,15 +56,30 @@ pub fn plan_text(name: &str, arguments: &[&str]) -> String {
 }
 
 /// The plan `--plan --json` prints for `arguments` on topology `file`.
-pub fn plan_on(file: &str, arguments: &[&str]) -> serde_json::Value {
-    let output = succeeding(&[&["--topology", file], arguments, &["--plan", "--json"]].concat());
-    serde_json::from_slice(&output.stdout).unwrap()
+pub fn plan_on(file: &str, arguments: &[&str]) -> PlanDocument {
+    plan_of(&[&["--topology", file], arguments, &["--plan", "--json"]].concat())
+}
+
+/// The plan `--plan --json` prints for `arguments` on this machine.
+pub fn plan_here(arguments: &[&str]) -> PlanDocument {
+    plan_of(&[arguments, &["--plan", "--json"]].concat())
+}
+
+/// The CPUs a record's placement asked for, as numbers.
+fn requested_cpus(record: &numabench_schema::Record) -> Vec<u32> {
+    requested(record)
+        .cpus
+        .unwrap_or_else(|| panic!("no requested CPUs: {record:?}"))
+        .into_iter()
+        .map(|cpu| cpu.unwrap_or_else(|| panic!("a CPU not named: {record:?}")))
+        .collect()
 }
 
 /// Every measuring command plans for a 128-CPU two-socket file: the steps
-/// carry the documented fields, the CPUs are the file's (CPU 127 does not
-/// exist here), the total is the sum of the steps, and no output file is
-/// created (nothing runs).
+/// carry the documented fields (read through `PlanStep`; their keys are
+/// `plan_wire.rs`'s), the CPUs are the file's (CPU 127 does not exist
+/// here), the total is the sum of the steps, and no output file is created
+/// (nothing runs).
 #[test]
 fn every_measuring_command_plans_a_topology_file() {
     let file = fixture("two-socket-smt.xml");
@@ -66,39 +89,32 @@ fn every_measuring_command_plans_a_topology_file() {
         let csv_text = csv.to_str().unwrap();
         let plan = plan_on(&file, &[*command, &["--csv", csv_text]].concat());
         assert!(!csv.exists(), "{command:?} wrote {csv_text}");
-        let steps = steps(&plan);
-        assert!(!steps.is_empty(), "{command:?}");
+        assert!(!plan.steps.is_empty(), "{command:?}");
         let mut total = 0.0;
-        for step in steps {
-            for field in ["benchmark", "label", "cpu_order", "cache_affected"] {
-                assert!(
-                    step.get(field).is_some(),
-                    "{command:?}: no {field} in {step}"
-                );
-            }
-            let cpus = numbers(&step["cpus"]);
+        for step in &plan.steps {
             // Only unpinned application workers have no CPUs of their own.
-            let unpinned = step["label"].as_str().unwrap().contains("unpinned");
-            assert!(!cpus.is_empty() || unpinned, "{command:?}: {step}");
-            assert!(step["cache_bytes_in_front"].as_u64().unwrap() > 0, "{step}");
-            assert!(cpus.iter().all(|&cpu| cpu < 128), "{command:?}: {step}");
-            numbers(&step["mem_nodes"]);
-            assert!(step["size_bytes"].as_u64().unwrap() > 0, "{step}");
-            assert!(step["threads"].as_u64().unwrap() >= 1, "{step}");
-            assert!(step["repeat"].as_u64().unwrap() >= 1, "{step}");
-            step["cache_bytes_in_front"].as_u64().unwrap();
-            let seconds = step["estimated_seconds"].as_f64().unwrap();
-            assert!(seconds > 0.0, "{command:?}: {step}");
-            total += seconds;
+            let unpinned = step.label.contains("unpinned");
+            assert!(!step.cpus.is_empty() || unpinned, "{command:?}: {step:?}");
+            assert!(step.cache_bytes_in_front > 0, "{step:?}");
+            assert!(
+                step.cpus.iter().all(|&cpu| cpu < 128),
+                "{command:?}: {step:?}"
+            );
+            assert!(step.size_bytes > 0, "{step:?}");
+            assert!(step.threads >= 1, "{step:?}");
+            assert!(step.repeat >= 1, "{step:?}");
+            assert!(step.estimated_seconds > 0.0, "{command:?}: {step:?}");
+            total += step.estimated_seconds;
         }
-        let planned = plan["estimated_seconds"].as_f64().unwrap();
+        let planned = plan.estimated_seconds;
         assert!((planned - total).abs() < 1e-6 * total, "{command:?}");
     }
     // The file's CPUs, not this machine's: its all-CPU steps reach CPU 127.
     let characterize = plan_on(&file, &["characterize"]);
-    assert!(steps(&characterize)
+    assert!(characterize
+        .steps
         .iter()
-        .any(|step| numbers(&step["cpus"]).contains(&127)));
+        .any(|step| step.cpus.contains(&127)));
 }
 
 /// The table form names each step and ends with the total estimate.
@@ -117,34 +133,26 @@ fn characterize_plan_table_ends_with_the_total() {
 #[test]
 fn matrix_plans_cover_every_cpu_node_and_every_memory_node() {
     let file = fixture("intel-snc2-hbm.xml");
-    let topology = succeeding(&["--topology", &file, "topo", "--json"]);
-    let topology: serde_json::Value = serde_json::from_slice(&topology.stdout).unwrap();
-    let nodes = topology["nodes"].as_array().unwrap();
-    let cpu_nodes: Vec<&serde_json::Value> = nodes
+    let topology = super::plan_shapes::topology(&file);
+    let cpu_nodes: Vec<&NodeInfo> = topology
+        .nodes
         .iter()
-        .filter(|node| !node["cpus"].as_array().unwrap().is_empty())
+        .filter(|node| !node.cpus.is_empty())
         .collect();
-    let all_nodes: Vec<u64> = nodes
-        .iter()
-        .map(|node| node["index"].as_u64().unwrap())
-        .collect();
+    let all_nodes: Vec<u32> = topology.nodes.iter().map(|node| node.index).collect();
     assert!(
         cpu_nodes.len() < all_nodes.len(),
         "the fixture has CPU-less nodes"
     );
     for matrix in ["latency", "bandwidth"] {
         let plan = plan_on(&file, &["matrix", matrix]);
-        let step = &steps(&plan)[0];
-        assert_eq!(numbers(&step["mem_nodes"]), all_nodes, "{matrix}");
-        let cpus = numbers(&step["cpus"]);
-        assert_eq!(cpus.len(), cpu_nodes.len(), "{matrix}");
-        for (cpu, node) in cpus.iter().zip(&cpu_nodes) {
-            assert!(numbers(&node["cpus"]).contains(cpu), "{matrix}: {cpu}");
+        let step = &plan.steps[0];
+        assert_eq!(step.mem_nodes, all_nodes, "{matrix}");
+        assert_eq!(step.cpus.len(), cpu_nodes.len(), "{matrix}");
+        for (cpu, node) in step.cpus.iter().zip(&cpu_nodes) {
+            assert!(node.cpus.contains(cpu), "{matrix}: {cpu}");
         }
-        assert_eq!(
-            step["measurements"].as_u64().unwrap(),
-            (cpu_nodes.len() * all_nodes.len()) as u64
-        );
+        assert_eq!(step.measurements, cpu_nodes.len() * all_nodes.len());
     }
 }
 
@@ -178,19 +186,20 @@ fn a_run_executes_the_steps_its_plan_shows() {
         (super::per_cpu::PER_CPU_LATENCY_MATRIX, "latency"),
     ];
     for (arguments, metric) in cases {
-        let plan = json_document(&[*arguments, &["--plan"]].concat());
-        let mut planned: Vec<(Vec<u64>, u64)> = steps(&plan)
+        let plan = plan_here(arguments);
+        let mut planned: Vec<(Vec<u32>, u64)> = plan
+            .steps
             .iter()
-            .map(|step| (numbers(&step["cpus"]), step["size_bytes"].as_u64().unwrap()))
+            .map(|step| (step.cpus.clone(), step.size_bytes))
             .collect();
         let records = typed_records(arguments);
         // Through the shared params view: every benchmark here names its size.
-        let mut ran: Vec<(Vec<u64>, u64)> = records
+        let mut ran: Vec<(Vec<u32>, u64)> = records
             .iter()
             .filter(|record| metric.is_empty() || record.metric == *metric)
             .map(|record| {
                 (
-                    numbers(&record.placement.requested["cpus"]),
+                    requested_cpus(record),
                     record.typed_params().size_bytes().unwrap(),
                 )
             })
@@ -200,13 +209,10 @@ fn a_run_executes_the_steps_its_plan_shows() {
         ran.dedup();
         planned.dedup();
         assert_eq!(ran, planned, "{arguments:?}");
-        let measurements: u64 = steps(&plan)
-            .iter()
-            .map(|step| step["measurements"].as_u64().unwrap())
-            .sum();
+        let measurements: usize = plan.steps.iter().map(|step| step.measurements).sum();
         if !metric.is_empty() {
             assert_eq!(
-                records.iter().filter(|r| r.metric == *metric).count() as u64,
+                records.iter().filter(|r| r.metric == *metric).count(),
                 measurements
             );
         }
@@ -217,14 +223,13 @@ fn a_run_executes_the_steps_its_plan_shows() {
 #[test]
 fn a_matrix_run_measures_the_cells_its_plan_counts() {
     let arguments = ["matrix", "latency", "--size", "1M", "--repeat", "1"];
-    let plan = json_document(&[&arguments[..], &["--plan"]].concat());
-    let step = &steps(&plan)[0];
+    let plan = plan_here(&arguments);
+    let step = &plan.steps[0];
     let records = typed_records_of(&arguments, "latency");
-    assert_eq!(records.len() as u64, step["measurements"].as_u64().unwrap());
-    let cpus = numbers(&step["cpus"]);
+    assert_eq!(records.len(), step.measurements);
     for record in &records {
-        let used = numbers(&record.placement.requested["cpus"]);
-        assert!(used.iter().all(|cpu| cpus.contains(cpu)), "{record:?}");
+        let used = requested_cpus(record);
+        assert!(used.iter().all(|cpu| step.cpus.contains(cpu)), "{record:?}");
     }
 }
 
@@ -272,15 +277,12 @@ fn characterize_announces_its_estimate_first() {
 #[test]
 fn a_stream_run_matches_its_plan() {
     let arguments = ["stream", "--threads", "1", "--size", "1M", "--repeat", "1"];
-    let plan = json_document(&[&arguments[..], &["--plan"]].concat());
-    let step = &steps(&plan)[0];
-    assert_eq!(step["benchmark"], "stream");
+    let plan = plan_here(&arguments);
+    let step = &plan.steps[0];
+    assert_eq!(step.benchmark, "stream");
     let records = typed_records(&arguments);
     let record = &records[0];
-    assert_eq!(
-        numbers(&record.placement.requested["cpus"]),
-        numbers(&step["cpus"])
-    );
+    assert_eq!(requested_cpus(record), step.cpus);
     let pages: u64 = super::records::params_of::<numabench_schema::params::AppParams>(record)
         .run
         .pages_after_placement
@@ -288,11 +290,7 @@ fn a_stream_run_matches_its_plan() {
         .pages_per_node
         .values()
         .sum();
-    assert_eq!(
-        pages * 4096,
-        step["size_bytes"].as_u64().unwrap(),
-        "{record:?}"
-    );
+    assert_eq!(pages * 4096, step.size_bytes, "{record:?}");
 }
 
 /// placement-study plans its grid: one step per placement x thread scheme,
@@ -311,20 +309,14 @@ fn a_placement_study_plans_its_grid() {
             "compact,scatter",
         ],
     );
-    let steps = steps(&plan);
-    assert_eq!(steps.len(), 4);
-    for step in steps {
-        let label = step["label"].as_str().unwrap();
-        let nodes = numbers(&step["mem_nodes"]);
-        if label.ends_with(", serial") {
-            assert_eq!(nodes.len(), 1, "{step}");
+    assert_eq!(plan.steps.len(), 4);
+    for step in &plan.steps {
+        if step.label.ends_with(", serial") {
+            assert_eq!(step.mem_nodes.len(), 1, "{step:?}");
         } else {
-            assert!(nodes.len() > 1, "{step}");
+            assert!(step.mem_nodes.len() > 1, "{step:?}");
         }
-        assert_eq!(
-            step["threads"].as_u64().unwrap(),
-            numbers(&step["cpus"]).len() as u64
-        );
+        assert_eq!(step.threads, step.cpus.len());
     }
 }
 
@@ -344,35 +336,30 @@ fn run_plans_its_policies() {
         "--",
         "not-a-program-here",
     ];
-    let plan: serde_json::Value = serde_json::from_slice(&succeeding(&arguments).stdout).unwrap();
-    let steps = steps(&plan);
-    let labels = labels(steps);
+    let plan: RunPlan = plan_of(&arguments);
+    let steps = &plan.steps;
     assert_eq!(
-        labels,
+        run_labels(steps),
         ["as-is", "pin-compact", "pin-scatter", "interleave:all"]
     );
-    assert!(numbers(&steps[0]["cpus"]).is_empty());
-    let compact = numbers(&steps[1]["cpus"]);
+    assert!(steps[0].cpus.is_empty());
+    let compact = &steps[1].cpus;
     assert_eq!(compact.len(), 128);
     // SMT siblings numbered 64 apart sit together in compact order.
     assert_eq!(compact[..2], [0, 64]);
-    assert_eq!(steps[1]["cpu_order"], "compact");
-    assert_eq!(steps[2]["cpu_order"], "scatter");
-    assert_eq!(numbers(&steps[3]["mem_nodes"]), [0, 1]);
-    assert!(steps.iter().all(|step| step["repeat"] == 3));
+    assert_eq!(steps[1].cpu_order.as_deref(), Some("compact"));
+    assert_eq!(steps[2].cpu_order.as_deref(), Some("scatter"));
+    assert_eq!(steps[3].mem_nodes, [0, 1]);
+    assert!(steps.iter().all(|step| step.repeat == 3));
 }
 
 /// An application's plan says when its arrays ask for huge pages.
 #[test]
 fn an_application_plan_names_huge_pages() {
     for (extra, expected) in [(&["--hugepages"][..], true), (&[][..], false)] {
-        let arguments = [
-            &["cg", "--class", "S", "--threads", "1", "--plan"][..],
-            extra,
-        ]
-        .concat();
-        let plan = json_document(&arguments);
-        let label = steps(&plan)[0]["label"].as_str().unwrap().to_string();
+        let arguments = [&["cg", "--class", "S", "--threads", "1"][..], extra].concat();
+        let plan = plan_here(&arguments);
+        let label = &plan.steps[0].label;
         assert_eq!(label.contains("huge pages"), expected, "{label}");
     }
 }

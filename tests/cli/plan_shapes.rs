@@ -3,9 +3,10 @@
 //! orders, per-CPU steps and working sets the plans show follow the rules
 //! (docs/plan.md); records name the order numabench took their CPUs in.
 
-use super::plan::{fixture, numbers, plan_on, steps, PLANNING};
+use super::plan::{fixture, plan_on, read_plan, PLANNING};
 use super::{param, typed_records, MEASURING_COMMANDS};
-use serde_json::Value;
+use numabench::runner::RunPlan;
+use numabench::topology::Machine;
 
 /// Every fixture (`make-fixtures.sh` and `make-xml.sh` write them).
 const FIXTURES: &[&str] = &[
@@ -19,52 +20,49 @@ const FIXTURES: &[&str] = &[
     "two-sockets-hbm-cxl.xml",
 ];
 
-/// `topo --json` of a fixture.
-pub fn topology(file: &str) -> Value {
-    let output = super::succeeding(&["--topology", file, "topo", "--json"]);
-    serde_json::from_slice(&output.stdout).unwrap()
+/// `topo --json` of a fixture, read as the library's [`Machine`].
+pub fn topology(file: &str) -> Machine {
+    let arguments = ["--topology", file, "topo", "--json"];
+    let output = super::succeeding(&arguments);
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{arguments:?}: not a Machine: {error}"))
 }
 
 /// The index of the entry of `groups` (lists of CPUs) holding `cpu`.
-pub fn group_of(groups: &Value, cpu: u64) -> usize {
+pub fn group_of(groups: &[Vec<u32>], cpu: u32) -> usize {
     groups
-        .as_array()
-        .unwrap()
         .iter()
-        .position(|group| numbers(group).contains(&cpu))
-        .unwrap_or_else(|| panic!("CPU {cpu} in no group of {groups}"))
+        .position(|group| group.contains(&cpu))
+        .unwrap_or_else(|| panic!("CPU {cpu} in no group of {groups:?}"))
 }
 
 /// The CPU groups of the fixture's L3 caches.
-fn l3_domains(topology: &Value) -> &Value {
-    let l3 = topology["caches"]
-        .as_array()
-        .unwrap()
+fn l3_domains(topology: &Machine) -> &[Vec<u32>] {
+    let l3 = topology
+        .caches
         .iter()
-        .find(|cache| cache["level"] == 3)
+        .find(|cache| cache.level == 3)
         .expect("an L3");
-    &l3["cpu_groups"]
+    &l3.cpu_groups
 }
 
 /// The node holding `cpu`.
-fn node_of(topology: &Value, cpu: u64) -> u64 {
-    topology["nodes"]
-        .as_array()
-        .unwrap()
+fn node_of(topology: &Machine, cpu: u32) -> u32 {
+    topology
+        .nodes
         .iter()
-        .find(|node| numbers(&node["cpus"]).contains(&cpu))
-        .map(|node| node["index"].as_u64().unwrap())
-        .unwrap()
+        .find(|node| node.cpus.contains(&cpu))
+        .map(|node| node.index)
+        .unwrap_or_else(|| panic!("CPU {cpu} on no node"))
 }
 
 /// Every node with memory, CPU-less ones included.
-fn memory_nodes(topology: &Value) -> Vec<u64> {
-    topology["nodes"]
-        .as_array()
-        .unwrap()
+fn memory_nodes(topology: &Machine) -> Vec<u32> {
+    topology
+        .nodes
         .iter()
-        .filter(|node| node["memory_total_bytes"].as_u64().unwrap() > 0)
-        .map(|node| node["index"].as_u64().unwrap())
+        .filter(|node| node.memory_total_bytes > 0)
+        .map(|node| node.index)
         .collect()
 }
 
@@ -75,21 +73,19 @@ fn memory_nodes(topology: &Value) -> Vec<u64> {
 fn every_fixture_plans_every_measuring_command() {
     for name in FIXTURES {
         let file = fixture(name);
-        let allowed = numbers(&topology(&file)["allowed"]["cpus"]);
+        let allowed = topology(&file).allowed.cpus;
         for command in PLANNING {
             let plan = plan_on(&file, command);
-            let steps = steps(&plan);
-            assert!(!steps.is_empty(), "{name} {command:?}");
-            for step in steps {
-                let cpus = numbers(&step["cpus"]);
+            assert!(!plan.steps.is_empty(), "{name} {command:?}");
+            for step in &plan.steps {
                 assert!(
-                    cpus.iter().all(|cpu| allowed.contains(cpu)),
-                    "{name} {command:?}: {step}"
+                    step.cpus.iter().all(|cpu| allowed.contains(cpu)),
+                    "{name} {command:?}: {step:?}"
                 );
             }
             if command[0] == "characterize" {
-                for step in steps {
-                    assert!(step["cpu_order"].is_string(), "{name}: {step}");
+                for step in &plan.steps {
+                    assert!(step.cpu_order.is_some(), "{name}: {step:?}");
                 }
             }
         }
@@ -104,8 +100,9 @@ fn every_fixture_plans_every_measuring_command() {
             &run[at..],
         ]
         .concat();
-        let plan: Value = serde_json::from_slice(&super::succeeding(&arguments).stdout).unwrap();
-        assert!(!steps(&plan).is_empty(), "{name} run");
+        let output = super::succeeding(&arguments);
+        let plan: RunPlan = read_plan(&format!("{arguments:?}"), &output.stdout);
+        assert!(!plan.steps.is_empty(), "{name} run");
     }
 }
 
@@ -117,13 +114,13 @@ fn bandwidth_threads_take_cores_first() {
     let file = fixture("two-socket-smt.xml");
     let topology = topology(&file);
     let plan = plan_on(&file, &["bandwidth", "--threads", "4", "--kernel", "read"]);
-    let step = &steps(&plan)[0];
-    assert_eq!(step["cpu_order"], "cores-first");
-    let cpus = numbers(&step["cpus"]);
+    let step = &plan.steps[0];
+    assert_eq!(step.cpu_order.as_deref(), Some("cores-first"));
+    let cpus = &step.cpus;
     assert_eq!(cpus.len(), 4);
     let mut cores: Vec<usize> = cpus
         .iter()
-        .map(|&cpu| group_of(&topology["cores"], cpu))
+        .map(|&cpu| group_of(&topology.cores, cpu))
         .collect();
     let mut domains: Vec<usize> = cpus
         .iter()
@@ -140,16 +137,16 @@ fn bandwidth_threads_take_cores_first() {
         &file,
         &["bandwidth", "--threads", "2", "--cpu-order", "compact"],
     );
-    let step = &steps(&compact)[0];
-    assert_eq!(step["cpu_order"], "compact");
-    let cpus = numbers(&step["cpus"]);
+    let step = &compact.steps[0];
+    assert_eq!(step.cpu_order.as_deref(), Some("compact"));
+    let cpus = &step.cpus;
     assert_eq!(
-        group_of(&topology["cores"], cpus[0]),
-        group_of(&topology["cores"], cpus[1])
+        group_of(&topology.cores, cpus[0]),
+        group_of(&topology.cores, cpus[1])
     );
     // CPUs the user names are theirs: no order is claimed.
     let named = plan_on(&file, &["bandwidth", "--cpus", "0,64"]);
-    assert!(steps(&named)[0]["cpu_order"].is_null());
+    assert!(named.steps[0].cpu_order.is_none());
 }
 
 /// scaling, contention and loaded-latency take the order too; a
@@ -170,15 +167,15 @@ fn commands_that_pick_cpus_name_their_order() {
         (&["c2c"], Some("compact")),
     ] {
         let plan = plan_on(&file, command);
-        assert_eq!(steps(&plan)[0]["cpu_order"].as_str(), order, "{command:?}");
+        assert_eq!(plan.steps[0].cpu_order.as_deref(), order, "{command:?}");
     }
     // loaded-latency: the chaser, then generators on other cores first.
     let topology = topology(&file);
     let plan = plan_on(&file, &["loaded-latency"]);
-    let cpus = numbers(&steps(&plan)[0]["cpus"]);
+    let cpus = &plan.steps[0].cpus;
     let cores: Vec<usize> = cpus[..4]
         .iter()
-        .map(|&cpu| group_of(&topology["cores"], cpu))
+        .map(|&cpu| group_of(&topology.cores, cpu))
         .collect();
     let mut distinct = cores.clone();
     distinct.sort_unstable();
@@ -194,28 +191,27 @@ fn each_cpu_plans_a_step_per_cpu() {
     for name in ["two-socket-smt.xml", "intel-snc2-hbm.xml"] {
         let file = fixture(name);
         let topology = topology(&file);
-        let allowed = numbers(&topology["allowed"]["cpus"]);
+        let allowed = &topology.allowed.cpus;
         for command in [
             &["latency", "--each-cpu"][..],
             &["bandwidth", "--each-cpu", "--kernel", "read"],
         ] {
             let plan = plan_on(&file, command);
-            let steps = steps(&plan);
-            assert_eq!(steps.len(), allowed.len(), "{name} {command:?}");
+            assert_eq!(plan.steps.len(), allowed.len(), "{name} {command:?}");
             let mut seen = Vec::new();
-            for step in steps {
-                let cpus = numbers(&step["cpus"]);
-                assert_eq!(cpus.len(), 1, "{step}");
-                assert_eq!(step["threads"], 1);
-                assert_eq!(numbers(&step["mem_nodes"]), [node_of(&topology, cpus[0])]);
-                let size = step["size_bytes"].as_u64().unwrap();
-                let caches = step["cache_bytes_in_front"].as_u64().unwrap();
-                assert!(caches > 0 && size >= 4 * caches, "{name}: {step}");
-                assert_eq!(step["cache_affected"], false, "{step}");
+            for step in &plan.steps {
+                let cpus = &step.cpus;
+                assert_eq!(cpus.len(), 1, "{step:?}");
+                assert_eq!(step.threads, 1);
+                assert_eq!(step.mem_nodes, [node_of(&topology, cpus[0])]);
+                let size = step.size_bytes;
+                let caches = step.cache_bytes_in_front;
+                assert!(caches > 0 && size >= 4 * caches, "{name}: {step:?}");
+                assert!(!step.cache_affected, "{step:?}");
                 seen.push(cpus[0]);
             }
             seen.sort_unstable();
-            assert_eq!(seen, allowed, "{name} {command:?}");
+            assert_eq!(&seen, allowed, "{name} {command:?}");
         }
         // Memory on a chosen node: every step targets it.
         let target = *memory_nodes(&topology).last().unwrap();
@@ -229,14 +225,10 @@ fn each_cpu_plans_a_step_per_cpu() {
                 &target.to_string(),
             ],
         );
-        let steps = steps(&plan);
-        assert_eq!(steps.len(), 2);
-        for step in steps {
-            assert_eq!(numbers(&step["mem_nodes"]), [target], "{step}");
-            assert!(
-                step["cpu_order"].is_null(),
-                "CPUs named by the user: {step}"
-            );
+        assert_eq!(plan.steps.len(), 2);
+        for step in &plan.steps {
+            assert_eq!(step.mem_nodes, [target], "{step:?}");
+            assert!(step.cpu_order.is_none(), "CPUs named by the user: {step:?}");
         }
     }
 }
@@ -247,19 +239,16 @@ fn each_cpu_plans_a_step_per_cpu() {
 fn per_cpu_matrix_plans_a_row_per_cpu() {
     let file = fixture("intel-snc2-hbm.xml");
     let topology = topology(&file);
-    let allowed = numbers(&topology["allowed"]["cpus"]);
+    let allowed = &topology.allowed.cpus;
     let memory = memory_nodes(&topology);
     for matrix in ["latency", "bandwidth"] {
         let plan = plan_on(&file, &["matrix", matrix, "--per-cpu"]);
-        let steps = steps(&plan);
-        assert_eq!(steps.len(), allowed.len(), "{matrix}");
-        for step in steps {
-            assert_eq!(numbers(&step["cpus"]).len(), 1);
-            assert_eq!(numbers(&step["mem_nodes"]), memory, "{step}");
-            assert_eq!(step["measurements"].as_u64().unwrap(), memory.len() as u64);
-            let size = step["size_bytes"].as_u64().unwrap();
-            let caches = step["cache_bytes_in_front"].as_u64().unwrap();
-            assert!(size >= 4 * caches, "{step}");
+        assert_eq!(plan.steps.len(), allowed.len(), "{matrix}");
+        for step in &plan.steps {
+            assert_eq!(step.cpus.len(), 1);
+            assert_eq!(step.mem_nodes, memory, "{step:?}");
+            assert_eq!(step.measurements, memory.len());
+            assert!(step.size_bytes >= 4 * step.cache_bytes_in_front, "{step:?}");
         }
     }
 }
@@ -274,13 +263,13 @@ fn characterize_per_cpu_steps_follow_the_rule() {
     let file = fixture("two-socket-smt.xml");
     let topology = topology(&file);
     let plan = plan_on(&file, &["characterize", "--only", "per-cpu"]);
-    let steps = steps(&plan);
-    let rule_cpus: Vec<u64> = (0..128).collect();
+    let steps = &plan.steps;
+    let rule_cpus: Vec<u32> = (0..128).collect();
     assert_eq!(steps.len(), 2 * rule_cpus.len());
     for (half, steps) in steps.chunks(rule_cpus.len()).enumerate() {
         let mut cpus = Vec::new();
         for step in steps {
-            let label = step["label"].as_str().unwrap();
+            let label = &step.label;
             let what = if half == 0 {
                 "latency"
             } else {
@@ -290,30 +279,25 @@ fn characterize_per_cpu_steps_follow_the_rule() {
                 label.starts_with(&format!("per-CPU {what}, CPU ")),
                 "{label}"
             );
-            assert_eq!(step["benchmark"], "per-cpu");
-            assert!(step["repeat"].as_u64().unwrap() <= 3, "{step}");
-            assert!(
-                step["sample_rule"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with("every allowed CPU"),
-                "{step}"
-            );
-            let cpu = numbers(&step["cpus"])[0];
-            assert_eq!(numbers(&step["mem_nodes"]), [node_of(&topology, cpu)]);
-            let size = step["size_bytes"].as_u64().unwrap();
-            let caches = step["cache_bytes_in_front"].as_u64().unwrap();
-            assert!(caches > 0 && size >= 4 * caches, "{step}");
+            assert_eq!(step.benchmark, "per-cpu");
+            assert!(step.repeat <= 3, "{step:?}");
+            let rule = step
+                .sample_rule
+                .as_deref()
+                .unwrap_or_else(|| panic!("no sample_rule: {step:?}"));
+            assert!(rule.starts_with("every allowed CPU"), "{step:?}");
+            let cpu = step.cpus[0];
+            assert_eq!(step.mem_nodes, [node_of(&topology, cpu)]);
+            let size = step.size_bytes;
+            let caches = step.cache_bytes_in_front;
+            assert!(caches > 0 && size >= 4 * caches, "{step:?}");
             cpus.push(cpu);
         }
         cpus.sort_unstable();
         assert_eq!(cpus, rule_cpus);
     }
     // The last step of each half also gives the ratios to the node median.
-    assert!(steps[rule_cpus.len() - 1]["label"]
-        .as_str()
-        .unwrap()
-        .contains("ratio"));
+    assert!(steps[rule_cpus.len() - 1].label.contains("ratio"));
     // The table shows the rule and the capped repetitions.
     let output = super::succeeding(&[
         "--topology",

@@ -1,10 +1,11 @@
 //! `numabench run --param`: substitution, cartesian product, interleaving,
 //! speedup and parallel efficiency from the measured times, failures.
 
-use super::plan::labels;
+use super::plan::{read_plan, run_labels};
 use super::records::params_of;
 use super::run::{run_command, run_params};
 use super::{numabench, succeeded, typed_jsonl, typed_stdout, with_metric};
+use numabench::runner::RunPlan;
 use numabench_schema::params::ScanRatioParams;
 use numabench_schema::Unit;
 use serde_json::Value;
@@ -210,11 +211,10 @@ fn the_plan_of_a_scan_lists_every_configuration() {
             .arg(&marker)
             .arg("{t}"),
     );
-    let plan: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let steps = plan["steps"].as_array().unwrap();
-    let labels = labels(steps);
+    let plan: RunPlan = read_plan("run --plan --json --param t=1,2", &output.stdout);
+    let steps = &plan.steps;
     assert_eq!(
-        labels,
+        run_labels(steps),
         [
             "t=1 | as-is",
             "t=1 | pin-scatter",
@@ -222,6 +222,6 @@ fn the_plan_of_a_scan_lists_every_configuration() {
             "t=2 | pin-scatter"
         ]
     );
-    assert_eq!(steps[3]["command"].as_array().unwrap().last().unwrap(), "2");
+    assert_eq!(steps[3].command.last().map(String::as_str), Some("2"));
     assert!(!marker.exists(), "the plan ran the program");
 }

@@ -4,9 +4,10 @@
 //! table. Speed is never asserted: the host may be busy. The refusal
 //! without privilege is in `unprivileged.rs`, which runs as a user.
 
-use super::plan::fixture;
+use super::plan::{fixture, read_plan};
 use super::records::params_of;
 use super::{numabench, refusal, succeeding, typed_records, with_metric};
+use numabench::bench::PlanDocument;
 use numabench_schema::params::{ScanNodeRangesParams, ScanRangeParams};
 use numabench_schema::Unit;
 
@@ -29,8 +30,8 @@ fn the_plan_scans_every_node_of_a_large_machine_within_minutes() {
     assert!(text.contains("scan — 24 node(s)"), "{text}");
     assert!(text.contains("5 round(s)"), "{text}");
     let output = succeeding(&["--topology", &file, "scan", "--plan", "--json"]);
-    let plan: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let seconds = plan["estimated_seconds"].as_f64().unwrap();
+    let plan: PlanDocument = read_plan("scan --plan --json", &output.stdout);
+    let seconds = plan.estimated_seconds;
     assert!(seconds > 10.0 && seconds < 900.0, "{seconds} s:\n{text}");
 }
 

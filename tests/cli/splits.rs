@@ -1,7 +1,7 @@
 //! Chosen CPU sets (`--cpus`), node splits (`placement-study
 //! --node-splits`) and the one-node baseline (`--baseline one-node`).
 
-use super::plan::{fixture, numbers, plan_on, steps};
+use super::plan::{fixture, plan_on};
 use super::records::params_of;
 use super::{numabench, records, succeeding, typed_records};
 use numabench_schema::params::{AppParams, OneNodeParams, StudyVerdictParams};
@@ -46,26 +46,24 @@ fn node_splits_are_planned_on_a_big_fixture() {
     assert!(text.contains("2/0/0/0/2/0/0/0"), "{text}");
     assert!(text.contains("Plan (11 steps)"), "{text}");
     let plan = plan_on(&file, &arguments);
-    let steps = steps(&plan);
+    let steps = &plan.steps;
     assert_eq!(steps.len(), 11);
-    assert!(steps[0]["label"]
-        .as_str()
-        .unwrap()
-        .contains("node split 4/0/0/0/0/0/0/0"));
-    assert_eq!(numbers(&steps[0]["cpus"]), [0, 8, 1, 9]);
-    assert_eq!(numbers(&steps[0]["mem_nodes"]), [0]);
-    assert_eq!(numbers(&steps[2]["mem_nodes"]), [0, 4]);
+    assert!(steps[0].label.contains("node split 4/0/0/0/0/0/0/0"));
+    assert_eq!(steps[0].cpus, [0, 8, 1, 9]);
+    assert_eq!(steps[0].mem_nodes, [0]);
+    assert_eq!(steps[2].mem_nodes, [0, 4]);
     // The JSON plan lists the splits as the text does: each with its CPUs and
     // its equivalents, in step order.
-    let listed = plan["node_splits"]["splits"].as_array().unwrap();
+    let splits = plan.node_splits.as_ref().expect("node_splits in the plan");
+    let listed = &splits.splits;
     assert_eq!(listed.len(), steps.len());
-    assert_eq!(listed[0]["split"], "4/0/0/0/0/0/0/0");
-    assert_eq!(numbers(&listed[0]["cpus"]), [0, 8, 1, 9]);
-    assert_eq!(listed[0]["equivalent_count"], 7);
-    assert_eq!(listed[0]["equivalent"][0], "0/4/0/0/0/0/0/0");
-    assert_eq!(plan["node_splits"]["symmetry_used"], true);
-    assert_eq!(plan["node_splits"]["truncated"], false);
-    assert!(plan["node_splits"]["skipped"].is_array());
+    assert_eq!(listed[0].split, "4/0/0/0/0/0/0/0");
+    assert_eq!(listed[0].cpus, [0, 8, 1, 9]);
+    assert_eq!(listed[0].equivalent_count, 7);
+    assert_eq!(listed[0].equivalent[0], "0/4/0/0/0/0/0/0");
+    assert!(splits.symmetry_used);
+    assert!(!splits.truncated);
+    assert_eq!(splits.threads, 4);
     // The limit stops the enumeration and says so.
     let limited = succeeding(
         &[
@@ -212,13 +210,10 @@ fn a_baseline_that_does_not_fit_says_so() {
             "one-node",
         ],
     );
-    let steps = steps(&plan);
+    let steps = &plan.steps;
     assert_eq!(steps.len(), 2);
-    assert!(steps[1]["label"]
-        .as_str()
-        .unwrap()
-        .starts_with("one-node baseline:"));
-    assert_eq!(numbers(&steps[1]["mem_nodes"]).len(), 1);
+    assert!(steps[1].label.starts_with("one-node baseline:"));
+    assert_eq!(steps[1].mem_nodes.len(), 1);
 }
 
 /// A node-split study runs each split and ends with a verdict that names

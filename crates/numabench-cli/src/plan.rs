@@ -2,20 +2,19 @@
 //! document (schema in docs/plan.md), and the estimated total.
 
 use crate::progress::clock;
-use numabench::bench::{total_seconds, BudgetOutcome, PlanStep};
+use numabench::bench::{total_seconds, BudgetOutcome, PlanDocument, PlanStep};
 use numabench::parse::format_in_order;
-use numabench::runner::RunPolicy;
+use numabench::runner::RunPlan;
 use numabench::topology::Machine;
 use numabench::units::format_bytes;
-use serde_json::json;
+use serde::Serialize;
 
-/// The plan as the JSON document `--plan --json` prints.
-pub fn plan_json(source: &str, plan: &[PlanStep]) -> serde_json::Value {
-    json!({
-        "topology_source": source,
-        "estimated_seconds": total_seconds(plan),
-        "steps": plan,
-    })
+/// Prints a plan document as `--plan --json` does: pretty JSON, its keys
+/// in the order of its type's fields.
+pub fn print_json(document: &impl Serialize) {
+    let text = serde_json::to_string_pretty(document)
+        .expect("a plan document has string keys and serializes");
+    println!("{text}");
 }
 
 /// Prints a plan as `--plan` does (a JSON document with `json`), with what
@@ -28,11 +27,10 @@ pub fn print_budgeted_plan(
     json: bool,
 ) {
     if json {
-        let mut document = plan_json(&topology.source, plan);
-        if let Some(budget) = budget {
-            document["budget"] = json!(budget);
-        }
-        println!("{document:#}");
+        print_json(&PlanDocument {
+            budget: budget.cloned(),
+            ..PlanDocument::new(&topology.source, plan.to_vec())
+        });
     } else {
         // The budget's lines before the total, which stays the last line.
         let text = plan_text(&topology.source, plan);
@@ -81,6 +79,7 @@ pub fn plan_text(source: &str, plan: &[PlanStep]) -> String {
     for (index, step) in plan.iter().enumerate() {
         let order = step
             .cpu_order
+            .as_ref()
             .map_or(String::new(), |order| format!(" ({order} order)"));
         let sizes: Vec<String> = step.sizes.iter().map(|&size| format_bytes(size)).collect();
         let sampled = step
@@ -120,89 +119,32 @@ pub fn plan_text(source: &str, plan: &[PlanStep]) -> String {
     out
 }
 
-/// The plan of `numabench run`: one step per policy, each run `repeat`
-/// times after `warmup` unmeasured runs, the policies interleaved round
-/// robin. A program's threads, size and duration are its own: `threads`,
-/// `size_bytes` and `estimated_seconds` are null.
-pub fn run_plan(
-    topology: &Machine,
-    command: &[String],
-    policies: &[RunPolicy],
-    repeat: u32,
-    warmup: u32,
-) -> serde_json::Value {
-    let steps: Vec<serde_json::Value> = policies
-        .iter()
-        .map(|policy| {
-            let cpus = policy
-                .pin_order
-                .clone()
-                .or_else(|| policy.affinity.clone())
-                .unwrap_or_default();
-            json!({
-                "benchmark": "run",
-                "label": policy.label,
-                "command": command,
-                "threads": null,
-                "cpus": cpus,
-                "pinned": policy.pin_order.is_some(),
-                "cpu_order": policy.cpu_order.map(|order| order.name()),
-                "mem_nodes": policy.memory.as_ref().map(|memory| memory.nodes.clone()).unwrap_or_default(),
-                "memory_policy": policy.memory.as_ref().map(|memory| memory.label()),
-                "size_bytes": null,
-                "repeat": repeat,
-                "warmup": warmup,
-                "estimated_seconds": null,
-            })
-        })
-        .collect();
-    json!({
-        "topology_source": topology.source,
-        "interleaved": true,
-        "steps": steps,
-    })
-}
-
-/// [`run_plan`] as text.
-pub fn run_plan_text(plan: &serde_json::Value) -> String {
-    let steps = plan["steps"].as_array().map_or(&[][..], Vec::as_slice);
+/// A plan of `numabench run` ([`RunPlan`]) as text.
+pub fn run_plan_text(plan: &RunPlan) -> String {
     let mut out = format!(
         "Plan ({} policies, interleaved round robin) on {}; nothing runs.\n",
-        steps.len(),
-        plan["topology_source"].as_str().unwrap_or("?")
+        plan.steps.len(),
+        plan.topology_source
     );
-    let numbers = |value: &serde_json::Value| -> Vec<u32> {
-        value
-            .as_array()
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|n| n.as_u64())
-                    .map(|n| n as u32)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    for (index, step) in steps.iter().enumerate() {
-        let cpus = numbers(&step["cpus"]);
-        let cpu_text = match (step["pinned"].as_bool(), cpus.is_empty()) {
+    for (index, step) in plan.steps.iter().enumerate() {
+        let cpu_text = match (step.pinned, step.cpus.is_empty()) {
             (_, true) => "as the program and the kernel choose".to_string(),
-            (Some(true), false) => format!(
+            (true, false) => format!(
                 "threads pinned in {} order: {}",
-                step["cpu_order"].as_str().unwrap_or("?"),
-                format_in_order(&cpus)
+                step.cpu_order.as_deref().unwrap_or("?"),
+                format_in_order(&step.cpus)
             ),
-            _ => format!("restricted to {}", format_in_order(&cpus)),
+            (false, false) => format!("restricted to {}", format_in_order(&step.cpus)),
         };
         out.push_str(&format!(
             "{:>3}. {} — CPUs: {cpu_text}; memory: {}; {} runs after {} warm-up\n",
             index + 1,
-            step["label"].as_str().unwrap_or("?"),
-            step["memory_policy"]
-                .as_str()
+            step.label,
+            step.memory_policy
+                .as_deref()
                 .unwrap_or("as the program and the kernel choose"),
-            step["repeat"],
-            step["warmup"],
+            step.repeat,
+            step.warmup,
         ));
     }
     out

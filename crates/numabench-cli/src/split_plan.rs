@@ -1,9 +1,9 @@
 //! `placement-study --node-splits --plan`: the splits that would run, the
-//! ones found equivalent to each by SLIT symmetry, the skipped ones.
+//! ones found equivalent to each by SLIT symmetry, the skipped ones (the
+//! JSON plan's `node_splits`: `numabench::experiments::SplitEnumeration::plan`).
 
 use numabench::experiments::{split_text, SplitEnumeration};
 use numabench::parse::format_in_order;
-use serde_json::{json, Value};
 
 /// The listing printed before the plan's steps.
 pub fn splits_text(threads: usize, splits: &SplitEnumeration) -> String {
@@ -49,27 +49,4 @@ pub fn splits_text(threads: usize, splits: &SplitEnumeration) -> String {
         out.push_str("  (stopped at the limit: more splits may exist; raise --max-splits)\n");
     }
     out
-}
-
-/// The same listing for `--plan --json` (key `node_splits` beside the
-/// steps): each split with its CPUs and every equivalent split named
-/// (`equivalent_count` of them, `equivalent` those kept), the skipped ones
-/// with why, whether the SLIT deduplicated and whether the limit stopped
-/// the enumeration.
-pub fn splits_json(threads: usize, splits: &SplitEnumeration) -> Value {
-    json!({
-        "threads": threads,
-        "symmetry_used": splits.symmetry_used,
-        "truncated": splits.truncated,
-        "splits": splits.splits.iter().map(|split| json!({
-            "split": split.text(),
-            "cpus": split.cpus,
-            "equivalent": split.equivalent.iter().map(|s| split_text(s)).collect::<Vec<_>>(),
-            "equivalent_count": split.equivalent_count,
-        })).collect::<Vec<_>>(),
-        "skipped": splits.skipped.iter().map(|skipped| json!({
-            "split": split_text(&skipped.threads_per_node),
-            "reason": skipped.reason,
-        })).collect::<Vec<_>>(),
-    })
 }

@@ -65,7 +65,7 @@ pub fn run_scaling(
             .iter()
             .map(|config| {
                 let mut step = app_plan(topology, choice, config);
-                step.cpu_order = scaling_order_name(config.thread_scheme);
+                step.cpu_order = scaling_order_name(config.thread_scheme).map(Into::into);
                 let nodes =
                     numabench::experiments::nodes_used(topology, &config.worker_cpus(topology));
                 if let Some(nodes) = nodes {

@@ -7,7 +7,8 @@ use crate::exit::{CliError, Status};
 use numabench::bench::Context;
 use numabench::check::{
     figure, measure_baseline, node_type_record, outcome_record, plan_check, run_check, slurm,
-    Baseline, BaselineEntry, CheckPlan, CheckReport, Fingerprint, Problem, Tolerances, Written,
+    Baseline, BaselineEntry, CheckPlan, CheckPlanEntry, CheckReport, Fingerprint, Problem,
+    Tolerances, Written,
 };
 use numabench::doctor::{run_doctor, SystemFiles};
 use numabench::interrupt::install_interrupt_handler;
@@ -119,11 +120,11 @@ fn plan(args: &CheckArgs, topology_file: Option<&Path>) -> Result<Status, CliErr
         }
     };
     if args.json || args.format == CheckFormat::Json {
-        let value: Vec<_> = plans
-            .iter()
-            .map(|(what, plan)| serde_json::json!({"node_type": what, "plan": plan}))
+        let entries: Vec<CheckPlanEntry> = plans
+            .into_iter()
+            .map(|(node_type, plan)| CheckPlanEntry { node_type, plan })
             .collect();
-        println!("{:#}", serde_json::Value::Array(value));
+        crate::plan::print_json(&entries);
         return Ok(Status::Clean);
     }
     for (what, plan) in &plans {

@@ -30,8 +30,8 @@ fn parts(args: &ClusterArgs) -> Result<Vec<numabench::cluster::Part>, CliError> 
 /// `cluster --plan`: what a run on `--hosts N` hosts costs, without MPI.
 fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
     use numabench::cluster::{
-        pingpong_cost, Part, ASSUMED_LINK_BYTES_PER_SECOND, ASSUMED_LINK_LATENCY_SECONDS,
-        PINGPONG_BUDGET_SECONDS,
+        pingpong_cost, ClusterPlan, Part, ASSUMED_LINK_BYTES_PER_SECOND,
+        ASSUMED_LINK_LATENCY_SECONDS, PINGPONG_BUDGET_SECONDS,
     };
     let parts = parts(args)?;
     let hosts = args
@@ -53,18 +53,13 @@ fn plan(args: &ClusterArgs) -> Result<Status, CliError> {
         PairingArg::Rounds => true,
     };
     if args.output.json {
-        let names: Vec<&str> = parts.iter().map(|part| part.name()).collect();
-        let value = serde_json::json!({
-            "hosts": hosts,
-            "parts": names,
-            "sequential": args.sequential,
-            "pingpong": pingpong.then_some(&cost),
-            "pingpong_in_rounds": pingpong && rounds,
-            "assumed_link_bytes_per_second": ASSUMED_LINK_BYTES_PER_SECOND,
-            "assumed_link_latency_seconds": ASSUMED_LINK_LATENCY_SECONDS,
-            "pingpong_budget_seconds": PINGPONG_BUDGET_SECONDS,
-        });
-        println!("{value:#}");
+        crate::plan::print_json(&ClusterPlan::new(
+            hosts,
+            &parts,
+            args.sequential,
+            cost,
+            rounds,
+        ));
         return Ok(Status::Clean);
     }
     let names: Vec<&str> = parts.iter().map(|part| part.name()).collect();

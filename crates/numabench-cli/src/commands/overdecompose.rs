@@ -102,7 +102,7 @@ pub fn run(args: &OverdecomposeArgs) -> Result<Status, CliError> {
     };
     if args.planning.plan {
         if args.output.json {
-            println!("{:#}", config.plan_json());
+            crate::plan::print_json(&config.plan());
         } else {
             print!("{}", config.plan_text());
         }

@@ -8,6 +8,7 @@ use crate::args::PlacementStudyArgs;
 use crate::exit::{CliError, Status};
 use crate::progress::Progress;
 use crate::tables::StdoutView;
+use numabench::bench::PlanDocument;
 use numabench::experiments::AppRunConfig;
 use numabench::experiments::{
     render_study, run_placement_study, run_study_baselines, study_baselines, study_grid,
@@ -114,12 +115,11 @@ pub fn run(args: &PlacementStudyArgs) -> Result<Status, CliError> {
     if args.planning.plan {
         let plan = plan_of(&choice, &grid);
         match (&splits, args.output.json) {
-            (Some(splits), true) => {
-                let mut document = crate::plan::plan_json(&topology.source, &plan);
-                document["node_splits"] = crate::split_plan::splits_json(base_threads, splits);
-                document["budget"] = serde_json::json!(outcome);
-                println!("{document:#}");
-            }
+            (Some(splits), true) => crate::plan::print_json(&PlanDocument {
+                node_splits: Some(splits.plan(base_threads)),
+                budget: Some(outcome),
+                ..PlanDocument::new(&topology.source, plan)
+            }),
             (Some(splits), false) => {
                 print!("{}", crate::split_plan::splits_text(base_threads, splits));
                 crate::plan::print_budgeted_plan(topology, &plan, Some(&outcome), false);

@@ -9,7 +9,7 @@ use numabench::output::check_distinct_files;
 use numabench::runner::{
     become_subreaper, find_program, parse_policy, policy_texts, programs, render_comparison,
     run_command, Executor, Invocation, LeftoverReport, ProcessExecutor, RunCommand, RunError,
-    RunOutcome, RunStudyConfig, StudyError,
+    RunOutcome, RunPlan, RunStudyConfig, StudyError,
 };
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -135,13 +135,24 @@ pub fn run(args: &RunCommandArgs) -> Result<Status, CliError> {
     let policies = &command.study.policies;
     if args.planning.plan {
         let plan = match &command.scan {
-            Some(params) => super::run_scan::plan(topology, args, params, policies),
-            None => {
-                crate::plan::run_plan(topology, &args.command, policies, args.repeat, args.warmup)
-            }
+            Some(params) => RunPlan::scan(
+                &topology.source,
+                params,
+                &args.command,
+                policies,
+                args.repeat,
+                args.warmup,
+            ),
+            None => RunPlan::new(
+                &topology.source,
+                &args.command,
+                policies,
+                args.repeat,
+                args.warmup,
+            ),
         };
         if args.output.json {
-            println!("{plan:#}");
+            crate::plan::print_json(&plan);
         } else {
             print!("{}", crate::plan::run_plan_text(&plan));
         }

@@ -72,7 +72,7 @@ pub fn fit_app_budget(
         let after = estimate(&tried);
         if current - after >= MIN_STAGE_SAVING * current || after <= limit {
             cuts.push(Cut {
-                what: "repetitions",
+                what: "repetitions".into(),
                 text: format!(
                     "{} runs per configuration instead of {} (floor {runs_floor})",
                     tried.runs, current_knobs.runs
@@ -96,7 +96,7 @@ pub fn fit_app_budget(
         let after = estimate(&tried);
         if cap < elements && (current - after >= MIN_STAGE_SAVING * current || after <= limit) {
             cuts.push(Cut {
-                what: "working-sets",
+                what: "working-sets".into(),
                 text: capped_arrays_text(topology, elements, cap),
                 before_seconds: current,
                 after_seconds: after,
@@ -174,7 +174,11 @@ mod tests {
         // 6400 s after the runs against 320 s: five halvings (32x).
         assert_eq!(fitted.stream_elements, Some(floor * 2), "{outcome:?}");
         assert_eq!(
-            outcome.cuts.iter().map(|cut| cut.what).collect::<Vec<_>>(),
+            outcome
+                .cuts
+                .iter()
+                .map(|cut| &*cut.what)
+                .collect::<Vec<_>>(),
             ["repetitions", "working-sets"]
         );
         assert!(outcome.fits && outcome.estimated_seconds <= uncut / 40.0);

@@ -22,7 +22,8 @@ use super::scaling::ScalingWork;
 use super::scaling::{reader_nodes, scaling_counts, scaling_cpus};
 use super::step::Step;
 use numabench_schema::benchmark;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// Whether a budget may measure the node matrices by symmetry class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,11 +66,11 @@ pub const REPEAT_FLOOR: usize = 3;
 const MIN_LATENCY_SIZES: usize = 3;
 
 /// One cut a budget made, in the order made.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cut {
     /// What was cut: `sizes`, `repetitions`, `cpus`, `matrix-classes` or
-    /// `working-sets`.
-    pub what: &'static str,
+    /// `working-sets` (borrowed where cut; owned where a plan is read back).
+    pub what: Cow<'static, str>,
     /// What the cut removed, as a sentence.
     pub text: String,
     /// The plan's estimate before the cut, seconds (above the budget:
@@ -79,8 +80,9 @@ pub struct Cut {
     pub after_seconds: f64,
 }
 
-/// What a budget did to a plan.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// What a budget did to a plan (`budget` of a plan document,
+/// [`super::PlanDocument`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BudgetOutcome {
     /// The budget, seconds; `None`: unlimited.
     pub budget_seconds: Option<f64>,
@@ -333,7 +335,7 @@ fn run_stages(
             *context = tried_context;
             *steps = tried_steps;
             cuts.push(Cut {
-                what,
+                what: Cow::Borrowed(what),
                 text,
                 before_seconds: current,
                 after_seconds: after,

@@ -30,6 +30,7 @@ mod per_cpu;
 mod per_cpu_tests;
 mod placed;
 mod plan;
+mod plan_document;
 pub mod plugin;
 mod registry;
 mod scaling;
@@ -82,6 +83,7 @@ pub use placed::{
     PROCESS_HEADROOM,
 };
 pub use plan::{app_plan_step, plan_of, total_seconds, PlanStep};
+pub use plan_document::{NodeSplitsPlan, PlanDocument, PlannedSplit, SkippedSplitPlan};
 pub use registry::{find, registry, select, BenchmarkInfo, SelectionError};
 pub use scaling::{
     reader_nodes, run_scaling, scaling_counts, scaling_cpus, ScalingPoint, SCALING_ORDER,

@@ -12,14 +12,17 @@ use super::placed::CACHE_MULTIPLE;
 use super::step::Step;
 use crate::threads::CpuOrder;
 use crate::topology::Machine;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// The facts of one step of a plan, as `--plan` prints them
-/// (schema in docs/plan.md).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// (schema in docs/plan.md). Read back as well as written, so what reads a
+/// plan document ([`super::PlanDocument`]) reads it through this type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanStep {
-    /// The benchmark whose records the step emits.
-    pub benchmark: &'static str,
+    /// The benchmark whose records the step emits (a name of the
+    /// registry's, borrowed where the plan is made; owned where read back).
+    pub benchmark: Cow<'static, str>,
     /// What the step measures, e.g. `latency 64 KiB`.
     pub label: String,
     /// Most threads measuring at once.
@@ -28,7 +31,7 @@ pub struct PlanStep {
     pub cpus: Vec<u32>,
     /// The order the CPUs were taken in (`compact`, `cores-first`, ...),
     /// where the step chose them from the topology.
-    pub cpu_order: Option<&'static str>,
+    pub cpu_order: Option<Cow<'static, str>>,
     /// The nodes the step's memory is placed on (targets, in turn or together).
     pub mem_nodes: Vec<u32>,
     /// Bytes of the working set (the largest, where a step measures several).
@@ -49,7 +52,7 @@ pub struct PlanStep {
     pub estimated_seconds: f64,
     /// How the step's CPU was sampled, on characterize's per-CPU steps
     /// (also `params.sample_rule` of their records); absent elsewhere.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_rule: Option<String>,
 }
 
@@ -117,11 +120,11 @@ impl Step {
             })
             .sum();
         PlanStep {
-            benchmark: self.benchmark,
+            benchmark: Cow::Borrowed(self.benchmark),
             label: self.label.clone(),
             threads: facts.threads,
             cpus: facts.cpus,
-            cpu_order: self.cpu_order.map(CpuOrder::name),
+            cpu_order: self.cpu_order.map(|order| Cow::Borrowed(order.name())),
             cache_affected: !facts.mem_nodes.is_empty()
                 && size_bytes < CACHE_MULTIPLE.saturating_mul(cache_bytes_in_front),
             mem_nodes: facts.mem_nodes,
@@ -168,11 +171,11 @@ pub fn app_plan_step(
     let passes = ASSUMED_APP_PASSES * bytes as f64
         / (threads.max(1) as f64 * ASSUMED_THREAD_BYTES_PER_SECOND);
     PlanStep {
-        benchmark,
+        benchmark: Cow::Borrowed(benchmark),
         label,
         threads,
         cpus,
-        cpu_order: cpu_order.map(CpuOrder::name),
+        cpu_order: cpu_order.map(|order| Cow::Borrowed(order.name())),
         cache_affected: bytes < CACHE_MULTIPLE.saturating_mul(cache_bytes_in_front),
         mem_nodes,
         size_bytes: bytes,
@@ -233,11 +236,14 @@ mod tests {
                 } else if let Some(work) = step.work::<ScalingWork>() {
                     let first = scaling_cpus(topology, work.node, work.order).unwrap();
                     assert_eq!(plan.cpus[..first.len()], first);
-                    assert_eq!(plan.cpu_order, Some(crate::bench::SCALING_ORDER.name()));
+                    assert_eq!(
+                        plan.cpu_order.as_deref(),
+                        Some(crate::bench::SCALING_ORDER.name())
+                    );
                 } else if let Some(config) = step.work::<BandwidthConfig>() {
                     assert_eq!(plan.cpus, config.cpus);
                     assert_eq!(plan.size_bytes, config.size);
-                    assert_eq!(plan.cpu_order, Some("compact"));
+                    assert_eq!(plan.cpu_order.as_deref(), Some("compact"));
                 } else if let Some(one) = step.work::<OneCpu>() {
                     // One CPU, its own node, its own one-thread DRAM
                     // working set, at most 3 repetitions, the rule shown.

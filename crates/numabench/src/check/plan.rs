@@ -96,6 +96,17 @@ pub struct CheckPlan {
     pub budget_seconds: f64,
 }
 
+/// One entry of the list `check --plan --json` prints: a node type's plan
+/// (each entry of a baseline's, or this node's or the `--topology` file's
+/// own), read back through this type by what checks the list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckPlanEntry {
+    /// The node type: a baseline entry's fingerprint, or the topology's
+    /// source with its packages, CPUs and nodes.
+    pub node_type: String,
+    pub plan: CheckPlan,
+}
+
 /// Repetitions per bandwidth item, every one taken: the fastest of 11 is
 /// what a healthy node reaches even when a neighbour (another tenant of
 /// the host, a daemon) slows most of them.

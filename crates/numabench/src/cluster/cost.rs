@@ -10,8 +10,9 @@
 //! bandwidth + round trips x 2 x the assumed one-way latency. Pairs run one
 //! at a time, so the ping-pong costs pairs x that.
 
-use super::parts::pingpong_pairs;
-use serde::Serialize;
+use super::parts::{pingpong_pairs, Part};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// Assumed link bandwidth, one way: 10 GbE (1.25 GB/s).
 pub const ASSUMED_LINK_BYTES_PER_SECOND: f64 = 1.25e9;
@@ -22,7 +23,7 @@ pub const ASSUMED_LINK_LATENCY_SECONDS: f64 = 5e-6;
 pub const PINGPONG_BUDGET_SECONDS: f64 = 600.0;
 
 /// What the ping-pong of one run costs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PingpongCost {
     pub participants: usize,
     /// Pairs measured, one at a time.
@@ -66,6 +67,59 @@ pub fn pingpong_cost(
         over_budget: seconds > PINGPONG_BUDGET_SECONDS,
         rounds,
         rounds_seconds: rounds as f64 * seconds_per_pair,
+    }
+}
+
+/// What `cluster --plan --json` prints: the parts a run on `hosts` hosts
+/// would run, and what its ping-pong costs by the model above with the
+/// assumptions it rests on. A type, so the CLI writes the document by
+/// serializing it and its readers read it through the same type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClusterPlan {
+    /// The hosts planned for (the ranks, with `--per rank`).
+    pub hosts: usize,
+    /// The parts' names, in the order they run.
+    pub parts: Vec<Cow<'static, str>>,
+    /// The host parts run one host after another (`--sequential`).
+    pub sequential: bool,
+    /// The ping-pong's cost; null when the ping-pong part is not run.
+    pub pingpong: Option<PingpongCost>,
+    /// The ping-pong runs in rounds of disjoint pairs (`--pairing rounds`,
+    /// or `auto` over the budget).
+    pub pingpong_in_rounds: bool,
+    /// [`ASSUMED_LINK_BYTES_PER_SECOND`].
+    pub assumed_link_bytes_per_second: f64,
+    /// [`ASSUMED_LINK_LATENCY_SECONDS`].
+    pub assumed_link_latency_seconds: f64,
+    /// [`PINGPONG_BUDGET_SECONDS`].
+    pub pingpong_budget_seconds: f64,
+}
+
+impl ClusterPlan {
+    /// The plan of `parts` on `hosts` hosts, whose ping-pong costs `cost`
+    /// and runs in rounds when `rounds` (both said only when the parts
+    /// include the ping-pong).
+    pub fn new(
+        hosts: usize,
+        parts: &[Part],
+        sequential: bool,
+        cost: PingpongCost,
+        rounds: bool,
+    ) -> Self {
+        let pingpong = parts.contains(&Part::Pingpong);
+        Self {
+            hosts,
+            parts: parts
+                .iter()
+                .map(|part| Cow::Borrowed(part.name()))
+                .collect(),
+            sequential,
+            pingpong: pingpong.then_some(cost),
+            pingpong_in_rounds: pingpong && rounds,
+            assumed_link_bytes_per_second: ASSUMED_LINK_BYTES_PER_SECOND,
+            assumed_link_latency_seconds: ASSUMED_LINK_LATENCY_SECONDS,
+            pingpong_budget_seconds: PINGPONG_BUDGET_SECONDS,
+        }
     }
 }
 

@@ -31,7 +31,7 @@ pub use check_part::{
     ClusterBaselineError, PLAN_METRIC,
 };
 pub use cost::{
-    pingpong_cost, pingpong_rounds, recheck_pairs, Pairing, PingpongCost,
+    pingpong_cost, pingpong_rounds, recheck_pairs, ClusterPlan, Pairing, PingpongCost,
     ASSUMED_LINK_BYTES_PER_SECOND, ASSUMED_LINK_LATENCY_SECONDS, PINGPONG_BUDGET_SECONDS,
     ROUNDS_RULE,
 };

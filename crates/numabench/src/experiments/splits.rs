@@ -6,6 +6,7 @@
 //! SLIT (and each node's number of allowed CPUs) maps one onto the other;
 //! without a SLIT no two different splits are assumed alike.
 
+use crate::bench::{NodeSplitsPlan, PlannedSplit, SkippedSplitPlan};
 use crate::threads::CpuOrder;
 use crate::topology::colours::{colour_of, refine};
 use crate::topology::Machine;
@@ -59,6 +60,37 @@ pub struct SplitEnumeration {
     /// True when the limit or [`MAX_CANDIDATES`] stopped the enumeration
     /// before every split was considered.
     pub truncated: bool,
+}
+
+impl SplitEnumeration {
+    /// The listing of `--plan --json` (key `node_splits` beside the steps)
+    /// for `threads` threads: each split with its CPUs and its equivalents,
+    /// the skipped ones with why.
+    pub fn plan(&self, threads: usize) -> NodeSplitsPlan {
+        NodeSplitsPlan {
+            threads,
+            symmetry_used: self.symmetry_used,
+            truncated: self.truncated,
+            splits: self
+                .splits
+                .iter()
+                .map(|split| PlannedSplit {
+                    split: split.text(),
+                    cpus: split.cpus.clone(),
+                    equivalent: split.equivalent.iter().map(|s| split_text(s)).collect(),
+                    equivalent_count: split.equivalent_count,
+                })
+                .collect(),
+            skipped: self
+                .skipped
+                .iter()
+                .map(|skipped| SkippedSplitPlan {
+                    split: split_text(&skipped.threads_per_node),
+                    reason: skipped.reason.clone(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Threads per node written "a/b/c".

@@ -113,7 +113,7 @@ mod tests {
 
     fn cut(what: &'static str, before_seconds: f64, after_seconds: f64) -> Cut {
         Cut {
-            what,
+            what: what.into(),
             text: format!("{what} cut"),
             before_seconds,
             after_seconds,

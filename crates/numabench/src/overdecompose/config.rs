@@ -3,6 +3,7 @@
 
 use super::hosts::Hosts;
 use super::launch::Launcher;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -103,6 +104,57 @@ pub fn parse_comm_shares(text: &str) -> Result<Vec<f64>, ListError> {
     Ok(values)
 }
 
+/// What a plan says of the rows per core: they follow from the
+/// calibration that starts every run.
+pub const ROWS_CALIBRATED: &str = "calibrated at start";
+
+/// The plan `overdecompose --plan --json` prints: the study's hosts,
+/// cores and settings and each configuration it would run, in the order
+/// of one round. A type, so the CLI writes the document by serializing it
+/// and its readers read it through the same type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverdecomposePlan {
+    /// Always `overdecompose`.
+    pub benchmark: String,
+    /// How many hosts run the ranks.
+    pub hosts: usize,
+    /// The hosts' names, where a hostfile or `--host` names them.
+    pub host_names: Vec<String>,
+    /// Where the hosts came from, in words.
+    pub hosts_from: String,
+    /// Cores used on every host.
+    pub cores: usize,
+    /// The CPU of each core used.
+    pub core_cpus: Vec<u32>,
+    /// Runs of each configuration, interleaved.
+    pub repeat: usize,
+    /// The SOR relaxation factor.
+    pub omega: f64,
+    /// Iterations of every run; null: calibrated.
+    pub iterations: Option<usize>,
+    /// Every (share, K), shares outermost.
+    pub configurations: Vec<PlannedConfiguration>,
+}
+
+/// One configuration of [`OverdecomposePlan`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedConfiguration {
+    /// The target share of blocking communication at K = 1 (0..1).
+    pub target_comm_share: f64,
+    /// K: ranks per core.
+    pub ranks_per_core: usize,
+    /// Ranks over every host.
+    pub ranks: usize,
+    /// Ranks on each host.
+    pub ranks_per_host: usize,
+    /// The CPU of each rank on one host, in rank order (null: none).
+    pub rank_cpus: Vec<Option<u32>>,
+    /// Grid columns.
+    pub nx: usize,
+    /// Always [`ROWS_CALIBRATED`]: the rows follow from the calibration.
+    pub rows_per_core: String,
+}
+
 /// One configuration of the study.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Configuration {
@@ -145,35 +197,33 @@ impl StudyConfig {
             .collect()
     }
 
-    /// The plan as a JSON document (`--plan --json`).
-    pub fn plan_json(&self) -> serde_json::Value {
-        let configurations: Vec<serde_json::Value> = self
+    /// The plan `--plan --json` prints ([`OverdecomposePlan`]).
+    pub fn plan(&self) -> OverdecomposePlan {
+        let configurations = self
             .configurations()
             .iter()
-            .map(|configuration| {
-                serde_json::json!({
-                    "target_comm_share": configuration.share,
-                    "ranks_per_core": configuration.ranks_per_core,
-                    "ranks": configuration.ranks,
-                    "ranks_per_host": configuration.ranks / self.hosts().count(),
-                    "rank_cpus": self.rank_cpus(configuration),
-                    "nx": self.nx,
-                    "rows_per_core": "calibrated at start",
-                })
+            .map(|configuration| PlannedConfiguration {
+                target_comm_share: configuration.share,
+                ranks_per_core: configuration.ranks_per_core,
+                ranks: configuration.ranks,
+                ranks_per_host: configuration.ranks / self.hosts().count(),
+                rank_cpus: self.rank_cpus(configuration),
+                nx: self.nx,
+                rows_per_core: ROWS_CALIBRATED.to_string(),
             })
             .collect();
-        serde_json::json!({
-            "benchmark": "overdecompose",
-            "hosts": self.hosts().count(),
-            "host_names": self.hosts().names,
-            "hosts_from": self.hosts().to_string(),
-            "cores": self.cores,
-            "core_cpus": self.core_cpus,
-            "repeat": self.repeat,
-            "omega": self.omega,
-            "iterations": self.iterations,
-            "configurations": configurations,
-        })
+        OverdecomposePlan {
+            benchmark: "overdecompose".to_string(),
+            hosts: self.hosts().count(),
+            host_names: self.hosts().names.clone(),
+            hosts_from: self.hosts().to_string(),
+            cores: self.cores,
+            core_cpus: self.core_cpus.clone(),
+            repeat: self.repeat,
+            omega: self.omega,
+            iterations: self.iterations,
+            configurations,
+        }
     }
 
     /// The plan as text: what would run, without running anything.

@@ -28,8 +28,9 @@ mod worker;
 mod worker_config;
 
 pub use config::{
-    parse_comm_shares, parse_ranks_per_core, Configuration, ListError, StudyConfig, DEFAULT_NX,
-    DEFAULT_OMEGA, MAX_RANKS_PER_CORE,
+    parse_comm_shares, parse_ranks_per_core, Configuration, ListError, OverdecomposePlan,
+    PlannedConfiguration, StudyConfig, DEFAULT_NX, DEFAULT_OMEGA, MAX_RANKS_PER_CORE,
+    ROWS_CALIBRATED,
 };
 pub use grid::{boundary_value, HaloViews, StripGrid};
 pub use hosts::{HostSource, Hosts, HostsError, Misplaced};

@@ -434,9 +434,9 @@ fn across_hosts_every_host_runs_k_ranks_per_core_and_the_plan_says_so() {
         plan.contains("K=2   ranks 12   CPU per rank on each host (rank order): 0,0,2,2"),
         "{plan}"
     );
-    let json = config.plan_json();
-    assert_eq!(json["hosts"], 3);
-    assert_eq!(json["configurations"][1]["ranks_per_host"], 4);
+    let plan = config.plan();
+    assert_eq!(plan.hosts, 3);
+    assert_eq!(plan.configurations[1].ranks_per_host, 4);
     let records = calibration_records(&config, &calibration());
     assert_eq!(records[0].params["hosts"], 3);
     assert_eq!(records[0].params["ranks"], 6);

@@ -11,6 +11,7 @@ mod executor;
 mod leftovers;
 mod observe;
 mod pin_files;
+mod plan;
 mod policy;
 mod rank_blocks;
 mod rounds;
@@ -36,6 +37,7 @@ pub use leftovers::{become_subreaper, LeftoverReport, KILL_GRACE};
 pub use observe::{
     parse_nr_migrations, parse_numa_maps, parse_processor, Observation, ObservationSample,
 };
+pub use plan::{RunPlan, RunPlanStep};
 pub use policy::{parse_policy, PolicyError, PolicyProblem, RunPolicy};
 pub use rank_blocks::{cores_first_cores, k_per_core, RankBlocks};
 pub use scan::{run_scan, Efficiency, ScanConfig, ScanConfiguration, ScanResult};
