@@ -1,19 +1,29 @@
-//! Figures two numabench commands must agree on, compared by timing. Each
-//! comparison runs alone: cargo runs test binaries one after another, and
-//! the tests of this binary take one lock, so no other test's processes
-//! share the CPUs while these measure (the CLI tests run many numabench
-//! processes at once, which on a 2-CPU machine skews a latency by 20-80%).
+//! Figures two numabench commands must agree on, compared by timing. The
+//! tests of this binary take one lock, so two of its comparisons never
+//! measure side by side, and cargo runs it apart from the CLI tests (which
+//! run many numabench processes at once, skewing a latency on a 2-CPU
+//! machine by 20-80%). Other processes may share the CPUs:
+//! scripts/test runs the MPI tests and the lints beside it, and a shared
+//! host has neighbours. So each comparison is made within interleaved
+//! rounds, never of one side's best against the other's.
+//! The commands' output is read through the schema crate's strict reader
+//! and the records' params through their types.
+
+#[path = "../shared/records.rs"]
+mod records;
 
 use assert_cmd::Command;
-use serde_json::Value;
+use numabench_schema::params::{ChaseOrderParams, LatencyParams, MlpParams};
+use numabench_schema::Record;
+use records::{params_of, read_typed};
 use std::sync::Mutex;
 
 /// Held by every test of this binary while it measures.
 static ALONE: Mutex<()> = Mutex::new(());
 
-/// Runs numabench with `--json` appended, asserts success, and returns the
-/// JSON document it printed.
-fn json_document(arguments: &[&str]) -> Value {
+/// Runs numabench with `--json` appended, asserts success, and returns
+/// what it printed.
+fn json_output(arguments: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_numabench"))
         .args(arguments)
         .arg("--json")
@@ -24,17 +34,22 @@ fn json_document(arguments: &[&str]) -> Value {
         "{arguments:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    serde_json::from_slice(&output.stdout).unwrap()
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The records of a measuring command run with `--json`.
+fn records_of(arguments: &[&str]) -> Vec<Record> {
+    read_typed(&arguments.join(" "), &json_output(arguments)).1
 }
 
 /// A DRAM-sized working set: twice the largest cache, at least 64 MiB.
 fn dram_size() -> String {
-    let topology = json_document(&["topo"]);
-    let last_level = topology["caches"]
-        .as_array()
-        .unwrap()
+    let topology: numabench::topology::Machine = serde_json::from_str(&json_output(&["topo"]))
+        .unwrap_or_else(|error| panic!("topo --json is not a Machine: {error}"));
+    let last_level = topology
+        .caches
         .iter()
-        .map(|cache| cache["size_bytes"].as_u64().unwrap())
+        .map(|cache| cache.size_bytes)
         .max()
         .unwrap_or(0);
     let mib = (2 * last_level).max(64 << 20).next_power_of_two() >> 20;
@@ -42,40 +57,38 @@ fn dram_size() -> String {
 }
 
 /// The median sample (ns per load) of one `latency` run over `size`, and
-/// its record (for the chase's order and block).
-fn latency_run(size: &str) -> (f64, Value) {
-    let document = json_document(&["latency", "--size", size, "--repeat", "10"]);
-    let record = document["records"]
-        .as_array()
-        .unwrap()
+/// its chase (order and block).
+fn latency_run(size: &str) -> (f64, ChaseOrderParams) {
+    let records = records_of(&["latency", "--size", size, "--repeat", "10"]);
+    let record = records
         .iter()
-        .find(|record| record["metric"] == "latency")
-        .unwrap()
-        .clone();
-    (typical(&record), record)
+        .find(|record| record.metric == "latency")
+        .unwrap_or_else(|| panic!("no latency record: {records:?}"));
+    let params: LatencyParams = params_of(record);
+    (typical(record), params.chase)
 }
 
 /// One `mlp` run over `size`: the median one-chain sample (ns per load),
-/// its record, and the `mlp` ratio by k.
-fn mlp_run(size: &str) -> (f64, Value, Vec<(f64, f64)>) {
-    let document = json_document(&["mlp", "--size", size, "--repeat", "10"]);
-    let records = document["records"].as_array().unwrap();
+/// its chase, and the `mlp` ratio by k.
+fn mlp_run(size: &str) -> (f64, ChaseOrderParams, Vec<(f64, f64)>) {
+    let records = records_of(&["mlp", "--size", size, "--repeat", "10"]);
+    let chains = |record: &Record| params_of::<MlpParams>(record).chains;
     let one_chain = records
         .iter()
-        .find(|record| record["metric"] == "ns_per_load" && record["params"]["chains"] == 1)
-        .unwrap()
-        .clone();
+        .find(|record| record.metric == "ns_per_load" && chains(record) == Some(1))
+        .unwrap_or_else(|| panic!("no one-chain record: {records:?}"));
+    let chase = params_of::<MlpParams>(one_chain)
+        .chase
+        .unwrap_or_else(|| panic!("no chase order: {one_chain:?}"));
     let ratios = records
         .iter()
-        .filter(|record| record["metric"] == "mlp")
+        .filter(|record| record.metric == "mlp")
         .map(|record| {
-            (
-                record["params"]["chains"].as_f64().unwrap(),
-                record["value"].as_f64().unwrap(),
-            )
+            let k = chains(record).unwrap_or_else(|| panic!("no chains: {record:?}"));
+            (k as f64, record.value)
         })
         .collect();
-    (typical(&one_chain), one_chain, ratios)
+    (typical(one_chain), chase, ratios)
 }
 
 /// A record's median sample. Of two runs back to back, each median stands
@@ -83,8 +96,8 @@ fn mlp_run(size: &str) -> (f64, Value, Vec<(f64, f64)>) {
 /// scheduler happened to leave alone, a matter of luck on a loaded host (on
 /// this 2-CPU VM at load 10 the rounds' ratios of fastest samples ranged
 /// 0.80-1.09, of medians 0.96-1.07).
-fn typical(record: &Value) -> f64 {
-    record["stats"]["median"].as_f64().unwrap()
+fn typical(record: &Record) -> f64 {
+    record.stats.median
 }
 
 /// The median of `values` (the mean of the middle two of an even count).
@@ -114,17 +127,13 @@ struct Round {
 /// two `latency` runs bracket `mlp`, so a load that grows or shrinks
 /// steadily through the round moves their mean as it moves `mlp`.
 fn one_round(size: &str) -> Round {
-    let (before, latency_record) = latency_run(size);
-    let (one_chain, one_chain_record, ratios) = mlp_run(size);
+    let (before, latency_chase) = latency_run(size);
+    let (one_chain, one_chain_chase, ratios) = mlp_run(size);
     let (after, _) = latency_run(size);
-    assert_eq!(
-        one_chain_record["params"]["order"],
-        latency_record["params"]["order"]
-    );
-    assert_eq!(
-        one_chain_record["params"]["block_bytes"],
-        latency_record["params"]["block_bytes"]
-    );
+    assert!(latency_chase.order.is_some(), "{latency_chase:?}");
+    assert_eq!(one_chain_chase.order, latency_chase.order);
+    assert!(latency_chase.block_bytes.is_some(), "{latency_chase:?}");
+    assert_eq!(one_chain_chase.block_bytes, latency_chase.block_bytes);
     let worst_over_k = ratios
         .iter()
         .map(|(k, ratio)| ratio / k)

@@ -1,5 +1,5 @@
 //! Records read as records, for the test crates that depend on the schema
-//! crate (cli, mpi): each includes this file with
+//! crate (cli, mpi, vm, agreement): each includes this file with
 //! `#[path = "../shared/records.rs"] mod records;`. Kept out of
 //! `shared/mod.rs`, which the pin tests include without that dependency.
 #![allow(dead_code)]
