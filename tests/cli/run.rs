@@ -82,21 +82,11 @@ fn run_compares_policies_and_writes_markdown() {
     assert!(table.contains("| p-value | Holm p |"), "{table}");
 }
 
-/// The parts of a run's `observation` these tests read.
-#[derive(Debug, serde::Deserialize)]
-pub struct Observed {
-    pub interval_ms: u64,
-    pub samples: Vec<serde_json::Value>,
-    pub final_bytes_per_node: std::collections::BTreeMap<u32, u64>,
-}
-
 /// A run record's `--observe` observation.
-pub fn observed(record: &Record) -> Observed {
-    let observation = run_params(record)
+pub fn observed(record: &Record) -> numabench_schema::params::ObservationParams {
+    run_params(record)
         .observation
-        .unwrap_or_else(|| panic!("no observation: {record:?}"));
-    serde_json::from_value(observation)
-        .unwrap_or_else(|error| panic!("an observation's shape ({error}): {record:?}"))
+        .unwrap_or_else(|| panic!("no observation: {record:?}"))
 }
 
 #[test]

@@ -16,7 +16,6 @@ use numabench_schema::params::{
     ScalingParams,
 };
 use numabench_schema::Record;
-use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
@@ -380,22 +379,13 @@ fn check_other_benchmarks(run: &VmRun, first: usize) {
     }
 }
 
-/// The part of a run's `observation` these checks read.
-#[derive(Debug, Deserialize)]
-struct ObservedPeak {
-    /// Resident bytes per node at the sample with the most resident memory.
-    peak_bytes_per_node: BTreeMap<u32, u64>,
-}
-
 /// The peak resident bytes per node of a run record's `--observe`
 /// observation.
 pub(crate) fn observed_peak(run: &VmRun, params: &RunParams) -> BTreeMap<u32, u64> {
-    let observation = params
+    params
         .observation
         .clone()
-        .unwrap_or_else(|| panic!("no observation: {params:?}\n{}", run.transcript()));
-    serde_json::from_value::<ObservedPeak>(observation)
-        .unwrap_or_else(|error| panic!("observation: {error}\n{}", run.transcript()))
+        .unwrap_or_else(|| panic!("no observation: {params:?}\n{}", run.transcript()))
         .peak_bytes_per_node
 }
 

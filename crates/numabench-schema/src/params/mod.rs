@@ -32,6 +32,7 @@ mod mlp;
 mod mpi_monitor;
 mod node_keyed;
 mod node_median;
+mod observation;
 mod overdecompose;
 mod per_cpu;
 mod run;
@@ -80,6 +81,7 @@ pub use mpi_monitor::{
     MonitorRunTags, BUFFER_LOCAL_SHARE, CALL_METRICS, POP_METRICS, TLP_PREFIX,
 };
 pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
+pub use observation::{ObservationParams, ObservationSample};
 pub use overdecompose::{
     OverdecomposeCalibrationParams, OverdecomposeParams, OverdecomposeRunParams, SweepPoint,
     SweepRanks, OVERDECOMPOSE_CALIBRATION, OVERDECOMPOSE_RUN,

@@ -1,5 +1,5 @@
-//! Maps keyed by node number (`{"0": ..., "1": ...}` on the wire), read
-//! through their keys' text. serde_json reads such a key as a number
+//! Maps keyed by node number (`{"0": ..., "1": ...}` on the wire), or by
+//! another number such as a thread id, read through their keys' text. serde_json reads such a key as a number
 //! only when the map is read straight from the JSON: inside a struct that
 //! is flattened into another (the counts in a run's params, an app's page
 //! report), the keys reach the map as text, and a `u32` key refuses text.
@@ -19,7 +19,7 @@ where
         .into_iter()
         .map(|(node, value)| {
             let node = node.parse().map_err(|_| {
-                serde::de::Error::custom(format!("a node number as a key, not {node:?}"))
+                serde::de::Error::custom(format!("a number (node, thread) as a key, not {node:?}"))
             })?;
             Ok((node, value))
         })

@@ -2,7 +2,7 @@
 //! run`, its policy comparison and its scans write one record per run,
 //! metric `run_wall_time`).
 
-use super::{BenchmarkParams, CountsParams, Metrics};
+use super::{BenchmarkParams, CountsParams, Metrics, ObservationParams};
 use crate::benchmark;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -68,7 +68,7 @@ pub struct RunParams {
     pub involuntary_switches: Option<i64>,
     /// The observation's timeline and totals (`--observe`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub observation: Option<Value>,
+    pub observation: Option<ObservationParams>,
     /// What the pinning shim warned about, one line each; absent when the
     /// run did not use the shim.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,7 +136,12 @@ mod tests {
             "leftover_commands": ["child"], "leftovers_killed": true,
             "user_seconds": 1.0, "system_seconds": 0.25, "max_rss_kib": 2048,
             "voluntary_switches": 3, "involuntary_switches": 4,
-            "observation": {"interval_ms": 10}, "pin_warnings": ["a warning"]}));
+            "observation": {"interval_ms": 10, "samples": [{"t": 0.01,
+                "bytes_per_node": {"0": 4096}, "thread_cpus": {"4711": 1}}],
+                "thread_migrations": 0, "thread_migrations_source": "kernel",
+                "cpu_changes_between_samples": 0, "node_changes_between_samples": 0,
+                "final_bytes_per_node": {"0": 4096}, "peak_bytes_per_node": {"0": 4096}},
+            "pin_warnings": ["a warning"]}));
     }
 
     /// A record from an older version, or with a counted run's keys after,

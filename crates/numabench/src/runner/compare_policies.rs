@@ -14,11 +14,11 @@ use crate::study::{against_baselines, SIGNIFICANCE};
 use crate::topology::Machine;
 use numabench_schema::benchmark;
 use numabench_schema::params::{
-    to_params, Comparison, CountsParams, LeftoverParams, ObservedMeans, PolicySummaryParams,
-    RunMeans, RunParams, RunSummaryParams, RUN_SUMMARY, RUN_WALL_TIME,
+    to_params, Comparison, CountsParams, LeftoverParams, ObservationParams, ObservedMeans,
+    PolicySummaryParams, RunMeans, RunParams, RunSummaryParams, RUN_SUMMARY, RUN_WALL_TIME,
 };
 use numabench_schema::{RequestedMemory, RequestedMemoryPolicy, RequestedPlacement};
-use serde_json::{json, Map};
+use serde_json::Map;
 use std::path::PathBuf;
 use std::time::Duration;
 use thiserror::Error;
@@ -144,10 +144,7 @@ pub(super) fn run_record(
         max_rss_kib: Some(outcome.max_rss_kib),
         voluntary_switches: Some(outcome.voluntary_switches),
         involuntary_switches: Some(outcome.involuntary_switches),
-        observation: outcome
-            .observation
-            .as_ref()
-            .map(|observation| json!(observation)),
+        observation: outcome.observation.as_ref().map(ObservationParams::from),
         pin_warnings: outcome.pin_warnings.clone(),
         counts: outcome.counts.as_ref().map(CountsParams::from),
         // A scan adds its two after the counts (`Runnable::extra`).

@@ -5,6 +5,7 @@
 //! tree.
 
 use crate::counters::{read_proc_file, thread_cpu_time, MAX_SAMPLER_SHARE};
+use numabench_schema::params::{ObservationParams, ObservationSample as SampleParams};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs;
@@ -52,6 +53,31 @@ pub struct Observation {
     /// Resident bytes per node at the sample with the most resident memory
     /// (a program frees its buffers before it exits).
     pub peak_bytes_per_node: BTreeMap<u32, u64>,
+}
+
+impl From<&Observation> for ObservationParams {
+    /// The observation as a run record's params carry it (the same keys
+    /// in the same order as this type's own serialization).
+    fn from(observation: &Observation) -> Self {
+        ObservationParams {
+            interval_ms: observation.interval_ms,
+            samples: observation
+                .samples
+                .iter()
+                .map(|sample| SampleParams {
+                    t: sample.t,
+                    bytes_per_node: sample.bytes_per_node.clone(),
+                    thread_cpus: sample.thread_cpus.clone(),
+                })
+                .collect(),
+            thread_migrations: observation.thread_migrations,
+            thread_migrations_source: observation.thread_migrations_source.to_string(),
+            cpu_changes_between_samples: observation.cpu_changes_between_samples,
+            node_changes_between_samples: observation.node_changes_between_samples,
+            final_bytes_per_node: observation.final_bytes_per_node.clone(),
+            peak_bytes_per_node: observation.peak_bytes_per_node.clone(),
+        }
+    }
 }
 
 /// `thread_migrations` counted by the kernel for each thread.

@@ -1,34 +1,26 @@
 //! `run --observe` timelines of one run: resident memory per node over
-//! time, and which CPU each thread was on at each sample.
+//! time, and which CPU each thread was on at each sample. Read through
+//! the run's typed params ([`ObservationParams`]).
 
 use crate::output::ReadRecord;
 use crate::report::plot::Series;
-use serde_json::Value;
+use numabench_schema::params::{ObservationParams, RunParams};
 use std::collections::BTreeMap;
 
 /// MiB per node against seconds, one curve per node (a node missing from a
 /// sample holds 0 bytes then).
 pub fn memory_series(r: &ReadRecord) -> Vec<Series> {
-    let samples = samples(r);
-    let mut nodes: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
-    for sample in samples {
-        if let Some(per_node) = sample.get("bytes_per_node").and_then(Value::as_object) {
-            for node in per_node.keys().filter_map(|k| k.parse::<u64>().ok()) {
-                nodes.entry(node).or_default();
-            }
-        }
-    }
-    for sample in samples {
-        let Some(t) = sample.get("t").and_then(Value::as_f64) else {
-            continue;
-        };
-        let per_node = sample.get("bytes_per_node");
+    let observation = observation(r);
+    let mut nodes: BTreeMap<u32, Vec<(f64, f64)>> = observation
+        .samples
+        .iter()
+        .flat_map(|sample| sample.bytes_per_node.keys())
+        .map(|&node| (node, Vec::new()))
+        .collect();
+    for sample in &observation.samples {
         for (node, points) in nodes.iter_mut() {
-            let bytes = per_node
-                .and_then(|p| p.get(node.to_string()))
-                .and_then(Value::as_f64)
-                .unwrap_or(0.0);
-            points.push((t, bytes / 1_048_576.0));
+            let bytes = sample.bytes_per_node.get(node).copied().unwrap_or(0);
+            points.push((sample.t, bytes as f64 / 1_048_576.0));
         }
     }
     nodes
@@ -42,20 +34,13 @@ pub fn memory_series(r: &ReadRecord) -> Vec<Series> {
 
 /// The CPU of each thread at each sample, one series per thread id.
 pub fn thread_series(r: &ReadRecord) -> Vec<Series> {
-    let mut threads: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
-    for sample in samples(r) {
-        let Some(t) = sample.get("t").and_then(Value::as_f64) else {
-            continue;
-        };
-        for (tid, cpu) in sample
-            .get("thread_cpus")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            if let (Ok(tid), Some(cpu)) = (tid.parse::<u64>(), cpu.as_f64()) {
-                threads.entry(tid).or_default().push((t, cpu));
-            }
+    let mut threads: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
+    for sample in observation(r).samples {
+        for (tid, cpu) in sample.thread_cpus {
+            threads
+                .entry(tid)
+                .or_default()
+                .push((sample.t, f64::from(cpu)));
         }
     }
     threads
@@ -67,10 +52,10 @@ pub fn thread_series(r: &ReadRecord) -> Vec<Series> {
         .collect()
 }
 
-fn samples(r: &ReadRecord) -> &[Value] {
-    r.params
-        .get("observation")
-        .and_then(|o| o.get("samples"))
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+/// The run's observation; empty where it has none (or one that does not
+/// read: the run table says so).
+fn observation(r: &ReadRecord) -> ObservationParams {
+    r.params_or_default::<RunParams>()
+        .observation
+        .unwrap_or_default()
 }

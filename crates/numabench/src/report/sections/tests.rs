@@ -245,7 +245,12 @@ fn observe_timelines_follow_the_samples() {
         .of("run")
         .find(|r| r.params.contains_key("observation"))
         .unwrap();
-    let samples = r.params["observation"]["samples"].as_array().unwrap();
+    let observation = r
+        .params_as::<numabench_schema::params::RunParams>()
+        .unwrap()
+        .observation
+        .unwrap();
+    let samples = &observation.samples;
     let memory = observe::memory_series(r);
     assert!(!memory.is_empty());
     for s in &memory {
@@ -255,10 +260,7 @@ fn observe_timelines_follow_the_samples() {
             "one point per sample, missing = 0"
         );
     }
-    let peak = r.params["observation"]["peak_bytes_per_node"]["0"]
-        .as_f64()
-        .unwrap()
-        / 1_048_576.0;
+    let peak = observation.peak_bytes_per_node[&0] as f64 / 1_048_576.0;
     let drawn = memory[0].points.iter().map(|p| p.1).fold(0.0, f64::max);
     assert!(
         (drawn - peak).abs() < 1e-9,
@@ -266,10 +268,7 @@ fn observe_timelines_follow_the_samples() {
     );
     let threads = observe::thread_series(r);
     let seen: usize = threads.iter().map(|s| s.points.len()).sum();
-    let expected: usize = samples
-        .iter()
-        .map(|s| s["thread_cpus"].as_object().unwrap().len())
-        .sum();
+    let expected: usize = samples.iter().map(|s| s.thread_cpus.len()).sum();
     assert_eq!(seen, expected);
     assert_eq!(sections_of(&data), ["metadata", "run"]);
     let mut groups: Vec<String> = data
