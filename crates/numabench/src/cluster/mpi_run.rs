@@ -19,8 +19,10 @@
 //! MPI call after the start ([`super::wait`]): waiting ranks sleep between
 //! tests for a message, and every ping-pong exchange has a deadline
 //! (`timeout`); the leader of a pair names a partner that does not answer,
-//! rank 0 names a leader silent for twice that, and the rank named is
-//! skipped for the rest of the run. If a rank was left behind, rank 0
+//! rank 0 names a leader silent for twice that (a leader says it is alive
+//! every quarter of `timeout` while it measures, so a pair slowed by a busy
+//! host is not mistaken for a silent one), and the rank named is skipped
+//! for the rest of the run. If a rank was left behind, rank 0
 //! ends the job with MPI_Abort once the verdict is written (MPI_Finalize
 //! would wait for that rank). A rank that dies makes OpenMPI end the whole
 //! job: every record rank 0 had received is already flushed to the outputs.
@@ -52,6 +54,14 @@ const TAG_DONE: i32 = 104;
 const TAG_COMMAND: i32 = 105;
 const TAG_PING: i32 = 106;
 const TAG_PING_END: i32 = 107;
+/// A ping-pong leader still measuring: rank 0 restarts its wait.
+const TAG_ALIVE: i32 = 108;
+
+/// How often, as a share of `timeout`, a ping-pong leader tells rank 0 it
+/// is still measuring: rank 0 names a leader silent for twice `timeout`,
+/// and a pair on a busy host can take longer than that while every one of
+/// its exchanges answers in time.
+const ALIVE_EVERY_SHARE: u32 = 4;
 
 /// What `cluster` was asked to do (validated by the command line).
 #[derive(Debug, Clone)]
@@ -388,6 +398,14 @@ impl ClusterSession {
         let repeat = context.repeat.max(1);
         let limit = config.timeout;
         let mut incoming = vec![0u8; config.pingpong_bytes.max(8)];
+        // A leader other than rank 0 says it is alive at least every
+        // quarter of `timeout` while it measures (one 1-byte message,
+        // between two round trips): rank 0 hears from it within twice
+        // `timeout` however long the pair takes, as long as each exchange
+        // answers within `timeout`.
+        let root = self.world.process_at_rank(0);
+        let alive_every = limit / ALIVE_EVERY_SHARE;
+        let mut said_alive = Instant::now();
         let mut round_trips = |bytes: usize, count: usize| -> Result<f64, Silent> {
             let start = Instant::now();
             for _ in 0..count {
@@ -395,6 +413,10 @@ impl ClusterSession {
                 let (message, _) =
                     wait::probe(&peer, Some(TAG_PING), Wait::within(limit, Pace::Spin))?;
                 let _ = message.matched_receive_into(&mut incoming[..bytes]);
+                if me != 0 && said_alive.elapsed() >= alive_every {
+                    root.send_with_tag(&[0u8][..], TAG_ALIVE);
+                    said_alive = Instant::now();
+                }
             }
             Ok(start.elapsed().as_secs_f64())
         };
@@ -691,6 +713,8 @@ impl Root<'_> {
                     }
                 }
                 TAG_DONE => pending.retain(|&rank| rank != source),
+                // Only restarts the wait: the sender is still measuring.
+                TAG_ALIVE => {}
                 _ => {}
             }
         }
@@ -887,8 +911,9 @@ impl Root<'_> {
         }
         if !leaders.is_empty() {
             // A leader times out each exchange after `timeout` and names a
-            // silent echo; twice that without a word from a leader and the
-            // leader itself is named.
+            // silent echo, and says it is alive every quarter of `timeout`
+            // while it measures; twice `timeout` without a word from a
+            // leader and the leader itself is named.
             self.gather(&leaders, 2 * self.config.timeout)?;
         }
         Ok(self.records[before..]
