@@ -4,8 +4,9 @@
 
 use super::errors::assert_refused;
 use super::plan::{fixture, plan_on, PLANNING};
-use super::{numabench, param, succeeding, typed_stdout, with_metric};
+use super::{numabench, param, params_of, succeeding, typed_stdout, with_metric};
 use numabench::bench::{BudgetOutcome, PlanDocument, PlanStep};
+use numabench_schema::params::findings::{BudgetCutParams, RunTimeParams};
 
 /// The steps of `plan` of `benchmark`.
 fn of<'a>(plan: &'a PlanDocument, benchmark: &str) -> Vec<&'a PlanStep> {
@@ -125,10 +126,10 @@ fn a_run_names_its_cuts_in_the_summary() {
             .find(|record| record.benchmark == "summary" && record.metric == metric)
             .unwrap_or_else(|| panic!("no {metric} summary record"))
     };
-    // Summary records have no typed params: read as their open object.
     let cut = summary("budget_cut");
-    assert_eq!(*param(cut, "cut"), "sizes");
-    assert_eq!(*param(cut, "budget_seconds"), 1.0);
+    let cut_params: BudgetCutParams = params_of(cut);
+    assert_eq!(cut_params.cut.as_deref(), Some("sizes"));
+    assert_eq!(cut_params.budget_seconds, Some(1.0));
     assert!(param(cut, "sentence")
         .as_str()
         .unwrap()
@@ -140,17 +141,22 @@ fn a_run_names_its_cuts_in_the_summary() {
     assert_eq!(latencies, 3, "three sizes measured");
     // The run's record of its estimate against its elapsed time.
     let run_time = summary("run_time");
-    let elapsed = param(run_time, "elapsed_seconds").as_f64().unwrap();
+    let run_time_params: RunTimeParams = params_of(run_time);
+    let elapsed = run_time_params.elapsed_seconds.unwrap();
     assert!(elapsed > 0.0 && run_time.value == elapsed);
-    assert!(param(run_time, "estimated_seconds").as_f64().unwrap() > 0.0);
+    assert!(run_time_params.estimated_seconds.unwrap() > 0.0);
     // Estimated with this machine's rates, calibrated before the run.
-    let rates = param(run_time, "estimate_rates");
-    assert_eq!(rates["source"], "calibrated", "{rates}");
+    let rates = run_time_params
+        .estimate_rates
+        .expect("the estimate's rates");
+    assert_eq!(rates.source, "calibrated", "{rates:?}");
     // Within the calibration's bounds: 10 MB/s (an emulated guest is
     // below 100 MB/s, and so is a debug build's setup) to 100 GB/s.
-    for rate in ["thread_bytes_per_second", "setup_bytes_per_second"] {
-        let value = rates[rate].as_f64().unwrap();
-        assert!((1e7..=1e11).contains(&value), "{rate}: {rates}");
+    for (rate, value) in [
+        ("thread_bytes_per_second", rates.thread_bytes_per_second),
+        ("setup_bytes_per_second", rates.setup_bytes_per_second),
+    ] {
+        assert!((1e7..=1e11).contains(&value), "{rate}: {rates:?}");
     }
 }
 

@@ -57,7 +57,7 @@ mod weighted;
 
 use assert_cmd::Command;
 use numabench_schema::{PlacementCheck, Record, RunMetadata};
-pub use records::{params_of, read_typed, requested};
+pub use records::{params_of, params_part, read_typed, requested};
 
 /// An hwloc XML topology of another machine (2 sockets, 8 CPUs, 5 nodes of
 /// which 3 CPU-less), described in its directory's make-xml.sh.

@@ -7,8 +7,8 @@ use crate::exit::{CliError, Status};
 use numabench::bench::Context;
 use numabench::check::{
     figure, measure_baseline, node_type_record, outcome_record, plan_check, run_check, slurm,
-    Baseline, BaselineEntry, CheckPlan, CheckPlanEntry, CheckReport, Fingerprint, Problem,
-    Tolerances, Written,
+    this_node_fingerprint, with_repeat, with_size, Baseline, BaselineEntry, CheckPlan,
+    CheckPlanEntry, CheckReport, Fingerprint, Problem, Tolerances, Written,
 };
 use numabench::doctor::{run_doctor, SystemFiles};
 use numabench::interrupt::install_interrupt_handler;
@@ -108,10 +108,10 @@ fn plan(args: &CheckArgs, topology_file: Option<&Path>) -> Result<Status, CliErr
             let topology = super::topology_source::topology_for(topology_file, Purpose::Describe)?;
             let mut plan = plan_check(&topology, budget_seconds(args)?);
             if let Some(size) = args.size {
-                plan = plan.with_size(&topology, size);
+                plan = with_size(plan, &topology, size);
             }
             if args.repeat as usize != plan.repeat {
-                plan = plan.with_repeat(args.repeat as usize);
+                plan = with_repeat(plan, args.repeat as usize);
             }
             vec![(
                 format!("{} ({})", topology.source, summary(&topology)),
@@ -204,7 +204,7 @@ fn plan_table(plan: &CheckPlan) -> String {
 fn this_node() -> Result<(Context, Fingerprint), CliError> {
     let topology = super::measuring::this_machine()?;
     let doctor = run_doctor(&SystemFiles::real(), &topology);
-    let fingerprint = Fingerprint::this_node(&topology, &doctor);
+    let fingerprint = this_node_fingerprint(&topology, &doctor);
     let mut context = Context::new(topology);
     context.simd = Some(SimdLevel::detect());
     context.fixed_repetitions = true;
@@ -246,10 +246,10 @@ fn write_baseline(
             &numabench::topology::memory_nodes(&context.topology),
             size,
         )?;
-        plan = plan.with_size(&context.topology, size);
+        plan = with_size(plan, &context.topology, size);
     }
     if args.repeat as usize != plan.repeat {
-        plan = plan.with_repeat(args.repeat as usize);
+        plan = with_repeat(plan, args.repeat as usize);
     }
     context.repeat = plan.repeat;
     let written = Written::now(args.runs as usize);

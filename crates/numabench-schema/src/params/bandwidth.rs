@@ -3,11 +3,10 @@
 //! `scaling`, `per-cpu` and `tiers` write the same after labels of their
 //! own).
 
-use super::{BenchmarkParams, SimdParams, WorkingSetParams};
+use super::{BenchmarkParams, ConvergenceParams, SimdParams, WorkingSetParams};
 use crate::benchmark;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The params of a `<kernel>_bandwidth` record. Each field reads as
 /// `None` where a record lacks it; the schema requires what numabench
@@ -43,10 +42,10 @@ pub struct BandwidthParams {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub measured_over_declared: Option<f64>,
     /// How many repetitions the stopping rule took and the interval
-    /// reached (the library's `Convergence`); absent in files of versions
+    /// reached ([`ConvergenceParams`]); absent in files of versions
     /// before it was written.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub convergence: Option<Value>,
+    pub convergence: Option<ConvergenceParams>,
 }
 
 impl BenchmarkParams for BandwidthParams {
@@ -58,6 +57,7 @@ mod tests {
     use super::*;
     use crate::params::to_params;
     use serde_json::json;
+    use serde_json::Value;
 
     /// Written params read back and written again are the same text.
     #[test]
@@ -68,7 +68,7 @@ mod tests {
                 "simd": "avx2", "simd_chosen_by": "calibration", "simd_calibration": calibration,
                 "hugepages": false, "bytes_per_element": 8, "per_thread_gbs": [10.5, 11.0],
                 "measured_over_declared": 0.5,
-                "convergence": {"repetitions": 3, "ci95_rel": null}});
+                "convergence": {"repetitions": 3, "max_repetitions": 5, "ci95_rel": null, "ci95_target_rel": 0.01, "stopped_by": "maximum"}});
             let typed: BandwidthParams = serde_json::from_value(params.clone()).unwrap();
             assert_eq!(
                 Value::Object(to_params(&typed)).to_string(),

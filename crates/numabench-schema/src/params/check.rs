@@ -8,11 +8,10 @@
 //! where a record lacks it; the schema requires what numabench always
 //! writes.
 
-use super::{BenchmarkParams, ClusterLabels, Metrics};
+use super::{BenchmarkParams, CheckPlan, ClusterLabels, Fingerprint, Metrics};
 use crate::benchmark;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The metric of a cluster rank's plan record.
 pub const CHECK_PLAN: &str = "check_plan";
@@ -122,17 +121,15 @@ pub struct FingerprintDifference {
 /// entry's; then the rank's labels.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckPlanParams {
-    /// `check::Fingerprint`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(required)]
-    pub fingerprint: Option<Value>,
+    pub fingerprint: Option<Fingerprint>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(required)]
     pub node_type: Option<String>,
-    /// `check::CheckPlan`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(required)]
-    pub plan: Option<Value>,
+    pub plan: Option<CheckPlan>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(required)]
     pub plan_from_baseline: Option<bool>,
@@ -179,8 +176,11 @@ mod tests {
         assert_round_trips::<CheckItemParams>(cluster);
         assert_round_trips::<NodeTypeParams>(json!({"differences": [{"what": "node 1 memory",
             "measured": "30 GiB", "reference": "32 GiB", "tolerance": "±2%"}]}));
-        assert_round_trips::<CheckPlanParams>(json!({"fingerprint": {"cpu_model": "cpu"},
-            "node_type": "cpu, 1 package(s)", "plan": {"items": []},
+        assert_round_trips::<CheckPlanParams>(json!({"fingerprint": {"cpu_model": "cpu",
+                "packages": 1, "numa_nodes": 1, "cpus_per_node": {"node0": 2},
+                "memory_per_node_bytes": {"node0": 1024}, "settings": {}},
+            "node_type": "cpu, 1 package(s)", "plan": {"items": [], "repeat": 11,
+                "latency_samples": 5, "estimated_seconds": 0.0, "budget_seconds": 30.0},
             "plan_from_baseline": false, "host": "h0", "rank": 0, "unit": "h0",
             "part": "check"}));
     }

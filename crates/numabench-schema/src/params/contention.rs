@@ -2,11 +2,10 @@
 //! (`serial_bandwidth`, `contended_bandwidth`, `local_bandwidth`) and the
 //! ratios between them, which carry only what they mean.
 
-use super::{BenchmarkParams, Metrics, SimdParams, WorkingSetParams};
+use super::{BenchmarkParams, ConvergenceParams, Metrics, SimdParams, WorkingSetParams};
 use crate::benchmark;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The suffix of a scenario record's metric.
 pub const CONTENTION_BANDWIDTH_SUFFIX: &str = "_bandwidth";
@@ -41,10 +40,10 @@ pub struct ContentionParams {
     #[serde(flatten)]
     pub simd: SimdParams,
     /// How many repetitions the stopping rule took and the interval
-    /// reached (the library's `Convergence`); absent in files of versions
+    /// reached ([`ConvergenceParams`]); absent in files of versions
     /// before it was written.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub convergence: Option<Value>,
+    pub convergence: Option<ConvergenceParams>,
 }
 
 impl BenchmarkParams for ContentionParams {
@@ -71,6 +70,7 @@ mod tests {
     use super::*;
     use crate::params::to_params;
     use serde_json::json;
+    use serde_json::Value;
 
     /// Written params read back and written again are the same text.
     #[test]
@@ -79,7 +79,7 @@ mod tests {
             "kernel": "read", "threads": 1, "size_bytes": 65536, "cache_bytes_in_front": 1024,
             "cache_affected": false, "cache_level": "memory", "per_thread_gbs": [10.5],
             "simd": "avx2", "simd_chosen_by": "calibration", "simd_calibration": null,
-            "convergence": {"repetitions": 3, "ci95_rel": null}});
+            "convergence": {"repetitions": 3, "max_repetitions": 5, "ci95_rel": null, "ci95_target_rel": 0.01, "stopped_by": "maximum"}});
         let typed: ContentionParams = serde_json::from_value(scenario.clone()).unwrap();
         assert_eq!(
             Value::Object(to_params(&typed)).to_string(),

@@ -2,11 +2,10 @@
 //! CPU (`bench/latency` writes them; `matrix-latency` and `per-cpu` write
 //! the same after labels of their own).
 
-use super::{BenchmarkParams, ChaseOrderParams, TailParams, WorkingSetParams};
+use super::{BenchmarkParams, ChaseOrderParams, ConvergenceParams, TailParams, WorkingSetParams};
 use crate::benchmark;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The params of a `latency` or `latency_cycles` record. Each field reads
 /// as `None` where a record lacks it; the schema requires what numabench
@@ -32,9 +31,9 @@ pub struct LatencyParams {
     #[schemars(required)]
     pub loads_per_sample: Option<u64>,
     /// How many samples the stopping rule took and the interval reached
-    /// (the library's `Convergence`); absent where a fixed count was taken.
+    /// ([`ConvergenceParams`]); absent where a fixed count was taken.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub convergence: Option<Value>,
+    pub convergence: Option<ConvergenceParams>,
     /// Percentiles of batches timed one by one (the library's
     /// kernel's tail); absent where not measured.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,6 +108,7 @@ mod tests {
     use super::*;
     use crate::params::{to_labelled_params, to_params};
     use serde_json::json;
+    use serde_json::Value;
 
     /// Written params read back as the type and written again are the
     /// same text: same keys, same order, integers and floats as they were.
@@ -126,7 +126,8 @@ mod tests {
             "cpu": 0, "cpu_node": null, "order": "tlb-block", "order_measures": "idle",
             "block_bytes": 32768, "block_source": "cpuid", "hugepages": false,
             "loads_per_sample": 1508308,
-            "convergence": {"repetitions": 1, "ci95_rel": null, "stopped_by": "maximum"},
+            "convergence": {"repetitions": 1, "max_repetitions": 1, "ci95_rel": null,
+                "ci95_target_rel": 0.01, "stopped_by": "maximum"},
             "tail": {"p50": 9.5, "p90": 10.0, "p99": 11.0, "p99_9": 12.0, "max": 20.0, "method": "m", "batch_loads": 8, "batches": 4096, "timer_resolution_ns": 0.5, "timing_overhead_ns": 3.0},
             "measured_over_declared": 1.25,
             "core_ghz": 2.0, "cycles_measures": "core cycles", "tsc_ghz": 2.5}),

@@ -3,11 +3,10 @@
 //! `load_latency`) and the pinned-over-unpinned verdict. One type for the
 //! three kinds of record: each writes the fields it has, in this order.
 
-use super::{BenchmarkParams, ChaseOrderParams, WorkingSetParams};
+use super::{BenchmarkParams, ChaseOrderParams, ConvergenceParams, WorkingSetParams};
 use crate::benchmark;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The params of an `mlp` record. Each field reads as `None` where a
 /// record lacks it; the schema requires `chains`, which every kind writes.
@@ -50,7 +49,7 @@ pub struct MlpParams {
     /// How many samples the stopping rule took (one thread; the library's
     /// `Convergence`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub convergence: Option<Value>,
+    pub convergence: Option<ConvergenceParams>,
     /// Which of pinned and unpinned ran first in each repetition
     /// (`--threads`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -72,6 +71,7 @@ mod tests {
     use super::*;
     use crate::params::to_params;
     use serde_json::json;
+    use serde_json::Value;
 
     /// Each kind's written params read back and written again are the
     /// same text.
@@ -88,7 +88,7 @@ mod tests {
             (
                 &mut one,
                 json!({"hugepages": false, "rounds_per_sample": 10,
-                "convergence": {"repetitions": 3}}),
+                "convergence": {"repetitions": 3, "max_repetitions": 5, "ci95_rel": null, "ci95_target_rel": 0.01, "stopped_by": "maximum"}}),
             ),
             (
                 &mut threads,

@@ -21,6 +21,7 @@ mod check;
 mod cluster;
 mod compare;
 mod contention;
+mod convergence;
 mod core_to_core;
 mod counts;
 pub mod findings;
@@ -30,6 +31,7 @@ mod loaded_latency;
 mod matrix;
 mod mlp;
 mod mpi_monitor;
+mod node_check;
 mod node_keyed;
 mod node_median;
 mod observation;
@@ -66,6 +68,7 @@ pub use cluster::{
 };
 pub use compare::{CompareRatioParams, CompareUnmatchedParams, UNMATCHED};
 pub use contention::{ContentionParams, ContentionRatioParams, CONTENTION_BANDWIDTH_SUFFIX};
+pub use convergence::{ConvergenceParams, StoppedBy};
 pub use core_to_core::C2cParams;
 pub use counts::{CountsParams, PerfParams, ThreadUsageParams, TlpParams, WorkerUsageParams};
 pub use interference::{InterferenceCellParams, InterferenceParams, INTERFERENCE_CELL_SUFFIX};
@@ -80,6 +83,7 @@ pub use mpi_monitor::{
     MonitorBufferParams, MonitorCallParams, MonitorHostParams, MonitorPopParams, MonitorRankParams,
     MonitorRunTags, BUFFER_LOCAL_SHARE, CALL_METRICS, POP_METRICS, TLP_PREFIX,
 };
+pub use node_check::{CheckItem, CheckPlan, CheckQuantity, Fingerprint};
 pub use node_median::{NodeMedianDeviation, NodeMedianRatioParams, NODE_MEDIAN_SUFFIX};
 pub use observation::{ObservationParams, ObservationSample};
 pub use overdecompose::{

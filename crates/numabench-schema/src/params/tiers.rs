@@ -218,7 +218,7 @@ mod tests {
             "size_bytes": 65536, "cache_bytes_in_front": 1024, "cache_affected": false,
             "cache_level": "memory", "simd": "avx2", "simd_chosen_by": "calibration",
             "simd_calibration": null, "hugepages": false, "bytes_per_element": 8,
-            "per_thread_gbs": [10.5, 11.0], "convergence": {"repetitions": 3}}));
+            "per_thread_gbs": [10.5, 11.0], "convergence": {"repetitions": 3, "max_repetitions": 5, "ci95_rel": null, "ci95_target_rel": 0.01, "stopped_by": "maximum"}}));
         round_trips::<TiersAdviceParams>(json!({"socket": 0, "dram_nodes": [0],
             "tier_nodes": [2], "tier_source": "given", "kernel": "read", "threads": 2,
             "size_bytes": 65536, "rounds": 3, "best_weights": "3:1",

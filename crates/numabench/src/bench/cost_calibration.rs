@@ -55,7 +55,7 @@ fn timed_read(
     Ok((
         start.elapsed().as_secs_f64(),
         result.gigabytes_per_second.median() * 1e9,
-        result.convergence.repetitions,
+        result.convergence.repetitions as usize,
     ))
 }
 

@@ -3,6 +3,8 @@
 //! machine's topology) or a short calibration on this machine
 //! ([`super::cost_calibration`], made before a run).
 
+use numabench_schema::params::findings::EstimateRatesParams;
+
 /// Assumed cost of building a buffer (allocate, place, touch, lay a chain):
 /// bytes per second. An assumption of the estimate, not a measurement.
 pub const ASSUMED_SETUP_BYTES_PER_SECOND: f64 = 1e9;
@@ -91,8 +93,9 @@ impl CostModel {
     }
 }
 
-/// The rates an estimate is made with.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+/// The rates an estimate is made with (written in a run's `run_time`
+/// finding as [`EstimateRatesParams`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CostModel {
     /// Building a bandwidth buffer (allocate, place, touch, verify), bytes
     /// per second.
@@ -135,6 +138,21 @@ impl CostModel {
         let sum = threads.max(1) as f64 * self.thread_bytes_per_second;
         self.all_threads_bytes_per_second
             .map_or(sum, |all| sum.min(all.max(self.thread_bytes_per_second)))
+    }
+}
+
+impl From<&CostModel> for EstimateRatesParams {
+    fn from(rates: &CostModel) -> Self {
+        Self {
+            setup_bytes_per_second: rates.setup_bytes_per_second,
+            chase_setup_bytes_per_second: rates.chase_setup_bytes_per_second,
+            thread_bytes_per_second: rates.thread_bytes_per_second,
+            all_threads_bytes_per_second: rates.all_threads_bytes_per_second,
+            load_seconds: rates.load_seconds,
+            measurement_seconds: rates.measurement_seconds,
+            c2c_repetition_seconds: rates.c2c_repetition_seconds,
+            source: rates.source.to_string(),
+        }
     }
 }
 

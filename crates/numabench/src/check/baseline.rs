@@ -3,8 +3,8 @@
 //! an upper threshold as fractions of it, a unit), and the plan they were
 //! measured with, so that every later check measures the same things.
 
-use super::fingerprint::Fingerprint;
-use super::plan::{CheckPlan, Quantity};
+use super::fingerprint::{differences, Fingerprint};
+use super::plan::{CheckPlan, CheckQuantity};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -97,7 +97,7 @@ impl Reference {
     /// standard deviations of the runs (one outlier among them does not
     /// widen it), at least the floor of its kind, or `tolerance` when the
     /// user set one.
-    pub fn from_runs(quantity: Quantity, runs: &[f64], tolerance: Option<f64>) -> Reference {
+    pub fn from_runs(quantity: CheckQuantity, runs: &[f64], tolerance: Option<f64>) -> Reference {
         let median = |values: &[f64]| {
             let mut sorted = values.to_vec();
             sorted.sort_by(f64::total_cmp);
@@ -283,7 +283,7 @@ impl Baseline {
         self.entries
             .iter()
             .filter(|entry| entry.fingerprint.same_type(fingerprint))
-            .min_by_key(|entry| fingerprint.differences(&entry.fingerprint).len())
+            .min_by_key(|entry| differences(fingerprint, &entry.fingerprint).len())
     }
 
     /// The node types held, in words.

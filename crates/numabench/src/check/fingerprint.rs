@@ -5,7 +5,6 @@
 use crate::doctor::{CheckId, DoctorReport};
 use crate::topology::Machine;
 use crate::units::format_bytes;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Doctor checks left out of the fingerprint: they describe this process
@@ -22,144 +21,116 @@ const NOT_NODE_SETTINGS: [CheckId; 4] = [
 /// DIMM of 12 is 8%).
 pub const MEMORY_TOLERANCE: f64 = 0.02;
 
-/// A node's fingerprint.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fingerprint {
-    /// `/proc/cpuinfo`'s first model name.
-    pub cpu_model: String,
-    pub packages: usize,
-    pub numa_nodes: usize,
-    /// CPUs of each NUMA node, keyed `node0`, `node1`, ...
-    pub cpus_per_node: BTreeMap<String, usize>,
-    /// Memory of each NUMA node, bytes.
-    pub memory_per_node_bytes: BTreeMap<String, u64>,
-    /// `doctor` check → `severity: found`, for the node's settings.
-    pub settings: BTreeMap<String, String>,
-}
+/// A node's fingerprint (the schema's type: a cluster rank's plan record
+/// and a baseline entry carry it as it is).
+pub use numabench_schema::params::Fingerprint;
 
 /// One way a node differs from a fingerprint of its type (the node type
 /// record's params hold them as they are).
 pub use numabench_schema::params::FingerprintDifference as Difference;
 
-impl Fingerprint {
-    /// This node's fingerprint.
-    pub fn of(topology: &Machine, doctor: &DoctorReport, cpu_model: &str) -> Self {
-        let nodes = &topology.nodes;
-        Fingerprint {
-            cpu_model: cpu_model.to_string(),
-            packages: topology.packages.len(),
-            numa_nodes: topology.node_count,
-            cpus_per_node: nodes
-                .iter()
-                .map(|node| (format!("node{}", node.index), node.cpus.len()))
-                .collect(),
-            memory_per_node_bytes: nodes
-                .iter()
-                .map(|node| (format!("node{}", node.index), node.memory_total_bytes))
-                .collect(),
-            settings: doctor
-                .findings
-                .iter()
-                .filter(|finding| !NOT_NODE_SETTINGS.contains(&finding.check))
-                .map(|finding| {
-                    (
-                        finding.check.to_string(),
-                        finding.severity.with(&finding.found),
-                    )
-                })
-                .collect(),
+/// The fingerprint of a node of `topology`, with its `doctor` report and
+/// CPU model.
+pub fn node_fingerprint(topology: &Machine, doctor: &DoctorReport, cpu_model: &str) -> Fingerprint {
+    let nodes = &topology.nodes;
+    Fingerprint {
+        cpu_model: cpu_model.to_string(),
+        packages: topology.packages.len(),
+        numa_nodes: topology.node_count,
+        cpus_per_node: nodes
+            .iter()
+            .map(|node| (format!("node{}", node.index), node.cpus.len()))
+            .collect(),
+        memory_per_node_bytes: nodes
+            .iter()
+            .map(|node| (format!("node{}", node.index), node.memory_total_bytes))
+            .collect(),
+        settings: doctor
+            .findings
+            .iter()
+            .filter(|finding| !NOT_NODE_SETTINGS.contains(&finding.check))
+            .map(|finding| {
+                (
+                    finding.check.to_string(),
+                    finding.severity.with(&finding.found),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// This node's fingerprint, its CPU model read from `/proc/cpuinfo`.
+pub fn this_node_fingerprint(topology: &Machine, doctor: &DoctorReport) -> Fingerprint {
+    node_fingerprint(
+        topology,
+        doctor,
+        &numabench_schema::MachineFacts::read().cpu_model,
+    )
+}
+
+/// How `fingerprint`'s node differs from `reference`, a node of its type:
+/// CPUs per node, memory per node beyond [`MEMORY_TOLERANCE`], and
+/// every setting (one missing on either side counts).
+pub fn differences(fingerprint: &Fingerprint, reference: &Fingerprint) -> Vec<Difference> {
+    let mut found = Vec::new();
+    let keys = |a: &BTreeMap<String, usize>, b: &BTreeMap<String, usize>| {
+        let mut keys: Vec<String> = a.keys().chain(b.keys()).cloned().collect();
+        keys.sort_by_key(|key| node_number(key));
+        keys.dedup();
+        keys
+    };
+    for node in keys(&fingerprint.cpus_per_node, &reference.cpus_per_node) {
+        let measured = fingerprint.cpus_per_node.get(&node);
+        let expected = reference.cpus_per_node.get(&node);
+        if measured != expected {
+            found.push(Difference {
+                what: format!("{} CPUs", spaced(&node)),
+                measured: count(measured),
+                reference: count(expected),
+                tolerance: "must match".into(),
+            });
         }
     }
-
-    /// This node's fingerprint, its CPU model read from `/proc/cpuinfo`.
-    pub fn this_node(topology: &Machine, doctor: &DoctorReport) -> Self {
-        Self::of(
-            topology,
-            doctor,
-            &numabench_schema::MachineFacts::read().cpu_model,
-        )
-    }
-
-    /// True when `other` is a node of the same type: the same CPU model,
-    /// packages and NUMA nodes. Only such a baseline applies.
-    pub fn same_type(&self, other: &Fingerprint) -> bool {
-        self.cpu_model == other.cpu_model
-            && self.packages == other.packages
-            && self.numa_nodes == other.numa_nodes
-    }
-
-    /// The node type in words, for "no baseline for this node type".
-    pub fn node_type(&self) -> String {
-        format!(
-            "{}, {} package(s), {} NUMA node(s)",
-            self.cpu_model, self.packages, self.numa_nodes
-        )
-    }
-
-    /// How this node (`self`) differs from `reference`, a node of its type:
-    /// CPUs per node, memory per node beyond [`MEMORY_TOLERANCE`], and
-    /// every setting (one missing on either side counts).
-    pub fn differences(&self, reference: &Fingerprint) -> Vec<Difference> {
-        let mut found = Vec::new();
-        let keys = |a: &BTreeMap<String, usize>, b: &BTreeMap<String, usize>| {
-            let mut keys: Vec<String> = a.keys().chain(b.keys()).cloned().collect();
-            keys.sort_by_key(|key| node_number(key));
-            keys.dedup();
-            keys
+    let mut nodes: Vec<&String> = fingerprint
+        .memory_per_node_bytes
+        .keys()
+        .chain(reference.memory_per_node_bytes.keys())
+        .collect();
+    nodes.sort_by_key(|key| node_number(key));
+    nodes.dedup();
+    for node in nodes {
+        let measured = fingerprint.memory_per_node_bytes.get(node).copied();
+        let expected = reference.memory_per_node_bytes.get(node).copied();
+        let same = match (measured, expected) {
+            (Some(a), Some(b)) => (a as f64 - b as f64).abs() <= MEMORY_TOLERANCE * b as f64,
+            (a, b) => a == b,
         };
-        for node in keys(&self.cpus_per_node, &reference.cpus_per_node) {
-            let measured = self.cpus_per_node.get(&node);
-            let expected = reference.cpus_per_node.get(&node);
-            if measured != expected {
-                found.push(Difference {
-                    what: format!("{} CPUs", spaced(&node)),
-                    measured: count(measured),
-                    reference: count(expected),
-                    tolerance: "must match".into(),
-                });
-            }
+        if !same {
+            let bytes = |value: Option<u64>| value.map_or("none".into(), format_bytes);
+            found.push(Difference {
+                what: format!("{} memory", spaced(node)),
+                measured: bytes(measured),
+                reference: bytes(expected),
+                tolerance: format!("±{:.0}%", MEMORY_TOLERANCE * 100.0),
+            });
         }
-        let mut nodes: Vec<&String> = self
-            .memory_per_node_bytes
-            .keys()
-            .chain(reference.memory_per_node_bytes.keys())
-            .collect();
-        nodes.sort_by_key(|key| node_number(key));
-        nodes.dedup();
-        for node in nodes {
-            let measured = self.memory_per_node_bytes.get(node).copied();
-            let expected = reference.memory_per_node_bytes.get(node).copied();
-            let same = match (measured, expected) {
-                (Some(a), Some(b)) => (a as f64 - b as f64).abs() <= MEMORY_TOLERANCE * b as f64,
-                (a, b) => a == b,
-            };
-            if !same {
-                let bytes = |value: Option<u64>| value.map_or("none".into(), format_bytes);
-                found.push(Difference {
-                    what: format!("{} memory", spaced(node)),
-                    measured: bytes(measured),
-                    reference: bytes(expected),
-                    tolerance: format!("±{:.0}%", MEMORY_TOLERANCE * 100.0),
-                });
-            }
-        }
-        // A setting the reference does not have is a check newer than the
-        // baseline (doctor gained it since): nothing to compare it with.
-        for name in reference.settings.keys() {
-            let measured = self.settings.get(name);
-            let expected = reference.settings.get(name);
-            if measured != expected {
-                let text = |value: Option<&String>| value.cloned().unwrap_or("not read".into());
-                found.push(Difference {
-                    what: format!("setting {name}"),
-                    measured: text(measured),
-                    reference: text(expected),
-                    tolerance: "must match".into(),
-                });
-            }
-        }
-        found
     }
+    // A setting the reference does not have is a check newer than the
+    // baseline (doctor gained it since): nothing to compare it with.
+    for name in reference.settings.keys() {
+        let measured = fingerprint.settings.get(name);
+        let expected = reference.settings.get(name);
+        if measured != expected {
+            let text = |value: Option<&String>| value.cloned().unwrap_or("not read".into());
+            found.push(Difference {
+                what: format!("setting {name}"),
+                measured: text(measured),
+                reference: text(expected),
+                tolerance: "must match".into(),
+            });
+        }
+    }
+    found
 }
 
 /// `node12` → 12 (for ordering; other keys last).

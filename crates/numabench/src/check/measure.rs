@@ -2,7 +2,7 @@
 //! every CPU of a node pinned and the memory bound to the node, latency
 //! from one pinned CPU; each placement verified.
 
-use super::plan::{CheckItem, Quantity};
+use super::plan::{CheckItem, CheckQuantity};
 use crate::bench::{
     measure_bandwidth, measure_latency, BandwidthConfig, BenchError, Context, LatencyConfig,
 };
@@ -33,8 +33,8 @@ pub fn measure_item(
 ) -> Result<Attempt, BenchError> {
     let memory = MemoryPlacement::bind(item.memory_node);
     match item.quantity {
-        Quantity::ReadBandwidth | Quantity::TriadBandwidth => {
-            let kernel = if item.quantity == Quantity::ReadBandwidth {
+        CheckQuantity::ReadBandwidth | CheckQuantity::TriadBandwidth => {
+            let kernel = if item.quantity == CheckQuantity::ReadBandwidth {
                 "read"
             } else {
                 "triad"
@@ -49,7 +49,7 @@ pub fn measure_item(
                 placement: result.check,
             })
         }
-        Quantity::Latency => {
+        CheckQuantity::Latency => {
             let config = LatencyConfig {
                 sizes: vec![item.size],
                 cpu: item.cpus[0],

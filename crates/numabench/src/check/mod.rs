@@ -30,12 +30,14 @@ pub use baseline::{
     BANDWIDTH_TOLERANCE_FLOOR, BASELINE_FORMAT, BASELINE_VERSION, LATENCY_TOLERANCE_FLOOR,
     SPREAD_MULTIPLE,
 };
-pub use fingerprint::{Difference, Fingerprint, MEMORY_TOLERANCE};
+pub use fingerprint::{
+    differences, node_fingerprint, this_node_fingerprint, Difference, Fingerprint, MEMORY_TOLERANCE,
+};
 pub use lock::{lock_checks, lock_path, CheckLock, LockError};
 pub use measure::{measure_item, Attempt};
 pub use plan::{
-    item_seconds, plan_check, CheckItem, CheckPlan, CheckPlanEntry, Quantity, CHECK_REPEAT,
-    DEFAULT_BUDGET_SECONDS, LATENCY_SAMPLES,
+    item_seconds, plan_check, with_repeat, with_size, CheckItem, CheckPlan, CheckPlanEntry,
+    CheckQuantity, CHECK_REPEAT, DEFAULT_BUDGET_SECONDS, LATENCY_SAMPLES,
 };
 pub use records::{
     item_params, item_record, metric, node_type_record, outcome_record, record_with,

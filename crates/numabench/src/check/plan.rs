@@ -6,95 +6,9 @@ use crate::bench::{cpus_of_node, working_set_for};
 use crate::topology::{cpu_nodes, memory_nodes, Machine};
 use serde::{Deserialize, Serialize};
 
-/// What one check item measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Quantity {
-    /// Read bandwidth of every CPU given (GB/s, fastest repetition).
-    ReadBandwidth,
-    /// STREAM triad bandwidth of every CPU given (GB/s, fastest repetition).
-    TriadBandwidth,
-    /// Idle load-to-use latency from the first CPU given (ns, fastest sample).
-    Latency,
-}
-
-impl Quantity {
-    /// True for bandwidths (higher is better), false for latency.
-    pub fn higher_is_better(self) -> bool {
-        !matches!(self, Quantity::Latency)
-    }
-
-    /// The unit its figures are in.
-    pub fn unit(self) -> &'static str {
-        if self.higher_is_better() {
-            "GB/s"
-        } else {
-            "ns"
-        }
-    }
-}
-
-/// One measurement of the check.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CheckItem {
-    /// The metric's key in baselines and records: `node1.triad_bandwidth`,
-    /// `node0.latency_local`, `node0.latency_to_node3`.
-    pub key: String,
-    pub quantity: Quantity,
-    /// The node whose CPUs measure.
-    pub cpu_node: u32,
-    /// The node whose memory is measured.
-    pub memory_node: u32,
-    /// The measuring CPUs (all of `cpu_node`'s usable CPUs for a
-    /// bandwidth, its first for a latency).
-    pub cpus: Vec<u32>,
-    /// Working set, bytes.
-    pub size: u64,
-    /// The working set is under twice the caches in front of the memory
-    /// (a memory-side cache too large for the budget): the figure is
-    /// partly that cache's.
-    #[serde(default)]
-    pub cache_affected: bool,
-}
-
-impl CheckItem {
-    /// The item in words, as the problem lines name it.
-    pub fn label(&self) -> String {
-        let what = match self.quantity {
-            Quantity::ReadBandwidth => "read bandwidth",
-            Quantity::TriadBandwidth => "triad bandwidth",
-            Quantity::Latency => "latency",
-        };
-        match self.quantity {
-            Quantity::Latency if self.cpu_node == self.memory_node => {
-                format!("node {} latency local", self.cpu_node)
-            }
-            Quantity::Latency => format!(
-                "node {} latency to node {}",
-                self.cpu_node, self.memory_node
-            ),
-            _ if self.cpu_node == self.memory_node => format!("node {} {what}", self.memory_node),
-            _ => format!(
-                "node {} {what} from node {}'s CPUs",
-                self.memory_node, self.cpu_node
-            ),
-        }
-    }
-}
-
-/// The check's plan: every item, the repetitions, the estimate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CheckPlan {
-    pub items: Vec<CheckItem>,
-    /// Timed repetitions per bandwidth item.
-    pub repeat: usize,
-    /// Samples per latency item.
-    pub latency_samples: usize,
-    /// Estimated seconds at assumed rates ([`item_seconds`]).
-    pub estimated_seconds: f64,
-    /// The budget the sizes were fitted to, seconds.
-    pub budget_seconds: f64,
-}
+/// What a check measures and plans: the schema's types (a cluster rank's
+/// plan record and a baseline entry carry the plan as it is).
+pub use numabench_schema::params::{CheckItem, CheckPlan, CheckQuantity};
 
 /// One entry of the list `check --plan --json` prints: a node type's plan
 /// (each entry of a baseline's, or this node's or the `--topology` file's
@@ -138,7 +52,7 @@ const ITEM_SECONDS: f64 = 0.02;
 pub fn item_seconds(item: &CheckItem, repeat: usize) -> f64 {
     let bytes = item.size as f64;
     match item.quantity {
-        Quantity::Latency => {
+        CheckQuantity::Latency => {
             let lines = bytes / 64.0;
             ITEM_SECONDS
                 + bytes / CHAIN_BYTES_PER_SECOND
@@ -175,12 +89,14 @@ pub fn plan_check(topology: &Machine, budget_seconds: f64) -> CheckPlan {
             .distance(a, b)
             .unwrap_or(if a == b { 10 } else { 20 })
     };
-    let mut add = |quantity: Quantity, cpu_node: u32, memory_node: u32, cpus: Vec<u32>| {
+    let mut add = |quantity: CheckQuantity, cpu_node: u32, memory_node: u32, cpus: Vec<u32>| {
         let key = match quantity {
-            Quantity::ReadBandwidth => format!("node{memory_node}.read_bandwidth"),
-            Quantity::TriadBandwidth => format!("node{memory_node}.triad_bandwidth"),
-            Quantity::Latency if cpu_node == memory_node => format!("node{cpu_node}.latency_local"),
-            Quantity::Latency => format!("node{cpu_node}.latency_to_node{memory_node}"),
+            CheckQuantity::ReadBandwidth => format!("node{memory_node}.read_bandwidth"),
+            CheckQuantity::TriadBandwidth => format!("node{memory_node}.triad_bandwidth"),
+            CheckQuantity::Latency if cpu_node == memory_node => {
+                format!("node{cpu_node}.latency_local")
+            }
+            CheckQuantity::Latency => format!("node{cpu_node}.latency_to_node{memory_node}"),
         };
         if items.iter().any(|item: &CheckItem| item.key == key) || cpus.is_empty() {
             return;
@@ -199,9 +115,9 @@ pub fn plan_check(topology: &Machine, budget_seconds: f64) -> CheckPlan {
     for &node in &cpu_nodes {
         let cpus = usable(node);
         if memory.contains(&node) {
-            add(Quantity::ReadBandwidth, node, node, cpus.clone());
-            add(Quantity::TriadBandwidth, node, node, cpus.clone());
-            add(Quantity::Latency, node, node, cpus[..1].to_vec());
+            add(CheckQuantity::ReadBandwidth, node, node, cpus.clone());
+            add(CheckQuantity::TriadBandwidth, node, node, cpus.clone());
+            add(CheckQuantity::Latency, node, node, cpus[..1].to_vec());
         }
         let others: Vec<u32> = memory.iter().copied().filter(|&m| m != node).collect();
         let nearest = others
@@ -213,7 +129,7 @@ pub fn plan_check(topology: &Machine, budget_seconds: f64) -> CheckPlan {
             .copied()
             .max_by_key(|&m| (distance(node, m), std::cmp::Reverse(m)));
         for target in [nearest, farthest].into_iter().flatten() {
-            add(Quantity::Latency, node, target, cpus[..1].to_vec());
+            add(CheckQuantity::Latency, node, target, cpus[..1].to_vec());
         }
     }
     for &node in &memory {
@@ -224,8 +140,8 @@ pub fn plan_check(topology: &Machine, budget_seconds: f64) -> CheckPlan {
             .min_by_key(|&c| (distance(c, node), c));
         if let (false, Some(from)) = (has_cpus, nearest) {
             let cpus = usable(from);
-            add(Quantity::ReadBandwidth, from, node, cpus.clone());
-            add(Quantity::Latency, from, node, cpus[..1].to_vec());
+            add(CheckQuantity::ReadBandwidth, from, node, cpus.clone());
+            add(CheckQuantity::Latency, from, node, cpus[..1].to_vec());
         }
     }
     let floor = |cache_bytes: u64| (2 * cache_bytes).max(FLOOR_BYTES).next_multiple_of(1 << 20);
@@ -273,35 +189,33 @@ pub fn plan_check(topology: &Machine, budget_seconds: f64) -> CheckPlan {
     }
 }
 
-impl CheckPlan {
-    /// The estimate again, after the sizes or the repetitions changed.
-    fn reestimate(&mut self) {
-        self.estimated_seconds = self
-            .items
-            .iter()
-            .map(|item| item_seconds(item, self.repeat))
-            .sum();
-    }
+/// `plan`'s estimate again, after its sizes or repetitions changed.
+fn reestimate(plan: &mut CheckPlan) {
+    plan.estimated_seconds = plan
+        .items
+        .iter()
+        .map(|item| item_seconds(item, plan.repeat))
+        .sum();
+}
 
-    /// The plan with `repeat` repetitions per bandwidth item and at most
-    /// [`LATENCY_SAMPLES`] samples per latency item, its estimate redone.
-    pub fn with_repeat(mut self, repeat: usize) -> CheckPlan {
-        self.repeat = repeat.max(1);
-        self.latency_samples = LATENCY_SAMPLES.min(self.repeat);
-        self.reestimate();
-        self
-    }
+/// `plan` with `repeat` repetitions per bandwidth item and at most
+/// [`LATENCY_SAMPLES`] samples per latency item, its estimate redone.
+pub fn with_repeat(mut plan: CheckPlan, repeat: usize) -> CheckPlan {
+    plan.repeat = repeat.max(1);
+    plan.latency_samples = LATENCY_SAMPLES.min(plan.repeat);
+    reestimate(&mut plan);
+    plan
+}
 
-    /// The plan with every working set `size` bytes instead (`check
-    /// --write-baseline --size`: a small machine, an emulated one), its
-    /// estimate and cache marks redone.
-    pub fn with_size(mut self, topology: &Machine, size: u64) -> CheckPlan {
-        for item in &mut self.items {
-            item.size = size;
-            let in_front = topology.cache_bytes_in_front(&item.cpus, &[item.memory_node]);
-            item.cache_affected = size < 2 * in_front;
-        }
-        self.reestimate();
-        self
+/// `plan` with every working set `size` bytes instead (`check
+/// --write-baseline --size`: a small machine, an emulated one), its
+/// estimate and cache marks redone.
+pub fn with_size(mut plan: CheckPlan, topology: &Machine, size: u64) -> CheckPlan {
+    for item in &mut plan.items {
+        item.size = size;
+        let in_front = topology.cache_bytes_in_front(&item.cpus, &[item.memory_node]);
+        item.cache_affected = size < 2 * in_front;
     }
+    reestimate(&mut plan);
+    plan
 }

@@ -3,7 +3,7 @@
 
 use super::fingerprint::Difference;
 use super::measure::Attempt;
-use super::plan::{CheckItem, Quantity};
+use super::plan::{CheckItem, CheckQuantity};
 use super::run::Outcome;
 use crate::output::{Placement, Record, Unit};
 use crate::stats::{Sample, Summary};
@@ -50,7 +50,7 @@ pub fn record_with(item: &CheckItem, attempt: &Attempt, params: &CheckItemParams
         metric: metric(item.quantity).into(),
         value: attempt.value,
         unit: match item.quantity {
-            Quantity::Latency => Unit::Nanoseconds,
+            CheckQuantity::Latency => Unit::Nanoseconds,
             _ => Unit::GigabytesPerSecond,
         },
         params: to_params(params),
@@ -102,10 +102,10 @@ pub fn node_type_record(differences: &[Difference]) -> Record {
 }
 
 /// The metric name of a quantity's records (its name in params too).
-pub fn metric(quantity: Quantity) -> &'static str {
+pub fn metric(quantity: CheckQuantity) -> &'static str {
     match quantity {
-        Quantity::ReadBandwidth => "read_bandwidth",
-        Quantity::TriadBandwidth => "triad_bandwidth",
-        Quantity::Latency => "latency",
+        CheckQuantity::ReadBandwidth => "read_bandwidth",
+        CheckQuantity::TriadBandwidth => "triad_bandwidth",
+        CheckQuantity::Latency => "latency",
     }
 }

@@ -3,7 +3,7 @@
 use super::baseline::{BaselineEntry, Reference, Written, SPREAD_MULTIPLE};
 use super::fingerprint::{Difference, Fingerprint};
 use super::measure::{measure_item, Attempt};
-use super::plan::{CheckItem, CheckPlan, Quantity};
+use super::plan::{CheckItem, CheckPlan, CheckQuantity};
 use crate::bench::{BenchError, Context};
 use crate::interrupt::interrupted;
 use crate::parse::format_id_list;
@@ -113,7 +113,7 @@ impl CheckReport {
 }
 
 /// A figure with its unit: `18.2 GB/s`, `96.1 ns`.
-pub fn figure(value: f64, quantity: Quantity) -> String {
+pub fn figure(value: f64, quantity: CheckQuantity) -> String {
     format!("{} {}", format_value(value), quantity.unit())
 }
 
@@ -139,7 +139,7 @@ pub fn run_check(
     deadline: Instant,
     each: &mut dyn FnMut(&Outcome),
 ) -> Result<CheckReport, BenchError> {
-    let differences = fingerprint.differences(&entry.fingerprint);
+    let differences = super::differences(fingerprint, &entry.fingerprint);
     let mut problems: Vec<Problem> = differences.iter().map(Problem::of_difference).collect();
     // Per item: its attempts, the last one's duration, and whether it passed.
     let mut pending: Vec<(Outcome, Duration)> = Vec::new();

@@ -88,25 +88,25 @@ fn a_larger_budget_measures_larger_sets() {
 /// latency), unless the user set one; only the bad side is bounded.
 #[test]
 fn references_take_the_median_and_a_tolerance_from_the_spread() {
-    let quiet = Reference::from_runs(Quantity::ReadBandwidth, &[10.0, 10.1, 9.9], None);
+    let quiet = Reference::from_runs(CheckQuantity::ReadBandwidth, &[10.0, 10.1, 9.9], None);
     assert_eq!(quiet.value, 10.0);
     assert_eq!(quiet.lower, Some(-BANDWIDTH_TOLERANCE_FLOOR));
     assert_eq!(quiet.upper, None);
     assert!(quiet.accepts(9.6) && quiet.accepts(50.0) && !quiet.accepts(9.4));
     // Median 10, deviations 0.4 0.2 0 0.2 0.4 (and one outlier): MAD 0.2.
     let noisy = Reference::from_runs(
-        Quantity::TriadBandwidth,
+        CheckQuantity::TriadBandwidth,
         &[9.6, 9.8, 10.0, 10.2, 10.4, 5.0, 10.0],
         None,
     );
     assert_eq!(noisy.value, 10.0);
     let expected = 3.0 * 1.4826 * 0.2 / 10.0;
     assert!((noisy.lower.unwrap() + expected).abs() < 1e-12, "{noisy:?}");
-    let latency = Reference::from_runs(Quantity::Latency, &[100.0, 101.0, 99.0], None);
+    let latency = Reference::from_runs(CheckQuantity::Latency, &[100.0, 101.0, 99.0], None);
     assert_eq!(latency.lower, None);
     assert_eq!(latency.upper, Some(LATENCY_TOLERANCE_FLOOR));
     assert!(latency.accepts(109.0) && latency.accepts(50.0) && !latency.accepts(111.0));
-    let set = Reference::from_runs(Quantity::Latency, &[100.0, 130.0, 99.0], Some(0.03));
+    let set = Reference::from_runs(CheckQuantity::Latency, &[100.0, 130.0, 99.0], Some(0.03));
     assert_eq!(set.upper, Some(0.03));
     assert_eq!(set.tolerance_text(), "+3%");
     assert!(!quiet.accepts(f64::NAN));
@@ -126,7 +126,7 @@ fn runs_too_noisy_for_a_tolerance_write_no_baseline() {
             &plan,
             values,
             &Tolerances::default(),
-            Fingerprint::of(&topology, &doctor("on"), "model"),
+            node_fingerprint(&topology, &doctor("on"), "model"),
             Written::now(2),
         )
     };
@@ -184,23 +184,20 @@ fn doctor(smt: &str) -> DoctorReport {
 #[test]
 fn fingerprints_tell_node_types_and_what_changed() {
     let topology = load("two-socket-smt");
-    let reference = Fingerprint::of(&topology, &doctor("on"), "Xeon");
+    let reference = node_fingerprint(&topology, &doctor("on"), "Xeon");
     let mut same = topology.clone();
     same.nodes[1].memory_total_bytes += same.nodes[1].memory_total_bytes / 100;
-    assert!(Fingerprint::of(&same, &doctor("on"), "Xeon")
-        .differences(&reference)
-        .is_empty());
+    assert!(differences(&node_fingerprint(&same, &doctor("on"), "Xeon"), &reference).is_empty());
     let mut dimm = topology.clone();
     dimm.nodes[1].memory_total_bytes = dimm.nodes[1].memory_total_bytes / 12 * 11;
-    let changed = Fingerprint::of(&dimm, &doctor("off"), "Xeon");
+    let changed = node_fingerprint(&dimm, &doctor("off"), "Xeon");
     assert!(changed.same_type(&reference));
-    let whats: Vec<String> = changed
-        .differences(&reference)
+    let whats: Vec<String> = differences(&changed, &reference)
         .into_iter()
         .map(|d| d.what)
         .collect();
     assert_eq!(whats, ["node 1 memory", "setting smt"]);
-    let other = Fingerprint::of(&topology, &doctor("on"), "EPYC");
+    let other = node_fingerprint(&topology, &doctor("on"), "EPYC");
     assert!(!other.same_type(&reference));
     // A check doctor gained since the baseline was written is not a
     // difference; a setting the baseline has and this node lacks is.
@@ -212,10 +209,9 @@ fn fingerprints_tell_node_types_and_what_changed() {
         "",
         "",
     ));
-    let newer = Fingerprint::of(&topology, &newer, "Xeon");
-    assert!(newer.differences(&reference).is_empty());
-    let whats: Vec<String> = reference
-        .differences(&newer)
+    let newer = node_fingerprint(&topology, &newer, "Xeon");
+    assert!(differences(&newer, &reference).is_empty());
+    let whats: Vec<String> = differences(&reference, &newer)
         .into_iter()
         .map(|d| format!("{}: {}", d.what, d.measured))
         .collect();
@@ -230,7 +226,7 @@ fn entry_of(topology: &Machine, model: Option<MachineModel>, runs: usize) -> Bas
         &plan,
         runs,
         &Tolerances::default(),
-        Fingerprint::of(topology, &doctor("on"), "model"),
+        node_fingerprint(topology, &doctor("on"), "model"),
         Written::now(runs),
         &mut |_, _, _| {},
     )
@@ -288,7 +284,7 @@ fn baselines_round_trip_and_bad_ones_are_refused() {
         .remove("node1.triad_bandwidth");
     assert!(refused(&value.to_string()).contains("node1.triad_bandwidth"));
     // Another node type finds no entry.
-    let other = Fingerprint::of(&topology, &doctor("on"), "other CPU");
+    let other = node_fingerprint(&topology, &doctor("on"), "other CPU");
     assert!(baseline.entry_for(&other).is_none());
 }
 
@@ -302,7 +298,7 @@ fn a_simulated_check_names_the_slow_node_and_only_it() {
     for name in ["twenty-four-nodes", "amd-nps4", "two-sockets-hbm-cxl"] {
         let topology = load(name);
         let entry = entry_of(&topology, Some(MachineModel::new(&topology, &[], 100)), 5);
-        let fingerprint = Fingerprint::of(&topology, &doctor("on"), "model");
+        let fingerprint = node_fingerprint(&topology, &doctor("on"), "model");
         let deadline = Instant::now() + Duration::from_secs(3600);
         for seed in 0..4 {
             let healthy = context_of(&topology, Some(MachineModel::new(&topology, &[], seed)));

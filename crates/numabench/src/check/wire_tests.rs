@@ -49,7 +49,7 @@ const CHECK: &[&str] = &[
 fn the_check_records_keep_their_params_text() {
     let bandwidth = CheckItem {
         key: "node1.read_bandwidth".into(),
-        quantity: Quantity::ReadBandwidth,
+        quantity: CheckQuantity::ReadBandwidth,
         cpu_node: 0,
         memory_node: 1,
         cpus: vec![0, 1],
@@ -58,7 +58,7 @@ fn the_check_records_keep_their_params_text() {
     };
     let latency = CheckItem {
         key: "node0.latency_local".into(),
-        quantity: Quantity::Latency,
+        quantity: CheckQuantity::Latency,
         cpu_node: 0,
         memory_node: 0,
         cpus: vec![0],

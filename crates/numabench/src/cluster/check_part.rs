@@ -12,9 +12,10 @@ use super::measure::Measured;
 use super::parts::Per;
 use crate::bench::{BenchError, Context};
 use crate::check::{
-    figure, item_params, measure_item, metric, plan_check, record_with, Attempt, Baseline,
-    BaselineEntry, CheckItem, CheckPlan, Fingerprint, Quantity, Reference, Tolerances, Written,
-    DEFAULT_BUDGET_SECONDS, SPREAD_MULTIPLE,
+    differences, figure, item_params, measure_item, metric, plan_check, record_with,
+    this_node_fingerprint, with_size, Attempt, Baseline, BaselineEntry, CheckItem, CheckPlan,
+    CheckQuantity, Fingerprint, Reference, Tolerances, Written, DEFAULT_BUDGET_SECONDS,
+    SPREAD_MULTIPLE,
 };
 use crate::doctor::{run_doctor, SystemFiles};
 use crate::kernels::SimdLevel;
@@ -25,7 +26,7 @@ use numabench_schema::params::{
     to_params, BaselineProblemParams, CheckItemParams, CheckPlanParams, ClusterLabels,
     HostRankParams,
 };
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// The metric of the one record per measuring rank that says what it
 /// measured: its node's fingerprint and the plan (`params.fingerprint`,
@@ -45,7 +46,7 @@ fn host_plan(
     }
     let plan = plan_check(&context.topology, DEFAULT_BUDGET_SECONDS);
     let plan = match size {
-        Some(size) => plan.with_size(&context.topology, size),
+        Some(size) => with_size(plan, &context.topology, size),
         None => plan,
     };
     (plan, false)
@@ -56,12 +57,12 @@ fn host_plan(
 /// `triad_bandwidth`, `latency_local`, `latency remote, distance D`.
 fn item_key(per: Per, context: &Context, item: &CheckItem) -> String {
     match (per, item.quantity) {
-        (Per::Numa, Quantity::ReadBandwidth) => "read_bandwidth".into(),
-        (Per::Numa, Quantity::TriadBandwidth) => "triad_bandwidth".into(),
-        (Per::Numa, Quantity::Latency) if item.cpu_node == item.memory_node => {
+        (Per::Numa, CheckQuantity::ReadBandwidth) => "read_bandwidth".into(),
+        (Per::Numa, CheckQuantity::TriadBandwidth) => "triad_bandwidth".into(),
+        (Per::Numa, CheckQuantity::Latency) if item.cpu_node == item.memory_node => {
             "latency_local".into()
         }
-        (Per::Numa, Quantity::Latency) => {
+        (Per::Numa, CheckQuantity::Latency) => {
             match context.topology.distance(item.cpu_node, item.memory_node) {
                 Some(distance) => format!("latency remote, distance {distance}"),
                 None => "latency remote".into(),
@@ -82,7 +83,7 @@ pub fn measure_check(
     emit: &mut dyn FnMut(Measured),
 ) -> Result<(), BenchError> {
     let doctor = run_doctor(&SystemFiles::real(), &context.topology);
-    let fingerprint = Fingerprint::this_node(&context.topology, &doctor);
+    let fingerprint = this_node_fingerprint(&context.topology, &doctor);
     let (plan, from_baseline) = host_plan(context, &fingerprint, baseline, size);
     let params = plan_params(&fingerprint, &plan, from_baseline);
     let items = plan.items.len() as f64;
@@ -125,9 +126,9 @@ pub(super) fn plan_params(
     from_baseline: bool,
 ) -> Map<String, Value> {
     to_params(&CheckPlanParams {
-        fingerprint: Some(json!(fingerprint)),
+        fingerprint: Some(fingerprint.clone()),
         node_type: Some(fingerprint.node_type()),
-        plan: Some(json!(plan)),
+        plan: Some(plan.clone()),
         plan_from_baseline: Some(from_baseline),
         labels: ClusterLabels::default(),
     })
@@ -165,15 +166,7 @@ fn host_checks(records: &[Record]) -> Vec<HostCheck> {
         let (Some(rank), Some(host)) = (params.labels.rank, params.labels.host) else {
             continue;
         };
-        let parsed = (
-            params
-                .fingerprint
-                .and_then(|value| serde_json::from_value::<Fingerprint>(value).ok()),
-            params
-                .plan
-                .and_then(|value| serde_json::from_value::<CheckPlan>(value).ok()),
-        );
-        let (Some(fingerprint), Some(plan)) = parsed else {
+        let (Some(fingerprint), Some(plan)) = (params.fingerprint, params.plan) else {
             continue;
         };
         if checks.iter().any(|check| check.rank == rank) {
@@ -367,7 +360,7 @@ pub fn compare_with_baseline(records: &[Record], baseline: &Baseline) -> Vec<Bas
             )));
             continue;
         };
-        for difference in check.fingerprint.differences(&entry.fingerprint) {
+        for difference in differences(&check.fingerprint, &entry.fingerprint) {
             findings.push(finding(format!(
                 "{}: {} vs {} ({})",
                 difference.what, difference.measured, difference.reference, difference.tolerance

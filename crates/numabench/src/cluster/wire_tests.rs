@@ -10,7 +10,7 @@ use super::settings::Difference;
 use super::tags::{mark_attempt, mark_target, Origin};
 use super::verdict::{analyze, fixtures::four_hosts_one_slow, Failure};
 use super::BaselineFinding;
-use crate::check::{Attempt, CheckItem, CheckPlan, Fingerprint, Quantity};
+use crate::check::{Attempt, CheckItem, CheckPlan, CheckQuantity, Fingerprint};
 use crate::doctor::{CheckId, DoctorReport, Finding, Severity};
 use crate::output::{Placement, Record, Unit};
 use crate::stats::Summary;
@@ -281,7 +281,7 @@ fn the_check_part_records_keep_their_params_text() {
     };
     let item = CheckItem {
         key: "node0.triad_bandwidth".into(),
-        quantity: Quantity::TriadBandwidth,
+        quantity: CheckQuantity::TriadBandwidth,
         cpu_node: 0,
         memory_node: 0,
         cpus: vec![0, 1],

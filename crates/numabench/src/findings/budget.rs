@@ -91,7 +91,7 @@ pub fn run_time_sentence(
         elapsed_seconds: Some(elapsed_seconds),
         elapsed_over_estimate: Some(ratio),
         calibration_seconds: Some(calibration_seconds),
-        estimate_rates: Some(serde_json::json!(rates)),
+        estimate_rates: Some(rates.into()),
     });
     Sentence {
         kind: FindingKind::RunTime,

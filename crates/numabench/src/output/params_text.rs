@@ -27,6 +27,8 @@
 
 use super::counters_text;
 use crate::units::{format_bytes, format_value};
+use numabench_schema::params::ConvergenceParams;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// A record's `params` as table text (the record type is the schema
@@ -146,18 +148,18 @@ fn summary(value: &Value) -> String {
 }
 
 /// `params.convergence` as `3/5 ±0.4% converged` (no interval with one
-/// repetition).
+/// repetition), read through [`ConvergenceParams`].
 fn convergence(value: &Value) -> Option<String> {
-    let taken = value.get("repetitions")?.as_u64()?;
-    let most = value.get("max_repetitions")?.as_u64()?;
-    let stopped_by = value.get("stopped_by")?.as_str()?;
-    let interval = value
-        .get("ci95_rel")
-        .and_then(Value::as_f64)
-        .map_or(String::new(), |rel| {
-            format!(" ±{}%", format_value(rel * 100.0))
-        });
-    Some(format!("{taken}/{most}{interval} {stopped_by}"))
+    let reached = ConvergenceParams::deserialize(value).ok()?;
+    let interval = reached.ci95_rel.map_or(String::new(), |rel| {
+        format!(" ±{}%", format_value(rel * 100.0))
+    });
+    Some(format!(
+        "{}/{}{interval} {}",
+        reached.repetitions,
+        reached.max_repetitions,
+        reached.stopped_by.name()
+    ))
 }
 
 fn is_scalar(value: &Value) -> bool {

@@ -9,6 +9,6 @@ pub use numabench_schema::Summary;
 pub use rank_test::{mann_whitney_u, RankTest};
 pub use sample::{Sample, SampleError};
 pub use stopping::{
-    median_ci95_rel, Convergence, Repetitions, StoppedBy, StoppingRule, CI95_TARGET_REL,
+    median_ci95_rel, ConvergenceParams, Repetitions, StoppedBy, StoppingRule, CI95_TARGET_REL,
     MIN_REPETITIONS,
 };

@@ -13,7 +13,7 @@
 //! A distribution-free interval (order statistics) needs at least 6 values
 //! to reach 95% at all, too many for the 3 the rule keeps at least.
 
-use serde::{Deserialize, Serialize};
+pub use numabench_schema::params::{ConvergenceParams, StoppedBy};
 
 /// The half-width of the median's 95% interval, relative to the median,
 /// under which a measurement has converged (±1%).
@@ -70,34 +70,6 @@ impl StoppingRule {
     }
 }
 
-/// Why a measurement stopped repeating.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StoppedBy {
-    /// The median's 95% interval was within the target.
-    Converged,
-    /// The maximum count was reached first (or a budget cut it).
-    Maximum,
-    /// Ctrl-C stopped it early.
-    Interrupted,
-}
-
-/// What the repetitions of one measurement reached (`params.convergence`
-/// of its records; docs/results.md).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Convergence {
-    /// Timed repetitions taken.
-    pub repetitions: usize,
-    /// The most that would have been taken.
-    pub max_repetitions: usize,
-    /// Half-width of the median's 95% interval relative to the median;
-    /// `None` with fewer than 2 values.
-    pub ci95_rel: Option<f64>,
-    /// The half-width it had to reach to stop early.
-    pub ci95_target_rel: f64,
-    pub stopped_by: StoppedBy,
-}
-
 /// The values of one measurement's repetitions so far, fed one by one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Repetitions {
@@ -140,13 +112,13 @@ impl Repetitions {
     }
 
     /// What was reached, to state in the record.
-    pub fn convergence(&self) -> Convergence {
+    pub fn convergence(&self) -> ConvergenceParams {
         let ci95_rel = self.ci95_rel();
         let converged = self.values.len() >= self.rule.min
             && ci95_rel.is_some_and(|rel| rel <= self.rule.target_rel);
-        Convergence {
-            repetitions: self.values.len(),
-            max_repetitions: self.rule.max,
+        ConvergenceParams {
+            repetitions: self.values.len() as u64,
+            max_repetitions: self.rule.max as u64,
             ci95_rel,
             ci95_target_rel: self.rule.target_rel,
             stopped_by: if converged {
@@ -195,7 +167,7 @@ mod tests {
     use super::*;
 
     /// Feeds `stream` to a rule until it says done.
-    fn run(rule: StoppingRule, stream: impl IntoIterator<Item = f64>) -> Convergence {
+    fn run(rule: StoppingRule, stream: impl IntoIterator<Item = f64>) -> ConvergenceParams {
         let mut repetitions = rule.start();
         for value in stream {
             if repetitions.done() {

@@ -4,7 +4,6 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The metric of [`BudgetCutParams`].
 pub const BUDGET_CUT: &str = "budget_cut";
@@ -96,11 +95,37 @@ pub struct RunTimeParams {
     /// an older numabench did not write it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibration_seconds: Option<f64>,
-    /// The rates the estimate was made with (numabench's cost model:
-    /// bytes per second of setup and of a thread, seconds of a load,
-    /// ..., and their `source`); an older numabench did not write them.
+    /// The rates the estimate was made with; an older numabench did not
+    /// write them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub estimate_rates: Option<Value>,
+    pub estimate_rates: Option<EstimateRatesParams>,
+}
+
+/// The rates of numabench's cost model that a run's estimate was made
+/// with (the library's `bench::CostModel`). A key a record lacks (an
+/// older numabench, a file written by hand) reads as 0 or empty.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct EstimateRatesParams {
+    /// Bytes per second of a bandwidth buffer built (allocated, placed,
+    /// touched, verified).
+    pub setup_bytes_per_second: f64,
+    /// The same for a chase buffer, its random chain laid too.
+    pub chase_setup_bytes_per_second: f64,
+    /// One thread's read rate, bytes per second.
+    pub thread_bytes_per_second: f64,
+    /// All threads' read rate together, bytes per second; null when each
+    /// thread adds its own (written as null, not left out).
+    pub all_threads_bytes_per_second: Option<f64>,
+    /// Seconds per dependent load from memory.
+    pub load_seconds: f64,
+    /// Seconds every measurement costs besides its work.
+    pub measurement_seconds: f64,
+    /// Seconds per repetition of a cache-to-cache pair.
+    pub c2c_repetition_seconds: f64,
+    /// `assumed` (the fixed assumptions) or `calibrated` (measured on this
+    /// machine before the run).
+    pub source: String,
 }
 
 finding_params!(RunTimeParams, RUN_TIME);

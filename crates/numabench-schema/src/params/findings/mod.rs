@@ -35,8 +35,8 @@ mod parallelism;
 mod rests_on;
 
 pub use budget::{
-    BudgetCutParams, BudgetParams, RunTimeParams, UnfinishedClassParams, BLIND_SPOT, BUDGET_CUT,
-    BUDGET_LEFTOVER, OVER_BUDGET, RUN_TIME,
+    BudgetCutParams, BudgetParams, EstimateRatesParams, RunTimeParams, UnfinishedClassParams,
+    BLIND_SPOT, BUDGET_CUT, BUDGET_LEFTOVER, OVER_BUDGET, RUN_TIME,
 };
 pub use declared::{
     DeclaredGapParams, DeclaredMismatchParams, DeclaredRowParams, DECLARED_GAP, DECLARED_MISMATCH,

@@ -12,12 +12,12 @@ use crate::interrupt::interrupted;
 use crate::kernels::{run_kernel, KernelSpec, SimdChoice, SimdLevel};
 use crate::memory::MemoryPlacement;
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
-use crate::stats::{Convergence, Sample};
+use crate::stats::{ConvergenceParams, Sample};
 use crate::threads::run_pinned;
 use numabench_schema::params::to_params;
 use numabench_schema::params::{to_labelled_params, BandwidthParams};
 use numabench_schema::RequestedPlacement;
-use serde_json::{json, Map};
+use serde_json::Map;
 use std::sync::Mutex;
 
 /// Each repetition moves at least this many bytes, so small (cache-sized)
@@ -105,7 +105,7 @@ pub struct BandwidthResult {
     pub simd: SimdChoice,
     /// How many repetitions were taken and the median's interval reached
     /// ([`StoppingRule`], fed each repetition's time).
-    pub convergence: Convergence,
+    pub convergence: ConvergenceParams,
 }
 
 /// Runs the kernel after one warm-up, at least 3 and at most
@@ -383,7 +383,7 @@ pub fn run_bandwidth(
             summary.max,
             Unit::GigabytesPerSecond,
         ),
-        convergence: Some(json!(result.convergence)),
+        convergence: Some(result.convergence),
     };
     let metric = format!("{}_bandwidth", config.kernel.name);
     pipeline.emit(&bandwidth_record(

@@ -17,7 +17,6 @@ use crate::stats::Sample;
 use crate::topology::Machine;
 use numabench_schema::benchmark;
 use numabench_schema::params::{to_params, ContentionParams, ContentionRatioParams};
-use serde_json::json;
 
 /// The three scenarios' aggregate bandwidths, GB/s.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +53,7 @@ fn emit(
         ),
         per_thread_gbs: Some(result.per_thread.clone()),
         simd: result.simd.params(),
-        convergence: Some(json!(result.convergence)),
+        convergence: Some(result.convergence),
     };
     pipeline.emit(&bandwidth_record(
         benchmark::CONTENTION,

@@ -18,13 +18,13 @@ use crate::kernels::tail::{tail_of, time_batches, TailLatency, TailTimer};
 use crate::kernels::{build_chase, chase, core_clock_ghz, ChaseBlock, ChaseOrder};
 use crate::memory::{MemoryPlacement, HUGE_PAGE_SIZE, PAGE_SIZE};
 use crate::output::{Pipeline, Placement, PlacementCheck, Record, Unit};
-use crate::stats::{Convergence, Sample};
+use crate::stats::{ConvergenceParams, Sample};
 use crate::threads::run_pinned;
 use crate::topology::Machine;
 use numabench_schema::params::to_params;
 use numabench_schema::params::{to_labelled_params, ChaseOrderParams, CyclesParams, LatencyParams};
 use numabench_schema::RequestedPlacement;
-use serde_json::{json, Map};
+use serde_json::Map;
 
 /// Cache-line size assumed when the topology does not say.
 const DEFAULT_LINE_BYTES: u64 = 64;
@@ -93,7 +93,7 @@ pub struct LatencyMeasurement {
     pub writer: Option<WriterPasses>,
     /// How many samples were taken and the median's interval reached
     /// ([`StoppingRule`]); `None` where a fixed count was taken.
-    pub convergence: Option<Convergence>,
+    pub convergence: Option<ConvergenceParams>,
     /// Percentiles of load latency from batches timed one by one after the
     /// samples ([`crate::kernels::tail`]); `None` where not measured.
     pub tail: Option<TailLatency>,
@@ -284,7 +284,7 @@ pub fn emit_latency(
         chase: chase_order_params(config.order, &measured.block),
         hugepages: Some(context.hugepages),
         loads_per_sample: Some(measured.loads_per_sample),
-        convergence: measured.convergence.as_ref().map(|c| json!(c)),
+        convergence: measured.convergence,
         tail: measured.tail.clone(),
         writer: measured.writer.as_ref().map(|writer| {
             writer_params(writer, topology.node_of_cpu(writer.writer_cpu), config.cpu)

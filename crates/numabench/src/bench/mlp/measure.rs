@@ -22,7 +22,6 @@ use crate::stats::{Sample, StoppingRule};
 use crate::threads::run_pinned;
 use numabench_schema::params::{to_params, MlpParams};
 use numabench_schema::RequestedPlacement;
-use serde_json::json;
 
 /// Most chains measured.
 pub const MAX_CHAINS: usize = 16;
@@ -221,7 +220,7 @@ pub fn run_mlp(
             chase: Some(chase_order_params(config.order, &block)),
             hugepages: Some(hugepages),
             rounds_per_sample: Some(rounds),
-            convergence: Some(json!(convergence)),
+            convergence: Some(convergence),
             ..MlpParams::default()
         });
         pipeline.emit(&Record::of_median(

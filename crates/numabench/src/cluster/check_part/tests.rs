@@ -3,9 +3,10 @@
 //! another node type is named, and healthy hosts are not.
 
 use super::*;
-use crate::check::CHECK_REPEAT;
+use crate::check::{node_fingerprint, CHECK_REPEAT};
 use crate::doctor::DoctorReport;
 use crate::topology::fixture_tests::load;
+use serde_json::json;
 
 /// The records a measuring rank sends for `plan`: its plan record, then
 /// one record per item with `value(item index)`, each tagged.
@@ -62,7 +63,7 @@ fn healthy(item: &CheckItem) -> f64 {
 
 fn setup() -> (Fingerprint, CheckPlan) {
     let topology = load("two-socket-smt");
-    let fingerprint = Fingerprint::of(&topology, &DoctorReport::new(Vec::new()), "model");
+    let fingerprint = node_fingerprint(&topology, &DoctorReport::new(Vec::new()), "model");
     let plan = plan_check(&topology, DEFAULT_BUDGET_SECONDS);
     assert_eq!(plan.repeat, CHECK_REPEAT);
     (fingerprint, plan)
@@ -183,7 +184,7 @@ fn hosts_are_compared_with_their_node_types_entry() {
     let slow_index = plan
         .items
         .iter()
-        .position(|item| item.quantity == Quantity::TriadBandwidth)
+        .position(|item| item.quantity == CheckQuantity::TriadBandwidth)
         .unwrap();
     let mut records = host_records("slow", 0, &fingerprint, &plan, |index, item| {
         healthy(item) * if index == slow_index { 0.8 } else { 1.0 }
