@@ -183,12 +183,17 @@ fn a_health_check_drains_a_slow_node_resumes_it_and_keeps_others_reasons() {
     let dir = tempfile::tempdir().unwrap();
     fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let baseline = dir.path().join("baseline.json");
-    // This shared host's noise is far above a real node's: generous
-    // tolerances, still far inside what the quota costs (bandwidth / 10).
+    // This shared host's noise is far above a real node's, and lasts: its
+    // memory latency once went from 60 to over 100 ns for minutes in the
+    // middle of this test (a neighbour, or the guest's memory moved), and
+    // kept the node drained after the quota was lifted. Generous
+    // tolerances, still far inside what the quota costs: a fifth of a CPU
+    // cuts bandwidth by 80% or more (-50% allowed) and multiplies a chase's
+    // time several-fold (+300% allowed).
     let written = Command::new(numabench())
         .args(["check", "--write-baseline", baseline.to_str().unwrap()])
         .args(["--size", "32M", "--repeat", "3", "--runs", "3"])
-        .args(["--tolerance", "bandwidth=35%,latency=60%"])
+        .args(["--tolerance", "bandwidth=50%,latency=300%"])
         .output()
         .unwrap();
     assert!(
