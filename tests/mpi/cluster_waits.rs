@@ -304,21 +304,18 @@ fn a_pair_slower_than_twice_the_timeout_names_no_one() {
     // the stops, so every stop falls inside it. Each bandwidth sample
     // moves 64 MiB each way: 0.13 s for 30 at 30 GB/s, 0.35 s here at
     // 11 GB/s.
+    // PINGPONG's command and parts, with its own sizes.
+    let sizes = ["--repeat", "30", "--pingpong-size", "64K"];
     let args = [
-        "cluster",
-        "--per",
-        "rank",
-        "--only",
-        "pingpong",
-        "--repeat",
-        "30",
-        "--pingpong-size",
-        "64K",
-        "--timeout",
-        "4s",
-        "--jsonl",
-        marker,
-    ];
+        &PINGPONG[..5],
+        &sizes,
+        &["--timeout", "4s", "--jsonl", marker],
+    ]
+    .concat();
+    assert_eq!(
+        args[..5],
+        ["cluster", "--per", "rank", "--only", "pingpong"]
+    );
     let mut child = spawn_mpirun(dir.path(), 3, &args);
     let start = Instant::now();
     let slowed = loop {
