@@ -6,6 +6,7 @@
 //! format that scripts read (docs/plan.md) from changing with them.
 
 use super::plan::{fixture, read_plan, PLANNING};
+use super::splits::cg_node_splits;
 use super::{numabench, succeeding};
 use numabench::bench::PlanDocument;
 use numabench::check::CheckPlanEntry;
@@ -121,19 +122,13 @@ fn a_measuring_plan_keeps_its_keys() {
         "no sampled step or no cut was seen"
     );
     // Node splits, one of them skipped (5 threads, 4 CPUs a node).
+    let topology = fixture("two-sockets-hbm-cxl.xml");
     let splits = [
-        "--topology",
-        &fixture("two-sockets-hbm-cxl.xml"),
-        "placement-study",
-        "cg",
-        "--class",
-        "S",
-        "--node-splits",
-        "--threads",
-        "5",
-        "--plan",
-        "--json",
-    ];
+        &["--topology", &topology][..],
+        &cg_node_splits("5"),
+        &["--plan", "--json"],
+    ]
+    .concat();
     let plan = wire::<PlanDocument>(&splits);
     assert_eq!(
         keys(&plan, ""),

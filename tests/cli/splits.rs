@@ -16,7 +16,7 @@ fn one_node(record: &Record) -> OneNodeParams {
 
 /// The arguments of a CG placement study over the node splits of
 /// `threads` threads.
-fn cg_node_splits(threads: &str) -> [&str; 7] {
+pub(super) fn cg_node_splits(threads: &str) -> [&str; 7] {
     [
         "placement-study",
         "cg",

@@ -73,32 +73,22 @@ pub fn this_node_fingerprint(topology: &Machine, doctor: &DoctorReport) -> Finge
 /// every setting (one missing on either side counts).
 pub fn differences(fingerprint: &Fingerprint, reference: &Fingerprint) -> Vec<Difference> {
     let mut found = Vec::new();
-    let keys = |a: &BTreeMap<String, usize>, b: &BTreeMap<String, usize>| {
-        let mut keys: Vec<String> = a.keys().chain(b.keys()).cloned().collect();
-        keys.sort_by_key(|key| node_number(key));
-        keys.dedup();
-        keys
-    };
-    for node in keys(&fingerprint.cpus_per_node, &reference.cpus_per_node) {
-        let measured = fingerprint.cpus_per_node.get(&node);
-        let expected = reference.cpus_per_node.get(&node);
+    for node in node_keys(&fingerprint.cpus_per_node, &reference.cpus_per_node) {
+        let measured = fingerprint.cpus_per_node.get(node);
+        let expected = reference.cpus_per_node.get(node);
         if measured != expected {
             found.push(Difference {
-                what: format!("{} CPUs", spaced(&node)),
+                what: format!("{} CPUs", spaced(node)),
                 measured: count(measured),
                 reference: count(expected),
                 tolerance: "must match".into(),
             });
         }
     }
-    let mut nodes: Vec<&String> = fingerprint
-        .memory_per_node_bytes
-        .keys()
-        .chain(reference.memory_per_node_bytes.keys())
-        .collect();
-    nodes.sort_by_key(|key| node_number(key));
-    nodes.dedup();
-    for node in nodes {
+    for node in node_keys(
+        &fingerprint.memory_per_node_bytes,
+        &reference.memory_per_node_bytes,
+    ) {
         let measured = fingerprint.memory_per_node_bytes.get(node).copied();
         let expected = reference.memory_per_node_bytes.get(node).copied();
         let same = match (measured, expected) {
@@ -131,6 +121,15 @@ pub fn differences(fingerprint: &Fingerprint, reference: &Fingerprint) -> Vec<Di
         }
     }
     found
+}
+
+/// The keys of both maps (`node0`, `node1`, ...), each once, by node
+/// number.
+fn node_keys<'a, A, B>(a: &'a BTreeMap<String, A>, b: &'a BTreeMap<String, B>) -> Vec<&'a String> {
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort_by_key(|key| (node_number(key), *key));
+    keys.dedup();
+    keys
 }
 
 /// `node12` → 12 (for ordering; other keys last).

@@ -402,7 +402,11 @@ impl ClusterSession {
         // quarter of `timeout` while it measures (one 1-byte message,
         // between two round trips): rank 0 hears from it within twice
         // `timeout` however long the pair takes, as long as each exchange
-        // answers within `timeout`.
+        // answers within `timeout`. The clock is read after every round
+        // trip (as each exchange's deadline already reads it): a partner
+        // that stalls often would otherwise silence the leader for many
+        // round trips between two looks (the slowed-pair test failed with
+        // a look every 16).
         let root = self.world.process_at_rank(0);
         let alive_every = limit / ALIVE_EVERY_SHARE;
         let mut said_alive = Instant::now();
